@@ -1,0 +1,130 @@
+/* fix2d - deterministic 2D rigid-body physics in Q16.16 fixed point.
+ * SPDX-License-Identifier: MIT
+ *
+ * The whole public API. Conventions:
+ *  - every function that can fail returns f2d_result; outputs go through pointers;
+ *  - on failure nothing in the world changes (the state hash is the same before and after);
+ *  - f2d_world_last_error() names the failing argument of the last failed call in words.
+ * No function of this header uses float or double. See fix2d/convert.h for user conversions.
+ */
+#ifndef FIX2D_FIX2D_H
+#define FIX2D_FIX2D_H
+
+#include "types.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define F2D_VERSION_MAJOR 0
+#define F2D_VERSION_MINOR 1
+#define F2D_VERSION_PATCH 0
+
+/* ---- Errors ---- */
+const char *f2d_error_string(f2d_result result);
+
+/* ---- Math helpers (exact, integer only) ---- */
+/** Rotation for an angle in radians; deterministic integer polynomial (no libfixmath trig). */
+f2d_rot f2d_make_rot(fix16_t angle);
+/** Angle of a rotation in (-pi, pi]; deterministic integer atan2. */
+fix16_t f2d_rot_get_angle(f2d_rot q);
+fix16_t f2d_atan2(fix16_t y, fix16_t x);
+f2d_vec2 f2d_transform_point(f2d_transform xf, f2d_vec2 p);
+
+/* ---- Definitions with defaults ---- */
+f2d_world_def f2d_default_world_def(void);
+f2d_body_def f2d_default_body_def(void);
+f2d_shape_def f2d_default_shape_def(void);
+f2d_revolute_joint_def f2d_default_revolute_joint_def(void);
+
+/* ---- Geometry ---- */
+/** Validates and builds a convex CCW polygon (3..8 points, no collinear neighbours,
+ *  edges >= F2D_MIN_SHAPE_SIZE, all within F2D_MAX_SHAPE_EXTENT of the origin). */
+f2d_result f2d_make_polygon(const f2d_vec2 *points, int32_t count, f2d_polygon *out);
+/** Box centred on the body origin with half extents hx, hy. */
+f2d_result f2d_make_box(fix16_t hx, fix16_t hy, f2d_polygon *out);
+f2d_result f2d_make_offset_box(fix16_t hx, fix16_t hy, f2d_vec2 center, f2d_rot rotation,
+                               f2d_polygon *out);
+
+/* ---- World ---- */
+f2d_result f2d_create_world(const f2d_world_def *def, f2d_world **out);
+void f2d_destroy_world(f2d_world *world);
+/** Advances the world by one fixed time step. Returns F2D_OK, or F2D_ERROR_OUT_OF_RANGE /
+ *  F2D_ERROR_OVERFLOW when a run-time range event happened in this step (the step completed;
+ *  see f2d_world_get_stats). */
+f2d_result f2d_world_step(f2d_world *world);
+/** 64-bit XXH3 of a canonical little-endian encoding of everything that determines the future. */
+uint64_t f2d_world_hash(const f2d_world *world);
+const char *f2d_world_last_error(const f2d_world *world);
+void f2d_world_get_stats(const f2d_world *world, f2d_world_stats *out);
+f2d_result f2d_world_set_gravity(f2d_world *world, f2d_vec2 gravity);
+f2d_vec2 f2d_world_get_gravity(const f2d_world *world);
+fix16_t f2d_world_get_time_step(const f2d_world *world);
+/** Live bodies in id order: fills up to capacity handles, returns the total count. */
+int32_t f2d_world_get_bodies(const f2d_world *world, f2d_body_id *out, int32_t capacity);
+
+/* ---- Bodies ---- */
+f2d_result f2d_create_body(f2d_world *world, const f2d_body_def *def, f2d_body_id *out);
+/** Destroys the body with its shapes and joints. */
+f2d_result f2d_destroy_body(f2d_world *world, f2d_body_id body);
+bool f2d_body_is_valid(const f2d_world *world, f2d_body_id body);
+f2d_body_type f2d_body_get_type(const f2d_world *world, f2d_body_id body);
+f2d_vec2 f2d_body_get_position(const f2d_world *world, f2d_body_id body);
+f2d_rot f2d_body_get_rotation(const f2d_world *world, f2d_body_id body);
+fix16_t f2d_body_get_angle(const f2d_world *world, f2d_body_id body);
+f2d_transform f2d_body_get_transform(const f2d_world *world, f2d_body_id body);
+f2d_vec2 f2d_body_get_world_center(const f2d_world *world, f2d_body_id body);
+f2d_vec2 f2d_body_get_linear_velocity(const f2d_world *world, f2d_body_id body);
+fix16_t f2d_body_get_angular_velocity(const f2d_world *world, f2d_body_id body);
+fix16_t f2d_body_get_mass(const f2d_world *world, f2d_body_id body);
+fix16_t f2d_body_get_inertia(const f2d_world *world, f2d_body_id body);
+uint64_t f2d_body_get_user_data(const f2d_world *world, f2d_body_id body);
+f2d_result f2d_body_set_user_data(f2d_world *world, f2d_body_id body, uint64_t user_data);
+f2d_result f2d_body_set_transform(f2d_world *world, f2d_body_id body, f2d_vec2 position,
+                                  f2d_rot rotation);
+f2d_result f2d_body_set_linear_velocity(f2d_world *world, f2d_body_id body, f2d_vec2 v);
+f2d_result f2d_body_set_angular_velocity(f2d_world *world, f2d_body_id body, fix16_t w);
+/** Forces and torques accumulate until the next step and are cleared by it. */
+f2d_result f2d_body_apply_force(f2d_world *world, f2d_body_id body, f2d_vec2 force,
+                                f2d_vec2 world_point);
+f2d_result f2d_body_apply_force_to_center(f2d_world *world, f2d_body_id body, f2d_vec2 force);
+f2d_result f2d_body_apply_torque(f2d_world *world, f2d_body_id body, fix16_t torque);
+f2d_result f2d_body_apply_linear_impulse(f2d_world *world, f2d_body_id body, f2d_vec2 impulse,
+                                         f2d_vec2 world_point);
+f2d_result f2d_body_apply_angular_impulse(f2d_world *world, f2d_body_id body, fix16_t impulse);
+
+/* ---- Shapes ---- */
+f2d_result f2d_create_polygon_shape(f2d_world *world, f2d_body_id body, const f2d_shape_def *def,
+                                    const f2d_polygon *polygon, f2d_shape_id *out);
+f2d_result f2d_create_circle_shape(f2d_world *world, f2d_body_id body, const f2d_shape_def *def,
+                                   const f2d_circle *circle, f2d_shape_id *out);
+f2d_result f2d_destroy_shape(f2d_world *world, f2d_shape_id shape);
+bool f2d_shape_is_valid(const f2d_world *world, f2d_shape_id shape);
+f2d_body_id f2d_shape_get_body(const f2d_world *world, f2d_shape_id shape);
+f2d_aabb f2d_shape_get_aabb(const f2d_world *world, f2d_shape_id shape);
+
+/* ---- Revolute joints ---- */
+/** Fills def with the two bodies and local anchors for a pin at world_anchor, reference angle
+ *  from the bodies' current rotations; other fields keep their defaults. */
+f2d_result f2d_init_revolute_joint_def(const f2d_world *world, f2d_body_id a, f2d_body_id b,
+                                       f2d_vec2 world_anchor, f2d_revolute_joint_def *def);
+f2d_result f2d_create_revolute_joint(f2d_world *world, const f2d_revolute_joint_def *def,
+                                     f2d_joint_id *out);
+f2d_result f2d_destroy_joint(f2d_world *world, f2d_joint_id joint);
+bool f2d_joint_is_valid(const f2d_world *world, f2d_joint_id joint);
+f2d_result f2d_revolute_joint_enable_motor(f2d_world *world, f2d_joint_id joint, bool enable);
+f2d_result f2d_revolute_joint_set_motor_speed(f2d_world *world, f2d_joint_id joint, fix16_t speed);
+f2d_result f2d_revolute_joint_set_max_motor_torque(f2d_world *world, f2d_joint_id joint,
+                                                   fix16_t torque);
+f2d_result f2d_revolute_joint_set_limits(f2d_world *world, f2d_joint_id joint, bool enable,
+                                         fix16_t lower, fix16_t upper);
+/** Current joint angle (B relative to A, minus the reference angle), rad. */
+fix16_t f2d_revolute_joint_get_angle(const f2d_world *world, f2d_joint_id joint);
+/** World positions of the two anchors (equal when the joint is exactly satisfied). */
+f2d_result f2d_joint_get_world_anchors(const f2d_world *world, f2d_joint_id joint, f2d_vec2 *a,
+                                       f2d_vec2 *b);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

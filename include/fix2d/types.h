@@ -1,0 +1,190 @@
+/* fix2d - deterministic 2D rigid-body physics in Q16.16 fixed point.
+ * SPDX-License-Identifier: MIT
+ *
+ * Value types, handles, definition structs and result codes. Every number that
+ * feeds the simulation is a fix16_t (Q16.16, from libfixmath): 1.0 == 65536.
+ */
+#ifndef FIX2D_TYPES_H
+#define FIX2D_TYPES_H
+
+#include <libfixmath/fix16.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Exact Q16.16 constants without floating point: F2D_FIX(3) == 3.0,
+ * F2D_MILLI(-1250) == -1.25 (rounded half away from zero to the nearest LSB). */
+#define F2D_FIX(i) ((fix16_t)((int32_t)(i) * 65536))
+#define F2D_MILLI(m)                                                                               \
+	((fix16_t)(((int64_t)(m) * 65536 + ((m) >= 0 ? 500 : -500)) / 1000))
+#define F2D_ONE ((fix16_t)65536)
+
+/* ---- Valid ranges (see README "Units and valid ranges") ---- */
+/** Bodies must stay within |x|,|y| <= F2D_WORLD_LIMIT metres. */
+#define F2D_WORLD_LIMIT F2D_FIX(8192)
+/** Polygon vertices and circle extents of any shape: within this distance of the body origin. */
+#define F2D_MAX_SHAPE_EXTENT F2D_FIX(512)
+/** Shapes of dynamic bodies: vertices within this distance of the body origin. */
+#define F2D_MAX_DYNAMIC_SHAPE_EXTENT F2D_FIX(32)
+/** Smallest edge of a polygon, smallest circle radius, smallest box half extent. */
+#define F2D_MIN_SHAPE_SIZE F2D_MILLI(5)
+/** Dynamic body mass range in kg: [2^-8, 2^14]. */
+#define F2D_MIN_MASS ((fix16_t)(1 << 8))
+#define F2D_MAX_MASS F2D_FIX(16384)
+/** Dynamic body rotational inertia about its centre of mass, kg m^2: [2^-14, 32767]. */
+#define F2D_MIN_INERTIA ((fix16_t)(1 << 2))
+#define F2D_MAX_INERTIA F2D_FIX(32767)
+/** Polygons have 3 to 8 vertices. */
+#define F2D_MAX_POLYGON_VERTICES 8
+/** Upper bound on bodies, shapes and joints per world. */
+#define F2D_MAX_OBJECTS (1 << 20)
+
+/* ---- Math value types ---- */
+typedef struct f2d_vec2 {
+	fix16_t x, y;
+} f2d_vec2;
+
+/** A rotation stored as its cosine/sine pair (unit length, renormalised every step). */
+typedef struct f2d_rot {
+	fix16_t c, s;
+} f2d_rot;
+
+typedef struct f2d_transform {
+	f2d_vec2 p;
+	f2d_rot q;
+} f2d_transform;
+
+typedef struct f2d_aabb {
+	f2d_vec2 lower, upper;
+} f2d_aabb;
+
+/* ---- Results ---- */
+typedef enum f2d_result {
+	F2D_OK = 0,
+	F2D_ERROR_NULL_ARGUMENT,  /**< a required pointer was NULL */
+	F2D_ERROR_INVALID_HANDLE, /**< null, stale (destroyed) or foreign handle */
+	F2D_ERROR_INVALID_VALUE,  /**< a value outside its documented range */
+	F2D_ERROR_BAD_POLYGON,    /**< not convex, not CCW, degenerate, or wrong vertex count */
+	F2D_ERROR_MASS_RANGE,     /**< mass or inertia of a dynamic body outside the valid range */
+	F2D_ERROR_OUT_OF_MEMORY,  /**< the allocator returned NULL */
+	F2D_ERROR_CAPACITY,       /**< more than F2D_MAX_OBJECTS bodies, shapes or joints */
+	F2D_ERROR_OUT_OF_RANGE,   /**< step: a body left the valid world range (it was stopped at the edge) */
+	F2D_ERROR_OVERFLOW,       /**< step: an impulse saturated instead of overflowing */
+	F2D_ERROR_COUNT
+} f2d_result;
+
+/* ---- Handles: by value, with a generation; a destroyed object's handle is rejected ---- */
+typedef struct f2d_body_id {
+	int32_t index1; /**< index + 1; 0 is the null handle */
+	uint32_t generation;
+} f2d_body_id;
+
+typedef struct f2d_shape_id {
+	int32_t index1;
+	uint32_t generation;
+} f2d_shape_id;
+
+typedef struct f2d_joint_id {
+	int32_t index1;
+	uint32_t generation;
+} f2d_joint_id;
+
+/* ---- Allocator: every allocation a world makes goes through this ---- */
+typedef struct f2d_allocator {
+	void *(*alloc)(size_t size, void *context);
+	void (*free)(void *memory, size_t size, void *context);
+	void *context;
+} f2d_allocator;
+
+/* ---- World ---- */
+typedef struct f2d_world f2d_world;
+
+typedef struct f2d_world_def {
+	f2d_vec2 gravity;            /**< m/s^2, default (0, -10) */
+	fix16_t time_step;           /**< seconds, default 1/60 (1092 LSB); range [1/1000, 1/10] */
+	int32_t iterations;          /**< velocity iterations per step, default 10; range [1, 100] */
+	fix16_t bias_factor;         /**< Baumgarte factor beta, default 0.2; range [0, 1] */
+	fix16_t linear_slop;         /**< allowed penetration in m, default 0.01; range [0, 0.5] */
+	fix16_t speculative_distance;/**< contacts are kept up to this gap in m, default 0.04 */
+	fix16_t restitution_threshold; /**< approach speed in m/s above which restitution acts, default 1 */
+	fix16_t max_translation;     /**< largest move of a body in one step, m, default 2 */
+	fix16_t max_rotation;        /**< largest turn of a body in one step, rad, default pi/4 */
+	bool warm_starting;          /**< default true */
+	f2d_allocator allocator;     /**< default: malloc/free */
+	int32_t body_capacity;       /**< initial capacity hints (grow on demand) */
+	int32_t contact_capacity;
+} f2d_world_def;
+
+/* ---- Bodies ---- */
+typedef enum f2d_body_type {
+	F2D_STATIC_BODY = 0,    /**< never moves, infinite mass */
+	F2D_KINEMATIC_BODY = 1, /**< moved by its velocity only, infinite mass */
+	F2D_DYNAMIC_BODY = 2    /**< moved by forces, contacts and joints */
+} f2d_body_type;
+
+typedef struct f2d_body_def {
+	f2d_body_type type;         /**< default static */
+	f2d_vec2 position;          /**< body origin in world, m */
+	f2d_rot rotation;           /**< default identity; f2d_make_rot(angle) builds one */
+	f2d_vec2 linear_velocity;   /**< m/s of the centre of mass */
+	fix16_t angular_velocity;   /**< rad/s */
+	uint64_t user_data;         /**< yours; carried in snapshots, not in the hash */
+} f2d_body_def;
+
+/* ---- Shapes ---- */
+typedef enum f2d_shape_type { F2D_CIRCLE_SHAPE = 0, F2D_POLYGON_SHAPE = 1 } f2d_shape_type;
+
+typedef struct f2d_shape_def {
+	fix16_t density;     /**< kg/m^2, default 1; range (0, 32767] */
+	fix16_t friction;    /**< Coulomb coefficient, default 0.6; range [0, 4] */
+	fix16_t restitution; /**< default 0; range [0, 1] */
+	uint64_t user_data;
+} f2d_shape_def;
+
+/** A validated convex polygon in body-local coordinates, counter-clockwise. Build with
+ *  f2d_make_polygon / f2d_make_box / f2d_make_offset_box; do not fill by hand. */
+typedef struct f2d_polygon {
+	f2d_vec2 vertices[F2D_MAX_POLYGON_VERTICES];
+	f2d_vec2 normals[F2D_MAX_POLYGON_VERTICES]; /**< unit outward normal of edge i -> i+1 */
+	f2d_vec2 centroid;
+	int32_t count;
+} f2d_polygon;
+
+typedef struct f2d_circle {
+	f2d_vec2 center; /**< body-local */
+	fix16_t radius;
+} f2d_circle;
+
+/* ---- Revolute joint ---- */
+typedef struct f2d_revolute_joint_def {
+	f2d_body_id body_a, body_b;
+	f2d_vec2 local_anchor_a;   /**< anchor relative to body A's origin, in A's frame */
+	f2d_vec2 local_anchor_b;
+	fix16_t reference_angle;   /**< angle B - A at which the joint angle is zero, rad */
+	bool enable_limit;
+	fix16_t lower_angle, upper_angle; /**< rad, lower <= upper, each in [-pi, pi] */
+	bool enable_motor;
+	fix16_t motor_speed;       /**< rad/s, of B relative to A */
+	fix16_t max_motor_torque;  /**< N m, >= 0 */
+	bool collide_connected;    /**< default false: the two bodies do not collide */
+	uint64_t user_data;
+} f2d_revolute_joint_def;
+
+/* ---- Per-world counters ---- */
+typedef struct f2d_world_stats {
+	uint64_t step_count;
+	int32_t body_count, shape_count, joint_count;
+	int32_t arbiter_count, contact_point_count;
+	uint64_t out_of_range_events; /**< bodies stopped at the world edge, since creation */
+	uint64_t overflow_events;     /**< saturated impulses, since creation */
+	f2d_body_id last_out_of_range_body;
+} f2d_world_stats;
+
+#ifdef __cplusplus
+}
+#endif
+#endif

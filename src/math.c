@@ -1,0 +1,224 @@
+/* fix2d: integer math that is not inline: square roots, rotations, atan2, sin/cos.
+ * SPDX-License-Identifier: MIT
+ *
+ * Nothing here calls libfixmath's trig (its caches are unsynchronised globals); everything is
+ * pure integer arithmetic whose result is a function of its arguments only.
+ */
+#include "fmath.h"
+
+#include "fix2d/fix2d.h"
+
+uint64_t f2d_isqrt64_round(uint64_t n)
+{
+	/* Digit-by-digit square root: after the loop r = floor(sqrt(n)) and n holds n - r^2.
+	 * Round up when n - r^2 > r, i.e. n >= (r + 1/2)^2 (ties are impossible for integers). */
+	uint64_t r = 0;
+	uint64_t bit = (uint64_t)1 << 62;
+	while (bit > n) {
+		bit >>= 2;
+	}
+	while (bit != 0) {
+		if (n >= r + bit) {
+			n -= r + bit;
+			r = (r >> 1) + bit;
+		} else {
+			r >>= 1;
+		}
+		bit >>= 2;
+	}
+	if (n > r) {
+		r++;
+	}
+	return r;
+}
+
+fix16_t f2d_sqrt(fix16_t x)
+{
+	/* libfixmath's two-pass digit-by-digit root: 24 bits from the integer value, then the low
+	 * 8 bits after rescaling the remainder by 2^16; when the remainder is too large to rescale
+	 * it first moves half an LSB into the root, which is where it departs from exact rounding. */
+	uint32_t num = x < 0 ? 0u - (uint32_t)x : (uint32_t)x;
+	uint32_t res = 0;
+	uint32_t bit = (num & 0xFFF00000u) ? (uint32_t)1 << 30 : (uint32_t)1 << 18;
+	while (bit > num) {
+		bit >>= 2;
+	}
+	for (int pass = 0; pass < 2; ++pass) {
+		while (bit != 0) {
+			if (num >= res + bit) {
+				num -= res + bit;
+				res = (res >> 1) + bit;
+			} else {
+				res >>= 1;
+			}
+			bit >>= 2;
+		}
+		if (pass == 0) {
+			if (num > 65535u) {
+				num -= res;
+				num = (num << 16) - 0x8000u;
+				res = (res << 16) + 0x8000u;
+			} else {
+				num <<= 16;
+				res <<= 16;
+			}
+			bit = (uint32_t)1 << 14;
+		}
+	}
+	if (num > res) {
+		res++;
+	}
+	return x < 0 ? -(fix16_t)res : (fix16_t)res;
+}
+
+f2d_vec2 f2d_normalize(f2d_vec2 v, fix16_t *length)
+{
+	int64_t len = (int64_t)f2d_isqrt64_round((uint64_t)f2d_dot64(v, v));
+	if (length != NULL) {
+		*length = (fix16_t)len;
+	}
+	if (len == 0) {
+		return f2d_v(0, 0);
+	}
+	return f2d_v(f2d_div_exact((int64_t)v.x, len), f2d_div_exact((int64_t)v.y, len));
+}
+
+f2d_rot f2d_rot_normalize(fix16_t c, fix16_t s)
+{
+	f2d_vec2 v = f2d_normalize(f2d_v(c, s), NULL);
+	if (v.x == 0 && v.y == 0) {
+		return f2d_rot_identity();
+	}
+	f2d_rot q = {v.x, v.y};
+	return q;
+}
+
+f2d_rot f2d_integrate_rotation(f2d_rot q, fix16_t hw)
+{
+	if (hw == 0) {
+		return q;
+	}
+	/* q' = q + hw * d/dtheta q = (c - hw s, s + hw c), then back onto the unit circle. */
+	fix16_t c = q.c - f2d_mul(hw, q.s);
+	fix16_t s = q.s + f2d_mul(hw, q.c);
+	return f2d_rot_normalize(c, s);
+}
+
+/* ---- sin/cos/atan2 by integer polynomials (used when building rotations and reading angles,
+ *      and for revolute joint limits) ---- */
+
+/* Q30 fixed-point helpers for polynomial evaluation. */
+#define Q30 ((int64_t)1 << 30)
+static int64_t mul_q30(int64_t a, int64_t b)
+{
+	int64_t p = a * b; /* |a|,|b| <= 2^31 in every caller: |p| < 2^62 */
+	return (p + ((int64_t)1 << 29) - (p < 0)) >> 30;
+}
+
+/* sin and cos of t in [-pi/4, pi/4] (Q30) by Taylor series to t^11 / t^12; error < 1e-9. */
+static void sincos_q30(int64_t t, int64_t *sin_out, int64_t *cos_out)
+{
+	int64_t t2 = mul_q30(t, t);
+	/* Horner on 1/k! terms */
+	int64_t s = Q30;
+	int64_t c = Q30;
+	for (int k = 11; k >= 3; k -= 2) {
+		s = Q30 - mul_q30(s, t2) / ((int64_t)k * (k - 1));
+	}
+	s = mul_q30(s, t);
+	for (int k = 12; k >= 2; k -= 2) {
+		c = Q30 - mul_q30(c, t2) / ((int64_t)k * (k - 1));
+	}
+	*sin_out = s;
+	*cos_out = c;
+}
+
+f2d_rot f2d_make_rot(fix16_t angle)
+{
+	/* Reduce to [-pi, pi] in Q30: pi in Q30 = 3373259426 (rounded). */
+	const int64_t pi_q30 = 3373259426LL;
+	const int64_t half_pi_q30 = pi_q30 / 2;
+	const int64_t quarter_pi_q30 = pi_q30 / 4;
+	int64_t a = (int64_t)angle * 16384; /* Q16 -> Q30 */
+	int64_t two_pi = 2 * pi_q30;
+	a %= two_pi;
+	if (a > pi_q30) {
+		a -= two_pi;
+	} else if (a < -pi_q30) {
+		a += two_pi;
+	}
+	/* Quadrant: a = k * pi/2 + t, t in [-pi/4, pi/4]. */
+	int k = 0;
+	int64_t t = a;
+	while (t > quarter_pi_q30) {
+		t -= half_pi_q30;
+		++k;
+	}
+	while (t < -quarter_pi_q30) {
+		t += half_pi_q30;
+		--k;
+	}
+	int64_t s, c;
+	sincos_q30(t, &s, &c);
+	int64_t rs, rc;
+	switch (k & 3) {
+	case 0: rc = c; rs = s; break;
+	case 1: rc = -s; rs = c; break;
+	case 2: rc = -c; rs = -s; break;
+	default: rc = s; rs = -c; break;
+	}
+	/* Q30 -> Q16 with rounding, then renormalise so |q| = 1 to the LSB. */
+	fix16_t qc = (fix16_t)((rc + 0x2000 - (rc < 0)) >> 14);
+	fix16_t qs = (fix16_t)((rs + 0x2000 - (rs < 0)) >> 14);
+	return f2d_rot_normalize(qc, qs);
+}
+
+/* atan(z) for z in [0, 1] (Q30): atan(z) = pi/4 + atan((z - 1) / (z + 1)) reduces to
+ * |u| <= tan(pi/8) = 0.4142, where the odd Taylor series to u^23 has error < 1e-9. */
+static int64_t atan_unit_q30(int64_t z)
+{
+	const int64_t pi_q30 = 3373259426LL;
+	int64_t u, base;
+	if (z > 444758426LL) { /* z > tan(pi/8) in Q30 */
+		u = ((z - Q30) * Q30) / (z + Q30);
+		base = pi_q30 / 4;
+	} else {
+		u = z;
+		base = 0;
+	}
+	int64_t w = mul_q30(u, u);
+	/* atan(u) = u P(u^2), P(w) = sum_{j=0..11} (-1)^j w^j / (2j + 1), by Horner */
+	int64_t p = 0;
+	for (int j = 11; j >= 0; --j) {
+		int64_t cj = Q30 / (2 * j + 1);
+		p = ((j & 1) ? -cj : cj) + mul_q30(p, w);
+	}
+	return base + mul_q30(u, p);
+}
+
+fix16_t f2d_atan2(fix16_t y, fix16_t x)
+{
+	if (x == 0 && y == 0) {
+		return 0;
+	}
+	const int64_t pi_q30 = 3373259426LL;
+	int64_t ax = x < 0 ? -(int64_t)x : (int64_t)x;
+	int64_t ay = y < 0 ? -(int64_t)y : (int64_t)y;
+	int64_t r;
+	if (ay <= ax) {
+		r = atan_unit_q30((ay << 30) / ax);
+	} else {
+		r = pi_q30 / 2 - atan_unit_q30((ax << 30) / ay);
+	}
+	if (x < 0) {
+		r = pi_q30 - r;
+	}
+	if (y < 0) {
+		r = -r;
+	}
+	return (fix16_t)((r + 0x2000 - (r < 0)) >> 14);
+}
+
+fix16_t f2d_rot_get_angle(f2d_rot q) { return f2d_atan2(q.s, q.c); }
+
+f2d_vec2 f2d_transform_point(f2d_transform xf, f2d_vec2 p) { return f2d_xf_point(xf, p); }
