@@ -48,6 +48,8 @@ f2d_result f2d_make_offset_box(fix16_t hx, fix16_t hy, f2d_vec2 center, f2d_rot 
 
 /* ---- World ---- */
 f2d_result f2d_create_world(const f2d_world_def *def, f2d_world **out);
+/** Why f2d_create_world would refuse def, in words; NULL when def is valid. */
+const char *f2d_world_def_problem(const f2d_world_def *def);
 void f2d_destroy_world(f2d_world *world);
 /** Advances the world by one fixed time step. Returns F2D_OK, or F2D_ERROR_OUT_OF_RANGE /
  *  F2D_ERROR_OVERFLOW when a run-time range event happened in this step (the step completed;

@@ -1,0 +1,609 @@
+/* fix2d bodies and shapes: creation, validation, mass properties, accessors.
+ * SPDX-License-Identifier: MIT
+ */
+#include "core.h"
+
+/* Speeds a user may set directly; the step further limits motion per step. */
+#define F2D_MAX_SET_SPEED F2D_FIX(4096)
+
+f2d_body_def f2d_default_body_def(void)
+{
+	f2d_body_def d;
+	memset(&d, 0, sizeof d);
+	d.type = F2D_STATIC_BODY;
+	d.rotation = f2d_rot_identity();
+	return d;
+}
+
+f2d_shape_def f2d_default_shape_def(void)
+{
+	f2d_shape_def d;
+	memset(&d, 0, sizeof d);
+	d.density = F2D_ONE;
+	d.friction = F2D_MILLI(600);
+	d.restitution = 0;
+	return d;
+}
+
+f2d_transform f2d_body_xf(const f2d_body *b)
+{
+	f2d_transform xf = {b->origin, b->q};
+	return xf;
+}
+
+f2d_body *f2d_get_body(const f2d_world *w, f2d_body_id id)
+{
+	if (w == NULL || id.index1 < 1 || id.index1 > w->body_ids.next) {
+		return NULL;
+	}
+	f2d_body *b = &w->bodies[id.index1 - 1];
+	if (!b->alive || b->generation != id.generation) {
+		return NULL;
+	}
+	return b;
+}
+
+static f2d_shape *get_shape(const f2d_world *w, f2d_shape_id id)
+{
+	if (w == NULL || id.index1 < 1 || id.index1 > w->shape_ids.next) {
+		return NULL;
+	}
+	f2d_shape *s = &w->shapes[id.index1 - 1];
+	if (!s->alive || s->generation != id.generation) {
+		return NULL;
+	}
+	return s;
+}
+
+static bool in_world(f2d_vec2 p)
+{
+	return p.x >= -F2D_WORLD_LIMIT && p.x <= F2D_WORLD_LIMIT && p.y >= -F2D_WORLD_LIMIT &&
+	       p.y <= F2D_WORLD_LIMIT;
+}
+
+static bool speed_ok(fix16_t v) { return v >= -F2D_MAX_SET_SPEED && v <= F2D_MAX_SET_SPEED; }
+
+/* A rotation given by a user must be unit length within 1/128; it is then renormalised. */
+static bool rot_ok(f2d_rot q)
+{
+	int64_t len2 = (int64_t)q.c * q.c + (int64_t)q.s * q.s;
+	int64_t one = (int64_t)1 << 32;
+	return len2 >= one - (one >> 6) && len2 <= one + (one >> 6);
+}
+
+/* ---- mass ---- */
+
+typedef struct body_mass {
+	fix16_t mass, inv_mass, inertia, inv_inertia;
+	f2d_vec2 local_center;
+} body_mass;
+
+/* Combines the shapes' mass data (plus an optional extra shape not yet attached):
+ * M = sum m_i, c = sum m_i c_i / M, I = sum (I_i + m_i |c_i - c|^2). */
+static f2d_result compute_body_mass(f2d_world *w, const f2d_body *b, const f2d_shape *extra,
+                                    body_mass *out)
+{
+	memset(out, 0, sizeof *out);
+	if (b->type != F2D_DYNAMIC_BODY) {
+		return F2D_OK;
+	}
+	f2d_mass_data md[64];
+	int32_t n = 0;
+	for (int32_t s = b->shape_list; s != F2D_NULL_INDEX; s = w->shapes[s].next) {
+		if (n == 63) {
+			return f2d_set_error(w, F2D_ERROR_INVALID_VALUE, "a body holds at most 64 shapes");
+		}
+		if (!f2d_shape_mass(&w->shapes[s], &md[n++])) {
+			return f2d_set_error(w, F2D_ERROR_MASS_RANGE, "shape too large for a dynamic body");
+		}
+	}
+	if (extra != NULL && !f2d_shape_mass(extra, &md[n++])) {
+		return f2d_set_error(w, F2D_ERROR_MASS_RANGE,
+		                     "a dynamic body's shape must lie within 32 m of its origin");
+	}
+	if (n == 0) {
+		/* no shapes yet: behaves like 1 kg at the origin that does not rotate */
+		out->mass = F2D_ONE;
+		out->inv_mass = F2D_ONE;
+		return F2D_OK;
+	}
+	int64_t m = 0, mx = 0, my = 0;
+	for (int32_t i = 0; i < n; ++i) {
+		m += md[i].mass;
+		mx += md[i].mass * md[i].center.x; /* < 2^46 * 2^21 per shape */
+		my += md[i].mass * md[i].center.y;
+	}
+	if (m < F2D_MIN_MASS || m > F2D_MAX_MASS) {
+		return f2d_set_error(w, F2D_ERROR_MASS_RANGE,
+		                     "body mass %lld/65536 kg outside [2^-8, 2^14] (density x area)",
+		                     (long long)m);
+	}
+	f2d_vec2 c = f2d_v((fix16_t)(mx >= 0 ? (mx + m / 2) / m : -((-mx + m / 2) / m)),
+	                   (fix16_t)(my >= 0 ? (my + m / 2) / m : -((-my + m / 2) / m)));
+	int64_t inertia = 0;
+	for (int32_t i = 0; i < n; ++i) {
+		f2d_vec2 d = f2d_sub(md[i].center, c);
+		inertia += md[i].inertia + f2d_round16(md[i].mass * f2d_round16(f2d_dot64(d, d)));
+		if (inertia > F2D_MAX_INERTIA) {
+			break;
+		}
+	}
+	if (inertia < F2D_MIN_INERTIA || inertia > F2D_MAX_INERTIA) {
+		return f2d_set_error(w, F2D_ERROR_MASS_RANGE,
+		                     "body rotational inertia %lld/65536 kg m^2 outside [2^-14, 32767]",
+		                     (long long)inertia);
+	}
+	out->mass = (fix16_t)m;
+	out->inv_mass = f2d_div_exact((int64_t)1 << 16, m);
+	out->inertia = (fix16_t)inertia;
+	out->inv_inertia = f2d_div_exact((int64_t)1 << 16, inertia);
+	out->local_center = c;
+	return F2D_OK;
+}
+
+static void apply_body_mass(f2d_body *b, const body_mass *bm)
+{
+	f2d_vec2 old_center = b->center;
+	b->mass = bm->mass;
+	b->inv_mass = bm->inv_mass;
+	b->inertia = bm->inertia;
+	b->inv_inertia = bm->inv_inertia;
+	b->local_center = bm->local_center;
+	b->center = f2d_add(b->origin, f2d_rotate(b->q, b->local_center));
+	/* the centre moved on a rotating body: keep the velocity of the material points */
+	b->v = f2d_add(b->v, f2d_cross_sv(b->w, f2d_sub(b->center, old_center)));
+}
+
+/* ---- bodies ---- */
+
+f2d_result f2d_create_body(f2d_world *w, const f2d_body_def *def, f2d_body_id *out)
+{
+	if (w == NULL) {
+		return F2D_ERROR_NULL_ARGUMENT;
+	}
+	if (def == NULL || out == NULL) {
+		return f2d_set_error(w, F2D_ERROR_NULL_ARGUMENT, "create_body: def and out are required");
+	}
+	if (def->type != F2D_STATIC_BODY && def->type != F2D_KINEMATIC_BODY &&
+	    def->type != F2D_DYNAMIC_BODY) {
+		return f2d_set_error(w, F2D_ERROR_INVALID_VALUE, "create_body: unknown body type %d",
+		                     (int)def->type);
+	}
+	if (!in_world(def->position)) {
+		return f2d_set_error(w, F2D_ERROR_INVALID_VALUE,
+		                     "create_body: position outside the world range (|x|,|y| <= 8192 m)");
+	}
+	if (!rot_ok(def->rotation)) {
+		return f2d_set_error(w, F2D_ERROR_INVALID_VALUE,
+		                     "create_body: rotation is not a unit (cos, sin) pair; use f2d_make_rot");
+	}
+	if (!speed_ok(def->linear_velocity.x) || !speed_ok(def->linear_velocity.y) ||
+	    !speed_ok(def->angular_velocity)) {
+		return f2d_set_error(w, F2D_ERROR_INVALID_VALUE,
+		                     "create_body: velocity components must be within +-4096");
+	}
+	int32_t id;
+	f2d_result r = f2d_pool_alloc(w, &w->body_ids, (void **)&w->bodies, &w->body_capacity,
+	                              sizeof(f2d_body), &id);
+	if (r != F2D_OK) {
+		return r;
+	}
+	f2d_body *b = &w->bodies[id];
+	uint32_t gen = b->generation == 0 ? 1 : b->generation;
+	memset(b, 0, sizeof *b);
+	b->generation = gen;
+	b->alive = true;
+	b->type = def->type;
+	b->origin = def->position;
+	b->q = f2d_rot_normalize(def->rotation.c, def->rotation.s);
+	b->center = b->origin;
+	b->shape_list = F2D_NULL_INDEX;
+	b->user_data = def->user_data;
+	if (b->type != F2D_STATIC_BODY) {
+		b->v = def->linear_velocity;
+		b->w = def->angular_velocity;
+	}
+	body_mass bm;
+	compute_body_mass(w, b, NULL, &bm); /* cannot fail without shapes */
+	apply_body_mass(b, &bm);
+	w->body_count++;
+	out->index1 = id + 1;
+	out->generation = gen;
+	return F2D_OK;
+}
+
+f2d_result f2d_destroy_body(f2d_world *w, f2d_body_id id)
+{
+	f2d_body *b = f2d_get_body(w, id);
+	if (b == NULL) {
+		return w == NULL ? F2D_ERROR_NULL_ARGUMENT
+		                 : f2d_set_error(w, F2D_ERROR_INVALID_HANDLE, "destroy_body: invalid body");
+	}
+	int32_t index = id.index1 - 1;
+	for (int32_t j = 0; j < w->joint_ids.next; ++j) {
+		f2d_joint *jt = &w->joints[j];
+		if (jt->alive && (jt->body_a == index || jt->body_b == index)) {
+			f2d_joint_id jid = {j + 1, jt->generation};
+			f2d_destroy_joint(w, jid);
+		}
+	}
+	while (b->shape_list != F2D_NULL_INDEX) {
+		int32_t s = b->shape_list;
+		f2d_shape_id sid = {s + 1, w->shapes[s].generation};
+		f2d_destroy_shape(w, sid);
+	}
+	uint32_t gen = b->generation + 1;
+	memset(b, 0, sizeof *b);
+	b->generation = gen == 0 ? 1 : gen;
+	b->shape_list = F2D_NULL_INDEX;
+	f2d_pool_free(w, &w->body_ids, index);
+	w->body_count--;
+	return F2D_OK;
+}
+
+bool f2d_body_is_valid(const f2d_world *w, f2d_body_id id) { return f2d_get_body(w, id) != NULL; }
+
+#define BODY_GETTER(type, name, expr, fallback)                                                    \
+	type f2d_body_get_##name(const f2d_world *w, f2d_body_id id)                               \
+	{                                                                                          \
+		const f2d_body *b = f2d_get_body(w, id);                                           \
+		if (b == NULL) {                                                                   \
+			return fallback;                                                           \
+		}                                                                                  \
+		return expr;                                                                       \
+	}
+
+static const f2d_vec2 zero_vec = {0, 0};
+static const f2d_rot identity_rot = {65536, 0};
+static const f2d_transform identity_xf = {{0, 0}, {65536, 0}};
+
+BODY_GETTER(f2d_body_type, type, b->type, F2D_STATIC_BODY)
+BODY_GETTER(f2d_vec2, position, b->origin, zero_vec)
+BODY_GETTER(f2d_rot, rotation, b->q, identity_rot)
+BODY_GETTER(fix16_t, angle, f2d_rot_get_angle(b->q), 0)
+BODY_GETTER(f2d_transform, transform, f2d_body_xf(b), identity_xf)
+BODY_GETTER(f2d_vec2, world_center, b->center, zero_vec)
+BODY_GETTER(f2d_vec2, linear_velocity, b->v, zero_vec)
+BODY_GETTER(fix16_t, angular_velocity, b->w, 0)
+BODY_GETTER(fix16_t, mass, b->type == F2D_DYNAMIC_BODY ? b->mass : 0, 0)
+BODY_GETTER(fix16_t, inertia, b->type == F2D_DYNAMIC_BODY ? b->inertia : 0, 0)
+BODY_GETTER(uint64_t, user_data, b->user_data, 0)
+
+static f2d_body *body_or_error(f2d_world *w, f2d_body_id id, const char *what)
+{
+	f2d_body *b = f2d_get_body(w, id);
+	if (b == NULL && w != NULL) {
+		f2d_set_error(w, F2D_ERROR_INVALID_HANDLE, "%s: null, stale or foreign body handle", what);
+	}
+	return b;
+}
+
+#define BODY_OR_RETURN(b, w, id, what)                                                             \
+	if ((w) == NULL) {                                                                         \
+		return F2D_ERROR_NULL_ARGUMENT;                                                    \
+	}                                                                                          \
+	f2d_body *b = body_or_error(w, id, what);                                                  \
+	if (b == NULL) {                                                                           \
+		return F2D_ERROR_INVALID_HANDLE;                                                   \
+	}
+
+f2d_result f2d_body_set_user_data(f2d_world *w, f2d_body_id id, uint64_t user_data)
+{
+	BODY_OR_RETURN(b, w, id, "body_set_user_data");
+	b->user_data = user_data;
+	return F2D_OK;
+}
+
+f2d_result f2d_body_set_transform(f2d_world *w, f2d_body_id id, f2d_vec2 position, f2d_rot rotation)
+{
+	BODY_OR_RETURN(b, w, id, "body_set_transform");
+	if (!in_world(position)) {
+		return f2d_set_error(w, F2D_ERROR_INVALID_VALUE,
+		                     "body_set_transform: position outside the world range");
+	}
+	if (!rot_ok(rotation)) {
+		return f2d_set_error(w, F2D_ERROR_INVALID_VALUE,
+		                     "body_set_transform: rotation is not a unit (cos, sin) pair");
+	}
+	b->origin = position;
+	b->q = f2d_rot_normalize(rotation.c, rotation.s);
+	b->center = f2d_add(b->origin, f2d_rotate(b->q, b->local_center));
+	return F2D_OK;
+}
+
+f2d_result f2d_body_set_linear_velocity(f2d_world *w, f2d_body_id id, f2d_vec2 v)
+{
+	BODY_OR_RETURN(b, w, id, "body_set_linear_velocity");
+	if (!speed_ok(v.x) || !speed_ok(v.y)) {
+		return f2d_set_error(w, F2D_ERROR_INVALID_VALUE,
+		                     "body_set_linear_velocity: components must be within +-4096 m/s");
+	}
+	if (b->type != F2D_STATIC_BODY) {
+		b->v = v;
+	}
+	return F2D_OK;
+}
+
+f2d_result f2d_body_set_angular_velocity(f2d_world *w, f2d_body_id id, fix16_t av)
+{
+	BODY_OR_RETURN(b, w, id, "body_set_angular_velocity");
+	if (!speed_ok(av)) {
+		return f2d_set_error(w, F2D_ERROR_INVALID_VALUE,
+		                     "body_set_angular_velocity: must be within +-4096 rad/s");
+	}
+	if (b->type != F2D_STATIC_BODY) {
+		b->w = av;
+	}
+	return F2D_OK;
+}
+
+/* Accumulators are checked in 64 bits: a sum leaving the fix16 range is refused. */
+static bool add_ok(fix16_t a, int64_t d, fix16_t *out)
+{
+	int64_t s = (int64_t)a + d;
+	if (s > INT32_MAX || s < -INT32_MAX) {
+		return false;
+	}
+	*out = (fix16_t)s;
+	return true;
+}
+
+f2d_result f2d_body_apply_force(f2d_world *w, f2d_body_id id, f2d_vec2 force, f2d_vec2 point)
+{
+	BODY_OR_RETURN(b, w, id, "body_apply_force");
+	if (b->type != F2D_DYNAMIC_BODY) {
+		return F2D_OK;
+	}
+	f2d_vec2 r = f2d_sub(point, b->center);
+	int64_t torque = f2d_round16((int64_t)r.x * force.y - (int64_t)r.y * force.x);
+	f2d_vec2 nf;
+	fix16_t nt;
+	if (!in_world(point) || !add_ok(b->force.x, force.x, &nf.x) ||
+	    !add_ok(b->force.y, force.y, &nf.y) || !add_ok(b->torque, torque, &nt)) {
+		return f2d_set_error(w, F2D_ERROR_INVALID_VALUE,
+		                     "body_apply_force: accumulated force or torque out of range");
+	}
+	b->force = nf;
+	b->torque = nt;
+	return F2D_OK;
+}
+
+f2d_result f2d_body_apply_force_to_center(f2d_world *w, f2d_body_id id, f2d_vec2 force)
+{
+	BODY_OR_RETURN(b, w, id, "body_apply_force_to_center");
+	return f2d_body_apply_force(w, id, force, b->center);
+}
+
+f2d_result f2d_body_apply_torque(f2d_world *w, f2d_body_id id, fix16_t torque)
+{
+	BODY_OR_RETURN(b, w, id, "body_apply_torque");
+	if (b->type != F2D_DYNAMIC_BODY) {
+		return F2D_OK;
+	}
+	fix16_t nt;
+	if (!add_ok(b->torque, torque, &nt)) {
+		return f2d_set_error(w, F2D_ERROR_INVALID_VALUE,
+		                     "body_apply_torque: accumulated torque out of range");
+	}
+	b->torque = nt;
+	return F2D_OK;
+}
+
+f2d_result f2d_body_apply_linear_impulse(f2d_world *w, f2d_body_id id, f2d_vec2 impulse,
+                                         f2d_vec2 point)
+{
+	BODY_OR_RETURN(b, w, id, "body_apply_linear_impulse");
+	if (b->type != F2D_DYNAMIC_BODY) {
+		return F2D_OK;
+	}
+	f2d_vec2 r = f2d_sub(point, b->center);
+	int64_t dvx = f2d_round16((int64_t)b->inv_mass * impulse.x);
+	int64_t dvy = f2d_round16((int64_t)b->inv_mass * impulse.y);
+	int64_t ang = f2d_round16((int64_t)r.x * impulse.y - (int64_t)r.y * impulse.x);
+	int64_t dw = ang > INT32_MAX || ang < -INT32_MAX ? INT64_MAX / 4
+	                                                 : f2d_round16((int64_t)b->inv_inertia * ang);
+	f2d_vec2 nv;
+	fix16_t nw;
+	if (!in_world(point) || !add_ok(b->v.x, dvx, &nv.x) || !add_ok(b->v.y, dvy, &nv.y) ||
+	    !add_ok(b->w, dw, &nw) || !speed_ok(nv.x) || !speed_ok(nv.y) || !speed_ok(nw)) {
+		return f2d_set_error(w, F2D_ERROR_INVALID_VALUE,
+		                     "body_apply_linear_impulse: resulting velocity out of range");
+	}
+	b->v = nv;
+	b->w = nw;
+	return F2D_OK;
+}
+
+f2d_result f2d_body_apply_angular_impulse(f2d_world *w, f2d_body_id id, fix16_t impulse)
+{
+	BODY_OR_RETURN(b, w, id, "body_apply_angular_impulse");
+	if (b->type != F2D_DYNAMIC_BODY) {
+		return F2D_OK;
+	}
+	fix16_t nw;
+	if (!add_ok(b->w, f2d_round16((int64_t)b->inv_inertia * impulse), &nw) || !speed_ok(nw)) {
+		return f2d_set_error(w, F2D_ERROR_INVALID_VALUE,
+		                     "body_apply_angular_impulse: resulting velocity out of range");
+	}
+	b->w = nw;
+	return F2D_OK;
+}
+
+/* ---- shapes ---- */
+
+static bool material_ok(f2d_world *w, const f2d_shape_def *def)
+{
+	if (def->density <= 0) {
+		f2d_set_error(w, F2D_ERROR_INVALID_VALUE, "shape density must be > 0");
+		return false;
+	}
+	if (def->friction < 0 || def->friction > F2D_FIX(4)) {
+		f2d_set_error(w, F2D_ERROR_INVALID_VALUE, "shape friction must be in [0, 4]");
+		return false;
+	}
+	if (def->restitution < 0 || def->restitution > F2D_ONE) {
+		f2d_set_error(w, F2D_ERROR_INVALID_VALUE, "shape restitution must be in [0, 1]");
+		return false;
+	}
+	return true;
+}
+
+static f2d_result create_shape(f2d_world *w, f2d_body_id body_id, const f2d_shape_def *def,
+                               const f2d_shape *proto, f2d_shape_id *out)
+{
+	f2d_body *b = f2d_get_body(w, body_id);
+	if (b == NULL) {
+		return f2d_set_error(w, F2D_ERROR_INVALID_HANDLE,
+		                     "create_shape: null, stale or foreign body handle");
+	}
+	if (!material_ok(w, def)) {
+		return F2D_ERROR_INVALID_VALUE;
+	}
+	f2d_shape tmp = *proto;
+	tmp.density = def->density;
+	tmp.friction = def->friction;
+	tmp.restitution = def->restitution;
+	body_mass bm;
+	f2d_result r = compute_body_mass(w, b, &tmp, &bm);
+	if (r != F2D_OK) {
+		return r;
+	}
+	int32_t id;
+	r = f2d_pool_alloc(w, &w->shape_ids, (void **)&w->shapes, &w->shape_capacity,
+	                   sizeof(f2d_shape), &id);
+	if (r != F2D_OK) {
+		return r;
+	}
+	b = f2d_get_body(w, body_id); /* the pool may not move bodies, but stay safe */
+	f2d_shape *s = &w->shapes[id];
+	uint32_t gen = s->generation == 0 ? 1 : s->generation;
+	*s = tmp;
+	s->generation = gen;
+	s->alive = true;
+	s->body = body_id.index1 - 1;
+	s->user_data = def->user_data;
+	s->aabb = f2d_shape_compute_aabb(s, f2d_body_xf(b), 0);
+	/* keep the body's shape list in id order */
+	s->next = F2D_NULL_INDEX;
+	int32_t *link = &b->shape_list;
+	while (*link != F2D_NULL_INDEX && *link < id) {
+		link = &w->shapes[*link].next;
+	}
+	s->next = *link;
+	*link = id;
+	apply_body_mass(b, &bm);
+	w->shape_count++;
+	out->index1 = id + 1;
+	out->generation = gen;
+	return F2D_OK;
+}
+
+f2d_result f2d_create_polygon_shape(f2d_world *w, f2d_body_id body, const f2d_shape_def *def,
+                                    const f2d_polygon *polygon, f2d_shape_id *out)
+{
+	if (w == NULL) {
+		return F2D_ERROR_NULL_ARGUMENT;
+	}
+	if (def == NULL || polygon == NULL || out == NULL) {
+		return f2d_set_error(w, F2D_ERROR_NULL_ARGUMENT,
+		                     "create_polygon_shape: def, polygon and out are required");
+	}
+	f2d_shape proto;
+	memset(&proto, 0, sizeof proto);
+	proto.type = F2D_POLYGON_SHAPE;
+	/* never trust a hand-filled polygon: rebuild it from its vertices */
+	if (polygon->count < 3 || polygon->count > F2D_MAX_POLYGON_VERTICES ||
+	    f2d_make_polygon(polygon->vertices, polygon->count, &proto.polygon) != F2D_OK) {
+		return f2d_set_error(w, F2D_ERROR_BAD_POLYGON,
+		                     "create_polygon_shape: polygon is not convex, CCW, 3..8 vertices "
+		                     "with edges >= 5 mm within 512 m; build it with f2d_make_polygon");
+	}
+	return create_shape(w, body, def, &proto, out);
+}
+
+f2d_result f2d_create_circle_shape(f2d_world *w, f2d_body_id body, const f2d_shape_def *def,
+                                   const f2d_circle *circle, f2d_shape_id *out)
+{
+	if (w == NULL) {
+		return F2D_ERROR_NULL_ARGUMENT;
+	}
+	if (def == NULL || circle == NULL || out == NULL) {
+		return f2d_set_error(w, F2D_ERROR_NULL_ARGUMENT,
+		                     "create_circle_shape: def, circle and out are required");
+	}
+	if (circle->radius < F2D_MIN_SHAPE_SIZE || circle->radius > F2D_MAX_SHAPE_EXTENT) {
+		return f2d_set_error(w, F2D_ERROR_INVALID_VALUE,
+		                     "create_circle_shape: radius must be in [0.005, 512] m");
+	}
+	if (circle->center.x < -F2D_MAX_SHAPE_EXTENT || circle->center.x > F2D_MAX_SHAPE_EXTENT ||
+	    circle->center.y < -F2D_MAX_SHAPE_EXTENT || circle->center.y > F2D_MAX_SHAPE_EXTENT) {
+		return f2d_set_error(w, F2D_ERROR_INVALID_VALUE,
+		                     "create_circle_shape: centre must be within 512 m of the origin");
+	}
+	f2d_shape proto;
+	memset(&proto, 0, sizeof proto);
+	proto.type = F2D_CIRCLE_SHAPE;
+	proto.circle = *circle;
+	return create_shape(w, body, def, &proto, out);
+}
+
+f2d_result f2d_destroy_shape(f2d_world *w, f2d_shape_id id)
+{
+	if (w == NULL) {
+		return F2D_ERROR_NULL_ARGUMENT;
+	}
+	f2d_shape *s = get_shape(w, id);
+	if (s == NULL) {
+		return f2d_set_error(w, F2D_ERROR_INVALID_HANDLE,
+		                     "destroy_shape: null, stale or foreign shape handle");
+	}
+	int32_t index = id.index1 - 1;
+	f2d_body *b = &w->bodies[s->body];
+	int32_t *link = &b->shape_list;
+	while (*link != index) {
+		link = &w->shapes[*link].next;
+	}
+	*link = s->next;
+	f2d_remove_arbiters_of_shape(w, index);
+	uint32_t gen = s->generation + 1;
+	memset(s, 0, sizeof *s);
+	s->generation = gen == 0 ? 1 : gen;
+	s->next = F2D_NULL_INDEX;
+	f2d_pool_free(w, &w->shape_ids, index);
+	w->shape_count--;
+	if (b->alive) {
+		body_mass bm;
+		if (compute_body_mass(w, b, NULL, &bm) != F2D_OK) {
+			/* removing a shape can leave the rest below the mass range: fall back to 1 kg */
+			memset(&bm, 0, sizeof bm);
+			if (b->type == F2D_DYNAMIC_BODY) {
+				bm.mass = bm.inv_mass = F2D_ONE;
+			}
+		}
+		apply_body_mass(b, &bm);
+	}
+	return F2D_OK;
+}
+
+bool f2d_shape_is_valid(const f2d_world *w, f2d_shape_id id) { return get_shape(w, id) != NULL; }
+
+f2d_body_id f2d_shape_get_body(const f2d_world *w, f2d_shape_id id)
+{
+	f2d_body_id none = {0, 0};
+	const f2d_shape *s = get_shape(w, id);
+	if (s == NULL) {
+		return none;
+	}
+	f2d_body_id b = {s->body + 1, w->bodies[s->body].generation};
+	return b;
+}
+
+f2d_aabb f2d_shape_get_aabb(const f2d_world *w, f2d_shape_id id)
+{
+	f2d_aabb none = {{0, 0}, {0, 0}};
+	const f2d_shape *s = get_shape(w, id);
+	if (s == NULL) {
+		return none;
+	}
+	return f2d_shape_compute_aabb(s, f2d_body_xf(&w->bodies[s->body]), 0);
+}

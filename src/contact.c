@@ -1,0 +1,371 @@
+/* fix2d contacts: pair finding, arbiters (persistent contact manifolds with warm starting) and
+ * the contact part of the sequential-impulse solver (seed 000, Box2D-lite's Arbiter).
+ * SPDX-License-Identifier: MIT
+ *
+ * Determinism: candidate pairs come from a sweep over shapes sorted by (aabb.lower.x, id), a
+ * total order of content and ids; pairs are then sorted by their key (shape_a << 32 | shape_b)
+ * and merged with the previous step's arbiters, which are kept sorted by the same key. The
+ * solver therefore visits arbiters in key order, whatever the history of the world.
+ */
+#include "core.h"
+
+static inline uint64_t pair_key(int32_t a, int32_t b) { return ((uint64_t)(uint32_t)a << 32) | (uint32_t)b; }
+
+/* ---- pair finding ---- */
+
+static bool sweep_less(const f2d_shape *shapes, int32_t a, int32_t b)
+{
+	fix16_t xa = shapes[a].aabb.lower.x, xb = shapes[b].aabb.lower.x;
+	return xa < xb || (xa == xb && a < b);
+}
+
+/* Insertion sort: the order changes little from step to step, so this is near linear. The
+ * result is unique (a total order), so it does not depend on the previous order. */
+static void sort_sweep(int32_t *ids, int32_t n, const f2d_shape *shapes)
+{
+	for (int32_t i = 1; i < n; ++i) {
+		int32_t v = ids[i];
+		int32_t j = i - 1;
+		while (j >= 0 && sweep_less(shapes, v, ids[j])) {
+			ids[j + 1] = ids[j];
+			--j;
+		}
+		ids[j + 1] = v;
+	}
+}
+
+/* Bottom-up merge sort of unique 64-bit keys (scratch of the same size). */
+static void sort_keys(uint64_t *keys, uint64_t *tmp, int32_t n)
+{
+	uint64_t *src = keys, *dst = tmp;
+	for (int32_t width = 1; width < n; width *= 2) {
+		for (int32_t lo = 0; lo < n; lo += 2 * width) {
+			int32_t mid = lo + width < n ? lo + width : n;
+			int32_t hi = lo + 2 * width < n ? lo + 2 * width : n;
+			int32_t i = lo, j = mid, k = lo;
+			while (i < mid && j < hi) {
+				dst[k++] = src[i] < src[j] ? src[i++] : src[j++];
+			}
+			while (i < mid) {
+				dst[k++] = src[i++];
+			}
+			while (j < hi) {
+				dst[k++] = src[j++];
+			}
+		}
+		uint64_t *t = src;
+		src = dst;
+		dst = t;
+	}
+	if (src != keys) {
+		for (int32_t i = 0; i < n; ++i) {
+			keys[i] = src[i];
+		}
+	}
+}
+
+static bool should_collide(const f2d_world *w, const f2d_shape *a, const f2d_shape *b)
+{
+	if (a->body == b->body) {
+		return false;
+	}
+	const f2d_body *ba = &w->bodies[a->body];
+	const f2d_body *bb = &w->bodies[b->body];
+	if (ba->type != F2D_DYNAMIC_BODY && bb->type != F2D_DYNAMIC_BODY) {
+		return false;
+	}
+	if (ba->joint_count > 0 && bb->joint_count > 0 && f2d_bodies_joined(w, a->body, b->body)) {
+		return false;
+	}
+	return true;
+}
+
+static f2d_result find_pairs(f2d_world *w)
+{
+	int32_t n = 0;
+	fix16_t margin = w->def.speculative_distance / 2;
+	for (int32_t i = 0; i < w->shape_ids.next; ++i) {
+		f2d_shape *s = &w->shapes[i];
+		if (!s->alive) {
+			continue;
+		}
+		s->aabb = f2d_shape_compute_aabb(s, f2d_body_xf(&w->bodies[s->body]), margin);
+		++n;
+	}
+	if (!f2d_grow(w, (void **)&w->sweep, &w->sweep_capacity, n, sizeof(int32_t))) {
+		return F2D_ERROR_OUT_OF_MEMORY;
+	}
+	int32_t k = 0;
+	for (int32_t i = 0; i < w->shape_ids.next; ++i) {
+		if (w->shapes[i].alive) {
+			w->sweep[k++] = i;
+		}
+	}
+	sort_sweep(w->sweep, n, w->shapes);
+
+	w->pair_count = 0;
+	for (int32_t i = 0; i < n; ++i) {
+		const f2d_shape *a = &w->shapes[w->sweep[i]];
+		for (int32_t j = i + 1; j < n; ++j) {
+			const f2d_shape *b = &w->shapes[w->sweep[j]];
+			if (b->aabb.lower.x > a->aabb.upper.x) {
+				break;
+			}
+			if (b->aabb.lower.y > a->aabb.upper.y || a->aabb.lower.y > b->aabb.upper.y) {
+				continue;
+			}
+			if (!should_collide(w, a, b)) {
+				continue;
+			}
+			/* room for the keys and the merge-sort scratch behind them */
+			if (2 * (w->pair_count + 1) > w->pair_capacity &&
+			    !f2d_grow(w, (void **)&w->pairs, &w->pair_capacity, 2 * (w->pair_count + 1),
+			              sizeof(uint64_t))) {
+				return F2D_ERROR_OUT_OF_MEMORY;
+			}
+			int32_t ia = w->sweep[i], ib = w->sweep[j];
+			w->pairs[w->pair_count++] = ia < ib ? pair_key(ia, ib) : pair_key(ib, ia);
+		}
+	}
+	if (w->pair_count > 1) {
+		sort_keys(w->pairs, w->pairs + w->pair_count, w->pair_count);
+	}
+	return F2D_OK;
+}
+
+/* ---- arbiters ---- */
+
+f2d_result f2d_update_contacts(f2d_world *w)
+{
+	f2d_result r = find_pairs(w);
+	if (r != F2D_OK) {
+		return r;
+	}
+	if (!f2d_grow(w, (void **)&w->arbiters_next, &w->arbiters_next_capacity, w->pair_count,
+	              sizeof(f2d_arbiter))) {
+		return F2D_ERROR_OUT_OF_MEMORY;
+	}
+	int32_t old = 0, count = 0;
+	for (int32_t p = 0; p < w->pair_count; ++p) {
+		uint64_t key = w->pairs[p];
+		int32_t ia = (int32_t)(key >> 32), ib = (int32_t)(key & 0xFFFFFFFFu);
+		while (old < w->arbiter_count &&
+		       pair_key(w->arbiters[old].shape_a, w->arbiters[old].shape_b) < key) {
+			++old;
+		}
+		const f2d_arbiter *prev = NULL;
+		if (old < w->arbiter_count &&
+		    pair_key(w->arbiters[old].shape_a, w->arbiters[old].shape_b) == key) {
+			prev = &w->arbiters[old];
+		}
+		const f2d_shape *sa = &w->shapes[ia];
+		const f2d_shape *sb = &w->shapes[ib];
+		const f2d_body *ba = &w->bodies[sa->body];
+		const f2d_body *bb = &w->bodies[sb->body];
+		f2d_manifold m;
+		f2d_collide(sa, f2d_body_xf(ba), sb, f2d_body_xf(bb), w->def.speculative_distance, &m);
+		if (m.count == 0) {
+			continue;
+		}
+		f2d_arbiter *arb = &w->arbiters_next[count++];
+		arb->shape_a = ia;
+		arb->shape_b = ib;
+		arb->body_a = sa->body;
+		arb->body_b = sb->body;
+		arb->normal = m.normal;
+		if (prev != NULL) {
+			arb->friction = prev->friction;
+			arb->restitution = prev->restitution;
+		} else {
+			/* mixing rules: friction sqrt(mu_a mu_b), restitution max(e_a, e_b) */
+			arb->friction = f2d_sqrt(f2d_mul(sa->friction, sb->friction));
+			arb->restitution = f2d_max(sa->restitution, sb->restitution);
+		}
+		arb->count = m.count;
+		for (int32_t i = 0; i < m.count; ++i) {
+			f2d_contact_point *cp = &arb->points[i];
+			cp->id = m.points[i].id;
+			cp->separation = m.points[i].separation;
+			cp->r_a = f2d_sub(m.points[i].point, ba->center);
+			cp->r_b = f2d_sub(m.points[i].point, bb->center);
+			cp->pn = 0;
+			cp->pt = 0;
+			cp->mass_n = cp->mass_t = cp->bias = 0;
+			/* a point made by the same features as last step inherits its impulses */
+			if (prev != NULL && w->def.warm_starting) {
+				for (int32_t k = 0; k < prev->count; ++k) {
+					if (prev->points[k].id == cp->id) {
+						cp->pn = prev->points[k].pn;
+						cp->pt = prev->points[k].pt;
+						break;
+					}
+				}
+			}
+		}
+		for (int32_t i = m.count; i < 2; ++i) {
+			memset(&arb->points[i], 0, sizeof arb->points[i]);
+		}
+	}
+	f2d_arbiter *t = w->arbiters;
+	int32_t tc = w->arbiter_capacity;
+	w->arbiters = w->arbiters_next;
+	w->arbiter_capacity = w->arbiters_next_capacity;
+	w->arbiter_count = count;
+	w->arbiters_next = t;
+	w->arbiters_next_capacity = tc;
+	return F2D_OK;
+}
+
+void f2d_remove_arbiters_of_shape(f2d_world *w, int32_t shape)
+{
+	int32_t k = 0;
+	for (int32_t i = 0; i < w->arbiter_count; ++i) {
+		if (w->arbiters[i].shape_a != shape && w->arbiters[i].shape_b != shape) {
+			w->arbiters[k++] = w->arbiters[i];
+		}
+	}
+	w->arbiter_count = k;
+}
+
+/* ---- solver ----
+ *
+ * Non-penetration at a contact point p with normal n (A to B), r_a = p - c_a, r_b = p - c_b:
+ *   C = separation >= 0,  Cdot = vn = (v_b + w_b x r_b - v_a - w_a x r_a) . n
+ *   Jacobian J = [-n, -(r_a x n), n, (r_b x n)]
+ *   effective mass  k_n = 1/m_a + 1/m_b + (r_a x n)^2 / I_a + (r_b x n)^2 / I_b,  m_n = 1 / k_n
+ * An impulse P = lambda n changes vn by lambda k_n, so lambda = m_n (bias - vn) drives vn to the
+ * bias velocity. The accumulated impulse is clamped, P_n >= 0 (contacts push, never pull), and
+ * only the change is applied (Catto's accumulated impulses).
+ * Bias velocity b: speculative (separation s > 0): b = -s / h, the gap may close in one step but
+ * not more; penetrating: Baumgarte b = beta / h * max(0, -s - slop); restitution: if the approach
+ * speed at the pre-step exceeds the threshold, b = max(b, -e vn).
+ * Friction along t = (n.y, -n.x): same with k_t from (r x t), target 0, |P_t| <= mu P_n.
+ */
+
+static inline fix16_t sat_add(f2d_world *w, fix16_t a, int64_t d)
+{
+	int64_t s = (int64_t)a + d;
+	if (s > INT32_MAX || s < -INT32_MAX) {
+		w->saturated = true;
+	}
+	return f2d_sat(s);
+}
+
+static inline int64_t mul64(fix16_t a, int64_t b) { return f2d_round16((int64_t)a * b); }
+
+static fix16_t inverse_mass(f2d_world *w, int64_t k)
+{
+	if (k <= 0) {
+		return 0;
+	}
+	if (k < 2) {
+		w->saturated = true;
+		return INT32_MAX;
+	}
+	return f2d_div_exact((int64_t)1 << 16, k);
+}
+
+void f2d_contacts_prestep(f2d_world *w)
+{
+	for (int32_t i = 0; i < w->arbiter_count; ++i) {
+		f2d_arbiter *arb = &w->arbiters[i];
+		const f2d_body *a = &w->bodies[arb->body_a];
+		const f2d_body *b = &w->bodies[arb->body_b];
+		f2d_vec2 n = arb->normal;
+		f2d_vec2 t = f2d_right_perp(n);
+		for (int32_t k = 0; k < arb->count; ++k) {
+			f2d_contact_point *cp = &arb->points[k];
+			fix16_t rna = f2d_cross(cp->r_a, n), rnb = f2d_cross(cp->r_b, n);
+			fix16_t rta = f2d_cross(cp->r_a, t), rtb = f2d_cross(cp->r_b, t);
+			int64_t kn = (int64_t)a->inv_mass + b->inv_mass +
+			             mul64(a->inv_inertia, f2d_round16((int64_t)rna * rna)) +
+			             mul64(b->inv_inertia, f2d_round16((int64_t)rnb * rnb));
+			int64_t kt = (int64_t)a->inv_mass + b->inv_mass +
+			             mul64(a->inv_inertia, f2d_round16((int64_t)rta * rta)) +
+			             mul64(b->inv_inertia, f2d_round16((int64_t)rtb * rtb));
+			cp->mass_n = inverse_mass(w, kn);
+			cp->mass_t = inverse_mass(w, kt);
+
+			fix16_t s = cp->separation;
+			int64_t bias;
+			if (s > 0) {
+				bias = -mul64(s, w->inv_h);
+			} else {
+				fix16_t pen = -s - w->def.linear_slop;
+				bias = pen > 0 ? mul64(f2d_mul(w->def.bias_factor, w->inv_h), pen) : 0;
+			}
+			f2d_vec2 dv = f2d_sub(f2d_add(b->v, f2d_cross_sv(b->w, cp->r_b)),
+			                      f2d_add(a->v, f2d_cross_sv(a->w, cp->r_a)));
+			fix16_t vn = f2d_dot(dv, n);
+			if (vn < -w->def.restitution_threshold && arb->restitution > 0) {
+				int64_t rb = -(int64_t)f2d_mul(arb->restitution, vn);
+				bias = bias > rb ? bias : rb;
+			}
+			cp->bias = f2d_sat(bias);
+		}
+	}
+}
+
+static inline void apply_impulse(f2d_body *a, f2d_body *b, const f2d_contact_point *cp, f2d_vec2 p)
+{
+	a->v = f2d_mul_sub(a->v, a->inv_mass, p);
+	a->w -= f2d_mul(a->inv_inertia, f2d_cross(cp->r_a, p));
+	b->v = f2d_mul_add(b->v, b->inv_mass, p);
+	b->w += f2d_mul(b->inv_inertia, f2d_cross(cp->r_b, p));
+}
+
+void f2d_contacts_warm_start(f2d_world *w)
+{
+	for (int32_t i = 0; i < w->arbiter_count; ++i) {
+		f2d_arbiter *arb = &w->arbiters[i];
+		f2d_body *a = &w->bodies[arb->body_a];
+		f2d_body *b = &w->bodies[arb->body_b];
+		f2d_vec2 n = arb->normal;
+		f2d_vec2 t = f2d_right_perp(n);
+		for (int32_t k = 0; k < arb->count; ++k) {
+			f2d_contact_point *cp = &arb->points[k];
+			if (cp->pn == 0 && cp->pt == 0) {
+				continue;
+			}
+			f2d_vec2 p = f2d_add(f2d_scale(cp->pn, n), f2d_scale(cp->pt, t));
+			apply_impulse(a, b, cp, p);
+		}
+	}
+}
+
+void f2d_contacts_solve(f2d_world *w)
+{
+	for (int32_t i = 0; i < w->arbiter_count; ++i) {
+		f2d_arbiter *arb = &w->arbiters[i];
+		f2d_body *a = &w->bodies[arb->body_a];
+		f2d_body *b = &w->bodies[arb->body_b];
+		f2d_vec2 n = arb->normal;
+		f2d_vec2 t = f2d_right_perp(n);
+		for (int32_t k = 0; k < arb->count; ++k) {
+			f2d_contact_point *cp = &arb->points[k];
+			/* normal: lambda = m_n (bias - vn), P_n = max(P_n + lambda, 0) */
+			f2d_vec2 dv = f2d_sub(f2d_add(b->v, f2d_cross_sv(b->w, cp->r_b)),
+			                      f2d_add(a->v, f2d_cross_sv(a->w, cp->r_a)));
+			fix16_t vn = f2d_dot(dv, n);
+			int64_t dpn = mul64(cp->mass_n, f2d_sat((int64_t)cp->bias - vn));
+			fix16_t pn0 = cp->pn;
+			cp->pn = sat_add(w, pn0, dpn);
+			if (cp->pn < 0) {
+				cp->pn = 0;
+			}
+			fix16_t dn = cp->pn - pn0;
+			apply_impulse(a, b, cp, f2d_scale(dn, n));
+
+			/* friction: lambda = -m_t vt, |P_t| <= mu P_n */
+			dv = f2d_sub(f2d_add(b->v, f2d_cross_sv(b->w, cp->r_b)),
+			             f2d_add(a->v, f2d_cross_sv(a->w, cp->r_a)));
+			fix16_t vt = f2d_dot(dv, t);
+			int64_t dpt = mul64(cp->mass_t, -(int64_t)vt);
+			fix16_t max_pt = f2d_mul(arb->friction, cp->pn);
+			fix16_t pt0 = cp->pt;
+			cp->pt = f2d_clamp(sat_add(w, pt0, dpt), -max_pt, max_pt);
+			fix16_t dt = cp->pt - pt0;
+			apply_impulse(a, b, cp, f2d_scale(dt, t));
+		}
+	}
+}

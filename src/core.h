@@ -1,0 +1,195 @@
+/* fix2d internal state shared by the subsystems.
+ * SPDX-License-Identifier: MIT
+ *
+ * Every array is indexed by object id; iteration is always in increasing id order, so the order
+ * of every computation is a function of ids and content only, never of addresses.
+ */
+#ifndef FIX2D_CORE_H
+#define FIX2D_CORE_H
+
+#include "fix2d/fix2d.h"
+#include "fmath.h"
+
+#include <string.h>
+
+#define F2D_NULL_INDEX (-1)
+
+/* ---- allocation through the world's allocator ---- */
+void *f2d_alloc(f2d_world *w, size_t size);
+void f2d_free(f2d_world *w, void *p, size_t size);
+/** Grows *array (element size elem) to hold at least need elements; returns false on OOM
+ *  (then *array and *capacity are unchanged). */
+bool f2d_grow(f2d_world *w, void **array, int32_t *capacity, int32_t need, size_t elem);
+
+/* ---- id pool: deterministic allocation, LIFO reuse of freed ids ---- */
+typedef struct f2d_id_pool {
+	int32_t *free_ids;
+	int32_t free_count, free_capacity;
+	int32_t next; /* ids [0, next) have been handed out at some time */
+} f2d_id_pool;
+
+/* ---- objects ---- */
+typedef struct f2d_body {
+	uint32_t generation; /* bumped on destroy; live iff alive */
+	bool alive;
+	f2d_body_type type;
+	f2d_vec2 origin;       /* body origin (the user's position) */
+	f2d_rot q;
+	f2d_vec2 center;       /* centre of mass, world */
+	f2d_vec2 local_center; /* centre of mass, body frame */
+	f2d_vec2 v;            /* of the centre of mass */
+	fix16_t w;
+	f2d_vec2 force;
+	fix16_t torque;
+	fix16_t mass, inv_mass;
+	fix16_t inertia, inv_inertia; /* about the centre of mass */
+	int32_t shape_list;           /* first shape id, linked by shape.next */
+	int32_t joint_count;          /* joints attached (for collide_connected filtering) */
+	uint64_t user_data;
+} f2d_body;
+
+typedef struct f2d_shape {
+	uint32_t generation;
+	bool alive;
+	f2d_shape_type type;
+	int32_t body;
+	int32_t next; /* next shape of the same body, in id order */
+	f2d_polygon polygon;
+	f2d_circle circle;
+	fix16_t density, friction, restitution;
+	uint64_t user_data;
+	f2d_aabb aabb; /* fattened by the speculative distance; recomputed each step */
+} f2d_shape;
+
+typedef struct f2d_joint {
+	uint32_t generation;
+	bool alive;
+	int32_t body_a, body_b;
+	f2d_vec2 local_a, local_b; /* anchors relative to the body origins */
+	fix16_t reference_angle;
+	bool enable_limit, enable_motor, collide_connected;
+	fix16_t lower, upper, motor_speed, max_motor_torque;
+	uint64_t user_data;
+	/* accumulated impulses (warm starting) */
+	f2d_vec2 impulse;
+	fix16_t motor_impulse, lower_impulse, upper_impulse;
+	/* per-step solver data (recomputed in the pre-step, not state) */
+	f2d_vec2 r_a, r_b;
+	fix16_t k11, k12, k22; /* inverse of K, symmetric */
+	f2d_vec2 bias;
+	fix16_t axial_mass, angle;
+} f2d_joint;
+
+typedef struct f2d_contact_point {
+	uint32_t id;     /* feature id: which edges/vertices made this point */
+	f2d_vec2 r_a, r_b; /* from the centres of mass to the point */
+	fix16_t separation;
+	fix16_t pn, pt;  /* accumulated normal and tangent impulses */
+	fix16_t mass_n, mass_t, bias;
+} f2d_contact_point;
+
+typedef struct f2d_arbiter {
+	int32_t shape_a, shape_b; /* key, shape_a < shape_b */
+	int32_t body_a, body_b;
+	f2d_vec2 normal; /* from A to B */
+	fix16_t friction, restitution;
+	int32_t count;
+	f2d_contact_point points[2];
+} f2d_arbiter;
+
+/* ---- collision (collision.c) ---- */
+typedef struct f2d_manifold_point {
+	f2d_vec2 point; /* world */
+	fix16_t separation;
+	uint32_t id;
+} f2d_manifold_point;
+
+typedef struct f2d_manifold {
+	f2d_vec2 normal; /* world, from shape A to shape B */
+	int32_t count;
+	f2d_manifold_point points[2];
+} f2d_manifold;
+
+void f2d_collide(const f2d_shape *a, f2d_transform xfa, const f2d_shape *b, f2d_transform xfb,
+                 fix16_t speculative, f2d_manifold *m);
+
+/* ---- geometry (geometry.c) ---- */
+/** Mass properties of one shape, Q16.16 in 64 bits so range checks happen before narrowing. */
+typedef struct f2d_mass_data {
+	int64_t mass;      /* kg */
+	f2d_vec2 center;   /* centroid, body frame */
+	int64_t inertia;   /* about the centroid, kg m^2 */
+} f2d_mass_data;
+f2d_aabb f2d_shape_compute_aabb(const f2d_shape *s, f2d_transform xf, fix16_t margin);
+/** Extent of the shape from the body origin (max vertex distance / centre + radius). */
+fix16_t f2d_shape_extent(const f2d_shape *s);
+/** False when the shape is too large for the 64-bit mass integrals (dynamic extent limit). */
+bool f2d_shape_mass(const f2d_shape *s, f2d_mass_data *md);
+
+/* ---- the world ---- */
+struct f2d_world {
+	f2d_allocator allocator;
+	f2d_world_def def;
+	f2d_vec2 gravity;
+	fix16_t h, inv_h;
+	uint64_t step_count;
+
+	f2d_body *bodies;
+	int32_t body_capacity;
+	f2d_id_pool body_ids;
+	f2d_shape *shapes;
+	int32_t shape_capacity;
+	f2d_id_pool shape_ids;
+	f2d_joint *joints;
+	int32_t joint_capacity;
+	f2d_id_pool joint_ids;
+
+	/* arbiters sorted by (shape_a, shape_b); rebuilt every step by merging */
+	f2d_arbiter *arbiters;
+	int32_t arbiter_count, arbiter_capacity;
+	f2d_arbiter *arbiters_next;
+	int32_t arbiters_next_capacity;
+
+	/* scratch: dynamic/kinematic shape ids sorted by aabb.lower.x for the pair sweep */
+	int32_t *sweep;
+	int32_t sweep_capacity;
+	uint64_t *pairs;
+	int32_t pair_count, pair_capacity;
+
+	int32_t body_count, shape_count, joint_count;
+	uint64_t out_of_range_events, overflow_events;
+	int32_t last_out_of_range_body;
+	bool saturated; /* set by the solver when an impulse saturated in this step */
+	char error[160];
+};
+
+f2d_result f2d_set_error(f2d_world *w, f2d_result r, const char *fmt, ...);
+
+/** Takes an id (reusing the most recently freed one first) and grows the object array to hold
+ *  it; new slots are zeroed. The world is unchanged on failure. */
+f2d_result f2d_pool_alloc(f2d_world *w, f2d_id_pool *pool, void **array, int32_t *capacity,
+                          size_t elem, int32_t *id);
+void f2d_pool_free(f2d_world *w, f2d_id_pool *pool, int32_t id);
+f2d_body *f2d_get_body(const f2d_world *w, f2d_body_id id);
+
+/* contacts (contact.c) */
+f2d_result f2d_update_contacts(f2d_world *w);
+void f2d_contacts_prestep(f2d_world *w);
+void f2d_contacts_warm_start(f2d_world *w);
+void f2d_contacts_solve(f2d_world *w);
+void f2d_remove_arbiters_of_shape(f2d_world *w, int32_t shape);
+
+/* joints (joint.c) */
+void f2d_joint_prestep(f2d_world *w, f2d_joint *j);
+void f2d_joint_warm_start(f2d_world *w, f2d_joint *j);
+void f2d_joint_solve(f2d_world *w, f2d_joint *j);
+bool f2d_bodies_joined(const f2d_world *w, int32_t a, int32_t b);
+
+/* bodies (body.c) */
+void f2d_body_update_mass(f2d_world *w, int32_t body);
+f2d_transform f2d_body_xf(const f2d_body *b);
+
+/* hash (hash.c) */
+uint64_t f2d_hash_world(const f2d_world *w);
+
+#endif

@@ -1,0 +1,212 @@
+/* fix2d state hash: XXH3-64 over a canonical little-endian encoding of everything that
+ * determines the future of the world. Never raw struct memory (padding, endianness).
+ * SPDX-License-Identifier: MIT
+ *
+ * Encoding (format 1), every integer little-endian, fix16 as int32:
+ *   u32 format, u64 step_count,
+ *   settings: gravity.x, gravity.y, h, iterations, bias_factor, linear_slop,
+ *             speculative_distance, restitution_threshold, max_translation, max_rotation,
+ *             u8 warm_starting
+ *   for bodies, shapes, joints: the id pool (next, free_count, free ids in stack order), then
+ *   for each slot in [0, next): u32 generation, u8 alive, and when alive its fields:
+ *     body:  type, origin, q, center, local_center, v, w, force, torque, mass, inv_mass,
+ *            inertia, inv_inertia, shape_list, joint_count
+ *     shape: type, body, next, density, friction, restitution, polygon (count, vertices,
+ *            normals, centroid) or circle (center, radius)
+ *     joint: bodies, anchors, reference angle, flags, limits, motor, accumulated impulses
+ *   u32 arbiter count; per arbiter: shape_a, shape_b, friction, restitution, count, and per
+ *   point: u32 id, pn, pt.
+ * User data is not part of the hash (it does not change the simulation).
+ */
+#include "core.h"
+
+#define XXH_INLINE_ALL
+#include <xxhash.h>
+
+#define F2D_HASH_FORMAT 1u
+
+typedef struct encoder {
+	XXH3_state_t *state;
+	uint8_t buf[2048];
+	size_t len;
+} encoder;
+
+static void flush(encoder *e)
+{
+	XXH3_64bits_update(e->state, e->buf, e->len);
+	e->len = 0;
+}
+
+static inline void need(encoder *e, size_t n)
+{
+	if (e->len + n > sizeof e->buf) {
+		flush(e);
+	}
+}
+
+static inline void put_u8(encoder *e, uint8_t v)
+{
+	need(e, 1);
+	e->buf[e->len++] = v;
+}
+
+static inline void put_u32(encoder *e, uint32_t v)
+{
+	need(e, 4);
+	uint8_t *p = e->buf + e->len;
+	p[0] = (uint8_t)v;
+	p[1] = (uint8_t)(v >> 8);
+	p[2] = (uint8_t)(v >> 16);
+	p[3] = (uint8_t)(v >> 24);
+	e->len += 4;
+}
+
+static inline void put_i32(encoder *e, int32_t v) { put_u32(e, (uint32_t)v); }
+
+static inline void put_u64(encoder *e, uint64_t v)
+{
+	put_u32(e, (uint32_t)v);
+	put_u32(e, (uint32_t)(v >> 32));
+}
+
+static inline void put_vec(encoder *e, f2d_vec2 v)
+{
+	put_i32(e, v.x);
+	put_i32(e, v.y);
+}
+
+static void put_pool(encoder *e, const f2d_id_pool *p)
+{
+	put_i32(e, p->next);
+	put_i32(e, p->free_count);
+	for (int32_t i = 0; i < p->free_count; ++i) {
+		put_i32(e, p->free_ids[i]);
+	}
+}
+
+static void put_body(encoder *e, const f2d_body *b)
+{
+	put_u8(e, (uint8_t)b->type);
+	put_vec(e, b->origin);
+	put_i32(e, b->q.c);
+	put_i32(e, b->q.s);
+	put_vec(e, b->center);
+	put_vec(e, b->local_center);
+	put_vec(e, b->v);
+	put_i32(e, b->w);
+	put_vec(e, b->force);
+	put_i32(e, b->torque);
+	put_i32(e, b->mass);
+	put_i32(e, b->inv_mass);
+	put_i32(e, b->inertia);
+	put_i32(e, b->inv_inertia);
+	put_i32(e, b->shape_list);
+	put_i32(e, b->joint_count);
+}
+
+static void put_shape(encoder *e, const f2d_shape *s)
+{
+	put_u8(e, (uint8_t)s->type);
+	put_i32(e, s->body);
+	put_i32(e, s->next);
+	put_i32(e, s->density);
+	put_i32(e, s->friction);
+	put_i32(e, s->restitution);
+	if (s->type == F2D_POLYGON_SHAPE) {
+		put_i32(e, s->polygon.count);
+		for (int32_t i = 0; i < s->polygon.count; ++i) {
+			put_vec(e, s->polygon.vertices[i]);
+			put_vec(e, s->polygon.normals[i]);
+		}
+		put_vec(e, s->polygon.centroid);
+	} else {
+		put_vec(e, s->circle.center);
+		put_i32(e, s->circle.radius);
+	}
+}
+
+static void put_joint(encoder *e, const f2d_joint *j)
+{
+	put_i32(e, j->body_a);
+	put_i32(e, j->body_b);
+	put_vec(e, j->local_a);
+	put_vec(e, j->local_b);
+	put_i32(e, j->reference_angle);
+	put_u8(e, (uint8_t)((j->enable_limit ? 1 : 0) | (j->enable_motor ? 2 : 0) |
+	                    (j->collide_connected ? 4 : 0)));
+	put_i32(e, j->lower);
+	put_i32(e, j->upper);
+	put_i32(e, j->motor_speed);
+	put_i32(e, j->max_motor_torque);
+	put_vec(e, j->impulse);
+	put_i32(e, j->motor_impulse);
+	put_i32(e, j->lower_impulse);
+	put_i32(e, j->upper_impulse);
+}
+
+uint64_t f2d_hash_world(const f2d_world *w)
+{
+	XXH3_state_t state;
+	encoder e;
+	e.state = &state;
+	e.len = 0;
+	XXH3_64bits_reset(&state);
+
+	put_u32(&e, F2D_HASH_FORMAT);
+	put_u64(&e, w->step_count);
+	const f2d_world_def *d = &w->def;
+	put_vec(&e, w->gravity);
+	put_i32(&e, w->h);
+	put_i32(&e, d->iterations);
+	put_i32(&e, d->bias_factor);
+	put_i32(&e, d->linear_slop);
+	put_i32(&e, d->speculative_distance);
+	put_i32(&e, d->restitution_threshold);
+	put_i32(&e, d->max_translation);
+	put_i32(&e, d->max_rotation);
+	put_u8(&e, d->warm_starting ? 1 : 0);
+
+	put_pool(&e, &w->body_ids);
+	for (int32_t i = 0; i < w->body_ids.next; ++i) {
+		const f2d_body *b = &w->bodies[i];
+		put_u32(&e, b->generation);
+		put_u8(&e, b->alive ? 1 : 0);
+		if (b->alive) {
+			put_body(&e, b);
+		}
+	}
+	put_pool(&e, &w->shape_ids);
+	for (int32_t i = 0; i < w->shape_ids.next; ++i) {
+		const f2d_shape *s = &w->shapes[i];
+		put_u32(&e, s->generation);
+		put_u8(&e, s->alive ? 1 : 0);
+		if (s->alive) {
+			put_shape(&e, s);
+		}
+	}
+	put_pool(&e, &w->joint_ids);
+	for (int32_t i = 0; i < w->joint_ids.next; ++i) {
+		const f2d_joint *j = &w->joints[i];
+		put_u32(&e, j->generation);
+		put_u8(&e, j->alive ? 1 : 0);
+		if (j->alive) {
+			put_joint(&e, j);
+		}
+	}
+	put_i32(&e, w->arbiter_count);
+	for (int32_t i = 0; i < w->arbiter_count; ++i) {
+		const f2d_arbiter *a = &w->arbiters[i];
+		put_i32(&e, a->shape_a);
+		put_i32(&e, a->shape_b);
+		put_i32(&e, a->friction);
+		put_i32(&e, a->restitution);
+		put_i32(&e, a->count);
+		for (int32_t k = 0; k < a->count; ++k) {
+			put_u32(&e, a->points[k].id);
+			put_i32(&e, a->points[k].pn);
+			put_i32(&e, a->points[k].pt);
+		}
+	}
+	flush(&e);
+	return XXH3_64bits_digest(&state);
+}

@@ -1,0 +1,406 @@
+/* fix2d revolute joint (seed 000: Box2D-lite's Joint, plus an angle limit and a motor).
+ * SPDX-License-Identifier: MIT
+ */
+#include "core.h"
+
+bool f2d_bodies_joined(const f2d_world *w, int32_t a, int32_t b)
+{
+	for (int32_t i = 0; i < w->joint_ids.next; ++i) {
+		const f2d_joint *j = &w->joints[i];
+		if (j->alive && !j->collide_connected &&
+		    ((j->body_a == a && j->body_b == b) || (j->body_a == b && j->body_b == a))) {
+			return true;
+		}
+	}
+	return false;
+}
+
+/* round(num * 2^32 / den) for a Q16 numerator and a Q32 denominator: a Q16 result. */
+static fix16_t div_q16_by_q32(f2d_world *w, int64_t num, int64_t den)
+{
+	if (den <= 0) {
+		return 0;
+	}
+	if (num >= ((int64_t)1 << 30) || num <= -((int64_t)1 << 30)) {
+		w->saturated = true;
+		return num > 0 ? INT32_MAX : -INT32_MAX;
+	}
+	int64_t n = num * 4294967296LL;
+	int64_t q = (n >= 0 ? n + den / 2 : n - den / 2) / den;
+	if (q > INT32_MAX || q < -INT32_MAX) {
+		w->saturated = true;
+	}
+	return f2d_sat(q);
+}
+
+/* Point constraint: the anchors coincide, C = (c_b + r_b) - (c_a + r_a) = 0.
+ *   Cdot = v_b + w_b x r_b - v_a - w_a x r_a
+ *   J = [-I, -skew(r_a), I, skew(r_b)]  (w x r = (-w r.y, w r.x))
+ *   K = J M^-1 J^T = (1/m_a + 1/m_b) I
+ *       + 1/I_a [ r_a.y^2, -r_a.x r_a.y; -r_a.x r_a.y, r_a.x^2 ] + (same for b)
+ *   impulse P = K^-1 (bias - Cdot), bias = -beta / h * C (Baumgarte), accumulated for warm start.
+ * Angular constraints (motor, limits): C = angle_b - angle_a - reference, Cdot = w_b - w_a,
+ *   J = [0, -1, 0, 1], effective mass m_axial = 1 / (1/I_a + 1/I_b).
+ *   Motor: lambda = -m_axial (Cdot - speed), accumulated impulse clamped to +-max_torque h.
+ *   Lower limit: C = angle - lower >= 0; bias = C / h when C > 0 (speculative: may approach the
+ *   limit but not pass it), beta C / h when violated; lambda = -m_axial (Cdot + bias), P >= 0.
+ *   Upper limit: the mirror image with C = upper - angle. */
+void f2d_joint_prestep(f2d_world *w, f2d_joint *j)
+{
+	const f2d_body *a = &w->bodies[j->body_a];
+	const f2d_body *b = &w->bodies[j->body_b];
+	j->r_a = f2d_rotate(a->q, f2d_sub(j->local_a, a->local_center));
+	j->r_b = f2d_rotate(b->q, f2d_sub(j->local_b, b->local_center));
+	fix16_t ma = a->inv_mass, mb = b->inv_mass, ia = a->inv_inertia, ib = b->inv_inertia;
+	f2d_vec2 ra = j->r_a, rb = j->r_b;
+	int64_t k11 = (int64_t)ma + mb + f2d_round16((int64_t)ia * f2d_mul(ra.y, ra.y)) +
+	              f2d_round16((int64_t)ib * f2d_mul(rb.y, rb.y));
+	int64_t k12 = -f2d_round16((int64_t)ia * f2d_mul(ra.x, ra.y)) -
+	              f2d_round16((int64_t)ib * f2d_mul(rb.x, rb.y));
+	int64_t k22 = (int64_t)ma + mb + f2d_round16((int64_t)ia * f2d_mul(ra.x, ra.x)) +
+	              f2d_round16((int64_t)ib * f2d_mul(rb.x, rb.x));
+	/* K^-1 = [k22, -k12; -k12, k11] / det, det in Q32 exactly */
+	int64_t det = k11 * k22 - k12 * k12;
+	j->k11 = div_q16_by_q32(w, k22, det);
+	j->k12 = div_q16_by_q32(w, -k12, det);
+	j->k22 = div_q16_by_q32(w, k11, det);
+
+	f2d_vec2 pa = f2d_add(a->center, ra);
+	f2d_vec2 pb = f2d_add(b->center, rb);
+	f2d_vec2 c = f2d_sub(pb, pa);
+	fix16_t beta_h = f2d_mul(w->def.bias_factor, w->inv_h);
+	j->bias = f2d_v(-f2d_mul(beta_h, c.x), -f2d_mul(beta_h, c.y));
+
+	int64_t ka = (int64_t)ia + ib;
+	j->axial_mass = ka > 0 ? f2d_div_exact((int64_t)1 << 16, ka) : 0;
+	if (j->enable_limit) {
+		fix16_t angle = f2d_rot_get_angle(f2d_inv_mul_rot(a->q, b->q)) - j->reference_angle;
+		if (angle > F2D_PI) {
+			angle -= 2 * F2D_PI;
+		} else if (angle < -F2D_PI) {
+			angle += 2 * F2D_PI;
+		}
+		j->angle = angle;
+	} else {
+		j->angle = 0;
+	}
+	if (!w->def.warm_starting) {
+		j->impulse = f2d_v(0, 0);
+		j->motor_impulse = j->lower_impulse = j->upper_impulse = 0;
+	}
+	if (!j->enable_motor) {
+		j->motor_impulse = 0;
+	}
+	if (!j->enable_limit) {
+		j->lower_impulse = j->upper_impulse = 0;
+	}
+}
+
+void f2d_joint_warm_start(f2d_world *w, f2d_joint *j)
+{
+	f2d_body *a = &w->bodies[j->body_a];
+	f2d_body *b = &w->bodies[j->body_b];
+	fix16_t axial = j->motor_impulse + j->lower_impulse - j->upper_impulse;
+	f2d_vec2 p = j->impulse;
+	a->v = f2d_mul_sub(a->v, a->inv_mass, p);
+	a->w -= f2d_mul(a->inv_inertia, f2d_cross(j->r_a, p) + axial);
+	b->v = f2d_mul_add(b->v, b->inv_mass, p);
+	b->w += f2d_mul(b->inv_inertia, f2d_cross(j->r_b, p) + axial);
+}
+
+static void apply_angular(f2d_body *a, f2d_body *b, fix16_t impulse)
+{
+	a->w -= f2d_mul(a->inv_inertia, impulse);
+	b->w += f2d_mul(b->inv_inertia, impulse);
+}
+
+void f2d_joint_solve(f2d_world *w, f2d_joint *j)
+{
+	f2d_body *a = &w->bodies[j->body_a];
+	f2d_body *b = &w->bodies[j->body_b];
+	if (j->enable_motor) {
+		fix16_t cdot = b->w - a->w - j->motor_speed;
+		fix16_t impulse = -f2d_mul(j->axial_mass, cdot);
+		fix16_t max_impulse = f2d_mul(j->max_motor_torque, w->h);
+		fix16_t old = j->motor_impulse;
+		j->motor_impulse = f2d_clamp(old + impulse, -max_impulse, max_impulse);
+		apply_angular(a, b, j->motor_impulse - old);
+	}
+	if (j->enable_limit) {
+		fix16_t beta_h = f2d_mul(w->def.bias_factor, w->inv_h);
+		/* lower: C = angle - lower */
+		{
+			fix16_t c = j->angle - j->lower;
+			fix16_t bias = c > 0 ? f2d_mul(c, w->inv_h) : f2d_mul(beta_h, c);
+			fix16_t cdot = b->w - a->w;
+			fix16_t impulse = -f2d_mul(j->axial_mass, cdot + bias);
+			fix16_t old = j->lower_impulse;
+			j->lower_impulse = f2d_max(old + impulse, 0);
+			apply_angular(a, b, j->lower_impulse - old);
+		}
+		/* upper: C = upper - angle */
+		{
+			fix16_t c = j->upper - j->angle;
+			fix16_t bias = c > 0 ? f2d_mul(c, w->inv_h) : f2d_mul(beta_h, c);
+			fix16_t cdot = a->w - b->w;
+			fix16_t impulse = -f2d_mul(j->axial_mass, cdot + bias);
+			fix16_t old = j->upper_impulse;
+			j->upper_impulse = f2d_max(old + impulse, 0);
+			apply_angular(a, b, -(j->upper_impulse - old));
+		}
+	}
+	/* point: P = K^-1 (bias - Cdot) */
+	f2d_vec2 cdot = f2d_sub(f2d_add(b->v, f2d_cross_sv(b->w, j->r_b)),
+	                        f2d_add(a->v, f2d_cross_sv(a->w, j->r_a)));
+	f2d_vec2 rhs = f2d_sub(j->bias, cdot);
+	f2d_vec2 p = f2d_v((fix16_t)f2d_round16((int64_t)j->k11 * rhs.x + (int64_t)j->k12 * rhs.y),
+	                   (fix16_t)f2d_round16((int64_t)j->k12 * rhs.x + (int64_t)j->k22 * rhs.y));
+	j->impulse = f2d_add(j->impulse, p);
+	a->v = f2d_mul_sub(a->v, a->inv_mass, p);
+	a->w -= f2d_mul(a->inv_inertia, f2d_cross(j->r_a, p));
+	b->v = f2d_mul_add(b->v, b->inv_mass, p);
+	b->w += f2d_mul(b->inv_inertia, f2d_cross(j->r_b, p));
+}
+
+/* ---- API ---- */
+
+f2d_revolute_joint_def f2d_default_revolute_joint_def(void)
+{
+	f2d_revolute_joint_def d;
+	memset(&d, 0, sizeof d);
+	return d;
+}
+
+static f2d_joint *get_joint(const f2d_world *w, f2d_joint_id id)
+{
+	if (w == NULL || id.index1 < 1 || id.index1 > w->joint_ids.next) {
+		return NULL;
+	}
+	f2d_joint *j = &w->joints[id.index1 - 1];
+	if (!j->alive || j->generation != id.generation) {
+		return NULL;
+	}
+	return j;
+}
+
+bool f2d_joint_is_valid(const f2d_world *w, f2d_joint_id id) { return get_joint(w, id) != NULL; }
+
+static bool angle_ok(fix16_t a) { return a >= -F2D_PI && a <= F2D_PI; }
+
+static bool anchor_ok(f2d_vec2 p, f2d_body_type type)
+{
+	fix16_t lim = type == F2D_STATIC_BODY ? 2 * F2D_WORLD_LIMIT : 2 * F2D_MAX_DYNAMIC_SHAPE_EXTENT;
+	return p.x >= -lim && p.x <= lim && p.y >= -lim && p.y <= lim;
+}
+
+f2d_result f2d_init_revolute_joint_def(const f2d_world *w, f2d_body_id a, f2d_body_id b,
+                                       f2d_vec2 anchor, f2d_revolute_joint_def *def)
+{
+	if (w == NULL || def == NULL) {
+		return F2D_ERROR_NULL_ARGUMENT;
+	}
+	const f2d_body *ba = f2d_get_body(w, a);
+	const f2d_body *bb = f2d_get_body(w, b);
+	if (ba == NULL || bb == NULL) {
+		return F2D_ERROR_INVALID_HANDLE;
+	}
+	if (anchor.x < -F2D_WORLD_LIMIT || anchor.x > F2D_WORLD_LIMIT || anchor.y < -F2D_WORLD_LIMIT ||
+	    anchor.y > F2D_WORLD_LIMIT) {
+		return F2D_ERROR_INVALID_VALUE;
+	}
+	def->body_a = a;
+	def->body_b = b;
+	def->local_anchor_a = f2d_inv_xf_point(f2d_body_xf(ba), anchor);
+	def->local_anchor_b = f2d_inv_xf_point(f2d_body_xf(bb), anchor);
+	def->reference_angle = f2d_rot_get_angle(f2d_inv_mul_rot(ba->q, bb->q));
+	return F2D_OK;
+}
+
+f2d_result f2d_create_revolute_joint(f2d_world *w, const f2d_revolute_joint_def *def,
+                                     f2d_joint_id *out)
+{
+	if (w == NULL) {
+		return F2D_ERROR_NULL_ARGUMENT;
+	}
+	if (def == NULL || out == NULL) {
+		return f2d_set_error(w, F2D_ERROR_NULL_ARGUMENT,
+		                     "create_revolute_joint: def and out are required");
+	}
+	const f2d_body *ba = f2d_get_body(w, def->body_a);
+	const f2d_body *bb = f2d_get_body(w, def->body_b);
+	if (ba == NULL || bb == NULL) {
+		return f2d_set_error(w, F2D_ERROR_INVALID_HANDLE,
+		                     "create_revolute_joint: null, stale or foreign body handle");
+	}
+	if (ba == bb) {
+		return f2d_set_error(w, F2D_ERROR_INVALID_VALUE,
+		                     "create_revolute_joint: a joint needs two different bodies");
+	}
+	if (ba->type != F2D_DYNAMIC_BODY && bb->type != F2D_DYNAMIC_BODY) {
+		return f2d_set_error(w, F2D_ERROR_INVALID_VALUE,
+		                     "create_revolute_joint: at least one body must be dynamic");
+	}
+	/* anchors within 64 m of a moving body's origin, within 16384 m of a static one's */
+	if (!anchor_ok(def->local_anchor_a, ba->type) || !anchor_ok(def->local_anchor_b, bb->type)) {
+		return f2d_set_error(w, F2D_ERROR_INVALID_VALUE,
+		                     "create_revolute_joint: local anchors must lie within 64 m of a "
+		                     "moving body's origin (16384 m of a static one)");
+	}
+	if (!angle_ok(def->reference_angle) || !angle_ok(def->lower_angle) ||
+	    !angle_ok(def->upper_angle) || (def->enable_limit && def->lower_angle > def->upper_angle)) {
+		return f2d_set_error(w, F2D_ERROR_INVALID_VALUE,
+		                     "create_revolute_joint: angles must be in [-pi, pi], lower <= upper");
+	}
+	if (def->max_motor_torque < 0 || def->motor_speed < F2D_FIX(-1000) ||
+	    def->motor_speed > F2D_FIX(1000)) {
+		return f2d_set_error(w, F2D_ERROR_INVALID_VALUE,
+		                     "create_revolute_joint: motor speed within +-1000 rad/s, torque >= 0");
+	}
+	int32_t id;
+	f2d_result r = f2d_pool_alloc(w, &w->joint_ids, (void **)&w->joints, &w->joint_capacity,
+	                              sizeof(f2d_joint), &id);
+	if (r != F2D_OK) {
+		return r;
+	}
+	f2d_joint *j = &w->joints[id];
+	uint32_t gen = j->generation == 0 ? 1 : j->generation;
+	memset(j, 0, sizeof *j);
+	j->generation = gen;
+	j->alive = true;
+	j->body_a = def->body_a.index1 - 1;
+	j->body_b = def->body_b.index1 - 1;
+	j->local_a = def->local_anchor_a;
+	j->local_b = def->local_anchor_b;
+	j->reference_angle = def->reference_angle;
+	j->enable_limit = def->enable_limit;
+	j->lower = def->lower_angle;
+	j->upper = def->upper_angle;
+	j->enable_motor = def->enable_motor;
+	j->motor_speed = def->motor_speed;
+	j->max_motor_torque = def->max_motor_torque;
+	j->collide_connected = def->collide_connected;
+	j->user_data = def->user_data;
+	w->bodies[j->body_a].joint_count++;
+	w->bodies[j->body_b].joint_count++;
+	w->joint_count++;
+	if (!j->collide_connected) {
+		/* the two bodies stop colliding now: forget their contacts */
+		int32_t k = 0;
+		for (int32_t i = 0; i < w->arbiter_count; ++i) {
+			const f2d_arbiter *a = &w->arbiters[i];
+			if (!((a->body_a == j->body_a && a->body_b == j->body_b) ||
+			      (a->body_a == j->body_b && a->body_b == j->body_a))) {
+				w->arbiters[k++] = *a;
+			}
+		}
+		w->arbiter_count = k;
+	}
+	out->index1 = id + 1;
+	out->generation = gen;
+	return F2D_OK;
+}
+
+f2d_result f2d_destroy_joint(f2d_world *w, f2d_joint_id id)
+{
+	if (w == NULL) {
+		return F2D_ERROR_NULL_ARGUMENT;
+	}
+	f2d_joint *j = get_joint(w, id);
+	if (j == NULL) {
+		return f2d_set_error(w, F2D_ERROR_INVALID_HANDLE,
+		                     "destroy_joint: null, stale or foreign joint handle");
+	}
+	w->bodies[j->body_a].joint_count--;
+	w->bodies[j->body_b].joint_count--;
+	uint32_t gen = j->generation + 1;
+	memset(j, 0, sizeof *j);
+	j->generation = gen == 0 ? 1 : gen;
+	f2d_pool_free(w, &w->joint_ids, id.index1 - 1);
+	w->joint_count--;
+	return F2D_OK;
+}
+
+#define JOINT_OR_RETURN(j, w, id, what)                                                            \
+	if ((w) == NULL) {                                                                         \
+		return F2D_ERROR_NULL_ARGUMENT;                                                    \
+	}                                                                                          \
+	f2d_joint *j = get_joint(w, id);                                                           \
+	if (j == NULL) {                                                                           \
+		return f2d_set_error(w, F2D_ERROR_INVALID_HANDLE,                                  \
+		                     what ": null, stale or foreign joint handle");                \
+	}
+
+f2d_result f2d_revolute_joint_enable_motor(f2d_world *w, f2d_joint_id id, bool enable)
+{
+	JOINT_OR_RETURN(j, w, id, "revolute_joint_enable_motor");
+	j->enable_motor = enable;
+	return F2D_OK;
+}
+
+f2d_result f2d_revolute_joint_set_motor_speed(f2d_world *w, f2d_joint_id id, fix16_t speed)
+{
+	JOINT_OR_RETURN(j, w, id, "revolute_joint_set_motor_speed");
+	if (speed < F2D_FIX(-1000) || speed > F2D_FIX(1000)) {
+		return f2d_set_error(w, F2D_ERROR_INVALID_VALUE,
+		                     "revolute_joint_set_motor_speed: within +-1000 rad/s");
+	}
+	j->motor_speed = speed;
+	return F2D_OK;
+}
+
+f2d_result f2d_revolute_joint_set_max_motor_torque(f2d_world *w, f2d_joint_id id, fix16_t torque)
+{
+	JOINT_OR_RETURN(j, w, id, "revolute_joint_set_max_motor_torque");
+	if (torque < 0) {
+		return f2d_set_error(w, F2D_ERROR_INVALID_VALUE,
+		                     "revolute_joint_set_max_motor_torque: must be >= 0");
+	}
+	j->max_motor_torque = torque;
+	return F2D_OK;
+}
+
+f2d_result f2d_revolute_joint_set_limits(f2d_world *w, f2d_joint_id id, bool enable, fix16_t lower,
+                                         fix16_t upper)
+{
+	JOINT_OR_RETURN(j, w, id, "revolute_joint_set_limits");
+	if (!angle_ok(lower) || !angle_ok(upper) || lower > upper) {
+		return f2d_set_error(w, F2D_ERROR_INVALID_VALUE,
+		                     "revolute_joint_set_limits: need -pi <= lower <= upper <= pi");
+	}
+	j->enable_limit = enable;
+	j->lower = lower;
+	j->upper = upper;
+	return F2D_OK;
+}
+
+fix16_t f2d_revolute_joint_get_angle(const f2d_world *w, f2d_joint_id id)
+{
+	const f2d_joint *j = get_joint(w, id);
+	if (j == NULL) {
+		return 0;
+	}
+	fix16_t angle = f2d_rot_get_angle(f2d_inv_mul_rot(w->bodies[j->body_a].q,
+	                                                  w->bodies[j->body_b].q)) -
+	                j->reference_angle;
+	if (angle > F2D_PI) {
+		angle -= 2 * F2D_PI;
+	} else if (angle < -F2D_PI) {
+		angle += 2 * F2D_PI;
+	}
+	return angle;
+}
+
+f2d_result f2d_joint_get_world_anchors(const f2d_world *w, f2d_joint_id id, f2d_vec2 *a,
+                                       f2d_vec2 *b)
+{
+	if (w == NULL || a == NULL || b == NULL) {
+		return F2D_ERROR_NULL_ARGUMENT;
+	}
+	const f2d_joint *j = get_joint(w, id);
+	if (j == NULL) {
+		return F2D_ERROR_INVALID_HANDLE;
+	}
+	*a = f2d_xf_point(f2d_body_xf(&w->bodies[j->body_a]), j->local_a);
+	*b = f2d_xf_point(f2d_body_xf(&w->bodies[j->body_b]), j->local_b);
+	return F2D_OK;
+}

@@ -1,0 +1,633 @@
+/* fix2d - the scene catalogue.
+ * SPDX-License-Identifier: MIT
+ *
+ * Every scene is built through the public API only, from integer constants (F2D_FIX, F2D_MILLI)
+ * and a fixed integer PRNG, so a name always builds the same world on every host. No floating
+ * point. Positions are body origins; boxes are centred on their origin. Gravity and the time
+ * step come from the world definition (defaults (0, -10) and 1/60).
+ *
+ * PRNG (documented so other engines can rebuild the "exact" scenes): xorshift32
+ * (x ^= x << 13; x ^= x >> 17; x ^= x << 5) from a per-scene constant seed; a value in the
+ * integer range [lo, hi] is lo + ((uint64_t)next * (hi - lo + 1) >> 32).
+ *
+ * With the listed masses every dynamic body has mass in [2^-8, 16384] kg and inertia in
+ * [2^-14, 32767] kg m^2 (largest: the 12 m teeter plank, I = 1200; smallest: the 0.25 m
+ * circles, I ~ 0.006), so no density needed adjusting.
+ */
+#include "fix2d/fix2d.h"
+#include "fix2d/scenes.h"
+
+#include <stdint.h>
+#include <string.h>
+
+/* Evaluates an f2d_result expression and returns it from the enclosing function on failure. */
+#define TRY(expr)                                                                                  \
+	do {                                                                                       \
+		f2d_result try_result_ = (expr);                                                   \
+		if (try_result_ != F2D_OK) {                                                       \
+			return try_result_;                                                        \
+		}                                                                                  \
+	} while (0)
+
+/* pi in Q16.16 (rounded). */
+#define SCENE_PI ((fix16_t)205887)
+
+typedef f2d_result (*scene_build_fn)(f2d_world *world);
+
+typedef struct scene_entry {
+	const char *name;
+	const char *description;
+	scene_build_fn build;
+} scene_entry;
+
+/* ---- integer helpers ---- */
+
+/* num / den rounded half away from zero; den > 0. */
+static int64_t div_round(int64_t num, int64_t den)
+{
+	return num >= 0 ? (num + den / 2) / den : -((-num + den / 2) / den);
+}
+
+/* a * b in Q16.16, rounded half away from zero. */
+static fix16_t mul_fix(fix16_t a, fix16_t b)
+{
+	return (fix16_t)div_round((int64_t)a * b, 65536);
+}
+
+/* A point from millimetre coordinates, each exactly rounded to Q16.16. */
+static f2d_vec2 vm(int32_t x_milli, int32_t y_milli)
+{
+	f2d_vec2 v = {F2D_MILLI(x_milli), F2D_MILLI(y_milli)};
+	return v;
+}
+
+static f2d_vec2 vfix(fix16_t x, fix16_t y)
+{
+	f2d_vec2 v = {x, y};
+	return v;
+}
+
+/* Density giving a box of half extents hx, hy the given mass: mass / (4 hx hy). */
+static fix16_t box_density(fix16_t mass, fix16_t hx, fix16_t hy)
+{
+	return (fix16_t)div_round((int64_t)mass << 32, 4 * (int64_t)hx * hy);
+}
+
+/* Density giving a circle of the given radius the given mass: mass / (pi r^2). */
+static fix16_t circle_density(fix16_t mass, fix16_t radius)
+{
+	int64_t area = div_round((int64_t)SCENE_PI * radius * radius, (int64_t)1 << 32);
+	return (fix16_t)div_round((int64_t)mass * 65536, area);
+}
+
+/* ---- PRNG: xorshift32, state local to each build function ---- */
+
+static uint32_t rng_next(uint32_t *state)
+{
+	uint32_t x = *state;
+	x ^= x << 13;
+	x ^= x >> 17;
+	x ^= x << 5;
+	*state = x;
+	return x;
+}
+
+/* Uniform integer (Q16.16 value) in [lo, hi]. */
+static fix16_t rng_range(uint32_t *state, fix16_t lo, fix16_t hi)
+{
+	uint64_t span = (uint64_t)((int64_t)hi - (int64_t)lo + 1);
+	uint64_t offset = ((uint64_t)rng_next(state) * span) >> 32;
+	return (fix16_t)((int64_t)lo + (int64_t)offset);
+}
+
+/* ---- building blocks ---- */
+
+static f2d_body_def body_def(f2d_body_type type, f2d_vec2 position, fix16_t angle)
+{
+	f2d_body_def bd = f2d_default_body_def();
+	bd.type = type;
+	bd.position = position;
+	if (angle != 0) {
+		bd.rotation = f2d_make_rot(angle);
+	}
+	return bd;
+}
+
+/* Shape definition with the given density and friction (restitution default). */
+static f2d_shape_def shape_def(fix16_t density, fix16_t friction)
+{
+	f2d_shape_def sd = f2d_default_shape_def();
+	sd.density = density;
+	sd.friction = friction;
+	return sd;
+}
+
+/* Creates a body from bd with one polygon shape; sd NULL means default shape def. */
+static f2d_result add_polygon_body(f2d_world *world, const f2d_body_def *bd,
+                                   const f2d_polygon *poly, const f2d_shape_def *sd,
+                                   f2d_body_id *out)
+{
+	f2d_shape_def def = sd != NULL ? *sd : f2d_default_shape_def();
+	f2d_body_id id;
+	f2d_shape_id shape;
+	TRY(f2d_create_body(world, bd, &id));
+	TRY(f2d_create_polygon_shape(world, id, &def, poly, &shape));
+	if (out != NULL) {
+		*out = id;
+	}
+	return F2D_OK;
+}
+
+/* Creates a body from bd with one centred box shape of half extents hx, hy. */
+static f2d_result add_box_body(f2d_world *world, const f2d_body_def *bd, fix16_t hx, fix16_t hy,
+                               const f2d_shape_def *sd, f2d_body_id *out)
+{
+	f2d_polygon poly;
+	TRY(f2d_make_box(hx, hy, &poly));
+	return add_polygon_body(world, bd, &poly, sd, out);
+}
+
+/* Box body of the given type at position / angle. */
+static f2d_result add_box(f2d_world *world, f2d_body_type type, f2d_vec2 position, fix16_t angle,
+                          fix16_t hx, fix16_t hy, const f2d_shape_def *sd, f2d_body_id *out)
+{
+	f2d_body_def bd = body_def(type, position, angle);
+	return add_box_body(world, &bd, hx, hy, sd, out);
+}
+
+/* Creates a body from bd with one circle shape centred on the origin. */
+static f2d_result add_circle_body(f2d_world *world, const f2d_body_def *bd, fix16_t radius,
+                                  const f2d_shape_def *sd, f2d_body_id *out)
+{
+	f2d_shape_def def = sd != NULL ? *sd : f2d_default_shape_def();
+	f2d_circle circle = {{0, 0}, radius};
+	f2d_body_id id;
+	f2d_shape_id shape;
+	TRY(f2d_create_body(world, bd, &id));
+	TRY(f2d_create_circle_shape(world, id, &def, &circle, &shape));
+	if (out != NULL) {
+		*out = id;
+	}
+	return F2D_OK;
+}
+
+/* The standard ground: static body at (0, -0.5), box half extents 40 x 0.5 (top at y = 0). */
+static f2d_result add_ground(f2d_world *world, f2d_body_id *out)
+{
+	return add_box(world, F2D_STATIC_BODY, vm(0, -500), 0, F2D_FIX(40), F2D_MILLI(500), NULL,
+	               out);
+}
+
+/* Revolute joint between a and b at a world anchor, default settings. */
+static f2d_result add_pin(f2d_world *world, f2d_body_id a, f2d_body_id b, f2d_vec2 anchor)
+{
+	f2d_revolute_joint_def jd = f2d_default_revolute_joint_def();
+	f2d_joint_id joint;
+	TRY(f2d_init_revolute_joint_def(world, a, b, anchor, &jd));
+	return f2d_create_revolute_joint(world, &jd, &joint);
+}
+
+/* Regular polygon with count vertices (3..8) at distance radius from the origin, CCW. */
+static f2d_result make_regular_polygon(int32_t count, fix16_t radius, f2d_polygon *out)
+{
+	f2d_vec2 points[F2D_MAX_POLYGON_VERTICES];
+	for (int32_t k = 0; k < count; ++k) {
+		fix16_t angle = (fix16_t)div_round(2 * (int64_t)SCENE_PI * k, count);
+		f2d_rot q = f2d_make_rot(angle);
+		points[k] = vfix(mul_fix(radius, q.c), mul_fix(radius, q.s));
+	}
+	return f2d_make_polygon(points, count, out);
+}
+
+/* ---- scenes ---- */
+
+/* 1. One 1 x 1 box of mass 200 dropped from y = 4 onto the ground. */
+static f2d_result build_single_box(f2d_world *world)
+{
+	const fix16_t h = F2D_MILLI(500);
+	f2d_shape_def sd = shape_def(box_density(F2D_FIX(200), h, h), F2D_MILLI(600));
+	TRY(add_ground(world, NULL));
+	return add_box(world, F2D_DYNAMIC_BODY, vm(0, 4000), 0, h, h, &sd, NULL);
+}
+
+/* 2. A 1 x 1 box of mass 100 at (9, 11) swinging on a pin to the ground body at (0, 11). */
+static f2d_result build_pendulum(f2d_world *world)
+{
+	const fix16_t h = F2D_MILLI(500);
+	f2d_shape_def sd = shape_def(box_density(F2D_FIX(100), h, h), F2D_MILLI(600));
+	f2d_body_id ground, box;
+	TRY(add_ground(world, &ground));
+	TRY(add_box(world, F2D_DYNAMIC_BODY, vm(9000, 11000), 0, h, h, &sd, &box));
+	return add_pin(world, ground, box, vm(0, 11000));
+}
+
+/* 3. Box2D-lite varying friction: three tilted static ramps with stoppers; five boxes of
+ *    friction 0.75 .. 0 slide down (the frictionless one slides farthest). */
+static f2d_result build_varying_friction(f2d_world *world)
+{
+	static const int32_t friction_milli[5] = {750, 500, 350, 100, 0};
+	const fix16_t ramp_hx = F2D_MILLI(6500), ramp_hy = F2D_MILLI(125);
+	const fix16_t stop_hx = F2D_MILLI(125), stop_hy = F2D_MILLI(500);
+	const fix16_t h = F2D_MILLI(250);
+	TRY(add_ground(world, NULL));
+	TRY(add_box(world, F2D_STATIC_BODY, vm(-2000, 11000), F2D_MILLI(-250), ramp_hx, ramp_hy,
+	            NULL, NULL));
+	TRY(add_box(world, F2D_STATIC_BODY, vm(5250, 9500), 0, stop_hx, stop_hy, NULL, NULL));
+	TRY(add_box(world, F2D_STATIC_BODY, vm(2000, 7000), F2D_MILLI(250), ramp_hx, ramp_hy, NULL,
+	            NULL));
+	TRY(add_box(world, F2D_STATIC_BODY, vm(-5250, 5500), 0, stop_hx, stop_hy, NULL, NULL));
+	TRY(add_box(world, F2D_STATIC_BODY, vm(-2000, 3000), F2D_MILLI(-250), ramp_hx, ramp_hy,
+	            NULL, NULL));
+	for (int32_t i = 0; i < 5; ++i) {
+		f2d_shape_def sd =
+		    shape_def(box_density(F2D_FIX(25), h, h), F2D_MILLI(friction_milli[i]));
+		TRY(add_box(world, F2D_DYNAMIC_BODY, vm(-7500 + 2000 * i, 14000), 0, h, h, &sd,
+		            NULL));
+	}
+	return F2D_OK;
+}
+
+/* 4. Ten 1 x 1 boxes of mass 1 stacked with small random x offsets in [-0.1, 0.1]. */
+static f2d_result build_random_stack(f2d_world *world)
+{
+	uint32_t rng = 0x2545F491u;
+	const fix16_t h = F2D_MILLI(500);
+	f2d_shape_def sd = shape_def(box_density(F2D_ONE, h, h), F2D_MILLI(600));
+	TRY(add_ground(world, NULL));
+	for (int32_t i = 0; i < 10; ++i) {
+		fix16_t x = rng_range(&rng, F2D_MILLI(-100), F2D_MILLI(100));
+		f2d_vec2 p = vfix(x, F2D_MILLI(510 + 1050 * i));
+		TRY(add_box(world, F2D_DYNAMIC_BODY, p, 0, h, h, &sd, NULL));
+	}
+	return F2D_OK;
+}
+
+/* 5. Box2D-lite pyramid: 12 rows of 1 x 1 boxes (mass 10, friction 0.2), rows 2 m apart so they
+ *    drop onto each other. All coordinates are multiples of 1/16 m, so exact in Q16.16. */
+static f2d_result build_pyramid(f2d_world *world)
+{
+	const fix16_t sixteenth = F2D_FIX(1) / 16;
+	const fix16_t h = F2D_MILLI(500);
+	f2d_shape_def sd = shape_def(box_density(F2D_FIX(10), h, h), F2D_MILLI(200));
+	TRY(add_ground(world, NULL));
+	for (int32_t i = 0; i < 12; ++i) {
+		/* x0 = (-6 + 0.5625 i, 0.75 + 2 i); y = x0 + (1.125 (j - i), 0) */
+		for (int32_t j = i; j < 12; ++j) {
+			f2d_vec2 p = vfix((-96 + 9 * i + 18 * (j - i)) * sixteenth,
+			                  (12 + 32 * i) * sixteenth);
+			TRY(add_box(world, F2D_DYNAMIC_BODY, p, 0, h, h, &sd, NULL));
+		}
+	}
+	return F2D_OK;
+}
+
+/* 6. A 12 m plank (mass 100) pivoting on the ground at (0, 1) with two small boxes on its left
+ *    end; a heavy box falls on its right end and launches them. */
+static f2d_result build_teeter(f2d_world *world)
+{
+	const fix16_t small = F2D_MILLI(250), big = F2D_MILLI(500);
+	f2d_shape_def plank_sd =
+	    shape_def(box_density(F2D_FIX(100), F2D_FIX(6), F2D_MILLI(125)), F2D_MILLI(600));
+	f2d_shape_def small_sd = shape_def(box_density(F2D_FIX(25), small, small), F2D_MILLI(600));
+	f2d_shape_def big_sd = shape_def(box_density(F2D_FIX(100), big, big), F2D_MILLI(600));
+	f2d_body_id ground, plank;
+	TRY(add_ground(world, &ground));
+	TRY(add_box(world, F2D_DYNAMIC_BODY, vm(0, 1000), 0, F2D_FIX(6), F2D_MILLI(125), &plank_sd,
+	            &plank));
+	TRY(add_pin(world, ground, plank, vm(0, 1000)));
+	TRY(add_box(world, F2D_DYNAMIC_BODY, vm(-5000, 2000), 0, small, small, &small_sd, NULL));
+	TRY(add_box(world, F2D_DYNAMIC_BODY, vm(-5500, 2000), 0, small, small, &small_sd, NULL));
+	return add_box(world, F2D_DYNAMIC_BODY, vm(5500, 15000), 0, big, big, &big_sd, NULL);
+}
+
+/* 7. Box2D-lite suspension bridge: 15 planks (mass 50, friction 0.2) pinned end to end, both
+ *    ends pinned to the ground body. */
+static f2d_result build_bridge(f2d_world *world)
+{
+	enum { PLANKS = 15 };
+	const fix16_t hx = F2D_MILLI(500), hy = F2D_MILLI(125);
+	f2d_shape_def sd = shape_def(box_density(F2D_FIX(50), hx, hy), F2D_MILLI(200));
+	f2d_body_id ground, planks[PLANKS];
+	TRY(add_ground(world, &ground));
+	for (int32_t i = 0; i < PLANKS; ++i) {
+		TRY(add_box(world, F2D_DYNAMIC_BODY, vm(-8500 + 1250 * i, 5000), 0, hx, hy, &sd,
+		            &planks[i]));
+	}
+	for (int32_t i = 0; i <= PLANKS; ++i) {
+		f2d_body_id a = i == 0 ? ground : planks[i - 1];
+		f2d_body_id b = i == PLANKS ? ground : planks[i];
+		TRY(add_pin(world, a, b, vm(-9125 + 1250 * i, 5000)));
+	}
+	return F2D_OK;
+}
+
+/* 8. Domino cascade: a ball rolls into ten dominoes on a shelf; they fall onto a tilted shelf,
+ *    slide towards a static post and drop onto a plank pinned to the ground at (-2, 1).
+ *    The plank is tilted -0.14 rad (Box2D-lite: -0.15, which sinks its right end 2 cm into the
+ *    ground at the start; at -0.14 it clears the ground by 4 cm). */
+static f2d_result build_dominos(f2d_world *world)
+{
+	const fix16_t dx = F2D_MILLI(100), dy = F2D_FIX(1);
+	const fix16_t ball_radius = F2D_MILLI(250);
+	f2d_shape_def domino_sd = shape_def(box_density(F2D_FIX(10), dx, dy), F2D_MILLI(100));
+	f2d_shape_def plank_sd =
+	    shape_def(box_density(F2D_FIX(20), F2D_FIX(6), F2D_MILLI(125)), F2D_MILLI(600));
+	f2d_shape_def ball_sd = shape_def(circle_density(F2D_FIX(10), ball_radius), F2D_MILLI(600));
+	f2d_body_id ground, plank;
+	TRY(add_ground(world, &ground));
+	TRY(add_box(world, F2D_STATIC_BODY, vm(-1500, 10000), 0, F2D_FIX(6), F2D_MILLI(125), NULL,
+	            NULL));
+	for (int32_t i = 0; i < 10; ++i) {
+		TRY(add_box(world, F2D_DYNAMIC_BODY, vm(-6000 + 1000 * i, 11125), 0, dx, dy,
+		            &domino_sd, NULL));
+	}
+	TRY(add_box(world, F2D_STATIC_BODY, vm(1000, 6000), F2D_MILLI(300), F2D_FIX(7),
+	            F2D_MILLI(125), NULL, NULL));
+	TRY(add_box(world, F2D_STATIC_BODY, vm(-7000, 4000), 0, F2D_MILLI(250), F2D_MILLI(1500),
+	            NULL, NULL));
+	TRY(add_box(world, F2D_DYNAMIC_BODY, vm(-900, 1000), F2D_MILLI(-140), F2D_FIX(6),
+	            F2D_MILLI(125), &plank_sd, &plank));
+	TRY(add_pin(world, ground, plank, vm(-2000, 1000)));
+
+	f2d_body_def ball = body_def(F2D_DYNAMIC_BODY, vm(-6500, 12300), 0);
+	ball.linear_velocity = vfix(F2D_ONE, 0);
+	return add_circle_body(world, &ball, ball_radius, &ball_sd, NULL);
+}
+
+/* 9. A 15-link chain (links 0.75 x 0.25, mass 10, friction 0.2) pinned to the ground body at
+ *    (0, 12), starting horizontal and swinging down. */
+static f2d_result build_multi_pendulum(f2d_world *world)
+{
+	const fix16_t hx = F2D_MILLI(375), hy = F2D_MILLI(125);
+	f2d_shape_def sd = shape_def(box_density(F2D_FIX(10), hx, hy), F2D_MILLI(200));
+	f2d_body_id ground, prev, link;
+	TRY(add_ground(world, &ground));
+	prev = ground;
+	for (int32_t i = 0; i < 15; ++i) {
+		TRY(add_box(world, F2D_DYNAMIC_BODY, vm(375 + 750 * i, 12000), 0, hx, hy, &sd,
+		            &link));
+		TRY(add_pin(world, prev, link, vm(750 * i, 12000)));
+		prev = link;
+	}
+	return F2D_OK;
+}
+
+/* 10. Exact cross-engine benchmark: 20 rows of 1 x 1 boxes (density 1, friction 0.6), 210 in
+ *     all; row r has 20 - r boxes at pitch 1.05 centred on x = 0, y = 0.5 + r. Each x is the
+ *     exactly rounded Q16.16 of (2k - n + 1) * 0.525. */
+static f2d_result build_pyramid20(f2d_world *world)
+{
+	const fix16_t h = F2D_MILLI(500);
+	f2d_shape_def sd = shape_def(F2D_ONE, F2D_MILLI(600));
+	TRY(add_ground(world, NULL));
+	for (int32_t r = 0; r < 20; ++r) {
+		int32_t n = 20 - r;
+		for (int32_t k = 0; k < n; ++k) {
+			f2d_vec2 p = vm((2 * k - n + 1) * 525, 500 + 1000 * r);
+			TRY(add_box(world, F2D_DYNAMIC_BODY, p, 0, h, h, &sd, NULL));
+		}
+	}
+	return F2D_OK;
+}
+
+/* 11. Exact cross-engine benchmark: 1000 boxes 0.5 x 0.5 (density 1) rain between two static
+ *     walls. Grid 40 columns x 25 rows at pitch 0.75, odd rows shifted +0.375, lowest row at
+ *     y = 4, x = (c - 19.5) 0.75; built row by row (r = 0 first), c = 0..39 within a row; each
+ *     angle is rng_range([-F2D_MILLI(400), F2D_MILLI(400)]) from seed 0x9E3779B9. */
+static f2d_result build_rain1000(f2d_world *world)
+{
+	uint32_t rng = 0x9E3779B9u;
+	const fix16_t h = F2D_MILLI(250);
+	f2d_shape_def sd = shape_def(F2D_ONE, F2D_MILLI(600));
+	TRY(add_ground(world, NULL));
+	TRY(add_box(world, F2D_STATIC_BODY, vm(-20500, 10000), 0, F2D_MILLI(500), F2D_FIX(10), NULL,
+	            NULL));
+	TRY(add_box(world, F2D_STATIC_BODY, vm(20500, 10000), 0, F2D_MILLI(500), F2D_FIX(10), NULL,
+	            NULL));
+	for (int32_t r = 0; r < 25; ++r) {
+		for (int32_t c = 0; c < 40; ++c) {
+			int32_t x_milli = (2 * c - 39) * 375 + ((r & 1) != 0 ? 375 : 0);
+			fix16_t angle = rng_range(&rng, -F2D_MILLI(400), F2D_MILLI(400));
+			TRY(add_box(world, F2D_DYNAMIC_BODY, vm(x_milli, 4000 + 750 * r), angle, h,
+			            h, &sd, NULL));
+		}
+	}
+	return F2D_OK;
+}
+
+/* 12. Exact cross-engine benchmark: a 50-link chain (links 0.75 x 0.25, density 1) hanging from
+ *     the ground body at (0, 60); link i centred at (0.5 + i, 60), pins at (i, 60). The links do
+ *     not touch: each pin is 0.125 outside the ends of the links it joins (as specified). */
+static f2d_result build_chain50(f2d_world *world)
+{
+	const fix16_t hx = F2D_MILLI(375), hy = F2D_MILLI(125);
+	f2d_shape_def sd = shape_def(F2D_ONE, F2D_MILLI(600));
+	f2d_body_id ground, prev, link;
+	TRY(add_ground(world, &ground));
+	prev = ground;
+	for (int32_t i = 0; i < 50; ++i) {
+		TRY(add_box(world, F2D_DYNAMIC_BODY, vm(500 + 1000 * i, 60000), 0, hx, hy, &sd,
+		            &link));
+		TRY(add_pin(world, prev, link, vfix(F2D_FIX(i), F2D_FIX(60))));
+		prev = link;
+	}
+	return F2D_OK;
+}
+
+/* 13. Determinism stress for joints: 4 columns of 20 boxes (0.5 x 0.5, density 1) at
+ *     x = -6 + 4c, y = 2 + 0.6j, all boxes of column c turned by 0.1 (c - 1.5) rad. Neighbours
+ *     are hinged at their midpoint with limits [-0.5, 0.5] rad and motors (speed +1 / -1 rad/s
+ *     alternating along the column, max torque 2); the bottom box of each column spins at
+ *     1 rad/s. */
+static f2d_result build_hinges80(f2d_world *world)
+{
+	const fix16_t h = F2D_MILLI(250);
+	f2d_shape_def sd = shape_def(F2D_ONE, F2D_MILLI(600));
+	TRY(add_ground(world, NULL));
+	for (int32_t c = 0; c < 4; ++c) {
+		int32_t x_milli = -6000 + 4000 * c;
+		fix16_t angle = F2D_MILLI((2 * c - 3) * 50);
+		f2d_body_id prev = {0, 0};
+		for (int32_t j = 0; j < 20; ++j) {
+			f2d_body_def bd =
+			    body_def(F2D_DYNAMIC_BODY, vm(x_milli, 2000 + 600 * j), 0);
+			f2d_body_id box;
+			bd.rotation = f2d_make_rot(angle);
+			bd.angular_velocity = j == 0 ? F2D_ONE : 0;
+			TRY(add_box_body(world, &bd, h, h, &sd, &box));
+			if (j > 0) {
+				f2d_revolute_joint_def jd = f2d_default_revolute_joint_def();
+				f2d_joint_id joint;
+				TRY(f2d_init_revolute_joint_def(world, prev, box,
+				                                vm(x_milli, 1700 + 600 * j), &jd));
+				jd.enable_limit = true;
+				jd.lower_angle = F2D_MILLI(-500);
+				jd.upper_angle = F2D_MILLI(500);
+				jd.enable_motor = true;
+				jd.motor_speed = (j & 1) != 0 ? F2D_ONE : -F2D_ONE;
+				jd.max_motor_torque = F2D_FIX(2);
+				TRY(f2d_create_revolute_joint(world, &jd, &joint));
+			}
+			prev = box;
+		}
+	}
+	return F2D_OK;
+}
+
+/* 14. Mixed shapes: 60 circles (radius 0.25..0.5, density 1, restitution 0.1) in a 10 x 6 grid
+ *     at pitch 1.1 from (-5, 2), and 20 boxes 0.6 x 0.6 in a 10 x 2 grid from (-4.45, 10),
+ *     offset half a pitch, so circle-circle, circle-polygon and polygon-polygon pairs occur. */
+static f2d_result build_circles(f2d_world *world)
+{
+	uint32_t rng = 0x6A09E667u;
+	f2d_shape_def circle_sd = shape_def(F2D_ONE, F2D_MILLI(600));
+	circle_sd.restitution = F2D_MILLI(100);
+	TRY(add_ground(world, NULL));
+	for (int32_t r = 0; r < 6; ++r) {
+		for (int32_t c = 0; c < 10; ++c) {
+			fix16_t radius = rng_range(&rng, F2D_MILLI(250), F2D_MILLI(500));
+			f2d_body_def bd =
+			    body_def(F2D_DYNAMIC_BODY, vm(-5000 + 1100 * c, 2000 + 1100 * r), 0);
+			TRY(add_circle_body(world, &bd, radius, &circle_sd, NULL));
+		}
+	}
+	for (int32_t r = 0; r < 2; ++r) {
+		for (int32_t c = 0; c < 10; ++c) {
+			TRY(add_box(world, F2D_DYNAMIC_BODY, vm(-4450 + 1100 * c, 10000 + 1100 * r),
+			            0, F2D_MILLI(300), F2D_MILLI(300), NULL, NULL));
+		}
+	}
+	return F2D_OK;
+}
+
+/* 15. Convex polygons: 60 regular polygons with 3 + (i % 6) vertices (3..8), radius 0.3..0.6 and
+ *     random angle, in a 10 x 6 grid at pitch 1.4 from (-7, 2), falling onto three static
+ *     triangles and two static ramps standing on the ground. */
+static f2d_result build_polygons(f2d_world *world)
+{
+	uint32_t rng = 0xBB67AE85u;
+	static const int32_t bump_x_milli[3] = {-6000, -1000, 4000};
+	const f2d_vec2 bump[3] = {vm(-1500, 0), vm(1500, 0), vm(0, 1000)};
+	const f2d_vec2 left_ramp[3] = {vm(0, 0), vm(3000, 0), vm(0, 2000)};
+	const f2d_vec2 right_ramp[3] = {vm(-3000, 0), vm(0, 0), vm(0, 2000)};
+	f2d_polygon poly;
+	f2d_body_def bd;
+	TRY(add_ground(world, NULL));
+	TRY(f2d_make_polygon(bump, 3, &poly));
+	for (int32_t i = 0; i < 3; ++i) {
+		bd = body_def(F2D_STATIC_BODY, vm(bump_x_milli[i], 0), 0);
+		TRY(add_polygon_body(world, &bd, &poly, NULL, NULL));
+	}
+	TRY(f2d_make_polygon(left_ramp, 3, &poly));
+	bd = body_def(F2D_STATIC_BODY, vm(-12000, 0), 0);
+	TRY(add_polygon_body(world, &bd, &poly, NULL, NULL));
+	TRY(f2d_make_polygon(right_ramp, 3, &poly));
+	bd = body_def(F2D_STATIC_BODY, vm(12000, 0), 0);
+	TRY(add_polygon_body(world, &bd, &poly, NULL, NULL));
+
+	for (int32_t i = 0; i < 60; ++i) {
+		fix16_t radius = rng_range(&rng, F2D_MILLI(300), F2D_MILLI(600));
+		fix16_t angle = rng_range(&rng, -SCENE_PI, SCENE_PI);
+		TRY(make_regular_polygon(3 + i % 6, radius, &poly));
+		bd = body_def(F2D_DYNAMIC_BODY, vm(-7000 + 1400 * (i % 10), 2000 + 1400 * (i / 10)),
+		              angle);
+		TRY(add_polygon_body(world, &bd, &poly, NULL, NULL));
+	}
+	return F2D_OK;
+}
+
+/* 16. Bounce test: 7 circles (radius 0.5) dropped from y = 10 with restitution 0, 1/6, .., 1, and
+ *     4 boxes 1 x 1 dropped from y = 15 with restitution 0, 0.3, 0.6, 0.9. */
+static f2d_result build_restitution(f2d_world *world)
+{
+	TRY(add_ground(world, NULL));
+	for (int32_t i = 0; i < 7; ++i) {
+		f2d_shape_def sd = shape_def(F2D_ONE, F2D_MILLI(600));
+		f2d_body_def bd = body_def(F2D_DYNAMIC_BODY, vm(-6000 + 2000 * i, 10000), 0);
+		sd.restitution = (fix16_t)div_round((int64_t)F2D_ONE * i, 6);
+		TRY(add_circle_body(world, &bd, F2D_MILLI(500), &sd, NULL));
+	}
+	for (int32_t i = 0; i < 4; ++i) {
+		f2d_shape_def sd = shape_def(F2D_ONE, F2D_MILLI(600));
+		sd.restitution = F2D_MILLI(300 * i);
+		TRY(add_box(world, F2D_DYNAMIC_BODY, vm(-5000 + 3000 * i, 15000), 0, F2D_MILLI(500),
+		            F2D_MILLI(500), &sd, NULL));
+	}
+	return F2D_OK;
+}
+
+/* ---- catalogue ---- */
+
+static const scene_entry scene_table[] = {
+    {"single_box", "one 1x1 box (mass 200) dropped onto the ground", build_single_box},
+    {"pendulum", "a 1x1 box (mass 100) on a pin at (0, 11)", build_pendulum},
+    {"varying_friction", "five boxes, friction 0.75..0, sliding down ramps",
+     build_varying_friction},
+    {"random_stack", "ten 1x1 boxes stacked with random x offsets", build_random_stack},
+    {"pyramid", "Box2D-lite pyramid: 12 rows, 78 boxes dropped row on row", build_pyramid},
+    {"teeter", "a pinned plank launched by a falling box", build_teeter},
+    {"bridge", "15 planks pinned into a bridge", build_bridge},
+    {"dominos", "ball, ten dominoes, shelves and a pinned plank: a cascade", build_dominos},
+    {"multi_pendulum", "a 15-link chain pinned at (0, 12)", build_multi_pendulum},
+    {"pyramid20", "exact: 20-row pyramid of 210 1x1 boxes at pitch 1.05", build_pyramid20},
+    {"rain1000", "exact: 1000 0.5x0.5 boxes rain between two walls", build_rain1000},
+    {"chain50", "exact: 50-link chain pinned at (0, 60)", build_chain50},
+    {"hinges80", "80 boxes in 4 columns, hinged with limits and motors", build_hinges80},
+    {"circles", "60 circles and 20 boxes: all shape pairs", build_circles},
+    {"polygons", "60 regular polygons (3..8 vertices) onto static triangles", build_polygons},
+    {"restitution", "circles and boxes bouncing with restitution 0..1", build_restitution},
+};
+
+#define SCENE_COUNT ((int32_t)(sizeof scene_table / sizeof scene_table[0]))
+
+int32_t f2d_scene_count(void)
+{
+	return SCENE_COUNT;
+}
+
+const char *f2d_scene_name(int32_t index)
+{
+	return index >= 0 && index < SCENE_COUNT ? scene_table[index].name : NULL;
+}
+
+const char *f2d_scene_description(int32_t index)
+{
+	return index >= 0 && index < SCENE_COUNT ? scene_table[index].description : NULL;
+}
+
+int32_t f2d_scene_find(const char *name)
+{
+	if (name == NULL) {
+		return -1;
+	}
+	for (int32_t i = 0; i < SCENE_COUNT; ++i) {
+		if (strcmp(scene_table[i].name, name) == 0) {
+			return i;
+		}
+	}
+	return -1;
+}
+
+f2d_result f2d_scene_create(const char *name, const f2d_world_def *def, f2d_world **out)
+{
+	if (name == NULL || out == NULL) {
+		return F2D_ERROR_NULL_ARGUMENT;
+	}
+	int32_t index = f2d_scene_find(name);
+	if (index < 0) {
+		return F2D_ERROR_INVALID_VALUE;
+	}
+	f2d_world_def defaults = f2d_default_world_def();
+	f2d_world *world = NULL;
+	f2d_result result = f2d_create_world(def != NULL ? def : &defaults, &world);
+	if (result != F2D_OK) {
+		return result;
+	}
+	result = scene_table[index].build(world);
+	if (result != F2D_OK) {
+		f2d_destroy_world(world);
+		return result;
+	}
+	*out = world;
+	return F2D_OK;
+}

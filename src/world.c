@@ -1,0 +1,420 @@
+/* fix2d world: creation, allocation, id pools, errors and the fixed-order step.
+ * SPDX-License-Identifier: MIT
+ */
+#include "core.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+/* ---- errors ---- */
+
+const char *f2d_error_string(f2d_result r)
+{
+	switch (r) {
+	case F2D_OK: return "ok";
+	case F2D_ERROR_NULL_ARGUMENT: return "a required argument is NULL";
+	case F2D_ERROR_INVALID_HANDLE: return "null, stale (destroyed) or foreign handle";
+	case F2D_ERROR_INVALID_VALUE: return "a value is outside its valid range";
+	case F2D_ERROR_BAD_POLYGON:
+		return "polygon must be convex, counter-clockwise, 3..8 vertices, non-degenerate";
+	case F2D_ERROR_MASS_RANGE:
+		return "mass or rotational inertia of a dynamic body outside the valid range";
+	case F2D_ERROR_OUT_OF_MEMORY: return "out of memory";
+	case F2D_ERROR_CAPACITY: return "too many objects in one world";
+	case F2D_ERROR_OUT_OF_RANGE: return "a body left the valid world range and was stopped";
+	case F2D_ERROR_OVERFLOW: return "an impulse saturated instead of overflowing";
+	default: return "unknown result code";
+	}
+}
+
+f2d_result f2d_set_error(f2d_world *w, f2d_result r, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(w->error, sizeof w->error, fmt, ap);
+	va_end(ap);
+	return r;
+}
+
+const char *f2d_world_last_error(const f2d_world *w) { return w == NULL ? "" : w->error; }
+
+/* ---- memory ---- */
+
+static void *default_alloc(size_t size, void *context)
+{
+	(void)context;
+	return malloc(size);
+}
+
+static void default_free(void *p, size_t size, void *context)
+{
+	(void)size;
+	(void)context;
+	free(p);
+}
+
+void *f2d_alloc(f2d_world *w, size_t size) { return w->allocator.alloc(size, w->allocator.context); }
+
+void f2d_free(f2d_world *w, void *p, size_t size)
+{
+	if (p != NULL) {
+		w->allocator.free(p, size, w->allocator.context);
+	}
+}
+
+bool f2d_grow(f2d_world *w, void **array, int32_t *capacity, int32_t need, size_t elem)
+{
+	if (need <= *capacity) {
+		return true;
+	}
+	int64_t cap = *capacity < 16 ? 16 : *capacity;
+	while (cap < need) {
+		cap *= 2;
+	}
+	void *p = f2d_alloc(w, (size_t)cap * elem);
+	if (p == NULL) {
+		return false;
+	}
+	if (*array != NULL) {
+		memcpy(p, *array, (size_t)*capacity * elem);
+		f2d_free(w, *array, (size_t)*capacity * elem);
+	}
+	memset((char *)p + (size_t)*capacity * elem, 0, (size_t)(cap - *capacity) * elem);
+	*array = p;
+	*capacity = (int32_t)cap;
+	return true;
+}
+
+/* ---- id pools ---- */
+
+f2d_result f2d_pool_alloc(f2d_world *w, f2d_id_pool *pool, void **array, int32_t *capacity,
+                          size_t elem, int32_t *id)
+{
+	if (pool->free_count > 0) {
+		*id = pool->free_ids[--pool->free_count];
+		return F2D_OK;
+	}
+	if (pool->next >= F2D_MAX_OBJECTS) {
+		return f2d_set_error(w, F2D_ERROR_CAPACITY, "more than %d objects of one kind",
+		                     F2D_MAX_OBJECTS);
+	}
+	/* the free list can hold every id ever handed out, so freeing never allocates */
+	if (!f2d_grow(w, (void **)&pool->free_ids, &pool->free_capacity, pool->next + 1,
+	              sizeof(int32_t)) ||
+	    !f2d_grow(w, array, capacity, pool->next + 1, elem)) {
+		return f2d_set_error(w, F2D_ERROR_OUT_OF_MEMORY, "allocator returned NULL");
+	}
+	*id = pool->next++;
+	return F2D_OK;
+}
+
+void f2d_pool_free(f2d_world *w, f2d_id_pool *pool, int32_t id)
+{
+	(void)w;
+	pool->free_ids[pool->free_count++] = id;
+}
+
+/* ---- world ---- */
+
+f2d_world_def f2d_default_world_def(void)
+{
+	f2d_world_def d;
+	memset(&d, 0, sizeof d);
+	d.gravity = f2d_v(0, F2D_FIX(-10));
+	d.time_step = 1092; /* 1/60 s rounded to the nearest LSB (65536 / 60 = 1092.27) */
+	d.iterations = 10;
+	d.bias_factor = F2D_MILLI(200);
+	d.linear_slop = F2D_MILLI(10);
+	d.speculative_distance = F2D_MILLI(40);
+	d.restitution_threshold = F2D_ONE;
+	d.max_translation = F2D_FIX(2);
+	d.max_rotation = 51472; /* pi / 4 */
+	d.warm_starting = true;
+	d.allocator.alloc = default_alloc;
+	d.allocator.free = default_free;
+	d.allocator.context = NULL;
+	d.body_capacity = 16;
+	d.contact_capacity = 16;
+	return d;
+}
+
+static const char *check_world_def(const f2d_world_def *d)
+{
+	if (d->time_step < 65 || d->time_step > 6554) {
+		return "time_step must be in [1/1000, 1/10] s";
+	}
+	if (d->iterations < 1 || d->iterations > 100) {
+		return "iterations must be in [1, 100]";
+	}
+	if (d->gravity.x < F2D_FIX(-1000) || d->gravity.x > F2D_FIX(1000) ||
+	    d->gravity.y < F2D_FIX(-1000) || d->gravity.y > F2D_FIX(1000)) {
+		return "gravity components must be within +-1000 m/s^2";
+	}
+	if (d->bias_factor < 0 || d->bias_factor > F2D_ONE) {
+		return "bias_factor must be in [0, 1]";
+	}
+	if (d->linear_slop < 0 || d->linear_slop > F2D_MILLI(500)) {
+		return "linear_slop must be in [0, 0.5] m";
+	}
+	if (d->speculative_distance < 0 || d->speculative_distance > F2D_ONE) {
+		return "speculative_distance must be in [0, 1] m";
+	}
+	if (d->restitution_threshold < 0 || d->restitution_threshold > F2D_FIX(1000)) {
+		return "restitution_threshold must be in [0, 1000] m/s";
+	}
+	if (d->max_translation < F2D_MILLI(10) || d->max_translation > F2D_FIX(64)) {
+		return "max_translation must be in [0.01, 64] m per step";
+	}
+	if (d->max_rotation < F2D_MILLI(10) || d->max_rotation > F2D_HALF_PI) {
+		return "max_rotation must be in [0.01, pi/2] rad per step";
+	}
+	if ((d->allocator.alloc == NULL) != (d->allocator.free == NULL)) {
+		return "allocator needs both alloc and free (or neither)";
+	}
+	if (d->body_capacity < 0 || d->body_capacity > F2D_MAX_OBJECTS || d->contact_capacity < 0 ||
+	    d->contact_capacity > F2D_MAX_OBJECTS) {
+		return "capacities must be in [0, 2^20]";
+	}
+	return NULL;
+}
+
+f2d_result f2d_create_world(const f2d_world_def *def, f2d_world **out)
+{
+	if (def == NULL || out == NULL) {
+		return F2D_ERROR_NULL_ARGUMENT;
+	}
+	if (check_world_def(def) != NULL) {
+		return F2D_ERROR_INVALID_VALUE;
+	}
+	f2d_allocator al = def->allocator;
+	if (al.alloc == NULL) {
+		al.alloc = default_alloc;
+		al.free = default_free;
+	}
+	f2d_world *w = al.alloc(sizeof *w, al.context);
+	if (w == NULL) {
+		return F2D_ERROR_OUT_OF_MEMORY;
+	}
+	memset(w, 0, sizeof *w);
+	w->allocator = al;
+	w->def = *def;
+	w->def.allocator = al;
+	w->gravity = def->gravity;
+	w->h = def->time_step;
+	w->inv_h = f2d_div_exact((int64_t)1 << 16, def->time_step);
+	w->last_out_of_range_body = F2D_NULL_INDEX;
+	int32_t bc = def->body_capacity;
+	if (!f2d_grow(w, (void **)&w->bodies, &w->body_capacity, bc, sizeof(f2d_body)) ||
+	    !f2d_grow(w, (void **)&w->shapes, &w->shape_capacity, bc, sizeof(f2d_shape)) ||
+	    !f2d_grow(w, (void **)&w->arbiters, &w->arbiter_capacity, def->contact_capacity,
+	              sizeof(f2d_arbiter))) {
+		f2d_destroy_world(w);
+		return F2D_ERROR_OUT_OF_MEMORY;
+	}
+	*out = w;
+	return F2D_OK;
+}
+
+/* The reason create_world refused a def, for tools (NULL when the def is valid). */
+const char *f2d_world_def_problem(const f2d_world_def *def)
+{
+	return def == NULL ? "def is NULL" : check_world_def(def);
+}
+
+void f2d_destroy_world(f2d_world *w)
+{
+	if (w == NULL) {
+		return;
+	}
+	f2d_free(w, w->bodies, (size_t)w->body_capacity * sizeof(f2d_body));
+	f2d_free(w, w->shapes, (size_t)w->shape_capacity * sizeof(f2d_shape));
+	f2d_free(w, w->joints, (size_t)w->joint_capacity * sizeof(f2d_joint));
+	f2d_free(w, w->body_ids.free_ids, (size_t)w->body_ids.free_capacity * sizeof(int32_t));
+	f2d_free(w, w->shape_ids.free_ids, (size_t)w->shape_ids.free_capacity * sizeof(int32_t));
+	f2d_free(w, w->joint_ids.free_ids, (size_t)w->joint_ids.free_capacity * sizeof(int32_t));
+	f2d_free(w, w->arbiters, (size_t)w->arbiter_capacity * sizeof(f2d_arbiter));
+	f2d_free(w, w->arbiters_next, (size_t)w->arbiters_next_capacity * sizeof(f2d_arbiter));
+	f2d_free(w, w->sweep, (size_t)w->sweep_capacity * sizeof(int32_t));
+	f2d_free(w, w->pairs, (size_t)w->pair_capacity * sizeof(uint64_t));
+	f2d_allocator al = w->allocator;
+	al.free(w, sizeof *w, al.context);
+}
+
+void f2d_world_get_stats(const f2d_world *w, f2d_world_stats *out)
+{
+	if (w == NULL || out == NULL) {
+		return;
+	}
+	memset(out, 0, sizeof *out);
+	out->step_count = w->step_count;
+	out->body_count = w->body_count;
+	out->shape_count = w->shape_count;
+	out->joint_count = w->joint_count;
+	out->arbiter_count = w->arbiter_count;
+	for (int32_t i = 0; i < w->arbiter_count; ++i) {
+		out->contact_point_count += w->arbiters[i].count;
+	}
+	out->out_of_range_events = w->out_of_range_events;
+	out->overflow_events = w->overflow_events;
+	if (w->last_out_of_range_body != F2D_NULL_INDEX) {
+		out->last_out_of_range_body.index1 = w->last_out_of_range_body + 1;
+		out->last_out_of_range_body.generation =
+		    w->bodies[w->last_out_of_range_body].generation;
+	}
+}
+
+f2d_result f2d_world_set_gravity(f2d_world *w, f2d_vec2 g)
+{
+	if (w == NULL) {
+		return F2D_ERROR_NULL_ARGUMENT;
+	}
+	if (g.x < F2D_FIX(-1000) || g.x > F2D_FIX(1000) || g.y < F2D_FIX(-1000) ||
+	    g.y > F2D_FIX(1000)) {
+		return f2d_set_error(w, F2D_ERROR_INVALID_VALUE,
+		                     "world_set_gravity: components must be within +-1000 m/s^2");
+	}
+	w->gravity = g;
+	w->def.gravity = g;
+	return F2D_OK;
+}
+
+f2d_vec2 f2d_world_get_gravity(const f2d_world *w) { return w == NULL ? f2d_v(0, 0) : w->gravity; }
+
+fix16_t f2d_world_get_time_step(const f2d_world *w) { return w == NULL ? 0 : w->h; }
+
+int32_t f2d_world_get_bodies(const f2d_world *w, f2d_body_id *out, int32_t capacity)
+{
+	if (w == NULL) {
+		return 0;
+	}
+	int32_t n = 0;
+	for (int32_t i = 0; i < w->body_ids.next; ++i) {
+		if (w->bodies[i].alive) {
+			if (out != NULL && n < capacity) {
+				out[n].index1 = i + 1;
+				out[n].generation = w->bodies[i].generation;
+			}
+			++n;
+		}
+	}
+	return n;
+}
+
+uint64_t f2d_world_hash(const f2d_world *w) { return w == NULL ? 0 : f2d_hash_world(w); }
+
+/* ---- the step ---- */
+
+/* Symplectic Euler, velocities first: v += h (g + F / m), w += h T / I. */
+static void integrate_velocities(f2d_world *w)
+{
+	f2d_vec2 hg = f2d_v(f2d_mul(w->h, w->gravity.x), f2d_mul(w->h, w->gravity.y));
+	for (int32_t i = 0; i < w->body_ids.next; ++i) {
+		f2d_body *b = &w->bodies[i];
+		if (!b->alive || b->type != F2D_DYNAMIC_BODY) {
+			continue;
+		}
+		b->v.x += hg.x + f2d_mul(w->h, f2d_mul(b->inv_mass, b->force.x));
+		b->v.y += hg.y + f2d_mul(w->h, f2d_mul(b->inv_mass, b->force.y));
+		b->w += f2d_mul(w->h, f2d_mul(b->inv_inertia, b->torque));
+	}
+}
+
+/* Then positions with the new velocities: c += h v, q advanced by h w. Motion per step is
+ * limited to max_translation / max_rotation (speed caps, as in Box2D); a body that would leave
+ * the world range stops at its edge and the step reports it. */
+static bool integrate_positions(f2d_world *w)
+{
+	bool out_of_range = false;
+	int64_t max_t = w->def.max_translation;
+	int64_t max_t2 = max_t * max_t;
+	fix16_t max_r = w->def.max_rotation;
+	for (int32_t i = 0; i < w->body_ids.next; ++i) {
+		f2d_body *b = &w->bodies[i];
+		if (!b->alive || b->type == F2D_STATIC_BODY) {
+			continue;
+		}
+		f2d_vec2 d = f2d_v(f2d_mul(w->h, b->v.x), f2d_mul(w->h, b->v.y));
+		int64_t d2 = f2d_dot64(d, d);
+		if (d2 > max_t2) {
+			fix16_t len = (fix16_t)f2d_isqrt64_round((uint64_t)d2);
+			fix16_t s = f2d_div_exact(max_t, len);
+			b->v = f2d_scale(s, b->v);
+			d = f2d_v(f2d_mul(w->h, b->v.x), f2d_mul(w->h, b->v.y));
+		}
+		fix16_t dr = f2d_mul(w->h, b->w);
+		if (dr > max_r || dr < -max_r) {
+			b->w = f2d_div_exact(dr > 0 ? max_r : -max_r, w->h);
+			dr = f2d_mul(w->h, b->w);
+		}
+		f2d_vec2 c = f2d_add(b->center, d);
+		if (c.x < -F2D_WORLD_LIMIT || c.x > F2D_WORLD_LIMIT || c.y < -F2D_WORLD_LIMIT ||
+		    c.y > F2D_WORLD_LIMIT) {
+			c.x = f2d_clamp(c.x, -F2D_WORLD_LIMIT, F2D_WORLD_LIMIT);
+			c.y = f2d_clamp(c.y, -F2D_WORLD_LIMIT, F2D_WORLD_LIMIT);
+			b->v = f2d_v(0, 0);
+			b->w = 0;
+			w->out_of_range_events++;
+			w->last_out_of_range_body = i;
+			out_of_range = true;
+		}
+		b->center = c;
+		b->q = f2d_integrate_rotation(b->q, dr);
+		b->origin = f2d_sub(b->center, f2d_rotate(b->q, b->local_center));
+	}
+	return out_of_range;
+}
+
+f2d_result f2d_world_step(f2d_world *w)
+{
+	if (w == NULL) {
+		return F2D_ERROR_NULL_ARGUMENT;
+	}
+	w->saturated = false;
+	f2d_result r = f2d_update_contacts(w);
+	if (r != F2D_OK) {
+		return f2d_set_error(w, r, "world_step: allocator returned NULL; the step was not taken");
+	}
+	integrate_velocities(w);
+
+	f2d_contacts_prestep(w);
+	for (int32_t i = 0; i < w->joint_ids.next; ++i) {
+		if (w->joints[i].alive) {
+			f2d_joint_prestep(w, &w->joints[i]);
+		}
+	}
+	if (w->def.warm_starting) {
+		f2d_contacts_warm_start(w);
+		for (int32_t i = 0; i < w->joint_ids.next; ++i) {
+			if (w->joints[i].alive) {
+				f2d_joint_warm_start(w, &w->joints[i]);
+			}
+		}
+	}
+	for (int32_t it = 0; it < w->def.iterations; ++it) {
+		f2d_contacts_solve(w);
+		for (int32_t i = 0; i < w->joint_ids.next; ++i) {
+			if (w->joints[i].alive) {
+				f2d_joint_solve(w, &w->joints[i]);
+			}
+		}
+	}
+	bool out_of_range = integrate_positions(w);
+
+	for (int32_t i = 0; i < w->body_ids.next; ++i) {
+		w->bodies[i].force = f2d_v(0, 0);
+		w->bodies[i].torque = 0;
+	}
+	w->step_count++;
+	if (out_of_range) {
+		return f2d_set_error(w, F2D_ERROR_OUT_OF_RANGE,
+		                     "world_step: body %d left the world range and was stopped at its edge",
+		                     w->last_out_of_range_body);
+	}
+	if (w->saturated) {
+		w->overflow_events++;
+		return f2d_set_error(w, F2D_ERROR_OVERFLOW,
+		                     "world_step: an impulse saturated at the fix16 range");
+	}
+	return F2D_OK;
+}

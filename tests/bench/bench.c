@@ -1,0 +1,411 @@
+/* fix2d-bench - steady-state step cost, allocations per step and hash cost of catalogue scenes.
+ * SPDX-License-Identifier: MIT
+ *
+ * Public API only. Doubles are used for timing here; none of this is library code.
+ * Exit status: 0 success, 1 failure (library error, runs disagree), 2 usage error.
+ */
+#define _POSIX_C_SOURCE 200809L
+
+#include "fix2d/fix2d.h"
+#include "fix2d/scenes.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define PROG "fix2d-bench"
+#define EXIT_USAGE 2
+#define MAX_COUNT 10000000L
+#define MAX_RUNS 1000L
+#define DEFAULT_STEPS 600L
+#define DEFAULT_RAIN_STEPS 300L
+#define DEFAULT_RUNS 5L
+#define DEFAULT_WARMUP 60L
+#define HASH_BATCHES 10
+#define HASH_CALLS_PER_BATCH 200
+
+static const char *const default_scenes[] = {"pyramid20", "rain1000", "chain50"};
+#define DEFAULT_SCENE_COUNT ((int)(sizeof default_scenes / sizeof default_scenes[0]))
+
+/* ---- counting allocator ---- */
+
+typedef struct alloc_counter {
+	uint64_t allocs, frees;
+	uint64_t bytes_allocated, bytes_freed;
+} alloc_counter;
+
+static void *counting_alloc(size_t size, void *context)
+{
+	alloc_counter *c = context;
+	void *p = malloc(size > 0 ? size : 1);
+	if (p != NULL) {
+		c->allocs += 1;
+		c->bytes_allocated += size;
+	}
+	return p;
+}
+
+static void counting_free(void *memory, size_t size, void *context)
+{
+	alloc_counter *c = context;
+	if (memory == NULL) {
+		return;
+	}
+	c->frees += 1;
+	c->bytes_freed += size;
+	free(memory);
+}
+
+/* ---- options ---- */
+
+typedef struct bench_options {
+	const char **scenes;
+	int scene_count;
+	long steps; /* 0: per-scene default */
+	long runs;
+	long warmup;
+} bench_options;
+
+static bool parse_long(const char *text, long min, long max, long *out)
+{
+	if (text[0] < '0' || text[0] > '9') {
+		return false;
+	}
+	errno = 0;
+	char *end = NULL;
+	long value = strtol(text, &end, 10);
+	if (errno != 0 || end == text || *end != '\0' || value < min || value > max) {
+		return false;
+	}
+	*out = value;
+	return true;
+}
+
+static void print_usage(FILE *out)
+{
+	fprintf(out,
+	        "usage: %s [SCENE...] [--steps N] [--runs R] [--warmup W]\n"
+	        "  SCENE       catalogue scenes (default: pyramid20 rain1000 chain50)\n"
+	        "  --steps N   timed steps per run, 1..%ld (default %ld; %ld for rain1000)\n"
+	        "  --runs R    runs per scene, 1..%ld (default %ld); the median is reported\n"
+	        "  --warmup W  untimed steps before the timed ones, 0..%ld (default %ld)\n"
+	        "output per scene:\n"
+	        "  scene <name> bodies <n> steps <N> ms_per_step <ms> hash <16 hex> "
+	        "allocs_in_steps <count>\n"
+	        "  hash <name> us_per_hash <us> pct_of_step <percent>\n",
+	        PROG, MAX_COUNT, DEFAULT_STEPS, DEFAULT_RAIN_STEPS, MAX_RUNS, DEFAULT_RUNS,
+	        MAX_COUNT, DEFAULT_WARMUP);
+}
+
+static int usage_error(const char *message, const char *detail)
+{
+	fprintf(stderr, "%s: %s '%s' (try: %s --help)\n", PROG, message, detail, PROG);
+	return EXIT_USAGE;
+}
+
+/* Parses `--name VALUE` at argv[*i] into *out, range [min, max]. Returns -1 on success. */
+static int option_value(int argc, char **argv, int *i, long min, long max, long *out)
+{
+	const char *name = argv[*i];
+	if (*i + 1 >= argc) {
+		fprintf(stderr, "%s: %s needs a value (try: %s --help)\n", PROG, name, PROG);
+		return EXIT_USAGE;
+	}
+	*i += 1;
+	if (!parse_long(argv[*i], min, max, out)) {
+		fprintf(stderr, "%s: %s needs an integer in %ld..%ld, got '%s'\n", PROG, name, min,
+		        max, argv[*i]);
+		return EXIT_USAGE;
+	}
+	return -1;
+}
+
+/* Returns -1 to go on, else the exit status. */
+static int parse_options(int argc, char **argv, bench_options *opt)
+{
+	opt->scenes = NULL;
+	opt->scene_count = 0;
+	opt->steps = 0;
+	opt->runs = DEFAULT_RUNS;
+	opt->warmup = DEFAULT_WARMUP;
+	opt->scenes = malloc((size_t)(argc > 0 ? argc : 1) * sizeof *opt->scenes);
+	if (opt->scenes == NULL) {
+		fprintf(stderr, "%s: out of memory\n", PROG);
+		return EXIT_FAILURE;
+	}
+	for (int i = 1; i < argc; ++i) {
+		const char *arg = argv[i];
+		int status = -1;
+		if (strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0) {
+			print_usage(stdout);
+			return EXIT_SUCCESS;
+		} else if (strcmp(arg, "--steps") == 0) {
+			status = option_value(argc, argv, &i, 1, MAX_COUNT, &opt->steps);
+		} else if (strcmp(arg, "--runs") == 0) {
+			status = option_value(argc, argv, &i, 1, MAX_RUNS, &opt->runs);
+		} else if (strcmp(arg, "--warmup") == 0) {
+			status = option_value(argc, argv, &i, 0, MAX_COUNT, &opt->warmup);
+		} else if (arg[0] == '-') {
+			status = usage_error("unknown option", arg);
+		} else if (f2d_scene_find(arg) < 0) {
+			fprintf(stderr, "%s: unknown scene '%s' (try: fix2d-replay scenes)\n", PROG,
+			        arg);
+			status = EXIT_USAGE;
+		} else {
+			opt->scenes[opt->scene_count++] = arg;
+		}
+		if (status >= 0) {
+			return status;
+		}
+	}
+	if (opt->scene_count == 0) {
+		for (int i = 0; i < DEFAULT_SCENE_COUNT; ++i) {
+			opt->scenes[i] = default_scenes[i];
+		}
+		opt->scene_count = DEFAULT_SCENE_COUNT;
+	}
+	return -1;
+}
+
+/* ---- timing ---- */
+
+static double now_seconds(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static int compare_doubles(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return (x > y) - (x < y);
+}
+
+/* Median of values[0..n); sorts the array. */
+static double median(double *values, int n)
+{
+	qsort(values, (size_t)n, sizeof *values, compare_doubles);
+	if (n % 2 == 1) {
+		return values[n / 2];
+	}
+	return 0.5 * (values[n / 2 - 1] + values[n / 2]);
+}
+
+/* ---- one run ---- */
+
+typedef struct run_result {
+	double ms_per_step;
+	uint64_t allocs_in_steps;
+	uint64_t hash;
+	int32_t bodies;
+	uint64_t range_events; /* steps that returned OUT_OF_RANGE / OVERFLOW */
+} run_result;
+
+/* Steps `count` times; range results are counted, other errors are fatal. */
+static bool step_n(f2d_world *world, long count, const char *scene, uint64_t *range_events)
+{
+	for (long n = 0; n < count; ++n) {
+		f2d_result r = f2d_world_step(world);
+		if (r == F2D_ERROR_OUT_OF_RANGE || r == F2D_ERROR_OVERFLOW) {
+			*range_events += 1;
+		} else if (r != F2D_OK) {
+			fprintf(stderr, "%s: %s: step failed: %s\n", PROG, scene,
+			        f2d_error_string(r));
+			return false;
+		}
+	}
+	return true;
+}
+
+static bool check_leaks(const alloc_counter *c, const char *scene)
+{
+	if (c->allocs == c->frees && c->bytes_allocated == c->bytes_freed) {
+		return true;
+	}
+	fprintf(stderr,
+	        "%s: %s: allocator imbalance after destroy: %" PRIu64 " allocs / %" PRIu64
+	        " frees, %" PRIu64 " / %" PRIu64 " bytes\n",
+	        PROG, scene, c->allocs, c->frees, c->bytes_allocated, c->bytes_freed);
+	return false;
+}
+
+/* Builds the scene fresh, warms up, times the steps. On success the world is kept in *out
+ * (the caller destroys it) when out != NULL, else destroyed here. */
+static bool run_once(const char *scene, long warmup, long steps, run_result *res,
+                     alloc_counter *counter, f2d_world **out)
+{
+	memset(counter, 0, sizeof *counter);
+	memset(res, 0, sizeof *res);
+	f2d_world_def def = f2d_default_world_def();
+	def.allocator.alloc = counting_alloc;
+	def.allocator.free = counting_free;
+	def.allocator.context = counter;
+	f2d_world *world = NULL;
+	f2d_result r = f2d_scene_create(scene, &def, &world);
+	if (r != F2D_OK || world == NULL) {
+		fprintf(stderr, "%s: cannot build scene '%s': %s\n", PROG, scene,
+		        f2d_error_string(r));
+		return false;
+	}
+	bool ok = step_n(world, warmup, scene, &res->range_events);
+	if (ok) {
+		uint64_t allocs_before = counter->allocs;
+		double t0 = now_seconds();
+		ok = step_n(world, steps, scene, &res->range_events);
+		double t1 = now_seconds();
+		res->allocs_in_steps = counter->allocs - allocs_before;
+		res->ms_per_step = (t1 - t0) * 1000.0 / (double)steps;
+	}
+	f2d_world_stats stats;
+	f2d_world_get_stats(world, &stats);
+	res->bodies = stats.body_count;
+	res->hash = f2d_world_hash(world);
+	if (ok && out != NULL) {
+		*out = world;
+		return true;
+	}
+	f2d_destroy_world(world);
+	check_leaks(counter, scene);
+	return ok;
+}
+
+/* Median per-call microseconds of f2d_world_hash over batches of calls. */
+static double time_hash(const f2d_world *world, uint64_t expected, bool *stable)
+{
+	double per_call_us[HASH_BATCHES];
+	*stable = true;
+	for (int b = 0; b < HASH_BATCHES; ++b) {
+		uint64_t mismatches = 0;
+		double t0 = now_seconds();
+		for (int i = 0; i < HASH_CALLS_PER_BATCH; ++i) {
+			mismatches += f2d_world_hash(world) != expected;
+		}
+		double t1 = now_seconds();
+		per_call_us[b] = (t1 - t0) * 1e6 / HASH_CALLS_PER_BATCH;
+		if (mismatches != 0) {
+			*stable = false;
+		}
+	}
+	return median(per_call_us, HASH_BATCHES);
+}
+
+/* ---- one scene ---- */
+
+static bool runs_agree(const char *scene, const run_result *runs, long count)
+{
+	bool agree = true;
+	for (long i = 1; i < count; ++i) {
+		if (runs[i].hash != runs[0].hash || runs[i].bodies != runs[0].bodies) {
+			fprintf(stderr,
+			        "%s: %s: NOT DETERMINISTIC: run 1 hash %016" PRIx64
+			        " bodies %" PRId32 ", run %ld hash %016" PRIx64 " bodies %" PRId32
+			        "\n",
+			        PROG, scene, runs[0].hash, runs[0].bodies, i + 1, runs[i].hash,
+			        runs[i].bodies);
+			agree = false;
+		}
+	}
+	return agree;
+}
+
+/* Index of the run whose time is the (lower) median. */
+static long median_run(const run_result *runs, long count)
+{
+	double *times = malloc((size_t)count * sizeof *times);
+	if (times == NULL) {
+		return 0;
+	}
+	for (long i = 0; i < count; ++i) {
+		times[i] = runs[i].ms_per_step;
+	}
+	qsort(times, (size_t)count, sizeof *times, compare_doubles);
+	double target = times[(count - 1) / 2];
+	free(times);
+	for (long i = 0; i < count; ++i) {
+		if (runs[i].ms_per_step == target) {
+			return i;
+		}
+	}
+	return 0;
+}
+
+static int bench_scene(const char *scene, const bench_options *opt)
+{
+	long steps = opt->steps;
+	if (steps == 0) {
+		steps = strcmp(scene, "rain1000") == 0 ? DEFAULT_RAIN_STEPS : DEFAULT_STEPS;
+	}
+	run_result *runs = calloc((size_t)opt->runs, sizeof *runs);
+	double *times = calloc((size_t)opt->runs, sizeof *times);
+	alloc_counter counter;
+	f2d_world *last = NULL;
+	int status = EXIT_FAILURE;
+	if (runs == NULL || times == NULL) {
+		fprintf(stderr, "%s: out of memory\n", PROG);
+		goto done;
+	}
+	for (long i = 0; i < opt->runs; ++i) {
+		f2d_world **keep = i + 1 == opt->runs ? &last : NULL;
+		if (!run_once(scene, opt->warmup, steps, &runs[i], &counter, keep)) {
+			goto done;
+		}
+		times[i] = runs[i].ms_per_step;
+	}
+	if (!runs_agree(scene, runs, opt->runs)) {
+		goto done;
+	}
+	if (runs[0].range_events != 0) {
+		fprintf(stderr, "%s: %s: warning: %" PRIu64 " steps reported range events\n", PROG,
+		        scene, runs[0].range_events);
+	}
+	double ms = median(times, (int)opt->runs);
+	const run_result *mid = &runs[median_run(runs, opt->runs)];
+	printf("scene %s bodies %" PRId32 " steps %ld ms_per_step %.4f hash %016" PRIx64
+	       " allocs_in_steps %" PRIu64 "\n",
+	       scene, mid->bodies, steps, ms, mid->hash, mid->allocs_in_steps);
+	bool stable = true;
+	double us = time_hash(last, runs[0].hash, &stable);
+	if (!stable) {
+		fprintf(stderr, "%s: %s: f2d_world_hash is not stable on a fixed world\n", PROG,
+		        scene);
+		goto done;
+	}
+	double pct = ms > 0.0 ? 100.0 * us / (ms * 1000.0) : 0.0;
+	printf("hash %s us_per_hash %.3f pct_of_step %.2f\n", scene, us, pct);
+	fflush(stdout);
+	status = EXIT_SUCCESS;
+done:
+	if (last != NULL) {
+		f2d_destroy_world(last);
+		check_leaks(&counter, scene);
+	}
+	free(times);
+	free(runs);
+	return status;
+}
+
+int main(int argc, char **argv)
+{
+	bench_options opt;
+	int status = parse_options(argc, argv, &opt);
+	for (int i = 0; status < 0 && i < opt.scene_count; ++i) {
+		int s = bench_scene(opt.scenes[i], &opt);
+		if (s != EXIT_SUCCESS) {
+			status = s;
+		}
+	}
+	free(opt.scenes);
+	if (status < 0) {
+		status = EXIT_SUCCESS;
+	}
+	if (fflush(stdout) != 0 || ferror(stdout)) {
+		fprintf(stderr, "%s: error writing standard output\n", PROG);
+		return EXIT_FAILURE;
+	}
+	return status;
+}

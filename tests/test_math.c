@@ -1,0 +1,802 @@
+/* fix2d tests: the fixed-point math core (src/fmath.h, src/math.c) and the user conversions
+ * (src/convert.c).
+ * SPDX-License-Identifier: MIT
+ *
+ * The main claim checked here: f2d_mul, f2d_div and f2d_sqrt return exactly what libfixmath's
+ * fix16_mul, fix16_div and fix16_sqrt return, for every input whose libfixmath result is not
+ * the overflow marker (0x80000000). Random operands come from a fixed-seed splitmix64, so a
+ * failure names operands that reproduce it on every run. The test may use double (libm) as a
+ * reference for sin/cos/atan2; the library itself does not.
+ */
+#include <check.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <libfixmath/fix16.h>
+
+#include "fix2d/convert.h"
+#include "fix2d/fix2d.h"
+#include "fmath.h"
+
+/* Random operand pairs per operation that must be compared (not skipped as overflow). */
+#define N_RANDOM 10000000L
+
+/* ---- deterministic PRNG ---- */
+
+static uint64_t rng_next(uint64_t *state)
+{
+	uint64_t z = (*state += 0x9E3779B97F4A7C15ull);
+	z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+	z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+	return z ^ (z >> 31);
+}
+
+/** A fix16 with a random magnitude: 31 random bits shifted right by 0..30, random sign, so
+ *  tiny, medium and huge values are all common. Never INT32_MIN. */
+static fix16_t draw_fix(uint64_t *state)
+{
+	uint64_t r = rng_next(state);
+	uint32_t mag = (uint32_t)(r & 0x7FFFFFFFu) >> (unsigned)((r >> 32) % 31u);
+	return (r >> 63) ? -(fix16_t)mag : (fix16_t)mag;
+}
+
+/** A uniformly random int32 (the whole range, INT32_MIN included). */
+static fix16_t draw_uniform(uint64_t *state)
+{
+	uint32_t u = (uint32_t)(rng_next(state) >> 32);
+	return u <= (uint32_t)INT32_MAX ? (fix16_t)u : (fix16_t)(u - 0x80000000u) + INT32_MIN;
+}
+
+/* ---- edge cases ---- */
+
+#define MAX_EDGES 512
+static fix16_t edges[MAX_EDGES];
+static int edge_count;
+
+static void add_edge(int64_t v)
+{
+	if (v < INT32_MIN || v > INT32_MAX) {
+		return;
+	}
+	for (int i = 0; i < edge_count; ++i) {
+		if (edges[i] == (fix16_t)v) {
+			return;
+		}
+	}
+	ck_assert_int_lt(edge_count, MAX_EDGES);
+	edges[edge_count++] = (fix16_t)v;
+}
+
+static void add_edge_pm(int64_t v)
+{
+	add_edge(v);
+	add_edge(-v);
+}
+
+static void build_edges(void)
+{
+	static const int64_t base[] = {0,        1,        2,          3,          0x7FFF,
+	                               0x8000,   0x8001,   0xFFFF,     0x10000,    0x10001,
+	                               0x17FFF,  0x18000,  0x18001,    0xFFFFF,    0x100000,
+	                               0x100001, 0x1FFFFF, 0x200000,   0x7FFFFF,   0x800000,
+	                               1092,     205887,   102944,     411775,     6554,
+	                               46341,    46340,    0xB504F3,   0x7FFFFFFE, INT32_MAX,
+	                               0x40000000 - 1,     0x40000000, 0x40000001, 0x3FFFFFFF,
+	                               0x7FFF0000, 0x7FFF8000, 0x7FFF7FFF, 0x12345678};
+	edge_count = 0;
+	for (size_t i = 0; i < sizeof base / sizeof base[0]; ++i) {
+		add_edge_pm(base[i]);
+	}
+	for (int k = 0; k < 31; ++k) {
+		int64_t p = (int64_t)1 << k;
+		add_edge_pm(p - 1);
+		add_edge_pm(p);
+		add_edge_pm(p + 1);
+	}
+	add_edge(INT32_MIN + 1);
+	add_edge(INT32_MIN);
+}
+
+/* ---- mul ---- */
+
+/* Compares one pair; returns 1 when compared, 0 when libfixmath reported overflow. */
+static int check_mul(fix16_t a, fix16_t b)
+{
+	fix16_t want = fix16_mul(a, b);
+	if (want == fix16_overflow) {
+		return 0;
+	}
+	fix16_t got = f2d_mul(a, b);
+	if (got != want) {
+		ck_abort_msg("f2d_mul(0x%08x, 0x%08x) = 0x%08x, fix16_mul = 0x%08x", (unsigned)a,
+		             (unsigned)b, (unsigned)got, (unsigned)want);
+	}
+	return 1;
+}
+
+START_TEST(mul_random)
+{
+	uint64_t s = 0x6D756C0001ull;
+	long compared = 0, skipped = 0, draws = 0;
+	for (; compared < N_RANDOM && draws < 3 * N_RANDOM; ++draws) {
+		fix16_t a = draw_fix(&s);
+		fix16_t b = draw_fix(&s);
+		if (check_mul(a, b)) {
+			compared++;
+		} else {
+			skipped++;
+		}
+	}
+	ck_assert_int_ge(compared, N_RANDOM);
+	/* The operand distribution reaches the overflow region too. */
+	ck_assert_int_gt(skipped, N_RANDOM / 100);
+}
+END_TEST
+
+START_TEST(mul_edges)
+{
+	build_edges();
+	long compared = 0;
+	for (int i = 0; i < edge_count; ++i) {
+		for (int j = 0; j < edge_count; ++j) {
+			compared += check_mul(edges[i], edges[j]);
+		}
+	}
+	ck_assert_int_ge(edge_count, 200);
+	ck_assert_int_gt(compared, (long)edge_count * edge_count / 3);
+	/* A few exact values, independent of libfixmath. */
+	ck_assert_int_eq(f2d_mul(F2D_ONE, F2D_ONE), F2D_ONE);
+	ck_assert_int_eq(f2d_mul(1, 0x8000), 1);   /* +0.5 LSB rounds up */
+	ck_assert_int_eq(f2d_mul(-1, 0x8000), -1); /* -0.5 LSB rounds away from zero */
+	ck_assert_int_eq(f2d_mul(1, 0x7FFF), 0);
+	ck_assert_int_eq(f2d_mul(-1, 0x7FFF), 0);
+	ck_assert_int_eq(f2d_mul(F2D_FIX(-3), F2D_MILLI(1500)), F2D_MILLI(-4500));
+}
+END_TEST
+
+/** Modular inverse of an odd number mod 2^32 (Newton iteration). */
+static uint32_t inverse_odd(uint32_t a)
+{
+	uint32_t x = a; /* correct to 3 bits */
+	for (int i = 0; i < 5; ++i) {
+		x *= 2u - a * x;
+	}
+	return x;
+}
+
+START_TEST(mul_half_way)
+{
+	/* Products whose low 16 bits are exactly 0x8000 (a rounding tie), or 0x8000 +- 1. */
+	uint64_t s = 0x6D756C0002ull;
+	long compared = 0;
+	long ties = 0;
+	for (long i = 0; i < 2000000; ++i) {
+		fix16_t a = draw_fix(&s) | 1; /* odd: invertible mod 2^16 */
+		uint32_t target = 0x8000u + (uint32_t)(i % 3) - 1u;
+		uint32_t low = (target * inverse_odd((uint32_t)a)) & 0xFFFFu;
+		uint32_t hb = ((uint32_t)draw_fix(&s) & 0xFFFF0000u) | low;
+		fix16_t b = hb <= (uint32_t)INT32_MAX ? (fix16_t)hb
+		                                      : (fix16_t)(hb - 0x80000000u) + INT32_MIN;
+		int64_t p = (int64_t)a * b;
+		ck_assert_uint_eq((uint64_t)p & 0xFFFFu, target);
+		if (check_mul(a, b)) {
+			compared++;
+			ties += target == 0x8000u;
+		}
+		compared += check_mul(b, a);
+	}
+	/* Plus the classic tie: 0.5 times an odd number, and neighbours. */
+	for (long i = 0; i < 1000000; ++i) {
+		fix16_t b = draw_fix(&s) | 1;
+		for (int da = -1; da <= 1; ++da) {
+			compared += check_mul(0x8000 + da, b);
+			compared += check_mul(-0x8000 + da, b);
+		}
+	}
+	ck_assert_int_gt(compared, 5000000);
+	ck_assert_int_gt(ties, 500000);
+}
+END_TEST
+
+/* ---- div ---- */
+
+static int check_div(fix16_t a, fix16_t b)
+{
+	fix16_t want = fix16_div(a, b);
+	if (want == fix16_overflow) {
+		return 0; /* also x / 0 */
+	}
+	fix16_t got = f2d_div(a, b);
+	if (got != want) {
+		ck_abort_msg("f2d_div(0x%08x, 0x%08x) = 0x%08x, fix16_div = 0x%08x", (unsigned)a,
+		             (unsigned)b, (unsigned)got, (unsigned)want);
+	}
+	return 1;
+}
+
+START_TEST(div_random)
+{
+	uint64_t s = 0x6469760001ull;
+	long compared = 0, skipped = 0, draws = 0, big_divisor = 0, not_exact = 0;
+	for (; compared < N_RANDOM && draws < 3 * N_RANDOM; ++draws) {
+		fix16_t a = draw_fix(&s);
+		fix16_t b = draw_fix(&s);
+		if (!check_div(a, b)) {
+			skipped++;
+			continue;
+		}
+		compared++;
+		if (f2d_abs(b) >= 0x100000) {
+			big_divisor++;
+			/* libfixmath's |b| >= 16.0 path differs from exact rounding at times; the test
+			 * must see such cases, or a plain rounded division would pass it too. */
+			not_exact += fix16_div(a, b) != f2d_div_exact(a, b);
+		}
+	}
+	ck_assert_int_ge(compared, N_RANDOM);
+	ck_assert_int_gt(skipped, N_RANDOM / 100);
+	ck_assert_int_gt(big_divisor, N_RANDOM / 10);
+	ck_assert_int_gt(not_exact, 100);
+}
+END_TEST
+
+START_TEST(div_big_divisor)
+{
+	/* Divisors >= 16.0 (0x100000 and above): libfixmath's kick-start path. */
+	uint64_t s = 0x6469760002ull;
+	long compared = 0;
+	for (long i = 0; i < 3000000; ++i) {
+		uint64_t r = rng_next(&s);
+		uint32_t mag = 0x100000u + (uint32_t)((r & 0x7FFFFFFFu) >> ((r >> 32) % 12u));
+		if (mag > (uint32_t)INT32_MAX - 1) {
+			mag = (uint32_t)INT32_MAX - 1;
+		}
+		fix16_t b = (r >> 63) ? -(fix16_t)mag : (fix16_t)mag;
+		fix16_t a = (i & 1) ? draw_fix(&s) : draw_uniform(&s);
+		compared += check_div(a, b);
+		compared += check_div(a, b + 1);
+		compared += check_div(a, b - 1);
+	}
+	ck_assert_int_gt(compared, 8000000);
+}
+END_TEST
+
+START_TEST(div_edges)
+{
+	build_edges();
+	long compared = 0;
+	for (int i = 0; i < edge_count; ++i) {
+		for (int j = 0; j < edge_count; ++j) {
+			compared += check_div(edges[i], edges[j]);
+		}
+	}
+	ck_assert_int_gt(compared, (long)edge_count * edge_count / 3);
+	ck_assert_int_eq(f2d_div(F2D_FIX(3), F2D_FIX(2)), F2D_MILLI(1500));
+	ck_assert_int_eq(f2d_div(1, 0x20000), 1);   /* 0.5 LSB rounds away from zero */
+	ck_assert_int_eq(f2d_div(-1, 0x20000), -1);
+	ck_assert_int_eq(f2d_div(1, -0x20000), -1);
+	ck_assert_int_eq(f2d_div(F2D_ONE, F2D_FIX(3)), 21845);
+}
+END_TEST
+
+START_TEST(div_half_way)
+{
+	/* a / b is exactly n + 1/2 LSB iff b = d 2^17 and a = d (2n + 1); plus neighbours. */
+	uint64_t s = 0x6469760003ull;
+	long compared = 0, ties = 0;
+	for (long i = 0; i < 1000000; ++i) {
+		uint64_t r = rng_next(&s);
+		int64_t d = (int64_t)(1 + ((r & 0x3FFFu) >> ((r >> 16) % 14u)));
+		int64_t nmax = (((int64_t)INT32_MAX - 1) / d - 1) / 2;
+		int64_t n = (int64_t)((rng_next(&s) >> 33) % (uint64_t)(nmax + 1));
+		n >>= (rng_next(&s) >> 40) % 31u;
+		int64_t a = d * (2 * n + 1);
+		int64_t b = d << 17;
+		ck_assert(a <= INT32_MAX && b <= INT32_MAX);
+		ck_assert(((a << 17) % b) == 0 && (((a << 17) / b) & 1) == 1);
+		fix16_t sa = (r >> 62) & 1 ? (fix16_t)-a : (fix16_t)a;
+		fix16_t sb = (r >> 63) ? (fix16_t)-b : (fix16_t)b;
+		ties += check_div(sa, sb);
+		for (int da = -1; da <= 1; ++da) {
+			for (int db = -1; db <= 1; ++db) {
+				compared += check_div(sa + da, sb + db);
+			}
+		}
+	}
+	ck_assert_int_gt(ties, 900000);
+	ck_assert_int_gt(compared, 8000000);
+}
+END_TEST
+
+/* ---- sqrt ---- */
+
+static void check_sqrt(fix16_t x)
+{
+	fix16_t want = fix16_sqrt(x);
+	fix16_t got = f2d_sqrt(x);
+	if (got != want) {
+		ck_abort_msg("f2d_sqrt(0x%08x) = 0x%08x, fix16_sqrt = 0x%08x", (unsigned)x,
+		             (unsigned)got, (unsigned)want);
+	}
+}
+
+START_TEST(sqrt_random)
+{
+	uint64_t s = 0x7371727401ull;
+	for (long i = 0; i < N_RANDOM; ++i) {
+		check_sqrt(draw_uniform(&s));
+	}
+	for (long i = 0; i < N_RANDOM / 5; ++i) {
+		check_sqrt(draw_fix(&s));
+	}
+	/* The result is a function of |x| and within one LSB of the exact root. */
+	for (long i = 0; i < 1000000; ++i) {
+		fix16_t x = draw_fix(&s);
+		fix16_t r = f2d_sqrt(x);
+		ck_assert_int_eq(f2d_sqrt(-x), -r);
+		uint64_t mag = (uint64_t)(x < 0 ? -(int64_t)x : (int64_t)x);
+		int64_t exact = (int64_t)f2d_isqrt64_round(mag << 16);
+		int64_t diff = (x < 0 ? -(int64_t)r : (int64_t)r) - exact;
+		ck_assert_msg(diff >= -1 && diff <= 1, "f2d_sqrt(0x%08x) off by %lld", (unsigned)x,
+		              (long long)diff);
+	}
+}
+END_TEST
+
+START_TEST(sqrt_sweeps)
+{
+	build_edges();
+	for (int i = 0; i < edge_count; ++i) {
+		check_sqrt(edges[i]);
+	}
+	for (fix16_t x = 0; x < (1 << 20); ++x) {
+		check_sqrt(x);
+		check_sqrt(-x);
+	}
+	for (fix16_t x = (1 << 30) - (1 << 19); x < (1 << 30) + (1 << 19); ++x) {
+		check_sqrt(x);
+	}
+	for (fix16_t x = INT32_MAX - (1 << 20); x < INT32_MAX; ++x) {
+		check_sqrt(x);
+		check_sqrt(-x);
+	}
+	check_sqrt(INT32_MAX);
+	check_sqrt(INT32_MIN);
+	ck_assert_int_eq(f2d_sqrt(0), 0);
+	ck_assert_int_eq(f2d_sqrt(F2D_ONE), F2D_ONE);
+	ck_assert_int_eq(f2d_sqrt(F2D_FIX(4)), F2D_FIX(2));
+	ck_assert_int_eq(f2d_sqrt(F2D_FIX(-9)), F2D_FIX(-3));
+	ck_assert_int_eq(f2d_sqrt(F2D_FIX(2)), 92682); /* sqrt(2) 65536 = 92681.9 */
+}
+END_TEST
+
+/* ---- exactly rounded 64-bit integer square root ---- */
+
+/* r is round(sqrt(n)) iff (r - 1/2)^2 <= n < (r + 1/2)^2, i.e. for integers
+ * r^2 - r < n <= r^2 + r (r = 0: n = 0). r <= 2^32; r (r - 1) always fits in 64 bits and
+ * r (r + 1) does for r < 2^32 (for r = 2^32 the upper bound exceeds every uint64). */
+static void check_isqrt(uint64_t n)
+{
+	uint64_t r = f2d_isqrt64_round(n);
+	const uint64_t two32 = (uint64_t)1 << 32;
+	ck_assert_msg(r <= two32, "isqrt(%llu) = %llu", (unsigned long long)n,
+	              (unsigned long long)r);
+	if (r == 0) {
+		ck_assert_msg(n == 0, "isqrt(%llu) = 0", (unsigned long long)n);
+		return;
+	}
+	bool ok = n > r * (r - 1) && (r == two32 || n <= r * (r + 1));
+	if (!ok) {
+		ck_abort_msg("isqrt(%llu) = %llu is not the nearest root", (unsigned long long)n,
+		             (unsigned long long)r);
+	}
+}
+
+START_TEST(isqrt64_round)
+{
+	uint64_t s = 0x6973717201ull;
+	for (long i = 0; i < 1000000; ++i) {
+		uint64_t r = rng_next(&s);
+		check_isqrt(r);
+		check_isqrt(r >> (rng_next(&s) % 64u));
+	}
+	for (uint64_t n = 0; n < 100000; ++n) {
+		check_isqrt(n);
+	}
+	/* Around squares and the half-way points k^2 + k, k^2 + k + 1. */
+	for (long i = 0; i < 200000; ++i) {
+		uint64_t k = (rng_next(&s) >> 32) >> (rng_next(&s) % 32u);
+		if (i < 64) {
+			k = ((uint64_t)1 << 32) - 1 - (uint64_t)i;
+		}
+		uint64_t sq = k * k;
+		for (int d = -2; d <= 2; ++d) {
+			check_isqrt(sq + (uint64_t)(int64_t)d);
+			check_isqrt(sq + k + (uint64_t)(int64_t)d);
+		}
+		ck_assert_uint_eq(f2d_isqrt64_round(sq), k);
+		ck_assert_uint_eq(f2d_isqrt64_round(sq + k), k);
+		ck_assert_uint_eq(f2d_isqrt64_round(sq + k + 1), k + 1);
+	}
+	check_isqrt(UINT64_MAX);
+	check_isqrt(UINT64_MAX - 1);
+	check_isqrt((uint64_t)1 << 63);
+	ck_assert_uint_eq(f2d_isqrt64_round(UINT64_MAX), (uint64_t)1 << 32);
+	ck_assert_uint_eq(f2d_isqrt64_round(0), 0);
+	ck_assert_uint_eq(f2d_isqrt64_round(2), 1);
+	ck_assert_uint_eq(f2d_isqrt64_round(3), 2);
+}
+END_TEST
+
+/* ---- normalize ---- */
+
+static void check_normalize(fix16_t x, fix16_t y)
+{
+	fix16_t len = -1;
+	f2d_vec2 u = f2d_normalize(f2d_v(x, y), &len);
+	double exact = sqrt((double)x * x + (double)y * y);
+	ck_assert_msg(fabs((double)len - exact) <= 0.5 + 1e-6, "length(%d, %d) = %d, exact %.3f", x,
+	              y, len, exact);
+	if (x == 0 && y == 0) {
+		ck_assert_int_eq(len, 0);
+		ck_assert(u.x == 0 && u.y == 0);
+		return;
+	}
+	double ulen = sqrt((double)u.x * u.x + (double)u.y * u.y);
+	/* Rounding |v| to the LSB costs up to 32768 / len LSB of unit length, rounding the two
+	 * components up to 0.71 LSB: 2 LSB from |v| >= 0.5 on. */
+	double tol = len >= 32768 ? 2.0 : 32768.0 / len + 0.75;
+	ck_assert_msg(fabs(ulen - 65536.0) <= tol, "|normalize(%d, %d)| = %.3f LSB", x, y, ulen);
+	/* Same direction: the perpendicular part is only the component rounding. */
+	double perp = ((double)u.x * y - (double)u.y * x) / exact;
+	ck_assert_msg(fabs(perp) <= 1.0, "normalize(%d, %d) turned by %.3f LSB", x, y, perp);
+	ck_assert((double)u.x * x + (double)u.y * y > 0);
+}
+
+START_TEST(normalize)
+{
+	uint64_t s = 0x6E726D01ull;
+	const fix16_t limit = F2D_FIX(8192);
+	for (long i = 0; i < 1000000; ++i) {
+		uint64_t r = rng_next(&s);
+		unsigned shift = (unsigned)(r % 29u);
+		fix16_t x = (fix16_t)((rng_next(&s) >> 34) % ((uint64_t)limit + 1)) >> shift;
+		fix16_t y = (fix16_t)((rng_next(&s) >> 34) % ((uint64_t)limit + 1)) >> shift;
+		check_normalize((r >> 62) & 1 ? -x : x, (r >> 63) ? -y : y);
+	}
+	check_normalize(0, 0);
+	check_normalize(limit, limit);
+	check_normalize(-limit, limit);
+	check_normalize(limit, 1);
+	check_normalize(1, 1);
+	for (fix16_t a = 1; a < (1 << 20); a = a * 3 + 1) {
+		f2d_vec2 u = f2d_normalize(f2d_v(a, 0), NULL);
+		ck_assert(u.x == F2D_ONE && u.y == 0);
+		u = f2d_normalize(f2d_v(0, -a), NULL);
+		ck_assert(u.x == 0 && u.y == -F2D_ONE);
+	}
+	f2d_vec2 u = f2d_normalize(f2d_v(F2D_FIX(3), F2D_FIX(-4)), NULL);
+	ck_assert_int_eq(u.x, F2D_MILLI(600));
+	ck_assert_int_eq(u.y, F2D_MILLI(-800));
+	f2d_rot q = f2d_rot_normalize(0, 0);
+	ck_assert(q.c == F2D_ONE && q.s == 0);
+}
+END_TEST
+
+/* ---- rotations and atan2 against libm ---- */
+
+#define TRIG_TOL 4e-5
+#define TEST_PI 3.14159265358979323846
+
+static double fx(fix16_t v) { return (double)v / 65536.0; }
+
+/** a - b reduced to (-pi, pi]. */
+static double angle_diff(double a, double b)
+{
+	double d = fmod(a - b, 2.0 * TEST_PI);
+	if (d > TEST_PI) {
+		d -= 2.0 * TEST_PI;
+	} else if (d <= -TEST_PI) {
+		d += 2.0 * TEST_PI;
+	}
+	return d;
+}
+
+static void check_rot(fix16_t angle)
+{
+	f2d_rot q = f2d_make_rot(angle);
+	double a = fx(angle);
+	if (fabs(fx(q.c) - cos(a)) > TRIG_TOL || fabs(fx(q.s) - sin(a)) > TRIG_TOL) {
+		ck_abort_msg("make_rot(%d) = (%d, %d), want (%.7f, %.7f)", angle, q.c, q.s, cos(a),
+		             sin(a));
+	}
+	fix16_t back = f2d_rot_get_angle(q);
+	if (back < -F2D_PI || back > F2D_PI || fabs(angle_diff(fx(back), a)) > TRIG_TOL) {
+		ck_abort_msg("rot_get_angle(make_rot(%d)) = %d", angle, back);
+	}
+}
+
+START_TEST(rotations)
+{
+	const fix16_t two_pi = 2 * F2D_PI + 1;
+	for (fix16_t angle = -two_pi; angle <= two_pi; ++angle) {
+		check_rot(angle);
+	}
+	uint64_t s = 0x726F7401ull;
+	for (long i = 0; i < 200000; ++i) {
+		check_rot(draw_fix(&s));
+	}
+	check_rot(INT32_MAX);
+	check_rot(INT32_MIN + 1);
+	f2d_rot q = f2d_make_rot(0);
+	ck_assert(q.c == F2D_ONE && q.s == 0);
+	q = f2d_make_rot(F2D_HALF_PI);
+	ck_assert(abs(q.c) <= 1 && q.s == F2D_ONE);
+	q = f2d_make_rot(F2D_PI);
+	ck_assert(q.c == -F2D_ONE && abs(q.s) <= 1);
+	/* Every rotation is unit length to 2 LSB. */
+	for (fix16_t angle = -two_pi; angle <= two_pi; angle += 997) {
+		q = f2d_make_rot(angle);
+		double len = sqrt((double)q.c * q.c + (double)q.s * q.s);
+		ck_assert_msg(fabs(len - 65536.0) <= 2.0, "|make_rot(%d)| = %.3f LSB", angle, len);
+	}
+}
+END_TEST
+
+static void check_atan2(fix16_t y, fix16_t x)
+{
+	fix16_t got = f2d_atan2(y, x);
+	double want = atan2((double)y, (double)x);
+	if (got < -F2D_PI || got > F2D_PI || fabs(fx(got) - want) > TRIG_TOL) {
+		ck_abort_msg("f2d_atan2(%d, %d) = %d (%.7f), atan2 = %.7f", y, x, got, fx(got),
+		             want);
+	}
+}
+
+START_TEST(atan2_pairs)
+{
+	/* Points on circles of many radii, at angles spread over the full turn. */
+	for (int k = 0; k <= 30; ++k) {
+		double radius = ldexp(1.0, k);
+		for (int i = -20000; i <= 20000; ++i) {
+			double t = TEST_PI * i / 20000.0 + 1e-7 * k;
+			check_atan2((fix16_t)lround(radius * sin(t)), (fix16_t)lround(radius * cos(t)));
+		}
+	}
+	uint64_t s = 0x6174616E01ull;
+	for (long i = 0; i < 1000000; ++i) {
+		fix16_t y = draw_fix(&s);
+		fix16_t x = draw_fix(&s);
+		check_atan2(y, x);
+	}
+	build_edges();
+	for (int i = 0; i < edge_count; ++i) {
+		for (int j = 0; j < edge_count; ++j) {
+			if (edges[i] != 0 || edges[j] != 0) {
+				check_atan2(edges[i], edges[j]);
+			}
+		}
+	}
+	ck_assert_int_eq(f2d_atan2(0, 0), 0);
+	ck_assert_int_eq(f2d_atan2(0, F2D_ONE), 0);
+	ck_assert_int_eq(f2d_atan2(0, -F2D_ONE), F2D_PI); /* the cut: +pi, not -pi */
+	ck_assert_int_eq(f2d_atan2(F2D_ONE, 0), F2D_HALF_PI);
+	ck_assert_int_eq(f2d_atan2(-F2D_ONE, 0), -F2D_HALF_PI);
+	f2d_rot q = {0, -F2D_ONE};
+	ck_assert_int_eq(f2d_rot_get_angle(q), -F2D_HALF_PI);
+}
+END_TEST
+
+/* ---- conversions ---- */
+
+START_TEST(from_double_table)
+{
+	static const struct {
+		double in;
+		fix16_t out;
+	} cases[] = {
+		{0.0, 0},
+		{-0.0, 0},
+		{1.0, 65536},
+		{-1.0, -65536},
+		{0.5, 32768},
+		{1.0 / 65536, 1},
+		{0.5 / 65536, 1},   /* half away from zero */
+		{-0.5 / 65536, -1}, /* half away from zero */
+		{0.49999 / 65536, 0},
+		{-0.49999 / 65536, 0},
+		{1.5 / 65536, 2},
+		{2.5 / 65536, 3}, /* not to even */
+		{-2.5 / 65536, -3},
+		{0.1, 6554},
+		{-0.1, -6554},
+		{1.0 / 60, 1092},
+		{3.14159265358979, 205887},
+		{32767.99998, INT32_MAX},
+		{2147483646.5 / 65536, INT32_MAX},
+		{2147483646.49 / 65536, INT32_MAX - 1},
+		{32768.0, INT32_MAX},
+		{1e10, INT32_MAX},
+		{1e300 * 1e300, INT32_MAX}, /* +infinity */
+		{-32768.0, INT32_MIN},
+		{-2147483647.5 / 65536, INT32_MIN},
+		{-2147483647.4 / 65536, INT32_MIN + 1},
+		{-1e10, INT32_MIN},
+		{-1e300 * 1e300, INT32_MIN}, /* -infinity */
+		{1e-300, 0},
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
+		fix16_t got = f2d_from_double(cases[i].in);
+		ck_assert_msg(got == cases[i].out, "f2d_from_double(%.17g) = %d, want %d", cases[i].in,
+		              got, cases[i].out);
+	}
+	ck_assert_int_eq(f2d_from_double(NAN), 0);
+	ck_assert_int_eq(f2d_from_double(-NAN), 0);
+	ck_assert(f2d_to_double(65536) == 1.0);
+	ck_assert(f2d_to_double(INT32_MIN) == -32768.0);
+	ck_assert(f2d_to_double(-1) == -1.0 / 65536);
+	f2d_vec2 v = f2d_vec2_from_doubles(1.5, -2.25);
+	ck_assert(v.x == 98304 && v.y == -147456);
+	/* Round trips, and exact half LSBs round away from zero. */
+	uint64_t s = 0x636F6E7601ull;
+	for (long i = 0; i < 1000000; ++i) {
+		fix16_t x = draw_uniform(&s);
+		ck_assert_int_eq(f2d_from_double(f2d_to_double(x)), x);
+		double half = ((double)x + (x >= 0 ? 0.5 : -0.5)) / 65536.0;
+		int64_t away = (int64_t)x + (x >= 0 ? 1 : -1);
+		int64_t want = away > INT32_MAX ? INT32_MAX : (away < INT32_MIN ? INT32_MIN : away);
+		ck_assert_int_eq(f2d_from_double(half), want);
+	}
+}
+END_TEST
+
+/** Reference formatting: exact decimal expansion by printf (value / 65536 has at most 16
+ *  decimals and is exact in a double), then decimal rounding half away from zero on the
+ *  digit string. */
+static void reference_format(fix16_t value, int decimals, char *out, size_t size)
+{
+	char digits[64];
+	double mag = fabs((double)value / 65536.0);
+	snprintf(digits, sizeof digits, "%.16f", mag);
+	char *point = strchr(digits, '.');
+	ck_assert_ptr_nonnull(point);
+	memmove(point, point + 1, strlen(point + 1) + 1); /* digits only */
+	size_t int_len = (size_t)(point - digits);
+	size_t keep = int_len + (size_t)decimals;
+	bool up = digits[keep] >= '5';
+	digits[keep] = '\0';
+	if (up) {
+		size_t i = keep;
+		while (i > 0 && digits[i - 1] == '9') {
+			digits[--i] = '0';
+		}
+		if (i == 0) {
+			memmove(digits + 1, digits, keep + 1);
+			digits[0] = '1';
+			int_len++;
+			keep++;
+		} else {
+			digits[i - 1]++;
+		}
+	}
+	bool zero = strspn(digits, "0") == keep;
+	char *o = out;
+	if (value < 0 && !zero) {
+		*o++ = '-';
+	}
+	memcpy(o, digits, int_len);
+	o += int_len;
+	if (decimals > 0) {
+		*o++ = '.';
+		memcpy(o, digits + int_len, (size_t)decimals);
+		o += decimals;
+	}
+	*o = '\0';
+	ck_assert_uint_lt((size_t)(o - out), size);
+}
+
+START_TEST(format_fix_table)
+{
+	static const struct {
+		fix16_t value;
+		int decimals;
+		const char *text;
+	} cases[] = {
+		{-98304, 6, "-1.500000"},
+		{0, 6, "0.000000"},
+		{0, 0, "0"},
+		{-1, 6, "-0.000015"},
+		{-1, 4, "0.0000"}, /* no "-0.0000" */
+		{1, 4, "0.0000"},
+		{1, 9, "0.000015259"},
+		{65536, 0, "1"},
+		{32768, 0, "1"}, /* 0.5: away from zero */
+		{-32768, 0, "-1"},
+		{32767, 0, "0"},
+		{-32767, 0, "0"},
+		{0x1000, 3, "0.063"}, /* 0.0625 */
+		{-0x1000, 3, "-0.063"},
+		{0x2000, 2, "0.13"}, /* 0.125 */
+		{-0x2000, 2, "-0.13"},
+		{0x4000, 1, "0.3"}, /* 0.25 */
+		{205887, 5, "3.14159"},
+		{1092, 6, "0.016663"},
+		{INT32_MAX, 9, "32767.999984741"},
+		{INT32_MAX, 4, "32768.0000"},
+		{INT32_MIN, 9, "-32768.000000000"},
+		{INT32_MIN, 0, "-32768"},
+		{3, 12, "0.000045776"},  /* clamped to 9 */
+		{98304, -3, "2"},         /* clamped to 0 */
+		{-163840, 1, "-2.5"},
+	};
+	char buf[24];
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
+		memset(buf, 'x', sizeof buf);
+		char *r = f2d_format_fix(cases[i].value, cases[i].decimals, buf);
+		ck_assert_ptr_eq(r, buf);
+		ck_assert_msg(strcmp(buf, cases[i].text) == 0, "f2d_format_fix(%d, %d) = \"%s\", want \"%s\"",
+		              cases[i].value, cases[i].decimals, buf, cases[i].text);
+	}
+	/* Against the string-rounding reference, for random values and every precision. */
+	uint64_t s = 0x666D7401ull;
+	char want[64];
+	for (long i = 0; i < 200000; ++i) {
+		fix16_t v = (i & 1) ? draw_fix(&s) : draw_uniform(&s);
+		for (int d = 0; d <= 9; ++d) {
+			memset(buf, 'x', sizeof buf);
+			f2d_format_fix(v, d, buf);
+			ck_assert_ptr_nonnull(memchr(buf, '\0', sizeof buf));
+			reference_format(v, d, want, sizeof want);
+			if (strcmp(buf, want) != 0) {
+				ck_abort_msg("f2d_format_fix(%d, %d) = \"%s\", want \"%s\"", v, d, buf,
+				             want);
+			}
+		}
+	}
+}
+END_TEST
+
+static Suite *math_suite(void)
+{
+	Suite *suite = suite_create("math");
+	TCase *tc = tcase_create("libfixmath");
+	/* Generous when run by hand (Check's default is 4 s); ctest sets CK_DEFAULT_TIMEOUT. */
+	tcase_set_timeout(tc, 600);
+	tcase_add_test(tc, mul_random);
+	tcase_add_test(tc, mul_edges);
+	tcase_add_test(tc, mul_half_way);
+	tcase_add_test(tc, div_random);
+	tcase_add_test(tc, div_big_divisor);
+	tcase_add_test(tc, div_edges);
+	tcase_add_test(tc, div_half_way);
+	tcase_add_test(tc, sqrt_random);
+	tcase_add_test(tc, sqrt_sweeps);
+	suite_add_tcase(suite, tc);
+
+	TCase *tc2 = tcase_create("integer");
+	tcase_set_timeout(tc2, 600);
+	tcase_add_test(tc2, isqrt64_round);
+	tcase_add_test(tc2, normalize);
+	tcase_add_test(tc2, rotations);
+	tcase_add_test(tc2, atan2_pairs);
+	suite_add_tcase(suite, tc2);
+
+	TCase *tc3 = tcase_create("convert");
+	tcase_set_timeout(tc3, 600);
+	tcase_add_test(tc3, from_double_table);
+	tcase_add_test(tc3, format_fix_table);
+	suite_add_tcase(suite, tc3);
+	return suite;
+}
+
+int main(void)
+{
+	SRunner *runner = srunner_create(math_suite());
+	srunner_run_all(runner, CK_NORMAL);
+	int failed = srunner_ntests_failed(runner);
+	srunner_free(runner);
+	return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}
