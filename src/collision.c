@@ -20,32 +20,55 @@ typedef struct clip_vertex {
 	uint32_t id;
 } clip_vertex;
 
-/* Largest separation of poly2 from the edges of poly1, working in poly2's frame:
- * s_i = min_j dot(n1_i, v2_j - v1_i), returns max_i s_i and its edge. */
-static fix16_t find_max_separation(int32_t *edge, const f2d_polygon *p1, f2d_transform xf1,
-                                   const f2d_polygon *p2, f2d_transform xf2)
+void f2d_shape_update_world(f2d_shape *s, f2d_transform xf, fix16_t margin)
 {
-	f2d_rot q = f2d_inv_mul_rot(xf2.q, xf1.q);
-	f2d_vec2 t = f2d_inv_rotate(xf2.q, f2d_sub(xf1.p, xf2.p));
+	if (s->type == F2D_CIRCLE_SHAPE) {
+		f2d_vec2 c = f2d_xf_point(xf, s->circle.center);
+		fix16_t r = s->circle.radius + margin;
+		s->world_center = c;
+		s->aabb.lower = f2d_v(c.x - r, c.y - r);
+		s->aabb.upper = f2d_v(c.x + r, c.y + r);
+		return;
+	}
+	const f2d_polygon *p = &s->polygon;
+	f2d_polygon *wp = &s->world_polygon;
+	wp->count = p->count;
+	f2d_vec2 lo = {INT32_MAX, INT32_MAX}, hi = {-INT32_MAX, -INT32_MAX};
+	for (int32_t i = 0; i < p->count; ++i) {
+		f2d_vec2 v = f2d_xf_point(xf, p->vertices[i]);
+		wp->vertices[i] = v;
+		wp->normals[i] = f2d_rotate(xf.q, p->normals[i]);
+		lo.x = f2d_min(lo.x, v.x);
+		lo.y = f2d_min(lo.y, v.y);
+		hi.x = f2d_max(hi.x, v.x);
+		hi.y = f2d_max(hi.y, v.y);
+	}
+	s->aabb.lower = f2d_v(lo.x - margin, lo.y - margin);
+	s->aabb.upper = f2d_v(hi.x + margin, hi.y + margin);
+}
+
+/* Largest separation of p2 from the edges of p1 (both in world coordinates):
+ * s_i = min_j n1_i . (v2_j - v1_i); returns max_i s_i and its edge. The minimum is found on
+ * exact 64-bit dot products and rounded once. */
+static fix16_t find_max_separation(int32_t *edge, const f2d_polygon *p1, const f2d_polygon *p2)
+{
 	int32_t best = 0;
-	fix16_t best_sep = -INT32_MAX;
+	int64_t best_sep = INT64_MIN;
 	for (int32_t i = 0; i < p1->count; ++i) {
-		f2d_vec2 n = f2d_rotate(q, p1->normals[i]);
-		f2d_vec2 v1 = f2d_add(f2d_rotate(q, p1->vertices[i]), t);
-		fix16_t si = INT32_MAX;
+		f2d_vec2 n = p1->normals[i];
+		int64_t si = INT64_MAX;
 		for (int32_t j = 0; j < p2->count; ++j) {
-			fix16_t sij = f2d_dot(n, f2d_sub(p2->vertices[j], v1));
-			if (sij < si) {
-				si = sij;
-			}
+			int64_t d = f2d_dot64(n, p2->vertices[j]);
+			si = d < si ? d : si;
 		}
+		si -= f2d_dot64(n, p1->vertices[i]);
 		if (si > best_sep) {
 			best_sep = si;
 			best = i;
 		}
 	}
 	*edge = best;
-	return best_sep;
+	return f2d_sat(f2d_round16(best_sep));
 }
 
 /* Keeps the part of segment (in[0], in[1]) with dot(n, v) <= offset. Returns the number of
@@ -73,15 +96,15 @@ static int32_t clip_segment(clip_vertex out[2], const clip_vertex in[2], f2d_vec
 	return count;
 }
 
-static void collide_polygons(const f2d_polygon *pa, f2d_transform xfa, const f2d_polygon *pb,
-                             f2d_transform xfb, fix16_t speculative, f2d_manifold *m)
+static void collide_polygons(const f2d_polygon *pa, const f2d_polygon *pb, fix16_t speculative,
+                             f2d_manifold *m)
 {
 	int32_t edge_a, edge_b;
-	fix16_t sep_a = find_max_separation(&edge_a, pa, xfa, pb, xfb);
+	fix16_t sep_a = find_max_separation(&edge_a, pa, pb);
 	if (sep_a > speculative) {
 		return;
 	}
-	fix16_t sep_b = find_max_separation(&edge_b, pb, xfb, pa, xfa);
+	fix16_t sep_b = find_max_separation(&edge_b, pb, pa);
 	if (sep_b > speculative) {
 		return;
 	}
@@ -89,40 +112,35 @@ static void collide_polygons(const f2d_polygon *pa, f2d_transform xfa, const f2d
 	 * absolute one (0.001 m) keeps the reference face from flip-flopping between two
 	 * nearly equal axes, which would reset the contact ids and the warm start. */
 	const f2d_polygon *p1, *p2;
-	f2d_transform xf1, xf2;
 	int32_t edge1;
 	bool flip;
 	if (sep_b > f2d_mul(F2D_MILLI(980), sep_a) + F2D_MILLI(1)) {
-		p1 = pb, p2 = pa, xf1 = xfb, xf2 = xfa, edge1 = edge_b, flip = true;
+		p1 = pb, p2 = pa, edge1 = edge_b, flip = true;
 	} else {
-		p1 = pa, p2 = pb, xf1 = xfa, xf2 = xfb, edge1 = edge_a, flip = false;
+		p1 = pa, p2 = pb, edge1 = edge_a, flip = false;
 	}
-
-	/* Work in the reference polygon's frame: bring p2 over. */
-	f2d_rot q = f2d_inv_mul_rot(xf1.q, xf2.q);
-	f2d_vec2 t = f2d_inv_rotate(xf1.q, f2d_sub(xf2.p, xf1.p));
 	f2d_vec2 n1 = p1->normals[edge1];
 
 	/* Incident edge: the edge of p2 whose normal is most anti-parallel to n1. */
 	int32_t edge2 = 0;
 	fix16_t min_dot = INT32_MAX;
 	for (int32_t i = 0; i < p2->count; ++i) {
-		fix16_t d = f2d_dot(n1, f2d_rotate(q, p2->normals[i]));
+		fix16_t d = f2d_dot(n1, p2->normals[i]);
 		if (d < min_dot) {
 			min_dot = d;
 			edge2 = i;
 		}
 	}
-	int32_t i21 = edge2, i22 = edge2 + 1 < p2->count ? edge2 + 1 : 0;
+	int32_t i22 = edge2 + 1 < p2->count ? edge2 + 1 : 0;
 	uint32_t base = (flip ? ID_FLIP : 0u) | ((uint32_t)edge1 << 8) | ((uint32_t)edge2 << 4);
 	clip_vertex inc[2];
-	inc[0].v = f2d_add(f2d_rotate(q, p2->vertices[i21]), t);
+	inc[0].v = p2->vertices[edge2];
 	inc[0].id = base | 0u;
-	inc[1].v = f2d_add(f2d_rotate(q, p2->vertices[i22]), t);
+	inc[1].v = p2->vertices[i22];
 	inc[1].id = base | 1u;
 
-	int32_t i11 = edge1, i12 = edge1 + 1 < p1->count ? edge1 + 1 : 0;
-	f2d_vec2 v11 = p1->vertices[i11];
+	int32_t i12 = edge1 + 1 < p1->count ? edge1 + 1 : 0;
+	f2d_vec2 v11 = p1->vertices[edge1];
 	f2d_vec2 v12 = p1->vertices[i12];
 	f2d_vec2 tangent = f2d_left_perp(n1); /* along v11 -> v12 */
 
@@ -135,16 +153,13 @@ static void collide_polygons(const f2d_polygon *pa, f2d_transform xfa, const f2d
 		return;
 	}
 
-	fix16_t front = f2d_dot(n1, v11);
-	f2d_vec2 normal = f2d_rotate(xf1.q, n1);
-	m->normal = flip ? f2d_neg(normal) : normal;
+	m->normal = flip ? f2d_neg(n1) : n1;
 	int32_t count = 0;
 	for (int32_t i = 0; i < 2; ++i) {
-		fix16_t sep = f2d_dot(n1, c2[i].v) - front;
+		fix16_t sep = f2d_dot(n1, f2d_sub(c2[i].v, v11));
 		if (sep <= speculative) {
 			/* midpoint between the incident point and its projection on the reference face */
-			f2d_vec2 mid = f2d_mul_sub(c2[i].v, sep / 2, n1);
-			m->points[count].point = f2d_xf_point(xf1, mid);
+			m->points[count].point = f2d_mul_sub(c2[i].v, sep / 2, n1);
 			m->points[count].separation = sep;
 			m->points[count].id = c2[i].id;
 			++count;
@@ -155,10 +170,9 @@ static void collide_polygons(const f2d_polygon *pa, f2d_transform xfa, const f2d
 
 /* Circle (centre c, radius r, in world) against polygon p: normal from the polygon to the
  * circle. */
-static void collide_polygon_circle(const f2d_polygon *p, f2d_transform xfp, f2d_vec2 c_world,
-                                   fix16_t r, fix16_t speculative, f2d_manifold *m)
+static void collide_polygon_circle(const f2d_polygon *p, f2d_vec2 c, fix16_t r,
+                                   fix16_t speculative, f2d_manifold *m)
 {
-	f2d_vec2 c = f2d_inv_xf_point(xfp, c_world);
 	int32_t face = 0;
 	fix16_t s = -INT32_MAX;
 	for (int32_t i = 0; i < p->count; ++i) {
@@ -199,9 +213,9 @@ static void collide_polygon_circle(const f2d_polygon *p, f2d_transform xfp, f2d_
 	f2d_vec2 on_circle = f2d_mul_sub(c, r, normal);
 	f2d_vec2 mid = f2d_v((fix16_t)(((int64_t)on_poly.x + on_circle.x) / 2),
 	                     (fix16_t)(((int64_t)on_poly.y + on_circle.y) / 2));
-	m->normal = f2d_rotate(xfp.q, normal);
+	m->normal = normal;
 	m->count = 1;
-	m->points[0].point = f2d_xf_point(xfp, mid);
+	m->points[0].point = mid;
 	m->points[0].separation = sep;
 	m->points[0].id = id;
 }
@@ -228,22 +242,21 @@ static void collide_circles(f2d_vec2 ca, fix16_t ra, f2d_vec2 cb, fix16_t rb, fi
 	m->points[0].id = 0;
 }
 
-void f2d_collide(const f2d_shape *a, f2d_transform xfa, const f2d_shape *b, f2d_transform xfb,
-                 fix16_t speculative, f2d_manifold *m)
+void f2d_collide(const f2d_shape *a, const f2d_shape *b, fix16_t speculative, f2d_manifold *m)
 {
 	m->count = 0;
 	m->normal = f2d_v(0, 0);
 	if (a->type == F2D_POLYGON_SHAPE && b->type == F2D_POLYGON_SHAPE) {
-		collide_polygons(&a->polygon, xfa, &b->polygon, xfb, speculative, m);
+		collide_polygons(&a->world_polygon, &b->world_polygon, speculative, m);
 	} else if (a->type == F2D_POLYGON_SHAPE) {
-		collide_polygon_circle(&a->polygon, xfa, f2d_xf_point(xfb, b->circle.center),
-		                       b->circle.radius, speculative, m);
+		collide_polygon_circle(&a->world_polygon, b->world_center, b->circle.radius, speculative,
+		                       m);
 	} else if (b->type == F2D_POLYGON_SHAPE) {
-		collide_polygon_circle(&b->polygon, xfb, f2d_xf_point(xfa, a->circle.center),
-		                       a->circle.radius, speculative, m);
+		collide_polygon_circle(&b->world_polygon, a->world_center, a->circle.radius, speculative,
+		                       m);
 		m->normal = f2d_neg(m->normal); /* from A (the circle) to B */
 	} else {
-		collide_circles(f2d_xf_point(xfa, a->circle.center), a->circle.radius,
-		                f2d_xf_point(xfb, b->circle.center), b->circle.radius, speculative, m);
+		collide_circles(a->world_center, a->circle.radius, b->world_center, b->circle.radius,
+		                speculative, m);
 	}
 }

@@ -89,7 +89,7 @@ static f2d_result find_pairs(f2d_world *w)
 		if (!s->alive) {
 			continue;
 		}
-		s->aabb = f2d_shape_compute_aabb(s, f2d_body_xf(&w->bodies[s->body]), margin);
+		f2d_shape_update_world(s, f2d_body_xf(&w->bodies[s->body]), margin);
 		++n;
 	}
 	if (!f2d_grow(w, (void **)&w->sweep, &w->sweep_capacity, n, sizeof(int32_t))) {
@@ -163,7 +163,7 @@ f2d_result f2d_update_contacts(f2d_world *w)
 		const f2d_body *ba = &w->bodies[sa->body];
 		const f2d_body *bb = &w->bodies[sb->body];
 		f2d_manifold m;
-		f2d_collide(sa, f2d_body_xf(ba), sb, f2d_body_xf(bb), w->def.speculative_distance, &m);
+		f2d_collide(sa, sb, w->def.speculative_distance, &m);
 		if (m.count == 0) {
 			continue;
 		}
@@ -253,6 +253,17 @@ static inline fix16_t sat_add(f2d_world *w, fix16_t a, int64_t d)
 
 static inline int64_t mul64(fix16_t a, int64_t b) { return f2d_round16((int64_t)a * b); }
 
+/* Relative velocity of B against A at the point along d, with rd_a = r_a x d, rd_b = r_b x d:
+ * (v_b + w_b x r_b - v_a - w_a x r_a) . d = (v_b - v_a) . d + w_b rd_b - w_a rd_a,
+ * summed exactly in 64 bits and rounded once. */
+static inline fix16_t relative_velocity(const f2d_body *a, const f2d_body *b, f2d_vec2 d,
+                                        fix16_t rd_a, fix16_t rd_b)
+{
+	int64_t s = ((int64_t)b->v.x - a->v.x) * d.x + ((int64_t)b->v.y - a->v.y) * d.y +
+	            (int64_t)b->w * rd_b - (int64_t)a->w * rd_a;
+	return f2d_sat(f2d_round16(s));
+}
+
 static fix16_t inverse_mass(f2d_world *w, int64_t k)
 {
 	if (k <= 0) {
@@ -273,10 +284,22 @@ void f2d_contacts_prestep(f2d_world *w)
 		const f2d_body *b = &w->bodies[arb->body_b];
 		f2d_vec2 n = arb->normal;
 		f2d_vec2 t = f2d_right_perp(n);
+		arb->vn_a = f2d_scale(a->inv_mass, n);
+		arb->vn_b = f2d_scale(b->inv_mass, n);
+		arb->vt_a = f2d_scale(a->inv_mass, t);
+		arb->vt_b = f2d_scale(b->inv_mass, t);
 		for (int32_t k = 0; k < arb->count; ++k) {
 			f2d_contact_point *cp = &arb->points[k];
 			fix16_t rna = f2d_cross(cp->r_a, n), rnb = f2d_cross(cp->r_b, n);
 			fix16_t rta = f2d_cross(cp->r_a, t), rtb = f2d_cross(cp->r_b, t);
+			cp->rn_a = rna;
+			cp->rn_b = rnb;
+			cp->rt_a = rta;
+			cp->rt_b = rtb;
+			cp->wn_a = f2d_mul(a->inv_inertia, rna);
+			cp->wn_b = f2d_mul(b->inv_inertia, rnb);
+			cp->wt_a = f2d_mul(a->inv_inertia, rta);
+			cp->wt_b = f2d_mul(b->inv_inertia, rtb);
 			int64_t kn = (int64_t)a->inv_mass + b->inv_mass +
 			             mul64(a->inv_inertia, f2d_round16((int64_t)rna * rna)) +
 			             mul64(b->inv_inertia, f2d_round16((int64_t)rnb * rnb));
@@ -294,9 +317,7 @@ void f2d_contacts_prestep(f2d_world *w)
 				fix16_t pen = -s - w->def.linear_slop;
 				bias = pen > 0 ? mul64(f2d_mul(w->def.bias_factor, w->inv_h), pen) : 0;
 			}
-			f2d_vec2 dv = f2d_sub(f2d_add(b->v, f2d_cross_sv(b->w, cp->r_b)),
-			                      f2d_add(a->v, f2d_cross_sv(a->w, cp->r_a)));
-			fix16_t vn = f2d_dot(dv, n);
+			fix16_t vn = relative_velocity(a, b, n, rna, rnb);
 			if (vn < -w->def.restitution_threshold && arb->restitution > 0) {
 				int64_t rb = -(int64_t)f2d_mul(arb->restitution, vn);
 				bias = bias > rb ? bias : rb;
@@ -306,12 +327,17 @@ void f2d_contacts_prestep(f2d_world *w)
 	}
 }
 
-static inline void apply_impulse(f2d_body *a, f2d_body *b, const f2d_contact_point *cp, f2d_vec2 p)
+/* v += lambda dv: the velocity change of an impulse lambda along a direction whose per-unit
+ * changes were precomputed (n / m and (r x n) / I). */
+static inline void apply(f2d_body *a, f2d_body *b, fix16_t lambda, f2d_vec2 dva, fix16_t dwa,
+                         f2d_vec2 dvb, fix16_t dwb)
 {
-	a->v = f2d_mul_sub(a->v, a->inv_mass, p);
-	a->w -= f2d_mul(a->inv_inertia, f2d_cross(cp->r_a, p));
-	b->v = f2d_mul_add(b->v, b->inv_mass, p);
-	b->w += f2d_mul(b->inv_inertia, f2d_cross(cp->r_b, p));
+	a->v.x -= f2d_mul(lambda, dva.x);
+	a->v.y -= f2d_mul(lambda, dva.y);
+	a->w -= f2d_mul(lambda, dwa);
+	b->v.x += f2d_mul(lambda, dvb.x);
+	b->v.y += f2d_mul(lambda, dvb.y);
+	b->w += f2d_mul(lambda, dwb);
 }
 
 void f2d_contacts_warm_start(f2d_world *w)
@@ -320,52 +346,74 @@ void f2d_contacts_warm_start(f2d_world *w)
 		f2d_arbiter *arb = &w->arbiters[i];
 		f2d_body *a = &w->bodies[arb->body_a];
 		f2d_body *b = &w->bodies[arb->body_b];
-		f2d_vec2 n = arb->normal;
-		f2d_vec2 t = f2d_right_perp(n);
 		for (int32_t k = 0; k < arb->count; ++k) {
-			f2d_contact_point *cp = &arb->points[k];
-			if (cp->pn == 0 && cp->pt == 0) {
-				continue;
-			}
-			f2d_vec2 p = f2d_add(f2d_scale(cp->pn, n), f2d_scale(cp->pt, t));
-			apply_impulse(a, b, cp, p);
+			const f2d_contact_point *cp = &arb->points[k];
+			apply(a, b, cp->pn, arb->vn_a, cp->wn_a, arb->vn_b, cp->wn_b);
+			apply(a, b, cp->pt, arb->vt_a, cp->wt_a, arb->vt_b, cp->wt_b);
 		}
 	}
 }
 
+/* Velocities of one arbiter's two bodies, held in locals while its points are solved. */
+typedef struct vel2 {
+	fix16_t vax, vay, wa, vbx, vby, wb;
+} vel2;
+
+/* (v_b + w_b x r_b - v_a - w_a x r_a) . d, as relative_velocity but on the local copy */
+static inline fix16_t rel_vel(const vel2 *v, f2d_vec2 d, fix16_t rd_a, fix16_t rd_b)
+{
+	int64_t s = ((int64_t)v->vbx - v->vax) * d.x + ((int64_t)v->vby - v->vay) * d.y +
+	            (int64_t)v->wb * rd_b - (int64_t)v->wa * rd_a;
+	return f2d_sat(f2d_round16(s));
+}
+
+static inline void apply_local(vel2 *v, fix16_t lambda, f2d_vec2 dva, fix16_t dwa, f2d_vec2 dvb,
+                               fix16_t dwb)
+{
+	v->vax -= f2d_mul(lambda, dva.x);
+	v->vay -= f2d_mul(lambda, dva.y);
+	v->wa -= f2d_mul(lambda, dwa);
+	v->vbx += f2d_mul(lambda, dvb.x);
+	v->vby += f2d_mul(lambda, dvb.y);
+	v->wb += f2d_mul(lambda, dwb);
+}
+
 void f2d_contacts_solve(f2d_world *w)
 {
+	bool saturated = false;
 	for (int32_t i = 0; i < w->arbiter_count; ++i) {
 		f2d_arbiter *arb = &w->arbiters[i];
 		f2d_body *a = &w->bodies[arb->body_a];
 		f2d_body *b = &w->bodies[arb->body_b];
 		f2d_vec2 n = arb->normal;
 		f2d_vec2 t = f2d_right_perp(n);
+		vel2 v = {a->v.x, a->v.y, a->w, b->v.x, b->v.y, b->w};
 		for (int32_t k = 0; k < arb->count; ++k) {
 			f2d_contact_point *cp = &arb->points[k];
 			/* normal: lambda = m_n (bias - vn), P_n = max(P_n + lambda, 0) */
-			f2d_vec2 dv = f2d_sub(f2d_add(b->v, f2d_cross_sv(b->w, cp->r_b)),
-			                      f2d_add(a->v, f2d_cross_sv(a->w, cp->r_a)));
-			fix16_t vn = f2d_dot(dv, n);
-			int64_t dpn = mul64(cp->mass_n, f2d_sat((int64_t)cp->bias - vn));
-			fix16_t pn0 = cp->pn;
-			cp->pn = sat_add(w, pn0, dpn);
-			if (cp->pn < 0) {
-				cp->pn = 0;
-			}
-			fix16_t dn = cp->pn - pn0;
-			apply_impulse(a, b, cp, f2d_scale(dn, n));
+			fix16_t vn = rel_vel(&v, n, cp->rn_a, cp->rn_b);
+			int64_t pn = (int64_t)cp->pn + mul64(cp->mass_n, f2d_sat((int64_t)cp->bias - vn));
+			saturated |= pn > INT32_MAX;
+			pn = pn < 0 ? 0 : (pn > INT32_MAX ? INT32_MAX : pn);
+			fix16_t dn = (fix16_t)pn - cp->pn;
+			cp->pn = (fix16_t)pn;
+			apply_local(&v, dn, arb->vn_a, cp->wn_a, arb->vn_b, cp->wn_b);
 
 			/* friction: lambda = -m_t vt, |P_t| <= mu P_n */
-			dv = f2d_sub(f2d_add(b->v, f2d_cross_sv(b->w, cp->r_b)),
-			             f2d_add(a->v, f2d_cross_sv(a->w, cp->r_a)));
-			fix16_t vt = f2d_dot(dv, t);
-			int64_t dpt = mul64(cp->mass_t, -(int64_t)vt);
-			fix16_t max_pt = f2d_mul(arb->friction, cp->pn);
-			fix16_t pt0 = cp->pt;
-			cp->pt = f2d_clamp(sat_add(w, pt0, dpt), -max_pt, max_pt);
-			fix16_t dt = cp->pt - pt0;
-			apply_impulse(a, b, cp, f2d_scale(dt, t));
+			fix16_t vt = rel_vel(&v, t, cp->rt_a, cp->rt_b);
+			int64_t max_pt = mul64(arb->friction, pn);
+			int64_t pt = (int64_t)cp->pt - mul64(cp->mass_t, vt);
+			pt = pt < -max_pt ? -max_pt : (pt > max_pt ? max_pt : pt);
+			fix16_t dt = (fix16_t)pt - cp->pt;
+			cp->pt = (fix16_t)pt;
+			apply_local(&v, dt, arb->vt_a, cp->wt_a, arb->vt_b, cp->wt_b);
 		}
+		a->v.x = v.vax;
+		a->v.y = v.vay;
+		a->w = v.wa;
+		b->v.x = v.vbx;
+		b->v.y = v.vby;
+		b->w = v.wb;
 	}
+	w->saturated |= saturated;
 }

@@ -33,7 +33,10 @@ fix16_t f2d_from_double(double value)
 	return (fix16_t)t; /* t in [INT32_MIN, INT32_MAX] by the checks above */
 }
 
-double f2d_to_double(fix16_t value) { return (double)value / 65536.0; }
+double f2d_to_double(fix16_t value)
+{
+	return (double)value / 65536.0;
+}
 
 f2d_vec2 f2d_vec2_from_doubles(double x, double y)
 {

@@ -58,7 +58,10 @@ typedef struct f2d_shape {
 	f2d_circle circle;
 	fix16_t density, friction, restitution;
 	uint64_t user_data;
-	f2d_aabb aabb; /* fattened by the speculative distance; recomputed each step */
+	/* per-step cache (not state): the shape in world coordinates and its fattened box */
+	f2d_polygon world_polygon; /* vertices and normals only */
+	f2d_vec2 world_center;     /* circle centre */
+	f2d_aabb aabb;
 } f2d_shape;
 
 typedef struct f2d_joint {
@@ -85,6 +88,9 @@ typedef struct f2d_contact_point {
 	f2d_vec2 r_a, r_b; /* from the centres of mass to the point */
 	fix16_t separation;
 	fix16_t pn, pt;  /* accumulated normal and tangent impulses */
+	/* solver data, recomputed by the pre-step (not state) */
+	fix16_t rn_a, rn_b, rt_a, rt_b; /* r x n, r x t */
+	fix16_t wn_a, wn_b, wt_a, wt_b; /* angular velocity change per unit impulse: (r x n) / I */
 	fix16_t mass_n, mass_t, bias;
 } f2d_contact_point;
 
@@ -94,6 +100,8 @@ typedef struct f2d_arbiter {
 	f2d_vec2 normal; /* from A to B */
 	fix16_t friction, restitution;
 	int32_t count;
+	/* solver data: linear velocity change per unit impulse, n / m and t / m */
+	f2d_vec2 vn_a, vn_b, vt_a, vt_b;
 	f2d_contact_point points[2];
 } f2d_arbiter;
 
@@ -110,8 +118,10 @@ typedef struct f2d_manifold {
 	f2d_manifold_point points[2];
 } f2d_manifold;
 
-void f2d_collide(const f2d_shape *a, f2d_transform xfa, const f2d_shape *b, f2d_transform xfb,
-                 fix16_t speculative, f2d_manifold *m);
+/** Shapes with their world cache up to date (f2d_shape_update_world). */
+void f2d_collide(const f2d_shape *a, const f2d_shape *b, fix16_t speculative, f2d_manifold *m);
+/** Refreshes the world-space cache and the fattened AABB of a shape. */
+void f2d_shape_update_world(f2d_shape *s, f2d_transform xf, fix16_t margin);
 
 /* ---- geometry (geometry.c) ---- */
 /** Mass properties of one shape, Q16.16 in 64 bits so range checks happen before narrowing. */

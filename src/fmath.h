@@ -29,8 +29,8 @@ static inline fix16_t f2d_clamp(fix16_t v, fix16_t lo, fix16_t hi)
 static inline fix16_t f2d_abs(fix16_t a) { return a < 0 ? -a : a; }
 
 /** Round a Q32.32 (or any <<16 scaled) 64-bit value to Q16.16, half away from zero.
- *  floor((p + 2^15 - [p < 0]) / 2^16) is round-half-away for both signs. */
-static inline int64_t f2d_round16(int64_t p) { return (p + 0x8000 - (p < 0)) >> 16; }
+ *  floor((p + 2^15 - [p < 0]) / 2^16) is round-half-away for both signs; p >> 63 is -[p < 0]. */
+static inline int64_t f2d_round16(int64_t p) { return (p + 0x8000 + (p >> 63)) >> 16; }
 
 /** Saturate a 64-bit value to the fix16 range. */
 static inline fix16_t f2d_sat(int64_t v)
