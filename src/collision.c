@@ -8,8 +8,8 @@
 
 /* Feature ids (uint32):
  *   polygon-polygon: bit 15 flip (B is the reference), bits 8..11 reference edge,
- *                    bits 4..7 incident edge, bits 0..1: 0/1 = incident vertex 1/2 kept as is,
- *                    2/3 = point made by clipping against side plane 1/2.
+ *                    bits 4..7 incident edge, bit 0: which end of the incident edge the point
+ *                    comes from (the vertex itself or its clipped replacement).
  *   circle-polygon:  bit 16 set, bits 0..3 polygon feature, bit 4: 0 face, 1 vertex.
  *   circle-circle:   0. */
 #define ID_FLIP 0x8000u
@@ -71,29 +71,28 @@ static fix16_t find_max_separation(int32_t *edge, const f2d_polygon *p1, const f
 	return f2d_sat(f2d_round16(best_sep));
 }
 
-/* Keeps the part of segment (in[0], in[1]) with dot(n, v) <= offset. Returns the number of
- * points written (2 when the segment crosses or lies inside, else < 2). A point made by the
- * cut takes the id of the cutting plane. */
+/* Keeps the part of segment (in[0], in[1]) with dot(n, v) <= offset. Returns 2 when some part
+ * is kept, else 0. An endpoint outside is replaced by the cut point, which keeps the endpoint's
+ * id and position in the order: the id names the end of the incident edge a point comes from,
+ * so it does not change when an exactly aligned stack tips by one LSB across a side plane
+ * (that flip would otherwise drop the point's warm start every other step and rock stacks). */
 static int32_t clip_segment(clip_vertex out[2], const clip_vertex in[2], f2d_vec2 n,
-                            fix16_t offset, uint32_t plane_id)
+                            fix16_t offset)
 {
-	int32_t count = 0;
 	fix16_t d0 = f2d_dot(n, in[0].v) - offset;
 	fix16_t d1 = f2d_dot(n, in[1].v) - offset;
-	if (d0 <= 0) {
-		out[count++] = in[0];
+	if (d0 > 0 && d1 > 0) {
+		return 0;
 	}
-	if (d1 <= 0) {
-		out[count++] = in[1];
-	}
-	if ((d0 < 0 && d1 > 0) || (d0 > 0 && d1 < 0)) {
+	out[0] = in[0];
+	out[1] = in[1];
+	if (d0 > 0 || d1 > 0) {
 		/* v = v0 + d0 / (d0 - d1) (v1 - v0) */
 		fix16_t f = f2d_div_exact(d0, (int64_t)d0 - d1);
-		out[count].v = f2d_mul_add(in[0].v, f, f2d_sub(in[1].v, in[0].v));
-		out[count].id = plane_id;
-		++count;
+		f2d_vec2 v = f2d_mul_add(in[0].v, f, f2d_sub(in[1].v, in[0].v));
+		out[d0 > 0 ? 0 : 1].v = v;
 	}
-	return count;
+	return 2;
 }
 
 static void collide_polygons(const f2d_polygon *pa, const f2d_polygon *pb, fix16_t speculative,
@@ -146,10 +145,10 @@ static void collide_polygons(const f2d_polygon *pa, const f2d_polygon *pb, fix16
 
 	/* Side planes: dot(t, v) >= dot(t, v11) and dot(t, v) <= dot(t, v12). */
 	clip_vertex c1[2], c2[2];
-	if (clip_segment(c1, inc, f2d_neg(tangent), -f2d_dot(tangent, v11), base | 2u) < 2) {
+	if (clip_segment(c1, inc, f2d_neg(tangent), -f2d_dot(tangent, v11)) < 2) {
 		return;
 	}
-	if (clip_segment(c2, c1, tangent, f2d_dot(tangent, v12), base | 3u) < 2) {
+	if (clip_segment(c2, c1, tangent, f2d_dot(tangent, v12)) < 2) {
 		return;
 	}
 

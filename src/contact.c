@@ -378,8 +378,11 @@ static inline void apply_local(vel2 *v, fix16_t lambda, f2d_vec2 dva, fix16_t dw
 	v->wb += f2d_mul(lambda, dwb);
 }
 
-void f2d_contacts_solve(f2d_world *w)
+void f2d_contacts_solve(f2d_world *w, int32_t iteration)
 {
+	/* The two points of a manifold are visited in alternating order (0,1 then 1,0): plain
+	 * Gauss-Seidel always favours the first point, which tips a perfectly aligned stack. */
+	int32_t flip = iteration & 1;
 	bool saturated = false;
 	for (int32_t i = 0; i < w->arbiter_count; ++i) {
 		f2d_arbiter *arb = &w->arbiters[i];
@@ -388,8 +391,21 @@ void f2d_contacts_solve(f2d_world *w)
 		f2d_vec2 n = arb->normal;
 		f2d_vec2 t = f2d_right_perp(n);
 		vel2 v = {a->v.x, a->v.y, a->w, b->v.x, b->v.y, b->w};
-		for (int32_t k = 0; k < arb->count; ++k) {
-			f2d_contact_point *cp = &arb->points[k];
+		/* friction first, then the normal (Box2D's order): non-penetration is what matters
+		 * most, so it is solved last */
+		for (int32_t kk = 0; kk < arb->count; ++kk) {
+			f2d_contact_point *cp = &arb->points[arb->count == 2 ? kk ^ flip : kk];
+			/* friction: lambda = -m_t vt, |P_t| <= mu P_n */
+			fix16_t vt = rel_vel(&v, t, cp->rt_a, cp->rt_b);
+			int64_t max_pt = mul64(arb->friction, cp->pn);
+			int64_t pt = (int64_t)cp->pt - mul64(cp->mass_t, vt);
+			pt = pt < -max_pt ? -max_pt : (pt > max_pt ? max_pt : pt);
+			fix16_t dt = (fix16_t)pt - cp->pt;
+			cp->pt = (fix16_t)pt;
+			apply_local(&v, dt, arb->vt_a, cp->wt_a, arb->vt_b, cp->wt_b);
+		}
+		for (int32_t kk = 0; kk < arb->count; ++kk) {
+			f2d_contact_point *cp = &arb->points[arb->count == 2 ? kk ^ flip : kk];
 			/* normal: lambda = m_n (bias - vn), P_n = max(P_n + lambda, 0) */
 			fix16_t vn = rel_vel(&v, n, cp->rn_a, cp->rn_b);
 			int64_t pn = (int64_t)cp->pn + mul64(cp->mass_n, f2d_sat((int64_t)cp->bias - vn));
@@ -398,15 +414,6 @@ void f2d_contacts_solve(f2d_world *w)
 			fix16_t dn = (fix16_t)pn - cp->pn;
 			cp->pn = (fix16_t)pn;
 			apply_local(&v, dn, arb->vn_a, cp->wn_a, arb->vn_b, cp->wn_b);
-
-			/* friction: lambda = -m_t vt, |P_t| <= mu P_n */
-			fix16_t vt = rel_vel(&v, t, cp->rt_a, cp->rt_b);
-			int64_t max_pt = mul64(arb->friction, pn);
-			int64_t pt = (int64_t)cp->pt - mul64(cp->mass_t, vt);
-			pt = pt < -max_pt ? -max_pt : (pt > max_pt ? max_pt : pt);
-			fix16_t dt = (fix16_t)pt - cp->pt;
-			cp->pt = (fix16_t)pt;
-			apply_local(&v, dt, arb->vt_a, cp->wt_a, arb->vt_b, cp->wt_b);
 		}
 		a->v.x = v.vax;
 		a->v.y = v.vay;

@@ -186,13 +186,14 @@ f2d_body *f2d_get_body(const f2d_world *w, f2d_body_id id);
 f2d_result f2d_update_contacts(f2d_world *w);
 void f2d_contacts_prestep(f2d_world *w);
 void f2d_contacts_warm_start(f2d_world *w);
-void f2d_contacts_solve(f2d_world *w);
+void f2d_contacts_solve(f2d_world *w, int32_t iteration);
 void f2d_remove_arbiters_of_shape(f2d_world *w, int32_t shape);
 
 /* joints (joint.c) */
 void f2d_joint_prestep(f2d_world *w, f2d_joint *j);
 void f2d_joint_warm_start(f2d_world *w, f2d_joint *j);
 void f2d_joint_solve(f2d_world *w, f2d_joint *j);
+fix16_t f2d_joint_solve_position(f2d_world *w, f2d_joint *j);
 bool f2d_bodies_joined(const f2d_world *w, int32_t a, int32_t b);
 
 /* bodies (body.c) */

@@ -147,8 +147,8 @@ static inline f2d_vec2 f2d_xf_point(f2d_transform xf, f2d_vec2 p) { return f2d_a
 static inline f2d_vec2 f2d_inv_xf_point(f2d_transform xf, f2d_vec2 p) { return f2d_inv_rotate(xf.q, f2d_sub(p, xf.p)); }
 /** Rescales (c, s) to unit length: c / |q|, s / |q|, |q| computed exactly in 64 bits. */
 f2d_rot f2d_rot_normalize(fix16_t c, fix16_t s);
-/** Advances q by the angle h*w without trig: q' = normalize(q + h w perp(q)). The turned angle
- *  is atan(h w) instead of h w; the error is (h w)^3 / 3, 3e-4 rad at 0.1 rad per step. */
+/** Advances q by the angle hw (|hw| <= pi/2): q' = q (cos hw, sin hw), renormalised, with cos
+ *  and sin from a fixed integer Taylor polynomial (no trig calls, no tables). */
 f2d_rot f2d_integrate_rotation(f2d_rot q, fix16_t hw);
 
 #endif

@@ -68,7 +68,11 @@ void f2d_joint_prestep(f2d_world *w, f2d_joint *j)
 	f2d_vec2 pa = f2d_add(a->center, ra);
 	f2d_vec2 pb = f2d_add(b->center, rb);
 	f2d_vec2 c = f2d_sub(pb, pa);
-	fix16_t beta_h = f2d_mul(w->def.bias_factor, w->inv_h);
+	/* With position projection on (the default), the anchors are rejoined on positions and a
+	 * velocity bias would correct the same error twice, feeding energy into fast chains; with
+	 * joint_position_iterations = 0 the joint is Box2D-lite's, Baumgarte-stabilised. */
+	fix16_t beta_h =
+	    w->def.joint_position_iterations > 0 ? 0 : f2d_mul(w->def.bias_factor, w->inv_h);
 	j->bias = f2d_v(-f2d_mul(beta_h, c.x), -f2d_mul(beta_h, c.y));
 
 	int64_t ka = (int64_t)ia + ib;
@@ -403,4 +407,48 @@ f2d_result f2d_joint_get_world_anchors(const f2d_world *w, f2d_joint_id id, f2d_
 	*a = f2d_xf_point(f2d_body_xf(&w->bodies[j->body_a]), j->local_a);
 	*b = f2d_xf_point(f2d_body_xf(&w->bodies[j->body_b]), j->local_b);
 	return F2D_OK;
+}
+
+/* Position projection (non-linear Gauss-Seidel, run after the positions are integrated):
+ * the velocity solve keeps the anchors' velocities equal, but integrating a swinging body moves
+ * its anchor along an arc, so the anchors drift apart by r (h w)^2 / 2 per step. Instead of
+ * feeding that error back as a velocity bias (which puts energy into fast chains), each pass
+ * moves the bodies directly: with C = (c_b + r_b) - (c_a + r_a) and the same K as above,
+ * P = -K^-1 C, c_a -= P / m_a, angle_a -= (r_a x P) / I_a, c_b += P / m_b,
+ * angle_b += (r_b x P) / I_b. Returns |C| before the correction (for the iteration stop). */
+fix16_t f2d_joint_solve_position(f2d_world *w, f2d_joint *j)
+{
+	f2d_body *a = &w->bodies[j->body_a];
+	f2d_body *b = &w->bodies[j->body_b];
+	f2d_vec2 ra = f2d_rotate(a->q, f2d_sub(j->local_a, a->local_center));
+	f2d_vec2 rb = f2d_rotate(b->q, f2d_sub(j->local_b, b->local_center));
+	f2d_vec2 c = f2d_sub(f2d_add(b->center, rb), f2d_add(a->center, ra));
+	fix16_t err = f2d_max(f2d_abs(c.x), f2d_abs(c.y));
+	if (err == 0) {
+		return 0;
+	}
+	fix16_t ma = a->inv_mass, mb = b->inv_mass, ia = a->inv_inertia, ib = b->inv_inertia;
+	int64_t k11 = (int64_t)ma + mb + f2d_round16((int64_t)ia * f2d_mul(ra.y, ra.y)) +
+	              f2d_round16((int64_t)ib * f2d_mul(rb.y, rb.y));
+	int64_t k12 = -f2d_round16((int64_t)ia * f2d_mul(ra.x, ra.y)) -
+	              f2d_round16((int64_t)ib * f2d_mul(rb.x, rb.y));
+	int64_t k22 = (int64_t)ma + mb + f2d_round16((int64_t)ia * f2d_mul(ra.x, ra.x)) +
+	              f2d_round16((int64_t)ib * f2d_mul(rb.x, rb.x));
+	int64_t det = k11 * k22 - k12 * k12;
+	fix16_t m11 = div_q16_by_q32(w, k22, det);
+	fix16_t m12 = div_q16_by_q32(w, -k12, det);
+	fix16_t m22 = div_q16_by_q32(w, k11, det);
+	f2d_vec2 p = f2d_v((fix16_t)-f2d_round16((int64_t)m11 * c.x + (int64_t)m12 * c.y),
+	                   (fix16_t)-f2d_round16((int64_t)m12 * c.x + (int64_t)m22 * c.y));
+	if (a->type == F2D_DYNAMIC_BODY) {
+		a->center = f2d_mul_sub(a->center, ma, p);
+		a->q = f2d_integrate_rotation(a->q, -f2d_mul(ia, f2d_cross(ra, p)));
+		a->origin = f2d_sub(a->center, f2d_rotate(a->q, a->local_center));
+	}
+	if (b->type == F2D_DYNAMIC_BODY) {
+		b->center = f2d_mul_add(b->center, mb, p);
+		b->q = f2d_integrate_rotation(b->q, f2d_mul(ib, f2d_cross(rb, p)));
+		b->origin = f2d_sub(b->center, f2d_rotate(b->q, b->local_center));
+	}
+	return err;
 }

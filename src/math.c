@@ -93,15 +93,26 @@ f2d_rot f2d_rot_normalize(fix16_t c, fix16_t s)
 	return q;
 }
 
+/* defined below with the polynomials */
+static void sincos_q30(int64_t t, int64_t *sin_out, int64_t *cos_out);
+
 f2d_rot f2d_integrate_rotation(f2d_rot q, fix16_t hw)
 {
 	if (hw == 0) {
 		return q;
 	}
-	/* q' = q + hw * d/dtheta q = (c - hw s, s + hw c), then back onto the unit circle. */
-	fix16_t c = q.c - f2d_mul(hw, q.s);
-	fix16_t s = q.s + f2d_mul(hw, q.c);
-	return f2d_rot_normalize(c, s);
+	/* q' = q (cos a, sin a) with a = h w, the step's angle (|a| <= max_rotation <= pi/2 < 2).
+	 * cos a and sin a come from a fixed Taylor polynomial in Q30 (sincos_q30), so no trig
+	 * function runs and the turned angle is exact to the last Q16 bit; then q' is put back on
+	 * the unit circle to stop rounding from changing its length. */
+	int64_t sa, ca;
+	sincos_q30((int64_t)hw * 16384, &sa, &ca);
+	int64_t c = ((int64_t)q.c * ca - (int64_t)q.s * sa);
+	int64_t s = ((int64_t)q.s * ca + (int64_t)q.c * sa);
+	/* Q46 -> Q16 */
+	fix16_t qc = (fix16_t)((c + ((int64_t)1 << 29) + (c >> 63)) >> 30);
+	fix16_t qs = (fix16_t)((s + ((int64_t)1 << 29) + (s >> 63)) >> 30);
+	return f2d_rot_normalize(qc, qs);
 }
 
 /* ---- sin/cos/atan2 by integer polynomials (used when building rotations and reading angles,
@@ -115,7 +126,8 @@ static int64_t mul_q30(int64_t a, int64_t b)
 	return (p + ((int64_t)1 << 29) - (p < 0)) >> 30;
 }
 
-/* sin and cos of t in [-pi/4, pi/4] (Q30) by Taylor series to t^11 / t^12; error < 1e-9. */
+/* sin and cos of t in [-pi/2, pi/2] (Q30) by Taylor series to t^11 / t^12; error < 1e-9 for
+ * |t| <= pi/4 and < 6e-7 for |t| <= pi/2. */
 static void sincos_q30(int64_t t, int64_t *sin_out, int64_t *cos_out)
 {
 	int64_t t2 = mul_q30(t, t);

@@ -124,12 +124,13 @@ f2d_world_def f2d_default_world_def(void)
 	d.gravity = f2d_v(0, F2D_FIX(-10));
 	d.time_step = 1092; /* 1/60 s rounded to the nearest LSB (65536 / 60 = 1092.27) */
 	d.iterations = 10;
+	d.joint_position_iterations = 3;
 	d.bias_factor = F2D_MILLI(200);
 	d.linear_slop = F2D_MILLI(10);
 	d.speculative_distance = F2D_MILLI(40);
 	d.restitution_threshold = F2D_ONE;
 	d.max_translation = F2D_FIX(2);
-	d.max_rotation = 51472; /* pi / 4 */
+	d.max_rotation = F2D_HALF_PI;
 	d.warm_starting = true;
 	d.allocator.alloc = default_alloc;
 	d.allocator.free = default_free;
@@ -146,6 +147,9 @@ static const char *check_world_def(const f2d_world_def *d)
 	}
 	if (d->iterations < 1 || d->iterations > 100) {
 		return "iterations must be in [1, 100]";
+	}
+	if (d->joint_position_iterations < 0 || d->joint_position_iterations > 20) {
+		return "joint_position_iterations must be in [0, 20]";
 	}
 	if (d->gravity.x < F2D_FIX(-1000) || d->gravity.x > F2D_FIX(1000) ||
 	    d->gravity.y < F2D_FIX(-1000) || d->gravity.y > F2D_FIX(1000)) {
@@ -392,7 +396,7 @@ f2d_result f2d_world_step(f2d_world *w)
 		}
 	}
 	for (int32_t it = 0; it < w->def.iterations; ++it) {
-		f2d_contacts_solve(w);
+		f2d_contacts_solve(w, it);
 		for (int32_t i = 0; i < w->joint_ids.next; ++i) {
 			if (w->joints[i].alive) {
 				f2d_joint_solve(w, &w->joints[i]);
@@ -400,6 +404,14 @@ f2d_result f2d_world_step(f2d_world *w)
 		}
 	}
 	bool out_of_range = integrate_positions(w);
+	/* Joint position projection passes, in joint id order (see f2d_joint_solve_position). */
+	for (int32_t it = 0; it < w->def.joint_position_iterations; ++it) {
+		for (int32_t i = 0; i < w->joint_ids.next; ++i) {
+			if (w->joints[i].alive) {
+				f2d_joint_solve_position(w, &w->joints[i]);
+			}
+		}
+	}
 
 	for (int32_t i = 0; i < w->body_ids.next; ++i) {
 		w->bodies[i].force = f2d_v(0, 0);
