@@ -4,7 +4,8 @@
  *
  * Encoding (format 1), every integer little-endian, fix16 as int32:
  *   u32 format, u64 step_count,
- *   settings: gravity.x, gravity.y, h, iterations, bias_factor, linear_slop,
+ *   settings: gravity.x, gravity.y, h, iterations, joint_position_iterations, bias_factor,
+ *             linear_slop,
  *             speculative_distance, restitution_threshold, max_translation, max_rotation,
  *             u8 warm_starting
  *   for bodies, shapes, joints: the id pool (next, free_count, free ids in stack order), then
@@ -158,6 +159,7 @@ uint64_t f2d_hash_world(const f2d_world *w)
 	put_vec(&e, w->gravity);
 	put_i32(&e, w->h);
 	put_i32(&e, d->iterations);
+	put_i32(&e, d->joint_position_iterations);
 	put_i32(&e, d->bias_factor);
 	put_i32(&e, d->linear_slop);
 	put_i32(&e, d->speculative_distance);

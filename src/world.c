@@ -124,7 +124,7 @@ f2d_world_def f2d_default_world_def(void)
 	d.gravity = f2d_v(0, F2D_FIX(-10));
 	d.time_step = 1092; /* 1/60 s rounded to the nearest LSB (65536 / 60 = 1092.27) */
 	d.iterations = 10;
-	d.joint_position_iterations = 3;
+	d.joint_position_iterations = 4;
 	d.bias_factor = F2D_MILLI(200);
 	d.linear_slop = F2D_MILLI(10);
 	d.speculative_distance = F2D_MILLI(40);
@@ -404,12 +404,18 @@ f2d_result f2d_world_step(f2d_world *w)
 		}
 	}
 	bool out_of_range = integrate_positions(w);
-	/* Joint position projection passes, in joint id order (see f2d_joint_solve_position). */
+	/* Joint position projection passes in joint id order (see f2d_joint_solve_position),
+	 * until every anchor gap found by a pass is within linear_slop / 4, at most
+	 * joint_position_iterations passes. The stop depends on the state only. */
 	for (int32_t it = 0; it < w->def.joint_position_iterations; ++it) {
+		fix16_t worst = 0;
 		for (int32_t i = 0; i < w->joint_ids.next; ++i) {
 			if (w->joints[i].alive) {
-				f2d_joint_solve_position(w, &w->joints[i]);
+				worst = f2d_max(worst, f2d_joint_solve_position(w, &w->joints[i]));
 			}
+		}
+		if (worst <= w->def.linear_slop / 4) {
+			break;
 		}
 	}
 

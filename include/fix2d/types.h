@@ -107,7 +107,7 @@ typedef struct f2d_world_def {
 	f2d_vec2 gravity;            /**< m/s^2, default (0, -10) */
 	fix16_t time_step;           /**< seconds, default 1/60 (1092 LSB); range [1/1000, 1/10] */
 	int32_t iterations;          /**< velocity iterations per step, default 10; range [1, 100] */
-	int32_t joint_position_iterations; /**< joint position projection passes, default 3; [0, 20] */
+	int32_t joint_position_iterations; /**< most joint position projection passes, default 4; [0, 20] */
 	fix16_t bias_factor;         /**< Baumgarte factor beta, default 0.2; range [0, 1] */
 	fix16_t linear_slop;         /**< allowed penetration in m, default 0.01; range [0, 0.5] */
 	fix16_t speculative_distance;/**< contacts are kept up to this gap in m, default 0.04 */
