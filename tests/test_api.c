@@ -58,7 +58,7 @@ static void check_failure(f2d_world *w, uint64_t hash_before, f2d_result got, f2
 	do {                                                                                       \
 		uint64_t h_ = f2d_world_hash(w);                                                   \
 		f2d_result r_ = (call);                                                            \
-		ck_assert_msg(r_ == (want), "%s returned %d (%s), expected %d", #call, (int)r_,   \
+		ck_assert_msg(r_ == (want), "%s returned %d (%s), expected %d", #call, (int)r_,    \
 		              f2d_error_string(r_), (int)(want));                                  \
 		ck_assert_msg(f2d_world_hash(w) == h_, "%s changed the world", #call);             \
 	} while (0)
@@ -270,11 +270,6 @@ END_TEST
 
 /* ---- world definitions ---- */
 
-typedef struct world_def_case {
-	const char *name;
-	void (*mutate)(f2d_world_def *d);
-} world_def_case;
-
 static void *dummy_alloc(size_t size, void *context)
 {
 	(void)context;
@@ -287,48 +282,51 @@ static void dummy_free(void *p, size_t size, void *context)
 	free(p);
 }
 
-static void wd_step_zero(f2d_world_def *d) { d->time_step = 0; }
-static void wd_step_negative(f2d_world_def *d) { d->time_step = -1092; }
-static void wd_step_too_large(f2d_world_def *d) { d->time_step = 6554 + 1; }
-static void wd_step_huge(f2d_world_def *d) { d->time_step = F2D_ONE; }
-static void wd_step_too_small(f2d_world_def *d) { d->time_step = 64; }
-static void wd_iterations_zero(f2d_world_def *d) { d->iterations = 0; }
-static void wd_iterations_101(f2d_world_def *d) { d->iterations = 101; }
-static void wd_iterations_negative(f2d_world_def *d) { d->iterations = -1; }
-static void wd_bias_negative(f2d_world_def *d) { d->bias_factor = -1; }
-static void wd_bias_too_large(f2d_world_def *d) { d->bias_factor = F2D_ONE + 1; }
-static void wd_alloc_only(f2d_world_def *d)
-{
-	d->allocator.alloc = dummy_alloc;
-	d->allocator.free = NULL;
-}
-static void wd_free_only(f2d_world_def *d)
-{
-	d->allocator.alloc = NULL;
-	d->allocator.free = dummy_free;
-}
-static void wd_gravity_huge(f2d_world_def *d) { d->gravity.y = F2D_FIX(-1001); }
-static void wd_slop_negative(f2d_world_def *d) { d->linear_slop = -1; }
-static void wd_capacity_negative(f2d_world_def *d) { d->body_capacity = -1; }
-
-static const world_def_case bad_world_defs[] = {
-    {"time_step 0", wd_step_zero},
-    {"time_step negative", wd_step_negative},
-    {"time_step > 1/10", wd_step_too_large},
-    {"time_step 1 s", wd_step_huge},
-    {"time_step < 1/1000", wd_step_too_small},
-    {"iterations 0", wd_iterations_zero},
-    {"iterations 101", wd_iterations_101},
-    {"iterations -1", wd_iterations_negative},
-    {"bias_factor < 0", wd_bias_negative},
-    {"bias_factor > 1", wd_bias_too_large},
-    {"allocator alloc without free", wd_alloc_only},
-    {"allocator free without alloc", wd_free_only},
-    {"gravity beyond 1000", wd_gravity_huge},
-    {"linear_slop < 0", wd_slop_negative},
-    {"body_capacity < 0", wd_capacity_negative},
+static const char *const bad_world_defs[] = {
+    "time_step 0",
+    "time_step negative",
+    "time_step > 1/10",
+    "time_step 1 s",
+    "time_step < 1/1000",
+    "iterations 0",
+    "iterations 101",
+    "iterations -1",
+    "joint_position_iterations -1",
+    "joint_position_iterations 21",
+    "bias_factor < 0",
+    "bias_factor > 1",
+    "allocator alloc without free",
+    "allocator free without alloc",
+    "gravity beyond 1000",
+    "linear_slop < 0",
+    "body_capacity < 0",
 };
 #define N_BAD_WORLD_DEFS ((int)(sizeof bad_world_defs / sizeof bad_world_defs[0]))
+
+/* Applies bad_world_defs[i] to d. */
+static void break_world_def(int i, f2d_world_def *d)
+{
+	switch (i) {
+	case 0: d->time_step = 0; break;
+	case 1: d->time_step = -1092; break;
+	case 2: d->time_step = 6554 + 1; break;
+	case 3: d->time_step = F2D_ONE; break;
+	case 4: d->time_step = 64; break;
+	case 5: d->iterations = 0; break;
+	case 6: d->iterations = 101; break;
+	case 7: d->iterations = -1; break;
+	case 8: d->joint_position_iterations = -1; break;
+	case 9: d->joint_position_iterations = 21; break;
+	case 10: d->bias_factor = -1; break;
+	case 11: d->bias_factor = F2D_ONE + 1; break;
+	case 12: d->allocator.alloc = dummy_alloc, d->allocator.free = NULL; break;
+	case 13: d->allocator.alloc = NULL, d->allocator.free = dummy_free; break;
+	case 14: d->gravity.y = F2D_FIX(-1001); break;
+	case 15: d->linear_slop = -1; break;
+	case 16: d->body_capacity = -1; break;
+	default: ck_abort_msg("no world def case %d", i); break;
+	}
+}
 
 START_TEST(test_world_def_ranges)
 {
@@ -337,22 +335,24 @@ START_TEST(test_world_def_ranges)
 	ck_assert_ptr_nonnull(f2d_world_def_problem(NULL));
 	for (int i = 0; i < N_BAD_WORLD_DEFS; ++i) {
 		f2d_world_def d = f2d_default_world_def();
-		bad_world_defs[i].mutate(&d);
+		break_world_def(i, &d);
 		f2d_world *w = (f2d_world *)&d; /* sentinel */
 		f2d_result r = f2d_create_world(&d, &w);
 		ck_assert_msg(r == F2D_ERROR_INVALID_VALUE, "world def '%s': got %d (%s)",
-		              bad_world_defs[i].name, (int)r, f2d_error_string(r));
+		              bad_world_defs[i], (int)r, f2d_error_string(r));
 		ck_assert_msg(w == (f2d_world *)&d, "world def '%s': out was written on failure",
-		              bad_world_defs[i].name);
+		              bad_world_defs[i]);
 		const char *problem = f2d_world_def_problem(&d);
 		ck_assert_msg(problem != NULL && problem[0] != '\0',
 		              "world def '%s': f2d_world_def_problem gave no message",
-		              bad_world_defs[i].name);
+		              bad_world_defs[i]);
 	}
 	/* the edges of the ranges are accepted */
-	for (int i = 0; i < 6; ++i) {
+	for (int i = 0; i < 8; ++i) {
 		f2d_world_def d = f2d_default_world_def();
 		switch (i) {
+		case 6: d.joint_position_iterations = 0; break;
+		case 7: d.joint_position_iterations = 20; break;
 		case 0: d.time_step = 6554; break; /* 1/10 s rounded */
 		case 1: d.time_step = 66; break;   /* just above 1/1000 s */
 		case 2: d.iterations = 1; break;
@@ -377,7 +377,8 @@ END_TEST
 START_TEST(test_world_set_gravity_range)
 {
 	scene s = make_scene();
-	EXPECT_FAIL(s.w, F2D_ERROR_INVALID_VALUE, f2d_world_set_gravity(s.w, vec(F2D_FIX(1001), 0)));
+	EXPECT_FAIL(s.w, F2D_ERROR_INVALID_VALUE,
+	            f2d_world_set_gravity(s.w, vec(F2D_FIX(1001), 0)));
 	EXPECT_FAIL(s.w, F2D_ERROR_INVALID_VALUE,
 	            f2d_world_set_gravity(s.w, vec(0, F2D_FIX(-1001))));
 	ck_assert_int_eq(f2d_world_get_gravity(s.w).y, F2D_FIX(-10));
@@ -401,7 +402,9 @@ START_TEST(test_bad_body_defs)
 		case 3: bd.position.y = -F2D_WORLD_LIMIT - 1, what = "y below the limit"; break;
 		case 4: bd.position.x = INT32_MIN, what = "x INT32_MIN"; break;
 		case 5: bd.rotation.c = 0, bd.rotation.s = 0, what = "rotation (0, 0)"; break;
-		case 6: bd.rotation.c = F2D_FIX(2), bd.rotation.s = 0, what = "rotation (2, 0)"; break;
+		case 6:
+			bd.rotation.c = F2D_FIX(2), bd.rotation.s = 0, what = "rotation (2, 0)";
+			break;
 		case 7: bd.rotation.c = F2D_MILLI(700), what = "rotation (0.7, 0)"; break;
 		case 8: bd.linear_velocity.x = F2D_FIX(4097), what = "vx 4097"; break;
 		case 9: bd.linear_velocity.y = INT32_MIN, what = "vy INT32_MIN"; break;
@@ -439,7 +442,8 @@ START_TEST(test_bad_body_setters)
 	EXPECT_FAIL(w, F2D_ERROR_INVALID_VALUE,
 	            f2d_body_set_transform(w, s.a, vec(F2D_WORLD_LIMIT + 1, 0), f2d_make_rot(0)));
 	f2d_rot zero_rot = {0, 0};
-	EXPECT_FAIL(w, F2D_ERROR_INVALID_VALUE, f2d_body_set_transform(w, s.a, vec(0, 0), zero_rot));
+	EXPECT_FAIL(w, F2D_ERROR_INVALID_VALUE,
+	            f2d_body_set_transform(w, s.a, vec(0, 0), zero_rot));
 	EXPECT_FAIL(w, F2D_ERROR_INVALID_VALUE,
 	            f2d_body_set_linear_velocity(w, s.a, vec(F2D_FIX(4097), 0)));
 	EXPECT_FAIL(w, F2D_ERROR_INVALID_VALUE,
@@ -488,25 +492,31 @@ END_TEST
 
 START_TEST(test_bad_boxes)
 {
-	const fix16_t bad[] = {0, -1, F2D_FIX(-1), INT32_MIN, F2D_MIN_SHAPE_SIZE - 1,
-	                       F2D_MAX_SHAPE_EXTENT + 1, F2D_FIX(513), INT32_MAX};
+	const fix16_t bad[] = {0,
+	                       -1,
+	                       F2D_FIX(-1),
+	                       INT32_MIN,
+	                       F2D_MIN_SHAPE_SIZE - 1,
+	                       F2D_MAX_SHAPE_EXTENT + 1,
+	                       F2D_FIX(513),
+	                       INT32_MAX};
 	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; ++i) {
 		f2d_polygon p;
 		f2d_result r = f2d_make_box(bad[i], F2D_ONE, &p);
-		ck_assert_msg(r == F2D_ERROR_INVALID_VALUE, "make_box(hx = %d): got %d", (int)bad[i],
-		              (int)r);
+		ck_assert_msg(r == F2D_ERROR_INVALID_VALUE, "make_box(hx = %d): got %d",
+		              (int)bad[i], (int)r);
 		r = f2d_make_box(F2D_ONE, bad[i], &p);
-		ck_assert_msg(r == F2D_ERROR_INVALID_VALUE, "make_box(hy = %d): got %d", (int)bad[i],
-		              (int)r);
+		ck_assert_msg(r == F2D_ERROR_INVALID_VALUE, "make_box(hy = %d): got %d",
+		              (int)bad[i], (int)r);
 	}
 	f2d_polygon p;
 	CHECK_OK(f2d_make_box(F2D_MIN_SHAPE_SIZE, F2D_MAX_SHAPE_EXTENT, &p));
 	ck_assert_int_eq(p.count, 4);
 	/* offset boxes: centre too far, non-unit rotations */
 	f2d_rot zero_rot = {0, 0}, two_rot = {F2D_FIX(2), 0};
-	ck_assert_int_eq(f2d_make_offset_box(F2D_ONE, F2D_ONE, vec(F2D_FIX(513), 0),
-	                                     f2d_make_rot(0), &p),
-	                 F2D_ERROR_INVALID_VALUE);
+	ck_assert_int_eq(
+	    f2d_make_offset_box(F2D_ONE, F2D_ONE, vec(F2D_FIX(513), 0), f2d_make_rot(0), &p),
+	    F2D_ERROR_INVALID_VALUE);
 	ck_assert_int_eq(f2d_make_offset_box(F2D_ONE, F2D_ONE, vec(0, 0), zero_rot, &p),
 	                 F2D_ERROR_INVALID_VALUE);
 	ck_assert_int_eq(f2d_make_offset_box(F2D_ONE, F2D_ONE, vec(0, 0), two_rot, &p),
@@ -586,9 +596,8 @@ START_TEST(test_bad_polygons)
 	/* the good ones: CCW square, 8-gon, triangle at the 512 m extent */
 	f2d_vec2 square[4] = {{0, 0}, {F(1), 0}, {F(1), F(1)}, {0, F(1)}};
 	f2d_vec2 big[3] = {{F(-512), F(-512)}, {F(512), F(-512)}, {0, F(512)}};
-	f2d_vec2 octagon[8] = {{F(2), 0},          {M(1414), M(1414)},   {0, F(2)},
-	                       {M(-1414), M(1414)}, {F(-2), 0},           {M(-1414), M(-1414)},
-	                       {0, F(-2)},          {M(1414), M(-1414)}};
+	f2d_vec2 octagon[8] = {{F(2), 0},  {M(1414), M(1414)},   {0, F(2)},  {M(-1414), M(1414)},
+	                       {F(-2), 0}, {M(-1414), M(-1414)}, {0, F(-2)}, {M(1414), M(-1414)}};
 	f2d_polygon p;
 	CHECK_OK(f2d_make_polygon(square, 4, &p));
 	ck_assert_int_eq(p.count, 4);
@@ -624,7 +633,8 @@ START_TEST(test_hand_filled_polygons)
 	f2d_polygon dart = good;
 	dart.vertices[2] = vec(0, 0);
 	f2d_shape_id sid;
-	EXPECT_FAIL(s.w, F2D_ERROR_BAD_POLYGON, f2d_create_polygon_shape(s.w, s.a, &sd, &dart, &sid));
+	EXPECT_FAIL(s.w, F2D_ERROR_BAD_POLYGON,
+	            f2d_create_polygon_shape(s.w, s.a, &sd, &dart, &sid));
 	/* vertex counts the struct cannot hold */
 	f2d_polygon p = good;
 	p.count = 9;
@@ -944,7 +954,8 @@ START_TEST(test_stale_handles)
 		f2d_joint_id j = bad_joints[i];
 		ck_assert(!f2d_joint_is_valid(w, j));
 		EXPECT_FAIL(w, F2D_ERROR_INVALID_HANDLE, f2d_destroy_joint(w, j));
-		EXPECT_FAIL(w, F2D_ERROR_INVALID_HANDLE, f2d_revolute_joint_enable_motor(w, j, false));
+		EXPECT_FAIL(w, F2D_ERROR_INVALID_HANDLE,
+		            f2d_revolute_joint_enable_motor(w, j, false));
 		EXPECT_FAIL(w, F2D_ERROR_INVALID_HANDLE,
 		            f2d_revolute_joint_set_motor_speed(w, j, F2D_ONE));
 		EXPECT_FAIL(w, F2D_ERROR_INVALID_HANDLE,
@@ -993,7 +1004,7 @@ static void id_sequence(f2d_world *w, f2d_body_id *ids, int n)
 	CHECK_OK(f2d_destroy_body(w, ids[1]));
 	CHECK_OK(f2d_destroy_body(w, ids[4]));
 	CHECK_OK(f2d_destroy_body(w, ids[2]));
-	ids[n] = add_body(w, F2D_DYNAMIC_BODY, 0, F2D_FIX(-3)); /* reuses 2 (last freed) */
+	ids[n] = add_body(w, F2D_DYNAMIC_BODY, 0, F2D_FIX(-3));     /* reuses 2 (last freed) */
 	ids[n + 1] = add_body(w, F2D_DYNAMIC_BODY, 0, F2D_FIX(-6)); /* reuses 4 */
 	add_circle(w, ids[n + 1], F2D_MILLI(300));
 	CHECK_OK(f2d_world_step(w));
@@ -1013,7 +1024,8 @@ START_TEST(test_deterministic_ids)
 	id_sequence(w2, ids2, N);
 	for (int i = 0; i < N + 5; ++i) {
 		ck_assert_msg(body_id_eq(ids1[i], ids2[i]), "id %d differs: {%d,%u} vs {%d,%u}", i,
-		              ids1[i].index1, ids1[i].generation, ids2[i].index1, ids2[i].generation);
+		              ids1[i].index1, ids1[i].generation, ids2[i].index1,
+		              ids2[i].generation);
 	}
 	/* LIFO reuse of freed slots, with new generations */
 	ck_assert_int_eq(ids1[N].index1, ids1[2].index1);
@@ -1057,10 +1069,16 @@ START_TEST(test_bad_joints)
 		const char *what = "?";
 		switch (i) {
 		case 0: jd.body_b = jd.body_a, what = "same body twice"; break;
-		case 1: jd.body_a = s.ground, jd.body_b = ground2, what = "two static bodies"; break;
+		case 1:
+			jd.body_a = s.ground, jd.body_b = ground2, what = "two static bodies";
+			break;
 		case 2: jd.body_a = s.ground, jd.body_b = s.ground, what = "ground twice"; break;
-		case 3: jd.body_a = dead, want = F2D_ERROR_INVALID_HANDLE, what = "stale body_a"; break;
-		case 4: jd.body_b = dead, want = F2D_ERROR_INVALID_HANDLE, what = "stale body_b"; break;
+		case 3:
+			jd.body_a = dead, want = F2D_ERROR_INVALID_HANDLE, what = "stale body_a";
+			break;
+		case 4:
+			jd.body_b = dead, want = F2D_ERROR_INVALID_HANDLE, what = "stale body_b";
+			break;
 		case 5:
 			jd.enable_limit = true, jd.lower_angle = F2D_ONE, jd.upper_angle = -F2D_ONE;
 			what = "lower > upper with the limit on";
@@ -1075,9 +1093,13 @@ START_TEST(test_bad_joints)
 		case 10: jd.lower_angle = -F2D_PI - 1, what = "lower -pi - 1 LSB"; break;
 		case 11: jd.reference_angle = F2D_FIX(4), what = "reference 4 rad"; break;
 		case 12: jd.max_motor_torque = -1, what = "max_motor_torque -1 LSB"; break;
-		case 13: jd.max_motor_torque = INT32_MIN, what = "max_motor_torque INT32_MIN"; break;
+		case 13:
+			jd.max_motor_torque = INT32_MIN, what = "max_motor_torque INT32_MIN";
+			break;
 		case 14: jd.motor_speed = F2D_FIX(1001), what = "motor_speed 1001"; break;
-		case 15: jd.local_anchor_a.x = F2D_FIX(65), what = "anchor 65 m from a dynamic body"; break;
+		case 15:
+			jd.local_anchor_a.x = F2D_FIX(65), what = "anchor 65 m from a dynamic body";
+			break;
 		default: jd.local_anchor_b.y = INT32_MIN, what = "anchor INT32_MIN"; break;
 		}
 		EXPECT_FAIL_AS(w, want, what, f2d_create_revolute_joint(w, &jd, &jid));
@@ -1094,9 +1116,9 @@ START_TEST(test_bad_joints)
 	            f2d_revolute_joint_set_max_motor_torque(w, s.joint, -1));
 	EXPECT_FAIL(w, F2D_ERROR_INVALID_VALUE,
 	            f2d_revolute_joint_set_motor_speed(w, s.joint, F2D_FIX(-1001)));
-	EXPECT_CONST_FAIL(w, F2D_ERROR_INVALID_VALUE,
-	                  f2d_init_revolute_joint_def(w, s.b, s.c, vec(F2D_WORLD_LIMIT + 1, 0),
-	                                              &base));
+	EXPECT_CONST_FAIL(
+	    w, F2D_ERROR_INVALID_VALUE,
+	    f2d_init_revolute_joint_def(w, s.b, s.c, vec(F2D_WORLD_LIMIT + 1, 0), &base));
 	EXPECT_CONST_FAIL(w, F2D_ERROR_INVALID_HANDLE,
 	                  f2d_init_revolute_joint_def(w, dead, s.c, vec(0, 0), &base));
 
@@ -1239,8 +1261,9 @@ START_TEST(test_impulse_at_int32_max_point)
 {
 	scene s = make_scene();
 	ck_assert_int_lt(f2d_body_get_world_center(s.w, s.a).x, 0);
-	EXPECT_FAIL(s.w, F2D_ERROR_INVALID_VALUE,
-	            f2d_body_apply_linear_impulse(s.w, s.a, vec(F2D_MILLI(1), 0), vec(INT32_MAX, 0)));
+	EXPECT_FAIL(
+	    s.w, F2D_ERROR_INVALID_VALUE,
+	    f2d_body_apply_linear_impulse(s.w, s.a, vec(F2D_MILLI(1), 0), vec(INT32_MAX, 0)));
 	f2d_destroy_world(s.w);
 }
 END_TEST
@@ -1276,6 +1299,32 @@ START_TEST(test_step_with_large_accepted_force)
 		              "force %d N on 0.04 kg: after one step v.x = %d/65536, x = %d/65536 "
 		              "(moved against the force)",
 		              (int)(forces[i] / 65536), (int)vx, (int)x);
+		f2d_destroy_world(w);
+	}
+}
+END_TEST
+
+/* The same for a torque: 50 N m on I = 2.7e-4 kg m^2 is 187500 rad/s^2 (3125 rad/s in a step,
+ * then capped by max_rotation), the body must turn counter-clockwise. */
+START_TEST(test_step_with_large_accepted_torque)
+{
+	const fix16_t torques[3] = {F2D_FIX(1), F2D_FIX(50), F2D_FIX(-50)};
+	for (int i = 0; i < 3; ++i) {
+		f2d_world *w = make_world();
+		CHECK_OK(f2d_world_set_gravity(w, vec(0, 0)));
+		f2d_body_id light = add_body(w, F2D_DYNAMIC_BODY, 0, 0);
+		add_box(w, light, F2D_MILLI(100), F2D_MILLI(100));
+		CHECK_OK(f2d_body_apply_torque(w, light, torques[i]));
+		f2d_result r = f2d_world_step(w);
+		ck_assert_msg(r == F2D_OK || r == F2D_ERROR_OVERFLOW, "torque %d N m: step gave %d",
+		              (int)(torques[i] / 65536), (int)r);
+		fix16_t av = f2d_body_get_angular_velocity(w, light);
+		fix16_t angle = f2d_body_get_angle(w, light);
+		ck_assert_msg(
+		    torques[i] > 0 ? (av > 0 && angle > 0) : (av < 0 && angle < 0),
+		    "torque %d N m on 2.7e-4 kg m^2: after one step w = %d/65536, angle = "
+		    "%d/65536 (turned against the torque)",
+		    (int)(torques[i] / 65536), (int)av, (int)angle);
 		f2d_destroy_world(w);
 	}
 }
@@ -1402,8 +1451,8 @@ enum { OOM_WORLD = 1, OOM_BODY = 2, OOM_SHAPE = 4, OOM_JOINT = 8, OOM_STEP = 16 
 			*seen |= (kind);                                                           \
 			goto out;                                                                  \
 		}                                                                                  \
-		ck_assert_msg(r_ == F2D_OK, "fail_after %lld: %s returned %d (%s)",              \
-		              (long long)ctx->fail_after, #call, (int)r_, f2d_error_string(r_));  \
+		ck_assert_msg(r_ == F2D_OK, "fail_after %lld: %s returned %d (%s)",                \
+		              (long long)ctx->fail_after, #call, (int)r_, f2d_error_string(r_));   \
 	} while (0)
 
 /* Builds and runs a scene with allocations failing after ctx->fail_after; true if it got to the
@@ -1442,17 +1491,19 @@ static bool oom_scene(alloc_ctx *ctx, int32_t body_capacity, int *seen)
 		bd.position = vec(F2D_FIX(-10 + i), F2D_MILLI(400));
 		OOM_CALL(OOM_BODY, f2d_create_body(w, &bd, &bodies[i]));
 		if (i % 2 == 0) {
-			OOM_CALL(OOM_SHAPE, f2d_create_polygon_shape(w, bodies[i], &sd, &box, &sid));
+			OOM_CALL(OOM_SHAPE,
+			         f2d_create_polygon_shape(w, bodies[i], &sd, &box, &sid));
 		} else {
-			OOM_CALL(OOM_SHAPE, f2d_create_circle_shape(w, bodies[i], &sd, &circle, &sid));
+			OOM_CALL(OOM_SHAPE,
+			         f2d_create_circle_shape(w, bodies[i], &sd, &circle, &sid));
 		}
 	}
 	f2d_revolute_joint_def jd = f2d_default_revolute_joint_def();
 	f2d_joint_id jid;
 	for (int i = 0; i < 18; i += 2) {
-		CHECK_OK(f2d_init_revolute_joint_def(w, bodies[i], bodies[i + 1],
-		                                     vec(F2D_FIX(-10 + i) + F2D_MILLI(500), F2D_ONE),
-		                                     &jd));
+		CHECK_OK(f2d_init_revolute_joint_def(
+		    w, bodies[i], bodies[i + 1], vec(F2D_FIX(-10 + i) + F2D_MILLI(500), F2D_ONE),
+		    &jd));
 		OOM_CALL(OOM_JOINT, f2d_create_revolute_joint(w, &jd, &jid));
 	}
 	for (int i = 0; i < 5; ++i) {
@@ -1478,8 +1529,10 @@ out:
 	ck_assert_msg(ctx->live_bytes == 0 && ctx->live == 0,
 	              "fail_after %lld: %lld bytes in %d blocks still live",
 	              (long long)ctx->fail_after, (long long)ctx->live_bytes, (int)ctx->live);
-	ck_assert_msg(ctx->bad_frees == 0, "fail_after %lld: %lld frees of unknown pointers or "
-	              "with the wrong size", (long long)ctx->fail_after, (long long)ctx->bad_frees);
+	ck_assert_msg(ctx->bad_frees == 0,
+	              "fail_after %lld: %lld frees of unknown pointers or "
+	              "with the wrong size",
+	              (long long)ctx->fail_after, (long long)ctx->bad_frees);
 	return complete;
 }
 
@@ -1496,15 +1549,16 @@ START_TEST(test_allocator_failure)
 			ctx.fail_after = n;
 			complete = oom_scene(&ctx, capacities[c], &seen);
 			if (!complete) {
-				ck_assert_msg(ctx.refused > 0, "fail_after %lld: stopped without a refusal",
+				ck_assert_msg(ctx.refused > 0,
+				              "fail_after %lld: stopped without a refusal",
 				              (long long)n);
 			}
 		}
 		ck_assert_msg(complete, "capacity %d: never completed", (int)capacities[c]);
 		ck_assert_int_ge(n, 8);
 		ck_assert_msg(seen == (OOM_WORLD | OOM_BODY | OOM_SHAPE | OOM_JOINT | OOM_STEP),
-		              "capacity %d: out-of-memory seen only in calls %#x", (int)capacities[c],
-		              (unsigned)seen);
+		              "capacity %d: out-of-memory seen only in calls %#x",
+		              (int)capacities[c], (unsigned)seen);
 		/* and with an allocator that never fails */
 		alloc_ctx ctx;
 		memset(&ctx, 0, sizeof ctx);
@@ -1589,6 +1643,7 @@ static Suite *api_suite(void)
 	tcase_add_test(tc, test_impulse_at_int32_max_point);
 	tcase_add_test(tc, test_force_at_int32_max_point);
 	tcase_add_test(tc, test_step_with_large_accepted_force);
+	tcase_add_test(tc, test_step_with_large_accepted_torque);
 	tcase_add_test(tc, test_out_of_range_step);
 	tcase_add_test(tc, test_allocator_failure);
 	tcase_add_test(tc, test_capacity_limit);
