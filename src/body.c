@@ -66,6 +66,9 @@ static bool speed_ok(fix16_t v) { return v >= -F2D_MAX_SET_SPEED && v <= F2D_MAX
 /* A rotation given by a user must be unit length within 1/128; it is then renormalised. */
 static bool rot_ok(f2d_rot q)
 {
+	if (q.c < -2 * F2D_ONE || q.c > 2 * F2D_ONE || q.s < -2 * F2D_ONE || q.s > 2 * F2D_ONE) {
+		return false; /* also keeps the squares below from overflowing */
+	}
 	int64_t len2 = (int64_t)q.c * q.c + (int64_t)q.s * q.s;
 	int64_t one = (int64_t)1 << 32;
 	return len2 >= one - (one >> 6) && len2 <= one + (one >> 6);
@@ -354,11 +357,15 @@ f2d_result f2d_body_apply_force(f2d_world *w, f2d_body_id id, f2d_vec2 force, f2
 	if (b->type != F2D_DYNAMIC_BODY) {
 		return F2D_OK;
 	}
+	if (!in_world(point)) {
+		return f2d_set_error(w, F2D_ERROR_INVALID_VALUE,
+		                     "body_apply_force: point outside the world range");
+	}
 	f2d_vec2 r = f2d_sub(point, b->center);
 	int64_t torque = f2d_round16((int64_t)r.x * force.y - (int64_t)r.y * force.x);
 	f2d_vec2 nf;
 	fix16_t nt;
-	if (!in_world(point) || !add_ok(b->force.x, force.x, &nf.x) ||
+	if (!add_ok(b->force.x, force.x, &nf.x) ||
 	    !add_ok(b->force.y, force.y, &nf.y) || !add_ok(b->torque, torque, &nt)) {
 		return f2d_set_error(w, F2D_ERROR_INVALID_VALUE,
 		                     "body_apply_force: accumulated force or torque out of range");
@@ -396,6 +403,10 @@ f2d_result f2d_body_apply_linear_impulse(f2d_world *w, f2d_body_id id, f2d_vec2 
 	if (b->type != F2D_DYNAMIC_BODY) {
 		return F2D_OK;
 	}
+	if (!in_world(point)) {
+		return f2d_set_error(w, F2D_ERROR_INVALID_VALUE,
+		                     "body_apply_linear_impulse: point outside the world range");
+	}
 	f2d_vec2 r = f2d_sub(point, b->center);
 	int64_t dvx = f2d_round16((int64_t)b->inv_mass * impulse.x);
 	int64_t dvy = f2d_round16((int64_t)b->inv_mass * impulse.y);
@@ -404,7 +415,7 @@ f2d_result f2d_body_apply_linear_impulse(f2d_world *w, f2d_body_id id, f2d_vec2 
 	                                                 : f2d_round16((int64_t)b->inv_inertia * ang);
 	f2d_vec2 nv;
 	fix16_t nw;
-	if (!in_world(point) || !add_ok(b->v.x, dvx, &nv.x) || !add_ok(b->v.y, dvy, &nv.y) ||
+	if (!add_ok(b->v.x, dvx, &nv.x) || !add_ok(b->v.y, dvy, &nv.y) ||
 	    !add_ok(b->w, dw, &nw) || !speed_ok(nv.x) || !speed_ok(nv.y) || !speed_ok(nw)) {
 		return f2d_set_error(w, F2D_ERROR_INVALID_VALUE,
 		                     "body_apply_linear_impulse: resulting velocity out of range");
@@ -536,9 +547,10 @@ f2d_result f2d_create_circle_shape(f2d_world *w, f2d_body_id body, const f2d_sha
 		                     "create_circle_shape: radius must be in [0.005, 512] m");
 	}
 	if (circle->center.x < -F2D_MAX_SHAPE_EXTENT || circle->center.x > F2D_MAX_SHAPE_EXTENT ||
-	    circle->center.y < -F2D_MAX_SHAPE_EXTENT || circle->center.y > F2D_MAX_SHAPE_EXTENT) {
+	    circle->center.y < -F2D_MAX_SHAPE_EXTENT || circle->center.y > F2D_MAX_SHAPE_EXTENT ||
+	    (int64_t)f2d_length(circle->center) + circle->radius > F2D_MAX_SHAPE_EXTENT) {
 		return f2d_set_error(w, F2D_ERROR_INVALID_VALUE,
-		                     "create_circle_shape: centre must be within 512 m of the origin");
+		                     "create_circle_shape: the circle must lie within 512 m of the origin");
 	}
 	f2d_shape proto;
 	memset(&proto, 0, sizeof proto);

@@ -82,7 +82,11 @@ f2d_result f2d_make_offset_box(fix16_t hx, fix16_t hy, f2d_vec2 center, f2d_rot 
 	    hy > F2D_MAX_SHAPE_EXTENT || !within_extent(center, F2D_MAX_SHAPE_EXTENT)) {
 		return F2D_ERROR_INVALID_VALUE;
 	}
-	/* rotation must be unit length within 1/256 */
+	/* rotation must be unit length within 1/128 (bounded first: the squares cannot overflow) */
+	if (rotation.c < -2 * F2D_ONE || rotation.c > 2 * F2D_ONE || rotation.s < -2 * F2D_ONE ||
+	    rotation.s > 2 * F2D_ONE) {
+		return F2D_ERROR_INVALID_VALUE;
+	}
 	int64_t len2 = f2d_dot64(f2d_v(rotation.c, rotation.s), f2d_v(rotation.c, rotation.s));
 	int64_t one = (int64_t)1 << 32;
 	if (len2 < one - (one >> 7) || len2 > one + (one >> 7)) {

@@ -212,6 +212,7 @@ f2d_result f2d_init_revolute_joint_def(const f2d_world *w, f2d_body_id a, f2d_bo
 	    anchor.y > F2D_WORLD_LIMIT) {
 		return F2D_ERROR_INVALID_VALUE;
 	}
+	*def = f2d_default_revolute_joint_def();
 	def->body_a = a;
 	def->body_b = b;
 	def->local_anchor_a = f2d_inv_xf_point(f2d_body_xf(ba), anchor);

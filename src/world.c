@@ -309,7 +309,20 @@ uint64_t f2d_world_hash(const f2d_world *w) { return w == NULL ? 0 : f2d_hash_wo
 
 /* ---- the step ---- */
 
-/* Symplectic Euler, velocities first: v += h (g + F / m), w += h T / I. */
+/* Symplectic Euler, velocities first: v += h (g + F / m), w += h T / I. Computed in 64 bits:
+ * a force the API accepted can still be too large for its body, and the result saturates
+ * (reported as F2D_ERROR_OVERFLOW) instead of wrapping. */
+static fix16_t add_scaled(f2d_world *w, fix16_t v, fix16_t base, fix16_t inv, fix16_t f)
+{
+	int64_t a = f2d_round16((int64_t)inv * f); /* < 2^47 */
+	int64_t ha = f2d_round16(a * w->h);         /* h < 2^13: < 2^60 */
+	int64_t r = (int64_t)v + base + ha;
+	if (r > INT32_MAX || r < -INT32_MAX) {
+		w->saturated = true;
+	}
+	return f2d_sat(r);
+}
+
 static void integrate_velocities(f2d_world *w)
 {
 	f2d_vec2 hg = f2d_v(f2d_mul(w->h, w->gravity.x), f2d_mul(w->h, w->gravity.y));
@@ -318,9 +331,9 @@ static void integrate_velocities(f2d_world *w)
 		if (!b->alive || b->type != F2D_DYNAMIC_BODY) {
 			continue;
 		}
-		b->v.x += hg.x + f2d_mul(w->h, f2d_mul(b->inv_mass, b->force.x));
-		b->v.y += hg.y + f2d_mul(w->h, f2d_mul(b->inv_mass, b->force.y));
-		b->w += f2d_mul(w->h, f2d_mul(b->inv_inertia, b->torque));
+		b->v.x = add_scaled(w, b->v.x, hg.x, b->inv_mass, b->force.x);
+		b->v.y = add_scaled(w, b->v.y, hg.y, b->inv_mass, b->force.y);
+		b->w = add_scaled(w, b->w, 0, b->inv_inertia, b->torque);
 	}
 }
 

@@ -722,12 +722,18 @@ START_TEST(test_bad_circles)
 		               f2d_create_circle_shape(s.w, s.a, &sd, &bad[i], &sid));
 		ck_assert(shape_id_eq(sid, sentinel_shape));
 	}
-	/* a 512 m circle is fine on a static body */
+	/* types.h: "circle extents of any shape: within F2D_MAX_SHAPE_EXTENT of the body origin".
+	 * A circle reaching 1024 m from the origin is refused even on a static body ... */
 	f2d_circle huge = {{0, F2D_FIX(-600)}, F2D_MAX_SHAPE_EXTENT};
 	f2d_shape_id sid;
 	EXPECT_FAIL(s.w, F2D_ERROR_INVALID_VALUE,
 	            f2d_create_circle_shape(s.w, s.ground, &sd, &huge, &sid));
 	huge.center.y = F2D_FIX(-512);
+	EXPECT_FAIL(s.w, F2D_ERROR_INVALID_VALUE,
+	            f2d_create_circle_shape(s.w, s.ground, &sd, &huge, &sid));
+	/* ... and one reaching exactly 512 m is fine */
+	huge.center.y = F2D_FIX(-256);
+	huge.radius = F2D_FIX(256);
 	CHECK_OK(f2d_create_circle_shape(s.w, s.ground, &sd, &huge, &sid));
 	f2d_destroy_world(s.w);
 }

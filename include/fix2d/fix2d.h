@@ -106,8 +106,9 @@ f2d_body_id f2d_shape_get_body(const f2d_world *world, f2d_shape_id shape);
 f2d_aabb f2d_shape_get_aabb(const f2d_world *world, f2d_shape_id shape);
 
 /* ---- Revolute joints ---- */
-/** Fills def with the two bodies and local anchors for a pin at world_anchor, reference angle
- *  from the bodies' current rotations; other fields keep their defaults. */
+/** Resets def to f2d_default_revolute_joint_def() and fills in the two bodies, the local
+ *  anchors of a pin at world_anchor and the reference angle from the bodies' current
+ *  rotations; set limits and motor after this call. */
 f2d_result f2d_init_revolute_joint_def(const f2d_world *world, f2d_body_id a, f2d_body_id b,
                                        f2d_vec2 world_anchor, f2d_revolute_joint_def *def);
 f2d_result f2d_create_revolute_joint(f2d_world *world, const f2d_revolute_joint_def *def,
