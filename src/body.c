@@ -61,7 +61,10 @@ static bool in_world(f2d_vec2 p)
 	       p.y <= F2D_WORLD_LIMIT;
 }
 
-static bool speed_ok(fix16_t v) { return v >= -F2D_MAX_SET_SPEED && v <= F2D_MAX_SET_SPEED; }
+static bool speed_ok(fix16_t v)
+{
+	return v >= -F2D_MAX_SET_SPEED && v <= F2D_MAX_SET_SPEED;
+}
 
 /* A rotation given by a user must be unit length within 1/128; it is then renormalised. */
 static bool rot_ok(f2d_rot q)
@@ -94,10 +97,12 @@ static f2d_result compute_body_mass(f2d_world *w, const f2d_body *b, const f2d_s
 	int32_t n = 0;
 	for (int32_t s = b->shape_list; s != F2D_NULL_INDEX; s = w->shapes[s].next) {
 		if (n == 63) {
-			return f2d_set_error(w, F2D_ERROR_INVALID_VALUE, "a body holds at most 64 shapes");
+			return f2d_set_error(w, F2D_ERROR_INVALID_VALUE,
+			                     "a body holds at most 64 shapes");
 		}
 		if (!f2d_shape_mass(&w->shapes[s], &md[n++])) {
-			return f2d_set_error(w, F2D_ERROR_MASS_RANGE, "shape too large for a dynamic body");
+			return f2d_set_error(w, F2D_ERROR_MASS_RANGE,
+			                     "shape too large for a dynamic body");
 		}
 	}
 	if (extra != NULL && !f2d_shape_mass(extra, &md[n++])) {
@@ -117,9 +122,9 @@ static f2d_result compute_body_mass(f2d_world *w, const f2d_body *b, const f2d_s
 		my += md[i].mass * md[i].center.y;
 	}
 	if (m < F2D_MIN_MASS || m > F2D_MAX_MASS) {
-		return f2d_set_error(w, F2D_ERROR_MASS_RANGE,
-		                     "body mass %lld/65536 kg outside [2^-8, 2^14] (density x area)",
-		                     (long long)m);
+		return f2d_set_error(
+		    w, F2D_ERROR_MASS_RANGE,
+		    "body mass %lld/65536 kg outside [2^-8, 2^14] (density x area)", (long long)m);
 	}
 	f2d_vec2 c = f2d_v((fix16_t)(mx >= 0 ? (mx + m / 2) / m : -((-mx + m / 2) / m)),
 	                   (fix16_t)(my >= 0 ? (my + m / 2) / m : -((-my + m / 2) / m)));
@@ -132,9 +137,10 @@ static f2d_result compute_body_mass(f2d_world *w, const f2d_body *b, const f2d_s
 		}
 	}
 	if (inertia < F2D_MIN_INERTIA || inertia > F2D_MAX_INERTIA) {
-		return f2d_set_error(w, F2D_ERROR_MASS_RANGE,
-		                     "body rotational inertia %lld/65536 kg m^2 outside [2^-14, 32767]",
-		                     (long long)inertia);
+		return f2d_set_error(
+		    w, F2D_ERROR_MASS_RANGE,
+		    "body rotational inertia %lld/65536 kg m^2 outside [2^-14, 32767]",
+		    (long long)inertia);
 	}
 	out->mass = (fix16_t)m;
 	out->inv_mass = f2d_div_exact((int64_t)1 << 16, m);
@@ -165,20 +171,23 @@ f2d_result f2d_create_body(f2d_world *w, const f2d_body_def *def, f2d_body_id *o
 		return F2D_ERROR_NULL_ARGUMENT;
 	}
 	if (def == NULL || out == NULL) {
-		return f2d_set_error(w, F2D_ERROR_NULL_ARGUMENT, "create_body: def and out are required");
+		return f2d_set_error(w, F2D_ERROR_NULL_ARGUMENT,
+		                     "create_body: def and out are required");
 	}
 	if (def->type != F2D_STATIC_BODY && def->type != F2D_KINEMATIC_BODY &&
 	    def->type != F2D_DYNAMIC_BODY) {
-		return f2d_set_error(w, F2D_ERROR_INVALID_VALUE, "create_body: unknown body type %d",
-		                     (int)def->type);
+		return f2d_set_error(w, F2D_ERROR_INVALID_VALUE,
+		                     "create_body: unknown body type %d", (int)def->type);
 	}
 	if (!in_world(def->position)) {
-		return f2d_set_error(w, F2D_ERROR_INVALID_VALUE,
-		                     "create_body: position outside the world range (|x|,|y| <= 8192 m)");
+		return f2d_set_error(
+		    w, F2D_ERROR_INVALID_VALUE,
+		    "create_body: position outside the world range (|x|,|y| <= 8192 m)");
 	}
 	if (!rot_ok(def->rotation)) {
-		return f2d_set_error(w, F2D_ERROR_INVALID_VALUE,
-		                     "create_body: rotation is not a unit (cos, sin) pair; use f2d_make_rot");
+		return f2d_set_error(
+		    w, F2D_ERROR_INVALID_VALUE,
+		    "create_body: rotation is not a unit (cos, sin) pair; use f2d_make_rot");
 	}
 	if (!speed_ok(def->linear_velocity.x) || !speed_ok(def->linear_velocity.y) ||
 	    !speed_ok(def->angular_velocity)) {
@@ -220,7 +229,8 @@ f2d_result f2d_destroy_body(f2d_world *w, f2d_body_id id)
 	f2d_body *b = f2d_get_body(w, id);
 	if (b == NULL) {
 		return w == NULL ? F2D_ERROR_NULL_ARGUMENT
-		                 : f2d_set_error(w, F2D_ERROR_INVALID_HANDLE, "destroy_body: invalid body");
+		                 : f2d_set_error(w, F2D_ERROR_INVALID_HANDLE,
+		                                 "destroy_body: invalid body");
 	}
 	int32_t index = id.index1 - 1;
 	for (int32_t j = 0; j < w->joint_ids.next; ++j) {
@@ -244,7 +254,10 @@ f2d_result f2d_destroy_body(f2d_world *w, f2d_body_id id)
 	return F2D_OK;
 }
 
-bool f2d_body_is_valid(const f2d_world *w, f2d_body_id id) { return f2d_get_body(w, id) != NULL; }
+bool f2d_body_is_valid(const f2d_world *w, f2d_body_id id)
+{
+	return f2d_get_body(w, id) != NULL;
+}
 
 #define BODY_GETTER(type, name, expr, fallback)                                                    \
 	type f2d_body_get_##name(const f2d_world *w, f2d_body_id id)                               \
@@ -276,7 +289,8 @@ static f2d_body *body_or_error(f2d_world *w, f2d_body_id id, const char *what)
 {
 	f2d_body *b = f2d_get_body(w, id);
 	if (b == NULL && w != NULL) {
-		f2d_set_error(w, F2D_ERROR_INVALID_HANDLE, "%s: null, stale or foreign body handle", what);
+		f2d_set_error(w, F2D_ERROR_INVALID_HANDLE, "%s: null, stale or foreign body handle",
+		              what);
 	}
 	return b;
 }
@@ -318,8 +332,9 @@ f2d_result f2d_body_set_linear_velocity(f2d_world *w, f2d_body_id id, f2d_vec2 v
 {
 	BODY_OR_RETURN(b, w, id, "body_set_linear_velocity");
 	if (!speed_ok(v.x) || !speed_ok(v.y)) {
-		return f2d_set_error(w, F2D_ERROR_INVALID_VALUE,
-		                     "body_set_linear_velocity: components must be within +-4096 m/s");
+		return f2d_set_error(
+		    w, F2D_ERROR_INVALID_VALUE,
+		    "body_set_linear_velocity: components must be within +-4096 m/s");
 	}
 	if (b->type != F2D_STATIC_BODY) {
 		b->v = v;
@@ -365,8 +380,8 @@ f2d_result f2d_body_apply_force(f2d_world *w, f2d_body_id id, f2d_vec2 force, f2
 	int64_t torque = f2d_round16((int64_t)r.x * force.y - (int64_t)r.y * force.x);
 	f2d_vec2 nf;
 	fix16_t nt;
-	if (!add_ok(b->force.x, force.x, &nf.x) ||
-	    !add_ok(b->force.y, force.y, &nf.y) || !add_ok(b->torque, torque, &nt)) {
+	if (!add_ok(b->force.x, force.x, &nf.x) || !add_ok(b->force.y, force.y, &nf.y) ||
+	    !add_ok(b->torque, torque, &nt)) {
 		return f2d_set_error(w, F2D_ERROR_INVALID_VALUE,
 		                     "body_apply_force: accumulated force or torque out of range");
 	}
@@ -411,12 +426,13 @@ f2d_result f2d_body_apply_linear_impulse(f2d_world *w, f2d_body_id id, f2d_vec2 
 	int64_t dvx = f2d_round16((int64_t)b->inv_mass * impulse.x);
 	int64_t dvy = f2d_round16((int64_t)b->inv_mass * impulse.y);
 	int64_t ang = f2d_round16((int64_t)r.x * impulse.y - (int64_t)r.y * impulse.x);
-	int64_t dw = ang > INT32_MAX || ang < -INT32_MAX ? INT64_MAX / 4
-	                                                 : f2d_round16((int64_t)b->inv_inertia * ang);
+	int64_t dw = ang > INT32_MAX || ang < -INT32_MAX
+	                 ? INT64_MAX / 4
+	                 : f2d_round16((int64_t)b->inv_inertia * ang);
 	f2d_vec2 nv;
 	fix16_t nw;
-	if (!add_ok(b->v.x, dvx, &nv.x) || !add_ok(b->v.y, dvy, &nv.y) ||
-	    !add_ok(b->w, dw, &nw) || !speed_ok(nv.x) || !speed_ok(nv.y) || !speed_ok(nw)) {
+	if (!add_ok(b->v.x, dvx, &nv.x) || !add_ok(b->v.y, dvy, &nv.y) || !add_ok(b->w, dw, &nw) ||
+	    !speed_ok(nv.x) || !speed_ok(nv.y) || !speed_ok(nw)) {
 		return f2d_set_error(w, F2D_ERROR_INVALID_VALUE,
 		                     "body_apply_linear_impulse: resulting velocity out of range");
 	}
@@ -525,9 +541,10 @@ f2d_result f2d_create_polygon_shape(f2d_world *w, f2d_body_id body, const f2d_sh
 	/* never trust a hand-filled polygon: rebuild it from its vertices */
 	if (polygon->count < 3 || polygon->count > F2D_MAX_POLYGON_VERTICES ||
 	    f2d_make_polygon(polygon->vertices, polygon->count, &proto.polygon) != F2D_OK) {
-		return f2d_set_error(w, F2D_ERROR_BAD_POLYGON,
-		                     "create_polygon_shape: polygon is not convex, CCW, 3..8 vertices "
-		                     "with edges >= 5 mm within 512 m; build it with f2d_make_polygon");
+		return f2d_set_error(
+		    w, F2D_ERROR_BAD_POLYGON,
+		    "create_polygon_shape: polygon is not convex, CCW, 3..8 vertices "
+		    "with edges >= 5 mm within 512 m; build it with f2d_make_polygon");
 	}
 	return create_shape(w, body, def, &proto, out);
 }
@@ -549,8 +566,9 @@ f2d_result f2d_create_circle_shape(f2d_world *w, f2d_body_id body, const f2d_sha
 	if (circle->center.x < -F2D_MAX_SHAPE_EXTENT || circle->center.x > F2D_MAX_SHAPE_EXTENT ||
 	    circle->center.y < -F2D_MAX_SHAPE_EXTENT || circle->center.y > F2D_MAX_SHAPE_EXTENT ||
 	    (int64_t)f2d_length(circle->center) + circle->radius > F2D_MAX_SHAPE_EXTENT) {
-		return f2d_set_error(w, F2D_ERROR_INVALID_VALUE,
-		                     "create_circle_shape: the circle must lie within 512 m of the origin");
+		return f2d_set_error(
+		    w, F2D_ERROR_INVALID_VALUE,
+		    "create_circle_shape: the circle must lie within 512 m of the origin");
 	}
 	f2d_shape proto;
 	memset(&proto, 0, sizeof proto);
@@ -586,7 +604,8 @@ f2d_result f2d_destroy_shape(f2d_world *w, f2d_shape_id id)
 	if (b->alive) {
 		body_mass bm;
 		if (compute_body_mass(w, b, NULL, &bm) != F2D_OK) {
-			/* removing a shape can leave the rest below the mass range: fall back to 1 kg */
+			/* removing a shape can leave the rest below the mass range: fall back to 1
+			 * kg */
 			memset(&bm, 0, sizeof bm);
 			if (b->type == F2D_DYNAMIC_BODY) {
 				bm.mass = bm.inv_mass = F2D_ONE;
@@ -597,7 +616,10 @@ f2d_result f2d_destroy_shape(f2d_world *w, f2d_shape_id id)
 	return F2D_OK;
 }
 
-bool f2d_shape_is_valid(const f2d_world *w, f2d_shape_id id) { return get_shape(w, id) != NULL; }
+bool f2d_shape_is_valid(const f2d_world *w, f2d_shape_id id)
+{
+	return get_shape(w, id) != NULL;
+}
 
 f2d_body_id f2d_shape_get_body(const f2d_world *w, f2d_shape_id id)
 {

@@ -76,8 +76,7 @@ static fix16_t find_max_separation(int32_t *edge, const f2d_polygon *p1, const f
  * id and position in the order: the id names the end of the incident edge a point comes from,
  * so it does not change when an exactly aligned stack tips by one LSB across a side plane
  * (that flip would otherwise drop the point's warm start every other step and rock stacks). */
-static int32_t clip_segment(clip_vertex out[2], const clip_vertex in[2], f2d_vec2 n,
-                            fix16_t offset)
+static int32_t clip_segment(clip_vertex out[2], const clip_vertex in[2], f2d_vec2 n, fix16_t offset)
 {
 	fix16_t d0 = f2d_dot(n, in[0].v) - offset;
 	fix16_t d1 = f2d_dot(n, in[1].v) - offset;
@@ -157,7 +156,8 @@ static void collide_polygons(const f2d_polygon *pa, const f2d_polygon *pb, fix16
 	for (int32_t i = 0; i < 2; ++i) {
 		fix16_t sep = f2d_dot(n1, f2d_sub(c2[i].v, v11));
 		if (sep <= speculative) {
-			/* midpoint between the incident point and its projection on the reference face */
+			/* midpoint between the incident point and its projection on the reference
+			 * face */
 			m->points[count].point = f2d_mul_sub(c2[i].v, sep / 2, n1);
 			m->points[count].separation = sep;
 			m->points[count].id = c2[i].id;
@@ -169,8 +169,8 @@ static void collide_polygons(const f2d_polygon *pa, const f2d_polygon *pb, fix16
 
 /* Circle (centre c, radius r, in world) against polygon p: normal from the polygon to the
  * circle. */
-static void collide_polygon_circle(const f2d_polygon *p, f2d_vec2 c, fix16_t r,
-                                   fix16_t speculative, f2d_manifold *m)
+static void collide_polygon_circle(const f2d_polygon *p, f2d_vec2 c, fix16_t r, fix16_t speculative,
+                                   f2d_manifold *m)
 {
 	int32_t face = 0;
 	fix16_t s = -INT32_MAX;
@@ -235,8 +235,8 @@ static void collide_circles(f2d_vec2 ca, fix16_t ra, f2d_vec2 cb, fix16_t rb, fi
 	f2d_vec2 pb = f2d_mul_sub(cb, rb, n);
 	m->normal = n;
 	m->count = 1;
-	m->points[0].point = f2d_v((fix16_t)(((int64_t)pa.x + pb.x) / 2),
-	                           (fix16_t)(((int64_t)pa.y + pb.y) / 2));
+	m->points[0].point =
+	    f2d_v((fix16_t)(((int64_t)pa.x + pb.x) / 2), (fix16_t)(((int64_t)pa.y + pb.y) / 2));
 	m->points[0].separation = sep;
 	m->points[0].id = 0;
 }
@@ -248,14 +248,14 @@ void f2d_collide(const f2d_shape *a, const f2d_shape *b, fix16_t speculative, f2
 	if (a->type == F2D_POLYGON_SHAPE && b->type == F2D_POLYGON_SHAPE) {
 		collide_polygons(&a->world_polygon, &b->world_polygon, speculative, m);
 	} else if (a->type == F2D_POLYGON_SHAPE) {
-		collide_polygon_circle(&a->world_polygon, b->world_center, b->circle.radius, speculative,
-		                       m);
+		collide_polygon_circle(&a->world_polygon, b->world_center, b->circle.radius,
+		                       speculative, m);
 	} else if (b->type == F2D_POLYGON_SHAPE) {
-		collide_polygon_circle(&b->world_polygon, a->world_center, a->circle.radius, speculative,
-		                       m);
+		collide_polygon_circle(&b->world_polygon, a->world_center, a->circle.radius,
+		                       speculative, m);
 		m->normal = f2d_neg(m->normal); /* from A (the circle) to B */
 	} else {
-		collide_circles(a->world_center, a->circle.radius, b->world_center, b->circle.radius,
-		                speculative, m);
+		collide_circles(a->world_center, a->circle.radius, b->world_center,
+		                b->circle.radius, speculative, m);
 	}
 }

@@ -9,7 +9,10 @@
  */
 #include "core.h"
 
-static inline uint64_t pair_key(int32_t a, int32_t b) { return ((uint64_t)(uint32_t)a << 32) | (uint32_t)b; }
+static inline uint64_t pair_key(int32_t a, int32_t b)
+{
+	return ((uint64_t)(uint32_t)a << 32) | (uint32_t)b;
+}
 
 /* ---- pair finding ---- */
 
@@ -111,7 +114,8 @@ static f2d_result find_pairs(f2d_world *w)
 			if (b->aabb.lower.x > a->aabb.upper.x) {
 				break;
 			}
-			if (b->aabb.lower.y > a->aabb.upper.y || a->aabb.lower.y > b->aabb.upper.y) {
+			if (b->aabb.lower.y > a->aabb.upper.y ||
+			    a->aabb.lower.y > b->aabb.upper.y) {
 				continue;
 			}
 			if (!should_collide(w, a, b)) {
@@ -119,8 +123,8 @@ static f2d_result find_pairs(f2d_world *w)
 			}
 			/* room for the keys and the merge-sort scratch behind them */
 			if (2 * (w->pair_count + 1) > w->pair_capacity &&
-			    !f2d_grow(w, (void **)&w->pairs, &w->pair_capacity, 2 * (w->pair_count + 1),
-			              sizeof(uint64_t))) {
+			    !f2d_grow(w, (void **)&w->pairs, &w->pair_capacity,
+			              2 * (w->pair_count + 1), sizeof(uint64_t))) {
 				return F2D_ERROR_OUT_OF_MEMORY;
 			}
 			int32_t ia = w->sweep[i], ib = w->sweep[j];
@@ -251,7 +255,10 @@ static inline fix16_t sat_add(f2d_world *w, fix16_t a, int64_t d)
 	return f2d_sat(s);
 }
 
-static inline int64_t mul64(fix16_t a, int64_t b) { return f2d_round16((int64_t)a * b); }
+static inline int64_t mul64(fix16_t a, int64_t b)
+{
+	return f2d_round16((int64_t)a * b);
+}
 
 /* Relative velocity of B against A at the point along d, with rd_a = r_a x d, rd_b = r_b x d:
  * (v_b + w_b x r_b - v_a - w_a x r_a) . d = (v_b - v_a) . d + w_b rd_b - w_a rd_a,
@@ -315,7 +322,8 @@ void f2d_contacts_prestep(f2d_world *w)
 				bias = -mul64(s, w->inv_h);
 			} else {
 				fix16_t pen = -s - w->def.linear_slop;
-				bias = pen > 0 ? mul64(f2d_mul(w->def.bias_factor, w->inv_h), pen) : 0;
+				bias =
+				    pen > 0 ? mul64(f2d_mul(w->def.bias_factor, w->inv_h), pen) : 0;
 			}
 			fix16_t vn = relative_velocity(a, b, n, rna, rnb);
 			if (vn < -w->def.restitution_threshold && arb->restitution > 0) {
@@ -408,7 +416,8 @@ void f2d_contacts_solve(f2d_world *w, int32_t iteration)
 			f2d_contact_point *cp = &arb->points[arb->count == 2 ? kk ^ flip : kk];
 			/* normal: lambda = m_n (bias - vn), P_n = max(P_n + lambda, 0) */
 			fix16_t vn = rel_vel(&v, n, cp->rn_a, cp->rn_b);
-			int64_t pn = (int64_t)cp->pn + mul64(cp->mass_n, f2d_sat((int64_t)cp->bias - vn));
+			int64_t pn =
+			    (int64_t)cp->pn + mul64(cp->mass_n, f2d_sat((int64_t)cp->bias - vn));
 			saturated |= pn > INT32_MAX;
 			pn = pn < 0 ? 0 : (pn > INT32_MAX ? INT32_MAX : pn);
 			fix16_t dn = (fix16_t)pn - cp->pn;

@@ -33,7 +33,7 @@ typedef struct f2d_body {
 	uint32_t generation; /* bumped on destroy; live iff alive */
 	bool alive;
 	f2d_body_type type;
-	f2d_vec2 origin;       /* body origin (the user's position) */
+	f2d_vec2 origin; /* body origin (the user's position) */
 	f2d_rot q;
 	f2d_vec2 center;       /* centre of mass, world */
 	f2d_vec2 local_center; /* centre of mass, body frame */
@@ -84,10 +84,10 @@ typedef struct f2d_joint {
 } f2d_joint;
 
 typedef struct f2d_contact_point {
-	uint32_t id;     /* feature id: which edges/vertices made this point */
+	uint32_t id;       /* feature id: which edges/vertices made this point */
 	f2d_vec2 r_a, r_b; /* from the centres of mass to the point */
 	fix16_t separation;
-	fix16_t pn, pt;  /* accumulated normal and tangent impulses */
+	fix16_t pn, pt; /* accumulated normal and tangent impulses */
 	/* solver data, recomputed by the pre-step (not state) */
 	fix16_t rn_a, rn_b, rt_a, rt_b; /* r x n, r x t */
 	fix16_t wn_a, wn_b, wt_a, wt_b; /* angular velocity change per unit impulse: (r x n) / I */
@@ -126,9 +126,9 @@ void f2d_shape_update_world(f2d_shape *s, f2d_transform xf, fix16_t margin);
 /* ---- geometry (geometry.c) ---- */
 /** Mass properties of one shape, Q16.16 in 64 bits so range checks happen before narrowing. */
 typedef struct f2d_mass_data {
-	int64_t mass;      /* kg */
-	f2d_vec2 center;   /* centroid, body frame */
-	int64_t inertia;   /* about the centroid, kg m^2 */
+	int64_t mass;    /* kg */
+	f2d_vec2 center; /* centroid, body frame */
+	int64_t inertia; /* about the centroid, kg m^2 */
 } f2d_mass_data;
 f2d_aabb f2d_shape_compute_aabb(const f2d_shape *s, f2d_transform xf, fix16_t margin);
 /** Extent of the shape from the body origin (max vertex distance / centre + radius). */

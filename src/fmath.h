@@ -20,17 +20,29 @@ _Static_assert(((int64_t)-3 >> 1) == -2, "fix2d needs arithmetic right shift of 
 #define F2D_PI ((fix16_t)205887)
 #define F2D_HALF_PI ((fix16_t)102944)
 
-static inline fix16_t f2d_min(fix16_t a, fix16_t b) { return a < b ? a : b; }
-static inline fix16_t f2d_max(fix16_t a, fix16_t b) { return a > b ? a : b; }
+static inline fix16_t f2d_min(fix16_t a, fix16_t b)
+{
+	return a < b ? a : b;
+}
+static inline fix16_t f2d_max(fix16_t a, fix16_t b)
+{
+	return a > b ? a : b;
+}
 static inline fix16_t f2d_clamp(fix16_t v, fix16_t lo, fix16_t hi)
 {
 	return v < lo ? lo : (v > hi ? hi : v);
 }
-static inline fix16_t f2d_abs(fix16_t a) { return a < 0 ? -a : a; }
+static inline fix16_t f2d_abs(fix16_t a)
+{
+	return a < 0 ? -a : a;
+}
 
 /** Round a Q32.32 (or any <<16 scaled) 64-bit value to Q16.16, half away from zero.
  *  floor((p + 2^15 - [p < 0]) / 2^16) is round-half-away for both signs; p >> 63 is -[p < 0]. */
-static inline int64_t f2d_round16(int64_t p) { return (p + 0x8000 + (p >> 63)) >> 16; }
+static inline int64_t f2d_round16(int64_t p)
+{
+	return (p + 0x8000 + (p >> 63)) >> 16;
+}
 
 /** Saturate a 64-bit value to the fix16 range. */
 static inline fix16_t f2d_sat(int64_t v)
@@ -39,7 +51,10 @@ static inline fix16_t f2d_sat(int64_t v)
 }
 
 /** a * b, == fix16_mul for in-range results. The caller keeps results in range (see README). */
-static inline fix16_t f2d_mul(fix16_t a, fix16_t b) { return (fix16_t)f2d_round16((int64_t)a * b); }
+static inline fix16_t f2d_mul(fix16_t a, fix16_t b)
+{
+	return (fix16_t)f2d_round16((int64_t)a * b);
+}
 
 /** a / b, == fix16_div for b != 0 and in-range results. libfixmath computes |a| 2^17 / |b| by
  *  long division, rounds by (q + 1) >> 1 and applies the sign; for |b| >= 16.0 it first takes a
@@ -82,10 +97,22 @@ static inline f2d_vec2 f2d_v(fix16_t x, fix16_t y)
 	f2d_vec2 r = {x, y};
 	return r;
 }
-static inline f2d_vec2 f2d_add(f2d_vec2 a, f2d_vec2 b) { return f2d_v(a.x + b.x, a.y + b.y); }
-static inline f2d_vec2 f2d_sub(f2d_vec2 a, f2d_vec2 b) { return f2d_v(a.x - b.x, a.y - b.y); }
-static inline f2d_vec2 f2d_neg(f2d_vec2 a) { return f2d_v(-a.x, -a.y); }
-static inline f2d_vec2 f2d_scale(fix16_t s, f2d_vec2 a) { return f2d_v(f2d_mul(s, a.x), f2d_mul(s, a.y)); }
+static inline f2d_vec2 f2d_add(f2d_vec2 a, f2d_vec2 b)
+{
+	return f2d_v(a.x + b.x, a.y + b.y);
+}
+static inline f2d_vec2 f2d_sub(f2d_vec2 a, f2d_vec2 b)
+{
+	return f2d_v(a.x - b.x, a.y - b.y);
+}
+static inline f2d_vec2 f2d_neg(f2d_vec2 a)
+{
+	return f2d_v(-a.x, -a.y);
+}
+static inline f2d_vec2 f2d_scale(fix16_t s, f2d_vec2 a)
+{
+	return f2d_v(f2d_mul(s, a.x), f2d_mul(s, a.y));
+}
 /** a + s b */
 static inline f2d_vec2 f2d_mul_add(f2d_vec2 a, fix16_t s, f2d_vec2 b)
 {
@@ -106,16 +133,34 @@ static inline fix16_t f2d_cross(f2d_vec2 a, f2d_vec2 b)
 	return (fix16_t)f2d_round16((int64_t)a.x * b.y - (int64_t)a.y * b.x);
 }
 /** Exact squared length / dot product in Q32.32. */
-static inline int64_t f2d_dot64(f2d_vec2 a, f2d_vec2 b) { return (int64_t)a.x * b.x + (int64_t)a.y * b.y; }
+static inline int64_t f2d_dot64(f2d_vec2 a, f2d_vec2 b)
+{
+	return (int64_t)a.x * b.x + (int64_t)a.y * b.y;
+}
 /** cross(v, s) = (s v.y, -s v.x) */
-static inline f2d_vec2 f2d_cross_vs(f2d_vec2 v, fix16_t s) { return f2d_v(f2d_mul(s, v.y), -f2d_mul(s, v.x)); }
+static inline f2d_vec2 f2d_cross_vs(f2d_vec2 v, fix16_t s)
+{
+	return f2d_v(f2d_mul(s, v.y), -f2d_mul(s, v.x));
+}
 /** cross(s, v) = (-s v.y, s v.x) */
-static inline f2d_vec2 f2d_cross_sv(fix16_t s, f2d_vec2 v) { return f2d_v(-f2d_mul(s, v.y), f2d_mul(s, v.x)); }
-static inline f2d_vec2 f2d_left_perp(f2d_vec2 v) { return f2d_v(-v.y, v.x); }
-static inline f2d_vec2 f2d_right_perp(f2d_vec2 v) { return f2d_v(v.y, -v.x); }
+static inline f2d_vec2 f2d_cross_sv(fix16_t s, f2d_vec2 v)
+{
+	return f2d_v(-f2d_mul(s, v.y), f2d_mul(s, v.x));
+}
+static inline f2d_vec2 f2d_left_perp(f2d_vec2 v)
+{
+	return f2d_v(-v.y, v.x);
+}
+static inline f2d_vec2 f2d_right_perp(f2d_vec2 v)
+{
+	return f2d_v(v.y, -v.x);
+}
 
 /** Length, exact to the nearest LSB. */
-static inline fix16_t f2d_length(f2d_vec2 v) { return (fix16_t)f2d_isqrt64_round((uint64_t)f2d_dot64(v, v)); }
+static inline fix16_t f2d_length(f2d_vec2 v)
+{
+	return (fix16_t)f2d_isqrt64_round((uint64_t)f2d_dot64(v, v));
+}
 /** Unit vector along v and its length; a zero vector gives (0, 0) and length 0. */
 f2d_vec2 f2d_normalize(f2d_vec2 v, fix16_t *length);
 
@@ -143,8 +188,14 @@ static inline f2d_rot f2d_inv_mul_rot(f2d_rot q, f2d_rot r)
 	o.s = (fix16_t)f2d_round16((int64_t)q.c * r.s - (int64_t)q.s * r.c);
 	return o;
 }
-static inline f2d_vec2 f2d_xf_point(f2d_transform xf, f2d_vec2 p) { return f2d_add(f2d_rotate(xf.q, p), xf.p); }
-static inline f2d_vec2 f2d_inv_xf_point(f2d_transform xf, f2d_vec2 p) { return f2d_inv_rotate(xf.q, f2d_sub(p, xf.p)); }
+static inline f2d_vec2 f2d_xf_point(f2d_transform xf, f2d_vec2 p)
+{
+	return f2d_add(f2d_rotate(xf.q, p), xf.p);
+}
+static inline f2d_vec2 f2d_inv_xf_point(f2d_transform xf, f2d_vec2 p)
+{
+	return f2d_inv_rotate(xf.q, f2d_sub(p, xf.p));
+}
 /** Rescales (c, s) to unit length: c / |q|, s / |q|, |q| computed exactly in 64 bits. */
 f2d_rot f2d_rot_normalize(fix16_t c, fix16_t s);
 /** Advances q by the angle hw (|hw| <= pi/2): q' = q (cos hw, sin hw), renormalised, with cos

@@ -154,7 +154,7 @@ bool f2d_shape_mass(const f2d_shape *s, f2d_mass_data *md)
 	int64_t density = s->density;
 	if (s->type == F2D_CIRCLE_SHAPE) {
 		int64_t r = s->circle.radius;
-		int64_t r2 = f2d_round16(r * r);                 /* Q16, < 2^26 */
+		int64_t r2 = f2d_round16(r * r);                  /* Q16, < 2^26 */
 		int64_t area = f2d_round16(r2 * (int64_t)F2D_PI); /* Q16 */
 		md->mass = f2d_round16(area * density);
 		md->center = s->circle.center;
@@ -171,14 +171,15 @@ bool f2d_shape_mass(const f2d_shape *s, f2d_mass_data *md)
 	for (int32_t i = 1; i + 1 < p->count; ++i) {
 		f2d_vec2 e1 = f2d_sub(p->vertices[i], r);
 		f2d_vec2 e2 = f2d_sub(p->vertices[i + 1], r);
-		int64_t d = f2d_round16((int64_t)e1.x * e2.y - (int64_t)e1.y * e2.x); /* Q16 < 2^29 */
+		int64_t d =
+		    f2d_round16((int64_t)e1.x * e2.y - (int64_t)e1.y * e2.x); /* Q16 < 2^29 */
 		area2 += d;
 		cx6 += d * ((int64_t)e1.x + e2.x); /* Q32 < 2^53 */
 		cy6 += d * ((int64_t)e1.y + e2.y);
 		int64_t ix = (int64_t)e1.x * e1.x + (int64_t)e1.x * e2.x + (int64_t)e2.x * e2.x;
 		int64_t iy = (int64_t)e1.y * e1.y + (int64_t)e1.y * e2.y + (int64_t)e2.y * e2.y;
 		int64_t q = f2d_round16(ix + iy); /* Q16 < 2^31 */
-		j12 += f2d_round16(d * q);         /* Q16 */
+		j12 += f2d_round16(d * q);        /* Q16 */
 	}
 	if (area2 <= 0) {
 		return false;
@@ -199,7 +200,7 @@ bool f2d_shape_mass(const f2d_shape *s, f2d_mass_data *md)
 	md->mass = f2d_round16(area * density);
 	md->center = f2d_add(r, off);
 	/* j_c < 2^40 and density < 2^31: guard the product (such a body fails the range check) */
-	md->inertia = j_c > (INT64_MAX >> 2) / (density + 1) ? (INT64_MAX >> 2)
-	                                                      : f2d_round16(j_c * density);
+	md->inertia =
+	    j_c > (INT64_MAX >> 2) / (density + 1) ? (INT64_MAX >> 2) : f2d_round16(j_c * density);
 	return true;
 }

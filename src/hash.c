@@ -62,7 +62,10 @@ static inline void put_u32(encoder *e, uint32_t v)
 	e->len += 4;
 }
 
-static inline void put_i32(encoder *e, int32_t v) { put_u32(e, (uint32_t)v); }
+static inline void put_i32(encoder *e, int32_t v)
+{
+	put_u32(e, (uint32_t)v);
+}
 
 static inline void put_u64(encoder *e, uint64_t v)
 {

@@ -187,13 +187,20 @@ static f2d_joint *get_joint(const f2d_world *w, f2d_joint_id id)
 	return j;
 }
 
-bool f2d_joint_is_valid(const f2d_world *w, f2d_joint_id id) { return get_joint(w, id) != NULL; }
+bool f2d_joint_is_valid(const f2d_world *w, f2d_joint_id id)
+{
+	return get_joint(w, id) != NULL;
+}
 
-static bool angle_ok(fix16_t a) { return a >= -F2D_PI && a <= F2D_PI; }
+static bool angle_ok(fix16_t a)
+{
+	return a >= -F2D_PI && a <= F2D_PI;
+}
 
 static bool anchor_ok(f2d_vec2 p, f2d_body_type type)
 {
-	fix16_t lim = type == F2D_STATIC_BODY ? 2 * F2D_WORLD_LIMIT : 2 * F2D_MAX_DYNAMIC_SHAPE_EXTENT;
+	fix16_t lim =
+	    type == F2D_STATIC_BODY ? 2 * F2D_WORLD_LIMIT : 2 * F2D_MAX_DYNAMIC_SHAPE_EXTENT;
 	return p.x >= -lim && p.x <= lim && p.y >= -lim && p.y <= lim;
 }
 
@@ -208,8 +215,8 @@ f2d_result f2d_init_revolute_joint_def(const f2d_world *w, f2d_body_id a, f2d_bo
 	if (ba == NULL || bb == NULL) {
 		return F2D_ERROR_INVALID_HANDLE;
 	}
-	if (anchor.x < -F2D_WORLD_LIMIT || anchor.x > F2D_WORLD_LIMIT || anchor.y < -F2D_WORLD_LIMIT ||
-	    anchor.y > F2D_WORLD_LIMIT) {
+	if (anchor.x < -F2D_WORLD_LIMIT || anchor.x > F2D_WORLD_LIMIT ||
+	    anchor.y < -F2D_WORLD_LIMIT || anchor.y > F2D_WORLD_LIMIT) {
 		return F2D_ERROR_INVALID_VALUE;
 	}
 	*def = f2d_default_revolute_joint_def();
@@ -246,20 +253,25 @@ f2d_result f2d_create_revolute_joint(f2d_world *w, const f2d_revolute_joint_def 
 		                     "create_revolute_joint: at least one body must be dynamic");
 	}
 	/* anchors within 64 m of a moving body's origin, within 16384 m of a static one's */
-	if (!anchor_ok(def->local_anchor_a, ba->type) || !anchor_ok(def->local_anchor_b, bb->type)) {
-		return f2d_set_error(w, F2D_ERROR_INVALID_VALUE,
-		                     "create_revolute_joint: local anchors must lie within 64 m of a "
-		                     "moving body's origin (16384 m of a static one)");
+	if (!anchor_ok(def->local_anchor_a, ba->type) ||
+	    !anchor_ok(def->local_anchor_b, bb->type)) {
+		return f2d_set_error(
+		    w, F2D_ERROR_INVALID_VALUE,
+		    "create_revolute_joint: local anchors must lie within 64 m of a "
+		    "moving body's origin (16384 m of a static one)");
 	}
 	if (!angle_ok(def->reference_angle) || !angle_ok(def->lower_angle) ||
-	    !angle_ok(def->upper_angle) || (def->enable_limit && def->lower_angle > def->upper_angle)) {
-		return f2d_set_error(w, F2D_ERROR_INVALID_VALUE,
-		                     "create_revolute_joint: angles must be in [-pi, pi], lower <= upper");
+	    !angle_ok(def->upper_angle) ||
+	    (def->enable_limit && def->lower_angle > def->upper_angle)) {
+		return f2d_set_error(
+		    w, F2D_ERROR_INVALID_VALUE,
+		    "create_revolute_joint: angles must be in [-pi, pi], lower <= upper");
 	}
 	if (def->max_motor_torque < 0 || def->motor_speed < F2D_FIX(-1000) ||
 	    def->motor_speed > F2D_FIX(1000)) {
-		return f2d_set_error(w, F2D_ERROR_INVALID_VALUE,
-		                     "create_revolute_joint: motor speed within +-1000 rad/s, torque >= 0");
+		return f2d_set_error(
+		    w, F2D_ERROR_INVALID_VALUE,
+		    "create_revolute_joint: motor speed within +-1000 rad/s, torque >= 0");
 	}
 	int32_t id;
 	f2d_result r = f2d_pool_alloc(w, &w->joint_ids, (void **)&w->joints, &w->joint_capacity,
@@ -384,9 +396,9 @@ fix16_t f2d_revolute_joint_get_angle(const f2d_world *w, f2d_joint_id id)
 	if (j == NULL) {
 		return 0;
 	}
-	fix16_t angle = f2d_rot_get_angle(f2d_inv_mul_rot(w->bodies[j->body_a].q,
-	                                                  w->bodies[j->body_b].q)) -
-	                j->reference_angle;
+	fix16_t angle =
+	    f2d_rot_get_angle(f2d_inv_mul_rot(w->bodies[j->body_a].q, w->bodies[j->body_b].q)) -
+	    j->reference_angle;
 	if (angle > F2D_PI) {
 		angle -= 2 * F2D_PI;
 	} else if (angle < -F2D_PI) {

@@ -36,7 +36,8 @@ fix16_t f2d_sqrt(fix16_t x)
 {
 	/* libfixmath's two-pass digit-by-digit root: 24 bits from the integer value, then the low
 	 * 8 bits after rescaling the remainder by 2^16; when the remainder is too large to rescale
-	 * it first moves half an LSB into the root, which is where it departs from exact rounding. */
+	 * it first moves half an LSB into the root, which is where it departs from exact rounding.
+	 */
 	uint32_t num = x < 0 ? 0u - (uint32_t)x : (uint32_t)x;
 	uint32_t res = 0;
 	uint32_t bit = (num & 0xFFF00000u) ? (uint32_t)1 << 30 : (uint32_t)1 << 18;
@@ -174,10 +175,22 @@ f2d_rot f2d_make_rot(fix16_t angle)
 	sincos_q30(t, &s, &c);
 	int64_t rs, rc;
 	switch (k & 3) {
-	case 0: rc = c; rs = s; break;
-	case 1: rc = -s; rs = c; break;
-	case 2: rc = -c; rs = -s; break;
-	default: rc = s; rs = -c; break;
+	case 0:
+		rc = c;
+		rs = s;
+		break;
+	case 1:
+		rc = -s;
+		rs = c;
+		break;
+	case 2:
+		rc = -c;
+		rs = -s;
+		break;
+	default:
+		rc = s;
+		rs = -c;
+		break;
 	}
 	/* Q30 -> Q16 with rounding, then renormalise so |q| = 1 to the LSB. */
 	fix16_t qc = (fix16_t)((rc + 0x2000 - (rc < 0)) >> 14);
@@ -231,6 +244,12 @@ fix16_t f2d_atan2(fix16_t y, fix16_t x)
 	return (fix16_t)((r + 0x2000 - (r < 0)) >> 14);
 }
 
-fix16_t f2d_rot_get_angle(f2d_rot q) { return f2d_atan2(q.s, q.c); }
+fix16_t f2d_rot_get_angle(f2d_rot q)
+{
+	return f2d_atan2(q.s, q.c);
+}
 
-f2d_vec2 f2d_transform_point(f2d_transform xf, f2d_vec2 p) { return f2d_xf_point(xf, p); }
+f2d_vec2 f2d_transform_point(f2d_transform xf, f2d_vec2 p)
+{
+	return f2d_xf_point(xf, p);
+}

@@ -37,7 +37,10 @@ f2d_result f2d_set_error(f2d_world *w, f2d_result r, const char *fmt, ...)
 	return r;
 }
 
-const char *f2d_world_last_error(const f2d_world *w) { return w == NULL ? "" : w->error; }
+const char *f2d_world_last_error(const f2d_world *w)
+{
+	return w == NULL ? "" : w->error;
+}
 
 /* ---- memory ---- */
 
@@ -54,7 +57,10 @@ static void default_free(void *p, size_t size, void *context)
 	free(p);
 }
 
-void *f2d_alloc(f2d_world *w, size_t size) { return w->allocator.alloc(size, w->allocator.context); }
+void *f2d_alloc(f2d_world *w, size_t size)
+{
+	return w->allocator.alloc(size, w->allocator.context);
+}
 
 void f2d_free(f2d_world *w, void *p, size_t size)
 {
@@ -283,9 +289,15 @@ f2d_result f2d_world_set_gravity(f2d_world *w, f2d_vec2 g)
 	return F2D_OK;
 }
 
-f2d_vec2 f2d_world_get_gravity(const f2d_world *w) { return w == NULL ? f2d_v(0, 0) : w->gravity; }
+f2d_vec2 f2d_world_get_gravity(const f2d_world *w)
+{
+	return w == NULL ? f2d_v(0, 0) : w->gravity;
+}
 
-fix16_t f2d_world_get_time_step(const f2d_world *w) { return w == NULL ? 0 : w->h; }
+fix16_t f2d_world_get_time_step(const f2d_world *w)
+{
+	return w == NULL ? 0 : w->h;
+}
 
 int32_t f2d_world_get_bodies(const f2d_world *w, f2d_body_id *out, int32_t capacity)
 {
@@ -305,7 +317,10 @@ int32_t f2d_world_get_bodies(const f2d_world *w, f2d_body_id *out, int32_t capac
 	return n;
 }
 
-uint64_t f2d_world_hash(const f2d_world *w) { return w == NULL ? 0 : f2d_hash_world(w); }
+uint64_t f2d_world_hash(const f2d_world *w)
+{
+	return w == NULL ? 0 : f2d_hash_world(w);
+}
 
 /* ---- the step ---- */
 
@@ -315,7 +330,7 @@ uint64_t f2d_world_hash(const f2d_world *w) { return w == NULL ? 0 : f2d_hash_wo
 static fix16_t add_scaled(f2d_world *w, fix16_t v, fix16_t base, fix16_t inv, fix16_t f)
 {
 	int64_t a = f2d_round16((int64_t)inv * f); /* < 2^47 */
-	int64_t ha = f2d_round16(a * w->h);         /* h < 2^13: < 2^60 */
+	int64_t ha = f2d_round16(a * w->h);        /* h < 2^13: < 2^60 */
 	int64_t r = (int64_t)v + base + ha;
 	if (r > INT32_MAX || r < -INT32_MAX) {
 		w->saturated = true;
@@ -390,7 +405,8 @@ f2d_result f2d_world_step(f2d_world *w)
 	w->saturated = false;
 	f2d_result r = f2d_update_contacts(w);
 	if (r != F2D_OK) {
-		return f2d_set_error(w, r, "world_step: allocator returned NULL; the step was not taken");
+		return f2d_set_error(w, r,
+		                     "world_step: allocator returned NULL; the step was not taken");
 	}
 	integrate_velocities(w);
 
@@ -438,9 +454,10 @@ f2d_result f2d_world_step(f2d_world *w)
 	}
 	w->step_count++;
 	if (out_of_range) {
-		return f2d_set_error(w, F2D_ERROR_OUT_OF_RANGE,
-		                     "world_step: body %d left the world range and was stopped at its edge",
-		                     w->last_out_of_range_body);
+		return f2d_set_error(
+		    w, F2D_ERROR_OUT_OF_RANGE,
+		    "world_step: body %d left the world range and was stopped at its edge",
+		    w->last_out_of_range_body);
 	}
 	if (w->saturated) {
 		w->overflow_events++;

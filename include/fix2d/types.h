@@ -18,9 +18,8 @@ extern "C" {
 
 /* Exact Q16.16 constants without floating point: F2D_FIX(3) == 3.0,
  * F2D_MILLI(-1250) == -1.25 (rounded half away from zero to the nearest LSB). */
-#define F2D_FIX(i) ((fix16_t)((int32_t)(i) * 65536))
-#define F2D_MILLI(m)                                                                               \
-	((fix16_t)(((int64_t)(m) * 65536 + ((m) >= 0 ? 500 : -500)) / 1000))
+#define F2D_FIX(i) ((fix16_t)((int32_t)(i)*65536))
+#define F2D_MILLI(m) ((fix16_t)(((int64_t)(m)*65536 + ((m) >= 0 ? 500 : -500)) / 1000))
 #define F2D_ONE ((fix16_t)65536)
 
 /* ---- Valid ranges (see README "Units and valid ranges") ---- */
@@ -72,8 +71,9 @@ typedef enum f2d_result {
 	F2D_ERROR_MASS_RANGE,     /**< mass or inertia of a dynamic body outside the valid range */
 	F2D_ERROR_OUT_OF_MEMORY,  /**< the allocator returned NULL */
 	F2D_ERROR_CAPACITY,       /**< more than F2D_MAX_OBJECTS bodies, shapes or joints */
-	F2D_ERROR_OUT_OF_RANGE,   /**< step: a body left the valid world range (it was stopped at the edge) */
-	F2D_ERROR_OVERFLOW,       /**< step: an impulse saturated instead of overflowing */
+	F2D_ERROR_OUT_OF_RANGE, /**< step: a body left the valid world range (it was stopped at the
+	                           edge) */
+	F2D_ERROR_OVERFLOW,     /**< step: an impulse saturated instead of overflowing */
 	F2D_ERROR_COUNT
 } f2d_result;
 
@@ -104,19 +104,21 @@ typedef struct f2d_allocator {
 typedef struct f2d_world f2d_world;
 
 typedef struct f2d_world_def {
-	f2d_vec2 gravity;            /**< m/s^2, default (0, -10) */
-	fix16_t time_step;           /**< seconds, default 1/60 (1092 LSB); range [1/1000, 1/10] */
-	int32_t iterations;          /**< velocity iterations per step, default 10; range [1, 100] */
-	int32_t joint_position_iterations; /**< most joint position projection passes, default 4; [0, 20] */
-	fix16_t bias_factor;         /**< Baumgarte factor beta, default 0.2; range [0, 1] */
-	fix16_t linear_slop;         /**< allowed penetration in m, default 0.01; range [0, 0.5] */
-	fix16_t speculative_distance;/**< contacts are kept up to this gap in m, default 0.04 */
-	fix16_t restitution_threshold; /**< approach speed in m/s above which restitution acts, default 1 */
-	fix16_t max_translation;     /**< largest move of a body in one step, m, default 2 */
-	fix16_t max_rotation;        /**< largest turn of a body in one step, rad, default pi/4 */
-	bool warm_starting;          /**< default true */
-	f2d_allocator allocator;     /**< default: malloc/free */
-	int32_t body_capacity;       /**< initial capacity hints (grow on demand) */
+	f2d_vec2 gravity;   /**< m/s^2, default (0, -10) */
+	fix16_t time_step;  /**< seconds, default 1/60 (1092 LSB); range [1/1000, 1/10] */
+	int32_t iterations; /**< velocity iterations per step, default 10; range [1, 100] */
+	int32_t joint_position_iterations; /**< most joint position projection passes, default 4;
+	                                      [0, 20] */
+	fix16_t bias_factor;               /**< Baumgarte factor beta, default 0.2; range [0, 1] */
+	fix16_t linear_slop;          /**< allowed penetration in m, default 0.01; range [0, 0.5] */
+	fix16_t speculative_distance; /**< contacts are kept up to this gap in m, default 0.04 */
+	fix16_t restitution_threshold; /**< approach speed in m/s above which restitution acts,
+	                                  default 1 */
+	fix16_t max_translation;       /**< largest move of a body in one step, m, default 2 */
+	fix16_t max_rotation;          /**< largest turn of a body in one step, rad, default pi/4 */
+	bool warm_starting;            /**< default true */
+	f2d_allocator allocator;       /**< default: malloc/free */
+	int32_t body_capacity;         /**< initial capacity hints (grow on demand) */
 	int32_t contact_capacity;
 } f2d_world_def;
 
@@ -128,12 +130,12 @@ typedef enum f2d_body_type {
 } f2d_body_type;
 
 typedef struct f2d_body_def {
-	f2d_body_type type;         /**< default static */
-	f2d_vec2 position;          /**< body origin in world, m */
-	f2d_rot rotation;           /**< default identity; f2d_make_rot(angle) builds one */
-	f2d_vec2 linear_velocity;   /**< m/s of the centre of mass */
-	fix16_t angular_velocity;   /**< rad/s */
-	uint64_t user_data;         /**< yours; carried in snapshots, not in the hash */
+	f2d_body_type type;       /**< default static */
+	f2d_vec2 position;        /**< body origin in world, m */
+	f2d_rot rotation;         /**< default identity; f2d_make_rot(angle) builds one */
+	f2d_vec2 linear_velocity; /**< m/s of the centre of mass */
+	fix16_t angular_velocity; /**< rad/s */
+	uint64_t user_data;       /**< yours; carried in snapshots, not in the hash */
 } f2d_body_def;
 
 /* ---- Shapes ---- */
@@ -163,15 +165,15 @@ typedef struct f2d_circle {
 /* ---- Revolute joint ---- */
 typedef struct f2d_revolute_joint_def {
 	f2d_body_id body_a, body_b;
-	f2d_vec2 local_anchor_a;   /**< anchor relative to body A's origin, in A's frame */
+	f2d_vec2 local_anchor_a; /**< anchor relative to body A's origin, in A's frame */
 	f2d_vec2 local_anchor_b;
-	fix16_t reference_angle;   /**< angle B - A at which the joint angle is zero, rad */
+	fix16_t reference_angle; /**< angle B - A at which the joint angle is zero, rad */
 	bool enable_limit;
 	fix16_t lower_angle, upper_angle; /**< rad, lower <= upper, each in [-pi, pi] */
 	bool enable_motor;
-	fix16_t motor_speed;       /**< rad/s, of B relative to A */
-	fix16_t max_motor_torque;  /**< N m, >= 0 */
-	bool collide_connected;    /**< default false: the two bodies do not collide */
+	fix16_t motor_speed;      /**< rad/s, of B relative to A */
+	fix16_t max_motor_torque; /**< N m, >= 0 */
+	bool collide_connected;   /**< default false: the two bodies do not collide */
 	uint64_t user_data;
 } f2d_revolute_joint_def;
 
