@@ -520,6 +520,7 @@ static f2d_result create_shape(f2d_world *w, f2d_body_id body_id, const f2d_shap
 	*link = id;
 	apply_body_mass(b, &bm);
 	w->shape_count++;
+	w->sweep_dirty = true;
 	out->index1 = id + 1;
 	out->generation = gen;
 	return F2D_OK;
@@ -601,6 +602,7 @@ f2d_result f2d_destroy_shape(f2d_world *w, f2d_shape_id id)
 	s->next = F2D_NULL_INDEX;
 	f2d_pool_free(w, &w->shape_ids, index);
 	w->shape_count--;
+	w->sweep_dirty = true;
 	if (b->alive) {
 		body_mass bm;
 		if (compute_body_mass(w, b, NULL, &bm) != F2D_OK) {

@@ -95,14 +95,20 @@ static f2d_result find_pairs(f2d_world *w)
 		f2d_shape_update_world(s, f2d_body_xf(&w->bodies[s->body]), margin);
 		++n;
 	}
-	if (!f2d_grow(w, (void **)&w->sweep, &w->sweep_capacity, n, sizeof(int32_t))) {
-		return F2D_ERROR_OUT_OF_MEMORY;
-	}
-	int32_t k = 0;
-	for (int32_t i = 0; i < w->shape_ids.next; ++i) {
-		if (w->shapes[i].alive) {
-			w->sweep[k++] = i;
+	/* The list keeps last step's order, so the insertion sort only repairs what moved; it is
+	 * rebuilt from ids when shapes came or went. Either way the sorted result is the same. */
+	if (w->sweep_dirty || w->sweep_count != n) {
+		if (!f2d_grow(w, (void **)&w->sweep, &w->sweep_capacity, n, sizeof(int32_t))) {
+			return F2D_ERROR_OUT_OF_MEMORY;
 		}
+		int32_t k = 0;
+		for (int32_t i = 0; i < w->shape_ids.next; ++i) {
+			if (w->shapes[i].alive) {
+				w->sweep[k++] = i;
+			}
+		}
+		w->sweep_count = n;
+		w->sweep_dirty = false;
 	}
 	sort_sweep(w->sweep, n, w->shapes);
 
@@ -271,6 +277,16 @@ static inline fix16_t relative_velocity(const f2d_body *a, const f2d_body *b, f2
 	return f2d_sat(f2d_round16(s));
 }
 
+/* a * b saturated to the fix16 range (reported) */
+static fix16_t sat_mul(f2d_world *w, fix16_t a, fix16_t b)
+{
+	int64_t p = f2d_round16((int64_t)a * b);
+	if (p > INT32_MAX || p < -INT32_MAX) {
+		w->saturated = true;
+	}
+	return f2d_sat(p);
+}
+
 static fix16_t inverse_mass(f2d_world *w, int64_t k)
 {
 	if (k <= 0) {
@@ -303,10 +319,10 @@ void f2d_contacts_prestep(f2d_world *w)
 			cp->rn_b = rnb;
 			cp->rt_a = rta;
 			cp->rt_b = rtb;
-			cp->wn_a = f2d_mul(a->inv_inertia, rna);
-			cp->wn_b = f2d_mul(b->inv_inertia, rnb);
-			cp->wt_a = f2d_mul(a->inv_inertia, rta);
-			cp->wt_b = f2d_mul(b->inv_inertia, rtb);
+			cp->wn_a = sat_mul(w, a->inv_inertia, rna);
+			cp->wn_b = sat_mul(w, b->inv_inertia, rnb);
+			cp->wt_a = sat_mul(w, a->inv_inertia, rta);
+			cp->wt_b = sat_mul(w, b->inv_inertia, rtb);
 			int64_t kn = (int64_t)a->inv_mass + b->inv_mass +
 			             mul64(a->inv_inertia, f2d_round16((int64_t)rna * rna)) +
 			             mul64(b->inv_inertia, f2d_round16((int64_t)rnb * rnb));
@@ -332,32 +348,22 @@ void f2d_contacts_prestep(f2d_world *w)
 			}
 			cp->bias = f2d_sat(bias);
 		}
-	}
-}
-
-/* v += lambda dv: the velocity change of an impulse lambda along a direction whose per-unit
- * changes were precomputed (n / m and (r x n) / I). */
-static inline void apply(f2d_body *a, f2d_body *b, fix16_t lambda, f2d_vec2 dva, fix16_t dwa,
-                         f2d_vec2 dvb, fix16_t dwb)
-{
-	a->v.x -= f2d_mul(lambda, dva.x);
-	a->v.y -= f2d_mul(lambda, dva.y);
-	a->w -= f2d_mul(lambda, dwa);
-	b->v.x += f2d_mul(lambda, dvb.x);
-	b->v.y += f2d_mul(lambda, dvb.y);
-	b->w += f2d_mul(lambda, dwb);
-}
-
-void f2d_contacts_warm_start(f2d_world *w)
-{
-	for (int32_t i = 0; i < w->arbiter_count; ++i) {
-		f2d_arbiter *arb = &w->arbiters[i];
-		f2d_body *a = &w->bodies[arb->body_a];
-		f2d_body *b = &w->bodies[arb->body_b];
-		for (int32_t k = 0; k < arb->count; ++k) {
-			const f2d_contact_point *cp = &arb->points[k];
-			apply(a, b, cp->pn, arb->vn_a, cp->wn_a, arb->vn_b, cp->wn_b);
-			apply(a, b, cp->pt, arb->vt_a, cp->wt_a, arb->vt_b, cp->wt_b);
+		if (arb->count == 2) {
+			/* k12 = J1 M^-1 J2^T: the change of the relative velocity at point 2 per
+			 * unit impulse at point 1 (and vice versa; it is symmetric): 1/m_a + 1/m_b
+			 * + (r1a x d)(r2a x d) / I_a + (r1b x d)(r2b x d) / I_b */
+			const f2d_contact_point *p1 = &arb->points[0], *p2 = &arb->points[1];
+			int64_t m = (int64_t)a->inv_mass + b->inv_mass;
+			int64_t kn =
+			    m + mul64(a->inv_inertia, f2d_round16((int64_t)p1->rn_a * p2->rn_a)) +
+			    mul64(b->inv_inertia, f2d_round16((int64_t)p1->rn_b * p2->rn_b));
+			int64_t kt =
+			    m + mul64(a->inv_inertia, f2d_round16((int64_t)p1->rt_a * p2->rt_a)) +
+			    mul64(b->inv_inertia, f2d_round16((int64_t)p1->rt_b * p2->rt_b));
+			arb->k12_n = f2d_sat(kn);
+			arb->k12_t = f2d_sat(kt);
+		} else {
+			arb->k12_n = arb->k12_t = 0;
 		}
 	}
 }
@@ -367,29 +373,91 @@ typedef struct vel2 {
 	fix16_t vax, vay, wa, vbx, vby, wb;
 } vel2;
 
-/* (v_b + w_b x r_b - v_a - w_a x r_a) . d, as relative_velocity but on the local copy */
-static inline fix16_t rel_vel(const vel2 *v, f2d_vec2 d, fix16_t rd_a, fix16_t rd_b)
+/* (v_b + w_b x r_b - v_a - w_a x r_a) . d, as relative_velocity but on the local copy and
+ * not saturated: |d| <= 1 and |r x d| < 2^23 (shapes of moving bodies are within 32 m), so
+ * the sum is below 2^55 and the result below 2^39. */
+static inline int64_t rel_vel64(const vel2 *v, f2d_vec2 d, fix16_t rd_a, fix16_t rd_b)
 {
 	int64_t s = ((int64_t)v->vbx - v->vax) * d.x + ((int64_t)v->vby - v->vay) * d.y +
 	            (int64_t)v->wb * rd_b - (int64_t)v->wa * rd_a;
-	return f2d_sat(f2d_round16(s));
+	return f2d_round16(s);
 }
 
-static inline void apply_local(vel2 *v, fix16_t lambda, f2d_vec2 dva, fix16_t dwa, f2d_vec2 dvb,
-                               fix16_t dwb)
+static inline fix16_t rel_vel(const vel2 *v, f2d_vec2 d, fix16_t rd_a, fix16_t rd_b)
 {
-	v->vax -= f2d_mul(lambda, dva.x);
-	v->vay -= f2d_mul(lambda, dva.y);
-	v->wa -= f2d_mul(lambda, dwa);
-	v->vbx += f2d_mul(lambda, dvb.x);
-	v->vby += f2d_mul(lambda, dvb.y);
-	v->wb += f2d_mul(lambda, dwb);
+	return f2d_sat(rel_vel64(v, d, rd_a, rd_b));
 }
 
+/* Applies impulses l1 at point 1 and l2 at point 2 along one direction: both share the
+ * linear response dv = d / m, so the linear change is (l1 + l2) dv; the angular one is
+ * l1 dw1 + l2 dw2. Sums in 64 bits, one rounding per component. */
+static inline void apply2(vel2 *v, fix16_t l1, fix16_t l2, f2d_vec2 dva, f2d_vec2 dvb,
+                          const f2d_contact_point *p1, const f2d_contact_point *p2, bool normal)
+{
+	int64_t l = (int64_t)l1 + l2;
+	v->vax -= (fix16_t)f2d_round16(l * dva.x);
+	v->vay -= (fix16_t)f2d_round16(l * dva.y);
+	v->vbx += (fix16_t)f2d_round16(l * dvb.x);
+	v->vby += (fix16_t)f2d_round16(l * dvb.y);
+	fix16_t wa1 = normal ? p1->wn_a : p1->wt_a, wb1 = normal ? p1->wn_b : p1->wt_b;
+	fix16_t wa2 = normal ? p2->wn_a : p2->wt_a, wb2 = normal ? p2->wn_b : p2->wt_b;
+	v->wa -= (fix16_t)f2d_round16((int64_t)l1 * wa1 + (int64_t)l2 * wa2);
+	v->wb += (fix16_t)f2d_round16((int64_t)l1 * wb1 + (int64_t)l2 * wb2);
+}
+
+/* Friction, one point: lambda = -m_t vt, |P_t| <= mu P_n; returns the applied increment. */
+static inline fix16_t friction_step(f2d_contact_point *cp, fix16_t vt, fix16_t friction)
+{
+	int64_t max_pt = mul64(friction, cp->pn);
+	max_pt = max_pt > INT32_MAX ? INT32_MAX : max_pt;
+	int64_t pt = (int64_t)cp->pt - mul64(cp->mass_t, vt);
+	pt = pt < -max_pt ? -max_pt : (pt > max_pt ? max_pt : pt);
+	fix16_t d = (fix16_t)pt - cp->pt;
+	cp->pt = (fix16_t)pt;
+	return d;
+}
+
+/* Normal, one point: lambda = m_n (bias - vn), P_n = max(P_n + lambda, 0). */
+static inline fix16_t normal_step(f2d_contact_point *cp, int64_t vn, bool *saturated)
+{
+	int64_t pn = (int64_t)cp->pn + mul64(cp->mass_n, f2d_sat((int64_t)cp->bias - vn));
+	*saturated |= pn > INT32_MAX;
+	pn = pn < 0 ? 0 : (pn > INT32_MAX ? INT32_MAX : pn);
+	fix16_t d = (fix16_t)pn - cp->pn;
+	cp->pn = (fix16_t)pn;
+	return d;
+}
+
+void f2d_contacts_warm_start(f2d_world *w)
+{
+	for (int32_t i = 0; i < w->arbiter_count; ++i) {
+		f2d_arbiter *arb = &w->arbiters[i];
+		f2d_body *a = &w->bodies[arb->body_a];
+		f2d_body *b = &w->bodies[arb->body_b];
+		vel2 v = {a->v.x, a->v.y, a->w, b->v.x, b->v.y, b->w};
+		const f2d_contact_point *p1 = &arb->points[0];
+		const f2d_contact_point *p2 = &arb->points[arb->count == 2 ? 1 : 0];
+		fix16_t n2 = arb->count == 2 ? p2->pn : 0, t2 = arb->count == 2 ? p2->pt : 0;
+		apply2(&v, p1->pn, n2, arb->vn_a, arb->vn_b, p1, p2, true);
+		apply2(&v, p1->pt, t2, arb->vt_a, arb->vt_b, p1, p2, false);
+		a->v.x = v.vax;
+		a->v.y = v.vay;
+		a->w = v.wa;
+		b->v.x = v.vbx;
+		b->v.y = v.vby;
+		b->w = v.wb;
+	}
+}
+
+/* One Gauss-Seidel pass over the arbiters. For a two-point manifold, the relative velocity at
+ * the second point after the first point's impulse l is known without touching the bodies:
+ * v2' = v2 + l k12 (k12 from the pre-step). So each direction costs two relative velocities,
+ * two scalar updates and one combined application: the same sequential impulses, fewer
+ * operations. Friction is solved first, the normal last (non-penetration matters most); the
+ * two points are visited in alternating order (0,1 then 1,0), because plain Gauss-Seidel
+ * always favours the first point, which tips a perfectly aligned stack. */
 void f2d_contacts_solve(f2d_world *w, int32_t iteration)
 {
-	/* The two points of a manifold are visited in alternating order (0,1 then 1,0): plain
-	 * Gauss-Seidel always favours the first point, which tips a perfectly aligned stack. */
 	int32_t flip = iteration & 1;
 	bool saturated = false;
 	for (int32_t i = 0; i < w->arbiter_count; ++i) {
@@ -399,30 +467,30 @@ void f2d_contacts_solve(f2d_world *w, int32_t iteration)
 		f2d_vec2 n = arb->normal;
 		f2d_vec2 t = f2d_right_perp(n);
 		vel2 v = {a->v.x, a->v.y, a->w, b->v.x, b->v.y, b->w};
-		/* friction first, then the normal (Box2D's order): non-penetration is what matters
-		 * most, so it is solved last */
-		for (int32_t kk = 0; kk < arb->count; ++kk) {
-			f2d_contact_point *cp = &arb->points[arb->count == 2 ? kk ^ flip : kk];
-			/* friction: lambda = -m_t vt, |P_t| <= mu P_n */
-			fix16_t vt = rel_vel(&v, t, cp->rt_a, cp->rt_b);
-			int64_t max_pt = mul64(arb->friction, cp->pn);
-			int64_t pt = (int64_t)cp->pt - mul64(cp->mass_t, vt);
-			pt = pt < -max_pt ? -max_pt : (pt > max_pt ? max_pt : pt);
-			fix16_t dt = (fix16_t)pt - cp->pt;
-			cp->pt = (fix16_t)pt;
-			apply_local(&v, dt, arb->vt_a, cp->wt_a, arb->vt_b, cp->wt_b);
-		}
-		for (int32_t kk = 0; kk < arb->count; ++kk) {
-			f2d_contact_point *cp = &arb->points[arb->count == 2 ? kk ^ flip : kk];
-			/* normal: lambda = m_n (bias - vn), P_n = max(P_n + lambda, 0) */
-			fix16_t vn = rel_vel(&v, n, cp->rn_a, cp->rn_b);
-			int64_t pn =
-			    (int64_t)cp->pn + mul64(cp->mass_n, f2d_sat((int64_t)cp->bias - vn));
-			saturated |= pn > INT32_MAX;
-			pn = pn < 0 ? 0 : (pn > INT32_MAX ? INT32_MAX : pn);
-			fix16_t dn = (fix16_t)pn - cp->pn;
-			cp->pn = (fix16_t)pn;
-			apply_local(&v, dn, arb->vn_a, cp->wn_a, arb->vn_b, cp->wn_b);
+		if (arb->count == 1) {
+			f2d_contact_point *cp = &arb->points[0];
+			fix16_t dt =
+			    friction_step(cp, rel_vel(&v, t, cp->rt_a, cp->rt_b), arb->friction);
+			apply2(&v, dt, 0, arb->vt_a, arb->vt_b, cp, cp, false);
+			fix16_t dn =
+			    normal_step(cp, rel_vel64(&v, n, cp->rn_a, cp->rn_b), &saturated);
+			apply2(&v, dn, 0, arb->vn_a, arb->vn_b, cp, cp, true);
+		} else {
+			f2d_contact_point *p1 = &arb->points[flip];
+			f2d_contact_point *p2 = &arb->points[flip ^ 1];
+			fix16_t v1 = rel_vel(&v, t, p1->rt_a, p1->rt_b);
+			fix16_t v2 = rel_vel(&v, t, p2->rt_a, p2->rt_b);
+			fix16_t d1 = friction_step(p1, v1, arb->friction);
+			v2 = f2d_sat((int64_t)v2 + f2d_round16((int64_t)d1 * arb->k12_t));
+			fix16_t d2 = friction_step(p2, v2, arb->friction);
+			apply2(&v, d1, d2, arb->vt_a, arb->vt_b, p1, p2, false);
+
+			int64_t n1 = rel_vel64(&v, n, p1->rn_a, p1->rn_b);
+			int64_t n2 = rel_vel64(&v, n, p2->rn_a, p2->rn_b);
+			d1 = normal_step(p1, n1, &saturated);
+			d2 =
+			    normal_step(p2, n2 + f2d_round16((int64_t)d1 * arb->k12_n), &saturated);
+			apply2(&v, d1, d2, arb->vn_a, arb->vn_b, p1, p2, true);
 		}
 		a->v.x = v.vax;
 		a->v.y = v.vay;

@@ -100,8 +100,10 @@ typedef struct f2d_arbiter {
 	f2d_vec2 normal; /* from A to B */
 	fix16_t friction, restitution;
 	int32_t count;
-	/* solver data: linear velocity change per unit impulse, n / m and t / m */
+	/* solver data: linear velocity change per unit impulse, n / m and t / m, and the coupling
+	 * of the two points: how an impulse at one changes the relative velocity at the other */
 	f2d_vec2 vn_a, vn_b, vt_a, vt_b;
+	fix16_t k12_n, k12_t;
 	f2d_contact_point points[2];
 } f2d_arbiter;
 
@@ -162,7 +164,8 @@ struct f2d_world {
 
 	/* scratch: dynamic/kinematic shape ids sorted by aabb.lower.x for the pair sweep */
 	int32_t *sweep;
-	int32_t sweep_capacity;
+	int32_t sweep_capacity, sweep_count;
+	bool sweep_dirty; /* a shape was created or destroyed: rebuild the sweep list */
 	uint64_t *pairs;
 	int32_t pair_count, pair_capacity;
 

@@ -113,7 +113,14 @@ f2d_rot f2d_integrate_rotation(f2d_rot q, fix16_t hw)
 	/* Q46 -> Q16 */
 	fix16_t qc = (fix16_t)((c + ((int64_t)1 << 29) + (c >> 63)) >> 30);
 	fix16_t qs = (fix16_t)((s + ((int64_t)1 << 29) + (s >> 63)) >> 30);
-	return f2d_rot_normalize(qc, qs);
+	/* Renormalise only when rounding has moved |q|^2 more than ~2 LSB of |q| from one: a
+	 * deterministic test on the value, and it saves the square root on most steps. */
+	int64_t len2 = (int64_t)qc * qc + (int64_t)qs * qs - ((int64_t)1 << 32);
+	if (len2 > ((int64_t)1 << 18) || len2 < -((int64_t)1 << 18)) {
+		return f2d_rot_normalize(qc, qs);
+	}
+	f2d_rot r = {qc, qs};
+	return r;
 }
 
 /* ---- sin/cos/atan2 by integer polynomials (used when building rotations and reading angles,
