@@ -363,6 +363,41 @@ START_TEST(revolute_limit_and_motor)
 }
 END_TEST
 
+/* ---- a kinematic body moves by its velocity only and pushes dynamic bodies ---- */
+START_TEST(kinematic_body)
+{
+	f2d_world *w = new_world(f2d_v(0, F2D_FIX(-10)));
+	add_box(w, F2D_STATIC_BODY, 0, -0.5, 0, 40, 0.5, 1, 0.6);
+	f2d_body_def bd = f2d_default_body_def();
+	bd.type = F2D_KINEMATIC_BODY;
+	bd.position = f2d_vec2_from_doubles(-5, 0.6);
+	bd.linear_velocity = f2d_vec2_from_doubles(2, 0);
+	f2d_body_id k;
+	ck_assert_int_eq(f2d_create_body(w, &bd, &k), F2D_OK);
+	f2d_polygon p;
+	ck_assert_int_eq(f2d_make_box(FX(0.5), FX(0.5), &p), F2D_OK);
+	f2d_shape_def sd = f2d_default_shape_def();
+	f2d_shape_id s;
+	ck_assert_int_eq(f2d_create_polygon_shape(w, k, &sd, &p, &s), F2D_OK);
+	f2d_body_id box = add_box(w, F2D_DYNAMIC_BODY, -2, 0.5, 0, 0.5, 0.5, 1, 0.6);
+	fix16_t h = f2d_world_get_time_step(w);
+	fix16_t x = f2d_body_get_position(w, k).x;
+	for (int i = 0; i < 120; ++i) {
+		step(w, 1);
+		x += fix16_mul(h, FX(2));
+		/* exactly its own velocity: no gravity, no contact response */
+		ck_assert_int_eq(f2d_body_get_position(w, k).x, x);
+		ck_assert_int_eq(f2d_body_get_position(w, k).y, FX(0.6));
+		ck_assert_int_eq(f2d_body_get_linear_velocity(w, k).x, FX(2));
+	}
+	/* after 2 s it has travelled 4 m and pushed the dynamic box ahead of it */
+	double bx = D(f2d_body_get_position(w, box).x);
+	double kx = D(f2d_body_get_position(w, k).x);
+	ck_assert_msg(bx > kx + 0.9 && bx > -1.0, "box at %f, kinematic at %f", bx, kx);
+	f2d_destroy_world(w);
+}
+END_TEST
+
 static Suite *physics_suite(void)
 {
 	Suite *s = suite_create("physics");
@@ -380,6 +415,7 @@ static Suite *physics_suite(void)
 	tcase_add_test(tc, bridge_joint_gaps);
 	tcase_add_test(tc, chain50_joint_gaps);
 	tcase_add_test(tc, revolute_limit_and_motor);
+	tcase_add_test(tc, kinematic_body);
 	suite_add_tcase(s, tc);
 	return s;
 }
