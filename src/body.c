@@ -165,15 +165,8 @@ static void apply_body_mass(f2d_body *b, const body_mass *bm)
 
 /* ---- bodies ---- */
 
-f2d_result f2d_create_body(f2d_world *w, const f2d_body_def *def, f2d_body_id *out)
+static f2d_result check_body_def(f2d_world *w, const f2d_body_def *def)
 {
-	if (w == NULL) {
-		return F2D_ERROR_NULL_ARGUMENT;
-	}
-	if (def == NULL || out == NULL) {
-		return f2d_set_error(w, F2D_ERROR_NULL_ARGUMENT,
-		                     "create_body: def and out are required");
-	}
 	if (def->type != F2D_STATIC_BODY && def->type != F2D_KINEMATIC_BODY &&
 	    def->type != F2D_DYNAMIC_BODY) {
 		return f2d_set_error(w, F2D_ERROR_INVALID_VALUE,
@@ -193,6 +186,22 @@ f2d_result f2d_create_body(f2d_world *w, const f2d_body_def *def, f2d_body_id *o
 	    !speed_ok(def->angular_velocity)) {
 		return f2d_set_error(w, F2D_ERROR_INVALID_VALUE,
 		                     "create_body: velocity components must be within +-4096");
+	}
+	return F2D_OK;
+}
+
+f2d_result f2d_create_body(f2d_world *w, const f2d_body_def *def, f2d_body_id *out)
+{
+	if (w == NULL) {
+		return F2D_ERROR_NULL_ARGUMENT;
+	}
+	if (def == NULL || out == NULL) {
+		return f2d_set_error(w, F2D_ERROR_NULL_ARGUMENT,
+		                     "create_body: def and out are required");
+	}
+	f2d_result check = check_body_def(w, def);
+	if (check != F2D_OK) {
+		return check;
 	}
 	int32_t id;
 	f2d_result r = f2d_pool_alloc(w, &w->body_ids, (void **)&w->bodies, &w->body_capacity,
@@ -550,16 +559,8 @@ f2d_result f2d_create_polygon_shape(f2d_world *w, f2d_body_id body, const f2d_sh
 	return create_shape(w, body, def, &proto, out);
 }
 
-f2d_result f2d_create_circle_shape(f2d_world *w, f2d_body_id body, const f2d_shape_def *def,
-                                   const f2d_circle *circle, f2d_shape_id *out)
+f2d_result f2d_check_circle(f2d_world *w, const f2d_circle *circle)
 {
-	if (w == NULL) {
-		return F2D_ERROR_NULL_ARGUMENT;
-	}
-	if (def == NULL || circle == NULL || out == NULL) {
-		return f2d_set_error(w, F2D_ERROR_NULL_ARGUMENT,
-		                     "create_circle_shape: def, circle and out are required");
-	}
 	if (circle->radius < F2D_MIN_SHAPE_SIZE || circle->radius > F2D_MAX_SHAPE_EXTENT) {
 		return f2d_set_error(w, F2D_ERROR_INVALID_VALUE,
 		                     "create_circle_shape: radius must be in [0.005, 512] m");
@@ -570,6 +571,23 @@ f2d_result f2d_create_circle_shape(f2d_world *w, f2d_body_id body, const f2d_sha
 		return f2d_set_error(
 		    w, F2D_ERROR_INVALID_VALUE,
 		    "create_circle_shape: the circle must lie within 512 m of the origin");
+	}
+	return F2D_OK;
+}
+
+f2d_result f2d_create_circle_shape(f2d_world *w, f2d_body_id body, const f2d_shape_def *def,
+                                   const f2d_circle *circle, f2d_shape_id *out)
+{
+	if (w == NULL) {
+		return F2D_ERROR_NULL_ARGUMENT;
+	}
+	if (def == NULL || circle == NULL || out == NULL) {
+		return f2d_set_error(w, F2D_ERROR_NULL_ARGUMENT,
+		                     "create_circle_shape: def, circle and out are required");
+	}
+	f2d_result check = f2d_check_circle(w, circle);
+	if (check != F2D_OK) {
+		return check;
 	}
 	f2d_shape proto;
 	memset(&proto, 0, sizeof proto);
@@ -642,4 +660,53 @@ f2d_aabb f2d_shape_get_aabb(const f2d_world *w, f2d_shape_id id)
 		return none;
 	}
 	return f2d_shape_compute_aabb(s, f2d_body_xf(&w->bodies[s->body]), 0);
+}
+
+/* A body with one shape, all or nothing: everything that can be refused is checked before the
+ * first id is taken, and the arrays are grown first, so the two creations cannot fail
+ * half-way (used by the input layer, where a refused command must leave the world as it was). */
+f2d_result f2d_spawn_body(f2d_world *w, const f2d_body_def *bd, const f2d_shape_def *sd,
+                          const f2d_shape *proto, f2d_body_id *out)
+{
+	f2d_result r = check_body_def(w, bd);
+	if (r != F2D_OK) {
+		return r;
+	}
+	if (!material_ok(w, sd)) {
+		return F2D_ERROR_INVALID_VALUE;
+	}
+	f2d_body tmp;
+	memset(&tmp, 0, sizeof tmp);
+	tmp.type = bd->type;
+	tmp.shape_list = F2D_NULL_INDEX;
+	f2d_shape shape = *proto;
+	shape.density = sd->density;
+	shape.friction = sd->friction;
+	shape.restitution = sd->restitution;
+	body_mass bm;
+	r = compute_body_mass(w, &tmp, &shape, &bm);
+	if (r != F2D_OK) {
+		return r;
+	}
+	int32_t nb = w->body_ids.next + 1, ns = w->shape_ids.next + 1;
+	if (!f2d_grow(w, (void **)&w->bodies, &w->body_capacity, nb, sizeof(f2d_body)) ||
+	    !f2d_grow(w, (void **)&w->body_ids.free_ids, &w->body_ids.free_capacity, nb,
+	              sizeof(int32_t)) ||
+	    !f2d_grow(w, (void **)&w->shapes, &w->shape_capacity, ns, sizeof(f2d_shape)) ||
+	    !f2d_grow(w, (void **)&w->shape_ids.free_ids, &w->shape_ids.free_capacity, ns,
+	              sizeof(int32_t))) {
+		return f2d_set_error(w, F2D_ERROR_OUT_OF_MEMORY, "allocator returned NULL");
+	}
+	f2d_body_id id;
+	r = f2d_create_body(w, bd, &id);
+	if (r != F2D_OK) {
+		return r;
+	}
+	f2d_shape_id sid;
+	r = create_shape(w, id, sd, proto, &sid);
+	if (r != F2D_OK) {
+		return r; /* unreachable: everything was checked above */
+	}
+	*out = id;
+	return F2D_OK;
 }

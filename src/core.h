@@ -200,6 +200,9 @@ fix16_t f2d_joint_solve_position(f2d_world *w, f2d_joint *j);
 bool f2d_bodies_joined(const f2d_world *w, int32_t a, int32_t b);
 
 /* bodies (body.c) */
+f2d_result f2d_check_circle(f2d_world *w, const f2d_circle *circle);
+f2d_result f2d_spawn_body(f2d_world *w, const f2d_body_def *bd, const f2d_shape_def *sd,
+                          const f2d_shape *proto, f2d_body_id *out);
 void f2d_body_update_mass(f2d_world *w, int32_t body);
 f2d_transform f2d_body_xf(const f2d_body *b);
 

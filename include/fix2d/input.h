@@ -1,0 +1,109 @@
+/* fix2d - deterministic input: per-frame commands, applied in a canonical order, with a compact
+ * byte encoding that is the same on every host. Used by games, replays and the netdemo.
+ * SPDX-License-Identifier: MIT
+ */
+#ifndef FIX2D_INPUT_H
+#define FIX2D_INPUT_H
+
+#include "fix2d.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** Most commands one f2d_world_apply_commands call takes (one frame of all players). */
+#define F2D_MAX_FRAME_COMMANDS 1024
+/** Largest opaque payload, bytes. */
+#define F2D_MAX_PAYLOAD 255
+/** Upper bound of one encoded command, bytes. */
+#define F2D_COMMAND_MAX_BYTES 320
+
+typedef enum f2d_command_type {
+	F2D_CMD_APPLY_FORCE = 1,   /**< force at a world point, for the next step */
+	F2D_CMD_APPLY_IMPULSE = 2, /**< linear impulse at a world point, now */
+	F2D_CMD_SET_VELOCITY = 3,  /**< linear and angular velocity */
+	F2D_CMD_CREATE_BODY = 4,   /**< a body with one shape */
+	F2D_CMD_DESTROY_BODY = 5,
+	F2D_CMD_SET_MOTOR = 6, /**< revolute joint motor: enable, speed, max torque */
+	F2D_CMD_PAYLOAD = 7    /**< opaque game data: recorded and carried, never interpreted */
+} f2d_command_type;
+
+typedef enum f2d_spawn_shape {
+	F2D_SPAWN_BOX = 0,    /**< half extents, centred on the body origin */
+	F2D_SPAWN_CIRCLE = 1, /**< radius and centre */
+	F2D_SPAWN_POLYGON = 2 /**< 3..8 CCW convex points */
+} f2d_spawn_shape;
+
+typedef struct f2d_spawn {
+	f2d_body_def body;
+	f2d_shape_def shape;
+	uint8_t kind; /**< f2d_spawn_shape */
+	f2d_vec2 half_extents;
+	f2d_circle circle;
+	int32_t count;
+	f2d_vec2 points[F2D_MAX_POLYGON_VERTICES];
+} f2d_spawn;
+
+typedef struct f2d_command {
+	uint8_t type;      /**< f2d_command_type */
+	uint8_t player;    /**< canonical order: by player, */
+	uint16_t sequence; /**< then by sequence; (player, sequence) must be unique in a frame */
+	union {
+		struct {
+			f2d_body_id body;
+			f2d_vec2 vector; /**< force or impulse */
+			f2d_vec2 point;  /**< world point */
+		} push;
+		struct {
+			f2d_body_id body;
+			f2d_vec2 linear;
+			fix16_t angular;
+		} velocity;
+		f2d_spawn create;
+		struct {
+			f2d_body_id body;
+		} destroy;
+		struct {
+			f2d_joint_id joint;
+			bool enable;
+			fix16_t speed;
+			fix16_t max_torque;
+		} motor;
+		struct {
+			uint16_t length;
+			uint8_t bytes[F2D_MAX_PAYLOAD];
+		} payload;
+	} u;
+} f2d_command;
+
+typedef struct f2d_command_result {
+	f2d_result result;   /**< F2D_OK, or why this command changed nothing */
+	f2d_body_id created; /**< for F2D_CMD_CREATE_BODY */
+} f2d_command_result;
+
+/** A zeroed command of the given type with default body/shape defs where it has them. */
+f2d_command f2d_default_command(f2d_command_type type, uint8_t player, uint16_t sequence);
+
+/** Applies one frame of commands in canonical order (player, then sequence), whatever order
+ *  they are given in. The batch is refused whole (F2D_ERROR_INVALID_VALUE, nothing applied)
+ *  when it holds more than F2D_MAX_FRAME_COMMANDS commands, an unknown type or a repeated
+ *  (player, sequence). Otherwise every command is tried: one that fails (a stale handle, a bad
+ *  value) changes nothing and records its error in results[i] (results may be NULL), and the
+ *  call returns F2D_OK. Payload commands do nothing. Call it before f2d_world_step. */
+f2d_result f2d_world_apply_commands(f2d_world *world, const f2d_command *commands, int32_t count,
+                                    f2d_command_result *results);
+
+/** Little-endian encoding: u8 type, u8 player, u16 sequence, then the fields of the type
+ *  (fix16 as int32, handles as (int32 index1, u32 generation), flags as u8). Writes at most
+ *  F2D_COMMAND_MAX_BYTES. F2D_ERROR_INVALID_VALUE for an unknown type or bad lengths,
+ *  F2D_ERROR_CAPACITY when cap is too small. */
+f2d_result f2d_command_encode(const f2d_command *command, uint8_t *buf, size_t cap,
+                              size_t *written);
+/** Decodes one command; validates type, lengths and counts and never reads past len:
+ *  F2D_ERROR_INVALID_VALUE for an unknown type, a bad count or bytes that end too early. */
+f2d_result f2d_command_decode(const uint8_t *buf, size_t len, f2d_command *out, size_t *consumed);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
