@@ -373,6 +373,16 @@ typedef struct vel2 {
 	fix16_t vax, vay, wa, vbx, vby, wb;
 } vel2;
 
+static inline void store_vel2(f2d_body *a, f2d_body *b, const vel2 *v)
+{
+	a->v.x = v->vax;
+	a->v.y = v->vay;
+	a->w = v->wa;
+	b->v.x = v->vbx;
+	b->v.y = v->vby;
+	b->w = v->wb;
+}
+
 /* (v_b + w_b x r_b - v_a - w_a x r_a) . d, as relative_velocity but on the local copy and
  * not saturated: |d| <= 1 and |r x d| < 2^23 (shapes of moving bodies are within 32 m), so
  * the sum is below 2^55 and the result below 2^39. */
@@ -440,12 +450,7 @@ void f2d_contacts_warm_start(f2d_world *w)
 		fix16_t n2 = arb->count == 2 ? p2->pn : 0, t2 = arb->count == 2 ? p2->pt : 0;
 		apply2(&v, p1->pn, n2, arb->vn_a, arb->vn_b, p1, p2, true);
 		apply2(&v, p1->pt, t2, arb->vt_a, arb->vt_b, p1, p2, false);
-		a->v.x = v.vax;
-		a->v.y = v.vay;
-		a->w = v.wa;
-		b->v.x = v.vbx;
-		b->v.y = v.vby;
-		b->w = v.wb;
+		store_vel2(a, b, &v);
 	}
 }
 
@@ -492,12 +497,7 @@ void f2d_contacts_solve(f2d_world *w, int32_t iteration)
 			    normal_step(p2, n2 + f2d_round16((int64_t)d1 * arb->k12_n), &saturated);
 			apply2(&v, d1, d2, arb->vn_a, arb->vn_b, p1, p2, true);
 		}
-		a->v.x = v.vax;
-		a->v.y = v.vay;
-		a->w = v.wa;
-		b->v.x = v.vbx;
-		b->v.y = v.vby;
-		b->w = v.wb;
+		store_vel2(a, b, &v);
 	}
 	w->saturated |= saturated;
 }

@@ -33,6 +33,25 @@ static fix16_t div_q16_by_q32(f2d_world *w, int64_t num, int64_t den)
 	return f2d_sat(q);
 }
 
+/* K^-1 for the point constraint of bodies a and b with anchor arms ra, rb (derivation above
+ * f2d_joint_prestep): K = (1/m_a + 1/m_b) I + 1/I_a [ra.y^2, -ra.x ra.y; ., ra.x^2] + (b);
+ * K^-1 = [k22, -k12; -k12, k11] / det, with det exact in Q32. */
+static void point_mass(f2d_world *w, const f2d_body *a, const f2d_body *b, f2d_vec2 ra, f2d_vec2 rb,
+                       fix16_t *m11, fix16_t *m12, fix16_t *m22)
+{
+	fix16_t ma = a->inv_mass, mb = b->inv_mass, ia = a->inv_inertia, ib = b->inv_inertia;
+	int64_t k11 = (int64_t)ma + mb + f2d_round16((int64_t)ia * f2d_mul(ra.y, ra.y)) +
+	              f2d_round16((int64_t)ib * f2d_mul(rb.y, rb.y));
+	int64_t k12 = -f2d_round16((int64_t)ia * f2d_mul(ra.x, ra.y)) -
+	              f2d_round16((int64_t)ib * f2d_mul(rb.x, rb.y));
+	int64_t k22 = (int64_t)ma + mb + f2d_round16((int64_t)ia * f2d_mul(ra.x, ra.x)) +
+	              f2d_round16((int64_t)ib * f2d_mul(rb.x, rb.x));
+	int64_t det = k11 * k22 - k12 * k12;
+	*m11 = div_q16_by_q32(w, k22, det);
+	*m12 = div_q16_by_q32(w, -k12, det);
+	*m22 = div_q16_by_q32(w, k11, det);
+}
+
 /* Point constraint: the anchors coincide, C = (c_b + r_b) - (c_a + r_a) = 0.
  *   Cdot = v_b + w_b x r_b - v_a - w_a x r_a
  *   J = [-I, -skew(r_a), I, skew(r_b)]  (w x r = (-w r.y, w r.x))
@@ -51,19 +70,9 @@ void f2d_joint_prestep(f2d_world *w, f2d_joint *j)
 	const f2d_body *b = &w->bodies[j->body_b];
 	j->r_a = f2d_rotate(a->q, f2d_sub(j->local_a, a->local_center));
 	j->r_b = f2d_rotate(b->q, f2d_sub(j->local_b, b->local_center));
-	fix16_t ma = a->inv_mass, mb = b->inv_mass, ia = a->inv_inertia, ib = b->inv_inertia;
+	fix16_t ia = a->inv_inertia, ib = b->inv_inertia;
 	f2d_vec2 ra = j->r_a, rb = j->r_b;
-	int64_t k11 = (int64_t)ma + mb + f2d_round16((int64_t)ia * f2d_mul(ra.y, ra.y)) +
-	              f2d_round16((int64_t)ib * f2d_mul(rb.y, rb.y));
-	int64_t k12 = -f2d_round16((int64_t)ia * f2d_mul(ra.x, ra.y)) -
-	              f2d_round16((int64_t)ib * f2d_mul(rb.x, rb.y));
-	int64_t k22 = (int64_t)ma + mb + f2d_round16((int64_t)ia * f2d_mul(ra.x, ra.x)) +
-	              f2d_round16((int64_t)ib * f2d_mul(rb.x, rb.x));
-	/* K^-1 = [k22, -k12; -k12, k11] / det, det in Q32 exactly */
-	int64_t det = k11 * k22 - k12 * k12;
-	j->k11 = div_q16_by_q32(w, k22, det);
-	j->k12 = div_q16_by_q32(w, -k12, det);
-	j->k22 = div_q16_by_q32(w, k11, det);
+	point_mass(w, a, b, ra, rb, &j->k11, &j->k12, &j->k22);
 
 	f2d_vec2 pa = f2d_add(a->center, ra);
 	f2d_vec2 pb = f2d_add(b->center, rb);
@@ -441,16 +450,8 @@ fix16_t f2d_joint_solve_position(f2d_world *w, f2d_joint *j)
 		return 0;
 	}
 	fix16_t ma = a->inv_mass, mb = b->inv_mass, ia = a->inv_inertia, ib = b->inv_inertia;
-	int64_t k11 = (int64_t)ma + mb + f2d_round16((int64_t)ia * f2d_mul(ra.y, ra.y)) +
-	              f2d_round16((int64_t)ib * f2d_mul(rb.y, rb.y));
-	int64_t k12 = -f2d_round16((int64_t)ia * f2d_mul(ra.x, ra.y)) -
-	              f2d_round16((int64_t)ib * f2d_mul(rb.x, rb.y));
-	int64_t k22 = (int64_t)ma + mb + f2d_round16((int64_t)ia * f2d_mul(ra.x, ra.x)) +
-	              f2d_round16((int64_t)ib * f2d_mul(rb.x, rb.x));
-	int64_t det = k11 * k22 - k12 * k12;
-	fix16_t m11 = div_q16_by_q32(w, k22, det);
-	fix16_t m12 = div_q16_by_q32(w, -k12, det);
-	fix16_t m22 = div_q16_by_q32(w, k11, det);
+	fix16_t m11, m12, m22;
+	point_mass(w, a, b, ra, rb, &m11, &m12, &m22);
 	f2d_vec2 p = f2d_v((fix16_t)-f2d_round16((int64_t)m11 * c.x + (int64_t)m12 * c.y),
 	                   (fix16_t)-f2d_round16((int64_t)m12 * c.x + (int64_t)m22 * c.y));
 	if (a->type == F2D_DYNAMIC_BODY) {
