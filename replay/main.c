@@ -6,6 +6,7 @@
 #include "fix2d/convert.h"
 #include "fix2d/fix2d.h"
 #include "fix2d/scenes.h"
+#include "replay.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -14,9 +15,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define PROG "fix2d-replay"
-#define EXIT_USAGE 2
-#define MAX_STEPS 10000000L
 #define DEFAULT_STEPS 600L
 #define FIX_DECIMALS 6
 
@@ -35,7 +33,7 @@ static void print_usage(FILE *out);
 
 /* ---- small helpers ---- */
 
-static int usage_error(const char *message, const char *detail)
+int usage_error(const char *message, const char *detail)
 {
 	if (detail != NULL) {
 		fprintf(stderr, "%s: %s '%s' (try: %s --help)\n", PROG, message, detail, PROG);
@@ -45,13 +43,13 @@ static int usage_error(const char *message, const char *detail)
 	return EXIT_USAGE;
 }
 
-static bool is_help(const char *arg)
+bool is_help(const char *arg)
 {
 	return strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0 || strcmp(arg, "help") == 0;
 }
 
 /* Decimal integer in [1, max]: digits only (no sign, no blanks), fully consumed by strtol. */
-static bool parse_count(const char *text, long max, long *out)
+bool parse_count(const char *text, long max, long *out)
 {
 	if (text[0] < '0' || text[0] > '9') {
 		return false;
@@ -69,7 +67,7 @@ static bool parse_count(const char *text, long max, long *out)
 /* Matches `--name VALUE` or `--name=VALUE` at argv[*i]. Returns 0 when argv[*i] is not this
  * option, 1 when it is and *value was set (advancing *i past a separate value), -1 when the
  * value is missing. */
-static int match_valued_option(int argc, char **argv, int *i, const char *name, const char **value)
+int match_valued_option(int argc, char **argv, int *i, const char *name, const char **value)
 {
 	const char *arg = argv[*i];
 	size_t len = strlen(name);
@@ -91,14 +89,14 @@ static int match_valued_option(int argc, char **argv, int *i, const char *name, 
 	return 1;
 }
 
-static int bad_count(const char *option, const char *value)
+int bad_count(const char *option, const char *value)
 {
 	fprintf(stderr, "%s: %s needs an integer in 1..%ld, got '%s'\n", PROG, option, MAX_STEPS,
 	        value);
 	return EXIT_USAGE;
 }
 
-static int finish_output(void)
+int finish_output(void)
 {
 	if (fflush(stdout) != 0 || ferror(stdout)) {
 		fprintf(stderr, "%s: error writing standard output\n", PROG);
@@ -280,6 +278,11 @@ static const command commands[] = {
     {"scenes", "", "list the scene catalogue: <name>  <description>", cmd_scenes},
     {"run", "SCENE [--steps N] [--every K] [--bodies]",
      "build SCENE, step it, print 'step <n> hash <16 hex>'", cmd_run},
+    {"record", "SCENE --frames N [--inputs random:SEED | --inputs FILE] [--hash-every K] -o OUT",
+     "simulate SCENE with inputs and write a replay (.f2r)", cmd_record},
+    {"verify", "FILE", "re-simulate a replay and check every recorded hash", cmd_verify},
+    {"info", "FILE", "print a replay's header, frame count and inputs per player", cmd_info},
+    {"diff", "A B", "first frame where two replays' inputs or hashes differ", cmd_diff},
     {"help", "", "show this text", cmd_help},
 };
 

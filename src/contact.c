@@ -252,15 +252,6 @@ void f2d_remove_arbiters_of_shape(f2d_world *w, int32_t shape)
  * Friction along t = (n.y, -n.x): same with k_t from (r x t), target 0, |P_t| <= mu P_n.
  */
 
-static inline fix16_t sat_add(f2d_world *w, fix16_t a, int64_t d)
-{
-	int64_t s = (int64_t)a + d;
-	if (s > INT32_MAX || s < -INT32_MAX) {
-		w->saturated = true;
-	}
-	return f2d_sat(s);
-}
-
 static inline int64_t mul64(fix16_t a, int64_t b)
 {
 	return f2d_round16((int64_t)a * b);

@@ -24,6 +24,9 @@ const char *f2d_error_string(f2d_result r)
 	case F2D_ERROR_CAPACITY: return "too many objects in one world";
 	case F2D_ERROR_OUT_OF_RANGE: return "a body left the valid world range and was stopped";
 	case F2D_ERROR_OVERFLOW: return "an impulse saturated instead of overflowing";
+	case F2D_ERROR_MATH_FLAVOUR:
+		return "the linked libfixmath computes other bits than fix2d was built for "
+		       "(use Debian's libfixmath-dev 0~20220222)";
 	default: return "unknown result code";
 	}
 }
@@ -196,6 +199,9 @@ f2d_result f2d_create_world(const f2d_world_def *def, f2d_world **out)
 	}
 	if (check_world_def(def) != NULL) {
 		return F2D_ERROR_INVALID_VALUE;
+	}
+	if (f2d_check_math_flavour() != F2D_OK) {
+		return F2D_ERROR_MATH_FLAVOUR;
 	}
 	f2d_allocator al = def->allocator;
 	if (al.alloc == NULL) {
@@ -452,6 +458,18 @@ f2d_result f2d_world_step(f2d_world *w)
 		w->bodies[i].force = f2d_v(0, 0);
 		w->bodies[i].torque = 0;
 	}
+#ifdef F2D_TEST_PERTURB_STEP
+	/* Test only, never in a real build: the deliberately broken cell of tests/matrix. Step
+	 * F2D_TEST_PERTURB_STEP adds one LSB to the x velocity of the lowest-id dynamic body. */
+	if (w->step_count + 1 == (uint64_t)(F2D_TEST_PERTURB_STEP)) {
+		for (int32_t i = 0; i < w->body_ids.next; ++i) {
+			if (w->bodies[i].alive && w->bodies[i].type == F2D_DYNAMIC_BODY) {
+				w->bodies[i].v.x += 1;
+				break;
+			}
+		}
+	}
+#endif
 	w->step_count++;
 	if (out_of_range) {
 		return f2d_set_error(

@@ -23,6 +23,19 @@ extern "C" {
 /* ---- Errors ---- */
 const char *f2d_error_string(f2d_result result);
 
+/* ---- Math flavour and engine fingerprint (src/flavour.c) ----
+ * fix2d computes the bits Debian's libfixmath 0~20220222 computes (fix16_mul and fix16_div
+ * round half away from zero, overflow gives fix16_overflow, fix16_sqrt as that version).
+ * F2D_ENGINE_FORMAT is bumped by any change that makes a step compute different bits. */
+#define F2D_ENGINE_FORMAT 1
+/** F2D_OK when the linked libfixmath (and fix2d's own inline copy of its operations) give
+ *  exactly the expected results on a set of probes, else F2D_ERROR_MATH_FLAVOUR.
+ *  f2d_create_world refuses with F2D_ERROR_MATH_FLAVOUR when this fails. */
+f2d_result f2d_check_math_flavour(void);
+/** 64-bit fingerprint of F2D_ENGINE_FORMAT and the math flavour this binary computes: equal
+ *  on every host that simulates identically. Store it in replays and snapshots and compare. */
+uint64_t f2d_fingerprint(void);
+
 /* ---- Math helpers (exact, integer only) ---- */
 /** Rotation for an angle in radians; deterministic integer polynomial (no libfixmath trig). */
 f2d_rot f2d_make_rot(fix16_t angle);

@@ -74,6 +74,8 @@ typedef enum f2d_result {
 	F2D_ERROR_OUT_OF_RANGE, /**< step: a body left the valid world range (it was stopped at the
 	                           edge) */
 	F2D_ERROR_OVERFLOW,     /**< step: an impulse saturated instead of overflowing */
+	F2D_ERROR_MATH_FLAVOUR, /**< the linked libfixmath computes other bits than fix2d needs
+	                           (f2d_check_math_flavour) */
 	F2D_ERROR_COUNT
 } f2d_result;
 

@@ -8,6 +8,7 @@
 
 #include "fix2d/fix2d.h"
 #include "fix2d/scenes.h"
+#include "fix2d/snapshot.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -27,6 +28,10 @@
 #define DEFAULT_WARMUP 60L
 #define HASH_BATCHES 10
 #define HASH_CALLS_PER_BATCH 200
+#define SNAPSHOT_BATCHES 11
+#define SNAPSHOT_PAIRS_PER_BATCH 40
+#define ROLLBACK_RUNS 9
+#define ROLLBACK_FRAMES 8
 
 static const char *const default_scenes[] = {"pyramid20", "rain1000", "chain50"};
 #define DEFAULT_SCENE_COUNT ((int)(sizeof default_scenes / sizeof default_scenes[0]))
@@ -96,9 +101,13 @@ static void print_usage(FILE *out)
 	        "output per scene:\n"
 	        "  scene <name> bodies <n> steps <N> ms_per_step <ms> hash <16 hex> "
 	        "allocs_in_steps <count>\n"
-	        "  hash <name> us_per_hash <us> pct_of_step <percent>\n",
+	        "  hash <name> us_per_hash <us> pct_of_step <percent>\n"
+	        "  snapshot <name> bytes <n> bytes_per_body <x> save_restore_ms <ms> "
+	        "rollback8_ms <ms> arbiter_bytes <n> portable_bytes <n> allocs_in_save_restore <n>\n"
+	        "    (in-process snapshot of the benchmarked world; bytes_per_body leaves out the\n"
+	        "    arbiters' share; rollback8 = restore + %d resimulated steps)\n",
 	        PROG, MAX_COUNT, DEFAULT_STEPS, DEFAULT_RAIN_STEPS, MAX_RUNS, DEFAULT_RUNS,
-	        MAX_COUNT, DEFAULT_WARMUP);
+	        MAX_COUNT, DEFAULT_WARMUP, ROLLBACK_FRAMES);
 }
 
 static int usage_error(const char *message, const char *detail)
@@ -294,6 +303,88 @@ static double time_hash(const f2d_world *world, uint64_t expected, bool *stable)
 	return median(per_call_us, HASH_BATCHES);
 }
 
+/* ---- snapshots ---- */
+
+/* In-process snapshot of the world as the timed run left it (rain1000: 360 steps, settled, with
+ * its contacts): size, save + restore time with a caller buffer (median per pair; the
+ * counting allocator must see no allocation), and the rollback budget: restore + 8 resimulated
+ * steps (median). The world ends in the state it had. */
+static bool bench_snapshot(const char *scene, f2d_world *world, const alloc_counter *counter)
+{
+	f2d_world_stats stats;
+	f2d_world_get_stats(world, &stats);
+	f2d_snapshot_layout layout;
+	if (f2d_snapshot_measure(world, false, &layout) != F2D_OK || stats.body_count <= 0) {
+		fprintf(stderr, "%s: %s: cannot measure the snapshot\n", PROG, scene);
+		return false;
+	}
+	size_t bytes = layout.total;
+	size_t portable = f2d_snapshot_portable_size(world);
+	unsigned char *buffer = malloc(bytes);
+	if (buffer == NULL) {
+		fprintf(stderr, "%s: out of memory\n", PROG);
+		return false;
+	}
+	bool ok = true;
+	uint64_t hash = f2d_world_hash(world);
+	uint64_t allocs_before = counter->allocs;
+	double per_pair_ms[SNAPSHOT_BATCHES];
+	size_t written = 0;
+	for (int b = 0; ok && b < SNAPSHOT_BATCHES; ++b) {
+		double t0 = now_seconds();
+		for (int i = 0; ok && i < SNAPSHOT_PAIRS_PER_BATCH; ++i) {
+			ok = f2d_snapshot_save(world, buffer, bytes, &written) == F2D_OK &&
+			     f2d_snapshot_restore(world, buffer, written) == F2D_OK;
+		}
+		double t1 = now_seconds();
+		per_pair_ms[b] = (t1 - t0) * 1000.0 / SNAPSHOT_PAIRS_PER_BATCH;
+	}
+	uint64_t allocs = counter->allocs - allocs_before;
+	if (!ok || f2d_world_hash(world) != hash) {
+		fprintf(stderr, "%s: %s: snapshot save/restore failed: %s\n", PROG, scene,
+		        f2d_world_last_error(world));
+		free(buffer);
+		return false;
+	}
+	double rollback_ms[ROLLBACK_RUNS];
+	uint64_t after = 0;
+	for (int r = 0; ok && r < ROLLBACK_RUNS; ++r) {
+		double t0 = now_seconds();
+		ok = f2d_snapshot_restore(world, buffer, written) == F2D_OK;
+		for (int i = 0; ok && i < ROLLBACK_FRAMES; ++i) {
+			f2d_result res = f2d_world_step(world);
+			ok = res == F2D_OK || res == F2D_ERROR_OUT_OF_RANGE || res == F2D_ERROR_OVERFLOW;
+		}
+		double t1 = now_seconds();
+		rollback_ms[r] = (t1 - t0) * 1000.0;
+		uint64_t h = f2d_world_hash(world);
+		if (r > 0 && h != after) {
+			fprintf(stderr, "%s: %s: resimulation after restore is NOT DETERMINISTIC\n",
+			        PROG, scene);
+			ok = false;
+		}
+		after = h;
+	}
+	ok = ok && f2d_snapshot_restore(world, buffer, written) == F2D_OK &&
+	     f2d_world_hash(world) == hash;
+	free(buffer);
+	if (!ok) {
+		fprintf(stderr, "%s: %s: rollback failed\n", PROG, scene);
+		return false;
+	}
+	double per_body = (double)(bytes - layout.arbiters) / (double)stats.body_count;
+	printf("snapshot %s bytes %zu bytes_per_body %.1f save_restore_ms %.4f rollback8_ms %.3f "
+	       "arbiter_bytes %zu portable_bytes %zu allocs_in_save_restore %" PRIu64 "\n",
+	       scene, bytes, per_body, median(per_pair_ms, SNAPSHOT_BATCHES),
+	       median(rollback_ms, ROLLBACK_RUNS), layout.arbiters, portable, allocs);
+	if (allocs != 0) {
+		fprintf(stderr, "%s: %s: save/restore allocated %" PRIu64 " times\n", PROG, scene,
+		        allocs);
+		return false;
+	}
+	return true;
+}
+
 /* ---- one scene ---- */
 
 static bool runs_agree(const char *scene, const run_result *runs, long count)
@@ -377,6 +468,9 @@ static int bench_scene(const char *scene, const bench_options *opt)
 	}
 	double pct = ms > 0.0 ? 100.0 * us / (ms * 1000.0) : 0.0;
 	printf("hash %s us_per_hash %.3f pct_of_step %.2f\n", scene, us, pct);
+	if (!bench_snapshot(scene, last, &counter)) {
+		goto done;
+	}
 	fflush(stdout);
 	status = EXIT_SUCCESS;
 done:

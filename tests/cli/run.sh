@@ -160,11 +160,13 @@ check "--help: mentions run and scenes" bash -c "grep -q run '$work/help.out' &&
 # ---- bench ----
 run_cmd bench "$BENCH" chain50 --steps 20 --runs 2
 check "bench exits 0" rc_is bench 0
-check "bench prints two lines" line_count_is bench.out 2
+check "bench prints three lines" line_count_is bench.out 3
 check "bench scene line" has_line bench.out \
 	"^scene chain50 bodies [0-9]+ steps 20 ms_per_step [0-9]+\\.[0-9]{4} hash $hex allocs_in_steps [0-9]+\$"
 check "bench hash line" has_line bench.out \
 	'^hash chain50 us_per_hash [0-9]+\.[0-9]+ pct_of_step [0-9]+\.[0-9]{2}$'
+check "bench snapshot line" has_line bench.out \
+	'^snapshot chain50 bytes [0-9]+ bytes_per_body [0-9]+\.[0-9] save_restore_ms [0-9]+\.[0-9]{4} rollback8_ms [0-9]+\.[0-9]{3} arbiter_bytes [0-9]+ portable_bytes [0-9]+ allocs_in_save_restore 0$'
 run_cmd bench_bad "$BENCH" no_such_scene --runs 1
 check "bench unknown scene: exit 2" rc_is bench_bad 2
 run_cmd bench_bad "$BENCH" chain50 --runs 0

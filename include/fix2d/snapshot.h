@@ -1,0 +1,159 @@
+/* fix2d - snapshots: save, restore and clone worlds for rollback, and a portable byte form for
+ * the wire and the disk. Include next to fix2d.h.
+ * SPDX-License-Identifier: MIT
+ *
+ * A snapshot holds everything the future of a world depends on: settings (the world def except
+ * the allocator), the step counter, bodies, shapes, joints with their accumulated impulses,
+ * contact arbiters with feature ids and accumulated impulses (warm starting), the id pools with
+ * their free lists, user data and the run-time event counters. After a restore the world steps
+ * to exactly the states (and f2d_world_hash values) the original stepped to. Per-step caches
+ * (bounding boxes, world-space polygons, solver data) are not stored: the step recomputes them.
+ *
+ * Handles: a handle taken before the snapshot is valid after restoring it exactly when its
+ * object was alive at the snapshot; handles of objects created after the snapshot are rejected
+ * after the restore, and the ids they had are handed out again, in the same order, by the same
+ * calls.
+ *
+ * Two forms, one encoding of the state:
+ *  - in-process (f2d_snapshot_save / f2d_snapshot_restore): for rollback, in the process that
+ *    wrote it. No checksum; a stable format is not promised between library versions.
+ *  - portable (f2d_snapshot_save_portable / f2d_snapshot_load): versioned, little-endian,
+ *    with the math-flavour fingerprint and an XXH3-64 checksum; the same world gives the same
+ *    bytes on every host. For late join, desync recovery and files.
+ * Both are validated completely before anything is written: every count is bounded by
+ * F2D_MAX_OBJECTS and by the length of the bytes before memory is reserved, every value is
+ * range checked, polygons are rebuilt with f2d_make_polygon, every id must name a live object,
+ * free lists must hold exactly the dead ids once each, and the encoding must be the canonical
+ * one (re-saving a loaded snapshot gives the same bytes). A refused snapshot returns an error
+ * code, f2d_world_last_error(world) says what was wrong, and the world is unchanged.
+ *
+ * Portable format, version 1 (every integer little-endian; fix16 values as int32):
+ *   header (40 bytes): "fix2dsnp", u32 format version, u32 reserved (0),
+ *     u64 math-flavour fingerprint, u64 payload length, u64 XXH3-64 of the payload (seed 0)
+ *   payload:
+ *     world: u64 step_count; gravity x, y; time_step; i32 iterations,
+ *       joint_position_iterations; bias_factor, linear_slop, speculative_distance,
+ *       restitution_threshold, max_translation, max_rotation; u8 warm_starting;
+ *       i32 body_capacity, contact_capacity; u64 out_of_range_events, overflow_events;
+ *       i32 last_out_of_range_body (-1: none)
+ *     bodies: u32 n (ids handed out), n records, u32 free count, free ids in stack order
+ *       record: u32 generation, u8 flags (1 alive, 2-4 type << 1, 8 moving, 16 force, 32 user
+ *       data, 64 same mass as the previous live dynamic body); if alive: origin, rotation (c, s),
+ *       centre of mass; [v, w]; [force, torque]; [mass, inertia, local centre] (dynamic, not
+ *       same); [u64 user data]
+ *     shapes: the same pool layout; record: u32 generation, u8 flags (1 alive, 2 polygon,
+ *       4 user data, 8 same geometry, 16 same material as the previous live shape); if alive:
+ *       u32 body; [density, friction, restitution]; [polygon: u8 count, count vertices |
+ *       circle: centre, radius]; [u64 user data]
+ *     joints: the same pool layout; record: u32 generation, u8 flags (1 alive, 2 limit,
+ *       4 motor, 8 collide connected, 16 user data); if alive: u32 body a, body b; local
+ *       anchors a, b; reference angle, lower, upper, motor speed, max motor torque; impulse x, y,
+ *       motor, lower and upper impulses; [u64 user data]
+ *     arbiters: u32 n, in (shape a, shape b) order: u32 shape a, shape b; friction,
+ *       restitution; u8 point count (1..2); per point u32 feature id, normal and tangent impulse
+ * The in-process form is a 40-byte header ("fix2dmem", u32 version, u32 reserved, u64 payload
+ * length, u32 ids handed out of bodies, shapes and joints, u32 reserved) and the same payload
+ * followed by the pair-sweep order (u32 n or 0xFFFFFFFF, n shape ids), a cache kept so that the
+ * first step after a restore costs what a normal step costs.
+ */
+#ifndef FIX2D_SNAPSHOT_H
+#define FIX2D_SNAPSHOT_H
+
+#include "fix2d.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** Version of the portable format this build writes and reads. */
+#define F2D_SNAPSHOT_FORMAT_VERSION 1
+
+/* ---- In-process snapshots (rollback) ---- */
+
+/** Bytes f2d_snapshot_save needs for the world as it is now (0 for a NULL world). */
+size_t f2d_snapshot_size(const f2d_world *world);
+
+/** Writes an in-process snapshot into buffer[0..capacity); never allocates. *written receives
+ *  the snapshot's length; when the buffer is too small the call returns
+ *  F2D_ERROR_INVALID_VALUE and *written receives the length needed. The world is only written
+ *  to for the error message. */
+f2d_result f2d_snapshot_save(f2d_world *world, void *buffer, size_t capacity, size_t *written);
+
+/** Restores the world in place from an in-process snapshot of it (or of any world: the state
+ *  is replaced; the world keeps its allocator). Allocates only when the world's arrays are
+ *  smaller than the snapshot needs (F2D_ERROR_OUT_OF_MEMORY then leaves it unchanged). */
+f2d_result f2d_snapshot_restore(f2d_world *world, const void *snapshot, size_t size);
+
+/** A new world with the same state and the same allocator, sharing nothing with the original.
+ *  F2D_ERROR_OUT_OF_MEMORY leaves *out untouched. */
+f2d_result f2d_world_clone(const f2d_world *world, f2d_world **out);
+
+/* ---- Portable snapshots (wire and disk) ---- */
+
+/** Bytes f2d_snapshot_save_portable needs for the world as it is now. */
+size_t f2d_snapshot_portable_size(const f2d_world *world);
+
+/** Writes the portable form (as f2d_snapshot_save: no allocation, *written, too-small rule). */
+f2d_result f2d_snapshot_save_portable(f2d_world *world, void *buffer, size_t capacity,
+                                      size_t *written);
+
+/** Replaces the state of an existing world with a portable snapshot. Validates everything
+ *  first; on any error the world is unchanged and f2d_world_last_error says why. Codes:
+ *  F2D_ERROR_INVALID_VALUE (truncated, bad magic, version, fingerprint, checksum, lengths,
+ *  non-canonical encoding, values out of range), F2D_ERROR_CAPACITY (a count above
+ *  F2D_MAX_OBJECTS), F2D_ERROR_BAD_POLYGON, F2D_ERROR_MASS_RANGE, F2D_ERROR_INVALID_HANDLE (an
+ *  id that names no live object, a bad free list), F2D_ERROR_OUT_OF_MEMORY. */
+f2d_result f2d_snapshot_load(f2d_world *world, const void *bytes, size_t size);
+
+/** Creates a world from a portable snapshot. Only the allocator of def is used (def may be
+ *  NULL: malloc/free); every setting comes from the snapshot. On failure *out is NULL; use
+ *  f2d_snapshot_check to learn why. */
+f2d_result f2d_snapshot_load_new(const void *bytes, size_t size, const f2d_world_def *def,
+                                 f2d_world **out);
+
+/** Validates a portable snapshot as f2d_snapshot_load would, without keeping a world; the
+ *  reason of a refusal is copied into message (may be NULL). Memory comes from def's allocator
+ *  (def may be NULL). */
+f2d_result f2d_snapshot_check(const void *bytes, size_t size, const f2d_world_def *def,
+                              char *message, size_t message_capacity);
+
+/* ---- Where the bytes go ---- */
+
+typedef struct f2d_snapshot_layout {
+	size_t total; /**< f2d_snapshot_size or f2d_snapshot_portable_size */
+	size_t header, world, bodies, shapes, joints, arbiters;
+	size_t caches; /**< in-process only: the pair-sweep order */
+} f2d_snapshot_layout;
+
+/** Size of each section of the in-process (portable = false) or portable snapshot. */
+f2d_result f2d_snapshot_measure(const f2d_world *world, bool portable, f2d_snapshot_layout *out);
+
+/* ---- Sync test (as GGPO's SyncTest) ---- */
+
+/** Advances the world by one frame: applies the inputs of `frame` and steps. It must be a
+ *  function of the world's state and the frame number only (that is what the test checks).
+ *  Return the step's result; F2D_OK, F2D_ERROR_OUT_OF_RANGE and F2D_ERROR_OVERFLOW count as a
+ *  completed frame, any other code stops the test. NULL means f2d_world_step. */
+typedef f2d_result (*f2d_sync_advance_fn)(f2d_world *world, int64_t frame, void *context);
+
+typedef struct f2d_sync_report {
+	int64_t first_bad_frame;  /**< -1: every resimulated frame matched the first run */
+	uint64_t expected_hash;   /**< hash of first_bad_frame in the first run */
+	uint64_t actual_hash;     /**< and after the rollback and resimulation */
+	int64_t frames_simulated; /**< frames advanced, first runs and resimulations */
+} f2d_sync_report;
+
+/** Runs `frames` frames from the world's current state (frame numbers 0..frames-1). After every
+ *  frame it restores the snapshot taken `rollback` frames earlier (fewer at the start),
+ *  resimulates up to the present and compares every hash (and step result) with the first
+ *  run. Stops at the first difference. Returns F2D_OK when the test ran (see report), or an
+ *  error for bad arguments (frames in [1, 10^6], rollback in [1, 64]), a failed allocation
+ *  or a failed advance. Snapshot buffers come from the world's allocator. The world ends at
+ *  the last frame run. */
+f2d_result f2d_sync_test(f2d_world *world, int32_t frames, int32_t rollback,
+                         f2d_sync_advance_fn advance, void *context, f2d_sync_report *report);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

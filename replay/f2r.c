@@ -1,0 +1,400 @@
+/* fix2d replay files (.f2r): see f2r.h for the layout.
+ * SPDX-License-Identifier: MIT
+ */
+#include "f2r.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define XXH_INLINE_ALL
+#include <xxhash.h>
+
+static const uint8_t magic[4] = {'F', '2', 'R', 'P'};
+
+/* Fuzz builds skip the checksums so that mutations reach the parsers behind them (the
+ * standard libFuzzer convention; never defined in a normal build). */
+#ifdef FUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION
+static const bool fuzzing = true;
+#else
+static const bool fuzzing = false;
+#endif
+
+/* ---- little-endian byte buffers ---- */
+
+typedef struct out {
+	uint8_t *p;
+	size_t len, cap;
+	bool oom;
+} out;
+
+static void put(out *o, const void *src, size_t n)
+{
+	if (o->len + n > o->cap) {
+		size_t cap = o->cap < 256 ? 256 : o->cap;
+		while (cap < o->len + n) {
+			cap *= 2;
+		}
+		uint8_t *p = realloc(o->p, cap);
+		if (p == NULL) {
+			o->oom = true;
+			return;
+		}
+		o->p = p;
+		o->cap = cap;
+	}
+	memcpy(o->p + o->len, src, n);
+	o->len += n;
+}
+
+static void put8(out *o, uint32_t v)
+{
+	uint8_t b = (uint8_t)v;
+	put(o, &b, 1);
+}
+
+static void put32(out *o, uint32_t v)
+{
+	uint8_t b[4] = {(uint8_t)v, (uint8_t)(v >> 8), (uint8_t)(v >> 16), (uint8_t)(v >> 24)};
+	put(o, b, 4);
+}
+
+static void put64(out *o, uint64_t v)
+{
+	put32(o, (uint32_t)v);
+	put32(o, (uint32_t)(v >> 32));
+}
+
+typedef struct in {
+	const uint8_t *p;
+	size_t len, pos;
+	bool short_read;
+} in;
+
+static uint32_t get8(in *i)
+{
+	if (i->pos + 1 > i->len) {
+		i->short_read = true;
+		return 0;
+	}
+	return i->p[i->pos++];
+}
+
+static uint32_t get32(in *i)
+{
+	uint32_t v = 0;
+	for (int k = 0; k < 4; ++k) {
+		v |= get8(i) << (8 * k);
+	}
+	return v;
+}
+
+static uint64_t get64(in *i)
+{
+	uint64_t lo = get32(i);
+	return lo | ((uint64_t)get32(i) << 32);
+}
+
+/* ---- chunks ---- */
+
+static uint64_t chunk_sum(uint8_t kind, const uint8_t *payload, uint32_t len)
+{
+	uint8_t head[5] = {kind, (uint8_t)len, (uint8_t)(len >> 8), (uint8_t)(len >> 16),
+	                   (uint8_t)(len >> 24)};
+	XXH3_state_t st;
+	XXH3_64bits_reset(&st);
+	XXH3_64bits_update(&st, head, sizeof head);
+	XXH3_64bits_update(&st, payload, len);
+	return XXH3_64bits_digest(&st);
+}
+
+/* Check of a chunk's kind and length, so that a damaged length reads as corruption, not as a
+ * file that was cut off. */
+static uint32_t head_sum(uint8_t kind, uint32_t len)
+{
+	uint8_t head[5] = {kind, (uint8_t)len, (uint8_t)(len >> 8), (uint8_t)(len >> 16),
+	                   (uint8_t)(len >> 24)};
+	return (uint32_t)XXH3_64bits(head, sizeof head);
+}
+
+static bool write_chunk(f2r_writer *w, uint8_t kind, const out *payload)
+{
+	if (payload->oom || payload->len > F2R_MAX_CHUNK) {
+		return false;
+	}
+	out c = {NULL, 0, 0, false};
+	put8(&c, kind);
+	put32(&c, (uint32_t)payload->len);
+	put32(&c, head_sum(kind, (uint32_t)payload->len));
+	put(&c, payload->p, payload->len);
+	put64(&c, chunk_sum(kind, payload->p, (uint32_t)payload->len));
+	bool ok = !c.oom && fwrite(c.p, 1, c.len, w->file) == c.len && fflush(w->file) == 0;
+	free(c.p);
+	return ok;
+}
+
+bool f2r_open_write(f2r_writer *w, const char *path, const f2r_header *h)
+{
+	memset(w, 0, sizeof *w);
+	size_t name_len = 0;
+	while (name_len < sizeof h->scene && h->scene[name_len] != '\0') {
+		++name_len;
+	}
+	if (name_len == 0 || name_len >= sizeof h->scene) {
+		return false;
+	}
+	w->file = fopen(path, "wb");
+	if (w->file == NULL) {
+		return false;
+	}
+	uint8_t head[8] = {magic[0], magic[1], magic[2], magic[3], F2R_VERSION, 0, 0, 0};
+	out p = {NULL, 0, 0, false};
+	put32(&p, h->fix2d_version);
+	put32(&p, h->hash_format);
+	put64(&p, h->fingerprint);
+	put32(&p, (uint32_t)h->time_step);
+	put32(&p, h->hash_interval);
+	put8(&p, h->start_kind);
+	put8(&p, (uint32_t)name_len);
+	put(&p, h->scene, name_len);
+	put32(&p, h->scene_param);
+	bool ok = fwrite(head, 1, sizeof head, w->file) == sizeof head && write_chunk(w, 'H', &p);
+	free(p.p);
+	if (!ok) {
+		fclose(w->file);
+		w->file = NULL;
+	}
+	return ok;
+}
+
+bool f2r_write_frame(f2r_writer *w, const f2r_frame *f)
+{
+	out p = {NULL, 0, 0, false};
+	put32(&p, f->index);
+	put8(&p, (uint32_t)f->count & 0xFFu);
+	put8(&p, (uint32_t)f->count >> 8);
+	uint8_t cmd[F2D_COMMAND_MAX_BYTES];
+	for (int32_t i = 0; i < f->count; ++i) {
+		size_t n = 0;
+		if (f2d_command_encode(&f->commands[i], cmd, sizeof cmd, &n) != F2D_OK) {
+			free(p.p);
+			return false;
+		}
+		put(&p, cmd, n);
+	}
+	put8(&p, f->has_hash ? 1u : 0u);
+	if (f->has_hash) {
+		put64(&p, f->hash);
+	}
+	bool ok = write_chunk(w, 'F', &p);
+	free(p.p);
+	w->frames += ok ? 1u : 0u;
+	return ok;
+}
+
+bool f2r_close_write(f2r_writer *w)
+{
+	out p = {NULL, 0, 0, false};
+	put32(&p, w->frames);
+	bool ok = write_chunk(w, 'E', &p);
+	free(p.p);
+	ok = fclose(w->file) == 0 && ok;
+	w->file = NULL;
+	return ok;
+}
+
+/* ---- reading ---- */
+
+static bool fail(f2r_reader *r, const char *msg)
+{
+	snprintf(r->error, sizeof r->error, "%s (at byte %zu)", msg, r->pos);
+	return false;
+}
+
+/* Next chunk: F2R_OK with kind/payload, F2R_TRUNCATED when the file ends inside it (or right
+ * before it without an end marker), F2R_BAD on a checksum or length problem. */
+static f2r_status next_chunk(f2r_reader *r, uint8_t *kind, in *payload)
+{
+	if (r->size - r->pos < 9) {
+		return F2R_TRUNCATED;
+	}
+	in h = {r->data + r->pos, 9, 0, false};
+	uint8_t k = (uint8_t)get8(&h);
+	uint32_t len = get32(&h);
+	if (get32(&h) != head_sum(k, len) && !fuzzing) {
+		fail(r, "damaged chunk header");
+		return F2R_BAD;
+	}
+	if (len > F2R_MAX_CHUNK) {
+		fail(r, "chunk length is absurd");
+		return F2R_BAD;
+	}
+	if (r->size - r->pos < 9 + (size_t)len + 8) {
+		return F2R_TRUNCATED;
+	}
+	const uint8_t *body = r->data + r->pos + 9;
+	in s = {body + len, 8, 0, false};
+	if (get64(&s) != chunk_sum(k, body, len) && !fuzzing) {
+		fail(r, "chunk checksum mismatch");
+		return F2R_BAD;
+	}
+	*kind = k;
+	payload->p = body;
+	payload->len = len;
+	payload->pos = 0;
+	payload->short_read = false;
+	r->pos += 9 + (size_t)len + 8;
+	return F2R_OK;
+}
+
+static bool parse_start(f2r_reader *r)
+{
+	if (r->size < 8) {
+		return fail(r, r->size == 0 ? "empty file" : "truncated file header");
+	}
+	if (memcmp(r->data, magic, 4) != 0) {
+		return fail(r, "not a fix2d replay (bad magic)");
+	}
+	if (r->data[4] != F2R_VERSION || r->data[5] != 0) {
+		return fail(r, "unknown replay format version");
+	}
+	r->pos = 8;
+	uint8_t kind = 0;
+	in p;
+	f2r_status st = next_chunk(r, &kind, &p);
+	if (st == F2R_TRUNCATED) {
+		return fail(r, "truncated replay header");
+	}
+	if (st != F2R_OK) {
+		return false;
+	}
+	if (kind != 'H') {
+		return fail(r, "first chunk is not a header");
+	}
+	f2r_header *h = &r->header;
+	h->fix2d_version = get32(&p);
+	h->hash_format = get32(&p);
+	h->fingerprint = get64(&p);
+	h->time_step = (fix16_t)get32(&p);
+	h->hash_interval = get32(&p);
+	h->start_kind = (uint8_t)get8(&p);
+	uint32_t name_len = get8(&p);
+	if (name_len == 0 || name_len >= sizeof h->scene || p.pos + name_len > p.len) {
+		return fail(r, "bad scene name in header");
+	}
+	memcpy(h->scene, p.p + p.pos, name_len);
+	h->scene[name_len] = '\0';
+	p.pos += name_len;
+	h->scene_param = get32(&p);
+	if (p.short_read || p.pos != p.len) {
+		return fail(r, "malformed header");
+	}
+	if (h->start_kind != 0) {
+		return fail(r, "unknown start kind");
+	}
+	return true;
+}
+
+bool f2r_open_read(f2r_reader *r, const char *path)
+{
+	memset(r, 0, sizeof *r);
+	FILE *f = fopen(path, "rb");
+	if (f == NULL) {
+		return fail(r, "cannot open file");
+	}
+	size_t cap = 1 << 16;
+	r->data = malloc(cap);
+	while (r->data != NULL) {
+		size_t n = fread(r->data + r->size, 1, cap - r->size, f);
+		r->size += n;
+		if (r->size < cap) {
+			break;
+		}
+		if (cap >= ((size_t)1 << 31)) {
+			fclose(f);
+			return fail(r, "file larger than 2 GiB");
+		}
+		uint8_t *p = realloc(r->data, cap * 2);
+		if (p == NULL) {
+			break;
+		}
+		r->data = p;
+		cap *= 2;
+	}
+	fclose(f);
+	if (r->data == NULL) {
+		return fail(r, "out of memory");
+	}
+	return parse_start(r);
+}
+
+bool f2r_open_mem(f2r_reader *r, const uint8_t *data, size_t size)
+{
+	memset(r, 0, sizeof *r);
+	r->data = malloc(size > 0 ? size : 1);
+	if (r->data == NULL) {
+		return fail(r, "out of memory");
+	}
+	memcpy(r->data, data, size);
+	r->size = size;
+	return parse_start(r);
+}
+
+f2r_status f2r_read_frame(f2r_reader *r, f2r_frame *f)
+{
+	if (r->ended) {
+		return F2R_END;
+	}
+	uint8_t kind = 0;
+	in p;
+	f2r_status st = next_chunk(r, &kind, &p);
+	if (st != F2R_OK) {
+		return st;
+	}
+	if (kind == 'E') {
+		uint32_t n = get32(&p);
+		if (p.short_read || p.pos != p.len || n != r->next_frame || r->pos != r->size) {
+			fail(r, "bad end marker");
+			return F2R_BAD;
+		}
+		r->ended = true;
+		return F2R_END;
+	}
+	if (kind != 'F') {
+		fail(r, "unknown chunk kind");
+		return F2R_BAD;
+	}
+	f->index = get32(&p);
+	f->count = (int32_t)(get8(&p) | get8(&p) << 8);
+	if (p.short_read || f->index != r->next_frame) {
+		fail(r, "frames out of order");
+		return F2R_BAD;
+	}
+	if (f->count > F2D_MAX_FRAME_COMMANDS) {
+		fail(r, "too many commands in a frame");
+		return F2R_BAD;
+	}
+	for (int32_t i = 0; i < f->count; ++i) {
+		size_t used = 0;
+		if (f2d_command_decode(p.p + p.pos, p.len - p.pos, &f->commands[i], &used) !=
+		    F2D_OK) {
+			fail(r, "malformed command");
+			return F2R_BAD;
+		}
+		p.pos += used;
+	}
+	uint32_t has = get8(&p);
+	f->has_hash = has == 1;
+	f->hash = f->has_hash ? get64(&p) : 0;
+	if (p.short_read || has > 1 || p.pos != p.len) {
+		fail(r, "malformed frame");
+		return F2R_BAD;
+	}
+	r->next_frame++;
+	return F2R_OK;
+}
+
+void f2r_close_read(f2r_reader *r)
+{
+	free(r->data);
+	r->data = NULL;
+}

@@ -1,0 +1,86 @@
+/* fix2d replay files (.f2r): writer and validating reader. Public fix2d API only.
+ * SPDX-License-Identifier: MIT
+ *
+ * Layout: the 8 bytes "F2RP" u16 version u16 0, then a stream of chunks. A chunk is
+ *   u8 kind, u32 payload length, u32 low half of XXH3-64 of (kind, length), payload,
+ *   u64 XXH3-64 of (kind, length, payload)
+ * all little-endian. Kinds: 'H' header (first, once), 'F' one frame, 'E' end marker.
+ * A file cut off anywhere (crash, kill -9) still reads up to its last whole chunk; the
+ * head check tells a damaged length (corrupt) from a chunk that was cut off.
+ *
+ *   header: u32 fix2d version, u32 hash format, u64 math fingerprint, i32 time step (fix16),
+ *           u32 hash interval K (0 = no hashes), u8 start kind (0 = scene), u8 name length,
+ *           name bytes, u32 scene parameter (reserved, 0)
+ *   frame:  u32 frame index (0, 1, 2, ...), u16 command count, the commands (fix2d/input.h
+ *           encoding, back to back), u8 has_hash, [u64 state hash after the frame's step]
+ *   end:    u32 frame count
+ */
+#ifndef FIX2D_REPLAY_F2R_H
+#define FIX2D_REPLAY_F2R_H
+
+#include "fix2d/input.h"
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#define F2R_VERSION 1
+#define F2R_MAX_CHUNK (1u << 24) /* 16 MiB: far above any frame, guards allocations */
+
+typedef struct f2r_header {
+	uint32_t fix2d_version;
+	uint32_t hash_format;
+	uint64_t fingerprint;
+	fix16_t time_step;
+	uint32_t hash_interval;
+	uint8_t start_kind;
+	char scene[64];
+	uint32_t scene_param;
+} f2r_header;
+
+typedef struct f2r_frame {
+	uint32_t index;
+	int32_t count;
+	f2d_command commands[F2D_MAX_FRAME_COMMANDS];
+	bool has_hash;
+	uint64_t hash;
+} f2r_frame;
+
+/* ---- writing: a stream, flushed after every frame ---- */
+typedef struct f2r_writer {
+	FILE *file;
+	uint8_t *buf;
+	size_t cap;
+	uint32_t frames;
+} f2r_writer;
+
+bool f2r_open_write(f2r_writer *w, const char *path, const f2r_header *h);
+bool f2r_write_frame(f2r_writer *w, const f2r_frame *f);
+bool f2r_close_write(f2r_writer *w);
+
+/* ---- reading ---- */
+typedef enum f2r_status {
+	F2R_OK = 0,
+	F2R_END,       /* clean end marker */
+	F2R_TRUNCATED, /* the file stops inside a chunk: everything before it is good */
+	F2R_BAD        /* corrupt: message in the reader */
+} f2r_status;
+
+typedef struct f2r_reader {
+	uint8_t *data; /* whole file */
+	size_t size, pos;
+	f2r_header header;
+	uint32_t next_frame;
+	bool ended;
+	char error[200];
+} f2r_reader;
+
+/** Reads the file and its header; false with r->error on any problem. */
+bool f2r_open_read(f2r_reader *r, const char *path);
+/** The same from bytes in memory (copied). */
+bool f2r_open_mem(f2r_reader *r, const uint8_t *data, size_t size);
+/** The next frame; F2R_END / F2R_TRUNCATED when there is none, F2R_BAD with r->error. */
+f2r_status f2r_read_frame(f2r_reader *r, f2r_frame *f);
+void f2r_close_read(f2r_reader *r);
+
+#endif

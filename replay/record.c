@@ -1,0 +1,763 @@
+/* fix2d-replay record / verify / info / diff. Public fix2d API only.
+ * SPDX-License-Identifier: MIT
+ */
+#include "f2r.h"
+#include "fix2d/convert.h"
+#include "fix2d/input.h"
+#include "fix2d/scenes.h"
+#include "replay.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define HASH_FORMAT 1u
+#define FIX2D_VERSION_WORD                                                                         \
+	((uint32_t)F2D_VERSION_MAJOR << 16 | (uint32_t)F2D_VERSION_MINOR << 8 | F2D_VERSION_PATCH)
+/* The engine's math fingerprint goes here once fix2d exposes one (issue 3); 0 until then. */
+#define MATH_FINGERPRINT 0u
+
+/* ---- inputs: a reproducible random stream ---- */
+
+typedef struct rng {
+	uint64_t s;
+} rng;
+
+static uint32_t rng_next(rng *r)
+{
+	/* splitmix64 */
+	uint64_t z = (r->s += 0x9E3779B97F4A7C15ull);
+	z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+	z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+	return (uint32_t)((z ^ (z >> 31)) >> 32);
+}
+
+/* uniform in [lo, hi] (fix16) */
+static fix16_t rng_fix(rng *r, fix16_t lo, fix16_t hi)
+{
+	uint64_t span = (uint64_t)((int64_t)hi - lo) + 1;
+	return (fix16_t)(lo + (int64_t)(((uint64_t)rng_next(r) * span) >> 32));
+}
+
+/* Up to 4 players; each frame a player may push a dynamic body, now and then one spawns a
+ * box or a ball, destroys a body or sends a payload. Chosen from the world's current bodies,
+ * so the stream depends on the simulation, like a real game's would. */
+static int32_t random_frame(rng *r, const f2d_world *w, f2d_command *out)
+{
+	static f2d_body_id ids[4096];
+	int32_t total = f2d_world_get_bodies(w, ids, 4096);
+	if (total > 4096) {
+		total = 4096;
+	}
+	int32_t dyn = 0;
+	for (int32_t i = 0; i < total; ++i) {
+		if (f2d_body_get_type(w, ids[i]) == F2D_DYNAMIC_BODY) {
+			ids[dyn++] = ids[i];
+		}
+	}
+	int32_t n = 0;
+	for (uint8_t player = 0; player < 4; ++player) {
+		uint16_t seq = 0;
+		uint32_t roll = rng_next(r) % 960;
+		if (roll < 120 && dyn > 0) {
+			f2d_body_id b = ids[rng_next(r) % (uint32_t)dyn];
+			f2d_command c = f2d_default_command(F2D_CMD_APPLY_IMPULSE, player, seq++);
+			c.u.push.body = b;
+			fix16_t m = f2d_body_get_mass(w, b);
+			/* a kick of up to 3 m/s in any direction, up to 6 m/s upwards */
+			c.u.push.vector.x =
+			    (fix16_t)(((int64_t)m * rng_fix(r, F2D_FIX(-3), F2D_FIX(3))) >> 16);
+			c.u.push.vector.y =
+			    (fix16_t)(((int64_t)m * rng_fix(r, 0, F2D_FIX(6))) >> 16);
+			c.u.push.point = f2d_body_get_world_center(w, b);
+			out[n++] = c;
+		} else if (roll < 128) {
+			f2d_command c = f2d_default_command(F2D_CMD_CREATE_BODY, player, seq++);
+			c.u.create.body.position.x = rng_fix(r, F2D_FIX(-10), F2D_FIX(10));
+			c.u.create.body.position.y = rng_fix(r, F2D_FIX(8), F2D_FIX(14));
+			if (rng_next(r) & 1) {
+				c.u.create.kind = F2D_SPAWN_CIRCLE;
+				c.u.create.circle.radius =
+				    rng_fix(r, F2D_MILLI(200), F2D_MILLI(500));
+			} else {
+				c.u.create.half_extents.x =
+				    rng_fix(r, F2D_MILLI(200), F2D_MILLI(600));
+				c.u.create.half_extents.y =
+				    rng_fix(r, F2D_MILLI(200), F2D_MILLI(600));
+			}
+			out[n++] = c;
+		} else if (roll < 131 && dyn > 0) {
+			f2d_command c = f2d_default_command(F2D_CMD_DESTROY_BODY, player, seq++);
+			c.u.destroy.body = ids[rng_next(r) % (uint32_t)dyn];
+			out[n++] = c;
+		} else if (roll < 140) {
+			f2d_command c = f2d_default_command(F2D_CMD_PAYLOAD, player, seq++);
+			c.u.payload.length = 4;
+			uint32_t v = rng_next(r);
+			memcpy(c.u.payload.bytes, &v, 4);
+			out[n++] = c;
+		}
+	}
+	return n;
+}
+
+/* ---- inputs: a text file ----
+ * One command per line, '#' starts a comment; values are decimals (exact, no floating point):
+ *   FRAME PLAYER impulse BODY GEN IX IY      (at the body's centre of mass)
+ *   FRAME PLAYER force BODY GEN FX FY
+ *   FRAME PLAYER velocity BODY GEN VX VY W
+ *   FRAME PLAYER box HX HY X Y  |  FRAME PLAYER ball R X Y
+ *   FRAME PLAYER destroy BODY GEN
+ *   FRAME PLAYER motor JOINT GEN on|off SPEED MAX_TORQUE
+ *   FRAME PLAYER payload HEX
+ * BODY is the handle's index1 (as f2d_body_id.index1). Lines must be in frame order; each
+ * player's commands in a frame get sequence numbers 0, 1, ... in file order. */
+
+typedef struct file_inputs {
+	FILE *f;
+	long line_no;
+	char line[1024];
+	bool have_line;
+	long frame; /* of the pending line */
+	char error[200];
+} file_inputs;
+
+/* Decimal to fix16, integer arithmetic only, rounded half away from zero. */
+static bool parse_fix(const char *t, fix16_t *out)
+{
+	bool neg = *t == '-';
+	if (*t == '-' || *t == '+') {
+		++t;
+	}
+	if (*t < '0' || *t > '9') {
+		return false;
+	}
+	int64_t ip = 0;
+	while (*t >= '0' && *t <= '9') {
+		ip = ip * 10 + (*t++ - '0');
+		if (ip > 40000) {
+			return false;
+		}
+	}
+	int64_t frac = 0, scale = 1;
+	if (*t == '.') {
+		++t;
+		while (*t >= '0' && *t <= '9') {
+			if (scale < 1000000000) {
+				frac = frac * 10 + (*t - '0');
+				scale *= 10;
+			}
+			++t;
+		}
+	}
+	if (*t != '\0') {
+		return false;
+	}
+	int64_t v = ip * 65536 + (frac * 65536 + scale / 2) / scale;
+	if (v > INT32_MAX) {
+		return false;
+	}
+	*out = (fix16_t)(neg ? -v : v);
+	return true;
+}
+
+static bool parse_u32(const char *t, uint32_t *out)
+{
+	char *end = NULL;
+	if (*t < '0' || *t > '9') {
+		return false;
+	}
+	unsigned long v = strtoul(t, &end, 10);
+	if (*end != '\0' || v > UINT32_MAX) {
+		return false;
+	}
+	*out = (uint32_t)v;
+	return true;
+}
+
+static bool file_next_line(file_inputs *in)
+{
+	while (fgets(in->line, sizeof in->line, in->f) != NULL) {
+		in->line_no++;
+		char *hash = strchr(in->line, '#');
+		if (hash != NULL) {
+			*hash = '\0';
+		}
+		char *p = in->line;
+		while (*p == ' ' || *p == '\t') {
+			++p;
+		}
+		if (*p == '\0' || *p == '\n' || *p == '\r') {
+			continue;
+		}
+		uint32_t frame;
+		char first[32];
+		if (sscanf(p, "%31s", first) != 1 || !parse_u32(first, &frame)) {
+			snprintf(in->error, sizeof in->error, "line %ld: expected a frame number",
+			         in->line_no);
+			return false;
+		}
+		if (in->have_line && (long)frame < in->frame) {
+			snprintf(in->error, sizeof in->error, "line %ld: frames go backwards",
+			         in->line_no);
+			return false;
+		}
+		in->frame = frame;
+		in->have_line = true;
+		return true;
+	}
+	in->have_line = false;
+	return true;
+}
+
+static bool parse_command(file_inputs *in, f2d_command *c, uint16_t *seqs)
+{
+	char tok[12][64];
+	int nt = sscanf(in->line, "%63s %63s %63s %63s %63s %63s %63s %63s %63s %63s %63s %63s",
+	                tok[0], tok[1], tok[2], tok[3], tok[4], tok[5], tok[6], tok[7], tok[8],
+	                tok[9], tok[10], tok[11]);
+	uint32_t player, a = 0, b = 0;
+	if (nt < 3 || !parse_u32(tok[1], &player) || player > 255) {
+		return false;
+	}
+	const char *kind = tok[2];
+	fix16_t v[4] = {0, 0, 0, 0};
+	int nv = 0;
+	bool handle = strcmp(kind, "impulse") == 0 || strcmp(kind, "force") == 0 ||
+	              strcmp(kind, "velocity") == 0 || strcmp(kind, "destroy") == 0 ||
+	              strcmp(kind, "motor") == 0;
+	int first_value = 3;
+	if (handle) {
+		if (nt < 5 || !parse_u32(tok[3], &a) || !parse_u32(tok[4], &b) || a > INT32_MAX) {
+			return false;
+		}
+		first_value = 5;
+	}
+	if (strcmp(kind, "motor") == 0) {
+		first_value = 6;
+	}
+	if (strcmp(kind, "payload") != 0) {
+		for (int i = first_value; i < nt; ++i) {
+			if (nv == 4 || !parse_fix(tok[i], &v[nv++])) {
+				return false;
+			}
+		}
+	}
+	uint16_t seq = seqs[player]++;
+	f2d_body_id body = {(int32_t)a, b};
+	if (strcmp(kind, "impulse") == 0 || strcmp(kind, "force") == 0) {
+		if (nv != 2) {
+			return false;
+		}
+		*c = f2d_default_command(strcmp(kind, "impulse") == 0 ? F2D_CMD_APPLY_IMPULSE
+		                                                      : F2D_CMD_APPLY_FORCE,
+		                         (uint8_t)player, seq);
+		c->u.push.body = body;
+		c->u.push.vector.x = v[0];
+		c->u.push.vector.y = v[1];
+		c->u.push.point.x = INT32_MIN; /* resolved to the centre when applied */
+	} else if (strcmp(kind, "velocity") == 0 && nv == 3) {
+		*c = f2d_default_command(F2D_CMD_SET_VELOCITY, (uint8_t)player, seq);
+		c->u.velocity.body = body;
+		c->u.velocity.linear.x = v[0];
+		c->u.velocity.linear.y = v[1];
+		c->u.velocity.angular = v[2];
+	} else if ((strcmp(kind, "box") == 0 && nv == 4) ||
+	           (strcmp(kind, "ball") == 0 && nv == 3)) {
+		*c = f2d_default_command(F2D_CMD_CREATE_BODY, (uint8_t)player, seq);
+		if (kind[1] == 'o') {
+			c->u.create.half_extents.x = v[0];
+			c->u.create.half_extents.y = v[1];
+			c->u.create.body.position.x = v[2];
+			c->u.create.body.position.y = v[3];
+		} else {
+			c->u.create.kind = F2D_SPAWN_CIRCLE;
+			c->u.create.circle.radius = v[0];
+			c->u.create.body.position.x = v[1];
+			c->u.create.body.position.y = v[2];
+		}
+	} else if (strcmp(kind, "destroy") == 0 && nv == 0) {
+		*c = f2d_default_command(F2D_CMD_DESTROY_BODY, (uint8_t)player, seq);
+		c->u.destroy.body = body;
+	} else if (strcmp(kind, "motor") == 0 && nv == 2 && nt == 8) {
+		*c = f2d_default_command(F2D_CMD_SET_MOTOR, (uint8_t)player, seq);
+		c->u.motor.joint.index1 = (int32_t)a;
+		c->u.motor.joint.generation = b;
+		c->u.motor.enable = strcmp(tok[5], "on") == 0;
+		if (!c->u.motor.enable && strcmp(tok[5], "off") != 0) {
+			return false;
+		}
+		c->u.motor.speed = v[0];
+		c->u.motor.max_torque = v[1];
+	} else if (strcmp(kind, "payload") == 0 && nt == 4) {
+		size_t len = strlen(tok[3]);
+		if (len % 2 != 0 || len / 2 > F2D_MAX_PAYLOAD) {
+			return false;
+		}
+		*c = f2d_default_command(F2D_CMD_PAYLOAD, (uint8_t)player, seq);
+		c->u.payload.length = (uint16_t)(len / 2);
+		for (size_t i = 0; i < len / 2; ++i) {
+			unsigned int byte;
+			if (sscanf(tok[3] + 2 * i, "%2x", &byte) != 1) {
+				return false;
+			}
+			c->u.payload.bytes[i] = (uint8_t)byte;
+		}
+	} else {
+		return false;
+	}
+	return true;
+}
+
+/* Commands of `frame` from the file; -1 on a parse error (in->error). */
+static int32_t file_frame(file_inputs *in, long frame, const f2d_world *w, f2d_command *out)
+{
+	uint16_t seqs[256];
+	memset(seqs, 0, sizeof seqs);
+	int32_t n = 0;
+	while (in->have_line && in->frame == frame) {
+		if (n == F2D_MAX_FRAME_COMMANDS) {
+			snprintf(in->error, sizeof in->error,
+			         "line %ld: too many commands in frame %ld", in->line_no, frame);
+			return -1;
+		}
+		if (!parse_command(in, &out[n], seqs)) {
+			snprintf(in->error, sizeof in->error, "line %ld: cannot parse command",
+			         in->line_no);
+			return -1;
+		}
+		f2d_command *c = &out[n];
+		if ((c->type == F2D_CMD_APPLY_IMPULSE || c->type == F2D_CMD_APPLY_FORCE) &&
+		    c->u.push.point.x == INT32_MIN) {
+			c->u.push.point = f2d_body_get_world_center(w, c->u.push.body);
+		}
+		++n;
+		if (!file_next_line(in)) {
+			return -1;
+		}
+	}
+	return n;
+}
+
+/* ---- record ---- */
+
+int cmd_record(int argc, char **argv)
+{
+	const char *scene = NULL, *inputs = NULL, *output = NULL;
+	long frames = 0, hash_every = 1;
+	for (int i = 0; i < argc; ++i) {
+		const char *value = NULL;
+		int m;
+		if (is_help(argv[i])) {
+			return usage_error("see the usage", "help");
+		} else if ((m = match_valued_option(argc, argv, &i, "--frames", &value)) != 0) {
+			if (m < 0 || !parse_count(value, MAX_STEPS, &frames)) {
+				return bad_count("--frames", m < 0 ? "" : value);
+			}
+		} else if ((m = match_valued_option(argc, argv, &i, "--hash-every", &value)) != 0) {
+			if (m < 0 || !parse_count(value, MAX_STEPS, &hash_every)) {
+				return bad_count("--hash-every", m < 0 ? "" : value);
+			}
+		} else if ((m = match_valued_option(argc, argv, &i, "--inputs", &value)) != 0) {
+			if (m < 0) {
+				return usage_error("--inputs needs random:SEED or a file", NULL);
+			}
+			inputs = value;
+		} else if ((m = match_valued_option(argc, argv, &i, "-o", &value)) != 0) {
+			if (m < 0) {
+				return usage_error("-o needs a file name", NULL);
+			}
+			output = value;
+		} else if (argv[i][0] == '-') {
+			return usage_error("unknown option", argv[i]);
+		} else if (scene == NULL) {
+			scene = argv[i];
+		} else {
+			return usage_error("unexpected argument", argv[i]);
+		}
+	}
+	if (scene == NULL || frames == 0 || output == NULL) {
+		return usage_error("record needs SCENE, --frames N and -o OUT", NULL);
+	}
+	if (f2d_scene_find(scene) < 0) {
+		return usage_error("unknown scene", scene);
+	}
+	rng r = {0};
+	file_inputs fin;
+	memset(&fin, 0, sizeof fin);
+	bool random = inputs == NULL || strncmp(inputs, "random:", 7) == 0;
+	if (inputs != NULL && random) {
+		uint32_t seed;
+		if (!parse_u32(inputs + 7, &seed)) {
+			return usage_error("--inputs random:SEED needs a decimal seed, got",
+			                   inputs);
+		}
+		r.s = seed;
+	} else if (inputs != NULL) {
+		fin.f = fopen(inputs, "r");
+		if (fin.f == NULL) {
+			return usage_error("cannot open input file", inputs);
+		}
+		if (!file_next_line(&fin)) {
+			fprintf(stderr, "%s: %s: %s\n", PROG, inputs, fin.error);
+			fclose(fin.f);
+			return EXIT_USAGE;
+		}
+	}
+	f2d_world *w = NULL;
+	if (f2d_scene_create(scene, NULL, &w) != F2D_OK) {
+		fprintf(stderr, "%s: cannot build scene '%s'\n", PROG, scene);
+		return EXIT_FAILURE;
+	}
+	f2r_header h;
+	memset(&h, 0, sizeof h);
+	h.fix2d_version = FIX2D_VERSION_WORD;
+	h.hash_format = HASH_FORMAT;
+	h.fingerprint = MATH_FINGERPRINT;
+	h.time_step = f2d_world_get_time_step(w);
+	h.hash_interval = (uint32_t)hash_every;
+	snprintf(h.scene, sizeof h.scene, "%s", scene);
+	f2r_writer wr;
+	f2r_frame *fr = calloc(1, sizeof *fr);
+	int status = EXIT_SUCCESS;
+	if (fr == NULL || !f2r_open_write(&wr, output, &h)) {
+		fprintf(stderr, "%s: cannot write '%s'\n", PROG, output);
+		status = EXIT_FAILURE;
+	}
+	for (long f = 0; status == EXIT_SUCCESS && f < frames; ++f) {
+		fr->index = (uint32_t)f;
+		fr->count = random || inputs == NULL ? random_frame(&r, w, fr->commands)
+		                                     : file_frame(&fin, f, w, fr->commands);
+		if (fr->count < 0) {
+			fprintf(stderr, "%s: %s: %s\n", PROG, inputs, fin.error);
+			status = EXIT_USAGE;
+			break;
+		}
+		f2d_world_apply_commands(w, fr->commands, fr->count, NULL);
+		f2d_world_step(w);
+		fr->has_hash = (f + 1) % hash_every == 0 || f + 1 == frames;
+		fr->hash = fr->has_hash ? f2d_world_hash(w) : 0;
+		if (!f2r_write_frame(&wr, fr)) {
+			fprintf(stderr, "%s: error writing '%s'\n", PROG, output);
+			status = EXIT_FAILURE;
+		}
+	}
+	if (wr.file != NULL && (!f2r_close_write(&wr) && status == EXIT_SUCCESS)) {
+		fprintf(stderr, "%s: error closing '%s'\n", PROG, output);
+		status = EXIT_FAILURE;
+	}
+	if (status == EXIT_SUCCESS) {
+		printf("recorded %ld frames, final hash %016" PRIx64 "\n", frames,
+		       f2d_world_hash(w));
+	}
+	if (fin.f != NULL) {
+		fclose(fin.f);
+	}
+	free(fr);
+	f2d_destroy_world(w);
+	int out = finish_output();
+	return status != EXIT_SUCCESS ? status : out;
+}
+
+/* ---- shared by verify / info / diff ---- */
+
+static bool open_replay(const char *path, f2r_reader *r)
+{
+	if (!f2r_open_read(r, path)) {
+		fprintf(stderr, "%s: %s: %s\n", PROG, path, r->error);
+		f2r_close_read(r);
+		return false;
+	}
+	const f2r_header *h = &r->header;
+	if (h->hash_format != HASH_FORMAT || h->fingerprint != MATH_FINGERPRINT ||
+	    (h->fix2d_version >> 8) != (FIX2D_VERSION_WORD >> 8)) {
+		fprintf(
+		    stderr,
+		    "%s: %s: recorded by an incompatible fix2d (version %u.%u, hash format %u)\n",
+		    PROG, path, h->fix2d_version >> 16, (h->fix2d_version >> 8) & 0xFFu,
+		    h->hash_format);
+		f2r_close_read(r);
+		return false;
+	}
+	if (f2d_scene_find(h->scene) < 0) {
+		fprintf(stderr, "%s: %s: unknown scene '%s'\n", PROG, path, h->scene);
+		f2r_close_read(r);
+		return false;
+	}
+	return true;
+}
+
+static f2d_world *start_world(const f2r_header *h)
+{
+	f2d_world *w = NULL;
+	if (f2d_scene_create(h->scene, NULL, &w) != F2D_OK) {
+		return NULL;
+	}
+	if (f2d_world_get_time_step(w) != h->time_step) {
+		f2d_destroy_world(w);
+		return NULL;
+	}
+	return w;
+}
+
+/* Bodies that differ between two worlds after the same frame, largest difference first
+ * (at most `limit` lines). */
+static void report_bodies(const f2d_world *a, const f2d_world *b, int limit)
+{
+	static f2d_body_id ia[4096], ib[4096];
+	int32_t na = f2d_world_get_bodies(a, ia, 4096), nb = f2d_world_get_bodies(b, ib, 4096);
+	na = na > 4096 ? 4096 : na;
+	nb = nb > 4096 ? 4096 : nb;
+	int shown = 0, differ = 0;
+	char s[6][24];
+	for (int32_t i = 0, j = 0; i < na || j < nb;) {
+		if (j >= nb || (i < na && ia[i].index1 < ib[j].index1)) {
+			if (shown++ < limit) {
+				printf("  body %d only in the first\n", ia[i].index1 - 1);
+			}
+			++differ;
+			++i;
+			continue;
+		}
+		if (i >= na || ib[j].index1 < ia[i].index1) {
+			if (shown++ < limit) {
+				printf("  body %d only in the second\n", ib[j].index1 - 1);
+			}
+			++differ;
+			++j;
+			continue;
+		}
+		f2d_vec2 pa = f2d_body_get_position(a, ia[i]), pb = f2d_body_get_position(b, ib[j]);
+		f2d_vec2 va = f2d_body_get_linear_velocity(a, ia[i]);
+		f2d_vec2 vb = f2d_body_get_linear_velocity(b, ib[j]);
+		fix16_t aa = f2d_body_get_angle(a, ia[i]), ab = f2d_body_get_angle(b, ib[j]);
+		fix16_t wa = f2d_body_get_angular_velocity(a, ia[i]);
+		fix16_t wb = f2d_body_get_angular_velocity(b, ib[j]);
+		if (pa.x != pb.x || pa.y != pb.y || va.x != vb.x || va.y != vb.y || aa != ab ||
+		    wa != wb || ia[i].generation != ib[j].generation) {
+			++differ;
+			if (shown++ < limit) {
+				printf("  body %d: dx %s dy %s dangle %s dvx %s dvy %s dw %s\n",
+				       ia[i].index1 - 1, f2d_format_fix(pb.x - pa.x, 6, s[0]),
+				       f2d_format_fix(pb.y - pa.y, 6, s[1]),
+				       f2d_format_fix(ab - aa, 6, s[2]),
+				       f2d_format_fix(vb.x - va.x, 6, s[3]),
+				       f2d_format_fix(vb.y - va.y, 6, s[4]),
+				       f2d_format_fix(wb - wa, 6, s[5]));
+			}
+		}
+		++i;
+		++j;
+	}
+	f2d_world_stats sa, sb;
+	f2d_world_get_stats(a, &sa);
+	f2d_world_get_stats(b, &sb);
+	printf("  %d bodies differ%s; contacts %d vs %d, joints %d vs %d\n", differ,
+	       shown > limit ? " (first ones shown)" : "", sa.arbiter_count, sb.arbiter_count,
+	       sa.joint_count, sb.joint_count);
+}
+
+static void report_end(const f2r_reader *r, f2r_status st, const char *path)
+{
+	if (st == F2R_TRUNCATED) {
+		printf("note: %s ends without an end marker after frame %u (cut off at byte %zu of "
+		       "%zu)\n",
+		       path, r->next_frame, r->pos, r->size);
+	}
+}
+
+/* ---- verify ---- */
+
+int cmd_verify(int argc, char **argv)
+{
+	if (argc != 1 || is_help(argv[0])) {
+		return usage_error("verify takes one replay file", argc > 1 ? argv[1] : NULL);
+	}
+	f2r_reader r;
+	if (!open_replay(argv[0], &r)) {
+		return EXIT_USAGE;
+	}
+	f2d_world *w = start_world(&r.header);
+	f2r_frame *fr = calloc(1, sizeof *fr);
+	if (w == NULL || fr == NULL) {
+		fprintf(stderr, "%s: %s: cannot start the recorded world\n", PROG, argv[0]);
+		f2d_destroy_world(w);
+		free(fr);
+		f2r_close_read(&r);
+		return EXIT_FAILURE;
+	}
+	int status = EXIT_SUCCESS;
+	f2r_status st;
+	while ((st = f2r_read_frame(&r, fr)) == F2R_OK) {
+		f2d_world_apply_commands(w, fr->commands, fr->count, NULL);
+		f2d_world_step(w);
+		if (fr->has_hash) {
+			uint64_t got = f2d_world_hash(w);
+			if (got != fr->hash) {
+				printf("DIVERGED at frame %u: recorded hash %016" PRIx64
+				       ", simulated %016" PRIx64 "\n",
+				       fr->index, fr->hash, got);
+				status = EXIT_FAILURE;
+				break;
+			}
+		}
+	}
+	if (status == EXIT_SUCCESS && st == F2R_BAD) {
+		fprintf(stderr, "%s: %s: %s\n", PROG, argv[0], r.error);
+		status = EXIT_USAGE;
+	}
+	if (status == EXIT_SUCCESS) {
+		report_end(&r, st, argv[0]);
+		printf("ok %u frames, final hash %016" PRIx64 "\n", r.next_frame,
+		       f2d_world_hash(w));
+	}
+	f2d_destroy_world(w);
+	free(fr);
+	f2r_close_read(&r);
+	int out = finish_output();
+	return status != EXIT_SUCCESS ? status : out;
+}
+
+/* ---- info ---- */
+
+int cmd_info(int argc, char **argv)
+{
+	if (argc != 1 || is_help(argv[0])) {
+		return usage_error("info takes one replay file", argc > 1 ? argv[1] : NULL);
+	}
+	f2r_reader r;
+	if (!open_replay(argv[0], &r)) {
+		return EXIT_USAGE;
+	}
+	f2r_frame *fr = calloc(1, sizeof *fr);
+	if (fr == NULL) {
+		f2r_close_read(&r);
+		return EXIT_FAILURE;
+	}
+	uint64_t per_player[256];
+	memset(per_player, 0, sizeof per_player);
+	uint32_t hashes = 0;
+	f2r_status st;
+	while ((st = f2r_read_frame(&r, fr)) == F2R_OK) {
+		for (int32_t i = 0; i < fr->count; ++i) {
+			per_player[fr->commands[i].player]++;
+		}
+		hashes += fr->has_hash ? 1u : 0u;
+	}
+	int status = EXIT_SUCCESS;
+	if (st == F2R_BAD) {
+		fprintf(stderr, "%s: %s: %s\n", PROG, argv[0], r.error);
+		status = EXIT_USAGE;
+	} else {
+		const f2r_header *h = &r.header;
+		printf("replay %s\n", argv[0]);
+		printf("format f2r %d, fix2d %u.%u.%u, hash format %u, fingerprint %016" PRIx64
+		       "\n",
+		       F2R_VERSION, h->fix2d_version >> 16, (h->fix2d_version >> 8) & 0xFFu,
+		       h->fix2d_version & 0xFFu, h->hash_format, h->fingerprint);
+		char ts[24];
+		printf("start scene %s, time step %s s\n", h->scene,
+		       f2d_format_fix(h->time_step, 6, ts));
+		printf("frames %u%s, hashes %u (every %u frames)\n", r.next_frame,
+		       st == F2R_TRUNCATED ? " (cut off: no end marker)" : "", hashes,
+		       h->hash_interval);
+		for (int p = 0; p < 256; ++p) {
+			if (per_player[p] > 0) {
+				printf("player %d inputs %" PRIu64 "\n", p, per_player[p]);
+			}
+		}
+	}
+	free(fr);
+	f2r_close_read(&r);
+	int out = finish_output();
+	return status != EXIT_SUCCESS ? status : out;
+}
+
+/* ---- diff ---- */
+
+static bool same_inputs(const f2r_frame *a, const f2r_frame *b)
+{
+	if (a->count != b->count) {
+		return false;
+	}
+	uint8_t ba[F2D_COMMAND_MAX_BYTES], bb[F2D_COMMAND_MAX_BYTES];
+	for (int32_t i = 0; i < a->count; ++i) {
+		size_t la = 0, lb = 0;
+		f2d_command_encode(&a->commands[i], ba, sizeof ba, &la);
+		f2d_command_encode(&b->commands[i], bb, sizeof bb, &lb);
+		if (la != lb || memcmp(ba, bb, la) != 0) {
+			return false;
+		}
+	}
+	return true;
+}
+
+int cmd_diff(int argc, char **argv)
+{
+	if (argc != 2) {
+		return usage_error("diff takes two replay files", NULL);
+	}
+	f2r_reader ra, rb;
+	if (!open_replay(argv[0], &ra)) {
+		return EXIT_USAGE;
+	}
+	if (!open_replay(argv[1], &rb)) {
+		f2r_close_read(&ra);
+		return EXIT_USAGE;
+	}
+	f2d_world *wa = start_world(&ra.header), *wb = start_world(&rb.header);
+	f2r_frame *fa = calloc(1, sizeof *fa), *fb = calloc(1, sizeof *fb);
+	int status = EXIT_SUCCESS;
+	if (wa == NULL || wb == NULL || fa == NULL || fb == NULL) {
+		fprintf(stderr, "%s: cannot start the recorded worlds\n", PROG);
+		status = EXIT_FAILURE;
+	} else if (strcmp(ra.header.scene, rb.header.scene) != 0) {
+		printf("DIFFER at start: scene %s vs %s\n", ra.header.scene, rb.header.scene);
+		status = EXIT_FAILURE;
+	}
+	f2r_status sa = F2R_OK, sb = F2R_OK;
+	while (status == EXIT_SUCCESS) {
+		sa = f2r_read_frame(&ra, fa);
+		sb = f2r_read_frame(&rb, fb);
+		if (sa == F2R_BAD || sb == F2R_BAD) {
+			fprintf(stderr, "%s: %s: %s\n", PROG, argv[sa == F2R_BAD ? 0 : 1],
+			        sa == F2R_BAD ? ra.error : rb.error);
+			status = EXIT_USAGE;
+			break;
+		}
+		if (sa != F2R_OK || sb != F2R_OK) {
+			if (sa == F2R_OK || sb == F2R_OK) {
+				printf("DIFFER at frame %u: %s ends first\n",
+				       sa == F2R_OK ? fa->index : fb->index,
+				       argv[sa == F2R_OK ? 1 : 0]);
+				status = EXIT_FAILURE;
+			}
+			break;
+		}
+		bool inputs_differ = !same_inputs(fa, fb);
+		f2d_world_apply_commands(wa, fa->commands, fa->count, NULL);
+		f2d_world_apply_commands(wb, fb->commands, fb->count, NULL);
+		f2d_world_step(wa);
+		f2d_world_step(wb);
+		bool hashes_differ = fa->has_hash && fb->has_hash && fa->hash != fb->hash;
+		bool states_differ = f2d_world_hash(wa) != f2d_world_hash(wb);
+		if (inputs_differ || hashes_differ || states_differ) {
+			printf("DIFFER at frame %u:%s%s\n", fa->index,
+			       inputs_differ ? " inputs" : "",
+			       hashes_differ || states_differ ? " hashes" : "");
+			report_bodies(wa, wb, 20);
+			status = EXIT_FAILURE;
+		}
+	}
+	if (status == EXIT_SUCCESS) {
+		printf("same: %u frames\n", ra.next_frame);
+	}
+	f2d_destroy_world(wa);
+	f2d_destroy_world(wb);
+	free(fa);
+	free(fb);
+	f2r_close_read(&ra);
+	f2r_close_read(&rb);
+	int out = finish_output();
+	return status != EXIT_SUCCESS ? status : out;
+}

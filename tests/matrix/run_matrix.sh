@@ -1,0 +1,512 @@
+#!/usr/bin/env bash
+# fix2d determinism matrix: builds the library and fix2d-replay with many compilers, flags and
+# CPUs and checks that every step of every golden scene hashes exactly as tests/golden/ says.
+# SPDX-License-Identifier: MIT
+#
+# usage: tests/matrix/run_matrix.sh [--quick] [--cells A,B,...] [--strict] [--jobs N]
+#        tests/matrix/run_matrix.sh --list | --check-golden | --regenerate
+#
+#   --quick         run the first 200 steps of each chain (100 for rain1000); every step run
+#                   is still compared
+#   --cells LIST    only these cells (comma separated; see --list)
+#   --strict        a cell whose toolchain is missing fails instead of being skipped (the
+#                   default when CI=true)
+#   --jobs N        cells built and run at once (default: nproc)
+#   --list          print the cells and exit
+#   --check-golden  only check the golden files (format, length, agreement with
+#                   final_hashes.txt)
+#   --regenerate    rewrite tests/golden/<scene>.chain from the current tree (gcc -O2); commit
+#                   the result only with a message that says why the simulation changed
+#
+# Environment: F2D_MATRIX_DIR work directory (default build/matrix), F2D_PERTURB_STEP the step
+# the deliberately broken cell perturbs (default 137; 61 with --quick).
+#
+# On a mismatch it prints the scene, the cell and the first divergent step and exits 1.
+# Exit status: 0 all cells passed (or were skipped when not strict), 1 a cell failed,
+# 2 usage error, 77 every selected cell was skipped (ctest's skip code).
+set -uo pipefail
+
+root=$(cd "$(dirname "$0")/../.." && pwd)
+golden="$root/tests/golden"
+work=${F2D_MATRIX_DIR:-$root/build/matrix}
+
+ALL_CELLS=(gcc-O0 gcc-O2 gcc-O3 gcc-Os clang-O0 clang-O3 clang-O3-ffast-math tcc
+	i386-gcc-m32-x87 aarch64-gcc-O2-qemu s390x-gcc-O2-qemu gcc-asan-ubsan tsan-threads
+	perturbed-step)
+
+# The golden chains: scene and number of steps (regenerate writes these).
+GOLDEN_SCENES=(pyramid20 rain1000 chain50 hinges80 random_stack circles polygons restitution
+	bridge dominos single_box pendulum varying_friction pyramid teeter multi_pendulum)
+golden_steps() { [[ $1 == rain1000 ]] && echo 300 || echo 1000; }
+
+WARNINGS=(-std=c11 -Wall -Wextra -Wpedantic -Wshadow -Wstrict-prototypes -Wvla -Werror)
+
+quick=0
+strict=0
+[[ ${CI:-} == true ]] && strict=1
+jobs=$(nproc 2>/dev/null || echo 2)
+cells_arg=""
+mode=run
+
+usage() {
+	sed -n '5,26p' "$0" | sed 's/^# \{0,1\}//' >&2
+	exit 2
+}
+
+while [[ $# -gt 0 ]]; do
+	case $1 in
+	--quick) quick=1 ;;
+	--strict) strict=1 ;;
+	--cells)
+		[[ $# -ge 2 ]] || usage
+		cells_arg=$2
+		shift
+		;;
+	--cells=*) cells_arg=${1#--cells=} ;;
+	--jobs)
+		[[ $# -ge 2 && $2 =~ ^[1-9][0-9]*$ ]] || usage
+		jobs=$2
+		shift
+		;;
+	--list) mode=list ;;
+	--check-golden) mode=check-golden ;;
+	--regenerate) mode=regenerate ;;
+	-h | --help) usage ;;
+	*)
+		echo "run_matrix.sh: unknown argument '$1'" >&2
+		usage
+		;;
+	esac
+	shift
+done
+
+perturb_step=${F2D_PERTURB_STEP:-$([[ $quick == 1 ]] && echo 61 || echo 137)}
+
+# ---- sources, as CMakeLists.txt lists them ----
+
+# The .c files of the fix2d library target, and of fix2d-replay.
+library_sources() {
+	cmake_sources_of_library | grep . || (cd "$root" && ls src/*.c)
+}
+replay_sources() {
+	cmake_sources_of_replay | grep . || (cd "$root" && ls replay/*.c)
+}
+cmake_sources_of_library() {
+	awk '/^add_library\(fix2d STATIC/ {on = 1} on {
+		for (i = 1; i <= NF; ++i) if ($i ~ /\.c\)?$/) { f = $i; sub(/\)$/, "", f); print f }
+		if ($0 ~ /\)/) exit }' "$root/CMakeLists.txt"
+}
+cmake_sources_of_replay() {
+	awk '/add_executable\(fix2d-replay / {
+		for (i = 1; i <= NF; ++i) if ($i ~ /\.c\)?$/) { f = $i; sub(/\)$/, "", f); print f }
+		exit }' "$root/CMakeLists.txt"
+}
+
+# ---- the cells ----
+
+# cell_spec NAME: sets CC (compiler command words), CFLAGS, LIB (libfixmath archive), RUN
+# (runner prefix words), KIND (chain | tsan | perturbed), NEED (commands that must exist),
+# HINT (how to install what it needs), CHECK (a function name run on the built cell, or "").
+cell_spec() {
+	CFLAGS=()
+	RUN=()
+	LDFLAGS=()
+	KIND=chain
+	CHECK=""
+	LIB=/usr/lib/x86_64-linux-gnu/liblibfixmath.a
+	HINT="apt-get install libfixmath-dev"
+	case $1 in
+	gcc-O0 | gcc-O2 | gcc-O3 | gcc-Os)
+		CC=(gcc)
+		CFLAGS=("-${1#gcc-}")
+		HINT="apt-get install gcc libfixmath-dev"
+		;;
+	clang-O0 | clang-O3)
+		CC=(clang)
+		CFLAGS=("-${1#clang-}")
+		HINT="apt-get install clang"
+		;;
+	clang-O3-ffast-math)
+		CC=(clang)
+		CFLAGS=(-O3 -ffast-math)
+		HINT="apt-get install clang"
+		;;
+	tcc)
+		CC=(tcc)
+		HINT="apt-get install tcc"
+		;;
+	i386-gcc-m32-x87)
+		# gcc -m32 with its default x87 floating point (no -mfpmath=sse): i686, FLT_EVAL_METHOD 2
+		CC=(gcc -m32)
+		CFLAGS=(-O2)
+		LIB=/usr/lib/i386-linux-gnu/liblibfixmath.a
+		CHECK=check_x87
+		HINT="dpkg --add-architecture i386 && apt-get update && apt-get install lib32gcc-12-dev libc6-dev-i386 libfixmath-dev:i386"
+		;;
+	aarch64-gcc-O2-qemu)
+		CC=(aarch64-linux-gnu-gcc)
+		CFLAGS=(-O2)
+		LDFLAGS=(-static)
+		RUN=(qemu-aarch64)
+		LIB=/usr/lib/aarch64-linux-gnu/liblibfixmath.a
+		HINT="dpkg --add-architecture arm64 && apt-get update && apt-get install gcc-aarch64-linux-gnu libc6-dev-arm64-cross libfixmath-dev:arm64 qemu-user"
+		;;
+	s390x-gcc-O2-qemu)
+		CC=(s390x-linux-gnu-gcc)
+		CFLAGS=(-O2)
+		LDFLAGS=(-static)
+		RUN=(qemu-s390x)
+		LIB=/usr/lib/s390x-linux-gnu/liblibfixmath.a
+		CHECK=check_big_endian
+		HINT="dpkg --add-architecture s390x && apt-get update && apt-get install gcc-s390x-linux-gnu libc6-dev-s390x-cross libfixmath-dev:s390x qemu-user"
+		;;
+	gcc-asan-ubsan)
+		CC=(gcc)
+		CFLAGS=(-O1 -g -fsanitize=undefined,address -fno-sanitize-recover=all
+			-fno-omit-frame-pointer)
+		;;
+	tsan-threads)
+		CC=(gcc)
+		CFLAGS=(-O1 -g -fsanitize=thread -pthread)
+		KIND=tsan
+		HINT="apt-get install gcc check pkg-config"
+		;;
+	perturbed-step)
+		# A deliberately broken build: the matrix must catch it at exactly this step.
+		CC=(gcc)
+		CFLAGS=(-O2 "-DF2D_TEST_PERTURB_STEP=$perturb_step")
+		KIND=perturbed
+		;;
+	*) return 1 ;;
+	esac
+	NEED=("${CC[0]}")
+	[[ ${#RUN[@]} -gt 0 ]] && NEED+=("${RUN[0]}")
+	return 0
+}
+
+# i386: the compiler really uses x87 for floating point (it would, were there any).
+check_x87() {
+	local macros
+	macros=$("${CC[@]}" "${CFLAGS[@]}" -dM -E -x c /dev/null) || return 1
+	if grep -q '__SSE_MATH__' <<<"$macros" || ! grep -q '__FLT_EVAL_METHOD__ 2' <<<"$macros"; then
+		echo "this gcc -m32 does not default to x87 floating point"
+		return 1
+	fi
+	echo "checked: gcc -m32 defaults to x87 (__FLT_EVAL_METHOD__ 2, no __SSE_MATH__)"
+}
+
+# s390x: the target really is big-endian.
+check_big_endian() {
+	local macros
+	macros=$("${CC[@]}" -dM -E -x c /dev/null) || return 1
+	if ! grep -q '__BYTE_ORDER__ __ORDER_BIG_ENDIAN__' <<<"$macros"; then
+		echo "s390x target is not big-endian?"
+		return 1
+	fi
+	echo "checked: target is big-endian (__BYTE_ORDER__ == __ORDER_BIG_ENDIAN__)"
+}
+
+# ---- golden files ----
+
+steps_to_run() { # SCENE -> steps compared in this mode
+	local n
+	n=$(wc -l <"$golden/$1.chain")
+	if [[ $quick == 1 ]]; then
+		local cap=200
+		[[ $1 == rain1000 ]] && cap=100
+		((n > cap)) && n=$cap
+	fi
+	echo "$n"
+}
+
+# Checks every golden chain (one "step <n> hash <16 hex>" line per step, n = 1, 2, ...), that
+# the required scenes are there, and that final_hashes.txt agrees with the chains.
+check_golden() {
+	local bad=0 s n
+	for s in "${GOLDEN_SCENES[@]}"; do
+		local f="$golden/$s.chain"
+		if [[ ! -f $f ]]; then
+			echo "golden: missing $f (tests/matrix/run_matrix.sh --regenerate)"
+			bad=1
+			continue
+		fi
+		n=$(golden_steps "$s")
+		if ! awk -v n="$n" -v f="$f" '
+			NF != 4 || $1 != "step" || $2 != NR || $3 != "hash" || length($4) != 16 ||
+			    $4 !~ /^[0-9a-f]+$/ {
+				printf "golden: %s line %d is not \"step %d hash <16 hex>\"\n", f, NR, NR
+				bad = 1; exit }
+			END { if (!bad && NR != n) { printf "golden: %s has %d steps, wants %d\n", f, NR, n; bad = 1 }
+				exit bad }' "$f"; then
+			bad=1
+		fi
+	done
+	# final_hashes.txt: "<scene> <steps> <hex>"; where a chain covers that step they agree.
+	local scene steps hex line
+	while read -r scene steps hex; do
+		[[ -z $scene ]] && continue
+		[[ -f $golden/$scene.chain ]] || continue
+		line=$(sed -n "${steps}p" "$golden/$scene.chain")
+		[[ -z $line ]] && continue
+		if [[ $line != "step $steps hash $hex" ]]; then
+			echo "golden: final_hashes.txt says $scene $steps $hex, $scene.chain says '$line'"
+			bad=1
+		fi
+	done <"$golden/final_hashes.txt"
+	if [[ ! -f $golden/fingerprint.txt ]] || ! grep -Eq '^fingerprint [0-9a-f]{16}$' "$golden/fingerprint.txt"; then
+		echo "golden: $golden/fingerprint.txt must hold one line 'fingerprint <16 hex>'"
+		bad=1
+	fi
+	return $bad
+}
+
+# ---- building and running one cell ----
+
+# build_cell DIR: objects of the library, then fix2d-replay and the fingerprint probe (or the
+# threads test for the tsan cell), all with the cell's compiler and flags.
+build_cell() {
+	local dir=$1 f
+	mkdir -p "$dir/obj" "$dir/include"
+	# libfixmath and xxhash headers without the rest of the host's /usr/include (cross
+	# compilers must see only their own system headers)
+	ln -sfn /usr/include/libfixmath "$dir/include/libfixmath"
+	ln -sfn /usr/include/xxhash.h "$dir/include/xxhash.h"
+	local inc=(-I"$root/include" -I"$root/src" -I"$dir/include")
+	if [[ ${CC[*]} == "gcc -m32" && ! -e /usr/include/asm ]]; then
+		# gcc-multilib (which only adds the /usr/include/asm link) conflicts with the cross
+		# compilers in Debian; the x86-64 asm headers serve -m32 as well.
+		ln -sfn /usr/include/x86_64-linux-gnu/asm "$dir/include/asm"
+		inc+=(-idirafter "$dir/include")
+	fi
+	local objs=()
+	for f in $(library_sources); do
+		local o="$dir/obj/$(basename "$f" .c).o"
+		"${CC[@]}" "${WARNINGS[@]}" "${CFLAGS[@]}" "${inc[@]}" -c "$root/$f" -o "$o" || return 1
+		objs+=("$o")
+	done
+	if [[ $KIND == tsan ]]; then
+		# shellcheck disable=SC2046
+		"${CC[@]}" "${WARNINGS[@]}" "${CFLAGS[@]}" "${inc[@]}" $(pkg-config --cflags check) \
+			"$root/tests/test_threads.c" "${objs[@]}" "$LIB" $(pkg-config --libs check) \
+			-o "$dir/test_threads" || return 1
+		return 0
+	fi
+	local rsrc=()
+	for f in $(replay_sources); do rsrc+=("$root/$f"); done
+	"${CC[@]}" "${WARNINGS[@]}" "${CFLAGS[@]}" "${inc[@]}" "${rsrc[@]}" "${objs[@]}" "$LIB" \
+		"${LDFLAGS[@]}" -o "$dir/fix2d-replay" || return 1
+	"${CC[@]}" "${WARNINGS[@]}" "${CFLAGS[@]}" "${inc[@]}" "$root/tests/matrix/fingerprint.c" \
+		"${objs[@]}" "$LIB" "${LDFLAGS[@]}" -o "$dir/fingerprint" || return 1
+}
+
+# first_divergence GOLDEN OUT N: the first step in 1..N whose line differs (0 when none).
+first_divergence() {
+	awk -v n="$3" 'NR == FNR { if (FNR <= n) g[FNR] = $0; next }
+		{ if (FNR <= n) o[FNR] = $0 }
+		END { for (i = 1; i <= n; ++i) if (!(i in o) || o[i] != g[i]) { print i; exit }
+			print 0 }' "$1" "$2"
+}
+
+# run_scene DIR CELL SCENE: runs the scene; echoes the first divergent step (0: identical).
+# Prints the mismatch report to stderr.
+run_scene() {
+	local dir=$1 cell=$2 scene=$3 n rc d
+	n=$(steps_to_run "$scene")
+	"${RUN[@]}" "$dir/fix2d-replay" run "$scene" --steps "$n" --every 1 >"$dir/$scene.out" \
+		2>"$dir/$scene.err"
+	rc=$?
+	d=$(first_divergence "$golden/$scene.chain" "$dir/$scene.out" "$n")
+	if [[ $d != 0 ]]; then
+		local got want
+		got=$(sed -n "${d}p" "$dir/$scene.out")
+		want=$(sed -n "${d}p" "$golden/$scene.chain")
+		echo "MISMATCH scene $scene cell $cell: first divergent step $d:" \
+			"got '${got:-<no output; exit status $rc>}', golden '$want'" >&2
+	elif [[ $rc != 0 ]]; then
+		echo "FAIL scene $scene cell $cell: fix2d-replay exited $rc:" \
+			"$(head -c 400 "$dir/$scene.err")" >&2
+		d=-1
+	fi
+	echo "$d"
+}
+
+# run_cell NAME: writes DIR/result ("PASS ...", "FAIL ..." or "SKIP ...") and DIR/log.
+run_cell() {
+	local cell=$1 dir="$work/$1" t0=$SECONDS
+	rm -rf "$dir"
+	mkdir -p "$dir"
+	{
+		cell_spec "$cell"
+		local c missing=""
+		for c in "${NEED[@]}"; do
+			command -v "$c" >/dev/null 2>&1 || missing+=" $c"
+		done
+		[[ -f $LIB ]] || missing+=" $LIB"
+		if [[ $KIND == tsan ]] && ! pkg-config --exists check 2>/dev/null; then
+			missing+=" check(pkg-config)"
+		fi
+		if [[ -n $missing ]]; then
+			echo "SKIP missing:$missing (install: $HINT)" >"$dir/result"
+			return
+		fi
+		echo "== cell $cell: ${CC[*]} ${CFLAGS[*]} ${LDFLAGS[*]} | libfixmath $LIB${RUN:+ | run under ${RUN[*]}}"
+		if [[ -n $CHECK ]] && ! $CHECK; then
+			echo "FAIL toolchain check failed" >"$dir/result"
+			return
+		fi
+		if ! build_cell "$dir"; then
+			echo "FAIL build failed (see $dir/log)" >"$dir/result"
+			return
+		fi
+		local build_s=$((SECONDS - t0))
+		case $KIND in
+		tsan)
+			if F2D_GOLDEN_DIR="$golden" CK_FORK=no TSAN_OPTIONS="halt_on_error=1:exitcode=66" \
+				"$dir/test_threads"; then
+				echo "PASS threads test under ThreadSanitizer (build ${build_s}s, $((SECONDS - t0))s)" >"$dir/result"
+			else
+				echo "FAIL threads test under ThreadSanitizer (see $dir/log)" >"$dir/result"
+			fi
+			return
+			;;
+		perturbed)
+			local s d bad=0 seen=""
+			for s in pyramid20 chain50 dominos; do
+				d=$(run_scene "$dir" "$cell" "$s")
+				seen+=" $s:${d:-none}"
+				[[ $d == "$perturb_step" ]] || bad=1
+			done
+			if [[ $bad == 0 ]]; then
+				echo "PASS broken build caught at exactly step $perturb_step ($seen )" >"$dir/result"
+			else
+				echo "FAIL broken build (F2D_TEST_PERTURB_STEP=$perturb_step) not caught at step $perturb_step: first divergences$seen" >"$dir/result"
+			fi
+			return
+			;;
+		esac
+		local fp want_fp
+		fp=$("${RUN[@]}" "$dir/fingerprint")
+		want_fp=$(cat "$golden/fingerprint.txt")
+		echo "$fp"
+		local failures=0 steps=0 s d
+		if [[ $fp != "$want_fp flavour ok" ]]; then
+			echo "MISMATCH cell $cell: '$fp', golden '$want_fp flavour ok'" >&2
+			failures=$((failures + 1))
+		fi
+		for s in "${GOLDEN_SCENES[@]}"; do
+			d=$(run_scene "$dir" "$cell" "$s")
+			steps=$((steps + $(steps_to_run "$s")))
+			[[ $d == 0 ]] || failures=$((failures + 1))
+		done
+		if [[ $failures == 0 ]]; then
+			echo "PASS ${#GOLDEN_SCENES[@]} scenes, $steps steps identical, fingerprint ok (build ${build_s}s, $((SECONDS - t0))s)" >"$dir/result"
+		else
+			echo "FAIL $failures scene(s) or fingerprint differ (first divergent steps below and in $dir/log)" >"$dir/result"
+		fi
+	} >"$dir/log" 2>&1
+}
+
+# ---- modes ----
+
+case $mode in
+list)
+	printf '%s\n' "${ALL_CELLS[@]}"
+	exit 0
+	;;
+check-golden)
+	if check_golden; then
+		echo "golden: ${#GOLDEN_SCENES[@]} chains well formed and consistent with final_hashes.txt"
+		echo "golden: 1 passed, 0 failed"
+		exit 0
+	fi
+	echo "golden: 0 passed, 1 failed"
+	exit 1
+	;;
+regenerate)
+	cell_spec gcc-O2
+	dir="$work/regenerate"
+	rm -rf "$dir"
+	mkdir -p "$dir"
+	build_cell "$dir" || exit 1
+	for s in "${GOLDEN_SCENES[@]}"; do
+		"$dir/fix2d-replay" run "$s" --steps "$(golden_steps "$s")" --every 1 >"$golden/$s.chain" || exit 1
+	done
+	"$dir/fingerprint" | sed 's/ flavour ok$//' >"$golden/fingerprint.txt"
+	echo "rewrote ${#GOLDEN_SCENES[@]} chains and fingerprint.txt in $golden"
+	echo "commit them only with a message that says why the simulation changed"
+	check_golden
+	exit $?
+	;;
+esac
+
+cells=()
+if [[ -n $cells_arg ]]; then
+	IFS=, read -r -a cells <<<"$cells_arg"
+	for c in "${cells[@]}"; do
+		cell_spec "$c" || {
+			echo "run_matrix.sh: unknown cell '$c' (see --list)" >&2
+			exit 2
+		}
+	done
+else
+	cells=("${ALL_CELLS[@]}")
+fi
+
+start=$SECONDS
+mkdir -p "$work"
+if ! check_golden; then
+	echo "matrix: golden files are broken; nothing compared"
+	echo "matrix: 0 passed, 1 failed"
+	exit 1
+fi
+
+echo "matrix: ${#cells[@]} cells, $jobs at a time$([[ $quick == 1 ]] && echo ', quick'), work in $work"
+running=0
+for c in "${cells[@]}"; do
+	run_cell "$c" &
+	running=$((running + 1))
+	if ((running >= jobs)); then
+		wait -n
+		running=$((running - 1))
+	fi
+done
+wait
+
+passed=0
+failed=0
+skipped=0
+for c in "${cells[@]}"; do
+	result=$(cat "$work/$c/result" 2>/dev/null || echo "FAIL no result (see $work/$c/log)")
+	printf '%-22s %s\n' "$c" "$result"
+	case $result in
+	PASS*)
+		passed=$((passed + 1))
+		if [[ $c == perturbed-step ]]; then
+			grep -m1 '^MISMATCH' "$work/$c/log" | sed 's/^/    as it must: /'
+		fi
+		;;
+	SKIP*)
+		if [[ $strict == 1 ]]; then
+			failed=$((failed + 1))
+			echo "    (strict: a skipped cell fails)"
+		else
+			skipped=$((skipped + 1))
+		fi
+		;;
+	*)
+		failed=$((failed + 1))
+		details=$(grep -E '^(MISMATCH|FAIL)|error|ERROR|WARNING: ThreadSanitizer' "$work/$c/log")
+		[[ -n $details ]] || details=$(tail -5 "$work/$c/log")
+		head -20 <<<"$details" | sed 's/^/    /'
+		;;
+	esac
+done
+echo "matrix: wall time $((SECONDS - start))s"
+echo "matrix: $passed passed, $failed failed, $skipped skipped"
+if ((failed > 0)); then
+	exit 1
+fi
+if ((passed == 0 && skipped > 0)); then
+	exit 77
+fi
+exit 0

@@ -1,0 +1,57 @@
+/* f2r-edit: test tool that rewrites a replay with one deliberate change, through the same
+ * reader/writer as fix2d-replay (so checksums stay valid and only the change differs).
+ *   f2r-edit IN OUT input K    first command of frame K (or a new impulse) changes
+ *   f2r-edit IN OUT hash K     one byte of frame K's recorded hash flips
+ * SPDX-License-Identifier: MIT
+ */
+#include "f2r.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+int main(int argc, char **argv)
+{
+	if (argc != 5) {
+		fprintf(stderr, "usage: f2r-edit IN OUT input|hash FRAME\n");
+		return 2;
+	}
+	long k = strtol(argv[4], NULL, 10);
+	bool hash = strcmp(argv[3], "hash") == 0;
+	f2r_reader r;
+	if (!f2r_open_read(&r, argv[1])) {
+		fprintf(stderr, "f2r-edit: %s\n", r.error);
+		return 2;
+	}
+	f2r_writer w;
+	f2r_frame *f = calloc(1, sizeof *f);
+	if (f == NULL || !f2r_open_write(&w, argv[2], &r.header)) {
+		return 2;
+	}
+	bool changed = false;
+	while (f2r_read_frame(&r, f) == F2R_OK) {
+		if ((long)f->index == k) {
+			if (hash) {
+				f->has_hash = true;
+				f->hash ^= 0xFF00u;
+			} else if (f->count > 0 && f->commands[0].type == F2D_CMD_APPLY_IMPULSE) {
+				f->commands[0].u.push.vector.y += F2D_ONE;
+			} else {
+				/* add a kick to the first dynamic body from player 200 */
+				f2d_command c = f2d_default_command(F2D_CMD_APPLY_IMPULSE, 200, 0);
+				c.u.push.body.index1 = 2;
+				c.u.push.body.generation = 1;
+				c.u.push.vector.y = F2D_FIX(3);
+				c.u.push.point.y = F2D_FIX(1);
+				f->commands[f->count++] = c;
+			}
+			changed = true;
+		}
+		if (!f2r_write_frame(&w, f)) {
+			return 2;
+		}
+	}
+	f2r_close_write(&w);
+	f2r_close_read(&r);
+	free(f);
+	return changed ? 0 : 1;
+}
