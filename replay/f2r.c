@@ -191,6 +191,16 @@ bool f2r_write_frame(f2r_writer *w, const f2r_frame *f)
 	return ok;
 }
 
+bool f2r_write_keyframe(f2r_writer *w, uint32_t frame, const void *snapshot, size_t len)
+{
+	out p = {NULL, 0, 0, false};
+	put32(&p, frame);
+	put(&p, snapshot, len);
+	bool ok = write_chunk(w, 'K', &p);
+	free(p.p);
+	return ok;
+}
+
 bool f2r_close_write(f2r_writer *w)
 {
 	out p = {NULL, 0, 0, false};
@@ -346,7 +356,19 @@ f2r_status f2r_read_frame(f2r_reader *r, f2r_frame *f)
 	}
 	uint8_t kind = 0;
 	in p;
-	f2r_status st = next_chunk(r, &kind, &p);
+	r->key_new = false;
+	f2r_status st;
+	while ((st = next_chunk(r, &kind, &p)) == F2R_OK && kind == 'K') {
+		uint32_t frame = get32(&p);
+		if (p.short_read || r->next_frame == 0 || frame != r->next_frame - 1) {
+			fail(r, "keyframe out of place");
+			return F2R_BAD;
+		}
+		r->key = p.p + 4;
+		r->key_len = p.len - 4;
+		r->key_frame = frame;
+		r->key_new = true;
+	}
 	if (st != F2R_OK) {
 		return st;
 	}

@@ -4,7 +4,7 @@
  * Layout: the 8 bytes "F2RP" u16 version u16 0, then a stream of chunks. A chunk is
  *   u8 kind, u32 payload length, u32 low half of XXH3-64 of (kind, length), payload,
  *   u64 XXH3-64 of (kind, length, payload)
- * all little-endian. Kinds: 'H' header (first, once), 'F' one frame, 'E' end marker.
+ * all little-endian. Kinds: 'H' header (first, once), 'F' one frame, 'K' keyframe, 'E' end.
  * A file cut off anywhere (crash, kill -9) still reads up to its last whole chunk; the
  * head check tells a damaged length (corrupt) from a chunk that was cut off.
  *
@@ -13,6 +13,8 @@
  *           name bytes, u32 scene parameter (reserved, 0)
  *   frame:  u32 frame index (0, 1, 2, ...), u16 command count, the commands (fix2d/input.h
  *           encoding, back to back), u8 has_hash, [u64 state hash after the frame's step]
+ *   key:    u32 frame index, then a portable snapshot (fix2d/snapshot.h) of the world after
+ *           that frame's step; written right after the frame, every few frames
  *   end:    u32 frame count
  */
 #ifndef FIX2D_REPLAY_F2R_H
@@ -56,6 +58,9 @@ typedef struct f2r_writer {
 
 bool f2r_open_write(f2r_writer *w, const char *path, const f2r_header *h);
 bool f2r_write_frame(f2r_writer *w, const f2r_frame *f);
+/** A keyframe: the portable snapshot of the world after frame `frame` (write it right after
+ *  that frame). */
+bool f2r_write_keyframe(f2r_writer *w, uint32_t frame, const void *snapshot, size_t len);
 bool f2r_close_write(f2r_writer *w);
 
 /* ---- reading ---- */
@@ -72,6 +77,11 @@ typedef struct f2r_reader {
 	f2r_header header;
 	uint32_t next_frame;
 	bool ended;
+	/* the last keyframe read past (points into data) */
+	const uint8_t *key;
+	size_t key_len;
+	uint32_t key_frame;
+	bool key_new; /* set when the last f2r_read_frame call passed a keyframe */
 	char error[200];
 } f2r_reader;
 

@@ -5,6 +5,7 @@
 #include "fix2d/convert.h"
 #include "fix2d/input.h"
 #include "fix2d/scenes.h"
+#include "fix2d/snapshot.h"
 #include "replay.h"
 
 #include <inttypes.h>
@@ -14,8 +15,6 @@
 #define HASH_FORMAT 1u
 #define FIX2D_VERSION_WORD                                                                         \
 	((uint32_t)F2D_VERSION_MAJOR << 16 | (uint32_t)F2D_VERSION_MINOR << 8 | F2D_VERSION_PATCH)
-/* The engine's math fingerprint goes here once fix2d exposes one (issue 3); 0 until then. */
-#define MATH_FINGERPRINT 0u
 
 /* ---- inputs: a reproducible random stream ---- */
 
@@ -341,10 +340,20 @@ static int32_t file_frame(file_inputs *in, long frame, const f2d_world *w, f2d_c
 
 /* ---- record ---- */
 
+static bool write_keyframe(f2r_writer *wr, f2d_world *w, uint32_t frame)
+{
+	size_t need = f2d_snapshot_portable_size(w), len = 0;
+	void *buf = malloc(need);
+	bool ok = buf != NULL && f2d_snapshot_save_portable(w, buf, need, &len) == F2D_OK &&
+	          f2r_write_keyframe(wr, frame, buf, len);
+	free(buf);
+	return ok;
+}
+
 int cmd_record(int argc, char **argv)
 {
 	const char *scene = NULL, *inputs = NULL, *output = NULL;
-	long frames = 0, hash_every = 1;
+	long frames = 0, hash_every = 1, key_every = 60;
 	for (int i = 0; i < argc; ++i) {
 		const char *value = NULL;
 		int m;
@@ -357,6 +366,11 @@ int cmd_record(int argc, char **argv)
 		} else if ((m = match_valued_option(argc, argv, &i, "--hash-every", &value)) != 0) {
 			if (m < 0 || !parse_count(value, MAX_STEPS, &hash_every)) {
 				return bad_count("--hash-every", m < 0 ? "" : value);
+			}
+		} else if ((m = match_valued_option(argc, argv, &i, "--keyframe-every", &value)) !=
+		           0) {
+			if (m < 0 || !parse_count(value, MAX_STEPS, &key_every)) {
+				return bad_count("--keyframe-every", m < 0 ? "" : value);
 			}
 		} else if ((m = match_valued_option(argc, argv, &i, "--inputs", &value)) != 0) {
 			if (m < 0) {
@@ -413,7 +427,7 @@ int cmd_record(int argc, char **argv)
 	memset(&h, 0, sizeof h);
 	h.fix2d_version = FIX2D_VERSION_WORD;
 	h.hash_format = HASH_FORMAT;
-	h.fingerprint = MATH_FINGERPRINT;
+	h.fingerprint = f2d_fingerprint();
 	h.time_step = f2d_world_get_time_step(w);
 	h.hash_interval = (uint32_t)hash_every;
 	snprintf(h.scene, sizeof h.scene, "%s", scene);
@@ -439,6 +453,9 @@ int cmd_record(int argc, char **argv)
 		fr->hash = fr->has_hash ? f2d_world_hash(w) : 0;
 		if (!f2r_write_frame(&wr, fr)) {
 			fprintf(stderr, "%s: error writing '%s'\n", PROG, output);
+			status = EXIT_FAILURE;
+		} else if ((f + 1) % key_every == 0 && !write_keyframe(&wr, w, (uint32_t)f)) {
+			fprintf(stderr, "%s: error writing a keyframe to '%s'\n", PROG, output);
 			status = EXIT_FAILURE;
 		}
 	}
@@ -469,8 +486,15 @@ static bool open_replay(const char *path, f2r_reader *r)
 		return false;
 	}
 	const f2r_header *h = &r->header;
-	if (h->hash_format != HASH_FORMAT || h->fingerprint != MATH_FINGERPRINT ||
-	    (h->fix2d_version >> 8) != (FIX2D_VERSION_WORD >> 8)) {
+	if (h->fingerprint != f2d_fingerprint()) {
+		fprintf(stderr,
+		        "%s: %s: recorded with math fingerprint %016" PRIx64
+		        ", this fix2d has %016" PRIx64 "\n",
+		        PROG, path, h->fingerprint, f2d_fingerprint());
+		f2r_close_read(r);
+		return false;
+	}
+	if (h->hash_format != HASH_FORMAT || (h->fix2d_version >> 8) != (FIX2D_VERSION_WORD >> 8)) {
 		fprintf(
 		    stderr,
 		    "%s: %s: recorded by an incompatible fix2d (version %u.%u, hash format %u)\n",
@@ -500,8 +524,8 @@ static f2d_world *start_world(const f2r_header *h)
 	return w;
 }
 
-/* Bodies that differ between two worlds after the same frame, largest difference first
- * (at most `limit` lines). */
+/* Bodies that differ between two worlds after the same frame, in id order (at most `limit`
+ * lines), then the count and the contact and joint counts of both. */
 static void report_bodies(const f2d_world *a, const f2d_world *b, int limit)
 {
 	static f2d_body_id ia[4096], ib[4096];
@@ -588,19 +612,41 @@ int cmd_verify(int argc, char **argv)
 	}
 	int status = EXIT_SUCCESS;
 	f2r_status st;
-	while ((st = f2r_read_frame(&r, fr)) == F2R_OK) {
+	long diverged = -1, last = -1;
+	while ((st = f2r_read_frame(&r, fr)) == F2R_OK || (st == F2R_END && r.key_new)) {
+		if (diverged >= 0 && r.key_new && (long)r.key_frame == last) {
+			/* the first recorded state at or after the divergence: compare body by body
+			 */
+			f2d_world *rec = NULL;
+			if (f2d_snapshot_load_new(r.key, r.key_len, NULL, &rec) == F2D_OK) {
+				printf("recorded keyframe at frame %u against this simulation:\n",
+				       r.key_frame);
+				report_bodies(rec, w, 20);
+				f2d_destroy_world(rec);
+			} else {
+				printf("the recorded keyframe at frame %u does not load\n",
+				       r.key_frame);
+			}
+			break;
+		}
+		if (st != F2R_OK) {
+			break;
+		}
 		f2d_world_apply_commands(w, fr->commands, fr->count, NULL);
 		f2d_world_step(w);
-		if (fr->has_hash) {
-			uint64_t got = f2d_world_hash(w);
-			if (got != fr->hash) {
-				printf("DIVERGED at frame %u: recorded hash %016" PRIx64
-				       ", simulated %016" PRIx64 "\n",
-				       fr->index, fr->hash, got);
-				status = EXIT_FAILURE;
-				break;
-			}
+		last = fr->index;
+		if (fr->has_hash && diverged < 0 && f2d_world_hash(w) != fr->hash) {
+			printf("DIVERGED at frame %u: recorded hash %016" PRIx64
+			       ", simulated %016" PRIx64 "\n",
+			       fr->index, fr->hash, f2d_world_hash(w));
+			status = EXIT_FAILURE;
+			diverged = fr->index;
 		}
+	}
+	if (diverged >= 0 && !(r.key_new && (long)r.key_frame == last)) {
+		printf("no recorded keyframe after frame %ld to compare bodies with (record with "
+		       "--keyframe-every K)\n",
+		       diverged);
 	}
 	if (status == EXIT_SUCCESS && st == F2R_BAD) {
 		fprintf(stderr, "%s: %s: %s\n", PROG, argv[0], r.error);

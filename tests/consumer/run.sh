@@ -64,4 +64,19 @@ if [ "$hash_cmake" != "$hash_pc" ]; then
 		"$hash_cmake vs $hash_pc" >&2
 	exit 1
 fi
+echo "== the README's usage example, against the installed tree"
+readme_example="$work_dir/readme_example.c"
+awk '/^```c$/ {f = 1; next} /^```$/ {f = 0} f' "$src_dir/README.md" >"$readme_example"
+if [ ! -s "$readme_example" ]; then
+	echo "FAIL: README.md has no C usage example" >&2
+	exit 1
+fi
+# shellcheck disable=SC2086
+"${CC:-cc}" -std=c11 -Wall -Wextra -Werror "$readme_example" $flags -o "$work_dir/readme_example"
+readme_out=$("$work_dir/readme_example")
+echo "README example: $readme_out"
+if ! [[ "$readme_out" =~ ^y\ =\ [0-9]+/65536,\ hash\ [0-9a-f]{16}$ ]]; then
+	echo "FAIL: the README example printed '$readme_out'" >&2
+	exit 1
+fi
 echo "install_consumer: OK ($hash_cmake)"

@@ -2,6 +2,7 @@
  * reader/writer as fix2d-replay (so checksums stay valid and only the change differs).
  *   f2r-edit IN OUT input K    first command of frame K (or a new impulse) changes
  *   f2r-edit IN OUT hash K     one byte of frame K's recorded hash flips
+ *   f2r-edit IN OUT fingerprint 0   the header's math fingerprint changes
  * SPDX-License-Identifier: MIT
  */
 #include "f2r.h"
@@ -17,6 +18,7 @@ int main(int argc, char **argv)
 	}
 	long k = strtol(argv[4], NULL, 10);
 	bool hash = strcmp(argv[3], "hash") == 0;
+	bool fingerprint = strcmp(argv[3], "fingerprint") == 0;
 	f2r_reader r;
 	if (!f2r_open_read(&r, argv[1])) {
 		fprintf(stderr, "f2r-edit: %s\n", r.error);
@@ -24,11 +26,22 @@ int main(int argc, char **argv)
 	}
 	f2r_writer w;
 	f2r_frame *f = calloc(1, sizeof *f);
-	if (f == NULL || !f2r_open_write(&w, argv[2], &r.header)) {
+	f2r_header h = r.header;
+	h.fingerprint ^= fingerprint ? 1u : 0u;
+	if (f == NULL || !f2r_open_write(&w, argv[2], &h)) {
 		return 2;
 	}
-	bool changed = false;
-	while (f2r_read_frame(&r, f) == F2R_OK) {
+	bool changed = fingerprint;
+	f2r_status st;
+	while ((st = f2r_read_frame(&r, f)) == F2R_OK || r.key_new) {
+		/* keyframes are kept as recorded (a changed input makes them disagree: that is what
+		 * verify's per-body report shows) */
+		if (r.key_new && !f2r_write_keyframe(&w, r.key_frame, r.key, r.key_len)) {
+			return 2;
+		}
+		if (st != F2R_OK) {
+			break;
+		}
 		if ((long)f->index == k) {
 			if (hash) {
 				f->has_hash = true;

@@ -34,6 +34,9 @@ for k in 0 17 150; do
 	"$edit" "$base" "$work/in$k.f2r" input $k || bad "edit input $k"
 	expect_exit 1 "verify changed input $k" "$replay" verify "$work/in$k.f2r"
 	grep -q "^DIVERGED at frame $k:" "$work/out" && ok || bad "input change at $k reported as: $(head -1 "$work/out")"
+	key=$(( (k / 60 + 1) * 60 - 1 ))
+	grep -q "^recorded keyframe at frame $key against this simulation:" "$work/out" && ok || bad "no keyframe report at $key: $(cat "$work/out")"
+	grep -q "^  body [0-9]*: dx" "$work/out" && ok || bad "no per-body lines for input change at $k"
 	expect_exit 1 "diff changed input $k" "$replay" diff "$base" "$work/in$k.f2r"
 	grep -q "^DIFFER at frame $k: inputs" "$work/out" && ok || bad "diff at $k reported as: $(head -1 "$work/out")"
 	grep -q "bodies differ" "$work/out" && ok || bad "diff $k has no body report"
@@ -85,6 +88,11 @@ for f in empty short magic version absurd flip12 flip30 flip60 flip500 flip3000;
 	"$replay" diff "$base" "$work/$f.f2r" >/dev/null 2>&1; st=$?
 	[ $st = 2 ] && ok || bad "diff with bad file $f: exit $st"
 done
+
+# another engine's fingerprint: refused with one line, exit 2
+"$edit" "$base" "$work/fp.f2r" fingerprint 0 || bad "edit fingerprint"
+expect_exit 2 "verify foreign fingerprint" "$replay" verify "$work/fp.f2r"
+grep -q "math fingerprint" "$work/err" && ok || bad "fingerprint refusal says: $(cat "$work/err")"
 
 # 7. --inputs FILE
 cat >"$work/inputs.txt" <<'IN'
