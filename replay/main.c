@@ -283,6 +283,10 @@ static const command commands[] = {
     {"verify", "FILE", "re-simulate a replay and check every recorded hash", cmd_verify},
     {"info", "FILE", "print a replay's header, frame count and inputs per player", cmd_info},
     {"diff", "A B", "first frame where two replays' inputs or hashes differ", cmd_diff},
+    {"snapshot", "SCENE --steps N -o FILE", "write the portable snapshot of SCENE after N steps",
+     cmd_snapshot},
+    {"resume", "FILE [--steps N] [--every K]",
+     "load a portable snapshot and go on stepping; step numbers continue", cmd_resume},
     {"help", "", "show this text", cmd_help},
 };
 

@@ -26,5 +26,7 @@ int cmd_record(int argc, char **argv);
 int cmd_verify(int argc, char **argv);
 int cmd_info(int argc, char **argv);
 int cmd_diff(int argc, char **argv);
+int cmd_snapshot(int argc, char **argv);
+int cmd_resume(int argc, char **argv);
 
 #endif
