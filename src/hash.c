@@ -45,15 +45,12 @@ static inline void need(encoder *e, size_t n)
 	}
 }
 
-static inline void put_u8(encoder *e, uint8_t v)
-{
-	need(e, 1);
-	e->buf[e->len++] = v;
-}
+/* The put_ functions write without a bounds check: every record first reserves its largest
+ * size with need() (bodies 128 bytes, shapes 256, joints 128, arbiters 64, pool ids 4). */
+static inline void put_u8(encoder *e, uint8_t v) { e->buf[e->len++] = v; }
 
 static inline void put_u32(encoder *e, uint32_t v)
 {
-	need(e, 4);
 	uint8_t *p = e->buf + e->len;
 	p[0] = (uint8_t)v;
 	p[1] = (uint8_t)(v >> 8);
@@ -81,9 +78,11 @@ static inline void put_vec(encoder *e, f2d_vec2 v)
 
 static void put_pool(encoder *e, const f2d_id_pool *p)
 {
+	need(e, 8);
 	put_i32(e, p->next);
 	put_i32(e, p->free_count);
 	for (int32_t i = 0; i < p->free_count; ++i) {
+		need(e, 4);
 		put_i32(e, p->free_ids[i]);
 	}
 }
@@ -156,6 +155,7 @@ uint64_t f2d_hash_world(const f2d_world *w)
 	e.len = 0;
 	XXH3_64bits_reset(&state);
 
+	need(&e, 64);
 	put_u32(&e, F2D_HASH_FORMAT);
 	put_u64(&e, w->step_count);
 	const f2d_world_def *d = &w->def;
@@ -174,6 +174,7 @@ uint64_t f2d_hash_world(const f2d_world *w)
 	put_pool(&e, &w->body_ids);
 	for (int32_t i = 0; i < w->body_ids.next; ++i) {
 		const f2d_body *b = &w->bodies[i];
+		need(&e, 128);
 		put_u32(&e, b->generation);
 		put_u8(&e, b->alive ? 1 : 0);
 		if (b->alive) {
@@ -183,6 +184,7 @@ uint64_t f2d_hash_world(const f2d_world *w)
 	put_pool(&e, &w->shape_ids);
 	for (int32_t i = 0; i < w->shape_ids.next; ++i) {
 		const f2d_shape *s = &w->shapes[i];
+		need(&e, 256);
 		put_u32(&e, s->generation);
 		put_u8(&e, s->alive ? 1 : 0);
 		if (s->alive) {
@@ -192,15 +194,18 @@ uint64_t f2d_hash_world(const f2d_world *w)
 	put_pool(&e, &w->joint_ids);
 	for (int32_t i = 0; i < w->joint_ids.next; ++i) {
 		const f2d_joint *j = &w->joints[i];
+		need(&e, 128);
 		put_u32(&e, j->generation);
 		put_u8(&e, j->alive ? 1 : 0);
 		if (j->alive) {
 			put_joint(&e, j);
 		}
 	}
+	need(&e, 4);
 	put_i32(&e, w->arbiter_count);
 	for (int32_t i = 0; i < w->arbiter_count; ++i) {
 		const f2d_arbiter *a = &w->arbiters[i];
+		need(&e, 64);
 		put_i32(&e, a->shape_a);
 		put_i32(&e, a->shape_b);
 		put_i32(&e, a->friction);
