@@ -431,6 +431,19 @@ f2d_result f2d_joint_get_world_anchors(const f2d_world *w, f2d_joint_id id, f2d_
 	return F2D_OK;
 }
 
+#define MAX_CORRECTION F2D_MILLI(500)
+
+/* (r x p) / I, the turn a positional impulse p at arm r gives, kept within +-pi/4 (the cross
+ * product is saturated to the fix16 range first so the product fits 64 bits). */
+static fix16_t correction_angle(fix16_t inv_inertia, f2d_vec2 r, f2d_vec2 p)
+{
+	/* |r| < 2^31 and |p| <= 2^31: each product < 2^62, the difference < 2^63 */
+	int64_t cross = f2d_round16((int64_t)r.x * p.y - (int64_t)r.y * p.x);
+	int64_t t = f2d_round16((int64_t)inv_inertia * f2d_sat(cross));
+	const int64_t quarter_pi = 51472;
+	return (fix16_t)(t > quarter_pi ? quarter_pi : (t < -quarter_pi ? -quarter_pi : t));
+}
+
 /* Position projection (non-linear Gauss-Seidel, run after the positions are integrated):
  * the velocity solve keeps the anchors' velocities equal, but integrating a swinging body moves
  * its anchor along an arc, so the anchors drift apart by r (h w)^2 / 2 per step. Instead of
@@ -449,6 +462,10 @@ fix16_t f2d_joint_solve_position(f2d_world *w, f2d_joint *j)
 	if (err == 0) {
 		return 0;
 	}
+	/* One pass corrects at most 0.5 m per axis (as Box2D's max linear correction): a joint
+	 * torn far apart comes back over a few steps instead of in one violent move. */
+	c.x = f2d_clamp(c.x, -MAX_CORRECTION, MAX_CORRECTION);
+	c.y = f2d_clamp(c.y, -MAX_CORRECTION, MAX_CORRECTION);
 	fix16_t ma = a->inv_mass, mb = b->inv_mass, ia = a->inv_inertia, ib = b->inv_inertia;
 	fix16_t m11, m12, m22;
 	point_mass(w, a, b, ra, rb, &m11, &m12, &m22);
@@ -456,12 +473,12 @@ fix16_t f2d_joint_solve_position(f2d_world *w, f2d_joint *j)
 	                   (fix16_t)-f2d_round16((int64_t)m12 * c.x + (int64_t)m22 * c.y));
 	if (a->type == F2D_DYNAMIC_BODY) {
 		a->center = f2d_mul_sub(a->center, ma, p);
-		a->q = f2d_integrate_rotation(a->q, -f2d_mul(ia, f2d_cross(ra, p)));
+		a->q = f2d_integrate_rotation(a->q, -correction_angle(ia, ra, p));
 		a->origin = f2d_sub(a->center, f2d_rotate(a->q, a->local_center));
 	}
 	if (b->type == F2D_DYNAMIC_BODY) {
 		b->center = f2d_mul_add(b->center, mb, p);
-		b->q = f2d_integrate_rotation(b->q, f2d_mul(ib, f2d_cross(rb, p)));
+		b->q = f2d_integrate_rotation(b->q, correction_angle(ib, rb, p));
 		b->origin = f2d_sub(b->center, f2d_rotate(b->q, b->local_center));
 	}
 	return err;

@@ -102,6 +102,9 @@ f2d_rot f2d_integrate_rotation(f2d_rot q, fix16_t hw)
 	if (hw == 0) {
 		return q;
 	}
+	/* callers keep |hw| <= pi/2 (the per-step rotation cap); clamp anyway so no input can
+	 * overflow the polynomial */
+	hw = f2d_clamp(hw, -F2D_HALF_PI, F2D_HALF_PI);
 	/* q' = q (cos a, sin a) with a = h w, the step's angle (|a| <= max_rotation <= pi/2 < 2).
 	 * cos a and sin a come from a fixed Taylor polynomial in Q30 (sincos_q30), so no trig
 	 * function runs and the turned angle is exact to the last Q16 bit; then q' is put back on

@@ -4,11 +4,12 @@
  *
  * One encoding of the state serves both forms: explicit fields, little-endian, never struct
  * memory. Writing never allocates (records go straight into the caller's buffer). Reading runs
- * twice over the bytes: a validating pass that writes nothing into the world (its bookkeeping
- * lives in the world's pair scratch buffer, which the next step overwrites anyway), then, once
- * everything is known to be good and the arrays are large enough, an applying pass that cannot
- * fail. So a refused snapshot leaves the world as it was, and a restore into a world whose
- * arrays are large enough allocates nothing.
+ * twice over the bytes: a validating pass that writes nothing into the world (its bookkeeping,
+ * one mark per id, lives on the stack for small worlds, else in the world's pair scratch buffer,
+ * which the next step overwrites anyway; the in-process header carries the id counts so that it
+ * is reserved at once), then, once everything is known to be good and the arrays are large
+ * enough, an applying pass that cannot fail. So a refused snapshot leaves the world as it was,
+ * and a restore into a world whose arrays are large enough allocates nothing.
  *
  * Derived state is not stored but rebuilt: inverse mass and inertia (exactly as body.c computes
  * them), the shape lists of bodies (kept in id order by body.c), the joint counts of bodies,
@@ -32,7 +33,7 @@
  * in the snapshot code needs to change. ==== */
 static uint64_t snapshot_fingerprint(void)
 {
-	return UINT64_C(0x6669783264513136); /* "fix2dQ16" placeholder */
+	return f2d_fingerprint(); /* engine format version + libfixmath flavour */
 }
 
 #define PORTABLE_MAGIC "fix2dsnp"
@@ -524,8 +525,8 @@ f2d_result f2d_snapshot_measure(const f2d_world *w, bool portable, f2d_snapshot_
 /* ---- decoder ---- */
 
 /* Validating pass bookkeeping, one mark per id (on the stack or in the world's pair scratch
- * buffer): body: 0 dead, 1 + type alive; shape: 0 dead, 1 + body alive (the applying pass reads
- * the bodies of arbiters from it); joint: 0 dead, 1 alive; FREE_MARK: a dead id met in the free
+ * buffer): body: 0 dead, 1 + type alive; shape: 0 dead, 1 + body alive (the bodies of the
+ * arbiters are read from it); joint: 0 dead, 1 alive; FREE_MARK: a dead id met in the free
  * list; SWEEP_MARK: a live shape met in the sweep order. */
 #define FREE_MARK 0x80000000u
 #define SWEEP_MARK 0x40000000u
@@ -544,14 +545,14 @@ typedef struct decoder {
 	f2d_result result; /* of the first failure */
 	/* validating pass */
 	size_t scratch_used;
-	uint32_t *scratch_base; /* NULL: the marks live in w->pairs */
-	const uint32_t *counts; /* in-process: the id counts of the header */
-	const uint32_t *shape_map; /* applying pass: the validating pass's shape marks */
+	uint32_t *scratch_base;      /* NULL: the marks live in w->pairs */
+	const uint32_t *counts;      /* in-process: the id counts of the header */
+	const uint8_t *arbiters_end; /* where the arbiter section ends (applying pass) */
 	size_t body_off, shape_off, joint_off;
 	fix16_t vmax, wmax;
 	int32_t last_oor;
 	/* counts (known after the validating pass) */
-	int32_t next[3], free_count[3], alive[3];
+	int32_t next[3], alive[3];
 	int32_t arbiter_count;
 	uint32_t sweep; /* NO_SWEEP or the sweep length */
 	/* running state of both passes */
@@ -802,7 +803,6 @@ static bool decode_free_list(decoder *d, int kind, size_t marks_off, f2d_id_pool
 		}
 		marks[id] = FREE_MARK;
 	}
-	d->free_count[kind] = (int32_t)n;
 	return true;
 }
 
@@ -1361,22 +1361,39 @@ static bool decode_joints(decoder *d)
 	return decode_free_list(d, 2, 0, &w->joint_ids, "joint");
 }
 
+/* Arbiters are validated straight into the world's second arbiter buffer (arbiters_next, per
+ * step scratch: f2d_update_contacts fills it and swaps it in, as the applying pass does here),
+ * so the section is read once; the applying pass only swaps the buffers. */
 static bool decode_arbiters(decoder *d)
 {
 	f2d_world *w = d->w;
+	if (d->apply) {
+		d->p = d->arbiters_end;
+		f2d_arbiter *t = w->arbiters;
+		int32_t tc = w->arbiter_capacity;
+		w->arbiters = w->arbiters_next;
+		w->arbiter_capacity = w->arbiters_next_capacity;
+		w->arbiter_count = d->arbiter_count;
+		w->arbiters_next = t;
+		w->arbiters_next_capacity = tc;
+		return true;
+	}
 	if (!avail(d, 4)) {
 		return truncated(d, "the arbiters");
 	}
 	uint32_t n = rd_u32(d);
-	if (!d->apply) {
-		/* at least 29 bytes each */
-		if ((size_t)n > (size_t)(d->end - d->p) / 29) {
-			return fail(d, F2D_ERROR_INVALID_VALUE,
-			            "truncated: %u arbiters cannot fit in %zu bytes", (unsigned)n,
-			            (size_t)(d->end - d->p));
-		}
-		d->arbiter_count = (int32_t)n;
+	/* at least 29 bytes each */
+	if ((size_t)n > (size_t)(d->end - d->p) / 29) {
+		return fail(d, F2D_ERROR_INVALID_VALUE,
+		            "truncated: %u arbiters cannot fit in %zu bytes", (unsigned)n,
+		            (size_t)(d->end - d->p));
 	}
+	if (!f2d_grow(w, (void **)&w->arbiters_next, &w->arbiters_next_capacity, (int32_t)n,
+	              sizeof(f2d_arbiter))) {
+		return fail(d, F2D_ERROR_OUT_OF_MEMORY, "allocator returned NULL");
+	}
+	d->arbiter_count = (int32_t)n;
+	const uint32_t *marks = scratch(d, d->shape_off); /* 1 + body of a live shape */
 	uint64_t prev_key = 0;
 	for (uint32_t i = 0; i < n; ++i) {
 		if (!avail(d, 17)) {
@@ -1385,53 +1402,34 @@ static bool decode_arbiters(decoder *d)
 		uint32_t sa = rd_u32(d), sb = rd_u32(d);
 		fix16_t friction = rd_i32(d), restitution = rd_i32(d);
 		uint32_t count = rd_u8(d);
-		if (!d->apply) {
-			const uint32_t *alive = scratch(d, d->shape_off);
-			uint64_t key = ((uint64_t)sa << 32) | sb;
-			if (sa >= sb || sb >= (uint32_t)d->next[1] || !shape_live(alive[sa]) ||
-			    !shape_live(alive[sb])) {
-				return fail(
-				    d, F2D_ERROR_INVALID_HANDLE,
-				    "arbiter %u: shapes %u, %u are not two live shapes in order",
-				    (unsigned)i, (unsigned)sa, (unsigned)sb);
-			}
-			if (i > 0 && key <= prev_key) {
-				return fail(d, F2D_ERROR_INVALID_VALUE,
-				            "arbiter %u: not in (shape a, shape b) order",
-				            (unsigned)i);
-			}
-			prev_key = key;
-			if (friction < 0 || friction > F2D_FIX(4) || restitution < 0 ||
-			    restitution > F2D_ONE || count < 1 || count > 2) {
-				return fail(
-				    d, F2D_ERROR_INVALID_VALUE,
-				    "arbiter %u: friction, restitution or point count out of "
-				    "range",
-				    (unsigned)i);
-			}
+		uint64_t key = ((uint64_t)sa << 32) | sb;
+		if (sa >= sb || sb >= (uint32_t)d->next[1] || !shape_live(marks[sa]) ||
+		    !shape_live(marks[sb])) {
+			return fail(d, F2D_ERROR_INVALID_HANDLE,
+			            "arbiter %u: shapes %u, %u are not two live shapes in order",
+			            (unsigned)i, (unsigned)sa, (unsigned)sb);
+		}
+		if (i > 0 && key <= prev_key) {
+			return fail(d, F2D_ERROR_INVALID_VALUE,
+			            "arbiter %u: not in (shape a, shape b) order", (unsigned)i);
+		}
+		prev_key = key;
+		if (friction < 0 || friction > F2D_FIX(4) || restitution < 0 ||
+		    restitution > F2D_ONE || count < 1 || count > 2) {
+			return fail(d, F2D_ERROR_INVALID_VALUE,
+			            "arbiter %u: friction, restitution or point count out of range",
+			            (unsigned)i);
 		}
 		if (!avail(d, (size_t)count * 12)) {
 			return truncated(d, "an arbiter");
 		}
-		if (!d->apply) {
-			for (uint32_t k = 0; k < count; ++k) {
-				fix16_t pn = u2i(get_u32(d->p + 4)), pt = u2i(get_u32(d->p + 8));
-				d->p += 12;
-				if (pn < 0 || !no_min(pt)) {
-					return fail(d, F2D_ERROR_INVALID_VALUE,
-					            "arbiter %u: impulse out of range",
-					            (unsigned)i);
-				}
-			}
-			continue;
-		}
 		/* the state of an arbiter; the rest (normal, points, solver data) is recomputed by
 		 * the step before it is read */
-		f2d_arbiter *a = &w->arbiters[i];
+		f2d_arbiter *a = &w->arbiters_next[i];
 		a->shape_a = (int32_t)sa;
 		a->shape_b = (int32_t)sb;
-		a->body_a = (int32_t)(d->shape_map[sa] - 1);
-		a->body_b = (int32_t)(d->shape_map[sb] - 1);
+		a->body_a = (int32_t)(marks[sa] - 1);
+		a->body_b = (int32_t)(marks[sb] - 1);
 		a->friction = friction;
 		a->restitution = restitution;
 		a->count = (int32_t)count;
@@ -1440,11 +1438,13 @@ static bool decode_arbiters(decoder *d)
 			cp->id = rd_u32(d);
 			cp->pn = rd_i32(d);
 			cp->pt = rd_i32(d);
+			if (cp->pn < 0 || !no_min(cp->pt)) {
+				return fail(d, F2D_ERROR_INVALID_VALUE,
+				            "arbiter %u: impulse out of range", (unsigned)i);
+			}
 		}
 	}
-	if (d->apply) {
-		w->arbiter_count = (int32_t)n;
-	}
+	d->arbiters_end = d->p;
 	return true;
 }
 
@@ -1568,8 +1568,6 @@ static f2d_result load_payload(f2d_world *w, const uint8_t *payload, size_t len,
 	              sizeof(int32_t)) ||
 	    !f2d_grow(w, (void **)&w->joint_ids.free_ids, &w->joint_ids.free_capacity, d.next[2],
 	              sizeof(int32_t)) ||
-	    !f2d_grow(w, (void **)&w->arbiters, &w->arbiter_capacity, d.arbiter_count,
-	              sizeof(f2d_arbiter)) ||
 	    (d.sweep != NO_SWEEP && !f2d_grow(w, (void **)&w->sweep, &w->sweep_capacity,
 	                                      (int32_t)d.sweep, sizeof(int32_t)))) {
 		return f2d_set_error(w, F2D_ERROR_OUT_OF_MEMORY, "%s: allocator returned NULL",
@@ -1584,7 +1582,8 @@ static f2d_result load_payload(f2d_world *w, const uint8_t *payload, size_t len,
 	a.caches = caches;
 	a.what = what;
 	memcpy(a.next, d.next, sizeof a.next);
-	a.shape_map = scratch(&d, d.shape_off);
+	a.arbiter_count = d.arbiter_count;
+	a.arbiters_end = d.arbiters_end;
 	decode_payload(&a); /* cannot fail: every check passed above */
 	if (!caches) {
 		w->sweep_dirty = true;

@@ -28,7 +28,7 @@
 #define DEFAULT_WARMUP 60L
 #define HASH_BATCHES 10
 #define HASH_CALLS_PER_BATCH 200
-#define SNAPSHOT_BATCHES 11
+#define SNAPSHOT_BATCHES 21
 #define SNAPSHOT_PAIRS_PER_BATCH 40
 #define ROLLBACK_RUNS 9
 #define ROLLBACK_FRAMES 8
@@ -92,22 +92,23 @@ static bool parse_long(const char *text, long min, long max, long *out)
 
 static void print_usage(FILE *out)
 {
-	fprintf(out,
-	        "usage: %s [SCENE...] [--steps N] [--runs R] [--warmup W]\n"
-	        "  SCENE       catalogue scenes (default: pyramid20 rain1000 chain50)\n"
-	        "  --steps N   timed steps per run, 1..%ld (default %ld; %ld for rain1000)\n"
-	        "  --runs R    runs per scene, 1..%ld (default %ld); the median is reported\n"
-	        "  --warmup W  untimed steps before the timed ones, 0..%ld (default %ld)\n"
-	        "output per scene:\n"
-	        "  scene <name> bodies <n> steps <N> ms_per_step <ms> hash <16 hex> "
-	        "allocs_in_steps <count>\n"
-	        "  hash <name> us_per_hash <us> pct_of_step <percent>\n"
-	        "  snapshot <name> bytes <n> bytes_per_body <x> save_restore_ms <ms> "
-	        "rollback8_ms <ms> arbiter_bytes <n> portable_bytes <n> allocs_in_save_restore <n>\n"
-	        "    (in-process snapshot of the benchmarked world; bytes_per_body leaves out the\n"
-	        "    arbiters' share; rollback8 = restore + %d resimulated steps)\n",
-	        PROG, MAX_COUNT, DEFAULT_STEPS, DEFAULT_RAIN_STEPS, MAX_RUNS, DEFAULT_RUNS,
-	        MAX_COUNT, DEFAULT_WARMUP, ROLLBACK_FRAMES);
+	fprintf(
+	    out,
+	    "usage: %s [SCENE...] [--steps N] [--runs R] [--warmup W]\n"
+	    "  SCENE       catalogue scenes (default: pyramid20 rain1000 chain50)\n"
+	    "  --steps N   timed steps per run, 1..%ld (default %ld; %ld for rain1000)\n"
+	    "  --runs R    runs per scene, 1..%ld (default %ld); the median is reported\n"
+	    "  --warmup W  untimed steps before the timed ones, 0..%ld (default %ld)\n"
+	    "output per scene:\n"
+	    "  scene <name> bodies <n> steps <N> ms_per_step <ms> hash <16 hex> "
+	    "allocs_in_steps <count>\n"
+	    "  hash <name> us_per_hash <us> pct_of_step <percent>\n"
+	    "  snapshot <name> bytes <n> bytes_per_body <x> save_restore_ms <ms> "
+	    "rollback8_ms <ms> arbiter_bytes <n> portable_bytes <n> allocs_in_save_restore <n>\n"
+	    "    (in-process snapshot of the benchmarked world; bytes_per_body leaves out the\n"
+	    "    arbiters' share; rollback8 = restore + %d resimulated steps)\n",
+	    PROG, MAX_COUNT, DEFAULT_STEPS, DEFAULT_RAIN_STEPS, MAX_RUNS, DEFAULT_RUNS, MAX_COUNT,
+	    DEFAULT_WARMUP, ROLLBACK_FRAMES);
 }
 
 static int usage_error(const char *message, const char *detail)
@@ -353,7 +354,8 @@ static bool bench_snapshot(const char *scene, f2d_world *world, const alloc_coun
 		ok = f2d_snapshot_restore(world, buffer, written) == F2D_OK;
 		for (int i = 0; ok && i < ROLLBACK_FRAMES; ++i) {
 			f2d_result res = f2d_world_step(world);
-			ok = res == F2D_OK || res == F2D_ERROR_OUT_OF_RANGE || res == F2D_ERROR_OVERFLOW;
+			ok = res == F2D_OK || res == F2D_ERROR_OUT_OF_RANGE ||
+			     res == F2D_ERROR_OVERFLOW;
 		}
 		double t1 = now_seconds();
 		rollback_ms[r] = (t1 - t0) * 1000.0;

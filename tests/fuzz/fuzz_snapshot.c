@@ -27,18 +27,20 @@
 #define XXH_INLINE_ALL
 #include <xxhash.h>
 
-static void put_le64(uint8_t *p, uint64_t v)
-{
-	for (int i = 0; i < 8; ++i) {
-		p[i] = (uint8_t)(v >> (8 * i));
-	}
-}
-
 static void check(bool ok, const char *what)
 {
 	if (!ok) {
 		fprintf(stderr, "fuzz_snapshot: oracle failed: %s\n", what);
 		abort();
+	}
+}
+
+#ifndef F2D_FUZZ_GENERATE_CORPUS
+
+static void put_le64(uint8_t *p, uint64_t v)
+{
+	for (int i = 0; i < 8; ++i) {
+		p[i] = (uint8_t)(v >> (8 * i));
 	}
 }
 
@@ -159,8 +161,6 @@ static void try_load_into(const uint8_t *b, size_t n, bool portable)
 	}
 	f2d_destroy_world(w);
 }
-
-#ifndef F2D_FUZZ_GENERATE_CORPUS
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
