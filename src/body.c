@@ -84,8 +84,42 @@ typedef struct body_mass {
 	f2d_vec2 local_center;
 } body_mass;
 
-/* Combines the shapes' mass data (plus an optional extra shape not yet attached):
- * M = sum m_i, c = sum m_i c_i / M, I = sum (I_i + m_i |c_i - c|^2). */
+/* M = sum m_i, c = sum m_i c_i / M, I = sum (I_i + m_i |c_i - c|^2) over n >= 1 shapes (also
+ * used by the snapshot loader to check stored masses). */
+int f2d_body_mass_from_shapes(const f2d_mass_data *md, int32_t n, f2d_mass_data *out)
+{
+	memset(out, 0, sizeof *out);
+	int64_t m = 0, mx = 0, my = 0;
+	for (int32_t i = 0; i < n; ++i) {
+		m += md[i].mass;
+		mx += md[i].mass * md[i].center.x; /* < 2^46 * 2^21 per shape */
+		my += md[i].mass * md[i].center.y;
+	}
+	if (m < F2D_MIN_MASS || m > F2D_MAX_MASS) {
+		out->mass = m;
+		return 1;
+	}
+	f2d_vec2 c = f2d_v((fix16_t)(mx >= 0 ? (mx + m / 2) / m : -((-mx + m / 2) / m)),
+	                   (fix16_t)(my >= 0 ? (my + m / 2) / m : -((-my + m / 2) / m)));
+	int64_t inertia = 0;
+	for (int32_t i = 0; i < n; ++i) {
+		f2d_vec2 d = f2d_sub(md[i].center, c);
+		inertia += md[i].inertia + f2d_round16(md[i].mass * f2d_round16(f2d_dot64(d, d)));
+		if (inertia > F2D_MAX_INERTIA) {
+			break;
+		}
+	}
+	if (inertia < F2D_MIN_INERTIA || inertia > F2D_MAX_INERTIA) {
+		out->inertia = inertia;
+		return 2;
+	}
+	out->mass = m;
+	out->center = c;
+	out->inertia = inertia;
+	return 0;
+}
+
+/* Combines the shapes' mass data (plus an optional extra shape not yet attached). */
 static f2d_result compute_body_mass(f2d_world *w, const f2d_body *b, const f2d_shape *extra,
                                     body_mass *out)
 {
@@ -115,33 +149,22 @@ static f2d_result compute_body_mass(f2d_world *w, const f2d_body *b, const f2d_s
 		out->inv_mass = F2D_ONE;
 		return F2D_OK;
 	}
-	int64_t m = 0, mx = 0, my = 0;
-	for (int32_t i = 0; i < n; ++i) {
-		m += md[i].mass;
-		mx += md[i].mass * md[i].center.x; /* < 2^46 * 2^21 per shape */
-		my += md[i].mass * md[i].center.y;
-	}
-	if (m < F2D_MIN_MASS || m > F2D_MAX_MASS) {
+	f2d_mass_data total;
+	int bad = f2d_body_mass_from_shapes(md, n, &total);
+	if (bad == 1) {
 		return f2d_set_error(
 		    w, F2D_ERROR_MASS_RANGE,
-		    "body mass %lld/65536 kg outside [2^-8, 2^14] (density x area)", (long long)m);
+		    "body mass %lld/65536 kg outside [2^-8, 2^14] (density x area)",
+		    (long long)total.mass);
 	}
-	f2d_vec2 c = f2d_v((fix16_t)(mx >= 0 ? (mx + m / 2) / m : -((-mx + m / 2) / m)),
-	                   (fix16_t)(my >= 0 ? (my + m / 2) / m : -((-my + m / 2) / m)));
-	int64_t inertia = 0;
-	for (int32_t i = 0; i < n; ++i) {
-		f2d_vec2 d = f2d_sub(md[i].center, c);
-		inertia += md[i].inertia + f2d_round16(md[i].mass * f2d_round16(f2d_dot64(d, d)));
-		if (inertia > F2D_MAX_INERTIA) {
-			break;
-		}
-	}
-	if (inertia < F2D_MIN_INERTIA || inertia > F2D_MAX_INERTIA) {
+	if (bad == 2) {
 		return f2d_set_error(
 		    w, F2D_ERROR_MASS_RANGE,
 		    "body rotational inertia %lld/65536 kg m^2 outside [2^-14, 32767]",
-		    (long long)inertia);
+		    (long long)total.inertia);
 	}
+	int64_t m = total.mass, inertia = total.inertia;
+	f2d_vec2 c = total.center;
 	out->mass = (fix16_t)m;
 	out->inv_mass = f2d_div_exact((int64_t)1 << 16, m);
 	out->inertia = (fix16_t)inertia;

@@ -204,6 +204,10 @@ f2d_result f2d_check_circle(f2d_world *w, const f2d_circle *circle);
 f2d_result f2d_spawn_body(f2d_world *w, const f2d_body_def *bd, const f2d_shape_def *sd,
                           const f2d_shape *proto, f2d_body_id *out);
 void f2d_body_update_mass(f2d_world *w, int32_t body);
+/** Mass, local centre and inertia of a dynamic body from its n >= 1 shapes' mass data, as the
+ *  body functions compute them: 0, or 1 when the mass (out->mass), 2 when the inertia
+ *  (out->inertia) is out of range. */
+int f2d_body_mass_from_shapes(const f2d_mass_data *md, int32_t n, f2d_mass_data *out);
 f2d_transform f2d_body_xf(const f2d_body *b);
 
 /* hash (hash.c) */

@@ -556,6 +556,58 @@ static f2d_result build_restitution(f2d_world *world)
 	return F2D_OK;
 }
 
+/* 17. Networked arena (netdemo/): a 28 m floor between two walls; four player boxes 0.8 x 0.8
+ *     (density 2, friction 0.8) at x = -9, -3, 3, 9 -- the first four dynamic bodies created,
+ *     so bodies 3..6 (index1 4..7), player p = body index 3 + p; a see-saw (an 8 m plank of
+ *     mass 40, pinned to the ground at (0, 1.2), limits +-0.4 rad); 36 props in 3 rows of 12 at
+ *     pitch 2 m from (-11, 4): every third a circle (radius 0.2..0.4), the others boxes (half
+ *     extents 0.2..0.4, angle +-0.5 rad), sizes from seed 0x510E527F. */
+static f2d_result build_arena(f2d_world *world)
+{
+	uint32_t rng = 0x510E527Fu;
+	const fix16_t ph = F2D_MILLI(400);
+	f2d_shape_def player_sd = shape_def(F2D_FIX(2), F2D_MILLI(800));
+	f2d_shape_def plank_sd =
+	    shape_def(box_density(F2D_FIX(40), F2D_FIX(4), F2D_MILLI(125)), F2D_MILLI(600));
+	f2d_shape_def prop_sd = shape_def(F2D_ONE, F2D_MILLI(500));
+	f2d_body_id ground, plank;
+	f2d_joint_id joint;
+	TRY(add_box(world, F2D_STATIC_BODY, vm(0, -500), 0, F2D_FIX(14), F2D_MILLI(500), NULL,
+	            &ground));
+	TRY(add_box(world, F2D_STATIC_BODY, vm(-14500, 6000), 0, F2D_MILLI(500), F2D_MILLI(6500),
+	            NULL, NULL));
+	TRY(add_box(world, F2D_STATIC_BODY, vm(14500, 6000), 0, F2D_MILLI(500), F2D_MILLI(6500),
+	            NULL, NULL));
+	for (int32_t p = 0; p < 4; ++p) {
+		TRY(add_box(world, F2D_DYNAMIC_BODY, vm(-9000 + 6000 * p, 410), 0, ph, ph,
+		            &player_sd, NULL));
+	}
+	TRY(add_box(world, F2D_DYNAMIC_BODY, vm(0, 1200), 0, F2D_FIX(4), F2D_MILLI(125), &plank_sd,
+	            &plank));
+	f2d_revolute_joint_def jd = f2d_default_revolute_joint_def();
+	TRY(f2d_init_revolute_joint_def(world, ground, plank, vm(0, 1200), &jd));
+	jd.enable_limit = true;
+	jd.lower_angle = F2D_MILLI(-400);
+	jd.upper_angle = F2D_MILLI(400);
+	TRY(f2d_create_revolute_joint(world, &jd, &joint));
+	for (int32_t r = 0; r < 3; ++r) {
+		for (int32_t c = 0; c < 12; ++c) {
+			f2d_vec2 p = vm(-11000 + 2000 * c, 4000 + 1500 * r);
+			fix16_t size = rng_range(&rng, F2D_MILLI(200), F2D_MILLI(400));
+			if (c % 3 == 2) {
+				f2d_body_def bd = body_def(F2D_DYNAMIC_BODY, p, 0);
+				TRY(add_circle_body(world, &bd, size, &prop_sd, NULL));
+			} else {
+				fix16_t hy = rng_range(&rng, F2D_MILLI(200), F2D_MILLI(400));
+				fix16_t angle = rng_range(&rng, F2D_MILLI(-500), F2D_MILLI(500));
+				TRY(add_box(world, F2D_DYNAMIC_BODY, p, angle, size, hy, &prop_sd,
+				            NULL));
+			}
+		}
+	}
+	return F2D_OK;
+}
+
 /* ---- catalogue ---- */
 
 static const scene_entry scene_table[] = {
@@ -576,6 +628,7 @@ static const scene_entry scene_table[] = {
     {"circles", "60 circles and 20 boxes: all shape pairs", build_circles},
     {"polygons", "60 regular polygons (3..8 vertices) onto static triangles", build_polygons},
     {"restitution", "circles and boxes bouncing with restitution 0..1", build_restitution},
+    {"arena", "netdemo arena: 4 players, 36 props, a pinned see-saw", build_arena},
 };
 
 #define SCENE_COUNT ((int32_t)(sizeof scene_table / sizeof scene_table[0]))

@@ -1318,6 +1318,103 @@ START_TEST(corrupt_portable_snapshots_are_refused)
 }
 END_TEST
 
+/* The portable loader recomputes every dynamic body's mass from its shapes (as body.c does) and
+ * bounds the stored friction impulses by what the solver can produce. */
+static void expect_patches_refused(target *t, const slot *good, size_t at1, uint32_t v1, size_t at2,
+                                   uint32_t v2, f2d_result want, const char *needle,
+                                   const char *what)
+{
+	uint8_t *b = malloc(good->size);
+	ck_assert_ptr_nonnull(b);
+	memcpy(b, good->bytes, good->size);
+	put_le32(b + 40 + at1, v1);
+	put_le32(b + 40 + at2, v2);
+	fix_checksum(b, good->size);
+	expect_refused(t, b, good->size, want, needle, what);
+	free(b);
+}
+
+START_TEST(portable_mass_and_friction_impulse_are_checked)
+{
+	f2d_world *w = small_world();
+	slot good = {0};
+	portable_save(w, &good);
+	spec sp;
+	spec_parse(good.bytes + 40, good.size - 40, &sp);
+	target t;
+	t.w = make_scene("pyramid");
+	for (int i = 0; i < 40; ++i) {
+		f2d_world_step(t.w);
+	}
+	t.hash = f2d_world_hash(t.w);
+	/* body 1: moving, with a force, then its own mass record (see the test above) */
+	size_t m = sp.body_rec[1] + 53;
+	ck_assert(!(good.bytes[40 + sp.body_rec[1] + 4] & 64));
+	ck_assert_int_eq((int32_t)le32(good.bytes + 40 + m), w->bodies[1].mass);
+	expect_patch_refused(&t, &good, m, (uint32_t)(w->bodies[1].mass + 1), F2D_ERROR_MASS_RANGE,
+	                     "differ", "mass + 1 LSB");
+	expect_patch_refused(&t, &good, m, (uint32_t)(2 * w->bodies[1].mass), F2D_ERROR_MASS_RANGE,
+	                     "differ", "mass doubled");
+	expect_patch_refused(&t, &good, m + 4, (uint32_t)(w->bodies[1].inertia - 1),
+	                     F2D_ERROR_MASS_RANGE, "differ", "inertia - 1 LSB");
+	expect_patch_refused(&t, &good, m + 8, (uint32_t)F2D_MILLI(100), F2D_ERROR_MASS_RANGE,
+	                     "differ", "centre moved");
+	/* 1 kg that does not rotate is what a body without usable shapes has, not this one */
+	expect_patches_refused(&t, &good, m, (uint32_t)F2D_ONE, m + 4, 0, F2D_ERROR_MASS_RANGE,
+	                       "differ", "fallback mass on a body with shapes");
+	/* friction impulses: |pt| <= round16(friction INT32_MAX), 0 without friction */
+	size_t a0 = sp.arb_rec[0];
+	expect_patches_refused(&t, &good, a0 + 8, 0, a0 + 25, 1, F2D_ERROR_INVALID_VALUE, "impulse",
+	                       "friction impulse without friction");
+	expect_patches_refused(&t, &good, a0 + 8, (uint32_t)F2D_MILLI(500), a0 + 25,
+	                       (uint32_t)INT32_MAX, F2D_ERROR_INVALID_VALUE, "impulse",
+	                       "friction impulse beyond friction x INT32_MAX");
+	expect_patches_refused(&t, &good, a0 + 8, (uint32_t)F2D_MILLI(500), a0 + 25,
+	                       (uint32_t)-INT32_MAX, F2D_ERROR_INVALID_VALUE, "impulse",
+	                       "negative friction impulse beyond friction x INT32_MAX");
+	ck_assert_uint_eq(f2d_world_hash(t.w), t.hash);
+	free(good.bytes);
+	f2d_destroy_world(t.w);
+	f2d_destroy_world(w);
+}
+END_TEST
+
+/* A body whose remaining shapes are out of the mass range falls back to 1 kg that does not
+ * rotate (destroy_shape): a reachable state, so the portable loader accepts it. */
+START_TEST(portable_fallback_mass_round_trip)
+{
+	f2d_world *w = NULL;
+	f2d_world_def def = f2d_default_world_def();
+	CHECK_OK(f2d_create_world(&def, &w));
+	f2d_body_def bd = f2d_default_body_def();
+	bd.type = F2D_DYNAMIC_BODY;
+	f2d_body_id body;
+	CHECK_OK(f2d_create_body(w, &bd, &body));
+	f2d_shape_def sd = f2d_default_shape_def();
+	f2d_polygon p;
+	f2d_shape_id big, tiny;
+	CHECK_OK(f2d_make_box(F2D_MILLI(500), F2D_MILLI(500), &p));
+	CHECK_OK(f2d_create_polygon_shape(w, body, &sd, &p, &big));
+	sd.density = F2D_MILLI(10);
+	f2d_circle circ = {{F2D_MILLI(200), 0}, F2D_MILLI(50)};
+	CHECK_OK(f2d_create_circle_shape(w, body, &sd, &circ, &tiny));
+	CHECK_OK(f2d_destroy_shape(w, big));
+	ck_assert_int_eq(w->bodies[0].mass, F2D_ONE);
+	ck_assert_int_eq(w->bodies[0].inertia, 0);
+	for (int i = 0; i < 10; ++i) {
+		f2d_world_step(w);
+	}
+	slot s = {0};
+	portable_save(w, &s);
+	f2d_world *v = NULL;
+	CHECK_OK(f2d_snapshot_load_new(s.bytes, s.size, NULL, &v));
+	ck_assert_uint_eq(f2d_world_hash(v), f2d_world_hash(w));
+	free(s.bytes);
+	f2d_destroy_world(v);
+	f2d_destroy_world(w);
+}
+END_TEST
+
 START_TEST(corrupt_in_process_snapshots_are_refused)
 {
 	f2d_world *w = small_world();
@@ -1552,6 +1649,8 @@ int main(void)
 	tcase_add_test(tc, portable_round_trip_every_scene);
 	tcase_add_test(tc, portable_layout_matches_spec);
 	tcase_add_test(tc, corrupt_portable_snapshots_are_refused);
+	tcase_add_test(tc, portable_mass_and_friction_impulse_are_checked);
+	tcase_add_test(tc, portable_fallback_mass_round_trip);
 	tcase_add_test(tc, corrupt_in_process_snapshots_are_refused);
 	tcase_add_test(tc, save_into_small_buffers);
 	tcase_add_test(tc, empty_world_round_trip);

@@ -66,7 +66,9 @@ if [ "$hash_cmake" != "$hash_pc" ]; then
 fi
 echo "== the README's usage example, against the installed tree"
 readme_example="$work_dir/readme_example.c"
-awk '/^```c$/ {f = 1; next} /^```$/ {f = 0} f' "$src_dir/README.md" >"$readme_example"
+# the first C block of the README is the usage example
+awk '/^```c$/ && !done {f = 1; next} /^```$/ && f {f = 0; done = 1} f' "$src_dir/README.md" \
+	>"$readme_example"
 if [ ! -s "$readme_example" ]; then
 	echo "FAIL: README.md has no C usage example" >&2
 	exit 1

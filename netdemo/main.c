@@ -1,0 +1,707 @@
+/* fix2d-netdemo: rollback multiplayer over UDP on fix2d. Public fix2d API only.
+ * SPDX-License-Identifier: MIT
+ *
+ *   fix2d-netdemo --peers N --frames F [--loss P] [--latency MS] [--jitter MS] [--dup P]
+ *                 [--reorder P] [--seed S] [--record DIR] [--delay D] [--realtime]
+ *   fix2d-netdemo --listen PORT [options]      one peer per terminal: the host (peer 0)
+ *   fix2d-netdemo --connect HOST:PORT [options]  and the guest (peer 1)
+ * The first form starts N peer processes (fork/exec) on 127.0.0.1 with scripted, seeded
+ * player inputs, collects what they report and ends with `in sync: ...` (exit 0),
+ * `DESYNC at frame <f>` (exit 1) or `PEER LOST: ...` (exit 3). Usage errors exit 2.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include "netdemo.h"
+
+#include "packet.h"
+#include "session.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+static const char usage_text[] =
+    "usage: " ND_PROG " --peers N --frames F [options]     N peer processes on 127.0.0.1\n"
+    "       " ND_PROG " --listen PORT [options]            one peer per terminal: host\n"
+    "       " ND_PROG " --connect HOST:PORT [options]      and guest (HOST: IPv4 or localhost)\n"
+    "options:\n"
+    "  --peers N          2..4 (default 2)          --frames F      1..1000000 (default 600)\n"
+    "  --loss P           % of datagrams dropped    --dup P         % sent twice\n"
+    "  --latency MS       one-way delay             --jitter MS     +- uniform on the delay\n"
+    "  --reorder P        % held back 20..60 ms     --seed S        inputs and impairment\n"
+    "  --delay D          input delay, 0..8 frames (default 2)\n"
+    "  --record DIR       each peer writes DIR/peer<i>.f2r (check: fix2d-replay verify/diff)\n"
+    "  --realtime         60 frames a second (default: as fast as the netcode allows)\n"
+    "  --timeout MS       a peer silent this long is lost (default 3000)\n"
+    "  --max-seconds S    give up after S seconds (default 300)\n"
+    "test only:\n"
+    "  --test-perturb-frame K [--test-perturb-peer P]  nudge one body by 1 LSB at frame K\n"
+    "  --test-kill-frame K [--test-kill-peer P]        the peer kills itself (SIGKILL) at K\n"
+    "(P defaults to the last peer)\n";
+
+static int usage(const char *msg, const char *detail)
+{
+	fprintf(stderr, "%s: %s%s%s\n%s", ND_PROG, msg, detail ? ": " : "", detail ? detail : "",
+	        usage_text);
+	return ND_EXIT_USAGE;
+}
+
+static bool parse_u64(const char *t, uint64_t max, uint64_t *out)
+{
+	if (t == NULL || *t < '0' || *t > '9') {
+		return false;
+	}
+	uint64_t v = 0;
+	for (; *t >= '0' && *t <= '9'; ++t) {
+		uint64_t digit = (uint64_t)(*t - '0');
+		if (v > max / 10 || (v == max / 10 && digit > max % 10)) {
+			return false; /* above max */
+		}
+		v = v * 10 + digit;
+	}
+	*out = v;
+	return *t == '\0';
+}
+
+static bool parse_host_port(const char *t, struct sockaddr_in *a)
+{
+	const char *colon = strrchr(t, ':');
+	uint64_t port;
+	if (colon == NULL || colon == t || !parse_u64(colon + 1, 65535, &port) || port == 0) {
+		return false;
+	}
+	char host[64];
+	size_t n = (size_t)(colon - t);
+	if (n >= sizeof host) {
+		return false;
+	}
+	memcpy(host, t, n);
+	host[n] = '\0';
+	memset(a, 0, sizeof *a);
+	a->sin_family = AF_INET;
+	a->sin_port = htons((uint16_t)port);
+	if (strcmp(host, "localhost") == 0) {
+		a->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+		return true;
+	}
+	return inet_pton(AF_INET, host, &a->sin_addr) == 1;
+}
+
+/* ---- options ---- */
+
+typedef struct cli {
+	nd_options o;
+	bool child, listen;
+	const char *ports_text;
+} cli;
+
+static int parse_args(int argc, char **argv, cli *c)
+{
+	nd_options *o = &c->o;
+	memset(c, 0, sizeof *c);
+	o->peers = 2;
+	o->frames = 600;
+	o->delay = 2;
+	o->timeout_ms = 3000;
+	o->max_seconds = 300;
+	o->perturb_frame = -1;
+	o->kill_frame = -1;
+	o->perturb_peer = -1;
+	o->kill_peer = -1;
+	o->index = -1;
+	o->fd = -1;
+	for (int i = 1; i < argc; ++i) {
+		const char *a = argv[i];
+		const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+		uint64_t x = 0;
+		uint32_t ppm = 0;
+#define NEED_VALUE()                                                                               \
+	do {                                                                                       \
+		if (v == NULL) {                                                                   \
+			return usage("missing value for", a);                                      \
+		}                                                                                  \
+		++i;                                                                               \
+	} while (0)
+		if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+			fputs(usage_text, stdout);
+			exit(0);
+		} else if (strcmp(a, "--realtime") == 0) {
+			o->realtime = true;
+		} else if (strcmp(a, "--peers") == 0) {
+			NEED_VALUE();
+			if (!parse_u64(v, 4, &x) || x < 2) {
+				return usage("--peers wants 2..4, got", v);
+			}
+			o->peers = (int)x;
+		} else if (strcmp(a, "--frames") == 0) {
+			NEED_VALUE();
+			if (!parse_u64(v, ND_MAX_FRAMES, &x) || x == 0) {
+				return usage("--frames wants 1..1000000, got", v);
+			}
+			o->frames = (uint32_t)x;
+		} else if (strcmp(a, "--delay") == 0) {
+			NEED_VALUE();
+			if (!parse_u64(v, 8, &x)) {
+				return usage("--delay wants 0..8 frames, got", v);
+			}
+			o->delay = (uint32_t)x;
+		} else if (strcmp(a, "--loss") == 0 || strcmp(a, "--dup") == 0 ||
+		           strcmp(a, "--reorder") == 0) {
+			NEED_VALUE();
+			if (!nd_parse_percent(v, &ppm)) {
+				return usage("a percentage in [0, 100] wanted, got", v);
+			}
+			if (a[2] == 'l') {
+				if (ppm >= 1000000) {
+					return usage("--loss must be below 100", v);
+				}
+				o->imp.loss_ppm = ppm;
+			} else if (a[2] == 'd') {
+				o->imp.dup_ppm = ppm;
+			} else {
+				o->imp.reorder_ppm = ppm;
+			}
+		} else if (strcmp(a, "--latency") == 0 || strcmp(a, "--jitter") == 0) {
+			NEED_VALUE();
+			if (!parse_u64(v, 10000, &x)) {
+				return usage("milliseconds in [0, 10000] wanted, got", v);
+			}
+			if (a[2] == 'l') {
+				o->imp.latency_us = (uint32_t)x * 1000;
+			} else {
+				o->imp.jitter_us = (uint32_t)x * 1000;
+			}
+		} else if (strcmp(a, "--seed") == 0) {
+			NEED_VALUE();
+			if (!parse_u64(v, UINT64_MAX, &x)) {
+				return usage("--seed wants a decimal number, got", v);
+			}
+			o->seed = x;
+		} else if (strcmp(a, "--record") == 0) {
+			NEED_VALUE();
+			o->record_dir = v;
+		} else if (strcmp(a, "--timeout") == 0) {
+			NEED_VALUE();
+			if (!parse_u64(v, 600000, &x) || x < 100) {
+				return usage("--timeout wants 100..600000 ms, got", v);
+			}
+			o->timeout_ms = (uint32_t)x;
+		} else if (strcmp(a, "--max-seconds") == 0) {
+			NEED_VALUE();
+			if (!parse_u64(v, 86400, &x) || x == 0) {
+				return usage("--max-seconds wants 1..86400, got", v);
+			}
+			o->max_seconds = (uint32_t)x;
+		} else if (strcmp(a, "--listen") == 0) {
+			NEED_VALUE();
+			if (!parse_u64(v, 65535, &x) || x == 0) {
+				return usage("--listen wants a port, got", v);
+			}
+			o->listen_port = (uint16_t)x;
+			c->listen = true;
+		} else if (strcmp(a, "--connect") == 0) {
+			NEED_VALUE();
+			if (!parse_host_port(v, &o->connect_to)) {
+				return usage("--connect wants HOST:PORT (IPv4 or localhost), got",
+				             v);
+			}
+			o->connect = true;
+		} else if (strcmp(a, "--test-perturb-frame") == 0 ||
+		           strcmp(a, "--test-kill-frame") == 0) {
+			NEED_VALUE();
+			if (!parse_u64(v, ND_MAX_FRAMES, &x)) {
+				return usage("a frame number wanted, got", v);
+			}
+			*(a[7] == 'p' ? &o->perturb_frame : &o->kill_frame) = (int64_t)x;
+		} else if (strcmp(a, "--test-perturb-peer") == 0 ||
+		           strcmp(a, "--test-kill-peer") == 0) {
+			NEED_VALUE();
+			if (!parse_u64(v, ND_MAX_PEERS - 1, &x)) {
+				return usage("a peer index wanted, got", v);
+			}
+			*(a[7] == 'p' ? &o->perturb_peer : &o->kill_peer) = (int)x;
+		} else if (strcmp(a, "--peer-index") == 0) { /* internal: launched peers */
+			NEED_VALUE();
+			if (!parse_u64(v, ND_MAX_PEERS - 1, &x)) {
+				return usage("bad --peer-index", v);
+			}
+			o->index = (int)x;
+			c->child = true;
+		} else if (strcmp(a, "--fd") == 0) {
+			NEED_VALUE();
+			if (!parse_u64(v, 65535, &x)) {
+				return usage("bad --fd", v);
+			}
+			o->fd = (int)x;
+		} else if (strcmp(a, "--token") == 0) {
+			NEED_VALUE();
+			if (!parse_u64(v, UINT32_MAX, &x)) {
+				return usage("bad --token", v);
+			}
+			o->token = (uint32_t)x;
+		} else if (strcmp(a, "--ports") == 0) {
+			NEED_VALUE();
+			c->ports_text = v;
+		} else {
+			return usage("unknown option", a);
+		}
+#undef NEED_VALUE
+	}
+	if (c->listen && o->connect) {
+		return usage("--listen and --connect exclude each other", NULL);
+	}
+	if ((c->listen || o->connect) && o->peers != 2) {
+		return usage("--listen / --connect play with 2 peers", NULL);
+	}
+	if (o->record_dir != NULL && !c->child && mkdir(o->record_dir, 0777) != 0 &&
+	    errno != EEXIST) {
+		fprintf(stderr, "%s: cannot create %s: %s\n", ND_PROG, o->record_dir,
+		        strerror(errno));
+		return ND_EXIT_ERROR;
+	}
+	if (o->perturb_peer >= o->peers || o->kill_peer >= o->peers) {
+		return usage("a --test-*-peer index is not below --peers", NULL);
+	}
+	if (o->perturb_frame >= (int64_t)o->frames || o->kill_frame >= (int64_t)o->frames) {
+		return usage("a --test-*-frame is not below --frames", NULL);
+	}
+	if (o->perturb_peer < 0) {
+		o->perturb_peer = o->peers - 1;
+	}
+	if (o->kill_peer < 0) {
+		o->kill_peer = o->peers - 1;
+	}
+	return -1;
+}
+
+/* ---- reporting ---- */
+
+static void print_result(int i, const nd_result *r)
+{
+	double game_s = (double)r->frames / 60.0;
+	printf("peer %d: frames %u, rollbacks %" PRIu64 " (%.1f/s), max rollback depth %u, frame "
+	       "time mean %.3f ms max %.3f ms, confirmed hash %016" PRIx64 "\n",
+	       i, r->frames, r->rollbacks, game_s > 0 ? (double)r->rollbacks / game_s : 0.0,
+	       r->max_depth, r->mean_ms, r->max_ms, r->hash);
+	printf(
+	    "  net: %" PRIu64 " sent, %" PRIu64 " received; impaired: %" PRIu64 " dropped, %" PRIu64
+	    " duplicated, %" PRIu64 " reordered; seen: %" PRIu64 " duplicates, %" PRIu64
+	    " out of order, %" PRIu64 " refused; %" PRIu64 " frames resimulated, %" PRIu64
+	    " window stalls, %" PRIu64 " time-sync waits; %.2f s, "
+	    "%.1f rollbacks/s of wall time\n",
+	    r->sent, r->received, r->impair_dropped, r->impair_duplicated, r->impair_reordered,
+	    r->dup_seen, r->reorder_seen, r->parse_drops, r->resimulated, r->stalls,
+	    r->timesync_waits, r->wall_s, r->wall_s > 0 ? (double)r->rollbacks / r->wall_s : 0.0);
+}
+
+static void write_result_line(int i, const nd_result *r)
+{
+	printf("RESULT %d %d %u %u %" PRIu64 " %" PRIu64 " %u %.4f %.4f %.3f %016" PRIx64
+	       " %u %d %d %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64
+	       " %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 "\n",
+	       i, r->status, r->frames, r->confirmed, r->rollbacks, r->resimulated, r->max_depth,
+	       r->mean_ms, r->max_ms, r->wall_s, r->hash, r->desync_frame, r->desync_peer,
+	       r->lost_peer, r->stalls, r->timesync_waits, r->sent, r->received, r->impair_dropped,
+	       r->impair_duplicated, r->impair_reordered, r->parse_drops, r->dup_seen,
+	       r->reorder_seen);
+	fflush(stdout);
+}
+
+static bool read_result_line(const char *line, int *i, nd_result *r)
+{
+	memset(r, 0, sizeof *r);
+	int n =
+	    sscanf(line,
+	           "RESULT %d %d %u %u %" SCNu64 " %" SCNu64 " %u %lf %lf %lf %" SCNx64
+	           " %u %d %d %" SCNu64 " %" SCNu64 " %" SCNu64 " %" SCNu64 " %" SCNu64 " %" SCNu64
+	           " %" SCNu64 " %" SCNu64 " %" SCNu64 " %" SCNu64,
+	           i, &r->status, &r->frames, &r->confirmed, &r->rollbacks, &r->resimulated,
+	           &r->max_depth, &r->mean_ms, &r->max_ms, &r->wall_s, &r->hash, &r->desync_frame,
+	           &r->desync_peer, &r->lost_peer, &r->stalls, &r->timesync_waits, &r->sent,
+	           &r->received, &r->impair_dropped, &r->impair_duplicated, &r->impair_reordered,
+	           &r->parse_drops, &r->dup_seen, &r->reorder_seen);
+	return n == 24;
+}
+
+/* ---- one launched peer ---- */
+
+static int run_child(cli *c)
+{
+	nd_options o = c->o;
+	struct sockaddr_in addrs[ND_MAX_PEERS];
+	memset(addrs, 0, sizeof addrs);
+	const char *t = c->ports_text;
+	for (int q = 0; q < o.peers; ++q) {
+		char *end = NULL;
+		unsigned long port = t != NULL ? strtoul(t, &end, 10) : 0;
+		if (t == NULL || end == t || port == 0 || port > 65535 ||
+		    (*end != ',' && *end != '\0')) {
+			return usage("bad --ports", c->ports_text);
+		}
+		addrs[q].sin_family = AF_INET;
+		addrs[q].sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+		addrs[q].sin_port = htons((uint16_t)port);
+		t = *end == ',' ? end + 1 : NULL;
+	}
+	if (o.fd < 0 || o.index >= o.peers) {
+		return usage("a launched peer needs --fd and a --peer-index below --peers", NULL);
+	}
+	if (o.perturb_peer != o.index) {
+		o.perturb_frame = -1;
+	}
+	if (o.kill_peer != o.index) {
+		o.kill_frame = -1;
+	}
+	nd_result r;
+	int status = nd_peer_run(&o, o.fd, addrs, o.peers, o.index, o.token, &r);
+	write_result_line(o.index, &r);
+	return status;
+}
+
+/* ---- the launcher ---- */
+
+static uint64_t mix(uint64_t z)
+{
+	z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+	z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+	return z ^ (z >> 31);
+}
+
+static int launch(cli *c, int argc, char **argv)
+{
+	const nd_options *o = &c->o;
+	int n = o->peers;
+	int fds[ND_MAX_PEERS], out[ND_MAX_PEERS];
+	uint16_t ports[ND_MAX_PEERS];
+	pid_t pids[ND_MAX_PEERS];
+	for (int i = 0; i < n; ++i) {
+		fds[i] = nd_udp_socket(0, &ports[i]);
+		if (fds[i] < 0) {
+			fprintf(stderr, "%s: cannot open a UDP socket on 127.0.0.1: %s\n", ND_PROG,
+			        strerror(errno));
+			return ND_EXIT_ERROR;
+		}
+	}
+	char exe[4096];
+	ssize_t len = readlink("/proc/self/exe", exe, sizeof exe - 1);
+	if (len <= 0) {
+		snprintf(exe, sizeof exe, "%s", argv[0]);
+	} else {
+		exe[len] = '\0';
+	}
+	uint32_t token = (uint32_t)mix(o->seed ^ nd_now_us() ^ (uint64_t)getpid() << 32) | 1u;
+	char ports_text[64] = "", token_text[16], fd_text[16], index_text[16];
+	for (int i = 0; i < n; ++i) {
+		size_t at = strlen(ports_text);
+		snprintf(ports_text + at, sizeof ports_text - at, "%s%u", i ? "," : "", ports[i]);
+	}
+	snprintf(token_text, sizeof token_text, "%u", token);
+	fflush(NULL);
+	for (int i = 0; i < n; ++i) {
+		int pfd[2];
+		if (pipe(pfd) != 0) {
+			return ND_EXIT_ERROR;
+		}
+		fcntl(pfd[0], F_SETFD, FD_CLOEXEC);
+		pids[i] = fork();
+		if (pids[i] < 0) {
+			return ND_EXIT_ERROR;
+		}
+		if (pids[i] == 0) {
+			dup2(pfd[1], STDOUT_FILENO);
+			close(pfd[1]);
+			fcntl(fds[i], F_SETFD, 0); /* this peer's socket survives exec */
+			snprintf(fd_text, sizeof fd_text, "%d", fds[i]);
+			snprintf(index_text, sizeof index_text, "%d", i);
+			char **args = calloc((size_t)argc + 10, sizeof(char *));
+			if (args == NULL) {
+				_exit(ND_EXIT_ERROR);
+			}
+			int k = 0;
+			args[k++] = exe;
+			for (int a = 1; a < argc; ++a) {
+				args[k++] = argv[a];
+			}
+			args[k++] = "--peer-index";
+			args[k++] = index_text;
+			args[k++] = "--fd";
+			args[k++] = fd_text;
+			args[k++] = "--ports";
+			args[k++] = ports_text;
+			args[k++] = "--token";
+			args[k++] = token_text;
+			args[k] = NULL;
+			execv(exe, args);
+			fprintf(stderr, "%s: cannot run %s: %s\n", ND_PROG, exe, strerror(errno));
+			_exit(ND_EXIT_ERROR);
+		}
+		close(pfd[1]);
+		out[i] = pfd[0];
+	}
+	for (int i = 0; i < n; ++i) {
+		close(fds[i]);
+	}
+	/* collect the RESULT lines until every peer closed its output */
+	static char text[ND_MAX_PEERS][8192];
+	size_t used[ND_MAX_PEERS] = {0, 0, 0, 0};
+	bool open_[ND_MAX_PEERS];
+	int open_count = n;
+	for (int i = 0; i < n; ++i) {
+		open_[i] = true;
+	}
+	uint64_t deadline = nd_now_us() + ((uint64_t)o->max_seconds + 30) * 1000000u;
+	while (open_count > 0) {
+		struct pollfd pfds[ND_MAX_PEERS];
+		for (int i = 0; i < n; ++i) {
+			pfds[i].fd = open_[i] ? out[i] : -1;
+			pfds[i].events = POLLIN;
+			pfds[i].revents = 0;
+		}
+		if (nd_now_us() > deadline) {
+			fprintf(stderr, "%s: peers still running after %u s: stopping them\n",
+			        ND_PROG, o->max_seconds + 30);
+			for (int i = 0; i < n; ++i) {
+				kill(pids[i], SIGKILL);
+			}
+			break;
+		}
+		if (poll(pfds, (nfds_t)n, 200) < 0 && errno != EINTR) {
+			break;
+		}
+		for (int i = 0; i < n; ++i) {
+			if (!open_[i] || pfds[i].revents == 0) {
+				continue;
+			}
+			ssize_t r = read(out[i], text[i] + used[i], sizeof text[i] - 1 - used[i]);
+			if (r <= 0) {
+				open_[i] = false;
+				open_count--;
+				close(out[i]);
+			} else {
+				used[i] += (size_t)r;
+			}
+		}
+	}
+	int wst[ND_MAX_PEERS];
+	for (int i = 0; i < n; ++i) {
+		if (open_[i]) {
+			close(out[i]);
+		}
+		wst[i] = 0;
+		while (waitpid(pids[i], &wst[i], 0) < 0 && errno == EINTR) {
+		}
+	}
+	/* the report */
+	nd_result res[ND_MAX_PEERS];
+	bool have[ND_MAX_PEERS];
+	uint32_t desync = ND_NO_FRAME;
+	int lost = -1, gone = -1, errors = 0;
+	for (int i = 0; i < n; ++i) {
+		text[i][used[i]] = '\0';
+		const char *line = strstr(text[i], "RESULT ");
+		int idx = -1;
+		have[i] = line != NULL && read_result_line(line, &idx, &res[i]) && idx == i;
+		if (!have[i]) {
+			if (WIFSIGNALED(wst[i])) {
+				printf("peer %d: killed by signal %d\n", i, WTERMSIG(wst[i]));
+			} else {
+				printf("peer %d: ended without a report (exit %d)\n", i,
+				       WIFEXITED(wst[i]) ? WEXITSTATUS(wst[i]) : -1);
+			}
+			gone = gone < 0 ? i : gone;
+			continue;
+		}
+		print_result(i, &res[i]);
+		if (res[i].desync_frame != ND_NO_FRAME && res[i].desync_frame < desync) {
+			desync = res[i].desync_frame;
+		}
+		if (res[i].status == ND_EXIT_LOST && lost < 0) {
+			lost = res[i].lost_peer;
+		}
+		if (res[i].status == ND_EXIT_ERROR) {
+			errors++;
+		}
+	}
+	if (desync != ND_NO_FRAME) {
+		printf("DESYNC at frame %u\n", desync);
+		return ND_EXIT_DESYNC;
+	}
+	if (lost >= 0 || gone >= 0) {
+		int who = lost >= 0 ? lost : gone;
+		int survivors = 0;
+		for (int i = 0; i < n; ++i) {
+			survivors += have[i] && res[i].status == ND_EXIT_LOST;
+		}
+		printf("PEER LOST: peer %d; %d other peer%s ended cleanly\n", who, survivors,
+		       survivors == 1 ? "" : "s");
+		return ND_EXIT_LOST;
+	}
+	bool same = errors == 0;
+	for (int i = 0; i < n && same; ++i) {
+		same = res[i].status == ND_EXIT_OK && res[i].confirmed == o->frames &&
+		       res[i].hash == res[0].hash;
+	}
+	if (!same) {
+		printf("%s: the peers did not finish (%d errors)\n", ND_PROG, errors);
+		return ND_EXIT_ERROR;
+	}
+	printf("in sync: %u frames, %d peers, hash %016" PRIx64 "\n", o->frames, n, res[0].hash);
+	return ND_EXIT_OK;
+}
+
+/* ---- one peer per terminal ---- */
+
+static int run_standalone(cli *c)
+{
+	nd_options o = c->o;
+	o.peers = 2;
+	int self = c->listen ? 0 : 1;
+	if (o.perturb_peer != self) {
+		o.perturb_frame = -1;
+	}
+	if (o.kill_peer != self) {
+		o.kill_frame = -1;
+	}
+	uint16_t port = 0;
+	int fd = nd_udp_socket(c->listen ? o.listen_port : 0, &port);
+	if (fd < 0) {
+		fprintf(stderr, "%s: cannot bind UDP 127.0.0.1:%u: %s\n", ND_PROG, o.listen_port,
+		        strerror(errno));
+		return ND_EXIT_ERROR;
+	}
+	struct sockaddr_in addrs[2];
+	memset(addrs, 0, sizeof addrs);
+	uint32_t token = 0;
+	uint32_t nonce = (uint32_t)mix(nd_now_us() ^ (uint64_t)getpid()) | 1u;
+	uint64_t give_up = nd_now_us() + (uint64_t)o.max_seconds * 1000000u;
+	uint8_t buf[ND_MAX_PACKET + 64];
+	nd_packet pk;
+	if (c->listen) {
+		fprintf(stderr, "%s: host: waiting on 127.0.0.1:%u\n", ND_PROG, port);
+		bool have_guest = false;
+		token = (uint32_t)mix(o.seed ^ nonce) | 1u;
+		for (;;) {
+			if (nd_now_us() > give_up) {
+				fprintf(stderr, "%s: nobody connected\n", ND_PROG);
+				return ND_EXIT_LOST;
+			}
+			struct pollfd pfd = {fd, POLLIN, 0};
+			poll(&pfd, 1, 100);
+			struct sockaddr_in from;
+			socklen_t fl = sizeof from;
+			ssize_t n = recvfrom(fd, buf, sizeof buf, 0, (struct sockaddr *)&from, &fl);
+			if (n < 0 || nd_packet_parse(buf, (size_t)n, &pk) >= 0) {
+				continue;
+			}
+			bool same = have_guest &&
+			            from.sin_addr.s_addr == addrs[1].sin_addr.s_addr &&
+			            from.sin_port == addrs[1].sin_port;
+			if (pk.type == ND_PKT_HELLO && (!have_guest || same)) {
+				addrs[1] = from;
+				have_guest = true;
+				nd_packet w;
+				memset(&w, 0, sizeof w);
+				w.type = ND_PKT_WELCOME;
+				w.token = token;
+				w.nonce = pk.nonce;
+				w.frames = o.frames;
+				w.delay = o.delay;
+				w.peers = 2;
+				w.your_index = 1;
+				size_t len = nd_packet_encode(&w, buf, sizeof buf);
+				sendto(fd, buf, len, 0, (struct sockaddr *)&from, sizeof from);
+			} else if (pk.type == ND_PKT_GAME && same && pk.token == token) {
+				break; /* the guest has the welcome: play */
+			}
+		}
+		addrs[0].sin_family = AF_INET;
+		addrs[0].sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+		addrs[0].sin_port = htons(port);
+	} else {
+		addrs[1].sin_family = AF_INET;
+		addrs[1].sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+		addrs[1].sin_port = htons(port);
+		addrs[0] = o.connect_to;
+		uint64_t next_hello = 0;
+		for (;;) {
+			uint64_t now = nd_now_us();
+			if (now > give_up) {
+				fprintf(stderr, "%s: no answer from the host\n", ND_PROG);
+				return ND_EXIT_LOST;
+			}
+			if (now >= next_hello) {
+				nd_packet h;
+				memset(&h, 0, sizeof h);
+				h.type = ND_PKT_HELLO;
+				h.sender = 1;
+				h.nonce = nonce;
+				size_t len = nd_packet_encode(&h, buf, sizeof buf);
+				sendto(fd, buf, len, 0, (struct sockaddr *)&addrs[0],
+				       sizeof addrs[0]);
+				next_hello = now + 100000;
+			}
+			struct pollfd pfd = {fd, POLLIN, 0};
+			poll(&pfd, 1, 20);
+			struct sockaddr_in from;
+			socklen_t fl = sizeof from;
+			ssize_t n = recvfrom(fd, buf, sizeof buf, 0, (struct sockaddr *)&from, &fl);
+			if (n < 0 || nd_packet_parse(buf, (size_t)n, &pk) >= 0) {
+				continue;
+			}
+			if (pk.type == ND_PKT_WELCOME && pk.nonce == nonce && pk.peers == 2 &&
+			    pk.your_index == 1 && pk.frames >= 1 && pk.frames <= ND_MAX_FRAMES &&
+			    pk.delay <= 8 && from.sin_addr.s_addr == addrs[0].sin_addr.s_addr &&
+			    from.sin_port == addrs[0].sin_port) {
+				token = pk.token;
+				o.frames = pk.frames;
+				o.delay = pk.delay;
+				break;
+			}
+		}
+	}
+	if (o.perturb_frame >= (int64_t)o.frames) {
+		o.perturb_frame = -1;
+	}
+	if (o.kill_frame >= (int64_t)o.frames) {
+		o.kill_frame = -1;
+	}
+	fprintf(stderr, "%s: peer %d of 2: %u frames\n", ND_PROG, self, o.frames);
+	nd_result r;
+	int status = nd_peer_run(&o, fd, addrs, 2, self, token, &r);
+	close(fd);
+	print_result(self, &r);
+	if (status == ND_EXIT_OK) {
+		printf("in sync: %u frames, 2 peers, hash %016" PRIx64 "\n", o.frames, r.hash);
+	} else if (status == ND_EXIT_DESYNC) {
+		printf("DESYNC at frame %u\n", r.desync_frame);
+	} else if (status == ND_EXIT_LOST) {
+		printf("PEER LOST: peer %d\n", r.lost_peer);
+	}
+	return status;
+}
+
+int main(int argc, char **argv)
+{
+	cli c;
+	int r = parse_args(argc, argv, &c);
+	if (r >= 0) {
+		return r;
+	}
+	signal(SIGPIPE, SIG_IGN);
+	if (c.child) {
+		return run_child(&c);
+	}
+	if (c.listen || c.o.connect) {
+		return run_standalone(&c);
+	}
+	return launch(&c, argc, argv);
+}

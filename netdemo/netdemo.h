@@ -1,0 +1,58 @@
+/* fix2d-netdemo: options and the peer loop. SPDX-License-Identifier: MIT */
+#ifndef FIX2D_NETDEMO_NETDEMO_H
+#define FIX2D_NETDEMO_NETDEMO_H
+
+#include "link.h"
+
+#include <netinet/in.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#define ND_PROG "fix2d-netdemo"
+#define ND_WINDOW 8       /* prediction window, frames */
+#define ND_RING 16        /* snapshots kept: frames [confirmed, current] */
+#define ND_FRAME_US 16667 /* 60 Hz */
+
+/* peer exit codes (the launcher's too) */
+enum { ND_EXIT_OK = 0, ND_EXIT_DESYNC = 1, ND_EXIT_USAGE = 2, ND_EXIT_LOST = 3, ND_EXIT_ERROR = 4 };
+
+typedef struct nd_options {
+	int peers;
+	uint32_t frames, delay, timeout_ms;
+	nd_impairment imp;
+	uint64_t seed;
+	const char *record_dir;
+	bool realtime;
+	int64_t perturb_frame; /* -1: none */
+	int64_t kill_frame;    /* -1: none */
+	int perturb_peer, kill_peer;
+	uint32_t max_seconds;
+	/* one peer of a launched session */
+	int index, fd;
+	uint32_t token;
+	uint16_t ports[ND_MAX_PEERS];
+	/* one peer per terminal */
+	uint16_t listen_port;
+	struct sockaddr_in connect_to;
+	bool connect;
+} nd_options;
+
+/* What a peer reports at the end (one RESULT line to the launcher). */
+typedef struct nd_result {
+	int status; /* ND_EXIT_* */
+	uint32_t frames, confirmed;
+	uint64_t rollbacks, resimulated, stalls, timesync_waits;
+	uint32_t max_depth;
+	double mean_ms, max_ms, wall_s; /* statistics only */
+	uint64_t hash;
+	uint32_t desync_frame;
+	int desync_peer, lost_peer;
+	uint64_t sent, impair_dropped, impair_duplicated, impair_reordered, received, parse_drops;
+	uint64_t dup_seen, reorder_seen;
+} nd_result;
+
+/** Runs one peer: peers[i] are the addresses of all peers (ours at self). Fills *res. */
+int nd_peer_run(const nd_options *o, int fd, const struct sockaddr_in *peers, int npeers, int self,
+                uint32_t token, nd_result *res);
+
+#endif

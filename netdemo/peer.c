@@ -1,0 +1,480 @@
+/* fix2d-netdemo: one peer. GGPO's model on fix2d's public API:
+ *  - local input delay: our input for frame f is sampled while we simulate frame f - delay;
+ *  - a missing remote input is predicted (its last known input repeated);
+ *  - when an input arrives that differs from the one a simulated frame used, the world is
+ *    restored from the in-process snapshot (fix2d/snapshot.h, preallocated buffers) of the
+ *    last confirmed frame and resimulated to the present;
+ *  - at most ND_WINDOW frames are simulated beyond the last frame whose inputs are all known:
+ *    past that the peer stalls rather than diverge;
+ *  - time sync: a peer whose frame advantage exceeds the other's by 2 frames or more waits
+ *    (GGPO: half the difference is how far ahead it runs);
+ *  - hashes of confirmed frames only are exchanged and compared; confirmed frames go to the
+ *    replay (.f2r) with their commands and hashes.
+ * Floating point is used for timing statistics only, never for anything the world sees.
+ * SPDX-License-Identifier: MIT
+ */
+#define _POSIX_C_SOURCE 200809L
+#include "netdemo.h"
+
+#include "f2r.h"
+#include "fix2d/scenes.h"
+#include "fix2d/snapshot.h"
+#include "game.h"
+#include "session.h"
+
+#include <arpa/inet.h>
+#include <inttypes.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define FIX2D_VERSION_WORD                                                                         \
+	((uint32_t)F2D_VERSION_MAJOR << 16 | (uint32_t)F2D_VERSION_MINOR << 8 | F2D_VERSION_PATCH)
+#define REPLAY_HASH_FORMAT 1u /* as fix2d-replay writes */
+#define LINGER_US 1500000u    /* after the end: keep answering so the others can finish */
+
+typedef struct peer {
+	const nd_options *o;
+	int self, npeers;
+	f2d_world *world;
+	f2d_body_id players[ND_PLAYERS];
+	nd_session s;
+	nd_link link;
+	const struct sockaddr_in *addrs;
+	nd_script script;
+	/* rollback state */
+	uint32_t cur;  /* frames simulated: the world is at the start of frame cur */
+	uint32_t sync; /* frames confirmed: all inputs known and simulated with them */
+	uint8_t *snap[ND_RING];
+	size_t snap_cap[ND_RING], snap_len[ND_RING];
+	uint64_t frame_hash[ND_RING];
+	f2d_command cmds[ND_RING][ND_MAX_GAME_COMMANDS];
+	int32_t ncmds[ND_RING];
+	/* replay */
+	f2r_writer replay;
+	bool recording;
+	f2r_frame *rframe;
+	/* stats */
+	nd_result *res;
+	uint64_t work_us, frame_samples, total_frame_us, max_frame_us;
+	uint64_t snapshot_grows;
+} peer;
+
+static bool save_snapshot(peer *p, uint32_t frame)
+{
+	int k = (int)(frame % ND_RING);
+	size_t n = 0;
+	f2d_result r = f2d_snapshot_save(p->world, p->snap[k], p->snap_cap[k], &n);
+	if (r == F2D_ERROR_INVALID_VALUE && n > p->snap_cap[k]) {
+		/* the world outgrew the preallocated buffer (more contacts): grow it once */
+		uint8_t *b = realloc(p->snap[k], 2 * n);
+		if (b == NULL) {
+			return false;
+		}
+		p->snap[k] = b;
+		p->snap_cap[k] = 2 * n;
+		p->snapshot_grows++;
+		r = f2d_snapshot_save(p->world, p->snap[k], p->snap_cap[k], &n);
+	}
+	p->snap_len[k] = n;
+	return r == F2D_OK;
+}
+
+/* Applies frame f's inputs (known or predicted) and steps. */
+static void simulate(peer *p, uint32_t f)
+{
+	uint8_t in[ND_PLAYERS] = {0, 0, 0, 0};
+	for (int q = 0; q < p->npeers; ++q) {
+		in[q] = nd_session_input(&p->s, q, f);
+		p->s.used[q][f] = in[q];
+	}
+	int k = (int)(f % ND_RING);
+	p->ncmds[k] = nd_game_commands(p->world, p->players, in, p->npeers, p->cmds[k]);
+	if (p->o->perturb_frame >= 0 && (int64_t)f == p->o->perturb_frame) {
+		/* test only (--test-perturb-frame): one LSB of one body, through the public API */
+		f2d_body_id b = p->players[0];
+		f2d_vec2 pos = f2d_body_get_position(p->world, b);
+		pos.x += 1;
+		f2d_body_set_transform(p->world, b, pos, f2d_body_get_rotation(p->world, b));
+	}
+	f2d_world_apply_commands(p->world, p->cmds[k], p->ncmds[k], NULL);
+	f2d_world_step(p->world);
+	p->frame_hash[k] = f2d_world_hash(p->world);
+	if (f + 1 > p->s.simulated) {
+		p->s.simulated = f + 1;
+	}
+}
+
+static bool rollback(peer *p)
+{
+	uint32_t from = p->sync;
+	int k = (int)(from % ND_RING);
+	if (f2d_snapshot_restore(p->world, p->snap[k], p->snap_len[k]) != F2D_OK) {
+		fprintf(stderr, "%s: peer %d: snapshot restore failed: %s\n", ND_PROG, p->self,
+		        f2d_world_last_error(p->world));
+		return false;
+	}
+	for (uint32_t f = from; f < p->cur; ++f) {
+		if (f > from && !save_snapshot(p, f)) {
+			return false;
+		}
+		simulate(p, f);
+	}
+	if (!save_snapshot(p, p->cur)) { /* the present, as it now is */
+		return false;
+	}
+	uint32_t depth = p->cur - from;
+	p->res->rollbacks++;
+	p->res->resimulated += depth;
+	if (depth > p->res->max_depth) {
+		p->res->max_depth = depth;
+	}
+	return true;
+}
+
+static void confirm(peer *p, uint32_t upto)
+{
+	for (uint32_t f = p->sync; f < upto; ++f) {
+		int k = (int)(f % ND_RING);
+		nd_session_confirm(&p->s, f, p->frame_hash[k]);
+		if (p->recording) {
+			p->rframe->index = f;
+			p->rframe->count = p->ncmds[k];
+			memcpy(p->rframe->commands, p->cmds[k],
+			       sizeof(f2d_command) * (size_t)p->ncmds[k]);
+			p->rframe->has_hash = true;
+			p->rframe->hash = p->frame_hash[k];
+			if (!f2r_write_frame(&p->replay, p->rframe)) {
+				fprintf(stderr, "%s: peer %d: cannot write the replay\n", ND_PROG,
+				        p->self);
+				p->recording = false;
+			}
+		}
+	}
+	p->sync = upto;
+}
+
+static int peer_of(const peer *p, const struct sockaddr_in *a)
+{
+	for (int q = 0; q < p->npeers; ++q) {
+		if (q != p->self && p->addrs[q].sin_addr.s_addr == a->sin_addr.s_addr &&
+		    p->addrs[q].sin_port == a->sin_port) {
+			return q;
+		}
+	}
+	return -1;
+}
+
+/* GGPO's time sync: frames to wait so that neither peer runs ahead of the other. */
+static int32_t timesync_wait(const peer *p)
+{
+	int32_t wait = 0;
+	for (int q = 0; q < p->npeers; ++q) {
+		const nd_remote *r = &p->s.remote[q];
+		if (q == p->self || !r->heard || r->done) {
+			continue;
+		}
+		int32_t mine = nd_session_advantage(&p->s, q, p->cur);
+		int32_t w = (mine - r->advantage) / 2;
+		wait = w > wait ? w : wait;
+	}
+	return wait;
+}
+
+static bool everything_exchanged(const peer *p)
+{
+	const nd_session *s = &p->s;
+	if (p->sync < s->frames) {
+		return false;
+	}
+	for (int q = 0; q < p->npeers; ++q) {
+		if (q != p->self &&
+		    (s->hash_count[q] < s->frames || s->remote[q].input_acked < s->frames ||
+		     s->remote[q].hash_acked < s->frames)) {
+			return false;
+		}
+	}
+	return true;
+}
+
+static bool open_replay(peer *p)
+{
+	if (p->o->record_dir == NULL) {
+		return true;
+	}
+	char path[4096];
+	snprintf(path, sizeof path, "%s/peer%d.f2r", p->o->record_dir, p->self);
+	f2r_header h;
+	memset(&h, 0, sizeof h);
+	h.fix2d_version = FIX2D_VERSION_WORD;
+	h.hash_format = REPLAY_HASH_FORMAT;
+	h.fingerprint = f2d_fingerprint();
+	h.time_step = f2d_world_get_time_step(p->world);
+	h.hash_interval = 1;
+	snprintf(h.scene, sizeof h.scene, "%s", ND_SCENE);
+	p->rframe = calloc(1, sizeof *p->rframe);
+	if (p->rframe == NULL || !f2r_open_write(&p->replay, path, &h)) {
+		fprintf(stderr, "%s: peer %d: cannot write %s\n", ND_PROG, p->self, path);
+		return false;
+	}
+	p->recording = true;
+	return true;
+}
+
+static void send_all(peer *p, uint64_t now, uint64_t *last_send, int urgency, uint8_t flags)
+{
+	uint8_t buf[ND_MAX_PACKET];
+	for (int q = 0; q < p->npeers; ++q) {
+		if (q == p->self) {
+			continue;
+		}
+		uint64_t gap = urgency == 2 ? 0 : urgency == 1 ? 1000 : 5000;
+		if (now - last_send[q] < gap) {
+			continue;
+		}
+		size_t n = nd_session_build(&p->s, q, p->cur, flags, (uint32_t)(now / 1000), buf,
+		                            sizeof buf);
+		if (n > 0) {
+			nd_link_send(&p->link, &p->addrs[q], buf, n, now);
+		}
+		last_send[q] = now;
+	}
+}
+
+int nd_peer_run(const nd_options *o, int fd, const struct sockaddr_in *addrs, int npeers, int self,
+                uint32_t token, nd_result *res)
+{
+	static peer pp;
+	peer *p = &pp;
+	memset(p, 0, sizeof *p);
+	memset(res, 0, sizeof *res);
+	res->status = ND_EXIT_ERROR;
+	res->desync_frame = ND_NO_FRAME;
+	res->desync_peer = -1;
+	res->lost_peer = -1;
+	p->o = o;
+	p->self = self;
+	p->npeers = npeers;
+	p->addrs = addrs;
+	p->res = res;
+	uint64_t start = nd_now_us();
+	if (f2d_scene_create(ND_SCENE, NULL, &p->world) != F2D_OK ||
+	    !nd_game_players(p->world, p->players)) {
+		fprintf(stderr, "%s: cannot build the scene '%s'\n", ND_PROG, ND_SCENE);
+		return ND_EXIT_ERROR;
+	}
+	if (!nd_session_init(&p->s, npeers, self, token, o->frames, o->delay) ||
+	    !nd_link_init(&p->link, fd, &o->imp, (uint64_t)self)) {
+		fprintf(stderr, "%s: out of memory\n", ND_PROG);
+		return ND_EXIT_ERROR;
+	}
+	size_t cap = 4 * f2d_snapshot_size(p->world) + 65536;
+	for (int k = 0; k < ND_RING; ++k) {
+		p->snap[k] = malloc(cap);
+		p->snap_cap[k] = cap;
+		if (p->snap[k] == NULL) {
+			fprintf(stderr, "%s: out of memory\n", ND_PROG);
+			return ND_EXIT_ERROR;
+		}
+	}
+	nd_script_init(&p->script, o->seed, self);
+	bool ok = open_replay(p);
+	if (ok && !save_snapshot(p, 0)) {
+		ok = false;
+	}
+
+	uint64_t last_send[ND_MAX_PEERS] = {0, 0, 0, 0};
+	uint64_t next_tick = start, ended_at = 0,
+	         deadline = start + (uint64_t)o->max_seconds * 1000000u;
+	bool ending = false, reported_desync = false, stalled = false, syncing = false;
+	int status = ND_EXIT_OK;
+	for (int q = 0; q < npeers; ++q) {
+		p->s.remote[q].last_heard_ms = start / 1000;
+	}
+	while (ok) {
+		uint64_t now = nd_now_us();
+		nd_link_flush(&p->link, now);
+		uint8_t buf[ND_MAX_PACKET + 64];
+		struct sockaddr_in from;
+		long n;
+		while ((n = nd_link_recv(&p->link, buf, sizeof buf, &from)) >= 0) {
+			nd_session_receive(&p->s, peer_of(p, &from), buf, (size_t)n, now / 1000);
+		}
+		if (p->s.desync_frame != ND_NO_FRAME && !reported_desync) {
+			reported_desync = true;
+			fprintf(stderr,
+			        "%s: peer %d: DESYNC at frame %u: our hash %016" PRIx64
+			        ", peer %d has %016" PRIx64 "\n",
+			        ND_PROG, self, p->s.desync_frame, p->s.desync_local,
+			        p->s.desync_peer, p->s.desync_remote);
+			status = ND_EXIT_DESYNC;
+			if (!ending) {
+				ending = true;
+				ended_at = now;
+			}
+		}
+		bool advanced = false;
+		if (!ending) {
+			uint64_t t0 = nd_now_us();
+			bool worked = false;
+			if (p->s.first_wrong < p->cur) {
+				if (!rollback(p)) {
+					status = ND_EXIT_ERROR;
+					break;
+				}
+				worked = true;
+			}
+			p->s.first_wrong = ND_NO_FRAME;
+			uint32_t known = nd_session_known(&p->s);
+			confirm(p, known < p->cur ? known : p->cur);
+			bool may = p->cur < o->frames && p->cur < known + ND_WINDOW;
+			bool window_full = p->cur < o->frames && !may;
+			res->stalls += window_full && !stalled; /* times the window stopped us */
+			stalled = window_full;
+			bool sync_wait = may && timesync_wait(p) >= 2;
+			if (sync_wait) {
+				may = false;
+				if (o->realtime && now >= next_tick) {
+					next_tick += ND_FRAME_US; /* skip one tick */
+					res->timesync_waits++;
+				}
+			}
+			res->timesync_waits += !o->realtime && sync_wait && !syncing;
+			syncing = sync_wait;
+			if (may && o->realtime && now < next_tick) {
+				may = false;
+			}
+			if (may) {
+				if (o->kill_frame >= 0 && (int64_t)p->cur == o->kill_frame) {
+					fflush(NULL);
+					raise(SIGKILL); /* test only: vanish without a word */
+				}
+				nd_session_add_local_input(&p->s, nd_script_next(&p->script));
+				simulate(p, p->cur);
+				p->cur++;
+				if (!save_snapshot(p, p->cur)) {
+					status = ND_EXIT_ERROR;
+					break;
+				}
+				advanced = worked = true;
+				if (o->realtime) {
+					next_tick += ND_FRAME_US;
+					if (next_tick + 4 * ND_FRAME_US < now) {
+						next_tick = now; /* far behind: do not sprint */
+					}
+				}
+				known = nd_session_known(&p->s);
+				confirm(p, known < p->cur ? known : p->cur);
+			}
+			if (worked) {
+				p->work_us += nd_now_us() - t0;
+			}
+			if (advanced) {
+				p->frame_samples++;
+				p->total_frame_us += p->work_us;
+				p->max_frame_us =
+				    p->work_us > p->max_frame_us ? p->work_us : p->max_frame_us;
+				p->work_us = 0;
+			}
+			if (everything_exchanged(p)) {
+				ending = true;
+				ended_at = now;
+			}
+		}
+		uint8_t flags = 0;
+		if (ending && status == ND_EXIT_OK) {
+			flags |= ND_FLAG_DONE;
+		}
+		if (status == ND_EXIT_DESYNC) {
+			flags |= ND_FLAG_DESYNC;
+		}
+		send_all(p, now, last_send, advanced ? 1 : 0, flags);
+		/* the end: everyone done (or told of the desync), or the linger is over */
+		if (ending) {
+			bool all = true;
+			for (int q = 0; q < npeers; ++q) {
+				const nd_remote *r = &p->s.remote[q];
+				if (q != self && !r->done && !r->desync) {
+					all = false;
+				}
+			}
+			if ((all && status != ND_EXIT_DESYNC) || now - ended_at > LINGER_US ||
+			    (status == ND_EXIT_DESYNC && all && now - ended_at > 200000)) {
+				send_all(p, now, last_send, 2, flags); /* a last word, at once */
+				nd_link_flush(&p->link, UINT64_MAX);
+				break;
+			}
+		}
+		/* a peer that disappeared */
+		if (!ending) {
+			int lost = -1;
+			for (int q = 0; q < npeers && lost < 0; ++q) {
+				const nd_remote *r = &p->s.remote[q];
+				if (q != self && !r->done &&
+				    now / 1000 - r->last_heard_ms > o->timeout_ms) {
+					lost = q;
+				}
+			}
+			if (lost >= 0) {
+				fprintf(
+				    stderr,
+				    "%s: peer %d: peer %d lost: nothing heard for %u ms (at frame "
+				    "%u, %u confirmed)\n",
+				    ND_PROG, self, lost, o->timeout_ms, p->cur, p->sync);
+				res->lost_peer = lost;
+				status = ND_EXIT_LOST;
+				break;
+			}
+		}
+		if (now > deadline) {
+			fprintf(stderr,
+			        "%s: peer %d: gave up after %u s (frame %u, %u confirmed)\n",
+			        ND_PROG, self, o->max_seconds, p->cur, p->sync);
+			status = ND_EXIT_ERROR;
+			break;
+		}
+		if (!advanced) { /* wait for a datagram, at most 1 ms */
+			struct pollfd pfd = {fd, POLLIN, 0};
+			poll(&pfd, 1, nd_link_next_due(&p->link, nd_now_us()) == 0 ? 0 : 1);
+		}
+	}
+	if (!ok) {
+		status = ND_EXIT_ERROR;
+	}
+	if (p->recording && !f2r_close_write(&p->replay)) {
+		fprintf(stderr, "%s: peer %d: error closing the replay\n", ND_PROG, self);
+	}
+	res->status = status;
+	res->frames = p->cur;
+	res->confirmed = p->sync;
+	res->hash = p->sync > 0 ? p->s.hashes[self][p->sync - 1] : f2d_world_hash(p->world);
+	res->desync_frame = p->s.desync_frame;
+	res->desync_peer = p->s.desync_peer;
+	res->mean_ms = p->frame_samples > 0
+	                   ? (double)p->total_frame_us / (double)p->frame_samples / 1000.0
+	                   : 0.0;
+	res->max_ms = (double)p->max_frame_us / 1000.0;
+	res->wall_s = (double)(nd_now_us() - start) / 1e6;
+	res->sent = p->link.sent;
+	res->received = p->link.received;
+	res->impair_dropped = p->link.impair_dropped;
+	res->impair_duplicated = p->link.impair_duplicated;
+	res->impair_reordered = p->link.impair_reordered;
+	for (int d = 0; d < ND_DROP_COUNT; ++d) {
+		res->parse_drops += p->s.drops[d];
+	}
+	for (int q = 0; q < npeers; ++q) {
+		res->dup_seen += p->s.remote[q].duplicates;
+		res->reorder_seen += p->s.remote[q].out_of_order;
+	}
+	for (int k = 0; k < ND_RING; ++k) {
+		free(p->snap[k]);
+	}
+	free(p->rframe);
+	nd_link_free(&p->link);
+	nd_session_free(&p->s);
+	f2d_destroy_world(p->world);
+	return status;
+}

@@ -1,0 +1,134 @@
+/* fix2d snapshots: what the encoder (snapshot.c) and the decoder (snapshot_load.c) share: record
+ * flags, little-endian reading, the geometry comparison, the payload loader.
+ * SPDX-License-Identifier: MIT */
+#ifndef FIX2D_SNAPSHOT_INTERNAL_H
+#define FIX2D_SNAPSHOT_INTERNAL_H
+
+#include "core.h"
+#include "fix2d/snapshot.h"
+
+#define NO_SWEEP 0xFFFFFFFFu
+
+/* body record flags */
+#define BF_ALIVE 1u
+#define BF_TYPE_SHIFT 1
+#define BF_MOVING 8u
+#define BF_FORCE 16u
+#define BF_USER 32u
+#define BF_SAME_MASS 64u
+/* shape record flags */
+#define SF_ALIVE 1u
+#define SF_POLYGON 2u
+#define SF_USER 4u
+#define SF_SAME_GEOMETRY 8u
+#define SF_SAME_MATERIAL 16u
+/* joint record flags */
+#define JF_ALIVE 1u
+#define JF_LIMIT 2u
+#define JF_MOTOR 4u
+#define JF_COLLIDE 8u
+#define JF_USER 16u
+
+/* ---- little-endian reading (the caller has checked the length) ---- */
+
+static inline uint32_t get_u32(const uint8_t *p)
+{
+	return (uint32_t)p[0] | ((uint32_t)p[1] << 8) | ((uint32_t)p[2] << 16) |
+	       ((uint32_t)p[3] << 24);
+}
+static inline uint64_t get_u64(const uint8_t *p)
+{
+	return (uint64_t)get_u32(p) | ((uint64_t)get_u32(p + 4) << 32);
+}
+/* two's complement without implementation-defined conversions */
+static inline int32_t u2i(uint32_t u)
+{
+	return u <= (uint32_t)INT32_MAX ? (int32_t)u : (int32_t)(u - 2147483648u) - INT32_MAX - 1;
+}
+
+static inline bool geometry_equal(const f2d_shape *a, const f2d_shape *b)
+{
+	if (a->type != b->type) {
+		return false;
+	}
+	if (a->type == F2D_CIRCLE_SHAPE) {
+		return a->circle.center.x == b->circle.center.x &&
+		       a->circle.center.y == b->circle.center.y &&
+		       a->circle.radius == b->circle.radius;
+	}
+	if (a->polygon.count != b->polygon.count) {
+		return false;
+	}
+	for (int32_t i = 0; i < a->polygon.count; ++i) {
+		if (a->polygon.vertices[i].x != b->polygon.vertices[i].x ||
+		    a->polygon.vertices[i].y != b->polygon.vertices[i].y) {
+			return false;
+		}
+	}
+	return true;
+}
+
+/* ---- value ranges of loaded fields (snapshot_load.c) ---- */
+
+/* Loaded positions: statics and kinematics stay within the world limit (the step clamps the
+ * centre of a moving body); a dynamic body's origin trails its clamped centre by its local centre
+ * and joint projection may push the centre a little past the edge. */
+#define DYNAMIC_POSITION_SLACK F2D_FIX(128)
+/* Rotations out of the step are unit to ~2^-14; loaded ones must be within 2^-12. */
+#define ROT_TOLERANCE ((int64_t)1 << 20)
+/* Speeds a user may set (body.c) */
+#define SET_SPEED_LIMIT F2D_FIX(4096)
+
+static inline bool no_min(fix16_t v)
+{
+	return v != INT32_MIN;
+}
+
+static inline bool within(fix16_t v, fix16_t limit)
+{
+	return v >= -limit && v <= limit;
+}
+
+static inline bool vec_within(f2d_vec2 v, fix16_t limit)
+{
+	return within(v.x, limit) && within(v.y, limit);
+}
+
+static inline bool rot_unit(f2d_rot q)
+{
+	if (!within(q.c, 2 * F2D_ONE) || !within(q.s, 2 * F2D_ONE)) {
+		return false;
+	}
+	int64_t len2 = (int64_t)q.c * q.c + (int64_t)q.s * q.s - ((int64_t)1 << 32);
+	return len2 >= -ROT_TOLERANCE && len2 <= ROT_TOLERANCE;
+}
+
+static inline fix16_t speed_bound(fix16_t per_step, fix16_t h)
+{
+	int64_t v = 2 * (((int64_t)per_step << 16) / h);
+	if (v < SET_SPEED_LIMIT) {
+		v = SET_SPEED_LIMIT;
+	}
+	return v > INT32_MAX ? INT32_MAX : (fix16_t)v;
+}
+
+static inline bool circle_ok(const f2d_circle *c)
+{
+	return c->radius >= F2D_MIN_SHAPE_SIZE && c->radius <= F2D_MAX_SHAPE_EXTENT &&
+	       vec_within(c->center, F2D_MAX_SHAPE_EXTENT) &&
+	       (int64_t)f2d_length(c->center) + c->radius <= F2D_MAX_SHAPE_EXTENT;
+}
+
+static inline bool anchor_ok(f2d_vec2 p, uint32_t body_type)
+{
+	return vec_within(p, body_type == 1 + F2D_STATIC_BODY ? 2 * F2D_WORLD_LIMIT
+	                                                      : 2 * F2D_MAX_DYNAMIC_SHAPE_EXTENT);
+}
+
+/* Validates the payload, makes room, applies it (snapshot_load.c). counts: the id counts of the
+ * in-process header, NULL for the portable form. The world is unchanged unless it returns OK
+ * (grown arrays and scratch are not state). */
+f2d_result f2d_snapshot_load_payload(f2d_world *w, const uint8_t *payload, size_t len,
+                                     const uint32_t *counts, const char *what);
+
+#endif

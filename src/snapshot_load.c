@@ -1,0 +1,1122 @@
+/* fix2d snapshots: the decoder. Reading runs twice over the bytes, a validating pass that writes
+ * nothing into the world, then an applying pass that cannot fail (see snapshot.c for the whole
+ * design and include/fix2d/snapshot.h for the format).
+ * SPDX-License-Identifier: MIT */
+#include "snapshot_internal.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+
+#define STACK_SCRATCH 1024 /* marks: restores of small worlds need no scratch buffer */
+
+/* ---- decoder ---- */
+
+/* Validating pass bookkeeping, one mark per id (on the stack or in the world's pair scratch
+ * buffer): body: 0 dead, 1 + type alive; shape: 0 dead, 1 + body alive (the bodies of the
+ * arbiters are read from it); joint: 0 dead, 1 alive; FREE_MARK: a dead id met in the free
+ * list; SWEEP_MARK: a live shape met in the sweep order. */
+#define FREE_MARK 0x80000000u
+#define SWEEP_MARK 0x40000000u
+/* uint32 marks per f2d_mass_data in the scratch buffer */
+#define MD_WORDS (sizeof(f2d_mass_data) / sizeof(uint32_t))
+
+static inline bool shape_live(uint32_t mark)
+{
+	return mark - 1u < SWEEP_MARK - 1u; /* 1 <= mark < SWEEP_MARK */
+}
+
+typedef struct decoder {
+	f2d_world *w;
+	const uint8_t *p, *end;
+	bool apply;
+	bool caches;
+	const char *what;
+	f2d_result result; /* of the first failure */
+	/* validating pass */
+	size_t scratch_used;
+	uint32_t *scratch_base;      /* NULL: the marks live in w->pairs */
+	const uint32_t *counts;      /* in-process: the id counts of the header */
+	const uint8_t *arbiters_end; /* where the arbiter section ends (applying pass) */
+	size_t body_off, shape_off, joint_off;
+	/* portable form: stored masses are checked against the shapes (check_masses) */
+	bool check_mass;
+	size_t mass_off, md_off, head_off, link_off;
+	fix16_t vmax, wmax;
+	int32_t last_oor;
+	/* counts (known after the validating pass) */
+	int32_t next[3], alive[3];
+	int32_t arbiter_count;
+	uint32_t sweep; /* NO_SWEEP or the sweep length */
+	/* running state of both passes */
+	const uint8_t *mass_prev;      /* previous live dynamic body's mass record */
+	fix16_t inv_mass, inv_inertia; /* and its inverses (applying pass) */
+	f2d_shape geometry;            /* previous live shape's geometry and material */
+	bool have_shape, geometry_dynamic_ok;
+} decoder;
+
+static bool fail(decoder *d, f2d_result r, const char *fmt, ...)
+{
+	char msg[128];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof msg, fmt, ap);
+	va_end(ap);
+	f2d_set_error(d->w, r, "%s: %s", d->what, msg);
+	d->result = r;
+	return false;
+}
+
+static bool truncated(decoder *d, const char *where)
+{
+	return fail(d, F2D_ERROR_INVALID_VALUE, "truncated in %s", where);
+}
+
+static inline bool avail(const decoder *d, size_t n)
+{
+	return (size_t)(d->end - d->p) >= n;
+}
+
+static inline uint32_t rd_u32(decoder *d)
+{
+	uint32_t v = get_u32(d->p);
+	d->p += 4;
+	return v;
+}
+static inline int32_t rd_i32(decoder *d)
+{
+	return u2i(rd_u32(d));
+}
+static inline uint64_t rd_u64(decoder *d)
+{
+	uint64_t v = get_u64(d->p);
+	d->p += 8;
+	return v;
+}
+static inline uint32_t rd_u8(decoder *d)
+{
+	return *d->p++;
+}
+static inline f2d_vec2 rd_vec(decoder *d)
+{
+	f2d_vec2 v;
+	v.x = rd_i32(d);
+	v.y = rd_i32(d);
+	return v;
+}
+
+/* Reserves zeroed scratch marks (one uint32 per id: not a character type, so storing one does
+ * not make the compiler reload the decoder) in w->pairs, a per-step buffer that find_pairs
+ * refills from the start before any read. Offsets, not pointers: growing moves the buffer. */
+static bool scratch_reserve(decoder *d, size_t count, size_t *offset)
+{
+	f2d_world *w = d->w;
+	size_t bytes = count * sizeof(uint32_t);
+	if (d->scratch_base != NULL) { /* reserved at once by load_payload */
+		*offset = d->scratch_used;
+		memset((uint8_t *)d->scratch_base + d->scratch_used, 0, bytes);
+		d->scratch_used += bytes;
+		return true;
+	}
+	size_t total = d->scratch_used + bytes;
+	size_t words = total > 0 ? (total + 7) / 8 : 1; /* never NULL: not even NULL + 0 */
+	if (words > (size_t)INT32_MAX / 2) {
+		return fail(d, F2D_ERROR_CAPACITY, "snapshot too large");
+	}
+	if (!f2d_grow(w, (void **)&w->pairs, &w->pair_capacity, (int32_t)words, sizeof(uint64_t))) {
+		return fail(d, F2D_ERROR_OUT_OF_MEMORY, "allocator returned NULL");
+	}
+	*offset = d->scratch_used;
+	memset((uint8_t *)w->pairs + d->scratch_used, 0, bytes);
+	d->scratch_used = total;
+	return true;
+}
+
+static inline uint32_t *scratch(decoder *d, size_t offset)
+{
+	uint8_t *base =
+	    d->scratch_base != NULL ? (uint8_t *)d->scratch_base : (uint8_t *)d->w->pairs;
+	return (uint32_t *)(void *)(base + offset);
+}
+
+static bool decode_world(decoder *d)
+{
+	const size_t len = 8 + 4 * 13 + 1 + 8 + 8 + 4;
+	if (!avail(d, len)) {
+		return truncated(d, "the world settings");
+	}
+	uint64_t step_count = rd_u64(d);
+	f2d_world_def def = f2d_default_world_def();
+	def.allocator.alloc = NULL;
+	def.allocator.free = NULL;
+	def.allocator.context = NULL;
+	def.gravity = rd_vec(d);
+	def.time_step = rd_i32(d);
+	def.iterations = rd_i32(d);
+	def.joint_position_iterations = rd_i32(d);
+	def.bias_factor = rd_i32(d);
+	def.linear_slop = rd_i32(d);
+	def.speculative_distance = rd_i32(d);
+	def.restitution_threshold = rd_i32(d);
+	def.max_translation = rd_i32(d);
+	def.max_rotation = rd_i32(d);
+	uint32_t warm = rd_u8(d);
+	def.warm_starting = warm != 0;
+	def.body_capacity = rd_i32(d);
+	def.contact_capacity = rd_i32(d);
+	uint64_t oor = rd_u64(d), ovf = rd_u64(d);
+	int32_t last = rd_i32(d);
+	if (!d->apply) {
+		const char *problem = f2d_world_def_problem(&def);
+		if (problem != NULL) {
+			return fail(d, F2D_ERROR_INVALID_VALUE, "settings: %s", problem);
+		}
+		if (warm > 1) {
+			return fail(d, F2D_ERROR_INVALID_VALUE, "settings: warm_starting is %u",
+			            (unsigned)warm);
+		}
+		if (last < -1) {
+			return fail(d, F2D_ERROR_INVALID_HANDLE, "last out-of-range body %d",
+			            (int)last);
+		}
+		d->last_oor = last;
+		d->vmax = speed_bound(def.max_translation, def.time_step);
+		d->wmax = speed_bound(def.max_rotation, def.time_step);
+		return true;
+	}
+	f2d_world *w = d->w;
+	def.allocator = w->allocator;
+	w->def = def;
+	w->gravity = def.gravity;
+	w->h = def.time_step;
+	w->inv_h = f2d_div_exact((int64_t)1 << 16, def.time_step);
+	w->step_count = step_count;
+	w->out_of_range_events = oor;
+	w->overflow_events = ovf;
+	w->last_out_of_range_body = last;
+	w->saturated = false;
+	return true;
+}
+
+/* Reads the number of ids handed out; bounded by F2D_MAX_OBJECTS and by the bytes left (each
+ * slot takes at least 5 bytes) before anything is reserved. */
+static bool decode_next(decoder *d, int kind, const char *name)
+{
+	if (!avail(d, 4)) {
+		return truncated(d, name);
+	}
+	uint32_t n = rd_u32(d);
+	if (d->apply) {
+		return true;
+	}
+	if (n > F2D_MAX_OBJECTS) {
+		return fail(d, F2D_ERROR_CAPACITY, "%u %s, more than F2D_MAX_OBJECTS", (unsigned)n,
+		            name);
+	}
+	if ((size_t)n > (size_t)(d->end - d->p) / 5) {
+		return fail(d, F2D_ERROR_INVALID_VALUE, "truncated: %u %s cannot fit in %zu bytes",
+		            (unsigned)n, name, (size_t)(d->end - d->p));
+	}
+	if (d->counts != NULL && n != d->counts[kind]) {
+		return fail(d, F2D_ERROR_INVALID_VALUE, "the header counts %u %s, the payload %u",
+		            (unsigned)d->counts[kind], name, (unsigned)n);
+	}
+	d->next[kind] = (int32_t)n;
+	d->alive[kind] = 0;
+	return true;
+}
+
+/* The free list: exactly the dead ids, once each, in stack order. */
+static bool decode_free_list(decoder *d, int kind, size_t marks_off, f2d_id_pool *pool,
+                             const char *name)
+{
+	if (!avail(d, 4)) {
+		return truncated(d, name);
+	}
+	uint32_t n = rd_u32(d);
+	if (!d->apply) {
+		uint32_t dead = (uint32_t)(d->next[kind] - d->alive[kind]);
+		if (n != dead) {
+			return fail(d, F2D_ERROR_INVALID_HANDLE,
+			            "%s free list holds %u ids, %u are dead", name, (unsigned)n,
+			            (unsigned)dead);
+		}
+	}
+	if (!avail(d, (size_t)n * 4)) {
+		return truncated(d, name);
+	}
+	if (d->apply) {
+		for (uint32_t i = 0; i < n; ++i) {
+			pool->free_ids[i] = rd_i32(d);
+		}
+		pool->free_count = (int32_t)n;
+		return true;
+	}
+	uint32_t *marks = scratch(d, marks_off);
+	for (uint32_t i = 0; i < n; ++i) {
+		uint32_t id = rd_u32(d);
+		if (id >= (uint32_t)d->next[kind] || marks[id] != 0) {
+			return fail(
+			    d, F2D_ERROR_INVALID_HANDLE,
+			    "%s free list entry %u: id %u is live, repeated or never handed out",
+			    name, (unsigned)i, (unsigned)id);
+		}
+		marks[id] = FREE_MARK;
+	}
+	return true;
+}
+
+/* Clears slots [from, to) left over from a world that had handed out more ids: a slot past
+ * `next` must be zero (create reads its old generation). */
+static void clear_slots(void *array, size_t elem, int32_t from, int32_t to)
+{
+	if (to > from) {
+		memset((char *)array + (size_t)from * elem, 0, (size_t)(to - from) * elem);
+	}
+}
+
+static bool decode_bodies(decoder *d)
+{
+	f2d_world *w = d->w;
+	if (!decode_next(d, 0, "bodies")) {
+		return false;
+	}
+	int32_t n = d->next[0];
+	if (!d->apply) {
+		if (d->last_oor >= n) {
+			return fail(d, F2D_ERROR_INVALID_HANDLE,
+			            "last out-of-range body %d was never handed out",
+			            (int)d->last_oor);
+		}
+		if (!scratch_reserve(d, (size_t)n, &d->body_off) ||
+		    (d->check_mass && !scratch_reserve(d, 4 * (size_t)n, &d->mass_off))) {
+			return false;
+		}
+	} else {
+		clear_slots(w->bodies, sizeof(f2d_body), n, w->body_ids.next);
+		w->body_ids.next = n;
+	}
+	d->mass_prev = NULL;
+	const fix16_t limit = F2D_WORLD_LIMIT;
+	for (int32_t i = 0; i < n; ++i) {
+		if (!avail(d, 5)) {
+			return truncated(d, "a body");
+		}
+		uint32_t gen = rd_u32(d);
+		uint32_t flags = rd_u8(d);
+		uint32_t type = (flags >> BF_TYPE_SHIFT) & 3u;
+		bool alive = (flags & BF_ALIVE) != 0;
+		bool dynamic = type == F2D_DYNAMIC_BODY;
+		bool same = (flags & BF_SAME_MASS) != 0;
+		bool mass_rec = alive && dynamic && !same;
+		size_t len = alive ? 24 : 0;
+		len += (flags & BF_MOVING) ? 12 : 0;
+		len += (flags & BF_FORCE) ? 12 : 0;
+		len += mass_rec ? 16 : 0;
+		len += (flags & BF_USER) ? 8 : 0;
+		if (!d->apply) {
+			if (gen == 0) {
+				return fail(d, F2D_ERROR_INVALID_VALUE, "body %d: generation 0",
+				            (int)i);
+			}
+			if (!alive && flags != 0) {
+				return fail(d, F2D_ERROR_INVALID_VALUE, "dead body %d has flags %u",
+				            (int)i, (unsigned)flags);
+			}
+			if (alive && (type > F2D_DYNAMIC_BODY || (flags & 0x80u) != 0)) {
+				return fail(d, F2D_ERROR_INVALID_VALUE,
+				            "body %d: bad type or flags %u", (int)i,
+				            (unsigned)flags);
+			}
+			if (alive && ((type == F2D_STATIC_BODY && (flags & BF_MOVING)) ||
+			              (!dynamic && (flags & (BF_FORCE | BF_SAME_MASS))))) {
+				return fail(d, F2D_ERROR_INVALID_VALUE,
+				            "body %d: a %s body with velocity, force or mass",
+				            (int)i,
+				            type == F2D_STATIC_BODY ? "static" : "kinematic");
+			}
+			if (alive && same && d->mass_prev == NULL) {
+				return fail(
+				    d, F2D_ERROR_INVALID_VALUE,
+				    "body %d: same mass as a previous body that does not exist",
+				    (int)i);
+			}
+		}
+		if (!avail(d, len)) {
+			return truncated(d, "a body");
+		}
+		/* every field of f2d_body is written: no memset per record (speed); the size check
+		 * in tests/test_snapshot.c catches a new field */
+		f2d_body tmp;
+		f2d_body *b = d->apply ? &w->bodies[i] : &tmp;
+		b->generation = gen;
+		b->alive = alive;
+		b->type = alive ? (f2d_body_type)type : F2D_STATIC_BODY;
+		b->shape_list = F2D_NULL_INDEX;
+		b->joint_count = 0;
+		b->v = f2d_v(0, 0);
+		b->w = 0;
+		b->force = f2d_v(0, 0);
+		b->torque = 0;
+		b->mass = b->inv_mass = b->inertia = b->inv_inertia = 0;
+		b->local_center = f2d_v(0, 0);
+		b->user_data = 0;
+		if (!alive) {
+			b->origin = b->center = f2d_v(0, 0);
+			b->q.c = b->q.s = 0;
+		} else {
+			b->origin = rd_vec(d);
+			b->q.c = rd_i32(d);
+			b->q.s = rd_i32(d);
+			b->center = rd_vec(d);
+			if (flags & BF_MOVING) {
+				b->v = rd_vec(d);
+				b->w = rd_i32(d);
+			}
+			if (flags & BF_FORCE) {
+				b->force = rd_vec(d);
+				b->torque = rd_i32(d);
+			}
+			const uint8_t *mass_at = d->p;
+			if (dynamic) {
+				const uint8_t *m = mass_rec ? mass_at : d->mass_prev;
+				b->mass = u2i(get_u32(m));
+				b->inertia = u2i(get_u32(m + 4));
+				b->local_center.x = u2i(get_u32(m + 8));
+				b->local_center.y = u2i(get_u32(m + 12));
+				if (mass_rec) {
+					d->p += 16;
+				}
+			}
+			if (flags & BF_USER) {
+				b->user_data = rd_u64(d);
+			}
+			if (!d->apply) {
+				fix16_t plim = dynamic ? limit + DYNAMIC_POSITION_SLACK : limit;
+				if (!vec_within(b->origin, plim) || !vec_within(b->center, plim)) {
+					return fail(d, F2D_ERROR_INVALID_VALUE,
+					            "body %d: position beyond F2D_WORLD_LIMIT",
+					            (int)i);
+				}
+				if (!rot_unit(b->q)) {
+					return fail(d, F2D_ERROR_INVALID_VALUE,
+					            "body %d: rotation is not unit length", (int)i);
+				}
+				if ((flags & BF_MOVING) &&
+				    ((b->v.x == 0 && b->v.y == 0 && b->w == 0) ||
+				     !within(b->v.x, d->vmax) || !within(b->v.y, d->vmax) ||
+				     !within(b->w, d->wmax))) {
+					return fail(
+					    d, F2D_ERROR_INVALID_VALUE,
+					    "body %d: velocity out of range (or zero, flagged)",
+					    (int)i);
+				}
+				if ((flags & BF_FORCE) &&
+				    ((b->force.x == 0 && b->force.y == 0 && b->torque == 0) ||
+				     !no_min(b->force.x) || !no_min(b->force.y) ||
+				     !no_min(b->torque))) {
+					return fail(
+					    d, F2D_ERROR_INVALID_VALUE,
+					    "body %d: force out of range (or zero, flagged)",
+					    (int)i);
+				}
+				if ((flags & BF_USER) && b->user_data == 0) {
+					return fail(d, F2D_ERROR_INVALID_VALUE,
+					            "body %d: zero user data flagged", (int)i);
+				}
+				if (mass_rec) {
+					if (b->mass < F2D_MIN_MASS || b->mass > F2D_MAX_MASS ||
+					    (b->inertia != 0 && (b->inertia < F2D_MIN_INERTIA ||
+					                         b->inertia > F2D_MAX_INERTIA)) ||
+					    (b->inertia == 0 &&
+					     (b->mass != F2D_ONE || b->local_center.x != 0 ||
+					      b->local_center.y != 0)) ||
+					    !vec_within(b->local_center,
+					                F2D_MAX_DYNAMIC_SHAPE_EXTENT)) {
+						return fail(
+						    d, F2D_ERROR_MASS_RANGE,
+						    "body %d: mass %d, inertia %d or centre out "
+						    "of range",
+						    (int)i, (int)b->mass, (int)b->inertia);
+					}
+					if (d->mass_prev != NULL &&
+					    memcmp(mass_at, d->mass_prev, 16) == 0) {
+						return fail(
+						    d, F2D_ERROR_INVALID_VALUE,
+						    "body %d: repeated mass not marked as such "
+						    "(not canonical)",
+						    (int)i);
+					}
+				}
+			}
+			if (dynamic) {
+				if (mass_rec) {
+					d->mass_prev = mass_at;
+					if (d->apply) { /* as body.c computes them */
+						d->inv_mass =
+						    f2d_div_exact((int64_t)1 << 16, b->mass);
+						d->inv_inertia =
+						    b->inertia == 0
+						        ? 0
+						        : f2d_div_exact((int64_t)1 << 16,
+						                        b->inertia);
+					}
+				}
+				b->inv_mass = d->inv_mass;
+				b->inv_inertia = d->inv_inertia;
+				if (d->check_mass && !d->apply) {
+					uint32_t *m = scratch(d, d->mass_off) + 4 * (size_t)i;
+					m[0] = (uint32_t)b->mass;
+					m[1] = (uint32_t)b->inertia;
+					m[2] = (uint32_t)b->local_center.x;
+					m[3] = (uint32_t)b->local_center.y;
+				}
+			}
+			d->alive[0]++;
+		}
+		if (!d->apply) {
+			scratch(d, d->body_off)[i] = alive ? 1 + type : 0;
+		}
+	}
+	if (!d->apply) {
+		return decode_free_list(d, 0, d->body_off, NULL, "body");
+	}
+	w->body_count = d->alive[0];
+	return decode_free_list(d, 0, 0, &w->body_ids, "body");
+}
+
+/* Portable form: the stored mass, inertia and local centre of every dynamic body must be what
+ * body.c computes from its shapes (in id order), or 1 kg that does not rotate when it has no
+ * shapes or when they are out of the mass range (what destroying a shape leaves). A body holds
+ * at most 64 shapes (create_shape). Reads the marks and mass data of the validating pass. */
+static bool check_masses(decoder *d)
+{
+	int32_t nb = d->next[0], ns = d->next[1];
+	const uint32_t *shape_marks = scratch(d, d->shape_off);
+	const uint32_t *body_marks = scratch(d, d->body_off);
+	uint32_t *head = scratch(d, d->head_off); /* 1 + first shape, 0: none */
+	uint32_t *link = scratch(d, d->link_off); /* 1 + next shape of the body, 0: none */
+	for (int32_t i = ns - 1; i >= 0; --i) {   /* lists in id order */
+		uint32_t mark = shape_marks[i];
+		if (shape_live(mark) && body_marks[mark - 1] == 1 + F2D_DYNAMIC_BODY) {
+			link[i] = head[mark - 1];
+			head[mark - 1] = (uint32_t)i + 1;
+		}
+	}
+	const uint32_t *stored = scratch(d, d->mass_off);
+	const uint32_t *mds = scratch(d, d->md_off);
+	for (int32_t b = 0; b < nb; ++b) {
+		if (body_marks[b] != 1 + F2D_DYNAMIC_BODY) {
+			continue;
+		}
+		f2d_mass_data md[64];
+		int32_t n = 0;
+		for (uint32_t s = head[b]; s != 0; s = link[s - 1]) {
+			if (n == 64) {
+				return fail(d, F2D_ERROR_INVALID_VALUE,
+				            "body %d: more than 64 shapes on a dynamic body",
+				            (int)b);
+			}
+			memcpy(&md[n++], mds + MD_WORDS * (size_t)(s - 1), sizeof md[0]);
+		}
+		f2d_mass_data total;
+		if (n == 0 || f2d_body_mass_from_shapes(md, n, &total) != 0) {
+			total.mass = F2D_ONE;
+			total.inertia = 0;
+			total.center = f2d_v(0, 0);
+		}
+		const uint32_t *m = stored + 4 * (size_t)b;
+		if (u2i(m[0]) != total.mass || u2i(m[1]) != total.inertia ||
+		    u2i(m[2]) != total.center.x || u2i(m[3]) != total.center.y) {
+			return fail(d, F2D_ERROR_MASS_RANGE,
+			            "body %d: stored mass %d, inertia %d or centre differ from its "
+			            "shapes' (%lld, %lld)",
+			            (int)b, (int)u2i(m[0]), (int)u2i(m[1]), (long long)total.mass,
+			            (long long)total.inertia);
+		}
+	}
+	return true;
+}
+
+static bool decode_shapes(decoder *d)
+{
+	f2d_world *w = d->w;
+	if (!decode_next(d, 1, "shapes")) {
+		return false;
+	}
+	int32_t n = d->next[1];
+	if (!d->apply) {
+		if (!scratch_reserve(d, (size_t)n, &d->shape_off) ||
+		    (d->check_mass && (!scratch_reserve(d, MD_WORDS * (size_t)n, &d->md_off) ||
+		                       !scratch_reserve(d, (size_t)n, &d->link_off) ||
+		                       !scratch_reserve(d, (size_t)d->next[0], &d->head_off)))) {
+			return false;
+		}
+	} else {
+		clear_slots(w->shapes, sizeof(f2d_shape), n, w->shape_ids.next);
+		w->shape_ids.next = n;
+	}
+	d->have_shape = false;
+	for (int32_t i = 0; i < n; ++i) {
+		if (!avail(d, 5)) {
+			return truncated(d, "a shape");
+		}
+		uint32_t gen = rd_u32(d);
+		uint32_t flags = rd_u8(d);
+		bool alive = (flags & SF_ALIVE) != 0;
+		bool polygon = (flags & SF_POLYGON) != 0;
+		bool same_geometry = (flags & SF_SAME_GEOMETRY) != 0;
+		bool same_material = (flags & SF_SAME_MATERIAL) != 0;
+		if (!d->apply) {
+			if (gen == 0) {
+				return fail(d, F2D_ERROR_INVALID_VALUE, "shape %d: generation 0",
+				            (int)i);
+			}
+			if ((!alive && flags != 0) || (flags & ~31u) != 0) {
+				return fail(d, F2D_ERROR_INVALID_VALUE, "shape %d: bad flags %u",
+				            (int)i, (unsigned)flags);
+			}
+			if ((same_geometry || same_material) && !d->have_shape) {
+				return fail(
+				    d, F2D_ERROR_INVALID_VALUE,
+				    "shape %d: same as a previous shape that does not exist",
+				    (int)i);
+			}
+			if (same_geometry &&
+			    d->geometry.type != (polygon ? F2D_POLYGON_SHAPE : F2D_CIRCLE_SHAPE)) {
+				return fail(d, F2D_ERROR_INVALID_VALUE,
+				            "shape %d: same geometry as a shape of another type",
+				            (int)i);
+			}
+		}
+		f2d_shape *s = d->apply ? &w->shapes[i] : NULL;
+		if (!alive) {
+			if (s != NULL) {
+				memset(s, 0, sizeof *s);
+				s->generation = gen;
+				s->next = F2D_NULL_INDEX;
+			} else {
+				scratch(d, d->shape_off)[i] = 0;
+			}
+			continue;
+		}
+		size_t len = 4 + (same_material ? 0 : 12);
+		if (!avail(d, len)) {
+			return truncated(d, "a shape");
+		}
+		uint32_t body = rd_u32(d);
+		f2d_shape *g = &d->geometry; /* previous shape's geometry and material */
+		bool material_new = !same_material;
+		fix16_t density = g->density, friction = g->friction, restitution = g->restitution;
+		if (material_new) {
+			density = rd_i32(d);
+			friction = rd_i32(d);
+			restitution = rd_i32(d);
+		}
+		if (!same_geometry) {
+			f2d_shape fresh;
+			memset(&fresh, 0, sizeof fresh);
+			if (polygon) {
+				if (!avail(d, 1)) {
+					return truncated(d, "a polygon");
+				}
+				uint32_t count = rd_u8(d);
+				if (count < 3 || count > F2D_MAX_POLYGON_VERTICES) {
+					return fail(d, F2D_ERROR_BAD_POLYGON,
+					            "shape %d: polygon with %u vertices", (int)i,
+					            (unsigned)count);
+				}
+				if (!avail(d, (size_t)count * 8)) {
+					return truncated(d, "a polygon");
+				}
+				f2d_vec2 pts[F2D_MAX_POLYGON_VERTICES];
+				for (uint32_t k = 0; k < count; ++k) {
+					pts[k] = rd_vec(d);
+				}
+				fresh.type = F2D_POLYGON_SHAPE;
+				if (f2d_make_polygon(pts, (int32_t)count, &fresh.polygon) !=
+				    F2D_OK) {
+					return fail(d, F2D_ERROR_BAD_POLYGON,
+					            "shape %d: polygon is not convex, CCW and "
+					            "non-degenerate within 512 m",
+					            (int)i);
+				}
+			} else {
+				if (!avail(d, 12)) {
+					return truncated(d, "a circle");
+				}
+				fresh.type = F2D_CIRCLE_SHAPE;
+				fresh.circle.center = rd_vec(d);
+				fresh.circle.radius = rd_i32(d);
+				if (!d->apply && !circle_ok(&fresh.circle)) {
+					return fail(
+					    d, F2D_ERROR_INVALID_VALUE,
+					    "shape %d: circle radius or centre out of range",
+					    (int)i);
+				}
+			}
+			if (!d->apply) {
+				if (d->have_shape && geometry_equal(&fresh, g)) {
+					return fail(
+					    d, F2D_ERROR_INVALID_VALUE,
+					    "shape %d: repeated geometry not marked as such "
+					    "(not canonical)",
+					    (int)i);
+				}
+				f2d_mass_data md;
+				fresh.density = F2D_ONE;
+				d->geometry_dynamic_ok = f2d_shape_mass(&fresh, &md);
+			}
+			g->type = fresh.type;
+			g->polygon = fresh.polygon;
+			g->circle = fresh.circle;
+		}
+		uint64_t user = 0;
+		if (flags & SF_USER) {
+			if (!avail(d, 8)) {
+				return truncated(d, "a shape");
+			}
+			user = rd_u64(d);
+		}
+		if (!d->apply) {
+			if (material_new) {
+				if (density <= 0 || friction < 0 || friction > F2D_FIX(4) ||
+				    restitution < 0 || restitution > F2D_ONE) {
+					return fail(
+					    d, F2D_ERROR_INVALID_VALUE,
+					    "shape %d: density, friction or restitution out of "
+					    "range",
+					    (int)i);
+				}
+				if (d->have_shape && density == g->density &&
+				    friction == g->friction && restitution == g->restitution) {
+					return fail(
+					    d, F2D_ERROR_INVALID_VALUE,
+					    "shape %d: repeated material not marked as such "
+					    "(not canonical)",
+					    (int)i);
+				}
+			}
+			if ((flags & SF_USER) && user == 0) {
+				return fail(d, F2D_ERROR_INVALID_VALUE,
+				            "shape %d: zero user data flagged", (int)i);
+			}
+			uint32_t bt =
+			    body < (uint32_t)d->next[0] ? scratch(d, d->body_off)[body] : 0;
+			if (bt < 1 || bt > 3) {
+				return fail(d, F2D_ERROR_INVALID_HANDLE,
+				            "shape %d: body %u is not alive", (int)i,
+				            (unsigned)body);
+			}
+			if (bt == 1 + F2D_DYNAMIC_BODY && !d->geometry_dynamic_ok) {
+				return fail(d, F2D_ERROR_MASS_RANGE,
+				            "shape %d: too large for a dynamic body (32 m)",
+				            (int)i);
+			}
+			scratch(d, d->shape_off)[i] = 1 + body;
+			if (d->check_mass && bt == 1 + F2D_DYNAMIC_BODY) {
+				f2d_shape probe;
+				memset(&probe, 0, sizeof probe);
+				probe.type = g->type;
+				probe.polygon = g->polygon;
+				probe.circle = g->circle;
+				probe.density = density;
+				f2d_mass_data md;
+				if (!f2d_shape_mass(&probe, &md)) {
+					return fail(d, F2D_ERROR_MASS_RANGE,
+					            "shape %d: too large for a dynamic body",
+					            (int)i);
+				}
+				memcpy(scratch(d, d->md_off) + MD_WORDS * (size_t)i, &md,
+				       sizeof md);
+			}
+		}
+		g->density = density;
+		g->friction = friction;
+		g->restitution = restitution;
+		d->have_shape = true;
+		d->alive[1]++;
+		if (s != NULL) {
+			/* every state field of f2d_shape is written (the world-space cache and box
+			 * are recomputed by the step); the polygon is copied only when it differs
+			 */
+			bool keep = s->alive && s->type == g->type && geometry_equal(s, g);
+			s->generation = gen;
+			s->alive = true;
+			s->type = g->type;
+			s->body = (int32_t)body;
+			s->next = F2D_NULL_INDEX;
+			if (!keep) {
+				memset(&s->polygon, 0, sizeof s->polygon);
+				memset(&s->circle, 0, sizeof s->circle);
+				if (g->type == F2D_POLYGON_SHAPE) {
+					s->polygon = g->polygon;
+				} else {
+					s->circle = g->circle;
+				}
+			}
+			s->density = density;
+			s->friction = friction;
+			s->restitution = restitution;
+			s->user_data = user;
+		}
+	}
+	if (!d->apply) {
+		return decode_free_list(d, 1, d->shape_off, NULL, "shape") &&
+		       (!d->check_mass || check_masses(d));
+	}
+	/* shape lists in id order: push from the highest id down */
+	for (int32_t i = 0; i < w->body_ids.next; ++i) {
+		w->bodies[i].shape_list = F2D_NULL_INDEX;
+	}
+	for (int32_t i = n - 1; i >= 0; --i) {
+		f2d_shape *s = &w->shapes[i];
+		if (s->alive) {
+			s->next = w->bodies[s->body].shape_list;
+			w->bodies[s->body].shape_list = i;
+		}
+	}
+	w->shape_count = d->alive[1];
+	return decode_free_list(d, 1, 0, &w->shape_ids, "shape");
+}
+
+static bool decode_joints(decoder *d)
+{
+	f2d_world *w = d->w;
+	if (!decode_next(d, 2, "joints")) {
+		return false;
+	}
+	int32_t n = d->next[2];
+	if (!d->apply) {
+		if (!scratch_reserve(d, (size_t)n, &d->joint_off)) {
+			return false;
+		}
+	} else {
+		if (n > 0 || w->joint_ids.next > 0) {
+			clear_slots(w->joints, sizeof(f2d_joint), n, w->joint_ids.next);
+		}
+		w->joint_ids.next = n;
+		for (int32_t i = 0; i < w->body_ids.next; ++i) {
+			w->bodies[i].joint_count = 0;
+		}
+	}
+	const size_t len = 8 + 16 + 20 + 8 + 12;
+	for (int32_t i = 0; i < n; ++i) {
+		if (!avail(d, 5)) {
+			return truncated(d, "a joint");
+		}
+		uint32_t gen = rd_u32(d);
+		uint32_t flags = rd_u8(d);
+		bool alive = (flags & JF_ALIVE) != 0;
+		if (!d->apply && (gen == 0 || (!alive && flags != 0) || (flags & ~31u) != 0)) {
+			return fail(d, F2D_ERROR_INVALID_VALUE, "joint %d: bad generation or flags",
+			            (int)i);
+		}
+		f2d_joint j;
+		memset(&j, 0, sizeof j);
+		j.generation = gen;
+		if (alive) {
+			size_t need = len + ((flags & JF_USER) ? 8 : 0);
+			if (!avail(d, need)) {
+				return truncated(d, "a joint");
+			}
+			j.alive = true;
+			j.enable_limit = (flags & JF_LIMIT) != 0;
+			j.enable_motor = (flags & JF_MOTOR) != 0;
+			j.collide_connected = (flags & JF_COLLIDE) != 0;
+			uint32_t ba = rd_u32(d), bb = rd_u32(d);
+			j.local_a = rd_vec(d);
+			j.local_b = rd_vec(d);
+			j.reference_angle = rd_i32(d);
+			j.lower = rd_i32(d);
+			j.upper = rd_i32(d);
+			j.motor_speed = rd_i32(d);
+			j.max_motor_torque = rd_i32(d);
+			j.impulse = rd_vec(d);
+			j.motor_impulse = rd_i32(d);
+			j.lower_impulse = rd_i32(d);
+			j.upper_impulse = rd_i32(d);
+			if (flags & JF_USER) {
+				j.user_data = rd_u64(d);
+			}
+			if (!d->apply) {
+				const uint32_t *types = scratch(d, d->body_off);
+				uint32_t ta = ba < (uint32_t)d->next[0] ? types[ba] : 0;
+				uint32_t tb = bb < (uint32_t)d->next[0] ? types[bb] : 0;
+				if (ta < 1 || ta > 3 || tb < 1 || tb > 3 || ba == bb) {
+					return fail(
+					    d, F2D_ERROR_INVALID_HANDLE,
+					    "joint %d: bodies %u, %u are not two live bodies",
+					    (int)i, (unsigned)ba, (unsigned)bb);
+				}
+				if (ta != 1 + F2D_DYNAMIC_BODY && tb != 1 + F2D_DYNAMIC_BODY) {
+					return fail(d, F2D_ERROR_INVALID_VALUE,
+					            "joint %d: neither body is dynamic", (int)i);
+				}
+				if (!anchor_ok(j.local_a, ta) || !anchor_ok(j.local_b, tb) ||
+				    !within(j.reference_angle, F2D_PI) ||
+				    !within(j.lower, F2D_PI) || !within(j.upper, F2D_PI) ||
+				    (j.enable_limit && j.lower > j.upper) ||
+				    j.max_motor_torque < 0 ||
+				    !within(j.motor_speed, F2D_FIX(1000)) || !no_min(j.impulse.x) ||
+				    !no_min(j.impulse.y) || !no_min(j.motor_impulse) ||
+				    j.lower_impulse < 0 || j.upper_impulse < 0 ||
+				    ((flags & JF_USER) && j.user_data == 0)) {
+					return fail(
+					    d, F2D_ERROR_INVALID_VALUE,
+					    "joint %d: anchor, angle, motor or impulse out of "
+					    "range",
+					    (int)i);
+				}
+				scratch(d, d->joint_off)[i] = 1;
+			}
+			j.body_a = (int32_t)ba;
+			j.body_b = (int32_t)bb;
+			d->alive[2]++;
+		}
+		if (d->apply) {
+			w->joints[i] = j;
+			if (alive) {
+				w->bodies[j.body_a].joint_count++;
+				w->bodies[j.body_b].joint_count++;
+			}
+		}
+	}
+	if (!d->apply) {
+		return decode_free_list(d, 2, d->joint_off, NULL, "joint");
+	}
+	w->joint_count = d->alive[2];
+	return decode_free_list(d, 2, 0, &w->joint_ids, "joint");
+}
+
+/* Arbiters are validated straight into the world's second arbiter buffer (arbiters_next, per
+ * step scratch: f2d_update_contacts fills it and swaps it in, as the applying pass does here),
+ * so the section is read once; the applying pass only swaps the buffers. */
+static bool decode_arbiters(decoder *d)
+{
+	f2d_world *w = d->w;
+	if (d->apply) {
+		d->p = d->arbiters_end;
+		f2d_arbiter *t = w->arbiters;
+		int32_t tc = w->arbiter_capacity;
+		w->arbiters = w->arbiters_next;
+		w->arbiter_capacity = w->arbiters_next_capacity;
+		w->arbiter_count = d->arbiter_count;
+		w->arbiters_next = t;
+		w->arbiters_next_capacity = tc;
+		return true;
+	}
+	if (!avail(d, 4)) {
+		return truncated(d, "the arbiters");
+	}
+	uint32_t n = rd_u32(d);
+	/* at least 29 bytes each */
+	if ((size_t)n > (size_t)(d->end - d->p) / 29) {
+		return fail(d, F2D_ERROR_INVALID_VALUE,
+		            "truncated: %u arbiters cannot fit in %zu bytes", (unsigned)n,
+		            (size_t)(d->end - d->p));
+	}
+	if (!f2d_grow(w, (void **)&w->arbiters_next, &w->arbiters_next_capacity, (int32_t)n,
+	              sizeof(f2d_arbiter))) {
+		return fail(d, F2D_ERROR_OUT_OF_MEMORY, "allocator returned NULL");
+	}
+	d->arbiter_count = (int32_t)n;
+	const uint32_t *marks = scratch(d, d->shape_off); /* 1 + body of a live shape */
+	uint64_t prev_key = 0;
+	for (uint32_t i = 0; i < n; ++i) {
+		if (!avail(d, 17)) {
+			return truncated(d, "an arbiter");
+		}
+		uint32_t sa = rd_u32(d), sb = rd_u32(d);
+		fix16_t friction = rd_i32(d), restitution = rd_i32(d);
+		uint32_t count = rd_u8(d);
+		uint64_t key = ((uint64_t)sa << 32) | sb;
+		if (sa >= sb || sb >= (uint32_t)d->next[1] || !shape_live(marks[sa]) ||
+		    !shape_live(marks[sb])) {
+			return fail(d, F2D_ERROR_INVALID_HANDLE,
+			            "arbiter %u: shapes %u, %u are not two live shapes in order",
+			            (unsigned)i, (unsigned)sa, (unsigned)sb);
+		}
+		if (i > 0 && key <= prev_key) {
+			return fail(d, F2D_ERROR_INVALID_VALUE,
+			            "arbiter %u: not in (shape a, shape b) order", (unsigned)i);
+		}
+		prev_key = key;
+		if (friction < 0 || friction > F2D_FIX(4) || restitution < 0 ||
+		    restitution > F2D_ONE || count < 1 || count > 2) {
+			return fail(d, F2D_ERROR_INVALID_VALUE,
+			            "arbiter %u: friction, restitution or point count out of range",
+			            (unsigned)i);
+		}
+		if (!avail(d, (size_t)count * 12)) {
+			return truncated(d, "an arbiter");
+		}
+		/* the state of an arbiter; the rest (normal, points, solver data) is recomputed by
+		 * the step before it is read */
+		f2d_arbiter *a = &w->arbiters_next[i];
+		a->shape_a = (int32_t)sa;
+		a->shape_b = (int32_t)sb;
+		a->body_a = (int32_t)(marks[sa] - 1);
+		a->body_b = (int32_t)(marks[sb] - 1);
+		a->friction = friction;
+		a->restitution = restitution;
+		a->count = (int32_t)count;
+		for (uint32_t k = 0; k < count; ++k) { /* points past count are never read */
+			f2d_contact_point *cp = &a->points[k];
+			cp->id = rd_u32(d);
+			cp->pn = rd_i32(d);
+			cp->pt = rd_i32(d);
+			/* the solver clamps |pt| to round16(friction pn) before it updates pn, so
+			 * |pt| <= friction pn does not hold; pn <= INT32_MAX bounds it */
+			int64_t max_pt = f2d_round16((int64_t)friction * INT32_MAX);
+			max_pt = max_pt > INT32_MAX ? INT32_MAX : max_pt;
+			if (cp->pn < 0 || cp->pt < -max_pt || cp->pt > max_pt) {
+				return fail(d, F2D_ERROR_INVALID_VALUE,
+				            "arbiter %u: impulse out of range", (unsigned)i);
+			}
+		}
+	}
+	d->arbiters_end = d->p;
+	return true;
+}
+
+static bool decode_caches(decoder *d)
+{
+	f2d_world *w = d->w;
+	if (!avail(d, 4)) {
+		return truncated(d, "the caches");
+	}
+	uint32_t n = rd_u32(d);
+	if (n == NO_SWEEP) {
+		if (d->apply) {
+			w->sweep_dirty = true;
+		} else {
+			d->sweep = NO_SWEEP;
+		}
+		return true;
+	}
+	if (!d->apply && n != (uint32_t)d->alive[1]) {
+		return fail(d, F2D_ERROR_INVALID_VALUE, "sweep order of %u shapes, %d are alive",
+		            (unsigned)n, (int)d->alive[1]);
+	}
+	if (!avail(d, (size_t)n * 4)) {
+		return truncated(d, "the sweep order");
+	}
+	if (d->apply) {
+		for (uint32_t i = 0; i < n; ++i) {
+			w->sweep[i] = rd_i32(d);
+		}
+		w->sweep_count = (int32_t)n;
+		w->sweep_dirty = false;
+		return true;
+	}
+	uint32_t *alive = scratch(d, d->shape_off);
+	for (uint32_t i = 0; i < n; ++i) {
+		uint32_t id = rd_u32(d);
+		if (id >= (uint32_t)d->next[1] || !shape_live(alive[id])) {
+			return fail(d, F2D_ERROR_INVALID_HANDLE,
+			            "sweep order entry %u: shape %u is dead or repeated",
+			            (unsigned)i, (unsigned)id);
+		}
+		alive[id] |= SWEEP_MARK;
+	}
+	for (uint32_t i = 0; i < n; ++i) { /* shapes are checked above: undo the marks */
+		uint32_t id = get_u32(d->p - 4 * (size_t)(n - i));
+		alive[id] &= ~SWEEP_MARK;
+	}
+	d->sweep = n;
+	return true;
+}
+
+static bool decode_payload(decoder *d)
+{
+	if (!decode_world(d) || !decode_bodies(d) || !decode_shapes(d) || !decode_joints(d) ||
+	    !decode_arbiters(d)) {
+		return false;
+	}
+	if (d->caches && !decode_caches(d)) {
+		return false;
+	}
+	if (!d->apply && d->p != d->end) {
+		return fail(d, F2D_ERROR_INVALID_VALUE, "%zu bytes after the end of the snapshot",
+		            (size_t)(d->end - d->p));
+	}
+	return true;
+}
+
+f2d_result f2d_snapshot_load_payload(f2d_world *w, const uint8_t *payload, size_t len,
+                                     const uint32_t *counts, const char *what)
+{
+	bool caches = counts != NULL; /* the in-process form */
+	uint32_t stack_scratch[STACK_SCRATCH];
+	decoder d;
+	memset(&d, 0, sizeof d);
+	if (counts != NULL) {
+		/* each slot takes at least 5 bytes: bounded by the length before reserving */
+		uint64_t slots = (uint64_t)counts[0] + counts[1] + counts[2];
+		if (counts[0] > F2D_MAX_OBJECTS || counts[1] > F2D_MAX_OBJECTS ||
+		    counts[2] > F2D_MAX_OBJECTS) {
+			return f2d_set_error(w, F2D_ERROR_CAPACITY,
+			                     "%s: header counts more than F2D_MAX_OBJECTS ids",
+			                     what);
+		}
+		if (slots > len / 5) {
+			return f2d_set_error(w, F2D_ERROR_INVALID_VALUE,
+			                     "%s: truncated: %llu ids cannot fit in %zu bytes",
+			                     what, (unsigned long long)slots, len);
+		}
+		if (slots <= STACK_SCRATCH) {
+			d.scratch_base = stack_scratch;
+		} else {
+			size_t words = ((size_t)slots * sizeof(uint32_t) + 7) / 8;
+			if (!f2d_grow(w, (void **)&w->pairs, &w->pair_capacity, (int32_t)words,
+			              sizeof(uint64_t))) {
+				return f2d_set_error(w, F2D_ERROR_OUT_OF_MEMORY,
+				                     "%s: allocator returned NULL", what);
+			}
+			d.scratch_base = (uint32_t *)(void *)w->pairs;
+		}
+		d.counts = counts;
+	}
+	d.w = w;
+	d.p = payload;
+	d.end = payload + len;
+	d.caches = caches;
+	d.check_mass = !caches;
+	d.what = what;
+	d.sweep = NO_SWEEP;
+	d.last_oor = -1;
+	if (!decode_payload(&d)) {
+		return d.result;
+	}
+	/* room for everything the applying pass writes */
+	if (!f2d_grow(w, (void **)&w->bodies, &w->body_capacity, d.next[0], sizeof(f2d_body)) ||
+	    !f2d_grow(w, (void **)&w->shapes, &w->shape_capacity, d.next[1], sizeof(f2d_shape)) ||
+	    !f2d_grow(w, (void **)&w->joints, &w->joint_capacity, d.next[2], sizeof(f2d_joint)) ||
+	    !f2d_grow(w, (void **)&w->body_ids.free_ids, &w->body_ids.free_capacity, d.next[0],
+	              sizeof(int32_t)) ||
+	    !f2d_grow(w, (void **)&w->shape_ids.free_ids, &w->shape_ids.free_capacity, d.next[1],
+	              sizeof(int32_t)) ||
+	    !f2d_grow(w, (void **)&w->joint_ids.free_ids, &w->joint_ids.free_capacity, d.next[2],
+	              sizeof(int32_t)) ||
+	    (d.sweep != NO_SWEEP && !f2d_grow(w, (void **)&w->sweep, &w->sweep_capacity,
+	                                      (int32_t)d.sweep, sizeof(int32_t)))) {
+		return f2d_set_error(w, F2D_ERROR_OUT_OF_MEMORY, "%s: allocator returned NULL",
+		                     what);
+	}
+	decoder a;
+	memset(&a, 0, sizeof a);
+	a.w = w;
+	a.p = payload;
+	a.end = payload + len;
+	a.apply = true;
+	a.caches = caches;
+	a.what = what;
+	memcpy(a.next, d.next, sizeof a.next);
+	a.arbiter_count = d.arbiter_count;
+	a.arbiters_end = d.arbiters_end;
+	decode_payload(&a); /* cannot fail: every check passed above */
+	if (!caches) {
+		w->sweep_dirty = true;
+	}
+	return F2D_OK;
+}

@@ -1,0 +1,180 @@
+#!/usr/bin/env bash
+# fix2d-netdemo end to end: run.sh NETDEMO REPLAY WORKDIR MODE
+#   impaired2 / impaired4  2 or 4 peers, 1,200 frames, 20 % loss, 100 +- 50 ms, 5 % duplicates,
+#                          5 % reordering: in sync, with the hash of the same inputs on a perfect
+#                          network; every replay verifies with fix2d-replay and
+#                          agrees with peer 0's (fix2d-replay diff); the impairment happened and
+#                          predictions were rolled back
+#   desync                 one peer nudges one body by one LSB at frame 400 (2 and 4 peers):
+#                          DESYNC at frame 400, reported by the peers, the replays say so too
+#   lost                   one of 3 peers kills itself at frame 300: the others report it lost by
+#                          timeout and end cleanly with replays that verify
+#   cli                    usage errors, --listen/--connect in two processes, --realtime pace
+# All traffic is UDP on 127.0.0.1 between processes this script starts; every run is bounded
+# by --max-seconds.
+set -uo pipefail
+nd=$1
+replay=$2
+work=$3
+mode=$4
+rm -rf "$work"
+mkdir -p "$work"
+cd "$work" || exit 1
+
+fail() {
+	echo "FAIL ($mode): $*" >&2
+	exit 1
+}
+impair=(--loss 20 --latency 100 --jitter 50 --dup 5 --reorder 5)
+
+# run NAME ARGS...: the netdemo with its output in NAME.out / NAME.err and exit code in rc
+run() {
+	local name=$1
+	shift
+	"$nd" "$@" >"$name.out" 2>"$name.err"
+	rc=$?
+	cat "$name.out"
+	sed 's/^/  stderr: /' "$name.err"
+}
+
+last_line() { tail -n 1 "$1"; }
+
+# field NAME.out PEER WHAT: a number from the peer's line
+peer_line() { grep "^peer $2: " "$1"; }
+
+case $mode in
+impaired2 | impaired4)
+	n=${mode#impaired}
+	mkdir rec
+	run impaired --peers "$n" --frames 1200 "${impair[@]}" --seed 7 --record rec --max-seconds 50
+	[[ $rc == 0 ]] || fail "exit $rc, want 0"
+	line=$(last_line impaired.out)
+	[[ $line =~ ^in\ sync:\ 1200\ frames,\ $n\ peers,\ hash\ ([0-9a-f]{16})$ ]] ||
+		fail "last line '$line'"
+	hash=${BASH_REMATCH[1]}
+	rollbacks=0 dropped=0 duplicated=0 reordered=0 worst=0
+	for ((i = 0; i < n; i++)); do
+		l=$(peer_line impaired.out "$i") || fail "no line for peer $i"
+		[[ $l =~ frames\ 1200,\ rollbacks\ ([0-9]+).*max\ rollback\ depth\ ([0-9]+).*max\ ([0-9.]+)\ ms,\ confirmed\ hash\ $hash$ ]] ||
+			fail "peer $i: '$l'"
+		rollbacks=$((rollbacks + BASH_REMATCH[1]))
+		worst=$(awk -v a="$worst" -v b="${BASH_REMATCH[3]}" 'BEGIN { print (b > a ? b : a) }')
+		((BASH_REMATCH[2] <= 8)) || fail "peer $i rolled back more than the 8-frame window"
+		net=$(grep -A1 "^peer $i: " impaired.out | tail -n 1)
+		[[ $net =~ impaired:\ ([0-9]+)\ dropped,\ ([0-9]+)\ duplicated,\ ([0-9]+)\ reordered ]] ||
+			fail "peer $i net line '$net'"
+		dropped=$((dropped + BASH_REMATCH[1]))
+		duplicated=$((duplicated + BASH_REMATCH[2]))
+		reordered=$((reordered + BASH_REMATCH[3]))
+		[[ -f rec/peer$i.f2r ]] || fail "no replay of peer $i"
+		v=$("$replay" verify "rec/peer$i.f2r") || fail "verify peer $i: $v"
+		[[ $v == "ok 1200 frames, final hash $hash" ]] || fail "verify peer $i: '$v'"
+		if ((i > 0)); then
+			d=$("$replay" diff rec/peer0.f2r "rec/peer$i.f2r") || fail "diff 0 $i: $d"
+			[[ $d == "same: 1200 frames" ]] || fail "diff 0 $i: '$d'"
+		fi
+	done
+	# the network changes when inputs arrive, never what is simulated: a run on a perfect
+	# network with the same scripted inputs (same seed) ends with the same hash
+	run clean --peers "$n" --frames 1200 --seed 7 --max-seconds 50
+	[[ $rc == 0 && $(last_line clean.out) == "in sync: 1200 frames, $n peers, hash $hash" ]] ||
+		fail "the unimpaired run ended '$(last_line clean.out)', the impaired one $hash"
+	((rollbacks > 0)) || fail "no rollback at all: the test did not exercise prediction"
+	((dropped > 0 && duplicated > 0 && reordered > 0)) ||
+		fail "the impairment did not happen ($dropped, $duplicated, $reordered)"
+	echo "netdemo $mode: OK ($rollbacks rollbacks over $n peers, worst frame time $worst ms;" \
+		"impairment dropped $dropped, duplicated $duplicated, reordered $reordered)"
+	;;
+desync)
+	for n in 2 4; do
+		mkdir "rec$n"
+		run "desync$n" --peers "$n" --frames 1200 --latency 30 --jitter 10 --loss 5 --dup 2 \
+			--reorder 2 --seed 8 --test-perturb-frame 400 --record "rec$n" --max-seconds 50
+		[[ $rc == 1 ]] || fail "$n peers: exit $rc, want 1"
+		line=$(last_line "desync$n.out")
+		[[ $line == "DESYNC at frame 400" ]] || fail "$n peers: last line '$line'"
+		# the perturbed peer (the last) and every other peer report the frame themselves
+		for ((i = 0; i < n; i++)); do
+			grep -q "peer $i: DESYNC at frame 400:" "desync$n.err" ||
+				fail "$n peers: peer $i did not report frame 400"
+		done
+		p=$((n - 1))
+		v=$("$replay" verify "rec$n/peer$p.f2r")
+		[[ $? == 1 && $v == "DIVERGED at frame 400:"* ]] || fail "verify perturbed: '$v'"
+		v=$("$replay" verify "rec$n/peer0.f2r") || fail "verify peer 0: '$v'"
+		d=$("$replay" diff "rec$n/peer0.f2r" "rec$n/peer$p.f2r")
+		[[ $? == 1 && $d == "DIFFER at frame 400: hashes"* ]] || fail "diff: '$d'"
+	done
+	echo "netdemo desync: OK (detected at frame 400 with 2 and 4 peers)"
+	;;
+lost)
+	mkdir rec
+	run lost --peers 3 --frames 1200 --latency 30 --jitter 10 --loss 5 --seed 9 \
+		--test-kill-frame 300 --test-kill-peer 1 --timeout 1500 --record rec --max-seconds 50
+	[[ $rc == 3 ]] || fail "exit $rc, want 3"
+	line=$(last_line lost.out)
+	[[ $line == "PEER LOST: peer 1; 2 other peers ended cleanly" ]] || fail "last line '$line'"
+	grep -q "^peer 1: killed by signal 9$" lost.out || fail "peer 1 was not killed"
+	for i in 0 2; do
+		grep -q "peer $i: peer 1 lost: nothing heard for 1500 ms" lost.err ||
+			fail "peer $i did not report the loss"
+		v=$("$replay" verify "rec/peer$i.f2r") || fail "verify peer $i: '$v'"
+		[[ $v == "ok "*" frames, final hash "* ]] || fail "verify peer $i: '$v'"
+	done
+	# the survivors agree on every frame both confirmed (one may have confirmed a few more)
+	d=$("$replay" diff rec/peer0.f2r rec/peer2.f2r)
+	[[ $d == "same: "*" frames" || $d =~ ^DIFFER\ at\ frame\ [0-9]+:\ rec/peer[02].f2r\ ends\ first$ ]] ||
+		fail "diff of the survivors: '$d'"
+	# the killed peer's replay is cut off after its last confirmed frame and still verifies
+	v=$("$replay" verify rec/peer1.f2r) || fail "verify of the killed peer: '$v'"
+	echo "netdemo lost: OK"
+	;;
+cli)
+	for bad in "--peers 5" "--peers 1" "--frames 0" "--loss 100" "--loss 5%" "--latency x" \
+		"--bogus" "--connect nohost" "--listen 0" "--frames 10 --test-perturb-frame 10"; do
+		# shellcheck disable=SC2086
+		"$nd" $bad >bad.out 2>bad.err
+		rc=$?
+		[[ $rc == 2 ]] || fail "'$bad': exit $rc, want 2"
+		grep -q "^usage:" bad.err || fail "'$bad': no usage on stderr"
+	done
+	"$nd" --help | grep -q -- "--listen PORT" || fail "--help"
+	# one peer per terminal: a host and a guest in two processes
+	ok=0
+	for _ in 1 2 3; do
+		port=$((20000 + (RANDOM % 30000)))
+		"$nd" --listen "$port" --frames 300 --latency 20 --loss 10 --seed 3 --max-seconds 30 \
+			>host.out 2>host.err &
+		host=$!
+		sleep 0.2
+		"$nd" --connect "127.0.0.1:$port" --latency 20 --loss 10 --seed 4 --max-seconds 30 \
+			>guest.out 2>guest.err
+		grc=$?
+		wait "$host"
+		hrc=$?
+		if grep -q "cannot bind" host.err; then
+			continue # the port was taken: another one
+		fi
+		cat host.out guest.out
+		[[ $hrc == 0 && $grc == 0 ]] || fail "listen/connect: exits $hrc $grc"
+		hl=$(last_line host.out)
+		gl=$(last_line guest.out)
+		[[ $hl =~ ^in\ sync:\ 300\ frames,\ 2\ peers,\ hash\ [0-9a-f]{16}$ && $hl == "$gl" ]] ||
+			fail "listen/connect: '$hl' vs '$gl'"
+		ok=1
+		break
+	done
+	((ok)) || fail "no free port for --listen"
+	# --realtime: 120 frames at 60 Hz take 2 s
+	start=$(date +%s%N)
+	run rt --peers 2 --frames 120 --realtime --max-seconds 30
+	ms=$((($(date +%s%N) - start) / 1000000))
+	[[ $rc == 0 && $(last_line rt.out) == "in sync: 120 frames, 2 peers, hash "* ]] ||
+		fail "--realtime: exit $rc"
+	((ms >= 1900)) || fail "--realtime ran 120 frames in $ms ms"
+	echo "netdemo cli: OK (--realtime: 120 frames in $ms ms)"
+	;;
+*)
+	fail "unknown mode"
+	;;
+esac
