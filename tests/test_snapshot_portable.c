@@ -1,0 +1,779 @@
+/* fix2d tests: the portable snapshot form (issue 4): same bytes everywhere, the documented
+ * layout, continuation, and every corruption (portable or in-process) refused with the
+ * world unchanged.
+ * SPDX-License-Identifier: MIT
+ */
+#include "snapshot_common.h"
+
+/* ---- portable form ---- */
+
+START_TEST(portable_round_trip_every_scene)
+{
+	for (int32_t sc = 0; sc < f2d_scene_count(); ++sc) {
+		const char *name = f2d_scene_name(sc);
+		f2d_world *w = make_scene(name);
+		int32_t n = frames_for(name, 120, 60);
+		for (int32_t f = 0; f < n; ++f) {
+			advance_inputs(w, f, NULL);
+		}
+		slot p = {0}, q = {0}, r = {0};
+		portable_save(w, &p);
+		/* the same state built independently (other capacities) gives the same bytes */
+		f2d_world_def def = f2d_default_world_def();
+		def.body_capacity = 3;
+		def.contact_capacity = 5000;
+		f2d_world *v = NULL;
+		CHECK_OK(f2d_scene_create(name, &def, &v));
+		v->def.body_capacity = w->def.body_capacity; /* the hints are settings too */
+		v->def.contact_capacity = w->def.contact_capacity;
+		for (int32_t f = 0; f < n; ++f) {
+			advance_inputs(v, f, NULL);
+		}
+		portable_save(v, &q);
+		ck_assert_msg(p.size == q.size && memcmp(p.bytes, q.bytes, p.size) == 0,
+		              "%s: same state, different bytes", name);
+		/* load into a new world, re-save: identical bytes */
+		f2d_world *l = NULL;
+		CHECK_OK(f2d_snapshot_load_new(p.bytes, p.size, NULL, &l));
+		portable_save(l, &r);
+		ck_assert_msg(r.size == p.size && memcmp(r.bytes, p.bytes, p.size) == 0,
+		              "%s: re-saving a loaded snapshot changes its bytes", name);
+		/* load in place into the other world */
+		CHECK_OK(f2d_snapshot_load(v, p.bytes, p.size));
+		/* continuation: the same hash chain */
+		for (int32_t f = n; f < n + 60; ++f) {
+			advance_inputs(w, f, NULL);
+			advance_inputs(l, f, NULL);
+			advance_inputs(v, f, NULL);
+			uint64_t h = f2d_world_hash(w);
+			ck_assert_msg(f2d_world_hash(l) == h && f2d_world_hash(v) == h,
+			              "%s: loaded world parts at frame %d", name, f + 1);
+		}
+		/* the in-process bytes are a function of the state too */
+		slot m1 = {0}, m2 = {0};
+		slot_save(w, &m1);
+		slot_save(l, &m2);
+		ck_assert(m1.size == m2.size && memcmp(m1.bytes, m2.bytes, m1.size) == 0);
+		/* measure adds up */
+		f2d_snapshot_layout lay;
+		CHECK_OK(f2d_snapshot_measure(w, true, &lay));
+		ck_assert_uint_eq(lay.total, f2d_snapshot_portable_size(w));
+		ck_assert_uint_eq(lay.header + lay.world + lay.bodies + lay.shapes + lay.joints +
+		                      lay.arbiters + lay.caches,
+		                  lay.total);
+		ck_assert_uint_eq(lay.caches, 0);
+		CHECK_OK(f2d_snapshot_measure(w, false, &lay));
+		ck_assert_uint_eq(lay.total, m1.size);
+		ck_assert_uint_eq(lay.header + lay.world + lay.bodies + lay.shapes + lay.joints +
+		                      lay.arbiters + lay.caches,
+		                  lay.total);
+		free(p.bytes);
+		free(q.bytes);
+		free(r.bytes);
+		free(m1.bytes);
+		free(m2.bytes);
+		f2d_destroy_world(w);
+		f2d_destroy_world(v);
+		f2d_destroy_world(l);
+	}
+}
+END_TEST
+
+/* ---- a reader of the documented format (snapshot.h), independent of src/snapshot.c ---- */
+
+#define SPEC_MAX 64
+typedef struct spec {
+	size_t body_next, body_rec[SPEC_MAX], body_free;
+	size_t shape_next, shape_rec[SPEC_MAX], shape_free;
+	size_t joint_next, joint_rec[SPEC_MAX], joint_free;
+	size_t arbiters, arb_rec[SPEC_MAX], end;
+	uint32_t bodies, shapes, joints, arbiter_count;
+} spec;
+
+static uint32_t le32(const uint8_t *p)
+{
+	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+static uint64_t le64(const uint8_t *p)
+{
+	return le32(p) | (uint64_t)le32(p + 4) << 32;
+}
+static void put_le32(uint8_t *p, uint32_t v)
+{
+	p[0] = (uint8_t)v;
+	p[1] = (uint8_t)(v >> 8);
+	p[2] = (uint8_t)(v >> 16);
+	p[3] = (uint8_t)(v >> 24);
+}
+static void put_le64(uint8_t *p, uint64_t v)
+{
+	put_le32(p, (uint32_t)v);
+	put_le32(p + 4, (uint32_t)(v >> 32));
+}
+
+/* Offsets within the payload (the bytes after the 40-byte header). */
+static void spec_parse(const uint8_t *pl, size_t len, spec *s)
+{
+	memset(s, 0, sizeof *s);
+	size_t o = 8 + 11 * 4 + 1 + 4 + 4 + 8 + 8 + 4; /* world: 81 bytes */
+	ck_assert_uint_eq(o, 81);
+	/* bodies */
+	s->body_next = o;
+	s->bodies = le32(pl + o);
+	o += 4;
+	ck_assert_uint_le(s->bodies, SPEC_MAX);
+	for (uint32_t i = 0; i < s->bodies; ++i) {
+		s->body_rec[i] = o;
+		uint8_t f = pl[o + 4];
+		o += 5;
+		if (f & 1) {
+			o += 24;
+			o += (f & 8) ? 12 : 0;
+			o += (f & 16) ? 12 : 0;
+			o += (((f >> 1) & 3) == 2 && !(f & 64)) ? 16 : 0;
+			o += (f & 32) ? 8 : 0;
+		}
+	}
+	s->body_free = o;
+	o += 4 + 4 * (size_t)le32(pl + o);
+	/* shapes */
+	s->shape_next = o;
+	s->shapes = le32(pl + o);
+	o += 4;
+	ck_assert_uint_le(s->shapes, SPEC_MAX);
+	for (uint32_t i = 0; i < s->shapes; ++i) {
+		s->shape_rec[i] = o;
+		uint8_t f = pl[o + 4];
+		o += 5;
+		if (f & 1) {
+			o += 4;
+			o += (f & 16) ? 0 : 12;
+			if (!(f & 8)) {
+				o += (f & 2) ? 1 + 8 * (size_t)pl[o] : 12;
+			}
+			o += (f & 4) ? 8 : 0;
+		}
+	}
+	s->shape_free = o;
+	o += 4 + 4 * (size_t)le32(pl + o);
+	/* joints */
+	s->joint_next = o;
+	s->joints = le32(pl + o);
+	o += 4;
+	ck_assert_uint_le(s->joints, SPEC_MAX);
+	for (uint32_t i = 0; i < s->joints; ++i) {
+		s->joint_rec[i] = o;
+		uint8_t f = pl[o + 4];
+		o += 5 + ((f & 1) ? 64 + ((f & 16) ? 8 : 0) : 0);
+	}
+	s->joint_free = o;
+	o += 4 + 4 * (size_t)le32(pl + o);
+	/* arbiters */
+	s->arbiters = o;
+	s->arbiter_count = le32(pl + o);
+	o += 4;
+	for (uint32_t i = 0; i < s->arbiter_count; ++i) {
+		if (i < SPEC_MAX) {
+			s->arb_rec[i] = o;
+		}
+		o += 17 + 12 * (size_t)pl[o + 16];
+	}
+	s->end = o;
+	ck_assert_uint_eq(o, len);
+}
+
+START_TEST(portable_layout_matches_spec)
+{
+	f2d_world *w = small_world();
+	slot s = {0};
+	portable_save(w, &s);
+	const uint8_t *b = s.bytes;
+	ck_assert(memcmp(b, "fix2dsnp", 8) == 0);
+	ck_assert_uint_eq(le32(b + 8), F2D_SNAPSHOT_FORMAT_VERSION);
+	ck_assert_uint_eq(le32(b + 12), 0);
+	ck_assert_uint_eq(le64(b + 24), s.size - 40);
+	ck_assert_uint_eq(le64(b + 32), XXH3_64bits(b + 40, s.size - 40));
+	const uint8_t *pl = b + 40;
+	f2d_world_stats st;
+	f2d_world_get_stats(w, &st);
+	ck_assert_uint_eq(le64(pl), st.step_count);
+	ck_assert_int_eq((int32_t)le32(pl + 8 + 4), -F2D_FIX(10)); /* gravity y */
+	ck_assert_int_eq((int32_t)le32(pl + 16), 1092);            /* time step */
+	spec sp;
+	spec_parse(pl, s.size - 40, &sp);
+	ck_assert_uint_eq(sp.bodies, 6);
+	ck_assert_uint_eq(sp.shapes, 5);
+	ck_assert_uint_eq(sp.joints, 2);
+	ck_assert_uint_gt(sp.arbiter_count, 0);
+	ck_assert_uint_eq(le32(pl + sp.body_free), 2); /* bodies 4 and 5 */
+	ck_assert_uint_eq(le32(pl + sp.shape_free), 1);
+	ck_assert_uint_eq(le32(pl + sp.joint_free), 1);
+	/* body 1: alive dynamic (flags 1 | 2 << 1), origin = its position */
+	const uint8_t *r = pl + sp.body_rec[1];
+	ck_assert_uint_eq(le32(r), w->bodies[1].generation);
+	ck_assert_uint_eq(r[4] & 7u, 5u);
+	ck_assert_int_eq((int32_t)le32(r + 5), w->bodies[1].origin.x);
+	ck_assert_int_eq((int32_t)le32(r + 9), w->bodies[1].origin.y);
+	ck_assert(r[4] & 16u); /* the force */
+	ck_assert(r[4] & 32u); /* user data 42 */
+	free(s.bytes);
+	f2d_destroy_world(w);
+}
+END_TEST
+
+/* ---- corruption: error code, message, world unchanged ---- */
+
+typedef struct target {
+	f2d_world *w;
+	uint64_t hash;
+} target;
+
+static void fix_checksum(uint8_t *b, size_t size)
+{
+	put_le64(b + 24, size - 40);
+	put_le64(b + 32, XXH3_64bits(b + 40, size - 40));
+}
+
+/* load bytes into t; expect code `want` (F2D_OK: any error), a message containing `needle`,
+ * and an unchanged world */
+static void expect_refused(target *t, const uint8_t *b, size_t size, f2d_result want,
+                           const char *needle, const char *what)
+{
+	t->w->error[0] = '\0';
+	f2d_result r = f2d_snapshot_load(t->w, b, size);
+	const char *msg = f2d_world_last_error(t->w);
+	if (want == F2D_OK) {
+		ck_assert_msg(r != F2D_OK, "%s: accepted", what);
+	} else {
+		ck_assert_msg(r == want, "%s: returned %d (%s: %s), expected %d", what, (int)r,
+		              f2d_error_string(r), msg, (int)want);
+	}
+	ck_assert_msg(msg[0] != '\0', "%s: no message", what);
+	ck_assert_msg(needle == NULL || strstr(msg, needle) != NULL,
+	              "%s: message '%s' does not mention '%s'", what, msg, needle);
+	ck_assert_msg(f2d_world_hash(t->w) == t->hash, "%s: the world changed", what);
+	/* f2d_snapshot_check agrees */
+	char m2[200];
+	ck_assert_int_eq(f2d_snapshot_check(b, size, NULL, m2, sizeof m2), r);
+	ck_assert_str_eq(m2, msg);
+	f2d_world *none = (f2d_world *)(uintptr_t)1;
+	ck_assert_int_eq(f2d_snapshot_load_new(b, size, NULL, &none), r);
+	ck_assert_ptr_null(none);
+}
+
+/* copy, patch a 32-bit field at payload offset `at`, fix the checksum, expect a refusal */
+static void expect_patch_refused(target *t, const slot *good, size_t at, uint32_t value,
+                                 f2d_result want, const char *needle, const char *what)
+{
+	uint8_t *b = malloc(good->size);
+	ck_assert_ptr_nonnull(b);
+	memcpy(b, good->bytes, good->size);
+	put_le32(b + 40 + at, value);
+	fix_checksum(b, good->size);
+	expect_refused(t, b, good->size, want, needle, what);
+	free(b);
+}
+
+static void expect_byte_refused(target *t, const slot *good, size_t at, uint8_t value,
+                                f2d_result want, const char *needle, const char *what)
+{
+	uint8_t *b = malloc(good->size);
+	ck_assert_ptr_nonnull(b);
+	memcpy(b, good->bytes, good->size);
+	b[40 + at] = value;
+	fix_checksum(b, good->size);
+	expect_refused(t, b, good->size, want, needle, what);
+	free(b);
+}
+
+START_TEST(corrupt_portable_snapshots_are_refused)
+{
+	f2d_world *w = small_world();
+	slot good = {0};
+	portable_save(w, &good);
+	spec sp;
+	spec_parse(good.bytes + 40, good.size - 40, &sp);
+	target t;
+	t.w = make_scene("pyramid");
+	for (int i = 0; i < 40; ++i) {
+		f2d_world_step(t.w);
+	}
+	t.hash = f2d_world_hash(t.w);
+	uint8_t *b = malloc(good.size + 16);
+	ck_assert_ptr_nonnull(b);
+
+	/* truncated anywhere (header says more) */
+	for (size_t n = 0; n < good.size; ++n) {
+		expect_refused(&t, good.bytes, n, F2D_ERROR_INVALID_VALUE, "truncated",
+		               "truncated");
+	}
+	/* truncated payload with a consistent header: the parser meets the end */
+	for (size_t n = 40; n < good.size; ++n) {
+		memcpy(b, good.bytes, n);
+		fix_checksum(b, n);
+		expect_refused(&t, b, n, F2D_OK, NULL, "truncated payload");
+	}
+	/* trailing bytes */
+	memcpy(b, good.bytes, good.size);
+	b[good.size] = 0;
+	expect_refused(&t, b, good.size + 1, F2D_ERROR_INVALID_VALUE, "trailing", "trailing");
+	/* magic, version, reserved, fingerprint, checksum */
+	memcpy(b, good.bytes, good.size);
+	b[0] = 'F';
+	expect_refused(&t, b, good.size, F2D_ERROR_INVALID_VALUE, "magic", "magic");
+	memcpy(b, good.bytes, good.size);
+	put_le32(b + 8, F2D_SNAPSHOT_FORMAT_VERSION + 1);
+	expect_refused(&t, b, good.size, F2D_ERROR_INVALID_VALUE, "version", "version");
+	memcpy(b, good.bytes, good.size);
+	put_le32(b + 12, 1);
+	expect_refused(&t, b, good.size, F2D_ERROR_INVALID_VALUE, "reserved", "reserved");
+	memcpy(b, good.bytes, good.size);
+	b[16] ^= 1;
+	expect_refused(&t, b, good.size, F2D_ERROR_INVALID_VALUE, "fingerprint", "fingerprint");
+	for (size_t at = 40; at < good.size; at += 7) {
+		memcpy(b, good.bytes, good.size);
+		b[at] ^= 0x10;
+		expect_refused(&t, b, good.size, F2D_ERROR_INVALID_VALUE, "checksum", "checksum");
+	}
+	/* an in-process snapshot given to the portable loader */
+	slot mem = {0};
+	slot_save(w, &mem);
+	expect_refused(&t, mem.bytes, mem.size, F2D_ERROR_INVALID_VALUE, "in-process", "kind");
+
+	/* settings out of range */
+	expect_patch_refused(&t, &good, 20, 0, F2D_ERROR_INVALID_VALUE, "iterations",
+	                     "iterations 0");
+	expect_patch_refused(&t, &good, 16, 1, F2D_ERROR_INVALID_VALUE, "time_step", "time step");
+	expect_byte_refused(&t, &good, 8 + 11 * 4, 2, F2D_ERROR_INVALID_VALUE, "warm",
+	                    "warm starting 2");
+	expect_patch_refused(&t, &good, 77, 6, F2D_ERROR_INVALID_HANDLE, "out-of-range",
+	                     "last out-of-range body past the ids");
+	/* absurd counts */
+	expect_patch_refused(&t, &good, sp.body_next, F2D_MAX_OBJECTS + 1, F2D_ERROR_CAPACITY,
+	                     "F2D_MAX_OBJECTS", "bodies > max");
+	expect_patch_refused(&t, &good, sp.body_next, 0xFFFFFFFFu, F2D_ERROR_CAPACITY,
+	                     "F2D_MAX_OBJECTS", "bodies 2^32-1");
+	expect_patch_refused(&t, &good, sp.body_next, F2D_MAX_OBJECTS, F2D_ERROR_INVALID_VALUE,
+	                     "cannot fit", "bodies beyond the bytes");
+	expect_patch_refused(&t, &good, sp.shape_next, 1000000, F2D_ERROR_INVALID_VALUE,
+	                     "cannot fit", "shapes beyond the bytes");
+	expect_patch_refused(&t, &good, sp.joint_next, 5000, F2D_ERROR_INVALID_VALUE, "cannot fit",
+	                     "joints beyond the bytes");
+	expect_patch_refused(&t, &good, sp.arbiters, 0x7FFFFFFFu, F2D_ERROR_INVALID_VALUE,
+	                     "cannot fit", "arbiters beyond the bytes");
+	expect_patch_refused(&t, &good, sp.body_free, 3, F2D_ERROR_INVALID_HANDLE, "free list",
+	                     "free count");
+	/* body values */
+	size_t b1 = sp.body_rec[1];
+	expect_patch_refused(&t, &good, b1, 0, F2D_ERROR_INVALID_VALUE, "generation",
+	                     "generation 0");
+	expect_patch_refused(&t, &good, b1 + 5, (uint32_t)(F2D_WORLD_LIMIT + F2D_FIX(200)),
+	                     F2D_ERROR_INVALID_VALUE, "F2D_WORLD_LIMIT", "origin beyond limit");
+	expect_patch_refused(&t, &good, b1 + 5 + 20, (uint32_t)(-F2D_WORLD_LIMIT - F2D_FIX(200)),
+	                     F2D_ERROR_INVALID_VALUE, "F2D_WORLD_LIMIT", "centre beyond limit");
+	expect_patch_refused(&t, &good, sp.body_rec[0] + 5, (uint32_t)(F2D_WORLD_LIMIT + 1),
+	                     F2D_ERROR_INVALID_VALUE, "F2D_WORLD_LIMIT",
+	                     "static origin beyond limit");
+	expect_patch_refused(&t, &good, b1 + 13, (uint32_t)F2D_MILLI(900), F2D_ERROR_INVALID_VALUE,
+	                     "rotation", "short rotation");
+	expect_patch_refused(&t, &good, b1 + 13, 0x80000000u, F2D_ERROR_INVALID_VALUE, "rotation",
+	                     "rotation INT32_MIN");
+	{
+		uint8_t f = good.bytes[40 + b1 + 4];
+		ck_assert(f & 8); /* moving: v at b1 + 29 */
+		expect_patch_refused(&t, &good, b1 + 29, (uint32_t)F2D_FIX(30000),
+		                     F2D_ERROR_INVALID_VALUE, "velocity", "velocity");
+		ck_assert(f & 16); /* force after v, w */
+		expect_patch_refused(&t, &good, b1 + 41, 0x80000000u, F2D_ERROR_INVALID_VALUE,
+		                     "force", "force INT32_MIN");
+		ck_assert(!(f & 64)); /* mass record after the force */
+		size_t m = b1 + 53;
+		expect_patch_refused(&t, &good, m, 1, F2D_ERROR_MASS_RANGE, "mass", "mass 2^-16");
+		expect_patch_refused(&t, &good, m, (uint32_t)F2D_FIX(20000), F2D_ERROR_MASS_RANGE,
+		                     "mass", "mass 20000");
+		expect_patch_refused(&t, &good, m + 4, 1, F2D_ERROR_MASS_RANGE, "mass",
+		                     "inertia tiny");
+		expect_patch_refused(&t, &good, m + 8, (uint32_t)F2D_FIX(40), F2D_ERROR_MASS_RANGE,
+		                     "mass", "centre of mass far away");
+		expect_byte_refused(&t, &good, b1 + 4, (uint8_t)(f | 6), F2D_ERROR_INVALID_VALUE,
+		                    "type", "body type 3");
+		expect_byte_refused(&t, &good, b1 + 4, (uint8_t)(f | 128), F2D_ERROR_INVALID_VALUE,
+		                    "flags", "reserved body flag");
+	}
+	/* a dead body with flags */
+	expect_byte_refused(&t, &good, sp.body_rec[4] + 4, 8, F2D_ERROR_INVALID_VALUE, "flags",
+	                    "dead body flags");
+	/* static body flagged moving: the bytes no longer parse as the same layout; refused */
+	expect_byte_refused(&t, &good, sp.body_rec[0] + 4, 1 | 8, F2D_ERROR_INVALID_VALUE, NULL,
+	                    "static moving");
+	/* free lists: live id, repeated id, never handed out */
+	expect_patch_refused(&t, &good, sp.body_free + 4, 1, F2D_ERROR_INVALID_HANDLE, "free list",
+	                     "live id in free list");
+	expect_patch_refused(&t, &good, sp.body_free + 8, le32(good.bytes + 40 + sp.body_free + 4),
+	                     F2D_ERROR_INVALID_HANDLE, "repeated", "repeated free id");
+	expect_patch_refused(&t, &good, sp.body_free + 4, 99, F2D_ERROR_INVALID_HANDLE, "free list",
+	                     "free id out of range");
+	expect_patch_refused(&t, &good, sp.shape_free + 4, 0, F2D_ERROR_INVALID_HANDLE, "free list",
+	                     "live shape id in free list");
+	expect_patch_refused(&t, &good, sp.joint_free + 4, 0, F2D_ERROR_INVALID_HANDLE, "free list",
+	                     "live joint id in free list");
+	/* shapes: dangling body, bad polygon, circle, material */
+	expect_patch_refused(&t, &good, sp.shape_rec[1] + 5, 4, F2D_ERROR_INVALID_HANDLE,
+	                     "not alive", "shape on a dead body");
+	expect_patch_refused(&t, &good, sp.shape_rec[1] + 5, 77, F2D_ERROR_INVALID_HANDLE,
+	                     "not alive", "shape on no body");
+	{
+		size_t s1 = sp.shape_rec[1];
+		uint8_t f = good.bytes[40 + s1 + 4];
+		ck_assert(f & 2);    /* polygon */
+		ck_assert(f & 16);   /* same material as the ground */
+		ck_assert(!(f & 8)); /* own geometry: count at s1 + 9 */
+		size_t v = s1 + 10;  /* vertex 0 */
+		uint8_t *c = malloc(good.size);
+		ck_assert_ptr_nonnull(c);
+		memcpy(c, good.bytes, good.size); /* swap vertices 0 and 2: not CCW/convex */
+		memcpy(c + 40 + v, good.bytes + 40 + v + 16, 8);
+		memcpy(c + 40 + v + 16, good.bytes + 40 + v, 8);
+		fix_checksum(c, good.size);
+		expect_refused(&t, c, good.size, F2D_ERROR_BAD_POLYGON, "polygon", "not convex");
+		free(c);
+		expect_byte_refused(&t, &good, s1 + 9, 2, F2D_ERROR_BAD_POLYGON, "polygon",
+		                    "2 vertices");
+		expect_byte_refused(&t, &good, s1 + 9, 200, F2D_ERROR_BAD_POLYGON, "polygon",
+		                    "200 vertices");
+		expect_patch_refused(&t, &good, v, (uint32_t)F2D_FIX(600), F2D_ERROR_BAD_POLYGON,
+		                     "polygon", "vertex beyond 512 m");
+		expect_patch_refused(&t, &good, v, (uint32_t)-F2D_FIX(40), F2D_ERROR_MASS_RANGE,
+		                     "dynamic", "dynamic shape beyond 32 m");
+		/* shape 2 (triangle) has its own material: friction at +13 */
+		size_t s2 = sp.shape_rec[2];
+		ck_assert(!(good.bytes[40 + s2 + 4] & 16));
+		expect_patch_refused(&t, &good, s2 + 13, (uint32_t)F2D_FIX(5),
+		                     F2D_ERROR_INVALID_VALUE, "friction", "friction 5");
+		expect_patch_refused(&t, &good, s2 + 9, 0, F2D_ERROR_INVALID_VALUE, "density",
+		                     "density 0");
+		/* shape 3: a circle with shape 2's material: centre, radius at +9 */
+		size_t s3 = sp.shape_rec[3];
+		ck_assert(!(good.bytes[40 + s3 + 4] & 2));
+		ck_assert(good.bytes[40 + s3 + 4] & 16);
+		expect_patch_refused(&t, &good, s3 + 17, 1, F2D_ERROR_INVALID_VALUE, "circle",
+		                     "radius 1 LSB");
+		expect_byte_refused(&t, &good, s3 + 4, good.bytes[40 + s3 + 4] | 8,
+		                    F2D_ERROR_INVALID_VALUE, "another type",
+		                    "circle same geometry as a triangle");
+		expect_byte_refused(&t, &good, sp.shape_rec[0] + 4, 1 | 2 | 16,
+		                    F2D_ERROR_INVALID_VALUE, "does not exist",
+		                    "first shape same as previous");
+	}
+	/* joints: dangling and bad values */
+	{
+		size_t j0 = sp.joint_rec[0];
+		expect_patch_refused(&t, &good, j0 + 5, 4, F2D_ERROR_INVALID_HANDLE, "live bodies",
+		                     "joint on a dead body");
+		expect_patch_refused(&t, &good, j0 + 9, 1, F2D_ERROR_INVALID_HANDLE, "live bodies",
+		                     "joint on one body twice");
+		expect_patch_refused(&t, &good, j0 + 13, (uint32_t)F2D_FIX(100),
+		                     F2D_ERROR_INVALID_VALUE, "anchor", "anchor 100 m");
+		expect_patch_refused(&t, &good, j0 + 29, (uint32_t)F2D_FIX(4),
+		                     F2D_ERROR_INVALID_VALUE, "angle", "reference angle 4");
+		expect_patch_refused(&t, &good, j0 + 33, (uint32_t)F2D_MILLI(600),
+		                     F2D_ERROR_INVALID_VALUE, "angle", "lower > upper");
+		expect_patch_refused(&t, &good, j0 + 45, (uint32_t)-1, F2D_ERROR_INVALID_VALUE,
+		                     "motor", "negative torque");
+		expect_patch_refused(&t, &good, j0 + 61, (uint32_t)-1, F2D_ERROR_INVALID_VALUE,
+		                     "impulse", "negative lower impulse");
+	}
+	/* arbiters: dangling, order, values */
+	{
+		size_t a0 = sp.arb_rec[0];
+		uint32_t sa = le32(good.bytes + 40 + a0), sb = le32(good.bytes + 40 + a0 + 4);
+		expect_patch_refused(&t, &good, a0 + 4, 4, F2D_ERROR_INVALID_HANDLE, "live shapes",
+		                     "arbiter on a dead shape");
+		expect_patch_refused(&t, &good, a0 + 4, 1000, F2D_ERROR_INVALID_HANDLE,
+		                     "live shapes", "arbiter on no shape");
+		expect_patch_refused(&t, &good, a0, sb, F2D_ERROR_INVALID_HANDLE, "live shapes",
+		                     "arbiter a == b");
+		uint8_t *c = malloc(good.size);
+		ck_assert_ptr_nonnull(c);
+		memcpy(c, good.bytes, good.size);
+		put_le32(c + 40 + a0, sb);
+		put_le32(c + 40 + a0 + 4, sa);
+		fix_checksum(c, good.size);
+		expect_refused(&t, c, good.size, F2D_ERROR_INVALID_HANDLE, "order", "a > b");
+		free(c);
+		expect_patch_refused(&t, &good, a0 + 8, (uint32_t)F2D_FIX(5),
+		                     F2D_ERROR_INVALID_VALUE, "friction", "arbiter friction");
+		expect_byte_refused(&t, &good, a0 + 16, 0, F2D_ERROR_INVALID_VALUE, NULL,
+		                    "arbiter with no points");
+		expect_patch_refused(&t, &good, a0 + 21, (uint32_t)-5, F2D_ERROR_INVALID_VALUE,
+		                     "impulse", "negative normal impulse");
+		if (sp.arbiter_count >= 2) {
+			size_t a1 = sp.arb_rec[1];
+			c = malloc(good.size);
+			ck_assert_ptr_nonnull(c);
+			memcpy(c, good.bytes, good.size); /* the first arbiter repeated */
+			memcpy(c + 40 + a1, good.bytes + 40 + a0, 8);
+			fix_checksum(c, good.size);
+			expect_refused(&t, c, good.size, F2D_OK, NULL, "arbiters out of order");
+			free(c);
+		}
+	}
+	/* random damage with a fixed checksum: never accepted silently unless canonical */
+	uint32_t rng = 99;
+	for (int i = 0; i < 3000; ++i) {
+		memcpy(b, good.bytes, good.size);
+		size_t at = 40 + rng_next(&rng) % (good.size - 40);
+		b[at] = (uint8_t)rng_next(&rng);
+		fix_checksum(b, good.size);
+		t.w->error[0] = '\0';
+		f2d_result r = f2d_snapshot_load(t.w, b, good.size);
+		if (r != F2D_OK) {
+			ck_assert(f2d_world_last_error(t.w)[0] != '\0');
+			ck_assert_uint_eq(f2d_world_hash(t.w), t.hash);
+			continue;
+		}
+		/* accepted: canonical, so re-saving gives the bytes back; then restore t */
+		slot again = {0};
+		portable_save(t.w, &again);
+		ck_assert(again.size == good.size && memcmp(again.bytes, b, good.size) == 0);
+		free(again.bytes);
+		f2d_destroy_world(t.w);
+		t.w = make_scene("pyramid");
+		for (int k = 0; k < 40; ++k) {
+			f2d_world_step(t.w);
+		}
+		ck_assert_uint_eq(f2d_world_hash(t.w), t.hash);
+	}
+	/* NULL arguments */
+	ck_assert_int_eq(f2d_snapshot_load(NULL, good.bytes, good.size), F2D_ERROR_NULL_ARGUMENT);
+	ck_assert_int_eq(f2d_snapshot_load(t.w, NULL, good.size), F2D_ERROR_NULL_ARGUMENT);
+	ck_assert_int_eq(f2d_snapshot_load_new(good.bytes, good.size, NULL, NULL),
+	                 F2D_ERROR_NULL_ARGUMENT);
+	ck_assert_uint_eq(f2d_world_hash(t.w), t.hash);
+	/* and the good bytes load */
+	CHECK_OK(f2d_snapshot_load(t.w, good.bytes, good.size));
+	ck_assert_uint_eq(f2d_world_hash(t.w), f2d_world_hash(w));
+	free(b);
+	free(mem.bytes);
+	free(good.bytes);
+	f2d_destroy_world(t.w);
+	f2d_destroy_world(w);
+}
+END_TEST
+
+/* The portable loader recomputes every dynamic body's mass from its shapes (as body.c does) and
+ * bounds the stored friction impulses by what the solver can produce. */
+static void expect_patches_refused(target *t, const slot *good, size_t at1, uint32_t v1, size_t at2,
+                                   uint32_t v2, f2d_result want, const char *needle,
+                                   const char *what)
+{
+	uint8_t *b = malloc(good->size);
+	ck_assert_ptr_nonnull(b);
+	memcpy(b, good->bytes, good->size);
+	put_le32(b + 40 + at1, v1);
+	put_le32(b + 40 + at2, v2);
+	fix_checksum(b, good->size);
+	expect_refused(t, b, good->size, want, needle, what);
+	free(b);
+}
+
+START_TEST(portable_mass_and_friction_impulse_are_checked)
+{
+	f2d_world *w = small_world();
+	slot good = {0};
+	portable_save(w, &good);
+	spec sp;
+	spec_parse(good.bytes + 40, good.size - 40, &sp);
+	target t;
+	t.w = make_scene("pyramid");
+	for (int i = 0; i < 40; ++i) {
+		f2d_world_step(t.w);
+	}
+	t.hash = f2d_world_hash(t.w);
+	/* body 1: moving, with a force, then its own mass record (see the test above) */
+	size_t m = sp.body_rec[1] + 53;
+	ck_assert(!(good.bytes[40 + sp.body_rec[1] + 4] & 64));
+	ck_assert_int_eq((int32_t)le32(good.bytes + 40 + m), w->bodies[1].mass);
+	expect_patch_refused(&t, &good, m, (uint32_t)(w->bodies[1].mass + 1), F2D_ERROR_MASS_RANGE,
+	                     "differ", "mass + 1 LSB");
+	expect_patch_refused(&t, &good, m, (uint32_t)(2 * w->bodies[1].mass), F2D_ERROR_MASS_RANGE,
+	                     "differ", "mass doubled");
+	expect_patch_refused(&t, &good, m + 4, (uint32_t)(w->bodies[1].inertia - 1),
+	                     F2D_ERROR_MASS_RANGE, "differ", "inertia - 1 LSB");
+	expect_patch_refused(&t, &good, m + 8, (uint32_t)F2D_MILLI(100), F2D_ERROR_MASS_RANGE,
+	                     "differ", "centre moved");
+	/* 1 kg that does not rotate is what a body without usable shapes has, not this one */
+	expect_patches_refused(&t, &good, m, (uint32_t)F2D_ONE, m + 4, 0, F2D_ERROR_MASS_RANGE,
+	                       "differ", "fallback mass on a body with shapes");
+	/* friction impulses: |pt| <= round16(friction INT32_MAX), 0 without friction */
+	size_t a0 = sp.arb_rec[0];
+	expect_patches_refused(&t, &good, a0 + 8, 0, a0 + 25, 1, F2D_ERROR_INVALID_VALUE, "impulse",
+	                       "friction impulse without friction");
+	expect_patches_refused(&t, &good, a0 + 8, (uint32_t)F2D_MILLI(500), a0 + 25,
+	                       (uint32_t)INT32_MAX, F2D_ERROR_INVALID_VALUE, "impulse",
+	                       "friction impulse beyond friction x INT32_MAX");
+	expect_patches_refused(&t, &good, a0 + 8, (uint32_t)F2D_MILLI(500), a0 + 25,
+	                       (uint32_t)-INT32_MAX, F2D_ERROR_INVALID_VALUE, "impulse",
+	                       "negative friction impulse beyond friction x INT32_MAX");
+	ck_assert_uint_eq(f2d_world_hash(t.w), t.hash);
+	free(good.bytes);
+	f2d_destroy_world(t.w);
+	f2d_destroy_world(w);
+}
+END_TEST
+
+/* A body whose remaining shapes are out of the mass range falls back to 1 kg that does not
+ * rotate (destroy_shape): a reachable state, so the portable loader accepts it. */
+START_TEST(portable_fallback_mass_round_trip)
+{
+	f2d_world *w = NULL;
+	f2d_world_def def = f2d_default_world_def();
+	CHECK_OK(f2d_create_world(&def, &w));
+	f2d_body_def bd = f2d_default_body_def();
+	bd.type = F2D_DYNAMIC_BODY;
+	f2d_body_id body;
+	CHECK_OK(f2d_create_body(w, &bd, &body));
+	f2d_shape_def sd = f2d_default_shape_def();
+	f2d_polygon p;
+	f2d_shape_id big, tiny;
+	CHECK_OK(f2d_make_box(F2D_MILLI(500), F2D_MILLI(500), &p));
+	CHECK_OK(f2d_create_polygon_shape(w, body, &sd, &p, &big));
+	sd.density = F2D_MILLI(10);
+	f2d_circle circ = {{F2D_MILLI(200), 0}, F2D_MILLI(50)};
+	CHECK_OK(f2d_create_circle_shape(w, body, &sd, &circ, &tiny));
+	CHECK_OK(f2d_destroy_shape(w, big));
+	ck_assert_int_eq(w->bodies[0].mass, F2D_ONE);
+	ck_assert_int_eq(w->bodies[0].inertia, 0);
+	for (int i = 0; i < 10; ++i) {
+		f2d_world_step(w);
+	}
+	slot s = {0};
+	portable_save(w, &s);
+	f2d_world *v = NULL;
+	CHECK_OK(f2d_snapshot_load_new(s.bytes, s.size, NULL, &v));
+	ck_assert_uint_eq(f2d_world_hash(v), f2d_world_hash(w));
+	free(s.bytes);
+	f2d_destroy_world(v);
+	f2d_destroy_world(w);
+}
+END_TEST
+
+START_TEST(corrupt_in_process_snapshots_are_refused)
+{
+	f2d_world *w = small_world();
+	slot good = {0}, port = {0};
+	slot_save(w, &good);
+	portable_save(w, &port);
+	f2d_world *t = make_scene("bridge");
+	for (int i = 0; i < 20; ++i) {
+		f2d_world_step(t);
+	}
+	uint64_t h = f2d_world_hash(t);
+	uint8_t *b = malloc(good.size + 8);
+	ck_assert_ptr_nonnull(b);
+#define EXPECT_RESTORE_FAILS(bytes, size, want, needle)                                            \
+	do {                                                                                       \
+		t->error[0] = '\0';                                                                \
+		f2d_result r_ = f2d_snapshot_restore(t, bytes, size);                              \
+		ck_assert_msg(r_ == (want), "restore returned %d (%s)", (int)r_,                   \
+		              f2d_world_last_error(t));                                            \
+		ck_assert_msg(strstr(f2d_world_last_error(t), needle) != NULL, "message '%s'",     \
+		              f2d_world_last_error(t));                                            \
+		ck_assert_uint_eq(f2d_world_hash(t), h);                                           \
+	} while (0)
+	for (size_t n = 0; n < good.size; ++n) {
+		t->error[0] = '\0';
+		ck_assert_int_ne(f2d_snapshot_restore(t, good.bytes, n), F2D_OK);
+		ck_assert(f2d_world_last_error(t)[0] != '\0');
+		ck_assert_uint_eq(f2d_world_hash(t), h);
+	}
+	/* payload cut short with a consistent length field */
+	for (size_t n = 40; n < good.size; ++n) {
+		memcpy(b, good.bytes, n);
+		put_le64(b + 16, n - 40);
+		t->error[0] = '\0';
+		ck_assert_int_ne(f2d_snapshot_restore(t, b, n), F2D_OK);
+		ck_assert_uint_eq(f2d_world_hash(t), h);
+	}
+	EXPECT_RESTORE_FAILS(port.bytes, port.size, F2D_ERROR_INVALID_VALUE, "portable");
+	memcpy(b, good.bytes, good.size);
+	b[3] ^= 1;
+	EXPECT_RESTORE_FAILS(b, good.size, F2D_ERROR_INVALID_VALUE, "magic");
+	memcpy(b, good.bytes, good.size);
+	b[8] ^= 1;
+	EXPECT_RESTORE_FAILS(b, good.size, F2D_ERROR_INVALID_VALUE, "version");
+	memcpy(b, good.bytes, good.size);
+	b[good.size] = 0;
+	EXPECT_RESTORE_FAILS(b, good.size + 1, F2D_ERROR_INVALID_VALUE, "length");
+	/* header counts that disagree with the payload; absurd ones */
+	memcpy(b, good.bytes, good.size);
+	put_le32(b + 28, le32(b + 28) + 1);
+	EXPECT_RESTORE_FAILS(b, good.size, F2D_ERROR_INVALID_VALUE, "header counts");
+	memcpy(b, good.bytes, good.size);
+	put_le32(b + 24, 0x7FFFFFFFu);
+	EXPECT_RESTORE_FAILS(b, good.size, F2D_ERROR_CAPACITY, "F2D_MAX_OBJECTS");
+	memcpy(b, good.bytes, good.size);
+	put_le32(b + 32, 100000);
+	EXPECT_RESTORE_FAILS(b, good.size, F2D_ERROR_INVALID_VALUE, "cannot fit");
+	memcpy(b, good.bytes, good.size);
+	put_le32(b + 36, 1);
+	EXPECT_RESTORE_FAILS(b, good.size, F2D_ERROR_INVALID_VALUE, "reserved");
+	/* the payload is validated like the portable one (same offsets, 40-byte header) */
+	spec sp;
+	spec_parse(port.bytes + 40, port.size - 40, &sp);
+	memcpy(b, good.bytes, good.size);
+	put_le32(b + 40 + sp.shape_rec[1] + 5, 4);
+	EXPECT_RESTORE_FAILS(b, good.size, F2D_ERROR_INVALID_HANDLE, "not alive");
+	memcpy(b, good.bytes, good.size);
+	put_le32(b + 40 + sp.body_rec[1] + 13, 0);
+	EXPECT_RESTORE_FAILS(b, good.size, F2D_ERROR_INVALID_VALUE, "rotation");
+	memcpy(b, good.bytes, good.size);
+	put_le32(b + 40 + sp.body_free + 8, le32(b + 40 + sp.body_free + 4));
+	EXPECT_RESTORE_FAILS(b, good.size, F2D_ERROR_INVALID_HANDLE, "repeated");
+	/* the sweep order (in-process only): after the arbiters */
+	size_t sweep = 40 + sp.end;
+	uint32_t n_sweep = le32(good.bytes + sweep);
+	if (n_sweep != 0xFFFFFFFFu) {
+		ck_assert_uint_eq(n_sweep, 4);
+		memcpy(b, good.bytes, good.size);
+		put_le32(b + sweep + 8, le32(b + sweep + 4));
+		EXPECT_RESTORE_FAILS(b, good.size, F2D_ERROR_INVALID_HANDLE, "sweep");
+		memcpy(b, good.bytes, good.size);
+		put_le32(b + sweep + 4, 4); /* a dead shape */
+		EXPECT_RESTORE_FAILS(b, good.size, F2D_ERROR_INVALID_HANDLE, "sweep");
+		memcpy(b, good.bytes, good.size);
+		put_le32(b + sweep, 3);
+		EXPECT_RESTORE_FAILS(b, good.size, F2D_ERROR_INVALID_VALUE, "sweep");
+	}
+	ck_assert_int_eq(f2d_snapshot_restore(NULL, good.bytes, good.size),
+	                 F2D_ERROR_NULL_ARGUMENT);
+	ck_assert_int_eq(f2d_snapshot_restore(t, NULL, good.size), F2D_ERROR_NULL_ARGUMENT);
+	ck_assert_uint_eq(f2d_world_hash(t), h);
+	CHECK_OK(f2d_snapshot_restore(t, good.bytes, good.size));
+	ck_assert_uint_eq(f2d_world_hash(t), f2d_world_hash(w));
+	free(b);
+	free(good.bytes);
+	free(port.bytes);
+	f2d_destroy_world(t);
+	f2d_destroy_world(w);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("snapshot_portable");
+	TCase *tc = tcase_create("snapshot_portable");
+	tcase_set_timeout(tc, 900);
+	tcase_add_test(tc, portable_round_trip_every_scene);
+	tcase_add_test(tc, portable_layout_matches_spec);
+	tcase_add_test(tc, corrupt_portable_snapshots_are_refused);
+	tcase_add_test(tc, portable_mass_and_friction_impulse_are_checked);
+	tcase_add_test(tc, portable_fallback_mass_round_trip);
+	tcase_add_test(tc, corrupt_in_process_snapshots_are_refused);
+	suite_add_tcase(s, tc);
+	SRunner *sr = srunner_create(s);
+	srunner_run_all(sr, CK_NORMAL);
+	int failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}
