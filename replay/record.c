@@ -338,6 +338,50 @@ static int32_t file_frame(file_inputs *in, long frame, const f2d_world *w, f2d_c
 	return n;
 }
 
+/* ---- options: a table of `--name VALUE` counts and texts, plus one positional ---- */
+
+typedef struct opt {
+	const char *name;
+	long *count;       /* a decimal in 1..MAX_STEPS, or */
+	const char **text; /* any text */
+} opt;
+
+/* Returns -1 when argv parsed, else the exit status to return. */
+static int parse_opts(int argc, char **argv, const opt *opts, int n, const char **positional)
+{
+	for (int i = 0; i < argc; ++i) {
+		if (is_help(argv[i])) {
+			return usage_error("see the usage", "help");
+		}
+		int m = 0;
+		for (int k = 0; k < n && m == 0; ++k) {
+			const char *value = NULL;
+			m = match_valued_option(argc, argv, &i, opts[k].name, &value);
+			if (m < 0) {
+				return usage_error("option needs a value", opts[k].name);
+			}
+			if (m > 0 && opts[k].count != NULL &&
+			    !parse_count(value, MAX_STEPS, opts[k].count)) {
+				return bad_count(opts[k].name, value);
+			}
+			if (m > 0 && opts[k].text != NULL) {
+				*opts[k].text = value;
+			}
+		}
+		if (m > 0) {
+			continue;
+		}
+		if (argv[i][0] == '-') {
+			return usage_error("unknown option", argv[i]);
+		}
+		if (*positional != NULL) {
+			return usage_error("unexpected argument", argv[i]);
+		}
+		*positional = argv[i];
+	}
+	return -1;
+}
+
 /* ---- record ---- */
 
 static bool write_keyframe(f2r_writer *wr, f2d_world *w, uint32_t frame)
@@ -354,41 +398,14 @@ int cmd_record(int argc, char **argv)
 {
 	const char *scene = NULL, *inputs = NULL, *output = NULL;
 	long frames = 0, hash_every = 1, key_every = 60;
-	for (int i = 0; i < argc; ++i) {
-		const char *value = NULL;
-		int m;
-		if (is_help(argv[i])) {
-			return usage_error("see the usage", "help");
-		} else if ((m = match_valued_option(argc, argv, &i, "--frames", &value)) != 0) {
-			if (m < 0 || !parse_count(value, MAX_STEPS, &frames)) {
-				return bad_count("--frames", m < 0 ? "" : value);
-			}
-		} else if ((m = match_valued_option(argc, argv, &i, "--hash-every", &value)) != 0) {
-			if (m < 0 || !parse_count(value, MAX_STEPS, &hash_every)) {
-				return bad_count("--hash-every", m < 0 ? "" : value);
-			}
-		} else if ((m = match_valued_option(argc, argv, &i, "--keyframe-every", &value)) !=
-		           0) {
-			if (m < 0 || !parse_count(value, MAX_STEPS, &key_every)) {
-				return bad_count("--keyframe-every", m < 0 ? "" : value);
-			}
-		} else if ((m = match_valued_option(argc, argv, &i, "--inputs", &value)) != 0) {
-			if (m < 0) {
-				return usage_error("--inputs needs random:SEED or a file", NULL);
-			}
-			inputs = value;
-		} else if ((m = match_valued_option(argc, argv, &i, "-o", &value)) != 0) {
-			if (m < 0) {
-				return usage_error("-o needs a file name", NULL);
-			}
-			output = value;
-		} else if (argv[i][0] == '-') {
-			return usage_error("unknown option", argv[i]);
-		} else if (scene == NULL) {
-			scene = argv[i];
-		} else {
-			return usage_error("unexpected argument", argv[i]);
-		}
+	const opt opts[] = {{"--frames", &frames, NULL},
+	                    {"--hash-every", &hash_every, NULL},
+	                    {"--keyframe-every", &key_every, NULL},
+	                    {"--inputs", NULL, &inputs},
+	                    {"-o", NULL, &output}};
+	int status = parse_opts(argc, argv, opts, 5, &scene);
+	if (status >= 0) {
+		return status;
 	}
 	if (scene == NULL || frames == 0 || output == NULL) {
 		return usage_error("record needs SCENE, --frames N and -o OUT", NULL);
@@ -433,7 +450,7 @@ int cmd_record(int argc, char **argv)
 	snprintf(h.scene, sizeof h.scene, "%s", scene);
 	f2r_writer wr;
 	f2r_frame *fr = calloc(1, sizeof *fr);
-	int status = EXIT_SUCCESS;
+	status = EXIT_SUCCESS;
 	if (fr == NULL || !f2r_open_write(&wr, output, &h)) {
 		fprintf(stderr, "%s: cannot write '%s'\n", PROG, output);
 		status = EXIT_FAILURE;
@@ -815,25 +832,10 @@ int cmd_snapshot(int argc, char **argv)
 {
 	const char *scene = NULL, *output = NULL;
 	long steps = 0;
-	for (int i = 0; i < argc; ++i) {
-		const char *value = NULL;
-		int m;
-		if ((m = match_valued_option(argc, argv, &i, "--steps", &value)) != 0) {
-			if (m < 0 || !parse_count(value, MAX_STEPS, &steps)) {
-				return bad_count("--steps", m < 0 ? "" : value);
-			}
-		} else if ((m = match_valued_option(argc, argv, &i, "-o", &value)) != 0) {
-			if (m < 0) {
-				return usage_error("-o needs a file name", NULL);
-			}
-			output = value;
-		} else if (argv[i][0] == '-') {
-			return usage_error("unknown option", argv[i]);
-		} else if (scene == NULL) {
-			scene = argv[i];
-		} else {
-			return usage_error("unexpected argument", argv[i]);
-		}
+	const opt opts[] = {{"--steps", &steps, NULL}, {"-o", NULL, &output}};
+	int parsed = parse_opts(argc, argv, opts, 2, &scene);
+	if (parsed >= 0) {
+		return parsed;
 	}
 	if (scene == NULL || output == NULL) {
 		return usage_error("snapshot needs SCENE and -o FILE", NULL);
@@ -875,24 +877,10 @@ int cmd_resume(int argc, char **argv)
 {
 	const char *input = NULL;
 	long steps = 600, every = 0;
-	for (int i = 0; i < argc; ++i) {
-		const char *value = NULL;
-		int m;
-		if ((m = match_valued_option(argc, argv, &i, "--steps", &value)) != 0) {
-			if (m < 0 || !parse_count(value, MAX_STEPS, &steps)) {
-				return bad_count("--steps", m < 0 ? "" : value);
-			}
-		} else if ((m = match_valued_option(argc, argv, &i, "--every", &value)) != 0) {
-			if (m < 0 || !parse_count(value, MAX_STEPS, &every)) {
-				return bad_count("--every", m < 0 ? "" : value);
-			}
-		} else if (argv[i][0] == '-') {
-			return usage_error("unknown option", argv[i]);
-		} else if (input == NULL) {
-			input = argv[i];
-		} else {
-			return usage_error("unexpected argument", argv[i]);
-		}
+	const opt opts[] = {{"--steps", &steps, NULL}, {"--every", &every, NULL}};
+	int parsed = parse_opts(argc, argv, opts, 2, &input);
+	if (parsed >= 0) {
+		return parsed;
 	}
 	if (input == NULL) {
 		return usage_error("resume needs a snapshot file", NULL);
