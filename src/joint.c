@@ -127,6 +127,18 @@ static void apply_angular(f2d_body *a, f2d_body *b, fix16_t impulse)
 	b->w += f2d_mul(b->inv_inertia, impulse);
 }
 
+/* One side of the angle limit: bias = C / h when C > 0 (speculative), beta C / h when violated;
+ * lambda = -m_axial (Cdot + bias), accumulated impulse kept >= 0. Returns the increment. */
+static fix16_t limit_step(const f2d_joint *j, fix16_t c, fix16_t cdot, fix16_t inv_h,
+                          fix16_t beta_h, fix16_t *accumulated)
+{
+	fix16_t bias = c > 0 ? f2d_mul(c, inv_h) : f2d_mul(beta_h, c);
+	fix16_t impulse = -f2d_mul(j->axial_mass, cdot + bias);
+	fix16_t old = *accumulated;
+	*accumulated = f2d_max(old + impulse, 0);
+	return *accumulated - old;
+}
+
 void f2d_joint_solve(f2d_world *w, f2d_joint *j)
 {
 	f2d_body *a = &w->bodies[j->body_a];
@@ -141,26 +153,13 @@ void f2d_joint_solve(f2d_world *w, f2d_joint *j)
 	}
 	if (j->enable_limit) {
 		fix16_t beta_h = f2d_mul(w->def.bias_factor, w->inv_h);
-		/* lower: C = angle - lower */
-		{
-			fix16_t c = j->angle - j->lower;
-			fix16_t bias = c > 0 ? f2d_mul(c, w->inv_h) : f2d_mul(beta_h, c);
-			fix16_t cdot = b->w - a->w;
-			fix16_t impulse = -f2d_mul(j->axial_mass, cdot + bias);
-			fix16_t old = j->lower_impulse;
-			j->lower_impulse = f2d_max(old + impulse, 0);
-			apply_angular(a, b, j->lower_impulse - old);
-		}
-		/* upper: C = upper - angle */
-		{
-			fix16_t c = j->upper - j->angle;
-			fix16_t bias = c > 0 ? f2d_mul(c, w->inv_h) : f2d_mul(beta_h, c);
-			fix16_t cdot = a->w - b->w;
-			fix16_t impulse = -f2d_mul(j->axial_mass, cdot + bias);
-			fix16_t old = j->upper_impulse;
-			j->upper_impulse = f2d_max(old + impulse, 0);
-			apply_angular(a, b, -(j->upper_impulse - old));
-		}
+		/* lower: C = angle - lower, Cdot = w_b - w_a; upper: the mirror image */
+		fix16_t d = limit_step(j, j->angle - j->lower, b->w - a->w, w->inv_h, beta_h,
+		                       &j->lower_impulse);
+		apply_angular(a, b, d);
+		d = limit_step(j, j->upper - j->angle, a->w - b->w, w->inv_h, beta_h,
+		               &j->upper_impulse);
+		apply_angular(a, b, -d);
 	}
 	/* point: P = K^-1 (bias - Cdot) */
 	f2d_vec2 cdot = f2d_sub(f2d_add(b->v, f2d_cross_sv(b->w, j->r_b)),
