@@ -389,32 +389,48 @@ static inline fix16_t rel_vel(const vel2 *v, f2d_vec2 d, fix16_t rd_a, fix16_t r
 	return f2d_sat(rel_vel64(v, d, rd_a, rd_b));
 }
 
-/* Applies impulses l1 at point 1 and l2 at point 2 along one direction: both share the
- * linear response dv = d / m, so the linear change is (l1 + l2) dv; the angular one is
- * l1 dw1 + l2 dw2. Sums in 64 bits, one rounding per component. */
-static inline void apply2(vel2 *v, fix16_t l1, fix16_t l2, f2d_vec2 dva, f2d_vec2 dvb,
-                          const f2d_contact_point *p1, const f2d_contact_point *p2, bool normal)
+/* v + d in 64 bits, saturated to the fix16 range; a saturation is recorded in *sat (the step
+ * then reports F2D_ERROR_OVERFLOW) instead of wrapping. */
+static inline fix16_t add_sat(fix16_t v, int64_t d, bool *sat)
 {
-	int64_t l = (int64_t)l1 + l2;
-	v->vax -= (fix16_t)f2d_round16(l * dva.x);
-	v->vay -= (fix16_t)f2d_round16(l * dva.y);
-	v->vbx += (fix16_t)f2d_round16(l * dvb.x);
-	v->vby += (fix16_t)f2d_round16(l * dvb.y);
-	fix16_t wa1 = normal ? p1->wn_a : p1->wt_a, wb1 = normal ? p1->wn_b : p1->wt_b;
-	fix16_t wa2 = normal ? p2->wn_a : p2->wt_a, wb2 = normal ? p2->wn_b : p2->wt_b;
-	v->wa -= (fix16_t)f2d_round16((int64_t)l1 * wa1 + (int64_t)l2 * wa2);
-	v->wb += (fix16_t)f2d_round16((int64_t)l1 * wb1 + (int64_t)l2 * wb2);
+	int64_t r = (int64_t)v + d;
+	*sat |= r > INT32_MAX || r < -INT32_MAX;
+	return f2d_sat(r);
 }
 
-/* Friction, one point: lambda = -m_t vt, |P_t| <= mu P_n; returns the applied increment. */
-static inline fix16_t friction_step(f2d_contact_point *cp, fix16_t vt, fix16_t friction)
+/* Applies impulses l1 at point 1 and l2 at point 2 along one direction: both share the
+ * linear response dv = d / m, so the linear change is (l1 + l2) dv; the angular one is
+ * l1 dw1 + l2 dw2. Sums in 64 bits (|l1 + l2| < 2^32, |dv| <= 2^31: below 2^63), one
+ * rounding per component, saturated (and reported) rather than wrapped. */
+static inline void apply2(vel2 *v, fix16_t l1, fix16_t l2, f2d_vec2 dva, f2d_vec2 dvb,
+                          const f2d_contact_point *p1, const f2d_contact_point *p2, bool normal,
+                          bool *sat)
+{
+	int64_t l = (int64_t)l1 + l2;
+	v->vax = add_sat(v->vax, -f2d_round16(l * dva.x), sat);
+	v->vay = add_sat(v->vay, -f2d_round16(l * dva.y), sat);
+	v->vbx = add_sat(v->vbx, f2d_round16(l * dvb.x), sat);
+	v->vby = add_sat(v->vby, f2d_round16(l * dvb.y), sat);
+	fix16_t wa1 = normal ? p1->wn_a : p1->wt_a, wb1 = normal ? p1->wn_b : p1->wt_b;
+	fix16_t wa2 = normal ? p2->wn_a : p2->wt_a, wb2 = normal ? p2->wn_b : p2->wt_b;
+	v->wa = add_sat(v->wa, -f2d_round16((int64_t)l1 * wa1 + (int64_t)l2 * wa2), sat);
+	v->wb = add_sat(v->wb, f2d_round16((int64_t)l1 * wb1 + (int64_t)l2 * wb2), sat);
+}
+
+/* Friction, one point: lambda = -m_t vt, |P_t| <= mu P_n; returns the applied increment.
+ * P_t and the cone both lie in [-(2^31 - 1), 2^31 - 1], so their difference may not fit 32
+ * bits (a cone that shrank from +max to -max in one step): the increment is saturated and the
+ * accumulated impulse moves by exactly what is applied. */
+static inline fix16_t friction_step(f2d_contact_point *cp, fix16_t vt, fix16_t friction, bool *sat)
 {
 	int64_t max_pt = mul64(friction, cp->pn);
 	max_pt = max_pt > INT32_MAX ? INT32_MAX : max_pt;
 	int64_t pt = (int64_t)cp->pt - mul64(cp->mass_t, vt);
 	pt = pt < -max_pt ? -max_pt : (pt > max_pt ? max_pt : pt);
-	fix16_t d = (fix16_t)pt - cp->pt;
-	cp->pt = (fix16_t)pt;
+	int64_t d64 = pt - cp->pt;
+	*sat |= d64 > INT32_MAX || d64 < -INT32_MAX;
+	fix16_t d = f2d_sat(d64);
+	cp->pt += d;
 	return d;
 }
 
@@ -431,6 +447,7 @@ static inline fix16_t normal_step(f2d_contact_point *cp, int64_t vn, bool *satur
 
 void f2d_contacts_warm_start(f2d_world *w)
 {
+	bool saturated = false;
 	for (int32_t i = 0; i < w->arbiter_count; ++i) {
 		f2d_arbiter *arb = &w->arbiters[i];
 		f2d_body *a = &w->bodies[arb->body_a];
@@ -439,10 +456,11 @@ void f2d_contacts_warm_start(f2d_world *w)
 		const f2d_contact_point *p1 = &arb->points[0];
 		const f2d_contact_point *p2 = &arb->points[arb->count == 2 ? 1 : 0];
 		fix16_t n2 = arb->count == 2 ? p2->pn : 0, t2 = arb->count == 2 ? p2->pt : 0;
-		apply2(&v, p1->pn, n2, arb->vn_a, arb->vn_b, p1, p2, true);
-		apply2(&v, p1->pt, t2, arb->vt_a, arb->vt_b, p1, p2, false);
+		apply2(&v, p1->pn, n2, arb->vn_a, arb->vn_b, p1, p2, true, &saturated);
+		apply2(&v, p1->pt, t2, arb->vt_a, arb->vt_b, p1, p2, false, &saturated);
 		store_vel2(a, b, &v);
 	}
+	w->saturated |= saturated;
 }
 
 /* One Gauss-Seidel pass over the arbiters. For a two-point manifold, the relative velocity at
@@ -465,28 +483,28 @@ void f2d_contacts_solve(f2d_world *w, int32_t iteration)
 		vel2 v = {a->v.x, a->v.y, a->w, b->v.x, b->v.y, b->w};
 		if (arb->count == 1) {
 			f2d_contact_point *cp = &arb->points[0];
-			fix16_t dt =
-			    friction_step(cp, rel_vel(&v, t, cp->rt_a, cp->rt_b), arb->friction);
-			apply2(&v, dt, 0, arb->vt_a, arb->vt_b, cp, cp, false);
+			fix16_t dt = friction_step(cp, rel_vel(&v, t, cp->rt_a, cp->rt_b),
+			                           arb->friction, &saturated);
+			apply2(&v, dt, 0, arb->vt_a, arb->vt_b, cp, cp, false, &saturated);
 			fix16_t dn =
 			    normal_step(cp, rel_vel64(&v, n, cp->rn_a, cp->rn_b), &saturated);
-			apply2(&v, dn, 0, arb->vn_a, arb->vn_b, cp, cp, true);
+			apply2(&v, dn, 0, arb->vn_a, arb->vn_b, cp, cp, true, &saturated);
 		} else {
 			f2d_contact_point *p1 = &arb->points[flip];
 			f2d_contact_point *p2 = &arb->points[flip ^ 1];
 			fix16_t v1 = rel_vel(&v, t, p1->rt_a, p1->rt_b);
 			fix16_t v2 = rel_vel(&v, t, p2->rt_a, p2->rt_b);
-			fix16_t d1 = friction_step(p1, v1, arb->friction);
+			fix16_t d1 = friction_step(p1, v1, arb->friction, &saturated);
 			v2 = f2d_sat((int64_t)v2 + f2d_round16((int64_t)d1 * arb->k12_t));
-			fix16_t d2 = friction_step(p2, v2, arb->friction);
-			apply2(&v, d1, d2, arb->vt_a, arb->vt_b, p1, p2, false);
+			fix16_t d2 = friction_step(p2, v2, arb->friction, &saturated);
+			apply2(&v, d1, d2, arb->vt_a, arb->vt_b, p1, p2, false, &saturated);
 
 			int64_t n1 = rel_vel64(&v, n, p1->rn_a, p1->rn_b);
 			int64_t n2 = rel_vel64(&v, n, p2->rn_a, p2->rn_b);
 			d1 = normal_step(p1, n1, &saturated);
 			d2 =
 			    normal_step(p2, n2 + f2d_round16((int64_t)d1 * arb->k12_n), &saturated);
-			apply2(&v, d1, d2, arb->vn_a, arb->vn_b, p1, p2, true);
+			apply2(&v, d1, d2, arb->vn_a, arb->vn_b, p1, p2, true, &saturated);
 		}
 		store_vel2(a, b, &v);
 	}
