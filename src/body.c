@@ -12,6 +12,8 @@ f2d_body_def f2d_default_body_def(void)
 	memset(&d, 0, sizeof d);
 	d.type = F2D_STATIC_BODY;
 	d.rotation = f2d_rot_identity();
+	d.enable_sleep = true;
+	d.awake = true;
 	return d;
 }
 
@@ -243,7 +245,11 @@ f2d_result f2d_create_body(f2d_world *w, const f2d_body_def *def, f2d_body_id *o
 	b->center = b->origin;
 	b->shape_list = F2D_NULL_INDEX;
 	b->user_data = def->user_data;
-	if (b->type != F2D_STATIC_BODY) {
+	b->enable_sleep = def->enable_sleep;
+	/* only a dynamic body can be created asleep, and only where it may sleep */
+	b->awake =
+	    b->type != F2D_DYNAMIC_BODY || def->awake || !def->enable_sleep || !w->def.enable_sleep;
+	if (b->type != F2D_STATIC_BODY && b->awake) {
 		b->v = def->linear_velocity;
 		b->w = def->angular_velocity;
 	}
@@ -357,6 +363,7 @@ f2d_result f2d_body_set_transform(f2d_world *w, f2d_body_id id, f2d_vec2 positio
 	b->origin = position;
 	b->q = f2d_rot_normalize(rotation.c, rotation.s);
 	b->center = f2d_add(b->origin, f2d_rotate(b->q, b->local_center));
+	f2d_wake_body(w, id.index1 - 1);
 	return F2D_OK;
 }
 
@@ -370,6 +377,7 @@ f2d_result f2d_body_set_linear_velocity(f2d_world *w, f2d_body_id id, f2d_vec2 v
 	}
 	if (b->type != F2D_STATIC_BODY) {
 		b->v = v;
+		f2d_wake_body(w, id.index1 - 1);
 	}
 	return F2D_OK;
 }
@@ -383,6 +391,7 @@ f2d_result f2d_body_set_angular_velocity(f2d_world *w, f2d_body_id id, fix16_t a
 	}
 	if (b->type != F2D_STATIC_BODY) {
 		b->w = av;
+		f2d_wake_body(w, id.index1 - 1);
 	}
 	return F2D_OK;
 }
@@ -419,6 +428,7 @@ f2d_result f2d_body_apply_force(f2d_world *w, f2d_body_id id, f2d_vec2 force, f2
 	}
 	b->force = nf;
 	b->torque = nt;
+	f2d_wake_body(w, id.index1 - 1);
 	return F2D_OK;
 }
 
@@ -440,6 +450,7 @@ f2d_result f2d_body_apply_torque(f2d_world *w, f2d_body_id id, fix16_t torque)
 		                     "body_apply_torque: accumulated torque out of range");
 	}
 	b->torque = nt;
+	f2d_wake_body(w, id.index1 - 1);
 	return F2D_OK;
 }
 
@@ -470,6 +481,7 @@ f2d_result f2d_body_apply_linear_impulse(f2d_world *w, f2d_body_id id, f2d_vec2 
 	}
 	b->v = nv;
 	b->w = nw;
+	f2d_wake_body(w, id.index1 - 1);
 	return F2D_OK;
 }
 
@@ -485,6 +497,7 @@ f2d_result f2d_body_apply_angular_impulse(f2d_world *w, f2d_body_id id, fix16_t 
 		                     "body_apply_angular_impulse: resulting velocity out of range");
 	}
 	b->w = nw;
+	f2d_wake_body(w, id.index1 - 1);
 	return F2D_OK;
 }
 
@@ -551,6 +564,7 @@ static f2d_result create_shape(f2d_world *w, f2d_body_id body_id, const f2d_shap
 	s->next = *link;
 	*link = id;
 	apply_body_mass(b, &bm);
+	f2d_wake_body(w, s->body);
 	w->shape_count++;
 	w->sweep_dirty = true;
 	out->index1 = id + 1;

@@ -145,6 +145,67 @@ static f2d_result find_pairs(f2d_world *w)
 
 /* ---- arbiters ---- */
 
+/* Fills arb (key ia < ib) from a fresh manifold; a point made by the same features as a point
+ * of prev (NULL for a new pair) inherits its accumulated impulses. Returns the point count (0:
+ * the shapes are apart, arb is not used). */
+static int32_t build_arbiter(const f2d_world *w, const f2d_arbiter *prev, int32_t ia, int32_t ib,
+                             f2d_arbiter *arb)
+{
+	const f2d_shape *sa = &w->shapes[ia];
+	const f2d_shape *sb = &w->shapes[ib];
+	const f2d_body *ba = &w->bodies[sa->body];
+	const f2d_body *bb = &w->bodies[sb->body];
+	f2d_manifold m;
+	f2d_collide(sa, sb, w->def.speculative_distance, &m);
+	if (m.count == 0) {
+		return 0;
+	}
+	f2d_contact_point old[2];
+	int32_t old_count = 0;
+	if (prev != NULL) {
+		/* prev may be arb itself (a frozen arbiter refreshed in place) */
+		old_count = prev->count;
+		old[0] = prev->points[0];
+		old[1] = prev->points[1];
+		arb->friction = prev->friction;
+		arb->restitution = prev->restitution;
+	} else {
+		/* mixing rules: friction sqrt(mu_a mu_b), restitution max(e_a, e_b) */
+		arb->friction = f2d_sqrt(f2d_mul(sa->friction, sb->friction));
+		arb->restitution = f2d_max(sa->restitution, sb->restitution);
+	}
+	arb->shape_a = ia;
+	arb->shape_b = ib;
+	arb->body_a = sa->body;
+	arb->body_b = sb->body;
+	arb->normal = m.normal;
+	arb->count = m.count;
+	arb->frozen = false;
+	for (int32_t i = 0; i < m.count; ++i) {
+		f2d_contact_point *cp = &arb->points[i];
+		cp->id = m.points[i].id;
+		cp->separation = m.points[i].separation;
+		cp->r_a = f2d_sub(m.points[i].point, ba->center);
+		cp->r_b = f2d_sub(m.points[i].point, bb->center);
+		cp->pn = 0;
+		cp->pt = 0;
+		cp->mass_n = cp->mass_t = cp->bias = 0;
+		if (w->def.warm_starting) {
+			for (int32_t k = 0; k < old_count; ++k) {
+				if (old[k].id == cp->id) {
+					cp->pn = old[k].pn;
+					cp->pt = old[k].pt;
+					break;
+				}
+			}
+		}
+	}
+	for (int32_t i = m.count; i < 2; ++i) {
+		memset(&arb->points[i], 0, sizeof arb->points[i]);
+	}
+	return m.count;
+}
+
 f2d_result f2d_update_contacts(f2d_world *w)
 {
 	f2d_result r = find_pairs(w);
@@ -168,53 +229,17 @@ f2d_result f2d_update_contacts(f2d_world *w)
 		    pair_key(w->arbiters[old].shape_a, w->arbiters[old].shape_b) == key) {
 			prev = &w->arbiters[old];
 		}
-		const f2d_shape *sa = &w->shapes[ia];
-		const f2d_shape *sb = &w->shapes[ib];
-		const f2d_body *ba = &w->bodies[sa->body];
-		const f2d_body *bb = &w->bodies[sb->body];
-		f2d_manifold m;
-		f2d_collide(sa, sb, w->def.speculative_distance, &m);
-		if (m.count == 0) {
+		f2d_arbiter *arb = &w->arbiters_next[count];
+		/* Neither body can move (asleep, static or a resting kinematic): the manifold would
+		 * not change, keep the arbiter as it is (frozen; see f2d_refresh_arbiters). */
+		if (prev != NULL && !f2d_body_active(&w->bodies[prev->body_a]) &&
+		    !f2d_body_active(&w->bodies[prev->body_b])) {
+			*arb = *prev;
+			arb->frozen = true;
+			count++;
 			continue;
 		}
-		f2d_arbiter *arb = &w->arbiters_next[count++];
-		arb->shape_a = ia;
-		arb->shape_b = ib;
-		arb->body_a = sa->body;
-		arb->body_b = sb->body;
-		arb->normal = m.normal;
-		if (prev != NULL) {
-			arb->friction = prev->friction;
-			arb->restitution = prev->restitution;
-		} else {
-			/* mixing rules: friction sqrt(mu_a mu_b), restitution max(e_a, e_b) */
-			arb->friction = f2d_sqrt(f2d_mul(sa->friction, sb->friction));
-			arb->restitution = f2d_max(sa->restitution, sb->restitution);
-		}
-		arb->count = m.count;
-		for (int32_t i = 0; i < m.count; ++i) {
-			f2d_contact_point *cp = &arb->points[i];
-			cp->id = m.points[i].id;
-			cp->separation = m.points[i].separation;
-			cp->r_a = f2d_sub(m.points[i].point, ba->center);
-			cp->r_b = f2d_sub(m.points[i].point, bb->center);
-			cp->pn = 0;
-			cp->pt = 0;
-			cp->mass_n = cp->mass_t = cp->bias = 0;
-			/* a point made by the same features as last step inherits its impulses */
-			if (prev != NULL && w->def.warm_starting) {
-				for (int32_t k = 0; k < prev->count; ++k) {
-					if (prev->points[k].id == cp->id) {
-						cp->pn = prev->points[k].pn;
-						cp->pt = prev->points[k].pt;
-						break;
-					}
-				}
-			}
-		}
-		for (int32_t i = m.count; i < 2; ++i) {
-			memset(&arb->points[i], 0, sizeof arb->points[i]);
-		}
+		count += build_arbiter(w, prev, ia, ib, arb) > 0 ? 1 : 0;
 	}
 	f2d_arbiter *t = w->arbiters;
 	int32_t tc = w->arbiter_capacity;
@@ -226,12 +251,37 @@ f2d_result f2d_update_contacts(f2d_world *w)
 	return F2D_OK;
 }
 
+/* A frozen arbiter kept its manifold from the step it was last computed in (or, after a
+ * snapshot restore, none: only keys and impulses are state). When its island wakes, the
+ * manifold is recomputed from the current positions before the solver uses it; a pair that
+ * turns out apart is removed (order kept). */
+void f2d_refresh_arbiters(f2d_world *w)
+{
+	int32_t k = 0;
+	for (int32_t i = 0; i < w->arbiter_count; ++i) {
+		f2d_arbiter *arb = &w->arbiters[i];
+		if (arb->frozen && arb->active &&
+		    build_arbiter(w, arb, arb->shape_a, arb->shape_b, arb) == 0) {
+			continue;
+		}
+		if (k != i) {
+			w->arbiters[k] = *arb;
+		}
+		k++;
+	}
+	w->arbiter_count = k;
+}
+
+/* The bodies the shape touched wake up: what rested on it must fall. */
 void f2d_remove_arbiters_of_shape(f2d_world *w, int32_t shape)
 {
 	int32_t k = 0;
 	for (int32_t i = 0; i < w->arbiter_count; ++i) {
 		if (w->arbiters[i].shape_a != shape && w->arbiters[i].shape_b != shape) {
 			w->arbiters[k++] = w->arbiters[i];
+		} else {
+			f2d_wake_body(w, w->arbiters[i].body_a);
+			f2d_wake_body(w, w->arbiters[i].body_b);
 		}
 	}
 	w->arbiter_count = k;
@@ -294,6 +344,9 @@ void f2d_contacts_prestep(f2d_world *w)
 {
 	for (int32_t i = 0; i < w->arbiter_count; ++i) {
 		f2d_arbiter *arb = &w->arbiters[i];
+		if (!arb->active) {
+			continue;
+		}
 		const f2d_body *a = &w->bodies[arb->body_a];
 		const f2d_body *b = &w->bodies[arb->body_b];
 		f2d_vec2 n = arb->normal;
@@ -450,6 +503,9 @@ void f2d_contacts_warm_start(f2d_world *w)
 	bool saturated = false;
 	for (int32_t i = 0; i < w->arbiter_count; ++i) {
 		f2d_arbiter *arb = &w->arbiters[i];
+		if (!arb->active) {
+			continue;
+		}
 		f2d_body *a = &w->bodies[arb->body_a];
 		f2d_body *b = &w->bodies[arb->body_b];
 		vel2 v = {a->v.x, a->v.y, a->w, b->v.x, b->v.y, b->w};
@@ -476,6 +532,9 @@ void f2d_contacts_solve(f2d_world *w, int32_t iteration)
 	bool saturated = false;
 	for (int32_t i = 0; i < w->arbiter_count; ++i) {
 		f2d_arbiter *arb = &w->arbiters[i];
+		if (!arb->active) {
+			continue;
+		}
 		f2d_body *a = &w->bodies[arb->body_a];
 		f2d_body *b = &w->bodies[arb->body_b];
 		f2d_vec2 n = arb->normal;

@@ -46,7 +46,19 @@ typedef struct f2d_body {
 	int32_t shape_list;           /* first shape id, linked by shape.next */
 	int32_t joint_count;          /* joints attached (for collide_connected filtering) */
 	uint64_t user_data;
+	/* sleeping (island.c): state, hashed and in snapshots */
+	bool awake;         /* dynamic: simulated this step; kinematic/static: always true */
+	bool enable_sleep;  /* false: sleep_time stays 0, so the body's island never sleeps */
+	fix16_t sleep_time; /* s spent below the sleep tolerances, capped at time_to_sleep */
 } f2d_body;
+
+/* Can the body move this step? An awake dynamic body, or a kinematic body with a velocity. */
+static inline bool f2d_body_active(const f2d_body *b)
+{
+	return b->type == F2D_DYNAMIC_BODY
+	           ? b->awake
+	           : (b->type == F2D_KINEMATIC_BODY && (b->v.x != 0 || b->v.y != 0 || b->w != 0));
+}
 
 typedef struct f2d_shape {
 	uint32_t generation;
@@ -104,6 +116,8 @@ typedef struct f2d_arbiter {
 	 * of the two points: how an impulse at one changes the relative velocity at the other */
 	f2d_vec2 vn_a, vn_b, vt_a, vt_b;
 	fix16_t k12_n, k12_t;
+	bool frozen; /* per step: copied unchanged because neither body could move */
+	bool active; /* per step: solved (one body moves); set by f2d_islands_wake */
 	f2d_contact_point points[2];
 } f2d_arbiter;
 
@@ -169,6 +183,11 @@ struct f2d_world {
 	uint64_t *pairs;
 	int32_t pair_count, pair_capacity;
 
+	/* islands (island.c): per-step scratch indexed by body id */
+	int32_t *island_parent, *island_data;
+	int32_t island_capacity, island_data_capacity;
+	int32_t awake_body_count, island_count; /* of the last step (stats) */
+
 	int32_t body_count, shape_count, joint_count;
 	uint64_t out_of_range_events, overflow_events;
 	int32_t last_out_of_range_body;
@@ -191,6 +210,14 @@ void f2d_contacts_prestep(f2d_world *w);
 void f2d_contacts_warm_start(f2d_world *w);
 void f2d_contacts_solve(f2d_world *w, int32_t iteration);
 void f2d_remove_arbiters_of_shape(f2d_world *w, int32_t shape);
+void f2d_refresh_arbiters(f2d_world *w);
+
+/* islands and sleeping (island.c) */
+void f2d_wake_body(f2d_world *w, int32_t index);
+void f2d_wake_all(f2d_world *w);
+f2d_result f2d_islands_prepare(f2d_world *w);
+void f2d_islands_wake(f2d_world *w);
+void f2d_islands_sleep(f2d_world *w);
 
 /* joints (joint.c) */
 void f2d_joint_prestep(f2d_world *w, f2d_joint *j);

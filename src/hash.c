@@ -24,7 +24,7 @@
 #define XXH_INLINE_ALL
 #include <xxhash.h>
 
-#define F2D_HASH_FORMAT 1u
+#define F2D_HASH_FORMAT 2u
 
 typedef struct encoder {
 	XXH3_state_t *state;
@@ -47,7 +47,10 @@ static inline void need(encoder *e, size_t n)
 
 /* The put_ functions write without a bounds check: every record first reserves its largest
  * size with need() (bodies 128 bytes, shapes 256, joints 128, arbiters 64, pool ids 4). */
-static inline void put_u8(encoder *e, uint8_t v) { e->buf[e->len++] = v; }
+static inline void put_u8(encoder *e, uint8_t v)
+{
+	e->buf[e->len++] = v;
+}
 
 static inline void put_u32(encoder *e, uint32_t v)
 {
@@ -105,6 +108,8 @@ static void put_body(encoder *e, const f2d_body *b)
 	put_i32(e, b->inv_inertia);
 	put_i32(e, b->shape_list);
 	put_i32(e, b->joint_count);
+	put_u8(e, (uint8_t)((b->awake ? 1 : 0) | (b->enable_sleep ? 2 : 0)));
+	put_i32(e, b->sleep_time);
 }
 
 static void put_shape(encoder *e, const f2d_shape *s)
@@ -155,7 +160,7 @@ uint64_t f2d_hash_world(const f2d_world *w)
 	e.len = 0;
 	XXH3_64bits_reset(&state);
 
-	need(&e, 64);
+	need(&e, 96);
 	put_u32(&e, F2D_HASH_FORMAT);
 	put_u64(&e, w->step_count);
 	const f2d_world_def *d = &w->def;
@@ -170,6 +175,10 @@ uint64_t f2d_hash_world(const f2d_world *w)
 	put_i32(&e, d->max_translation);
 	put_i32(&e, d->max_rotation);
 	put_u8(&e, d->warm_starting ? 1 : 0);
+	put_u8(&e, d->enable_sleep ? 1 : 0);
+	put_i32(&e, d->linear_sleep_tolerance);
+	put_i32(&e, d->angular_sleep_tolerance);
+	put_i32(&e, d->time_to_sleep);
 
 	put_pool(&e, &w->body_ids);
 	for (int32_t i = 0; i < w->body_ids.next; ++i) {

@@ -221,10 +221,13 @@ f2d_result f2d_command_encode(const f2d_command *c, uint8_t *buf, size_t cap, si
 		if (s->kind > F2D_SPAWN_POLYGON ||
 		    (s->kind == F2D_SPAWN_POLYGON &&
 		     (s->count < 3 || s->count > F2D_MAX_POLYGON_VERTICES)) ||
-		    (uint32_t)s->body.type > 255u) {
+		    (uint32_t)s->body.type > 15u) {
 			return F2D_ERROR_INVALID_VALUE;
 		}
-		w8(&b, (uint32_t)s->body.type);
+		/* low 4 bits: body type; 16: sleep disabled, 32: created asleep (so the bytes of a
+		 * default def are those of format 1) */
+		w8(&b, (uint32_t)s->body.type | (s->body.enable_sleep ? 0u : 16u) |
+		           (s->body.awake ? 0u : 32u));
 		wvec(&b, s->body.position);
 		w32(&b, (uint32_t)s->body.rotation.c);
 		w32(&b, (uint32_t)s->body.rotation.s);
@@ -351,7 +354,13 @@ f2d_result f2d_command_decode(const uint8_t *buf, size_t len, f2d_command *out, 
 		break;
 	case F2D_CMD_CREATE_BODY: {
 		f2d_spawn *s = &c.u.create;
-		s->body.type = (f2d_body_type)r8(&b);
+		uint32_t type = r8(&b);
+		if (type > 63u) {
+			return F2D_ERROR_INVALID_VALUE;
+		}
+		s->body.type = (f2d_body_type)(type & 15u);
+		s->body.enable_sleep = (type & 16u) == 0;
+		s->body.awake = (type & 32u) == 0;
 		s->body.position = rvec(&b);
 		s->body.rotation.c = rfix(&b);
 		s->body.rotation.s = rfix(&b);

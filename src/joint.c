@@ -308,6 +308,8 @@ f2d_result f2d_create_revolute_joint(f2d_world *w, const f2d_revolute_joint_def 
 	w->bodies[j->body_a].joint_count++;
 	w->bodies[j->body_b].joint_count++;
 	w->joint_count++;
+	f2d_wake_body(w, j->body_a);
+	f2d_wake_body(w, j->body_b);
 	if (!j->collide_connected) {
 		/* the two bodies stop colliding now: forget their contacts */
 		int32_t k = 0;
@@ -337,6 +339,8 @@ f2d_result f2d_destroy_joint(f2d_world *w, f2d_joint_id id)
 	}
 	w->bodies[j->body_a].joint_count--;
 	w->bodies[j->body_b].joint_count--;
+	f2d_wake_body(w, j->body_a);
+	f2d_wake_body(w, j->body_b);
 	uint32_t gen = j->generation + 1;
 	memset(j, 0, sizeof *j);
 	j->generation = gen == 0 ? 1 : gen;
@@ -359,6 +363,8 @@ f2d_result f2d_revolute_joint_enable_motor(f2d_world *w, f2d_joint_id id, bool e
 {
 	JOINT_OR_RETURN(j, w, id, "revolute_joint_enable_motor");
 	j->enable_motor = enable;
+	f2d_wake_body(w, j->body_a);
+	f2d_wake_body(w, j->body_b);
 	return F2D_OK;
 }
 
@@ -370,6 +376,8 @@ f2d_result f2d_revolute_joint_set_motor_speed(f2d_world *w, f2d_joint_id id, fix
 		                     "revolute_joint_set_motor_speed: within +-1000 rad/s");
 	}
 	j->motor_speed = speed;
+	f2d_wake_body(w, j->body_a);
+	f2d_wake_body(w, j->body_b);
 	return F2D_OK;
 }
 
@@ -381,6 +389,8 @@ f2d_result f2d_revolute_joint_set_max_motor_torque(f2d_world *w, f2d_joint_id id
 		                     "revolute_joint_set_max_motor_torque: must be >= 0");
 	}
 	j->max_motor_torque = torque;
+	f2d_wake_body(w, j->body_a);
+	f2d_wake_body(w, j->body_b);
 	return F2D_OK;
 }
 
@@ -395,6 +405,8 @@ f2d_result f2d_revolute_joint_set_limits(f2d_world *w, f2d_joint_id id, bool ena
 	j->enable_limit = enable;
 	j->lower = lower;
 	j->upper = upper;
+	f2d_wake_body(w, j->body_a);
+	f2d_wake_body(w, j->body_b);
 	return F2D_OK;
 }
 

@@ -149,6 +149,10 @@ static void encode_world(encoder *e, const f2d_world *w)
 	p = put_i32(p, d->max_translation);
 	p = put_i32(p, d->max_rotation);
 	p = put_u8(p, d->warm_starting ? 1u : 0u);
+	p = put_u8(p, d->enable_sleep ? 1u : 0u);
+	p = put_i32(p, d->linear_sleep_tolerance);
+	p = put_i32(p, d->angular_sleep_tolerance);
+	p = put_i32(p, d->time_to_sleep);
 	p = put_i32(p, d->body_capacity);
 	p = put_i32(p, d->contact_capacity);
 	p = put_u64(p, w->out_of_range_events);
@@ -178,9 +182,13 @@ static void encode_bodies(encoder *e, const f2d_world *w)
 		bool moving = b->v.x != 0 || b->v.y != 0 || b->w != 0;
 		bool force = b->force.x != 0 || b->force.y != 0 || b->torque != 0;
 		bool same = dynamic && prev != NULL && mass_equal(b, prev);
+		/* the usual sleep state (awake, may sleep, no time below the tolerances) is implied
+		 */
+		bool sleep = !b->awake || !b->enable_sleep || b->sleep_time != 0;
 		uint32_t flags = BF_ALIVE | ((uint32_t)b->type << BF_TYPE_SHIFT) |
 		                 (moving ? BF_MOVING : 0u) | (force ? BF_FORCE : 0u) |
-		                 (b->user_data != 0 ? BF_USER : 0u) | (same ? BF_SAME_MASS : 0u);
+		                 (b->user_data != 0 ? BF_USER : 0u) | (same ? BF_SAME_MASS : 0u) |
+		                 (sleep ? BF_SLEEP : 0u);
 		p = put_u8(p, flags);
 		p = put_vec(p, b->origin);
 		p = put_i32(p, b->q.c);
@@ -201,6 +209,10 @@ static void encode_bodies(encoder *e, const f2d_world *w)
 		}
 		if (b->user_data != 0) {
 			p = put_u64(p, b->user_data);
+		}
+		if (sleep) {
+			p = put_u8(p, (b->awake ? 0u : 1u) | (b->enable_sleep ? 0u : 2u));
+			p = put_i32(p, b->sleep_time);
 		}
 		if (dynamic) {
 			prev = b;
@@ -670,6 +682,8 @@ f2d_result f2d_world_clone(const f2d_world *src, f2d_world **out)
 	c->body_ids.free_capacity = c->shape_ids.free_capacity = c->joint_ids.free_capacity = 0;
 	c->arbiter_capacity = c->arbiters_next_capacity = c->sweep_capacity = 0;
 	c->pair_capacity = c->pair_count = 0;
+	c->island_parent = c->island_data = NULL;
+	c->island_capacity = c->island_data_capacity = 0;
 	bool ok =
 	    dup_array(c, (void **)&c->bodies, src->bodies, src->body_capacity, sizeof(f2d_body)) &&
 	    (c->body_capacity = src->body_capacity, true) &&

@@ -16,6 +16,7 @@
 #define BF_FORCE 16u
 #define BF_USER 32u
 #define BF_SAME_MASS 64u
+#define BF_SLEEP 128u /* a sleep record follows: u8 (1 asleep, 2 sleep disabled), sleep_time */
 /* shape record flags */
 #define SF_ALIVE 1u
 #define SF_POLYGON 2u

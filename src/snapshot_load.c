@@ -42,6 +42,8 @@ typedef struct decoder {
 	bool check_mass;
 	size_t mass_off, md_off, head_off, link_off;
 	fix16_t vmax, wmax;
+	bool enable_sleep; /* settings, for the sleep records */
+	fix16_t time_to_sleep;
 	int32_t last_oor;
 	/* counts (known after the validating pass) */
 	int32_t next[3], alive[3];
@@ -140,7 +142,7 @@ static inline uint32_t *scratch(decoder *d, size_t offset)
 
 static bool decode_world(decoder *d)
 {
-	const size_t len = 8 + 4 * 13 + 1 + 8 + 8 + 4;
+	const size_t len = 8 + 4 * 13 + 1 + 13 + 8 + 8 + 4;
 	if (!avail(d, len)) {
 		return truncated(d, "the world settings");
 	}
@@ -161,6 +163,11 @@ static bool decode_world(decoder *d)
 	def.max_rotation = rd_i32(d);
 	uint32_t warm = rd_u8(d);
 	def.warm_starting = warm != 0;
+	uint32_t sleep = rd_u8(d);
+	def.enable_sleep = sleep != 0;
+	def.linear_sleep_tolerance = rd_i32(d);
+	def.angular_sleep_tolerance = rd_i32(d);
+	def.time_to_sleep = rd_i32(d);
 	def.body_capacity = rd_i32(d);
 	def.contact_capacity = rd_i32(d);
 	uint64_t oor = rd_u64(d), ovf = rd_u64(d);
@@ -170,10 +177,13 @@ static bool decode_world(decoder *d)
 		if (problem != NULL) {
 			return fail(d, F2D_ERROR_INVALID_VALUE, "settings: %s", problem);
 		}
-		if (warm > 1) {
-			return fail(d, F2D_ERROR_INVALID_VALUE, "settings: warm_starting is %u",
-			            (unsigned)warm);
+		if (warm > 1 || sleep > 1) {
+			return fail(d, F2D_ERROR_INVALID_VALUE,
+			            "settings: warm_starting %u or enable_sleep %u is not 0/1",
+			            (unsigned)warm, (unsigned)sleep);
 		}
+		d->enable_sleep = def.enable_sleep;
+		d->time_to_sleep = def.time_to_sleep;
 		if (last < -1) {
 			return fail(d, F2D_ERROR_INVALID_HANDLE, "last out-of-range body %d",
 			            (int)last);
@@ -313,6 +323,7 @@ static bool decode_bodies(decoder *d)
 		len += (flags & BF_FORCE) ? 12 : 0;
 		len += mass_rec ? 16 : 0;
 		len += (flags & BF_USER) ? 8 : 0;
+		len += (flags & BF_SLEEP) ? 5 : 0;
 		if (!d->apply) {
 			if (gen == 0) {
 				return fail(d, F2D_ERROR_INVALID_VALUE, "body %d: generation 0",
@@ -322,7 +333,7 @@ static bool decode_bodies(decoder *d)
 				return fail(d, F2D_ERROR_INVALID_VALUE, "dead body %d has flags %u",
 				            (int)i, (unsigned)flags);
 			}
-			if (alive && (type > F2D_DYNAMIC_BODY || (flags & 0x80u) != 0)) {
+			if (alive && type > F2D_DYNAMIC_BODY) {
 				return fail(d, F2D_ERROR_INVALID_VALUE,
 				            "body %d: bad type or flags %u", (int)i,
 				            (unsigned)flags);
@@ -360,6 +371,9 @@ static bool decode_bodies(decoder *d)
 		b->mass = b->inv_mass = b->inertia = b->inv_inertia = 0;
 		b->local_center = f2d_v(0, 0);
 		b->user_data = 0;
+		b->awake = true;
+		b->enable_sleep = true;
+		b->sleep_time = 0;
 		if (!alive) {
 			b->origin = b->center = f2d_v(0, 0);
 			b->q.c = b->q.s = 0;
@@ -389,6 +403,29 @@ static bool decode_bodies(decoder *d)
 			}
 			if (flags & BF_USER) {
 				b->user_data = rd_u64(d);
+			}
+			uint32_t sleep = 0;
+			if (flags & BF_SLEEP) {
+				sleep = rd_u8(d);
+				b->awake = (sleep & 1u) == 0;
+				b->enable_sleep = (sleep & 2u) == 0;
+				b->sleep_time = rd_i32(d);
+			}
+			if (!d->apply && (flags & BF_SLEEP)) {
+				/* canonical and reachable: only a dynamic body sleeps or counts
+				 * time, a sleeping one is still and may sleep, time in [0,
+				 * time_to_sleep] */
+				bool asleep = !b->awake;
+				if (sleep > 3 || (sleep == 0 && b->sleep_time == 0) ||
+				    b->sleep_time < 0 || b->sleep_time > d->time_to_sleep ||
+				    (!dynamic && (asleep || b->sleep_time != 0)) ||
+				    (asleep && (!b->enable_sleep || !d->enable_sleep ||
+				                (flags & (BF_MOVING | BF_FORCE)) != 0)) ||
+				    (!b->enable_sleep && b->sleep_time != 0)) {
+					return fail(d, F2D_ERROR_INVALID_VALUE,
+					            "body %d: impossible sleep state %u, time %d",
+					            (int)i, (unsigned)sleep, (int)b->sleep_time);
+				}
 			}
 			if (!d->apply) {
 				fix16_t plim = dynamic ? limit + DYNAMIC_POSITION_SLACK : limit;

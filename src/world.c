@@ -141,6 +141,10 @@ f2d_world_def f2d_default_world_def(void)
 	d.max_translation = F2D_FIX(2);
 	d.max_rotation = F2D_HALF_PI;
 	d.warm_starting = true;
+	d.enable_sleep = true;
+	d.linear_sleep_tolerance = F2D_MILLI(50);
+	d.angular_sleep_tolerance = F2D_MILLI(50);
+	d.time_to_sleep = F2D_MILLI(500);
 	d.allocator.alloc = default_alloc;
 	d.allocator.free = default_free;
 	d.allocator.context = NULL;
@@ -181,6 +185,13 @@ static const char *check_world_def(const f2d_world_def *d)
 	}
 	if (d->max_rotation < F2D_MILLI(10) || d->max_rotation > F2D_HALF_PI) {
 		return "max_rotation must be in [0.01, pi/2] rad per step";
+	}
+	if (d->linear_sleep_tolerance < 0 || d->linear_sleep_tolerance > F2D_FIX(10) ||
+	    d->angular_sleep_tolerance < 0 || d->angular_sleep_tolerance > F2D_FIX(10)) {
+		return "linear and angular sleep tolerances must be in [0, 10] (m/s, rad/s)";
+	}
+	if (d->time_to_sleep < d->time_step || d->time_to_sleep > F2D_FIX(60)) {
+		return "time_to_sleep must be in [time_step, 60] s";
 	}
 	if ((d->allocator.alloc == NULL) != (d->allocator.free == NULL)) {
 		return "allocator needs both alloc and free (or neither)";
@@ -253,6 +264,8 @@ void f2d_destroy_world(f2d_world *w)
 	f2d_free(w, w->arbiters_next, (size_t)w->arbiters_next_capacity * sizeof(f2d_arbiter));
 	f2d_free(w, w->sweep, (size_t)w->sweep_capacity * sizeof(int32_t));
 	f2d_free(w, w->pairs, (size_t)w->pair_capacity * sizeof(uint64_t));
+	f2d_free(w, w->island_parent, (size_t)w->island_capacity * sizeof(int32_t));
+	f2d_free(w, w->island_data, (size_t)w->island_data_capacity * sizeof(int32_t));
 	f2d_allocator al = w->allocator;
 	al.free(w, sizeof *w, al.context);
 }
@@ -273,6 +286,8 @@ void f2d_world_get_stats(const f2d_world *w, f2d_world_stats *out)
 	}
 	out->out_of_range_events = w->out_of_range_events;
 	out->overflow_events = w->overflow_events;
+	out->awake_body_count = w->awake_body_count;
+	out->island_count = w->island_count;
 	if (w->last_out_of_range_body != F2D_NULL_INDEX) {
 		out->last_out_of_range_body.index1 = w->last_out_of_range_body + 1;
 		out->last_out_of_range_body.generation =
@@ -289,6 +304,9 @@ f2d_result f2d_world_set_gravity(f2d_world *w, f2d_vec2 g)
 	    g.y > F2D_FIX(1000)) {
 		return f2d_set_error(w, F2D_ERROR_INVALID_VALUE,
 		                     "world_set_gravity: components must be within +-1000 m/s^2");
+	}
+	if (g.x != w->gravity.x || g.y != w->gravity.y) {
+		f2d_wake_all(w); /* a sleeping pile must feel the new gravity */
 	}
 	w->gravity = g;
 	w->def.gravity = g;
@@ -349,7 +367,7 @@ static void integrate_velocities(f2d_world *w)
 	f2d_vec2 hg = f2d_v(f2d_mul(w->h, w->gravity.x), f2d_mul(w->h, w->gravity.y));
 	for (int32_t i = 0; i < w->body_ids.next; ++i) {
 		f2d_body *b = &w->bodies[i];
-		if (!b->alive || b->type != F2D_DYNAMIC_BODY) {
+		if (!b->alive || b->type != F2D_DYNAMIC_BODY || !b->awake) {
 			continue;
 		}
 		b->v.x = add_scaled(w, b->v.x, hg.x, b->inv_mass, b->force.x);
@@ -369,7 +387,7 @@ static bool integrate_positions(f2d_world *w)
 	fix16_t max_r = w->def.max_rotation;
 	for (int32_t i = 0; i < w->body_ids.next; ++i) {
 		f2d_body *b = &w->bodies[i];
-		if (!b->alive || b->type == F2D_STATIC_BODY) {
+		if (!b->alive || b->type == F2D_STATIC_BODY || !b->awake) {
 			continue;
 		}
 		f2d_vec2 d = f2d_v(f2d_mul(w->h, b->v.x), f2d_mul(w->h, b->v.y));
@@ -403,29 +421,58 @@ static bool integrate_positions(f2d_world *w)
 	return out_of_range;
 }
 
+/* Sleep off: everything that can move is simulated. */
+static void all_awake(f2d_world *w)
+{
+	int32_t awake = 0;
+	for (int32_t i = 0; i < w->body_ids.next; ++i) {
+		awake += w->bodies[i].alive && w->bodies[i].type != F2D_STATIC_BODY ? 1 : 0;
+	}
+	for (int32_t i = 0; i < w->arbiter_count; ++i) {
+		w->arbiters[i].active = true;
+	}
+	w->awake_body_count = awake;
+	w->island_count = -1; /* not computed */
+}
+
+static bool joint_active(const f2d_world *w, const f2d_joint *j)
+{
+	return j->alive &&
+	       (f2d_body_active(&w->bodies[j->body_a]) || f2d_body_active(&w->bodies[j->body_b]));
+}
+
 f2d_result f2d_world_step(f2d_world *w)
 {
 	if (w == NULL) {
 		return F2D_ERROR_NULL_ARGUMENT;
 	}
 	w->saturated = false;
-	f2d_result r = f2d_update_contacts(w);
+	f2d_result r = w->def.enable_sleep ? f2d_islands_prepare(w) : F2D_OK;
+	if (r == F2D_OK) {
+		r = f2d_update_contacts(w);
+	}
 	if (r != F2D_OK) {
 		return f2d_set_error(w, r,
 		                     "world_step: allocator returned NULL; the step was not taken");
+	}
+	if (w->def.enable_sleep) {
+		f2d_islands_wake(w);
+		f2d_refresh_arbiters(w);
+	} else {
+		all_awake(w);
 	}
 	integrate_velocities(w);
 
 	f2d_contacts_prestep(w);
 	for (int32_t i = 0; i < w->joint_ids.next; ++i) {
-		if (w->joints[i].alive) {
+		if (joint_active(w, &w->joints[i])) {
 			f2d_joint_prestep(w, &w->joints[i]);
 		}
 	}
 	if (w->def.warm_starting) {
 		f2d_contacts_warm_start(w);
 		for (int32_t i = 0; i < w->joint_ids.next; ++i) {
-			if (w->joints[i].alive) {
+			if (joint_active(w, &w->joints[i])) {
 				f2d_joint_warm_start(w, &w->joints[i]);
 			}
 		}
@@ -433,7 +480,7 @@ f2d_result f2d_world_step(f2d_world *w)
 	for (int32_t it = 0; it < w->def.iterations; ++it) {
 		f2d_contacts_solve(w, it);
 		for (int32_t i = 0; i < w->joint_ids.next; ++i) {
-			if (w->joints[i].alive) {
+			if (joint_active(w, &w->joints[i])) {
 				f2d_joint_solve(w, &w->joints[i]);
 			}
 		}
@@ -445,13 +492,16 @@ f2d_result f2d_world_step(f2d_world *w)
 	for (int32_t it = 0; it < w->def.joint_position_iterations; ++it) {
 		fix16_t worst = 0;
 		for (int32_t i = 0; i < w->joint_ids.next; ++i) {
-			if (w->joints[i].alive) {
+			if (joint_active(w, &w->joints[i])) {
 				worst = f2d_max(worst, f2d_joint_solve_position(w, &w->joints[i]));
 			}
 		}
 		if (worst <= w->def.linear_slop / 4) {
 			break;
 		}
+	}
+	if (w->def.enable_sleep) {
+		f2d_islands_sleep(w);
 	}
 
 	for (int32_t i = 0; i < w->body_ids.next; ++i) {

@@ -115,8 +115,8 @@ static void put_le64(uint8_t *p, uint64_t v)
 static void spec_parse(const uint8_t *pl, size_t len, spec *s)
 {
 	memset(s, 0, sizeof *s);
-	size_t o = 8 + 11 * 4 + 1 + 4 + 4 + 8 + 8 + 4; /* world: 81 bytes */
-	ck_assert_uint_eq(o, 81);
+	size_t o = 8 + 11 * 4 + 1 + 1 + 3 * 4 + 4 + 4 + 8 + 8 + 4; /* world: 94 bytes */
+	ck_assert_uint_eq(o, 94);
 	/* bodies */
 	s->body_next = o;
 	s->bodies = le32(pl + o);
@@ -132,6 +132,7 @@ static void spec_parse(const uint8_t *pl, size_t len, spec *s)
 			o += (f & 16) ? 12 : 0;
 			o += (((f >> 1) & 3) == 2 && !(f & 64)) ? 16 : 0;
 			o += (f & 32) ? 8 : 0;
+			o += (f & 128) ? 5 : 0;
 		}
 	}
 	s->body_free = o;
@@ -346,7 +347,11 @@ START_TEST(corrupt_portable_snapshots_are_refused)
 	expect_patch_refused(&t, &good, 16, 1, F2D_ERROR_INVALID_VALUE, "time_step", "time step");
 	expect_byte_refused(&t, &good, 8 + 11 * 4, 2, F2D_ERROR_INVALID_VALUE, "warm",
 	                    "warm starting 2");
-	expect_patch_refused(&t, &good, 77, 6, F2D_ERROR_INVALID_HANDLE, "out-of-range",
+	expect_byte_refused(&t, &good, 8 + 11 * 4 + 1, 2, F2D_ERROR_INVALID_VALUE, "enable_sleep",
+	                    "enable_sleep 2");
+	expect_patch_refused(&t, &good, 8 + 11 * 4 + 2 + 8, 0, F2D_ERROR_INVALID_VALUE,
+	                     "time_to_sleep", "time_to_sleep 0");
+	expect_patch_refused(&t, &good, 90, 6, F2D_ERROR_INVALID_HANDLE, "out-of-range",
 	                     "last out-of-range body past the ids");
 	/* absurd counts */
 	expect_patch_refused(&t, &good, sp.body_next, F2D_MAX_OBJECTS + 1, F2D_ERROR_CAPACITY,
@@ -398,7 +403,7 @@ START_TEST(corrupt_portable_snapshots_are_refused)
 		expect_byte_refused(&t, &good, b1 + 4, (uint8_t)(f | 6), F2D_ERROR_INVALID_VALUE,
 		                    "type", "body type 3");
 		expect_byte_refused(&t, &good, b1 + 4, (uint8_t)(f | 128), F2D_ERROR_INVALID_VALUE,
-		                    "flags", "reserved body flag");
+		                    "sleep", "sleep flag without a valid sleep record");
 	}
 	/* a dead body with flags */
 	expect_byte_refused(&t, &good, sp.body_rec[4] + 4, 8, F2D_ERROR_INVALID_VALUE, "flags",

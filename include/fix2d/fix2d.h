@@ -27,7 +27,7 @@ const char *f2d_error_string(f2d_result result);
  * fix2d computes the bits Debian's libfixmath 0~20220222 computes (fix16_mul and fix16_div
  * round half away from zero, overflow gives fix16_overflow, fix16_sqrt as that version).
  * F2D_ENGINE_FORMAT is bumped by any change that makes a step compute different bits. */
-#define F2D_ENGINE_FORMAT 1
+#define F2D_ENGINE_FORMAT 2
 /** F2D_OK when the linked libfixmath (and fix2d's own inline copy of its operations) give
  *  exactly the expected results on a set of probes, else F2D_ERROR_MATH_FLAVOUR.
  *  f2d_create_world refuses with F2D_ERROR_MATH_FLAVOUR when this fails. */
@@ -77,6 +77,9 @@ f2d_vec2 f2d_world_get_gravity(const f2d_world *world);
 fix16_t f2d_world_get_time_step(const f2d_world *world);
 /** Live bodies in id order: fills up to capacity handles, returns the total count. */
 int32_t f2d_world_get_bodies(const f2d_world *world, f2d_body_id *out, int32_t capacity);
+/** Turns sleeping on or off for the whole world; turning it off wakes every body. */
+f2d_result f2d_world_enable_sleep(f2d_world *world, bool enable);
+bool f2d_world_is_sleep_enabled(const f2d_world *world);
 
 /* ---- Bodies ---- */
 f2d_result f2d_create_body(f2d_world *world, const f2d_body_def *def, f2d_body_id *out);
@@ -107,6 +110,15 @@ f2d_result f2d_body_apply_torque(f2d_world *world, f2d_body_id body, fix16_t tor
 f2d_result f2d_body_apply_linear_impulse(f2d_world *world, f2d_body_id body, f2d_vec2 impulse,
                                          f2d_vec2 world_point);
 f2d_result f2d_body_apply_angular_impulse(f2d_world *world, f2d_body_id body, fix16_t impulse);
+/* Sleeping: setters, forces, impulses, transforms, joint changes and destroying a neighbour
+ * wake a body (and, at the next step, its island). A sleeping body keeps zero velocity. */
+bool f2d_body_is_awake(const f2d_world *world, f2d_body_id body);
+/** awake = false puts the body to sleep now (velocity zeroed); it wakes again at the next step
+ *  if it touches an awake body. Static bodies never sleep or wake: INVALID_VALUE. */
+f2d_result f2d_body_set_awake(f2d_world *world, f2d_body_id body, bool awake);
+/** false keeps the body (and any island it joins) awake; true lets it sleep again. */
+f2d_result f2d_body_enable_sleep(f2d_world *world, f2d_body_id body, bool enable);
+bool f2d_body_is_sleep_enabled(const f2d_world *world, f2d_body_id body);
 
 /* ---- Shapes ---- */
 f2d_result f2d_create_polygon_shape(f2d_world *world, f2d_body_id body, const f2d_shape_def *def,

@@ -27,20 +27,22 @@
  * one (re-saving a loaded snapshot gives the same bytes). A refused snapshot returns an error
  * code, f2d_world_last_error(world) says what was wrong, and the world is unchanged.
  *
- * Portable format, version 1 (every integer little-endian; fix16 values as int32):
+ * Portable format, version 2 (every integer little-endian; fix16 values as int32):
  *   header (40 bytes): "fix2dsnp", u32 format version, u32 reserved (0),
  *     u64 math-flavour fingerprint, u64 payload length, u64 XXH3-64 of the payload (seed 0)
  *   payload:
  *     world: u64 step_count; gravity x, y; time_step; i32 iterations,
  *       joint_position_iterations; bias_factor, linear_slop, speculative_distance,
  *       restitution_threshold, max_translation, max_rotation; u8 warm_starting;
+ *       u8 enable_sleep; linear_sleep_tolerance, angular_sleep_tolerance, time_to_sleep;
  *       i32 body_capacity, contact_capacity; u64 out_of_range_events, overflow_events;
  *       i32 last_out_of_range_body (-1: none)
  *     bodies: u32 n (ids handed out), n records, u32 free count, free ids in stack order
  *       record: u32 generation, u8 flags (1 alive, 2-4 type << 1, 8 moving, 16 force, 32 user
- *       data, 64 same mass as the previous live dynamic body); if alive: origin, rotation (c, s),
- *       centre of mass; [v, w]; [force, torque]; [mass, inertia, local centre] (dynamic, not
- *       same); [u64 user data]
+ *       data, 64 same mass as the previous live dynamic body, 128 sleep record); if alive:
+ *       origin, rotation (c, s), centre of mass; [v, w]; [force, torque]; [mass, inertia, local
+ *       centre] (dynamic, not same); [u64 user data]; [sleep record: u8 (1 asleep, 2 sleep
+ *       disabled), sleep_time] (absent: awake, may sleep, sleep_time 0)
  *     shapes: the same pool layout; record: u32 generation, u8 flags (1 alive, 2 polygon,
  *       4 user data, 8 same geometry, 16 same material as the previous live shape); if alive:
  *       u32 body; [density, friction, restitution]; [polygon: u8 count, count vertices |
@@ -66,7 +68,7 @@ extern "C" {
 #endif
 
 /** Version of the portable format this build writes and reads. */
-#define F2D_SNAPSHOT_FORMAT_VERSION 1
+#define F2D_SNAPSHOT_FORMAT_VERSION 2
 
 /* ---- In-process snapshots (rollback) ---- */
 

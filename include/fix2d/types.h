@@ -119,8 +119,14 @@ typedef struct f2d_world_def {
 	fix16_t max_translation;       /**< largest move of a body in one step, m, default 2 */
 	fix16_t max_rotation;          /**< largest turn of a body in one step, rad, default pi/4 */
 	bool warm_starting;            /**< default true */
-	f2d_allocator allocator;       /**< default: malloc/free */
-	int32_t body_capacity;         /**< initial capacity hints (grow on demand) */
+	/** Sleeping (islands of bodies linked by contacts and joints that stay slow for
+	 *  time_to_sleep stop being simulated until something wakes them), default true. */
+	bool enable_sleep;
+	fix16_t linear_sleep_tolerance;  /**< m/s, default 0.05; range [0, 10] */
+	fix16_t angular_sleep_tolerance; /**< rad/s, default 0.05; range [0, 10] */
+	fix16_t time_to_sleep;           /**< s, default 0.5; range [h, 60] */
+	f2d_allocator allocator;         /**< default: malloc/free */
+	int32_t body_capacity;           /**< initial capacity hints (grow on demand) */
 	int32_t contact_capacity;
 } f2d_world_def;
 
@@ -138,6 +144,8 @@ typedef struct f2d_body_def {
 	f2d_vec2 linear_velocity; /**< m/s of the centre of mass */
 	fix16_t angular_velocity; /**< rad/s */
 	uint64_t user_data;       /**< yours; carried in snapshots, not in the hash */
+	bool enable_sleep;        /**< default true; false keeps this body's island awake */
+	bool awake;               /**< default true; false creates it asleep */
 } f2d_body_def;
 
 /* ---- Shapes ---- */
@@ -187,6 +195,8 @@ typedef struct f2d_world_stats {
 	uint64_t out_of_range_events; /**< bodies stopped at the world edge, since creation */
 	uint64_t overflow_events;     /**< saturated impulses, since creation */
 	f2d_body_id last_out_of_range_body;
+	int32_t awake_body_count; /**< dynamic and kinematic bodies simulated in the last step */
+	int32_t island_count;     /**< awake islands in the last step */
 } f2d_world_stats;
 
 #ifdef __cplusplus
