@@ -146,6 +146,15 @@ void f2d_islands_wake(f2d_world *w)
 	}
 }
 
+static void put_to_sleep(f2d_body *b)
+{
+	b->awake = false;
+	b->v = f2d_v(0, 0);
+	b->w = 0;
+	b->force = f2d_v(0, 0);
+	b->torque = 0;
+}
+
 /* Step 3, after the positions are integrated. island_data[root] becomes the island's smallest
  * sleep_time. */
 void f2d_islands_sleep(f2d_world *w)
@@ -180,11 +189,7 @@ void f2d_islands_sleep(f2d_world *w)
 			continue;
 		}
 		if (least[find_root(parent, i)] >= d->time_to_sleep) {
-			b->awake = false;
-			b->v = f2d_v(0, 0);
-			b->w = 0;
-			b->force = f2d_v(0, 0);
-			b->torque = 0;
+			put_to_sleep(b);
 		}
 	}
 }
@@ -214,24 +219,26 @@ bool f2d_body_is_awake(const f2d_world *w, f2d_body_id id)
 	return b != NULL && b->type != F2D_STATIC_BODY && b->awake;
 }
 
-static f2d_body *sleep_body(f2d_world *w, f2d_body_id id, const char *what)
-{
-	f2d_body *b = f2d_get_body(w, id);
-	if (b == NULL) {
-		f2d_set_error(w, F2D_ERROR_INVALID_HANDLE, "%s: null, stale or foreign body handle",
-		              what);
-	}
-	return b;
-}
-
-f2d_result f2d_body_set_awake(f2d_world *w, f2d_body_id id, bool awake)
+/* The body of a sleep call, or the error to return (with its message). */
+static f2d_result sleep_body(f2d_world *w, f2d_body_id id, const char *what, f2d_body **out)
 {
 	if (w == NULL) {
 		return F2D_ERROR_NULL_ARGUMENT;
 	}
-	f2d_body *b = sleep_body(w, id, "body_set_awake");
-	if (b == NULL) {
-		return F2D_ERROR_INVALID_HANDLE;
+	*out = f2d_get_body(w, id);
+	if (*out == NULL) {
+		return f2d_set_error(w, F2D_ERROR_INVALID_HANDLE,
+		                     "%s: null, stale or foreign body handle", what);
+	}
+	return F2D_OK;
+}
+
+f2d_result f2d_body_set_awake(f2d_world *w, f2d_body_id id, bool awake)
+{
+	f2d_body *b;
+	f2d_result r = sleep_body(w, id, "body_set_awake", &b);
+	if (r != F2D_OK) {
+		return r;
 	}
 	if (b->type == F2D_STATIC_BODY) {
 		return f2d_set_error(w, F2D_ERROR_INVALID_VALUE,
@@ -245,12 +252,8 @@ f2d_result f2d_body_set_awake(f2d_world *w, f2d_body_id id, bool awake)
 			                     "body_set_awake: sleeping is disabled for this %s",
 			                     w->def.enable_sleep ? "body" : "world");
 		}
-		b->awake = false;
+		put_to_sleep(b);
 		b->sleep_time = 0;
-		b->v = f2d_v(0, 0);
-		b->w = 0;
-		b->force = f2d_v(0, 0);
-		b->torque = 0;
 	} else {
 		return f2d_set_error(w, F2D_ERROR_INVALID_VALUE,
 		                     "body_set_awake: a kinematic body is awake while it moves");
@@ -260,12 +263,10 @@ f2d_result f2d_body_set_awake(f2d_world *w, f2d_body_id id, bool awake)
 
 f2d_result f2d_body_enable_sleep(f2d_world *w, f2d_body_id id, bool enable)
 {
-	if (w == NULL) {
-		return F2D_ERROR_NULL_ARGUMENT;
-	}
-	f2d_body *b = sleep_body(w, id, "body_enable_sleep");
-	if (b == NULL) {
-		return F2D_ERROR_INVALID_HANDLE;
+	f2d_body *b;
+	f2d_result r = sleep_body(w, id, "body_enable_sleep", &b);
+	if (r != F2D_OK) {
+		return r;
 	}
 	b->enable_sleep = enable;
 	if (!enable) {
