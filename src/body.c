@@ -364,6 +364,7 @@ f2d_result f2d_body_set_transform(f2d_world *w, f2d_body_id id, f2d_vec2 positio
 	b->q = f2d_rot_normalize(rotation.c, rotation.s);
 	b->center = f2d_add(b->origin, f2d_rotate(b->q, b->local_center));
 	f2d_wake_body(w, id.index1 - 1);
+	w->contacts_stale = true; /* a static body moved: its pairs change */
 	return F2D_OK;
 }
 

@@ -180,6 +180,9 @@ struct f2d_world {
 	int32_t *sweep;
 	int32_t sweep_capacity, sweep_count;
 	bool sweep_dirty; /* a shape was created or destroyed: rebuild the sweep list */
+	/* something the contacts depend on changed outside the step (a transform set, a joint
+	 * made or removed, a snapshot loaded): the next step may not take the all-asleep path */
+	bool contacts_stale;
 	uint64_t *pairs;
 	int32_t pair_count, pair_capacity;
 

@@ -127,7 +127,7 @@ void f2d_islands_wake(f2d_world *w)
 			continue;
 		}
 		if (b->type == F2D_KINEMATIC_BODY) {
-			awake++;
+			awake += kinematic_moving(b) ? 1 : 0;
 			continue;
 		}
 		int32_t r = find_root(parent, i);

@@ -310,6 +310,7 @@ f2d_result f2d_create_revolute_joint(f2d_world *w, const f2d_revolute_joint_def 
 	w->joint_count++;
 	f2d_wake_body(w, j->body_a);
 	f2d_wake_body(w, j->body_b);
+	w->contacts_stale = true;
 	if (!j->collide_connected) {
 		/* the two bodies stop colliding now: forget their contacts */
 		int32_t k = 0;
@@ -341,6 +342,7 @@ f2d_result f2d_destroy_joint(f2d_world *w, f2d_joint_id id)
 	w->bodies[j->body_b].joint_count--;
 	f2d_wake_body(w, j->body_a);
 	f2d_wake_body(w, j->body_b);
+	w->contacts_stale = true; /* the two bodies may collide again */
 	uint32_t gen = j->generation + 1;
 	memset(j, 0, sizeof *j);
 	j->generation = gen == 0 ? 1 : gen;

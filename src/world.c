@@ -441,10 +441,33 @@ static bool joint_active(const f2d_world *w, const f2d_joint *j)
 	       (f2d_body_active(&w->bodies[j->body_a]) || f2d_body_active(&w->bodies[j->body_b]));
 }
 
+/* True when the whole world sleeps and nothing changed since the last step: then a step would
+ * recompute the same pairs, keep every arbiter frozen, move no body and put none to sleep, so
+ * it only counts the step. (Sleeping bodies carry no force: applying one wakes the body.) */
+static bool nothing_moves(const f2d_world *w)
+{
+	if (!w->def.enable_sleep || w->sweep_dirty || w->contacts_stale) {
+		return false;
+	}
+	for (int32_t i = 0; i < w->body_ids.next; ++i) {
+		const f2d_body *b = &w->bodies[i];
+		if (b->alive && f2d_body_active(b)) {
+			return false;
+		}
+	}
+	return true;
+}
+
 f2d_result f2d_world_step(f2d_world *w)
 {
 	if (w == NULL) {
 		return F2D_ERROR_NULL_ARGUMENT;
+	}
+	if (nothing_moves(w)) {
+		w->step_count++;
+		w->awake_body_count = 0;
+		w->island_count = 0;
+		return F2D_OK;
 	}
 	w->saturated = false;
 	f2d_result r = w->def.enable_sleep ? f2d_islands_prepare(w) : F2D_OK;
@@ -455,6 +478,7 @@ f2d_result f2d_world_step(f2d_world *w)
 		return f2d_set_error(w, r,
 		                     "world_step: allocator returned NULL; the step was not taken");
 	}
+	w->contacts_stale = false;
 	if (w->def.enable_sleep) {
 		f2d_islands_wake(w);
 		f2d_refresh_arbiters(w);

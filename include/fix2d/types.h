@@ -195,7 +195,7 @@ typedef struct f2d_world_stats {
 	uint64_t out_of_range_events; /**< bodies stopped at the world edge, since creation */
 	uint64_t overflow_events;     /**< saturated impulses, since creation */
 	f2d_body_id last_out_of_range_body;
-	int32_t awake_body_count; /**< dynamic and kinematic bodies simulated in the last step */
+	int32_t awake_body_count; /**< awake dynamic and moving kinematic bodies, last step */
 	int32_t island_count;     /**< awake islands in the last step */
 } f2d_world_stats;
 

@@ -73,6 +73,8 @@ typedef struct bench_options {
 	long steps; /* 0: per-scene default */
 	long runs;
 	long warmup;
+	bool sleep; /* --sleep: worlds may sleep (default off, to compare with engines that cannot)
+	             */
 } bench_options;
 
 static bool parse_long(const char *text, long min, long max, long *out)
@@ -94,14 +96,16 @@ static void print_usage(FILE *out)
 {
 	fprintf(
 	    out,
-	    "usage: %s [SCENE...] [--steps N] [--runs R] [--warmup W]\n"
+	    "usage: %s [SCENE...] [--steps N] [--runs R] [--warmup W] [--sleep]\n"
 	    "  SCENE       catalogue scenes (default: pyramid20 rain1000 chain50)\n"
 	    "  --steps N   timed steps per run, 1..%ld (default %ld; %ld for rain1000)\n"
 	    "  --runs R    runs per scene, 1..%ld (default %ld); the median is reported\n"
 	    "  --warmup W  untimed steps before the timed ones, 0..%ld (default %ld)\n"
+	    "  --sleep     let islands sleep (default: sleeping off in every world)\n"
 	    "output per scene:\n"
-	    "  scene <name> bodies <n> steps <N> ms_per_step <ms> hash <16 hex> "
-	    "allocs_in_steps <count>\n"
+	    "  scene <name> sleep <0|1> bodies <n> awake <n> steps <N> ms_per_step <ms> "
+	    "hash <16 hex> allocs_in_steps <count>\n"
+	    "    (awake: bodies simulated in the last timed step)\n"
 	    "  hash <name> us_per_hash <us> pct_of_step <percent>\n"
 	    "  snapshot <name> bytes <n> bytes_per_body <x> save_restore_ms <ms> "
 	    "rollback8_ms <ms> arbiter_bytes <n> portable_bytes <n> allocs_in_save_restore <n>\n"
@@ -142,6 +146,7 @@ static int parse_options(int argc, char **argv, bench_options *opt)
 	opt->steps = 0;
 	opt->runs = DEFAULT_RUNS;
 	opt->warmup = DEFAULT_WARMUP;
+	opt->sleep = false;
 	opt->scenes = malloc((size_t)(argc > 0 ? argc : 1) * sizeof *opt->scenes);
 	if (opt->scenes == NULL) {
 		fprintf(stderr, "%s: out of memory\n", PROG);
@@ -157,6 +162,8 @@ static int parse_options(int argc, char **argv, bench_options *opt)
 			status = option_value(argc, argv, &i, 1, MAX_COUNT, &opt->steps);
 		} else if (strcmp(arg, "--runs") == 0) {
 			status = option_value(argc, argv, &i, 1, MAX_RUNS, &opt->runs);
+		} else if (strcmp(arg, "--sleep") == 0) {
+			opt->sleep = true;
 		} else if (strcmp(arg, "--warmup") == 0) {
 			status = option_value(argc, argv, &i, 0, MAX_COUNT, &opt->warmup);
 		} else if (arg[0] == '-') {
@@ -212,7 +219,7 @@ typedef struct run_result {
 	double ms_per_step;
 	uint64_t allocs_in_steps;
 	uint64_t hash;
-	int32_t bodies;
+	int32_t bodies, awake;
 	uint64_t range_events; /* steps that returned OUT_OF_RANGE / OVERFLOW */
 } run_result;
 
@@ -246,15 +253,17 @@ static bool check_leaks(const alloc_counter *c, const char *scene)
 
 /* Builds the scene fresh, warms up, times the steps. On success the world is kept in *out
  * (the caller destroys it) when out != NULL, else destroyed here. */
-static bool run_once(const char *scene, long warmup, long steps, run_result *res,
+static bool run_once(const char *scene, const bench_options *opt, long steps, run_result *res,
                      alloc_counter *counter, f2d_world **out)
 {
+	long warmup = opt->warmup;
 	memset(counter, 0, sizeof *counter);
 	memset(res, 0, sizeof *res);
 	f2d_world_def def = f2d_default_world_def();
 	def.allocator.alloc = counting_alloc;
 	def.allocator.free = counting_free;
 	def.allocator.context = counter;
+	def.enable_sleep = opt->sleep;
 	f2d_world *world = NULL;
 	f2d_result r = f2d_scene_create(scene, &def, &world);
 	if (r != F2D_OK || world == NULL) {
@@ -274,6 +283,7 @@ static bool run_once(const char *scene, long warmup, long steps, run_result *res
 	f2d_world_stats stats;
 	f2d_world_get_stats(world, &stats);
 	res->bodies = stats.body_count;
+	res->awake = stats.awake_body_count;
 	res->hash = f2d_world_hash(world);
 	if (ok && out != NULL) {
 		*out = world;
@@ -444,7 +454,7 @@ static int bench_scene(const char *scene, const bench_options *opt)
 	}
 	for (long i = 0; i < opt->runs; ++i) {
 		f2d_world **keep = i + 1 == opt->runs ? &last : NULL;
-		if (!run_once(scene, opt->warmup, steps, &runs[i], &counter, keep)) {
+		if (!run_once(scene, opt, steps, &runs[i], &counter, keep)) {
 			goto done;
 		}
 		times[i] = runs[i].ms_per_step;
@@ -458,9 +468,10 @@ static int bench_scene(const char *scene, const bench_options *opt)
 	}
 	double ms = median(times, (int)opt->runs);
 	const run_result *mid = &runs[median_run(runs, opt->runs)];
-	printf("scene %s bodies %" PRId32 " steps %ld ms_per_step %.4f hash %016" PRIx64
-	       " allocs_in_steps %" PRIu64 "\n",
-	       scene, mid->bodies, steps, ms, mid->hash, mid->allocs_in_steps);
+	printf("scene %s sleep %d bodies %" PRId32 " awake %" PRId32
+	       " steps %ld ms_per_step %.4f hash %016" PRIx64 " allocs_in_steps %" PRIu64 "\n",
+	       scene, opt->sleep ? 1 : 0, mid->bodies, mid->awake, steps, ms, mid->hash,
+	       mid->allocs_in_steps);
 	bool stable = true;
 	double us = time_hash(last, runs[0].hash, &stable);
 	if (!stable) {

@@ -158,15 +158,17 @@ check "--help: mentions run and scenes" bash -c "grep -q run '$work/help.out' &&
 	grep -q scenes '$work/help.out'"
 
 # ---- bench ----
-run_cmd bench "$BENCH" chain50 --steps 20 --runs 2
+run_cmd bench "$BENCH" chain50 --steps 20 --runs 2 --sleep
 check "bench exits 0" rc_is bench 0
 check "bench prints three lines" line_count_is bench.out 3
 check "bench scene line" has_line bench.out \
-	"^scene chain50 bodies [0-9]+ steps 20 ms_per_step [0-9]+\\.[0-9]{4} hash $hex allocs_in_steps [0-9]+\$"
+	"^scene chain50 sleep 1 bodies [0-9]+ awake [0-9]+ steps 20 ms_per_step [0-9]+\\.[0-9]{4} hash $hex allocs_in_steps [0-9]+\$"
 check "bench hash line" has_line bench.out \
 	'^hash chain50 us_per_hash [0-9]+\.[0-9]+ pct_of_step [0-9]+\.[0-9]{2}$'
 check "bench snapshot line" has_line bench.out \
 	'^snapshot chain50 bytes [0-9]+ bytes_per_body [0-9]+\.[0-9] save_restore_ms [0-9]+\.[0-9]{4} rollback8_ms [0-9]+\.[0-9]{3} arbiter_bytes [0-9]+ portable_bytes [0-9]+ allocs_in_save_restore 0$'
+run_cmd bench_nosleep "$BENCH" chain50 --steps 5 --runs 1
+check "bench sleeps off by default" has_line bench_nosleep.out '^scene chain50 sleep 0 bodies 51 awake 50 '
 run_cmd bench_bad "$BENCH" no_such_scene --runs 1
 check "bench unknown scene: exit 2" rc_is bench_bad 2
 run_cmd bench_bad "$BENCH" chain50 --runs 0
@@ -175,7 +177,7 @@ check "bench --runs 0: exit 2" rc_is bench_bad 2
 # The bench world (counting allocator, warm-up) must reach the same state as the replay run.
 bench_hash=$(sed -n 's/^scene chain50 .* hash \([0-9a-f]\{16\}\) .*/\1/p' "$work/bench.out")
 run_cmd r80 "$REPLAY" run chain50 --steps 80
-check "bench hash (60 warm-up + 20 steps) equals replay at step 80" \
+check "bench --sleep hash (60 warm-up + 20 steps) equals replay at step 80" \
 	test "step 80 hash $bench_hash" = "$(cat "$work/r80.out")"
 
 echo "cli: $passed passed, $failed failed"
