@@ -441,6 +441,24 @@ static bool joint_active(const f2d_world *w, const f2d_joint *j)
 	       (f2d_body_active(&w->bodies[j->body_a]) || f2d_body_active(&w->bodies[j->body_b]));
 }
 
+/* Test only, never in a real build: the deliberately broken cell of tests/matrix. Step
+ * F2D_TEST_PERTURB_STEP adds one LSB to the x velocity of the lowest-id dynamic body. */
+static void perturb_for_test(f2d_world *w)
+{
+#ifdef F2D_TEST_PERTURB_STEP
+	if (w->step_count + 1 == (uint64_t)(F2D_TEST_PERTURB_STEP)) {
+		for (int32_t i = 0; i < w->body_ids.next; ++i) {
+			if (w->bodies[i].alive && w->bodies[i].type == F2D_DYNAMIC_BODY) {
+				w->bodies[i].v.x += 1;
+				break;
+			}
+		}
+	}
+#else
+	(void)w;
+#endif
+}
+
 /* True when the whole world sleeps and nothing changed since the last step: then a step would
  * recompute the same pairs, keep every arbiter frozen, move no body and put none to sleep, so
  * it only counts the step. (Sleeping bodies carry no force: applying one wakes the body.) */
@@ -464,6 +482,7 @@ f2d_result f2d_world_step(f2d_world *w)
 		return F2D_ERROR_NULL_ARGUMENT;
 	}
 	if (nothing_moves(w)) {
+		perturb_for_test(w);
 		w->step_count++;
 		w->awake_body_count = 0;
 		w->island_count = 0;
@@ -532,18 +551,7 @@ f2d_result f2d_world_step(f2d_world *w)
 		w->bodies[i].force = f2d_v(0, 0);
 		w->bodies[i].torque = 0;
 	}
-#ifdef F2D_TEST_PERTURB_STEP
-	/* Test only, never in a real build: the deliberately broken cell of tests/matrix. Step
-	 * F2D_TEST_PERTURB_STEP adds one LSB to the x velocity of the lowest-id dynamic body. */
-	if (w->step_count + 1 == (uint64_t)(F2D_TEST_PERTURB_STEP)) {
-		for (int32_t i = 0; i < w->body_ids.next; ++i) {
-			if (w->bodies[i].alive && w->bodies[i].type == F2D_DYNAMIC_BODY) {
-				w->bodies[i].v.x += 1;
-				break;
-			}
-		}
-	}
-#endif
+	perturb_for_test(w);
 	w->step_count++;
 	if (out_of_range) {
 		return f2d_set_error(
