@@ -3,7 +3,8 @@
  *
  * Output: w->pairs[0, w->pair_count) holds the keys (shape_a << 32 | shape_b, a < b) of exactly
  * the pairs of live shapes whose fattened AABBs overlap (closed intervals on both axes) and that
- * should_collide accepts, in increasing key order. That set and its order are a function of the
+ * may collide (other bodies, at least one dynamic, not kept apart by a joint: f2d_bodies_joined),
+ * in increasing key order. That set and its order are a function of the
  * shapes' ids and boxes only; everything below is just a way to find it fast, and no persistent
  * data can change it.
  *
@@ -42,12 +43,17 @@
 /* Insertion-sort moves per shape (plus a constant) before the x order is rebuilt instead. */
 #define REPAIR_MOVES 4
 
-/* One shape's box in x order (4 words of scratch). */
+/* bp_box.flags */
+#define BOX_DYNAMIC 1u /* on a dynamic body */
+#define BOX_JOINTED 2u /* on a body with joints */
+
+/* One shape's box in x order, with what the pair filter needs (5 words of scratch). */
 typedef struct bp_box {
 	fix16_t lx, ux, ly, uy;
-	int32_t id;
+	int32_t id, body;
 	uint32_t first, last; /* bands */
-	uint32_t dynamic;     /* 1 for a shape on a dynamic body */
+	uint32_t flags;
+	uint32_t unused;
 } bp_box;
 
 /* An occupied band: its entries are keys[start, next band's start). */
@@ -57,10 +63,10 @@ typedef struct bp_band {
 	int64_t width; /* widest box listed in the band (ux - lx) */
 } bp_band;
 
-_Static_assert(sizeof(bp_box) == 4 * sizeof(uint64_t), "bp_box is 4 words of scratch");
+_Static_assert(sizeof(bp_box) == 5 * sizeof(uint64_t), "bp_box is 5 words of scratch");
 _Static_assert(sizeof(bp_band) == 2 * sizeof(uint64_t), "bp_band is 2 words of scratch");
 
-/* The step's scratch, all in w->pairs: boxes (4n words), keys and tmp (E each), band table
+/* The step's scratch, all in w->pairs: boxes (5n words), keys and tmp (E each), band table
  * (2 (E + 1)), tall list (n); the pair keys follow at offset out (with as much room behind for
  * sorting them). Pointers are recomputed whenever w->pairs grows. */
 typedef struct bp {
@@ -204,41 +210,29 @@ static void rebuild_order(f2d_world *w, int32_t n)
 
 /* ---- pairs ---- */
 
-static bool should_collide(const f2d_world *w, const f2d_shape *a, const f2d_shape *b)
+/* Boxes a and b overlap and one is dynamic (y_overlap): the rest of the filter (not the same
+ * body, not kept apart by a joint), then the key. May grow w->pairs (the
+ * caller re-reads its box pointers). */
+static bool report(bp *c, const bp_box *a, const bp_box *b, bool swapped)
 {
-	if (a->body == b->body) {
-		return false;
-	}
-	const f2d_body *ba = &w->bodies[a->body];
-	const f2d_body *bb = &w->bodies[b->body];
-	if (ba->type != F2D_DYNAMIC_BODY && bb->type != F2D_DYNAMIC_BODY) {
-		return false;
-	}
-	if (ba->joint_count > 0 && bb->joint_count > 0 && f2d_bodies_joined(w, a->body, b->body)) {
-		return false;
-	}
-	return true;
-}
-
-/* Boxes a and b overlap on y and may collide: filters and writes the key. May grow w->pairs
- * (the caller re-reads its box pointers). */
-static bool report(bp *c, int32_t a, int32_t b, bool swapped)
-{
-	f2d_world *w = c->w;
-	if (!should_collide(w, &w->shapes[a], &w->shapes[b])) {
+	if (a->body == b->body || ((a->flags & b->flags & BOX_JOINTED) != 0 &&
+	                           f2d_bodies_joined(c->w, a->body, b->body))) {
 		return true;
 	}
+	uint64_t key = key_of(a->id, b->id);
+	f2d_world *w = c->w;
 	int64_t need = c->out + 2 * ((int64_t)c->count + 1);
 	if (need > w->pair_capacity && !bp_reserve(c, need, swapped)) {
 		return false;
 	}
-	w->pairs[c->out + c->count++] = key_of(a, b);
+	w->pairs[c->out + c->count++] = key;
 	return true;
 }
 
+/* y overlap, and at least one of the two on a dynamic body */
 static inline bool y_overlap(const bp_box *a, const bp_box *b)
 {
-	return a->ly <= b->uy && b->ly <= a->uy && (a->dynamic | b->dynamic) != 0;
+	return a->ly <= b->uy && b->ly <= a->uy && ((a->flags | b->flags) & BOX_DYNAMIC) != 0;
 }
 
 /* Step 3: the x sweep of one band, entries keys[s, e). */
@@ -256,7 +250,7 @@ static bool sweep_band(bp *c, int32_t s, int32_t e, uint32_t band, bool swapped)
 			    (a->first > b->first ? a->first : b->first) != band) {
 				continue;
 			}
-			if (!report(c, a->id, b->id, swapped)) {
+			if (!report(c, a, b, swapped)) {
 				return false;
 			}
 		}
@@ -300,7 +294,7 @@ static bool query_tall(bp *c, uint32_t t, int32_t band_count, bool swapped)
 			    (first > b->first ? first : b->first) != band) {
 				continue;
 			}
-			if (!report(c, a->id, b->id, swapped)) {
+			if (!report(c, a, b, swapped)) {
 				return false;
 			}
 		}
@@ -318,7 +312,7 @@ static bool sweep_tall(bp *c, int32_t tall_count, bool swapped)
 			if (b->lx > a->ux) {
 				break;
 			}
-			if (y_overlap(a, b) && !report(c, a->id, b->id, swapped)) {
+			if (y_overlap(a, b) && !report(c, a, b, swapped)) {
 				return false;
 			}
 		}
@@ -348,7 +342,7 @@ f2d_result f2d_find_pairs(f2d_world *w)
 	c.w = w;
 	/* 1. the x order (scratch for a rebuild: 2n words) */
 	if (!f2d_grow(w, (void **)&w->sweep, &w->sweep_capacity, n, sizeof(int32_t)) ||
-	    !bp_reserve(&c, 5 * (int64_t)n + 4, false)) {
+	    !bp_reserve(&c, 6 * (int64_t)n + 4, false)) {
 		return F2D_ERROR_OUT_OF_MEMORY;
 	}
 	if (w->sweep_dirty || w->sweep_count != n || !repair_order(w->sweep, n, w->shapes)) {
@@ -367,9 +361,13 @@ f2d_result f2d_find_pairs(f2d_world *w)
 		b->ux = s->aabb.upper.x;
 		b->ly = s->aabb.lower.y;
 		b->uy = s->aabb.upper.y;
+		const f2d_body *body = &w->bodies[s->body];
 		b->id = w->sweep[r];
-		b->dynamic = w->bodies[s->body].type == F2D_DYNAMIC_BODY ? 1u : 0u;
-		if (b->dynamic != 0) {
+		b->body = s->body;
+		b->flags = (body->type == F2D_DYNAMIC_BODY ? BOX_DYNAMIC : 0u) |
+		           (body->joint_count > 0 ? BOX_JOINTED : 0u);
+		b->unused = 0;
+		if ((b->flags & BOX_DYNAMIC) != 0) {
 			height_sum += (int64_t)b->uy - b->ly;
 			++dynamic_count;
 		}
@@ -398,7 +396,7 @@ f2d_result f2d_find_pairs(f2d_world *w)
 		band_max = b->last > band_max ? b->last : band_max;
 	}
 	int32_t e_count = (int32_t)entries; /* <= TALL_SPAN n */
-	c.off_keys = 4 * (int64_t)n;
+	c.off_keys = 5 * (int64_t)n;
 	c.off_tmp = c.off_keys + entries;
 	c.off_bands = c.off_tmp + entries;
 	c.off_tall = c.off_bands + 2 * (entries + 1);
