@@ -72,9 +72,10 @@ typedef struct bp_band {
 _Static_assert(sizeof(bp_box) == 5 * sizeof(uint64_t), "bp_box is 5 words of scratch");
 _Static_assert(sizeof(bp_band) == 2 * sizeof(uint64_t), "bp_band is 2 words of scratch");
 
-/* The step's scratch, all in w->pairs: boxes (5n words), keys and tmp (E each), band table
- * (2 (E + 1)), tall list (n); the pair keys follow at offset out (with as much room behind for
- * sorting them). Pointers are recomputed whenever w->pairs grows. */
+/* The step's scratch, all in w->pairs: boxes (5n words), keys and tmp (max(E, n) each), band
+ * table (2 (E + 1)), tall list (n); the pair keys follow at offset out (with as much room behind
+ * for sorting them). Each region holds one type during a step. Pointers are recomputed whenever
+ * w->pairs grows. */
 typedef struct bp {
 	f2d_world *w;
 	int64_t off_keys, off_tmp, off_bands, off_tall, out;
@@ -195,10 +196,11 @@ static unsigned bits_for(uint64_t max)
 	return b;
 }
 
-/* The x order from scratch: keys (lower.x biased to unsigned) << 32 | id, radix-sorted. */
+/* The x order from scratch: keys (lower.x biased to unsigned) << 32 | id, radix-sorted in the
+ * words [5n, 7n) of w->pairs (the band keys' place: no word changes type within a step). */
 static void rebuild_order(f2d_world *w, int32_t n)
 {
-	uint64_t *keys = w->pairs, *tmp = w->pairs + n;
+	uint64_t *keys = w->pairs + 5 * (int64_t)n, *tmp = keys + n;
 	int32_t k = 0;
 	for (int32_t i = 0; i < w->shape_ids.next; ++i) {
 		const f2d_shape *s = &w->shapes[i];
@@ -348,7 +350,7 @@ f2d_result f2d_find_pairs(f2d_world *w)
 	c.w = w;
 	/* 1. the x order (scratch for a rebuild: 2n words) */
 	if (!f2d_grow(w, (void **)&w->sweep, &w->sweep_capacity, n, sizeof(int32_t)) ||
-	    !bp_reserve(&c, 6 * (int64_t)n + 4, false)) {
+	    !bp_reserve(&c, 7 * (int64_t)n + 4, false)) {
 		return F2D_ERROR_OUT_OF_MEMORY;
 	}
 	if (w->sweep_dirty || w->sweep_count != n || !repair_order(w->sweep, n, w->shapes)) {
@@ -401,10 +403,11 @@ f2d_result f2d_find_pairs(f2d_world *w)
 		band_min = b->first < band_min ? b->first : band_min;
 		band_max = b->last > band_max ? b->last : band_max;
 	}
-	int32_t e_count = (int32_t)entries; /* <= TALL_SPAN n */
+	int32_t e_count = (int32_t)entries;           /* <= TALL_SPAN n */
+	int64_t key_room = entries > n ? entries : n; /* the x-order rebuild used these words too */
 	c.off_keys = 5 * (int64_t)n;
-	c.off_tmp = c.off_keys + entries;
-	c.off_bands = c.off_tmp + entries;
+	c.off_tmp = c.off_keys + key_room;
+	c.off_bands = c.off_tmp + key_room;
 	c.off_tall = c.off_bands + 2 * (entries + 1);
 	c.out = c.off_tall + n;
 	if (!bp_reserve(&c, c.out + 2, false)) {
