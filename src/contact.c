@@ -1,147 +1,13 @@
-/* fix2d contacts: pair finding, arbiters (persistent contact manifolds with warm starting) and
+/* fix2d contacts: arbiters (persistent contact manifolds with warm starting) and
  * the contact part of the sequential-impulse solver (seed 000, Box2D-lite's Arbiter).
  * SPDX-License-Identifier: MIT
  *
- * Determinism: candidate pairs come from a sweep over shapes sorted by (aabb.lower.x, id), a
- * total order of content and ids; pairs are then sorted by their key (shape_a << 32 | shape_b)
- * and merged with the previous step's arbiters, which are kept sorted by the same key. The
- * solver therefore visits arbiters in key order, whatever the history of the world.
+ * Determinism: the candidate pairs come from the broad phase (broadphase.c) sorted by their key
+ * (shape_a << 32 | shape_b), a function of ids and positions only, and are merged with the
+ * previous step's arbiters, which are kept sorted by the same key. The solver therefore visits
+ * arbiters in key order, whatever the history of the world.
  */
 #include "core.h"
-
-static inline uint64_t pair_key(int32_t a, int32_t b)
-{
-	return ((uint64_t)(uint32_t)a << 32) | (uint32_t)b;
-}
-
-/* ---- pair finding ---- */
-
-static bool sweep_less(const f2d_shape *shapes, int32_t a, int32_t b)
-{
-	fix16_t xa = shapes[a].aabb.lower.x, xb = shapes[b].aabb.lower.x;
-	return xa < xb || (xa == xb && a < b);
-}
-
-/* Insertion sort: the order changes little from step to step, so this is near linear. The
- * result is unique (a total order), so it does not depend on the previous order. */
-static void sort_sweep(int32_t *ids, int32_t n, const f2d_shape *shapes)
-{
-	for (int32_t i = 1; i < n; ++i) {
-		int32_t v = ids[i];
-		int32_t j = i - 1;
-		while (j >= 0 && sweep_less(shapes, v, ids[j])) {
-			ids[j + 1] = ids[j];
-			--j;
-		}
-		ids[j + 1] = v;
-	}
-}
-
-/* Bottom-up merge sort of unique 64-bit keys (scratch of the same size). */
-static void sort_keys(uint64_t *keys, uint64_t *tmp, int32_t n)
-{
-	uint64_t *src = keys, *dst = tmp;
-	for (int32_t width = 1; width < n; width *= 2) {
-		for (int32_t lo = 0; lo < n; lo += 2 * width) {
-			int32_t mid = lo + width < n ? lo + width : n;
-			int32_t hi = lo + 2 * width < n ? lo + 2 * width : n;
-			int32_t i = lo, j = mid, k = lo;
-			while (i < mid && j < hi) {
-				dst[k++] = src[i] < src[j] ? src[i++] : src[j++];
-			}
-			while (i < mid) {
-				dst[k++] = src[i++];
-			}
-			while (j < hi) {
-				dst[k++] = src[j++];
-			}
-		}
-		uint64_t *t = src;
-		src = dst;
-		dst = t;
-	}
-	if (src != keys) {
-		for (int32_t i = 0; i < n; ++i) {
-			keys[i] = src[i];
-		}
-	}
-}
-
-static bool should_collide(const f2d_world *w, const f2d_shape *a, const f2d_shape *b)
-{
-	if (a->body == b->body) {
-		return false;
-	}
-	const f2d_body *ba = &w->bodies[a->body];
-	const f2d_body *bb = &w->bodies[b->body];
-	if (ba->type != F2D_DYNAMIC_BODY && bb->type != F2D_DYNAMIC_BODY) {
-		return false;
-	}
-	if (ba->joint_count > 0 && bb->joint_count > 0 && f2d_bodies_joined(w, a->body, b->body)) {
-		return false;
-	}
-	return true;
-}
-
-static f2d_result find_pairs(f2d_world *w)
-{
-	int32_t n = 0;
-	fix16_t margin = w->def.speculative_distance / 2;
-	for (int32_t i = 0; i < w->shape_ids.next; ++i) {
-		f2d_shape *s = &w->shapes[i];
-		if (!s->alive) {
-			continue;
-		}
-		f2d_shape_update_world(s, f2d_body_xf(&w->bodies[s->body]), margin);
-		++n;
-	}
-	/* The list keeps last step's order, so the insertion sort only repairs what moved; it is
-	 * rebuilt from ids when shapes came or went. Either way the sorted result is the same. */
-	if (w->sweep_dirty || w->sweep_count != n) {
-		if (!f2d_grow(w, (void **)&w->sweep, &w->sweep_capacity, n, sizeof(int32_t))) {
-			return F2D_ERROR_OUT_OF_MEMORY;
-		}
-		int32_t k = 0;
-		for (int32_t i = 0; i < w->shape_ids.next; ++i) {
-			if (w->shapes[i].alive) {
-				w->sweep[k++] = i;
-			}
-		}
-		w->sweep_count = n;
-		w->sweep_dirty = false;
-	}
-	sort_sweep(w->sweep, n, w->shapes);
-
-	w->pair_count = 0;
-	for (int32_t i = 0; i < n; ++i) {
-		const f2d_shape *a = &w->shapes[w->sweep[i]];
-		for (int32_t j = i + 1; j < n; ++j) {
-			const f2d_shape *b = &w->shapes[w->sweep[j]];
-			if (b->aabb.lower.x > a->aabb.upper.x) {
-				break;
-			}
-			if (b->aabb.lower.y > a->aabb.upper.y ||
-			    a->aabb.lower.y > b->aabb.upper.y) {
-				continue;
-			}
-			if (!should_collide(w, a, b)) {
-				continue;
-			}
-			/* room for the keys and the merge-sort scratch behind them */
-			if (2 * (w->pair_count + 1) > w->pair_capacity &&
-			    !f2d_grow(w, (void **)&w->pairs, &w->pair_capacity,
-			              2 * (w->pair_count + 1), sizeof(uint64_t))) {
-				return F2D_ERROR_OUT_OF_MEMORY;
-			}
-			int32_t ia = w->sweep[i], ib = w->sweep[j];
-			w->pairs[w->pair_count++] = ia < ib ? pair_key(ia, ib) : pair_key(ib, ia);
-		}
-	}
-	if (w->pair_count > 1) {
-		sort_keys(w->pairs, w->pairs + w->pair_count, w->pair_count);
-	}
-	return F2D_OK;
-}
 
 /* ---- arbiters ---- */
 
@@ -208,7 +74,7 @@ static int32_t build_arbiter(const f2d_world *w, const f2d_arbiter *prev, int32_
 
 f2d_result f2d_update_contacts(f2d_world *w)
 {
-	f2d_result r = find_pairs(w);
+	f2d_result r = f2d_find_pairs(w);
 	if (r != F2D_OK) {
 		return r;
 	}
@@ -221,12 +87,12 @@ f2d_result f2d_update_contacts(f2d_world *w)
 		uint64_t key = w->pairs[p];
 		int32_t ia = (int32_t)(key >> 32), ib = (int32_t)(key & 0xFFFFFFFFu);
 		while (old < w->arbiter_count &&
-		       pair_key(w->arbiters[old].shape_a, w->arbiters[old].shape_b) < key) {
+		       f2d_pair_key(w->arbiters[old].shape_a, w->arbiters[old].shape_b) < key) {
 			++old;
 		}
 		const f2d_arbiter *prev = NULL;
 		if (old < w->arbiter_count &&
-		    pair_key(w->arbiters[old].shape_a, w->arbiters[old].shape_b) == key) {
+		    f2d_pair_key(w->arbiters[old].shape_a, w->arbiters[old].shape_b) == key) {
 			prev = &w->arbiters[old];
 		}
 		f2d_arbiter *arb = &w->arbiters_next[count];

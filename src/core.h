@@ -176,14 +176,14 @@ struct f2d_world {
 	f2d_arbiter *arbiters_next;
 	int32_t arbiters_next_capacity;
 
-	/* scratch: dynamic/kinematic shape ids sorted by aabb.lower.x for the pair sweep */
+	/* cache: the live shape ids sorted by (aabb.lower.x, id) for the broad phase */
 	int32_t *sweep;
 	int32_t sweep_capacity, sweep_count;
 	bool sweep_dirty; /* a shape was created or destroyed: rebuild the sweep list */
 	/* something the contacts depend on changed outside the step (a transform set, a joint
 	 * made or removed, a snapshot loaded): the next step may not take the all-asleep path */
 	bool contacts_stale;
-	uint64_t *pairs;
+	uint64_t *pairs; /* the pair keys, and the broad phase's scratch */
 	int32_t pair_count, pair_capacity;
 
 	/* islands (island.c): per-step scratch indexed by body id */
@@ -206,6 +206,15 @@ f2d_result f2d_pool_alloc(f2d_world *w, f2d_id_pool *pool, void **array, int32_t
                           size_t elem, int32_t *id);
 void f2d_pool_free(f2d_world *w, f2d_id_pool *pool, int32_t id);
 f2d_body *f2d_get_body(const f2d_world *w, f2d_body_id id);
+
+/* broad phase (broadphase.c) */
+static inline uint64_t f2d_pair_key(int32_t a, int32_t b)
+{
+	return ((uint64_t)(uint32_t)a << 32) | (uint32_t)b;
+}
+/** Refreshes every live shape's world cache and AABB, then fills w->pairs[0, w->pair_count)
+ *  with the keys of the overlapping pairs that may collide, in increasing key order. */
+f2d_result f2d_find_pairs(f2d_world *w);
 
 /* contacts (contact.c) */
 f2d_result f2d_update_contacts(f2d_world *w);

@@ -608,6 +608,54 @@ static f2d_result build_arena(f2d_world *world)
 	return F2D_OK;
 }
 
+/* 18. Large pyramids for the broad phase's scaling (the "large_*" scenes: benchmarks, run only
+ *     briefly by the per-scene test loops): `rows` rows of 1 x 1 boxes (density 1, friction
+ *     0.6) laid out as pyramid20 (row r has rows - r boxes at pitch 1.05 centred on x = 0,
+ *     y = 0.5 + r; each x the exactly rounded Q16.16 of (2k - n + 1) * 0.525) on a static
+ *     ground box 1 m thick, top at y = 0, half width 0.525 rows + 5 m. */
+static f2d_result build_large_pyramid_rows(f2d_world *world, int32_t rows)
+{
+	const fix16_t h = F2D_MILLI(500);
+	f2d_shape_def sd = shape_def(F2D_ONE, F2D_MILLI(600));
+	TRY(add_box(world, F2D_STATIC_BODY, vm(0, -500), 0, F2D_MILLI(525 * rows + 5000),
+	            F2D_MILLI(500), NULL, NULL));
+	for (int32_t r = 0; r < rows; ++r) {
+		int32_t n = rows - r;
+		for (int32_t k = 0; k < n; ++k) {
+			f2d_vec2 p = vm((2 * k - n + 1) * 525, 500 + 1000 * r);
+			TRY(add_box(world, F2D_DYNAMIC_BODY, p, 0, h, h, &sd, NULL));
+		}
+	}
+	return F2D_OK;
+}
+
+/* 100 rows, 5,050 boxes (Box2D's large_pyramid benchmark size) */
+static f2d_result build_large_pyramid(f2d_world *world)
+{
+	return build_large_pyramid_rows(world, 100);
+}
+
+/* the scaling series: 45 rows (1,035 boxes), 63 (2,016), 89 (4,005), 141 (10,011) */
+static f2d_result build_large_pyramid_1k(f2d_world *world)
+{
+	return build_large_pyramid_rows(world, 45);
+}
+
+static f2d_result build_large_pyramid_2k(f2d_world *world)
+{
+	return build_large_pyramid_rows(world, 63);
+}
+
+static f2d_result build_large_pyramid_4k(f2d_world *world)
+{
+	return build_large_pyramid_rows(world, 89);
+}
+
+static f2d_result build_large_pyramid_10k(f2d_world *world)
+{
+	return build_large_pyramid_rows(world, 141);
+}
+
 /* ---- catalogue ---- */
 
 static const scene_entry scene_table[] = {
@@ -629,6 +677,11 @@ static const scene_entry scene_table[] = {
     {"polygons", "60 regular polygons (3..8 vertices) onto static triangles", build_polygons},
     {"restitution", "circles and boxes bouncing with restitution 0..1", build_restitution},
     {"arena", "netdemo arena: 4 players, 36 props, a pinned see-saw", build_arena},
+    {"large_pyramid", "benchmark: 100-row pyramid of 5,050 1x1 boxes", build_large_pyramid},
+    {"large_pyramid_1k", "benchmark: 45-row pyramid, 1,035 boxes", build_large_pyramid_1k},
+    {"large_pyramid_2k", "benchmark: 63-row pyramid, 2,016 boxes", build_large_pyramid_2k},
+    {"large_pyramid_4k", "benchmark: 89-row pyramid, 4,005 boxes", build_large_pyramid_4k},
+    {"large_pyramid_10k", "benchmark: 141-row pyramid, 10,011 boxes", build_large_pyramid_10k},
 };
 
 #define SCENE_COUNT ((int32_t)(sizeof scene_table / sizeof scene_table[0]))

@@ -43,6 +43,14 @@ static inline int32_t frames_for(const char *scene, int32_t normal, int32_t rain
 	return strcmp(scene, "rain1000") == 0 ? rain : normal;
 }
 
+/* The large_* scenes (1k..10k-box pyramids) benchmark the broad phase: the per-scene snapshot
+ * loops skip them (the snapshot code does not depend on the world's size; test_determinism
+ * runs them briefly, test_physics checks the broad phase itself). */
+static inline bool large_scene(const char *scene)
+{
+	return strncmp(scene, "large_", 6) == 0;
+}
+
 static inline f2d_world *make_scene(const char *scene)
 {
 	f2d_world *w = NULL;

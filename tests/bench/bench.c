@@ -24,6 +24,7 @@
 #define MAX_RUNS 1000L
 #define DEFAULT_STEPS 600L
 #define DEFAULT_RAIN_STEPS 300L
+#define DEFAULT_LARGE_STEPS 60L /* the large_* scenes (1k..10k boxes) */
 #define DEFAULT_RUNS 5L
 #define DEFAULT_WARMUP 60L
 #define HASH_BATCHES 10
@@ -75,7 +76,14 @@ typedef struct bench_options {
 	long warmup;
 	bool sleep; /* --sleep: worlds may sleep (default off, to compare with engines that cannot)
 	             */
+	bool scaling;
 } bench_options;
+
+/* --scaling: the broad phase's series, 1k to 10k boxes (ms per step should grow ~n log n) */
+static const char *const scaling_scenes[] = {"large_pyramid_1k", "large_pyramid_2k",
+                                             "large_pyramid_4k", "large_pyramid",
+                                             "large_pyramid_10k"};
+#define SCALING_COUNT ((int)(sizeof scaling_scenes / sizeof scaling_scenes[0]))
 
 static bool parse_long(const char *text, long min, long max, long *out)
 {
@@ -96,12 +104,16 @@ static void print_usage(FILE *out)
 {
 	fprintf(
 	    out,
-	    "usage: %s [SCENE...] [--steps N] [--runs R] [--warmup W] [--sleep]\n"
+	    "usage: %s [SCENE...] [--steps N] [--runs R] [--warmup W] [--sleep] [--scaling]\n"
 	    "  SCENE       catalogue scenes (default: pyramid20 rain1000 chain50)\n"
-	    "  --steps N   timed steps per run, 1..%ld (default %ld; %ld for rain1000)\n"
+	    "  --steps N   timed steps per run, 1..%ld (default %ld; %ld for rain1000, %ld for "
+	    "large_*)\n"
 	    "  --runs R    runs per scene, 1..%ld (default %ld); the median is reported\n"
 	    "  --warmup W  untimed steps before the timed ones, 0..%ld (default %ld)\n"
 	    "  --sleep     let islands sleep (default: sleeping off in every world)\n"
+	    "  --scaling   also the broad phase's series: large_pyramid_1k, _2k, _4k, "
+	    "large_pyramid,\n"
+	    "              large_pyramid_10k (1k..10k boxes), then a summary\n"
 	    "output per scene:\n"
 	    "  scene <name> sleep <0|1> bodies <n> awake <n> steps <N> ms_per_step <ms> "
 	    "hash <16 hex> allocs_in_steps <count>\n"
@@ -110,9 +122,12 @@ static void print_usage(FILE *out)
 	    "  snapshot <name> bytes <n> bytes_per_body <x> save_restore_ms <ms> "
 	    "rollback8_ms <ms> arbiter_bytes <n> portable_bytes <n> allocs_in_save_restore <n>\n"
 	    "    (in-process snapshot of the benchmarked world; bytes_per_body leaves out the\n"
-	    "    arbiters' share; rollback8 = restore + %d resimulated steps)\n",
-	    PROG, MAX_COUNT, DEFAULT_STEPS, DEFAULT_RAIN_STEPS, MAX_RUNS, DEFAULT_RUNS, MAX_COUNT,
-	    DEFAULT_WARMUP, ROLLBACK_FRAMES);
+	    "    arbiters' share; rollback8 = restore + %d resimulated steps)\n"
+	    "with --scaling, per scene of the series and then for its two ends:\n"
+	    "  scaling <name> bodies <n> ms_per_step <ms> us_per_body <us>\n"
+	    "  scaling growth bodies x<ratio> ms_per_step x<ratio> (<first> to <last>)\n",
+	    PROG, MAX_COUNT, DEFAULT_STEPS, DEFAULT_RAIN_STEPS, DEFAULT_LARGE_STEPS, MAX_RUNS,
+	    DEFAULT_RUNS, MAX_COUNT, DEFAULT_WARMUP, ROLLBACK_FRAMES);
 }
 
 static int usage_error(const char *message, const char *detail)
@@ -147,6 +162,7 @@ static int parse_options(int argc, char **argv, bench_options *opt)
 	opt->runs = DEFAULT_RUNS;
 	opt->warmup = DEFAULT_WARMUP;
 	opt->sleep = false;
+	opt->scaling = false;
 	opt->scenes = malloc((size_t)(argc > 0 ? argc : 1) * sizeof *opt->scenes);
 	if (opt->scenes == NULL) {
 		fprintf(stderr, "%s: out of memory\n", PROG);
@@ -166,6 +182,8 @@ static int parse_options(int argc, char **argv, bench_options *opt)
 			opt->sleep = true;
 		} else if (strcmp(arg, "--warmup") == 0) {
 			status = option_value(argc, argv, &i, 0, MAX_COUNT, &opt->warmup);
+		} else if (strcmp(arg, "--scaling") == 0) {
+			opt->scaling = true;
 		} else if (arg[0] == '-') {
 			status = usage_error("unknown option", arg);
 		} else if (f2d_scene_find(arg) < 0) {
@@ -179,7 +197,7 @@ static int parse_options(int argc, char **argv, bench_options *opt)
 			return status;
 		}
 	}
-	if (opt->scene_count == 0) {
+	if (opt->scene_count == 0 && !opt->scaling) {
 		for (int i = 0; i < DEFAULT_SCENE_COUNT; ++i) {
 			opt->scenes[i] = default_scenes[i];
 		}
@@ -437,11 +455,14 @@ static long median_run(const run_result *runs, long count)
 	return 0;
 }
 
-static int bench_scene(const char *scene, const bench_options *opt)
+/* Benchmarks one scene; its median ms per step and body count go to *ms and *bodies. */
+static int bench_scene(const char *scene, const bench_options *opt, double *ms_out,
+                       int32_t *bodies_out)
 {
 	long steps = opt->steps;
 	if (steps == 0) {
 		steps = strcmp(scene, "rain1000") == 0 ? DEFAULT_RAIN_STEPS : DEFAULT_STEPS;
+		steps = strncmp(scene, "large_", 6) == 0 ? DEFAULT_LARGE_STEPS : steps;
 	}
 	run_result *runs = calloc((size_t)opt->runs, sizeof *runs);
 	double *times = calloc((size_t)opt->runs, sizeof *times);
@@ -472,6 +493,8 @@ static int bench_scene(const char *scene, const bench_options *opt)
 	       " steps %ld ms_per_step %.4f hash %016" PRIx64 " allocs_in_steps %" PRIu64 "\n",
 	       scene, opt->sleep ? 1 : 0, mid->bodies, mid->awake, steps, ms, mid->hash,
 	       mid->allocs_in_steps);
+	*ms_out = ms;
+	*bodies_out = mid->bodies;
 	bool stable = true;
 	double us = time_hash(last, runs[0].hash, &stable);
 	if (!stable) {
@@ -500,11 +523,27 @@ int main(int argc, char **argv)
 {
 	bench_options opt;
 	int status = parse_options(argc, argv, &opt);
+	double ms[SCALING_COUNT];
+	int32_t bodies[SCALING_COUNT];
 	for (int i = 0; status < 0 && i < opt.scene_count; ++i) {
-		int s = bench_scene(opt.scenes[i], &opt);
+		int s = bench_scene(opt.scenes[i], &opt, &ms[0], &bodies[0]);
 		if (s != EXIT_SUCCESS) {
 			status = s;
 		}
+	}
+	for (int i = 0; status < 0 && opt.scaling && i < SCALING_COUNT; ++i) {
+		status = bench_scene(scaling_scenes[i], &opt, &ms[i], &bodies[i]) == EXIT_SUCCESS
+		             ? status
+		             : EXIT_FAILURE;
+	}
+	for (int i = 0; status < 0 && opt.scaling && i < SCALING_COUNT; ++i) {
+		printf("scaling %s bodies %" PRId32 " ms_per_step %.4f us_per_body %.3f\n",
+		       scaling_scenes[i], bodies[i], ms[i], 1000.0 * ms[i] / bodies[i]);
+	}
+	if (status < 0 && opt.scaling) { /* 9.7x bodies: n log n ~13x, n^2 94x */
+		printf("scaling growth bodies x%.2f ms_per_step x%.2f (%s to %s)\n",
+		       (double)bodies[SCALING_COUNT - 1] / bodies[0], ms[SCALING_COUNT - 1] / ms[0],
+		       scaling_scenes[0], scaling_scenes[SCALING_COUNT - 1]);
 	}
 	free(opt.scenes);
 	if (status < 0) {

@@ -1,0 +1,478 @@
+/* fix2d broad phase: the candidate pairs of one step.
+ * SPDX-License-Identifier: MIT
+ *
+ * Output: w->pairs[0, w->pair_count) holds the keys (shape_a << 32 | shape_b, a < b) of exactly
+ * the pairs of live shapes whose fattened AABBs overlap (closed intervals on both axes) and that
+ * may collide (other bodies, at least one dynamic, not kept apart by a joint: f2d_bodies_joined),
+ * in increasing key order. That set and its order are a function of the
+ * shapes' ids and boxes only; everything below is just a way to find it fast, and no persistent
+ * data can change it.
+ *
+ * Algorithm: sweep and prune on x within horizontal bands.
+ *  1. The x order. w->sweep holds the live shapes sorted by (aabb.lower.x, id). It is kept from
+ *     step to step (and in in-process snapshots) because it changes little: an insertion sort
+ *     repairs it in near linear time. When shapes came or went, or the repair would take more
+ *     than a few moves per shape, it is radix-sorted from scratch instead. Either way the result
+ *     is the unique sorted order, so the list is a pure cache.
+ *  2. Bands. y is cut into bands of height H = 2^k (Q16.16 units), the smallest power of two not
+ *     below the mean AABB height of the dynamic shapes (the static ones may be huge). The band
+ *     of y is (y - INT32_MIN) >> k: bands are monotone in y and only the occupied ones are ever
+ *     listed, so no cost or memory is proportional to the size of the world.
+ *  3. A shape touching at most TALL_SPAN bands is listed in each band it touches: keys
+ *     (band << 32 | x rank), made in x order and stably radix-sorted on the band, give every
+ *     band's list in x order. Each band is swept on x (stop at lower.x > upper.x, then a y
+ *     test). Two overlapping shapes share the bands from the higher of their first bands to the
+ *     lower of their last ones; the pair is reported only in the first of these, so once. In a
+ *     tall pile a band holds about two rows, so the sweep meets O(1) shapes per shape instead of
+ *     the whole column (O(n sqrt n) for a pyramid with one sweep over the whole world).
+ *  4. Taller shapes (walls, huge static blocks) are kept out of the bands, where a 16 km wall
+ *     would need thousands of entries. Each one looks itself up: for every occupied band it
+ *     covers (binary search in the band table), a binary search for the first listed shape that
+ *     may reach it on x (lower.x >= its lower.x - the band's widest box), a scan up to its
+ *     upper.x, and the same first-shared-band rule. Tall shapes among themselves: one x sweep
+ *     over their own list (in x order).
+ *  5. The pair keys are radix-sorted on the bits the ids need.
+ * Cost: O(n) per step plus the near-linear repair of the x order, O(pairs + n) sweeps when the
+ * moving shapes have similar sizes, O(log n) per covered band per tall shape. All scratch lives
+ * in w->pairs (grown with f2d_grow only when a count grows): no allocation at steady state.
+ *
+ * Measured (callgrind, instructions per step of pair finding without the AABB update; one sweep
+ * on x over the whole world -> bands): pyramid20 0.12M -> 0.13M, rain1000 0.49M -> 0.42M,
+ * large_pyramid_1k 0.96M -> 0.72M, large_pyramid (5,050 boxes) 8.6M -> 3.5M, large_pyramid_10k
+ * 27.6M -> 6.8M (now linear in n; the single sweep grew as n^1.4), a 4,000-box column 98M -> 2M.
+ * Band heights of 2^k >= mean / 2 or >= 2 mean cost within 5 % of >= mean.
+ */
+#include "core.h"
+
+/* A shape listed in more bands than this is "tall" and looks itself up (step 4). */
+#define TALL_SPAN 8
+/* Insertion-sort moves per shape (plus a constant) before the x order is rebuilt instead. */
+#define REPAIR_MOVES 4
+
+/* bp_box.flags */
+#define BOX_DYNAMIC 1u /* on a dynamic body */
+#define BOX_JOINTED 2u /* on a body with joints */
+
+/* One shape's box in x order, with what the pair filter needs (5 words of scratch). */
+typedef struct bp_box {
+	fix16_t lx, ux, ly, uy;
+	int32_t id, body;
+	uint32_t first, last; /* bands */
+	uint32_t flags;
+	uint32_t unused;
+} bp_box;
+
+/* An occupied band: its entries are keys[start, next band's start). */
+typedef struct bp_band {
+	uint32_t band;
+	int32_t start;
+	int64_t width; /* widest box listed in the band (ux - lx) */
+} bp_band;
+
+_Static_assert(sizeof(bp_box) == 5 * sizeof(uint64_t), "bp_box is 5 words of scratch");
+_Static_assert(sizeof(bp_band) == 2 * sizeof(uint64_t), "bp_band is 2 words of scratch");
+
+/* The step's scratch, all in w->pairs: boxes (5n words), keys and tmp (max(E, n) each), band
+ * table (2 (E + 1)), tall list (n); the pair keys follow at offset out (with as much room behind
+ * for sorting them). Each region holds one type during a step. Pointers are recomputed whenever
+ * w->pairs grows. */
+typedef struct bp {
+	f2d_world *w;
+	int64_t off_keys, off_tmp, off_bands, off_tall, out;
+	bp_box *boxes;
+	uint64_t *keys, *tmp, *tall;
+	bp_band *bands;
+	int32_t count; /* pair keys written at w->pairs + out */
+} bp;
+
+static inline uint64_t key_of(int32_t a, int32_t b)
+{
+	return a < b ? f2d_pair_key(a, b) : f2d_pair_key(b, a);
+}
+
+static void bp_point(bp *c, bool swapped)
+{
+	uint64_t *base = c->w->pairs;
+	c->boxes = (bp_box *)(void *)base;
+	c->keys = base + (swapped ? c->off_tmp : c->off_keys);
+	c->tmp = base + (swapped ? c->off_keys : c->off_tmp);
+	c->bands = (bp_band *)(void *)(base + c->off_bands);
+	c->tall = base + c->off_tall;
+}
+
+static bool bp_reserve(bp *c, int64_t words, bool swapped)
+{
+	if (words > INT32_MAX) {
+		return false;
+	}
+	if (!f2d_grow(c->w, (void **)&c->w->pairs, &c->w->pair_capacity, (int32_t)words,
+	              sizeof(uint64_t))) {
+		return false;
+	}
+	bp_point(c, swapped);
+	return true;
+}
+
+/* ---- sorting ---- */
+
+static bool sweep_less(const f2d_shape *shapes, int32_t a, int32_t b)
+{
+	fix16_t xa = shapes[a].aabb.lower.x, xb = shapes[b].aabb.lower.x;
+	return xa < xb || (xa == xb && a < b);
+}
+
+/* Insertion sort of last step's x order: near linear when little moved. Gives up (false) after
+ * REPAIR_MOVES moves per shape; ids is a permutation of the same shapes either way. */
+static bool repair_order(int32_t *ids, int32_t n, const f2d_shape *shapes)
+{
+	int64_t budget = (int64_t)REPAIR_MOVES * n + 64;
+	for (int32_t i = 1; i < n; ++i) {
+		int32_t v = ids[i];
+		int32_t j = i - 1;
+		while (j >= 0 && sweep_less(shapes, v, ids[j])) {
+			ids[j + 1] = ids[j];
+			--j;
+			--budget;
+		}
+		ids[j + 1] = v;
+		if (budget < 0) {
+			return false;
+		}
+	}
+	return true;
+}
+
+/* One stable counting pass on the byte of the keys at shift; false (nothing moved) when all
+ * keys have the same byte there. */
+static bool radix_pass(const uint64_t *src, uint64_t *dst, int32_t n, unsigned shift)
+{
+	int32_t count[256] = {0};
+	for (int32_t i = 0; i < n; ++i) {
+		++count[(src[i] >> shift) & 255u];
+	}
+	if (n == 0 || count[(src[0] >> shift) & 255u] == n) {
+		return false;
+	}
+	int32_t pos = 0;
+	for (int32_t d = 0; d < 256; ++d) {
+		int32_t c = count[d];
+		count[d] = pos;
+		pos += c;
+	}
+	for (int32_t i = 0; i < n; ++i) {
+		dst[count[(src[i] >> shift) & 255u]++] = src[i];
+	}
+	return true;
+}
+
+/* Stable LSD radix sort of keys[0, n) on bits [lo, lo + bits) of each 32-bit half selected by
+ * halves (1: low half, 2: high half); tmp has room for n keys. Returns whether the result ended
+ * in tmp. */
+static bool radix_sort(uint64_t *keys, uint64_t *tmp, int32_t n, unsigned low_bits,
+                       unsigned high_bits)
+{
+	uint64_t *src = keys, *dst = tmp;
+	for (unsigned pass = 0; pass < 8; ++pass) {
+		unsigned shift = pass < 4 ? 8 * pass : 32 + 8 * (pass - 4);
+		unsigned have = pass < 4 ? low_bits : high_bits;
+		if (8 * (pass & 3) >= have) {
+			continue;
+		}
+		if (radix_pass(src, dst, n, shift)) {
+			uint64_t *t = src;
+			src = dst;
+			dst = t;
+		}
+	}
+	return src != keys;
+}
+
+static unsigned bits_for(uint64_t max)
+{
+	unsigned b = 0;
+	while (b < 64 && (max >> b) != 0) {
+		++b;
+	}
+	return b;
+}
+
+/* The x order from scratch: keys (lower.x biased to unsigned) << 32 | id, radix-sorted in the
+ * words [5n, 7n) of w->pairs (the band keys' place: no word changes type within a step). */
+static void rebuild_order(f2d_world *w, int32_t n)
+{
+	uint64_t *keys = w->pairs + 5 * (int64_t)n, *tmp = keys + n;
+	int32_t k = 0;
+	for (int32_t i = 0; i < w->shape_ids.next; ++i) {
+		const f2d_shape *s = &w->shapes[i];
+		if (s->alive) {
+			uint32_t x = (uint32_t)((int64_t)s->aabb.lower.x - INT32_MIN);
+			keys[k++] = ((uint64_t)x << 32) | (uint32_t)i;
+		}
+	}
+	const uint64_t *sorted =
+	    radix_sort(keys, tmp, n, bits_for((uint64_t)w->shape_ids.next), 32) ? tmp : keys;
+	for (int32_t i = 0; i < n; ++i) {
+		w->sweep[i] = (int32_t)(sorted[i] & 0xFFFFFFFFu);
+	}
+}
+
+/* ---- pairs ---- */
+
+/* Boxes a and b overlap and one is dynamic (y_overlap): the rest of the filter (not the same
+ * body, not kept apart by a joint), then the key. May grow w->pairs (the
+ * caller re-reads its box pointers). */
+static bool report(bp *c, const bp_box *a, const bp_box *b, bool swapped)
+{
+	if (a->body == b->body || ((a->flags & b->flags & BOX_JOINTED) != 0 &&
+	                           f2d_bodies_joined(c->w, a->body, b->body))) {
+		return true;
+	}
+	uint64_t key = key_of(a->id, b->id);
+	f2d_world *w = c->w;
+	int64_t need = c->out + 2 * ((int64_t)c->count + 1);
+	if (need > w->pair_capacity && !bp_reserve(c, need, swapped)) {
+		return false;
+	}
+	w->pairs[c->out + c->count++] = key;
+	return true;
+}
+
+/* y overlap, and at least one of the two on a dynamic body */
+static inline bool y_overlap(const bp_box *a, const bp_box *b)
+{
+	return a->ly <= b->uy && b->ly <= a->uy && ((a->flags | b->flags) & BOX_DYNAMIC) != 0;
+}
+
+/* Step 3: the x sweep of one band, entries keys[s, e). */
+static bool sweep_band(bp *c, int32_t s, int32_t e, uint32_t band, bool swapped)
+{
+	for (int32_t i = s; i < e; ++i) {
+		uint32_t ra = (uint32_t)c->keys[i];
+		for (int32_t j = i + 1; j < e; ++j) {
+			const bp_box *a = &c->boxes[ra];
+			const bp_box *b = &c->boxes[(uint32_t)c->keys[j]];
+			if (b->lx > a->ux) {
+				break;
+			}
+			if (!y_overlap(a, b) ||
+			    (a->first > b->first ? a->first : b->first) != band) {
+				continue;
+			}
+			if (!report(c, a, b, swapped)) {
+				return false;
+			}
+		}
+	}
+	return true;
+}
+
+/* Step 4: tall box t against the listed boxes of the bands it covers. */
+static bool query_tall(bp *c, uint32_t t, int32_t band_count, bool swapped)
+{
+	uint32_t first = c->boxes[t].first, last = c->boxes[t].last;
+	int32_t lo = 0, hi = band_count; /* first band >= first */
+	while (lo < hi) {
+		int32_t mid = lo + (hi - lo) / 2;
+		if (c->bands[mid].band < first) {
+			lo = mid + 1;
+		} else {
+			hi = mid;
+		}
+	}
+	for (int32_t k = lo; k < band_count && c->bands[k].band <= last; ++k) {
+		uint32_t band = c->bands[k].band;
+		int32_t s = c->bands[k].start, e = c->bands[k + 1].start;
+		int64_t from = (int64_t)c->boxes[t].lx - c->bands[k].width;
+		int32_t i = s, j = e; /* first entry with lower.x >= from */
+		while (i < j) {
+			int32_t mid = i + (j - i) / 2;
+			if (c->boxes[(uint32_t)c->keys[mid]].lx < from) {
+				i = mid + 1;
+			} else {
+				j = mid;
+			}
+		}
+		for (; i < e; ++i) {
+			const bp_box *a = &c->boxes[t];
+			const bp_box *b = &c->boxes[(uint32_t)c->keys[i]];
+			if (b->lx > a->ux) {
+				break;
+			}
+			if (b->ux < a->lx || !y_overlap(a, b) ||
+			    (first > b->first ? first : b->first) != band) {
+				continue;
+			}
+			if (!report(c, a, b, swapped)) {
+				return false;
+			}
+		}
+	}
+	return true;
+}
+
+/* Tall boxes among themselves: an x sweep over their list (in x order). */
+static bool sweep_tall(bp *c, int32_t tall_count, bool swapped)
+{
+	for (int32_t i = 0; i < tall_count; ++i) {
+		for (int32_t j = i + 1; j < tall_count; ++j) {
+			const bp_box *a = &c->boxes[c->tall[i]];
+			const bp_box *b = &c->boxes[c->tall[j]];
+			if (b->lx > a->ux) {
+				break;
+			}
+			if (y_overlap(a, b) && !report(c, a, b, swapped)) {
+				return false;
+			}
+		}
+	}
+	return true;
+}
+
+static inline uint32_t band_of(fix16_t y, unsigned k)
+{
+	return (uint32_t)((int64_t)y - INT32_MIN) >> k;
+}
+
+f2d_result f2d_find_pairs(f2d_world *w)
+{
+	int32_t n = 0;
+	fix16_t margin = w->def.speculative_distance / 2;
+	for (int32_t i = 0; i < w->shape_ids.next; ++i) {
+		f2d_shape *s = &w->shapes[i];
+		if (!s->alive) {
+			continue;
+		}
+		f2d_shape_update_world(s, f2d_body_xf(&w->bodies[s->body]), margin);
+		++n;
+	}
+	w->pair_count = 0;
+	bp c = {0};
+	c.w = w;
+	/* 1. the x order (scratch for a rebuild: 2n words) */
+	if (!f2d_grow(w, (void **)&w->sweep, &w->sweep_capacity, n, sizeof(int32_t)) ||
+	    !bp_reserve(&c, 7 * (int64_t)n + 4, false)) {
+		return F2D_ERROR_OUT_OF_MEMORY;
+	}
+	if (w->sweep_dirty || w->sweep_count != n || !repair_order(w->sweep, n, w->shapes)) {
+		rebuild_order(w, n);
+		w->sweep_count = n;
+		w->sweep_dirty = false;
+	}
+
+	/* 2. boxes in x order, band height from the dynamic shapes' mean height */
+	int64_t height_sum = 0;
+	int32_t dynamic_count = 0;
+	for (int32_t r = 0; r < n; ++r) {
+		const f2d_shape *s = &w->shapes[w->sweep[r]];
+		bp_box *b = &c.boxes[r];
+		b->lx = s->aabb.lower.x;
+		b->ux = s->aabb.upper.x;
+		b->ly = s->aabb.lower.y;
+		b->uy = s->aabb.upper.y;
+		const f2d_body *body = &w->bodies[s->body];
+		b->id = w->sweep[r];
+		b->body = s->body;
+		b->flags = (body->type == F2D_DYNAMIC_BODY ? BOX_DYNAMIC : 0u) |
+		           (body->joint_count > 0 ? BOX_JOINTED : 0u);
+		b->unused = 0;
+		if ((b->flags & BOX_DYNAMIC) != 0) {
+			height_sum += (int64_t)b->uy - b->ly;
+			++dynamic_count;
+		}
+	}
+	if (dynamic_count == 0) {
+		return F2D_OK; /* no pair can collide */
+	}
+	int64_t mean = height_sum / dynamic_count;
+	unsigned k = 10;
+	while (k < 31 && ((int64_t)1 << k) < mean) {
+		++k;
+	}
+	int64_t entries = 0;
+	int32_t tall_count = 0;
+	uint32_t band_min = UINT32_MAX, band_max = 0;
+	for (int32_t r = 0; r < n; ++r) {
+		bp_box *b = &c.boxes[r];
+		b->first = band_of(b->ly, k);
+		b->last = band_of(b->uy, k);
+		if (b->last - b->first >= TALL_SPAN) {
+			++tall_count;
+			continue;
+		}
+		entries += b->last - b->first + 1;
+		band_min = b->first < band_min ? b->first : band_min;
+		band_max = b->last > band_max ? b->last : band_max;
+	}
+	int32_t e_count = (int32_t)entries;           /* <= TALL_SPAN n */
+	int64_t key_room = entries > n ? entries : n; /* the x-order rebuild used these words too */
+	c.off_keys = 5 * (int64_t)n;
+	c.off_tmp = c.off_keys + key_room;
+	c.off_bands = c.off_tmp + key_room;
+	c.off_tall = c.off_bands + 2 * (entries + 1);
+	c.out = c.off_tall + n;
+	if (!bp_reserve(&c, c.out + 2, false)) {
+		return F2D_ERROR_OUT_OF_MEMORY;
+	}
+
+	/* 3. band lists: (band - band_min) << 32 | rank, made in rank order, sorted on the band */
+	int64_t e = 0;
+	tall_count = 0;
+	for (int32_t r = 0; r < n; ++r) {
+		const bp_box *b = &c.boxes[r];
+		if (b->last - b->first >= TALL_SPAN) {
+			c.tall[tall_count++] = (uint32_t)r;
+			continue;
+		}
+		for (uint32_t band = b->first;; ++band) {
+			c.keys[e++] = ((uint64_t)(band - band_min) << 32) | (uint32_t)r;
+			if (band == b->last) {
+				break;
+			}
+		}
+	}
+	bool swapped = entries > 0 && radix_sort(c.keys, c.tmp, e_count, 0,
+	                                         bits_for((uint64_t)(band_max - band_min)));
+	bp_point(&c, swapped);
+	int32_t band_count = 0;
+	for (int32_t i = 0; i < e_count; ++i) {
+		uint32_t band = (uint32_t)(c.keys[i] >> 32) + band_min;
+		const bp_box *b = &c.boxes[(uint32_t)c.keys[i]];
+		int64_t width = (int64_t)b->ux - b->lx;
+		if (band_count == 0 || c.bands[band_count - 1].band != band) {
+			c.bands[band_count].band = band;
+			c.bands[band_count].start = i;
+			c.bands[band_count].width = width;
+			++band_count;
+		} else if (width > c.bands[band_count - 1].width) {
+			c.bands[band_count - 1].width = width;
+		}
+	}
+	c.bands[band_count].band = UINT32_MAX;
+	c.bands[band_count].start = e_count;
+	c.bands[band_count].width = 0;
+	for (int32_t k2 = 0; k2 < band_count; ++k2) {
+		if (!sweep_band(&c, c.bands[k2].start, c.bands[k2 + 1].start, c.bands[k2].band,
+		                swapped)) {
+			return F2D_ERROR_OUT_OF_MEMORY;
+		}
+	}
+
+	/* 4. tall boxes */
+	for (int32_t t = 0; t < tall_count; ++t) {
+		if (!query_tall(&c, (uint32_t)c.tall[t], band_count, swapped)) {
+			return F2D_ERROR_OUT_OF_MEMORY;
+		}
+	}
+	if (!sweep_tall(&c, tall_count, swapped)) {
+		return F2D_ERROR_OUT_OF_MEMORY;
+	}
+
+	/* 5. the keys in order, at the front of w->pairs */
+	uint64_t *out = w->pairs + c.out;
+	unsigned id_bits = bits_for((uint64_t)w->shape_ids.next);
+	const uint64_t *sorted =
+	    radix_sort(out, out + c.count, c.count, id_bits, id_bits) ? out + c.count : out;
+	memmove(w->pairs, sorted, (size_t)c.count * sizeof(uint64_t));
+	w->pair_count = c.count;
+	return F2D_OK;
+}

@@ -1,0 +1,403 @@
+/* fix2d tests: the broad phase (src/broadphase.c) against brute force.
+ * SPDX-License-Identifier: MIT
+ *
+ *  - on random worlds (clusters of boxes and circles of very different sizes anywhere within
+ *    +-8000 m, an 80 m ground, 200 m walls, a 1 km static pillar, a tall dynamic plank,
+ *    kinematic bodies, multi-shape bodies, jointed bodies), stepped, with bodies and shapes
+ *    created, destroyed and teleported far between steps, f2d_find_pairs reports exactly the
+ *    brute-force O(n^2) set of overlapping pairs that may collide, in key order;
+ *  - the persistent x order is a pure cache: scrambled or marked dirty, the pairs are the same;
+ *  - catalogue scenes agree with brute force along their run;
+ *  - stepping allocates nothing at steady state.
+ */
+#include <check.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core.h"
+#include "fix2d/fix2d.h"
+#include "fix2d/scenes.h"
+
+static uint32_t rng_next(uint32_t *s)
+{
+	uint32_t x = *s;
+	x ^= x << 13;
+	x ^= x >> 17;
+	x ^= x << 5;
+	*s = x;
+	return x;
+}
+
+/* uniform in [lo, hi] */
+static int32_t rng_int(uint32_t *s, int32_t lo, int32_t hi)
+{
+	uint64_t span = (uint64_t)((int64_t)hi - lo + 1);
+	return (int32_t)((int64_t)lo + (int64_t)(((uint64_t)rng_next(s) * span) >> 32));
+}
+
+static bool boxes_overlap(const f2d_aabb *a, const f2d_aabb *b)
+{
+	return a->lower.x <= b->upper.x && b->lower.x <= a->upper.x && a->lower.y <= b->upper.y &&
+	       b->lower.y <= a->upper.y;
+}
+
+static bool may_collide(const f2d_world *w, const f2d_shape *a, const f2d_shape *b)
+{
+	const f2d_body *ba = &w->bodies[a->body], *bb = &w->bodies[b->body];
+	if (a->body == b->body || (ba->type != F2D_DYNAMIC_BODY && bb->type != F2D_DYNAMIC_BODY)) {
+		return false;
+	}
+	return !(ba->joint_count > 0 && bb->joint_count > 0 &&
+	         f2d_bodies_joined(w, a->body, b->body));
+}
+
+/* Runs the broad phase and compares it with the brute force over all pairs; returns the
+ * number of pairs. */
+static int32_t check_pairs(f2d_world *w, const char *what)
+{
+	ck_assert_int_eq(f2d_find_pairs(w), F2D_OK);
+	int32_t n = w->shape_ids.next;
+	int32_t cap = 1024, count = 0;
+	uint64_t *want = malloc((size_t)cap * sizeof *want);
+	ck_assert_ptr_nonnull(want);
+	for (int32_t a = 0; a < n; ++a) {
+		const f2d_shape *sa = &w->shapes[a];
+		if (!sa->alive) {
+			continue;
+		}
+		for (int32_t b = a + 1; b < n; ++b) {
+			const f2d_shape *sb = &w->shapes[b];
+			if (!sb->alive || !boxes_overlap(&sa->aabb, &sb->aabb) ||
+			    !may_collide(w, sa, sb)) {
+				continue;
+			}
+			if (count == cap) {
+				cap *= 2;
+				want = realloc(want, (size_t)cap * sizeof *want);
+				ck_assert_ptr_nonnull(want);
+			}
+			want[count++] = f2d_pair_key(a, b);
+		}
+	}
+	ck_assert_msg(w->pair_count == count, "%s: broad phase found %d pairs, brute force %d",
+	              what, w->pair_count, count);
+	for (int32_t i = 0; i < count; ++i) {
+		ck_assert_msg(w->pairs[i] == want[i],
+		              "%s: pair %d is %016" PRIx64 ", brute force %016" PRIx64, what, i,
+		              w->pairs[i], want[i]);
+	}
+	/* the x order is a cache: scrambled (repaired or rebuilt) or dirty, the same pairs */
+	for (int32_t i = 0; i + 1 < w->sweep_count; i += 2) {
+		int32_t t = w->sweep[i];
+		w->sweep[i] = w->sweep[w->sweep_count - 1 - i];
+		w->sweep[w->sweep_count - 1 - i] = t;
+	}
+	for (int round = 0; round < 2; ++round) {
+		w->sweep_dirty = round == 1;
+		ck_assert_int_eq(f2d_find_pairs(w), F2D_OK);
+		ck_assert_int_eq(w->pair_count, count);
+		ck_assert(count == 0 || memcmp(w->pairs, want, (size_t)count * sizeof *want) == 0);
+	}
+	free(want);
+	return count;
+}
+
+/* ---- random worlds ---- */
+
+#define MAX_BODIES 4096
+
+typedef struct rworld {
+	f2d_world *w;
+	f2d_body_id bodies[MAX_BODIES];
+	int32_t body_count;
+	uint32_t rng;
+} rworld;
+
+static f2d_body_id add_body(rworld *r, f2d_body_type type, fix16_t x, fix16_t y, fix16_t angle)
+{
+	f2d_body_def bd = f2d_default_body_def();
+	bd.type = type;
+	bd.position.x = x;
+	bd.position.y = y;
+	bd.rotation = f2d_make_rot(angle);
+	if (type == F2D_KINEMATIC_BODY) {
+		bd.linear_velocity.x = rng_int(&r->rng, -F2D_FIX(3), F2D_FIX(3));
+		bd.angular_velocity = rng_int(&r->rng, -F2D_ONE, F2D_ONE);
+	}
+	f2d_body_id b;
+	ck_assert_int_eq(f2d_create_body(r->w, &bd, &b), F2D_OK);
+	if (r->body_count < MAX_BODIES) {
+		r->bodies[r->body_count++] = b;
+	}
+	return b;
+}
+
+/* The density giving a shape of the given area (Q32.32 m^2) a mass of about 1 kg. */
+static fix16_t density_for(int64_t area)
+{
+	int64_t d = ((int64_t)1 << 48) / (area > 0 ? area : 1);
+	return (fix16_t)(d < 64 ? 64 : (d > F2D_FIX(30000) ? F2D_FIX(30000) : d));
+}
+
+static void add_box_shape(rworld *r, f2d_body_id b, fix16_t hx, fix16_t hy, f2d_vec2 center)
+{
+	f2d_polygon p;
+	f2d_rot q = f2d_make_rot(0);
+	ck_assert_int_eq(f2d_make_offset_box(hx, hy, center, q, &p), F2D_OK);
+	f2d_shape_def sd = f2d_default_shape_def();
+	sd.density = density_for(4 * (int64_t)hx * hy); /* about 1 kg */
+	f2d_shape_id s;
+	f2d_result res = f2d_create_polygon_shape(r->w, b, &sd, &p, &s);
+	ck_assert_msg(res == F2D_OK, "box %d x %d: %s", hx, hy, f2d_world_last_error(r->w));
+}
+
+/* A moving body of one or two shapes, sizes 10 cm .. 4 m, near (cx, cy). */
+static void add_mover(rworld *r, fix16_t cx, fix16_t cy, fix16_t spread)
+{
+	uint32_t *g = &r->rng;
+	fix16_t x = cx + rng_int(g, -spread, spread), y = cy + rng_int(g, -spread, spread);
+	f2d_body_type type = rng_int(g, 0, 15) == 0 ? F2D_KINEMATIC_BODY : F2D_DYNAMIC_BODY;
+	f2d_body_id b = add_body(r, type, x, y, rng_int(g, -F2D_FIX(3), F2D_FIX(3)));
+	fix16_t size = rng_int(g, 0, 3) == 0 ? rng_int(g, F2D_MILLI(50), F2D_MILLI(100))
+	                                     : rng_int(g, F2D_MILLI(100), F2D_FIX(2));
+	f2d_vec2 zero = {0, 0};
+	if (rng_int(g, 0, 2) == 0) {
+		f2d_circle c = {zero, size};
+		f2d_shape_def sd = f2d_default_shape_def();
+		sd.density = density_for(3 * (int64_t)size * size);
+		f2d_shape_id s;
+		f2d_result res = f2d_create_circle_shape(r->w, b, &sd, &c, &s);
+		ck_assert_msg(res == F2D_OK, "circle %d: %s", size, f2d_world_last_error(r->w));
+	} else {
+		add_box_shape(r, b, size, rng_int(g, F2D_MILLI(50), F2D_FIX(2)), zero);
+	}
+	if (rng_int(g, 0, 5) == 0) {
+		f2d_vec2 off = {rng_int(g, -F2D_FIX(2), F2D_FIX(2)),
+		                rng_int(g, -F2D_FIX(2), F2D_FIX(2))};
+		add_box_shape(r, b, size / 2 + F2D_MILLI(50), size / 2 + F2D_MILLI(50), off);
+	}
+}
+
+static void build_random(rworld *r, uint32_t seed)
+{
+	memset(r, 0, sizeof *r);
+	r->rng = seed;
+	f2d_world_def def = f2d_default_world_def();
+	ck_assert_int_eq(f2d_create_world(&def, &r->w), F2D_OK);
+	f2d_vec2 zero = {0, 0};
+	/* the 80 m ground, 200 m walls, a 1 km pillar far away, statics in far corners */
+	add_box_shape(r, add_body(r, F2D_STATIC_BODY, 0, -F2D_MILLI(500), 0), F2D_FIX(40),
+	              F2D_MILLI(500), zero);
+	add_box_shape(r, add_body(r, F2D_STATIC_BODY, -F2D_MILLI(40500), F2D_FIX(100), 0),
+	              F2D_MILLI(500), F2D_FIX(100), zero);
+	add_box_shape(r, add_body(r, F2D_STATIC_BODY, F2D_MILLI(40500), F2D_FIX(100), 0),
+	              F2D_MILLI(500), F2D_FIX(100), zero);
+	add_box_shape(r, add_body(r, F2D_STATIC_BODY, F2D_FIX(6000), F2D_FIX(-7000), 0), F2D_FIX(3),
+	              F2D_FIX(512), zero);
+	add_box_shape(r, add_body(r, F2D_STATIC_BODY, F2D_FIX(-7600), F2D_FIX(7600), 0),
+	              F2D_FIX(512), F2D_FIX(2), zero);
+	/* a tall dynamic plank in the pile */
+	add_box_shape(r, add_body(r, F2D_DYNAMIC_BODY, F2D_FIX(3), F2D_FIX(31), 0), F2D_MILLI(100),
+	              F2D_FIX(30), zero);
+	/* a pile on the ground, clusters anywhere, one around the pillar */
+	for (int i = 0; i < 150; ++i) {
+		add_mover(r, 0, F2D_FIX(8), F2D_FIX(8));
+	}
+	for (int c = 0; c < 6; ++c) {
+		fix16_t cx = rng_int(&r->rng, -F2D_FIX(8000), F2D_FIX(8000));
+		fix16_t cy = rng_int(&r->rng, -F2D_FIX(8000), F2D_FIX(8000));
+		for (int i = 0; i < 25; ++i) {
+			add_mover(r, cx, cy, F2D_FIX(4));
+		}
+	}
+	for (int i = 0; i < 20; ++i) {
+		add_mover(r, F2D_FIX(6000), F2D_FIX(-7000), F2D_FIX(20));
+	}
+	/* jointed neighbours (their shapes overlap but must not be paired) */
+	for (int i = 0; i < 10; ++i) {
+		f2d_body_id a = add_body(r, F2D_DYNAMIC_BODY, F2D_FIX(10 + 3 * i), F2D_FIX(20), 0);
+		f2d_body_id b = add_body(r, F2D_DYNAMIC_BODY, F2D_FIX(10 + 3 * i), F2D_FIX(21), 0);
+		add_box_shape(r, a, F2D_ONE, F2D_ONE, zero);
+		add_box_shape(r, b, F2D_ONE, F2D_ONE, zero);
+		f2d_revolute_joint_def jd = f2d_default_revolute_joint_def();
+		f2d_vec2 anchor = {F2D_FIX(10 + 3 * i), F2D_MILLI(20500)};
+		f2d_joint_id j;
+		ck_assert_int_eq(f2d_init_revolute_joint_def(r->w, a, b, anchor, &jd), F2D_OK);
+		ck_assert_int_eq(f2d_create_revolute_joint(r->w, &jd, &j), F2D_OK);
+	}
+}
+
+/* Between steps: destroy bodies and shapes, create new ones, teleport some far away. */
+static void mutate(rworld *r)
+{
+	uint32_t *g = &r->rng;
+	for (int i = 0; i < 8 && r->body_count > 6; ++i) {
+		int32_t k = rng_int(g, 6, r->body_count - 1);
+		f2d_body_id b = r->bodies[k];
+		if (f2d_body_is_valid(r->w, b)) {
+			ck_assert_int_eq(f2d_destroy_body(r->w, b), F2D_OK);
+		}
+		r->bodies[k] = r->bodies[--r->body_count];
+	}
+	for (int i = 0; i < 4; ++i) { /* a lone shape destroyed: ids and holes in the id range */
+		int32_t s = rng_int(g, 0, r->w->shape_ids.next - 1);
+		if (r->w->shapes[s].alive && r->w->shapes[s].body >= 6) {
+			f2d_shape_id id = {s + 1, r->w->shapes[s].generation};
+			ck_assert_int_eq(f2d_destroy_shape(r->w, id), F2D_OK);
+		}
+	}
+	for (int i = 0; i < 10; ++i) {
+		add_mover(r, rng_int(g, -F2D_FIX(30), F2D_FIX(30)), F2D_FIX(10), F2D_FIX(5));
+	}
+	for (int i = 0; i < 3 && r->body_count > 6; ++i) {
+		f2d_body_id b = r->bodies[rng_int(g, 6, r->body_count - 1)];
+		if (f2d_body_is_valid(r->w, b) && f2d_body_get_type(r->w, b) != F2D_STATIC_BODY) {
+			f2d_vec2 p = {rng_int(g, -F2D_FIX(8000), F2D_FIX(8000)),
+			              rng_int(g, -F2D_FIX(8000), F2D_FIX(8000))};
+			ck_assert_int_eq(f2d_body_set_transform(r->w, b, p, f2d_make_rot(0)),
+			                 F2D_OK);
+		}
+	}
+}
+
+START_TEST(random_worlds_match_brute_force)
+{
+	int64_t total = 0;
+	for (uint32_t seed = 1; seed <= 4; ++seed) {
+		rworld *r = malloc(sizeof *r);
+		ck_assert_ptr_nonnull(r);
+		build_random(r, 0x9E3779B9u * seed);
+		char what[64];
+		for (int round = 0; round < 25; ++round) {
+			snprintf(what, sizeof what, "seed %u round %d", (unsigned)seed, round);
+			total += check_pairs(r->w, what);
+			int steps = rng_int(&r->rng, 1, 3);
+			for (int s = 0; s < steps; ++s) {
+				f2d_result res = f2d_world_step(r->w);
+				ck_assert(res == F2D_OK || res == F2D_ERROR_OUT_OF_RANGE ||
+				          res == F2D_ERROR_OVERFLOW);
+			}
+			mutate(r);
+		}
+		f2d_destroy_world(r->w);
+		free(r);
+	}
+	ck_assert_int_gt(total, 10000); /* not vacuous */
+}
+END_TEST
+
+/* shapes only tall ones, only far ones, one shape, none */
+START_TEST(degenerate_worlds)
+{
+	f2d_world *w = NULL;
+	f2d_world_def def = f2d_default_world_def();
+	ck_assert_int_eq(f2d_create_world(&def, &w), F2D_OK);
+	ck_assert_int_eq(check_pairs(w, "empty"), 0);
+	rworld *r = malloc(sizeof *r);
+	ck_assert_ptr_nonnull(r);
+	memset(r, 0, sizeof *r);
+	r->w = w;
+	r->rng = 7;
+	f2d_vec2 zero = {0, 0};
+	add_box_shape(r, add_body(r, F2D_STATIC_BODY, 0, 0, 0), F2D_FIX(512), F2D_FIX(512), zero);
+	ck_assert_int_eq(check_pairs(w, "one static"), 0);
+	/* two tall dynamic planks crossing the static block: tall-tall and tall-static pairs */
+	add_box_shape(r, add_body(r, F2D_DYNAMIC_BODY, 0, 0, 0), F2D_MILLI(10), F2D_FIX(30), zero);
+	add_box_shape(r, add_body(r, F2D_DYNAMIC_BODY, F2D_MILLI(15), F2D_FIX(1), 0), F2D_MILLI(10),
+	              F2D_FIX(30), zero);
+	ck_assert_int_eq(check_pairs(w, "tall only"), 3);
+	/* tiny shapes at both ends of the world */
+	for (int i = 0; i < 40; ++i) {
+		fix16_t x = (i & 1) != 0 ? F2D_FIX(8150) : -F2D_FIX(8150);
+		fix16_t y = (i & 2) != 0 ? F2D_FIX(8150) : -F2D_FIX(8150);
+		f2d_body_id b = add_body(r, F2D_DYNAMIC_BODY, x + F2D_MILLI(3 * i), y, 0);
+		add_box_shape(r, b, F2D_MILLI(50), F2D_MILLI(50), zero);
+	}
+	ck_assert_int_gt(check_pairs(w, "corners"), 3);
+	f2d_destroy_world(w);
+	free(r);
+}
+END_TEST
+
+START_TEST(scenes_match_brute_force)
+{
+	static const char *const names[] = {"pyramid20", "rain1000", "arena",
+	                                    "polygons",  "dominos",  "large_pyramid_1k"};
+	for (size_t i = 0; i < sizeof names / sizeof names[0]; ++i) {
+		f2d_world *w = NULL;
+		ck_assert_int_eq(f2d_scene_create(names[i], NULL, &w), F2D_OK);
+		for (int s = 0; s <= 120; ++s) {
+			if (s % 40 == 0) {
+				char what[64];
+				snprintf(what, sizeof what, "%s step %d", names[i], s);
+				check_pairs(w, what);
+			}
+			f2d_world_step(w);
+		}
+		f2d_destroy_world(w);
+	}
+}
+END_TEST
+
+/* ---- no allocation at steady state ---- */
+
+static void *counting_alloc(size_t size, void *context)
+{
+	*(int64_t *)context += 1;
+	return malloc(size > 0 ? size : 1);
+}
+
+static void counting_free(void *p, size_t size, void *context)
+{
+	(void)size;
+	(void)context;
+	free(p);
+}
+
+START_TEST(steady_state_allocates_nothing)
+{
+	static const char *const names[] = {"pyramid20", "large_pyramid_1k"};
+	for (size_t i = 0; i < sizeof names / sizeof names[0]; ++i) {
+		int64_t allocs = 0;
+		f2d_world_def def = f2d_default_world_def();
+		def.allocator.alloc = counting_alloc;
+		def.allocator.free = counting_free;
+		def.allocator.context = &allocs;
+		f2d_world *w = NULL;
+		ck_assert_int_eq(f2d_scene_create(names[i], &def, &w), F2D_OK);
+		for (int s = 0; s < 60; ++s) {
+			f2d_world_step(w);
+		}
+		int64_t before = allocs;
+		for (int s = 0; s < 30; ++s) {
+			f2d_world_step(w);
+		}
+		ck_assert_msg(allocs == before, "%s: %" PRId64 " allocations in 30 steps", names[i],
+		              allocs - before);
+		f2d_destroy_world(w);
+	}
+}
+END_TEST
+
+static Suite *broadphase_suite(void)
+{
+	Suite *s = suite_create("broadphase");
+	TCase *tc = tcase_create("core");
+	tcase_add_test(tc, random_worlds_match_brute_force);
+	tcase_add_test(tc, degenerate_worlds);
+	tcase_add_test(tc, scenes_match_brute_force);
+	tcase_add_test(tc, steady_state_allocates_nothing);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	SRunner *sr = srunner_create(broadphase_suite());
+	srunner_run_all(sr, CK_NORMAL);
+	int failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}
