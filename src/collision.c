@@ -48,9 +48,9 @@ void f2d_shape_update_world(f2d_shape *s, f2d_transform xf, fix16_t margin)
 }
 
 /* Largest separation of p2 from the edges of p1 (both in world coordinates):
- * s_i = min_j n1_i . (v2_j - v1_i); returns max_i s_i and its edge. The minimum is found on
- * exact 64-bit dot products and rounded once. */
-static fix16_t find_max_separation(int32_t *edge, const f2d_polygon *p1, const f2d_polygon *p2)
+ * s_i = min_j n1_i . (v2_j - v1_i); returns max_i s_i and its edge (the first one on ties).
+ * The minimum is found on exact 64-bit dot products and rounded once. */
+static fix16_t find_max_separation_any(int32_t *edge, const f2d_polygon *p1, const f2d_polygon *p2)
 {
 	int32_t best = 0;
 	int64_t best_sep = INT64_MIN;
@@ -69,6 +69,49 @@ static fix16_t find_max_separation(int32_t *edge, const f2d_polygon *p1, const f
 	}
 	*edge = best;
 	return f2d_sat(f2d_round16(best_sep));
+}
+
+/* min_j and max_j of n . v_j over the four vertices v of p, exact. */
+static inline void dot_range4(f2d_vec2 n, const f2d_polygon *p, int64_t *lo, int64_t *hi)
+{
+	int64_t d0 = f2d_dot64(n, p->vertices[0]), d1 = f2d_dot64(n, p->vertices[1]);
+	int64_t d2 = f2d_dot64(n, p->vertices[2]), d3 = f2d_dot64(n, p->vertices[3]);
+	int64_t l01 = d0 < d1 ? d0 : d1, l23 = d2 < d3 ? d2 : d3;
+	int64_t h01 = d0 > d1 ? d0 : d1, h23 = d2 > d3 ? d2 : d3;
+	*lo = l01 < l23 ? l01 : l23;
+	*hi = h01 > h23 ? h01 : h23;
+}
+
+/* find_max_separation_any for two quadrilaterals where p1's opposite normals are exact
+ * negatives (n2 = -n0, n3 = -n1: every box, as the world normals are rotated with an odd
+ * rounding). Then min_j n2 . v_j = -max_j n0 . v_j exactly, so the 16 products of the four
+ * edges come from 8, and the loops are unrolled. Same values, same first-maximum edge. */
+static fix16_t find_max_separation_box(int32_t *edge, const f2d_polygon *p1, const f2d_polygon *p2)
+{
+	int64_t lo0, hi0, lo1, hi1;
+	dot_range4(p1->normals[0], p2, &lo0, &hi0);
+	dot_range4(p1->normals[1], p2, &lo1, &hi1);
+	int64_t s[4];
+	s[0] = lo0 - f2d_dot64(p1->normals[0], p1->vertices[0]);
+	s[1] = lo1 - f2d_dot64(p1->normals[1], p1->vertices[1]);
+	s[2] = -hi0 - f2d_dot64(p1->normals[2], p1->vertices[2]);
+	s[3] = -hi1 - f2d_dot64(p1->normals[3], p1->vertices[3]);
+	int32_t best = 0;
+	for (int32_t i = 1; i < 4; ++i) {
+		best = s[i] > s[best] ? i : best;
+	}
+	*edge = best;
+	return f2d_sat(f2d_round16(s[best]));
+}
+
+static fix16_t find_max_separation(int32_t *edge, const f2d_polygon *p1, const f2d_polygon *p2)
+{
+	const f2d_vec2 *n = p1->normals;
+	if (p1->count == 4 && p2->count == 4 && n[2].x == -n[0].x && n[2].y == -n[0].y &&
+	    n[3].x == -n[1].x && n[3].y == -n[1].y) {
+		return find_max_separation_box(edge, p1, p2);
+	}
+	return find_max_separation_any(edge, p1, p2);
 }
 
 /* Keeps the part of segment (in[0], in[1]) with dot(n, v) <= offset. Returns 2 when some part
