@@ -465,6 +465,15 @@ static inline fix16_t normal_step(f2d_contact_point *cp, int64_t vn, bool *satur
 #define FAST_BIAS ((uint64_t)1 << 30)
 #define FAST_OK(acc) ((acc) < ((uint64_t)1 << 31))
 
+/* An empty asm that "changes" acc: the compiler must have folded every check so far into it
+ * here, instead of keeping all the checked values alive to the end of the arbiter (which
+ * costs registers and spills). No code. */
+#if defined(__GNUC__) || defined(__clang__)
+#define FAST_FOLD(acc) __asm__("" : "+r"(acc))
+#else
+#define FAST_FOLD(acc) ((void)0)
+#endif
+
 static inline uint64_t fast_chk(int64_t x)
 {
 	return (uint64_t)x + FAST_BIAS;
@@ -480,6 +489,7 @@ static inline int64_t friction_fast(fix16_t pn, fix16_t pt, fix16_t mass_t, int6
 	p = p < -max_pt ? -max_pt : (p > max_pt ? max_pt : p);
 	int64_t d = p - pt;
 	*acc |= fast_chk(d);
+	FAST_FOLD(*acc);
 	return d;
 }
 
@@ -493,6 +503,7 @@ static inline int64_t normal_fast(fix16_t pn, fix16_t mass_n, fix16_t bias, int6
 	p = p < 0 ? 0 : p;
 	int64_t d = p - pn;
 	*acc |= fast_chk(e) | fast_chk(p) | fast_chk(d);
+	FAST_FOLD(*acc);
 	*pn_out = p;
 	return d;
 }
@@ -527,6 +538,7 @@ static inline void apply_fast(vel64 *v, int64_t l1, int64_t l2, f2d_vec2 dva, f2
 	v->wb += f2d_round16(l1 * wb1 + l2 * wb2);
 	*acc |= fast_chk(v->vax) | fast_chk(v->vay) | fast_chk(v->wa) | fast_chk(v->vbx) |
 	        fast_chk(v->vby) | fast_chk(v->wb);
+	FAST_FOLD(*acc);
 }
 
 /* The linear part of the relative velocity along n, (v_b - v_a) . n, and along
