@@ -50,7 +50,14 @@ void f2d_shape_update_world(f2d_shape *s, f2d_transform xf, fix16_t margin)
 /* Largest separation of p2 from the edges of p1 (both in world coordinates):
  * s_i = min_j n1_i . (v2_j - v1_i); returns max_i s_i and its edge (the first one on ties).
  * The minimum is found on exact 64-bit dot products and rounded once. */
-static fix16_t find_max_separation_any(int32_t *edge, const f2d_polygon *p1, const f2d_polygon *p2)
+#if defined(__GNUC__) || defined(__clang__)
+#define F2D_NOINLINE __attribute__((noinline))
+#else
+#define F2D_NOINLINE
+#endif
+
+F2D_NOINLINE static fix16_t find_max_separation_any(int32_t *edge, const f2d_polygon *p1,
+                                                    const f2d_polygon *p2)
 {
 	int32_t best = 0;
 	int64_t best_sep = INT64_MIN;
@@ -86,7 +93,8 @@ static inline void dot_range4(f2d_vec2 n, const f2d_polygon *p, int64_t *lo, int
  * negatives (n2 = -n0, n3 = -n1: every box, as the world normals are rotated with an odd
  * rounding). Then min_j n2 . v_j = -max_j n0 . v_j exactly, so the 16 products of the four
  * edges come from 8, and the loops are unrolled. Same values, same first-maximum edge. */
-static fix16_t find_max_separation_box(int32_t *edge, const f2d_polygon *p1, const f2d_polygon *p2)
+static inline fix16_t find_max_separation_box(int32_t *edge, const f2d_polygon *p1,
+                                              const f2d_polygon *p2)
 {
 	int64_t lo0, hi0, lo1, hi1;
 	dot_range4(p1->normals[0], p2, &lo0, &hi0);
@@ -104,7 +112,8 @@ static fix16_t find_max_separation_box(int32_t *edge, const f2d_polygon *p1, con
 	return f2d_sat(f2d_round16(s[best]));
 }
 
-static fix16_t find_max_separation(int32_t *edge, const f2d_polygon *p1, const f2d_polygon *p2)
+static inline fix16_t find_max_separation(int32_t *edge, const f2d_polygon *p1,
+                                          const f2d_polygon *p2)
 {
 	const f2d_vec2 *n = p1->normals;
 	if (p1->count == 4 && p2->count == 4 && n[2].x == -n[0].x && n[2].y == -n[0].y &&
