@@ -653,7 +653,7 @@ F2D_NOINLINE static void solve_exact(f2d_arbiter *arb, f2d_body *a, f2d_body *b,
 
 /* One one-point arbiter, fast path: the arithmetic of solve_exact on 64-bit locals; false (and
  * nothing written) when a value left the checked range. */
-F2D_NOINLINE static bool solve1_fast(f2d_arbiter *arb, f2d_body *a, f2d_body *b)
+static inline bool solve1_fast(f2d_arbiter *arb, f2d_body *a, f2d_body *b)
 {
 	f2d_vec2 n = arb->normal;
 	uint64_t acc = 0;
