@@ -20,6 +20,12 @@ typedef struct clip_vertex {
 	uint32_t id;
 } clip_vertex;
 
+/* v[2] = -v[0] and v[3] = -v[1] (a box centred on the origin, or its normals) */
+static inline bool antipodal4(const f2d_vec2 *v)
+{
+	return v[2].x == -v[0].x && v[2].y == -v[0].y && v[3].x == -v[1].x && v[3].y == -v[1].y;
+}
+
 void f2d_shape_update_world(f2d_shape *s, f2d_transform xf, fix16_t margin)
 {
 	if (s->type == F2D_CIRCLE_SHAPE) {
@@ -34,10 +40,28 @@ void f2d_shape_update_world(f2d_shape *s, f2d_transform xf, fix16_t margin)
 	f2d_polygon *wp = &s->world_polygon;
 	wp->count = p->count;
 	f2d_vec2 lo = {INT32_MAX, INT32_MAX}, hi = {-INT32_MAX, -INT32_MAX};
+	if (p->count == 4 && antipodal4(p->vertices) && antipodal4(p->normals)) {
+		/* a box about the body origin: rotate(q, -v) = -rotate(q, v) exactly (round16 is
+		 * odd), so the opposite vertices and normals come from two rotations each */
+		f2d_vec2 r0 = f2d_rotate(xf.q, p->vertices[0]),
+		         r1 = f2d_rotate(xf.q, p->vertices[1]);
+		f2d_vec2 n0 = f2d_rotate(xf.q, p->normals[0]), n1 = f2d_rotate(xf.q, p->normals[1]);
+		wp->vertices[0] = f2d_add(r0, xf.p);
+		wp->vertices[1] = f2d_add(r1, xf.p);
+		wp->vertices[2] = f2d_sub(xf.p, r0);
+		wp->vertices[3] = f2d_sub(xf.p, r1);
+		wp->normals[0] = n0;
+		wp->normals[1] = n1;
+		wp->normals[2] = f2d_neg(n0);
+		wp->normals[3] = f2d_neg(n1);
+	} else {
+		for (int32_t i = 0; i < p->count; ++i) {
+			wp->vertices[i] = f2d_xf_point(xf, p->vertices[i]);
+			wp->normals[i] = f2d_rotate(xf.q, p->normals[i]);
+		}
+	}
 	for (int32_t i = 0; i < p->count; ++i) {
-		f2d_vec2 v = f2d_xf_point(xf, p->vertices[i]);
-		wp->vertices[i] = v;
-		wp->normals[i] = f2d_rotate(xf.q, p->normals[i]);
+		f2d_vec2 v = wp->vertices[i];
 		lo.x = f2d_min(lo.x, v.x);
 		lo.y = f2d_min(lo.y, v.y);
 		hi.x = f2d_max(hi.x, v.x);
