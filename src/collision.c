@@ -74,12 +74,6 @@ void f2d_shape_update_world(f2d_shape *s, f2d_transform xf, fix16_t margin)
 /* Largest separation of p2 from the edges of p1 (both in world coordinates):
  * s_i = min_j n1_i . (v2_j - v1_i); returns max_i s_i and its edge (the first one on ties).
  * The minimum is found on exact 64-bit dot products and rounded once. */
-#if defined(__GNUC__) || defined(__clang__)
-#define F2D_NOINLINE __attribute__((noinline))
-#else
-#define F2D_NOINLINE
-#endif
-
 F2D_NOINLINE static fix16_t find_max_separation_any(int32_t *edge, const f2d_polygon *p1,
                                                     const f2d_polygon *p2)
 {

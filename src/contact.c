@@ -455,15 +455,17 @@ static inline fix16_t normal_step(f2d_contact_point *cp, int64_t vn, bool *satur
  * are dropped and the arbiter is solved again by the exact path from the unchanged state.
  *
  * The check is one add and one or per value: x in [-2^30, 2^30) <=> (uint64)(x + 2^30) < 2^31,
- * and the or of such values is < 2^31 iff each is. */
-#if defined(__GNUC__) || defined(__clang__)
-#define F2D_NOINLINE __attribute__((noinline))
-#else
-#define F2D_NOINLINE
-#endif
-
+ * and the or of such values is < 2^31 iff each is.
+ *
+ * Because the check comes at the end, the values after a failed one can be anything, and their
+ * products could overflow 64 bits: the fast path therefore multiplies, adds and subtracts modulo
+ * 2^64 (in uint64_t, converted back; the same machine instructions). Whenever every check passes
+ * no intermediate value came near 2^63, so these are the exact results. */
 #define FAST_BIAS ((uint64_t)1 << 30)
 #define FAST_OK(acc) ((acc) < ((uint64_t)1 << 31))
+
+/* uint64 -> int64 keeps the bits (two's complement), as on every compiler we build with. */
+_Static_assert((int64_t)UINT64_MAX == -1, "fix2d needs two's complement conversions");
 
 /* An empty asm that "changes" acc: the compiler must have folded every check so far into it
  * here, instead of keeping all the checked values alive to the end of the arbiter (which
@@ -479,13 +481,35 @@ static inline uint64_t fast_chk(int64_t x)
 	return (uint64_t)x + FAST_BIAS;
 }
 
-/* friction_step without saturation: pt and cone as there; the increment is checked. */
+/* a * b, a + b, a - b modulo 2^64 */
+static inline int64_t wmul(int64_t a, int64_t b)
+{
+	return (int64_t)((uint64_t)a * (uint64_t)b);
+}
+static inline int64_t wadd(int64_t a, int64_t b)
+{
+	return (int64_t)((uint64_t)a + (uint64_t)b);
+}
+static inline int64_t wsub(int64_t a, int64_t b)
+{
+	return (int64_t)((uint64_t)a - (uint64_t)b);
+}
+/* f2d_round16(a * b), modulo 2^64 before the shift */
+static inline int64_t wmul16(int64_t a, int64_t b)
+{
+	int64_t p = wmul(a, b);
+	return wadd(p, 0x8000 + (p >> 63)) >> 16;
+}
+
+/* friction_step without saturation: pt and the cone as there; the increment is checked. The
+ * cone and the clamped P_t are within the fix16 range, so the increment is below 2^32 in
+ * magnitude whatever vt was. */
 static inline int64_t friction_fast(fix16_t pn, fix16_t pt, fix16_t mass_t, int64_t vt,
                                     fix16_t friction, uint64_t *acc)
 {
 	int64_t max_pt = mul64(friction, pn);
 	max_pt = max_pt > INT32_MAX ? INT32_MAX : max_pt;
-	int64_t p = (int64_t)pt - mul64(mass_t, vt);
+	int64_t p = wsub(pt, wmul16(mass_t, vt));
 	p = p < -max_pt ? -max_pt : (p > max_pt ? max_pt : p);
 	int64_t d = p - pt;
 	*acc |= fast_chk(d);
@@ -498,10 +522,10 @@ static inline int64_t friction_fast(fix16_t pn, fix16_t pt, fix16_t mass_t, int6
 static inline int64_t normal_fast(fix16_t pn, fix16_t mass_n, fix16_t bias, int64_t vn,
                                   int64_t *pn_out, uint64_t *acc)
 {
-	int64_t e = (int64_t)bias - vn;
-	int64_t p = (int64_t)pn + mul64(mass_n, e);
+	int64_t e = wsub(bias, vn);
+	int64_t p = wadd(pn, wmul16(mass_n, e));
 	p = p < 0 ? 0 : p;
-	int64_t d = p - pn;
+	int64_t d = wsub(p, pn);
 	*acc |= fast_chk(e) | fast_chk(p) | fast_chk(d);
 	FAST_FOLD(*acc);
 	*pn_out = p;
@@ -522,20 +546,22 @@ static inline void apply_fast(vel64 *v, int64_t l1, int64_t l2, f2d_vec2 dva, f2
                               fix16_t wa1, fix16_t wb1, fix16_t wa2, fix16_t wb2, int dir_t,
                               uint64_t *acc)
 {
-	int64_t l = l1 + l2;
+	int64_t l = wadd(l1, l2);
 	if (dir_t) {
-		v->vax -= f2d_round16(l * dva.y);
-		v->vay += f2d_round16(l * dva.x);
-		v->vbx += f2d_round16(l * dvb.y);
-		v->vby -= f2d_round16(l * dvb.x);
+		v->vax = wsub(v->vax, wmul16(l, dva.y));
+		v->vay = wadd(v->vay, wmul16(l, dva.x));
+		v->vbx = wadd(v->vbx, wmul16(l, dvb.y));
+		v->vby = wsub(v->vby, wmul16(l, dvb.x));
 	} else {
-		v->vax -= f2d_round16(l * dva.x);
-		v->vay -= f2d_round16(l * dva.y);
-		v->vbx += f2d_round16(l * dvb.x);
-		v->vby += f2d_round16(l * dvb.y);
+		v->vax = wsub(v->vax, wmul16(l, dva.x));
+		v->vay = wsub(v->vay, wmul16(l, dva.y));
+		v->vbx = wadd(v->vbx, wmul16(l, dvb.x));
+		v->vby = wadd(v->vby, wmul16(l, dvb.y));
 	}
-	v->wa -= f2d_round16(l1 * wa1 + l2 * wa2);
-	v->wb += f2d_round16(l1 * wb1 + l2 * wb2);
+	int64_t sa = wadd(wmul(l1, wa1), wmul(l2, wa2));
+	int64_t sb = wadd(wmul(l1, wb1), wmul(l2, wb2));
+	v->wa = wsub(v->wa, wadd(sa, 0x8000 + (sa >> 63)) >> 16);
+	v->wb = wadd(v->wb, wadd(sb, 0x8000 + (sb >> 63)) >> 16);
 	*acc |= fast_chk(v->vax) | fast_chk(v->vay) | fast_chk(v->wa) | fast_chk(v->vbx) |
 	        fast_chk(v->vby) | fast_chk(v->wb);
 	FAST_FOLD(*acc);
@@ -545,18 +571,20 @@ static inline void apply_fast(vel64 *v, int64_t l1, int64_t l2, f2d_vec2 dva, f2
  * t = (n.y, -n.x), (v_b - v_a) . t; exact, shared by both points (the angular parts differ). */
 static inline int64_t lin_n(const vel64 *v, f2d_vec2 n)
 {
-	return (v->vbx - v->vax) * n.x + (v->vby - v->vay) * n.y;
+	return wadd(wmul(wsub(v->vbx, v->vax), n.x), wmul(wsub(v->vby, v->vay), n.y));
 }
 static inline int64_t lin_t(const vel64 *v, f2d_vec2 n)
 {
-	return (v->vbx - v->vax) * n.y - (v->vby - v->vay) * n.x;
+	return wsub(wmul(wsub(v->vbx, v->vax), n.y), wmul(wsub(v->vby, v->vay), n.x));
 }
 
 /* The relative velocity at a point: linear part plus w_b (r_b x d) - w_a (r_a x d), the same
- * exact 64-bit sum as rel_vel64 (the order of exact integer additions does not matter). */
+ * exact 64-bit sum as rel_vel64 (the order of exact integer additions does not matter), and
+ * rounded as f2d_round16. */
 static inline int64_t point_vel(const vel64 *v, int64_t lin, fix16_t rd_a, fix16_t rd_b)
 {
-	return f2d_round16(lin + v->wb * rd_b - v->wa * rd_a);
+	int64_t s = wsub(wadd(lin, wmul(v->wb, rd_b)), wmul(v->wa, rd_a));
+	return wadd(s, 0x8000 + (s >> 63)) >> 16;
 }
 
 static inline void load_vel64(vel64 *v, const f2d_body *a, const f2d_body *b)
@@ -691,7 +719,7 @@ static inline bool solve2_fast(f2d_arbiter *arb, f2d_body *a, f2d_body *b, f2d_c
 	int64_t v2 = point_vel(&v, lt, p2->rt_a, p2->rt_b);
 	acc |= fast_chk(v1) | fast_chk(v2);
 	int64_t d1 = friction_fast(p1->pn, p1->pt, p1->mass_t, v1, mu, &acc);
-	v2 += f2d_round16(d1 * arb->k12_t);
+	v2 = wadd(v2, wmul16(d1, arb->k12_t));
 	acc |= fast_chk(v2);
 	int64_t d2 = friction_fast(p2->pn, p2->pt, p2->mass_t, v2, mu, &acc);
 	apply_fast(&v, d1, d2, arb->vn_a, arb->vn_b, p1->wt_a, p1->wt_b, p2->wt_a, p2->wt_b, 1,
@@ -702,8 +730,8 @@ static inline bool solve2_fast(f2d_arbiter *arb, f2d_body *a, f2d_body *b, f2d_c
 	int64_t n2 = point_vel(&v, ln, p2->rn_a, p2->rn_b);
 	int64_t pn1, pn2;
 	int64_t e1 = normal_fast(p1->pn, p1->mass_n, p1->bias, n1, &pn1, &acc);
-	int64_t e2 = normal_fast(p2->pn, p2->mass_n, p2->bias, n2 + f2d_round16(e1 * arb->k12_n),
-	                         &pn2, &acc);
+	int64_t e2 =
+	    normal_fast(p2->pn, p2->mass_n, p2->bias, wadd(n2, wmul16(e1, arb->k12_n)), &pn2, &acc);
 	apply_fast(&v, e1, e2, arb->vn_a, arb->vn_b, p1->wn_a, p1->wn_b, p2->wn_a, p2->wn_b, 0,
 	           &acc);
 	if (!FAST_OK(acc)) {
