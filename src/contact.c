@@ -257,15 +257,20 @@ static inline int64_t mul64(fix16_t a, int64_t b)
 	return f2d_round16((int64_t)a * b);
 }
 
+/* (v_b - v_a) . d, exact in 64 bits: the linear part of the relative velocity, the same for
+ * every point of an arbiter. */
+static inline int64_t linear_velocity(const f2d_body *a, const f2d_body *b, f2d_vec2 d)
+{
+	return ((int64_t)b->v.x - a->v.x) * d.x + ((int64_t)b->v.y - a->v.y) * d.y;
+}
+
 /* Relative velocity of B against A at the point along d, with rd_a = r_a x d, rd_b = r_b x d:
  * (v_b + w_b x r_b - v_a - w_a x r_a) . d = (v_b - v_a) . d + w_b rd_b - w_a rd_a,
- * summed exactly in 64 bits and rounded once. */
-static inline fix16_t relative_velocity(const f2d_body *a, const f2d_body *b, f2d_vec2 d,
+ * summed exactly in 64 bits and rounded once; lin = linear_velocity(a, b, d). */
+static inline fix16_t relative_velocity(int64_t lin, const f2d_body *a, const f2d_body *b,
                                         fix16_t rd_a, fix16_t rd_b)
 {
-	int64_t s = ((int64_t)b->v.x - a->v.x) * d.x + ((int64_t)b->v.y - a->v.y) * d.y +
-	            (int64_t)b->w * rd_b - (int64_t)a->w * rd_a;
-	return f2d_sat(f2d_round16(s));
+	return f2d_sat(f2d_round16(lin + (int64_t)b->w * rd_b - (int64_t)a->w * rd_a));
 }
 
 /* a * b saturated to the fix16 range (reported) */
@@ -292,6 +297,10 @@ static fix16_t inverse_mass(f2d_world *w, int64_t k)
 
 void f2d_contacts_prestep(f2d_world *w)
 {
+	/* loop invariants: 1/h, the slop, the restitution threshold and beta / h (one f2d_mul) */
+	const fix16_t inv_h = w->inv_h, slop = w->def.linear_slop;
+	const fix16_t threshold = w->def.restitution_threshold;
+	const fix16_t beta_inv_h = f2d_mul(w->def.bias_factor, w->inv_h);
 	for (int32_t i = 0; i < w->arbiter_count; ++i) {
 		f2d_arbiter *arb = &w->arbiters[i];
 		const f2d_body *a = &w->bodies[arb->body_a];
@@ -300,8 +309,11 @@ void f2d_contacts_prestep(f2d_world *w)
 		f2d_vec2 t = f2d_right_perp(n);
 		arb->vn_a = f2d_scale(a->inv_mass, n);
 		arb->vn_b = f2d_scale(b->inv_mass, n);
-		arb->vt_a = f2d_scale(a->inv_mass, t);
-		arb->vt_b = f2d_scale(b->inv_mass, t);
+		/* f2d_scale(m, t) with t = (n.y, -n.x): f2d_mul(m, -x) = -f2d_mul(m, x) (round16 is
+		 * odd) and |f2d_mul(m, n.x)| <= m, so this is exact */
+		arb->vt_a = f2d_v(arb->vn_a.y, -arb->vn_a.x);
+		arb->vt_b = f2d_v(arb->vn_b.y, -arb->vn_b.x);
+		int64_t lin = linear_velocity(a, b, n);
 		for (int32_t k = 0; k < arb->count; ++k) {
 			f2d_contact_point *cp = &arb->points[k];
 			fix16_t rna = f2d_cross(cp->r_a, n), rnb = f2d_cross(cp->r_b, n);
@@ -326,14 +338,13 @@ void f2d_contacts_prestep(f2d_world *w)
 			fix16_t s = cp->separation;
 			int64_t bias;
 			if (s > 0) {
-				bias = -mul64(s, w->inv_h);
+				bias = -mul64(s, inv_h);
 			} else {
-				fix16_t pen = -s - w->def.linear_slop;
-				bias =
-				    pen > 0 ? mul64(f2d_mul(w->def.bias_factor, w->inv_h), pen) : 0;
+				fix16_t pen = -s - slop;
+				bias = pen > 0 ? mul64(beta_inv_h, pen) : 0;
 			}
-			fix16_t vn = relative_velocity(a, b, n, rna, rnb);
-			if (vn < -w->def.restitution_threshold && arb->restitution > 0) {
+			fix16_t vn = relative_velocity(lin, a, b, rna, rnb);
+			if (vn < -threshold && arb->restitution > 0) {
 				int64_t rb = -(int64_t)f2d_mul(arb->restitution, vn);
 				bias = bias > rb ? bias : rb;
 			}
