@@ -740,10 +740,10 @@ static inline bool solve2_fast(f2d_arbiter *arb, f2d_body *a, f2d_body *b, f2d_c
 	int64_t n1 = point_vel(&v, ln, p1->rn_a, p1->rn_b);
 	int64_t n2 = point_vel(&v, ln, p2->rn_a, p2->rn_b);
 	int64_t pn1, pn2;
-	int64_t e1 = normal_fast(p1->pn, p1->mass_n, p1->bias, n1, &pn1, &acc);
-	int64_t e2 =
-	    normal_fast(p2->pn, p2->mass_n, p2->bias, wadd(n2, wmul16(e1, arb->k12_n)), &pn2, &acc);
-	apply_fast(&v, e1, e2, arb->vn_a, arb->vn_b, p1->wn_a, p1->wn_b, p2->wn_a, p2->wn_b, 0,
+	int64_t dn1 = normal_fast(p1->pn, p1->mass_n, p1->bias, n1, &pn1, &acc);
+	int64_t dn2 = normal_fast(p2->pn, p2->mass_n, p2->bias, wadd(n2, wmul16(dn1, arb->k12_n)),
+	                          &pn2, &acc);
+	apply_fast(&v, dn1, dn2, arb->vn_a, arb->vn_b, p1->wn_a, p1->wn_b, p2->wn_a, p2->wn_b, 0,
 	           &acc);
 	if (!FAST_OK(acc)) {
 		return false;
