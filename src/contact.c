@@ -471,7 +471,8 @@ static inline fix16_t normal_step(f2d_contact_point *cp, int64_t vn, bool *satur
  * Because the check comes at the end, the values after a failed one can be anything, and their
  * products could overflow 64 bits: the fast path therefore multiplies, adds and subtracts modulo
  * 2^64 (in uint64_t, converted back; the same machine instructions). Whenever every check passes
- * no intermediate value came near 2^63, so these are the exact results. */
+ * each operand equals the exact path's (its saturations were the identity), so each product and
+ * sum is one that the exact path computes in 64 bits without overflow: the results are exact. */
 #define FAST_BIAS ((uint64_t)1 << 30)
 #define FAST_OK(acc) ((acc) < ((uint64_t)1 << 31))
 
