@@ -146,7 +146,8 @@ static inline fix16_t find_max_separation(int32_t *edge, const f2d_polygon *p1,
  * id and position in the order: the id names the end of the incident edge a point comes from,
  * so it does not change when an exactly aligned stack tips by one LSB across a side plane
  * (that flip would otherwise drop the point's warm start every other step and rock stacks). */
-static inline int32_t clip_segment(clip_vertex out[2], const clip_vertex in[2], f2d_vec2 n, fix16_t offset)
+static inline int32_t clip_segment(clip_vertex out[2], const clip_vertex in[2], f2d_vec2 n,
+                                   fix16_t offset)
 {
 	fix16_t d0 = f2d_dot(n, in[0].v) - offset;
 	fix16_t d1 = f2d_dot(n, in[1].v) - offset;
