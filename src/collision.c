@@ -20,6 +20,12 @@ typedef struct clip_vertex {
 	uint32_t id;
 } clip_vertex;
 
+/* v[2] = -v[0] and v[3] = -v[1] (a box centred on the origin, or its normals) */
+static inline bool antipodal4(const f2d_vec2 *v)
+{
+	return v[2].x == -v[0].x && v[2].y == -v[0].y && v[3].x == -v[1].x && v[3].y == -v[1].y;
+}
+
 void f2d_shape_update_world(f2d_shape *s, f2d_transform xf, fix16_t margin)
 {
 	if (s->type == F2D_CIRCLE_SHAPE) {
@@ -34,10 +40,28 @@ void f2d_shape_update_world(f2d_shape *s, f2d_transform xf, fix16_t margin)
 	f2d_polygon *wp = &s->world_polygon;
 	wp->count = p->count;
 	f2d_vec2 lo = {INT32_MAX, INT32_MAX}, hi = {-INT32_MAX, -INT32_MAX};
+	if (p->count == 4 && antipodal4(p->vertices) && antipodal4(p->normals)) {
+		/* a box about the body origin: rotate(q, -v) = -rotate(q, v) exactly (round16 is
+		 * odd), so the opposite vertices and normals come from two rotations each */
+		f2d_vec2 r0 = f2d_rotate(xf.q, p->vertices[0]),
+		         r1 = f2d_rotate(xf.q, p->vertices[1]);
+		f2d_vec2 n0 = f2d_rotate(xf.q, p->normals[0]), n1 = f2d_rotate(xf.q, p->normals[1]);
+		wp->vertices[0] = f2d_add(r0, xf.p);
+		wp->vertices[1] = f2d_add(r1, xf.p);
+		wp->vertices[2] = f2d_sub(xf.p, r0);
+		wp->vertices[3] = f2d_sub(xf.p, r1);
+		wp->normals[0] = n0;
+		wp->normals[1] = n1;
+		wp->normals[2] = f2d_neg(n0);
+		wp->normals[3] = f2d_neg(n1);
+	} else {
+		for (int32_t i = 0; i < p->count; ++i) {
+			wp->vertices[i] = f2d_xf_point(xf, p->vertices[i]);
+			wp->normals[i] = f2d_rotate(xf.q, p->normals[i]);
+		}
+	}
 	for (int32_t i = 0; i < p->count; ++i) {
-		f2d_vec2 v = f2d_xf_point(xf, p->vertices[i]);
-		wp->vertices[i] = v;
-		wp->normals[i] = f2d_rotate(xf.q, p->normals[i]);
+		f2d_vec2 v = wp->vertices[i];
 		lo.x = f2d_min(lo.x, v.x);
 		lo.y = f2d_min(lo.y, v.y);
 		hi.x = f2d_max(hi.x, v.x);
@@ -48,9 +72,10 @@ void f2d_shape_update_world(f2d_shape *s, f2d_transform xf, fix16_t margin)
 }
 
 /* Largest separation of p2 from the edges of p1 (both in world coordinates):
- * s_i = min_j n1_i . (v2_j - v1_i); returns max_i s_i and its edge. The minimum is found on
- * exact 64-bit dot products and rounded once. */
-static fix16_t find_max_separation(int32_t *edge, const f2d_polygon *p1, const f2d_polygon *p2)
+ * s_i = min_j n1_i . (v2_j - v1_i); returns max_i s_i and its edge (the first one on ties).
+ * The minimum is found on exact 64-bit dot products and rounded once. */
+F2D_NOINLINE static fix16_t find_max_separation_any(int32_t *edge, const f2d_polygon *p1,
+                                                    const f2d_polygon *p2)
 {
 	int32_t best = 0;
 	int64_t best_sep = INT64_MIN;
@@ -71,12 +96,58 @@ static fix16_t find_max_separation(int32_t *edge, const f2d_polygon *p1, const f
 	return f2d_sat(f2d_round16(best_sep));
 }
 
+/* min_j and max_j of n . v_j over the four vertices v of p, exact. */
+static inline void dot_range4(f2d_vec2 n, const f2d_polygon *p, int64_t *lo, int64_t *hi)
+{
+	int64_t d0 = f2d_dot64(n, p->vertices[0]), d1 = f2d_dot64(n, p->vertices[1]);
+	int64_t d2 = f2d_dot64(n, p->vertices[2]), d3 = f2d_dot64(n, p->vertices[3]);
+	int64_t l01 = d0 < d1 ? d0 : d1, l23 = d2 < d3 ? d2 : d3;
+	int64_t h01 = d0 > d1 ? d0 : d1, h23 = d2 > d3 ? d2 : d3;
+	*lo = l01 < l23 ? l01 : l23;
+	*hi = h01 > h23 ? h01 : h23;
+}
+
+/* find_max_separation_any for two quadrilaterals where p1's opposite normals are exact
+ * negatives (n2 = -n0, n3 = -n1: every box, as the world normals are rotated with an odd
+ * rounding). Then min_j n2 . v_j = -max_j n0 . v_j exactly, so the 16 products of the four
+ * edges come from 8, and the loops are unrolled. Same values, same first-maximum edge. */
+static inline fix16_t find_max_separation_box(int32_t *edge, const f2d_polygon *p1,
+                                              const f2d_polygon *p2)
+{
+	int64_t lo0, hi0, lo1, hi1;
+	dot_range4(p1->normals[0], p2, &lo0, &hi0);
+	dot_range4(p1->normals[1], p2, &lo1, &hi1);
+	int64_t s[4];
+	s[0] = lo0 - f2d_dot64(p1->normals[0], p1->vertices[0]);
+	s[1] = lo1 - f2d_dot64(p1->normals[1], p1->vertices[1]);
+	s[2] = -hi0 - f2d_dot64(p1->normals[2], p1->vertices[2]);
+	s[3] = -hi1 - f2d_dot64(p1->normals[3], p1->vertices[3]);
+	int32_t best = 0;
+	for (int32_t i = 1; i < 4; ++i) {
+		best = s[i] > s[best] ? i : best;
+	}
+	*edge = best;
+	return f2d_sat(f2d_round16(s[best]));
+}
+
+static inline fix16_t find_max_separation(int32_t *edge, const f2d_polygon *p1,
+                                          const f2d_polygon *p2)
+{
+	const f2d_vec2 *n = p1->normals;
+	if (p1->count == 4 && p2->count == 4 && n[2].x == -n[0].x && n[2].y == -n[0].y &&
+	    n[3].x == -n[1].x && n[3].y == -n[1].y) {
+		return find_max_separation_box(edge, p1, p2);
+	}
+	return find_max_separation_any(edge, p1, p2);
+}
+
 /* Keeps the part of segment (in[0], in[1]) with dot(n, v) <= offset. Returns 2 when some part
  * is kept, else 0. An endpoint outside is replaced by the cut point, which keeps the endpoint's
  * id and position in the order: the id names the end of the incident edge a point comes from,
  * so it does not change when an exactly aligned stack tips by one LSB across a side plane
  * (that flip would otherwise drop the point's warm start every other step and rock stacks). */
-static int32_t clip_segment(clip_vertex out[2], const clip_vertex in[2], f2d_vec2 n, fix16_t offset)
+static inline int32_t clip_segment(clip_vertex out[2], const clip_vertex in[2], f2d_vec2 n,
+                                   fix16_t offset)
 {
 	fix16_t d0 = f2d_dot(n, in[0].v) - offset;
 	fix16_t d1 = f2d_dot(n, in[1].v) - offset;

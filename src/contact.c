@@ -173,15 +173,20 @@ static inline int64_t mul64(fix16_t a, int64_t b)
 	return f2d_round16((int64_t)a * b);
 }
 
+/* (v_b - v_a) . d, exact in 64 bits: the linear part of the relative velocity, the same for
+ * every point of an arbiter. */
+static inline int64_t linear_velocity(const f2d_body *a, const f2d_body *b, f2d_vec2 d)
+{
+	return ((int64_t)b->v.x - a->v.x) * d.x + ((int64_t)b->v.y - a->v.y) * d.y;
+}
+
 /* Relative velocity of B against A at the point along d, with rd_a = r_a x d, rd_b = r_b x d:
  * (v_b + w_b x r_b - v_a - w_a x r_a) . d = (v_b - v_a) . d + w_b rd_b - w_a rd_a,
- * summed exactly in 64 bits and rounded once. */
-static inline fix16_t relative_velocity(const f2d_body *a, const f2d_body *b, f2d_vec2 d,
+ * summed exactly in 64 bits and rounded once; lin = linear_velocity(a, b, d). */
+static inline fix16_t relative_velocity(int64_t lin, const f2d_body *a, const f2d_body *b,
                                         fix16_t rd_a, fix16_t rd_b)
 {
-	int64_t s = ((int64_t)b->v.x - a->v.x) * d.x + ((int64_t)b->v.y - a->v.y) * d.y +
-	            (int64_t)b->w * rd_b - (int64_t)a->w * rd_a;
-	return f2d_sat(f2d_round16(s));
+	return f2d_sat(f2d_round16(lin + (int64_t)b->w * rd_b - (int64_t)a->w * rd_a));
 }
 
 /* a * b saturated to the fix16 range (reported) */
@@ -208,6 +213,10 @@ static fix16_t inverse_mass(f2d_world *w, int64_t k)
 
 void f2d_contacts_prestep(f2d_world *w)
 {
+	/* loop invariants: 1/h, the slop, the restitution threshold and beta / h (one f2d_mul) */
+	const fix16_t inv_h = w->inv_h, slop = w->def.linear_slop;
+	const fix16_t threshold = w->def.restitution_threshold;
+	const fix16_t beta_inv_h = f2d_mul(w->def.bias_factor, w->inv_h);
 	for (int32_t i = 0; i < w->arbiter_count; ++i) {
 		f2d_arbiter *arb = &w->arbiters[i];
 		if (!arb->active) {
@@ -219,8 +228,11 @@ void f2d_contacts_prestep(f2d_world *w)
 		f2d_vec2 t = f2d_right_perp(n);
 		arb->vn_a = f2d_scale(a->inv_mass, n);
 		arb->vn_b = f2d_scale(b->inv_mass, n);
-		arb->vt_a = f2d_scale(a->inv_mass, t);
-		arb->vt_b = f2d_scale(b->inv_mass, t);
+		/* f2d_scale(m, t) with t = (n.y, -n.x): f2d_mul(m, -x) = -f2d_mul(m, x) (round16 is
+		 * odd) and |f2d_mul(m, n.x)| <= m, so this is exact */
+		arb->vt_a = f2d_v(arb->vn_a.y, -arb->vn_a.x);
+		arb->vt_b = f2d_v(arb->vn_b.y, -arb->vn_b.x);
+		int64_t lin = linear_velocity(a, b, n);
 		for (int32_t k = 0; k < arb->count; ++k) {
 			f2d_contact_point *cp = &arb->points[k];
 			fix16_t rna = f2d_cross(cp->r_a, n), rnb = f2d_cross(cp->r_b, n);
@@ -245,14 +257,13 @@ void f2d_contacts_prestep(f2d_world *w)
 			fix16_t s = cp->separation;
 			int64_t bias;
 			if (s > 0) {
-				bias = -mul64(s, w->inv_h);
+				bias = -mul64(s, inv_h);
 			} else {
-				fix16_t pen = -s - w->def.linear_slop;
-				bias =
-				    pen > 0 ? mul64(f2d_mul(w->def.bias_factor, w->inv_h), pen) : 0;
+				fix16_t pen = -s - slop;
+				bias = pen > 0 ? mul64(beta_inv_h, pen) : 0;
 			}
-			fix16_t vn = relative_velocity(a, b, n, rna, rnb);
-			if (vn < -w->def.restitution_threshold && arb->restitution > 0) {
+			fix16_t vn = relative_velocity(lin, a, b, rna, rnb);
+			if (vn < -threshold && arb->restitution > 0) {
 				int64_t rb = -(int64_t)f2d_mul(arb->restitution, vn);
 				bias = bias > rb ? bias : rb;
 			}
@@ -364,6 +375,182 @@ static inline fix16_t normal_step(f2d_contact_point *cp, int64_t vn, bool *satur
 	return d;
 }
 
+/* ---- fast path ----
+ *
+ * The exact path above saturates a dozen intermediate values per arbiter (and records it). In
+ * a sane scene none of them ever comes near the fix16 range, so the fast path computes the same
+ * expressions without the saturations, on local copies, and only checks at the end that every
+ * value it would have saturated was in [-2^30, 2^30): there every f2d_sat / add_sat of the
+ * exact path is the identity, so the two paths give the same bits. Otherwise the local results
+ * are dropped and the arbiter is solved again by the exact path from the unchanged state.
+ *
+ * The check is one add and one or per value: x in [-2^30, 2^30) <=> (uint64)(x + 2^30) < 2^31,
+ * and the or of such values is < 2^31 iff each is.
+ *
+ * Because the check comes at the end, the values after a failed one can be anything, and their
+ * products could overflow 64 bits: the fast path therefore multiplies, adds and subtracts modulo
+ * 2^64 (in uint64_t, converted back; the same machine instructions). Whenever every check passes
+ * each operand equals the exact path's (its saturations were the identity), so each product and
+ * sum is one that the exact path computes in 64 bits without overflow: the results are exact. */
+#define FAST_BIAS ((uint64_t)1 << 30)
+#define FAST_OK(acc) ((acc) < ((uint64_t)1 << 31))
+
+/* uint64 -> int64 keeps the bits (two's complement), as on every compiler we build with. */
+_Static_assert((int64_t)UINT64_MAX == -1, "fix2d needs two's complement conversions");
+
+/* An empty asm that "changes" acc: the compiler must have folded every check so far into it
+ * here, instead of keeping all the checked values alive to the end of the arbiter (which
+ * costs registers and spills). No code. */
+#if defined(__GNUC__) || defined(__clang__)
+#define FAST_FOLD(acc) __asm__("" : "+r"(acc))
+#else
+#define FAST_FOLD(acc) ((void)0)
+#endif
+
+static inline uint64_t fast_chk(int64_t x)
+{
+	return (uint64_t)x + FAST_BIAS;
+}
+
+/* a * b, a + b, a - b modulo 2^64 */
+static inline int64_t wmul(int64_t a, int64_t b)
+{
+	return (int64_t)((uint64_t)a * (uint64_t)b);
+}
+static inline int64_t wadd(int64_t a, int64_t b)
+{
+	return (int64_t)((uint64_t)a + (uint64_t)b);
+}
+static inline int64_t wsub(int64_t a, int64_t b)
+{
+	return (int64_t)((uint64_t)a - (uint64_t)b);
+}
+/* f2d_round16(a * b), modulo 2^64 before the shift */
+static inline int64_t wmul16(int64_t a, int64_t b)
+{
+	int64_t p = wmul(a, b);
+	return wadd(p, 0x8000 + (p >> 63)) >> 16;
+}
+
+/* friction_step without saturation: pt and the cone as there; the increment is checked. The
+ * cone and the clamped P_t are within the fix16 range, so the increment is below 2^32 in
+ * magnitude whatever vt was. */
+static inline int64_t friction_fast(fix16_t pn, fix16_t pt, fix16_t mass_t, int64_t vt,
+                                    fix16_t friction, uint64_t *acc)
+{
+	int64_t max_pt = mul64(friction, pn);
+	max_pt = max_pt > INT32_MAX ? INT32_MAX : max_pt;
+	int64_t p = wsub(pt, wmul16(mass_t, vt));
+	p = p < -max_pt ? -max_pt : (p > max_pt ? max_pt : p);
+	int64_t d = p - pt;
+	*acc |= fast_chk(d);
+	FAST_FOLD(*acc);
+	return d;
+}
+
+/* normal_step without saturation: bias - vn and the new P_n are checked (P_n after the clamp
+ * at 0, so only the upper saturation counts), and the increment (P_n >= 0 always). */
+static inline int64_t normal_fast(fix16_t pn, fix16_t mass_n, fix16_t bias, int64_t vn,
+                                  int64_t *pn_out, uint64_t *acc)
+{
+	int64_t e = wsub(bias, vn);
+	int64_t p = wadd(pn, wmul16(mass_n, e));
+	p = p < 0 ? 0 : p;
+	int64_t d = wsub(p, pn);
+	*acc |= fast_chk(e) | fast_chk(p) | fast_chk(d);
+	FAST_FOLD(*acc);
+	*pn_out = p;
+	return d;
+}
+
+/* The 64-bit velocities of the fast path. */
+typedef struct vel64 {
+	int64_t vax, vay, wa, vbx, vby, wb;
+} vel64;
+
+/* apply2 without saturation: impulses l1 (point 1) and l2 (point 2) along n (dir_t = 0) or
+ * along t = (n.y, -n.x) (dir_t = 1). With dva = vn_a = (round16(n.x / m_a), round16(n.y / m_a))
+ * the tangent response is vt_a = (dva.y, -dva.x) exactly (round16 is odd), so only vn_a is read:
+ * along t, v_a.x -= round16(l dva.y) and v_a.y += round16(l dva.x). wa1..wb2 are the angular
+ * responses of the two points. The new velocities are checked. */
+static inline void apply_fast(vel64 *v, int64_t l1, int64_t l2, f2d_vec2 dva, f2d_vec2 dvb,
+                              fix16_t wa1, fix16_t wb1, fix16_t wa2, fix16_t wb2, int dir_t,
+                              uint64_t *acc)
+{
+	int64_t l = wadd(l1, l2);
+	if (dir_t) {
+		v->vax = wsub(v->vax, wmul16(l, dva.y));
+		v->vay = wadd(v->vay, wmul16(l, dva.x));
+		v->vbx = wadd(v->vbx, wmul16(l, dvb.y));
+		v->vby = wsub(v->vby, wmul16(l, dvb.x));
+	} else {
+		v->vax = wsub(v->vax, wmul16(l, dva.x));
+		v->vay = wsub(v->vay, wmul16(l, dva.y));
+		v->vbx = wadd(v->vbx, wmul16(l, dvb.x));
+		v->vby = wadd(v->vby, wmul16(l, dvb.y));
+	}
+	int64_t sa = wadd(wmul(l1, wa1), wmul(l2, wa2));
+	int64_t sb = wadd(wmul(l1, wb1), wmul(l2, wb2));
+	v->wa = wsub(v->wa, wadd(sa, 0x8000 + (sa >> 63)) >> 16);
+	v->wb = wadd(v->wb, wadd(sb, 0x8000 + (sb >> 63)) >> 16);
+	*acc |= fast_chk(v->vax) | fast_chk(v->vay) | fast_chk(v->wa) | fast_chk(v->vbx) |
+	        fast_chk(v->vby) | fast_chk(v->wb);
+	FAST_FOLD(*acc);
+}
+
+/* The linear part of the relative velocity along n, (v_b - v_a) . n, and along
+ * t = (n.y, -n.x), (v_b - v_a) . t; exact, shared by both points (the angular parts differ). */
+static inline int64_t lin_n(const vel64 *v, f2d_vec2 n)
+{
+	return wadd(wmul(wsub(v->vbx, v->vax), n.x), wmul(wsub(v->vby, v->vay), n.y));
+}
+static inline int64_t lin_t(const vel64 *v, f2d_vec2 n)
+{
+	return wsub(wmul(wsub(v->vbx, v->vax), n.y), wmul(wsub(v->vby, v->vay), n.x));
+}
+
+/* The relative velocity at a point: linear part plus w_b (r_b x d) - w_a (r_a x d), the same
+ * exact 64-bit sum as rel_vel64 (the order of exact integer additions does not matter), and
+ * rounded as f2d_round16. */
+static inline int64_t point_vel(const vel64 *v, int64_t lin, fix16_t rd_a, fix16_t rd_b)
+{
+	int64_t s = wsub(wadd(lin, wmul(v->wb, rd_b)), wmul(v->wa, rd_a));
+	return wadd(s, 0x8000 + (s >> 63)) >> 16;
+}
+
+static inline void load_vel64(vel64 *v, const f2d_body *a, const f2d_body *b)
+{
+	v->vax = a->v.x;
+	v->vay = a->v.y;
+	v->wa = a->w;
+	v->vbx = b->v.x;
+	v->vby = b->v.y;
+	v->wb = b->w;
+}
+
+static inline void store_vel64(f2d_body *a, f2d_body *b, const vel64 *v)
+{
+	a->v.x = (fix16_t)v->vax;
+	a->v.y = (fix16_t)v->vay;
+	a->w = (fix16_t)v->wa;
+	b->v.x = (fix16_t)v->vbx;
+	b->v.y = (fix16_t)v->vby;
+	b->w = (fix16_t)v->wb;
+}
+
+/* Warm start of one arbiter, exact path. */
+F2D_NOINLINE static void warm_start_exact(f2d_arbiter *arb, f2d_body *a, f2d_body *b,
+                                          bool *saturated)
+{
+	vel2 v = {a->v.x, a->v.y, a->w, b->v.x, b->v.y, b->w};
+	const f2d_contact_point *p1 = &arb->points[0];
+	const f2d_contact_point *p2 = &arb->points[arb->count == 2 ? 1 : 0];
+	fix16_t n2 = arb->count == 2 ? p2->pn : 0, t2 = arb->count == 2 ? p2->pt : 0;
+	apply2(&v, p1->pn, n2, arb->vn_a, arb->vn_b, p1, p2, true, saturated);
+	apply2(&v, p1->pt, t2, arb->vt_a, arb->vt_b, p1, p2, false, saturated);
+	store_vel2(a, b, &v);
+}
+
 void f2d_contacts_warm_start(f2d_world *w)
 {
 	bool saturated = false;
@@ -374,15 +561,122 @@ void f2d_contacts_warm_start(f2d_world *w)
 		}
 		f2d_body *a = &w->bodies[arb->body_a];
 		f2d_body *b = &w->bodies[arb->body_b];
-		vel2 v = {a->v.x, a->v.y, a->w, b->v.x, b->v.y, b->w};
 		const f2d_contact_point *p1 = &arb->points[0];
 		const f2d_contact_point *p2 = &arb->points[arb->count == 2 ? 1 : 0];
-		fix16_t n2 = arb->count == 2 ? p2->pn : 0, t2 = arb->count == 2 ? p2->pt : 0;
-		apply2(&v, p1->pn, n2, arb->vn_a, arb->vn_b, p1, p2, true, &saturated);
-		apply2(&v, p1->pt, t2, arb->vt_a, arb->vt_b, p1, p2, false, &saturated);
-		store_vel2(a, b, &v);
+		int64_t n2 = arb->count == 2 ? p2->pn : 0, t2 = arb->count == 2 ? p2->pt : 0;
+		vel64 v;
+		uint64_t acc = 0;
+		load_vel64(&v, a, b);
+		apply_fast(&v, p1->pn, n2, arb->vn_a, arb->vn_b, p1->wn_a, p1->wn_b, p2->wn_a,
+		           p2->wn_b, 0, &acc);
+		apply_fast(&v, p1->pt, t2, arb->vn_a, arb->vn_b, p1->wt_a, p1->wt_b, p2->wt_a,
+		           p2->wt_b, 1, &acc);
+		if (FAST_OK(acc)) {
+			store_vel64(a, b, &v);
+		} else {
+			warm_start_exact(arb, a, b, &saturated);
+		}
 	}
 	w->saturated |= saturated;
+}
+
+/* One arbiter of a Gauss-Seidel pass, exact path (see f2d_contacts_solve). */
+F2D_NOINLINE static void solve_exact(f2d_arbiter *arb, f2d_body *a, f2d_body *b, int32_t flip,
+                                     bool *saturated)
+{
+	f2d_vec2 n = arb->normal;
+	f2d_vec2 t = f2d_right_perp(n);
+	vel2 v = {a->v.x, a->v.y, a->w, b->v.x, b->v.y, b->w};
+	if (arb->count == 1) {
+		f2d_contact_point *cp = &arb->points[0];
+		fix16_t dt =
+		    friction_step(cp, rel_vel(&v, t, cp->rt_a, cp->rt_b), arb->friction, saturated);
+		apply2(&v, dt, 0, arb->vt_a, arb->vt_b, cp, cp, false, saturated);
+		fix16_t dn = normal_step(cp, rel_vel64(&v, n, cp->rn_a, cp->rn_b), saturated);
+		apply2(&v, dn, 0, arb->vn_a, arb->vn_b, cp, cp, true, saturated);
+	} else {
+		f2d_contact_point *p1 = &arb->points[flip];
+		f2d_contact_point *p2 = &arb->points[flip ^ 1];
+		fix16_t v1 = rel_vel(&v, t, p1->rt_a, p1->rt_b);
+		fix16_t v2 = rel_vel(&v, t, p2->rt_a, p2->rt_b);
+		fix16_t d1 = friction_step(p1, v1, arb->friction, saturated);
+		v2 = f2d_sat((int64_t)v2 + f2d_round16((int64_t)d1 * arb->k12_t));
+		fix16_t d2 = friction_step(p2, v2, arb->friction, saturated);
+		apply2(&v, d1, d2, arb->vt_a, arb->vt_b, p1, p2, false, saturated);
+
+		int64_t n1 = rel_vel64(&v, n, p1->rn_a, p1->rn_b);
+		int64_t n2 = rel_vel64(&v, n, p2->rn_a, p2->rn_b);
+		d1 = normal_step(p1, n1, saturated);
+		d2 = normal_step(p2, n2 + f2d_round16((int64_t)d1 * arb->k12_n), saturated);
+		apply2(&v, d1, d2, arb->vn_a, arb->vn_b, p1, p2, true, saturated);
+	}
+	store_vel2(a, b, &v);
+}
+
+/* One one-point arbiter, fast path: the arithmetic of solve_exact on 64-bit locals; false (and
+ * nothing written) when a value left the checked range. */
+static inline bool solve1_fast(f2d_arbiter *arb, f2d_body *a, f2d_body *b)
+{
+	f2d_vec2 n = arb->normal;
+	uint64_t acc = 0;
+	vel64 v;
+	load_vel64(&v, a, b);
+	f2d_contact_point *cp = &arb->points[0];
+	int64_t vt = point_vel(&v, lin_t(&v, n), cp->rt_a, cp->rt_b);
+	acc |= fast_chk(vt);
+	int64_t dt = friction_fast(cp->pn, cp->pt, cp->mass_t, vt, arb->friction, &acc);
+	apply_fast(&v, dt, 0, arb->vn_a, arb->vn_b, cp->wt_a, cp->wt_b, 0, 0, 1, &acc);
+	int64_t pn;
+	int64_t dn = normal_fast(cp->pn, cp->mass_n, cp->bias,
+	                         point_vel(&v, lin_n(&v, n), cp->rn_a, cp->rn_b), &pn, &acc);
+	apply_fast(&v, dn, 0, arb->vn_a, arb->vn_b, cp->wn_a, cp->wn_b, 0, 0, 0, &acc);
+	if (!FAST_OK(acc)) {
+		return false;
+	}
+	cp->pt += (fix16_t)dt;
+	cp->pn = (fix16_t)pn;
+	store_vel64(a, b, &v);
+	return true;
+}
+
+/* One two-point arbiter, fast path (points in the order p1, p2), as solve1_fast. */
+static inline bool solve2_fast(f2d_arbiter *arb, f2d_body *a, f2d_body *b, f2d_contact_point *p1,
+                               f2d_contact_point *p2)
+{
+	f2d_vec2 n = arb->normal;
+	fix16_t mu = arb->friction;
+	uint64_t acc = 0;
+	vel64 v;
+	load_vel64(&v, a, b);
+	int64_t lt = lin_t(&v, n);
+	int64_t v1 = point_vel(&v, lt, p1->rt_a, p1->rt_b);
+	int64_t v2 = point_vel(&v, lt, p2->rt_a, p2->rt_b);
+	acc |= fast_chk(v1) | fast_chk(v2);
+	int64_t d1 = friction_fast(p1->pn, p1->pt, p1->mass_t, v1, mu, &acc);
+	v2 = wadd(v2, wmul16(d1, arb->k12_t));
+	acc |= fast_chk(v2);
+	int64_t d2 = friction_fast(p2->pn, p2->pt, p2->mass_t, v2, mu, &acc);
+	apply_fast(&v, d1, d2, arb->vn_a, arb->vn_b, p1->wt_a, p1->wt_b, p2->wt_a, p2->wt_b, 1,
+	           &acc);
+
+	int64_t ln = lin_n(&v, n);
+	int64_t n1 = point_vel(&v, ln, p1->rn_a, p1->rn_b);
+	int64_t n2 = point_vel(&v, ln, p2->rn_a, p2->rn_b);
+	int64_t pn1, pn2;
+	int64_t dn1 = normal_fast(p1->pn, p1->mass_n, p1->bias, n1, &pn1, &acc);
+	int64_t dn2 = normal_fast(p2->pn, p2->mass_n, p2->bias, wadd(n2, wmul16(dn1, arb->k12_n)),
+	                          &pn2, &acc);
+	apply_fast(&v, dn1, dn2, arb->vn_a, arb->vn_b, p1->wn_a, p1->wn_b, p2->wn_a, p2->wn_b, 0,
+	           &acc);
+	if (!FAST_OK(acc)) {
+		return false;
+	}
+	p1->pt += (fix16_t)d1;
+	p2->pt += (fix16_t)d2;
+	p1->pn = (fix16_t)pn1;
+	p2->pn = (fix16_t)pn2;
+	store_vel64(a, b, &v);
+	return true;
 }
 
 /* One Gauss-Seidel pass over the arbiters. For a two-point manifold, the relative velocity at
@@ -403,35 +697,12 @@ void f2d_contacts_solve(f2d_world *w, int32_t iteration)
 		}
 		f2d_body *a = &w->bodies[arb->body_a];
 		f2d_body *b = &w->bodies[arb->body_b];
-		f2d_vec2 n = arb->normal;
-		f2d_vec2 t = f2d_right_perp(n);
-		vel2 v = {a->v.x, a->v.y, a->w, b->v.x, b->v.y, b->w};
-		if (arb->count == 1) {
-			f2d_contact_point *cp = &arb->points[0];
-			fix16_t dt = friction_step(cp, rel_vel(&v, t, cp->rt_a, cp->rt_b),
-			                           arb->friction, &saturated);
-			apply2(&v, dt, 0, arb->vt_a, arb->vt_b, cp, cp, false, &saturated);
-			fix16_t dn =
-			    normal_step(cp, rel_vel64(&v, n, cp->rn_a, cp->rn_b), &saturated);
-			apply2(&v, dn, 0, arb->vn_a, arb->vn_b, cp, cp, true, &saturated);
-		} else {
-			f2d_contact_point *p1 = &arb->points[flip];
-			f2d_contact_point *p2 = &arb->points[flip ^ 1];
-			fix16_t v1 = rel_vel(&v, t, p1->rt_a, p1->rt_b);
-			fix16_t v2 = rel_vel(&v, t, p2->rt_a, p2->rt_b);
-			fix16_t d1 = friction_step(p1, v1, arb->friction, &saturated);
-			v2 = f2d_sat((int64_t)v2 + f2d_round16((int64_t)d1 * arb->k12_t));
-			fix16_t d2 = friction_step(p2, v2, arb->friction, &saturated);
-			apply2(&v, d1, d2, arb->vt_a, arb->vt_b, p1, p2, false, &saturated);
-
-			int64_t n1 = rel_vel64(&v, n, p1->rn_a, p1->rn_b);
-			int64_t n2 = rel_vel64(&v, n, p2->rn_a, p2->rn_b);
-			d1 = normal_step(p1, n1, &saturated);
-			d2 =
-			    normal_step(p2, n2 + f2d_round16((int64_t)d1 * arb->k12_n), &saturated);
-			apply2(&v, d1, d2, arb->vn_a, arb->vn_b, p1, p2, true, &saturated);
+		bool ok = arb->count == 2
+		              ? solve2_fast(arb, a, b, &arb->points[flip], &arb->points[flip ^ 1])
+		              : solve1_fast(arb, a, b);
+		if (!ok) {
+			solve_exact(arb, a, b, flip, &saturated);
 		}
-		store_vel2(a, b, &v);
 	}
 	w->saturated |= saturated;
 }

@@ -17,6 +17,13 @@
 _Static_assert((-3 >> 1) == -2, "fix2d needs arithmetic right shift of negative integers");
 _Static_assert(((int64_t)-3 >> 1) == -2, "fix2d needs arithmetic right shift of negative integers");
 
+/* Keeps a rarely taken path (an exact fallback) out of its hot caller. */
+#if defined(__GNUC__) || defined(__clang__)
+#define F2D_NOINLINE __attribute__((noinline))
+#else
+#define F2D_NOINLINE
+#endif
+
 #define F2D_PI ((fix16_t)205887)
 #define F2D_HALF_PI ((fix16_t)102944)
 

@@ -36,8 +36,8 @@ static fix16_t div_q16_by_q32(f2d_world *w, int64_t num, int64_t den)
 /* K^-1 for the point constraint of bodies a and b with anchor arms ra, rb (derivation above
  * f2d_joint_prestep): K = (1/m_a + 1/m_b) I + 1/I_a [ra.y^2, -ra.x ra.y; ., ra.x^2] + (b);
  * K^-1 = [k22, -k12; -k12, k11] / det, with det exact in Q32. */
-static void point_mass(f2d_world *w, const f2d_body *a, const f2d_body *b, f2d_vec2 ra, f2d_vec2 rb,
-                       fix16_t *m11, fix16_t *m12, fix16_t *m22)
+static inline void point_mass(f2d_world *w, const f2d_body *a, const f2d_body *b, f2d_vec2 ra,
+                              f2d_vec2 rb, fix16_t *m11, fix16_t *m12, fix16_t *m22)
 {
 	fix16_t ma = a->inv_mass, mb = b->inv_mass, ia = a->inv_inertia, ib = b->inv_inertia;
 	int64_t k11 = (int64_t)ma + mb + f2d_round16((int64_t)ia * f2d_mul(ra.y, ra.y)) +

@@ -137,8 +137,20 @@ static int64_t mul_q30(int64_t a, int64_t b)
 	return (p + ((int64_t)1 << 29) - (p < 0)) >> 30;
 }
 
+/* mul_q30 for a, b >= 0: the sign term (p < 0) is 0, and the shift of a non-negative value is
+ * the same unsigned. */
+static inline int64_t mul_q30_nonneg(int64_t a, int64_t b)
+{
+	return (int64_t)(((uint64_t)(a * b) + ((uint64_t)1 << 29)) >> 30);
+}
+
 /* sin and cos of t in [-pi/2, pi/2] (Q30) by Taylor series to t^11 / t^12; error < 1e-9 for
- * |t| <= pi/4 and < 6e-7 for |t| <= pi/2. */
+ * |t| <= pi/4 and < 6e-7 for |t| <= pi/2.
+ * Every Horner step divides a non-negative value: t2 >= 0, and each partial sum stays in
+ * (0, 1] before it is multiplied: 1 - x t^2 / (k (k - 1)) with 0 < x <= 1, t^2 <= pi^2 / 4 <
+ * 2.47 and k (k - 1) >= 6 (sine) or >= 12 (cosine, before its last step) is > 0.58; rounding
+ * moves it by a few 2^-30 at most. A non-negative quotient truncates the same signed or unsigned,
+ * so the steps divide unsigned (cheaper by-constant division code, same values). */
 static void sincos_q30(int64_t t, int64_t *sin_out, int64_t *cos_out)
 {
 	int64_t t2 = mul_q30(t, t);
@@ -146,11 +158,11 @@ static void sincos_q30(int64_t t, int64_t *sin_out, int64_t *cos_out)
 	int64_t s = Q30;
 	int64_t c = Q30;
 	for (int k = 11; k >= 3; k -= 2) {
-		s = Q30 - mul_q30(s, t2) / ((int64_t)k * (k - 1));
+		s = Q30 - (int64_t)((uint64_t)mul_q30_nonneg(s, t2) / (uint64_t)(k * (k - 1)));
 	}
 	s = mul_q30(s, t);
 	for (int k = 12; k >= 2; k -= 2) {
-		c = Q30 - mul_q30(c, t2) / ((int64_t)k * (k - 1));
+		c = Q30 - (int64_t)((uint64_t)mul_q30_nonneg(c, t2) / (uint64_t)(k * (k - 1)));
 	}
 	*sin_out = s;
 	*cos_out = c;
