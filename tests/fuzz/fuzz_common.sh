@@ -3,7 +3,9 @@
 #                                            cc, mode (fuzz|regen), secs, work; exits 77 (ctest:
 #                                            skipped) when clang or its libFuzzer runtime is missing
 #   fuzz_libfixmath NAME                     sets lib: the liblibfixmath.a the compiler links
-#   fuzz_run NAME BINARY MAX_LEN CORPUS      runs BINARY for $secs on $work/corpus + CORPUS
+#   fuzz_run NAME BINARY MAX_LEN CORPUS      runs BINARY for $secs on $work/corpus + CORPUS, with
+#                                            libFuzzer seed F2D_FUZZ_SEED (default 1, so a ctest
+#                                            failure replays the same way; 0 = a random seed)
 # shellcheck shell=bash
 
 fuzz_init() {
@@ -52,9 +54,10 @@ fuzz_libfixmath() {
 fuzz_run() {
 	local name=$1 bin=$2 max_len=$3 corpus=$4
 	mkdir -p "$work/corpus"
-	echo "$name: fuzzing for $secs s (corpus $work/corpus + ${corpus#"$root"/})"
+	local seed=${F2D_FUZZ_SEED:-1}
+	echo "$name: fuzzing for $secs s, seed $seed (corpus $work/corpus + ${corpus#"$root"/})"
 	cd "$work"
 	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 ASAN_OPTIONS=detect_leaks=1 \
-		"$bin" -max_total_time="$secs" -max_len="$max_len" -timeout=20 -rss_limit_mb=2048 \
+		"$bin" -seed="$seed" -max_total_time="$secs" -max_len="$max_len" -timeout=20 -rss_limit_mb=2048 \
 		-print_final_stats=1 -artifact_prefix="$work/" "$work/corpus" "$corpus"
 }
