@@ -3,6 +3,52 @@
  */
 #include "core.h"
 
+/* Saturating arithmetic for the joint solver: bit for bit the plain operations while every
+ * result fits the fix16 range; beyond it a value clamps to +-(2^31 - 1) and the step reports
+ * F2D_ERROR_OVERFLOW, where 32-bit sums would have overflowed (undefined behaviour). */
+static inline fix16_t jsat(f2d_world *w, int64_t x)
+{
+	if (x > INT32_MAX || x < -INT32_MAX) {
+		w->saturated = true;
+		return x > 0 ? INT32_MAX : -INT32_MAX;
+	}
+	return (fix16_t)x;
+}
+
+/* a * b */
+static inline fix16_t jmul(f2d_world *w, fix16_t a, fix16_t b)
+{
+	return jsat(w, f2d_round16((int64_t)a * b));
+}
+
+/* v + m x and v - m x */
+static inline fix16_t jmadd(f2d_world *w, fix16_t v, fix16_t m, fix16_t x)
+{
+	return jsat(w, (int64_t)v + f2d_round16((int64_t)m * x));
+}
+static inline fix16_t jmsub(f2d_world *w, fix16_t v, fix16_t m, fix16_t x)
+{
+	return jsat(w, (int64_t)v - f2d_round16((int64_t)m * x));
+}
+
+/* r x p, saturated */
+static inline fix16_t jcross(f2d_world *w, f2d_vec2 r, f2d_vec2 p)
+{
+	return jsat(w, f2d_round16((int64_t)r.x * p.y - (int64_t)r.y * p.x));
+}
+
+/* Applies the point impulse p and the angular impulse axial (B gets +, A gets -). */
+static void apply_point(f2d_world *w, f2d_joint *j, f2d_body *a, f2d_body *b, f2d_vec2 p,
+                        fix16_t axial)
+{
+	a->v.x = jmsub(w, a->v.x, a->inv_mass, p.x);
+	a->v.y = jmsub(w, a->v.y, a->inv_mass, p.y);
+	a->w = jmsub(w, a->w, a->inv_inertia, jsat(w, (int64_t)jcross(w, j->r_a, p) + axial));
+	b->v.x = jmadd(w, b->v.x, b->inv_mass, p.x);
+	b->v.y = jmadd(w, b->v.y, b->inv_mass, p.y);
+	b->w = jmadd(w, b->w, b->inv_inertia, jsat(w, (int64_t)jcross(w, j->r_b, p) + axial));
+}
+
 bool f2d_bodies_joined(const f2d_world *w, int32_t a, int32_t b)
 {
 	for (int32_t i = 0; i < w->joint_ids.next; ++i) {
@@ -82,10 +128,11 @@ void f2d_joint_prestep(f2d_world *w, f2d_joint *j)
 	 * joint_position_iterations = 0 the joint is Box2D-lite's, Baumgarte-stabilised. */
 	fix16_t beta_h =
 	    w->def.joint_position_iterations > 0 ? 0 : f2d_mul(w->def.bias_factor, w->inv_h);
-	j->bias = f2d_v(-f2d_mul(beta_h, c.x), -f2d_mul(beta_h, c.y));
+	j->bias = f2d_v(-jmul(w, beta_h, c.x), -jmul(w, beta_h, c.y));
 
+	/* 1 / (1/I_a + 1/I_b); a sum of 2 LSB (I = 32767 against a static body) would give 2^31 */
 	int64_t ka = (int64_t)ia + ib;
-	j->axial_mass = ka > 0 ? f2d_div_exact((int64_t)1 << 16, ka) : 0;
+	j->axial_mass = ka > 2 ? f2d_div_exact((int64_t)1 << 16, ka) : (ka > 0 ? INT32_MAX : 0);
 	if (j->enable_limit) {
 		fix16_t angle = f2d_rot_get_angle(f2d_inv_mul_rot(a->q, b->q)) - j->reference_angle;
 		if (angle > F2D_PI) {
@@ -113,29 +160,27 @@ void f2d_joint_warm_start(f2d_world *w, f2d_joint *j)
 {
 	f2d_body *a = &w->bodies[j->body_a];
 	f2d_body *b = &w->bodies[j->body_b];
-	fix16_t axial = j->motor_impulse + j->lower_impulse - j->upper_impulse;
-	f2d_vec2 p = j->impulse;
-	a->v = f2d_mul_sub(a->v, a->inv_mass, p);
-	a->w -= f2d_mul(a->inv_inertia, f2d_cross(j->r_a, p) + axial);
-	b->v = f2d_mul_add(b->v, b->inv_mass, p);
-	b->w += f2d_mul(b->inv_inertia, f2d_cross(j->r_b, p) + axial);
+	fix16_t axial =
+	    jsat(w, (int64_t)j->motor_impulse + j->lower_impulse - (int64_t)j->upper_impulse);
+	apply_point(w, j, a, b, j->impulse, axial);
 }
 
-static void apply_angular(f2d_body *a, f2d_body *b, fix16_t impulse)
+static void apply_angular(f2d_world *w, f2d_body *a, f2d_body *b, fix16_t impulse)
 {
-	a->w -= f2d_mul(a->inv_inertia, impulse);
-	b->w += f2d_mul(b->inv_inertia, impulse);
+	a->w = jmsub(w, a->w, a->inv_inertia, impulse);
+	b->w = jmadd(w, b->w, b->inv_inertia, impulse);
 }
 
 /* One side of the angle limit: bias = C / h when C > 0 (speculative), beta C / h when violated;
  * lambda = -m_axial (Cdot + bias), accumulated impulse kept >= 0. Returns the increment. */
-static fix16_t limit_step(const f2d_joint *j, fix16_t c, fix16_t cdot, fix16_t inv_h,
-                          fix16_t beta_h, fix16_t *accumulated)
+static fix16_t limit_step(f2d_world *w, const f2d_joint *j, fix16_t c, fix16_t cdot, fix16_t beta_h,
+                          fix16_t *accumulated)
 {
-	fix16_t bias = c > 0 ? f2d_mul(c, inv_h) : f2d_mul(beta_h, c);
-	fix16_t impulse = -f2d_mul(j->axial_mass, cdot + bias);
-	fix16_t old = *accumulated;
-	*accumulated = f2d_max(old + impulse, 0);
+	fix16_t bias = c > 0 ? jmul(w, c, w->inv_h) : jmul(w, beta_h, c);
+	fix16_t impulse = -jmul(w, j->axial_mass, jsat(w, (int64_t)cdot + bias));
+	fix16_t old = *accumulated; /* >= 0, so the increment below fits */
+	int64_t next = (int64_t)old + impulse;
+	*accumulated = jsat(w, next > 0 ? next : 0);
 	return *accumulated - old;
 }
 
@@ -144,34 +189,40 @@ void f2d_joint_solve(f2d_world *w, f2d_joint *j)
 	f2d_body *a = &w->bodies[j->body_a];
 	f2d_body *b = &w->bodies[j->body_b];
 	if (j->enable_motor) {
-		fix16_t cdot = b->w - a->w - j->motor_speed;
-		fix16_t impulse = -f2d_mul(j->axial_mass, cdot);
-		fix16_t max_impulse = f2d_mul(j->max_motor_torque, w->h);
+		fix16_t cdot = jsat(w, (int64_t)b->w - a->w - j->motor_speed);
+		fix16_t impulse = -jmul(w, j->axial_mass, cdot);
+		fix16_t max_impulse = jmul(w, j->max_motor_torque, w->h);
 		fix16_t old = j->motor_impulse;
-		j->motor_impulse = f2d_clamp(old + impulse, -max_impulse, max_impulse);
-		apply_angular(a, b, j->motor_impulse - old);
+		int64_t next = (int64_t)old + impulse;
+		j->motor_impulse =
+		    (fix16_t)(next < -max_impulse ? -max_impulse
+		                                  : (next > max_impulse ? max_impulse : next));
+		apply_angular(w, a, b, jsat(w, (int64_t)j->motor_impulse - old));
 	}
 	if (j->enable_limit) {
-		fix16_t beta_h = f2d_mul(w->def.bias_factor, w->inv_h);
+		fix16_t beta_h = jmul(w, w->def.bias_factor, w->inv_h);
 		/* lower: C = angle - lower, Cdot = w_b - w_a; upper: the mirror image */
-		fix16_t d = limit_step(j, j->angle - j->lower, b->w - a->w, w->inv_h, beta_h,
-		                       &j->lower_impulse);
-		apply_angular(a, b, d);
-		d = limit_step(j, j->upper - j->angle, a->w - b->w, w->inv_h, beta_h,
+		fix16_t d = limit_step(w, j, j->angle - j->lower, jsat(w, (int64_t)b->w - a->w),
+		                       beta_h, &j->lower_impulse);
+		apply_angular(w, a, b, d);
+		d = limit_step(w, j, j->upper - j->angle, jsat(w, (int64_t)a->w - b->w), beta_h,
 		               &j->upper_impulse);
-		apply_angular(a, b, -d);
+		apply_angular(w, a, b, -d);
 	}
-	/* point: P = K^-1 (bias - Cdot) */
-	f2d_vec2 cdot = f2d_sub(f2d_add(b->v, f2d_cross_sv(b->w, j->r_b)),
-	                        f2d_add(a->v, f2d_cross_sv(a->w, j->r_a)));
-	f2d_vec2 rhs = f2d_sub(j->bias, cdot);
-	f2d_vec2 p = f2d_v((fix16_t)f2d_round16((int64_t)j->k11 * rhs.x + (int64_t)j->k12 * rhs.y),
-	                   (fix16_t)f2d_round16((int64_t)j->k12 * rhs.x + (int64_t)j->k22 * rhs.y));
-	j->impulse = f2d_add(j->impulse, p);
-	a->v = f2d_mul_sub(a->v, a->inv_mass, p);
-	a->w -= f2d_mul(a->inv_inertia, f2d_cross(j->r_a, p));
-	b->v = f2d_mul_add(b->v, b->inv_mass, p);
-	b->w += f2d_mul(b->inv_inertia, f2d_cross(j->r_b, p));
+	/* point: P = K^-1 (bias - Cdot), Cdot = v_b + w_b x r_b - v_a - w_a x r_a, each component
+	 * summed in 64 bits (w x r = (-w r.y, w r.x)) */
+	int64_t cx = (int64_t)b->v.x - f2d_round16((int64_t)b->w * j->r_b.y) - a->v.x +
+	             f2d_round16((int64_t)a->w * j->r_a.y);
+	int64_t cy = (int64_t)b->v.y + f2d_round16((int64_t)b->w * j->r_b.x) - a->v.y -
+	             f2d_round16((int64_t)a->w * j->r_a.x);
+	fix16_t rx = jsat(w, (int64_t)j->bias.x - jsat(w, cx));
+	fix16_t ry = jsat(w, (int64_t)j->bias.y - jsat(w, cy));
+	/* |k|, |r| <= 2^31 - 1: each product is below 2^62, their sum below 2^63 */
+	f2d_vec2 p = f2d_v(jsat(w, f2d_round16((int64_t)j->k11 * rx + (int64_t)j->k12 * ry)),
+	                   jsat(w, f2d_round16((int64_t)j->k12 * rx + (int64_t)j->k22 * ry)));
+	j->impulse.x = jsat(w, (int64_t)j->impulse.x + p.x);
+	j->impulse.y = jsat(w, (int64_t)j->impulse.y + p.y);
+	apply_point(w, j, a, b, p, 0);
 }
 
 /* ---- API ---- */
@@ -482,15 +533,15 @@ fix16_t f2d_joint_solve_position(f2d_world *w, f2d_joint *j)
 	fix16_t ma = a->inv_mass, mb = b->inv_mass, ia = a->inv_inertia, ib = b->inv_inertia;
 	fix16_t m11, m12, m22;
 	point_mass(w, a, b, ra, rb, &m11, &m12, &m22);
-	f2d_vec2 p = f2d_v((fix16_t)-f2d_round16((int64_t)m11 * c.x + (int64_t)m12 * c.y),
-	                   (fix16_t)-f2d_round16((int64_t)m12 * c.x + (int64_t)m22 * c.y));
+	f2d_vec2 p = f2d_v(-jsat(w, f2d_round16((int64_t)m11 * c.x + (int64_t)m12 * c.y)),
+	                   -jsat(w, f2d_round16((int64_t)m12 * c.x + (int64_t)m22 * c.y)));
 	if (a->type == F2D_DYNAMIC_BODY) {
-		a->center = f2d_mul_sub(a->center, ma, p);
+		a->center = f2d_v(jmsub(w, a->center.x, ma, p.x), jmsub(w, a->center.y, ma, p.y));
 		a->q = f2d_integrate_rotation(a->q, -correction_angle(ia, ra, p));
 		a->origin = f2d_sub(a->center, f2d_rotate(a->q, a->local_center));
 	}
 	if (b->type == F2D_DYNAMIC_BODY) {
-		b->center = f2d_mul_add(b->center, mb, p);
+		b->center = f2d_v(jmadd(w, b->center.x, mb, p.x), jmadd(w, b->center.y, mb, p.y));
 		b->q = f2d_integrate_rotation(b->q, correction_angle(ib, rb, p));
 		b->origin = f2d_sub(b->center, f2d_rotate(b->q, b->local_center));
 	}
