@@ -375,6 +375,19 @@ static inline fix16_t normal_step(f2d_contact_point *cp, int64_t vn, bool *satur
 	return d;
 }
 
+/* ---- test-only switches (tests/test_solver_paths.c; never defined in a real build) ----
+ * F2D_CONTACT_EXACT_ONLY: warm start and solve skip the fast path below and always take the
+ * exact path, the reference the test compares the normal build against, step by step.
+ * F2D_CONTACT_COUNT_PATHS: counts the arbiters each path handled (warm start fast, warm start
+ * exact, solve fast, solve exact), so that the test can show both paths ran. Not thread-safe. */
+#ifdef F2D_CONTACT_COUNT_PATHS
+extern uint64_t f2d_contact_path_counts[4];
+uint64_t f2d_contact_path_counts[4];
+#define COUNT_PATH(i) (f2d_contact_path_counts[i]++)
+#else
+#define COUNT_PATH(i) ((void)0)
+#endif
+
 /* ---- fast path ----
  *
  * The exact path above saturates a dozen intermediate values per arbiter (and records it). In
@@ -561,6 +574,7 @@ void f2d_contacts_warm_start(f2d_world *w)
 		}
 		f2d_body *a = &w->bodies[arb->body_a];
 		f2d_body *b = &w->bodies[arb->body_b];
+#ifndef F2D_CONTACT_EXACT_ONLY
 		const f2d_contact_point *p1 = &arb->points[0];
 		const f2d_contact_point *p2 = &arb->points[arb->count == 2 ? 1 : 0];
 		int64_t n2 = arb->count == 2 ? p2->pn : 0, t2 = arb->count == 2 ? p2->pt : 0;
@@ -573,9 +587,15 @@ void f2d_contacts_warm_start(f2d_world *w)
 		           p2->wt_b, 1, &acc);
 		if (FAST_OK(acc)) {
 			store_vel64(a, b, &v);
+			COUNT_PATH(0);
 		} else {
 			warm_start_exact(arb, a, b, &saturated);
+			COUNT_PATH(1);
 		}
+#else
+		warm_start_exact(arb, a, b, &saturated);
+		COUNT_PATH(1);
+#endif
 	}
 	w->saturated |= saturated;
 }
@@ -697,11 +717,20 @@ void f2d_contacts_solve(f2d_world *w, int32_t iteration)
 		}
 		f2d_body *a = &w->bodies[arb->body_a];
 		f2d_body *b = &w->bodies[arb->body_b];
+#ifndef F2D_CONTACT_EXACT_ONLY
 		bool ok = arb->count == 2
 		              ? solve2_fast(arb, a, b, &arb->points[flip], &arb->points[flip ^ 1])
 		              : solve1_fast(arb, a, b);
+#else
+		bool ok = false;
+		(void)solve1_fast; /* unused here: no warning */
+		(void)solve2_fast;
+#endif
 		if (!ok) {
 			solve_exact(arb, a, b, flip, &saturated);
+			COUNT_PATH(3);
+		} else {
+			COUNT_PATH(2);
 		}
 	}
 	w->saturated |= saturated;

@@ -1,0 +1,597 @@
+/* fix2d tests: the contact solver's fast path gives the exact path's bits.
+ * SPDX-License-Identifier: MIT
+ *
+ * src/contact.c warm-starts and solves each arbiter on a fast path (no per-value saturation,
+ * one range check per arbiter) and falls back to the exact path (the reference code) when the
+ * check fails. The claim is that both give the same bits for every input. This test steps the
+ * same worlds in three builds of the library, one process each, and compares the step results
+ * and f2d_world_hash after every step:
+ *  - this Check executable: the normal library (target fix2d);
+ *  - the helper test_solver_paths_exact: the library built with F2D_CONTACT_EXACT_ONLY (the
+ *    fast path is never taken) and F2D_CONTACT_COUNT_PATHS;
+ *  - the helper test_solver_paths_counted: the normal library plus F2D_CONTACT_COUNT_PATHS, the
+ *    arbiters each path handled; the test requires that the fast path ran and that the
+ *    fallback was taken, so that it cannot pass without exercising both paths.
+ * The helpers are this file compiled with F2D_SOLVER_PATHS_HELPER (no Check): they print one
+ * line per step, read here through a pipe (separate processes: the three libraries export the
+ * same symbols). Run a helper by hand to see its chain: `test_solver_paths_exact [case]`.
+ *
+ * The worlds: every catalogue scene (fix2d/scenes.h) as built (joints: pendulum, bridge,
+ * chains, hinges with limits and motors, ...); the small catalogue scenes again under random
+ * forces, torques, impulses and velocity changes; and seeded random worlds (boxes, polygons,
+ * circles, compound and kinematic bodies, masses from 2^-8 to 2^14 kg, speeds up to the
+ * settable +-4096 m/s, time steps down to 1/1000 s, Baumgarte factor up to 1, deep overlaps,
+ * forces and torques that drive velocities to the fix16 limit, which is where the contact
+ * solver falls back). Integer PRNG only: the same case is the same world on every host.
+ * A third of the random worlds also have revolute joints (limits, motors) under the same
+ * extremes: the joint solver saturates and reports instead of overflowing, which the
+ * FIX2D_SANITIZE build of this test checks.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <inttypes.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fix2d/fix2d.h"
+#include "fix2d/scenes.h"
+
+/* ---- the cases, shared by the test and the helpers ---- */
+
+enum { STRESS_WORLDS = 1500, STRESS_STEPS = 120, STRESSED_SCENE_STEPS = 150 };
+
+/* splitmix64 */
+typedef struct rng {
+	uint64_t s;
+} rng;
+
+static uint64_t next_u64(rng *r)
+{
+	uint64_t z = (r->s += 0x9E3779B97F4A7C15ull);
+	z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+	z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+	return z ^ (z >> 31);
+}
+
+/* uniform in [lo, hi] */
+static int32_t rnd(rng *r, int32_t lo, int32_t hi)
+{
+	uint64_t span = (uint64_t)((int64_t)hi - lo + 1);
+	return (int32_t)((int64_t)lo + (int64_t)(next_u64(r) % span));
+}
+
+static bool chance(rng *r, int32_t num, int32_t den)
+{
+	return rnd(r, 0, den - 1) < num;
+}
+
+/* |v| log-uniform-ish in [2^lo_bits, 2^hi_bits) LSB, random sign */
+static int32_t rnd_mag(rng *r, int32_t lo_bits, int32_t hi_bits)
+{
+	int32_t b = rnd(r, lo_bits, hi_bits - 1);
+	int32_t m = (int32_t)(((int64_t)1 << b) + (int64_t)(next_u64(r) % ((uint64_t)1 << b)));
+	return chance(r, 1, 2) ? -m : m;
+}
+
+/* x then y, in two statements (see vec) */
+static f2d_vec2 vec_mag(rng *r, int32_t lo_bits, int32_t hi_bits)
+{
+	f2d_vec2 v;
+	v.x = rnd_mag(r, lo_bits, hi_bits);
+	v.y = rnd_mag(r, lo_bits, hi_bits);
+	return v;
+}
+
+typedef enum case_kind { KIND_SCENE, KIND_STRESSED_SCENE, KIND_STRESS, KIND_COUNT } case_kind;
+
+static bool small_scene(int32_t s)
+{
+	const char *name = f2d_scene_name(s);
+	return strncmp(name, "large_", 6) != 0 && strcmp(name, "rain1000") != 0;
+}
+
+static int32_t stressed_scene_count(void)
+{
+	int32_t n = 0;
+	for (int32_t s = 0; s < f2d_scene_count(); ++s) {
+		n += small_scene(s) ? 1 : 0;
+	}
+	return n;
+}
+
+static int32_t case_count(void)
+{
+	return f2d_scene_count() + stressed_scene_count() + STRESS_WORLDS;
+}
+
+typedef struct world_case {
+	case_kind kind;
+	int32_t index; /* scene index or stress seed */
+	int32_t steps;
+	char name[80];
+} world_case;
+
+static world_case describe_case(int32_t c)
+{
+	world_case k;
+	memset(&k, 0, sizeof k);
+	int32_t scenes = f2d_scene_count(), stressed = stressed_scene_count();
+	if (c < scenes) {
+		const char *name = f2d_scene_name(c);
+		k.kind = KIND_SCENE;
+		k.index = c;
+		/* as tests/test_determinism.c: the large_* benchmarks are slow, rain1000 too */
+		k.steps = strncmp(name, "large_", 6) == 0
+		              ? 10
+		              : (strcmp(name, "rain1000") == 0 ? 120 : 300);
+		snprintf(k.name, sizeof k.name, "scene %s", name);
+		return k;
+	}
+	c -= scenes;
+	if (c < stressed) {
+		int32_t s = 0;
+		for (int32_t seen = -1;; ++s) {
+			seen += small_scene(s) ? 1 : 0;
+			if (seen == c) {
+				break;
+			}
+		}
+		k.kind = KIND_STRESSED_SCENE;
+		k.index = s;
+		k.steps = STRESSED_SCENE_STEPS;
+		snprintf(k.name, sizeof k.name, "stressed scene %s", f2d_scene_name(s));
+		return k;
+	}
+	c -= stressed;
+	k.kind = KIND_STRESS;
+	k.index = c;
+	k.steps = STRESS_STEPS;
+	snprintf(k.name, sizeof k.name, "stress world %d", (int)c);
+	return k;
+}
+
+/* Two draws in two statements: the order of evaluation inside an initializer list or an
+ * argument list is unspecified in C, and compilers do pick different orders. */
+static f2d_vec2 vec(rng *r, int32_t lo, int32_t hi)
+{
+	f2d_vec2 v;
+	v.x = rnd(r, lo, hi);
+	v.y = rnd(r, lo, hi);
+	return v;
+}
+
+/* A random convex polygon: 3..8 points on a circle at increasing angles (CCW); false
+ * when f2d_make_polygon refuses (near-collinear neighbours), the caller then uses a box. */
+static bool random_polygon(rng *r, f2d_polygon *out)
+{
+	int32_t count = rnd(r, 3, 8);
+	fix16_t radius = rnd(r, F2D_MILLI(100), F2D_FIX(3));
+	f2d_vec2 center = vec(r, -F2D_ONE, F2D_ONE);
+	f2d_vec2 pts[8];
+	/* angle steps of 2 pi / count, each jittered by up to a third of a step */
+	const fix16_t two_pi = 411775;
+	fix16_t step = two_pi / count;
+	for (int32_t i = 0; i < count; ++i) {
+		fix16_t a = step * i + rnd(r, -step / 3, step / 3);
+		f2d_rot q = f2d_make_rot(a);
+		pts[i].x = center.x + (fix16_t)(((int64_t)q.c * radius) >> 16);
+		pts[i].y = center.y + (fix16_t)(((int64_t)q.s * radius) >> 16);
+	}
+	return f2d_make_polygon(pts, count, out) == F2D_OK;
+}
+
+static fix16_t heavy_light_density(rng *r)
+{
+	int64_t base = rnd(r, F2D_ONE, 2 * F2D_ONE);
+	int32_t shift = rnd(r, 0, 18);
+	return (fix16_t)(base << shift >> 6);
+}
+
+static f2d_shape_def random_shape_def(rng *r, bool heavy_light, fix16_t max_density)
+{
+	f2d_shape_def sd = f2d_default_shape_def();
+	/* densities over 2^-6 .. 2^12 kg/m^2: mass ratios up to ~2^20 between bodies */
+	sd.density = heavy_light ? heavy_light_density(r) : rnd(r, F2D_MILLI(100), max_density);
+	sd.friction = chance(r, 1, 4) ? 0 : rnd(r, 0, F2D_FIX(4));
+	sd.restitution = chance(r, 1, 2) ? 0 : rnd(r, 0, F2D_ONE);
+	return sd;
+}
+
+/* One random shape on body b; false if the body refused it (e.g. the mass range). */
+static bool add_random_shape(f2d_world *w, rng *r, f2d_body_id b, bool heavy_light,
+                             fix16_t max_density)
+{
+	f2d_shape_def sd = random_shape_def(r, heavy_light, max_density);
+	f2d_shape_id sid;
+	int32_t kind = rnd(r, 0, 2);
+	if (kind == 0) {
+		f2d_circle c;
+		c.center = vec(r, -F2D_ONE, F2D_ONE);
+		c.radius = rnd(r, F2D_MILLI(50), F2D_FIX(3));
+		return f2d_create_circle_shape(w, b, &sd, &c, &sid) == F2D_OK;
+	}
+	f2d_polygon p;
+	if (kind == 1 || !random_polygon(r, &p)) {
+		fix16_t hx = rnd(r, F2D_MILLI(50), F2D_FIX(3)),
+		        hy = rnd(r, F2D_MILLI(50), F2D_FIX(3));
+		if (chance(r, 1, 2)) {
+			if (f2d_make_box(hx, hy, &p) != F2D_OK) {
+				return false;
+			}
+		} else if (f2d_make_offset_box(hx, hy, vec(r, -F2D_ONE, F2D_ONE),
+		                               f2d_make_rot(rnd(r, -205887, 205887)),
+		                               &p) != F2D_OK) {
+			return false;
+		}
+	}
+	return f2d_create_polygon_shape(w, b, &sd, &p, &sid) == F2D_OK;
+}
+
+static f2d_world *build_stress_world(int32_t seed)
+{
+	rng r = {0x5EEDull * 1000003u + (uint64_t)seed};
+	bool jointed = seed % 3 == 0;
+	f2d_world_def def = f2d_default_world_def();
+	static const fix16_t steps[] = {1092, 65, 131, 6554};
+	def.time_step = chance(&r, 1, 4) ? rnd(&r, 65, 6554) : steps[rnd(&r, 0, 3)];
+	def.iterations = rnd(&r, 1, 12);
+	def.joint_position_iterations = rnd(&r, 0, 6);
+	def.gravity = chance(&r, 1, 4) ? vec(&r, F2D_FIX(-1000), F2D_FIX(1000))
+	                               : (f2d_vec2){0, rnd(&r, F2D_FIX(-40), 0)};
+	def.bias_factor = chance(&r, 1, 3) ? F2D_ONE : rnd(&r, 0, F2D_ONE);
+	def.linear_slop = rnd(&r, 0, F2D_MILLI(100));
+	def.speculative_distance = rnd(&r, 0, F2D_ONE);
+	def.restitution_threshold = rnd(&r, 0, F2D_FIX(20));
+	def.max_translation = chance(&r, 1, 2) ? F2D_FIX(64) : rnd(&r, F2D_MILLI(10), F2D_FIX(64));
+	def.max_rotation = rnd(&r, F2D_MILLI(10), 102943);
+	def.warm_starting = !chance(&r, 1, 8);
+	def.enable_sleep = chance(&r, 1, 2);
+	f2d_world *w = NULL;
+	if (f2d_create_world(&def, &w) != F2D_OK) {
+		return NULL;
+	}
+	/* a box container: ground and two walls */
+	fix16_t half = rnd(&r, F2D_FIX(3), F2D_FIX(40));
+	f2d_body_def bd = f2d_default_body_def();
+	f2d_body_id ground;
+	f2d_create_body(w, &bd, &ground);
+	f2d_shape_def sd = random_shape_def(&r, false, F2D_FIX(10));
+	f2d_polygon p;
+	f2d_make_offset_box(half + F2D_ONE, F2D_ONE, (f2d_vec2){0, -F2D_ONE}, f2d_make_rot(0), &p);
+	f2d_shape_id sid;
+	f2d_create_polygon_shape(w, ground, &sd, &p, &sid);
+	for (int32_t side = -1; side <= 1; side += 2) {
+		f2d_make_offset_box(F2D_ONE, F2D_FIX(40),
+		                    (f2d_vec2){side * (half + F2D_ONE), F2D_FIX(40)},
+		                    f2d_make_rot(0), &p);
+		f2d_create_polygon_shape(w, ground, &sd, &p, &sid);
+	}
+	/* dynamic bodies, packed and overlapping */
+	int32_t n = rnd(&r, 4, 28);
+	bool heavy_light = !chance(&r, 1, 4);
+	for (int32_t i = 0; i < n; ++i) {
+		bd = f2d_default_body_def();
+		bd.type = chance(&r, 1, 10) ? F2D_KINEMATIC_BODY : F2D_DYNAMIC_BODY;
+		bd.position.x = rnd(&r, -half, half);
+		bd.position.y = rnd(&r, 0, F2D_FIX(12));
+		bd.rotation = f2d_make_rot(rnd(&r, -205887, 205887));
+		int32_t speed_bits = rnd(&r, 8, 29); /* up to +-4096 m/s (2^28) */
+		if (chance(&r, 2, 3)) {
+			bd.linear_velocity = vec_mag(&r, 0, speed_bits);
+			bd.angular_velocity = rnd_mag(&r, 0, speed_bits);
+		}
+		bd.awake = !chance(&r, 1, 10);
+		bd.enable_sleep = !chance(&r, 1, 4);
+		f2d_body_id b;
+		if (f2d_create_body(w, &bd, &b) != F2D_OK) {
+			continue;
+		}
+		int32_t shapes = chance(&r, 1, 4) ? 2 : 1;
+		bool any = false;
+		for (int32_t k = 0; k < shapes; ++k) {
+			any |= add_random_shape(w, &r, b, heavy_light, F2D_FIX(10));
+		}
+		if (!any && bd.type == F2D_DYNAMIC_BODY) {
+			f2d_destroy_body(w, b);
+			continue;
+		}
+	}
+	/* revolute joints between close bodies (ids[0] is the ground), some with limits and
+	 * motors */
+	f2d_body_id ids[32];
+	int32_t nb = jointed ? f2d_world_get_bodies(w, ids, 32) : 0;
+	nb = nb > 32 ? 32 : nb;
+	for (int32_t i = 1; i < nb; ++i) {
+		int32_t other = 0;
+		f2d_vec2 pa = f2d_body_get_position(w, ids[i]), pb = pa;
+		fix16_t ma = f2d_body_get_mass(w, ids[i]);
+		for (int32_t k = i + 1; k < nb && other == 0; ++k) {
+			pb = f2d_body_get_position(w, ids[k]);
+			fix16_t mb = f2d_body_get_mass(w, ids[k]);
+			if (abs(pa.x - pb.x) <= F2D_FIX(3) && abs(pa.y - pb.y) <= F2D_FIX(3) &&
+			    mb <= 4 * (int64_t)ma && ma <= 4 * (int64_t)mb) {
+				other = k;
+			}
+		}
+		if (other == 0 || ma < F2D_ONE / 2 || chance(&r, 1, 4)) {
+			continue;
+		}
+		f2d_vec2 anchor = {pa.x / 2 + pb.x / 2, pa.y / 2 + pb.y / 2};
+		f2d_revolute_joint_def jd;
+		if (f2d_init_revolute_joint_def(w, ids[i], ids[other], anchor, &jd) != F2D_OK) {
+			continue;
+		}
+		if (chance(&r, 1, 2)) {
+			jd.enable_limit = true;
+			jd.lower_angle = rnd(&r, -205887, 0);
+			jd.upper_angle = rnd(&r, 0, 205887);
+		}
+		if (chance(&r, 1, 2)) {
+			jd.enable_motor = true;
+			jd.motor_speed = rnd(&r, F2D_FIX(-10), F2D_FIX(10));
+			jd.max_motor_torque = rnd(&r, 0, F2D_FIX(1000));
+		}
+		f2d_joint_id j;
+		f2d_create_revolute_joint(w, &jd, &j);
+	}
+	return w;
+}
+
+/* Before step `step` of a stress case: random large forces, torques and impulses on random
+ * bodies (the calls may be refused, e.g. an impulse past the speed range: the same in every
+ * build as long as the states agree). */
+static void stress_actions(f2d_world *w, uint64_t seed, int32_t step, bool gentle)
+{
+	rng r = {seed * 0x100000001B3ull + (uint64_t)step};
+	int32_t force_bits = gentle ? 16 : 31, speed_bits = gentle ? 20 : 29;
+	if (!chance(&r, 1, 3)) {
+		return;
+	}
+	f2d_body_id ids[64];
+	int32_t n = f2d_world_get_bodies(w, ids, 64);
+	n = n > 64 ? 64 : n;
+	if (n == 0) {
+		return;
+	}
+	int32_t actions = rnd(&r, 1, 4);
+	for (int32_t i = 0; i < actions; ++i) {
+		f2d_body_id b = ids[rnd(&r, 0, n - 1)];
+		f2d_vec2 at = f2d_body_get_world_center(w, b);
+		switch (rnd(&r, 0, 4)) {
+		case 0: /* force_bits 31: saturates the velocity of a light body */
+			f2d_body_apply_force(w, b, vec_mag(&r, 10, force_bits), at);
+			break;
+		case 1: f2d_body_apply_torque(w, b, rnd_mag(&r, 10, force_bits)); break;
+		case 2: f2d_body_apply_linear_impulse(w, b, vec_mag(&r, 8, 28), at); break;
+		case 3: f2d_body_set_linear_velocity(w, b, vec_mag(&r, 8, speed_bits)); break;
+		default: f2d_body_set_angular_velocity(w, b, rnd_mag(&r, 8, speed_bits)); break;
+		}
+	}
+}
+
+/* Called after every step with its result and hash; return false to stop the case. */
+typedef bool (*step_fn)(void *ctx, int32_t step, f2d_result r, uint64_t hash);
+
+/* Builds and steps case c; false if the world could not be built. */
+static bool run_case(int32_t c, step_fn fn, void *ctx)
+{
+	world_case k = describe_case(c);
+	f2d_world *w = NULL;
+	if (k.kind == KIND_STRESS) {
+		w = build_stress_world(k.index);
+	} else if (f2d_scene_create(f2d_scene_name(k.index), NULL, &w) != F2D_OK) {
+		w = NULL;
+	}
+	if (w == NULL) {
+		return false;
+	}
+	uint64_t seed = ((uint64_t)k.kind << 32) + (uint64_t)k.index;
+	/* Forces up to the fix16 limit saturate the velocities of light bodies, which is what
+	 * makes the contact solver fall back; jointed worlds get them too. */
+	bool gentle = false;
+	for (int32_t s = 1; s <= k.steps; ++s) {
+		if (k.kind != KIND_SCENE) {
+			stress_actions(w, seed, s, gentle);
+		}
+		f2d_result r = f2d_world_step(w);
+		if (!fn(ctx, s, r, f2d_world_hash(w))) {
+			break;
+		}
+	}
+	f2d_destroy_world(w);
+	return true;
+}
+
+#ifdef F2D_SOLVER_PATHS_HELPER
+
+/* ---- the helpers: print the chains ----
+ * "n <cases>", then per case "c <case>", "s <step> <result> <hash>" per step and
+ * "e <warm fast> <warm exact> <solve fast> <solve exact>" (arbiter counts of the case). */
+
+extern uint64_t f2d_contact_path_counts[4];
+
+static bool print_step(void *ctx, int32_t step, f2d_result r, uint64_t hash)
+{
+	(void)ctx;
+	printf("s %d %d %016" PRIx64 "\n", (int)step, (int)r, hash);
+	return true;
+}
+
+int main(int argc, char **argv)
+{
+	int32_t first = 0, last = case_count() - 1;
+	if (argc > 1) {
+		first = last = atoi(argv[1]);
+	}
+	printf("n %d\n", (int)case_count());
+	for (int32_t c = first; c <= last; ++c) {
+		memset(f2d_contact_path_counts, 0, sizeof f2d_contact_path_counts);
+		printf("c %d\n", (int)c);
+		if (!run_case(c, print_step, NULL)) {
+			printf("x cannot build case %d\n", (int)c);
+			return 1;
+		}
+		printf("e %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 "\n",
+		       f2d_contact_path_counts[0], f2d_contact_path_counts[1],
+		       f2d_contact_path_counts[2], f2d_contact_path_counts[3]);
+	}
+	return fflush(stdout) == 0 ? 0 : 1;
+}
+
+#else
+
+/* ---- the test ---- */
+#include <check.h>
+
+static const char *const kind_names[KIND_COUNT] = {"catalogue scenes", "stressed scenes",
+                                                   "random stress worlds"};
+
+typedef struct helper {
+	const char *what;
+	FILE *f;
+	char line[256];
+} helper;
+
+static void helper_open(helper *h, const char *what, const char *path)
+{
+	char cmd[4096];
+	h->what = what;
+	snprintf(cmd, sizeof cmd, "'%s'", path);
+	h->f = popen(cmd, "r");
+	ck_assert_msg(h->f != NULL, "cannot run %s", path);
+}
+
+/* The next line, which must start with tag; returns the text after "tag ". */
+static const char *helper_line(helper *h, char tag)
+{
+	if (fgets(h->line, sizeof h->line, h->f) == NULL) {
+		h->line[0] = '\0';
+		return NULL;
+	}
+	if (h->line[0] != tag || h->line[1] != ' ') {
+		return NULL;
+	}
+	return h->line + 2;
+}
+
+typedef struct compare_ctx {
+	int32_t c;
+	helper *exact, *counted;
+	int32_t bad_step; /* first differing step, 0: none */
+	char msg[512];
+} compare_ctx;
+
+static bool compare_step(void *ctx, int32_t step, f2d_result r, uint64_t hash)
+{
+	compare_ctx *x = ctx;
+	helper *hs[2] = {x->exact, x->counted};
+	for (int i = 0; i < 2; ++i) {
+		const char *t = helper_line(hs[i], 's');
+		int hs_step = -1, hs_r = -1;
+		uint64_t hs_hash = 0;
+		if (t == NULL || sscanf(t, "%d %d %" SCNx64, &hs_step, &hs_r, &hs_hash) != 3 ||
+		    hs_step != step) {
+			x->bad_step = step;
+			snprintf(x->msg, sizeof x->msg,
+			         "%s helper out of step at step %d: \"%.100s\"", hs[i]->what,
+			         (int)step, hs[i]->line);
+			return false;
+		}
+		if (hs_r != (int)r || hs_hash != hash) {
+			x->bad_step = step;
+			snprintf(
+			    x->msg, sizeof x->msg,
+			    "first difference at step %d: normal build: result %d hash %016" PRIx64
+			    ", %s build: result %d hash %016" PRIx64,
+			    (int)step, (int)r, hash, hs[i]->what, hs_r, hs_hash);
+			return false;
+		}
+	}
+	return true;
+}
+
+START_TEST(fast_path_matches_exact_path)
+{
+	helper exact, counted;
+	helper_open(&exact, "exact-only", F2D_SOLVER_PATHS_EXACT);
+	helper_open(&counted, "path-counting", F2D_SOLVER_PATHS_COUNTED);
+	int32_t cases = case_count();
+	helper *hs[2] = {&exact, &counted};
+	for (int i = 0; i < 2; ++i) {
+		const char *t = helper_line(hs[i], 'n');
+		ck_assert_msg(t != NULL && atoi(t) == cases, "%s helper: bad header \"%.100s\"",
+		              hs[i]->what, hs[i]->line);
+	}
+	/* [kind][helper][warm fast, warm exact, solve fast, solve exact] */
+	uint64_t counts[KIND_COUNT][2][4];
+	memset(counts, 0, sizeof counts);
+	for (int32_t c = 0; c < cases; ++c) {
+		world_case k = describe_case(c);
+		for (int i = 0; i < 2; ++i) {
+			const char *t = helper_line(hs[i], 'c');
+			ck_assert_msg(t != NULL && atoi(t) == c,
+			              "%s helper: expected case %d, got \"%.100s\"", hs[i]->what,
+			              (int)c, hs[i]->line);
+		}
+		compare_ctx x = {c, &exact, &counted, 0, ""};
+		ck_assert_msg(run_case(c, compare_step, &x), "cannot build %s", k.name);
+		ck_assert_msg(x.bad_step == 0, "%s (case %d): %s", k.name, (int)c, x.msg);
+		for (int i = 0; i < 2; ++i) {
+			const char *t = helper_line(hs[i], 'e');
+			uint64_t n[4];
+			ck_assert_msg(
+			    t != NULL && sscanf(t, "%" SCNu64 " %" SCNu64 " %" SCNu64 " %" SCNu64,
+			                        &n[0], &n[1], &n[2], &n[3]) == 4,
+			    "%s helper: bad counts line \"%.100s\"", hs[i]->what, hs[i]->line);
+			for (int j = 0; j < 4; ++j) {
+				counts[k.kind][i][j] += n[j];
+			}
+		}
+	}
+	ck_assert_int_eq(pclose(exact.f), 0);
+	ck_assert_int_eq(pclose(counted.f), 0);
+
+	uint64_t total[2][4] = {{0}};
+	for (int kind = 0; kind < KIND_COUNT; ++kind) {
+		const uint64_t *n = counts[kind][1];
+		printf("%-21s warm start: %10" PRIu64 " fast %8" PRIu64
+		       " fallback;  solve: %11" PRIu64 " fast %8" PRIu64 " fallback\n",
+		       kind_names[kind], n[0], n[1], n[2], n[3]);
+		for (int i = 0; i < 2; ++i) {
+			for (int j = 0; j < 4; ++j) {
+				total[i][j] += counts[kind][i][j];
+			}
+		}
+	}
+	fflush(stdout);
+	/* the exact-only build never took the fast path, and solved as many arbiters */
+	ck_assert_uint_eq(total[0][0], 0);
+	ck_assert_uint_eq(total[0][2], 0);
+	ck_assert_uint_eq(total[0][1], total[1][0] + total[1][1]);
+	ck_assert_uint_eq(total[0][3], total[1][2] + total[1][3]);
+	/* not vacuous: the fast path did the bulk of the work, and the stress worlds made it fall
+	 * back, in the warm start and in the solve */
+	const uint64_t *st = counts[KIND_STRESS][1];
+	ck_assert_msg(total[1][2] > 10 * total[1][3], "the fast path solved too few arbiters");
+	ck_assert_msg(st[1] > 0, "no warm start fell back to the exact path");
+	ck_assert_msg(st[3] > 0, "no solve fell back to the exact path");
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("solver_paths");
+	TCase *tc = tcase_create("core");
+	tcase_set_timeout(tc, 600);
+	tcase_add_test(tc, fast_path_matches_exact_path);
+	suite_add_tcase(s, tc);
+	SRunner *sr = srunner_create(s);
+	srunner_run_all(sr, CK_NORMAL);
+	int failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}
+
+#endif
