@@ -2,6 +2,7 @@
  * SPDX-License-Identifier: MIT
  */
 #include "f2r.h"
+#include "fix2d/snapshot.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -139,7 +140,11 @@ bool f2r_open_write(f2r_writer *w, const char *path, const f2r_header *h)
 	while (name_len < sizeof h->scene && h->scene[name_len] != '\0') {
 		++name_len;
 	}
-	if (name_len == 0 || name_len >= sizeof h->scene) {
+	if (name_len == 0 || name_len >= sizeof h->scene || h->start_kind > F2R_START_SNAPSHOT) {
+		return false;
+	}
+	bool snap = h->start_kind == F2R_START_SNAPSHOT;
+	if (snap && (h->start == NULL || h->start_len == 0 || h->start_len > F2R_MAX_CHUNK)) {
 		return false;
 	}
 	w->file = fopen(path, "wb");
@@ -159,6 +164,12 @@ bool f2r_open_write(f2r_writer *w, const char *path, const f2r_header *h)
 	put32(&p, h->scene_param);
 	bool ok = fwrite(head, 1, sizeof head, w->file) == sizeof head && write_chunk(w, 'H', &p);
 	free(p.p);
+	if (ok && snap) {
+		out s = {NULL, 0, 0, false};
+		put(&s, h->start, h->start_len);
+		ok = write_chunk(w, 'S', &s);
+		free(s.p);
+	}
 	if (!ok) {
 		fclose(w->file);
 		w->file = NULL;
@@ -298,9 +309,35 @@ static bool parse_start(f2r_reader *r)
 	if (p.short_read || p.pos != p.len) {
 		return fail(r, "malformed header");
 	}
-	if (h->start_kind != 0) {
+	if (h->start_kind == F2R_START_SCENE) {
+		return true;
+	}
+	if (h->start_kind != F2R_START_SNAPSHOT) {
 		return fail(r, "unknown start kind");
 	}
+	/* kind 1: the start snapshot comes next; without it nothing can be verified, so a file
+	 * cut off inside it is refused like a cut-off header */
+	size_t at = r->pos;
+	st = next_chunk(r, &kind, &p);
+	if (st == F2R_TRUNCATED) {
+		return fail(r, "truncated start snapshot");
+	}
+	if (st != F2R_OK) {
+		return false;
+	}
+	if (kind != 'S') {
+		r->pos = at;
+		return fail(r, "start snapshot missing after the header");
+	}
+	char why[120] = ""; /* fits "bad start snapshot: " + why in msg */
+	if (f2d_snapshot_check(p.p, p.len, NULL, why, sizeof why) != F2D_OK) {
+		r->pos = at + 9; /* where the snapshot's bytes begin */
+		char msg[sizeof r->error - 40];
+		snprintf(msg, sizeof msg, "bad start snapshot: %s", why);
+		return fail(r, msg);
+	}
+	h->start = p.p;
+	h->start_len = p.len;
 	return true;
 }
 
@@ -380,6 +417,10 @@ f2r_status f2r_read_frame(f2r_reader *r, f2r_frame *f)
 		}
 		r->ended = true;
 		return F2R_END;
+	}
+	if (kind == 'S') {
+		fail(r, "start snapshot out of place");
+		return F2R_BAD;
 	}
 	if (kind != 'F') {
 		fail(r, "unknown chunk kind");

@@ -4,13 +4,19 @@
  * Layout: the 8 bytes "F2RP" u16 version u16 0, then a stream of chunks. A chunk is
  *   u8 kind, u32 payload length, u32 low half of XXH3-64 of (kind, length), payload,
  *   u64 XXH3-64 of (kind, length, payload)
- * all little-endian. Kinds: 'H' header (first, once), 'F' one frame, 'K' keyframe, 'E' end.
+ * all little-endian. Kinds: 'H' header (first, once), 'S' start snapshot (second, once, only
+ * when the start kind is 1), 'F' one frame, 'K' keyframe, 'E' end.
  * A file cut off anywhere (crash, kill -9) still reads up to its last whole chunk; the
  * head check tells a damaged length (corrupt) from a chunk that was cut off.
  *
  *   header: u32 fix2d version, u32 hash format, u64 math fingerprint, i32 time step (fix16),
- *           u32 hash interval K (0 = no hashes), u8 start kind (0 = scene), u8 name length,
- *           name bytes, u32 scene parameter (reserved, 0)
+ *           u32 hash interval K (0 = no hashes), u8 start kind, u8 name length (1..63),
+ *           name bytes, u32 scene parameter (reserved, 0). Start kinds: 0 = the catalogue
+ *           scene `name` (fix2d/scenes.h); 1 = the portable snapshot in the 'S' chunk, `name`
+ *           is only a label (the snapshot file's base name). Other kinds are refused.
+ *   start:  (kind 1 only) a portable snapshot (fix2d/snapshot.h) of the world before frame 0,
+ *           at most F2R_MAX_CHUNK bytes; the reader validates it with f2d_snapshot_check.
+ *           A file that ends inside it reads as a cut-off header (refused, not truncated).
  *   frame:  u32 frame index (0, 1, 2, ...), u16 command count, the commands (fix2d/input.h
  *           encoding, back to back), u8 has_hash, [u64 state hash after the frame's step]
  *   key:    u32 frame index, then a portable snapshot (fix2d/snapshot.h) of the world after
@@ -36,9 +42,16 @@ typedef struct f2r_header {
 	fix16_t time_step;
 	uint32_t hash_interval;
 	uint8_t start_kind;
-	char scene[64];
+	char scene[64]; /* kind 0: the scene's name; kind 1: a label */
 	uint32_t scene_param;
+	/* kind 1: the portable snapshot the replay starts from. The writer copies it into the
+	 * 'S' chunk; the reader points it into its data (valid until f2r_close_read). */
+	const uint8_t *start;
+	size_t start_len;
 } f2r_header;
+
+#define F2R_START_SCENE 0
+#define F2R_START_SNAPSHOT 1
 
 typedef struct f2r_frame {
 	uint32_t index;

@@ -384,6 +384,51 @@ static int parse_opts(int argc, char **argv, const opt *opts, int n, const char 
 
 /* ---- record ---- */
 
+/* The bytes of a file (at most `limit`; more is an error), malloc'd into *out. On failure a
+ * one-line message is printed and false returned. */
+static bool read_whole_file(const char *path, size_t limit, uint8_t **out, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	if (f == NULL) {
+		fprintf(stderr, "%s: %s: cannot open file\n", PROG, path);
+		return false;
+	}
+	size_t cap = 1 << 16;
+	*len = 0;
+	uint8_t *buf = malloc(cap);
+	bool too_big = false;
+	while (buf != NULL) {
+		*len += fread(buf + *len, 1, cap - *len, f);
+		if (*len < cap) {
+			break;
+		}
+		if (cap > limit) {
+			too_big = true;
+			break;
+		}
+		uint8_t *p = realloc(buf, cap * 2);
+		if (p == NULL) {
+			free(buf);
+			buf = NULL;
+			break;
+		}
+		buf = p;
+		cap *= 2;
+	}
+	bool read_error = ferror(f) != 0;
+	fclose(f);
+	if (buf == NULL || too_big || read_error || *len > limit) {
+		fprintf(stderr, "%s: %s: %s\n", PROG, path,
+		        buf == NULL  ? "out of memory"
+		        : read_error ? "read error"
+		                     : "file too large");
+		free(buf);
+		return false;
+	}
+	*out = buf;
+	return true;
+}
+
 static bool write_keyframe(f2r_writer *wr, f2d_world *w, uint32_t frame)
 {
 	size_t need = f2d_snapshot_portable_size(w), len = 0;
@@ -394,24 +439,58 @@ static bool write_keyframe(f2r_writer *wr, f2d_world *w, uint32_t frame)
 	return ok;
 }
 
+/* The start of a recording from `--snapshot FILE`: the world, the bytes and the label. */
+static int load_start_snapshot(const char *path, f2d_world **w, uint8_t **bytes, size_t *len)
+{
+	if (!read_whole_file(path, F2R_MAX_CHUNK, bytes, len)) {
+		return EXIT_USAGE;
+	}
+	if (f2d_snapshot_load_new(*bytes, *len, NULL, w) != F2D_OK) {
+		char why[160] = "";
+		f2d_snapshot_check(*bytes, *len, NULL, why, sizeof why);
+		fprintf(stderr, "%s: %s: not a loadable snapshot: %s\n", PROG, path, why);
+		free(*bytes);
+		*bytes = NULL;
+		return EXIT_USAGE;
+	}
+	return EXIT_SUCCESS;
+}
+
+/* The label of a snapshot start: the file's base name, at most 63 bytes. */
+static void snapshot_label(const char *path, char *label, size_t cap)
+{
+	const char *base = strrchr(path, '/');
+	base = base != NULL && base[1] != '\0' ? base + 1 : path;
+	snprintf(label, cap, "%s", base[0] != '\0' ? base : "snapshot");
+}
+
 int cmd_record(int argc, char **argv)
 {
-	const char *scene = NULL, *inputs = NULL, *output = NULL;
+	const char *scene = NULL, *snapshot = NULL, *inputs = NULL, *output = NULL;
 	long frames = 0, hash_every = 1, key_every = 60;
 	const opt opts[] = {{"--frames", &frames, NULL},
 	                    {"--hash-every", &hash_every, NULL},
 	                    {"--keyframe-every", &key_every, NULL},
 	                    {"--inputs", NULL, &inputs},
+	                    {"--snapshot", NULL, &snapshot},
 	                    {"-o", NULL, &output}};
-	int status = parse_opts(argc, argv, opts, 5, &scene);
+	int status = parse_opts(argc, argv, opts, 6, &scene);
 	if (status >= 0) {
 		return status;
 	}
-	if (scene == NULL || frames == 0 || output == NULL) {
-		return usage_error("record needs SCENE, --frames N and -o OUT", NULL);
+	if ((scene == NULL) == (snapshot == NULL) || frames == 0 || output == NULL) {
+		return usage_error("record needs SCENE or --snapshot FILE, --frames N and -o OUT",
+		                   NULL);
 	}
-	if (f2d_scene_find(scene) < 0) {
+	if (scene != NULL && f2d_scene_find(scene) < 0) {
 		return usage_error("unknown scene", scene);
+	}
+	f2d_world *w = NULL;
+	uint8_t *start = NULL;
+	size_t start_len = 0;
+	if (snapshot != NULL &&
+	    (status = load_start_snapshot(snapshot, &w, &start, &start_len)) != EXIT_SUCCESS) {
+		return status;
 	}
 	rng r = {0};
 	file_inputs fin;
@@ -420,6 +499,8 @@ int cmd_record(int argc, char **argv)
 	if (inputs != NULL && random) {
 		uint32_t seed;
 		if (!parse_u32(inputs + 7, &seed)) {
+			f2d_destroy_world(w);
+			free(start);
 			return usage_error("--inputs random:SEED needs a decimal seed, got",
 			                   inputs);
 		}
@@ -427,17 +508,23 @@ int cmd_record(int argc, char **argv)
 	} else if (inputs != NULL) {
 		fin.f = fopen(inputs, "r");
 		if (fin.f == NULL) {
+			f2d_destroy_world(w);
+			free(start);
 			return usage_error("cannot open input file", inputs);
 		}
 		if (!file_next_line(&fin)) {
 			fprintf(stderr, "%s: %s: %s\n", PROG, inputs, fin.error);
 			fclose(fin.f);
+			f2d_destroy_world(w);
+			free(start);
 			return EXIT_USAGE;
 		}
 	}
-	f2d_world *w = NULL;
-	if (f2d_scene_create(scene, NULL, &w) != F2D_OK) {
+	if (scene != NULL && f2d_scene_create(scene, NULL, &w) != F2D_OK) {
 		fprintf(stderr, "%s: cannot build scene '%s'\n", PROG, scene);
+		if (fin.f != NULL) {
+			fclose(fin.f);
+		}
 		return EXIT_FAILURE;
 	}
 	f2r_header h;
@@ -447,8 +534,16 @@ int cmd_record(int argc, char **argv)
 	h.fingerprint = f2d_fingerprint();
 	h.time_step = f2d_world_get_time_step(w);
 	h.hash_interval = (uint32_t)hash_every;
-	snprintf(h.scene, sizeof h.scene, "%s", scene);
+	if (scene != NULL) {
+		snprintf(h.scene, sizeof h.scene, "%s", scene);
+	} else {
+		h.start_kind = F2R_START_SNAPSHOT;
+		snapshot_label(snapshot, h.scene, sizeof h.scene);
+		h.start = start;
+		h.start_len = start_len;
+	}
 	f2r_writer wr;
+	wr.file = NULL;
 	f2r_frame *fr = calloc(1, sizeof *fr);
 	status = EXIT_SUCCESS;
 	if (fr == NULL || !f2r_open_write(&wr, output, &h)) {
@@ -488,6 +583,7 @@ int cmd_record(int argc, char **argv)
 		fclose(fin.f);
 	}
 	free(fr);
+	free(start);
 	f2d_destroy_world(w);
 	int out = finish_output();
 	return status != EXIT_SUCCESS ? status : out;
@@ -520,7 +616,7 @@ static bool open_replay(const char *path, f2r_reader *r)
 		f2r_close_read(r);
 		return false;
 	}
-	if (f2d_scene_find(h->scene) < 0) {
+	if (h->start_kind == F2R_START_SCENE && f2d_scene_find(h->scene) < 0) {
 		fprintf(stderr, "%s: %s: unknown scene '%s'\n", PROG, path, h->scene);
 		f2r_close_read(r);
 		return false;
@@ -528,10 +624,14 @@ static bool open_replay(const char *path, f2r_reader *r)
 	return true;
 }
 
+/* The world before frame 0: the scene, or the start snapshot (checked by the reader). */
 static f2d_world *start_world(const f2r_header *h)
 {
 	f2d_world *w = NULL;
-	if (f2d_scene_create(h->scene, NULL, &w) != F2D_OK) {
+	f2d_result res = h->start_kind == F2R_START_SNAPSHOT
+	                     ? f2d_snapshot_load_new(h->start, h->start_len, NULL, &w)
+	                     : f2d_scene_create(h->scene, NULL, &w);
+	if (res != F2D_OK) {
 		return NULL;
 	}
 	if (f2d_world_get_time_step(w) != h->time_step) {
@@ -719,8 +819,22 @@ int cmd_info(int argc, char **argv)
 		       F2R_VERSION, h->fix2d_version >> 16, (h->fix2d_version >> 8) & 0xFFu,
 		       h->fix2d_version & 0xFFu, h->hash_format, h->fingerprint);
 		char ts[24];
-		printf("start scene %s, time step %s s\n", h->scene,
-		       f2d_format_fix(h->time_step, 6, ts));
+		f2d_format_fix(h->time_step, 6, ts);
+		if (h->start_kind == F2R_START_SNAPSHOT) {
+			f2d_world *w = start_world(h);
+			f2d_world_stats ws;
+			memset(&ws, 0, sizeof ws);
+			if (w != NULL) {
+				f2d_world_get_stats(w, &ws);
+			}
+			printf("start snapshot %s, %zu bytes, step %" PRIu64
+			       ", %d bodies, hash %016" PRIx64 ", time step %s s\n",
+			       h->scene, h->start_len, ws.step_count, ws.body_count,
+			       w != NULL ? f2d_world_hash(w) : 0, ts);
+			f2d_destroy_world(w);
+		} else {
+			printf("start scene %s, time step %s s\n", h->scene, ts);
+		}
 		printf("frames %u%s, hashes %u (every %u frames)\n", r.next_frame,
 		       st == F2R_TRUNCATED ? " (cut off: no end marker)" : "", hashes,
 		       h->hash_interval);
@@ -755,6 +869,19 @@ static bool same_inputs(const f2r_frame *a, const f2r_frame *b)
 	return true;
 }
 
+/* Same start world: the same scene, or byte-identical start snapshots (labels are ignored). */
+static bool same_start(const f2r_header *a, const f2r_header *b)
+{
+	if (a->start_kind != b->start_kind) {
+		return false;
+	}
+	if (a->start_kind == F2R_START_SNAPSHOT) {
+		return a->start_len == b->start_len &&
+		       memcmp(a->start, b->start, a->start_len) == 0;
+	}
+	return strcmp(a->scene, b->scene) == 0;
+}
+
 int cmd_diff(int argc, char **argv)
 {
 	if (argc != 2) {
@@ -774,8 +901,20 @@ int cmd_diff(int argc, char **argv)
 	if (wa == NULL || wb == NULL || fa == NULL || fb == NULL) {
 		fprintf(stderr, "%s: cannot start the recorded worlds\n", PROG);
 		status = EXIT_FAILURE;
-	} else if (strcmp(ra.header.scene, rb.header.scene) != 0) {
-		printf("DIFFER at start: scene %s vs %s\n", ra.header.scene, rb.header.scene);
+	} else if (!same_start(&ra.header, &rb.header)) {
+		const f2r_header *a = &ra.header, *b = &rb.header;
+		bool sa_snap = a->start_kind == F2R_START_SNAPSHOT;
+		bool sb_snap = b->start_kind == F2R_START_SNAPSHOT;
+		if (sa_snap && sb_snap) {
+			printf(
+			    "DIFFER at start: snapshot %s (%zu bytes) vs snapshot %s (%zu bytes)\n",
+			    a->scene, a->start_len, b->scene, b->start_len);
+		} else if (!sa_snap && !sb_snap) {
+			printf("DIFFER at start: scene %s vs %s\n", a->scene, b->scene);
+		} else {
+			printf("DIFFER at start: %s %s vs %s %s\n", sa_snap ? "snapshot" : "scene",
+			       a->scene, sb_snap ? "snapshot" : "scene", b->scene);
+		}
 		status = EXIT_FAILURE;
 	}
 	f2r_status sa = F2R_OK, sb = F2R_OK;
@@ -885,26 +1024,11 @@ int cmd_resume(int argc, char **argv)
 	if (input == NULL) {
 		return usage_error("resume needs a snapshot file", NULL);
 	}
-	FILE *f = fopen(input, "rb");
-	if (f == NULL) {
-		fprintf(stderr, "%s: %s: cannot open file\n", PROG, input);
+	size_t len = 0;
+	uint8_t *buf = NULL;
+	if (!read_whole_file(input, (size_t)1 << 30, &buf, &len)) {
 		return EXIT_USAGE;
 	}
-	size_t cap = 1 << 20, len = 0;
-	uint8_t *buf = malloc(cap);
-	while (buf != NULL) {
-		len += fread(buf + len, 1, cap - len, f);
-		if (len < cap || cap >= ((size_t)1 << 30)) {
-			break;
-		}
-		uint8_t *p = realloc(buf, cap * 2);
-		if (p == NULL) {
-			break;
-		}
-		buf = p;
-		cap *= 2;
-	}
-	fclose(f);
 	f2d_world *w = NULL;
 	char why[160] = "";
 	if (buf == NULL || f2d_snapshot_load_new(buf, len, NULL, &w) != F2D_OK) {

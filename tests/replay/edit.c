@@ -3,6 +3,8 @@
  *   f2r-edit IN OUT input K    first command of frame K (or a new impulse) changes
  *   f2r-edit IN OUT hash K     one byte of frame K's recorded hash flips
  *   f2r-edit IN OUT fingerprint 0   the header's math fingerprint changes
+ *   f2r-edit IN OUT snapshot B      byte B of the start snapshot (start kind 1) flips; the
+ *                                   chunk's checksum is recomputed, the snapshot's is not
  * SPDX-License-Identifier: MIT
  */
 #include "f2r.h"
@@ -13,12 +15,13 @@
 int main(int argc, char **argv)
 {
 	if (argc != 5) {
-		fprintf(stderr, "usage: f2r-edit IN OUT input|hash FRAME\n");
+		fprintf(stderr, "usage: f2r-edit IN OUT input|hash FRAME | snapshot BYTE\n");
 		return 2;
 	}
 	long k = strtol(argv[4], NULL, 10);
 	bool hash = strcmp(argv[3], "hash") == 0;
 	bool fingerprint = strcmp(argv[3], "fingerprint") == 0;
+	bool snapshot = strcmp(argv[3], "snapshot") == 0;
 	f2r_reader r;
 	if (!f2r_open_read(&r, argv[1])) {
 		fprintf(stderr, "f2r-edit: %s\n", r.error);
@@ -28,10 +31,22 @@ int main(int argc, char **argv)
 	f2r_frame *f = calloc(1, sizeof *f);
 	f2r_header h = r.header;
 	h.fingerprint ^= fingerprint ? 1u : 0u;
+	uint8_t *start = NULL;
+	bool changed = fingerprint;
+	if (snapshot && h.start_kind == F2R_START_SNAPSHOT && k >= 0 && (size_t)k < h.start_len) {
+		start = malloc(h.start_len);
+		if (start == NULL) {
+			return 2;
+		}
+		memcpy(start, h.start, h.start_len);
+		start[k] ^= 0x5Au;
+		h.start = start;
+		changed = true;
+	}
 	if (f == NULL || !f2r_open_write(&w, argv[2], &h)) {
 		return 2;
 	}
-	bool changed = fingerprint;
+	k = snapshot ? -1 : k;
 	f2r_status st;
 	while ((st = f2r_read_frame(&r, f)) == F2R_OK || r.key_new) {
 		/* keyframes are kept as recorded (a changed input makes them disagree: that is what
@@ -65,6 +80,7 @@ int main(int argc, char **argv)
 	}
 	f2r_close_write(&w);
 	f2r_close_read(&r);
+	free(start);
 	free(f);
 	return changed ? 0 : 1;
 }
