@@ -192,11 +192,7 @@ static inline fix16_t relative_velocity(int64_t lin, const f2d_body *a, const f2
 /* a * b saturated to the fix16 range (reported) */
 static fix16_t sat_mul(f2d_world *w, fix16_t a, fix16_t b)
 {
-	int64_t p = f2d_round16((int64_t)a * b);
-	if (p > INT32_MAX || p < -INT32_MAX) {
-		w->saturated = true;
-	}
-	return f2d_sat(p);
+	return f2d_sat_flag(f2d_round16((int64_t)a * b), &w->saturated);
 }
 
 static fix16_t inverse_mass(f2d_world *w, int64_t k)
@@ -323,9 +319,7 @@ static inline fix16_t rel_vel(const vel2 *v, f2d_vec2 d, fix16_t rd_a, fix16_t r
  * then reports F2D_ERROR_OVERFLOW) instead of wrapping. */
 static inline fix16_t add_sat(fix16_t v, int64_t d, bool *sat)
 {
-	int64_t r = (int64_t)v + d;
-	*sat |= r > INT32_MAX || r < -INT32_MAX;
-	return f2d_sat(r);
+	return f2d_sat_flag((int64_t)v + d, sat);
 }
 
 /* Applies impulses l1 at point 1 and l2 at point 2 along one direction: both share the

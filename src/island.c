@@ -44,10 +44,21 @@ static void unite(int32_t *parent, int32_t a, int32_t b)
 	}
 }
 
-/* A kinematic body that moves wakes what it touches; a resting one is like a static body. */
-static bool kinematic_moving(const f2d_body *b)
+/* Bodies ia and ib are linked (an arbiter or a joint): two dynamic bodies share an island; a
+ * dynamic body linked to a moving kinematic body must wake (f2d_body_active: a resting
+ * kinematic body is like a static one). */
+static void link_bodies(int32_t *parent, int32_t *wake, const f2d_body *bodies, int32_t ia,
+                        int32_t ib)
 {
-	return b->type == F2D_KINEMATIC_BODY && (b->v.x != 0 || b->v.y != 0 || b->w != 0);
+	const f2d_body *a = &bodies[ia], *b = &bodies[ib];
+	bool da = a->type == F2D_DYNAMIC_BODY, db = b->type == F2D_DYNAMIC_BODY;
+	if (da && db) {
+		unite(parent, ia, ib);
+	} else if (da && f2d_body_active(b)) {
+		wake[ia] = 1;
+	} else if (db && f2d_body_active(a)) {
+		wake[ib] = 1;
+	}
 }
 
 void f2d_wake_body(f2d_world *w, int32_t index)
@@ -89,28 +100,12 @@ void f2d_islands_wake(f2d_world *w)
 		wake[i] = 0;
 	}
 	for (int32_t i = 0; i < w->arbiter_count; ++i) {
-		const f2d_arbiter *arb = &w->arbiters[i];
-		const f2d_body *a = &bodies[arb->body_a], *b = &bodies[arb->body_b];
-		if (a->type == F2D_DYNAMIC_BODY && b->type == F2D_DYNAMIC_BODY) {
-			unite(parent, arb->body_a, arb->body_b);
-		} else if (a->type == F2D_DYNAMIC_BODY && kinematic_moving(b)) {
-			wake[arb->body_a] = 1;
-		} else if (b->type == F2D_DYNAMIC_BODY && kinematic_moving(a)) {
-			wake[arb->body_b] = 1;
-		}
+		link_bodies(parent, wake, bodies, w->arbiters[i].body_a, w->arbiters[i].body_b);
 	}
 	for (int32_t i = 0; i < w->joint_ids.next; ++i) {
 		const f2d_joint *j = &w->joints[i];
-		if (!j->alive) {
-			continue;
-		}
-		const f2d_body *a = &bodies[j->body_a], *b = &bodies[j->body_b];
-		if (a->type == F2D_DYNAMIC_BODY && b->type == F2D_DYNAMIC_BODY) {
-			unite(parent, j->body_a, j->body_b);
-		} else if (a->type == F2D_DYNAMIC_BODY && kinematic_moving(b)) {
-			wake[j->body_a] = 1;
-		} else if (b->type == F2D_DYNAMIC_BODY && kinematic_moving(a)) {
-			wake[j->body_b] = 1;
+		if (j->alive) {
+			link_bodies(parent, wake, bodies, j->body_a, j->body_b);
 		}
 	}
 	/* a flag on any member (or an awake member) marks the island's root */
@@ -127,7 +122,7 @@ void f2d_islands_wake(f2d_world *w)
 			continue;
 		}
 		if (b->type == F2D_KINEMATIC_BODY) {
-			awake += kinematic_moving(b) ? 1 : 0;
+			awake += f2d_body_active(b) ? 1 : 0;
 			continue;
 		}
 		int32_t r = find_root(parent, i);

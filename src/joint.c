@@ -8,11 +8,7 @@
  * F2D_ERROR_OVERFLOW, where 32-bit sums would have overflowed (undefined behaviour). */
 static inline fix16_t jsat(f2d_world *w, int64_t x)
 {
-	if (x > INT32_MAX || x < -INT32_MAX) {
-		w->saturated = true;
-		return x > 0 ? INT32_MAX : -INT32_MAX;
-	}
-	return (fix16_t)x;
+	return f2d_sat_flag(x, &w->saturated);
 }
 
 /* a * b */

@@ -355,11 +355,7 @@ static fix16_t add_scaled(f2d_world *w, fix16_t v, fix16_t base, fix16_t inv, fi
 {
 	int64_t a = f2d_round16((int64_t)inv * f); /* < 2^47 */
 	int64_t ha = f2d_round16(a * w->h);        /* h < 2^13: < 2^60 */
-	int64_t r = (int64_t)v + base + ha;
-	if (r > INT32_MAX || r < -INT32_MAX) {
-		w->saturated = true;
-	}
-	return f2d_sat(r);
+	return f2d_sat_flag((int64_t)v + base + ha, &w->saturated);
 }
 
 static void integrate_velocities(f2d_world *w)
