@@ -141,6 +141,14 @@ static inline fix16_t find_max_separation(int32_t *edge, const f2d_polygon *p1,
 	return find_max_separation_any(edge, p1, p2);
 }
 
+/* The point where segment (v0, v1) crosses a clip plane, given the signed distances d0, d1 of
+ * its ends from it (one of them > 0, the other <= 0): v0 + d0 / (d0 - d1) (v1 - v0). */
+static inline f2d_vec2 cut_point(f2d_vec2 v0, f2d_vec2 v1, fix16_t d0, fix16_t d1)
+{
+	fix16_t f = f2d_div_exact(d0, (int64_t)d0 - d1);
+	return f2d_mul_add(v0, f, f2d_sub(v1, v0));
+}
+
 /* Keeps the part of segment (in[0], in[1]) with dot(n, v) <= offset. Returns 2 when some part
  * is kept, else 0. An endpoint outside is replaced by the cut point, which keeps the endpoint's
  * id and position in the order: the id names the end of the incident edge a point comes from,
@@ -157,12 +165,37 @@ static inline int32_t clip_segment(clip_vertex out[2], const clip_vertex in[2], 
 	out[0] = in[0];
 	out[1] = in[1];
 	if (d0 > 0 || d1 > 0) {
-		/* v = v0 + d0 / (d0 - d1) (v1 - v0) */
-		fix16_t f = f2d_div_exact(d0, (int64_t)d0 - d1);
-		f2d_vec2 v = f2d_mul_add(in[0].v, f, f2d_sub(in[1].v, in[0].v));
-		out[d0 > 0 ? 0 : 1].v = v;
+		out[d0 > 0 ? 0 : 1].v = cut_point(in[0].v, in[1].v, d0, d1);
 	}
 	return 2;
+}
+
+/* The manifold from the clipped incident points c[2] against the reference face (normal n1
+ * from p1, through v11): the points within the speculative distance, each at the midpoint
+ * between the incident point and its projection on the face. */
+static inline void emit_points(f2d_manifold *m, const clip_vertex c[2], f2d_vec2 n1, f2d_vec2 v11,
+                               bool flip, fix16_t speculative)
+{
+	m->normal = flip ? f2d_neg(n1) : n1;
+	int32_t count = 0;
+	for (int32_t i = 0; i < 2; ++i) {
+		fix16_t sep = f2d_dot(n1, f2d_sub(c[i].v, v11));
+		if (sep <= speculative) {
+			m->points[count].point = f2d_mul_sub(c[i].v, sep / 2, n1);
+			m->points[count].separation = sep;
+			m->points[count].id = c[i].id;
+			++count;
+		}
+	}
+	m->count = count;
+}
+
+/* Prefer A's face unless B's is clearly better: a relative tolerance (0.98) plus an absolute
+ * one (0.001 m) keeps the reference face from flip-flopping between two nearly equal axes,
+ * which would reset the contact ids and the warm start. */
+static inline bool flip_reference(fix16_t sep_a, fix16_t sep_b)
+{
+	return sep_b > f2d_mul(F2D_MILLI(980), sep_a) + F2D_MILLI(1);
 }
 
 static void collide_polygons(const f2d_polygon *pa, const f2d_polygon *pb, fix16_t speculative,
@@ -177,16 +210,13 @@ static void collide_polygons(const f2d_polygon *pa, const f2d_polygon *pb, fix16
 	if (sep_b > speculative) {
 		return;
 	}
-	/* Prefer A's face unless B's is clearly better: a relative tolerance (0.98) plus an
-	 * absolute one (0.001 m) keeps the reference face from flip-flopping between two
-	 * nearly equal axes, which would reset the contact ids and the warm start. */
 	const f2d_polygon *p1, *p2;
 	int32_t edge1;
-	bool flip;
-	if (sep_b > f2d_mul(F2D_MILLI(980), sep_a) + F2D_MILLI(1)) {
-		p1 = pb, p2 = pa, edge1 = edge_b, flip = true;
+	bool flip = flip_reference(sep_a, sep_b);
+	if (flip) {
+		p1 = pb, p2 = pa, edge1 = edge_b;
 	} else {
-		p1 = pa, p2 = pb, edge1 = edge_a, flip = false;
+		p1 = pa, p2 = pb, edge1 = edge_a;
 	}
 	f2d_vec2 n1 = p1->normals[edge1];
 
@@ -221,22 +251,140 @@ static void collide_polygons(const f2d_polygon *pa, const f2d_polygon *pb, fix16
 	if (clip_segment(c2, c1, tangent, f2d_dot(tangent, v12)) < 2) {
 		return;
 	}
-
-	m->normal = flip ? f2d_neg(n1) : n1;
-	int32_t count = 0;
-	for (int32_t i = 0; i < 2; ++i) {
-		fix16_t sep = f2d_dot(n1, f2d_sub(c2[i].v, v11));
-		if (sep <= speculative) {
-			/* midpoint between the incident point and its projection on the reference
-			 * face */
-			m->points[count].point = f2d_mul_sub(c2[i].v, sep / 2, n1);
-			m->points[count].separation = sep;
-			m->points[count].id = c2[i].id;
-			++count;
-		}
-	}
-	m->count = count;
+	emit_points(m, c2, n1, v11, flip, speculative);
 }
+
+#ifndef F2D_COLLIDE_GENERAL_ONLY /* test only: tests/test_narrow.c's reference */
+/* ---- box against box: the common case, from fewer products ----
+ *
+ * A polygon of four vertices whose opposite normals are exact negatives (n2 = -n0, n3 = -n1)
+ * and whose diagonals share their midpoint (v0 + v2 = v1 + v3 = s) is a parallelogram; every
+ * box is one, as f2d_shape_update_world makes a centred box's world vertices p + r and p - r
+ * exactly. With d_k = v_k - v_(k+2), twice a vertex is s + d_k or s - d_k, so for a normal n
+ * of p1 and the vertices v2_j of p2:
+ *   2 min_j n . v2_j = n . s2 - max(|n . d2_0|, |n . d2_1|)
+ *   2 n_k . v1_k = n_k . (s1 + d1_k),   2 n_(k+2) . v1_(k+2) = -n_k . (s1 - d1_k)
+ * hence, with c = n_k . (s2 - s1) and e = max(|n_k . d2_0|, |n_k . d2_1|) + n_k . d1_k, twice
+ * SAT's separations of edges k and k + 2 are c - e and -c - e. These are the exact 64-bit values
+ * find_max_separation computes (doubled: even, so halved exactly), from 8 products per polygon
+ * instead of 12, and the same first maximum is taken, so the edge, the separation and every
+ * later step are the same bits. Magnitudes: |n| <= 2^17, |s| < 2^31, |d| < 2^27 (vertices
+ * within 512 m of their body origin, bodies within 8192 m), so every sum is below 2^50. */
+typedef struct box_form {
+	int64_t sx, sy; /* v0 + v2 = v1 + v3 */
+	f2d_vec2 d[2];  /* v0 - v2, v1 - v3 */
+} box_form;
+
+static inline bool box_form_of(const f2d_polygon *p, box_form *f)
+{
+	const f2d_vec2 *v = p->vertices, *n = p->normals;
+	if (p->count != 4 || n[2].x != -n[0].x || n[2].y != -n[0].y || n[3].x != -n[1].x ||
+	    n[3].y != -n[1].y) {
+		return false;
+	}
+	f->sx = (int64_t)v[0].x + v[2].x;
+	f->sy = (int64_t)v[0].y + v[2].y;
+	f->d[0] = f2d_sub(v[0], v[2]);
+	f->d[1] = f2d_sub(v[1], v[3]);
+	return f->sx == (int64_t)v[1].x + v[3].x && f->sy == (int64_t)v[1].y + v[3].y;
+}
+
+static inline int64_t abs64(int64_t v)
+{
+	return v < 0 ? -v : v;
+}
+
+/* find_max_separation(edge, p1, p2) for two parallelograms (f1 of p1, f2 of p2; ds = s2 - s1). */
+static inline fix16_t box_separation(int32_t *edge, const f2d_polygon *p1, const box_form *f1,
+                                     const box_form *f2, int64_t dsx, int64_t dsy)
+{
+	int64_t s[4];
+	for (int32_t k = 0; k < 2; ++k) {
+		f2d_vec2 n = p1->normals[k];
+		int64_t c = n.x * dsx + n.y * dsy;
+		int64_t e0 = abs64(f2d_dot64(n, f2->d[0])), e1 = abs64(f2d_dot64(n, f2->d[1]));
+		int64_t e = (e0 > e1 ? e0 : e1) + f2d_dot64(n, f1->d[k]);
+		s[k] = c - e;
+		s[k + 2] = -c - e;
+	}
+	int32_t best = 0;
+	for (int32_t i = 1; i < 4; ++i) {
+		best = s[i] > s[best] ? i : best;
+	}
+	*edge = best;
+	return f2d_sat(f2d_round16(s[best] / 2));
+}
+
+/* collide_polygons for two parallelograms: the separations as above; the incident edge from two
+ * dots (p2's opposite normals are exact negatives and f2d_dot is odd, so the four dots are d0,
+ * d1, -d0, -d1: the same first minimum); the clipping with the tangent dots of the incident
+ * points taken once (clip_segment computes each twice: the second plane's dot of a point the
+ * first plane kept is the same value). */
+static void collide_boxes(const f2d_polygon *pa, const box_form *fa, const f2d_polygon *pb,
+                          const box_form *fb, fix16_t speculative, f2d_manifold *m)
+{
+	int64_t dsx = fb->sx - fa->sx, dsy = fb->sy - fa->sy;
+	int32_t edge_a, edge_b;
+	fix16_t sep_a = box_separation(&edge_a, pa, fa, fb, dsx, dsy);
+	if (sep_a > speculative) {
+		return;
+	}
+	fix16_t sep_b = box_separation(&edge_b, pb, fb, fa, -dsx, -dsy);
+	if (sep_b > speculative) {
+		return;
+	}
+	bool flip = flip_reference(sep_a, sep_b);
+	const f2d_polygon *p1 = flip ? pb : pa, *p2 = flip ? pa : pb;
+	int32_t edge1 = flip ? edge_b : edge_a;
+	f2d_vec2 n1 = p1->normals[edge1];
+
+	fix16_t d[4];
+	d[0] = f2d_dot(n1, p2->normals[0]);
+	d[1] = f2d_dot(n1, p2->normals[1]);
+	d[2] = -d[0];
+	d[3] = -d[1];
+	int32_t edge2 = 0;
+	for (int32_t i = 1; i < 4; ++i) {
+		edge2 = d[i] < d[edge2] ? i : edge2;
+	}
+	uint32_t base = (flip ? ID_FLIP : 0u) | ((uint32_t)edge1 << 8) | ((uint32_t)edge2 << 4);
+	clip_vertex c[2];
+	c[0].v = p2->vertices[edge2];
+	c[0].id = base | 0u;
+	c[1].v = p2->vertices[(edge2 + 1) & 3];
+	c[1].id = base | 1u;
+
+	f2d_vec2 v11 = p1->vertices[edge1];
+	f2d_vec2 tangent = f2d_left_perp(n1); /* along v11 -> v12 */
+	fix16_t lo = f2d_dot(tangent, v11), hi = f2d_dot(tangent, p1->vertices[(edge1 + 1) & 3]);
+	fix16_t t0 = f2d_dot(tangent, c[0].v), t1 = f2d_dot(tangent, c[1].v);
+	/* keep dot(t, v) >= lo (clip_segment's distances for the plane (-t, -lo) are lo - t_i) */
+	fix16_t x0 = lo - t0, x1 = lo - t1;
+	if (x0 > 0 && x1 > 0) {
+		return;
+	}
+	if (x0 > 0) {
+		c[0].v = cut_point(c[0].v, c[1].v, x0, x1);
+		t0 = f2d_dot(tangent, c[0].v);
+	} else if (x1 > 0) {
+		c[1].v = cut_point(c[0].v, c[1].v, x0, x1);
+		t1 = f2d_dot(tangent, c[1].v);
+	}
+	/* keep dot(t, v) <= hi */
+	x0 = t0 - hi;
+	x1 = t1 - hi;
+	if (x0 > 0 && x1 > 0) {
+		return;
+	}
+	if (x0 > 0) {
+		c[0].v = cut_point(c[0].v, c[1].v, x0, x1);
+	} else if (x1 > 0) {
+		c[1].v = cut_point(c[0].v, c[1].v, x0, x1);
+	}
+	emit_points(m, c, n1, v11, flip, speculative);
+}
+
+#endif
 
 /* Circle (centre c, radius r, in world) against polygon p: normal from the polygon to the
  * circle. */
@@ -317,6 +465,14 @@ void f2d_collide(const f2d_shape *a, const f2d_shape *b, fix16_t speculative, f2
 	m->count = 0;
 	m->normal = f2d_v(0, 0);
 	if (a->type == F2D_POLYGON_SHAPE && b->type == F2D_POLYGON_SHAPE) {
+#ifndef F2D_COLLIDE_GENERAL_ONLY /* test only: tests/test_narrow.c's reference */
+		box_form fa, fb;
+		if (box_form_of(&a->world_polygon, &fa) && box_form_of(&b->world_polygon, &fb)) {
+			collide_boxes(&a->world_polygon, &fa, &b->world_polygon, &fb, speculative,
+			              m);
+			return;
+		}
+#endif
 		collide_polygons(&a->world_polygon, &b->world_polygon, speculative, m);
 	} else if (a->type == F2D_POLYGON_SHAPE) {
 		collide_polygon_circle(&a->world_polygon, b->world_center, b->circle.radius,

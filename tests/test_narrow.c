@@ -1,0 +1,176 @@
+/* fix2d tests: the narrow phase's box-box path (src/collision.c, collide_boxes) against the
+ * general polygon path it replaces for boxes.
+ * SPDX-License-Identifier: MIT
+ *
+ * collision.c is compiled a second time into this test with F2D_COLLIDE_GENERAL_ONLY (every
+ * polygon pair through collide_polygons) and its entry points renamed; the library's
+ * f2d_collide takes the box path. Both must give the same manifold, bit for bit, for boxes of
+ * every size and angle, touching, overlapping, apart, exactly aligned (ties between edges and
+ * between incident edges) and on coarse grids that make equal products common.
+ */
+#include <check.h>
+#include <stdlib.h>
+
+#include "core.h"
+#include "fix2d/fix2d.h"
+
+#define F2D_COLLIDE_GENERAL_ONLY
+#define f2d_collide ref_collide
+#define f2d_shape_update_world ref_shape_update_world
+#include "../src/collision.c"
+#undef f2d_collide
+#undef f2d_shape_update_world
+
+/* A value in [lo, hi] from a 64-bit LCG (Knuth's MMIX constants); the top bits are used. */
+static int32_t rng_int(uint64_t *s, int32_t lo, int32_t hi)
+{
+	*s = *s * 6364136223846793005u + 1442695040888963407u;
+	return (int32_t)((int64_t)lo + (int64_t)((*s >> 32) % (uint64_t)((int64_t)hi - lo + 1)));
+}
+
+/* A box shape (half extents hx, hy) at p rotated by q (a unit pair), its world cache made as
+ * the step makes it. */
+static void make_box_shape(f2d_shape *s, fix16_t hx, fix16_t hy, f2d_vec2 p, f2d_rot q)
+{
+	memset(s, 0, sizeof *s);
+	s->type = F2D_POLYGON_SHAPE;
+	ck_assert_int_eq(f2d_make_box(hx, hy, &s->polygon), F2D_OK);
+	f2d_transform xf = {p, q};
+	f2d_shape_update_world(s, xf, F2D_MILLI(20));
+}
+
+static f2d_rot random_rot(uint64_t *seed, int32_t mode)
+{
+	switch (mode) {
+	case 0: return f2d_rot_identity();
+	case 1: { /* a quarter turn multiple: exact ties everywhere */
+		static const f2d_rot quarter[4] = {
+		    {F2D_ONE, 0}, {0, F2D_ONE}, {-F2D_ONE, 0}, {0, -F2D_ONE}};
+		return quarter[rng_int(seed, 0, 3)];
+	}
+	case 4: { /* an eighth turn multiple: ties between incident edges */
+		f2d_rot q = f2d_rot_normalize(F2D_ONE, F2D_ONE);
+		for (int32_t k = rng_int(seed, 0, 7); k > 0; --k) {
+			q = f2d_rot_normalize(q.c - q.s, q.s + q.c);
+		}
+		return q;
+	}
+	case 2: /* a small tilt, as in a resting stack */
+		return f2d_rot_normalize(F2D_ONE, rng_int(seed, -200, 200));
+	default:
+		return f2d_rot_normalize(rng_int(seed, -F2D_ONE, F2D_ONE),
+		                         rng_int(seed, -F2D_ONE, F2D_ONE));
+	}
+}
+
+static void expect_same(const f2d_shape *a, const f2d_shape *b, fix16_t spec, int32_t *counts)
+{
+	f2d_manifold fast, ref;
+	memset(&fast, 0x5a, sizeof fast);
+	memset(&ref, 0x5a, sizeof ref);
+	f2d_collide(a, b, spec, &fast);
+	ref_collide(a, b, spec, &ref);
+	ck_assert_int_eq(fast.count, ref.count);
+	ck_assert_int_eq(fast.normal.x, ref.normal.x);
+	ck_assert_int_eq(fast.normal.y, ref.normal.y);
+	for (int32_t i = 0; i < ref.count; ++i) {
+		ck_assert_int_eq(fast.points[i].point.x, ref.points[i].point.x);
+		ck_assert_int_eq(fast.points[i].point.y, ref.points[i].point.y);
+		ck_assert_int_eq(fast.points[i].separation, ref.points[i].separation);
+		ck_assert_uint_eq(fast.points[i].id, ref.points[i].id);
+	}
+	counts[ref.count]++;
+}
+
+START_TEST(box_path_matches_general_path)
+{
+	uint64_t seed = 12345u + (uint64_t)_i;
+	int32_t counts[3] = {0, 0, 0};
+	for (int32_t n = 0; n < 60000; ++n) {
+		int32_t mode = n % 5;
+		/* coarse grids (multiples of 1/64 m or 1/8 m) make exact ties between edges common
+		 */
+		int32_t grid = mode == 3 ? 1 : (n % 3 == 0 ? 8192 : 1024);
+		int32_t lo = (F2D_MILLI(10) + grid - 1) / grid, hi = 2 * F2D_ONE / grid;
+		fix16_t hxa = grid * rng_int(&seed, lo, hi);
+		fix16_t hya = grid * rng_int(&seed, lo, hi);
+		fix16_t hxb = n % 5 == 0 ? hxa : grid * rng_int(&seed, lo, hi);
+		fix16_t hyb = n % 5 == 0 ? hya : grid * rng_int(&seed, lo, hi);
+		f2d_vec2 pa = {grid * rng_int(&seed, -F2D_FIX(8) / grid, F2D_FIX(8) / grid),
+		               grid * rng_int(&seed, -F2D_FIX(8) / grid, F2D_FIX(8) / grid)};
+		/* b near a: within the sum of the half diagonals, plus a little */
+		int32_t reach = (hxa + hya + hxb + hyb + F2D_MILLI(50)) / grid;
+		f2d_vec2 pb = {pa.x + grid * rng_int(&seed, -reach, reach),
+		               pa.y + grid * rng_int(&seed, -reach, reach)};
+		if (n % 7 == 0) { /* resting on top: face to face, within the slop */
+			pb.x = pa.x + grid * rng_int(&seed, -reach / 2, reach / 2);
+			pb.y = pa.y + hya + hyb + rng_int(&seed, -F2D_MILLI(10), F2D_MILLI(10));
+		}
+		f2d_shape a, b;
+		make_box_shape(&a, hxa, hya, pa, random_rot(&seed, mode == 4 ? 1 : mode));
+		make_box_shape(&b, hxb, hyb, pb, random_rot(&seed, n % 7 == 0 ? 2 : mode));
+		fix16_t spec = n % 11 == 0 ? 0 : F2D_MILLI(40);
+		expect_same(&a, &b, spec, counts);
+		expect_same(&b, &a, spec, counts);
+	}
+	/* every outcome occurred often */
+	ck_assert_int_gt(counts[0], 1000);
+	ck_assert_int_gt(counts[1], 1000);
+	ck_assert_int_gt(counts[2], 1000);
+}
+END_TEST
+
+/* The box path applies to boxes only: a parallelogram that is not centred on its body origin
+ * (an offset box) and a general quadrilateral take the general path, with the same result. */
+START_TEST(non_boxes_take_the_general_path)
+{
+	uint64_t seed = 777u;
+	int32_t counts[3] = {0, 0, 0};
+	for (int32_t n = 0; n < 20000; ++n) {
+		f2d_shape a, b;
+		make_box_shape(&a, F2D_MILLI(500), F2D_MILLI(500), f2d_v(0, 0),
+		               random_rot(&seed, 3));
+		memset(&b, 0, sizeof b);
+		b.type = F2D_POLYGON_SHAPE;
+		if (n % 2 == 0) {
+			f2d_vec2 c = {rng_int(&seed, -F2D_MILLI(300), F2D_MILLI(300)),
+			              rng_int(&seed, -F2D_MILLI(300), F2D_MILLI(300))};
+			ck_assert_int_eq(f2d_make_offset_box(F2D_MILLI(400), F2D_MILLI(300), c,
+			                                     random_rot(&seed, 3), &b.polygon),
+			                 F2D_OK);
+		} else {
+			f2d_vec2 q[4] = {{-F2D_MILLI(400), -F2D_MILLI(300)},
+			                 {F2D_MILLI(500), -F2D_MILLI(350)},
+			                 {F2D_MILLI(450), F2D_MILLI(300)},
+			                 {-F2D_MILLI(300), F2D_MILLI(250)}};
+			ck_assert_int_eq(f2d_make_polygon(q, 4, &b.polygon), F2D_OK);
+		}
+		f2d_transform xf = {{rng_int(&seed, -F2D_FIX(1), F2D_FIX(1)),
+		                     rng_int(&seed, -F2D_FIX(1), F2D_FIX(1))},
+		                    random_rot(&seed, 3)};
+		f2d_shape_update_world(&b, xf, F2D_MILLI(20));
+		expect_same(&a, &b, F2D_MILLI(40), counts);
+		expect_same(&b, &a, F2D_MILLI(40), counts);
+	}
+	ck_assert_int_gt(counts[2], 100);
+}
+END_TEST
+
+static Suite *narrow_suite(void)
+{
+	Suite *s = suite_create("narrow");
+	TCase *tc = tcase_create("box");
+	tcase_add_loop_test(tc, box_path_matches_general_path, 0, 4);
+	tcase_add_test(tc, non_boxes_take_the_general_path);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	SRunner *sr = srunner_create(narrow_suite());
+	srunner_run_all(sr, CK_NORMAL);
+	int failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}
