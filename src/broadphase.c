@@ -342,7 +342,9 @@ f2d_result f2d_find_pairs(f2d_world *w)
 		if (!s->alive) {
 			continue;
 		}
-		f2d_shape_update_world(s, f2d_body_xf(&w->bodies[s->body]), margin);
+		const f2d_body *b = &w->bodies[s->body];
+		f2d_transform xf = {b->origin, b->q}; /* f2d_body_xf, without the call */
+		f2d_shape_update_world(s, xf, margin);
 		++n;
 	}
 	w->pair_count = 0;

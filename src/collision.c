@@ -39,10 +39,10 @@ void f2d_shape_update_world(f2d_shape *s, f2d_transform xf, fix16_t margin)
 	const f2d_polygon *p = &s->polygon;
 	f2d_polygon *wp = &s->world_polygon;
 	wp->count = p->count;
-	f2d_vec2 lo = {INT32_MAX, INT32_MAX}, hi = {-INT32_MAX, -INT32_MAX};
 	if (p->count == 4 && antipodal4(p->vertices) && antipodal4(p->normals)) {
 		/* a box about the body origin: rotate(q, -v) = -rotate(q, v) exactly (round16 is
-		 * odd), so the opposite vertices and normals come from two rotations each */
+		 * odd), so the opposite vertices and normals come from two rotations each, and the
+		 * vertices p +- r0, p +- r1 span p -+ max(|r0|, |r1|) on each axis */
 		f2d_vec2 r0 = f2d_rotate(xf.q, p->vertices[0]),
 		         r1 = f2d_rotate(xf.q, p->vertices[1]);
 		f2d_vec2 n0 = f2d_rotate(xf.q, p->normals[0]), n1 = f2d_rotate(xf.q, p->normals[1]);
@@ -54,14 +54,17 @@ void f2d_shape_update_world(f2d_shape *s, f2d_transform xf, fix16_t margin)
 		wp->normals[1] = n1;
 		wp->normals[2] = f2d_neg(n0);
 		wp->normals[3] = f2d_neg(n1);
-	} else {
-		for (int32_t i = 0; i < p->count; ++i) {
-			wp->vertices[i] = f2d_xf_point(xf, p->vertices[i]);
-			wp->normals[i] = f2d_rotate(xf.q, p->normals[i]);
-		}
+		fix16_t ex = f2d_max(f2d_abs(r0.x), f2d_abs(r1.x)) + margin;
+		fix16_t ey = f2d_max(f2d_abs(r0.y), f2d_abs(r1.y)) + margin;
+		s->aabb.lower = f2d_v(xf.p.x - ex, xf.p.y - ey);
+		s->aabb.upper = f2d_v(xf.p.x + ex, xf.p.y + ey);
+		return;
 	}
+	f2d_vec2 lo = {INT32_MAX, INT32_MAX}, hi = {-INT32_MAX, -INT32_MAX};
 	for (int32_t i = 0; i < p->count; ++i) {
-		f2d_vec2 v = wp->vertices[i];
+		f2d_vec2 v = f2d_xf_point(xf, p->vertices[i]);
+		wp->vertices[i] = v;
+		wp->normals[i] = f2d_rotate(xf.q, p->normals[i]);
 		lo.x = f2d_min(lo.x, v.x);
 		lo.y = f2d_min(lo.y, v.y);
 		hi.x = f2d_max(hi.x, v.x);
@@ -181,7 +184,9 @@ static inline void emit_points(f2d_manifold *m, const clip_vertex c[2], f2d_vec2
 	for (int32_t i = 0; i < 2; ++i) {
 		fix16_t sep = f2d_dot(n1, f2d_sub(c[i].v, v11));
 		if (sep <= speculative) {
-			m->points[count].point = f2d_mul_sub(c[i].v, sep / 2, n1);
+			/* sep / 2 (toward zero) without a division instruction */
+			fix16_t half = (fix16_t)(((int64_t)sep + (sep < 0 ? 1 : 0)) >> 1);
+			m->points[count].point = f2d_mul_sub(c[i].v, half, n1);
 			m->points[count].separation = sep;
 			m->points[count].id = c[i].id;
 			++count;

@@ -26,13 +26,18 @@ static int32_t build_arbiter(const f2d_world *w, const f2d_arbiter *prev, int32_
 	if (m.count == 0) {
 		return 0;
 	}
-	f2d_contact_point old[2];
+	/* What the new points inherit from prev: ids and impulses only, read before arb is
+	 * written (prev may be arb itself: a frozen arbiter refreshed in place). */
+	uint32_t old_id[2] = {0, 0};
+	fix16_t old_pn[2] = {0, 0}, old_pt[2] = {0, 0};
 	int32_t old_count = 0;
 	if (prev != NULL) {
-		/* prev may be arb itself (a frozen arbiter refreshed in place) */
-		old_count = prev->count;
-		old[0] = prev->points[0];
-		old[1] = prev->points[1];
+		old_count = w->def.warm_starting ? prev->count : 0;
+		for (int32_t k = 0; k < old_count; ++k) {
+			old_id[k] = prev->points[k].id;
+			old_pn[k] = prev->points[k].pn;
+			old_pt[k] = prev->points[k].pt;
+		}
 		arb->friction = prev->friction;
 		arb->restitution = prev->restitution;
 	} else {
@@ -49,22 +54,19 @@ static int32_t build_arbiter(const f2d_world *w, const f2d_arbiter *prev, int32_
 	arb->frozen = false;
 	for (int32_t i = 0; i < m.count; ++i) {
 		f2d_contact_point *cp = &arb->points[i];
-		cp->id = m.points[i].id;
+		uint32_t id = m.points[i].id;
+		cp->id = id;
 		cp->separation = m.points[i].separation;
 		cp->r_a = f2d_sub(m.points[i].point, ba->center);
 		cp->r_b = f2d_sub(m.points[i].point, bb->center);
-		cp->pn = 0;
-		cp->pt = 0;
 		cp->mass_n = cp->mass_t = cp->bias = 0;
-		if (w->def.warm_starting) {
-			for (int32_t k = 0; k < old_count; ++k) {
-				if (old[k].id == cp->id) {
-					cp->pn = old[k].pn;
-					cp->pt = old[k].pt;
-					break;
-				}
-			}
+		/* the first old point made by the same features (none without warm starting) */
+		int32_t k = 0;
+		while (k < old_count && old_id[k] != id) {
+			++k;
 		}
+		cp->pn = k < old_count ? old_pn[k] : 0;
+		cp->pt = k < old_count ? old_pt[k] : 0;
 	}
 	for (int32_t i = m.count; i < 2; ++i) {
 		memset(&arb->points[i], 0, sizeof arb->points[i]);
