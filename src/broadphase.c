@@ -78,6 +78,7 @@ _Static_assert(sizeof(bp_band) == 2 * sizeof(uint64_t), "bp_band is 2 words of s
  * w->pairs grows. */
 typedef struct bp {
 	f2d_world *w;
+	int64_t hdr; /* the moved-shape bitmap comes first: the scratch starts at w->pairs + hdr */
 	int64_t off_keys, off_tmp, off_bands, off_tall, out;
 	bp_box *boxes;
 	uint64_t *keys, *tmp, *tall;
@@ -92,7 +93,7 @@ static inline uint64_t key_of(int32_t a, int32_t b)
 
 static void bp_point(bp *c, bool swapped)
 {
-	uint64_t *base = c->w->pairs;
+	uint64_t *base = c->w->pairs + c->hdr;
 	c->boxes = (bp_box *)(void *)base;
 	c->keys = base + (swapped ? c->off_tmp : c->off_keys);
 	c->tmp = base + (swapped ? c->off_keys : c->off_tmp);
@@ -102,6 +103,7 @@ static void bp_point(bp *c, bool swapped)
 
 static bool bp_reserve(bp *c, int64_t words, bool swapped)
 {
+	words += c->hdr;
 	if (words > INT32_MAX) {
 		return false;
 	}
@@ -197,10 +199,10 @@ static unsigned bits_for(uint64_t max)
 }
 
 /* The x order from scratch: keys (lower.x biased to unsigned) << 32 | id, radix-sorted in the
- * words [5n, 7n) of w->pairs (the band keys' place: no word changes type within a step). */
-static void rebuild_order(f2d_world *w, int32_t n)
+ * words [5n, 7n) of the scratch (the band keys' place: no word changes type within a step). */
+static void rebuild_order(f2d_world *w, uint64_t *scratch, int32_t n)
 {
-	uint64_t *keys = w->pairs + 5 * (int64_t)n, *tmp = keys + n;
+	uint64_t *keys = scratch + 5 * (int64_t)n, *tmp = keys + n;
 	int32_t k = 0;
 	for (int32_t i = 0; i < w->shape_ids.next; ++i) {
 		const f2d_shape *s = &w->shapes[i];
@@ -230,10 +232,10 @@ static bool report(bp *c, const bp_box *a, const bp_box *b, bool swapped)
 	uint64_t key = key_of(a->id, b->id);
 	f2d_world *w = c->w;
 	int64_t need = c->out + 2 * ((int64_t)c->count + 1);
-	if (need > w->pair_capacity && !bp_reserve(c, need, swapped)) {
+	if (need + c->hdr > w->pair_capacity && !bp_reserve(c, need, swapped)) {
 		return false;
 	}
-	w->pairs[c->out + c->count++] = key;
+	w->pairs[c->hdr + c->out + c->count++] = key;
 	return true;
 }
 
@@ -333,30 +335,128 @@ static inline uint32_t band_of(fix16_t y, unsigned k)
 	return (uint32_t)((int64_t)y - INT32_MIN) >> k;
 }
 
-f2d_result f2d_find_pairs(f2d_world *w)
+/* ---- the world caches, and which shapes moved ----
+ *
+ * f2d_shape_update_world's output (world polygon or centre, fattened AABB) is a function of the
+ * shape's geometry, which is fixed while the shape lives, of its body's transform (origin, q)
+ * and of the margin (half the speculative distance). The cache therefore records the transform
+ * it was made from, its key, in cache words it does not otherwise use (a polygon's cache has no
+ * use for world_polygon.centroid and world_center, a circle's none for world_polygon), and a
+ * shape whose body still has that transform keeps its cache: the same bits by construction.
+ *
+ * f2d_update_contacts goes further: an arbiter whose two shapes kept their caches may keep its
+ * manifold (see there). For that it needs to know which caches were remade since the arbiters
+ * were built, so each call leaves, after the pair keys, a bitmap of the shape ids whose cache it
+ * remade: w->pairs[pair_count, pair_count + moved_words(w)), then a marker word naming the step
+ * (step_count) it ran in. A call takes the shortcut (incremental) only when
+ *  - no shape was created or destroyed (sweep_dirty) and nothing else that the caches, pairs or
+ *    manifolds depend on changed outside the step (contacts_stale: a transform set, a joint
+ *    made or removed, a snapshot loaded, which may also change the margin), and
+ *  - the previous call ran in the previous step (the marker): then the arbiters were built from
+ *    the caches that call left, and only the shapes marked now moved since. A call from
+ *    anywhere else (a test calling f2d_find_pairs between steps, a skipped all-asleep step, a
+ *    failed call, which also sets contacts_stale) breaks the chain, and the next call remakes
+ *    every cache and marks every shape.
+ * Otherwise every cache is remade and every shape marked: what the step did before. */
+#define STEP_MARK 0xF2D0CAC4E5EED5ull
+
+static inline int64_t moved_words(const f2d_world *w)
+{
+	return ((int64_t)w->shape_ids.next + 63) / 64;
+}
+
+/* The transform a shape's cache was made from. */
+static inline bool cache_key_equal(const f2d_shape *s, f2d_transform xf)
+{
+	const f2d_vec2 *o = &s->world_polygon.centroid;
+	const f2d_vec2 *q =
+	    s->type == F2D_CIRCLE_SHAPE ? &s->world_polygon.vertices[0] : &s->world_center;
+	return o->x == xf.p.x && o->y == xf.p.y && q->x == xf.q.c && q->y == xf.q.s;
+}
+
+static inline void set_cache_key(f2d_shape *s, f2d_transform xf)
+{
+	f2d_vec2 *q =
+	    s->type == F2D_CIRCLE_SHAPE ? &s->world_polygon.vertices[0] : &s->world_center;
+	s->world_polygon.centroid = xf.p;
+	*q = f2d_v(xf.q.c, xf.q.s);
+}
+
+/* Whether the previous call ran in the previous step and left its bitmap and marker. */
+static bool previous_call_was_last_step(const f2d_world *w, int64_t mw)
+{
+	int64_t at = (int64_t)w->pair_count + mw;
+	return w->pairs != NULL && at < w->pair_capacity &&
+	       w->pairs[at] == (STEP_MARK ^ (w->step_count - 1));
+}
+
+/* Remakes the caches that need it, marking their shapes in moved[]; returns the live count. */
+static int32_t update_caches(f2d_world *w, uint64_t *moved, int64_t mw, bool incremental)
 {
 	int32_t n = 0;
 	fix16_t margin = w->def.speculative_distance / 2;
+	memset(moved, 0, (size_t)mw * sizeof *moved);
 	for (int32_t i = 0; i < w->shape_ids.next; ++i) {
 		f2d_shape *s = &w->shapes[i];
 		if (!s->alive) {
 			continue;
 		}
+		++n;
 		const f2d_body *b = &w->bodies[s->body];
 		f2d_transform xf = {b->origin, b->q}; /* f2d_body_xf, without the call */
+		if (incremental && cache_key_equal(s, xf)) {
+			continue;
+		}
 		f2d_shape_update_world(s, xf, margin);
-		++n;
+		set_cache_key(s, xf);
+		moved[i >> 6] |= (uint64_t)1 << (i & 63);
 	}
+	return n;
+}
+
+/* The result in place: the pair keys (count of them, at sorted) at the front of w->pairs, then
+ * the bitmap (now at the front, mw words) and the marker. The caller reserved room for the
+ * bitmap and marker after the keys at sorted. */
+static void finish(f2d_world *w, uint64_t *sorted, int32_t count, int64_t mw)
+{
+	memcpy(sorted + count, w->pairs, (size_t)mw * sizeof *sorted);
+	sorted[count + mw] = STEP_MARK ^ w->step_count;
+	memmove(w->pairs, sorted, (size_t)(count + mw + 1) * sizeof *sorted);
+	w->pair_count = count;
+}
+
+static f2d_result find_pairs(f2d_world *w);
+
+f2d_result f2d_find_pairs(f2d_world *w)
+{
+	f2d_result r = find_pairs(w);
+	if (r != F2D_OK) {
+		/* caches may be remade and w->pairs is scratch: nothing may be trusted next step */
+		w->pair_count = 0;
+		w->contacts_stale = true;
+	}
+	return r;
+}
+
+static f2d_result find_pairs(f2d_world *w)
+{
+	int64_t mw = moved_words(w);
+	bool incremental =
+	    !w->sweep_dirty && !w->contacts_stale && previous_call_was_last_step(w, mw);
 	w->pair_count = 0;
 	bp c = {0};
 	c.w = w;
-	/* 1. the x order (scratch for a rebuild: 2n words) */
-	if (!f2d_grow(w, (void **)&w->sweep, &w->sweep_capacity, n, sizeof(int32_t)) ||
-	    !bp_reserve(&c, 7 * (int64_t)n + 4, false)) {
+	c.hdr = mw + 1;
+	/* the bitmap, then 1. the x order (scratch for a rebuild: 2n words; n <= shape_ids.next) */
+	if (!bp_reserve(&c, 7 * (int64_t)w->shape_ids.next + 4, false)) {
+		return F2D_ERROR_OUT_OF_MEMORY;
+	}
+	int32_t n = update_caches(w, w->pairs, mw, incremental);
+	if (!f2d_grow(w, (void **)&w->sweep, &w->sweep_capacity, n, sizeof(int32_t))) {
 		return F2D_ERROR_OUT_OF_MEMORY;
 	}
 	if (w->sweep_dirty || w->sweep_count != n || !repair_order(w->sweep, n, w->shapes)) {
-		rebuild_order(w, n);
+		rebuild_order(w, w->pairs + c.hdr, n);
 		w->sweep_count = n;
 		w->sweep_dirty = false;
 	}
@@ -383,7 +483,8 @@ f2d_result f2d_find_pairs(f2d_world *w)
 		}
 	}
 	if (dynamic_count == 0) {
-		return F2D_OK; /* no pair can collide */
+		finish(w, w->pairs + c.hdr, 0, mw); /* no pair can collide */
+		return F2D_OK;
 	}
 	int64_t mean = height_sum / dynamic_count;
 	unsigned k = 10;
@@ -412,7 +513,7 @@ f2d_result f2d_find_pairs(f2d_world *w)
 	c.off_bands = c.off_tmp + key_room;
 	c.off_tall = c.off_bands + 2 * (entries + 1);
 	c.out = c.off_tall + n;
-	if (!bp_reserve(&c, c.out + 2, false)) {
+	if (!bp_reserve(&c, c.out + 2 + mw + 1, false)) {
 		return F2D_ERROR_OUT_OF_MEMORY;
 	}
 
@@ -469,12 +570,14 @@ f2d_result f2d_find_pairs(f2d_world *w)
 		return F2D_ERROR_OUT_OF_MEMORY;
 	}
 
-	/* 5. the keys in order, at the front of w->pairs */
-	uint64_t *out = w->pairs + c.out;
+	/* 5. the keys in order, at the front of w->pairs, then the bitmap and the marker */
+	if (!bp_reserve(&c, c.out + 2 * (int64_t)c.count + mw + 1, swapped)) {
+		return F2D_ERROR_OUT_OF_MEMORY;
+	}
+	uint64_t *out = w->pairs + c.hdr + c.out;
 	unsigned id_bits = bits_for((uint64_t)w->shape_ids.next);
-	const uint64_t *sorted =
+	uint64_t *sorted =
 	    radix_sort(out, out + c.count, c.count, id_bits, id_bits) ? out + c.count : out;
-	memmove(w->pairs, sorted, (size_t)c.count * sizeof(uint64_t));
-	w->pair_count = c.count;
+	finish(w, sorted, c.count, mw);
 	return F2D_OK;
 }

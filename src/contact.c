@@ -11,21 +11,20 @@
 
 /* ---- arbiters ---- */
 
-/* Fills arb (key ia < ib) from a fresh manifold; a point made by the same features as a point
- * of prev (NULL for a new pair) inherits its accumulated impulses. Returns the point count (0:
- * the shapes are apart, arb is not used). */
-static int32_t build_arbiter(const f2d_world *w, const f2d_arbiter *prev, int32_t ia, int32_t ib,
-                             f2d_arbiter *arb)
+/* Fills arb (key ia < ib) from the manifold m of the pair; a point made by the same features as
+ * a point of prev (NULL for a new pair) inherits its accumulated impulses. Returns the point
+ * count (0: the shapes are apart, arb is not used). */
+static int32_t fill_arbiter(const f2d_world *w, const f2d_arbiter *prev, int32_t ia, int32_t ib,
+                            const f2d_manifold *mp, f2d_arbiter *arb)
 {
+	const f2d_manifold m = *mp;
+	if (m.count == 0) {
+		return 0;
+	}
 	const f2d_shape *sa = &w->shapes[ia];
 	const f2d_shape *sb = &w->shapes[ib];
 	const f2d_body *ba = &w->bodies[sa->body];
 	const f2d_body *bb = &w->bodies[sb->body];
-	f2d_manifold m;
-	f2d_collide(sa, sb, w->def.speculative_distance, &m);
-	if (m.count == 0) {
-		return 0;
-	}
 	/* What the new points inherit from prev: ids and impulses only, read before arb is
 	 * written (prev may be arb itself: a frozen arbiter refreshed in place). */
 	uint32_t old_id[2] = {0, 0};
@@ -74,6 +73,39 @@ static int32_t build_arbiter(const f2d_world *w, const f2d_arbiter *prev, int32_
 	return m.count;
 }
 
+/* fill_arbiter with a fresh manifold from the shapes' world caches. */
+static int32_t build_arbiter(const f2d_world *w, const f2d_arbiter *prev, int32_t ia, int32_t ib,
+                             f2d_arbiter *arb)
+{
+	f2d_manifold m;
+	f2d_collide(&w->shapes[ia], &w->shapes[ib], w->def.speculative_distance, &m);
+	return fill_arbiter(w, prev, ia, ib, &m, arb);
+}
+
+/* build_arbiter for a pair whose manifold is prev's: the manifold is what f2d_collide returned
+ * when prev was built (its points are r_a + the centre of A, exactly, as r_a = point - centre
+ * was an exact difference), so the arbiter is the one build_arbiter would make. */
+static int32_t reuse_arbiter(const f2d_world *w, const f2d_arbiter *prev, int32_t ia, int32_t ib,
+                             f2d_arbiter *arb)
+{
+	f2d_vec2 ca = w->bodies[w->shapes[ia].body].center;
+	f2d_manifold m;
+	m.normal = prev->normal;
+	m.count = prev->count;
+	for (int32_t i = 0; i < prev->count; ++i) {
+		m.points[i].point = f2d_add(prev->points[i].r_a, ca);
+		m.points[i].separation = prev->points[i].separation;
+		m.points[i].id = prev->points[i].id;
+	}
+	return fill_arbiter(w, prev, ia, ib, &m, arb);
+}
+
+/* Bit id of the broad phase's bitmap of shapes whose world cache was remade this step. */
+static inline bool shape_moved(const uint64_t *moved, int32_t id)
+{
+	return ((moved[id >> 6] >> (id & 63)) & 1u) != 0;
+}
+
 f2d_result f2d_update_contacts(f2d_world *w)
 {
 	f2d_result r = f2d_find_pairs(w);
@@ -82,8 +114,12 @@ f2d_result f2d_update_contacts(f2d_world *w)
 	}
 	if (!f2d_grow(w, (void **)&w->arbiters_next, &w->arbiters_next_capacity, w->pair_count,
 	              sizeof(f2d_arbiter))) {
+		w->contacts_stale = true; /* the caches moved on, the arbiters did not */
 		return F2D_ERROR_OUT_OF_MEMORY;
 	}
+	/* after the pair keys, f2d_find_pairs leaves the bitmap of shapes whose cache it remade
+	 * (every shape unless the caches of the previous step could be kept; broadphase.c) */
+	const uint64_t *moved = w->pairs + w->pair_count;
 	int32_t old = 0, count = 0;
 	for (int32_t p = 0; p < w->pair_count; ++p) {
 		uint64_t key = w->pairs[p];
@@ -107,7 +143,17 @@ f2d_result f2d_update_contacts(f2d_world *w)
 			count++;
 			continue;
 		}
-		count += build_arbiter(w, prev, ia, ib, arb) > 0 ? 1 : 0;
+		/* Neither shape's cache was remade: the manifold is prev's, if prev was built from
+		 * the caches of the previous step. Every arbiter that is not frozen was (built or
+		 * kept here, or rebuilt by f2d_refresh_arbiters, from that step's caches); a frozen
+		 * one may be older (its bodies slept while they moved, or a snapshot restored it),
+		 * and is rebuilt. */
+		bool keep = prev != NULL && !prev->frozen && !shape_moved(moved, ia) &&
+		            !shape_moved(moved, ib);
+		count += (keep ? reuse_arbiter(w, prev, ia, ib, arb)
+		               : build_arbiter(w, prev, ia, ib, arb)) > 0
+		             ? 1
+		             : 0;
 	}
 	f2d_arbiter *t = w->arbiters;
 	int32_t tc = w->arbiter_capacity;

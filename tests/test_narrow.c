@@ -7,12 +7,19 @@
  * f2d_collide takes the box path. Both must give the same manifold, bit for bit, for boxes of
  * every size and angle, touching, overlapping, apart, exactly aligned (ties between edges and
  * between incident edges) and on coarse grids that make equal products common.
+ *
+ * The step keeps the world cache of a shape whose body did not move, and the manifold of a pair
+ * whose two shapes did not (broadphase.c, f2d_update_contacts). A world stepped with those
+ * shortcuts must equal, arbiter for arbiter, a copy that is made to recompute everything every
+ * step (contacts_stale set before each step), through sleeping, waking, impulses, teleports and
+ * stray calls of f2d_find_pairs between steps.
  */
 #include <check.h>
 #include <stdlib.h>
 
 #include "core.h"
 #include "fix2d/fix2d.h"
+#include "fix2d/scenes.h"
 
 #define F2D_COLLIDE_GENERAL_ONLY
 #define f2d_collide ref_collide
@@ -156,6 +163,84 @@ START_TEST(non_boxes_take_the_general_path)
 }
 END_TEST
 
+static void expect_same_arbiters(const f2d_world *a, const f2d_world *b, const char *scene,
+                                 int32_t step)
+{
+	ck_assert_msg(f2d_world_hash(a) == f2d_world_hash(b), "%s step %d: hashes differ", scene,
+	              step);
+	ck_assert_int_eq(a->arbiter_count, b->arbiter_count);
+	for (int32_t i = 0; i < a->arbiter_count; ++i) {
+		const f2d_arbiter *x = &a->arbiters[i], *y = &b->arbiters[i];
+		ck_assert_int_eq(x->shape_a, y->shape_a);
+		ck_assert_int_eq(x->shape_b, y->shape_b);
+		ck_assert_int_eq(x->count, y->count);
+		/* (frozen may differ: b never takes the all-asleep path, which leaves the arbiters
+		 * as they are, while b copies them as frozen: the same manifolds either way) */
+		ck_assert_msg(x->normal.x == y->normal.x && x->normal.y == y->normal.y,
+		              "%s step %d arbiter %d: normal differs", scene, step, i);
+		for (int32_t k = 0; k < x->count; ++k) {
+			const f2d_contact_point *p = &x->points[k], *q = &y->points[k];
+			ck_assert_msg(p->id == q->id && p->separation == q->separation &&
+			                  p->r_a.x == q->r_a.x && p->r_a.y == q->r_a.y &&
+			                  p->r_b.x == q->r_b.x && p->r_b.y == q->r_b.y &&
+			                  p->pn == q->pn && p->pt == q->pt,
+			              "%s step %d arbiter %d point %d differs", scene, step, i, k);
+		}
+	}
+}
+
+/* The same call on both worlds. */
+static void push_body(f2d_world *w, int32_t index, f2d_vec2 impulse)
+{
+	f2d_body_id id = {index + 1, w->bodies[index].generation};
+	ck_assert_int_eq(f2d_body_apply_linear_impulse(w, id, impulse, w->bodies[index].center),
+	                 F2D_OK);
+}
+
+START_TEST(kept_caches_and_manifolds_match_full_recomputation)
+{
+	static const char *const scenes[] = {"pyramid20", "pyramid",  "dominos",
+	                                     "circles",   "polygons", "arena"};
+	const char *scene = scenes[_i / 2];
+	bool sleep = _i % 2 == 0;
+	f2d_world_def def = f2d_default_world_def();
+	def.enable_sleep = sleep;
+	f2d_world *a = NULL, *b = NULL;
+	ck_assert_int_eq(f2d_scene_create(scene, &def, &a), F2D_OK);
+	ck_assert_int_eq(f2d_scene_create(scene, &def, &b), F2D_OK);
+	uint64_t seed = 99u + (uint64_t)_i;
+	int32_t kept = 0;
+	for (int32_t step = 1; step <= 700; ++step) {
+		if (step % 97 == 0 || step % 101 == 0) { /* wake something up */
+			int32_t body = rng_int(&seed, 0, a->body_ids.next - 1);
+			if (a->bodies[body].alive && a->bodies[body].type == F2D_DYNAMIC_BODY) {
+				f2d_vec2 j = {rng_int(&seed, -F2D_FIX(2), F2D_FIX(2)),
+				              rng_int(&seed, 0, F2D_FIX(3))};
+				push_body(a, body, j);
+				push_body(b, body, j);
+			}
+		}
+		if (step % 151 == 0) { /* a stray call between steps breaks the chain of calls */
+			ck_assert_int_eq(f2d_find_pairs(a), F2D_OK);
+		}
+		b->contacts_stale = true; /* b recomputes every cache and every manifold */
+		f2d_world_step(a);
+		f2d_world_step(b);
+		expect_same_arbiters(a, b, scene, step);
+		/* was anything kept? a's moved-shape bitmap follows its pair keys */
+		const uint64_t *moved = a->pairs + a->pair_count;
+		for (int32_t i = 0; i < a->shape_ids.next; ++i) {
+			kept += a->shapes[i].alive && ((moved[i >> 6] >> (i & 63)) & 1u) == 0;
+		}
+	}
+	if (strcmp(scene, "pyramid20") == 0 && !sleep) {
+		ck_assert_int_gt(kept, 10000); /* the settled pyramid keeps its caches */
+	}
+	f2d_destroy_world(a);
+	f2d_destroy_world(b);
+}
+END_TEST
+
 static Suite *narrow_suite(void)
 {
 	Suite *s = suite_create("narrow");
@@ -163,6 +248,10 @@ static Suite *narrow_suite(void)
 	tcase_add_loop_test(tc, box_path_matches_general_path, 0, 4);
 	tcase_add_test(tc, non_boxes_take_the_general_path);
 	suite_add_tcase(s, tc);
+	TCase *kept = tcase_create("kept");
+	tcase_add_loop_test(kept, kept_caches_and_manifolds_match_full_recomputation, 0, 12);
+	tcase_set_timeout(kept, 600);
+	suite_add_tcase(s, kept);
 	return s;
 }
 
