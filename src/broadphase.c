@@ -390,10 +390,12 @@ static bool previous_call_was_last_step(const f2d_world *w, int64_t mw)
 	       w->pairs[at] == (STEP_MARK ^ (w->step_count - 1));
 }
 
-/* Remakes the caches that need it, marking their shapes in moved[]; returns the live count. */
-static int32_t update_caches(f2d_world *w, uint64_t *moved, int64_t mw, bool incremental)
+/* Remakes the caches that need it, marking their shapes in moved[] (and counting them in
+ * *remade); returns the live count. */
+static int32_t update_caches(f2d_world *w, uint64_t *moved, int64_t mw, bool incremental,
+                             int32_t *remade)
 {
-	int32_t n = 0;
+	int32_t n = 0, r = 0;
 	fix16_t margin = w->def.speculative_distance / 2;
 	memset(moved, 0, (size_t)mw * sizeof *moved);
 	for (int32_t i = 0; i < w->shape_ids.next; ++i) {
@@ -410,16 +412,19 @@ static int32_t update_caches(f2d_world *w, uint64_t *moved, int64_t mw, bool inc
 		f2d_shape_update_world(s, xf, margin);
 		set_cache_key(s, xf);
 		moved[i >> 6] |= (uint64_t)1 << (i & 63);
+		++r;
 	}
+	*remade = r;
 	return n;
 }
 
 /* The result in place: the pair keys (count of them, at sorted) at the front of w->pairs, then
- * the bitmap (now at the front, mw words) and the marker. The caller reserved room for the
- * bitmap and marker after the keys at sorted. */
-static void finish(f2d_world *w, uint64_t *sorted, int32_t count, int64_t mw)
+ * the bitmap (mw words at moved, before sorted) and the marker. The caller reserved room for
+ * the bitmap and marker after the keys at sorted. */
+static void finish(f2d_world *w, uint64_t *sorted, int32_t count, const uint64_t *moved,
+                   int64_t mw)
 {
-	memcpy(sorted + count, w->pairs, (size_t)mw * sizeof *sorted);
+	memcpy(sorted + count, moved, (size_t)mw * sizeof *sorted);
 	sorted[count + mw] = STEP_MARK ^ w->step_count;
 	memmove(w->pairs, sorted, (size_t)(count + mw + 1) * sizeof *sorted);
 	w->pair_count = count;
@@ -443,15 +448,29 @@ static f2d_result find_pairs(f2d_world *w)
 	int64_t mw = moved_words(w);
 	bool incremental =
 	    !w->sweep_dirty && !w->contacts_stale && previous_call_was_last_step(w, mw);
+	/* Incremental: last step's result stays in front (its pairs are this step's if no shape
+	 * moved) and the new bitmap goes after it; the scratch follows the new bitmap. */
+	int32_t last_count = w->pair_count;
+	int64_t moved_at = incremental ? (int64_t)last_count + mw + 1 : 0;
 	w->pair_count = 0;
 	bp c = {0};
 	c.w = w;
-	c.hdr = mw + 1;
+	c.hdr = moved_at + mw + 1;
 	/* the bitmap, then 1. the x order (scratch for a rebuild: 2n words; n <= shape_ids.next) */
 	if (!bp_reserve(&c, 7 * (int64_t)w->shape_ids.next + 4, false)) {
 		return F2D_ERROR_OUT_OF_MEMORY;
 	}
-	int32_t n = update_caches(w, w->pairs, mw, incremental);
+	int32_t remade = 0;
+	int32_t n = update_caches(w, w->pairs + moved_at, mw, incremental, &remade);
+	if (incremental && remade == 0) {
+		/* No box changed, and nothing else the pairs depend on (the shapes alive, their
+		 * bodies' types, joints: sweep_dirty and contacts_stale are clear): the pairs, and
+		 * the x order, are last step's. An empty bitmap and this step's marker follow. */
+		memset(w->pairs + last_count, 0, (size_t)mw * sizeof *w->pairs);
+		w->pairs[last_count + mw] = STEP_MARK ^ w->step_count;
+		w->pair_count = last_count;
+		return F2D_OK;
+	}
 	if (!f2d_grow(w, (void **)&w->sweep, &w->sweep_capacity, n, sizeof(int32_t))) {
 		return F2D_ERROR_OUT_OF_MEMORY;
 	}
@@ -483,7 +502,7 @@ static f2d_result find_pairs(f2d_world *w)
 		}
 	}
 	if (dynamic_count == 0) {
-		finish(w, w->pairs + c.hdr, 0, mw); /* no pair can collide */
+		finish(w, w->pairs + c.hdr, 0, w->pairs + moved_at, mw); /* no pair can collide */
 		return F2D_OK;
 	}
 	int64_t mean = height_sum / dynamic_count;
@@ -578,6 +597,6 @@ static f2d_result find_pairs(f2d_world *w)
 	unsigned id_bits = bits_for((uint64_t)w->shape_ids.next);
 	uint64_t *sorted =
 	    radix_sort(out, out + c.count, c.count, id_bits, id_bits) ? out + c.count : out;
-	finish(w, sorted, c.count, mw);
+	finish(w, sorted, c.count, w->pairs + moved_at, mw);
 	return F2D_OK;
 }

@@ -15,10 +15,9 @@
  * a point of prev (NULL for a new pair) inherits its accumulated impulses. Returns the point
  * count (0: the shapes are apart, arb is not used). */
 static int32_t fill_arbiter(const f2d_world *w, const f2d_arbiter *prev, int32_t ia, int32_t ib,
-                            const f2d_manifold *mp, f2d_arbiter *arb)
+                            const f2d_manifold *m, f2d_arbiter *arb)
 {
-	const f2d_manifold m = *mp;
-	if (m.count == 0) {
+	if (m->count == 0) {
 		return 0;
 	}
 	const f2d_shape *sa = &w->shapes[ia];
@@ -48,16 +47,16 @@ static int32_t fill_arbiter(const f2d_world *w, const f2d_arbiter *prev, int32_t
 	arb->shape_b = ib;
 	arb->body_a = sa->body;
 	arb->body_b = sb->body;
-	arb->normal = m.normal;
-	arb->count = m.count;
+	arb->normal = m->normal;
+	arb->count = m->count;
 	arb->frozen = false;
-	for (int32_t i = 0; i < m.count; ++i) {
+	for (int32_t i = 0; i < m->count; ++i) {
 		f2d_contact_point *cp = &arb->points[i];
-		uint32_t id = m.points[i].id;
+		uint32_t id = m->points[i].id;
 		cp->id = id;
-		cp->separation = m.points[i].separation;
-		cp->r_a = f2d_sub(m.points[i].point, ba->center);
-		cp->r_b = f2d_sub(m.points[i].point, bb->center);
+		cp->separation = m->points[i].separation;
+		cp->r_a = f2d_sub(m->points[i].point, ba->center);
+		cp->r_b = f2d_sub(m->points[i].point, bb->center);
 		cp->mass_n = cp->mass_t = cp->bias = 0;
 		/* the first old point made by the same features (none without warm starting) */
 		int32_t k = 0;
@@ -67,10 +66,10 @@ static int32_t fill_arbiter(const f2d_world *w, const f2d_arbiter *prev, int32_t
 		cp->pn = k < old_count ? old_pn[k] : 0;
 		cp->pt = k < old_count ? old_pt[k] : 0;
 	}
-	for (int32_t i = m.count; i < 2; ++i) {
+	for (int32_t i = m->count; i < 2; ++i) {
 		memset(&arb->points[i], 0, sizeof arb->points[i]);
 	}
-	return m.count;
+	return m->count;
 }
 
 /* fill_arbiter with a fresh manifold from the shapes' world caches. */
