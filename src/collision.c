@@ -15,6 +15,11 @@
 #define ID_FLIP 0x8000u
 #define ID_CIRCLE_POLY 0x10000u
 
+/* A world polygon made from a box centred on its body origin carries the box's form in slots a
+ * 4-gon does not use, tagged by this value in the x and y of normals[4] (far outside any unit
+ * normal's range); see f2d_shape_update_world and box_of. */
+#define BOX_TAG 0x7F2DB0C5
+
 typedef struct clip_vertex {
 	f2d_vec2 v;
 	uint32_t id;
@@ -54,11 +59,19 @@ void f2d_shape_update_world(f2d_shape *s, f2d_transform xf, fix16_t margin)
 		wp->normals[1] = n1;
 		wp->normals[2] = f2d_neg(n0);
 		wp->normals[3] = f2d_neg(n1);
+		/* the box form for collide_boxes (box_of), in slots a 4-gon does not use */
+		wp->vertices[4] = xf.p;
+		wp->vertices[5] = r0;
+		wp->vertices[6] = r1;
+		wp->normals[4] = f2d_v(BOX_TAG, BOX_TAG);
 		fix16_t ex = f2d_max(f2d_abs(r0.x), f2d_abs(r1.x)) + margin;
 		fix16_t ey = f2d_max(f2d_abs(r0.y), f2d_abs(r1.y)) + margin;
 		s->aabb.lower = f2d_v(xf.p.x - ex, xf.p.y - ey);
 		s->aabb.upper = f2d_v(xf.p.x + ex, xf.p.y + ey);
 		return;
+	}
+	if (p->count == 4) {
+		wp->normals[4] = f2d_v(0, 0); /* no box form */
 	}
 	f2d_vec2 lo = {INT32_MAX, INT32_MAX}, hi = {-INT32_MAX, -INT32_MAX};
 	for (int32_t i = 0; i < p->count; ++i) {
@@ -262,36 +275,25 @@ static void collide_polygons(const f2d_polygon *pa, const f2d_polygon *pb, fix16
 #ifndef F2D_COLLIDE_GENERAL_ONLY /* test only: tests/test_narrow.c's reference */
 /* ---- box against box: the common case, from fewer products ----
  *
- * A polygon of four vertices whose opposite normals are exact negatives (n2 = -n0, n3 = -n1)
- * and whose diagonals share their midpoint (v0 + v2 = v1 + v3 = s) is a parallelogram; every
- * box is one, as f2d_shape_update_world makes a centred box's world vertices p + r and p - r
- * exactly. With d_k = v_k - v_(k+2), twice a vertex is s + d_k or s - d_k, so for a normal n
- * of p1 and the vertices v2_j of p2:
- *   2 min_j n . v2_j = n . s2 - max(|n . d2_0|, |n . d2_1|)
- *   2 n_k . v1_k = n_k . (s1 + d1_k),   2 n_(k+2) . v1_(k+2) = -n_k . (s1 - d1_k)
- * hence, with c = n_k . (s2 - s1) and e = max(|n_k . d2_0|, |n_k . d2_1|) + n_k . d1_k, twice
- * SAT's separations of edges k and k + 2 are c - e and -c - e. These are the exact 64-bit values
- * find_max_separation computes (doubled: even, so halved exactly), from 8 products per polygon
- * instead of 12, and the same first maximum is taken, so the edge, the separation and every
- * later step are the same bits. Magnitudes: |n| <= 2^17, |s| < 2^31, |d| < 2^27 (vertices
- * within 512 m of their body origin, bodies within 8192 m), so every sum is below 2^50. */
-typedef struct box_form {
-	int64_t sx, sy; /* v0 + v2 = v1 + v3 */
-	f2d_vec2 d[2];  /* v0 - v2, v1 - v3 */
-} box_form;
+ * f2d_shape_update_world makes the world polygon of a box centred on its body origin as p + r0,
+ * p + r1, p - r0, p - r1 (exactly: rotate is odd) with normals n0, n1, -n0, -n1, and keeps p,
+ * r0 and r1 in slots 4..6 of the world vertices (box_of). For a normal n of box A and the
+ * vertices of box B:
+ *   min_j n . vB_j = n . pB - max(|n . rB0|, |n . rB1|),   n_k . vA_k = n_k . pA + n_k . rA_k,
+ *   n_(k+2) . vA_(k+2) = -n_k . pA + n_k . rA_k
+ * so with c = n_k . (pB - pA) and e = max(|n_k . rB0|, |n_k . rB1|) + n_k . rA_k, SAT's
+ * separations of edges k and k + 2 are c - e and -c - e. These are the exact 64-bit values
+ * find_max_separation computes, from 8 products per box instead of 12, and the same first
+ * maximum is taken, so the edge, the separation and every later step are the same bits.
+ * Magnitudes: |n| <= 2^17, |pB - pA| < 2^31, |r| < 2^26 (vertices within 512 m of their body
+ * origin, bodies within 8192 m), so every sum is below 2^50. */
 
-static inline bool box_form_of(const f2d_polygon *p, box_form *f)
+/* The box form a world polygon carries, or NULL: [0] = p, [1] = r0, [2] = r1. */
+static inline const f2d_vec2 *box_of(const f2d_polygon *p)
 {
-	const f2d_vec2 *v = p->vertices, *n = p->normals;
-	if (p->count != 4 || n[2].x != -n[0].x || n[2].y != -n[0].y || n[3].x != -n[1].x ||
-	    n[3].y != -n[1].y) {
-		return false;
-	}
-	f->sx = (int64_t)v[0].x + v[2].x;
-	f->sy = (int64_t)v[0].y + v[2].y;
-	f->d[0] = f2d_sub(v[0], v[2]);
-	f->d[1] = f2d_sub(v[1], v[3]);
-	return f->sx == (int64_t)v[1].x + v[3].x && f->sy == (int64_t)v[1].y + v[3].y;
+	return p->count == 4 && p->normals[4].x == BOX_TAG && p->normals[4].y == BOX_TAG
+	           ? &p->vertices[4]
+	           : NULL;
 }
 
 static inline int64_t abs64(int64_t v)
@@ -299,16 +301,16 @@ static inline int64_t abs64(int64_t v)
 	return v < 0 ? -v : v;
 }
 
-/* find_max_separation(edge, p1, p2) for two parallelograms (f1 of p1, f2 of p2; ds = s2 - s1). */
-static inline fix16_t box_separation(int32_t *edge, const f2d_polygon *p1, const box_form *f1,
-                                     const box_form *f2, int64_t dsx, int64_t dsy)
+/* find_max_separation(edge, p1, p2) for two boxes (forms f1, f2; (dx, dy) = p of 2 - p of 1). */
+static inline fix16_t box_separation(int32_t *edge, const f2d_polygon *p1, const f2d_vec2 *f1,
+                                     const f2d_vec2 *f2, int64_t dx, int64_t dy)
 {
 	int64_t s[4];
 	for (int32_t k = 0; k < 2; ++k) {
 		f2d_vec2 n = p1->normals[k];
-		int64_t c = n.x * dsx + n.y * dsy;
-		int64_t e0 = abs64(f2d_dot64(n, f2->d[0])), e1 = abs64(f2d_dot64(n, f2->d[1]));
-		int64_t e = (e0 > e1 ? e0 : e1) + f2d_dot64(n, f1->d[k]);
+		int64_t c = n.x * dx + n.y * dy;
+		int64_t e0 = abs64(f2d_dot64(n, f2[1])), e1 = abs64(f2d_dot64(n, f2[2]));
+		int64_t e = (e0 > e1 ? e0 : e1) + f2d_dot64(n, f1[1 + k]);
 		s[k] = c - e;
 		s[k + 2] = -c - e;
 	}
@@ -317,24 +319,24 @@ static inline fix16_t box_separation(int32_t *edge, const f2d_polygon *p1, const
 		best = s[i] > s[best] ? i : best;
 	}
 	*edge = best;
-	return f2d_sat(f2d_round16(s[best] / 2));
+	return f2d_sat(f2d_round16(s[best]));
 }
 
-/* collide_polygons for two parallelograms: the separations as above; the incident edge from two
+/* collide_polygons for two boxes: the separations as above; the incident edge from two
  * dots (p2's opposite normals are exact negatives and f2d_dot is odd, so the four dots are d0,
  * d1, -d0, -d1: the same first minimum); the clipping with the tangent dots of the incident
  * points taken once (clip_segment computes each twice: the second plane's dot of a point the
  * first plane kept is the same value). */
-static void collide_boxes(const f2d_polygon *pa, const box_form *fa, const f2d_polygon *pb,
-                          const box_form *fb, fix16_t speculative, f2d_manifold *m)
+static void collide_boxes(const f2d_polygon *pa, const f2d_vec2 *fa, const f2d_polygon *pb,
+                          const f2d_vec2 *fb, fix16_t speculative, f2d_manifold *m)
 {
-	int64_t dsx = fb->sx - fa->sx, dsy = fb->sy - fa->sy;
+	int64_t dx = (int64_t)fb[0].x - fa[0].x, dy = (int64_t)fb[0].y - fa[0].y;
 	int32_t edge_a, edge_b;
-	fix16_t sep_a = box_separation(&edge_a, pa, fa, fb, dsx, dsy);
+	fix16_t sep_a = box_separation(&edge_a, pa, fa, fb, dx, dy);
 	if (sep_a > speculative) {
 		return;
 	}
-	fix16_t sep_b = box_separation(&edge_b, pb, fb, fa, -dsx, -dsy);
+	fix16_t sep_b = box_separation(&edge_b, pb, fb, fa, -dx, -dy);
 	if (sep_b > speculative) {
 		return;
 	}
@@ -471,10 +473,9 @@ void f2d_collide(const f2d_shape *a, const f2d_shape *b, fix16_t speculative, f2
 	m->normal = f2d_v(0, 0);
 	if (a->type == F2D_POLYGON_SHAPE && b->type == F2D_POLYGON_SHAPE) {
 #ifndef F2D_COLLIDE_GENERAL_ONLY /* test only: tests/test_narrow.c's reference */
-		box_form fa, fb;
-		if (box_form_of(&a->world_polygon, &fa) && box_form_of(&b->world_polygon, &fb)) {
-			collide_boxes(&a->world_polygon, &fa, &b->world_polygon, &fb, speculative,
-			              m);
+		const f2d_vec2 *fa = box_of(&a->world_polygon), *fb = box_of(&b->world_polygon);
+		if (fa != NULL && fb != NULL) {
+			collide_boxes(&a->world_polygon, fa, &b->world_polygon, fb, speculative, m);
 			return;
 		}
 #endif
