@@ -118,25 +118,30 @@ f2d_result f2d_update_contacts(f2d_world *w)
 	}
 	/* after the pair keys, f2d_find_pairs leaves the bitmap of shapes whose cache it remade
 	 * (every shape unless the caches of the previous step could be kept; broadphase.c) */
-	const uint64_t *moved = w->pairs + w->pair_count;
+	const uint64_t *pairs = w->pairs, *moved = w->pairs + w->pair_count;
+	const int32_t pair_count = w->pair_count, old_count = w->arbiter_count;
+	const f2d_arbiter *olds = w->arbiters;
+	const f2d_body *bodies = w->bodies;
+	f2d_arbiter *next = w->arbiters_next;
+	/* merge by key; UINT64_MAX (past the last old arbiter) is above every key, as ids < 2^31 */
 	int32_t old = 0, count = 0;
-	for (int32_t p = 0; p < w->pair_count; ++p) {
-		uint64_t key = w->pairs[p];
+	uint64_t old_key =
+	    old_count > 0 ? f2d_pair_key(olds[0].shape_a, olds[0].shape_b) : UINT64_MAX;
+	for (int32_t p = 0; p < pair_count; ++p) {
+		uint64_t key = pairs[p];
 		int32_t ia = (int32_t)(key >> 32), ib = (int32_t)(key & 0xFFFFFFFFu);
-		while (old < w->arbiter_count &&
-		       f2d_pair_key(w->arbiters[old].shape_a, w->arbiters[old].shape_b) < key) {
+		while (old_key < key) {
 			++old;
+			old_key = old < old_count
+			              ? f2d_pair_key(olds[old].shape_a, olds[old].shape_b)
+			              : UINT64_MAX;
 		}
-		const f2d_arbiter *prev = NULL;
-		if (old < w->arbiter_count &&
-		    f2d_pair_key(w->arbiters[old].shape_a, w->arbiters[old].shape_b) == key) {
-			prev = &w->arbiters[old];
-		}
-		f2d_arbiter *arb = &w->arbiters_next[count];
+		const f2d_arbiter *prev = old_key == key ? &olds[old] : NULL;
+		f2d_arbiter *arb = &next[count];
 		/* Neither body can move (asleep, static or a resting kinematic): the manifold would
 		 * not change, keep the arbiter as it is (frozen; see f2d_refresh_arbiters). */
-		if (prev != NULL && !f2d_body_active(&w->bodies[prev->body_a]) &&
-		    !f2d_body_active(&w->bodies[prev->body_b])) {
+		if (prev != NULL && !f2d_body_active(&bodies[prev->body_a]) &&
+		    !f2d_body_active(&bodies[prev->body_b])) {
 			*arb = *prev;
 			arb->frozen = true;
 			count++;
