@@ -235,11 +235,12 @@ static inline bool report(bp *c, const bp_box *a, const bp_box *b, bool swapped)
 	                           f2d_bodies_joined(c->w, a->body, b->body))) {
 		return true;
 	}
+	uint64_t key = key_of(a->id, b->id); /* a and b are in w->pairs, which may move now */
 	if (c->hdr + c->out + 2 * ((int64_t)c->count + 1) > c->w->pair_capacity &&
 	    !reserve_key(c, swapped)) {
 		return false;
 	}
-	c->w->pairs[c->hdr + c->out + c->count++] = key_of(a->id, b->id);
+	c->w->pairs[c->hdr + c->out + c->count++] = key;
 	return true;
 }
 
@@ -283,20 +284,29 @@ static inline bool y_overlap(const bp_box *a, const bp_box *b)
 static bool sweep_band(bp *c, int32_t s, int32_t e, uint32_t band, bool swapped)
 {
 	for (int32_t i = s; i < e; ++i) {
-		uint32_t ra = (uint32_t)c->keys[i];
+		/* a's fields in locals: report may move the boxes (then both pointers are taken
+		 * again), and the compiler cannot tell that its stores leave them alone */
+		const uint64_t *keys = c->keys;
+		const bp_box *boxes = c->boxes;
+		const bp_box *a = &boxes[(uint32_t)keys[i]];
+		const fix16_t ux = a->ux, ly = a->ly, uy = a->uy;
+		const uint32_t first = a->first, dynamic = a->flags & BOX_DYNAMIC;
 		for (int32_t j = i + 1; j < e; ++j) {
-			const bp_box *a = &c->boxes[ra];
-			const bp_box *b = &c->boxes[(uint32_t)c->keys[j]];
-			if (b->lx > a->ux) {
+			const bp_box *b = &boxes[(uint32_t)keys[j]];
+			if (b->lx > ux) {
 				break;
 			}
-			if (!y_overlap(a, b) ||
-			    (a->first > b->first ? a->first : b->first) != band) {
+			/* y_overlap, and the first band both are listed in is this one */
+			if (ly > b->uy || b->ly > uy || (dynamic | (b->flags & BOX_DYNAMIC)) == 0 ||
+			    (first > b->first ? first : b->first) != band) {
 				continue;
 			}
 			if (!report(c, a, b, swapped)) {
 				return false;
 			}
+			keys = c->keys;
+			boxes = c->boxes;
+			a = &boxes[(uint32_t)keys[i]];
 		}
 	}
 	return true;
