@@ -151,7 +151,13 @@ f2d_result f2d_update_contacts(f2d_world *w)
 		 * the caches of the previous step. Every arbiter that is not frozen was (built or
 		 * kept here, or rebuilt by f2d_refresh_arbiters, from that step's caches); a frozen
 		 * one may be older (its bodies slept while they moved, or a snapshot restored it),
-		 * and is rebuilt. */
+		 * and is rebuilt. The rest of build_arbiter's input is the same too: the bodies'
+		 * centres (a body whose origin and rotation did not change kept its centre: the
+		 * step moves the centre and derives origin = centre - rotate(q, local centre)
+		 * exactly, and what changes a centre outside the step, a shape made or destroyed
+		 * or a transform set, makes the broad phase remake every cache), the speculative
+		 * distance (changed only by loading a snapshot, likewise), friction and
+		 * restitution (prev's in both cases). */
 		bool keep = prev != NULL && !prev->frozen && !shape_moved(moved, ia) &&
 		            !shape_moved(moved, ib);
 		count += (keep ? reuse_arbiter(w, prev, ia, ib, arb)
