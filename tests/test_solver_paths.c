@@ -425,7 +425,7 @@ int main(int argc, char **argv)
 	if (argc > 1) {
 		first = last = atoi(argv[1]);
 	}
-	printf("n %d\n", (int)case_count());
+	printf("n %d %s\n", (int)case_count(), f2d_solver_kernel());
 	for (int32_t c = first; c <= last; ++c) {
 		memset(f2d_contact_path_counts, 0, sizeof f2d_contact_path_counts);
 		printf("c %d\n", (int)c);
@@ -476,9 +476,11 @@ static const char *helper_line(helper *h, char tag)
 	return h->line + 2;
 }
 
+#define HELPERS 3
+
 typedef struct compare_ctx {
 	int32_t c;
-	helper *exact, *counted;
+	helper **hs;
 	int32_t bad_step; /* first differing step, 0: none */
 	char msg[512];
 } compare_ctx;
@@ -486,8 +488,8 @@ typedef struct compare_ctx {
 static bool compare_step(void *ctx, int32_t step, f2d_result r, uint64_t hash)
 {
 	compare_ctx *x = ctx;
-	helper *hs[2] = {x->exact, x->counted};
-	for (int i = 0; i < 2; ++i) {
+	helper **hs = x->hs;
+	for (int i = 0; i < HELPERS; ++i) {
 		const char *t = helper_line(hs[i], 's');
 		int hs_step = -1, hs_r = -1;
 		uint64_t hs_hash = 0;
@@ -514,31 +516,38 @@ static bool compare_step(void *ctx, int32_t step, f2d_result r, uint64_t hash)
 
 START_TEST(fast_path_matches_exact_path)
 {
-	helper exact, counted;
+	helper exact, counted, scalar;
 	helper_open(&exact, "exact-only", F2D_SOLVER_PATHS_EXACT);
 	helper_open(&counted, "path-counting", F2D_SOLVER_PATHS_COUNTED);
+	helper_open(&scalar, "scalar-kernel", F2D_SOLVER_PATHS_SCALAR);
 	int32_t cases = case_count();
-	helper *hs[2] = {&exact, &counted};
-	for (int i = 0; i < 2; ++i) {
+	helper *hs[HELPERS] = {&exact, &counted, &scalar};
+	const char *kernels[HELPERS] = {"scalar", f2d_solver_kernel(), "scalar"};
+	for (int i = 0; i < HELPERS; ++i) {
 		const char *t = helper_line(hs[i], 'n');
-		ck_assert_msg(t != NULL && atoi(t) == cases, "%s helper: bad header \"%.100s\"",
-		              hs[i]->what, hs[i]->line);
+		char kernel[32] = "";
+		int n = -1;
+		ck_assert_msg(t != NULL && sscanf(t, "%d %31s", &n, kernel) == 2 && n == cases &&
+		                  strcmp(kernel, kernels[i]) == 0,
+		              "%s helper: bad header \"%.100s\" (expected kernel %s)", hs[i]->what,
+		              hs[i]->line, kernels[i]);
 	}
+	printf("contact solver kernel of the normal build: %s\n", f2d_solver_kernel());
 	/* [kind][helper][warm fast, warm exact, solve fast, solve exact] */
-	uint64_t counts[KIND_COUNT][2][4];
+	uint64_t counts[KIND_COUNT][HELPERS][4];
 	memset(counts, 0, sizeof counts);
 	for (int32_t c = 0; c < cases; ++c) {
 		world_case k = describe_case(c);
-		for (int i = 0; i < 2; ++i) {
+		for (int i = 0; i < HELPERS; ++i) {
 			const char *t = helper_line(hs[i], 'c');
 			ck_assert_msg(t != NULL && atoi(t) == c,
 			              "%s helper: expected case %d, got \"%.100s\"", hs[i]->what,
 			              (int)c, hs[i]->line);
 		}
-		compare_ctx x = {c, &exact, &counted, 0, ""};
+		compare_ctx x = {c, hs, 0, ""};
 		ck_assert_msg(run_case(c, compare_step, &x), "cannot build %s", k.name);
 		ck_assert_msg(x.bad_step == 0, "%s (case %d): %s", k.name, (int)c, x.msg);
-		for (int i = 0; i < 2; ++i) {
+		for (int i = 0; i < HELPERS; ++i) {
 			const char *t = helper_line(hs[i], 'e');
 			uint64_t n[4];
 			ck_assert_msg(
@@ -552,14 +561,15 @@ START_TEST(fast_path_matches_exact_path)
 	}
 	ck_assert_int_eq(pclose(exact.f), 0);
 	ck_assert_int_eq(pclose(counted.f), 0);
+	ck_assert_int_eq(pclose(scalar.f), 0);
 
-	uint64_t total[2][4] = {{0}};
+	uint64_t total[HELPERS][4] = {{0}};
 	for (int kind = 0; kind < KIND_COUNT; ++kind) {
 		const uint64_t *n = counts[kind][1];
 		printf("%-21s warm start: %10" PRIu64 " fast %8" PRIu64
 		       " fallback;  solve: %11" PRIu64 " fast %8" PRIu64 " fallback\n",
 		       kind_names[kind], n[0], n[1], n[2], n[3]);
-		for (int i = 0; i < 2; ++i) {
+		for (int i = 0; i < HELPERS; ++i) {
 			for (int j = 0; j < 4; ++j) {
 				total[i][j] += counts[kind][i][j];
 			}
@@ -571,6 +581,8 @@ START_TEST(fast_path_matches_exact_path)
 	ck_assert_uint_eq(total[0][2], 0);
 	ck_assert_uint_eq(total[0][1], total[1][0] + total[1][1]);
 	ck_assert_uint_eq(total[0][3], total[1][2] + total[1][3]);
+	ck_assert_uint_eq(total[0][1], total[2][0] + total[2][1]);
+	ck_assert_uint_eq(total[0][3], total[2][2] + total[2][3]);
 	/* not vacuous: the fast path did the bulk of the work, and the stress worlds made it fall
 	 * back, in the warm start and in the solve */
 	const uint64_t *st = counts[KIND_STRESS][1];

@@ -1,0 +1,1004 @@
+/* fix2d contact solver: the contact part of the sequential-impulse solver (seed 000,
+ * Box2D-lite's Arbiter::PreStep / ApplyImpulse), on coloured batches.
+ * SPDX-License-Identifier: MIT
+ *
+ * Order. Gauss-Seidel visits the constraints one after the other, so the result depends on the
+ * order. Ours: the active arbiters are coloured greedily in key order (shape_a, shape_b), each
+ * taking the lowest colour that neither of its dynamic bodies has yet; colours are solved one
+ * after the other, and inside a colour in key order. Two arbiters of one colour share no body
+ * that an impulse can move (static and kinematic bodies have no inverse mass: their velocities
+ * never change), so inside a colour the order does not matter at all: any grouping of its
+ * arbiters gives the same bits. That is what lets a batch of F2D_LANES arbiters of one colour
+ * be solved at once in SIMD lanes (AVX-512 on x86-64 when the CPU has it) with exactly the
+ * result of the scalar path, one lane after the other (every other machine, and the
+ * reference): the determinism matrix compares both. The colouring is a function of the keys
+ * and body ids only. A body that already has 63 colours sends the arbiter to the overflow
+ * colour, solved last, one arbiter after the other in key order.
+ *
+ * Three paths compute the same bits:
+ *  - exact: every intermediate saturated to the fix16 range (and reported as
+ *    F2D_ERROR_OVERFLOW); the reference, written as the derivation reads;
+ *  - fast (scalar): the same expressions without saturation, checked once at the end;
+ *  - AVX-512: the fast path on 8 lanes.
+ * A lane whose check fails is solved again by the exact path from the unchanged state.
+ */
+#include "core.h"
+
+/* ---- colouring and batches ---- */
+
+static inline int32_t ctz64(uint64_t x)
+{
+#if defined(__GNUC__) || defined(__clang__)
+	return __builtin_ctzll(x);
+#else
+	int32_t n = 0;
+	while ((x & 1u) == 0) {
+		x >>= 1;
+		n++;
+	}
+	return n;
+#endif
+}
+
+#define OVERFLOW_COLOR 63
+
+/* Batches needed for n arbiters at most: per colour ceil(count / F2D_LANES), which sums to at
+ * most n / F2D_LANES + 64. */
+bool f2d_solver_reserve(f2d_world *w, int32_t arbiters)
+{
+	return f2d_grow(w, (void **)&w->batches, &w->batch_capacity, arbiters / F2D_LANES + 65,
+	                sizeof(f2d_contact_batch)) &&
+	       f2d_grow(w, (void **)&w->body_colors, &w->body_color_capacity, w->body_capacity,
+	                sizeof(uint64_t)) &&
+	       f2d_grow(w, (void **)&w->arbiter_colors, &w->arbiter_color_capacity,
+	                arbiters > 0 ? arbiters : 1, 1);
+}
+
+static inline bool moves(const f2d_body *b)
+{
+	return b->type == F2D_DYNAMIC_BODY;
+}
+
+/* Colours the active arbiters and lays the batches out: colour after colour, key order inside
+ * a colour; fills body_a, body_b, arbiter and lanes (the rest is the pre-step's). */
+static void color_arbiters(f2d_world *w)
+{
+	uint64_t *used = w->body_colors;
+	uint8_t *color = w->arbiter_colors;
+	int32_t count[64] = {0};
+	for (int32_t i = 0; i < w->arbiter_count; ++i) {
+		const f2d_arbiter *arb = &w->arbiters[i];
+		if (arb->active) {
+			used[arb->body_a] = 0;
+			used[arb->body_b] = 0;
+		}
+	}
+	for (int32_t i = 0; i < w->arbiter_count; ++i) {
+		const f2d_arbiter *arb = &w->arbiters[i];
+		if (!arb->active) {
+			continue;
+		}
+		bool ma = moves(&w->bodies[arb->body_a]), mb = moves(&w->bodies[arb->body_b]);
+		uint64_t taken = (ma ? used[arb->body_a] : 0) | (mb ? used[arb->body_b] : 0);
+		int32_t c = ctz64(~taken | ((uint64_t)1 << OVERFLOW_COLOR));
+		if (c != OVERFLOW_COLOR) {
+			uint64_t bit = (uint64_t)1 << c;
+			used[arb->body_a] |= ma ? bit : 0;
+			used[arb->body_b] |= mb ? bit : 0;
+		}
+		color[i] = (uint8_t)c;
+		count[c]++;
+	}
+	/* first batch of each colour */
+	int32_t first[64], fill[64];
+	int32_t nb = 0;
+	for (int32_t c = 0; c < 64; ++c) {
+		first[c] = nb;
+		fill[c] = 0;
+		nb += (count[c] + F2D_LANES - 1) / F2D_LANES;
+	}
+	w->batch_count = nb;
+	for (int32_t b = 0; b < nb; ++b) {
+		w->batches[b].lanes = 0;
+	}
+	for (int32_t i = 0; i < w->arbiter_count; ++i) {
+		const f2d_arbiter *arb = &w->arbiters[i];
+		if (!arb->active) {
+			continue;
+		}
+		int32_t c = color[i];
+		f2d_contact_batch *bt = &w->batches[first[c] + fill[c] / F2D_LANES];
+		int32_t l = bt->lanes++;
+		fill[c]++;
+		bt->sequential = c == OVERFLOW_COLOR;
+		bt->arbiter[l] = i;
+		bt->body_a[l] = arb->body_a;
+		bt->body_b[l] = arb->body_b;
+	}
+}
+
+/* ---- pre-step ----
+ *
+ * Non-penetration at a contact point p with normal n (A to B), r_a = p - c_a, r_b = p - c_b:
+ *   C = separation >= 0,  Cdot = vn = (v_b + w_b x r_b - v_a - w_a x r_a) . n
+ *   Jacobian J = [-n, -(r_a x n), n, (r_b x n)]
+ *   effective mass  k_n = 1/m_a + 1/m_b + (r_a x n)^2 / I_a + (r_b x n)^2 / I_b,  m_n = 1 / k_n
+ * An impulse P = lambda n changes vn by lambda k_n, so lambda = m_n (bias - vn) drives vn to the
+ * bias velocity. The accumulated impulse is clamped, P_n >= 0 (contacts push, never pull), and
+ * only the change is applied (Catto's accumulated impulses).
+ * Bias velocity b: speculative (separation s > 0): b = -s / h, the gap may close in one step but
+ * not more; penetrating: Baumgarte b = beta / h * max(0, -s - slop); restitution: if the approach
+ * speed at the pre-step exceeds the threshold, b = max(b, -e vn).
+ * Friction along t = (n.y, -n.x): same with k_t from (r x t), target 0, |P_t| <= mu P_n.
+ *
+ * A one-point arbiter is solved as a two-point one whose second point is all zero (no mass, no
+ * impulse, no lever): its friction cone and normal impulse stay 0 and its coupling k12 is 0, so
+ * every step of the two-point solve reduces to the one-point solve, in either point order. */
+
+static inline int64_t mul64(fix16_t a, int64_t b)
+{
+	return f2d_round16((int64_t)a * b);
+}
+
+/* a * b saturated to the fix16 range (reported) */
+static fix16_t sat_mul(f2d_world *w, fix16_t a, fix16_t b)
+{
+	return f2d_sat_flag(f2d_round16((int64_t)a * b), &w->saturated);
+}
+
+static fix16_t inverse_mass(f2d_world *w, int64_t k)
+{
+	if (k <= 0) {
+		return 0;
+	}
+	if (k < 2) {
+		w->saturated = true;
+		return INT32_MAX;
+	}
+	return f2d_div_exact((int64_t)1 << 16, k);
+}
+
+typedef struct prestep_consts {
+	fix16_t inv_h, slop, threshold, beta_inv_h;
+} prestep_consts;
+
+static void prestep_lane(f2d_world *w, const prestep_consts *k, f2d_contact_batch *bt, int32_t l)
+{
+	const f2d_arbiter *arb = &w->arbiters[bt->arbiter[l]];
+	const f2d_body *a = &w->bodies[arb->body_a];
+	const f2d_body *b = &w->bodies[arb->body_b];
+	f2d_vec2 n = arb->normal;
+	f2d_vec2 t = f2d_right_perp(n);
+	bt->nx[l] = n.x;
+	bt->ny[l] = n.y;
+	bt->friction[l] = arb->friction;
+	/* the tangent response t / m = (n.y, -n.x) / m is (dv.y, -dv.x) exactly (round16 is odd
+	 * and |f2d_mul(m, n.x)| <= m), so only n / m is kept */
+	bt->dva_x[l] = f2d_mul(a->inv_mass, n.x);
+	bt->dva_y[l] = f2d_mul(a->inv_mass, n.y);
+	bt->dvb_x[l] = f2d_mul(b->inv_mass, n.x);
+	bt->dvb_y[l] = f2d_mul(b->inv_mass, n.y);
+	int64_t lin = ((int64_t)b->v.x - a->v.x) * n.x + ((int64_t)b->v.y - a->v.y) * n.y;
+	for (int32_t i = 0; i < 2; ++i) {
+		f2d_point_lanes *pl = &bt->p[i];
+		if (i >= arb->count) {
+			pl->rn_a[l] = pl->rn_b[l] = pl->rt_a[l] = pl->rt_b[l] = 0;
+			pl->wn_a[l] = pl->wn_b[l] = pl->wt_a[l] = pl->wt_b[l] = 0;
+			pl->mass_n[l] = pl->mass_t[l] = pl->bias[l] = pl->pn[l] = pl->pt[l] = 0;
+			continue;
+		}
+		const f2d_contact_point *cp = &arb->points[i];
+		fix16_t rna = f2d_cross(cp->r_a, n), rnb = f2d_cross(cp->r_b, n);
+		fix16_t rta = f2d_cross(cp->r_a, t), rtb = f2d_cross(cp->r_b, t);
+		pl->rn_a[l] = rna;
+		pl->rn_b[l] = rnb;
+		pl->rt_a[l] = rta;
+		pl->rt_b[l] = rtb;
+		pl->wn_a[l] = sat_mul(w, a->inv_inertia, rna);
+		pl->wn_b[l] = sat_mul(w, b->inv_inertia, rnb);
+		pl->wt_a[l] = sat_mul(w, a->inv_inertia, rta);
+		pl->wt_b[l] = sat_mul(w, b->inv_inertia, rtb);
+		int64_t kn = (int64_t)a->inv_mass + b->inv_mass +
+		             mul64(a->inv_inertia, f2d_round16((int64_t)rna * rna)) +
+		             mul64(b->inv_inertia, f2d_round16((int64_t)rnb * rnb));
+		int64_t kt = (int64_t)a->inv_mass + b->inv_mass +
+		             mul64(a->inv_inertia, f2d_round16((int64_t)rta * rta)) +
+		             mul64(b->inv_inertia, f2d_round16((int64_t)rtb * rtb));
+		pl->mass_n[l] = inverse_mass(w, kn);
+		pl->mass_t[l] = inverse_mass(w, kt);
+
+		fix16_t s = cp->separation;
+		int64_t bias;
+		if (s > 0) {
+			bias = -mul64(s, k->inv_h);
+		} else {
+			fix16_t pen = -s - k->slop;
+			bias = pen > 0 ? mul64(k->beta_inv_h, pen) : 0;
+		}
+		fix16_t vn = f2d_sat(f2d_round16(lin + (int64_t)b->w * rnb - (int64_t)a->w * rna));
+		if (vn < -k->threshold && arb->restitution > 0) {
+			int64_t rb = -(int64_t)f2d_mul(arb->restitution, vn);
+			bias = bias > rb ? bias : rb;
+		}
+		pl->bias[l] = f2d_sat(bias);
+		pl->pn[l] = cp->pn;
+		pl->pt[l] = cp->pt;
+	}
+	/* k12 = J1 M^-1 J2^T: the change of the relative velocity at point 2 per unit impulse at
+	 * point 1 (and vice versa; it is symmetric): 1/m_a + 1/m_b + (r1a x d)(r2a x d) / I_a +
+	 * (r1b x d)(r2b x d) / I_b. 0 for one point. */
+	if (arb->count == 2) {
+		const f2d_point_lanes *p1 = &bt->p[0], *p2 = &bt->p[1];
+		int64_t m = (int64_t)a->inv_mass + b->inv_mass;
+		int64_t kn =
+		    m + mul64(a->inv_inertia, f2d_round16((int64_t)p1->rn_a[l] * p2->rn_a[l])) +
+		    mul64(b->inv_inertia, f2d_round16((int64_t)p1->rn_b[l] * p2->rn_b[l]));
+		int64_t kt =
+		    m + mul64(a->inv_inertia, f2d_round16((int64_t)p1->rt_a[l] * p2->rt_a[l])) +
+		    mul64(b->inv_inertia, f2d_round16((int64_t)p1->rt_b[l] * p2->rt_b[l]));
+		bt->k12_n[l] = f2d_sat(kn);
+		bt->k12_t[l] = f2d_sat(kt);
+	} else {
+		bt->k12_n[l] = bt->k12_t[l] = 0;
+	}
+}
+
+void f2d_contacts_prestep(f2d_world *w)
+{
+	color_arbiters(w);
+	prestep_consts k = {w->inv_h, w->def.linear_slop, w->def.restitution_threshold,
+	                    f2d_mul(w->def.bias_factor, w->inv_h)};
+	for (int32_t b = 0; b < w->batch_count; ++b) {
+		f2d_contact_batch *bt = &w->batches[b];
+		for (int32_t l = 0; l < bt->lanes; ++l) {
+			prestep_lane(w, &k, bt, l);
+		}
+		/* unused lanes: valid body indices and no effect (they are never stored) */
+		for (int32_t l = bt->lanes; l < F2D_LANES; ++l) {
+			bt->arbiter[l] = bt->arbiter[0];
+			bt->body_a[l] = bt->body_a[0];
+			bt->body_b[l] = bt->body_b[0];
+			bt->nx[l] = bt->ny[l] = bt->friction[l] = bt->k12_n[l] = bt->k12_t[l] = 0;
+			bt->dva_x[l] = bt->dva_y[l] = bt->dvb_x[l] = bt->dvb_y[l] = 0;
+			for (int32_t i = 0; i < 2; ++i) {
+				f2d_point_lanes *pl = &bt->p[i];
+				pl->rn_a[l] = pl->rn_b[l] = pl->rt_a[l] = pl->rt_b[l] = 0;
+				pl->wn_a[l] = pl->wn_b[l] = pl->wt_a[l] = pl->wt_b[l] = 0;
+				pl->mass_n[l] = pl->mass_t[l] = pl->bias[l] = pl->pn[l] =
+				    pl->pt[l] = 0;
+			}
+		}
+	}
+}
+
+/* The accumulated impulses go back to the arbiters (warm starting, hash, snapshots). */
+static void store_impulses(f2d_world *w)
+{
+	for (int32_t b = 0; b < w->batch_count; ++b) {
+		const f2d_contact_batch *bt = &w->batches[b];
+		for (int32_t l = 0; l < bt->lanes; ++l) {
+			f2d_arbiter *arb = &w->arbiters[bt->arbiter[l]];
+			for (int32_t i = 0; i < arb->count; ++i) {
+				arb->points[i].pn = bt->p[i].pn[l];
+				arb->points[i].pt = bt->p[i].pt[l];
+			}
+		}
+	}
+}
+
+/* ---- one lane, scalar ---- */
+
+/* One point of one lane, and the lane: the batch's values copied out. */
+typedef struct cpoint {
+	fix16_t rn_a, rn_b, rt_a, rt_b, wn_a, wn_b, wt_a, wt_b, mass_n, mass_t, bias, pn, pt;
+} cpoint;
+
+typedef struct clane {
+	f2d_vec2 n, dva, dvb;
+	fix16_t friction, k12_n, k12_t;
+	cpoint p[2];
+} clane;
+
+static inline void load_lane(const f2d_contact_batch *bt, int32_t l, clane *c)
+{
+	c->n = f2d_v(bt->nx[l], bt->ny[l]);
+	c->dva = f2d_v(bt->dva_x[l], bt->dva_y[l]);
+	c->dvb = f2d_v(bt->dvb_x[l], bt->dvb_y[l]);
+	c->friction = bt->friction[l];
+	c->k12_n = bt->k12_n[l];
+	c->k12_t = bt->k12_t[l];
+	for (int32_t i = 0; i < 2; ++i) {
+		const f2d_point_lanes *pl = &bt->p[i];
+		cpoint *p = &c->p[i];
+		p->rn_a = pl->rn_a[l];
+		p->rn_b = pl->rn_b[l];
+		p->rt_a = pl->rt_a[l];
+		p->rt_b = pl->rt_b[l];
+		p->wn_a = pl->wn_a[l];
+		p->wn_b = pl->wn_b[l];
+		p->wt_a = pl->wt_a[l];
+		p->wt_b = pl->wt_b[l];
+		p->mass_n = pl->mass_n[l];
+		p->mass_t = pl->mass_t[l];
+		p->bias = pl->bias[l];
+		p->pn = pl->pn[l];
+		p->pt = pl->pt[l];
+	}
+}
+
+static inline void store_lane(f2d_contact_batch *bt, int32_t l, const clane *c)
+{
+	for (int32_t i = 0; i < 2; ++i) {
+		bt->p[i].pn[l] = c->p[i].pn;
+		bt->p[i].pt[l] = c->p[i].pt;
+	}
+}
+
+/* Velocities of one arbiter's two bodies, held in locals while its points are solved. */
+typedef struct vel2 {
+	fix16_t vax, vay, wa, vbx, vby, wb;
+} vel2;
+
+static inline void store_vel2(f2d_body *a, f2d_body *b, const vel2 *v)
+{
+	a->v.x = v->vax;
+	a->v.y = v->vay;
+	a->w = v->wa;
+	b->v.x = v->vbx;
+	b->v.y = v->vby;
+	b->w = v->wb;
+}
+
+/* (v_b + w_b x r_b - v_a - w_a x r_a) . d on the local copy, summed exactly in 64 bits and
+ * rounded once, not saturated: |d| <= 1 and |r x d| < 2^23 (shapes of moving bodies are within
+ * 32 m), so the sum is below 2^55 and the result below 2^39. */
+static inline int64_t rel_vel64(const vel2 *v, f2d_vec2 d, fix16_t rd_a, fix16_t rd_b)
+{
+	int64_t s = ((int64_t)v->vbx - v->vax) * d.x + ((int64_t)v->vby - v->vay) * d.y +
+	            (int64_t)v->wb * rd_b - (int64_t)v->wa * rd_a;
+	return f2d_round16(s);
+}
+
+static inline fix16_t rel_vel(const vel2 *v, f2d_vec2 d, fix16_t rd_a, fix16_t rd_b)
+{
+	return f2d_sat(rel_vel64(v, d, rd_a, rd_b));
+}
+
+/* v + d in 64 bits, saturated to the fix16 range; a saturation is recorded in *sat (the step
+ * then reports F2D_ERROR_OVERFLOW) instead of wrapping. */
+static inline fix16_t add_sat(fix16_t v, int64_t d, bool *sat)
+{
+	return f2d_sat_flag((int64_t)v + d, sat);
+}
+
+/* Applies impulses l1 at point 1 and l2 at point 2 along n (tangent false) or along
+ * t = (n.y, -n.x) (tangent true, response (dv.y, -dv.x)): both share the linear response, so
+ * the linear change is (l1 + l2) dv; the angular one is l1 dw1 + l2 dw2. Sums in 64 bits
+ * (|l1 + l2| < 2^32, |dv| <= 2^31: below 2^63), one rounding per component, saturated (and
+ * reported) rather than wrapped. */
+static inline void apply2(vel2 *v, fix16_t l1, fix16_t l2, const clane *c, const cpoint *p1,
+                          const cpoint *p2, bool tangent, bool *sat)
+{
+	int64_t l = (int64_t)l1 + l2;
+	f2d_vec2 dva = tangent ? f2d_v(c->dva.y, -c->dva.x) : c->dva;
+	f2d_vec2 dvb = tangent ? f2d_v(c->dvb.y, -c->dvb.x) : c->dvb;
+	v->vax = add_sat(v->vax, -f2d_round16(l * dva.x), sat);
+	v->vay = add_sat(v->vay, -f2d_round16(l * dva.y), sat);
+	v->vbx = add_sat(v->vbx, f2d_round16(l * dvb.x), sat);
+	v->vby = add_sat(v->vby, f2d_round16(l * dvb.y), sat);
+	fix16_t wa1 = tangent ? p1->wt_a : p1->wn_a, wb1 = tangent ? p1->wt_b : p1->wn_b;
+	fix16_t wa2 = tangent ? p2->wt_a : p2->wn_a, wb2 = tangent ? p2->wt_b : p2->wn_b;
+	v->wa = add_sat(v->wa, -f2d_round16((int64_t)l1 * wa1 + (int64_t)l2 * wa2), sat);
+	v->wb = add_sat(v->wb, f2d_round16((int64_t)l1 * wb1 + (int64_t)l2 * wb2), sat);
+}
+
+/* Friction, one point: lambda = -m_t vt, |P_t| <= mu P_n; returns the applied increment.
+ * P_t and the cone both lie in [-(2^31 - 1), 2^31 - 1], so their difference may not fit 32
+ * bits (a cone that shrank from +max to -max in one step): the increment is saturated and the
+ * accumulated impulse moves by exactly what is applied. */
+static inline fix16_t friction_step(cpoint *cp, fix16_t vt, fix16_t friction, bool *sat)
+{
+	int64_t max_pt = mul64(friction, cp->pn);
+	max_pt = max_pt > INT32_MAX ? INT32_MAX : max_pt;
+	int64_t pt = (int64_t)cp->pt - mul64(cp->mass_t, vt);
+	pt = pt < -max_pt ? -max_pt : (pt > max_pt ? max_pt : pt);
+	int64_t d64 = pt - cp->pt;
+	*sat |= d64 > INT32_MAX || d64 < -INT32_MAX;
+	fix16_t d = f2d_sat(d64);
+	cp->pt += d;
+	return d;
+}
+
+/* Normal, one point: lambda = m_n (bias - vn), P_n = max(P_n + lambda, 0). */
+static inline fix16_t normal_step(cpoint *cp, int64_t vn, bool *saturated)
+{
+	int64_t pn = (int64_t)cp->pn + mul64(cp->mass_n, f2d_sat((int64_t)cp->bias - vn));
+	*saturated |= pn > INT32_MAX;
+	pn = pn < 0 ? 0 : (pn > INT32_MAX ? INT32_MAX : pn);
+	fix16_t d = (fix16_t)pn - cp->pn;
+	cp->pn = (fix16_t)pn;
+	return d;
+}
+
+/* ---- test-only switches (tests/test_solver_paths.c; never defined in a real build) ----
+ * F2D_CONTACT_EXACT_ONLY: warm start and solve skip the fast paths and always take the exact
+ * path, the reference the test compares the normal build against, step by step.
+ * F2D_CONTACT_COUNT_PATHS: counts the arbiters each path handled (warm start fast, warm start
+ * exact, solve fast, solve exact), so that the test can show both paths ran. Not thread-safe.
+ * F2D_NO_SIMD: the scalar paths only, also on a CPU with AVX-512. */
+#ifdef F2D_CONTACT_COUNT_PATHS
+extern uint64_t f2d_contact_path_counts[4];
+uint64_t f2d_contact_path_counts[4];
+#define COUNT_PATH(i, n) (f2d_contact_path_counts[i] += (uint64_t)(n))
+#else
+#define COUNT_PATH(i, n) ((void)0)
+#endif
+
+#if !defined(F2D_NO_SIMD) && !defined(F2D_CONTACT_EXACT_ONLY) && defined(__x86_64__) &&            \
+    (defined(__GNUC__) || defined(__clang__)) && !defined(__TINYC__)
+#define F2D_HAVE_AVX512 1
+#else
+#define F2D_HAVE_AVX512 0
+#endif
+
+/* Warm start of one lane, exact path. */
+static void warm_start_exact(clane *c, f2d_body *a, f2d_body *b, bool *saturated)
+{
+	vel2 v = {a->v.x, a->v.y, a->w, b->v.x, b->v.y, b->w};
+	const cpoint *p1 = &c->p[0], *p2 = &c->p[1];
+	apply2(&v, p1->pn, p2->pn, c, p1, p2, false, saturated);
+	apply2(&v, p1->pt, p2->pt, c, p1, p2, true, saturated);
+	store_vel2(a, b, &v);
+}
+
+/* One lane of a Gauss-Seidel pass, exact path, points in the order p[flip], p[flip ^ 1]. For
+ * two points, the relative velocity at the second point after the first point's impulse l is
+ * known without touching the bodies: v2' = v2 + l k12 (k12 from the pre-step). So each
+ * direction costs two relative velocities, two scalar updates and one combined application:
+ * the same sequential impulses, fewer operations. Friction is solved first, the normal last
+ * (non-penetration matters most); the two points are visited in alternating order (0,1 then
+ * 1,0) because plain Gauss-Seidel always favours the first point, which tips an aligned stack. */
+static void solve_exact(clane *c, f2d_body *a, f2d_body *b, int32_t flip, bool *saturated)
+{
+	f2d_vec2 n = c->n;
+	f2d_vec2 t = f2d_right_perp(n);
+	vel2 v = {a->v.x, a->v.y, a->w, b->v.x, b->v.y, b->w};
+	cpoint *p1 = &c->p[flip];
+	cpoint *p2 = &c->p[flip ^ 1];
+	fix16_t v1 = rel_vel(&v, t, p1->rt_a, p1->rt_b);
+	fix16_t v2 = rel_vel(&v, t, p2->rt_a, p2->rt_b);
+	fix16_t d1 = friction_step(p1, v1, c->friction, saturated);
+	v2 = f2d_sat((int64_t)v2 + f2d_round16((int64_t)d1 * c->k12_t));
+	fix16_t d2 = friction_step(p2, v2, c->friction, saturated);
+	apply2(&v, d1, d2, c, p1, p2, true, saturated);
+
+	int64_t n1 = rel_vel64(&v, n, p1->rn_a, p1->rn_b);
+	int64_t n2 = rel_vel64(&v, n, p2->rn_a, p2->rn_b);
+	d1 = normal_step(p1, n1, saturated);
+	d2 = normal_step(p2, n2 + f2d_round16((int64_t)d1 * c->k12_n), saturated);
+	apply2(&v, d1, d2, c, p1, p2, false, saturated);
+	store_vel2(a, b, &v);
+}
+
+/* ---- fast path ----
+ *
+ * The exact path above saturates a dozen intermediate values per arbiter (and records it). In
+ * a sane scene none of them ever comes near the fix16 range, so the fast path computes the same
+ * expressions without the saturations, on local copies, and only checks at the end that every
+ * value it would have saturated was in [-2^30, 2^30): there every f2d_sat / add_sat of the
+ * exact path is the identity, so the two paths give the same bits. Otherwise the local results
+ * are dropped and the lane is solved again by the exact path from the unchanged state.
+ *
+ * The check is one add and one or per value: x in [-2^30, 2^30) <=> (uint64)(x + 2^30) < 2^31,
+ * and the or of such values is < 2^31 iff each is. The velocities read from the bodies are
+ * checked too: then every operand of every product below lies in [-2^31, 2^31) (a velocity, the
+ * difference of two, an impulse increment or the sum of two, a checked relative velocity, a
+ * stored fix16), which the AVX-512 path needs (it multiplies 32 x 32 -> 64 bits).
+ *
+ * Because the check comes at the end, the values after a failed one can be anything, and their
+ * products could overflow 64 bits: the fast path therefore multiplies, adds and subtracts modulo
+ * 2^64 (in uint64_t, converted back; the same machine instructions). Whenever every check passes
+ * each operand equals the exact path's (its saturations were the identity), so each product and
+ * sum is one that the exact path computes in 64 bits without overflow: the results are exact. */
+#define FAST_BIAS ((uint64_t)1 << 30)
+#define FAST_LIMIT ((uint64_t)1 << 31)
+#define FAST_OK(acc) ((acc) < FAST_LIMIT)
+
+/* uint64 -> int64 keeps the bits (two's complement), as on every compiler we build with. */
+_Static_assert((int64_t)UINT64_MAX == -1, "fix2d needs two's complement conversions");
+
+/* An empty asm that "changes" acc: the compiler must have folded every check so far into it
+ * here, instead of keeping all the checked values alive to the end of the arbiter (which
+ * costs registers and spills). No code. */
+#if defined(__GNUC__) || defined(__clang__)
+#define FAST_FOLD(acc) __asm__("" : "+r"(acc))
+#else
+#define FAST_FOLD(acc) ((void)0)
+#endif
+
+static inline uint64_t fast_chk(int64_t x)
+{
+	return (uint64_t)x + FAST_BIAS;
+}
+
+/* a * b, a + b, a - b modulo 2^64 */
+static inline int64_t wmul(int64_t a, int64_t b)
+{
+	return (int64_t)((uint64_t)a * (uint64_t)b);
+}
+static inline int64_t wadd(int64_t a, int64_t b)
+{
+	return (int64_t)((uint64_t)a + (uint64_t)b);
+}
+static inline int64_t wsub(int64_t a, int64_t b)
+{
+	return (int64_t)((uint64_t)a - (uint64_t)b);
+}
+/* f2d_round16 of a value computed modulo 2^64 */
+static inline int64_t wround16(int64_t p)
+{
+	return wadd(p, 0x8000 + (p >> 63)) >> 16;
+}
+static inline int64_t wmul16(int64_t a, int64_t b)
+{
+	return wround16(wmul(a, b));
+}
+
+/* friction_step without saturation: pt and the cone as there; the increment is checked. The
+ * cone and the clamped P_t are within the fix16 range, so the increment is below 2^32 in
+ * magnitude whatever vt was. */
+static inline int64_t friction_fast(const cpoint *p, int64_t vt, fix16_t friction, uint64_t *acc)
+{
+	int64_t max_pt = mul64(friction, p->pn);
+	max_pt = max_pt > INT32_MAX ? INT32_MAX : max_pt;
+	int64_t q = wsub(p->pt, wmul16(p->mass_t, vt));
+	q = q < -max_pt ? -max_pt : (q > max_pt ? max_pt : q);
+	int64_t d = q - p->pt;
+	*acc |= fast_chk(d);
+	FAST_FOLD(*acc);
+	return d;
+}
+
+/* normal_step without saturation: bias - vn and the new P_n are checked (P_n after the clamp
+ * at 0, so only the upper saturation counts), and the increment (P_n >= 0 always). */
+static inline int64_t normal_fast(const cpoint *p, int64_t vn, int64_t *pn_out, uint64_t *acc)
+{
+	int64_t e = wsub(p->bias, vn);
+	int64_t q = wadd(p->pn, wmul16(p->mass_n, e));
+	q = q < 0 ? 0 : q;
+	int64_t d = wsub(q, p->pn);
+	*acc |= fast_chk(e) | fast_chk(q) | fast_chk(d);
+	FAST_FOLD(*acc);
+	*pn_out = q;
+	return d;
+}
+
+/* The 64-bit velocities of the fast path. */
+typedef struct vel64 {
+	int64_t vax, vay, wa, vbx, vby, wb;
+} vel64;
+
+/* apply2 without saturation (tangent: dir_t = 1); the new velocities are checked. */
+static inline void apply_fast(vel64 *v, int64_t l1, int64_t l2, const clane *c, fix16_t wa1,
+                              fix16_t wb1, fix16_t wa2, fix16_t wb2, int dir_t, uint64_t *acc)
+{
+	int64_t l = wadd(l1, l2);
+	if (dir_t) {
+		v->vax = wsub(v->vax, wmul16(l, c->dva.y));
+		v->vay = wadd(v->vay, wmul16(l, c->dva.x));
+		v->vbx = wadd(v->vbx, wmul16(l, c->dvb.y));
+		v->vby = wsub(v->vby, wmul16(l, c->dvb.x));
+	} else {
+		v->vax = wsub(v->vax, wmul16(l, c->dva.x));
+		v->vay = wsub(v->vay, wmul16(l, c->dva.y));
+		v->vbx = wadd(v->vbx, wmul16(l, c->dvb.x));
+		v->vby = wadd(v->vby, wmul16(l, c->dvb.y));
+	}
+	v->wa = wsub(v->wa, wround16(wadd(wmul(l1, wa1), wmul(l2, wa2))));
+	v->wb = wadd(v->wb, wround16(wadd(wmul(l1, wb1), wmul(l2, wb2))));
+	*acc |= fast_chk(v->vax) | fast_chk(v->vay) | fast_chk(v->wa) | fast_chk(v->vbx) |
+	        fast_chk(v->vby) | fast_chk(v->wb);
+	FAST_FOLD(*acc);
+}
+
+/* The linear part of the relative velocity along n, (v_b - v_a) . n, and along
+ * t = (n.y, -n.x), (v_b - v_a) . t; exact, shared by both points (the angular parts differ). */
+static inline int64_t lin_n(const vel64 *v, f2d_vec2 n)
+{
+	return wadd(wmul(wsub(v->vbx, v->vax), n.x), wmul(wsub(v->vby, v->vay), n.y));
+}
+static inline int64_t lin_t(const vel64 *v, f2d_vec2 n)
+{
+	return wsub(wmul(wsub(v->vbx, v->vax), n.y), wmul(wsub(v->vby, v->vay), n.x));
+}
+
+/* The relative velocity at a point: linear part plus w_b (r_b x d) - w_a (r_a x d), the same
+ * exact 64-bit sum as rel_vel64 (the order of exact integer additions does not matter), and
+ * rounded as f2d_round16. */
+static inline int64_t point_vel(const vel64 *v, int64_t lin, fix16_t rd_a, fix16_t rd_b)
+{
+	return wround16(wsub(wadd(lin, wmul(v->wb, rd_b)), wmul(v->wa, rd_a)));
+}
+
+static inline void load_vel64(vel64 *v, const f2d_body *a, const f2d_body *b, uint64_t *acc)
+{
+	v->vax = a->v.x;
+	v->vay = a->v.y;
+	v->wa = a->w;
+	v->vbx = b->v.x;
+	v->vby = b->v.y;
+	v->wb = b->w;
+	*acc |= fast_chk(v->vax) | fast_chk(v->vay) | fast_chk(v->wa) | fast_chk(v->vbx) |
+	        fast_chk(v->vby) | fast_chk(v->wb);
+}
+
+static inline void store_vel64(f2d_body *a, f2d_body *b, const vel64 *v)
+{
+	a->v.x = (fix16_t)v->vax;
+	a->v.y = (fix16_t)v->vay;
+	a->w = (fix16_t)v->wa;
+	b->v.x = (fix16_t)v->vbx;
+	b->v.y = (fix16_t)v->vby;
+	b->w = (fix16_t)v->wb;
+}
+
+/* Warm start of one lane, fast path; false (nothing written) when a value left the range. */
+static inline bool warm_start_fast(const clane *c, f2d_body *a, f2d_body *b)
+{
+	const cpoint *p1 = &c->p[0], *p2 = &c->p[1];
+	vel64 v;
+	uint64_t acc = 0;
+	load_vel64(&v, a, b, &acc);
+	apply_fast(&v, p1->pn, p2->pn, c, p1->wn_a, p1->wn_b, p2->wn_a, p2->wn_b, 0, &acc);
+	apply_fast(&v, p1->pt, p2->pt, c, p1->wt_a, p1->wt_b, p2->wt_a, p2->wt_b, 1, &acc);
+	if (!FAST_OK(acc)) {
+		return false;
+	}
+	store_vel64(a, b, &v);
+	return true;
+}
+
+/* One lane, fast path (points in the order p[flip], p[flip ^ 1]), as solve_exact; false (and
+ * nothing written) when a value left the checked range. */
+static inline bool solve_fast(clane *c, f2d_body *a, f2d_body *b, int32_t flip)
+{
+	f2d_vec2 n = c->n;
+	cpoint *p1 = &c->p[flip], *p2 = &c->p[flip ^ 1];
+	uint64_t acc = 0;
+	vel64 v;
+	load_vel64(&v, a, b, &acc);
+	int64_t lt = lin_t(&v, n);
+	int64_t v1 = point_vel(&v, lt, p1->rt_a, p1->rt_b);
+	int64_t v2 = point_vel(&v, lt, p2->rt_a, p2->rt_b);
+	acc |= fast_chk(v1) | fast_chk(v2);
+	int64_t d1 = friction_fast(p1, v1, c->friction, &acc);
+	v2 = wadd(v2, wmul16(d1, c->k12_t));
+	acc |= fast_chk(v2);
+	int64_t d2 = friction_fast(p2, v2, c->friction, &acc);
+	apply_fast(&v, d1, d2, c, p1->wt_a, p1->wt_b, p2->wt_a, p2->wt_b, 1, &acc);
+
+	int64_t ln = lin_n(&v, n);
+	int64_t n1 = point_vel(&v, ln, p1->rn_a, p1->rn_b);
+	int64_t n2 = point_vel(&v, ln, p2->rn_a, p2->rn_b);
+	int64_t pn1, pn2;
+	int64_t dn1 = normal_fast(p1, n1, &pn1, &acc);
+	int64_t dn2 = normal_fast(p2, wadd(n2, wmul16(dn1, c->k12_n)), &pn2, &acc);
+	apply_fast(&v, dn1, dn2, c, p1->wn_a, p1->wn_b, p2->wn_a, p2->wn_b, 0, &acc);
+	if (!FAST_OK(acc)) {
+		return false;
+	}
+	p1->pt += (fix16_t)d1;
+	p2->pt += (fix16_t)d2;
+	p1->pn = (fix16_t)pn1;
+	p2->pn = (fix16_t)pn2;
+	store_vel64(a, b, &v);
+	return true;
+}
+
+/* One lane, scalar: the fast path, or the exact one when the fast path declined. */
+static void solve_lane(f2d_world *w, f2d_contact_batch *bt, int32_t l, int32_t flip,
+                       bool *saturated)
+{
+	clane c;
+	load_lane(bt, l, &c);
+	f2d_body *a = &w->bodies[bt->body_a[l]];
+	f2d_body *b = &w->bodies[bt->body_b[l]];
+#ifndef F2D_CONTACT_EXACT_ONLY
+	if (solve_fast(&c, a, b, flip)) {
+		COUNT_PATH(2, 1);
+		store_lane(bt, l, &c);
+		return;
+	}
+#else
+	(void)solve_fast; /* unused here: no warning */
+	(void)warm_start_fast;
+#endif
+	COUNT_PATH(3, 1);
+	solve_exact(&c, a, b, flip, saturated);
+	store_lane(bt, l, &c);
+}
+
+/* ---- AVX-512 ----
+ *
+ * solve_fast on 8 lanes, one 64-bit lane an arbiter; the same operations in the same order.
+ * Products are vpmuldq (signed 32 x 32 -> 64 bits of the low halves): every operand is in
+ * [-2^31, 2^31) when the lane's check passes (see the fast path), so the product is the one
+ * solve_fast computes; a lane whose check fails is dropped and solved by the exact path. The
+ * rounding shift is vpsraq, the clamps vpminsq / vpmaxsq and compares into masks. Velocities are
+ * gathered from and scattered to the bodies (lanes of one batch never share a body that moves;
+ * the velocities of a static or kinematic body do not change, so several lanes may read and
+ * write the same one). */
+#if F2D_HAVE_AVX512
+#include <immintrin.h>
+
+#define AVX512 __attribute__((target("avx512f,avx2")))
+
+typedef __m512i vq;
+
+AVX512 static inline vq vld(const int32_t *p)
+{
+	return _mm512_cvtepi32_epi64(_mm256_loadu_si256((const __m256i *)(const void *)p));
+}
+AVX512 static inline vq vmul(vq a, vq b)
+{
+	return _mm512_mul_epi32(a, b);
+}
+AVX512 static inline vq vadd(vq a, vq b)
+{
+	return _mm512_add_epi64(a, b);
+}
+AVX512 static inline vq vsub(vq a, vq b)
+{
+	return _mm512_sub_epi64(a, b);
+}
+AVX512 static inline vq vround16(vq p)
+{
+	vq r = _mm512_add_epi64(_mm512_add_epi64(p, _mm512_set1_epi64(0x8000)),
+	                        _mm512_srai_epi64(p, 63));
+	return _mm512_srai_epi64(r, 16);
+}
+AVX512 static inline vq vmul16(vq a, vq b)
+{
+	return vround16(vmul(a, b));
+}
+AVX512 static inline vq vchk(vq x)
+{
+	return _mm512_add_epi64(x, _mm512_set1_epi64((int64_t)FAST_BIAS));
+}
+
+typedef struct vvel {
+	vq vax, vay, wa, vbx, vby, wb;
+} vvel;
+
+typedef struct vpoint {
+	vq rn_a, rn_b, rt_a, rt_b, wn_a, wn_b, wt_a, wt_b, mass_n, mass_t, bias, pn, pt;
+} vpoint;
+
+AVX512 static inline void vload_point(const f2d_point_lanes *p, vpoint *v)
+{
+	v->rn_a = vld(p->rn_a);
+	v->rn_b = vld(p->rn_b);
+	v->rt_a = vld(p->rt_a);
+	v->rt_b = vld(p->rt_b);
+	v->wn_a = vld(p->wn_a);
+	v->wn_b = vld(p->wn_b);
+	v->wt_a = vld(p->wt_a);
+	v->wt_b = vld(p->wt_b);
+	v->mass_n = vld(p->mass_n);
+	v->mass_t = vld(p->mass_t);
+	v->bias = vld(p->bias);
+	v->pn = vld(p->pn);
+	v->pt = vld(p->pt);
+}
+
+AVX512 static inline vq vfriction(const vpoint *p, vq vt, vq mu, vq *acc)
+{
+	vq max_pt = _mm512_min_epi64(vmul16(mu, p->pn), _mm512_set1_epi64(INT32_MAX));
+	vq neg = _mm512_sub_epi64(_mm512_setzero_si512(), max_pt);
+	vq q = vsub(p->pt, vmul16(p->mass_t, vt));
+	/* q < -max ? -max : (q > max ? max : q) */
+	vq r = _mm512_mask_mov_epi64(q, _mm512_cmpgt_epi64_mask(q, max_pt), max_pt);
+	r = _mm512_mask_mov_epi64(r, _mm512_cmplt_epi64_mask(q, neg), neg);
+	vq d = vsub(r, p->pt);
+	*acc = _mm512_or_si512(*acc, vchk(d));
+	return d;
+}
+
+AVX512 static inline vq vnormal(const vpoint *p, vq vn, vq *pn_out, vq *acc)
+{
+	vq e = vsub(p->bias, vn);
+	vq q = _mm512_max_epi64(vadd(p->pn, vmul16(p->mass_n, e)), _mm512_setzero_si512());
+	vq d = vsub(q, p->pn);
+	*acc = _mm512_or_si512(*acc, _mm512_or_si512(vchk(e), _mm512_or_si512(vchk(q), vchk(d))));
+	*pn_out = q;
+	return d;
+}
+
+AVX512 static inline vq vchk_vel(const vvel *v)
+{
+	return _mm512_or_si512(_mm512_or_si512(_mm512_or_si512(vchk(v->vax), vchk(v->vay)),
+	                                       _mm512_or_si512(vchk(v->wa), vchk(v->vbx))),
+	                       _mm512_or_si512(vchk(v->vby), vchk(v->wb)));
+}
+
+/* apply_fast on 8 lanes; dva / dvb are n / m (x, y) */
+AVX512 static inline void vapply(vvel *v, vq l1, vq l2, vq dvax, vq dvay, vq dvbx, vq dvby, vq wa1,
+                                 vq wb1, vq wa2, vq wb2, int dir_t, vq *acc)
+{
+	vq l = vadd(l1, l2);
+	if (dir_t) {
+		v->vax = vsub(v->vax, vmul16(l, dvay));
+		v->vay = vadd(v->vay, vmul16(l, dvax));
+		v->vbx = vadd(v->vbx, vmul16(l, dvby));
+		v->vby = vsub(v->vby, vmul16(l, dvbx));
+	} else {
+		v->vax = vsub(v->vax, vmul16(l, dvax));
+		v->vay = vsub(v->vay, vmul16(l, dvay));
+		v->vbx = vadd(v->vbx, vmul16(l, dvbx));
+		v->vby = vadd(v->vby, vmul16(l, dvby));
+	}
+	v->wa = vsub(v->wa, vround16(vadd(vmul(l1, wa1), vmul(l2, wa2))));
+	v->wb = vadd(v->wb, vround16(vadd(vmul(l1, wb1), vmul(l2, wb2))));
+	*acc = _mm512_or_si512(*acc, vchk_vel(v));
+}
+
+AVX512 static inline vq vpoint_vel(const vvel *v, vq lin, vq rd_a, vq rd_b)
+{
+	return vround16(vsub(vadd(lin, vmul(v->wb, rd_b)), vmul(v->wa, rd_a)));
+}
+
+#define VEL_X offsetof(f2d_body, v.x)
+#define VEL_Y offsetof(f2d_body, v.y)
+#define VEL_W offsetof(f2d_body, w)
+
+AVX512 static inline vq vgather(vq index, const char *base, size_t field)
+{
+	return _mm512_cvtepi32_epi64(_mm512_i64gather_epi32(index, base + field, 1));
+}
+
+AVX512 static inline void vscatter(char *base, size_t field, __mmask8 m, vq index, vq v)
+{
+	_mm512_mask_i64scatter_epi32(base + field, m, index, _mm512_cvtepi64_epi32(v), 1);
+}
+
+/* Solves the lanes of one batch; returns the mask of the lanes it could not solve (their
+ * state is untouched: the caller solves them by the exact path). */
+AVX512 static __mmask8 solve_batch_avx512(f2d_body *bodies, f2d_contact_batch *bt, int32_t flip)
+{
+	const vq stride = _mm512_set1_epi64((int64_t)sizeof(f2d_body));
+	char *base = (char *)bodies;
+	vq ia = _mm512_mul_epu32(vld(bt->body_a), stride);
+	vq ib = _mm512_mul_epu32(vld(bt->body_b), stride);
+	vvel v;
+	v.vax = vgather(ia, base, VEL_X);
+	v.vay = vgather(ia, base, VEL_Y);
+	v.wa = vgather(ia, base, VEL_W);
+	v.vbx = vgather(ib, base, VEL_X);
+	v.vby = vgather(ib, base, VEL_Y);
+	v.wb = vgather(ib, base, VEL_W);
+	vq acc = vchk_vel(&v);
+	vpoint p1, p2;
+	f2d_point_lanes *l1 = &bt->p[flip], *l2 = &bt->p[flip ^ 1];
+	vload_point(l1, &p1);
+	vload_point(l2, &p2);
+	vq nx = vld(bt->nx), ny = vld(bt->ny), mu = vld(bt->friction);
+	vq dvax = vld(bt->dva_x), dvay = vld(bt->dva_y), dvbx = vld(bt->dvb_x),
+	   dvby = vld(bt->dvb_y);
+
+	/* friction */
+	vq dx = vsub(v.vbx, v.vax), dy = vsub(v.vby, v.vay);
+	vq lt = vsub(vmul(dx, ny), vmul(dy, nx));
+	vq v1 = vpoint_vel(&v, lt, p1.rt_a, p1.rt_b);
+	vq v2 = vpoint_vel(&v, lt, p2.rt_a, p2.rt_b);
+	acc = _mm512_or_si512(acc, _mm512_or_si512(vchk(v1), vchk(v2)));
+	vq d1 = vfriction(&p1, v1, mu, &acc);
+	v2 = vadd(v2, vmul16(d1, vld(bt->k12_t)));
+	acc = _mm512_or_si512(acc, vchk(v2));
+	vq d2 = vfriction(&p2, v2, mu, &acc);
+	vapply(&v, d1, d2, dvax, dvay, dvbx, dvby, p1.wt_a, p1.wt_b, p2.wt_a, p2.wt_b, 1, &acc);
+
+	/* normal */
+	dx = vsub(v.vbx, v.vax);
+	dy = vsub(v.vby, v.vay);
+	vq ln = vadd(vmul(dx, nx), vmul(dy, ny));
+	vq n1 = vpoint_vel(&v, ln, p1.rn_a, p1.rn_b);
+	vq n2 = vpoint_vel(&v, ln, p2.rn_a, p2.rn_b);
+	vq pn1, pn2;
+	vq dn1 = vnormal(&p1, n1, &pn1, &acc);
+	vq dn2 = vnormal(&p2, vadd(n2, vmul16(dn1, vld(bt->k12_n))), &pn2, &acc);
+	vapply(&v, dn1, dn2, dvax, dvay, dvbx, dvby, p1.wn_a, p1.wn_b, p2.wn_a, p2.wn_b, 0, &acc);
+
+	__mmask8 live = (__mmask8)((1u << bt->lanes) - 1u);
+	__mmask8 ok = _mm512_cmplt_epu64_mask(acc, _mm512_set1_epi64((int64_t)FAST_LIMIT)) & live;
+	_mm512_mask_cvtepi64_storeu_epi32(l1->pt, ok, vadd(p1.pt, d1));
+	_mm512_mask_cvtepi64_storeu_epi32(l2->pt, ok, vadd(p2.pt, d2));
+	_mm512_mask_cvtepi64_storeu_epi32(l1->pn, ok, pn1);
+	_mm512_mask_cvtepi64_storeu_epi32(l2->pn, ok, pn2);
+	vscatter(base, VEL_X, ok, ia, v.vax);
+	vscatter(base, VEL_Y, ok, ia, v.vay);
+	vscatter(base, VEL_W, ok, ia, v.wa);
+	vscatter(base, VEL_X, ok, ib, v.vbx);
+	vscatter(base, VEL_Y, ok, ib, v.vby);
+	vscatter(base, VEL_W, ok, ib, v.wb);
+	return (__mmask8)(live & ~ok);
+}
+
+static bool have_avx512(void)
+{
+	__builtin_cpu_init();
+	return __builtin_cpu_supports("avx512f") != 0;
+}
+#endif
+
+/** The contact solver's kernel on this machine: "avx512" or "scalar" (same results). */
+const char *f2d_solver_kernel(void)
+{
+#if F2D_HAVE_AVX512
+	if (have_avx512()) {
+		return "avx512";
+	}
+#endif
+	return "scalar";
+}
+
+/* ---- the passes ---- */
+
+void f2d_contacts_warm_start(f2d_world *w)
+{
+	bool saturated = false;
+	for (int32_t i = 0; i < w->batch_count; ++i) {
+		f2d_contact_batch *bt = &w->batches[i];
+		for (int32_t l = 0; l < bt->lanes; ++l) {
+			clane c;
+			load_lane(bt, l, &c);
+			f2d_body *a = &w->bodies[bt->body_a[l]];
+			f2d_body *b = &w->bodies[bt->body_b[l]];
+#ifndef F2D_CONTACT_EXACT_ONLY
+			if (warm_start_fast(&c, a, b)) {
+				COUNT_PATH(0, 1);
+				continue;
+			}
+#endif
+			warm_start_exact(&c, a, b, &saturated);
+			COUNT_PATH(1, 1);
+		}
+	}
+	w->saturated |= saturated;
+}
+
+/* One Gauss-Seidel pass: the batches in order (colour after colour). */
+void f2d_contacts_solve(f2d_world *w, int32_t iteration)
+{
+	int32_t flip = iteration & 1;
+	bool saturated = false;
+#if F2D_HAVE_AVX512
+	bool simd = have_avx512();
+#endif
+	for (int32_t i = 0; i < w->batch_count; ++i) {
+		f2d_contact_batch *bt = &w->batches[i];
+#if F2D_HAVE_AVX512
+		if (simd && !bt->sequential) {
+			unsigned rest = solve_batch_avx512(w->bodies, bt, flip);
+			COUNT_PATH(2, bt->lanes - __builtin_popcount(rest));
+			while (rest != 0) {
+				int32_t l = ctz64(rest);
+				rest &= rest - 1;
+				clane c;
+				load_lane(bt, l, &c);
+				solve_exact(&c, &w->bodies[bt->body_a[l]],
+				            &w->bodies[bt->body_b[l]], flip, &saturated);
+				store_lane(bt, l, &c);
+				COUNT_PATH(3, 1);
+			}
+			continue;
+		}
+#endif
+		for (int32_t l = 0; l < bt->lanes; ++l) {
+			solve_lane(w, bt, l, flip, &saturated);
+		}
+	}
+	w->saturated |= saturated;
+	if (iteration == w->def.iterations - 1) {
+		store_impulses(w);
+	}
+}
