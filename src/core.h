@@ -128,21 +128,24 @@ typedef struct f2d_arbiter {
  * the arbiters after the last iteration. Not state. */
 #define F2D_LANES 8
 
+/* fix16 values widened to 64 bits: the SIMD kernel loads them as they are */
+typedef int64_t f2d_lane;
+
 typedef struct f2d_point_lanes {
-	fix16_t rn_a[F2D_LANES], rn_b[F2D_LANES], rt_a[F2D_LANES],
+	f2d_lane rn_a[F2D_LANES], rn_b[F2D_LANES], rt_a[F2D_LANES],
 	    rt_b[F2D_LANES]; /* r x n, r x t */
-	fix16_t wn_a[F2D_LANES], wn_b[F2D_LANES], wt_a[F2D_LANES],
+	f2d_lane wn_a[F2D_LANES], wn_b[F2D_LANES], wt_a[F2D_LANES],
 	    wt_b[F2D_LANES]; /* (r x d) / I */
-	fix16_t mass_n[F2D_LANES], mass_t[F2D_LANES], bias[F2D_LANES];
-	fix16_t pn[F2D_LANES], pt[F2D_LANES]; /* accumulated impulses */
+	f2d_lane mass_n[F2D_LANES], mass_t[F2D_LANES], bias[F2D_LANES];
+	f2d_lane pn[F2D_LANES], pt[F2D_LANES]; /* accumulated impulses */
 } f2d_point_lanes;
 
 typedef struct f2d_contact_batch {
 	int32_t body_a[F2D_LANES], body_b[F2D_LANES];
 	int32_t arbiter[F2D_LANES]; /* index in w->arbiters */
-	fix16_t nx[F2D_LANES], ny[F2D_LANES], friction[F2D_LANES];
-	fix16_t k12_n[F2D_LANES], k12_t[F2D_LANES];
-	fix16_t dva_x[F2D_LANES], dva_y[F2D_LANES], dvb_x[F2D_LANES], dvb_y[F2D_LANES]; /* n / m */
+	f2d_lane nx[F2D_LANES], ny[F2D_LANES], friction[F2D_LANES];
+	f2d_lane k12_n[F2D_LANES], k12_t[F2D_LANES];
+	f2d_lane dva_x[F2D_LANES], dva_y[F2D_LANES], dvb_x[F2D_LANES], dvb_y[F2D_LANES]; /* n / m */
 	f2d_point_lanes p[2];
 	int32_t lanes;   /* lanes in use, 1..F2D_LANES, the first ones */
 	bool sequential; /* lanes may share bodies (colour overflow): solved in lane order */
@@ -210,6 +213,12 @@ struct f2d_world {
 	int32_t body_color_capacity;
 	uint8_t *arbiter_colors;
 	int32_t arbiter_color_capacity;
+	/* the velocities of the bodies in contact (body_list), by body id, 4 int64 per body
+	 * (v.x, v.y, w, unused) while the contact solver runs */
+	int64_t (*solver_vel)[4];
+	int32_t solver_vel_capacity;
+	int32_t *body_list;
+	int32_t body_list_count, body_list_capacity;
 
 	/* cache: the live shape ids sorted by (aabb.lower.x, id) for the broad phase */
 	int32_t *sweep;

@@ -51,7 +51,41 @@ bool f2d_solver_reserve(f2d_world *w, int32_t arbiters)
 	       f2d_grow(w, (void **)&w->body_colors, &w->body_color_capacity, w->body_capacity,
 	                sizeof(uint64_t)) &&
 	       f2d_grow(w, (void **)&w->arbiter_colors, &w->arbiter_color_capacity,
-	                arbiters > 0 ? arbiters : 1, 1);
+	                arbiters > 0 ? arbiters : 1, 1) &&
+	       f2d_grow(w, (void **)&w->solver_vel, &w->solver_vel_capacity, w->body_capacity,
+	                sizeof *w->solver_vel) &&
+	       f2d_grow(w, (void **)&w->body_list, &w->body_list_capacity, w->body_capacity,
+	                sizeof(int32_t));
+}
+
+static inline int64_t *vel_row(f2d_world *w, int32_t body)
+{
+	return w->solver_vel[body];
+}
+
+/* The velocities of the bodies in contact go to the solver's rows before a pass and back to
+ * the bodies after it (joints and integration read the bodies). */
+static void vel_in(f2d_world *w)
+{
+	for (int32_t i = 0; i < w->body_list_count; ++i) {
+		const f2d_body *b = &w->bodies[w->body_list[i]];
+		int64_t *r = w->solver_vel[w->body_list[i]];
+		r[0] = b->v.x;
+		r[1] = b->v.y;
+		r[2] = b->w;
+		r[3] = 0;
+	}
+}
+
+static void vel_out(f2d_world *w)
+{
+	for (int32_t i = 0; i < w->body_list_count; ++i) {
+		f2d_body *b = &w->bodies[w->body_list[i]];
+		const int64_t *r = w->solver_vel[w->body_list[i]];
+		b->v.x = (fix16_t)r[0];
+		b->v.y = (fix16_t)r[1];
+		b->w = (fix16_t)r[2];
+	}
 }
 
 static inline bool moves(const f2d_body *b)
@@ -73,6 +107,24 @@ static void color_arbiters(f2d_world *w)
 			used[arb->body_b] = 0;
 		}
 	}
+	/* the bodies in contact, listed once (bit 63 of used, never a colour, marks them) */
+	const uint64_t listed = (uint64_t)1 << OVERFLOW_COLOR;
+	int32_t nl = 0;
+	for (int32_t i = 0; i < w->arbiter_count; ++i) {
+		const f2d_arbiter *arb = &w->arbiters[i];
+		if (!arb->active) {
+			continue;
+		}
+		if ((used[arb->body_a] & listed) == 0) {
+			used[arb->body_a] |= listed;
+			w->body_list[nl++] = arb->body_a;
+		}
+		if ((used[arb->body_b] & listed) == 0) {
+			used[arb->body_b] |= listed;
+			w->body_list[nl++] = arb->body_b;
+		}
+	}
+	w->body_list_count = nl;
 	for (int32_t i = 0; i < w->arbiter_count; ++i) {
 		const f2d_arbiter *arb = &w->arbiters[i];
 		if (!arb->active) {
@@ -339,14 +391,23 @@ typedef struct vel2 {
 	fix16_t vax, vay, wa, vbx, vby, wb;
 } vel2;
 
-static inline void store_vel2(f2d_body *a, f2d_body *b, const vel2 *v)
+/* The solver's velocity rows (w->solver_vel): v.x, v.y, w of a body, widened to 64 bits,
+ * always within the fix16 range. */
+static inline vel2 load_vel2(const int64_t *a, const int64_t *b)
 {
-	a->v.x = v->vax;
-	a->v.y = v->vay;
-	a->w = v->wa;
-	b->v.x = v->vbx;
-	b->v.y = v->vby;
-	b->w = v->wb;
+	vel2 v = {(fix16_t)a[0], (fix16_t)a[1], (fix16_t)a[2],
+	          (fix16_t)b[0], (fix16_t)b[1], (fix16_t)b[2]};
+	return v;
+}
+
+static inline void store_vel2(int64_t *a, int64_t *b, const vel2 *v)
+{
+	a[0] = v->vax;
+	a[1] = v->vay;
+	a[2] = v->wa;
+	b[0] = v->vbx;
+	b[1] = v->vby;
+	b[2] = v->wb;
 }
 
 /* (v_b + w_b x r_b - v_a - w_a x r_a) . d on the local copy, summed exactly in 64 bits and
@@ -442,9 +503,9 @@ uint64_t f2d_contact_path_counts[4];
 #endif
 
 /* Warm start of one lane, exact path. */
-static void warm_start_exact(clane *c, f2d_body *a, f2d_body *b, bool *saturated)
+static void warm_start_exact(clane *c, int64_t *a, int64_t *b, bool *saturated)
 {
-	vel2 v = {a->v.x, a->v.y, a->w, b->v.x, b->v.y, b->w};
+	vel2 v = load_vel2(a, b);
 	const cpoint *p1 = &c->p[0], *p2 = &c->p[1];
 	apply2(&v, p1->pn, p2->pn, c, p1, p2, false, saturated);
 	apply2(&v, p1->pt, p2->pt, c, p1, p2, true, saturated);
@@ -458,11 +519,11 @@ static void warm_start_exact(clane *c, f2d_body *a, f2d_body *b, bool *saturated
  * the same sequential impulses, fewer operations. Friction is solved first, the normal last
  * (non-penetration matters most); the two points are visited in alternating order (0,1 then
  * 1,0) because plain Gauss-Seidel always favours the first point, which tips an aligned stack. */
-static void solve_exact(clane *c, f2d_body *a, f2d_body *b, int32_t flip, bool *saturated)
+static void solve_exact(clane *c, int64_t *a, int64_t *b, int32_t flip, bool *saturated)
 {
 	f2d_vec2 n = c->n;
 	f2d_vec2 t = f2d_right_perp(n);
-	vel2 v = {a->v.x, a->v.y, a->w, b->v.x, b->v.y, b->w};
+	vel2 v = load_vel2(a, b);
 	cpoint *p1 = &c->p[flip];
 	cpoint *p2 = &c->p[flip ^ 1];
 	fix16_t v1 = rel_vel(&v, t, p1->rt_a, p1->rt_b);
@@ -620,30 +681,30 @@ static inline int64_t point_vel(const vel64 *v, int64_t lin, fix16_t rd_a, fix16
 	return wround16(wsub(wadd(lin, wmul(v->wb, rd_b)), wmul(v->wa, rd_a)));
 }
 
-static inline void load_vel64(vel64 *v, const f2d_body *a, const f2d_body *b, uint64_t *acc)
+static inline void load_vel64(vel64 *v, const int64_t *a, const int64_t *b, uint64_t *acc)
 {
-	v->vax = a->v.x;
-	v->vay = a->v.y;
-	v->wa = a->w;
-	v->vbx = b->v.x;
-	v->vby = b->v.y;
-	v->wb = b->w;
+	v->vax = a[0];
+	v->vay = a[1];
+	v->wa = a[2];
+	v->vbx = b[0];
+	v->vby = b[1];
+	v->wb = b[2];
 	*acc |= fast_chk(v->vax) | fast_chk(v->vay) | fast_chk(v->wa) | fast_chk(v->vbx) |
 	        fast_chk(v->vby) | fast_chk(v->wb);
 }
 
-static inline void store_vel64(f2d_body *a, f2d_body *b, const vel64 *v)
+static inline void store_vel64(int64_t *a, int64_t *b, const vel64 *v)
 {
-	a->v.x = (fix16_t)v->vax;
-	a->v.y = (fix16_t)v->vay;
-	a->w = (fix16_t)v->wa;
-	b->v.x = (fix16_t)v->vbx;
-	b->v.y = (fix16_t)v->vby;
-	b->w = (fix16_t)v->wb;
+	a[0] = v->vax;
+	a[1] = v->vay;
+	a[2] = v->wa;
+	b[0] = v->vbx;
+	b[1] = v->vby;
+	b[2] = v->wb;
 }
 
 /* Warm start of one lane, fast path; false (nothing written) when a value left the range. */
-static inline bool warm_start_fast(const clane *c, f2d_body *a, f2d_body *b)
+static inline bool warm_start_fast(const clane *c, int64_t *a, int64_t *b)
 {
 	const cpoint *p1 = &c->p[0], *p2 = &c->p[1];
 	vel64 v;
@@ -660,7 +721,7 @@ static inline bool warm_start_fast(const clane *c, f2d_body *a, f2d_body *b)
 
 /* One lane, fast path (points in the order p[flip], p[flip ^ 1]), as solve_exact; false (and
  * nothing written) when a value left the checked range. */
-static inline bool solve_fast(clane *c, f2d_body *a, f2d_body *b, int32_t flip)
+static inline bool solve_fast(clane *c, int64_t *a, int64_t *b, int32_t flip)
 {
 	f2d_vec2 n = c->n;
 	cpoint *p1 = &c->p[flip], *p2 = &c->p[flip ^ 1];
@@ -701,8 +762,8 @@ static void solve_lane(f2d_world *w, f2d_contact_batch *bt, int32_t l, int32_t f
 {
 	clane c;
 	load_lane(bt, l, &c);
-	f2d_body *a = &w->bodies[bt->body_a[l]];
-	f2d_body *b = &w->bodies[bt->body_b[l]];
+	int64_t *a = vel_row(w, bt->body_a[l]);
+	int64_t *b = vel_row(w, bt->body_b[l]);
 #ifndef F2D_CONTACT_EXACT_ONLY
 	if (solve_fast(&c, a, b, flip)) {
 		COUNT_PATH(2, 1);
@@ -735,7 +796,11 @@ static void solve_lane(f2d_world *w, f2d_contact_batch *bt, int32_t l, int32_t f
 
 typedef __m512i vq;
 
-AVX512 static inline vq vld(const int32_t *p)
+AVX512 static inline vq vld(const f2d_lane *p)
+{
+	return _mm512_loadu_si512(p);
+}
+AVX512 static inline vq vld32(const int32_t *p)
 {
 	return _mm512_cvtepi32_epi64(_mm256_loadu_si256((const __m256i *)(const void *)p));
 }
@@ -847,35 +912,60 @@ AVX512 static inline vq vpoint_vel(const vvel *v, vq lin, vq rd_a, vq rd_b)
 	return vround16(vsub(vadd(lin, vmul(v->wb, rd_b)), vmul(v->wa, rd_a)));
 }
 
-#define VEL_X offsetof(f2d_body, v.x)
-#define VEL_Y offsetof(f2d_body, v.y)
-#define VEL_W offsetof(f2d_body, w)
-
-AVX512 static inline vq vgather(vq index, const char *base, size_t field)
+/* The velocity rows of 8 bodies, transposed: row l = (v.x, v.y, w, -) of lane l's body.
+ * Two rows per register, then two 2-source permutes and three 128-bit shuffles. */
+AVX512 static inline void vrows_load(int64_t (*rows)[4], const int32_t *body, vq *vx, vq *vy,
+                                     vq *vw)
 {
-	return _mm512_cvtepi32_epi64(_mm512_i64gather_epi32(index, base + field, 1));
+	vq z[4];
+	for (int32_t i = 0; i < 4; ++i) {
+		__m256i lo = _mm256_loadu_si256((const __m256i *)(const void *)rows[body[2 * i]]);
+		__m256i hi =
+		    _mm256_loadu_si256((const __m256i *)(const void *)rows[body[2 * i + 1]]);
+		z[i] = _mm512_inserti64x4(_mm512_castsi256_si512(lo), hi, 1);
+	}
+	const vq ixy = _mm512_set_epi64(13, 9, 5, 1, 12, 8, 4, 0);
+	const vq iw = _mm512_set_epi64(15, 11, 7, 3, 14, 10, 6, 2);
+	vq a = _mm512_permutex2var_epi64(z[0], ixy, z[1]); /* x0..x3 y0..y3 */
+	vq b = _mm512_permutex2var_epi64(z[2], ixy, z[3]); /* x4..x7 y4..y7 */
+	vq c = _mm512_permutex2var_epi64(z[0], iw, z[1]);  /* w0..w3 -    */
+	vq d = _mm512_permutex2var_epi64(z[2], iw, z[3]);  /* w4..w7 -    */
+	*vx = _mm512_shuffle_i64x2(a, b, _MM_SHUFFLE(1, 0, 1, 0));
+	*vy = _mm512_shuffle_i64x2(a, b, _MM_SHUFFLE(3, 2, 3, 2));
+	*vw = _mm512_shuffle_i64x2(c, d, _MM_SHUFFLE(1, 0, 1, 0));
 }
 
-AVX512 static inline void vscatter(char *base, size_t field, __mmask8 m, vq index, vq v)
+/* The inverse of vrows_load, for the lanes in mask m only (the 4th word of a row is junk). */
+AVX512 static inline void vrows_store(int64_t (*rows)[4], const int32_t *body, __mmask8 m, vq vx,
+                                      vq vy, vq vw)
 {
-	_mm512_mask_i64scatter_epi32(base + field, m, index, _mm512_cvtepi64_epi32(v), 1);
+	vq a = _mm512_shuffle_i64x2(vx, vy, _MM_SHUFFLE(1, 0, 1, 0)); /* x0..x3 y0..y3 */
+	vq b = _mm512_shuffle_i64x2(vx, vy, _MM_SHUFFLE(3, 2, 3, 2)); /* x4..x7 y4..y7 */
+	vq c = _mm512_shuffle_i64x2(vw, vw, _MM_SHUFFLE(1, 0, 1, 0)); /* w0..w3 w0..w3 */
+	vq d = _mm512_shuffle_i64x2(vw, vw, _MM_SHUFFLE(3, 2, 3, 2)); /* w4..w7 w4..w7 */
+	const vq i01 = _mm512_set_epi64(13, 9, 5, 1, 12, 8, 4, 0);
+	const vq i23 = _mm512_set_epi64(15, 11, 7, 3, 14, 10, 6, 2);
+	vq z[4] = {_mm512_permutex2var_epi64(a, i01, c), _mm512_permutex2var_epi64(a, i23, c),
+	           _mm512_permutex2var_epi64(b, i01, d), _mm512_permutex2var_epi64(b, i23, d)};
+	for (int32_t i = 0; i < 4; ++i) {
+		if (m & (1u << (2 * i))) {
+			_mm256_storeu_si256((__m256i *)(void *)rows[body[2 * i]],
+			                    _mm512_castsi512_si256(z[i]));
+		}
+		if (m & (1u << (2 * i + 1))) {
+			_mm256_storeu_si256((__m256i *)(void *)rows[body[2 * i + 1]],
+			                    _mm512_extracti64x4_epi64(z[i], 1));
+		}
+	}
 }
 
 /* Solves the lanes of one batch; returns the mask of the lanes it could not solve (their
  * state is untouched: the caller solves them by the exact path). */
-AVX512 static __mmask8 solve_batch_avx512(f2d_body *bodies, f2d_contact_batch *bt, int32_t flip)
+AVX512 static __mmask8 solve_batch_avx512(int64_t (*rows)[4], f2d_contact_batch *bt, int32_t flip)
 {
-	const vq stride = _mm512_set1_epi64((int64_t)sizeof(f2d_body));
-	char *base = (char *)bodies;
-	vq ia = _mm512_mul_epu32(vld(bt->body_a), stride);
-	vq ib = _mm512_mul_epu32(vld(bt->body_b), stride);
 	vvel v;
-	v.vax = vgather(ia, base, VEL_X);
-	v.vay = vgather(ia, base, VEL_Y);
-	v.wa = vgather(ia, base, VEL_W);
-	v.vbx = vgather(ib, base, VEL_X);
-	v.vby = vgather(ib, base, VEL_Y);
-	v.wb = vgather(ib, base, VEL_W);
+	vrows_load(rows, bt->body_a, &v.vax, &v.vay, &v.wa);
+	vrows_load(rows, bt->body_b, &v.vbx, &v.vby, &v.wb);
 	vq acc = vchk_vel(&v);
 	vpoint p1, p2;
 	f2d_point_lanes *l1 = &bt->p[flip], *l2 = &bt->p[flip ^ 1];
@@ -910,16 +1000,12 @@ AVX512 static __mmask8 solve_batch_avx512(f2d_body *bodies, f2d_contact_batch *b
 
 	__mmask8 live = (__mmask8)((1u << bt->lanes) - 1u);
 	__mmask8 ok = _mm512_cmplt_epu64_mask(acc, _mm512_set1_epi64((int64_t)FAST_LIMIT)) & live;
-	_mm512_mask_cvtepi64_storeu_epi32(l1->pt, ok, vadd(p1.pt, d1));
-	_mm512_mask_cvtepi64_storeu_epi32(l2->pt, ok, vadd(p2.pt, d2));
-	_mm512_mask_cvtepi64_storeu_epi32(l1->pn, ok, pn1);
-	_mm512_mask_cvtepi64_storeu_epi32(l2->pn, ok, pn2);
-	vscatter(base, VEL_X, ok, ia, v.vax);
-	vscatter(base, VEL_Y, ok, ia, v.vay);
-	vscatter(base, VEL_W, ok, ia, v.wa);
-	vscatter(base, VEL_X, ok, ib, v.vbx);
-	vscatter(base, VEL_Y, ok, ib, v.vby);
-	vscatter(base, VEL_W, ok, ib, v.wb);
+	_mm512_mask_storeu_epi64(l1->pt, ok, vadd(p1.pt, d1));
+	_mm512_mask_storeu_epi64(l2->pt, ok, vadd(p2.pt, d2));
+	_mm512_mask_storeu_epi64(l1->pn, ok, pn1);
+	_mm512_mask_storeu_epi64(l2->pn, ok, pn2);
+	vrows_store(rows, bt->body_a, ok, v.vax, v.vay, v.wa);
+	vrows_store(rows, bt->body_b, ok, v.vbx, v.vby, v.wb);
 	return (__mmask8)(live & ~ok);
 }
 
@@ -943,16 +1029,24 @@ const char *f2d_solver_kernel(void)
 
 /* ---- the passes ---- */
 
+/* The rows hold the velocities from the first contact pass of a step to the last one; with
+ * joints (solved between the passes, on the bodies) every pass reads and writes them back. */
+static bool joints_between(const f2d_world *w)
+{
+	return w->joint_count > 0;
+}
+
 void f2d_contacts_warm_start(f2d_world *w)
 {
 	bool saturated = false;
+	vel_in(w);
 	for (int32_t i = 0; i < w->batch_count; ++i) {
 		f2d_contact_batch *bt = &w->batches[i];
 		for (int32_t l = 0; l < bt->lanes; ++l) {
 			clane c;
 			load_lane(bt, l, &c);
-			f2d_body *a = &w->bodies[bt->body_a[l]];
-			f2d_body *b = &w->bodies[bt->body_b[l]];
+			int64_t *a = vel_row(w, bt->body_a[l]);
+			int64_t *b = vel_row(w, bt->body_b[l]);
 #ifndef F2D_CONTACT_EXACT_ONLY
 			if (warm_start_fast(&c, a, b)) {
 				COUNT_PATH(0, 1);
@@ -964,6 +1058,9 @@ void f2d_contacts_warm_start(f2d_world *w)
 		}
 	}
 	w->saturated |= saturated;
+	if (joints_between(w) || w->def.iterations == 0) {
+		vel_out(w);
+	}
 }
 
 /* One Gauss-Seidel pass: the batches in order (colour after colour). */
@@ -971,6 +1068,10 @@ void f2d_contacts_solve(f2d_world *w, int32_t iteration)
 {
 	int32_t flip = iteration & 1;
 	bool saturated = false;
+	bool last = iteration == w->def.iterations - 1;
+	if (joints_between(w) || (iteration == 0 && !w->def.warm_starting)) {
+		vel_in(w);
+	}
 #if F2D_HAVE_AVX512
 	bool simd = have_avx512();
 #endif
@@ -978,15 +1079,15 @@ void f2d_contacts_solve(f2d_world *w, int32_t iteration)
 		f2d_contact_batch *bt = &w->batches[i];
 #if F2D_HAVE_AVX512
 		if (simd && !bt->sequential) {
-			unsigned rest = solve_batch_avx512(w->bodies, bt, flip);
+			unsigned rest = solve_batch_avx512(w->solver_vel, bt, flip);
 			COUNT_PATH(2, bt->lanes - __builtin_popcount(rest));
 			while (rest != 0) {
 				int32_t l = ctz64(rest);
 				rest &= rest - 1;
 				clane c;
 				load_lane(bt, l, &c);
-				solve_exact(&c, &w->bodies[bt->body_a[l]],
-				            &w->bodies[bt->body_b[l]], flip, &saturated);
+				solve_exact(&c, vel_row(w, bt->body_a[l]),
+				            vel_row(w, bt->body_b[l]), flip, &saturated);
 				store_lane(bt, l, &c);
 				COUNT_PATH(3, 1);
 			}
@@ -998,7 +1099,10 @@ void f2d_contacts_solve(f2d_world *w, int32_t iteration)
 		}
 	}
 	w->saturated |= saturated;
-	if (iteration == w->def.iterations - 1) {
+	if (joints_between(w) || last) {
+		vel_out(w);
+	}
+	if (last) {
 		store_impulses(w);
 	}
 }
