@@ -386,21 +386,21 @@ static inline void store_lane(f2d_contact_batch *bt, int32_t l, const clane *c)
 	}
 }
 
-/* Velocities of one arbiter's two bodies, held in locals while its points are solved. */
-typedef struct vel2 {
-	fix16_t vax, vay, wa, vbx, vby, wb;
-} vel2;
+/* Velocities of one arbiter's two bodies, held in locals while its points are solved (the
+ * exact path keeps them within the fix16 range; the fast path checks them). */
+typedef struct vel64 {
+	int64_t vax, vay, wa, vbx, vby, wb;
+} vel64;
 
 /* The solver's velocity rows (w->solver_vel): v.x, v.y, w of a body, widened to 64 bits,
  * always within the fix16 range. */
-static inline vel2 load_vel2(const int64_t *a, const int64_t *b)
+static inline vel64 load_vel(const int64_t *a, const int64_t *b)
 {
-	vel2 v = {(fix16_t)a[0], (fix16_t)a[1], (fix16_t)a[2],
-	          (fix16_t)b[0], (fix16_t)b[1], (fix16_t)b[2]};
+	vel64 v = {a[0], a[1], a[2], b[0], b[1], b[2]};
 	return v;
 }
 
-static inline void store_vel2(int64_t *a, int64_t *b, const vel2 *v)
+static inline void store_vel(int64_t *a, int64_t *b, const vel64 *v)
 {
 	a[0] = v->vax;
 	a[1] = v->vay;
@@ -413,23 +413,23 @@ static inline void store_vel2(int64_t *a, int64_t *b, const vel2 *v)
 /* (v_b + w_b x r_b - v_a - w_a x r_a) . d on the local copy, summed exactly in 64 bits and
  * rounded once, not saturated: |d| <= 1 and |r x d| < 2^23 (shapes of moving bodies are within
  * 32 m), so the sum is below 2^55 and the result below 2^39. */
-static inline int64_t rel_vel64(const vel2 *v, f2d_vec2 d, fix16_t rd_a, fix16_t rd_b)
+static inline int64_t rel_vel64(const vel64 *v, f2d_vec2 d, fix16_t rd_a, fix16_t rd_b)
 {
 	int64_t s = ((int64_t)v->vbx - v->vax) * d.x + ((int64_t)v->vby - v->vay) * d.y +
 	            (int64_t)v->wb * rd_b - (int64_t)v->wa * rd_a;
 	return f2d_round16(s);
 }
 
-static inline fix16_t rel_vel(const vel2 *v, f2d_vec2 d, fix16_t rd_a, fix16_t rd_b)
+static inline fix16_t rel_vel(const vel64 *v, f2d_vec2 d, fix16_t rd_a, fix16_t rd_b)
 {
 	return f2d_sat(rel_vel64(v, d, rd_a, rd_b));
 }
 
 /* v + d in 64 bits, saturated to the fix16 range; a saturation is recorded in *sat (the step
  * then reports F2D_ERROR_OVERFLOW) instead of wrapping. */
-static inline fix16_t add_sat(fix16_t v, int64_t d, bool *sat)
+static inline fix16_t add_sat(int64_t v, int64_t d, bool *sat)
 {
-	return f2d_sat_flag((int64_t)v + d, sat);
+	return f2d_sat_flag(v + d, sat);
 }
 
 /* Applies impulses l1 at point 1 and l2 at point 2 along n (tangent false) or along
@@ -437,7 +437,7 @@ static inline fix16_t add_sat(fix16_t v, int64_t d, bool *sat)
  * the linear change is (l1 + l2) dv; the angular one is l1 dw1 + l2 dw2. Sums in 64 bits
  * (|l1 + l2| < 2^32, |dv| <= 2^31: below 2^63), one rounding per component, saturated (and
  * reported) rather than wrapped. */
-static inline void apply2(vel2 *v, fix16_t l1, fix16_t l2, const clane *c, const cpoint *p1,
+static inline void apply2(vel64 *v, fix16_t l1, fix16_t l2, const clane *c, const cpoint *p1,
                           const cpoint *p2, bool tangent, bool *sat)
 {
 	int64_t l = (int64_t)l1 + l2;
@@ -505,11 +505,11 @@ uint64_t f2d_contact_path_counts[4];
 /* Warm start of one lane, exact path. */
 static void warm_start_exact(clane *c, int64_t *a, int64_t *b, bool *saturated)
 {
-	vel2 v = load_vel2(a, b);
+	vel64 v = load_vel(a, b);
 	const cpoint *p1 = &c->p[0], *p2 = &c->p[1];
 	apply2(&v, p1->pn, p2->pn, c, p1, p2, false, saturated);
 	apply2(&v, p1->pt, p2->pt, c, p1, p2, true, saturated);
-	store_vel2(a, b, &v);
+	store_vel(a, b, &v);
 }
 
 /* One lane of a Gauss-Seidel pass, exact path, points in the order p[flip], p[flip ^ 1]. For
@@ -523,7 +523,7 @@ static void solve_exact(clane *c, int64_t *a, int64_t *b, int32_t flip, bool *sa
 {
 	f2d_vec2 n = c->n;
 	f2d_vec2 t = f2d_right_perp(n);
-	vel2 v = load_vel2(a, b);
+	vel64 v = load_vel(a, b);
 	cpoint *p1 = &c->p[flip];
 	cpoint *p2 = &c->p[flip ^ 1];
 	fix16_t v1 = rel_vel(&v, t, p1->rt_a, p1->rt_b);
@@ -538,7 +538,7 @@ static void solve_exact(clane *c, int64_t *a, int64_t *b, int32_t flip, bool *sa
 	d1 = normal_step(p1, n1, saturated);
 	d2 = normal_step(p2, n2 + f2d_round16((int64_t)d1 * c->k12_n), saturated);
 	apply2(&v, d1, d2, c, p1, p2, false, saturated);
-	store_vel2(a, b, &v);
+	store_vel(a, b, &v);
 }
 
 /* ---- fast path ----
@@ -634,11 +634,6 @@ static inline int64_t normal_fast(const cpoint *p, int64_t vn, int64_t *pn_out, 
 	return d;
 }
 
-/* The 64-bit velocities of the fast path. */
-typedef struct vel64 {
-	int64_t vax, vay, wa, vbx, vby, wb;
-} vel64;
-
 /* apply2 without saturation (tangent: dir_t = 1); the new velocities are checked. */
 static inline void apply_fast(vel64 *v, int64_t l1, int64_t l2, const clane *c, fix16_t wa1,
                               fix16_t wb1, fix16_t wa2, fix16_t wb2, int dir_t, uint64_t *acc)
@@ -683,24 +678,9 @@ static inline int64_t point_vel(const vel64 *v, int64_t lin, fix16_t rd_a, fix16
 
 static inline void load_vel64(vel64 *v, const int64_t *a, const int64_t *b, uint64_t *acc)
 {
-	v->vax = a[0];
-	v->vay = a[1];
-	v->wa = a[2];
-	v->vbx = b[0];
-	v->vby = b[1];
-	v->wb = b[2];
+	*v = load_vel(a, b);
 	*acc |= fast_chk(v->vax) | fast_chk(v->vay) | fast_chk(v->wa) | fast_chk(v->vbx) |
 	        fast_chk(v->vby) | fast_chk(v->wb);
-}
-
-static inline void store_vel64(int64_t *a, int64_t *b, const vel64 *v)
-{
-	a[0] = v->vax;
-	a[1] = v->vay;
-	a[2] = v->wa;
-	b[0] = v->vbx;
-	b[1] = v->vby;
-	b[2] = v->wb;
 }
 
 /* Warm start of one lane, fast path; false (nothing written) when a value left the range. */
@@ -715,7 +695,7 @@ static inline bool warm_start_fast(const clane *c, int64_t *a, int64_t *b)
 	if (!FAST_OK(acc)) {
 		return false;
 	}
-	store_vel64(a, b, &v);
+	store_vel(a, b, &v);
 	return true;
 }
 
@@ -752,7 +732,7 @@ static inline bool solve_fast(clane *c, int64_t *a, int64_t *b, int32_t flip)
 	p2->pt += (fix16_t)d2;
 	p1->pn = (fix16_t)pn1;
 	p2->pn = (fix16_t)pn2;
-	store_vel64(a, b, &v);
+	store_vel(a, b, &v);
 	return true;
 }
 
