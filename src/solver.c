@@ -295,30 +295,20 @@ static void prestep_lane(f2d_world *w, const prestep_consts *k, f2d_contact_batc
 	}
 }
 
-void f2d_contacts_prestep(f2d_world *w)
+/* Lanes past bt->lanes: valid body indices and no effect (they are never stored). */
+static void pad_lanes(f2d_contact_batch *bt)
 {
-	color_arbiters(w);
-	prestep_consts k = {w->inv_h, w->def.linear_slop, w->def.restitution_threshold,
-	                    f2d_mul(w->def.bias_factor, w->inv_h)};
-	for (int32_t b = 0; b < w->batch_count; ++b) {
-		f2d_contact_batch *bt = &w->batches[b];
-		for (int32_t l = 0; l < bt->lanes; ++l) {
-			prestep_lane(w, &k, bt, l);
-		}
-		/* unused lanes: valid body indices and no effect (they are never stored) */
-		for (int32_t l = bt->lanes; l < F2D_LANES; ++l) {
-			bt->arbiter[l] = bt->arbiter[0];
-			bt->body_a[l] = bt->body_a[0];
-			bt->body_b[l] = bt->body_b[0];
-			bt->nx[l] = bt->ny[l] = bt->friction[l] = bt->k12_n[l] = bt->k12_t[l] = 0;
-			bt->dva_x[l] = bt->dva_y[l] = bt->dvb_x[l] = bt->dvb_y[l] = 0;
-			for (int32_t i = 0; i < 2; ++i) {
-				f2d_point_lanes *pl = &bt->p[i];
-				pl->rn_a[l] = pl->rn_b[l] = pl->rt_a[l] = pl->rt_b[l] = 0;
-				pl->wn_a[l] = pl->wn_b[l] = pl->wt_a[l] = pl->wt_b[l] = 0;
-				pl->mass_n[l] = pl->mass_t[l] = pl->bias[l] = pl->pn[l] =
-				    pl->pt[l] = 0;
-			}
+	for (int32_t l = bt->lanes; l < F2D_LANES; ++l) {
+		bt->arbiter[l] = bt->arbiter[0];
+		bt->body_a[l] = bt->body_a[0];
+		bt->body_b[l] = bt->body_b[0];
+		bt->nx[l] = bt->ny[l] = bt->friction[l] = bt->k12_n[l] = bt->k12_t[l] = 0;
+		bt->dva_x[l] = bt->dva_y[l] = bt->dvb_x[l] = bt->dvb_y[l] = 0;
+		for (int32_t i = 0; i < 2; ++i) {
+			f2d_point_lanes *pl = &bt->p[i];
+			pl->rn_a[l] = pl->rn_b[l] = pl->rt_a[l] = pl->rt_b[l] = 0;
+			pl->wn_a[l] = pl->wn_b[l] = pl->wt_a[l] = pl->wt_b[l] = 0;
+			pl->mass_n[l] = pl->mass_t[l] = pl->bias[l] = pl->pn[l] = pl->pt[l] = 0;
 		}
 	}
 }
@@ -772,7 +762,7 @@ static void solve_lane(f2d_world *w, f2d_contact_batch *bt, int32_t l, int32_t f
 #if F2D_HAVE_AVX512
 #include <immintrin.h>
 
-#define AVX512 __attribute__((target("avx512f,avx2")))
+#define AVX512 __attribute__((target("avx512f,avx512dq,avx2")))
 
 typedef __m512i vq;
 
@@ -989,10 +979,195 @@ AVX512 static __mmask8 solve_batch_avx512(int64_t (*rows)[4], f2d_contact_batch 
 	return (__mmask8)(live & ~ok);
 }
 
+/* Warm start of one batch (apply_fast twice); as solve_batch_avx512, returns the lanes left to
+ * the exact path. The accumulated impulses are checked too: their sum is a product operand. */
+AVX512 static __mmask8 warm_batch_avx512(int64_t (*rows)[4], const f2d_contact_batch *bt)
+{
+	vvel v;
+	vrows_load(rows, bt->body_a, &v.vax, &v.vay, &v.wa);
+	vrows_load(rows, bt->body_b, &v.vbx, &v.vby, &v.wb);
+	const f2d_point_lanes *p1 = &bt->p[0], *p2 = &bt->p[1];
+	vq pn1 = vld(p1->pn), pn2 = vld(p2->pn), pt1 = vld(p1->pt), pt2 = vld(p2->pt);
+	vq acc =
+	    _mm512_or_si512(vchk_vel(&v), _mm512_or_si512(_mm512_or_si512(vchk(pn1), vchk(pn2)),
+	                                                  _mm512_or_si512(vchk(pt1), vchk(pt2))));
+	vq dvax = vld(bt->dva_x), dvay = vld(bt->dva_y), dvbx = vld(bt->dvb_x),
+	   dvby = vld(bt->dvb_y);
+	vapply(&v, pn1, pn2, dvax, dvay, dvbx, dvby, vld(p1->wn_a), vld(p1->wn_b), vld(p2->wn_a),
+	       vld(p2->wn_b), 0, &acc);
+	vapply(&v, pt1, pt2, dvax, dvay, dvbx, dvby, vld(p1->wt_a), vld(p1->wt_b), vld(p2->wt_a),
+	       vld(p2->wt_b), 1, &acc);
+	__mmask8 live = (__mmask8)((1u << bt->lanes) - 1u);
+	__mmask8 ok = _mm512_cmplt_epu64_mask(acc, _mm512_set1_epi64((int64_t)FAST_LIMIT)) & live;
+	vrows_store(rows, bt->body_a, ok, v.vax, v.vay, v.wa);
+	vrows_store(rows, bt->body_b, ok, v.vbx, v.vby, v.wb);
+	return (__mmask8)(live & ~ok);
+}
+
+/* prestep_lane on 8 lanes. The inputs are copied into lanes (staging), the arithmetic is
+ * prestep_lane's, operation for operation: vpmuldq where both operands are fix16 values,
+ * vpmullq (64 x 64 bits) where one may not be (a velocity difference, a squared lever arm);
+ * the casts to fix16 of f2d_cross and f2d_mul are truncations here too. The effective masses
+ * need a division: inverse_mass, per lane. */
+typedef struct prestep_stage {
+	int64_t ima[F2D_LANES], imb[F2D_LANES], iia[F2D_LANES], iib[F2D_LANES];
+	int64_t vax[F2D_LANES], vay[F2D_LANES], wa[F2D_LANES];
+	int64_t vbx[F2D_LANES], vby[F2D_LANES], wb[F2D_LANES];
+	int64_t rest[F2D_LANES], two[F2D_LANES];
+	struct {
+		int64_t rax[F2D_LANES], ray[F2D_LANES], rbx[F2D_LANES], rby[F2D_LANES];
+		int64_t sep[F2D_LANES];
+	} p[2];
+	int64_t kn[2][F2D_LANES], kt[2][F2D_LANES];
+} prestep_stage;
+
+static void stage_lanes(const f2d_world *w, f2d_contact_batch *bt, prestep_stage *st)
+{
+	memset(st, 0, sizeof *st);
+	for (int32_t l = 0; l < bt->lanes; ++l) {
+		const f2d_arbiter *arb = &w->arbiters[bt->arbiter[l]];
+		const f2d_body *a = &w->bodies[arb->body_a];
+		const f2d_body *b = &w->bodies[arb->body_b];
+		bt->nx[l] = arb->normal.x;
+		bt->ny[l] = arb->normal.y;
+		bt->friction[l] = arb->friction;
+		st->ima[l] = a->inv_mass;
+		st->imb[l] = b->inv_mass;
+		st->iia[l] = a->inv_inertia;
+		st->iib[l] = b->inv_inertia;
+		st->vax[l] = a->v.x;
+		st->vay[l] = a->v.y;
+		st->wa[l] = a->w;
+		st->vbx[l] = b->v.x;
+		st->vby[l] = b->v.y;
+		st->wb[l] = b->w;
+		st->rest[l] = arb->restitution;
+		st->two[l] = arb->count == 2 ? -1 : 0;
+		for (int32_t i = 0; i < arb->count; ++i) {
+			const f2d_contact_point *cp = &arb->points[i];
+			st->p[i].rax[l] = cp->r_a.x;
+			st->p[i].ray[l] = cp->r_a.y;
+			st->p[i].rbx[l] = cp->r_b.x;
+			st->p[i].rby[l] = cp->r_b.y;
+			st->p[i].sep[l] = cp->separation;
+			bt->p[i].pn[l] = cp->pn;
+			bt->p[i].pt[l] = cp->pt;
+		}
+		if (arb->count < 2) {
+			bt->p[1].pn[l] = bt->p[1].pt[l] = 0;
+		}
+	}
+}
+
+AVX512 static inline vq vtrunc32(vq x)
+{
+	return _mm512_cvtepi32_epi64(_mm512_cvtepi64_epi32(x));
+}
+AVX512 static inline vq vst(f2d_lane *p, vq x)
+{
+	_mm512_storeu_si512(p, x);
+	return x;
+}
+/* f2d_sat: into [-INT32_MAX, INT32_MAX]; with *sat: also reports a saturation */
+AVX512 static inline vq vsat(vq x)
+{
+	return _mm512_max_epi64(_mm512_min_epi64(x, _mm512_set1_epi64(INT32_MAX)),
+	                        _mm512_set1_epi64(-INT32_MAX));
+}
+AVX512 static inline vq vsat_flag(vq x, __mmask8 *sat)
+{
+	vq r = vsat(x);
+	*sat |= _mm512_cmpneq_epi64_mask(r, x);
+	return r;
+}
+
+/* kn of prestep_lane: ima + imb + mul64(iia, round16(ra ra')) + mul64(iib, round16(rb rb')) */
+AVX512 static inline vq vk(vq m, vq iia, vq iib, vq ra1, vq ra2, vq rb1, vq rb2)
+{
+	vq ta = vround16(_mm512_mullo_epi64(iia, vround16(vmul(ra1, ra2))));
+	vq tb = vround16(_mm512_mullo_epi64(iib, vround16(vmul(rb1, rb2))));
+	return vadd(vadd(m, ta), tb);
+}
+
+AVX512 static void prestep_batch_avx512(f2d_world *w, const prestep_consts *k,
+                                        f2d_contact_batch *bt)
+{
+	prestep_stage st;
+	stage_lanes(w, bt, &st);
+	__mmask8 sat = 0;
+	vq nx = vld(bt->nx), ny = vld(bt->ny);
+	vq ima = vld(st.ima), imb = vld(st.imb), iia = vld(st.iia), iib = vld(st.iib);
+	vst(bt->dva_x, vround16(vmul(ima, nx)));
+	vst(bt->dva_y, vround16(vmul(ima, ny)));
+	vst(bt->dvb_x, vround16(vmul(imb, nx)));
+	vst(bt->dvb_y, vround16(vmul(imb, ny)));
+	vq lin = vadd(_mm512_mullo_epi64(vsub(vld(st.vbx), vld(st.vax)), nx),
+	              _mm512_mullo_epi64(vsub(vld(st.vby), vld(st.vay)), ny));
+	vq wa = vld(st.wa), wb = vld(st.wb), m = vadd(ima, imb);
+	__mmask8 two = _mm512_test_epi64_mask(vld(st.two), vld(st.two));
+	__mmask8 has[2] = {0xFF, two};
+	vq rn[2][2], rt[2][2]; /* [point][body] */
+	for (int32_t i = 0; i < 2; ++i) {
+		f2d_point_lanes *pl = &bt->p[i];
+		vq rax = vld(st.p[i].rax), ray = vld(st.p[i].ray);
+		vq rbx = vld(st.p[i].rbx), rby = vld(st.p[i].rby);
+		/* r x n = r.x n.y - r.y n.x;  r x t = r.x (-n.x) - r.y n.y */
+		vq rna = vtrunc32(vround16(vsub(vmul(rax, ny), vmul(ray, nx))));
+		vq rnb = vtrunc32(vround16(vsub(vmul(rbx, ny), vmul(rby, nx))));
+		vq rta = vtrunc32(
+		    vround16(vsub(vmul(rax, vsub(_mm512_setzero_si512(), nx)), vmul(ray, ny))));
+		vq rtb = vtrunc32(
+		    vround16(vsub(vmul(rbx, vsub(_mm512_setzero_si512(), nx)), vmul(rby, ny))));
+		rn[i][0] = vst(pl->rn_a, rna);
+		rn[i][1] = vst(pl->rn_b, rnb);
+		rt[i][0] = vst(pl->rt_a, rta);
+		rt[i][1] = vst(pl->rt_b, rtb);
+		vst(pl->wn_a, vsat_flag(vround16(vmul(iia, rna)), &sat));
+		vst(pl->wn_b, vsat_flag(vround16(vmul(iib, rnb)), &sat));
+		vst(pl->wt_a, vsat_flag(vround16(vmul(iia, rta)), &sat));
+		vst(pl->wt_b, vsat_flag(vround16(vmul(iib, rtb)), &sat));
+		_mm512_storeu_si512(st.kn[i], vk(m, iia, iib, rna, rna, rnb, rnb));
+		_mm512_storeu_si512(st.kt[i], vk(m, iia, iib, rta, rta, rtb, rtb));
+
+		/* bias: s > 0: -s / h; else beta / h max(0, -s - slop); restitution */
+		vq s = vld(st.p[i].sep);
+		vq zero = _mm512_setzero_si512();
+		vq spec = vsub(zero, vround16(vmul(s, _mm512_set1_epi64(k->inv_h))));
+		vq pen = vsub(vsub(zero, s), _mm512_set1_epi64(k->slop));
+		vq push =
+		    _mm512_maskz_mov_epi64(_mm512_cmpgt_epi64_mask(pen, zero),
+		                           vround16(vmul(_mm512_set1_epi64(k->beta_inv_h), pen)));
+		vq bias = _mm512_mask_mov_epi64(push, _mm512_cmpgt_epi64_mask(s, zero), spec);
+		vq vn = vsat(vround16(
+		    vsub(vadd(lin, _mm512_mullo_epi64(wb, rnb)), _mm512_mullo_epi64(wa, rna))));
+		vq rest = vld(st.rest);
+		__mmask8 bounce =
+		    _mm512_cmplt_epi64_mask(vn, _mm512_set1_epi64(-(int64_t)k->threshold)) &
+		    _mm512_cmpgt_epi64_mask(rest, zero);
+		vq rb = vsub(zero, vtrunc32(vround16(vmul(rest, vn))));
+		bias = _mm512_mask_mov_epi64(bias, bounce & _mm512_cmpgt_epi64_mask(rb, bias), rb);
+		vst(pl->bias, _mm512_maskz_mov_epi64(has[i], vsat(bias)));
+	}
+	vst(bt->k12_n, _mm512_maskz_mov_epi64(
+	                   two, vsat(vk(m, iia, iib, rn[0][0], rn[1][0], rn[0][1], rn[1][1]))));
+	vst(bt->k12_t, _mm512_maskz_mov_epi64(
+	                   two, vsat(vk(m, iia, iib, rt[0][0], rt[1][0], rt[0][1], rt[1][1]))));
+	if (sat & (__mmask8)((1u << bt->lanes) - 1u)) {
+		w->saturated = true;
+	}
+	for (int32_t i = 0; i < 2; ++i) {
+		for (int32_t l = 0; l < bt->lanes; ++l) {
+			bool on = i == 0 || st.two[l] != 0;
+			bt->p[i].mass_n[l] = on ? inverse_mass(w, st.kn[i][l]) : 0;
+			bt->p[i].mass_t[l] = on ? inverse_mass(w, st.kt[i][l]) : 0;
+		}
+	}
+}
+
 static bool have_avx512(void)
 {
 	__builtin_cpu_init();
-	return __builtin_cpu_supports("avx512f") != 0;
+	return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq");
 }
 #endif
 
@@ -1009,6 +1184,29 @@ const char *f2d_solver_kernel(void)
 
 /* ---- the passes ---- */
 
+void f2d_contacts_prestep(f2d_world *w)
+{
+	color_arbiters(w);
+	prestep_consts k = {w->inv_h, w->def.linear_slop, w->def.restitution_threshold,
+	                    f2d_mul(w->def.bias_factor, w->inv_h)};
+#if F2D_HAVE_AVX512
+	bool simd = have_avx512();
+#endif
+	for (int32_t b = 0; b < w->batch_count; ++b) {
+		f2d_contact_batch *bt = &w->batches[b];
+		pad_lanes(bt);
+#if F2D_HAVE_AVX512
+		if (simd) {
+			prestep_batch_avx512(w, &k, bt);
+			continue;
+		}
+#endif
+		for (int32_t l = 0; l < bt->lanes; ++l) {
+			prestep_lane(w, &k, bt, l);
+		}
+	}
+}
+
 /* The rows hold the velocities from the first contact pass of a step to the last one; with
  * joints (solved between the passes, on the bodies) every pass reads and writes them back. */
 static bool joints_between(const f2d_world *w)
@@ -1020,9 +1218,20 @@ void f2d_contacts_warm_start(f2d_world *w)
 {
 	bool saturated = false;
 	vel_in(w);
+#if F2D_HAVE_AVX512
+	bool simd = have_avx512();
+#endif
 	for (int32_t i = 0; i < w->batch_count; ++i) {
 		f2d_contact_batch *bt = &w->batches[i];
-		for (int32_t l = 0; l < bt->lanes; ++l) {
+		unsigned todo = (1u << bt->lanes) - 1u;
+#if F2D_HAVE_AVX512
+		if (simd && !bt->sequential) {
+			todo = warm_batch_avx512(w->solver_vel, bt);
+			COUNT_PATH(0, bt->lanes - __builtin_popcount(todo));
+		}
+#endif
+		for (; todo != 0; todo &= todo - 1) {
+			int32_t l = ctz64(todo);
 			clane c;
 			load_lane(bt, l, &c);
 			int64_t *a = vel_row(w, bt->body_a[l]);
