@@ -805,55 +805,42 @@ typedef struct vvel {
 	vq vax, vay, wa, vbx, vby, wb;
 } vvel;
 
-typedef struct vpoint {
-	vq rn_a, rn_b, rt_a, rt_b, wn_a, wn_b, wt_a, wt_b, mass_n, mass_t, bias, pn, pt;
-} vpoint;
-
-AVX512 static inline void vload_point(const f2d_point_lanes *p, vpoint *v)
+/* a | b | c in one instruction */
+AVX512 static inline vq vor3(vq a, vq b, vq c)
 {
-	v->rn_a = vld(p->rn_a);
-	v->rn_b = vld(p->rn_b);
-	v->rt_a = vld(p->rt_a);
-	v->rt_b = vld(p->rt_b);
-	v->wn_a = vld(p->wn_a);
-	v->wn_b = vld(p->wn_b);
-	v->wt_a = vld(p->wt_a);
-	v->wt_b = vld(p->wt_b);
-	v->mass_n = vld(p->mass_n);
-	v->mass_t = vld(p->mass_t);
-	v->bias = vld(p->bias);
-	v->pn = vld(p->pn);
-	v->pt = vld(p->pt);
+	return _mm512_ternarylogic_epi64(a, b, c, 0xFE);
 }
 
-AVX512 static inline vq vfriction(const vpoint *p, vq vt, vq mu, vq *acc)
+/* The point data are read where they are used (one memory operand each), not held. */
+AVX512 static inline vq vfriction(const f2d_point_lanes *p, vq vt, vq mu, vq *acc)
 {
-	vq max_pt = _mm512_min_epi64(vmul16(mu, p->pn), _mm512_set1_epi64(INT32_MAX));
+	vq pt = vld(p->pt);
+	vq max_pt = _mm512_min_epi64(vmul16(mu, vld(p->pn)), _mm512_set1_epi64(INT32_MAX));
 	vq neg = _mm512_sub_epi64(_mm512_setzero_si512(), max_pt);
-	vq q = vsub(p->pt, vmul16(p->mass_t, vt));
+	vq q = vsub(pt, vmul16(vld(p->mass_t), vt));
 	/* q < -max ? -max : (q > max ? max : q) */
 	vq r = _mm512_mask_mov_epi64(q, _mm512_cmpgt_epi64_mask(q, max_pt), max_pt);
 	r = _mm512_mask_mov_epi64(r, _mm512_cmplt_epi64_mask(q, neg), neg);
-	vq d = vsub(r, p->pt);
+	vq d = vsub(r, pt);
 	*acc = _mm512_or_si512(*acc, vchk(d));
 	return d;
 }
 
-AVX512 static inline vq vnormal(const vpoint *p, vq vn, vq *pn_out, vq *acc)
+AVX512 static inline vq vnormal(const f2d_point_lanes *p, vq vn, vq *pn_out, vq *acc)
 {
-	vq e = vsub(p->bias, vn);
-	vq q = _mm512_max_epi64(vadd(p->pn, vmul16(p->mass_n, e)), _mm512_setzero_si512());
-	vq d = vsub(q, p->pn);
-	*acc = _mm512_or_si512(*acc, _mm512_or_si512(vchk(e), _mm512_or_si512(vchk(q), vchk(d))));
+	vq pn = vld(p->pn);
+	vq e = vsub(vld(p->bias), vn);
+	vq q = _mm512_max_epi64(vadd(pn, vmul16(vld(p->mass_n), e)), _mm512_setzero_si512());
+	vq d = vsub(q, pn);
+	*acc = vor3(*acc, vchk(e), vor3(vchk(q), vchk(d), _mm512_setzero_si512()));
 	*pn_out = q;
 	return d;
 }
 
 AVX512 static inline vq vchk_vel(const vvel *v)
 {
-	return _mm512_or_si512(_mm512_or_si512(_mm512_or_si512(vchk(v->vax), vchk(v->vay)),
-	                                       _mm512_or_si512(vchk(v->wa), vchk(v->vbx))),
-	                       _mm512_or_si512(vchk(v->vby), vchk(v->wb)));
+	return vor3(vor3(vchk(v->vax), vchk(v->vay), vchk(v->wa)), vchk(v->vbx),
+	            _mm512_or_si512(vchk(v->vby), vchk(v->wb)));
 }
 
 /* apply_fast on 8 lanes; dva / dvb are n / m (x, y) */
@@ -937,10 +924,7 @@ AVX512 static __mmask8 solve_batch_avx512(int64_t (*rows)[4], f2d_contact_batch 
 	vrows_load(rows, bt->body_a, &v.vax, &v.vay, &v.wa);
 	vrows_load(rows, bt->body_b, &v.vbx, &v.vby, &v.wb);
 	vq acc = vchk_vel(&v);
-	vpoint p1, p2;
 	f2d_point_lanes *l1 = &bt->p[flip], *l2 = &bt->p[flip ^ 1];
-	vload_point(l1, &p1);
-	vload_point(l2, &p2);
 	vq nx = vld(bt->nx), ny = vld(bt->ny), mu = vld(bt->friction);
 	vq dvax = vld(bt->dva_x), dvay = vld(bt->dva_y), dvbx = vld(bt->dvb_x),
 	   dvby = vld(bt->dvb_y);
@@ -948,30 +932,32 @@ AVX512 static __mmask8 solve_batch_avx512(int64_t (*rows)[4], f2d_contact_batch 
 	/* friction */
 	vq dx = vsub(v.vbx, v.vax), dy = vsub(v.vby, v.vay);
 	vq lt = vsub(vmul(dx, ny), vmul(dy, nx));
-	vq v1 = vpoint_vel(&v, lt, p1.rt_a, p1.rt_b);
-	vq v2 = vpoint_vel(&v, lt, p2.rt_a, p2.rt_b);
-	acc = _mm512_or_si512(acc, _mm512_or_si512(vchk(v1), vchk(v2)));
-	vq d1 = vfriction(&p1, v1, mu, &acc);
+	vq v1 = vpoint_vel(&v, lt, vld(l1->rt_a), vld(l1->rt_b));
+	vq v2 = vpoint_vel(&v, lt, vld(l2->rt_a), vld(l2->rt_b));
+	acc = vor3(acc, vchk(v1), vchk(v2));
+	vq d1 = vfriction(l1, v1, mu, &acc);
 	v2 = vadd(v2, vmul16(d1, vld(bt->k12_t)));
 	acc = _mm512_or_si512(acc, vchk(v2));
-	vq d2 = vfriction(&p2, v2, mu, &acc);
-	vapply(&v, d1, d2, dvax, dvay, dvbx, dvby, p1.wt_a, p1.wt_b, p2.wt_a, p2.wt_b, 1, &acc);
+	vq d2 = vfriction(l2, v2, mu, &acc);
+	vapply(&v, d1, d2, dvax, dvay, dvbx, dvby, vld(l1->wt_a), vld(l1->wt_b), vld(l2->wt_a),
+	       vld(l2->wt_b), 1, &acc);
 
 	/* normal */
 	dx = vsub(v.vbx, v.vax);
 	dy = vsub(v.vby, v.vay);
 	vq ln = vadd(vmul(dx, nx), vmul(dy, ny));
-	vq n1 = vpoint_vel(&v, ln, p1.rn_a, p1.rn_b);
-	vq n2 = vpoint_vel(&v, ln, p2.rn_a, p2.rn_b);
+	vq n1 = vpoint_vel(&v, ln, vld(l1->rn_a), vld(l1->rn_b));
+	vq n2 = vpoint_vel(&v, ln, vld(l2->rn_a), vld(l2->rn_b));
 	vq pn1, pn2;
-	vq dn1 = vnormal(&p1, n1, &pn1, &acc);
-	vq dn2 = vnormal(&p2, vadd(n2, vmul16(dn1, vld(bt->k12_n))), &pn2, &acc);
-	vapply(&v, dn1, dn2, dvax, dvay, dvbx, dvby, p1.wn_a, p1.wn_b, p2.wn_a, p2.wn_b, 0, &acc);
+	vq dn1 = vnormal(l1, n1, &pn1, &acc);
+	vq dn2 = vnormal(l2, vadd(n2, vmul16(dn1, vld(bt->k12_n))), &pn2, &acc);
+	vapply(&v, dn1, dn2, dvax, dvay, dvbx, dvby, vld(l1->wn_a), vld(l1->wn_b), vld(l2->wn_a),
+	       vld(l2->wn_b), 0, &acc);
 
 	__mmask8 live = (__mmask8)((1u << bt->lanes) - 1u);
 	__mmask8 ok = _mm512_cmplt_epu64_mask(acc, _mm512_set1_epi64((int64_t)FAST_LIMIT)) & live;
-	_mm512_mask_storeu_epi64(l1->pt, ok, vadd(p1.pt, d1));
-	_mm512_mask_storeu_epi64(l2->pt, ok, vadd(p2.pt, d2));
+	_mm512_mask_storeu_epi64(l1->pt, ok, vadd(vld(l1->pt), d1));
+	_mm512_mask_storeu_epi64(l2->pt, ok, vadd(vld(l2->pt), d2));
 	_mm512_mask_storeu_epi64(l1->pn, ok, pn1);
 	_mm512_mask_storeu_epi64(l2->pn, ok, pn2);
 	vrows_store(rows, bt->body_a, ok, v.vax, v.vay, v.wa);
@@ -988,9 +974,7 @@ AVX512 static __mmask8 warm_batch_avx512(int64_t (*rows)[4], const f2d_contact_b
 	vrows_load(rows, bt->body_b, &v.vbx, &v.vby, &v.wb);
 	const f2d_point_lanes *p1 = &bt->p[0], *p2 = &bt->p[1];
 	vq pn1 = vld(p1->pn), pn2 = vld(p2->pn), pt1 = vld(p1->pt), pt2 = vld(p2->pt);
-	vq acc =
-	    _mm512_or_si512(vchk_vel(&v), _mm512_or_si512(_mm512_or_si512(vchk(pn1), vchk(pn2)),
-	                                                  _mm512_or_si512(vchk(pt1), vchk(pt2))));
+	vq acc = vor3(vchk_vel(&v), vor3(vchk(pn1), vchk(pn2), vchk(pt1)), vchk(pt2));
 	vq dvax = vld(bt->dva_x), dvay = vld(bt->dva_y), dvbx = vld(bt->dvb_x),
 	   dvby = vld(bt->dvb_y);
 	vapply(&v, pn1, pn2, dvax, dvay, dvbx, dvby, vld(p1->wn_a), vld(p1->wn_b), vld(p2->wn_a),
