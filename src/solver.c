@@ -770,10 +770,6 @@ AVX512 static inline vq vld(const f2d_lane *p)
 {
 	return _mm512_loadu_si512(p);
 }
-AVX512 static inline vq vld32(const int32_t *p)
-{
-	return _mm512_cvtepi32_epi64(_mm256_loadu_si256((const __m256i *)(const void *)p));
-}
 AVX512 static inline vq vmul(vq a, vq b)
 {
 	return _mm512_mul_epi32(a, b);
