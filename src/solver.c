@@ -107,7 +107,8 @@ static void color_arbiters(f2d_world *w)
 			used[arb->body_b] = 0;
 		}
 	}
-	/* the bodies in contact, listed once (bit 63 of used, never a colour, marks them) */
+	/* Colours, in key order; the bodies in contact are listed on the way, once each (bit 63
+	 * of used, never a colour, marks them). */
 	const uint64_t listed = (uint64_t)1 << OVERFLOW_COLOR;
 	int32_t nl = 0;
 	for (int32_t i = 0; i < w->arbiter_count; ++i) {
@@ -115,32 +116,27 @@ static void color_arbiters(f2d_world *w)
 		if (!arb->active) {
 			continue;
 		}
-		if ((used[arb->body_a] & listed) == 0) {
-			used[arb->body_a] |= listed;
-			w->body_list[nl++] = arb->body_a;
+		int32_t ia = arb->body_a, ib = arb->body_b;
+		if ((used[ia] & listed) == 0) {
+			used[ia] |= listed;
+			w->body_list[nl++] = ia;
 		}
-		if ((used[arb->body_b] & listed) == 0) {
-			used[arb->body_b] |= listed;
-			w->body_list[nl++] = arb->body_b;
+		if ((used[ib] & listed) == 0) {
+			used[ib] |= listed;
+			w->body_list[nl++] = ib;
 		}
-	}
-	w->body_list_count = nl;
-	for (int32_t i = 0; i < w->arbiter_count; ++i) {
-		const f2d_arbiter *arb = &w->arbiters[i];
-		if (!arb->active) {
-			continue;
-		}
-		bool ma = moves(&w->bodies[arb->body_a]), mb = moves(&w->bodies[arb->body_b]);
-		uint64_t taken = (ma ? used[arb->body_a] : 0) | (mb ? used[arb->body_b] : 0);
-		int32_t c = ctz64(~taken | ((uint64_t)1 << OVERFLOW_COLOR));
+		bool ma = moves(&w->bodies[ia]), mb = moves(&w->bodies[ib]);
+		uint64_t taken = (ma ? used[ia] : 0) | (mb ? used[ib] : 0);
+		int32_t c = ctz64(~taken | listed);
 		if (c != OVERFLOW_COLOR) {
 			uint64_t bit = (uint64_t)1 << c;
-			used[arb->body_a] |= ma ? bit : 0;
-			used[arb->body_b] |= mb ? bit : 0;
+			used[ia] |= ma ? bit : 0;
+			used[ib] |= mb ? bit : 0;
 		}
 		color[i] = (uint8_t)c;
 		count[c]++;
 	}
+	w->body_list_count = nl;
 	/* first batch of each colour */
 	int32_t first[64], fill[64];
 	int32_t nb = 0;
