@@ -997,9 +997,24 @@ typedef struct prestep_stage {
 	int64_t kn[2][F2D_LANES], kt[2][F2D_LANES];
 } prestep_stage;
 
+static void stage_zero(prestep_stage *st, int32_t l, int32_t from_point)
+{
+	if (from_point == 0) {
+		st->ima[l] = st->imb[l] = st->iia[l] = st->iib[l] = 0;
+		st->vax[l] = st->vay[l] = st->wa[l] = st->vbx[l] = st->vby[l] = st->wb[l] = 0;
+		st->rest[l] = st->two[l] = 0;
+	}
+	for (int32_t i = from_point; i < 2; ++i) {
+		st->p[i].rax[l] = st->p[i].ray[l] = st->p[i].rbx[l] = st->p[i].rby[l] = 0;
+		st->p[i].sep[l] = 0;
+	}
+}
+
 static void stage_lanes(const f2d_world *w, f2d_contact_batch *bt, prestep_stage *st)
 {
-	memset(st, 0, sizeof *st);
+	for (int32_t l = bt->lanes; l < F2D_LANES; ++l) {
+		stage_zero(st, l, 0);
+	}
 	for (int32_t l = 0; l < bt->lanes; ++l) {
 		const f2d_arbiter *arb = &w->arbiters[bt->arbiter[l]];
 		const f2d_body *a = &w->bodies[arb->body_a];
@@ -1030,6 +1045,7 @@ static void stage_lanes(const f2d_world *w, f2d_contact_batch *bt, prestep_stage
 			bt->p[i].pt[l] = cp->pt;
 		}
 		if (arb->count < 2) {
+			stage_zero(st, l, arb->count);
 			bt->p[1].pn[l] = bt->p[1].pt[l] = 0;
 		}
 	}
