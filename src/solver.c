@@ -594,13 +594,15 @@ static inline int64_t wmul16(int64_t a, int64_t b)
 /* friction_step without saturation: pt and the cone as there; the increment is checked. The
  * cone and the clamped P_t are within the fix16 range, so the increment is below 2^32 in
  * magnitude whatever vt was. */
-static inline int64_t friction_fast(const cpoint *p, int64_t vt, fix16_t friction, uint64_t *acc)
+static inline int64_t friction_fast(const f2d_point_lanes *p, int32_t l, int64_t vt,
+                                    int64_t friction, uint64_t *acc)
 {
-	int64_t max_pt = mul64(friction, p->pn);
+	int64_t pt = p->pt[l];
+	int64_t max_pt = f2d_round16(friction * p->pn[l]);
 	max_pt = max_pt > INT32_MAX ? INT32_MAX : max_pt;
-	int64_t q = wsub(p->pt, wmul16(p->mass_t, vt));
+	int64_t q = wsub(pt, wmul16(p->mass_t[l], vt));
 	q = q < -max_pt ? -max_pt : (q > max_pt ? max_pt : q);
-	int64_t d = q - p->pt;
+	int64_t d = q - pt;
 	*acc |= fast_chk(d);
 	FAST_FOLD(*acc);
 	return d;
@@ -608,33 +610,38 @@ static inline int64_t friction_fast(const cpoint *p, int64_t vt, fix16_t frictio
 
 /* normal_step without saturation: bias - vn and the new P_n are checked (P_n after the clamp
  * at 0, so only the upper saturation counts), and the increment (P_n >= 0 always). */
-static inline int64_t normal_fast(const cpoint *p, int64_t vn, int64_t *pn_out, uint64_t *acc)
+static inline int64_t normal_fast(const f2d_point_lanes *p, int32_t l, int64_t vn, int64_t *pn_out,
+                                  uint64_t *acc)
 {
-	int64_t e = wsub(p->bias, vn);
-	int64_t q = wadd(p->pn, wmul16(p->mass_n, e));
+	int64_t pn = p->pn[l];
+	int64_t e = wsub(p->bias[l], vn);
+	int64_t q = wadd(pn, wmul16(p->mass_n[l], e));
 	q = q < 0 ? 0 : q;
-	int64_t d = wsub(q, p->pn);
+	int64_t d = wsub(q, pn);
 	*acc |= fast_chk(e) | fast_chk(q) | fast_chk(d);
 	FAST_FOLD(*acc);
 	*pn_out = q;
 	return d;
 }
 
-/* apply2 without saturation (tangent: dir_t = 1); the new velocities are checked. */
-static inline void apply_fast(vel64 *v, int64_t l1, int64_t l2, const clane *c, fix16_t wa1,
-                              fix16_t wb1, fix16_t wa2, fix16_t wb2, int dir_t, uint64_t *acc)
+/* apply2 without saturation (tangent: dir_t = 1), lane l of bt; wa1..wb2 the angular responses
+ * of the two points. The new velocities are checked. */
+static inline void apply_fast(vel64 *v, int64_t l1, int64_t l2, const f2d_contact_batch *bt,
+                              int32_t l, int64_t wa1, int64_t wb1, int64_t wa2, int64_t wb2,
+                              int dir_t, uint64_t *acc)
 {
-	int64_t l = wadd(l1, l2);
+	int64_t s = wadd(l1, l2);
+	int64_t dax = bt->dva_x[l], day = bt->dva_y[l], dbx = bt->dvb_x[l], dby = bt->dvb_y[l];
 	if (dir_t) {
-		v->vax = wsub(v->vax, wmul16(l, c->dva.y));
-		v->vay = wadd(v->vay, wmul16(l, c->dva.x));
-		v->vbx = wadd(v->vbx, wmul16(l, c->dvb.y));
-		v->vby = wsub(v->vby, wmul16(l, c->dvb.x));
+		v->vax = wsub(v->vax, wmul16(s, day));
+		v->vay = wadd(v->vay, wmul16(s, dax));
+		v->vbx = wadd(v->vbx, wmul16(s, dby));
+		v->vby = wsub(v->vby, wmul16(s, dbx));
 	} else {
-		v->vax = wsub(v->vax, wmul16(l, c->dva.x));
-		v->vay = wsub(v->vay, wmul16(l, c->dva.y));
-		v->vbx = wadd(v->vbx, wmul16(l, c->dvb.x));
-		v->vby = wadd(v->vby, wmul16(l, c->dvb.y));
+		v->vax = wsub(v->vax, wmul16(s, dax));
+		v->vay = wsub(v->vay, wmul16(s, day));
+		v->vbx = wadd(v->vbx, wmul16(s, dbx));
+		v->vby = wadd(v->vby, wmul16(s, dby));
 	}
 	v->wa = wsub(v->wa, wround16(wadd(wmul(l1, wa1), wmul(l2, wa2))));
 	v->wb = wadd(v->wb, wround16(wadd(wmul(l1, wb1), wmul(l2, wb2))));
@@ -669,15 +676,18 @@ static inline void load_vel64(vel64 *v, const int64_t *a, const int64_t *b, uint
 	        fast_chk(v->vby) | fast_chk(v->wb);
 }
 
-/* Warm start of one lane, fast path; false (nothing written) when a value left the range. */
-static inline bool warm_start_fast(const clane *c, int64_t *a, int64_t *b)
+/* Warm start of one lane, fast path; false (nothing written) when a value left the range.
+ * It reads the batch in place (as solve_fast). */
+static inline bool warm_start_fast(const f2d_contact_batch *bt, int32_t l, int64_t *a, int64_t *b)
 {
-	const cpoint *p1 = &c->p[0], *p2 = &c->p[1];
+	const f2d_point_lanes *p1 = &bt->p[0], *p2 = &bt->p[1];
 	vel64 v;
 	uint64_t acc = 0;
 	load_vel64(&v, a, b, &acc);
-	apply_fast(&v, p1->pn, p2->pn, c, p1->wn_a, p1->wn_b, p2->wn_a, p2->wn_b, 0, &acc);
-	apply_fast(&v, p1->pt, p2->pt, c, p1->wt_a, p1->wt_b, p2->wt_a, p2->wt_b, 1, &acc);
+	apply_fast(&v, p1->pn[l], p2->pn[l], bt, l, p1->wn_a[l], p1->wn_b[l], p2->wn_a[l],
+	           p2->wn_b[l], 0, &acc);
+	apply_fast(&v, p1->pt[l], p2->pt[l], bt, l, p1->wt_a[l], p1->wt_b[l], p2->wt_a[l],
+	           p2->wt_b[l], 1, &acc);
 	if (!FAST_OK(acc)) {
 		return false;
 	}
@@ -685,39 +695,42 @@ static inline bool warm_start_fast(const clane *c, int64_t *a, int64_t *b)
 	return true;
 }
 
-/* One lane, fast path (points in the order p[flip], p[flip ^ 1]), as solve_exact; false (and
- * nothing written) when a value left the checked range. */
-static inline bool solve_fast(clane *c, int64_t *a, int64_t *b, int32_t flip)
+/* One lane, fast path (points in the order p[flip], p[flip ^ 1]), as solve_exact, reading the
+ * batch in place; false (and nothing written) when a value left the checked range. */
+static inline bool solve_fast(f2d_contact_batch *bt, int32_t l, int64_t *a, int64_t *b,
+                              int32_t flip)
 {
-	f2d_vec2 n = c->n;
-	cpoint *p1 = &c->p[flip], *p2 = &c->p[flip ^ 1];
+	f2d_vec2 n = f2d_v((fix16_t)bt->nx[l], (fix16_t)bt->ny[l]);
+	f2d_point_lanes *p1 = &bt->p[flip], *p2 = &bt->p[flip ^ 1];
+	int64_t mu = bt->friction[l];
 	uint64_t acc = 0;
 	vel64 v;
 	load_vel64(&v, a, b, &acc);
 	int64_t lt = lin_t(&v, n);
-	int64_t v1 = point_vel(&v, lt, p1->rt_a, p1->rt_b);
-	int64_t v2 = point_vel(&v, lt, p2->rt_a, p2->rt_b);
+	int64_t v1 = point_vel(&v, lt, (fix16_t)p1->rt_a[l], (fix16_t)p1->rt_b[l]);
+	int64_t v2 = point_vel(&v, lt, (fix16_t)p2->rt_a[l], (fix16_t)p2->rt_b[l]);
 	acc |= fast_chk(v1) | fast_chk(v2);
-	int64_t d1 = friction_fast(p1, v1, c->friction, &acc);
-	v2 = wadd(v2, wmul16(d1, c->k12_t));
+	int64_t d1 = friction_fast(p1, l, v1, mu, &acc);
+	v2 = wadd(v2, wmul16(d1, bt->k12_t[l]));
 	acc |= fast_chk(v2);
-	int64_t d2 = friction_fast(p2, v2, c->friction, &acc);
-	apply_fast(&v, d1, d2, c, p1->wt_a, p1->wt_b, p2->wt_a, p2->wt_b, 1, &acc);
+	int64_t d2 = friction_fast(p2, l, v2, mu, &acc);
+	apply_fast(&v, d1, d2, bt, l, p1->wt_a[l], p1->wt_b[l], p2->wt_a[l], p2->wt_b[l], 1, &acc);
 
 	int64_t ln = lin_n(&v, n);
-	int64_t n1 = point_vel(&v, ln, p1->rn_a, p1->rn_b);
-	int64_t n2 = point_vel(&v, ln, p2->rn_a, p2->rn_b);
+	int64_t n1 = point_vel(&v, ln, (fix16_t)p1->rn_a[l], (fix16_t)p1->rn_b[l]);
+	int64_t n2 = point_vel(&v, ln, (fix16_t)p2->rn_a[l], (fix16_t)p2->rn_b[l]);
 	int64_t pn1, pn2;
-	int64_t dn1 = normal_fast(p1, n1, &pn1, &acc);
-	int64_t dn2 = normal_fast(p2, wadd(n2, wmul16(dn1, c->k12_n)), &pn2, &acc);
-	apply_fast(&v, dn1, dn2, c, p1->wn_a, p1->wn_b, p2->wn_a, p2->wn_b, 0, &acc);
+	int64_t dn1 = normal_fast(p1, l, n1, &pn1, &acc);
+	int64_t dn2 = normal_fast(p2, l, wadd(n2, wmul16(dn1, bt->k12_n[l])), &pn2, &acc);
+	apply_fast(&v, dn1, dn2, bt, l, p1->wn_a[l], p1->wn_b[l], p2->wn_a[l], p2->wn_b[l], 0,
+	           &acc);
 	if (!FAST_OK(acc)) {
 		return false;
 	}
-	p1->pt += (fix16_t)d1;
-	p2->pt += (fix16_t)d2;
-	p1->pn = (fix16_t)pn1;
-	p2->pn = (fix16_t)pn2;
+	p1->pt[l] += d1;
+	p2->pt[l] += d2;
+	p1->pn[l] = pn1;
+	p2->pn[l] = pn2;
 	store_vel(a, b, &v);
 	return true;
 }
@@ -726,14 +739,11 @@ static inline bool solve_fast(clane *c, int64_t *a, int64_t *b, int32_t flip)
 static void solve_lane(f2d_world *w, f2d_contact_batch *bt, int32_t l, int32_t flip,
                        bool *saturated)
 {
-	clane c;
-	load_lane(bt, l, &c);
 	int64_t *a = vel_row(w, bt->body_a[l]);
 	int64_t *b = vel_row(w, bt->body_b[l]);
 #ifndef F2D_CONTACT_EXACT_ONLY
-	if (solve_fast(&c, a, b, flip)) {
+	if (solve_fast(bt, l, a, b, flip)) {
 		COUNT_PATH(2, 1);
-		store_lane(bt, l, &c);
 		return;
 	}
 #else
@@ -741,6 +751,8 @@ static void solve_lane(f2d_world *w, f2d_contact_batch *bt, int32_t l, int32_t f
 	(void)warm_start_fast;
 #endif
 	COUNT_PATH(3, 1);
+	clane c;
+	load_lane(bt, l, &c);
 	solve_exact(&c, a, b, flip, saturated);
 	store_lane(bt, l, &c);
 }
@@ -1224,16 +1236,16 @@ void f2d_contacts_warm_start(f2d_world *w)
 #endif
 		for (; todo != 0; todo &= todo - 1) {
 			int32_t l = ctz64(todo);
-			clane c;
-			load_lane(bt, l, &c);
 			int64_t *a = vel_row(w, bt->body_a[l]);
 			int64_t *b = vel_row(w, bt->body_b[l]);
 #ifndef F2D_CONTACT_EXACT_ONLY
-			if (warm_start_fast(&c, a, b)) {
+			if (warm_start_fast(bt, l, a, b)) {
 				COUNT_PATH(0, 1);
 				continue;
 			}
 #endif
+			clane c;
+			load_lane(bt, l, &c);
 			warm_start_exact(&c, a, b, &saturated);
 			COUNT_PATH(1, 1);
 		}
