@@ -1,17 +1,21 @@
-/* fix2d tests: the contact solver's fast path gives the exact path's bits.
+/* fix2d tests: the contact solver's paths give the same bits.
  * SPDX-License-Identifier: MIT
  *
- * src/contact.c warm-starts and solves each arbiter on a fast path (no per-value saturation,
- * one range check per arbiter) and falls back to the exact path (the reference code) when the
- * check fails. The claim is that both give the same bits for every input. This test steps the
- * same worlds in three builds of the library, one process each, and compares the step results
- * and f2d_world_hash after every step:
- *  - this Check executable: the normal library (target fix2d);
- *  - the helper test_solver_paths_exact: the library built with F2D_CONTACT_EXACT_ONLY (the
- *    fast path is never taken) and F2D_CONTACT_COUNT_PATHS;
+ * src/solver.c warm-starts and solves the contacts in coloured batches: on x86-64 CPUs with
+ * AVX-512 eight arbiters at a time, elsewhere one lane after the other on a scalar fast path
+ * (no per-value saturation, one range check per arbiter); either falls back to the exact path
+ * (the reference code) when its check fails. The claim is that all of them give the same bits
+ * for every input. This test steps the same worlds in four builds of the library, one process
+ * each, and compares the step results and f2d_world_hash after every step:
+ *  - this Check executable: the normal library (target fix2d; AVX-512 where the CPU has it);
+ *  - the helper test_solver_paths_exact: the library built with F2D_CONTACT_EXACT_ONLY (no fast
+ *    path, no SIMD) and F2D_CONTACT_COUNT_PATHS;
  *  - the helper test_solver_paths_counted: the normal library plus F2D_CONTACT_COUNT_PATHS, the
  *    arbiters each path handled; the test requires that the fast path ran and that the
- *    fallback was taken, so that it cannot pass without exercising both paths.
+ *    fallback was taken, so that it cannot pass without exercising both paths;
+ *  - the helper test_solver_paths_scalar: F2D_NO_SIMD (the scalar kernel on any CPU) plus
+ *    F2D_CONTACT_COUNT_PATHS.
+ * Each helper names its kernel; the test checks it is the expected one.
  * The helpers are this file compiled with F2D_SOLVER_PATHS_HELPER (no Check): they print one
  * line per step, read here through a pipe (separate processes: the three libraries export the
  * same symbols). Run a helper by hand to see its chain: `test_solver_paths_exact [case]`.
