@@ -42,6 +42,15 @@ static inline int32_t ctz64(uint64_t x)
 
 #define OVERFLOW_COLOR 63
 
+static inline int32_t popcount(unsigned x)
+{
+	int32_t n = 0;
+	for (; x != 0; x &= x - 1) {
+		n++;
+	}
+	return n;
+}
+
 /* Batches needed for n arbiters at most: per colour ceil(count / F2D_LANES), which sums to at
  * most n / F2D_LANES + 64. */
 bool f2d_solver_reserve(f2d_world *w, int32_t arbiters)
@@ -483,9 +492,9 @@ uint64_t f2d_contact_path_counts[4];
 
 #if !defined(F2D_NO_SIMD) && !defined(F2D_CONTACT_EXACT_ONLY) && defined(__x86_64__) &&            \
     (defined(__GNUC__) || defined(__clang__)) && !defined(__TINYC__)
-#define F2D_HAVE_AVX512 1
+#define F2D_HAVE_SIMD 1
 #else
-#define F2D_HAVE_AVX512 0
+#define F2D_HAVE_SIMD 0
 #endif
 
 /* Warm start of one lane, exact path. */
@@ -767,9 +776,10 @@ static void solve_lane(f2d_world *w, f2d_contact_batch *bt, int32_t l, int32_t f
  * gathered from and scattered to the bodies (lanes of one batch never share a body that moves;
  * the velocities of a static or kinematic body do not change, so several lanes may read and
  * write the same one). */
-#if F2D_HAVE_AVX512
+#if F2D_HAVE_SIMD
 #include <immintrin.h>
 
+/* AVX-512 (F, DQ): 8 lanes */
 #define AVX512 __attribute__((target("avx512f,avx512dq,avx2")))
 
 typedef __m512i vq;
@@ -796,87 +806,11 @@ AVX512 static inline vq vround16(vq p)
 	                        _mm512_srai_epi64(p, 63));
 	return _mm512_srai_epi64(r, 16);
 }
-AVX512 static inline vq vmul16(vq a, vq b)
-{
-	return vround16(vmul(a, b));
-}
-AVX512 static inline vq vchk(vq x)
-{
-	return _mm512_add_epi64(x, _mm512_set1_epi64((int64_t)FAST_BIAS));
-}
-
-typedef struct vvel {
-	vq vax, vay, wa, vbx, vby, wb;
-} vvel;
-
-/* a | b | c in one instruction */
-AVX512 static inline vq vor3(vq a, vq b, vq c)
-{
-	return _mm512_ternarylogic_epi64(a, b, c, 0xFE);
-}
-
-/* The point data are read where they are used (one memory operand each), not held. */
-AVX512 static inline vq vfriction(const f2d_point_lanes *p, vq vt, vq mu, vq *acc)
-{
-	vq pt = vld(p->pt);
-	vq max_pt = _mm512_min_epi64(vmul16(mu, vld(p->pn)), _mm512_set1_epi64(INT32_MAX));
-	vq neg = _mm512_sub_epi64(_mm512_setzero_si512(), max_pt);
-	vq q = vsub(pt, vmul16(vld(p->mass_t), vt));
-	/* q < -max ? -max : (q > max ? max : q) */
-	vq r = _mm512_mask_mov_epi64(q, _mm512_cmpgt_epi64_mask(q, max_pt), max_pt);
-	r = _mm512_mask_mov_epi64(r, _mm512_cmplt_epi64_mask(q, neg), neg);
-	vq d = vsub(r, pt);
-	*acc = _mm512_or_si512(*acc, vchk(d));
-	return d;
-}
-
-AVX512 static inline vq vnormal(const f2d_point_lanes *p, vq vn, vq *pn_out, vq *acc)
-{
-	vq pn = vld(p->pn);
-	vq e = vsub(vld(p->bias), vn);
-	vq q = _mm512_max_epi64(vadd(pn, vmul16(vld(p->mass_n), e)), _mm512_setzero_si512());
-	vq d = vsub(q, pn);
-	*acc = vor3(*acc, vchk(e), vor3(vchk(q), vchk(d), _mm512_setzero_si512()));
-	*pn_out = q;
-	return d;
-}
-
-AVX512 static inline vq vchk_vel(const vvel *v)
-{
-	return vor3(vor3(vchk(v->vax), vchk(v->vay), vchk(v->wa)), vchk(v->vbx),
-	            _mm512_or_si512(vchk(v->vby), vchk(v->wb)));
-}
-
-/* apply_fast on 8 lanes; dva / dvb are n / m (x, y) */
-AVX512 static inline void vapply(vvel *v, vq l1, vq l2, vq dvax, vq dvay, vq dvbx, vq dvby, vq wa1,
-                                 vq wb1, vq wa2, vq wb2, int dir_t, vq *acc)
-{
-	vq l = vadd(l1, l2);
-	if (dir_t) {
-		v->vax = vsub(v->vax, vmul16(l, dvay));
-		v->vay = vadd(v->vay, vmul16(l, dvax));
-		v->vbx = vadd(v->vbx, vmul16(l, dvby));
-		v->vby = vsub(v->vby, vmul16(l, dvbx));
-	} else {
-		v->vax = vsub(v->vax, vmul16(l, dvax));
-		v->vay = vsub(v->vay, vmul16(l, dvay));
-		v->vbx = vadd(v->vbx, vmul16(l, dvbx));
-		v->vby = vadd(v->vby, vmul16(l, dvby));
-	}
-	v->wa = vsub(v->wa, vround16(vadd(vmul(l1, wa1), vmul(l2, wa2))));
-	v->wb = vadd(v->wb, vround16(vadd(vmul(l1, wb1), vmul(l2, wb2))));
-	*acc = _mm512_or_si512(*acc, vchk_vel(v));
-}
-
-AVX512 static inline vq vpoint_vel(const vvel *v, vq lin, vq rd_a, vq rd_b)
-{
-	return vround16(vsub(vadd(lin, vmul(v->wb, rd_b)), vmul(v->wa, rd_a)));
-}
 
 /* The velocity rows of 8 bodies, transposed: row l = (v.x, v.y, w, -) of lane l's body.
  * Two rows per register, then two 2-source permutes and three 128-bit shuffles. */
-AVX512 static inline void vrows_load(int64_t (*rows)[4], const int32_t *body, vq *vx, vq *vy,
-                                     vq *vw)
+AVX512 static inline void rows_load_512(int64_t (*rows)[4], const int32_t *body, vq *vx, vq *vy,
+                                        vq *vw)
 {
 	vq z[4];
 	for (int32_t i = 0; i < 4; ++i) {
@@ -896,9 +830,10 @@ AVX512 static inline void vrows_load(int64_t (*rows)[4], const int32_t *body, vq
 	*vw = _mm512_shuffle_i64x2(c, d, _MM_SHUFFLE(1, 0, 1, 0));
 }
 
-/* The inverse of vrows_load, for the lanes in mask m only (the 4th word of a row is junk). */
-AVX512 static inline void vrows_store(int64_t (*rows)[4], const int32_t *body, __mmask8 m, vq vx,
-                                      vq vy, vq vw)
+/* The inverse of rows_load_512, for the lanes whose bit is set only (the 4th word of a row is
+ * junk). */
+AVX512 static inline void rows_store_512(int64_t (*rows)[4], const int32_t *body, unsigned m, vq vx,
+                                         vq vy, vq vw)
 {
 	vq a = _mm512_shuffle_i64x2(vx, vy, _MM_SHUFFLE(1, 0, 1, 0)); /* x0..x3 y0..y3 */
 	vq b = _mm512_shuffle_i64x2(vx, vy, _MM_SHUFFLE(3, 2, 3, 2)); /* x4..x7 y4..y7 */
@@ -920,77 +855,137 @@ AVX512 static inline void vrows_store(int64_t (*rows)[4], const int32_t *body, _
 	}
 }
 
-/* Solves the lanes of one batch; returns the mask of the lanes it could not solve (their
- * state is untouched: the caller solves them by the exact path). */
-AVX512 static __mmask8 solve_batch_avx512(int64_t (*rows)[4], f2d_contact_batch *bt, int32_t flip)
+#define K(name) name##_512
+#define K_ATTR AVX512
+#define K_W 8
+#define kv __m512i
+#define K_LD(p) _mm512_loadu_si512(p)
+#define K_SET1(c) _mm512_set1_epi64(c)
+#define K_ZERO _mm512_setzero_si512()
+#define K_ADD(a, b) _mm512_add_epi64(a, b)
+#define K_SUB(a, b) _mm512_sub_epi64(a, b)
+#define K_OR(a, b) _mm512_or_si512(a, b)
+#define K_OR3(a, b, c) _mm512_ternarylogic_epi64(a, b, c, 0xFE)
+#define K_MUL(a, b) _mm512_mul_epi32(a, b)
+#define K_SRA(x, n) _mm512_srai_epi64(x, n)
+#define K_GT(a, b) _mm512_cmpgt_epi64_mask(a, b)
+#define K_LT(a, b) _mm512_cmplt_epi64_mask(a, b)
+#define K_SEL(p, a, b) _mm512_mask_mov_epi64(b, p, a)
+#define K_MIN(a, b) _mm512_min_epi64(a, b)
+#define K_MAX(a, b) _mm512_max_epi64(a, b)
+#define K_OKBITS(acc)                                                                              \
+	((unsigned)_mm512_cmplt_epu64_mask(acc, _mm512_set1_epi64((int64_t)FAST_LIMIT)))
+#define K_STORE_BITS(p, bits, v) _mm512_mask_storeu_epi64(p, (__mmask8)(bits), v)
+#define K_ROWS_LOAD rows_load_512
+#define K_ROWS_STORE rows_store_512
+#include "solver_kernel.h"
+#undef K
+#undef K_ATTR
+#undef K_W
+#undef kv
+#undef K_LD
+#undef K_SET1
+#undef K_ZERO
+#undef K_ADD
+#undef K_SUB
+#undef K_OR
+#undef K_OR3
+#undef K_MUL
+#undef K_SRA
+#undef K_GT
+#undef K_LT
+#undef K_SEL
+#undef K_MIN
+#undef K_MAX
+#undef K_OKBITS
+#undef K_STORE_BITS
+#undef K_ROWS_LOAD
+#undef K_ROWS_STORE
+
+/* AVX2: 4 lanes. No 64-bit arithmetic shift, min, max or unsigned compare: built from
+ * compares and blends (vpblendvb), all integer instructions. */
+#define AVX2 __attribute__((target("avx2")))
+
+AVX2 static inline __m256i sra_256(__m256i x, int n)
 {
-	vvel v;
-	vrows_load(rows, bt->body_a, &v.vax, &v.vay, &v.wa);
-	vrows_load(rows, bt->body_b, &v.vbx, &v.vby, &v.wb);
-	vq acc = vchk_vel(&v);
-	f2d_point_lanes *l1 = &bt->p[flip], *l2 = &bt->p[flip ^ 1];
-	vq nx = vld(bt->nx), ny = vld(bt->ny), mu = vld(bt->friction);
-	vq dvax = vld(bt->dva_x), dvay = vld(bt->dva_y), dvbx = vld(bt->dvb_x),
-	   dvby = vld(bt->dvb_y);
-
-	/* friction */
-	vq dx = vsub(v.vbx, v.vax), dy = vsub(v.vby, v.vay);
-	vq lt = vsub(vmul(dx, ny), vmul(dy, nx));
-	vq v1 = vpoint_vel(&v, lt, vld(l1->rt_a), vld(l1->rt_b));
-	vq v2 = vpoint_vel(&v, lt, vld(l2->rt_a), vld(l2->rt_b));
-	acc = vor3(acc, vchk(v1), vchk(v2));
-	vq d1 = vfriction(l1, v1, mu, &acc);
-	v2 = vadd(v2, vmul16(d1, vld(bt->k12_t)));
-	acc = _mm512_or_si512(acc, vchk(v2));
-	vq d2 = vfriction(l2, v2, mu, &acc);
-	vapply(&v, d1, d2, dvax, dvay, dvbx, dvby, vld(l1->wt_a), vld(l1->wt_b), vld(l2->wt_a),
-	       vld(l2->wt_b), 1, &acc);
-
-	/* normal */
-	dx = vsub(v.vbx, v.vax);
-	dy = vsub(v.vby, v.vay);
-	vq ln = vadd(vmul(dx, nx), vmul(dy, ny));
-	vq n1 = vpoint_vel(&v, ln, vld(l1->rn_a), vld(l1->rn_b));
-	vq n2 = vpoint_vel(&v, ln, vld(l2->rn_a), vld(l2->rn_b));
-	vq pn1, pn2;
-	vq dn1 = vnormal(l1, n1, &pn1, &acc);
-	vq dn2 = vnormal(l2, vadd(n2, vmul16(dn1, vld(bt->k12_n))), &pn2, &acc);
-	vapply(&v, dn1, dn2, dvax, dvay, dvbx, dvby, vld(l1->wn_a), vld(l1->wn_b), vld(l2->wn_a),
-	       vld(l2->wn_b), 0, &acc);
-
-	__mmask8 live = (__mmask8)((1u << bt->lanes) - 1u);
-	__mmask8 ok = _mm512_cmplt_epu64_mask(acc, _mm512_set1_epi64((int64_t)FAST_LIMIT)) & live;
-	_mm512_mask_storeu_epi64(l1->pt, ok, vadd(vld(l1->pt), d1));
-	_mm512_mask_storeu_epi64(l2->pt, ok, vadd(vld(l2->pt), d2));
-	_mm512_mask_storeu_epi64(l1->pn, ok, pn1);
-	_mm512_mask_storeu_epi64(l2->pn, ok, pn2);
-	vrows_store(rows, bt->body_a, ok, v.vax, v.vay, v.wa);
-	vrows_store(rows, bt->body_b, ok, v.vbx, v.vby, v.wb);
-	return (__mmask8)(live & ~ok);
+	__m256i sign = _mm256_cmpgt_epi64(_mm256_setzero_si256(), x);
+	if (n == 63) {
+		return sign;
+	}
+	return _mm256_or_si256(_mm256_srli_epi64(x, 16), _mm256_slli_epi64(sign, 48));
 }
 
-/* Warm start of one batch (apply_fast twice); as solve_batch_avx512, returns the lanes left to
- * the exact path. The accumulated impulses are checked too: their sum is a product operand. */
-AVX512 static __mmask8 warm_batch_avx512(int64_t (*rows)[4], const f2d_contact_batch *bt)
+AVX2 static inline unsigned okbits_256(__m256i acc)
 {
-	vvel v;
-	vrows_load(rows, bt->body_a, &v.vax, &v.vay, &v.wa);
-	vrows_load(rows, bt->body_b, &v.vbx, &v.vby, &v.wb);
-	const f2d_point_lanes *p1 = &bt->p[0], *p2 = &bt->p[1];
-	vq pn1 = vld(p1->pn), pn2 = vld(p2->pn), pt1 = vld(p1->pt), pt2 = vld(p2->pt);
-	vq acc = vor3(vchk_vel(&v), vor3(vchk(pn1), vchk(pn2), vchk(pt1)), vchk(pt2));
-	vq dvax = vld(bt->dva_x), dvay = vld(bt->dva_y), dvbx = vld(bt->dvb_x),
-	   dvby = vld(bt->dvb_y);
-	vapply(&v, pn1, pn2, dvax, dvay, dvbx, dvby, vld(p1->wn_a), vld(p1->wn_b), vld(p2->wn_a),
-	       vld(p2->wn_b), 0, &acc);
-	vapply(&v, pt1, pt2, dvax, dvay, dvbx, dvby, vld(p1->wt_a), vld(p1->wt_b), vld(p2->wt_a),
-	       vld(p2->wt_b), 1, &acc);
-	__mmask8 live = (__mmask8)((1u << bt->lanes) - 1u);
-	__mmask8 ok = _mm512_cmplt_epu64_mask(acc, _mm512_set1_epi64((int64_t)FAST_LIMIT)) & live;
-	vrows_store(rows, bt->body_a, ok, v.vax, v.vay, v.wa);
-	vrows_store(rows, bt->body_b, ok, v.vbx, v.vby, v.wb);
-	return (__mmask8)(live & ~ok);
+	__m256i ok = _mm256_cmpeq_epi64(_mm256_srli_epi64(acc, 31), _mm256_setzero_si256());
+	unsigned m = (unsigned)_mm256_movemask_epi8(ok);
+	return (m & 1u) | ((m >> 7) & 2u) | ((m >> 14) & 4u) | ((m >> 21) & 8u);
 }
+
+AVX2 static inline void store_bits_256(f2d_lane *p, unsigned bits, __m256i v)
+{
+	const __m256i lane = _mm256_set_epi64x(8, 4, 2, 1);
+	__m256i m =
+	    _mm256_cmpeq_epi64(_mm256_and_si256(_mm256_set1_epi64x((long long)bits), lane), lane);
+	_mm256_maskstore_epi64((long long *)(void *)p, m, v);
+}
+
+/* 4 velocity rows transposed: unpack pairs of rows, then exchange 128-bit halves */
+AVX2 static inline void rows_load_256(int64_t (*rows)[4], const int32_t *body, __m256i *vx,
+                                      __m256i *vy, __m256i *vw)
+{
+	__m256i r[4];
+	for (int32_t i = 0; i < 4; ++i) {
+		r[i] = _mm256_loadu_si256((const __m256i *)(const void *)rows[body[i]]);
+	}
+	__m256i t0 = _mm256_unpacklo_epi64(r[0], r[1]); /* x0 x1 w0 w1 */
+	__m256i t1 = _mm256_unpackhi_epi64(r[0], r[1]); /* y0 y1 -  -  */
+	__m256i t2 = _mm256_unpacklo_epi64(r[2], r[3]); /* x2 x3 w2 w3 */
+	__m256i t3 = _mm256_unpackhi_epi64(r[2], r[3]); /* y2 y3 -  -  */
+	*vx = _mm256_permute2x128_si256(t0, t2, 0x20);
+	*vy = _mm256_permute2x128_si256(t1, t3, 0x20);
+	*vw = _mm256_permute2x128_si256(t0, t2, 0x31);
+}
+
+AVX2 static inline void rows_store_256(int64_t (*rows)[4], const int32_t *body, unsigned m,
+                                       __m256i vx, __m256i vy, __m256i vw)
+{
+	__m256i t0 = _mm256_permute2x128_si256(vx, vw, 0x20); /* x0 x1 w0 w1 */
+	__m256i t2 = _mm256_permute2x128_si256(vx, vw, 0x31); /* x2 x3 w2 w3 */
+	__m256i t1 = _mm256_permute2x128_si256(vy, vy, 0x20); /* y0 y1 y0 y1 */
+	__m256i t3 = _mm256_permute2x128_si256(vy, vy, 0x31); /* y2 y3 y2 y3 */
+	__m256i r[4] = {_mm256_unpacklo_epi64(t0, t1), _mm256_unpackhi_epi64(t0, t1),
+	                _mm256_unpacklo_epi64(t2, t3), _mm256_unpackhi_epi64(t2, t3)};
+	for (int32_t i = 0; i < 4; ++i) {
+		if (m & (1u << i)) {
+			_mm256_storeu_si256((__m256i *)(void *)rows[body[i]], r[i]);
+		}
+	}
+}
+
+#define K(name) name##_256
+#define K_ATTR AVX2
+#define K_W 4
+#define kv __m256i
+#define K_LD(p) _mm256_loadu_si256((const __m256i *)(const void *)(p))
+#define K_SET1(c) _mm256_set1_epi64x(c)
+#define K_ZERO _mm256_setzero_si256()
+#define K_ADD(a, b) _mm256_add_epi64(a, b)
+#define K_SUB(a, b) _mm256_sub_epi64(a, b)
+#define K_OR(a, b) _mm256_or_si256(a, b)
+#define K_OR3(a, b, c) _mm256_or_si256(_mm256_or_si256(a, b), c)
+#define K_MUL(a, b) _mm256_mul_epi32(a, b)
+#define K_SRA(x, n) sra_256(x, n)
+#define K_GT(a, b) _mm256_cmpgt_epi64(a, b)
+#define K_LT(a, b) _mm256_cmpgt_epi64(b, a)
+#define K_SEL(p, a, b) _mm256_blendv_epi8(b, a, p)
+#define K_MIN(a, b) _mm256_blendv_epi8(a, b, _mm256_cmpgt_epi64(a, b))
+#define K_MAX(a, b) _mm256_blendv_epi8(b, a, _mm256_cmpgt_epi64(a, b))
+#define K_OKBITS(acc) okbits_256(acc)
+#define K_STORE_BITS(p, bits, v) store_bits_256(p, bits, v)
+#define K_ROWS_LOAD rows_load_256
+#define K_ROWS_STORE rows_store_256
+#include "solver_kernel.h"
 
 /* prestep_lane on 8 lanes. The inputs are copied into lanes (staging), the arithmetic is
  * prestep_lane's, operation for operation: vpmuldq where both operands are fix16 values,
@@ -1168,22 +1163,58 @@ AVX512 static void prestep_batch_avx512(f2d_world *w, const prestep_consts *k,
 	}
 }
 
-static bool have_avx512(void)
-{
-	__builtin_cpu_init();
-	return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq");
-}
 #endif
 
-/** The contact solver's kernel on this machine: "avx512" or "scalar" (same results). */
-const char *f2d_solver_kernel(void)
+/* The kernel this CPU runs: 2 AVX-512 (F, DQ), 1 AVX2, 0 scalar. Asked of the CPU at each
+ * pass (a load and a test: no state of ours). */
+enum { KERNEL_SCALAR, KERNEL_AVX2, KERNEL_AVX512 };
+
+static int kernel_level(void)
 {
-#if F2D_HAVE_AVX512
-	if (have_avx512()) {
-		return "avx512";
+#if F2D_HAVE_SIMD
+	__builtin_cpu_init();
+#ifndef F2D_NO_AVX512
+	if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq")) {
+		return KERNEL_AVX512;
 	}
 #endif
-	return "scalar";
+	if (__builtin_cpu_supports("avx2")) {
+		return KERNEL_AVX2;
+	}
+#endif
+	return KERNEL_SCALAR;
+}
+
+/** The contact solver's kernel on this machine: "avx512", "avx2" or "scalar" (same results). */
+const char *f2d_solver_kernel(void)
+{
+	static const char *const names[] = {"scalar", "avx2", "avx512"};
+	return names[kernel_level()];
+}
+
+/* Warm start or solve of one batch by the SIMD kernel; returns the lanes left over. */
+static unsigned simd_batch(f2d_world *w, f2d_contact_batch *bt, int kernel, int32_t flip, bool warm)
+{
+#if F2D_HAVE_SIMD
+	if (kernel == KERNEL_AVX512) {
+		return warm ? warm_512(w->solver_vel, bt, 0)
+		            : solve_512(w->solver_vel, bt, 0, flip);
+	}
+	unsigned rest = 0;
+	for (int32_t o = 0; o < bt->lanes; o += 4) {
+		rest |=
+		    (warm ? warm_256(w->solver_vel, bt, o) : solve_256(w->solver_vel, bt, o, flip))
+		    << o;
+	}
+	return rest;
+#else
+	(void)w;
+	(void)bt;
+	(void)kernel;
+	(void)flip;
+	(void)warm;
+	return 0;
+#endif
 }
 
 /* ---- the passes ---- */
@@ -1193,13 +1224,13 @@ void f2d_contacts_prestep(f2d_world *w)
 	color_arbiters(w);
 	prestep_consts k = {w->inv_h, w->def.linear_slop, w->def.restitution_threshold,
 	                    f2d_mul(w->def.bias_factor, w->inv_h)};
-#if F2D_HAVE_AVX512
-	bool simd = have_avx512();
+#if F2D_HAVE_SIMD
+	bool simd = kernel_level() == KERNEL_AVX512;
 #endif
 	for (int32_t b = 0; b < w->batch_count; ++b) {
 		f2d_contact_batch *bt = &w->batches[b];
 		pad_lanes(bt);
-#if F2D_HAVE_AVX512
+#if F2D_HAVE_SIMD
 		if (simd) {
 			prestep_batch_avx512(w, &k, bt);
 			continue;
@@ -1222,18 +1253,14 @@ void f2d_contacts_warm_start(f2d_world *w)
 {
 	bool saturated = false;
 	vel_in(w);
-#if F2D_HAVE_AVX512
-	bool simd = have_avx512();
-#endif
+	int kernel = kernel_level();
 	for (int32_t i = 0; i < w->batch_count; ++i) {
 		f2d_contact_batch *bt = &w->batches[i];
 		unsigned todo = (1u << bt->lanes) - 1u;
-#if F2D_HAVE_AVX512
-		if (simd && !bt->sequential) {
-			todo = warm_batch_avx512(w->solver_vel, bt);
-			COUNT_PATH(0, bt->lanes - __builtin_popcount(todo));
+		if (kernel != KERNEL_SCALAR && !bt->sequential) {
+			todo = simd_batch(w, bt, kernel, 0, true);
+			COUNT_PATH(0, bt->lanes - popcount(todo));
 		}
-#endif
 		for (; todo != 0; todo &= todo - 1) {
 			int32_t l = ctz64(todo);
 			int64_t *a = vel_row(w, bt->body_a[l]);
@@ -1265,18 +1292,14 @@ void f2d_contacts_solve(f2d_world *w, int32_t iteration)
 	if (joints_between(w) || (iteration == 0 && !w->def.warm_starting)) {
 		vel_in(w);
 	}
-#if F2D_HAVE_AVX512
-	bool simd = have_avx512();
-#endif
+	int kernel = kernel_level();
 	for (int32_t i = 0; i < w->batch_count; ++i) {
 		f2d_contact_batch *bt = &w->batches[i];
-#if F2D_HAVE_AVX512
-		if (simd && !bt->sequential) {
-			unsigned rest = solve_batch_avx512(w->solver_vel, bt, flip);
-			COUNT_PATH(2, bt->lanes - __builtin_popcount(rest));
-			while (rest != 0) {
+		if (kernel != KERNEL_SCALAR && !bt->sequential) {
+			unsigned rest = simd_batch(w, bt, kernel, flip, false);
+			COUNT_PATH(2, bt->lanes - popcount(rest));
+			for (; rest != 0; rest &= rest - 1) {
 				int32_t l = ctz64(rest);
-				rest &= rest - 1;
 				clane c;
 				load_lane(bt, l, &c);
 				solve_exact(&c, vel_row(w, bt->body_a[l]),
@@ -1286,7 +1309,6 @@ void f2d_contacts_solve(f2d_world *w, int32_t iteration)
 			}
 			continue;
 		}
-#endif
 		for (int32_t l = 0; l < bt->lanes; ++l) {
 			solve_lane(w, bt, l, flip, &saturated);
 		}

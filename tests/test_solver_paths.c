@@ -2,10 +2,10 @@
  * SPDX-License-Identifier: MIT
  *
  * src/solver.c warm-starts and solves the contacts in coloured batches: on x86-64 CPUs with
- * AVX-512 eight arbiters at a time, elsewhere one lane after the other on a scalar fast path
- * (no per-value saturation, one range check per arbiter); either falls back to the exact path
- * (the reference code) when its check fails. The claim is that all of them give the same bits
- * for every input. This test steps the same worlds in four builds of the library, one process
+ * AVX-512 eight arbiters at a time, with AVX2 four, elsewhere one lane after the other on a scalar
+ * fast path (no per-value saturation, one range check per arbiter); either falls back to the exact
+ * path (the reference code) when its check fails. The claim is that all of them give the same bits
+ * for every input. This test steps the same worlds in five builds of the library, one process
  * each, and compares the step results and f2d_world_hash after every step:
  *  - this Check executable: the normal library (target fix2d; AVX-512 where the CPU has it);
  *  - the helper test_solver_paths_exact: the library built with F2D_CONTACT_EXACT_ONLY (no fast
@@ -14,7 +14,9 @@
  *    arbiters each path handled; the test requires that the fast path ran and that the
  *    fallback was taken, so that it cannot pass without exercising both paths;
  *  - the helper test_solver_paths_scalar: F2D_NO_SIMD (the scalar kernel on any CPU) plus
- *    F2D_CONTACT_COUNT_PATHS.
+ *    F2D_CONTACT_COUNT_PATHS;
+ *  - the helper test_solver_paths_avx2: F2D_NO_AVX512 (the AVX2 kernel where the CPU has
+ *    AVX2, even with AVX-512) plus F2D_CONTACT_COUNT_PATHS.
  * Each helper names its kernel; the test checks it is the expected one.
  * The helpers are this file compiled with F2D_SOLVER_PATHS_HELPER (no Check): they print one
  * line per step, read here through a pipe (separate processes: the three libraries export the
@@ -480,7 +482,7 @@ static const char *helper_line(helper *h, char tag)
 	return h->line + 2;
 }
 
-#define HELPERS 3
+#define HELPERS 4
 
 typedef struct compare_ctx {
 	int32_t c;
@@ -520,13 +522,17 @@ static bool compare_step(void *ctx, int32_t step, f2d_result r, uint64_t hash)
 
 START_TEST(fast_path_matches_exact_path)
 {
-	helper exact, counted, scalar;
+	helper exact, counted, scalar, avx2;
 	helper_open(&exact, "exact-only", F2D_SOLVER_PATHS_EXACT);
 	helper_open(&counted, "path-counting", F2D_SOLVER_PATHS_COUNTED);
 	helper_open(&scalar, "scalar-kernel", F2D_SOLVER_PATHS_SCALAR);
+	helper_open(&avx2, "avx2-kernel", F2D_SOLVER_PATHS_AVX2);
 	int32_t cases = case_count();
-	helper *hs[HELPERS] = {&exact, &counted, &scalar};
-	const char *kernels[HELPERS] = {"scalar", f2d_solver_kernel(), "scalar"};
+	helper *hs[HELPERS] = {&exact, &counted, &scalar, &avx2};
+	/* the AVX2 build runs AVX2 wherever the normal build runs SIMD */
+	const char *normal = f2d_solver_kernel();
+	const char *kernels[HELPERS] = {"scalar", normal, "scalar",
+	                                strcmp(normal, "scalar") == 0 ? "scalar" : "avx2"};
 	for (int i = 0; i < HELPERS; ++i) {
 		const char *t = helper_line(hs[i], 'n');
 		char kernel[32] = "";
@@ -566,6 +572,7 @@ START_TEST(fast_path_matches_exact_path)
 	ck_assert_int_eq(pclose(exact.f), 0);
 	ck_assert_int_eq(pclose(counted.f), 0);
 	ck_assert_int_eq(pclose(scalar.f), 0);
+	ck_assert_int_eq(pclose(avx2.f), 0);
 
 	uint64_t total[HELPERS][4] = {{0}};
 	for (int kind = 0; kind < KIND_COUNT; ++kind) {
@@ -585,8 +592,10 @@ START_TEST(fast_path_matches_exact_path)
 	ck_assert_uint_eq(total[0][2], 0);
 	ck_assert_uint_eq(total[0][1], total[1][0] + total[1][1]);
 	ck_assert_uint_eq(total[0][3], total[1][2] + total[1][3]);
-	ck_assert_uint_eq(total[0][1], total[2][0] + total[2][1]);
-	ck_assert_uint_eq(total[0][3], total[2][2] + total[2][3]);
+	for (int i = 2; i < HELPERS; ++i) {
+		ck_assert_uint_eq(total[0][1], total[i][0] + total[i][1]);
+		ck_assert_uint_eq(total[0][3], total[i][2] + total[i][3]);
+	}
 	/* not vacuous: the fast path did the bulk of the work, and the stress worlds made it fall
 	 * back, in the warm start and in the solve */
 	const uint64_t *st = counts[KIND_STRESS][1];
