@@ -487,7 +487,7 @@ extern uint64_t f2d_contact_path_counts[4];
 uint64_t f2d_contact_path_counts[4];
 #define COUNT_PATH(i, n) (f2d_contact_path_counts[i] += (uint64_t)(n))
 #else
-#define COUNT_PATH(i, n) ((void)0)
+#define COUNT_PATH(i, n) ((void)(n))
 #endif
 
 #if !defined(F2D_NO_SIMD) && !defined(F2D_CONTACT_EXACT_ONLY) && defined(__x86_64__) &&            \
