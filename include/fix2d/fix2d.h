@@ -23,8 +23,9 @@ extern "C" {
 /* ---- Errors ---- */
 const char *f2d_error_string(f2d_result result);
 
-/** The contact solver's kernel on this CPU: "avx512" (x86-64 with AVX-512F, 8 arbiters at a
- *  time) or "scalar". Both compute the same bits; this only tells which one runs. */
+/** The contact solver's kernel on this CPU: "avx512" (x86-64 with AVX-512F and DQ, 8 arbiters
+ *  at a time), "avx2" (4 at a time) or "scalar". All compute the same bits; this only tells
+ *  which one runs. */
 const char *f2d_solver_kernel(void);
 
 /* ---- Math flavour and engine fingerprint (src/flavour.c) ----
