@@ -52,10 +52,12 @@ static inline int32_t popcount(unsigned x)
 }
 
 /* Batches needed for n arbiters at most: per colour ceil(count / F2D_LANES), which sums to at
- * most n / F2D_LANES + 64. */
+ * most n / F2D_LANES + 64 (one partial batch per colour), and never more than n. */
 bool f2d_solver_reserve(f2d_world *w, int32_t arbiters)
 {
-	return f2d_grow(w, (void **)&w->batches, &w->batch_capacity, arbiters / F2D_LANES + 65,
+	int32_t batches = arbiters / F2D_LANES + 64;
+	batches = batches < arbiters ? batches : (arbiters > 0 ? arbiters : 1);
+	return f2d_grow(w, (void **)&w->batches, &w->batch_capacity, batches,
 	                sizeof(f2d_contact_batch)) &&
 	       f2d_grow(w, (void **)&w->body_colors, &w->body_color_capacity, w->body_capacity,
 	                sizeof(uint64_t)) &&
