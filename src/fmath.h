@@ -220,5 +220,8 @@ f2d_rot f2d_rot_normalize(fix16_t c, fix16_t s);
 /** Advances q by the angle hw (|hw| <= pi/2): q' = q (cos hw, sin hw), renormalised, with cos
  *  and sin from a fixed integer Taylor polynomial (no trig calls, no tables). */
 f2d_rot f2d_integrate_rotation(f2d_rot q, fix16_t hw);
+/** sin t and cos t for t in [-pi/2, pi/2], Q30, by a fixed integer Taylor polynomial (internal;
+ *  tests/test_math.c checks it against the plain Horner scheme). */
+void f2d_sincos_q30(int64_t t, int64_t *sin_out, int64_t *cos_out);
 
 #endif
