@@ -318,10 +318,9 @@ static inline bool solve_point_fast(f2d_joint *j, f2d_body *a, f2d_body *b)
 	return true;
 }
 
-void f2d_joint_solve(f2d_world *w, f2d_joint *j)
+/* Motor and angle limits, exact (see above f2d_joint_prestep). */
+F2D_NOINLINE static void solve_angular(f2d_world *w, f2d_joint *j, f2d_body *a, f2d_body *b)
 {
-	f2d_body *a = &w->bodies[j->body_a];
-	f2d_body *b = &w->bodies[j->body_b];
 	if (j->enable_motor) {
 		fix16_t cdot = jsat(w, (int64_t)b->w - a->w - j->motor_speed);
 		fix16_t impulse = -jmul(w, j->axial_mass, cdot);
@@ -342,6 +341,15 @@ void f2d_joint_solve(f2d_world *w, f2d_joint *j)
 		d = limit_step(w, j, j->upper - j->angle, jsat(w, (int64_t)a->w - b->w), beta_h,
 		               &j->upper_impulse);
 		apply_angular(w, a, b, -d);
+	}
+}
+
+void f2d_joint_solve(f2d_world *w, f2d_joint *j)
+{
+	f2d_body *a = &w->bodies[j->body_a];
+	f2d_body *b = &w->bodies[j->body_b];
+	if (j->enable_motor || j->enable_limit) {
+		solve_angular(w, j, a, b);
 	}
 	if (FAST_PATH && solve_point_fast(j, a, b)) {
 		COUNT_PATH(2);
@@ -639,7 +647,7 @@ static fix16_t correction_angle(fix16_t inv_inertia, f2d_vec2 r, f2d_vec2 p)
  * -correction_angle(i, r, p), as f2d_round16, f2d_sat and the clamp are odd): c += p / m,
  * angle += (r x p) / I, then the origin from the new centre and rotation. A zero turn leaves q
  * as f2d_integrate_rotation would, and a zero local centre rotates to (0, 0). */
-static void project_body(f2d_world *w, f2d_body *body, f2d_vec2 r, f2d_vec2 p)
+static inline void project_body(f2d_world *w, f2d_body *body, f2d_vec2 r, f2d_vec2 p)
 {
 	body->center = f2d_v(jmadd(w, body->center.x, body->inv_mass, p.x),
 	                     jmadd(w, body->center.y, body->inv_mass, p.y));
