@@ -116,19 +116,25 @@ void f2d_joint_prestep(f2d_world *w, f2d_joint *j)
 	f2d_vec2 ra = j->r_a, rb = j->r_b;
 	point_mass(w, a, b, ra, rb, &j->k11, &j->k12, &j->k22);
 
-	f2d_vec2 pa = f2d_add(a->center, ra);
-	f2d_vec2 pb = f2d_add(b->center, rb);
-	f2d_vec2 c = f2d_sub(pb, pa);
 	/* With position projection on (the default), the anchors are rejoined on positions and a
 	 * velocity bias would correct the same error twice, feeding energy into fast chains; with
-	 * joint_position_iterations = 0 the joint is Box2D-lite's, Baumgarte-stabilised. */
+	 * joint_position_iterations = 0 the joint is Box2D-lite's, Baumgarte-stabilised. A zero
+	 * beta / h gives a zero bias (jmul(w, 0, x) is 0). */
 	fix16_t beta_h =
 	    w->def.joint_position_iterations > 0 ? 0 : f2d_mul(w->def.bias_factor, w->inv_h);
-	j->bias = f2d_v(-jmul(w, beta_h, c.x), -jmul(w, beta_h, c.y));
+	j->bias = f2d_v(0, 0);
+	if (beta_h != 0) {
+		f2d_vec2 c = f2d_sub(f2d_add(b->center, rb), f2d_add(a->center, ra));
+		j->bias = f2d_v(-jmul(w, beta_h, c.x), -jmul(w, beta_h, c.y));
+	}
 
-	/* 1 / (1/I_a + 1/I_b); a sum of 2 LSB (I = 32767 against a static body) would give 2^31 */
-	int64_t ka = (int64_t)ia + ib;
-	j->axial_mass = ka > 2 ? f2d_div_exact((int64_t)1 << 16, ka) : (ka > 0 ? INT32_MAX : 0);
+	/* 1 / (1/I_a + 1/I_b); a sum of 2 LSB (I = 32767 against a static body) would give 2^31.
+	 * Only the motor and the limits use it. */
+	if (j->enable_motor || j->enable_limit) {
+		int64_t ka = (int64_t)ia + ib;
+		j->axial_mass =
+		    ka > 2 ? f2d_div_exact((int64_t)1 << 16, ka) : (ka > 0 ? INT32_MAX : 0);
+	}
 	if (j->enable_limit) {
 		fix16_t angle = f2d_rot_get_angle(f2d_inv_mul_rot(a->q, b->q)) - j->reference_angle;
 		if (angle > F2D_PI) {
