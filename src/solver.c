@@ -560,46 +560,12 @@ static void solve_exact(clane *c, int64_t *a, int64_t *b, int32_t flip, bool *sa
  * sum is one that the exact path computes in 64 bits without overflow: the results are exact. */
 #define FAST_BIAS ((uint64_t)1 << 30)
 #define FAST_LIMIT ((uint64_t)1 << 31)
-#define FAST_OK(acc) ((acc) < FAST_LIMIT)
 
-/* uint64 -> int64 keeps the bits (two's complement), as on every compiler we build with. */
-_Static_assert((int64_t)UINT64_MAX == -1, "fix2d needs two's complement conversions");
+/* the wrapping arithmetic and the checks are fmath.h's (shared with the joint solver) */
 
-/* An empty asm that "changes" acc: the compiler must have folded every check so far into it
- * here, instead of keeping all the checked values alive to the end of the arbiter (which
- * costs registers and spills). No code. */
-#if defined(__GNUC__) || defined(__clang__)
-#define FAST_FOLD(acc) __asm__("" : "+r"(acc))
-#else
-#define FAST_FOLD(acc) ((void)0)
-#endif
-
-static inline uint64_t fast_chk(int64_t x)
-{
-	return (uint64_t)x + FAST_BIAS;
-}
-
-/* a * b, a + b, a - b modulo 2^64 */
-static inline int64_t wmul(int64_t a, int64_t b)
-{
-	return (int64_t)((uint64_t)a * (uint64_t)b);
-}
-static inline int64_t wadd(int64_t a, int64_t b)
-{
-	return (int64_t)((uint64_t)a + (uint64_t)b);
-}
-static inline int64_t wsub(int64_t a, int64_t b)
-{
-	return (int64_t)((uint64_t)a - (uint64_t)b);
-}
-/* f2d_round16 of a value computed modulo 2^64 */
-static inline int64_t wround16(int64_t p)
-{
-	return wadd(p, 0x8000 + (p >> 63)) >> 16;
-}
 static inline int64_t wmul16(int64_t a, int64_t b)
 {
-	return wround16(wmul(a, b));
+	return f2d_wround16(f2d_wmul(a, b));
 }
 
 /* friction_step without saturation: pt and the cone as there; the increment is checked. The
@@ -611,11 +577,11 @@ static inline int64_t friction_fast(const f2d_point_lanes *p, int32_t l, int64_t
 	int64_t pt = p->pt[l];
 	int64_t max_pt = f2d_round16(friction * p->pn[l]);
 	max_pt = max_pt > INT32_MAX ? INT32_MAX : max_pt;
-	int64_t q = wsub(pt, wmul16(p->mass_t[l], vt));
+	int64_t q = f2d_wsub(pt, wmul16(p->mass_t[l], vt));
 	q = q < -max_pt ? -max_pt : (q > max_pt ? max_pt : q);
 	int64_t d = q - pt;
-	*acc |= fast_chk(d);
-	FAST_FOLD(*acc);
+	*acc |= f2d_fast_chk(d);
+	F2D_FAST_FOLD(*acc);
 	return d;
 }
 
@@ -625,12 +591,12 @@ static inline int64_t normal_fast(const f2d_point_lanes *p, int32_t l, int64_t v
                                   uint64_t *acc)
 {
 	int64_t pn = p->pn[l];
-	int64_t e = wsub(p->bias[l], vn);
-	int64_t q = wadd(pn, wmul16(p->mass_n[l], e));
+	int64_t e = f2d_wsub(p->bias[l], vn);
+	int64_t q = f2d_wadd(pn, wmul16(p->mass_n[l], e));
 	q = q < 0 ? 0 : q;
-	int64_t d = wsub(q, pn);
-	*acc |= fast_chk(e) | fast_chk(q) | fast_chk(d);
-	FAST_FOLD(*acc);
+	int64_t d = f2d_wsub(q, pn);
+	*acc |= f2d_fast_chk(e) | f2d_fast_chk(q) | f2d_fast_chk(d);
+	F2D_FAST_FOLD(*acc);
 	*pn_out = q;
 	return d;
 }
@@ -641,35 +607,37 @@ static inline void apply_fast(vel64 *v, int64_t l1, int64_t l2, const f2d_contac
                               int32_t l, int64_t wa1, int64_t wb1, int64_t wa2, int64_t wb2,
                               int dir_t, uint64_t *acc)
 {
-	int64_t s = wadd(l1, l2);
+	int64_t s = f2d_wadd(l1, l2);
 	int64_t dax = bt->dva_x[l], day = bt->dva_y[l], dbx = bt->dvb_x[l], dby = bt->dvb_y[l];
 	if (dir_t) {
-		v->vax = wsub(v->vax, wmul16(s, day));
-		v->vay = wadd(v->vay, wmul16(s, dax));
-		v->vbx = wadd(v->vbx, wmul16(s, dby));
-		v->vby = wsub(v->vby, wmul16(s, dbx));
+		v->vax = f2d_wsub(v->vax, wmul16(s, day));
+		v->vay = f2d_wadd(v->vay, wmul16(s, dax));
+		v->vbx = f2d_wadd(v->vbx, wmul16(s, dby));
+		v->vby = f2d_wsub(v->vby, wmul16(s, dbx));
 	} else {
-		v->vax = wsub(v->vax, wmul16(s, dax));
-		v->vay = wsub(v->vay, wmul16(s, day));
-		v->vbx = wadd(v->vbx, wmul16(s, dbx));
-		v->vby = wadd(v->vby, wmul16(s, dby));
+		v->vax = f2d_wsub(v->vax, wmul16(s, dax));
+		v->vay = f2d_wsub(v->vay, wmul16(s, day));
+		v->vbx = f2d_wadd(v->vbx, wmul16(s, dbx));
+		v->vby = f2d_wadd(v->vby, wmul16(s, dby));
 	}
-	v->wa = wsub(v->wa, wround16(wadd(wmul(l1, wa1), wmul(l2, wa2))));
-	v->wb = wadd(v->wb, wround16(wadd(wmul(l1, wb1), wmul(l2, wb2))));
-	*acc |= fast_chk(v->vax) | fast_chk(v->vay) | fast_chk(v->wa) | fast_chk(v->vbx) |
-	        fast_chk(v->vby) | fast_chk(v->wb);
-	FAST_FOLD(*acc);
+	v->wa = f2d_wsub(v->wa, f2d_wround16(f2d_wadd(f2d_wmul(l1, wa1), f2d_wmul(l2, wa2))));
+	v->wb = f2d_wadd(v->wb, f2d_wround16(f2d_wadd(f2d_wmul(l1, wb1), f2d_wmul(l2, wb2))));
+	*acc |= f2d_fast_chk(v->vax) | f2d_fast_chk(v->vay) | f2d_fast_chk(v->wa) |
+	        f2d_fast_chk(v->vbx) | f2d_fast_chk(v->vby) | f2d_fast_chk(v->wb);
+	F2D_FAST_FOLD(*acc);
 }
 
 /* The linear part of the relative velocity along n, (v_b - v_a) . n, and along
  * t = (n.y, -n.x), (v_b - v_a) . t; exact, shared by both points (the angular parts differ). */
 static inline int64_t lin_n(const vel64 *v, f2d_vec2 n)
 {
-	return wadd(wmul(wsub(v->vbx, v->vax), n.x), wmul(wsub(v->vby, v->vay), n.y));
+	return f2d_wadd(f2d_wmul(f2d_wsub(v->vbx, v->vax), n.x),
+	                f2d_wmul(f2d_wsub(v->vby, v->vay), n.y));
 }
 static inline int64_t lin_t(const vel64 *v, f2d_vec2 n)
 {
-	return wsub(wmul(wsub(v->vbx, v->vax), n.y), wmul(wsub(v->vby, v->vay), n.x));
+	return f2d_wsub(f2d_wmul(f2d_wsub(v->vbx, v->vax), n.y),
+	                f2d_wmul(f2d_wsub(v->vby, v->vay), n.x));
 }
 
 /* The relative velocity at a point: linear part plus w_b (r_b x d) - w_a (r_a x d), the same
@@ -677,14 +645,14 @@ static inline int64_t lin_t(const vel64 *v, f2d_vec2 n)
  * rounded as f2d_round16. */
 static inline int64_t point_vel(const vel64 *v, int64_t lin, fix16_t rd_a, fix16_t rd_b)
 {
-	return wround16(wsub(wadd(lin, wmul(v->wb, rd_b)), wmul(v->wa, rd_a)));
+	return f2d_wround16(f2d_wsub(f2d_wadd(lin, f2d_wmul(v->wb, rd_b)), f2d_wmul(v->wa, rd_a)));
 }
 
 static inline void load_vel64(vel64 *v, const int64_t *a, const int64_t *b, uint64_t *acc)
 {
 	*v = load_vel(a, b);
-	*acc |= fast_chk(v->vax) | fast_chk(v->vay) | fast_chk(v->wa) | fast_chk(v->vbx) |
-	        fast_chk(v->vby) | fast_chk(v->wb);
+	*acc |= f2d_fast_chk(v->vax) | f2d_fast_chk(v->vay) | f2d_fast_chk(v->wa) |
+	        f2d_fast_chk(v->vbx) | f2d_fast_chk(v->vby) | f2d_fast_chk(v->wb);
 }
 
 /* Warm start of one lane, fast path; false (nothing written) when a value left the range.
@@ -699,7 +667,7 @@ static inline bool warm_start_fast(const f2d_contact_batch *bt, int32_t l, int64
 	           p2->wn_b[l], 0, &acc);
 	apply_fast(&v, p1->pt[l], p2->pt[l], bt, l, p1->wt_a[l], p1->wt_b[l], p2->wt_a[l],
 	           p2->wt_b[l], 1, &acc);
-	if (!FAST_OK(acc)) {
+	if (!F2D_FAST_OK(acc)) {
 		return false;
 	}
 	store_vel(a, b, &v);
@@ -720,10 +688,10 @@ static inline bool solve_fast(f2d_contact_batch *bt, int32_t l, int64_t *a, int6
 	int64_t lt = lin_t(&v, n);
 	int64_t v1 = point_vel(&v, lt, (fix16_t)p1->rt_a[l], (fix16_t)p1->rt_b[l]);
 	int64_t v2 = point_vel(&v, lt, (fix16_t)p2->rt_a[l], (fix16_t)p2->rt_b[l]);
-	acc |= fast_chk(v1) | fast_chk(v2);
+	acc |= f2d_fast_chk(v1) | f2d_fast_chk(v2);
 	int64_t d1 = friction_fast(p1, l, v1, mu, &acc);
-	v2 = wadd(v2, wmul16(d1, bt->k12_t[l]));
-	acc |= fast_chk(v2);
+	v2 = f2d_wadd(v2, wmul16(d1, bt->k12_t[l]));
+	acc |= f2d_fast_chk(v2);
 	int64_t d2 = friction_fast(p2, l, v2, mu, &acc);
 	apply_fast(&v, d1, d2, bt, l, p1->wt_a[l], p1->wt_b[l], p2->wt_a[l], p2->wt_b[l], 1, &acc);
 
@@ -732,10 +700,10 @@ static inline bool solve_fast(f2d_contact_batch *bt, int32_t l, int64_t *a, int6
 	int64_t n2 = point_vel(&v, ln, (fix16_t)p2->rn_a[l], (fix16_t)p2->rn_b[l]);
 	int64_t pn1, pn2;
 	int64_t dn1 = normal_fast(p1, l, n1, &pn1, &acc);
-	int64_t dn2 = normal_fast(p2, l, wadd(n2, wmul16(dn1, bt->k12_n[l])), &pn2, &acc);
+	int64_t dn2 = normal_fast(p2, l, f2d_wadd(n2, wmul16(dn1, bt->k12_n[l])), &pn2, &acc);
 	apply_fast(&v, dn1, dn2, bt, l, p1->wn_a[l], p1->wn_b[l], p2->wn_a[l], p2->wn_b[l], 0,
 	           &acc);
-	if (!FAST_OK(acc)) {
+	if (!F2D_FAST_OK(acc)) {
 		return false;
 	}
 	p1->pt[l] += d1;

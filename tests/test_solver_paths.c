@@ -1,4 +1,4 @@
-/* fix2d tests: the contact solver's paths give the same bits.
+/* fix2d tests: the contact and joint solvers' paths give the same bits.
  * SPDX-License-Identifier: MIT
  *
  * src/solver.c warm-starts and solves the contacts in coloured batches: on x86-64 CPUs with
@@ -17,9 +17,11 @@
  *    F2D_CONTACT_COUNT_PATHS;
  *  - the helper test_solver_paths_avx2: F2D_NO_AVX512 (the AVX2 kernel where the CPU has
  *    AVX2, even with AVX-512) plus F2D_CONTACT_COUNT_PATHS.
- * Each helper names its kernel; the test checks it is the expected one.
+ * Each helper names its kernel; the test checks it is the expected one. src/joint.c has a fast
+ * and an exact path too (F2D_JOINT_EXACT_ONLY in the exact-only build, F2D_JOINT_COUNT_PATHS in
+ * every helper): the same comparison covers it, and the counts show both of its paths ran.
  * The helpers are this file compiled with F2D_SOLVER_PATHS_HELPER (no Check): they print one
- * line per step, read here through a pipe (separate processes: the three libraries export the
+ * line per step, read here through a pipe (separate processes: the libraries export the
  * same symbols). Run a helper by hand to see its chain: `test_solver_paths_exact [case]`.
  *
  * The worlds: every catalogue scene (fix2d/scenes.h) as built (joints: pendulum, bridge,
@@ -30,8 +32,8 @@
  * forces and torques that drive velocities to the fix16 limit, which is where the contact
  * solver falls back). Integer PRNG only: the same case is the same world on every host.
  * A third of the random worlds also have revolute joints (limits, motors) under the same
- * extremes: the joint solver saturates and reports instead of overflowing, which the
- * FIX2D_SANITIZE build of this test checks.
+ * extremes: the joint solver falls back there, and its exact path saturates and reports
+ * instead of overflowing, which the FIX2D_SANITIZE build of this test checks.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <inttypes.h>
@@ -414,9 +416,11 @@ static bool run_case(int32_t c, step_fn fn, void *ctx)
 
 /* ---- the helpers: print the chains ----
  * "n <cases>", then per case "c <case>", "s <step> <result> <hash>" per step and
- * "e <warm fast> <warm exact> <solve fast> <solve exact>" (arbiter counts of the case). */
+ * "e <warm fast> <warm exact> <solve fast> <solve exact>" (arbiter counts of the case, then the
+ * same four joint counts). */
 
 extern uint64_t f2d_contact_path_counts[4];
+extern uint64_t f2d_joint_path_counts[4];
 
 static bool print_step(void *ctx, int32_t step, f2d_result r, uint64_t hash)
 {
@@ -434,14 +438,18 @@ int main(int argc, char **argv)
 	printf("n %d %s\n", (int)case_count(), f2d_solver_kernel());
 	for (int32_t c = first; c <= last; ++c) {
 		memset(f2d_contact_path_counts, 0, sizeof f2d_contact_path_counts);
+		memset(f2d_joint_path_counts, 0, sizeof f2d_joint_path_counts);
 		printf("c %d\n", (int)c);
 		if (!run_case(c, print_step, NULL)) {
 			printf("x cannot build case %d\n", (int)c);
 			return 1;
 		}
-		printf("e %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 "\n",
-		       f2d_contact_path_counts[0], f2d_contact_path_counts[1],
-		       f2d_contact_path_counts[2], f2d_contact_path_counts[3]);
+		printf("e");
+		for (int i = 0; i < 8; ++i) {
+			printf(" %" PRIu64,
+			       i < 4 ? f2d_contact_path_counts[i] : f2d_joint_path_counts[i - 4]);
+		}
+		printf("\n");
 	}
 	return fflush(stdout) == 0 ? 0 : 1;
 }
@@ -543,8 +551,9 @@ START_TEST(fast_path_matches_exact_path)
 		              hs[i]->line, kernels[i]);
 	}
 	printf("contact solver kernel of the normal build: %s\n", f2d_solver_kernel());
-	/* [kind][helper][warm fast, warm exact, solve fast, solve exact] */
-	uint64_t counts[KIND_COUNT][HELPERS][4];
+	/* [kind][helper][solver][warm fast, warm exact, solve fast, solve exact], solver 0: the
+	 * arbiters (contact.c), 1: the joints (joint.c) */
+	uint64_t counts[KIND_COUNT][HELPERS][2][4];
 	memset(counts, 0, sizeof counts);
 	for (int32_t c = 0; c < cases; ++c) {
 		world_case k = describe_case(c);
@@ -559,13 +568,15 @@ START_TEST(fast_path_matches_exact_path)
 		ck_assert_msg(x.bad_step == 0, "%s (case %d): %s", k.name, (int)c, x.msg);
 		for (int i = 0; i < HELPERS; ++i) {
 			const char *t = helper_line(hs[i], 'e');
-			uint64_t n[4];
-			ck_assert_msg(
-			    t != NULL && sscanf(t, "%" SCNu64 " %" SCNu64 " %" SCNu64 " %" SCNu64,
-			                        &n[0], &n[1], &n[2], &n[3]) == 4,
-			    "%s helper: bad counts line \"%.100s\"", hs[i]->what, hs[i]->line);
-			for (int j = 0; j < 4; ++j) {
-				counts[k.kind][i][j] += n[j];
+			ck_assert_msg(t != NULL, "%s helper: no counts line \"%.100s\"",
+			              hs[i]->what, hs[i]->line);
+			for (int j = 0; j < 8; ++j) {
+				char *end;
+				uint64_t n = strtoull(t, &end, 10);
+				ck_assert_msg(end != t, "%s helper: bad counts line \"%.100s\"",
+				              hs[i]->what, hs[i]->line);
+				counts[k.kind][i][j / 4][j % 4] += n;
+				t = end;
 			}
 		}
 	}
@@ -574,34 +585,44 @@ START_TEST(fast_path_matches_exact_path)
 	ck_assert_int_eq(pclose(scalar.f), 0);
 	ck_assert_int_eq(pclose(avx2.f), 0);
 
-	uint64_t total[HELPERS][4] = {{0}};
+	static const char *const solver_names[2] = {"arbiters", "joints"};
+	uint64_t total[HELPERS][2][4] = {{{0}}};
 	for (int kind = 0; kind < KIND_COUNT; ++kind) {
-		const uint64_t *n = counts[kind][1];
-		printf("%-21s warm start: %10" PRIu64 " fast %8" PRIu64
-		       " fallback;  solve: %11" PRIu64 " fast %8" PRIu64 " fallback\n",
-		       kind_names[kind], n[0], n[1], n[2], n[3]);
-		for (int i = 0; i < HELPERS; ++i) {
-			for (int j = 0; j < 4; ++j) {
-				total[i][j] += counts[kind][i][j];
+		for (int v = 0; v < 2; ++v) {
+			const uint64_t *n = counts[kind][1][v];
+			printf("%-21s %-8s warm start: %10" PRIu64 " fast %8" PRIu64
+			       " fallback;  solve: %11" PRIu64 " fast %8" PRIu64 " fallback\n",
+			       kind_names[kind], solver_names[v], n[0], n[1], n[2], n[3]);
+			for (int i = 0; i < HELPERS; ++i) {
+				for (int j = 0; j < 4; ++j) {
+					total[i][v][j] += counts[kind][i][v][j];
+				}
 			}
 		}
 	}
 	fflush(stdout);
-	/* the exact-only build never took the fast path, and solved as many arbiters */
-	ck_assert_uint_eq(total[0][0], 0);
-	ck_assert_uint_eq(total[0][2], 0);
-	ck_assert_uint_eq(total[0][1], total[1][0] + total[1][1]);
-	ck_assert_uint_eq(total[0][3], total[1][2] + total[1][3]);
-	for (int i = 2; i < HELPERS; ++i) {
-		ck_assert_uint_eq(total[0][1], total[i][0] + total[i][1]);
-		ck_assert_uint_eq(total[0][3], total[i][2] + total[i][3]);
+	for (int v = 0; v < 2; ++v) {
+		/* the exact-only build never took a fast path, and solved as many arbiters and
+		 * joints */
+		const uint64_t *ex = total[0][v], *nt = total[1][v];
+		ck_assert_uint_eq(ex[0], 0);
+		ck_assert_uint_eq(ex[2], 0);
+		ck_assert_uint_eq(ex[1], nt[0] + nt[1]);
+		ck_assert_uint_eq(ex[3], nt[2] + nt[3]);
+		for (int i = 2; i < HELPERS; ++i) {
+			ck_assert_uint_eq(ex[1], total[i][v][0] + total[i][v][1]);
+			ck_assert_uint_eq(ex[3], total[i][v][2] + total[i][v][3]);
+		}
+		/* not vacuous: the fast path did the bulk of the work, and the stress worlds made
+		 * it fall back, in the warm start and in the solve */
+		const uint64_t *st = counts[KIND_STRESS][1][v];
+		ck_assert_msg(nt[2] > 10 * nt[3], "%s: the fast path solved too few",
+		              solver_names[v]);
+		ck_assert_msg(st[1] > 0, "%s: no warm start fell back to the exact path",
+		              solver_names[v]);
+		ck_assert_msg(st[3] > 0, "%s: no solve fell back to the exact path",
+		              solver_names[v]);
 	}
-	/* not vacuous: the fast path did the bulk of the work, and the stress worlds made it fall
-	 * back, in the warm start and in the solve */
-	const uint64_t *st = counts[KIND_STRESS][1];
-	ck_assert_msg(total[1][2] > 10 * total[1][3], "the fast path solved too few arbiters");
-	ck_assert_msg(st[1] > 0, "no warm start fell back to the exact path");
-	ck_assert_msg(st[3] > 0, "no solve fell back to the exact path");
 }
 END_TEST
 
