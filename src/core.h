@@ -121,6 +121,36 @@ typedef struct f2d_arbiter {
 	f2d_contact_point points[2];
 } f2d_arbiter;
 
+/* ---- the contact solver's working set (solver.c) ----
+ * The active arbiters of a step, coloured so that no two arbiters of one colour share a dynamic
+ * body, packed colour after colour into batches of F2D_LANES arbiters of one colour, as structs
+ * of arrays (one lane an arbiter). Rebuilt by the pre-step; the accumulated impulses go back to
+ * the arbiters after the last iteration. Not state. */
+#define F2D_LANES 8
+
+/* fix16 values widened to 64 bits: the SIMD kernel loads them as they are */
+typedef int64_t f2d_lane;
+
+typedef struct f2d_point_lanes {
+	f2d_lane rn_a[F2D_LANES], rn_b[F2D_LANES], rt_a[F2D_LANES],
+	    rt_b[F2D_LANES]; /* r x n, r x t */
+	f2d_lane wn_a[F2D_LANES], wn_b[F2D_LANES], wt_a[F2D_LANES],
+	    wt_b[F2D_LANES]; /* (r x d) / I */
+	f2d_lane mass_n[F2D_LANES], mass_t[F2D_LANES], bias[F2D_LANES];
+	f2d_lane pn[F2D_LANES], pt[F2D_LANES]; /* accumulated impulses */
+} f2d_point_lanes;
+
+typedef struct f2d_contact_batch {
+	int32_t body_a[F2D_LANES], body_b[F2D_LANES];
+	int32_t arbiter[F2D_LANES]; /* index in w->arbiters */
+	f2d_lane nx[F2D_LANES], ny[F2D_LANES], friction[F2D_LANES];
+	f2d_lane k12_n[F2D_LANES], k12_t[F2D_LANES];
+	f2d_lane dva_x[F2D_LANES], dva_y[F2D_LANES], dvb_x[F2D_LANES], dvb_y[F2D_LANES]; /* n / m */
+	f2d_point_lanes p[2];
+	int32_t lanes;   /* lanes in use, 1..F2D_LANES, the first ones */
+	bool sequential; /* lanes may share bodies (colour overflow): solved in lane order */
+} f2d_contact_batch;
+
 /* ---- collision (collision.c) ---- */
 typedef struct f2d_manifold_point {
 	f2d_vec2 point; /* world */
@@ -176,6 +206,20 @@ struct f2d_world {
 	f2d_arbiter *arbiters_next;
 	int32_t arbiters_next_capacity;
 
+	/* the contact solver's batches and colouring scratch (solver.c), per step */
+	f2d_contact_batch *batches;
+	int32_t batch_count, batch_capacity;
+	uint64_t *body_colors;
+	int32_t body_color_capacity;
+	uint8_t *arbiter_colors;
+	int32_t arbiter_color_capacity;
+	/* the velocities of the bodies in contact (body_list), by body id, 4 int64 per body
+	 * (v.x, v.y, w, unused) while the contact solver runs */
+	int64_t (*solver_vel)[4];
+	int32_t solver_vel_capacity;
+	int32_t *body_list;
+	int32_t body_list_count, body_list_capacity;
+
 	/* cache: the live shape ids sorted by (aabb.lower.x, id) for the broad phase */
 	int32_t *sweep;
 	int32_t sweep_capacity, sweep_count;
@@ -218,11 +262,15 @@ f2d_result f2d_find_pairs(f2d_world *w);
 
 /* contacts (contact.c) */
 f2d_result f2d_update_contacts(f2d_world *w);
+void f2d_remove_arbiters_of_shape(f2d_world *w, int32_t shape);
+void f2d_refresh_arbiters(f2d_world *w);
+
+/* the contact solver (solver.c) */
+/** Grows the solver's scratch for up to `arbiters` arbiters; false (nothing changed) on OOM. */
+bool f2d_solver_reserve(f2d_world *w, int32_t arbiters);
 void f2d_contacts_prestep(f2d_world *w);
 void f2d_contacts_warm_start(f2d_world *w);
 void f2d_contacts_solve(f2d_world *w, int32_t iteration);
-void f2d_remove_arbiters_of_shape(f2d_world *w, int32_t shape);
-void f2d_refresh_arbiters(f2d_world *w);
 
 /* islands and sleeping (island.c) */
 void f2d_wake_body(f2d_world *w, int32_t index);

@@ -69,6 +69,52 @@ static inline fix16_t f2d_sat_flag(int64_t v, bool *saturated)
 	return (fix16_t)v;
 }
 
+/* ---- wrapping arithmetic and range checks for the solvers' fast paths (src/joint.c) ----
+ * A fast path computes the reference path's expressions without its per-value saturations and
+ * checks once, at the end, that every value the reference path would have saturated was in
+ * [-2^30, 2^30) (then each saturation was the identity). Values after a failed check can be
+ * anything, so the arithmetic is modulo 2^64 (uint64_t, converted back: no undefined
+ * behaviour, the same machine instructions); when every check passes, each operand equals the
+ * reference path's and each result is one the reference path computes without overflow. */
+
+/* uint64 -> int64 keeps the bits (two's complement), as on every compiler we build with. */
+_Static_assert((int64_t)UINT64_MAX == -1, "fix2d needs two's complement conversions");
+
+/** x + 2^30, to be or-ed into a check accumulator: x in [-2^30, 2^30) <=> (uint64)(x + 2^30)
+ *  < 2^31, and the or of such values is below 2^31 iff each is (F2D_FAST_OK). */
+static inline uint64_t f2d_fast_chk(int64_t x)
+{
+	return (uint64_t)x + ((uint64_t)1 << 30);
+}
+#define F2D_FAST_OK(acc) ((acc) < ((uint64_t)1 << 31))
+
+/* An empty asm that "changes" acc: the checks so far must be folded into it here instead of
+ * keeping every checked value alive to the end (registers, spills). No code. */
+#if defined(__GNUC__) || defined(__clang__)
+#define F2D_FAST_FOLD(acc) __asm__("" : "+r"(acc))
+#else
+#define F2D_FAST_FOLD(acc) ((void)0)
+#endif
+
+/** a * b, a + b, a - b modulo 2^64 */
+static inline int64_t f2d_wmul(int64_t a, int64_t b)
+{
+	return (int64_t)((uint64_t)a * (uint64_t)b);
+}
+static inline int64_t f2d_wadd(int64_t a, int64_t b)
+{
+	return (int64_t)((uint64_t)a + (uint64_t)b);
+}
+static inline int64_t f2d_wsub(int64_t a, int64_t b)
+{
+	return (int64_t)((uint64_t)a - (uint64_t)b);
+}
+/** f2d_round16(p) with the rounding add modulo 2^64 (== f2d_round16 when it does not wrap) */
+static inline int64_t f2d_wround16(int64_t p)
+{
+	return f2d_wadd(p, 0x8000 + (p >> 63)) >> 16;
+}
+
 /** a * b, == fix16_mul for in-range results. The caller keeps results in range (see README). */
 static inline fix16_t f2d_mul(fix16_t a, fix16_t b)
 {
@@ -220,5 +266,8 @@ f2d_rot f2d_rot_normalize(fix16_t c, fix16_t s);
 /** Advances q by the angle hw (|hw| <= pi/2): q' = q (cos hw, sin hw), renormalised, with cos
  *  and sin from a fixed integer Taylor polynomial (no trig calls, no tables). */
 f2d_rot f2d_integrate_rotation(f2d_rot q, fix16_t hw);
+/** sin t and cos t for t in [-pi/2, pi/2], Q30, by a fixed integer Taylor polynomial (internal;
+ *  tests/test_math.c checks it against the plain Horner scheme). */
+void f2d_sincos_q30(int64_t t, int64_t *sin_out, int64_t *cos_out);
 
 #endif

@@ -116,19 +116,25 @@ void f2d_joint_prestep(f2d_world *w, f2d_joint *j)
 	f2d_vec2 ra = j->r_a, rb = j->r_b;
 	point_mass(w, a, b, ra, rb, &j->k11, &j->k12, &j->k22);
 
-	f2d_vec2 pa = f2d_add(a->center, ra);
-	f2d_vec2 pb = f2d_add(b->center, rb);
-	f2d_vec2 c = f2d_sub(pb, pa);
 	/* With position projection on (the default), the anchors are rejoined on positions and a
 	 * velocity bias would correct the same error twice, feeding energy into fast chains; with
-	 * joint_position_iterations = 0 the joint is Box2D-lite's, Baumgarte-stabilised. */
+	 * joint_position_iterations = 0 the joint is Box2D-lite's, Baumgarte-stabilised. A zero
+	 * beta / h gives a zero bias (jmul(w, 0, x) is 0). */
 	fix16_t beta_h =
 	    w->def.joint_position_iterations > 0 ? 0 : f2d_mul(w->def.bias_factor, w->inv_h);
-	j->bias = f2d_v(-jmul(w, beta_h, c.x), -jmul(w, beta_h, c.y));
+	j->bias = f2d_v(0, 0);
+	if (beta_h != 0) {
+		f2d_vec2 c = f2d_sub(f2d_add(b->center, rb), f2d_add(a->center, ra));
+		j->bias = f2d_v(-jmul(w, beta_h, c.x), -jmul(w, beta_h, c.y));
+	}
 
-	/* 1 / (1/I_a + 1/I_b); a sum of 2 LSB (I = 32767 against a static body) would give 2^31 */
-	int64_t ka = (int64_t)ia + ib;
-	j->axial_mass = ka > 2 ? f2d_div_exact((int64_t)1 << 16, ka) : (ka > 0 ? INT32_MAX : 0);
+	/* 1 / (1/I_a + 1/I_b); a sum of 2 LSB (I = 32767 against a static body) would give 2^31.
+	 * Only the motor and the limits use it. */
+	if (j->enable_motor || j->enable_limit) {
+		int64_t ka = (int64_t)ia + ib;
+		j->axial_mass =
+		    ka > 2 ? f2d_div_exact((int64_t)1 << 16, ka) : (ka > 0 ? INT32_MAX : 0);
+	}
 	if (j->enable_limit) {
 		fix16_t angle = f2d_rot_get_angle(f2d_inv_mul_rot(a->q, b->q)) - j->reference_angle;
 		if (angle > F2D_PI) {
@@ -152,10 +158,99 @@ void f2d_joint_prestep(f2d_world *w, f2d_joint *j)
 	}
 }
 
+/* ---- fast path ----
+ *
+ * The exact path above saturates and reports every intermediate value. In a sane scene none of
+ * them comes near the fix16 range, so the fast path computes the same expressions on 64-bit
+ * locals without the saturations and checks once, at the end, that every value the exact path
+ * saturates was in [-2^30, 2^30) (f2d_fast_chk, F2D_FAST_OK; the arithmetic on values that may
+ * not have passed is modulo 2^64, see fmath.h). Then every jsat of the exact path was the
+ * identity, every operand equals the exact path's, and each product and sum below is one the
+ * exact path computes in 64 bits without overflow: the two paths give the same bits. Otherwise
+ * nothing is written and the exact path runs from the unchanged state.
+ *
+ * Test-only switches (tests/test_solver_paths.c; never defined in a real build):
+ * F2D_JOINT_EXACT_ONLY: always the exact path (FAST_PATH 0), the reference the test compares
+ * against.
+ * F2D_JOINT_COUNT_PATHS: counts the joints each path handled (warm start fast, warm start
+ * exact, solve fast, solve exact), so that the test can show both paths ran. Not thread-safe. */
+#ifdef F2D_JOINT_COUNT_PATHS
+extern uint64_t f2d_joint_path_counts[4];
+uint64_t f2d_joint_path_counts[4];
+#define COUNT_PATH(i) (f2d_joint_path_counts[i]++)
+#else
+#define COUNT_PATH(i) ((void)0)
+#endif
+#ifdef F2D_JOINT_EXACT_ONLY
+enum { FAST_PATH = 0 };
+#else
+enum { FAST_PATH = 1 };
+#endif
+
+/* One body's velocity in 64-bit locals of the fast path. */
+typedef struct jvel {
+	int64_t x, y, w;
+} jvel;
+
+static inline jvel load_jvel(const f2d_body *b)
+{
+	jvel v = {b->v.x, b->v.y, b->w};
+	return v;
+}
+
+static inline void store_jvel(f2d_body *b, jvel v)
+{
+	b->v = f2d_v((fix16_t)v.x, (fix16_t)v.y);
+	b->w = (fix16_t)v.w;
+}
+
+/* apply_point on the locals va, vb: p = (px, py) must already be checked (or be fix16 values).
+ * The arms r_a, r_b are fix16, so with p checked each product is below 2^61 and the cross
+ * product exact; the cross products, the angular impulses r x p + axial and the new
+ * velocities are checked: the values apply_point saturates. */
+static inline void apply_point_fast(jvel *va, jvel *vb, const f2d_joint *j, const f2d_body *a,
+                                    const f2d_body *b, int64_t px, int64_t py, int64_t axial,
+                                    uint64_t *acc)
+{
+	va->x = f2d_wsub(va->x, f2d_wround16(f2d_wmul(a->inv_mass, px)));
+	va->y = f2d_wsub(va->y, f2d_wround16(f2d_wmul(a->inv_mass, py)));
+	vb->x = f2d_wadd(vb->x, f2d_wround16(f2d_wmul(b->inv_mass, px)));
+	vb->y = f2d_wadd(vb->y, f2d_wround16(f2d_wmul(b->inv_mass, py)));
+	int64_t ca = f2d_wround16(f2d_wsub(f2d_wmul(j->r_a.x, py), f2d_wmul(j->r_a.y, px)));
+	int64_t cb = f2d_wround16(f2d_wsub(f2d_wmul(j->r_b.x, py), f2d_wmul(j->r_b.y, px)));
+	int64_t ta = f2d_wadd(ca, axial), tb = f2d_wadd(cb, axial);
+	va->w = f2d_wsub(va->w, f2d_wround16(f2d_wmul(a->inv_inertia, ta)));
+	vb->w = f2d_wadd(vb->w, f2d_wround16(f2d_wmul(b->inv_inertia, tb)));
+	*acc |= f2d_fast_chk(ca) | f2d_fast_chk(cb) | f2d_fast_chk(ta) | f2d_fast_chk(tb) |
+	        f2d_fast_chk(va->x) | f2d_fast_chk(va->y) | f2d_fast_chk(va->w) |
+	        f2d_fast_chk(vb->x) | f2d_fast_chk(vb->y) | f2d_fast_chk(vb->w);
+}
+
+/* Warm start, fast path: the axial impulse (a sum of three fix16 values, exact in 64 bits) is
+ * checked as the exact path saturates it; the point impulse is state, fix16 already. */
+static bool warm_start_fast(f2d_joint *j, f2d_body *a, f2d_body *b)
+{
+	jvel va = load_jvel(a), vb = load_jvel(b);
+	int64_t axial = (int64_t)j->motor_impulse + j->lower_impulse - (int64_t)j->upper_impulse;
+	uint64_t acc = f2d_fast_chk(axial);
+	apply_point_fast(&va, &vb, j, a, b, j->impulse.x, j->impulse.y, axial, &acc);
+	if (!F2D_FAST_OK(acc)) {
+		return false;
+	}
+	store_jvel(a, va);
+	store_jvel(b, vb);
+	return true;
+}
+
 void f2d_joint_warm_start(f2d_world *w, f2d_joint *j)
 {
 	f2d_body *a = &w->bodies[j->body_a];
 	f2d_body *b = &w->bodies[j->body_b];
+	if (FAST_PATH && warm_start_fast(j, a, b)) {
+		COUNT_PATH(0);
+		return;
+	}
+	COUNT_PATH(1);
 	fix16_t axial =
 	    jsat(w, (int64_t)j->motor_impulse + j->lower_impulse - (int64_t)j->upper_impulse);
 	apply_point(w, j, a, b, j->impulse, axial);
@@ -180,10 +275,58 @@ static fix16_t limit_step(f2d_world *w, const f2d_joint *j, fix16_t c, fix16_t c
 	return *accumulated - old;
 }
 
-void f2d_joint_solve(f2d_world *w, f2d_joint *j)
+/* The point constraint of f2d_joint_solve, exact path: P = K^-1 (bias - Cdot),
+ * Cdot = v_b + w_b x r_b - v_a - w_a x r_a, each component summed in 64 bits
+ * (w x r = (-w r.y, w r.x)). */
+F2D_NOINLINE static void solve_point_exact(f2d_world *w, f2d_joint *j, f2d_body *a, f2d_body *b)
 {
-	f2d_body *a = &w->bodies[j->body_a];
-	f2d_body *b = &w->bodies[j->body_b];
+	int64_t cx = (int64_t)b->v.x - f2d_round16((int64_t)b->w * j->r_b.y) - a->v.x +
+	             f2d_round16((int64_t)a->w * j->r_a.y);
+	int64_t cy = (int64_t)b->v.y + f2d_round16((int64_t)b->w * j->r_b.x) - a->v.y -
+	             f2d_round16((int64_t)a->w * j->r_a.x);
+	fix16_t rx = jsat(w, (int64_t)j->bias.x - jsat(w, cx));
+	fix16_t ry = jsat(w, (int64_t)j->bias.y - jsat(w, cy));
+	/* |k|, |r| <= 2^31 - 1: each product is below 2^62, their sum below 2^63 */
+	f2d_vec2 p = f2d_v(jsat(w, f2d_round16((int64_t)j->k11 * rx + (int64_t)j->k12 * ry)),
+	                   jsat(w, f2d_round16((int64_t)j->k12 * rx + (int64_t)j->k22 * ry)));
+	j->impulse.x = jsat(w, (int64_t)j->impulse.x + p.x);
+	j->impulse.y = jsat(w, (int64_t)j->impulse.y + p.y);
+	apply_point(w, j, a, b, p, 0);
+}
+
+/* The point constraint, fast path: the expressions of solve_point_exact. The inputs are fix16,
+ * so Cdot is exact in 64 bits as there (below 2^49) and bias - Cdot too; Cdot, bias - Cdot, P
+ * and the new accumulated impulse are checked (with bias - Cdot checked, |K^-1| < 2^31 makes
+ * each product of P below 2^61), then apply_point_fast with no axial impulse. */
+static inline bool solve_point_fast(f2d_joint *j, f2d_body *a, f2d_body *b)
+{
+	int64_t wa = a->w, wb = b->w;
+	int64_t cx =
+	    (int64_t)b->v.x - f2d_round16(wb * j->r_b.y) - a->v.x + f2d_round16(wa * j->r_a.y);
+	int64_t cy =
+	    (int64_t)b->v.y + f2d_round16(wb * j->r_b.x) - a->v.y - f2d_round16(wa * j->r_a.x);
+	int64_t rx = j->bias.x - cx, ry = j->bias.y - cy;
+	uint64_t acc = f2d_fast_chk(cx) | f2d_fast_chk(cy) | f2d_fast_chk(rx) | f2d_fast_chk(ry);
+	F2D_FAST_FOLD(acc);
+	int64_t px = f2d_wround16(f2d_wadd(f2d_wmul(j->k11, rx), f2d_wmul(j->k12, ry)));
+	int64_t py = f2d_wround16(f2d_wadd(f2d_wmul(j->k12, rx), f2d_wmul(j->k22, ry)));
+	int64_t ix = f2d_wadd(j->impulse.x, px), iy = f2d_wadd(j->impulse.y, py);
+	acc |= f2d_fast_chk(px) | f2d_fast_chk(py) | f2d_fast_chk(ix) | f2d_fast_chk(iy);
+	F2D_FAST_FOLD(acc);
+	jvel va = load_jvel(a), vb = load_jvel(b);
+	apply_point_fast(&va, &vb, j, a, b, px, py, 0, &acc);
+	if (!F2D_FAST_OK(acc)) {
+		return false;
+	}
+	j->impulse = f2d_v((fix16_t)ix, (fix16_t)iy);
+	store_jvel(a, va);
+	store_jvel(b, vb);
+	return true;
+}
+
+/* Motor and angle limits, exact (see above f2d_joint_prestep). */
+F2D_NOINLINE static void solve_angular(f2d_world *w, f2d_joint *j, f2d_body *a, f2d_body *b)
+{
 	if (j->enable_motor) {
 		fix16_t cdot = jsat(w, (int64_t)b->w - a->w - j->motor_speed);
 		fix16_t impulse = -jmul(w, j->axial_mass, cdot);
@@ -205,20 +348,21 @@ void f2d_joint_solve(f2d_world *w, f2d_joint *j)
 		               &j->upper_impulse);
 		apply_angular(w, a, b, -d);
 	}
-	/* point: P = K^-1 (bias - Cdot), Cdot = v_b + w_b x r_b - v_a - w_a x r_a, each component
-	 * summed in 64 bits (w x r = (-w r.y, w r.x)) */
-	int64_t cx = (int64_t)b->v.x - f2d_round16((int64_t)b->w * j->r_b.y) - a->v.x +
-	             f2d_round16((int64_t)a->w * j->r_a.y);
-	int64_t cy = (int64_t)b->v.y + f2d_round16((int64_t)b->w * j->r_b.x) - a->v.y -
-	             f2d_round16((int64_t)a->w * j->r_a.x);
-	fix16_t rx = jsat(w, (int64_t)j->bias.x - jsat(w, cx));
-	fix16_t ry = jsat(w, (int64_t)j->bias.y - jsat(w, cy));
-	/* |k|, |r| <= 2^31 - 1: each product is below 2^62, their sum below 2^63 */
-	f2d_vec2 p = f2d_v(jsat(w, f2d_round16((int64_t)j->k11 * rx + (int64_t)j->k12 * ry)),
-	                   jsat(w, f2d_round16((int64_t)j->k12 * rx + (int64_t)j->k22 * ry)));
-	j->impulse.x = jsat(w, (int64_t)j->impulse.x + p.x);
-	j->impulse.y = jsat(w, (int64_t)j->impulse.y + p.y);
-	apply_point(w, j, a, b, p, 0);
+}
+
+void f2d_joint_solve(f2d_world *w, f2d_joint *j)
+{
+	f2d_body *a = &w->bodies[j->body_a];
+	f2d_body *b = &w->bodies[j->body_b];
+	if (j->enable_motor || j->enable_limit) {
+		solve_angular(w, j, a, b);
+	}
+	if (FAST_PATH && solve_point_fast(j, a, b)) {
+		COUNT_PATH(2);
+		return;
+	}
+	COUNT_PATH(3);
+	solve_point_exact(w, j, a, b);
 }
 
 /* ---- API ---- */
@@ -504,6 +648,24 @@ static fix16_t correction_angle(fix16_t inv_inertia, f2d_vec2 r, f2d_vec2 p)
 	return (fix16_t)(t > quarter_pi ? quarter_pi : (t < -quarter_pi ? -quarter_pi : t));
 }
 
+/* Moves a dynamic body of a joint by the positional impulse p at its arm r (for body a, p is
+ * negated: jmadd(v, m, -x) = jmsub(v, m, x) and correction_angle(i, r, -p) =
+ * -correction_angle(i, r, p), as f2d_round16, f2d_sat and the clamp are odd): c += p / m,
+ * angle += (r x p) / I, then the origin from the new centre and rotation. A zero turn leaves q
+ * as f2d_integrate_rotation would, and a zero local centre rotates to (0, 0). */
+static inline void project_body(f2d_world *w, f2d_body *body, f2d_vec2 r, f2d_vec2 p)
+{
+	body->center = f2d_v(jmadd(w, body->center.x, body->inv_mass, p.x),
+	                     jmadd(w, body->center.y, body->inv_mass, p.y));
+	fix16_t angle = correction_angle(body->inv_inertia, r, p);
+	if (angle != 0) {
+		body->q = f2d_integrate_rotation(body->q, angle);
+	}
+	f2d_vec2 lc = body->local_center;
+	body->origin =
+	    (lc.x | lc.y) == 0 ? body->center : f2d_sub(body->center, f2d_rotate(body->q, lc));
+}
+
 /* Position projection (non-linear Gauss-Seidel, run after the positions are integrated):
  * the velocity solve keeps the anchors' velocities equal, but integrating a swinging body moves
  * its anchor along an arc, so the anchors drift apart by r (h w)^2 / 2 per step. Instead of
@@ -526,20 +688,17 @@ fix16_t f2d_joint_solve_position(f2d_world *w, f2d_joint *j)
 	 * torn far apart comes back over a few steps instead of in one violent move. */
 	c.x = f2d_clamp(c.x, -MAX_CORRECTION, MAX_CORRECTION);
 	c.y = f2d_clamp(c.y, -MAX_CORRECTION, MAX_CORRECTION);
-	fix16_t ma = a->inv_mass, mb = b->inv_mass, ia = a->inv_inertia, ib = b->inv_inertia;
 	fix16_t m11, m12, m22;
 	point_mass(w, a, b, ra, rb, &m11, &m12, &m22);
-	f2d_vec2 p = f2d_v(-jsat(w, f2d_round16((int64_t)m11 * c.x + (int64_t)m12 * c.y)),
-	                   -jsat(w, f2d_round16((int64_t)m12 * c.x + (int64_t)m22 * c.y)));
+	/* |m| <= 2^31 - 1 and |c| <= 2^15: |m11 c.x + m12 c.y| <= 2^47 - 2^16, which rounds to at
+	 * most 2^31 - 1, so P needs no saturation */
+	f2d_vec2 p = f2d_v(-(fix16_t)f2d_round16((int64_t)m11 * c.x + (int64_t)m12 * c.y),
+	                   -(fix16_t)f2d_round16((int64_t)m12 * c.x + (int64_t)m22 * c.y));
 	if (a->type == F2D_DYNAMIC_BODY) {
-		a->center = f2d_v(jmsub(w, a->center.x, ma, p.x), jmsub(w, a->center.y, ma, p.y));
-		a->q = f2d_integrate_rotation(a->q, -correction_angle(ia, ra, p));
-		a->origin = f2d_sub(a->center, f2d_rotate(a->q, a->local_center));
+		project_body(w, a, ra, f2d_neg(p));
 	}
 	if (b->type == F2D_DYNAMIC_BODY) {
-		b->center = f2d_v(jmadd(w, b->center.x, mb, p.x), jmadd(w, b->center.y, mb, p.y));
-		b->q = f2d_integrate_rotation(b->q, correction_angle(ib, rb, p));
-		b->origin = f2d_sub(b->center, f2d_rotate(b->q, b->local_center));
+		project_body(w, b, rb, p);
 	}
 	return err;
 }

@@ -95,7 +95,7 @@ f2d_rot f2d_rot_normalize(fix16_t c, fix16_t s)
 }
 
 /* defined below with the polynomials */
-static void sincos_q30(int64_t t, int64_t *sin_out, int64_t *cos_out);
+static inline void sincos_q30(int64_t t, int64_t *sin_out, int64_t *cos_out);
 
 f2d_rot f2d_integrate_rotation(f2d_rot q, fix16_t hw)
 {
@@ -150,22 +150,54 @@ static inline int64_t mul_q30_nonneg(int64_t a, int64_t b)
  * (0, 1] before it is multiplied: 1 - x t^2 / (k (k - 1)) with 0 < x <= 1, t^2 <= pi^2 / 4 <
  * 2.47 and k (k - 1) >= 6 (sine) or >= 12 (cosine, before its last step) is > 0.58; rounding
  * moves it by a few 2^-30 at most. A non-negative quotient truncates the same signed or unsigned,
- * so the steps divide unsigned (cheaper by-constant division code, same values). */
-static void sincos_q30(int64_t t, int64_t *sin_out, int64_t *cos_out)
+ * so the steps divide unsigned (cheaper by-constant division code, same values).
+ *
+ * Shortcuts, the same values (tests/test_math.c compares with the plain Horner scheme for every
+ * angle a step can turn, hw in [-pi/2, pi/2], and for random t): a step computes
+ * s' = Q30 - floor(round30(s t2) / d) from 0 < s <= Q30. With u = Q30 - s >= 0,
+ * s t2 + 2^29 = Q30 t2 + (2^29 - u t2), so round30(s t2) = t2 exactly when u t2 <= 2^29
+ * (then 0 <= 2^29 - u t2 < 2^30), and the step gives Q30 - floor(t2 / d) whatever s was.
+ *  - The first step starts at s = Q30 (u = 0): it is Q30 - floor(t2 / d), no product.
+ *  - By induction, while every u so far, u = floor(t2 / d) with the divisors d of the steps
+ *    before the last (>= 20 for the sine, >= 12 for the cosine), has u t2 <= 2^29, each step is
+ *    Q30 - floor(t2 / d): floor(t2 / 20) t2 <= 2^29 for t2 <= SIN_CLOSED_MAX makes the sine's
+ *    Horner sum Q30 - floor(t2 / 6), floor(t2 / 12) t2 <= 2^29 for t2 <= COS_CLOSED_MAX the
+ *    cosine Q30 - floor(t2 / 2). That covers |t| < 0.0086 rad (the small turns of the joint
+ *    position passes) with no dependent chain of products and divisions. */
+#define SIN_CLOSED_MAX 103623
+#define COS_CLOSED_MAX 80267
+_Static_assert((SIN_CLOSED_MAX / 20) * (int64_t)SIN_CLOSED_MAX <= ((int64_t)1 << 29),
+               "sine shortcut bound");
+_Static_assert((COS_CLOSED_MAX / 12) * (int64_t)COS_CLOSED_MAX <= ((int64_t)1 << 29),
+               "cosine shortcut bound");
+
+/* The Horner sum 1 - t2 / (k (k - 1)) (1 - t2 / ((k - 2) (k - 3)) (...)) for k from top down
+ * to last, in Q30, each step Q30 - round30(s t2) / (k (k - 1)); the closed form when
+ * t2 <= closed_max (see above). Inline with constant arguments: constant divisors. */
+static inline int64_t horner_sum(int64_t t2, int top, int last, int64_t closed_max)
 {
-	int64_t t2 = mul_q30(t, t);
-	/* Horner on 1/k! terms */
-	int64_t s = Q30;
-	int64_t c = Q30;
-	for (int k = 11; k >= 3; k -= 2) {
+	uint64_t u2 = (uint64_t)t2;
+	if (t2 <= closed_max) {
+		return Q30 - (int64_t)(u2 / (uint64_t)(last * (last - 1)));
+	}
+	int64_t s = Q30 - (int64_t)(u2 / (uint64_t)(top * (top - 1)));
+	for (int k = top - 2; k >= last; k -= 2) {
 		s = Q30 - (int64_t)((uint64_t)mul_q30_nonneg(s, t2) / (uint64_t)(k * (k - 1)));
 	}
-	s = mul_q30(s, t);
-	for (int k = 12; k >= 2; k -= 2) {
-		c = Q30 - (int64_t)((uint64_t)mul_q30_nonneg(c, t2) / (uint64_t)(k * (k - 1)));
-	}
-	*sin_out = s;
-	*cos_out = c;
+	return s;
+}
+
+static inline void sincos_q30(int64_t t, int64_t *sin_out, int64_t *cos_out)
+{
+	int64_t t2 = mul_q30(t, t);
+	/* Horner on 1/k! terms: sine k = 11, 9, ..., 3, cosine k = 12, 10, ..., 2 */
+	*sin_out = mul_q30(horner_sum(t2, 11, 3, SIN_CLOSED_MAX), t);
+	*cos_out = horner_sum(t2, 12, 2, COS_CLOSED_MAX);
+}
+
+void f2d_sincos_q30(int64_t t, int64_t *sin_out, int64_t *cos_out)
+{
+	sincos_q30(t, sin_out, cos_out);
 }
 
 f2d_rot f2d_make_rot(fix16_t angle)

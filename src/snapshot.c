@@ -678,6 +678,14 @@ f2d_result f2d_world_clone(const f2d_world *src, f2d_world **out)
 	c->arbiters_next = NULL;
 	c->sweep = NULL;
 	c->pairs = NULL;
+	c->batches = NULL;
+	c->body_colors = NULL;
+	c->arbiter_colors = NULL;
+	c->batch_count = c->batch_capacity = c->body_color_capacity = 0;
+	c->arbiter_color_capacity = c->solver_vel_capacity = 0;
+	c->solver_vel = NULL;
+	c->body_list = NULL;
+	c->body_list_count = c->body_list_capacity = 0;
 	c->body_capacity = c->shape_capacity = c->joint_capacity = 0;
 	c->body_ids.free_capacity = c->shape_ids.free_capacity = c->joint_ids.free_capacity = 0;
 	c->arbiter_capacity = c->arbiters_next_capacity = c->sweep_capacity = 0;

@@ -262,6 +262,11 @@ void f2d_destroy_world(f2d_world *w)
 	f2d_free(w, w->joint_ids.free_ids, (size_t)w->joint_ids.free_capacity * sizeof(int32_t));
 	f2d_free(w, w->arbiters, (size_t)w->arbiter_capacity * sizeof(f2d_arbiter));
 	f2d_free(w, w->arbiters_next, (size_t)w->arbiters_next_capacity * sizeof(f2d_arbiter));
+	f2d_free(w, w->batches, (size_t)w->batch_capacity * sizeof(f2d_contact_batch));
+	f2d_free(w, w->body_colors, (size_t)w->body_color_capacity * sizeof(uint64_t));
+	f2d_free(w, w->arbiter_colors, (size_t)w->arbiter_color_capacity);
+	f2d_free(w, w->solver_vel, (size_t)w->solver_vel_capacity * sizeof *w->solver_vel);
+	f2d_free(w, w->body_list, (size_t)w->body_list_capacity * sizeof(int32_t));
 	f2d_free(w, w->sweep, (size_t)w->sweep_capacity * sizeof(int32_t));
 	f2d_free(w, w->pairs, (size_t)w->pair_capacity * sizeof(uint64_t));
 	f2d_free(w, w->island_parent, (size_t)w->island_capacity * sizeof(int32_t));

@@ -591,6 +591,65 @@ START_TEST(rotations)
 }
 END_TEST
 
+/* The plain Horner scheme f2d_sincos_q30 started from (src/math.c before its shortcuts): every
+ * step, no closed forms. f2d_sincos_q30 must give the same bits. */
+static void reference_sincos_q30(int64_t t, int64_t *sin_out, int64_t *cos_out)
+{
+	const int64_t q30 = (int64_t)1 << 30;
+	int64_t p = t * t;
+	int64_t t2 = (p + ((int64_t)1 << 29) - (p < 0)) >> 30;
+	int64_t s = q30, c = q30;
+	for (int k = 11; k >= 3; k -= 2) {
+		s = q30 - (int64_t)((((uint64_t)(s * t2) + ((uint64_t)1 << 29)) >> 30) /
+		                    (uint64_t)(k * (k - 1)));
+	}
+	p = s * t;
+	s = (p + ((int64_t)1 << 29) - (p < 0)) >> 30;
+	for (int k = 12; k >= 2; k -= 2) {
+		c = q30 - (int64_t)((((uint64_t)(c * t2) + ((uint64_t)1 << 29)) >> 30) /
+		                    (uint64_t)(k * (k - 1)));
+	}
+	*sin_out = s;
+	*cos_out = c;
+}
+
+static void check_sincos(int64_t t)
+{
+	int64_t s, c, rs, rc;
+	f2d_sincos_q30(t, &s, &c);
+	reference_sincos_q30(t, &rs, &rc);
+	if (s != rs || c != rc) {
+		ck_abort_msg("f2d_sincos_q30(%lld) = (%lld, %lld), Horner (%lld, %lld)",
+		             (long long)t, (long long)s, (long long)c, (long long)rs,
+		             (long long)rc);
+	}
+}
+
+/* Every angle f2d_integrate_rotation can turn (hw in [-pi/2, pi/2], t = hw 2^14), every t around
+ * the bounds of the closed forms (t2 = 80267 and 103623), and random t in [-pi/2, pi/2]. */
+START_TEST(sincos_shortcuts)
+{
+	for (int64_t hw = -F2D_HALF_PI; hw <= F2D_HALF_PI; ++hw) {
+		check_sincos(hw * 16384);
+	}
+	const int64_t bounds[2] = {80267, 103623};
+	for (int b = 0; b < 2; ++b) {
+		int64_t t0 = (int64_t)sqrt((double)bounds[b] * 1073741824.0);
+		for (int64_t t = t0 - 40000; t <= t0 + 40000; ++t) {
+			check_sincos(t);
+			check_sincos(-t);
+		}
+	}
+	const int64_t half_pi_q30 = 1686629713;
+	uint64_t state = 0x51AC05ull;
+	for (long i = 0; i < 2000000; ++i) {
+		int64_t t =
+		    (int64_t)(rng_next(&state) % (uint64_t)(2 * half_pi_q30 + 1)) - half_pi_q30;
+		check_sincos(t);
+	}
+}
+END_TEST
+
 static void check_atan2(fix16_t y, fix16_t x)
 {
 	fix16_t got = f2d_atan2(y, x);
@@ -830,6 +889,7 @@ static Suite *math_suite(void)
 	tcase_add_test(tc2, isqrt64_round);
 	tcase_add_test(tc2, normalize);
 	tcase_add_test(tc2, rotations);
+	tcase_add_test(tc2, sincos_shortcuts);
 	tcase_add_test(tc2, atan2_pairs);
 	suite_add_tcase(suite, tc2);
 

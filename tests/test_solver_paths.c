@@ -1,19 +1,27 @@
-/* fix2d tests: the contact solver's fast path gives the exact path's bits.
+/* fix2d tests: the contact and joint solvers' paths give the same bits.
  * SPDX-License-Identifier: MIT
  *
- * src/contact.c warm-starts and solves each arbiter on a fast path (no per-value saturation,
- * one range check per arbiter) and falls back to the exact path (the reference code) when the
- * check fails. The claim is that both give the same bits for every input. This test steps the
- * same worlds in three builds of the library, one process each, and compares the step results
- * and f2d_world_hash after every step:
- *  - this Check executable: the normal library (target fix2d);
- *  - the helper test_solver_paths_exact: the library built with F2D_CONTACT_EXACT_ONLY (the
- *    fast path is never taken) and F2D_CONTACT_COUNT_PATHS;
+ * src/solver.c warm-starts and solves the contacts in coloured batches: on x86-64 CPUs with
+ * AVX-512 eight arbiters at a time, with AVX2 four, elsewhere one lane after the other on a scalar
+ * fast path (no per-value saturation, one range check per arbiter); either falls back to the exact
+ * path (the reference code) when its check fails. The claim is that all of them give the same bits
+ * for every input. This test steps the same worlds in five builds of the library, one process
+ * each, and compares the step results and f2d_world_hash after every step:
+ *  - this Check executable: the normal library (target fix2d; AVX-512 where the CPU has it);
+ *  - the helper test_solver_paths_exact: the library built with F2D_CONTACT_EXACT_ONLY (no fast
+ *    path, no SIMD) and F2D_CONTACT_COUNT_PATHS;
  *  - the helper test_solver_paths_counted: the normal library plus F2D_CONTACT_COUNT_PATHS, the
  *    arbiters each path handled; the test requires that the fast path ran and that the
- *    fallback was taken, so that it cannot pass without exercising both paths.
+ *    fallback was taken, so that it cannot pass without exercising both paths;
+ *  - the helper test_solver_paths_scalar: F2D_NO_SIMD (the scalar kernel on any CPU) plus
+ *    F2D_CONTACT_COUNT_PATHS;
+ *  - the helper test_solver_paths_avx2: F2D_NO_AVX512 (the AVX2 kernel where the CPU has
+ *    AVX2, even with AVX-512) plus F2D_CONTACT_COUNT_PATHS.
+ * Each helper names its kernel; the test checks it is the expected one. src/joint.c has a fast
+ * and an exact path too (F2D_JOINT_EXACT_ONLY in the exact-only build, F2D_JOINT_COUNT_PATHS in
+ * every helper): the same comparison covers it, and the counts show both of its paths ran.
  * The helpers are this file compiled with F2D_SOLVER_PATHS_HELPER (no Check): they print one
- * line per step, read here through a pipe (separate processes: the three libraries export the
+ * line per step, read here through a pipe (separate processes: the libraries export the
  * same symbols). Run a helper by hand to see its chain: `test_solver_paths_exact [case]`.
  *
  * The worlds: every catalogue scene (fix2d/scenes.h) as built (joints: pendulum, bridge,
@@ -24,8 +32,8 @@
  * forces and torques that drive velocities to the fix16 limit, which is where the contact
  * solver falls back). Integer PRNG only: the same case is the same world on every host.
  * A third of the random worlds also have revolute joints (limits, motors) under the same
- * extremes: the joint solver saturates and reports instead of overflowing, which the
- * FIX2D_SANITIZE build of this test checks.
+ * extremes: the joint solver falls back there, and its exact path saturates and reports
+ * instead of overflowing, which the FIX2D_SANITIZE build of this test checks.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <inttypes.h>
@@ -408,9 +416,11 @@ static bool run_case(int32_t c, step_fn fn, void *ctx)
 
 /* ---- the helpers: print the chains ----
  * "n <cases>", then per case "c <case>", "s <step> <result> <hash>" per step and
- * "e <warm fast> <warm exact> <solve fast> <solve exact>" (arbiter counts of the case). */
+ * "e <warm fast> <warm exact> <solve fast> <solve exact>" (arbiter counts of the case, then the
+ * same four joint counts). */
 
 extern uint64_t f2d_contact_path_counts[4];
+extern uint64_t f2d_joint_path_counts[4];
 
 static bool print_step(void *ctx, int32_t step, f2d_result r, uint64_t hash)
 {
@@ -425,17 +435,21 @@ int main(int argc, char **argv)
 	if (argc > 1) {
 		first = last = atoi(argv[1]);
 	}
-	printf("n %d\n", (int)case_count());
+	printf("n %d %s\n", (int)case_count(), f2d_solver_kernel());
 	for (int32_t c = first; c <= last; ++c) {
 		memset(f2d_contact_path_counts, 0, sizeof f2d_contact_path_counts);
+		memset(f2d_joint_path_counts, 0, sizeof f2d_joint_path_counts);
 		printf("c %d\n", (int)c);
 		if (!run_case(c, print_step, NULL)) {
 			printf("x cannot build case %d\n", (int)c);
 			return 1;
 		}
-		printf("e %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 "\n",
-		       f2d_contact_path_counts[0], f2d_contact_path_counts[1],
-		       f2d_contact_path_counts[2], f2d_contact_path_counts[3]);
+		printf("e");
+		for (int i = 0; i < 8; ++i) {
+			printf(" %" PRIu64,
+			       i < 4 ? f2d_contact_path_counts[i] : f2d_joint_path_counts[i - 4]);
+		}
+		printf("\n");
 	}
 	return fflush(stdout) == 0 ? 0 : 1;
 }
@@ -476,9 +490,11 @@ static const char *helper_line(helper *h, char tag)
 	return h->line + 2;
 }
 
+#define HELPERS 4
+
 typedef struct compare_ctx {
 	int32_t c;
-	helper *exact, *counted;
+	helper **hs;
 	int32_t bad_step; /* first differing step, 0: none */
 	char msg[512];
 } compare_ctx;
@@ -486,8 +502,8 @@ typedef struct compare_ctx {
 static bool compare_step(void *ctx, int32_t step, f2d_result r, uint64_t hash)
 {
 	compare_ctx *x = ctx;
-	helper *hs[2] = {x->exact, x->counted};
-	for (int i = 0; i < 2; ++i) {
+	helper **hs = x->hs;
+	for (int i = 0; i < HELPERS; ++i) {
 		const char *t = helper_line(hs[i], 's');
 		int hs_step = -1, hs_r = -1;
 		uint64_t hs_hash = 0;
@@ -514,69 +530,99 @@ static bool compare_step(void *ctx, int32_t step, f2d_result r, uint64_t hash)
 
 START_TEST(fast_path_matches_exact_path)
 {
-	helper exact, counted;
+	helper exact, counted, scalar, avx2;
 	helper_open(&exact, "exact-only", F2D_SOLVER_PATHS_EXACT);
 	helper_open(&counted, "path-counting", F2D_SOLVER_PATHS_COUNTED);
+	helper_open(&scalar, "scalar-kernel", F2D_SOLVER_PATHS_SCALAR);
+	helper_open(&avx2, "avx2-kernel", F2D_SOLVER_PATHS_AVX2);
 	int32_t cases = case_count();
-	helper *hs[2] = {&exact, &counted};
-	for (int i = 0; i < 2; ++i) {
+	helper *hs[HELPERS] = {&exact, &counted, &scalar, &avx2};
+	/* the AVX2 build runs AVX2 wherever the normal build runs SIMD */
+	const char *normal = f2d_solver_kernel();
+	const char *kernels[HELPERS] = {"scalar", normal, "scalar",
+	                                strcmp(normal, "scalar") == 0 ? "scalar" : "avx2"};
+	for (int i = 0; i < HELPERS; ++i) {
 		const char *t = helper_line(hs[i], 'n');
-		ck_assert_msg(t != NULL && atoi(t) == cases, "%s helper: bad header \"%.100s\"",
-		              hs[i]->what, hs[i]->line);
+		char kernel[32] = "";
+		int n = -1;
+		ck_assert_msg(t != NULL && sscanf(t, "%d %31s", &n, kernel) == 2 && n == cases &&
+		                  strcmp(kernel, kernels[i]) == 0,
+		              "%s helper: bad header \"%.100s\" (expected kernel %s)", hs[i]->what,
+		              hs[i]->line, kernels[i]);
 	}
-	/* [kind][helper][warm fast, warm exact, solve fast, solve exact] */
-	uint64_t counts[KIND_COUNT][2][4];
+	printf("contact solver kernel of the normal build: %s\n", f2d_solver_kernel());
+	/* [kind][helper][solver][warm fast, warm exact, solve fast, solve exact], solver 0: the
+	 * arbiters (contact.c), 1: the joints (joint.c) */
+	uint64_t counts[KIND_COUNT][HELPERS][2][4];
 	memset(counts, 0, sizeof counts);
 	for (int32_t c = 0; c < cases; ++c) {
 		world_case k = describe_case(c);
-		for (int i = 0; i < 2; ++i) {
+		for (int i = 0; i < HELPERS; ++i) {
 			const char *t = helper_line(hs[i], 'c');
 			ck_assert_msg(t != NULL && atoi(t) == c,
 			              "%s helper: expected case %d, got \"%.100s\"", hs[i]->what,
 			              (int)c, hs[i]->line);
 		}
-		compare_ctx x = {c, &exact, &counted, 0, ""};
+		compare_ctx x = {c, hs, 0, ""};
 		ck_assert_msg(run_case(c, compare_step, &x), "cannot build %s", k.name);
 		ck_assert_msg(x.bad_step == 0, "%s (case %d): %s", k.name, (int)c, x.msg);
-		for (int i = 0; i < 2; ++i) {
+		for (int i = 0; i < HELPERS; ++i) {
 			const char *t = helper_line(hs[i], 'e');
-			uint64_t n[4];
-			ck_assert_msg(
-			    t != NULL && sscanf(t, "%" SCNu64 " %" SCNu64 " %" SCNu64 " %" SCNu64,
-			                        &n[0], &n[1], &n[2], &n[3]) == 4,
-			    "%s helper: bad counts line \"%.100s\"", hs[i]->what, hs[i]->line);
-			for (int j = 0; j < 4; ++j) {
-				counts[k.kind][i][j] += n[j];
+			ck_assert_msg(t != NULL, "%s helper: no counts line \"%.100s\"",
+			              hs[i]->what, hs[i]->line);
+			for (int j = 0; j < 8; ++j) {
+				char *end;
+				uint64_t n = strtoull(t, &end, 10);
+				ck_assert_msg(end != t, "%s helper: bad counts line \"%.100s\"",
+				              hs[i]->what, hs[i]->line);
+				counts[k.kind][i][j / 4][j % 4] += n;
+				t = end;
 			}
 		}
 	}
 	ck_assert_int_eq(pclose(exact.f), 0);
 	ck_assert_int_eq(pclose(counted.f), 0);
+	ck_assert_int_eq(pclose(scalar.f), 0);
+	ck_assert_int_eq(pclose(avx2.f), 0);
 
-	uint64_t total[2][4] = {{0}};
+	static const char *const solver_names[2] = {"arbiters", "joints"};
+	uint64_t total[HELPERS][2][4] = {{{0}}};
 	for (int kind = 0; kind < KIND_COUNT; ++kind) {
-		const uint64_t *n = counts[kind][1];
-		printf("%-21s warm start: %10" PRIu64 " fast %8" PRIu64
-		       " fallback;  solve: %11" PRIu64 " fast %8" PRIu64 " fallback\n",
-		       kind_names[kind], n[0], n[1], n[2], n[3]);
-		for (int i = 0; i < 2; ++i) {
-			for (int j = 0; j < 4; ++j) {
-				total[i][j] += counts[kind][i][j];
+		for (int v = 0; v < 2; ++v) {
+			const uint64_t *n = counts[kind][1][v];
+			printf("%-21s %-8s warm start: %10" PRIu64 " fast %8" PRIu64
+			       " fallback;  solve: %11" PRIu64 " fast %8" PRIu64 " fallback\n",
+			       kind_names[kind], solver_names[v], n[0], n[1], n[2], n[3]);
+			for (int i = 0; i < HELPERS; ++i) {
+				for (int j = 0; j < 4; ++j) {
+					total[i][v][j] += counts[kind][i][v][j];
+				}
 			}
 		}
 	}
 	fflush(stdout);
-	/* the exact-only build never took the fast path, and solved as many arbiters */
-	ck_assert_uint_eq(total[0][0], 0);
-	ck_assert_uint_eq(total[0][2], 0);
-	ck_assert_uint_eq(total[0][1], total[1][0] + total[1][1]);
-	ck_assert_uint_eq(total[0][3], total[1][2] + total[1][3]);
-	/* not vacuous: the fast path did the bulk of the work, and the stress worlds made it fall
-	 * back, in the warm start and in the solve */
-	const uint64_t *st = counts[KIND_STRESS][1];
-	ck_assert_msg(total[1][2] > 10 * total[1][3], "the fast path solved too few arbiters");
-	ck_assert_msg(st[1] > 0, "no warm start fell back to the exact path");
-	ck_assert_msg(st[3] > 0, "no solve fell back to the exact path");
+	for (int v = 0; v < 2; ++v) {
+		/* the exact-only build never took a fast path, and solved as many arbiters and
+		 * joints */
+		const uint64_t *ex = total[0][v], *nt = total[1][v];
+		ck_assert_uint_eq(ex[0], 0);
+		ck_assert_uint_eq(ex[2], 0);
+		ck_assert_uint_eq(ex[1], nt[0] + nt[1]);
+		ck_assert_uint_eq(ex[3], nt[2] + nt[3]);
+		for (int i = 2; i < HELPERS; ++i) {
+			ck_assert_uint_eq(ex[1], total[i][v][0] + total[i][v][1]);
+			ck_assert_uint_eq(ex[3], total[i][v][2] + total[i][v][3]);
+		}
+		/* not vacuous: the fast path did the bulk of the work, and the stress worlds made
+		 * it fall back, in the warm start and in the solve */
+		const uint64_t *st = counts[KIND_STRESS][1][v];
+		ck_assert_msg(nt[2] > 10 * nt[3], "%s: the fast path solved too few",
+		              solver_names[v]);
+		ck_assert_msg(st[1] > 0, "%s: no warm start fell back to the exact path",
+		              solver_names[v]);
+		ck_assert_msg(st[3] > 0, "%s: no solve fell back to the exact path",
+		              solver_names[v]);
+	}
 }
 END_TEST
 

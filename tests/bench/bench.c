@@ -116,7 +116,7 @@ static void print_usage(FILE *out)
 	    "              large_pyramid_10k (1k..10k boxes), then a summary\n"
 	    "output per scene:\n"
 	    "  scene <name> sleep <0|1> bodies <n> awake <n> steps <N> ms_per_step <ms> "
-	    "hash <16 hex> allocs_in_steps <count>\n"
+	    "hash <16 hex> allocs_in_steps <count> kernel <avx512|scalar>\n"
 	    "    (awake: bodies simulated in the last timed step)\n"
 	    "  hash <name> us_per_hash <us> pct_of_step <percent>\n"
 	    "  snapshot <name> bytes <n> bytes_per_body <x> save_restore_ms <ms> "
@@ -490,9 +490,10 @@ static int bench_scene(const char *scene, const bench_options *opt, double *ms_o
 	double ms = median(times, (int)opt->runs);
 	const run_result *mid = &runs[median_run(runs, opt->runs)];
 	printf("scene %s sleep %d bodies %" PRId32 " awake %" PRId32
-	       " steps %ld ms_per_step %.4f hash %016" PRIx64 " allocs_in_steps %" PRIu64 "\n",
+	       " steps %ld ms_per_step %.4f hash %016" PRIx64 " allocs_in_steps %" PRIu64
+	       " kernel %s\n",
 	       scene, opt->sleep ? 1 : 0, mid->bodies, mid->awake, steps, ms, mid->hash,
-	       mid->allocs_in_steps);
+	       mid->allocs_in_steps, f2d_solver_kernel());
 	*ms_out = ms;
 	*bodies_out = mid->bodies;
 	bool stable = true;

@@ -162,7 +162,7 @@ run_cmd bench "$BENCH" chain50 --steps 20 --runs 2 --sleep
 check "bench exits 0" rc_is bench 0
 check "bench prints three lines" line_count_is bench.out 3
 check "bench scene line" has_line bench.out \
-	"^scene chain50 sleep 1 bodies [0-9]+ awake [0-9]+ steps 20 ms_per_step [0-9]+\\.[0-9]{4} hash $hex allocs_in_steps [0-9]+\$"
+	"^scene chain50 sleep 1 bodies [0-9]+ awake [0-9]+ steps 20 ms_per_step [0-9]+\\.[0-9]{4} hash $hex allocs_in_steps [0-9]+ kernel (avx512|scalar)\$"
 check "bench hash line" has_line bench.out \
 	'^hash chain50 us_per_hash [0-9]+\.[0-9]+ pct_of_step [0-9]+\.[0-9]{2}$'
 check "bench snapshot line" has_line bench.out \

@@ -1,0 +1,1293 @@
+/* fix2d contact solver: the contact part of the sequential-impulse solver (seed 000,
+ * Box2D-lite's Arbiter::PreStep / ApplyImpulse), on coloured batches.
+ * SPDX-License-Identifier: MIT
+ *
+ * Order. Gauss-Seidel visits the constraints one after the other, so the result depends on the
+ * order. Ours: the active arbiters are coloured greedily in key order (shape_a, shape_b), each
+ * taking the lowest colour that neither of its dynamic bodies has yet; colours are solved one
+ * after the other, and inside a colour in key order. Two arbiters of one colour share no body
+ * that an impulse can move (static and kinematic bodies have no inverse mass: their velocities
+ * never change), so inside a colour the order does not matter at all: any grouping of its
+ * arbiters gives the same bits. That is what lets a batch of F2D_LANES arbiters of one colour
+ * be solved at once in SIMD lanes (AVX-512 on x86-64 when the CPU has it) with exactly the
+ * result of the scalar path, one lane after the other (every other machine, and the
+ * reference): the determinism matrix compares both. The colouring is a function of the keys
+ * and body ids only. A body that already has 63 colours sends the arbiter to the overflow
+ * colour, solved last, one arbiter after the other in key order.
+ *
+ * Three paths compute the same bits:
+ *  - exact: every intermediate saturated to the fix16 range (and reported as
+ *    F2D_ERROR_OVERFLOW); the reference, written as the derivation reads;
+ *  - fast (scalar): the same expressions without saturation, checked once at the end;
+ *  - AVX-512: the fast path on 8 lanes.
+ * A lane whose check fails is solved again by the exact path from the unchanged state.
+ */
+#include "core.h"
+
+/* ---- colouring and batches ---- */
+
+static inline int32_t ctz64(uint64_t x)
+{
+#if defined(__GNUC__) || defined(__clang__)
+	return __builtin_ctzll(x);
+#else
+	int32_t n = 0;
+	while ((x & 1u) == 0) {
+		x >>= 1;
+		n++;
+	}
+	return n;
+#endif
+}
+
+#define OVERFLOW_COLOR 63
+
+static inline int32_t popcount(unsigned x)
+{
+	int32_t n = 0;
+	for (; x != 0; x &= x - 1) {
+		n++;
+	}
+	return n;
+}
+
+/* Batches needed for n arbiters at most: per colour ceil(count / F2D_LANES), which sums to at
+ * most n / F2D_LANES + 64 (one partial batch per colour), and never more than n. */
+bool f2d_solver_reserve(f2d_world *w, int32_t arbiters)
+{
+	int32_t batches = arbiters / F2D_LANES + 64;
+	batches = batches < arbiters ? batches : (arbiters > 0 ? arbiters : 1);
+	return f2d_grow(w, (void **)&w->batches, &w->batch_capacity, batches,
+	                sizeof(f2d_contact_batch)) &&
+	       f2d_grow(w, (void **)&w->body_colors, &w->body_color_capacity, w->body_capacity,
+	                sizeof(uint64_t)) &&
+	       f2d_grow(w, (void **)&w->arbiter_colors, &w->arbiter_color_capacity,
+	                arbiters > 0 ? arbiters : 1, 1) &&
+	       f2d_grow(w, (void **)&w->solver_vel, &w->solver_vel_capacity, w->body_capacity,
+	                sizeof *w->solver_vel) &&
+	       f2d_grow(w, (void **)&w->body_list, &w->body_list_capacity, w->body_capacity,
+	                sizeof(int32_t));
+}
+
+static inline int64_t *vel_row(f2d_world *w, int32_t body)
+{
+	return w->solver_vel[body];
+}
+
+/* The velocities of the bodies in contact go to the solver's rows before a pass and back to
+ * the bodies after it (joints and integration read the bodies). */
+static void vel_in(f2d_world *w)
+{
+	for (int32_t i = 0; i < w->body_list_count; ++i) {
+		const f2d_body *b = &w->bodies[w->body_list[i]];
+		int64_t *r = w->solver_vel[w->body_list[i]];
+		r[0] = b->v.x;
+		r[1] = b->v.y;
+		r[2] = b->w;
+		r[3] = 0;
+	}
+}
+
+static void vel_out(f2d_world *w)
+{
+	for (int32_t i = 0; i < w->body_list_count; ++i) {
+		f2d_body *b = &w->bodies[w->body_list[i]];
+		const int64_t *r = w->solver_vel[w->body_list[i]];
+		b->v.x = (fix16_t)r[0];
+		b->v.y = (fix16_t)r[1];
+		b->w = (fix16_t)r[2];
+	}
+}
+
+static inline bool moves(const f2d_body *b)
+{
+	return b->type == F2D_DYNAMIC_BODY;
+}
+
+/* Colours the active arbiters and lays the batches out: colour after colour, key order inside
+ * a colour; fills body_a, body_b, arbiter and lanes (the rest is the pre-step's). */
+static void color_arbiters(f2d_world *w)
+{
+	uint64_t *used = w->body_colors;
+	uint8_t *color = w->arbiter_colors;
+	int32_t count[64] = {0};
+	for (int32_t i = 0; i < w->arbiter_count; ++i) {
+		const f2d_arbiter *arb = &w->arbiters[i];
+		if (arb->active) {
+			used[arb->body_a] = 0;
+			used[arb->body_b] = 0;
+		}
+	}
+	/* Colours, in key order; the bodies in contact are listed on the way, once each (bit 63
+	 * of used, never a colour, marks them). */
+	const uint64_t listed = (uint64_t)1 << OVERFLOW_COLOR;
+	int32_t nl = 0;
+	for (int32_t i = 0; i < w->arbiter_count; ++i) {
+		const f2d_arbiter *arb = &w->arbiters[i];
+		if (!arb->active) {
+			continue;
+		}
+		int32_t ia = arb->body_a, ib = arb->body_b;
+		if ((used[ia] & listed) == 0) {
+			used[ia] |= listed;
+			w->body_list[nl++] = ia;
+		}
+		if ((used[ib] & listed) == 0) {
+			used[ib] |= listed;
+			w->body_list[nl++] = ib;
+		}
+		bool ma = moves(&w->bodies[ia]), mb = moves(&w->bodies[ib]);
+		uint64_t taken = (ma ? used[ia] : 0) | (mb ? used[ib] : 0);
+		int32_t c = ctz64(~taken | listed);
+		if (c != OVERFLOW_COLOR) {
+			uint64_t bit = (uint64_t)1 << c;
+			used[ia] |= ma ? bit : 0;
+			used[ib] |= mb ? bit : 0;
+		}
+		color[i] = (uint8_t)c;
+		count[c]++;
+	}
+	w->body_list_count = nl;
+	/* first batch of each colour */
+	int32_t first[64], fill[64];
+	int32_t nb = 0;
+	for (int32_t c = 0; c < 64; ++c) {
+		first[c] = nb;
+		fill[c] = 0;
+		nb += (count[c] + F2D_LANES - 1) / F2D_LANES;
+	}
+	w->batch_count = nb;
+	for (int32_t b = 0; b < nb; ++b) {
+		w->batches[b].lanes = 0;
+	}
+	for (int32_t i = 0; i < w->arbiter_count; ++i) {
+		const f2d_arbiter *arb = &w->arbiters[i];
+		if (!arb->active) {
+			continue;
+		}
+		int32_t c = color[i];
+		f2d_contact_batch *bt = &w->batches[first[c] + fill[c] / F2D_LANES];
+		int32_t l = bt->lanes++;
+		fill[c]++;
+		bt->sequential = c == OVERFLOW_COLOR;
+		bt->arbiter[l] = i;
+		bt->body_a[l] = arb->body_a;
+		bt->body_b[l] = arb->body_b;
+	}
+}
+
+/* ---- pre-step ----
+ *
+ * Non-penetration at a contact point p with normal n (A to B), r_a = p - c_a, r_b = p - c_b:
+ *   C = separation >= 0,  Cdot = vn = (v_b + w_b x r_b - v_a - w_a x r_a) . n
+ *   Jacobian J = [-n, -(r_a x n), n, (r_b x n)]
+ *   effective mass  k_n = 1/m_a + 1/m_b + (r_a x n)^2 / I_a + (r_b x n)^2 / I_b,  m_n = 1 / k_n
+ * An impulse P = lambda n changes vn by lambda k_n, so lambda = m_n (bias - vn) drives vn to the
+ * bias velocity. The accumulated impulse is clamped, P_n >= 0 (contacts push, never pull), and
+ * only the change is applied (Catto's accumulated impulses).
+ * Bias velocity b: speculative (separation s > 0): b = -s / h, the gap may close in one step but
+ * not more; penetrating: Baumgarte b = beta / h * max(0, -s - slop); restitution: if the approach
+ * speed at the pre-step exceeds the threshold, b = max(b, -e vn).
+ * Friction along t = (n.y, -n.x): same with k_t from (r x t), target 0, |P_t| <= mu P_n.
+ *
+ * A one-point arbiter is solved as a two-point one whose second point is all zero (no mass, no
+ * impulse, no lever): its friction cone and normal impulse stay 0 and its coupling k12 is 0, so
+ * every step of the two-point solve reduces to the one-point solve, in either point order. */
+
+static inline int64_t mul64(fix16_t a, int64_t b)
+{
+	return f2d_round16((int64_t)a * b);
+}
+
+/* a * b saturated to the fix16 range (reported) */
+static fix16_t sat_mul(f2d_world *w, fix16_t a, fix16_t b)
+{
+	return f2d_sat_flag(f2d_round16((int64_t)a * b), &w->saturated);
+}
+
+static fix16_t inverse_mass(f2d_world *w, int64_t k)
+{
+	if (k <= 0) {
+		return 0;
+	}
+	if (k < 2) {
+		w->saturated = true;
+		return INT32_MAX;
+	}
+	return f2d_div_exact((int64_t)1 << 16, k);
+}
+
+typedef struct prestep_consts {
+	fix16_t inv_h, slop, threshold, beta_inv_h;
+} prestep_consts;
+
+static void prestep_lane(f2d_world *w, const prestep_consts *k, f2d_contact_batch *bt, int32_t l)
+{
+	const f2d_arbiter *arb = &w->arbiters[bt->arbiter[l]];
+	const f2d_body *a = &w->bodies[arb->body_a];
+	const f2d_body *b = &w->bodies[arb->body_b];
+	f2d_vec2 n = arb->normal;
+	f2d_vec2 t = f2d_right_perp(n);
+	bt->nx[l] = n.x;
+	bt->ny[l] = n.y;
+	bt->friction[l] = arb->friction;
+	/* the tangent response t / m = (n.y, -n.x) / m is (dv.y, -dv.x) exactly (round16 is odd
+	 * and |f2d_mul(m, n.x)| <= m), so only n / m is kept */
+	bt->dva_x[l] = f2d_mul(a->inv_mass, n.x);
+	bt->dva_y[l] = f2d_mul(a->inv_mass, n.y);
+	bt->dvb_x[l] = f2d_mul(b->inv_mass, n.x);
+	bt->dvb_y[l] = f2d_mul(b->inv_mass, n.y);
+	int64_t lin = ((int64_t)b->v.x - a->v.x) * n.x + ((int64_t)b->v.y - a->v.y) * n.y;
+	for (int32_t i = 0; i < 2; ++i) {
+		f2d_point_lanes *pl = &bt->p[i];
+		if (i >= arb->count) {
+			pl->rn_a[l] = pl->rn_b[l] = pl->rt_a[l] = pl->rt_b[l] = 0;
+			pl->wn_a[l] = pl->wn_b[l] = pl->wt_a[l] = pl->wt_b[l] = 0;
+			pl->mass_n[l] = pl->mass_t[l] = pl->bias[l] = pl->pn[l] = pl->pt[l] = 0;
+			continue;
+		}
+		const f2d_contact_point *cp = &arb->points[i];
+		fix16_t rna = f2d_cross(cp->r_a, n), rnb = f2d_cross(cp->r_b, n);
+		fix16_t rta = f2d_cross(cp->r_a, t), rtb = f2d_cross(cp->r_b, t);
+		pl->rn_a[l] = rna;
+		pl->rn_b[l] = rnb;
+		pl->rt_a[l] = rta;
+		pl->rt_b[l] = rtb;
+		pl->wn_a[l] = sat_mul(w, a->inv_inertia, rna);
+		pl->wn_b[l] = sat_mul(w, b->inv_inertia, rnb);
+		pl->wt_a[l] = sat_mul(w, a->inv_inertia, rta);
+		pl->wt_b[l] = sat_mul(w, b->inv_inertia, rtb);
+		int64_t kn = (int64_t)a->inv_mass + b->inv_mass +
+		             mul64(a->inv_inertia, f2d_round16((int64_t)rna * rna)) +
+		             mul64(b->inv_inertia, f2d_round16((int64_t)rnb * rnb));
+		int64_t kt = (int64_t)a->inv_mass + b->inv_mass +
+		             mul64(a->inv_inertia, f2d_round16((int64_t)rta * rta)) +
+		             mul64(b->inv_inertia, f2d_round16((int64_t)rtb * rtb));
+		pl->mass_n[l] = inverse_mass(w, kn);
+		pl->mass_t[l] = inverse_mass(w, kt);
+
+		fix16_t s = cp->separation;
+		int64_t bias;
+		if (s > 0) {
+			bias = -mul64(s, k->inv_h);
+		} else {
+			fix16_t pen = -s - k->slop;
+			bias = pen > 0 ? mul64(k->beta_inv_h, pen) : 0;
+		}
+		fix16_t vn = f2d_sat(f2d_round16(lin + (int64_t)b->w * rnb - (int64_t)a->w * rna));
+		if (vn < -k->threshold && arb->restitution > 0) {
+			int64_t rb = -(int64_t)f2d_mul(arb->restitution, vn);
+			bias = bias > rb ? bias : rb;
+		}
+		pl->bias[l] = f2d_sat(bias);
+		pl->pn[l] = cp->pn;
+		pl->pt[l] = cp->pt;
+	}
+	/* k12 = J1 M^-1 J2^T: the change of the relative velocity at point 2 per unit impulse at
+	 * point 1 (and vice versa; it is symmetric): 1/m_a + 1/m_b + (r1a x d)(r2a x d) / I_a +
+	 * (r1b x d)(r2b x d) / I_b. 0 for one point. */
+	if (arb->count == 2) {
+		const f2d_point_lanes *p1 = &bt->p[0], *p2 = &bt->p[1];
+		int64_t m = (int64_t)a->inv_mass + b->inv_mass;
+		int64_t kn =
+		    m + mul64(a->inv_inertia, f2d_round16((int64_t)p1->rn_a[l] * p2->rn_a[l])) +
+		    mul64(b->inv_inertia, f2d_round16((int64_t)p1->rn_b[l] * p2->rn_b[l]));
+		int64_t kt =
+		    m + mul64(a->inv_inertia, f2d_round16((int64_t)p1->rt_a[l] * p2->rt_a[l])) +
+		    mul64(b->inv_inertia, f2d_round16((int64_t)p1->rt_b[l] * p2->rt_b[l]));
+		bt->k12_n[l] = f2d_sat(kn);
+		bt->k12_t[l] = f2d_sat(kt);
+	} else {
+		bt->k12_n[l] = bt->k12_t[l] = 0;
+	}
+}
+
+/* Lanes past bt->lanes: valid body indices and no effect (they are never stored). */
+static void pad_lanes(f2d_contact_batch *bt)
+{
+	for (int32_t l = bt->lanes; l < F2D_LANES; ++l) {
+		bt->arbiter[l] = bt->arbiter[0];
+		bt->body_a[l] = bt->body_a[0];
+		bt->body_b[l] = bt->body_b[0];
+		bt->nx[l] = bt->ny[l] = bt->friction[l] = bt->k12_n[l] = bt->k12_t[l] = 0;
+		bt->dva_x[l] = bt->dva_y[l] = bt->dvb_x[l] = bt->dvb_y[l] = 0;
+		for (int32_t i = 0; i < 2; ++i) {
+			f2d_point_lanes *pl = &bt->p[i];
+			pl->rn_a[l] = pl->rn_b[l] = pl->rt_a[l] = pl->rt_b[l] = 0;
+			pl->wn_a[l] = pl->wn_b[l] = pl->wt_a[l] = pl->wt_b[l] = 0;
+			pl->mass_n[l] = pl->mass_t[l] = pl->bias[l] = pl->pn[l] = pl->pt[l] = 0;
+		}
+	}
+}
+
+/* The accumulated impulses go back to the arbiters (warm starting, hash, snapshots). */
+static void store_impulses(f2d_world *w)
+{
+	for (int32_t b = 0; b < w->batch_count; ++b) {
+		const f2d_contact_batch *bt = &w->batches[b];
+		for (int32_t l = 0; l < bt->lanes; ++l) {
+			f2d_arbiter *arb = &w->arbiters[bt->arbiter[l]];
+			for (int32_t i = 0; i < arb->count; ++i) {
+				arb->points[i].pn = bt->p[i].pn[l];
+				arb->points[i].pt = bt->p[i].pt[l];
+			}
+		}
+	}
+}
+
+/* ---- one lane, scalar ---- */
+
+/* One point of one lane, and the lane: the batch's values copied out. */
+typedef struct cpoint {
+	fix16_t rn_a, rn_b, rt_a, rt_b, wn_a, wn_b, wt_a, wt_b, mass_n, mass_t, bias, pn, pt;
+} cpoint;
+
+typedef struct clane {
+	f2d_vec2 n, dva, dvb;
+	fix16_t friction, k12_n, k12_t;
+	cpoint p[2];
+} clane;
+
+static inline void load_lane(const f2d_contact_batch *bt, int32_t l, clane *c)
+{
+	c->n = f2d_v(bt->nx[l], bt->ny[l]);
+	c->dva = f2d_v(bt->dva_x[l], bt->dva_y[l]);
+	c->dvb = f2d_v(bt->dvb_x[l], bt->dvb_y[l]);
+	c->friction = bt->friction[l];
+	c->k12_n = bt->k12_n[l];
+	c->k12_t = bt->k12_t[l];
+	for (int32_t i = 0; i < 2; ++i) {
+		const f2d_point_lanes *pl = &bt->p[i];
+		cpoint *p = &c->p[i];
+		p->rn_a = pl->rn_a[l];
+		p->rn_b = pl->rn_b[l];
+		p->rt_a = pl->rt_a[l];
+		p->rt_b = pl->rt_b[l];
+		p->wn_a = pl->wn_a[l];
+		p->wn_b = pl->wn_b[l];
+		p->wt_a = pl->wt_a[l];
+		p->wt_b = pl->wt_b[l];
+		p->mass_n = pl->mass_n[l];
+		p->mass_t = pl->mass_t[l];
+		p->bias = pl->bias[l];
+		p->pn = pl->pn[l];
+		p->pt = pl->pt[l];
+	}
+}
+
+static inline void store_lane(f2d_contact_batch *bt, int32_t l, const clane *c)
+{
+	for (int32_t i = 0; i < 2; ++i) {
+		bt->p[i].pn[l] = c->p[i].pn;
+		bt->p[i].pt[l] = c->p[i].pt;
+	}
+}
+
+/* Velocities of one arbiter's two bodies, held in locals while its points are solved (the
+ * exact path keeps them within the fix16 range; the fast path checks them). */
+typedef struct vel64 {
+	int64_t vax, vay, wa, vbx, vby, wb;
+} vel64;
+
+/* The solver's velocity rows (w->solver_vel): v.x, v.y, w of a body, widened to 64 bits,
+ * always within the fix16 range. */
+static inline vel64 load_vel(const int64_t *a, const int64_t *b)
+{
+	vel64 v = {a[0], a[1], a[2], b[0], b[1], b[2]};
+	return v;
+}
+
+static inline void store_vel(int64_t *a, int64_t *b, const vel64 *v)
+{
+	a[0] = v->vax;
+	a[1] = v->vay;
+	a[2] = v->wa;
+	b[0] = v->vbx;
+	b[1] = v->vby;
+	b[2] = v->wb;
+}
+
+/* (v_b + w_b x r_b - v_a - w_a x r_a) . d on the local copy, summed exactly in 64 bits and
+ * rounded once, not saturated: |d| <= 1 and |r x d| < 2^23 (shapes of moving bodies are within
+ * 32 m), so the sum is below 2^55 and the result below 2^39. */
+static inline int64_t rel_vel64(const vel64 *v, f2d_vec2 d, fix16_t rd_a, fix16_t rd_b)
+{
+	int64_t s = ((int64_t)v->vbx - v->vax) * d.x + ((int64_t)v->vby - v->vay) * d.y +
+	            (int64_t)v->wb * rd_b - (int64_t)v->wa * rd_a;
+	return f2d_round16(s);
+}
+
+static inline fix16_t rel_vel(const vel64 *v, f2d_vec2 d, fix16_t rd_a, fix16_t rd_b)
+{
+	return f2d_sat(rel_vel64(v, d, rd_a, rd_b));
+}
+
+/* v + d in 64 bits, saturated to the fix16 range; a saturation is recorded in *sat (the step
+ * then reports F2D_ERROR_OVERFLOW) instead of wrapping. */
+static inline fix16_t add_sat(int64_t v, int64_t d, bool *sat)
+{
+	return f2d_sat_flag(v + d, sat);
+}
+
+/* Applies impulses l1 at point 1 and l2 at point 2 along n (tangent false) or along
+ * t = (n.y, -n.x) (tangent true, response (dv.y, -dv.x)): both share the linear response, so
+ * the linear change is (l1 + l2) dv; the angular one is l1 dw1 + l2 dw2. Sums in 64 bits
+ * (|l1 + l2| < 2^32, |dv| <= 2^31: below 2^63), one rounding per component, saturated (and
+ * reported) rather than wrapped. */
+static inline void apply2(vel64 *v, fix16_t l1, fix16_t l2, const clane *c, const cpoint *p1,
+                          const cpoint *p2, bool tangent, bool *sat)
+{
+	int64_t l = (int64_t)l1 + l2;
+	f2d_vec2 dva = tangent ? f2d_v(c->dva.y, -c->dva.x) : c->dva;
+	f2d_vec2 dvb = tangent ? f2d_v(c->dvb.y, -c->dvb.x) : c->dvb;
+	v->vax = add_sat(v->vax, -f2d_round16(l * dva.x), sat);
+	v->vay = add_sat(v->vay, -f2d_round16(l * dva.y), sat);
+	v->vbx = add_sat(v->vbx, f2d_round16(l * dvb.x), sat);
+	v->vby = add_sat(v->vby, f2d_round16(l * dvb.y), sat);
+	fix16_t wa1 = tangent ? p1->wt_a : p1->wn_a, wb1 = tangent ? p1->wt_b : p1->wn_b;
+	fix16_t wa2 = tangent ? p2->wt_a : p2->wn_a, wb2 = tangent ? p2->wt_b : p2->wn_b;
+	v->wa = add_sat(v->wa, -f2d_round16((int64_t)l1 * wa1 + (int64_t)l2 * wa2), sat);
+	v->wb = add_sat(v->wb, f2d_round16((int64_t)l1 * wb1 + (int64_t)l2 * wb2), sat);
+}
+
+/* Friction, one point: lambda = -m_t vt, |P_t| <= mu P_n; returns the applied increment.
+ * P_t and the cone both lie in [-(2^31 - 1), 2^31 - 1], so their difference may not fit 32
+ * bits (a cone that shrank from +max to -max in one step): the increment is saturated and the
+ * accumulated impulse moves by exactly what is applied. */
+static inline fix16_t friction_step(cpoint *cp, fix16_t vt, fix16_t friction, bool *sat)
+{
+	int64_t max_pt = mul64(friction, cp->pn);
+	max_pt = max_pt > INT32_MAX ? INT32_MAX : max_pt;
+	int64_t pt = (int64_t)cp->pt - mul64(cp->mass_t, vt);
+	pt = pt < -max_pt ? -max_pt : (pt > max_pt ? max_pt : pt);
+	int64_t d64 = pt - cp->pt;
+	*sat |= d64 > INT32_MAX || d64 < -INT32_MAX;
+	fix16_t d = f2d_sat(d64);
+	cp->pt += d;
+	return d;
+}
+
+/* Normal, one point: lambda = m_n (bias - vn), P_n = max(P_n + lambda, 0). */
+static inline fix16_t normal_step(cpoint *cp, int64_t vn, bool *saturated)
+{
+	int64_t pn = (int64_t)cp->pn + mul64(cp->mass_n, f2d_sat((int64_t)cp->bias - vn));
+	*saturated |= pn > INT32_MAX;
+	pn = pn < 0 ? 0 : (pn > INT32_MAX ? INT32_MAX : pn);
+	fix16_t d = (fix16_t)pn - cp->pn;
+	cp->pn = (fix16_t)pn;
+	return d;
+}
+
+/* ---- test-only switches (tests/test_solver_paths.c; never defined in a real build) ----
+ * F2D_CONTACT_EXACT_ONLY: warm start and solve skip the fast paths and always take the exact
+ * path, the reference the test compares the normal build against, step by step.
+ * F2D_CONTACT_COUNT_PATHS: counts the arbiters each path handled (warm start fast, warm start
+ * exact, solve fast, solve exact), so that the test can show both paths ran. Not thread-safe.
+ * F2D_NO_SIMD: the scalar paths only, also on a CPU with AVX-512. */
+#ifdef F2D_CONTACT_COUNT_PATHS
+extern uint64_t f2d_contact_path_counts[4];
+uint64_t f2d_contact_path_counts[4];
+#define COUNT_PATH(i, n) (f2d_contact_path_counts[i] += (uint64_t)(n))
+#else
+#define COUNT_PATH(i, n) ((void)(n))
+#endif
+
+#if !defined(F2D_NO_SIMD) && !defined(F2D_CONTACT_EXACT_ONLY) && defined(__x86_64__) &&            \
+    (defined(__GNUC__) || defined(__clang__)) && !defined(__TINYC__)
+#define F2D_HAVE_SIMD 1
+#else
+#define F2D_HAVE_SIMD 0
+#endif
+
+/* Warm start of one lane, exact path. */
+static void warm_start_exact(clane *c, int64_t *a, int64_t *b, bool *saturated)
+{
+	vel64 v = load_vel(a, b);
+	const cpoint *p1 = &c->p[0], *p2 = &c->p[1];
+	apply2(&v, p1->pn, p2->pn, c, p1, p2, false, saturated);
+	apply2(&v, p1->pt, p2->pt, c, p1, p2, true, saturated);
+	store_vel(a, b, &v);
+}
+
+/* One lane of a Gauss-Seidel pass, exact path, points in the order p[flip], p[flip ^ 1]. For
+ * two points, the relative velocity at the second point after the first point's impulse l is
+ * known without touching the bodies: v2' = v2 + l k12 (k12 from the pre-step). So each
+ * direction costs two relative velocities, two scalar updates and one combined application:
+ * the same sequential impulses, fewer operations. Friction is solved first, the normal last
+ * (non-penetration matters most); the two points are visited in alternating order (0,1 then
+ * 1,0) because plain Gauss-Seidel always favours the first point, which tips an aligned stack. */
+static void solve_exact(clane *c, int64_t *a, int64_t *b, int32_t flip, bool *saturated)
+{
+	f2d_vec2 n = c->n;
+	f2d_vec2 t = f2d_right_perp(n);
+	vel64 v = load_vel(a, b);
+	cpoint *p1 = &c->p[flip];
+	cpoint *p2 = &c->p[flip ^ 1];
+	fix16_t v1 = rel_vel(&v, t, p1->rt_a, p1->rt_b);
+	fix16_t v2 = rel_vel(&v, t, p2->rt_a, p2->rt_b);
+	fix16_t d1 = friction_step(p1, v1, c->friction, saturated);
+	v2 = f2d_sat((int64_t)v2 + f2d_round16((int64_t)d1 * c->k12_t));
+	fix16_t d2 = friction_step(p2, v2, c->friction, saturated);
+	apply2(&v, d1, d2, c, p1, p2, true, saturated);
+
+	int64_t n1 = rel_vel64(&v, n, p1->rn_a, p1->rn_b);
+	int64_t n2 = rel_vel64(&v, n, p2->rn_a, p2->rn_b);
+	d1 = normal_step(p1, n1, saturated);
+	d2 = normal_step(p2, n2 + f2d_round16((int64_t)d1 * c->k12_n), saturated);
+	apply2(&v, d1, d2, c, p1, p2, false, saturated);
+	store_vel(a, b, &v);
+}
+
+/* ---- fast path ----
+ *
+ * The exact path above saturates a dozen intermediate values per arbiter (and records it). In
+ * a sane scene none of them ever comes near the fix16 range, so the fast path computes the same
+ * expressions without the saturations, on local copies, and only checks at the end that every
+ * value it would have saturated was in [-2^30, 2^30): there every f2d_sat / add_sat of the
+ * exact path is the identity, so the two paths give the same bits. Otherwise the local results
+ * are dropped and the lane is solved again by the exact path from the unchanged state.
+ *
+ * The check is one add and one or per value: x in [-2^30, 2^30) <=> (uint64)(x + 2^30) < 2^31,
+ * and the or of such values is < 2^31 iff each is. The velocities read from the bodies are
+ * checked too: then every operand of every product below lies in [-2^31, 2^31) (a velocity, the
+ * difference of two, an impulse increment or the sum of two, a checked relative velocity, a
+ * stored fix16), which the AVX-512 path needs (it multiplies 32 x 32 -> 64 bits).
+ *
+ * Because the check comes at the end, the values after a failed one can be anything, and their
+ * products could overflow 64 bits: the fast path therefore multiplies, adds and subtracts modulo
+ * 2^64 (in uint64_t, converted back; the same machine instructions). Whenever every check passes
+ * each operand equals the exact path's (its saturations were the identity), so each product and
+ * sum is one that the exact path computes in 64 bits without overflow: the results are exact. */
+#define FAST_BIAS ((uint64_t)1 << 30)
+#define FAST_LIMIT ((uint64_t)1 << 31)
+
+/* the wrapping arithmetic and the checks are fmath.h's (shared with the joint solver) */
+
+static inline int64_t wmul16(int64_t a, int64_t b)
+{
+	return f2d_wround16(f2d_wmul(a, b));
+}
+
+/* friction_step without saturation: pt and the cone as there; the increment is checked. The
+ * cone and the clamped P_t are within the fix16 range, so the increment is below 2^32 in
+ * magnitude whatever vt was. */
+static inline int64_t friction_fast(const f2d_point_lanes *p, int32_t l, int64_t vt,
+                                    int64_t friction, uint64_t *acc)
+{
+	int64_t pt = p->pt[l];
+	int64_t max_pt = f2d_round16(friction * p->pn[l]);
+	max_pt = max_pt > INT32_MAX ? INT32_MAX : max_pt;
+	int64_t q = f2d_wsub(pt, wmul16(p->mass_t[l], vt));
+	q = q < -max_pt ? -max_pt : (q > max_pt ? max_pt : q);
+	int64_t d = q - pt;
+	*acc |= f2d_fast_chk(d);
+	F2D_FAST_FOLD(*acc);
+	return d;
+}
+
+/* normal_step without saturation: bias - vn and the new P_n are checked (P_n after the clamp
+ * at 0, so only the upper saturation counts), and the increment (P_n >= 0 always). */
+static inline int64_t normal_fast(const f2d_point_lanes *p, int32_t l, int64_t vn, int64_t *pn_out,
+                                  uint64_t *acc)
+{
+	int64_t pn = p->pn[l];
+	int64_t e = f2d_wsub(p->bias[l], vn);
+	int64_t q = f2d_wadd(pn, wmul16(p->mass_n[l], e));
+	q = q < 0 ? 0 : q;
+	int64_t d = f2d_wsub(q, pn);
+	*acc |= f2d_fast_chk(e) | f2d_fast_chk(q) | f2d_fast_chk(d);
+	F2D_FAST_FOLD(*acc);
+	*pn_out = q;
+	return d;
+}
+
+/* apply2 without saturation (tangent: dir_t = 1), lane l of bt; wa1..wb2 the angular responses
+ * of the two points. The new velocities are checked. */
+static inline void apply_fast(vel64 *v, int64_t l1, int64_t l2, const f2d_contact_batch *bt,
+                              int32_t l, int64_t wa1, int64_t wb1, int64_t wa2, int64_t wb2,
+                              int dir_t, uint64_t *acc)
+{
+	int64_t s = f2d_wadd(l1, l2);
+	int64_t dax = bt->dva_x[l], day = bt->dva_y[l], dbx = bt->dvb_x[l], dby = bt->dvb_y[l];
+	if (dir_t) {
+		v->vax = f2d_wsub(v->vax, wmul16(s, day));
+		v->vay = f2d_wadd(v->vay, wmul16(s, dax));
+		v->vbx = f2d_wadd(v->vbx, wmul16(s, dby));
+		v->vby = f2d_wsub(v->vby, wmul16(s, dbx));
+	} else {
+		v->vax = f2d_wsub(v->vax, wmul16(s, dax));
+		v->vay = f2d_wsub(v->vay, wmul16(s, day));
+		v->vbx = f2d_wadd(v->vbx, wmul16(s, dbx));
+		v->vby = f2d_wadd(v->vby, wmul16(s, dby));
+	}
+	v->wa = f2d_wsub(v->wa, f2d_wround16(f2d_wadd(f2d_wmul(l1, wa1), f2d_wmul(l2, wa2))));
+	v->wb = f2d_wadd(v->wb, f2d_wround16(f2d_wadd(f2d_wmul(l1, wb1), f2d_wmul(l2, wb2))));
+	*acc |= f2d_fast_chk(v->vax) | f2d_fast_chk(v->vay) | f2d_fast_chk(v->wa) |
+	        f2d_fast_chk(v->vbx) | f2d_fast_chk(v->vby) | f2d_fast_chk(v->wb);
+	F2D_FAST_FOLD(*acc);
+}
+
+/* The linear part of the relative velocity along n, (v_b - v_a) . n, and along
+ * t = (n.y, -n.x), (v_b - v_a) . t; exact, shared by both points (the angular parts differ). */
+static inline int64_t lin_n(const vel64 *v, f2d_vec2 n)
+{
+	return f2d_wadd(f2d_wmul(f2d_wsub(v->vbx, v->vax), n.x),
+	                f2d_wmul(f2d_wsub(v->vby, v->vay), n.y));
+}
+static inline int64_t lin_t(const vel64 *v, f2d_vec2 n)
+{
+	return f2d_wsub(f2d_wmul(f2d_wsub(v->vbx, v->vax), n.y),
+	                f2d_wmul(f2d_wsub(v->vby, v->vay), n.x));
+}
+
+/* The relative velocity at a point: linear part plus w_b (r_b x d) - w_a (r_a x d), the same
+ * exact 64-bit sum as rel_vel64 (the order of exact integer additions does not matter), and
+ * rounded as f2d_round16. */
+static inline int64_t point_vel(const vel64 *v, int64_t lin, fix16_t rd_a, fix16_t rd_b)
+{
+	return f2d_wround16(f2d_wsub(f2d_wadd(lin, f2d_wmul(v->wb, rd_b)), f2d_wmul(v->wa, rd_a)));
+}
+
+static inline void load_vel64(vel64 *v, const int64_t *a, const int64_t *b, uint64_t *acc)
+{
+	*v = load_vel(a, b);
+	*acc |= f2d_fast_chk(v->vax) | f2d_fast_chk(v->vay) | f2d_fast_chk(v->wa) |
+	        f2d_fast_chk(v->vbx) | f2d_fast_chk(v->vby) | f2d_fast_chk(v->wb);
+}
+
+/* Warm start of one lane, fast path; false (nothing written) when a value left the range.
+ * It reads the batch in place (as solve_fast). */
+static inline bool warm_start_fast(const f2d_contact_batch *bt, int32_t l, int64_t *a, int64_t *b)
+{
+	const f2d_point_lanes *p1 = &bt->p[0], *p2 = &bt->p[1];
+	vel64 v;
+	uint64_t acc = 0;
+	load_vel64(&v, a, b, &acc);
+	apply_fast(&v, p1->pn[l], p2->pn[l], bt, l, p1->wn_a[l], p1->wn_b[l], p2->wn_a[l],
+	           p2->wn_b[l], 0, &acc);
+	apply_fast(&v, p1->pt[l], p2->pt[l], bt, l, p1->wt_a[l], p1->wt_b[l], p2->wt_a[l],
+	           p2->wt_b[l], 1, &acc);
+	if (!F2D_FAST_OK(acc)) {
+		return false;
+	}
+	store_vel(a, b, &v);
+	return true;
+}
+
+/* One lane, fast path (points in the order p[flip], p[flip ^ 1]), as solve_exact, reading the
+ * batch in place; false (and nothing written) when a value left the checked range. */
+static inline bool solve_fast(f2d_contact_batch *bt, int32_t l, int64_t *a, int64_t *b,
+                              int32_t flip)
+{
+	f2d_vec2 n = f2d_v((fix16_t)bt->nx[l], (fix16_t)bt->ny[l]);
+	f2d_point_lanes *p1 = &bt->p[flip], *p2 = &bt->p[flip ^ 1];
+	int64_t mu = bt->friction[l];
+	uint64_t acc = 0;
+	vel64 v;
+	load_vel64(&v, a, b, &acc);
+	int64_t lt = lin_t(&v, n);
+	int64_t v1 = point_vel(&v, lt, (fix16_t)p1->rt_a[l], (fix16_t)p1->rt_b[l]);
+	int64_t v2 = point_vel(&v, lt, (fix16_t)p2->rt_a[l], (fix16_t)p2->rt_b[l]);
+	acc |= f2d_fast_chk(v1) | f2d_fast_chk(v2);
+	int64_t d1 = friction_fast(p1, l, v1, mu, &acc);
+	v2 = f2d_wadd(v2, wmul16(d1, bt->k12_t[l]));
+	acc |= f2d_fast_chk(v2);
+	int64_t d2 = friction_fast(p2, l, v2, mu, &acc);
+	apply_fast(&v, d1, d2, bt, l, p1->wt_a[l], p1->wt_b[l], p2->wt_a[l], p2->wt_b[l], 1, &acc);
+
+	int64_t ln = lin_n(&v, n);
+	int64_t n1 = point_vel(&v, ln, (fix16_t)p1->rn_a[l], (fix16_t)p1->rn_b[l]);
+	int64_t n2 = point_vel(&v, ln, (fix16_t)p2->rn_a[l], (fix16_t)p2->rn_b[l]);
+	int64_t pn1, pn2;
+	int64_t dn1 = normal_fast(p1, l, n1, &pn1, &acc);
+	int64_t dn2 = normal_fast(p2, l, f2d_wadd(n2, wmul16(dn1, bt->k12_n[l])), &pn2, &acc);
+	apply_fast(&v, dn1, dn2, bt, l, p1->wn_a[l], p1->wn_b[l], p2->wn_a[l], p2->wn_b[l], 0,
+	           &acc);
+	if (!F2D_FAST_OK(acc)) {
+		return false;
+	}
+	p1->pt[l] += d1;
+	p2->pt[l] += d2;
+	p1->pn[l] = pn1;
+	p2->pn[l] = pn2;
+	store_vel(a, b, &v);
+	return true;
+}
+
+/* One lane, scalar: the fast path, or the exact one when the fast path declined. */
+static void solve_lane(f2d_world *w, f2d_contact_batch *bt, int32_t l, int32_t flip,
+                       bool *saturated)
+{
+	int64_t *a = vel_row(w, bt->body_a[l]);
+	int64_t *b = vel_row(w, bt->body_b[l]);
+#ifndef F2D_CONTACT_EXACT_ONLY
+	if (solve_fast(bt, l, a, b, flip)) {
+		COUNT_PATH(2, 1);
+		return;
+	}
+#else
+	(void)solve_fast; /* unused here: no warning */
+	(void)warm_start_fast;
+#endif
+	COUNT_PATH(3, 1);
+	clane c;
+	load_lane(bt, l, &c);
+	solve_exact(&c, a, b, flip, saturated);
+	store_lane(bt, l, &c);
+}
+
+/* ---- AVX-512 ----
+ *
+ * solve_fast on 8 lanes, one 64-bit lane an arbiter; the same operations in the same order.
+ * Products are vpmuldq (signed 32 x 32 -> 64 bits of the low halves): every operand is in
+ * [-2^31, 2^31) when the lane's check passes (see the fast path), so the product is the one
+ * solve_fast computes; a lane whose check fails is dropped and solved by the exact path. The
+ * rounding shift is vpsraq, the clamps vpminsq / vpmaxsq and compares into masks. Velocities are
+ * gathered from and scattered to the bodies (lanes of one batch never share a body that moves;
+ * the velocities of a static or kinematic body do not change, so several lanes may read and
+ * write the same one). */
+#if F2D_HAVE_SIMD
+#include <immintrin.h>
+
+/* AVX-512 (F, DQ): 8 lanes */
+#define AVX512 __attribute__((target("avx512f,avx512dq,avx2")))
+
+typedef __m512i vq;
+
+AVX512 static inline vq vld(const f2d_lane *p)
+{
+	return _mm512_loadu_si512(p);
+}
+AVX512 static inline vq vmul(vq a, vq b)
+{
+	return _mm512_mul_epi32(a, b);
+}
+AVX512 static inline vq vadd(vq a, vq b)
+{
+	return _mm512_add_epi64(a, b);
+}
+AVX512 static inline vq vsub(vq a, vq b)
+{
+	return _mm512_sub_epi64(a, b);
+}
+AVX512 static inline vq vround16(vq p)
+{
+	vq r = _mm512_add_epi64(_mm512_add_epi64(p, _mm512_set1_epi64(0x8000)),
+	                        _mm512_srai_epi64(p, 63));
+	return _mm512_srai_epi64(r, 16);
+}
+
+/* The velocity rows of 8 bodies, transposed: row l = (v.x, v.y, w, -) of lane l's body.
+ * Two rows per register, then two 2-source permutes and three 128-bit shuffles. */
+AVX512 static inline void rows_load_512(int64_t (*rows)[4], const int32_t *body, vq *vx, vq *vy,
+                                        vq *vw)
+{
+	vq z[4];
+	for (int32_t i = 0; i < 4; ++i) {
+		__m256i lo = _mm256_loadu_si256((const __m256i *)(const void *)rows[body[2 * i]]);
+		__m256i hi =
+		    _mm256_loadu_si256((const __m256i *)(const void *)rows[body[2 * i + 1]]);
+		z[i] = _mm512_inserti64x4(_mm512_castsi256_si512(lo), hi, 1);
+	}
+	const vq ixy = _mm512_set_epi64(13, 9, 5, 1, 12, 8, 4, 0);
+	const vq iw = _mm512_set_epi64(15, 11, 7, 3, 14, 10, 6, 2);
+	vq a = _mm512_permutex2var_epi64(z[0], ixy, z[1]); /* x0..x3 y0..y3 */
+	vq b = _mm512_permutex2var_epi64(z[2], ixy, z[3]); /* x4..x7 y4..y7 */
+	vq c = _mm512_permutex2var_epi64(z[0], iw, z[1]);  /* w0..w3 -    */
+	vq d = _mm512_permutex2var_epi64(z[2], iw, z[3]);  /* w4..w7 -    */
+	*vx = _mm512_shuffle_i64x2(a, b, _MM_SHUFFLE(1, 0, 1, 0));
+	*vy = _mm512_shuffle_i64x2(a, b, _MM_SHUFFLE(3, 2, 3, 2));
+	*vw = _mm512_shuffle_i64x2(c, d, _MM_SHUFFLE(1, 0, 1, 0));
+}
+
+/* The inverse of rows_load_512, for the lanes whose bit is set only (the 4th word of a row is
+ * junk). */
+AVX512 static inline void rows_store_512(int64_t (*rows)[4], const int32_t *body, unsigned m, vq vx,
+                                         vq vy, vq vw)
+{
+	vq a = _mm512_shuffle_i64x2(vx, vy, _MM_SHUFFLE(1, 0, 1, 0)); /* x0..x3 y0..y3 */
+	vq b = _mm512_shuffle_i64x2(vx, vy, _MM_SHUFFLE(3, 2, 3, 2)); /* x4..x7 y4..y7 */
+	vq c = _mm512_shuffle_i64x2(vw, vw, _MM_SHUFFLE(1, 0, 1, 0)); /* w0..w3 w0..w3 */
+	vq d = _mm512_shuffle_i64x2(vw, vw, _MM_SHUFFLE(3, 2, 3, 2)); /* w4..w7 w4..w7 */
+	const vq i01 = _mm512_set_epi64(13, 9, 5, 1, 12, 8, 4, 0);
+	const vq i23 = _mm512_set_epi64(15, 11, 7, 3, 14, 10, 6, 2);
+	vq z[4] = {_mm512_permutex2var_epi64(a, i01, c), _mm512_permutex2var_epi64(a, i23, c),
+	           _mm512_permutex2var_epi64(b, i01, d), _mm512_permutex2var_epi64(b, i23, d)};
+	for (int32_t i = 0; i < 4; ++i) {
+		if (m & (1u << (2 * i))) {
+			_mm256_storeu_si256((__m256i *)(void *)rows[body[2 * i]],
+			                    _mm512_castsi512_si256(z[i]));
+		}
+		if (m & (1u << (2 * i + 1))) {
+			_mm256_storeu_si256((__m256i *)(void *)rows[body[2 * i + 1]],
+			                    _mm512_extracti64x4_epi64(z[i], 1));
+		}
+	}
+}
+
+#define K(name) name##_512
+#define K_ATTR AVX512
+#define K_W 8
+#define kv __m512i
+#define K_LD(p) _mm512_loadu_si512(p)
+#define K_SET1(c) _mm512_set1_epi64(c)
+#define K_ZERO _mm512_setzero_si512()
+#define K_ADD(a, b) _mm512_add_epi64(a, b)
+#define K_SUB(a, b) _mm512_sub_epi64(a, b)
+#define K_OR(a, b) _mm512_or_si512(a, b)
+#define K_OR3(a, b, c) _mm512_ternarylogic_epi64(a, b, c, 0xFE)
+#define K_MUL(a, b) _mm512_mul_epi32(a, b)
+#define K_SRA(x, n) _mm512_srai_epi64(x, n)
+#define K_GT(a, b) _mm512_cmpgt_epi64_mask(a, b)
+#define K_LT(a, b) _mm512_cmplt_epi64_mask(a, b)
+#define K_SEL(p, a, b) _mm512_mask_mov_epi64(b, p, a)
+#define K_MIN(a, b) _mm512_min_epi64(a, b)
+#define K_MAX(a, b) _mm512_max_epi64(a, b)
+#define K_OKBITS(acc)                                                                              \
+	((unsigned)_mm512_cmplt_epu64_mask(acc, _mm512_set1_epi64((int64_t)FAST_LIMIT)))
+#define K_STORE_BITS(p, bits, v) _mm512_mask_storeu_epi64(p, (__mmask8)(bits), v)
+#define K_ROWS_LOAD rows_load_512
+#define K_ROWS_STORE rows_store_512
+#include "solver_kernel.h"
+#undef K
+#undef K_ATTR
+#undef K_W
+#undef kv
+#undef K_LD
+#undef K_SET1
+#undef K_ZERO
+#undef K_ADD
+#undef K_SUB
+#undef K_OR
+#undef K_OR3
+#undef K_MUL
+#undef K_SRA
+#undef K_GT
+#undef K_LT
+#undef K_SEL
+#undef K_MIN
+#undef K_MAX
+#undef K_OKBITS
+#undef K_STORE_BITS
+#undef K_ROWS_LOAD
+#undef K_ROWS_STORE
+
+/* AVX2: 4 lanes. No 64-bit arithmetic shift, min, max or unsigned compare: built from
+ * compares and blends (vpblendvb), all integer instructions. */
+#define AVX2 __attribute__((target("avx2")))
+
+AVX2 static inline __m256i sra_256(__m256i x, int n)
+{
+	__m256i sign = _mm256_cmpgt_epi64(_mm256_setzero_si256(), x);
+	if (n == 63) {
+		return sign;
+	}
+	return _mm256_or_si256(_mm256_srli_epi64(x, 16), _mm256_slli_epi64(sign, 48));
+}
+
+AVX2 static inline unsigned okbits_256(__m256i acc)
+{
+	__m256i ok = _mm256_cmpeq_epi64(_mm256_srli_epi64(acc, 31), _mm256_setzero_si256());
+	unsigned m = (unsigned)_mm256_movemask_epi8(ok);
+	return (m & 1u) | ((m >> 7) & 2u) | ((m >> 14) & 4u) | ((m >> 21) & 8u);
+}
+
+AVX2 static inline void store_bits_256(f2d_lane *p, unsigned bits, __m256i v)
+{
+	const __m256i lane = _mm256_set_epi64x(8, 4, 2, 1);
+	__m256i m =
+	    _mm256_cmpeq_epi64(_mm256_and_si256(_mm256_set1_epi64x((long long)bits), lane), lane);
+	_mm256_maskstore_epi64((long long *)(void *)p, m, v);
+}
+
+/* 4 velocity rows transposed: unpack pairs of rows, then exchange 128-bit halves */
+AVX2 static inline void rows_load_256(int64_t (*rows)[4], const int32_t *body, __m256i *vx,
+                                      __m256i *vy, __m256i *vw)
+{
+	__m256i r[4];
+	for (int32_t i = 0; i < 4; ++i) {
+		r[i] = _mm256_loadu_si256((const __m256i *)(const void *)rows[body[i]]);
+	}
+	__m256i t0 = _mm256_unpacklo_epi64(r[0], r[1]); /* x0 x1 w0 w1 */
+	__m256i t1 = _mm256_unpackhi_epi64(r[0], r[1]); /* y0 y1 -  -  */
+	__m256i t2 = _mm256_unpacklo_epi64(r[2], r[3]); /* x2 x3 w2 w3 */
+	__m256i t3 = _mm256_unpackhi_epi64(r[2], r[3]); /* y2 y3 -  -  */
+	*vx = _mm256_permute2x128_si256(t0, t2, 0x20);
+	*vy = _mm256_permute2x128_si256(t1, t3, 0x20);
+	*vw = _mm256_permute2x128_si256(t0, t2, 0x31);
+}
+
+AVX2 static inline void rows_store_256(int64_t (*rows)[4], const int32_t *body, unsigned m,
+                                       __m256i vx, __m256i vy, __m256i vw)
+{
+	__m256i t0 = _mm256_permute2x128_si256(vx, vw, 0x20); /* x0 x1 w0 w1 */
+	__m256i t2 = _mm256_permute2x128_si256(vx, vw, 0x31); /* x2 x3 w2 w3 */
+	__m256i t1 = _mm256_permute2x128_si256(vy, vy, 0x20); /* y0 y1 y0 y1 */
+	__m256i t3 = _mm256_permute2x128_si256(vy, vy, 0x31); /* y2 y3 y2 y3 */
+	__m256i r[4] = {_mm256_unpacklo_epi64(t0, t1), _mm256_unpackhi_epi64(t0, t1),
+	                _mm256_unpacklo_epi64(t2, t3), _mm256_unpackhi_epi64(t2, t3)};
+	for (int32_t i = 0; i < 4; ++i) {
+		if (m & (1u << i)) {
+			_mm256_storeu_si256((__m256i *)(void *)rows[body[i]], r[i]);
+		}
+	}
+}
+
+#define K(name) name##_256
+#define K_ATTR AVX2
+#define K_W 4
+#define kv __m256i
+#define K_LD(p) _mm256_loadu_si256((const __m256i *)(const void *)(p))
+#define K_SET1(c) _mm256_set1_epi64x(c)
+#define K_ZERO _mm256_setzero_si256()
+#define K_ADD(a, b) _mm256_add_epi64(a, b)
+#define K_SUB(a, b) _mm256_sub_epi64(a, b)
+#define K_OR(a, b) _mm256_or_si256(a, b)
+#define K_OR3(a, b, c) _mm256_or_si256(_mm256_or_si256(a, b), c)
+#define K_MUL(a, b) _mm256_mul_epi32(a, b)
+#define K_SRA(x, n) sra_256(x, n)
+#define K_GT(a, b) _mm256_cmpgt_epi64(a, b)
+#define K_LT(a, b) _mm256_cmpgt_epi64(b, a)
+#define K_SEL(p, a, b) _mm256_blendv_epi8(b, a, p)
+#define K_MIN(a, b) _mm256_blendv_epi8(a, b, _mm256_cmpgt_epi64(a, b))
+#define K_MAX(a, b) _mm256_blendv_epi8(b, a, _mm256_cmpgt_epi64(a, b))
+#define K_OKBITS(acc) okbits_256(acc)
+#define K_STORE_BITS(p, bits, v) store_bits_256(p, bits, v)
+#define K_ROWS_LOAD rows_load_256
+#define K_ROWS_STORE rows_store_256
+#include "solver_kernel.h"
+
+/* prestep_lane on 8 lanes. The inputs are copied into lanes (staging), the arithmetic is
+ * prestep_lane's, operation for operation: vpmuldq where both operands are fix16 values,
+ * vpmullq (64 x 64 bits) where one may not be (a velocity difference, a squared lever arm);
+ * the casts to fix16 of f2d_cross and f2d_mul are truncations here too. The effective masses
+ * need a division: inverse_mass, per lane. */
+typedef struct prestep_stage {
+	int64_t ima[F2D_LANES], imb[F2D_LANES], iia[F2D_LANES], iib[F2D_LANES];
+	int64_t vax[F2D_LANES], vay[F2D_LANES], wa[F2D_LANES];
+	int64_t vbx[F2D_LANES], vby[F2D_LANES], wb[F2D_LANES];
+	int64_t rest[F2D_LANES], two[F2D_LANES];
+	struct {
+		int64_t rax[F2D_LANES], ray[F2D_LANES], rbx[F2D_LANES], rby[F2D_LANES];
+		int64_t sep[F2D_LANES];
+	} p[2];
+	int64_t kn[2][F2D_LANES], kt[2][F2D_LANES];
+} prestep_stage;
+
+static void stage_zero(prestep_stage *st, int32_t l, int32_t from_point)
+{
+	if (from_point == 0) {
+		st->ima[l] = st->imb[l] = st->iia[l] = st->iib[l] = 0;
+		st->vax[l] = st->vay[l] = st->wa[l] = st->vbx[l] = st->vby[l] = st->wb[l] = 0;
+		st->rest[l] = st->two[l] = 0;
+	}
+	for (int32_t i = from_point; i < 2; ++i) {
+		st->p[i].rax[l] = st->p[i].ray[l] = st->p[i].rbx[l] = st->p[i].rby[l] = 0;
+		st->p[i].sep[l] = 0;
+	}
+}
+
+static void stage_lanes(const f2d_world *w, f2d_contact_batch *bt, prestep_stage *st)
+{
+	for (int32_t l = bt->lanes; l < F2D_LANES; ++l) {
+		stage_zero(st, l, 0);
+	}
+	for (int32_t l = 0; l < bt->lanes; ++l) {
+		const f2d_arbiter *arb = &w->arbiters[bt->arbiter[l]];
+		const f2d_body *a = &w->bodies[arb->body_a];
+		const f2d_body *b = &w->bodies[arb->body_b];
+		bt->nx[l] = arb->normal.x;
+		bt->ny[l] = arb->normal.y;
+		bt->friction[l] = arb->friction;
+		st->ima[l] = a->inv_mass;
+		st->imb[l] = b->inv_mass;
+		st->iia[l] = a->inv_inertia;
+		st->iib[l] = b->inv_inertia;
+		st->vax[l] = a->v.x;
+		st->vay[l] = a->v.y;
+		st->wa[l] = a->w;
+		st->vbx[l] = b->v.x;
+		st->vby[l] = b->v.y;
+		st->wb[l] = b->w;
+		st->rest[l] = arb->restitution;
+		st->two[l] = arb->count == 2 ? -1 : 0;
+		for (int32_t i = 0; i < arb->count; ++i) {
+			const f2d_contact_point *cp = &arb->points[i];
+			st->p[i].rax[l] = cp->r_a.x;
+			st->p[i].ray[l] = cp->r_a.y;
+			st->p[i].rbx[l] = cp->r_b.x;
+			st->p[i].rby[l] = cp->r_b.y;
+			st->p[i].sep[l] = cp->separation;
+			bt->p[i].pn[l] = cp->pn;
+			bt->p[i].pt[l] = cp->pt;
+		}
+		if (arb->count < 2) {
+			stage_zero(st, l, arb->count);
+			bt->p[1].pn[l] = bt->p[1].pt[l] = 0;
+		}
+	}
+}
+
+AVX512 static inline vq vtrunc32(vq x)
+{
+	return _mm512_cvtepi32_epi64(_mm512_cvtepi64_epi32(x));
+}
+AVX512 static inline vq vst(f2d_lane *p, vq x)
+{
+	_mm512_storeu_si512(p, x);
+	return x;
+}
+/* f2d_sat: into [-INT32_MAX, INT32_MAX]; with *sat: also reports a saturation */
+AVX512 static inline vq vsat(vq x)
+{
+	return _mm512_max_epi64(_mm512_min_epi64(x, _mm512_set1_epi64(INT32_MAX)),
+	                        _mm512_set1_epi64(-INT32_MAX));
+}
+AVX512 static inline vq vsat_flag(vq x, __mmask8 *sat)
+{
+	vq r = vsat(x);
+	*sat |= _mm512_cmpneq_epi64_mask(r, x);
+	return r;
+}
+
+/* kn of prestep_lane: ima + imb + mul64(iia, round16(ra ra')) + mul64(iib, round16(rb rb')) */
+AVX512 static inline vq vk(vq m, vq iia, vq iib, vq ra1, vq ra2, vq rb1, vq rb2)
+{
+	vq ta = vround16(_mm512_mullo_epi64(iia, vround16(vmul(ra1, ra2))));
+	vq tb = vround16(_mm512_mullo_epi64(iib, vround16(vmul(rb1, rb2))));
+	return vadd(vadd(m, ta), tb);
+}
+
+AVX512 static void prestep_batch_avx512(f2d_world *w, const prestep_consts *k,
+                                        f2d_contact_batch *bt)
+{
+	prestep_stage st;
+	stage_lanes(w, bt, &st);
+	__mmask8 sat = 0;
+	vq nx = vld(bt->nx), ny = vld(bt->ny);
+	vq ima = vld(st.ima), imb = vld(st.imb), iia = vld(st.iia), iib = vld(st.iib);
+	vst(bt->dva_x, vround16(vmul(ima, nx)));
+	vst(bt->dva_y, vround16(vmul(ima, ny)));
+	vst(bt->dvb_x, vround16(vmul(imb, nx)));
+	vst(bt->dvb_y, vround16(vmul(imb, ny)));
+	vq lin = vadd(_mm512_mullo_epi64(vsub(vld(st.vbx), vld(st.vax)), nx),
+	              _mm512_mullo_epi64(vsub(vld(st.vby), vld(st.vay)), ny));
+	vq wa = vld(st.wa), wb = vld(st.wb), m = vadd(ima, imb);
+	__mmask8 two = _mm512_test_epi64_mask(vld(st.two), vld(st.two));
+	__mmask8 has[2] = {0xFF, two};
+	vq rn[2][2], rt[2][2]; /* [point][body] */
+	for (int32_t i = 0; i < 2; ++i) {
+		f2d_point_lanes *pl = &bt->p[i];
+		vq rax = vld(st.p[i].rax), ray = vld(st.p[i].ray);
+		vq rbx = vld(st.p[i].rbx), rby = vld(st.p[i].rby);
+		/* r x n = r.x n.y - r.y n.x;  r x t = r.x (-n.x) - r.y n.y */
+		vq rna = vtrunc32(vround16(vsub(vmul(rax, ny), vmul(ray, nx))));
+		vq rnb = vtrunc32(vround16(vsub(vmul(rbx, ny), vmul(rby, nx))));
+		vq rta = vtrunc32(
+		    vround16(vsub(vmul(rax, vsub(_mm512_setzero_si512(), nx)), vmul(ray, ny))));
+		vq rtb = vtrunc32(
+		    vround16(vsub(vmul(rbx, vsub(_mm512_setzero_si512(), nx)), vmul(rby, ny))));
+		rn[i][0] = vst(pl->rn_a, rna);
+		rn[i][1] = vst(pl->rn_b, rnb);
+		rt[i][0] = vst(pl->rt_a, rta);
+		rt[i][1] = vst(pl->rt_b, rtb);
+		vst(pl->wn_a, vsat_flag(vround16(vmul(iia, rna)), &sat));
+		vst(pl->wn_b, vsat_flag(vround16(vmul(iib, rnb)), &sat));
+		vst(pl->wt_a, vsat_flag(vround16(vmul(iia, rta)), &sat));
+		vst(pl->wt_b, vsat_flag(vround16(vmul(iib, rtb)), &sat));
+		_mm512_storeu_si512(st.kn[i], vk(m, iia, iib, rna, rna, rnb, rnb));
+		_mm512_storeu_si512(st.kt[i], vk(m, iia, iib, rta, rta, rtb, rtb));
+
+		/* bias: s > 0: -s / h; else beta / h max(0, -s - slop); restitution */
+		vq s = vld(st.p[i].sep);
+		vq zero = _mm512_setzero_si512();
+		vq spec = vsub(zero, vround16(vmul(s, _mm512_set1_epi64(k->inv_h))));
+		vq pen = vsub(vsub(zero, s), _mm512_set1_epi64(k->slop));
+		vq push =
+		    _mm512_maskz_mov_epi64(_mm512_cmpgt_epi64_mask(pen, zero),
+		                           vround16(vmul(_mm512_set1_epi64(k->beta_inv_h), pen)));
+		vq bias = _mm512_mask_mov_epi64(push, _mm512_cmpgt_epi64_mask(s, zero), spec);
+		vq vn = vsat(vround16(
+		    vsub(vadd(lin, _mm512_mullo_epi64(wb, rnb)), _mm512_mullo_epi64(wa, rna))));
+		vq rest = vld(st.rest);
+		__mmask8 bounce =
+		    _mm512_cmplt_epi64_mask(vn, _mm512_set1_epi64(-(int64_t)k->threshold)) &
+		    _mm512_cmpgt_epi64_mask(rest, zero);
+		vq rb = vsub(zero, vtrunc32(vround16(vmul(rest, vn))));
+		bias = _mm512_mask_mov_epi64(bias, bounce & _mm512_cmpgt_epi64_mask(rb, bias), rb);
+		vst(pl->bias, _mm512_maskz_mov_epi64(has[i], vsat(bias)));
+	}
+	vst(bt->k12_n, _mm512_maskz_mov_epi64(
+	                   two, vsat(vk(m, iia, iib, rn[0][0], rn[1][0], rn[0][1], rn[1][1]))));
+	vst(bt->k12_t, _mm512_maskz_mov_epi64(
+	                   two, vsat(vk(m, iia, iib, rt[0][0], rt[1][0], rt[0][1], rt[1][1]))));
+	if (sat & (__mmask8)((1u << bt->lanes) - 1u)) {
+		w->saturated = true;
+	}
+	for (int32_t i = 0; i < 2; ++i) {
+		for (int32_t l = 0; l < bt->lanes; ++l) {
+			bool on = i == 0 || st.two[l] != 0;
+			bt->p[i].mass_n[l] = on ? inverse_mass(w, st.kn[i][l]) : 0;
+			bt->p[i].mass_t[l] = on ? inverse_mass(w, st.kt[i][l]) : 0;
+		}
+	}
+}
+
+#endif
+
+/* The kernel this CPU runs: 2 AVX-512 (F, DQ), 1 AVX2, 0 scalar. Asked of the CPU at each
+ * pass (a load and a test: no state of ours). */
+enum { KERNEL_SCALAR, KERNEL_AVX2, KERNEL_AVX512 };
+
+static int kernel_level(void)
+{
+#if F2D_HAVE_SIMD
+	__builtin_cpu_init();
+#ifndef F2D_NO_AVX512
+	if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq")) {
+		return KERNEL_AVX512;
+	}
+#endif
+	if (__builtin_cpu_supports("avx2")) {
+		return KERNEL_AVX2;
+	}
+#endif
+	return KERNEL_SCALAR;
+}
+
+/** The contact solver's kernel on this machine: "avx512", "avx2" or "scalar" (same results). */
+const char *f2d_solver_kernel(void)
+{
+	static const char *const names[] = {"scalar", "avx2", "avx512"};
+	return names[kernel_level()];
+}
+
+/* Warm start or solve of one batch by the SIMD kernel; returns the lanes left over. */
+static unsigned simd_batch(f2d_world *w, f2d_contact_batch *bt, int kernel, int32_t flip, bool warm)
+{
+#if F2D_HAVE_SIMD
+	if (kernel == KERNEL_AVX512) {
+		return warm ? warm_512(w->solver_vel, bt, 0)
+		            : solve_512(w->solver_vel, bt, 0, flip);
+	}
+	unsigned rest = 0;
+	for (int32_t o = 0; o < bt->lanes; o += 4) {
+		rest |=
+		    (warm ? warm_256(w->solver_vel, bt, o) : solve_256(w->solver_vel, bt, o, flip))
+		    << o;
+	}
+	return rest;
+#else
+	(void)w;
+	(void)bt;
+	(void)kernel;
+	(void)flip;
+	(void)warm;
+	return 0;
+#endif
+}
+
+/* ---- the passes ---- */
+
+void f2d_contacts_prestep(f2d_world *w)
+{
+	color_arbiters(w);
+	prestep_consts k = {w->inv_h, w->def.linear_slop, w->def.restitution_threshold,
+	                    f2d_mul(w->def.bias_factor, w->inv_h)};
+#if F2D_HAVE_SIMD
+	bool simd = kernel_level() == KERNEL_AVX512;
+#endif
+	for (int32_t b = 0; b < w->batch_count; ++b) {
+		f2d_contact_batch *bt = &w->batches[b];
+		pad_lanes(bt);
+#if F2D_HAVE_SIMD
+		if (simd) {
+			prestep_batch_avx512(w, &k, bt);
+			continue;
+		}
+#endif
+		for (int32_t l = 0; l < bt->lanes; ++l) {
+			prestep_lane(w, &k, bt, l);
+		}
+	}
+}
+
+/* The rows hold the velocities from the first contact pass of a step to the last one; with
+ * joints (solved between the passes, on the bodies) every pass reads and writes them back. */
+static bool joints_between(const f2d_world *w)
+{
+	return w->joint_count > 0;
+}
+
+void f2d_contacts_warm_start(f2d_world *w)
+{
+	bool saturated = false;
+	vel_in(w);
+	int kernel = kernel_level();
+	for (int32_t i = 0; i < w->batch_count; ++i) {
+		f2d_contact_batch *bt = &w->batches[i];
+		unsigned todo = (1u << bt->lanes) - 1u;
+		if (kernel != KERNEL_SCALAR && !bt->sequential) {
+			todo = simd_batch(w, bt, kernel, 0, true);
+			COUNT_PATH(0, bt->lanes - popcount(todo));
+		}
+		for (; todo != 0; todo &= todo - 1) {
+			int32_t l = ctz64(todo);
+			int64_t *a = vel_row(w, bt->body_a[l]);
+			int64_t *b = vel_row(w, bt->body_b[l]);
+#ifndef F2D_CONTACT_EXACT_ONLY
+			if (warm_start_fast(bt, l, a, b)) {
+				COUNT_PATH(0, 1);
+				continue;
+			}
+#endif
+			clane c;
+			load_lane(bt, l, &c);
+			warm_start_exact(&c, a, b, &saturated);
+			COUNT_PATH(1, 1);
+		}
+	}
+	w->saturated |= saturated;
+	if (joints_between(w) || w->def.iterations == 0) {
+		vel_out(w);
+	}
+}
+
+/* One Gauss-Seidel pass: the batches in order (colour after colour). */
+void f2d_contacts_solve(f2d_world *w, int32_t iteration)
+{
+	int32_t flip = iteration & 1;
+	bool saturated = false;
+	bool last = iteration == w->def.iterations - 1;
+	if (joints_between(w) || (iteration == 0 && !w->def.warm_starting)) {
+		vel_in(w);
+	}
+	int kernel = kernel_level();
+	for (int32_t i = 0; i < w->batch_count; ++i) {
+		f2d_contact_batch *bt = &w->batches[i];
+		if (kernel != KERNEL_SCALAR && !bt->sequential) {
+			unsigned rest = simd_batch(w, bt, kernel, flip, false);
+			COUNT_PATH(2, bt->lanes - popcount(rest));
+			for (; rest != 0; rest &= rest - 1) {
+				int32_t l = ctz64(rest);
+				clane c;
+				load_lane(bt, l, &c);
+				solve_exact(&c, vel_row(w, bt->body_a[l]),
+				            vel_row(w, bt->body_b[l]), flip, &saturated);
+				store_lane(bt, l, &c);
+				COUNT_PATH(3, 1);
+			}
+			continue;
+		}
+		for (int32_t l = 0; l < bt->lanes; ++l) {
+			solve_lane(w, bt, l, flip, &saturated);
+		}
+	}
+	w->saturated |= saturated;
+	if (joints_between(w) || last) {
+		vel_out(w);
+	}
+	if (last) {
+		store_impulses(w);
+	}
+}

@@ -1,0 +1,189 @@
+/* fix2d contact solver: the SIMD kernel, written once for two instruction sets.
+ * SPDX-License-Identifier: MIT
+ *
+ * Included by solver.c only, once per instruction set, after it defined:
+ *   K(name)        the function name for this set (name_512, name_256)
+ *   K_ATTR         the target attribute
+ *   K_W            lanes per vector (8 or 4) and the vector ops below, on K_W 64-bit lanes:
+ *   kv             the vector type; kp a lane predicate (mask register or all-ones lanes)
+ *   K_LD(p) K_SET1(c) K_ZERO K_ADD K_SUB K_OR K_OR3(a, b, c)
+ *   K_MUL(a, b)    signed 32 x 32 -> 64 of the low halves (vpmuldq)
+ *   K_SRA(x, n)    arithmetic shift right (n = 16 or 63)
+ *   K_GT(a, b) K_LT(a, b)  signed compares -> kp;  K_SEL(p, a, b)  p ? a : b
+ *   K_MIN(a, b) K_MAX(a, b)  signed
+ *   K_OKBITS(acc)  a bit per lane whose acc is below FAST_LIMIT (unsigned)
+ *   K_STORE_BITS(p, bits, v)  stores the lanes of v whose bit is set
+ *   K_ROWS_LOAD / K_ROWS_STORE  the velocity rows of the lanes' bodies, transposed
+ * Every function is the scalar fast path (solver.c) on K_W lanes, operation for operation; see
+ * there and at "---- SIMD ----" why the products are exact when a lane's check passes. A lane
+ * group is K_W lanes of a batch from lane o.
+ */
+
+typedef struct K(vvel) {
+	kv vax, vay, wa, vbx, vby, wb;
+} K(vvel);
+
+K_ATTR static inline kv K(round16)(kv p)
+{
+	return K_SRA(K_ADD(K_ADD(p, K_SET1(0x8000)), K_SRA(p, 63)), 16);
+}
+K_ATTR static inline kv K(mul16)(kv a, kv b)
+{
+	return K(round16)(K_MUL(a, b));
+}
+K_ATTR static inline kv K(chk)(kv x)
+{
+	return K_ADD(x, K_SET1((int64_t)FAST_BIAS));
+}
+
+K_ATTR static inline kv K(chk_vel)(const K(vvel) * v)
+{
+	return K_OR3(K_OR3(K(chk)(v->vax), K(chk)(v->vay), K(chk)(v->wa)), K(chk)(v->vbx),
+	             K_OR(K(chk)(v->vby), K(chk)(v->wb)));
+}
+
+/* friction_fast; the point data are read where they are used */
+K_ATTR static inline kv K(friction)(const f2d_point_lanes *p, int32_t o, kv vt, kv mu, kv *acc)
+{
+	kv pt = K_LD(p->pt + o);
+	kv max_pt = K_MIN(K(mul16)(mu, K_LD(p->pn + o)), K_SET1(INT32_MAX));
+	kv neg = K_SUB(K_ZERO, max_pt);
+	kv q = K_SUB(pt, K(mul16)(K_LD(p->mass_t + o), vt));
+	/* q < -max ? -max : (q > max ? max : q) */
+	kv r = K_SEL(K_GT(q, max_pt), max_pt, q);
+	r = K_SEL(K_LT(q, neg), neg, r);
+	kv d = K_SUB(r, pt);
+	*acc = K_OR(*acc, K(chk)(d));
+	return d;
+}
+
+/* normal_fast */
+K_ATTR static inline kv K(normal)(const f2d_point_lanes *p, int32_t o, kv vn, kv *pn_out, kv *acc)
+{
+	kv pn = K_LD(p->pn + o);
+	kv e = K_SUB(K_LD(p->bias + o), vn);
+	kv q = K_MAX(K_ADD(pn, K(mul16)(K_LD(p->mass_n + o), e)), K_ZERO);
+	kv d = K_SUB(q, pn);
+	*acc = K_OR3(*acc, K(chk)(e), K_OR(K(chk)(q), K(chk)(d)));
+	*pn_out = q;
+	return d;
+}
+
+/* apply_fast; dva / dvb are n / m (x, y) */
+K_ATTR static inline void K(apply)(K(vvel) * v, kv l1, kv l2, const kv dv[4], kv wa1, kv wb1,
+                                   kv wa2, kv wb2, int dir_t, kv *acc)
+{
+	kv l = K_ADD(l1, l2);
+	if (dir_t) {
+		v->vax = K_SUB(v->vax, K(mul16)(l, dv[1]));
+		v->vay = K_ADD(v->vay, K(mul16)(l, dv[0]));
+		v->vbx = K_ADD(v->vbx, K(mul16)(l, dv[3]));
+		v->vby = K_SUB(v->vby, K(mul16)(l, dv[2]));
+	} else {
+		v->vax = K_SUB(v->vax, K(mul16)(l, dv[0]));
+		v->vay = K_SUB(v->vay, K(mul16)(l, dv[1]));
+		v->vbx = K_ADD(v->vbx, K(mul16)(l, dv[2]));
+		v->vby = K_ADD(v->vby, K(mul16)(l, dv[3]));
+	}
+	v->wa = K_SUB(v->wa, K(round16)(K_ADD(K_MUL(l1, wa1), K_MUL(l2, wa2))));
+	v->wb = K_ADD(v->wb, K(round16)(K_ADD(K_MUL(l1, wb1), K_MUL(l2, wb2))));
+	*acc = K_OR(*acc, K(chk_vel)(v));
+}
+
+/* point_vel */
+K_ATTR static inline kv K(point_vel)(const K(vvel) * v, kv lin, kv rd_a, kv rd_b)
+{
+	return K(round16)(K_SUB(K_ADD(lin, K_MUL(v->wb, rd_b)), K_MUL(v->wa, rd_a)));
+}
+
+K_ATTR static inline void K(load)(int64_t (*rows)[4], const f2d_contact_batch *bt, int32_t o,
+                                  K(vvel) * v, kv dv[4])
+{
+	K_ROWS_LOAD(rows, bt->body_a + o, &v->vax, &v->vay, &v->wa);
+	K_ROWS_LOAD(rows, bt->body_b + o, &v->vbx, &v->vby, &v->wb);
+	dv[0] = K_LD(bt->dva_x + o);
+	dv[1] = K_LD(bt->dva_y + o);
+	dv[2] = K_LD(bt->dvb_x + o);
+	dv[3] = K_LD(bt->dvb_y + o);
+}
+
+/* The lanes of the group that are in use */
+static inline unsigned K(live)(const f2d_contact_batch *bt, int32_t o)
+{
+	int32_t n = bt->lanes - o;
+	n = n > K_W ? K_W : n;
+	return (1u << n) - 1u;
+}
+
+/* solve_fast on the lanes of a group; returns a bit per lane it could not solve (their state
+ * is untouched: the caller solves them by the exact path) */
+K_ATTR static unsigned K(solve)(int64_t (*rows)[4], f2d_contact_batch *bt, int32_t o, int32_t flip)
+{
+	K(vvel) v;
+	kv dv[4];
+	K(load)(rows, bt, o, &v, dv);
+	kv acc = K(chk_vel)(&v);
+	f2d_point_lanes *l1 = &bt->p[flip], *l2 = &bt->p[flip ^ 1];
+	kv nx = K_LD(bt->nx + o), ny = K_LD(bt->ny + o), mu = K_LD(bt->friction + o);
+
+	/* friction */
+	kv dx = K_SUB(v.vbx, v.vax), dy = K_SUB(v.vby, v.vay);
+	kv lt = K_SUB(K_MUL(dx, ny), K_MUL(dy, nx));
+	kv v1 = K(point_vel)(&v, lt, K_LD(l1->rt_a + o), K_LD(l1->rt_b + o));
+	kv v2 = K(point_vel)(&v, lt, K_LD(l2->rt_a + o), K_LD(l2->rt_b + o));
+	acc = K_OR3(acc, K(chk)(v1), K(chk)(v2));
+	kv d1 = K(friction)(l1, o, v1, mu, &acc);
+	v2 = K_ADD(v2, K(mul16)(d1, K_LD(bt->k12_t + o)));
+	acc = K_OR(acc, K(chk)(v2));
+	kv d2 = K(friction)(l2, o, v2, mu, &acc);
+	K(apply)
+	(&v, d1, d2, dv, K_LD(l1->wt_a + o), K_LD(l1->wt_b + o), K_LD(l2->wt_a + o),
+	 K_LD(l2->wt_b + o), 1, &acc);
+
+	/* normal */
+	dx = K_SUB(v.vbx, v.vax);
+	dy = K_SUB(v.vby, v.vay);
+	kv ln = K_ADD(K_MUL(dx, nx), K_MUL(dy, ny));
+	kv n1 = K(point_vel)(&v, ln, K_LD(l1->rn_a + o), K_LD(l1->rn_b + o));
+	kv n2 = K(point_vel)(&v, ln, K_LD(l2->rn_a + o), K_LD(l2->rn_b + o));
+	kv pn1, pn2;
+	kv dn1 = K(normal)(l1, o, n1, &pn1, &acc);
+	kv dn2 = K(normal)(l2, o, K_ADD(n2, K(mul16)(dn1, K_LD(bt->k12_n + o))), &pn2, &acc);
+	K(apply)
+	(&v, dn1, dn2, dv, K_LD(l1->wn_a + o), K_LD(l1->wn_b + o), K_LD(l2->wn_a + o),
+	 K_LD(l2->wn_b + o), 0, &acc);
+
+	unsigned live = K(live)(bt, o);
+	unsigned ok = K_OKBITS(acc) & live;
+	K_STORE_BITS(l1->pt + o, ok, K_ADD(K_LD(l1->pt + o), d1));
+	K_STORE_BITS(l2->pt + o, ok, K_ADD(K_LD(l2->pt + o), d2));
+	K_STORE_BITS(l1->pn + o, ok, pn1);
+	K_STORE_BITS(l2->pn + o, ok, pn2);
+	K_ROWS_STORE(rows, bt->body_a + o, ok, v.vax, v.vay, v.wa);
+	K_ROWS_STORE(rows, bt->body_b + o, ok, v.vbx, v.vby, v.wb);
+	return live & ~ok;
+}
+
+/* warm_start_fast on the lanes of a group (apply twice); as K(solve). The accumulated
+ * impulses are checked too: their sum is a product operand. */
+K_ATTR static unsigned K(warm)(int64_t (*rows)[4], const f2d_contact_batch *bt, int32_t o)
+{
+	K(vvel) v;
+	kv dv[4];
+	K(load)(rows, bt, o, &v, dv);
+	const f2d_point_lanes *p1 = &bt->p[0], *p2 = &bt->p[1];
+	kv pn1 = K_LD(p1->pn + o), pn2 = K_LD(p2->pn + o);
+	kv pt1 = K_LD(p1->pt + o), pt2 = K_LD(p2->pt + o);
+	kv acc = K_OR3(K(chk_vel)(&v), K_OR3(K(chk)(pn1), K(chk)(pn2), K(chk)(pt1)), K(chk)(pt2));
+	K(apply)
+	(&v, pn1, pn2, dv, K_LD(p1->wn_a + o), K_LD(p1->wn_b + o), K_LD(p2->wn_a + o),
+	 K_LD(p2->wn_b + o), 0, &acc);
+	K(apply)
+	(&v, pt1, pt2, dv, K_LD(p1->wt_a + o), K_LD(p1->wt_b + o), K_LD(p2->wt_a + o),
+	 K_LD(p2->wt_b + o), 1, &acc);
+	unsigned live = K(live)(bt, o);
+	unsigned ok = K_OKBITS(acc) & live;
+	K_ROWS_STORE(rows, bt->body_a + o, ok, v.vax, v.vay, v.wa);
+	K_ROWS_STORE(rows, bt->body_b + o, ok, v.vbx, v.vby, v.wb);
+	return live & ~ok;
+}
