@@ -111,12 +111,10 @@ static void color_arbiters(f2d_world *w)
 	uint64_t *used = w->body_colors;
 	uint8_t *color = w->arbiter_colors;
 	int32_t count[64] = {0};
-	for (int32_t i = 0; i < w->arbiter_count; ++i) {
-		const f2d_arbiter *arb = &w->arbiters[i];
-		if (arb->active) {
-			used[arb->body_a] = 0;
-			used[arb->body_b] = 0;
-		}
+	/* used[] is zero but for the bodies the last colouring listed (the arrays start zeroed,
+	 * grow zeroed, and only listed bodies are marked) */
+	for (int32_t i = 0; i < w->body_list_count; ++i) {
+		used[w->body_list[i]] = 0;
 	}
 	/* Colours, in key order; the bodies in contact are listed on the way, once each (bit 63
 	 * of used, never a colour, marks them). */
