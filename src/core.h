@@ -128,8 +128,8 @@ typedef struct f2d_arbiter {
  * the arbiters after the last iteration. Not state. */
 #define F2D_LANES 8
 
-/* fix16 values widened to 64 bits: the SIMD kernel loads them as they are */
-typedef int64_t f2d_lane;
+/* fix16 values (the SIMD kernels widen them to 64-bit lanes as they load them) */
+typedef int32_t f2d_lane;
 
 typedef struct f2d_point_lanes {
 	f2d_lane rn_a[F2D_LANES], rn_b[F2D_LANES], rt_a[F2D_LANES],

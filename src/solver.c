@@ -754,6 +754,10 @@ typedef __m512i vq;
 
 AVX512 static inline vq vld(const f2d_lane *p)
 {
+	return _mm512_cvtepi32_epi64(_mm256_loadu_si256((const __m256i *)(const void *)p));
+}
+AVX512 static inline vq vld64(const int64_t *p)
+{
 	return _mm512_loadu_si512(p);
 }
 AVX512 static inline vq vmul(vq a, vq b)
@@ -827,7 +831,7 @@ AVX512 static inline void rows_store_512(int64_t (*rows)[4], const int32_t *body
 #define K_ATTR AVX512
 #define K_W 8
 #define kv __m512i
-#define K_LD(p) _mm512_loadu_si512(p)
+#define K_LD(p) vld(p)
 #define K_SET1(c) _mm512_set1_epi64(c)
 #define K_ZERO _mm512_setzero_si512()
 #define K_ADD(a, b) _mm512_add_epi64(a, b)
@@ -843,7 +847,7 @@ AVX512 static inline void rows_store_512(int64_t (*rows)[4], const int32_t *body
 #define K_MAX(a, b) _mm512_max_epi64(a, b)
 #define K_OKBITS(acc)                                                                              \
 	((unsigned)_mm512_cmplt_epu64_mask(acc, _mm512_set1_epi64((int64_t)FAST_LIMIT)))
-#define K_STORE_BITS(p, bits, v) _mm512_mask_storeu_epi64(p, (__mmask8)(bits), v)
+#define K_STORE_BITS(p, bits, v) _mm512_mask_cvtepi64_storeu_epi32(p, (__mmask8)(bits), v)
 #define K_ROWS_LOAD rows_load_512
 #define K_ROWS_STORE rows_store_512
 #include "solver_kernel.h"
@@ -890,12 +894,13 @@ AVX2 static inline unsigned okbits_256(__m256i acc)
 	return (m & 1u) | ((m >> 7) & 2u) | ((m >> 14) & 4u) | ((m >> 21) & 8u);
 }
 
+/* the low halves of the 4 lanes (the fix16 values), stored where bits says */
 AVX2 static inline void store_bits_256(f2d_lane *p, unsigned bits, __m256i v)
 {
-	const __m256i lane = _mm256_set_epi64x(8, 4, 2, 1);
-	__m256i m =
-	    _mm256_cmpeq_epi64(_mm256_and_si256(_mm256_set1_epi64x((long long)bits), lane), lane);
-	_mm256_maskstore_epi64((long long *)(void *)p, m, v);
+	const __m128i lane = _mm_setr_epi32(1, 2, 4, 8);
+	__m128i m = _mm_cmpeq_epi32(_mm_and_si128(_mm_set1_epi32((int)bits), lane), lane);
+	__m256i low = _mm256_permutevar8x32_epi32(v, _mm256_setr_epi32(0, 2, 4, 6, 0, 2, 4, 6));
+	_mm_maskstore_epi32((int *)(void *)p, m, _mm256_castsi256_si128(low));
 }
 
 /* 4 velocity rows transposed: unpack pairs of rows, then exchange 128-bit halves */
@@ -935,7 +940,7 @@ AVX2 static inline void rows_store_256(int64_t (*rows)[4], const int32_t *body, 
 #define K_ATTR AVX2
 #define K_W 4
 #define kv __m256i
-#define K_LD(p) _mm256_loadu_si256((const __m256i *)(const void *)(p))
+#define K_LD(p) _mm256_cvtepi32_epi64(_mm_loadu_si128((const __m128i *)(const void *)(p)))
 #define K_SET1(c) _mm256_set1_epi64x(c)
 #define K_ZERO _mm256_setzero_si256()
 #define K_ADD(a, b) _mm256_add_epi64(a, b)
@@ -1032,7 +1037,7 @@ AVX512 static inline vq vtrunc32(vq x)
 }
 AVX512 static inline vq vst(f2d_lane *p, vq x)
 {
-	_mm512_storeu_si512(p, x);
+	_mm256_storeu_si256((__m256i *)(void *)p, _mm512_cvtepi64_epi32(x));
 	return x;
 }
 /* f2d_sat: into [-INT32_MAX, INT32_MAX]; with *sat: also reports a saturation */
@@ -1063,21 +1068,21 @@ AVX512 static void prestep_batch_avx512(f2d_world *w, const prestep_consts *k,
 	stage_lanes(w, bt, &st);
 	__mmask8 sat = 0;
 	vq nx = vld(bt->nx), ny = vld(bt->ny);
-	vq ima = vld(st.ima), imb = vld(st.imb), iia = vld(st.iia), iib = vld(st.iib);
+	vq ima = vld64(st.ima), imb = vld64(st.imb), iia = vld64(st.iia), iib = vld64(st.iib);
 	vst(bt->dva_x, vround16(vmul(ima, nx)));
 	vst(bt->dva_y, vround16(vmul(ima, ny)));
 	vst(bt->dvb_x, vround16(vmul(imb, nx)));
 	vst(bt->dvb_y, vround16(vmul(imb, ny)));
-	vq lin = vadd(_mm512_mullo_epi64(vsub(vld(st.vbx), vld(st.vax)), nx),
-	              _mm512_mullo_epi64(vsub(vld(st.vby), vld(st.vay)), ny));
-	vq wa = vld(st.wa), wb = vld(st.wb), m = vadd(ima, imb);
-	__mmask8 two = _mm512_test_epi64_mask(vld(st.two), vld(st.two));
+	vq lin = vadd(_mm512_mullo_epi64(vsub(vld64(st.vbx), vld64(st.vax)), nx),
+	              _mm512_mullo_epi64(vsub(vld64(st.vby), vld64(st.vay)), ny));
+	vq wa = vld64(st.wa), wb = vld64(st.wb), m = vadd(ima, imb);
+	__mmask8 two = _mm512_test_epi64_mask(vld64(st.two), vld64(st.two));
 	__mmask8 has[2] = {0xFF, two};
 	vq rn[2][2], rt[2][2]; /* [point][body] */
 	for (int32_t i = 0; i < 2; ++i) {
 		f2d_point_lanes *pl = &bt->p[i];
-		vq rax = vld(st.p[i].rax), ray = vld(st.p[i].ray);
-		vq rbx = vld(st.p[i].rbx), rby = vld(st.p[i].rby);
+		vq rax = vld64(st.p[i].rax), ray = vld64(st.p[i].ray);
+		vq rbx = vld64(st.p[i].rbx), rby = vld64(st.p[i].rby);
 		/* r x n = r.x n.y - r.y n.x;  r x t = r.x (-n.x) - r.y n.y */
 		vq rna = vtrunc32(vround16(vsub(vmul(rax, ny), vmul(ray, nx))));
 		vq rnb = vtrunc32(vround16(vsub(vmul(rbx, ny), vmul(rby, nx))));
@@ -1097,7 +1102,7 @@ AVX512 static void prestep_batch_avx512(f2d_world *w, const prestep_consts *k,
 		_mm512_storeu_si512(st.kt[i], vk(m, iia, iib, rta, rta, rtb, rtb));
 
 		/* bias: s > 0: -s / h; else beta / h max(0, -s - slop); restitution */
-		vq s = vld(st.p[i].sep);
+		vq s = vld64(st.p[i].sep);
 		vq zero = _mm512_setzero_si512();
 		vq spec = vsub(zero, vround16(vmul(s, _mm512_set1_epi64(k->inv_h))));
 		vq pen = vsub(vsub(zero, s), _mm512_set1_epi64(k->slop));
@@ -1107,7 +1112,7 @@ AVX512 static void prestep_batch_avx512(f2d_world *w, const prestep_consts *k,
 		vq bias = _mm512_mask_mov_epi64(push, _mm512_cmpgt_epi64_mask(s, zero), spec);
 		vq vn = vsat(vround16(
 		    vsub(vadd(lin, _mm512_mullo_epi64(wb, rnb)), _mm512_mullo_epi64(wa, rna))));
-		vq rest = vld(st.rest);
+		vq rest = vld64(st.rest);
 		__mmask8 bounce =
 		    _mm512_cmplt_epi64_mask(vn, _mm512_set1_epi64(-(int64_t)k->threshold)) &
 		    _mm512_cmpgt_epi64_mask(rest, zero);
