@@ -57,7 +57,6 @@ static int32_t fill_arbiter(const f2d_world *w, const f2d_arbiter *prev, int32_t
 		cp->separation = m->points[i].separation;
 		cp->r_a = f2d_sub(m->points[i].point, ba->center);
 		cp->r_b = f2d_sub(m->points[i].point, bb->center);
-		cp->mass_n = cp->mass_t = cp->bias = 0;
 		/* the first old point made by the same features (none without warm starting) */
 		int32_t k = 0;
 		while (k < old_count && old_id[k] != id) {

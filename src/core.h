@@ -100,11 +100,7 @@ typedef struct f2d_contact_point {
 	f2d_vec2 r_a, r_b; /* from the centres of mass to the point */
 	fix16_t separation;
 	fix16_t pn, pt; /* accumulated normal and tangent impulses */
-	/* solver data, recomputed by the pre-step (not state) */
-	fix16_t rn_a, rn_b, rt_a, rt_b; /* r x n, r x t */
-	fix16_t wn_a, wn_b, wt_a, wt_b; /* angular velocity change per unit impulse: (r x n) / I */
-	fix16_t mass_n, mass_t, bias;
-} f2d_contact_point;
+} f2d_contact_point; /* the solver's data of a point are in f2d_contact_batch */
 
 typedef struct f2d_arbiter {
 	int32_t shape_a, shape_b; /* key, shape_a < shape_b */
@@ -112,10 +108,6 @@ typedef struct f2d_arbiter {
 	f2d_vec2 normal; /* from A to B */
 	fix16_t friction, restitution;
 	int32_t count;
-	/* solver data: linear velocity change per unit impulse, n / m and t / m, and the coupling
-	 * of the two points: how an impulse at one changes the relative velocity at the other */
-	f2d_vec2 vn_a, vn_b, vt_a, vt_b;
-	fix16_t k12_n, k12_t;
 	bool frozen; /* per step: copied unchanged because neither body could move */
 	bool active; /* per step: solved (one body moves); set by f2d_islands_wake */
 	f2d_contact_point points[2];

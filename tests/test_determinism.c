@@ -239,7 +239,7 @@ START_TEST(hash_ignores_memory_and_caches)
 	uint64_t h0 = f2d_world_hash(w);
 	w->shapes[1].aabb.lower.x += 1;
 	w->shapes[1].world_polygon.vertices[0].x += 1;
-	w->arbiters[0].points[0].mass_n += 1;
+	w->batches[0].p[0].mass_n[0] += 1;
 	ck_assert_uint_eq(f2d_world_hash(w), h0);
 	/* user data is not state */
 	f2d_body_id ids[2];
