@@ -100,7 +100,7 @@ typedef struct f2d_contact_point {
 	f2d_vec2 r_a, r_b; /* from the centres of mass to the point */
 	fix16_t separation;
 	fix16_t pn, pt; /* accumulated normal and tangent impulses */
-} f2d_contact_point; /* the solver's data of a point are in f2d_contact_batch */
+} f2d_contact_point;    /* the solver's data of a point are in f2d_contact_batch */
 
 typedef struct f2d_arbiter {
 	int32_t shape_a, shape_b; /* key, shape_a < shape_b */
@@ -211,6 +211,9 @@ struct f2d_world {
 	int32_t solver_vel_capacity;
 	int32_t *body_list;
 	int32_t body_list_count, body_list_capacity;
+	/* the ids of the joints that take part in the step (world.c), per step */
+	int32_t *joint_list;
+	int32_t joint_list_capacity;
 
 	/* cache: the live shape ids sorted by (aabb.lower.x, id) for the broad phase */
 	int32_t *sweep;
@@ -258,7 +261,8 @@ void f2d_remove_arbiters_of_shape(f2d_world *w, int32_t shape);
 void f2d_refresh_arbiters(f2d_world *w);
 
 /* the contact solver (solver.c) */
-/** Grows the solver's scratch for up to `arbiters` arbiters; false (nothing changed) on OOM. */
+/** Grows the step's solver scratch (batches and colouring for up to `arbiters` arbiters, velocity
+ *  rows, the joint list); false (nothing changed) on OOM. */
 bool f2d_solver_reserve(f2d_world *w, int32_t arbiters);
 void f2d_contacts_prestep(f2d_world *w);
 void f2d_contacts_warm_start(f2d_world *w);

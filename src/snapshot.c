@@ -686,6 +686,8 @@ f2d_result f2d_world_clone(const f2d_world *src, f2d_world **out)
 	c->solver_vel = NULL;
 	c->body_list = NULL;
 	c->body_list_count = c->body_list_capacity = 0;
+	c->joint_list = NULL;
+	c->joint_list_capacity = 0;
 	c->body_capacity = c->shape_capacity = c->joint_capacity = 0;
 	c->body_ids.free_capacity = c->shape_ids.free_capacity = c->joint_ids.free_capacity = 0;
 	c->arbiter_capacity = c->arbiters_next_capacity = c->sweep_capacity = 0;

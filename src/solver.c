@@ -66,6 +66,8 @@ bool f2d_solver_reserve(f2d_world *w, int32_t arbiters)
 	       f2d_grow(w, (void **)&w->solver_vel, &w->solver_vel_capacity, w->body_capacity,
 	                sizeof *w->solver_vel) &&
 	       f2d_grow(w, (void **)&w->body_list, &w->body_list_capacity, w->body_capacity,
+	                sizeof(int32_t)) &&
+	       f2d_grow(w, (void **)&w->joint_list, &w->joint_list_capacity, w->joint_capacity,
 	                sizeof(int32_t));
 }
 

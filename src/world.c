@@ -267,6 +267,7 @@ void f2d_destroy_world(f2d_world *w)
 	f2d_free(w, w->arbiter_colors, (size_t)w->arbiter_color_capacity);
 	f2d_free(w, w->solver_vel, (size_t)w->solver_vel_capacity * sizeof *w->solver_vel);
 	f2d_free(w, w->body_list, (size_t)w->body_list_capacity * sizeof(int32_t));
+	f2d_free(w, w->joint_list, (size_t)w->joint_list_capacity * sizeof(int32_t));
 	f2d_free(w, w->sweep, (size_t)w->sweep_capacity * sizeof(int32_t));
 	f2d_free(w, w->pairs, (size_t)w->pair_capacity * sizeof(uint64_t));
 	f2d_free(w, w->island_parent, (size_t)w->island_capacity * sizeof(int32_t));
@@ -442,6 +443,18 @@ static bool joint_active(const f2d_world *w, const f2d_joint *j)
 	       (f2d_body_active(&w->bodies[j->body_a]) || f2d_body_active(&w->bodies[j->body_b]));
 }
 
+/* The ids of the joints that take part in this step, in id order, into w->joint_list. */
+static int32_t list_active_joints(f2d_world *w)
+{
+	int32_t n = 0;
+	for (int32_t i = 0; i < w->joint_ids.next; ++i) {
+		if (joint_active(w, &w->joints[i])) {
+			w->joint_list[n++] = i;
+		}
+	}
+	return n;
+}
+
 /* Test only, never in a real build: the deliberately broken cell of tests/matrix. Step
  * F2D_TEST_PERTURB_STEP adds one LSB to the x velocity of the lowest-id dynamic body. */
 static void perturb_for_test(f2d_world *w)
@@ -508,37 +521,38 @@ f2d_result f2d_world_step(f2d_world *w)
 	integrate_velocities(w);
 
 	f2d_contacts_prestep(w);
-	for (int32_t i = 0; i < w->joint_ids.next; ++i) {
-		if (joint_active(w, &w->joints[i])) {
-			f2d_joint_prestep(w, &w->joints[i]);
-		}
+	/* the joints that take part, in id order, once: which bodies can move does not change
+	 * until the islands fall asleep at the end of the step */
+	int32_t nj = list_active_joints(w);
+	for (int32_t k = 0; k < nj; ++k) {
+		f2d_joint_prestep(w, &w->joints[w->joint_list[k]]);
 	}
 	if (w->def.warm_starting) {
 		f2d_contacts_warm_start(w);
-		for (int32_t i = 0; i < w->joint_ids.next; ++i) {
-			if (joint_active(w, &w->joints[i])) {
-				f2d_joint_warm_start(w, &w->joints[i]);
-			}
+		for (int32_t k = 0; k < nj; ++k) {
+			f2d_joint_warm_start(w, &w->joints[w->joint_list[k]]);
 		}
 	}
 	for (int32_t it = 0; it < w->def.iterations; ++it) {
 		f2d_contacts_solve(w, it);
-		for (int32_t i = 0; i < w->joint_ids.next; ++i) {
-			if (joint_active(w, &w->joints[i])) {
-				f2d_joint_solve(w, &w->joints[i]);
-			}
+		for (int32_t k = 0; k < nj; ++k) {
+			f2d_joint_solve(w, &w->joints[w->joint_list[k]]);
 		}
 	}
 	bool out_of_range = integrate_positions(w);
+	if (out_of_range) {
+		/* a kinematic body stopped at the world's edge no longer moves: its joints may
+		 * have left the list */
+		nj = list_active_joints(w);
+	}
 	/* Joint position projection passes in joint id order (see f2d_joint_solve_position),
 	 * until every anchor gap found by a pass is within linear_slop / 4, at most
 	 * joint_position_iterations passes. The stop depends on the state only. */
 	for (int32_t it = 0; it < w->def.joint_position_iterations; ++it) {
 		fix16_t worst = 0;
-		for (int32_t i = 0; i < w->joint_ids.next; ++i) {
-			if (joint_active(w, &w->joints[i])) {
-				worst = f2d_max(worst, f2d_joint_solve_position(w, &w->joints[i]));
-			}
+		for (int32_t k = 0; k < nj; ++k) {
+			worst = f2d_max(worst,
+			                f2d_joint_solve_position(w, &w->joints[w->joint_list[k]]));
 		}
 		if (worst <= w->def.linear_slop / 4) {
 			break;
