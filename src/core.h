@@ -143,6 +143,19 @@ typedef struct f2d_contact_batch {
 	bool sequential; /* lanes may share bodies (colour overflow): solved in lane order */
 } f2d_contact_batch;
 
+/* Up to 8 joints of one colour for the AVX-512 joint pass (joint.c): their constants for the
+ * step and, for the lanes in live, their accumulated point impulses during the velocity passes
+ * (the joints get them back after the last one). Not state. */
+typedef struct f2d_joint_batch {
+	int64_t ma[8], mb[8], ia[8], ib[8];
+	int64_t rax[8], ray[8], rbx[8], rby[8], bx[8], by[8];
+	int64_t k11[8], k12[8], k22[8], ix[8], iy[8];
+	int32_t ids[8], ba[8], bb[8]; /* joint, body a, body b */
+	int32_t n;
+	unsigned live;   /* lanes solved in SIMD: no motor, no limits */
+	bool sequential; /* overflow colour or a single joint: f2d_joint_solve, in order */
+} f2d_joint_batch;
+
 /* ---- collision (collision.c) ---- */
 typedef struct f2d_manifold_point {
 	f2d_vec2 point; /* world */
@@ -214,6 +227,12 @@ struct f2d_world {
 	/* the ids of the joints that take part in the step (world.c), per step */
 	int32_t *joint_list;
 	int32_t joint_list_capacity;
+	int32_t *joint_order; /* the same joints, colour after colour (joint.c) */
+	int32_t joint_order_capacity;
+	uint8_t *joint_order_color;
+	int32_t joint_order_color_capacity;
+	f2d_joint_batch *joint_batches;
+	int32_t joint_batch_count, joint_batch_capacity;
 
 	/* cache: the live shape ids sorted by (aabb.lower.x, id) for the broad phase */
 	int32_t *sweep;
@@ -264,6 +283,9 @@ void f2d_refresh_arbiters(f2d_world *w);
 /** Grows the step's solver scratch (batches and colouring for up to `arbiters` arbiters, velocity
  *  rows, the joint list); false (nothing changed) on OOM. */
 bool f2d_solver_reserve(f2d_world *w, int32_t arbiters);
+/** The SIMD kernel this CPU runs: AVX-512 (F and DQ), AVX2 or none (solver.c). */
+enum { F2D_KERNEL_SCALAR, F2D_KERNEL_AVX2, F2D_KERNEL_AVX512 };
+int f2d_kernel_level(void);
 void f2d_contacts_prestep(f2d_world *w);
 void f2d_contacts_warm_start(f2d_world *w);
 void f2d_contacts_solve(f2d_world *w, int32_t iteration);
@@ -279,6 +301,15 @@ void f2d_islands_sleep(f2d_world *w);
 void f2d_joint_prestep(f2d_world *w, f2d_joint *j);
 void f2d_joint_warm_start(f2d_world *w, f2d_joint *j);
 void f2d_joint_solve(f2d_world *w, f2d_joint *j);
+/** Colours the n joints of w->joint_list (greedily in id order, by the dynamic bodies they
+ *  share) into w->joint_order, colour after colour, and w->joint_order_color. */
+void f2d_joints_color(f2d_world *w, int32_t n);
+/** One velocity pass over the n coloured joints: colour after colour; the joints of a colour
+ *  share no body that moves, so 8 of them at a time in AVX-512 lanes give the same bits as one
+ *  after the other. */
+/** The warm start of the n coloured joints, in the same order. */
+void f2d_joints_warm_start(f2d_world *w, int32_t n);
+void f2d_joints_solve(f2d_world *w, int32_t n, int32_t iteration);
 fix16_t f2d_joint_solve_position(f2d_world *w, f2d_joint *j);
 bool f2d_bodies_joined(const f2d_world *w, int32_t a, int32_t b);
 

@@ -365,6 +365,326 @@ void f2d_joint_solve(f2d_world *w, f2d_joint *j)
 	solve_point_exact(w, j, a, b);
 }
 
+/* ---- coloured passes ----
+ *
+ * Gauss-Seidel over the joints in a fixed order: colour after colour, in id order inside a
+ * colour. Each joint takes the lowest colour (of 63) that neither of its dynamic bodies has
+ * yet; a joint whose bodies have all 63 goes to the overflow colour, solved last, one after
+ * the other. Two joints of one colour share no body whose velocity an impulse changes (static
+ * and kinematic bodies have no inverse mass), so inside a colour the order cannot change a bit,
+ * and the point constraints of up to 8 joints of a colour are solved at once in AVX-512 lanes
+ * (solve_point_fast on 8 lanes) with the result of one after the other. A joint with a motor or
+ * limits, and a lane whose range check fails, takes f2d_joint_solve (fast path, else exact). */
+#define JOINT_OVERFLOW 63
+
+#if !defined(F2D_NO_SIMD) && !defined(F2D_JOINT_EXACT_ONLY) && defined(__x86_64__) &&              \
+    (defined(__GNUC__) || defined(__clang__)) && !defined(__TINYC__)
+#include <immintrin.h>
+#define JOINT_SIMD 1
+#define AVX512 __attribute__((target("avx512f,avx512dq,avx2")))
+
+AVX512 static inline __m512i jld(const int64_t *p)
+{
+	return _mm512_loadu_si512(p);
+}
+AVX512 static inline __m512i jr16(__m512i p)
+{
+	__m512i r = _mm512_add_epi64(_mm512_add_epi64(p, _mm512_set1_epi64(0x8000)),
+	                             _mm512_srai_epi64(p, 63));
+	return _mm512_srai_epi64(r, 16);
+}
+AVX512 static inline __m512i jchk(__m512i x)
+{
+	return _mm512_add_epi64(x, _mm512_set1_epi64((int64_t)1 << 30));
+}
+#define JMUL _mm512_mul_epi32
+#define JADD _mm512_add_epi64
+#define JSUB _mm512_sub_epi64
+#define JOR3(a, b, c) _mm512_ternarylogic_epi64(a, b, c, 0xFE)
+
+/* solve_point_fast on 8 lanes, operation for operation. Every product operand is a fix16
+ * value (velocities, arms, K^-1, masses) or a checked one (bias - Cdot, P, the angular
+ * impulses), so vpmuldq (32 x 32 -> 64) gives solve_point_fast's products whenever the lane's
+ * check passes. v: the lanes' velocities in, the new ones out; the impulses are updated in the
+ * batch for the lanes that passed, which are returned. */
+AVX512 static unsigned joint_lanes_avx512(f2d_joint_batch *x, int64_t v[6][8])
+{
+	__m512i vax = jld(v[0]), vay = jld(v[1]), wa = jld(v[2]);
+	__m512i vbx = jld(v[3]), vby = jld(v[4]), wb = jld(v[5]);
+	__m512i rax = jld(x->rax), ray = jld(x->ray), rbx = jld(x->rbx), rby = jld(x->rby);
+	__m512i cx = JADD(JSUB(JSUB(vbx, jr16(JMUL(wb, rby))), vax), jr16(JMUL(wa, ray)));
+	__m512i cy = JSUB(JSUB(JADD(vby, jr16(JMUL(wb, rbx))), vay), jr16(JMUL(wa, rax)));
+	__m512i rx = JSUB(jld(x->bx), cx), ry = JSUB(jld(x->by), cy);
+	__m512i acc = JOR3(jchk(cx), jchk(cy), _mm512_or_si512(jchk(rx), jchk(ry)));
+	__m512i k12 = jld(x->k12);
+	__m512i px = jr16(JADD(JMUL(jld(x->k11), rx), JMUL(k12, ry)));
+	__m512i py = jr16(JADD(JMUL(k12, rx), JMUL(jld(x->k22), ry)));
+	__m512i ix = JADD(jld(x->ix), px), iy = JADD(jld(x->iy), py);
+	acc = JOR3(acc, JOR3(jchk(px), jchk(py), jchk(ix)), jchk(iy));
+	__m512i ma = jld(x->ma), mb = jld(x->mb);
+	vax = JSUB(vax, jr16(JMUL(ma, px)));
+	vay = JSUB(vay, jr16(JMUL(ma, py)));
+	vbx = JADD(vbx, jr16(JMUL(mb, px)));
+	vby = JADD(vby, jr16(JMUL(mb, py)));
+	__m512i ca = jr16(JSUB(JMUL(rax, py), JMUL(ray, px)));
+	__m512i cb = jr16(JSUB(JMUL(rbx, py), JMUL(rby, px)));
+	wa = JSUB(wa, jr16(JMUL(jld(x->ia), ca)));
+	wb = JADD(wb, jr16(JMUL(jld(x->ib), cb)));
+	acc = JOR3(acc, jchk(ca), jchk(cb));
+	acc = JOR3(acc, JOR3(jchk(vax), jchk(vay), jchk(wa)), JOR3(jchk(vbx), jchk(vby), jchk(wb)));
+	unsigned ok =
+	    (unsigned)_mm512_cmplt_epu64_mask(acc, _mm512_set1_epi64((int64_t)1 << 31)) & x->live;
+	_mm512_storeu_si512(v[0], vax);
+	_mm512_storeu_si512(v[1], vay);
+	_mm512_storeu_si512(v[2], wa);
+	_mm512_storeu_si512(v[3], vbx);
+	_mm512_storeu_si512(v[4], vby);
+	_mm512_storeu_si512(v[5], wb);
+	_mm512_mask_storeu_epi64(x->ix, (__mmask8)ok, ix);
+	_mm512_mask_storeu_epi64(x->iy, (__mmask8)ok, iy);
+	return ok;
+}
+
+/* warm_start_fast on 8 lanes without motor and limits (no axial impulse): apply_point_fast
+ * with P the accumulated impulse (fix16 values); returns the lanes that passed. */
+AVX512 static unsigned joint_warm_avx512(const f2d_joint_batch *x, int64_t v[6][8])
+{
+	__m512i px = jld(x->ix), py = jld(x->iy);
+	__m512i ma = jld(x->ma), mb = jld(x->mb);
+	__m512i vax = JSUB(jld(v[0]), jr16(JMUL(ma, px)));
+	__m512i vay = JSUB(jld(v[1]), jr16(JMUL(ma, py)));
+	__m512i vbx = JADD(jld(v[3]), jr16(JMUL(mb, px)));
+	__m512i vby = JADD(jld(v[4]), jr16(JMUL(mb, py)));
+	__m512i ca = jr16(JSUB(JMUL(jld(x->rax), py), JMUL(jld(x->ray), px)));
+	__m512i cb = jr16(JSUB(JMUL(jld(x->rbx), py), JMUL(jld(x->rby), px)));
+	__m512i wa = JSUB(jld(v[2]), jr16(JMUL(jld(x->ia), ca)));
+	__m512i wb = JADD(jld(v[5]), jr16(JMUL(jld(x->ib), cb)));
+	__m512i acc =
+	    JOR3(JOR3(jchk(vax), jchk(vay), jchk(wa)), JOR3(jchk(vbx), jchk(vby), jchk(wb)),
+	         _mm512_or_si512(jchk(ca), jchk(cb)));
+	_mm512_storeu_si512(v[0], vax);
+	_mm512_storeu_si512(v[1], vay);
+	_mm512_storeu_si512(v[2], wa);
+	_mm512_storeu_si512(v[3], vbx);
+	_mm512_storeu_si512(v[4], vby);
+	_mm512_storeu_si512(v[5], wb);
+	return (unsigned)_mm512_cmplt_epu64_mask(acc, _mm512_set1_epi64((int64_t)1 << 31)) &
+	       x->live;
+}
+
+/* A batch's lane impulse to and from its joint (around a scalar solve, and at the end). */
+static inline void lane_to_joint(const f2d_joint_batch *x, int32_t l, f2d_joint *j)
+{
+	j->impulse = f2d_v((fix16_t)x->ix[l], (fix16_t)x->iy[l]);
+}
+static inline void joint_to_lane(f2d_joint_batch *x, int32_t l, const f2d_joint *j)
+{
+	x->ix[l] = j->impulse.x;
+	x->iy[l] = j->impulse.y;
+}
+
+/* Up to 8 joints of one colour: those without motor and limits (x->live) in lanes, the rest
+ * (and the lanes that failed their check) by f2d_joint_solve; all independent. */
+static void joint_batch_pass(f2d_world *w, f2d_joint_batch *x, bool warm, bool last)
+{
+	int64_t v[6][8];
+	f2d_body *bodies = w->bodies;
+	for (int32_t l = 0; l < 8; ++l) {
+		if ((x->live >> l & 1u) == 0) {
+			v[0][l] = v[1][l] = v[2][l] = v[3][l] = v[4][l] = v[5][l] = 0;
+		}
+	}
+	for (int32_t l = 0; l < x->n; ++l) {
+		if ((x->live >> l & 1u) == 0) {
+			f2d_joint *j = &w->joints[x->ids[l]];
+			if (warm) {
+				f2d_joint_warm_start(w, j);
+			} else {
+				f2d_joint_solve(w, j);
+			}
+			continue;
+		}
+		const f2d_body *a = &bodies[x->ba[l]];
+		const f2d_body *b = &bodies[x->bb[l]];
+		v[0][l] = a->v.x;
+		v[1][l] = a->v.y;
+		v[2][l] = a->w;
+		v[3][l] = b->v.x;
+		v[4][l] = b->v.y;
+		v[5][l] = b->w;
+	}
+	unsigned ok = warm ? joint_warm_avx512(x, v) : joint_lanes_avx512(x, v);
+	for (int32_t l = 0; l < x->n; ++l) {
+		if ((ok >> l & 1u) != 0) {
+			f2d_body *a = &bodies[x->ba[l]];
+			f2d_body *b = &bodies[x->bb[l]];
+			a->v = f2d_v((fix16_t)v[0][l], (fix16_t)v[1][l]);
+			a->w = (fix16_t)v[2][l];
+			b->v = f2d_v((fix16_t)v[3][l], (fix16_t)v[4][l]);
+			b->w = (fix16_t)v[5][l];
+			COUNT_PATH(warm ? 0 : 2);
+			if (last) {
+				lane_to_joint(x, l, &w->joints[x->ids[l]]);
+			}
+		} else if ((x->live >> l & 1u) != 0) {
+			/* from the unchanged state, with the lane's impulse */
+			f2d_joint *j = &w->joints[x->ids[l]];
+			lane_to_joint(x, l, j);
+			if (warm) {
+				f2d_joint_warm_start(w, j);
+			} else {
+				f2d_joint_solve(w, j);
+			}
+			joint_to_lane(x, l, j);
+		}
+	}
+}
+
+/* The batches of the coloured joints (f2d_joints_color's order): the constants of each lane
+ * once per step. */
+static void build_joint_batches(f2d_world *w, int32_t n)
+{
+	int32_t nb = 0;
+	for (int32_t i = 0; i < n;) {
+		int32_t c = w->joint_order_color[i], e = i + 1;
+		while (e < n && e - i < 8 && w->joint_order_color[e] == c) {
+			e++;
+		}
+		f2d_joint_batch *x = &w->joint_batches[nb++];
+		memset(x, 0, sizeof *x);
+		x->n = e - i;
+		x->sequential = c == JOINT_OVERFLOW || e - i == 1;
+		for (int32_t l = 0; l < x->n; ++l) {
+			const f2d_joint *j = &w->joints[w->joint_order[i + l]];
+			x->ids[l] = w->joint_order[i + l];
+			/* a lane of its own joint's (the joint's impulses stay in the joint) */
+			if (x->sequential || j->enable_motor || j->enable_limit) {
+				continue;
+			}
+			const f2d_body *a = &w->bodies[j->body_a];
+			const f2d_body *b = &w->bodies[j->body_b];
+			x->live |= 1u << l;
+			x->ba[l] = j->body_a;
+			x->bb[l] = j->body_b;
+			x->ma[l] = a->inv_mass;
+			x->mb[l] = b->inv_mass;
+			x->ia[l] = a->inv_inertia;
+			x->ib[l] = b->inv_inertia;
+			x->rax[l] = j->r_a.x;
+			x->ray[l] = j->r_a.y;
+			x->rbx[l] = j->r_b.x;
+			x->rby[l] = j->r_b.y;
+			x->bx[l] = j->bias.x;
+			x->by[l] = j->bias.y;
+			x->k11[l] = j->k11;
+			x->k12[l] = j->k12;
+			x->k22[l] = j->k22;
+			x->ix[l] = j->impulse.x;
+			x->iy[l] = j->impulse.y;
+		}
+		i = e;
+	}
+	w->joint_batch_count = nb;
+}
+#else
+#define JOINT_SIMD 0
+#endif
+
+void f2d_joints_color(f2d_world *w, int32_t n)
+{
+	uint64_t *used = w->body_colors; /* free after the contacts' pre-step; left zero here */
+	const int32_t *list = w->joint_list;
+	int32_t count[64] = {0};
+	for (int32_t k = 0; k < n; ++k) {
+		const f2d_joint *j = &w->joints[list[k]];
+		used[j->body_a] = used[j->body_b] = 0;
+	}
+	for (int32_t k = 0; k < n; ++k) {
+		const f2d_joint *j = &w->joints[list[k]];
+		bool ma = w->bodies[j->body_a].type == F2D_DYNAMIC_BODY;
+		bool mb = w->bodies[j->body_b].type == F2D_DYNAMIC_BODY;
+		uint64_t taken = (ma ? used[j->body_a] : 0) | (mb ? used[j->body_b] : 0);
+		int32_t c = 0;
+		while (c < JOINT_OVERFLOW && ((taken >> c) & 1u) != 0) {
+			c++;
+		}
+		if (c < JOINT_OVERFLOW) {
+			used[j->body_a] |= ma ? (uint64_t)1 << c : 0;
+			used[j->body_b] |= mb ? (uint64_t)1 << c : 0;
+		}
+		w->joint_order_color[k] = (uint8_t)c; /* colour of list[k], for now */
+		count[c]++;
+	}
+	int32_t at[64];
+	for (int32_t c = 0, sum = 0; c < 64; ++c) {
+		at[c] = sum;
+		sum += count[c];
+	}
+	/* colour of list[k] -> position; the colours are rewritten in order after */
+	for (int32_t k = 0; k < n; ++k) {
+		int32_t c = w->joint_order_color[k];
+		w->joint_order[at[c]++] = list[k];
+	}
+	for (int32_t c = 0, k = 0; c < 64; ++c) {
+		for (int32_t e = k + count[c]; k < e; ++k) {
+			w->joint_order_color[k] = (uint8_t)c;
+		}
+	}
+	for (int32_t k = 0; k < n; ++k) {
+		const f2d_joint *j = &w->joints[list[k]];
+		used[j->body_a] = used[j->body_b] = 0;
+	}
+#if JOINT_SIMD
+	if (f2d_kernel_level() == F2D_KERNEL_AVX512) {
+		build_joint_batches(w, n);
+	}
+#endif
+}
+
+/* One pass over the coloured joints: the warm start (warm) or a velocity iteration. */
+static void joints_pass(f2d_world *w, int32_t n, bool warm, bool last)
+{
+#if JOINT_SIMD
+	if (f2d_kernel_level() == F2D_KERNEL_AVX512) {
+		for (int32_t b = 0; b < w->joint_batch_count; ++b) {
+			f2d_joint_batch *x = &w->joint_batches[b];
+			if (!x->sequential) {
+				joint_batch_pass(w, x, warm, last);
+				continue;
+			}
+			for (int32_t l = 0; l < x->n; ++l) {
+				f2d_joint *j = &w->joints[x->ids[l]];
+				if (warm) {
+					f2d_joint_warm_start(w, j);
+				} else {
+					f2d_joint_solve(w, j);
+				}
+			}
+		}
+		return;
+	}
+#endif
+	(void)last;
+	for (int32_t i = 0; i < n; ++i) {
+		f2d_joint *j = &w->joints[w->joint_order[i]];
+		if (warm) {
+			f2d_joint_warm_start(w, j);
+		} else {
+			f2d_joint_solve(w, j);
+		}
+	}
+}
+
+void f2d_joints_warm_start(f2d_world *w, int32_t n)
+{
+	joints_pass(w, n, true, false);
+}
+
+void f2d_joints_solve(f2d_world *w, int32_t n, int32_t iteration)
+{
+	joints_pass(w, n, false, iteration == w->def.iterations - 1);
+}
+
 /* ---- API ---- */
 
 f2d_revolute_joint_def f2d_default_revolute_joint_def(void)

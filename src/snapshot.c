@@ -688,6 +688,11 @@ f2d_result f2d_world_clone(const f2d_world *src, f2d_world **out)
 	c->body_list_count = c->body_list_capacity = 0;
 	c->joint_list = NULL;
 	c->joint_list_capacity = 0;
+	c->joint_order = NULL;
+	c->joint_order_color = NULL;
+	c->joint_order_capacity = c->joint_order_color_capacity = 0;
+	c->joint_batches = NULL;
+	c->joint_batch_count = c->joint_batch_capacity = 0;
 	c->body_capacity = c->shape_capacity = c->joint_capacity = 0;
 	c->body_ids.free_capacity = c->shape_ids.free_capacity = c->joint_ids.free_capacity = 0;
 	c->arbiter_capacity = c->arbiters_next_capacity = c->sweep_capacity = 0;

@@ -68,7 +68,15 @@ bool f2d_solver_reserve(f2d_world *w, int32_t arbiters)
 	       f2d_grow(w, (void **)&w->body_list, &w->body_list_capacity, w->body_capacity,
 	                sizeof(int32_t)) &&
 	       f2d_grow(w, (void **)&w->joint_list, &w->joint_list_capacity, w->joint_capacity,
-	                sizeof(int32_t));
+	                sizeof(int32_t)) &&
+	       f2d_grow(w, (void **)&w->joint_order, &w->joint_order_capacity, w->joint_capacity,
+	                sizeof(int32_t)) &&
+	       f2d_grow(w, (void **)&w->joint_order_color, &w->joint_order_color_capacity,
+	                w->joint_capacity, 1) &&
+	       f2d_grow(w, (void **)&w->joint_batches, &w->joint_batch_capacity,
+	                w->joint_capacity / 8 + 64 < w->joint_capacity ? w->joint_capacity / 8 + 64
+	                                                               : w->joint_capacity,
+	                sizeof(f2d_joint_batch));
 }
 
 static inline int64_t *vel_row(f2d_world *w, int32_t body)
@@ -1140,38 +1148,36 @@ AVX512 static void prestep_batch_avx512(f2d_world *w, const prestep_consts *k,
 
 #endif
 
-/* The kernel this CPU runs: 2 AVX-512 (F, DQ), 1 AVX2, 0 scalar. Asked of the CPU at each
- * pass (a load and a test: no state of ours). */
-enum { KERNEL_SCALAR, KERNEL_AVX2, KERNEL_AVX512 };
-
-static int kernel_level(void)
+/* The kernel this CPU runs (F2D_KERNEL_*): asked of the CPU at each pass (a load and a test:
+ * no state of ours). */
+int f2d_kernel_level(void)
 {
 #if F2D_HAVE_SIMD
 	__builtin_cpu_init();
 #ifndef F2D_NO_AVX512
 	if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq")) {
-		return KERNEL_AVX512;
+		return F2D_KERNEL_AVX512;
 	}
 #endif
 	if (__builtin_cpu_supports("avx2")) {
-		return KERNEL_AVX2;
+		return F2D_KERNEL_AVX2;
 	}
 #endif
-	return KERNEL_SCALAR;
+	return F2D_KERNEL_SCALAR;
 }
 
 /** The contact solver's kernel on this machine: "avx512", "avx2" or "scalar" (same results). */
 const char *f2d_solver_kernel(void)
 {
 	static const char *const names[] = {"scalar", "avx2", "avx512"};
-	return names[kernel_level()];
+	return names[f2d_kernel_level()];
 }
 
 /* Warm start or solve of one batch by the SIMD kernel; returns the lanes left over. */
 static unsigned simd_batch(f2d_world *w, f2d_contact_batch *bt, int kernel, int32_t flip, bool warm)
 {
 #if F2D_HAVE_SIMD
-	if (kernel == KERNEL_AVX512) {
+	if (kernel == F2D_KERNEL_AVX512) {
 		return warm ? warm_512(w->solver_vel, bt, 0)
 		            : solve_512(w->solver_vel, bt, 0, flip);
 	}
@@ -1200,7 +1206,7 @@ void f2d_contacts_prestep(f2d_world *w)
 	prestep_consts k = {w->inv_h, w->def.linear_slop, w->def.restitution_threshold,
 	                    f2d_mul(w->def.bias_factor, w->inv_h)};
 #if F2D_HAVE_SIMD
-	bool simd = kernel_level() == KERNEL_AVX512;
+	bool simd = f2d_kernel_level() == F2D_KERNEL_AVX512;
 #endif
 	for (int32_t b = 0; b < w->batch_count; ++b) {
 		f2d_contact_batch *bt = &w->batches[b];
@@ -1228,11 +1234,11 @@ void f2d_contacts_warm_start(f2d_world *w)
 {
 	bool saturated = false;
 	vel_in(w);
-	int kernel = kernel_level();
+	int kernel = f2d_kernel_level();
 	for (int32_t i = 0; i < w->batch_count; ++i) {
 		f2d_contact_batch *bt = &w->batches[i];
 		unsigned todo = (1u << bt->lanes) - 1u;
-		if (kernel != KERNEL_SCALAR && !bt->sequential) {
+		if (kernel != F2D_KERNEL_SCALAR && !bt->sequential) {
 			todo = simd_batch(w, bt, kernel, 0, true);
 			COUNT_PATH(0, bt->lanes - popcount(todo));
 		}
@@ -1267,10 +1273,10 @@ void f2d_contacts_solve(f2d_world *w, int32_t iteration)
 	if (joints_between(w) || (iteration == 0 && !w->def.warm_starting)) {
 		vel_in(w);
 	}
-	int kernel = kernel_level();
+	int kernel = f2d_kernel_level();
 	for (int32_t i = 0; i < w->batch_count; ++i) {
 		f2d_contact_batch *bt = &w->batches[i];
-		if (kernel != KERNEL_SCALAR && !bt->sequential) {
+		if (kernel != F2D_KERNEL_SCALAR && !bt->sequential) {
 			unsigned rest = simd_batch(w, bt, kernel, flip, false);
 			COUNT_PATH(2, bt->lanes - popcount(rest));
 			for (; rest != 0; rest &= rest - 1) {

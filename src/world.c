@@ -268,6 +268,9 @@ void f2d_destroy_world(f2d_world *w)
 	f2d_free(w, w->solver_vel, (size_t)w->solver_vel_capacity * sizeof *w->solver_vel);
 	f2d_free(w, w->body_list, (size_t)w->body_list_capacity * sizeof(int32_t));
 	f2d_free(w, w->joint_list, (size_t)w->joint_list_capacity * sizeof(int32_t));
+	f2d_free(w, w->joint_order, (size_t)w->joint_order_capacity * sizeof(int32_t));
+	f2d_free(w, w->joint_order_color, (size_t)w->joint_order_color_capacity);
+	f2d_free(w, w->joint_batches, (size_t)w->joint_batch_capacity * sizeof(f2d_joint_batch));
 	f2d_free(w, w->sweep, (size_t)w->sweep_capacity * sizeof(int32_t));
 	f2d_free(w, w->pairs, (size_t)w->pair_capacity * sizeof(uint64_t));
 	f2d_free(w, w->island_parent, (size_t)w->island_capacity * sizeof(int32_t));
@@ -527,17 +530,14 @@ f2d_result f2d_world_step(f2d_world *w)
 	for (int32_t k = 0; k < nj; ++k) {
 		f2d_joint_prestep(w, &w->joints[w->joint_list[k]]);
 	}
+	f2d_joints_color(w, nj);
 	if (w->def.warm_starting) {
 		f2d_contacts_warm_start(w);
-		for (int32_t k = 0; k < nj; ++k) {
-			f2d_joint_warm_start(w, &w->joints[w->joint_list[k]]);
-		}
+		f2d_joints_warm_start(w, nj);
 	}
 	for (int32_t it = 0; it < w->def.iterations; ++it) {
 		f2d_contacts_solve(w, it);
-		for (int32_t k = 0; k < nj; ++k) {
-			f2d_joint_solve(w, &w->joints[w->joint_list[k]]);
-		}
+		f2d_joints_solve(w, nj, it);
 	}
 	bool out_of_range = integrate_positions(w);
 	if (out_of_range) {
