@@ -175,17 +175,50 @@ static f2d_result compute_body_mass(f2d_world *w, const f2d_body *b, const f2d_s
 	return F2D_OK;
 }
 
-static void apply_body_mass(f2d_body *b, const body_mass *bm)
+/* The centre of mass moves to origin + rotate(q, local centre) when the shapes change; on a
+ * rotating body the velocity of the material points is kept: v' = v + w x (c' - c). Exact in 64
+ * bits (|w| < 2^31, |c' - c| < 2^31): false when v' leaves the fix16 range (a body spinning
+ * fast whose centre moves far), and *v_out is then saturated. */
+static bool moved_centre_velocity(const f2d_body *b, f2d_vec2 local_center, f2d_vec2 *c_out,
+                                  f2d_vec2 *v_out)
 {
-	f2d_vec2 old_center = b->center;
+	f2d_vec2 c = f2d_add(b->origin, f2d_rotate(b->q, local_center));
+	int64_t dx = (int64_t)c.x - b->center.x, dy = (int64_t)c.y - b->center.y;
+	int64_t vx = b->v.x - f2d_round16(b->w * dy), vy = b->v.y + f2d_round16(b->w * dx);
+	*c_out = c;
+	*v_out = f2d_v(f2d_sat(vx), f2d_sat(vy));
+	return vx == v_out->x && vy == v_out->y;
+}
+
+/* Applies new mass data; false when the velocity had to be saturated (see above). */
+static bool apply_body_mass(f2d_body *b, const body_mass *bm)
+{
+	f2d_vec2 c, v;
+	bool ok = moved_centre_velocity(b, bm->local_center, &c, &v);
 	b->mass = bm->mass;
 	b->inv_mass = bm->inv_mass;
 	b->inertia = bm->inertia;
 	b->inv_inertia = bm->inv_inertia;
 	b->local_center = bm->local_center;
-	b->center = f2d_add(b->origin, f2d_rotate(b->q, b->local_center));
-	/* the centre moved on a rotating body: keep the velocity of the material points */
-	b->v = f2d_add(b->v, f2d_cross_sv(b->w, f2d_sub(b->center, old_center)));
+	b->center = c;
+	b->v = v;
+	return ok;
+}
+
+/* create_shape and spawn refuse a shape whose new centre of mass would push the velocity of
+ * a spinning body out of range (the world is unchanged). */
+static f2d_result check_centre_velocity(f2d_world *w, const f2d_body *b, const body_mass *bm)
+{
+	f2d_vec2 c, v;
+	if (!moved_centre_velocity(b, bm->local_center, &c, &v)) {
+		return f2d_set_error(
+		    w, F2D_ERROR_OUT_OF_RANGE,
+		    "create_shape: the shape moves the centre of mass of a body "
+		    "spinning at %d/65536 rad/s so far that its velocity would leave "
+		    "the fix16 range",
+		    (int)b->w);
+	}
+	return F2D_OK;
 }
 
 /* ---- bodies ---- */
@@ -255,7 +288,7 @@ f2d_result f2d_create_body(f2d_world *w, const f2d_body_def *def, f2d_body_id *o
 	}
 	body_mass bm;
 	compute_body_mass(w, b, NULL, &bm); /* cannot fail without shapes */
-	apply_body_mass(b, &bm);
+	(void)apply_body_mass(b, &bm);      /* nor move the centre */
 	w->body_count++;
 	out->index1 = id + 1;
 	out->generation = gen;
@@ -538,6 +571,9 @@ static f2d_result create_shape(f2d_world *w, f2d_body_id body_id, const f2d_shap
 	tmp.restitution = def->restitution;
 	body_mass bm;
 	f2d_result r = compute_body_mass(w, b, &tmp, &bm);
+	if (r == F2D_OK) {
+		r = check_centre_velocity(w, b, &bm);
+	}
 	if (r != F2D_OK) {
 		return r;
 	}
@@ -564,7 +600,7 @@ static f2d_result create_shape(f2d_world *w, f2d_body_id body_id, const f2d_shap
 	}
 	s->next = *link;
 	*link = id;
-	apply_body_mass(b, &bm);
+	(void)apply_body_mass(b, &bm); /* checked above */
 	f2d_wake_body(w, s->body);
 	w->shape_count++;
 	w->sweep_dirty = true;
@@ -669,7 +705,13 @@ f2d_result f2d_destroy_shape(f2d_world *w, f2d_shape_id id)
 				bm.mass = bm.inv_mass = F2D_ONE;
 			}
 		}
-		apply_body_mass(b, &bm);
+		if (!apply_body_mass(b, &bm)) {
+			return f2d_set_error(
+			    w, F2D_ERROR_OVERFLOW,
+			    "destroy_shape: the shape was destroyed; the centre of mass "
+			    "moved so far on a body spinning that fast that its velocity "
+			    "was saturated at the fix16 range");
+		}
 	}
 	return F2D_OK;
 }
@@ -723,6 +765,18 @@ f2d_result f2d_spawn_body(f2d_world *w, const f2d_body_def *bd, const f2d_shape_
 	shape.restitution = sd->restitution;
 	body_mass bm;
 	r = compute_body_mass(w, &tmp, &shape, &bm);
+	if (r == F2D_OK) {
+		/* the body as f2d_create_body makes it (no shape: centre = origin) */
+		tmp.origin = tmp.center = bd->position;
+		tmp.q = f2d_rot_normalize(bd->rotation.c, bd->rotation.s);
+		bool awake = bd->type != F2D_DYNAMIC_BODY || bd->awake || !bd->enable_sleep ||
+		             !w->def.enable_sleep;
+		if (bd->type != F2D_STATIC_BODY && awake) {
+			tmp.v = bd->linear_velocity;
+			tmp.w = bd->angular_velocity;
+		}
+		r = check_centre_velocity(w, &tmp, &bm);
+	}
 	if (r != F2D_OK) {
 		return r;
 	}

@@ -9,6 +9,7 @@
  * have contacts, so the hash covers arbiters and warm-start impulses too.
  */
 #include "api_common.h"
+#include "fix2d/input.h"
 
 /* ---- NULL arguments ---- */
 
@@ -574,6 +575,57 @@ START_TEST(test_bad_circles)
 }
 END_TEST
 
+/* A shape far from the origin of a fast-spinning body moves its centre of mass so far that
+ * keeping the material points' velocity (v + w x dc) would leave the fix16 range: refused with
+ * the world unchanged, by the API and by a create-body command (found by fuzz_replay: signed
+ * overflow before). Destroying such a shape saturates and reports. */
+START_TEST(test_centre_move_velocity_range)
+{
+	scene s = make_scene();
+	f2d_world *w = s.w;
+	f2d_body_def bd = f2d_default_body_def();
+	bd.type = F2D_DYNAMIC_BODY;
+	bd.angular_velocity = F2D_FIX(4096);
+	f2d_body_id body;
+	CHECK_OK(f2d_create_body(w, &bd, &body));
+	f2d_shape_def sd = f2d_default_shape_def();
+	f2d_shape_id sid = sentinel_shape;
+	f2d_circle far = {{F2D_FIX(16), 0}, F2D_FIX(3)}; /* 16 m x 4096 rad/s = 65536 m/s */
+	EXPECT_FAIL(w, F2D_ERROR_OUT_OF_RANGE, f2d_create_circle_shape(w, body, &sd, &far, &sid));
+	f2d_circle near = {{F2D_FIX(4), 0}, F2D_FIX(1)}; /* 16384 m/s: in range */
+	CHECK_OK(f2d_create_circle_shape(w, body, &sd, &near, &sid));
+
+	f2d_command c = f2d_default_command(F2D_CMD_CREATE_BODY, 0, 0);
+	c.u.create.kind = F2D_SPAWN_CIRCLE;
+	c.u.create.body.type = F2D_DYNAMIC_BODY;
+	c.u.create.body.angular_velocity = F2D_FIX(4096);
+	c.u.create.circle = far;
+	uint64_t h = f2d_world_hash(w);
+	f2d_command_result res;
+	f2d_world_apply_commands(w, &c, 1, &res);
+	ck_assert_int_eq(res.result, F2D_ERROR_OUT_OF_RANGE);
+	ck_assert_uint_eq(f2d_world_hash(w), h);
+	c.u.create.circle = near;
+	f2d_world_apply_commands(w, &c, 1, &res);
+	ck_assert_int_eq(res.result, F2D_OK);
+
+	/* two shapes at +-10 m, then spun up: destroying one moves the centre 10 m */
+	bd.angular_velocity = 0;
+	f2d_body_id two;
+	CHECK_OK(f2d_create_body(w, &bd, &two));
+	f2d_circle left = {{F2D_FIX(-10), 0}, F2D_ONE}, right = {{F2D_FIX(10), 0}, F2D_ONE};
+	f2d_shape_id sl, sr;
+	CHECK_OK(f2d_create_circle_shape(w, two, &sd, &left, &sl));
+	CHECK_OK(f2d_create_circle_shape(w, two, &sd, &right, &sr));
+	CHECK_OK(f2d_body_set_angular_velocity(w, two, F2D_FIX(4096)));
+	ck_assert_int_eq(f2d_destroy_shape(w, sr), F2D_ERROR_OVERFLOW);
+	ck_assert(!f2d_shape_is_valid(w, sr));
+	f2d_vec2 v = f2d_body_get_linear_velocity(w, two);
+	ck_assert(v.y == -INT32_MAX || v.y == INT32_MAX);
+	f2d_destroy_world(w);
+}
+END_TEST
+
 START_TEST(test_mass_range)
 {
 	scene s = make_scene();
@@ -656,6 +708,7 @@ static Suite *api_suite(void)
 	tcase_add_test(tc, test_bad_materials);
 	tcase_add_test(tc, test_bad_circles);
 	tcase_add_test(tc, test_mass_range);
+	tcase_add_test(tc, test_centre_move_velocity_range);
 	suite_add_tcase(s, tc);
 	return s;
 }
