@@ -280,9 +280,52 @@ void f2d_remove_arbiters_of_shape(f2d_world *w, int32_t shape);
 void f2d_refresh_arbiters(f2d_world *w);
 
 /* the contact solver (solver.c) */
-/** Grows the step's solver scratch (batches and colouring for up to `arbiters` arbiters, velocity
- *  rows, the joint list); false (nothing changed) on OOM. */
+/** Grows the contact solver's scratch (batches and colouring for up to `arbiters` arbiters,
+ *  velocity rows); false (nothing changed) on OOM. */
 bool f2d_solver_reserve(f2d_world *w, int32_t arbiters);
+/* x86-64 SIMD kernels can be compiled here (gcc or clang; F2D_NO_SIMD: never, for tests) */
+#if !defined(F2D_NO_SIMD) && defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__)) &&   \
+    !defined(__TINYC__)
+#define F2D_X86_SIMD 1
+#else
+#define F2D_X86_SIMD 0
+#endif
+
+/* ---- greedy colouring (contacts: solver.c, joints: joint.c) ----
+ * used[body] holds the colours its constraints took so far (bits 0..62). A constraint takes
+ * the lowest colour neither of its bodies that can move has yet; F2D_OVERFLOW_COLOR when both
+ * together have all 63 (then nothing is marked: overflow constraints are solved in order).
+ * Static and kinematic bodies never change velocity, so they do not count. */
+#define F2D_OVERFLOW_COLOR 63
+
+static inline int32_t f2d_ctz64(uint64_t x)
+{
+#if defined(__GNUC__) || defined(__clang__)
+	return __builtin_ctzll(x);
+#else
+	int32_t n = 0;
+	while ((x & 1u) == 0) {
+		x >>= 1;
+		n++;
+	}
+	return n;
+#endif
+}
+
+static inline int32_t f2d_take_color(uint64_t *used, const f2d_body *bodies, int32_t ia, int32_t ib)
+{
+	const uint64_t overflow = (uint64_t)1 << F2D_OVERFLOW_COLOR;
+	bool ma = bodies[ia].type == F2D_DYNAMIC_BODY, mb = bodies[ib].type == F2D_DYNAMIC_BODY;
+	uint64_t taken = (ma ? used[ia] : 0) | (mb ? used[ib] : 0);
+	int32_t c = f2d_ctz64(~taken | overflow);
+	if (c != F2D_OVERFLOW_COLOR) {
+		uint64_t bit = (uint64_t)1 << c;
+		used[ia] |= ma ? bit : 0;
+		used[ib] |= mb ? bit : 0;
+	}
+	return c;
+}
+
 /** The SIMD kernel this CPU runs: AVX-512 (F and DQ), AVX2 or none (solver.c). */
 enum { F2D_KERNEL_SCALAR, F2D_KERNEL_AVX2, F2D_KERNEL_AVX512 };
 int f2d_kernel_level(void);
@@ -304,6 +347,9 @@ void f2d_joint_solve(f2d_world *w, f2d_joint *j);
 /** Colours the n joints of w->joint_list (greedily in id order, by the dynamic bodies they
  *  share) into w->joint_order, colour after colour, and w->joint_order_color. */
 void f2d_joints_color(f2d_world *w, int32_t n);
+/** Grows the joint passes' scratch (list, colour order, batches) for every joint id; false
+ *  (nothing changed) on OOM. Called before the step changes anything. */
+bool f2d_joints_reserve(f2d_world *w);
 /** One velocity pass over the n coloured joints: colour after colour; the joints of a colour
  *  share no body that moves, so 8 of them at a time in AVX-512 lanes give the same bits as one
  *  after the other. */

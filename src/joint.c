@@ -375,10 +375,18 @@ void f2d_joint_solve(f2d_world *w, f2d_joint *j)
  * and the point constraints of up to 8 joints of a colour are solved at once in AVX-512 lanes
  * (solve_point_fast on 8 lanes) with the result of one after the other. A joint with a motor or
  * limits, and a lane whose range check fails, takes f2d_joint_solve (fast path, else exact). */
-#define JOINT_OVERFLOW 63
 
-#if !defined(F2D_NO_SIMD) && !defined(F2D_JOINT_EXACT_ONLY) && defined(__x86_64__) &&              \
-    (defined(__GNUC__) || defined(__clang__)) && !defined(__TINYC__)
+/* One joint by the scalar code: its warm start or one velocity iteration. */
+static inline void joint_scalar(f2d_world *w, f2d_joint *j, bool warm)
+{
+	if (warm) {
+		f2d_joint_warm_start(w, j);
+	} else {
+		f2d_joint_solve(w, j);
+	}
+}
+
+#if F2D_X86_SIMD && !defined(F2D_JOINT_EXACT_ONLY)
 #include <immintrin.h>
 #define JOINT_SIMD 1
 #define AVX512 __attribute__((target("avx512f,avx512dq,avx2")))
@@ -496,12 +504,7 @@ static void joint_batch_pass(f2d_world *w, f2d_joint_batch *x, bool warm, bool l
 	}
 	for (int32_t l = 0; l < x->n; ++l) {
 		if ((x->live >> l & 1u) == 0) {
-			f2d_joint *j = &w->joints[x->ids[l]];
-			if (warm) {
-				f2d_joint_warm_start(w, j);
-			} else {
-				f2d_joint_solve(w, j);
-			}
+			joint_scalar(w, &w->joints[x->ids[l]], warm);
 			continue;
 		}
 		const f2d_body *a = &bodies[x->ba[l]];
@@ -530,11 +533,7 @@ static void joint_batch_pass(f2d_world *w, f2d_joint_batch *x, bool warm, bool l
 			/* from the unchanged state, with the lane's impulse */
 			f2d_joint *j = &w->joints[x->ids[l]];
 			lane_to_joint(x, l, j);
-			if (warm) {
-				f2d_joint_warm_start(w, j);
-			} else {
-				f2d_joint_solve(w, j);
-			}
+			joint_scalar(w, j, warm);
 			joint_to_lane(x, l, j);
 		}
 	}
@@ -553,7 +552,7 @@ static void build_joint_batches(f2d_world *w, int32_t n)
 		f2d_joint_batch *x = &w->joint_batches[nb++];
 		memset(x, 0, sizeof *x);
 		x->n = e - i;
-		x->sequential = c == JOINT_OVERFLOW || e - i == 1;
+		x->sequential = c == F2D_OVERFLOW_COLOR || e - i == 1;
 		for (int32_t l = 0; l < x->n; ++l) {
 			const f2d_joint *j = &w->joints[w->joint_order[i + l]];
 			x->ids[l] = w->joint_order[i + l];
@@ -590,6 +589,20 @@ static void build_joint_batches(f2d_world *w, int32_t n)
 #define JOINT_SIMD 0
 #endif
 
+bool f2d_joints_reserve(f2d_world *w)
+{
+	int32_t n = w->joint_capacity;
+	int32_t batches = n / 8 + 64 < n ? n / 8 + 64 : n; /* one partial batch per colour */
+	return f2d_grow(w, (void **)&w->body_colors, &w->body_color_capacity, w->body_capacity,
+	                sizeof(uint64_t)) &&
+	       f2d_grow(w, (void **)&w->joint_list, &w->joint_list_capacity, n, sizeof(int32_t)) &&
+	       f2d_grow(w, (void **)&w->joint_order, &w->joint_order_capacity, n,
+	                sizeof(int32_t)) &&
+	       f2d_grow(w, (void **)&w->joint_order_color, &w->joint_order_color_capacity, n, 1) &&
+	       f2d_grow(w, (void **)&w->joint_batches, &w->joint_batch_capacity, batches,
+	                sizeof(f2d_joint_batch));
+}
+
 void f2d_joints_color(f2d_world *w, int32_t n)
 {
 	uint64_t *used = w->body_colors; /* free after the contacts' pre-step; left zero here */
@@ -601,17 +614,7 @@ void f2d_joints_color(f2d_world *w, int32_t n)
 	}
 	for (int32_t k = 0; k < n; ++k) {
 		const f2d_joint *j = &w->joints[list[k]];
-		bool ma = w->bodies[j->body_a].type == F2D_DYNAMIC_BODY;
-		bool mb = w->bodies[j->body_b].type == F2D_DYNAMIC_BODY;
-		uint64_t taken = (ma ? used[j->body_a] : 0) | (mb ? used[j->body_b] : 0);
-		int32_t c = 0;
-		while (c < JOINT_OVERFLOW && ((taken >> c) & 1u) != 0) {
-			c++;
-		}
-		if (c < JOINT_OVERFLOW) {
-			used[j->body_a] |= ma ? (uint64_t)1 << c : 0;
-			used[j->body_b] |= mb ? (uint64_t)1 << c : 0;
-		}
+		int32_t c = f2d_take_color(used, w->bodies, j->body_a, j->body_b);
 		w->joint_order_color[k] = (uint8_t)c; /* colour of list[k], for now */
 		count[c]++;
 	}
@@ -653,12 +656,7 @@ static void joints_pass(f2d_world *w, int32_t n, bool warm, bool last)
 				continue;
 			}
 			for (int32_t l = 0; l < x->n; ++l) {
-				f2d_joint *j = &w->joints[x->ids[l]];
-				if (warm) {
-					f2d_joint_warm_start(w, j);
-				} else {
-					f2d_joint_solve(w, j);
-				}
+				joint_scalar(w, &w->joints[x->ids[l]], warm);
 			}
 		}
 		return;
@@ -666,12 +664,7 @@ static void joints_pass(f2d_world *w, int32_t n, bool warm, bool last)
 #endif
 	(void)last;
 	for (int32_t i = 0; i < n; ++i) {
-		f2d_joint *j = &w->joints[w->joint_order[i]];
-		if (warm) {
-			f2d_joint_warm_start(w, j);
-		} else {
-			f2d_joint_solve(w, j);
-		}
+		joint_scalar(w, &w->joints[w->joint_order[i]], warm);
 	}
 }
 

@@ -26,21 +26,7 @@
 
 /* ---- colouring and batches ---- */
 
-static inline int32_t ctz64(uint64_t x)
-{
-#if defined(__GNUC__) || defined(__clang__)
-	return __builtin_ctzll(x);
-#else
-	int32_t n = 0;
-	while ((x & 1u) == 0) {
-		x >>= 1;
-		n++;
-	}
-	return n;
-#endif
-}
-
-#define OVERFLOW_COLOR 63
+#define OVERFLOW_COLOR F2D_OVERFLOW_COLOR
 
 static inline int32_t popcount(unsigned x)
 {
@@ -66,17 +52,7 @@ bool f2d_solver_reserve(f2d_world *w, int32_t arbiters)
 	       f2d_grow(w, (void **)&w->solver_vel, &w->solver_vel_capacity, w->body_capacity,
 	                sizeof *w->solver_vel) &&
 	       f2d_grow(w, (void **)&w->body_list, &w->body_list_capacity, w->body_capacity,
-	                sizeof(int32_t)) &&
-	       f2d_grow(w, (void **)&w->joint_list, &w->joint_list_capacity, w->joint_capacity,
-	                sizeof(int32_t)) &&
-	       f2d_grow(w, (void **)&w->joint_order, &w->joint_order_capacity, w->joint_capacity,
-	                sizeof(int32_t)) &&
-	       f2d_grow(w, (void **)&w->joint_order_color, &w->joint_order_color_capacity,
-	                w->joint_capacity, 1) &&
-	       f2d_grow(w, (void **)&w->joint_batches, &w->joint_batch_capacity,
-	                w->joint_capacity / 8 + 64 < w->joint_capacity ? w->joint_capacity / 8 + 64
-	                                                               : w->joint_capacity,
-	                sizeof(f2d_joint_batch));
+	                sizeof(int32_t));
 }
 
 static inline int64_t *vel_row(f2d_world *w, int32_t body)
@@ -109,11 +85,6 @@ static void vel_out(f2d_world *w)
 	}
 }
 
-static inline bool moves(const f2d_body *b)
-{
-	return b->type == F2D_DYNAMIC_BODY;
-}
-
 /* Colours the active arbiters and lays the batches out: colour after colour, key order inside
  * a colour; fills body_a, body_b, arbiter and lanes (the rest is the pre-step's). */
 static void color_arbiters(f2d_world *w)
@@ -144,14 +115,7 @@ static void color_arbiters(f2d_world *w)
 			used[ib] |= listed;
 			w->body_list[nl++] = ib;
 		}
-		bool ma = moves(&w->bodies[ia]), mb = moves(&w->bodies[ib]);
-		uint64_t taken = (ma ? used[ia] : 0) | (mb ? used[ib] : 0);
-		int32_t c = ctz64(~taken | listed);
-		if (c != OVERFLOW_COLOR) {
-			uint64_t bit = (uint64_t)1 << c;
-			used[ia] |= ma ? bit : 0;
-			used[ib] |= mb ? bit : 0;
-		}
+		int32_t c = f2d_take_color(used, w->bodies, ia, ib);
 		color[i] = (uint8_t)c;
 		count[c]++;
 	}
@@ -500,8 +464,7 @@ uint64_t f2d_contact_path_counts[4];
 #define COUNT_PATH(i, n) ((void)(n))
 #endif
 
-#if !defined(F2D_NO_SIMD) && !defined(F2D_CONTACT_EXACT_ONLY) && defined(__x86_64__) &&            \
-    (defined(__GNUC__) || defined(__clang__)) && !defined(__TINYC__)
+#if F2D_X86_SIMD && !defined(F2D_CONTACT_EXACT_ONLY)
 #define F2D_HAVE_SIMD 1
 #else
 #define F2D_HAVE_SIMD 0
@@ -1243,7 +1206,7 @@ void f2d_contacts_warm_start(f2d_world *w)
 			COUNT_PATH(0, bt->lanes - popcount(todo));
 		}
 		for (; todo != 0; todo &= todo - 1) {
-			int32_t l = ctz64(todo);
+			int32_t l = f2d_ctz64(todo);
 			int64_t *a = vel_row(w, bt->body_a[l]);
 			int64_t *b = vel_row(w, bt->body_b[l]);
 #ifndef F2D_CONTACT_EXACT_ONLY
@@ -1280,7 +1243,7 @@ void f2d_contacts_solve(f2d_world *w, int32_t iteration)
 			unsigned rest = simd_batch(w, bt, kernel, flip, false);
 			COUNT_PATH(2, bt->lanes - popcount(rest));
 			for (; rest != 0; rest &= rest - 1) {
-				int32_t l = ctz64(rest);
+				int32_t l = f2d_ctz64(rest);
 				clane c;
 				load_lane(bt, l, &c);
 				solve_exact(&c, vel_row(w, bt->body_a[l]),

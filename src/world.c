@@ -506,7 +506,10 @@ f2d_result f2d_world_step(f2d_world *w)
 		return F2D_OK;
 	}
 	w->saturated = false;
-	f2d_result r = w->def.enable_sleep ? f2d_islands_prepare(w) : F2D_OK;
+	f2d_result r = f2d_joints_reserve(w) ? F2D_OK : F2D_ERROR_OUT_OF_MEMORY;
+	if (r == F2D_OK && w->def.enable_sleep) {
+		r = f2d_islands_prepare(w);
+	}
 	if (r == F2D_OK) {
 		r = f2d_update_contacts(w);
 	}
