@@ -253,10 +253,15 @@ struct f2d_world {
 	uint64_t out_of_range_events, overflow_events;
 	int32_t last_out_of_range_body;
 	bool saturated; /* set by the solver when an impulse saturated in this step */
+	bool stopped_at_edge; /* set when a body was stopped at the world limit in this step */
 	char error[160];
 };
 
 f2d_result f2d_set_error(f2d_world *w, f2d_result r, const char *fmt, ...);
+
+/** A moving body reached the world limit (its centre was clamped to it): it stops (velocity
+ *  zeroed), the world counts the event and the step reports F2D_ERROR_OUT_OF_RANGE. */
+void f2d_stop_at_edge(f2d_world *w, f2d_body *b);
 
 /** Takes an id (reusing the most recently freed one first) and grows the object array to hold
  *  it; new slots are zeroed. The world is unchanged on failure. */

@@ -149,6 +149,89 @@ static inline fix16_t f2d_div_exact(int64_t a, int64_t b)
 	return ((a < 0) != (b < 0)) ? -(fix16_t)q : (fix16_t)q;
 }
 
+/* ---- 128-bit unsigned integers, portable (no __int128: tcc and 32-bit targets) ----
+ * For the rare exact paths whose intermediates pass 2^63 (the joint's 2x2 inverse, src/joint.c).
+ * Plain, not fast: each is a handful of 64-bit operations. */
+typedef struct f2d_u128 {
+	uint64_t hi, lo;
+} f2d_u128;
+
+static inline f2d_u128 f2d_u128_from(uint64_t v)
+{
+	f2d_u128 r = {0, v};
+	return r;
+}
+
+/** a * b, exact: the four 32 x 32 partial products. */
+static inline f2d_u128 f2d_u128_mul(uint64_t a, uint64_t b)
+{
+	uint64_t a0 = a & 0xFFFFFFFFu, a1 = a >> 32, b0 = b & 0xFFFFFFFFu, b1 = b >> 32;
+	uint64_t p00 = a0 * b0, p01 = a0 * b1, p10 = a1 * b0, p11 = a1 * b1;
+	uint64_t mid = (p00 >> 32) + (p01 & 0xFFFFFFFFu) + (p10 & 0xFFFFFFFFu); /* < 3 * 2^32 */
+	f2d_u128 r;
+	r.lo = (mid << 32) | (p00 & 0xFFFFFFFFu);
+	r.hi = p11 + (p01 >> 32) + (p10 >> 32) + (mid >> 32);
+	return r;
+}
+
+static inline f2d_u128 f2d_u128_add(f2d_u128 a, f2d_u128 b)
+{
+	f2d_u128 r;
+	r.lo = a.lo + b.lo;
+	r.hi = a.hi + b.hi + (r.lo < a.lo ? 1u : 0u);
+	return r;
+}
+
+/** a - b for a >= b */
+static inline f2d_u128 f2d_u128_sub(f2d_u128 a, f2d_u128 b)
+{
+	f2d_u128 r;
+	r.lo = a.lo - b.lo;
+	r.hi = a.hi - b.hi - (a.lo < b.lo ? 1u : 0u);
+	return r;
+}
+
+static inline bool f2d_u128_less(f2d_u128 a, f2d_u128 b)
+{
+	return a.hi < b.hi || (a.hi == b.hi && a.lo < b.lo);
+}
+
+/** a << n, 0 < n < 64 (the caller keeps the result below 2^128) */
+static inline f2d_u128 f2d_u128_shl(f2d_u128 a, int n)
+{
+	f2d_u128 r;
+	r.hi = (a.hi << n) | (a.lo >> (64 - n));
+	r.lo = a.lo << n;
+	return r;
+}
+
+/** a >> 1 */
+static inline f2d_u128 f2d_u128_half(f2d_u128 a)
+{
+	f2d_u128 r;
+	r.lo = (a.lo >> 1) | (a.hi << 63);
+	r.hi = a.hi >> 1;
+	return r;
+}
+
+/** floor(n / d) for d > 0 when it is below 2^31, else 2^31 (the caller saturates): restoring
+ *  division over the 31 quotient bits, d << 31 must stay below 2^128. */
+static inline uint32_t f2d_u128_div31(f2d_u128 n, f2d_u128 d)
+{
+	if (!f2d_u128_less(n, f2d_u128_shl(d, 31))) {
+		return (uint32_t)1 << 31;
+	}
+	uint32_t q = 0;
+	for (int bit = 30; bit >= 0; --bit) {
+		f2d_u128 t = bit > 0 ? f2d_u128_shl(d, bit) : d;
+		if (!f2d_u128_less(n, t)) {
+			n = f2d_u128_sub(n, t);
+			q |= (uint32_t)1 << bit;
+		}
+	}
+	return q;
+}
+
 /** Integer square root of a 64-bit value, rounded to nearest (ties cannot occur). */
 uint64_t f2d_isqrt64_round(uint64_t n);
 

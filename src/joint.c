@@ -57,41 +57,94 @@ bool f2d_bodies_joined(const f2d_world *w, int32_t a, int32_t b)
 	return false;
 }
 
-/* round(num * 2^32 / den) for a Q16 numerator and a Q32 denominator: a Q16 result. */
-static fix16_t div_q16_by_q32(f2d_world *w, int64_t num, int64_t den)
+/* round(num * 2^32 / det), half away from zero: a Q16 entry of K^-1 from a Q16 entry of adj(K)
+ * and det(K) in Q32; beyond the fix16 range it saturates and reports. With det below 2^63 and
+ * |num| < 2^30 one 64-bit division (a light body on a long arm, or a small inertia, passes
+ * either bound); otherwise the same rounding in 128 bits: floor((|num| 2^32 + floor(det / 2)) /
+ * det) with the sign of num, which is what the 64-bit form computes whenever it fits. */
+static fix16_t div_q16_by_q32(f2d_world *w, int64_t num, f2d_u128 det)
 {
-	if (den <= 0) {
+	const int64_t b30 = (int64_t)1 << 30;
+	if (det.hi == 0 && det.lo <= (uint64_t)INT64_MAX && num < b30 && num > -b30) {
+		int64_t den = (int64_t)det.lo;
+		int64_t n = num * 4294967296LL;
+		int64_t q = (n >= 0 ? n + den / 2 : n - den / 2) / den;
+		if (q > INT32_MAX || q < -INT32_MAX) {
+			w->saturated = true;
+		}
+		return f2d_sat(q);
+	}
+	uint64_t mag = num < 0 ? 0u - (uint64_t)num : (uint64_t)num; /* < 2^47 */
+	f2d_u128 n = f2d_u128_add(f2d_u128_shl(f2d_u128_from(mag), 32), f2d_u128_half(det));
+	uint32_t q = f2d_u128_div31(n, det);
+	if (q > (uint32_t)INT32_MAX) {
+		w->saturated = true;
+		q = (uint32_t)INT32_MAX;
+	}
+	return num < 0 ? -(fix16_t)q : (fix16_t)q;
+}
+
+/* 1 / k for a Q16 k >= 0 (0 for 0), saturated and reported below 3 LSB. */
+static fix16_t inverse_or_zero(f2d_world *w, int64_t k)
+{
+	if (k <= 0) {
 		return 0;
 	}
-	if (num >= ((int64_t)1 << 30) || num <= -((int64_t)1 << 30)) {
+	if (k <= 2) {
 		w->saturated = true;
-		return num > 0 ? INT32_MAX : -INT32_MAX;
+		return INT32_MAX;
 	}
-	int64_t n = num * 4294967296LL;
-	int64_t q = (n >= 0 ? n + den / 2 : n - den / 2) / den;
-	if (q > INT32_MAX || q < -INT32_MAX) {
-		w->saturated = true;
-	}
-	return f2d_sat(q);
+	return f2d_div_exact((int64_t)1 << 16, k);
 }
 
 /* K^-1 for the point constraint of bodies a and b with anchor arms ra, rb (derivation above
  * f2d_joint_prestep): K = (1/m_a + 1/m_b) I + 1/I_a [ra.y^2, -ra.x ra.y; ., ra.x^2] + (b);
- * K^-1 = [k22, -k12; -k12, k11] / det, with det exact in Q32. */
+ * K^-1 = [k22, -k12; -k12, k11] / det.
+ * Ranges (README "Units and valid ranges"): an arm of a dynamic body is at most 64 m (anchor)
+ * + 45 m (centre of mass) long, so r^2 < 2^14.2; 1/I <= 2^14 and 1/m <= 2^8, so each k is
+ * below 2^46 in Q16 and det = k11 k22 - k12^2 below 2^92 in Q32: it is computed exactly in 128
+ * bits (K is positive semi-definite, det >= 0 up to the rounding of the entries). A body that
+ * cannot turn (static, kinematic: 1/I = 0) adds no angular term, whatever its arm (a static
+ * anchor may be 16 km away). If the rounded K is singular (det <= 0: only with the smallest
+ * masses against the largest arms and inverse inertias), the diagonal inverse stands in:
+ * positive, and never more than twice the step K^-1 would take along any direction. */
 static inline void point_mass(f2d_world *w, const f2d_body *a, const f2d_body *b, f2d_vec2 ra,
                               f2d_vec2 rb, fix16_t *m11, fix16_t *m12, fix16_t *m22)
 {
 	fix16_t ma = a->inv_mass, mb = b->inv_mass, ia = a->inv_inertia, ib = b->inv_inertia;
-	int64_t k11 = (int64_t)ma + mb + f2d_round16((int64_t)ia * f2d_mul(ra.y, ra.y)) +
-	              f2d_round16((int64_t)ib * f2d_mul(rb.y, rb.y));
-	int64_t k12 = -f2d_round16((int64_t)ia * f2d_mul(ra.x, ra.y)) -
-	              f2d_round16((int64_t)ib * f2d_mul(rb.x, rb.y));
-	int64_t k22 = (int64_t)ma + mb + f2d_round16((int64_t)ia * f2d_mul(ra.x, ra.x)) +
-	              f2d_round16((int64_t)ib * f2d_mul(rb.x, rb.x));
-	int64_t det = k11 * k22 - k12 * k12;
+	int64_t k11 = (int64_t)ma + mb, k12 = 0, k22 = (int64_t)ma + mb;
+	if (ia != 0) {
+		k11 += f2d_round16((int64_t)ia * f2d_mul(ra.y, ra.y));
+		k12 -= f2d_round16((int64_t)ia * f2d_mul(ra.x, ra.y));
+		k22 += f2d_round16((int64_t)ia * f2d_mul(ra.x, ra.x));
+	}
+	if (ib != 0) {
+		k11 += f2d_round16((int64_t)ib * f2d_mul(rb.y, rb.y));
+		k12 -= f2d_round16((int64_t)ib * f2d_mul(rb.x, rb.y));
+		k22 += f2d_round16((int64_t)ib * f2d_mul(rb.x, rb.x));
+	}
+	uint64_t u12 = k12 < 0 ? 0u - (uint64_t)k12 : (uint64_t)k12;
+	f2d_u128 diag = f2d_u128_mul((uint64_t)k11, (uint64_t)k22);
+	f2d_u128 off = f2d_u128_mul(u12, u12);
+	if (!f2d_u128_less(off, diag)) {
+		*m11 = inverse_or_zero(w, k11);
+		*m12 = 0;
+		*m22 = inverse_or_zero(w, k22);
+		return;
+	}
+	f2d_u128 det = f2d_u128_sub(diag, off);
 	*m11 = div_q16_by_q32(w, k22, det);
 	*m12 = div_q16_by_q32(w, -k12, det);
 	*m22 = div_q16_by_q32(w, k11, det);
+}
+
+/* C = (c_b + r_b) - (c_a + r_a), each component saturated to +-(2^31 - 1) (silently: its users
+ * clamp it far below that). Centres are within the world limit (2^13) but a static body's anchor
+ * may be 2^14 from it, so the sums are taken in 64 bits. */
+static inline f2d_vec2 anchor_gap(const f2d_body *a, const f2d_body *b, f2d_vec2 ra, f2d_vec2 rb)
+{
+	return f2d_v(f2d_sat((int64_t)b->center.x + rb.x - a->center.x - ra.x),
+	             f2d_sat((int64_t)b->center.y + rb.y - a->center.y - ra.y));
 }
 
 /* Point constraint: the anchors coincide, C = (c_b + r_b) - (c_a + r_a) = 0.
@@ -124,7 +177,7 @@ void f2d_joint_prestep(f2d_world *w, f2d_joint *j)
 	    w->def.joint_position_iterations > 0 ? 0 : f2d_mul(w->def.bias_factor, w->inv_h);
 	j->bias = f2d_v(0, 0);
 	if (beta_h != 0) {
-		f2d_vec2 c = f2d_sub(f2d_add(b->center, rb), f2d_add(a->center, ra));
+		f2d_vec2 c = anchor_gap(a, b, ra, rb);
 		j->bias = f2d_v(-jmul(w, beta_h, c.x), -jmul(w, beta_h, c.y));
 	}
 
@@ -716,6 +769,20 @@ static bool anchor_ok(f2d_vec2 p, f2d_body_type type)
 	return p.x >= -lim && p.x <= lim && p.y >= -lim && p.y <= lim;
 }
 
+/* One body's part of tr(K) for the point constraint (see point_mass): 1/m + |r|^2 / I, Q16 in
+ * 64 bits, with r the anchor's arm from the centre of mass (its length does not change as the
+ * body turns). K's largest eigenvalue is at most its trace, so 1/trace is a lower bound of the
+ * effective mass in every direction. A body that cannot turn adds nothing (1/m = 1/I = 0). */
+static int64_t point_mass_trace(const f2d_body *b, f2d_vec2 local_anchor)
+{
+	if (b->inv_inertia == 0) {
+		return b->inv_mass;
+	}
+	f2d_vec2 r = f2d_sub(local_anchor, b->local_center); /* dynamic: |r| < 2^7.1 m */
+	int64_t r2 = f2d_round16((int64_t)r.x * r.x + (int64_t)r.y * r.y); /* < 2^30.2 */
+	return (int64_t)b->inv_mass + f2d_round16((int64_t)b->inv_inertia * r2);
+}
+
 f2d_result f2d_init_revolute_joint_def(const f2d_world *w, f2d_body_id a, f2d_body_id b,
                                        f2d_vec2 anchor, f2d_revolute_joint_def *def)
 {
@@ -771,6 +838,19 @@ f2d_result f2d_create_revolute_joint(f2d_world *w, const f2d_revolute_joint_def 
 		    w, F2D_ERROR_INVALID_VALUE,
 		    "create_revolute_joint: local anchors must lie within 64 m of a "
 		    "moving body's origin (16384 m of a static one)");
+	}
+	int64_t trace =
+	    point_mass_trace(ba, def->local_anchor_a) + point_mass_trace(bb, def->local_anchor_b);
+	if (trace > F2D_JOINT_MAX_TRACE) {
+		return f2d_set_error(
+		    w, F2D_ERROR_INVALID_VALUE,
+		    "create_revolute_joint: an anchor too far from a body this light: the "
+		    "effective "
+		    "mass at the anchor, 1 / (1/m_a + r_a^2/I_a + 1/m_b + r_b^2/I_b) = 1/%d kg, is "
+		    "below 2 LSB of fix16 (1/32768 kg); move the anchor closer to the centre of "
+		    "mass "
+		    "or give the body more mass or inertia",
+		    (int)(trace >> 16));
 	}
 	if (!angle_ok(def->reference_angle) || !angle_ok(def->lower_angle) ||
 	    !angle_ok(def->upper_angle) ||
@@ -962,14 +1042,25 @@ static fix16_t correction_angle(fix16_t inv_inertia, f2d_vec2 r, f2d_vec2 p)
 }
 
 /* Moves a dynamic body of a joint by the positional impulse p at its arm r (for body a, p is
- * negated: jmadd(v, m, -x) = jmsub(v, m, x) and correction_angle(i, r, -p) =
- * -correction_angle(i, r, p), as f2d_round16, f2d_sat and the clamp are odd): c += p / m,
- * angle += (r x p) / I, then the origin from the new centre and rotation. A zero turn leaves q
- * as f2d_integrate_rotation would, and a zero local centre rotates to (0, 0). */
+ * negated: v - m x = v + m (-x) and correction_angle(i, r, -p) = -correction_angle(i, r, p), as
+ * f2d_round16, f2d_sat and the clamp are odd): c += p / m, angle += (r x p) / I, then the origin
+ * from the new centre and rotation. A zero turn leaves q as f2d_integrate_rotation would, and a
+ * zero local centre rotates to (0, 0). A centre pushed beyond the world limit stops at the
+ * edge, as in integrate_positions: its velocity is zeroed and the step reports
+ * F2D_ERROR_OUT_OF_RANGE (|p / m| < 2^39, so the sum is exact in 64 bits). */
 static inline void project_body(f2d_world *w, f2d_body *body, f2d_vec2 r, f2d_vec2 p)
 {
-	body->center = f2d_v(jmadd(w, body->center.x, body->inv_mass, p.x),
-	                     jmadd(w, body->center.y, body->inv_mass, p.y));
+	int64_t x = (int64_t)body->center.x + f2d_round16((int64_t)body->inv_mass * p.x);
+	int64_t y = (int64_t)body->center.y + f2d_round16((int64_t)body->inv_mass * p.y);
+	if (x < -F2D_WORLD_LIMIT || x > F2D_WORLD_LIMIT || y < -F2D_WORLD_LIMIT ||
+	    y > F2D_WORLD_LIMIT) {
+		x = x < -F2D_WORLD_LIMIT ? -F2D_WORLD_LIMIT
+		                         : (x > F2D_WORLD_LIMIT ? F2D_WORLD_LIMIT : x);
+		y = y < -F2D_WORLD_LIMIT ? -F2D_WORLD_LIMIT
+		                         : (y > F2D_WORLD_LIMIT ? F2D_WORLD_LIMIT : y);
+		f2d_stop_at_edge(w, body);
+	}
+	body->center = f2d_v((fix16_t)x, (fix16_t)y);
 	fix16_t angle = correction_angle(body->inv_inertia, r, p);
 	if (angle != 0) {
 		body->q = f2d_integrate_rotation(body->q, angle);
@@ -992,7 +1083,7 @@ fix16_t f2d_joint_solve_position(f2d_world *w, f2d_joint *j)
 	f2d_body *b = &w->bodies[j->body_b];
 	f2d_vec2 ra = f2d_rotate(a->q, f2d_sub(j->local_a, a->local_center));
 	f2d_vec2 rb = f2d_rotate(b->q, f2d_sub(j->local_b, b->local_center));
-	f2d_vec2 c = f2d_sub(f2d_add(b->center, rb), f2d_add(a->center, ra));
+	f2d_vec2 c = anchor_gap(a, b, ra, rb);
 	fix16_t err = f2d_max(f2d_abs(c.x), f2d_abs(c.y));
 	if (err == 0) {
 		return 0;

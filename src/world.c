@@ -381,12 +381,20 @@ static void integrate_velocities(f2d_world *w)
 	}
 }
 
+void f2d_stop_at_edge(f2d_world *w, f2d_body *b)
+{
+	b->v = f2d_v(0, 0);
+	b->w = 0;
+	w->out_of_range_events++;
+	w->last_out_of_range_body = (int32_t)(b - w->bodies);
+	w->stopped_at_edge = true;
+}
+
 /* Then positions with the new velocities: c += h v, q advanced by h w. Motion per step is
  * limited to max_translation / max_rotation (speed caps, as in Box2D); a body that would leave
  * the world range stops at its edge and the step reports it. */
 static bool integrate_positions(f2d_world *w)
 {
-	bool out_of_range = false;
 	int64_t max_t = w->def.max_translation;
 	int64_t max_t2 = max_t * max_t;
 	fix16_t max_r = w->def.max_rotation;
@@ -413,17 +421,13 @@ static bool integrate_positions(f2d_world *w)
 		    c.y > F2D_WORLD_LIMIT) {
 			c.x = f2d_clamp(c.x, -F2D_WORLD_LIMIT, F2D_WORLD_LIMIT);
 			c.y = f2d_clamp(c.y, -F2D_WORLD_LIMIT, F2D_WORLD_LIMIT);
-			b->v = f2d_v(0, 0);
-			b->w = 0;
-			w->out_of_range_events++;
-			w->last_out_of_range_body = i;
-			out_of_range = true;
+			f2d_stop_at_edge(w, b);
 		}
 		b->center = c;
 		b->q = f2d_integrate_rotation(b->q, dr);
 		b->origin = f2d_sub(b->center, f2d_rotate(b->q, b->local_center));
 	}
-	return out_of_range;
+	return w->stopped_at_edge;
 }
 
 /* Sleep off: everything that can move is simulated. */
@@ -506,6 +510,7 @@ f2d_result f2d_world_step(f2d_world *w)
 		return F2D_OK;
 	}
 	w->saturated = false;
+	w->stopped_at_edge = false;
 	f2d_result r = f2d_joints_reserve(w) ? F2D_OK : F2D_ERROR_OUT_OF_MEMORY;
 	if (r == F2D_OK && w->def.enable_sleep) {
 		r = f2d_islands_prepare(w);
@@ -571,7 +576,7 @@ f2d_result f2d_world_step(f2d_world *w)
 	}
 	perturb_for_test(w);
 	w->step_count++;
-	if (out_of_range) {
+	if (w->stopped_at_edge) { /* in integrate_positions or a joint position pass */
 		return f2d_set_error(
 		    w, F2D_ERROR_OUT_OF_RANGE,
 		    "world_step: body %d left the world range and was stopped at its edge",

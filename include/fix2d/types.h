@@ -37,6 +37,11 @@ extern "C" {
 /** Dynamic body rotational inertia about its centre of mass, kg m^2: [2^-14, 32767]. */
 #define F2D_MIN_INERTIA ((fix16_t)(1 << 2))
 #define F2D_MAX_INERTIA F2D_FIX(32767)
+/** A revolute joint is created only while 1/m_a + r_a^2/I_a + 1/m_b + r_b^2/I_b <= 32768, with
+ *  r the anchor's distance from each body's centre of mass (1/kg, Q16 in 64 bits): below an
+ *  effective mass of 2^-15 kg at the anchor, fix16 cannot resolve the joint's impulses (a light
+ *  body on a long arm; README "Units and valid ranges"). */
+#define F2D_JOINT_MAX_TRACE ((int64_t)32768 << 16)
 /** Polygons have 3 to 8 vertices. */
 #define F2D_MAX_POLYGON_VERTICES 8
 /** Upper bound on bodies, shapes and joints per world. */
