@@ -658,6 +658,47 @@ static f2d_result build_large_pyramid_10k(f2d_world *world)
 
 /* ---- catalogue ---- */
 
+/* Revolute joints at the far end of their range (issue 11), where the effective-mass inverse
+ * needs 128-bit integers: a 0.2 m circle (density 1) on a 7 m arm, a 0.5 m circle on a 41 m
+ * arm, a 1.2 m box (density 1) on a 60 m arm, each starting level with its pivot, and a hub:
+ * a 2 x 2 box pinned to the world with 24 small boxes pinned to it 6 to 40 m out, every third
+ * with a motor, every fourth with limits. */
+static f2d_result build_long_arms(f2d_world *world)
+{
+	f2d_body_id ground, bob;
+	TRY(add_ground(world, &ground));
+	f2d_shape_def sd = shape_def(F2D_ONE, F2D_MILLI(600));
+	f2d_body_def bd = body_def(F2D_DYNAMIC_BODY, vm(-93000, 30000), 0);
+	TRY(add_circle_body(world, &bd, F2D_MILLI(200), &sd, &bob));
+	TRY(add_pin(world, ground, bob, vm(-100000, 30000)));
+	bd = body_def(F2D_DYNAMIC_BODY, vm(1000, 70000), 0);
+	TRY(add_circle_body(world, &bd, F2D_MILLI(500), &sd, &bob));
+	TRY(add_pin(world, ground, bob, vm(-40000, 70000)));
+	TRY(add_box(world, F2D_DYNAMIC_BODY, vm(160000, 90000), 0, F2D_MILLI(600), F2D_MILLI(600),
+	            &sd, &bob));
+	TRY(add_pin(world, ground, bob, vm(100000, 90000)));
+	f2d_body_id hub, spoke;
+	TRY(add_box(world, F2D_DYNAMIC_BODY, vm(250000, 60000), 0, F2D_ONE, F2D_ONE, &sd, &hub));
+	TRY(add_pin(world, ground, hub, vm(250000, 60000)));
+	for (int32_t i = 0; i < 24; ++i) {
+		int32_t dx = (i % 2 == 0 ? 1 : -1) * (6000 + 1500 * i);
+		f2d_vec2 p = vm(250000 + dx, 60000 + 250 * (i % 5));
+		TRY(add_box(world, F2D_DYNAMIC_BODY, p, 0, F2D_MILLI(250), F2D_MILLI(250), &sd,
+		            &spoke));
+		f2d_revolute_joint_def jd;
+		f2d_joint_id joint;
+		TRY(f2d_init_revolute_joint_def(world, hub, spoke, p, &jd));
+		jd.enable_motor = i % 3 == 0;
+		jd.motor_speed = F2D_FIX(2);
+		jd.max_motor_torque = F2D_FIX(50);
+		jd.enable_limit = i % 4 == 0;
+		jd.lower_angle = -F2D_MILLI(250);
+		jd.upper_angle = F2D_MILLI(250);
+		TRY(f2d_create_revolute_joint(world, &jd, &joint));
+	}
+	return F2D_OK;
+}
+
 static const scene_entry scene_table[] = {
     {"single_box", "one 1x1 box (mass 200) dropped onto the ground", build_single_box},
     {"pendulum", "a 1x1 box (mass 100) on a pin at (0, 11)", build_pendulum},
@@ -677,6 +718,7 @@ static const scene_entry scene_table[] = {
     {"polygons", "60 regular polygons (3..8 vertices) onto static triangles", build_polygons},
     {"restitution", "circles and boxes bouncing with restitution 0..1", build_restitution},
     {"arena", "netdemo arena: 4 players, 36 props, a pinned see-saw", build_arena},
+    {"long_arms", "pendulums on 7, 41 and 60 m arms and a hub with 24 spokes", build_long_arms},
     {"large_pyramid", "benchmark: 100-row pyramid of 5,050 1x1 boxes", build_large_pyramid},
     {"large_pyramid_1k", "benchmark: 45-row pyramid, 1,035 boxes", build_large_pyramid_1k},
     {"large_pyramid_2k", "benchmark: 63-row pyramid, 2,016 boxes", build_large_pyramid_2k},

@@ -437,6 +437,76 @@ static void check_isqrt(uint64_t n)
 	}
 }
 
+/* The portable 128-bit helpers (fmath.h, used by the joint's exact 2x2 inverse) against the
+ * compiler's unsigned __int128 where it has one (gcc and clang on 64-bit hosts): products of
+ * random and edge 64-bit values, sums, differences, shifts, and the 31-bit quotient with its
+ * saturation, over operands of every magnitude. */
+#ifdef __SIZEOF_INT128__
+__extension__ typedef unsigned __int128 u128n; /* test reference only: not ISO C */
+static u128n to_native(f2d_u128 a)
+{
+	return ((u128n)a.hi << 64) | a.lo;
+}
+
+static uint64_t rand64_bits(uint64_t *s, int bits)
+{
+	*s ^= *s << 13;
+	*s ^= *s >> 7;
+	*s ^= *s << 17;
+	return bits >= 64 ? *s : (*s & (((uint64_t)1 << bits) - 1));
+}
+#endif
+
+START_TEST(u128_helpers)
+{
+#ifdef __SIZEOF_INT128__
+	static const uint64_t edge_values[] = {
+	    0, 1, 2, 0xFFFFFFFFu, 0x100000000u, INT64_MAX, (uint64_t)INT64_MAX + 1, UINT64_MAX};
+	for (size_t i = 0; i < sizeof edge_values / sizeof edge_values[0]; ++i) {
+		for (size_t k = 0; k < sizeof edge_values / sizeof edge_values[0]; ++k) {
+			u128n p = (u128n)edge_values[i] * edge_values[k];
+			ck_assert(to_native(f2d_u128_mul(edge_values[i], edge_values[k])) == p);
+		}
+	}
+	uint64_t s = 0x9E3779B97F4A7C15u;
+	for (int i = 0; i < 2000000; ++i) {
+		int ba = 1 + (int)(rand64_bits(&s, 6)), bb = 1 + (int)(rand64_bits(&s, 6));
+		uint64_t a = rand64_bits(&s, ba), b = rand64_bits(&s, bb);
+		f2d_u128 pa = f2d_u128_mul(a, b);
+		u128n na = (u128n)a * b;
+		ck_assert(to_native(pa) == na);
+		uint64_t c = rand64_bits(&s, 1 + (int)rand64_bits(&s, 6)), d = rand64_bits(&s, 62);
+		f2d_u128 pb = f2d_u128_mul(c, d);
+		u128n nb = (u128n)c * d;
+		ck_assert(to_native(f2d_u128_add(pa, pb)) == na + nb);
+		if (nb <= na) {
+			ck_assert(to_native(f2d_u128_sub(pa, pb)) == na - nb);
+		}
+		ck_assert(f2d_u128_less(pa, pb) == (na < nb));
+		ck_assert(to_native(f2d_u128_half(pa)) == na >> 1);
+		/* the quotient: d below 2^96 so that d << 31 fits, n anything below 2^127 */
+		f2d_u128 den = f2d_u128_mul(rand64_bits(&s, 1 + (int)rand64_bits(&s, 5)) | 1,
+		                            rand64_bits(&s, 1 + (int)rand64_bits(&s, 6)) | 1);
+		u128n nden = to_native(den);
+		f2d_u128 num = f2d_u128_add(
+		    f2d_u128_mul(nden > 0 ? (uint64_t)(nden >> 32) : 0, rand64_bits(&s, 34)),
+		    f2d_u128_from(rand64_bits(&s, 64)));
+		u128n q = to_native(num) / nden;
+		uint32_t got = f2d_u128_div31(num, den);
+		ck_assert_msg(got == (q >= ((u128n)1 << 31) ? (uint32_t)1 << 31 : (uint32_t)q),
+		              "div31 iteration %d", i);
+		int sh = 1 + (int)(rand64_bits(&s, 6) % 63);
+		if ((na >> (127 - sh)) == 0) {
+			ck_assert(to_native(f2d_u128_shl(pa, sh)) == na << sh);
+		}
+	}
+#else
+	/* no native 128-bit type to compare with on this host: the matrix runs the joint code */
+	ck_assert(f2d_u128_mul(UINT64_MAX, UINT64_MAX).hi == UINT64_MAX - 1);
+#endif
+}
+END_TEST
+
 START_TEST(isqrt64_round)
 {
 	uint64_t s = 0x6973717201ull;
@@ -887,6 +957,7 @@ static Suite *math_suite(void)
 	TCase *tc2 = tcase_create("integer");
 	tcase_set_timeout(tc2, 600);
 	tcase_add_test(tc2, isqrt64_round);
+	tcase_add_test(tc2, u128_helpers);
 	tcase_add_test(tc2, normalize);
 	tcase_add_test(tc2, rotations);
 	tcase_add_test(tc2, sincos_shortcuts);

@@ -10,7 +10,8 @@
  * Oracles (abort on violation): a refused snapshot leaves the target world's hash unchanged
  * and sets a message; load_new leaves *out NULL; an accepted snapshot is canonical (saving the
  * loaded world gives the same bytes back) and survives in-process save/restore and clone round
- * trips (across F2D_FUZZ_STEPS steps, default 0). ASan and UBSan catch the rest.
+ * trips (across F2D_FUZZ_STEPS steps, default 0); after those steps the world accepts its own
+ * portable bytes. ASan and UBSan catch the rest.
  *
  * Build and run: tests/fuzz/run_fuzz_snapshot.sh SECONDS. Built with
  * -DF2D_FUZZ_GENERATE_CORPUS instead, it is a program that writes the seed corpus
@@ -107,6 +108,18 @@ static void exercise(f2d_world *w)
 	uint64_t h = f2d_world_hash(w);
 	step_n(w, steps);
 	uint64_t h2 = f2d_world_hash(w);
+	if (steps > 0) { /* whatever a step does, the world accepts the state it leaves */
+		size_t pn = f2d_snapshot_portable_size(w), got = 0;
+		uint8_t *p = malloc(pn);
+		check(p != NULL, "malloc");
+		check(f2d_snapshot_save_portable(w, p, pn, &got) == F2D_OK, "save_portable");
+		f2d_world *again = NULL;
+		check(f2d_snapshot_load_new(p, got, NULL, &again) == F2D_OK,
+		      "load_new refused the bytes of a stepped world");
+		check(f2d_world_hash(again) == h2, "load_new changed the hash");
+		f2d_destroy_world(again);
+		free(p);
+	}
 	check(f2d_snapshot_restore(w, snap, n) == F2D_OK, "restore own snapshot");
 	check(f2d_world_hash(w) == h, "restore gives another hash");
 	step_n(w, steps);
@@ -215,7 +228,8 @@ int main(int argc, char **argv)
 		int steps;
 	} seeds[] = {{"single_box", 40}, {"pendulum", 30}, {"teeter", 90},
 	             {"bridge", 60},     {"dominos", 100}, {"circles", 90},
-	             {"polygons", 120},  {"hinges80", 20}, {"varying_friction", 60}};
+	             {"polygons", 120},  {"hinges80", 20}, {"varying_friction", 60},
+	             {"chain50", 45},    {"multi_pendulum", 30}};
 	for (size_t i = 0; i < sizeof seeds / sizeof seeds[0]; ++i) {
 		f2d_world *w = NULL;
 		check(f2d_scene_create(seeds[i].scene, NULL, &w) == F2D_OK, "scene");
