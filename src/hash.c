@@ -234,10 +234,11 @@ uint64_t f2d_hash_world(const f2d_world *w)
  * Each phase's output, encoded as above (little-endian, fix16 as int32) after a u8 phase
  * number (so that equal bytes of two phases give different hashes), hashed with XXH3-64:
  *   pairs:      u32 pair count, then the u64 pair keys (shape a << 32 | shape b) in order
- *   manifolds:  u32 arbiter count; per arbiter shape a, shape b, u8 (1 frozen, 2 active),
- *               count, per point u32 feature id, pn, pt, and unless frozen (a frozen
- *               arbiter's manifold is not state: a restored snapshot has none) the normal and
- *               per point r_a, r_b, separation
+ *   manifolds:  u32 arbiter count; per arbiter shape a, shape b, u8 1 when a body of it
+ *               can move (awake dynamic or moving kinematic), count, per point u32 feature
+ *               id, pn, pt, and when a body can move the normal and per point r_a, r_b,
+ *               separation (the manifold of a pair whose bodies all rest is not state: a
+ *               loaded snapshot has none, and a step that moves nothing does not rebuild it)
  *   velocities: per live body in id order: u32 id, v, w; per arbiter per point pn, pt; per
  *               live joint u32 id, impulse, motor, lower and upper impulses
  *   positions:  per live body in id order: u32 id, origin, q, centre
@@ -276,12 +277,14 @@ uint64_t f2d_hash_phase(const f2d_world *w, f2d_phase phase)
 		put_i32(&e, w->arbiter_count);
 		for (int32_t i = 0; i < w->arbiter_count; ++i) {
 			const f2d_arbiter *a = &w->arbiters[i];
+			bool moves = f2d_body_active(&w->bodies[a->body_a]) ||
+			             f2d_body_active(&w->bodies[a->body_b]);
 			need(&e, 128);
 			put_i32(&e, a->shape_a);
 			put_i32(&e, a->shape_b);
-			put_u8(&e, (uint8_t)((a->frozen ? 1 : 0) | (a->active ? 2 : 0)));
+			put_u8(&e, moves ? 1 : 0);
 			put_i32(&e, a->count);
-			if (!a->frozen) {
+			if (moves) {
 				put_vec(&e, a->normal);
 			}
 			for (int32_t k = 0; k < a->count; ++k) {
@@ -289,7 +292,7 @@ uint64_t f2d_hash_phase(const f2d_world *w, f2d_phase phase)
 				put_u32(&e, p->id);
 				put_i32(&e, p->pn);
 				put_i32(&e, p->pt);
-				if (!a->frozen) {
+				if (moves) {
 					put_vec(&e, p->r_a);
 					put_vec(&e, p->r_b);
 					put_i32(&e, p->separation);
