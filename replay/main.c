@@ -132,6 +132,7 @@ typedef struct run_options {
 	long steps;
 	long every; /* 0: only the last step */
 	bool bodies;
+	bool phases; /* traced steps: the hash of each phase, every step (or every K-th) */
 } run_options;
 
 /* Returns -1 on success, else the exit status to return (0 for --help). */
@@ -141,6 +142,7 @@ static int parse_run_options(int argc, char **argv, run_options *opt)
 	opt->steps = DEFAULT_STEPS;
 	opt->every = 0;
 	opt->bodies = false;
+	opt->phases = false;
 	for (int i = 0; i < argc; ++i) {
 		const char *arg = argv[i];
 		const char *value = NULL;
@@ -165,6 +167,8 @@ static int parse_run_options(int argc, char **argv, run_options *opt)
 			}
 		} else if (strcmp(arg, "--bodies") == 0) {
 			opt->bodies = true;
+		} else if (strcmp(arg, "--phases") == 0) {
+			opt->phases = true;
 		} else if (arg[0] == '-' && arg[1] != '\0') {
 			return usage_error("unknown option", arg);
 		} else if (opt->scene == NULL) {
@@ -225,8 +229,10 @@ static int print_bodies(const f2d_world *world)
 /* Steps the world opt->steps times, printing hashes as asked. */
 static int step_world(f2d_world *world, const run_options *opt)
 {
+	long every = opt->phases && opt->every == 0 ? 1 : opt->every;
 	for (long n = 1; n <= opt->steps; ++n) {
-		f2d_result r = f2d_world_step(world);
+		f2d_phase_hashes trace;
+		f2d_result r = f2d_world_step_traced(world, opt->phases ? &trace : NULL);
 		if (r == F2D_ERROR_OUT_OF_RANGE || r == F2D_ERROR_OVERFLOW) {
 			fprintf(stderr, "warning: step %ld: %s\n", n, f2d_error_string(r));
 		} else if (r != F2D_OK) {
@@ -234,8 +240,12 @@ static int step_world(f2d_world *world, const run_options *opt)
 			return EXIT_FAILURE;
 		}
 		bool last = n == opt->steps;
-		if (last || (opt->every > 0 && n % opt->every == 0)) {
-			printf("step %ld hash %016" PRIx64 "\n", n, f2d_world_hash(world));
+		if (last || (every > 0 && n % every == 0)) {
+			if (opt->phases) {
+				print_phase_line(&trace);
+			} else {
+				printf("step %ld hash %016" PRIx64 "\n", n, f2d_world_hash(world));
+			}
 		}
 	}
 	return EXIT_SUCCESS;
@@ -276,18 +286,26 @@ static int cmd_help(int argc, char **argv)
 
 static const command commands[] = {
     {"scenes", "", "list the scene catalogue: <name>  <description>", cmd_scenes},
-    {"run", "SCENE [--steps N] [--every K] [--bodies]",
+    {"run", "SCENE [--steps N] [--every K] [--bodies] [--phases]",
      "build SCENE, step it, print 'step <n> hash <16 hex>'", cmd_run},
     {"record",
      "SCENE|--snapshot FILE --frames N [--inputs random:SEED|FILE] [--hash-every K] -o OUT",
      "simulate SCENE (or a portable snapshot) with inputs and write a replay (.f2r)", cmd_record},
     {"verify", "FILE", "re-simulate a replay and check every recorded hash", cmd_verify},
     {"info", "FILE", "print a replay's header, frame count and inputs per player", cmd_info},
-    {"diff", "A B", "first frame where two replays' inputs or hashes differ", cmd_diff},
+    {"diff", "A B [--phases] [--png OUT.png|OUT.svg] [--limit N]",
+     "first frame where two replays' inputs or hashes differ (with --phases: and the first\n"
+     "      phase of the step), and every field that differs there; two portable snapshots:\n"
+     "      every field that differs; two `run --phases` outputs: the first step and phase",
+     cmd_diff},
     {"snapshot", "SCENE --steps N -o FILE", "write the portable snapshot of SCENE after N steps",
      cmd_snapshot},
     {"resume", "FILE [--steps N] [--every K]",
      "load a portable snapshot and go on stepping; step numbers continue", cmd_resume},
+    {"render",
+     "SCENE|FILE.f2r|FILE.f2s [--frame N] [--to M --every K] [--aabb] [--size WxH] -o OUT",
+     "draw the world after frame N (a filmstrip of frames N..M every K with --to) into a\n"
+     "      .png or .svg (needs a fix2d-replay built with cairo)", cmd_render},
     {"help", "", "show this text", cmd_help},
 };
 
@@ -308,6 +326,10 @@ static void print_usage(FILE *out)
 	        "              (default: after the last step only)\n"
 	        "  --bodies    after the last step print one line per live body, in id order:\n"
 	        "              body <id> <x> <y> <angle> <vx> <vy> <w>\n"
+	        "  --phases    trace every step (every K-th with --every): 'step <n> pairs <h>\n"
+	        "              manifolds <h> velocities <h> positions <h> islands <h> hash <h>',\n"
+	        "              the hash of each phase's output (f2d_world_step_traced); compare\n"
+	        "              two such outputs with `diff --phases A B`\n"
 	        "\nexit status: 0 success, 1 failure, 2 usage error\n",
 	        MAX_STEPS, DEFAULT_STEPS);
 }

@@ -641,6 +641,20 @@ static f2d_world *start_world(const f2r_header *h)
 	return w;
 }
 
+bool replay_start(const char *path, f2r_reader *r, f2d_world **w)
+{
+	if (!open_replay(path, r)) {
+		return false;
+	}
+	*w = start_world(&r->header);
+	if (*w == NULL) {
+		fprintf(stderr, "%s: %s: cannot start the recorded world\n", PROG, path);
+		f2r_close_read(r);
+		return false;
+	}
+	return true;
+}
+
 /* Bodies that differ between two worlds after the same frame, in id order (at most `limit`
  * lines), then the count and the contact and joint counts of both. */
 static void report_bodies(const f2d_world *a, const f2d_world *b, int limit)
@@ -882,11 +896,20 @@ static bool same_start(const f2r_header *a, const f2r_header *b)
 	return strcmp(a->scene, b->scene) == 0;
 }
 
-int cmd_diff(int argc, char **argv)
+/* The first phase whose hash differs, or -1. */
+static int first_phase(const f2d_phase_hashes *a, const f2d_phase_hashes *b)
 {
-	if (argc != 2) {
-		return usage_error("diff takes two replay files", NULL);
+	for (int p = 0; p < F2D_PHASE_COUNT; ++p) {
+		if (a->phase[p] != b->phase[p]) {
+			return p;
+		}
 	}
+	return -1;
+}
+
+int cmd_diff_replays(const char *path_a, const char *path_b, const diff_options *o)
+{
+	const char *argv[2] = {path_a, path_b};
 	f2r_reader ra, rb;
 	if (!open_replay(argv[0], &ra)) {
 		return EXIT_USAGE;
@@ -939,15 +962,31 @@ int cmd_diff(int argc, char **argv)
 		bool inputs_differ = !same_inputs(fa, fb);
 		f2d_world_apply_commands(wa, fa->commands, fa->count, NULL);
 		f2d_world_apply_commands(wb, fb->commands, fb->count, NULL);
-		f2d_world_step(wa);
-		f2d_world_step(wb);
+		f2d_phase_hashes ta, tb;
+		f2d_world_step_traced(wa, o->phases ? &ta : NULL);
+		f2d_world_step_traced(wb, o->phases ? &tb : NULL);
 		bool hashes_differ = fa->has_hash && fb->has_hash && fa->hash != fb->hash;
 		bool states_differ = f2d_world_hash(wa) != f2d_world_hash(wb);
-		if (inputs_differ || hashes_differ || states_differ) {
+		int phase = o->phases ? first_phase(&ta, &tb) : -1;
+		if (inputs_differ || hashes_differ || states_differ || phase >= 0) {
 			printf("DIFFER at frame %u:%s%s\n", fa->index,
 			       inputs_differ ? " inputs" : "",
-			       hashes_differ || states_differ ? " hashes" : "");
+			       hashes_differ || states_differ || phase >= 0 ? " hashes" : "");
+			if (o->phases) {
+				printf("first phase that differs: %s\n",
+				       phase >= 0 ? f2d_phase_name((f2d_phase)phase)
+				                  : "none (only the recorded hashes differ)");
+			}
 			report_bodies(wa, wb, 20);
+			if (states_differ) {
+				if (!report_divergence(wa, wb, o, (long)fa->index)) {
+					status = EXIT_USAGE;
+					break;
+				}
+			} else if (hashes_differ) {
+				printf("the two simulations agree here: the recorded hashes come from "
+				       "builds or hosts that compute differently\n");
+			}
 			status = EXIT_FAILURE;
 		}
 	}

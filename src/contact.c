@@ -210,3 +210,37 @@ void f2d_remove_arbiters_of_shape(f2d_world *w, int32_t shape)
 	}
 	w->arbiter_count = k;
 }
+
+/* Contacts for drawing and inspection, in arbiter (key) order. A point's world position is
+ * centre of A + r_a (r_a = point - centre when the manifold was built). An arbiter loaded from
+ * a snapshot has a zero normal (snapshot_load.c) until a step rebuilds its manifold. */
+int32_t f2d_world_get_contacts(const f2d_world *w, f2d_contact_data *out, int32_t capacity)
+{
+	if (w == NULL) {
+		return 0;
+	}
+	for (int32_t i = 0; out != NULL && i < w->arbiter_count && i < capacity; ++i) {
+		const f2d_arbiter *a = &w->arbiters[i];
+		f2d_contact_data *c = &out[i];
+		memset(c, 0, sizeof *c);
+		c->shape_a.index1 = a->shape_a + 1;
+		c->shape_a.generation = w->shapes[a->shape_a].generation;
+		c->shape_b.index1 = a->shape_b + 1;
+		c->shape_b.generation = w->shapes[a->shape_b].generation;
+		c->normal = a->normal;
+		c->point_count = a->count;
+		c->geometry_known = a->normal.x != 0 || a->normal.y != 0;
+		for (int32_t k = 0; k < a->count; ++k) {
+			const f2d_contact_point *p = &a->points[k];
+			f2d_contact_point_data *q = &c->points[k];
+			if (c->geometry_known) {
+				q->point = f2d_add(w->bodies[a->body_a].center, p->r_a);
+				q->separation = p->separation;
+			}
+			q->normal_impulse = p->pn;
+			q->tangent_impulse = p->pt;
+			q->id = p->id;
+		}
+	}
+	return w->arbiter_count;
+}

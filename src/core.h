@@ -377,5 +377,7 @@ f2d_transform f2d_body_xf(const f2d_body *b);
 
 /* hash (hash.c) */
 uint64_t f2d_hash_world(const f2d_world *w);
+/** XXH3-64 of one phase's output (f2d_world_step_traced; encodings in hash.c). */
+uint64_t f2d_hash_phase(const f2d_world *w, f2d_phase phase);
 
 #endif

@@ -229,3 +229,135 @@ uint64_t f2d_hash_world(const f2d_world *w)
 	flush(&e);
 	return XXH3_64bits_digest(&state);
 }
+
+/* ---- phase hashes (f2d_world_step_traced) ----
+ * Each phase's output, encoded as above (little-endian, fix16 as int32) after a u8 phase
+ * number (so that equal bytes of two phases give different hashes), hashed with XXH3-64:
+ *   pairs:      u32 pair count, then the u64 pair keys (shape a << 32 | shape b) in order
+ *   manifolds:  u32 arbiter count; per arbiter shape a, shape b, u8 1 when a body of it
+ *               can move (awake dynamic or moving kinematic), count, per point u32 feature
+ *               id, pn, pt, and when a body can move the normal and per point r_a, r_b,
+ *               separation (the manifold of a pair whose bodies all rest is not state: a
+ *               loaded snapshot has none, and a step that moves nothing does not rebuild it)
+ *   velocities: per live body in id order: u32 id, v, w; per arbiter per point pn, pt; per
+ *               live joint u32 id, impulse, motor, lower and upper impulses
+ *   positions:  per live body in id order: u32 id, origin, q, centre
+ *   islands:    u32 awake body count, i32 island count (-1 with sleep off); per live body
+ *               u32 id, u8 (1 awake, 2 sleep enabled), sleep_time */
+static void phase_begin(encoder *e, XXH3_state_t *state, f2d_phase phase)
+{
+	e->state = state;
+	e->len = 0;
+	XXH3_64bits_reset(state);
+	put_u8(e, (uint8_t)phase);
+}
+
+static uint64_t phase_end(encoder *e)
+{
+	flush(e);
+	return XXH3_64bits_digest(e->state);
+}
+
+uint64_t f2d_hash_phase(const f2d_world *w, f2d_phase phase)
+{
+	XXH3_state_t state;
+	encoder e;
+	phase_begin(&e, &state, phase);
+	switch (phase) {
+	case F2D_PHASE_PAIRS:
+		need(&e, 4);
+		put_i32(&e, w->pair_count);
+		for (int32_t i = 0; i < w->pair_count; ++i) {
+			need(&e, 8);
+			put_u64(&e, w->pairs[i]);
+		}
+		break;
+	case F2D_PHASE_MANIFOLDS:
+		need(&e, 4);
+		put_i32(&e, w->arbiter_count);
+		for (int32_t i = 0; i < w->arbiter_count; ++i) {
+			const f2d_arbiter *a = &w->arbiters[i];
+			bool moves = f2d_body_active(&w->bodies[a->body_a]) ||
+			             f2d_body_active(&w->bodies[a->body_b]);
+			need(&e, 128);
+			put_i32(&e, a->shape_a);
+			put_i32(&e, a->shape_b);
+			put_u8(&e, moves ? 1 : 0);
+			put_i32(&e, a->count);
+			if (moves) {
+				put_vec(&e, a->normal);
+			}
+			for (int32_t k = 0; k < a->count; ++k) {
+				const f2d_contact_point *p = &a->points[k];
+				put_u32(&e, p->id);
+				put_i32(&e, p->pn);
+				put_i32(&e, p->pt);
+				if (moves) {
+					put_vec(&e, p->r_a);
+					put_vec(&e, p->r_b);
+					put_i32(&e, p->separation);
+				}
+			}
+		}
+		break;
+	case F2D_PHASE_VELOCITIES:
+		for (int32_t i = 0; i < w->body_ids.next; ++i) {
+			const f2d_body *b = &w->bodies[i];
+			if (b->alive) {
+				need(&e, 16);
+				put_i32(&e, i);
+				put_vec(&e, b->v);
+				put_i32(&e, b->w);
+			}
+		}
+		for (int32_t i = 0; i < w->arbiter_count; ++i) {
+			const f2d_arbiter *a = &w->arbiters[i];
+			need(&e, 16);
+			for (int32_t k = 0; k < a->count; ++k) {
+				put_i32(&e, a->points[k].pn);
+				put_i32(&e, a->points[k].pt);
+			}
+		}
+		for (int32_t i = 0; i < w->joint_ids.next; ++i) {
+			const f2d_joint *j = &w->joints[i];
+			if (j->alive) {
+				need(&e, 24);
+				put_i32(&e, i);
+				put_vec(&e, j->impulse);
+				put_i32(&e, j->motor_impulse);
+				put_i32(&e, j->lower_impulse);
+				put_i32(&e, j->upper_impulse);
+			}
+		}
+		break;
+	case F2D_PHASE_POSITIONS:
+		for (int32_t i = 0; i < w->body_ids.next; ++i) {
+			const f2d_body *b = &w->bodies[i];
+			if (b->alive) {
+				need(&e, 32);
+				put_i32(&e, i);
+				put_vec(&e, b->origin);
+				put_i32(&e, b->q.c);
+				put_i32(&e, b->q.s);
+				put_vec(&e, b->center);
+			}
+		}
+		break;
+	case F2D_PHASE_ISLANDS:
+	default:
+		need(&e, 8);
+		put_i32(&e, w->awake_body_count);
+		put_i32(&e, w->island_count);
+		for (int32_t i = 0; i < w->body_ids.next; ++i) {
+			const f2d_body *b = &w->bodies[i];
+			if (b->alive) {
+				need(&e, 16);
+				put_i32(&e, i);
+				put_u8(&e, (uint8_t)((b->awake ? 1 : 0) | (b->enable_sleep ? 2 : 0)));
+				put_i32(&e, b->sleep_time);
+			}
+		}
+		break;
+	}
+	return phase_end(&e);
+}

@@ -997,6 +997,7 @@ static bool decode_arbiters(decoder *d)
 		a->friction = friction;
 		a->restitution = restitution;
 		a->count = (int32_t)count;
+		a->normal = f2d_v(0, 0); /* unknown until a step rebuilds it (f2d_world_get_contacts) */
 		for (uint32_t k = 0; k < count; ++k) { /* points past count are never read */
 			f2d_contact_point *cp = &a->points[k];
 			cp->id = rd_u32(d);

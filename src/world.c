@@ -463,7 +463,9 @@ static int32_t list_active_joints(f2d_world *w)
 }
 
 /* Test only, never in a real build: the deliberately broken cell of tests/matrix. Step
- * F2D_TEST_PERTURB_STEP adds one LSB to the x velocity of the lowest-id dynamic body. */
+ * F2D_TEST_PERTURB_STEP adds one LSB to the x velocity of the lowest-id dynamic body, right
+ * after the velocity solve (so a traced step names "velocities" as the first phase that
+ * differs; a whole-asleep step adds it to the state it leaves). */
 static void perturb_for_test(f2d_world *w)
 {
 #ifdef F2D_TEST_PERTURB_STEP
@@ -497,16 +499,26 @@ static bool nothing_moves(const f2d_world *w)
 	return true;
 }
 
-f2d_result f2d_world_step(f2d_world *w)
+const char *f2d_phase_name(f2d_phase phase)
 {
-	if (w == NULL) {
-		return F2D_ERROR_NULL_ARGUMENT;
-	}
+	static const char *const names[F2D_PHASE_COUNT] = {"pairs", "manifolds", "velocities",
+	                                                   "positions", "islands"};
+	return (int)phase >= 0 && phase < F2D_PHASE_COUNT ? names[phase] : NULL;
+}
+
+/* The step. trace is NULL for f2d_world_step: then each phase costs one pointer test. */
+static f2d_result step(f2d_world *w, f2d_phase_hashes *trace)
+{
 	if (nothing_moves(w)) {
 		perturb_for_test(w);
 		w->step_count++;
 		w->awake_body_count = 0;
 		w->island_count = 0;
+		if (trace != NULL) {
+			for (int p = 0; p < F2D_PHASE_COUNT; ++p) {
+				trace->phase[p] = f2d_hash_phase(w, (f2d_phase)p);
+			}
+		}
 		return F2D_OK;
 	}
 	w->saturated = false;
@@ -523,11 +535,18 @@ f2d_result f2d_world_step(f2d_world *w)
 		                     "world_step: allocator returned NULL; the step was not taken");
 	}
 	w->contacts_stale = false;
+	if (trace != NULL) {
+		/* the pair keys stay in w->pairs after the merge */
+		trace->phase[F2D_PHASE_PAIRS] = f2d_hash_phase(w, F2D_PHASE_PAIRS);
+	}
 	if (w->def.enable_sleep) {
 		f2d_islands_wake(w);
 		f2d_refresh_arbiters(w);
 	} else {
 		all_awake(w);
+	}
+	if (trace != NULL) {
+		trace->phase[F2D_PHASE_MANIFOLDS] = f2d_hash_phase(w, F2D_PHASE_MANIFOLDS);
 	}
 	integrate_velocities(w);
 
@@ -546,6 +565,10 @@ f2d_result f2d_world_step(f2d_world *w)
 	for (int32_t it = 0; it < w->def.iterations; ++it) {
 		f2d_contacts_solve(w, it);
 		f2d_joints_solve(w, nj, it);
+	}
+	perturb_for_test(w);
+	if (trace != NULL) {
+		trace->phase[F2D_PHASE_VELOCITIES] = f2d_hash_phase(w, F2D_PHASE_VELOCITIES);
 	}
 	bool out_of_range = integrate_positions(w);
 	if (out_of_range) {
@@ -566,6 +589,9 @@ f2d_result f2d_world_step(f2d_world *w)
 			break;
 		}
 	}
+	if (trace != NULL) {
+		trace->phase[F2D_PHASE_POSITIONS] = f2d_hash_phase(w, F2D_PHASE_POSITIONS);
+	}
 	if (w->def.enable_sleep) {
 		f2d_islands_sleep(w);
 	}
@@ -574,8 +600,10 @@ f2d_result f2d_world_step(f2d_world *w)
 		w->bodies[i].force = f2d_v(0, 0);
 		w->bodies[i].torque = 0;
 	}
-	perturb_for_test(w);
 	w->step_count++;
+	if (trace != NULL) {
+		trace->phase[F2D_PHASE_ISLANDS] = f2d_hash_phase(w, F2D_PHASE_ISLANDS);
+	}
 	if (w->stopped_at_edge) { /* in integrate_positions or a joint position pass */
 		return f2d_set_error(
 		    w, F2D_ERROR_OUT_OF_RANGE,
@@ -588,4 +616,29 @@ f2d_result f2d_world_step(f2d_world *w)
 		                     "world_step: an impulse saturated at the fix16 range");
 	}
 	return F2D_OK;
+}
+
+f2d_result f2d_world_step(f2d_world *w)
+{
+	return w == NULL ? F2D_ERROR_NULL_ARGUMENT : step(w, NULL);
+}
+
+f2d_result f2d_world_step_traced(f2d_world *w, f2d_phase_hashes *out)
+{
+	if (w == NULL) {
+		return F2D_ERROR_NULL_ARGUMENT;
+	}
+	if (out == NULL) {
+		return step(w, NULL);
+	}
+	f2d_phase_hashes t;
+	memset(&t, 0, sizeof t);
+	f2d_result r = step(w, &t);
+	if (r == F2D_ERROR_OUT_OF_MEMORY) {
+		return r; /* the step was not taken: *out unchanged */
+	}
+	t.step = w->step_count;
+	t.state = f2d_hash_world(w);
+	*out = t;
+	return r;
 }

@@ -86,6 +86,56 @@ int32_t f2d_world_get_bodies(const f2d_world *world, f2d_body_id *out, int32_t c
 f2d_result f2d_world_enable_sleep(f2d_world *world, bool enable);
 bool f2d_world_is_sleep_enabled(const f2d_world *world);
 
+/* ---- Traced step: where in a step two worlds part (src/hash.c, src/world.c) ----
+ * f2d_world_step_traced takes exactly the step f2d_world_step takes (same state, same result)
+ * and also hashes the output of each phase, in this order. The encodings are canonical and
+ * little-endian (src/hash.c), so two hosts, builds or peers can compare them: the first phase
+ * whose hash differs is where the step first computed different bits. A step that moves
+ * nothing (the whole world asleep) hashes the state it leaves for every phase.
+ * f2d_world_step costs nothing more for this (one pointer test per phase). */
+typedef enum f2d_phase {
+	F2D_PHASE_PAIRS = 0,   /**< the broad phase's pair keys */
+	F2D_PHASE_MANIFOLDS,   /**< arbiters after the narrow phase (and waking): points, ids */
+	F2D_PHASE_VELOCITIES,  /**< after the velocity solve: v, w, accumulated impulses */
+	F2D_PHASE_POSITIONS,   /**< after integration and joint projection: transforms */
+	F2D_PHASE_ISLANDS,     /**< after the sleep pass: awake flags, sleep timers, counts */
+	F2D_PHASE_COUNT
+} f2d_phase;
+
+typedef struct f2d_phase_hashes {
+	uint64_t step;                     /**< the step count after the step */
+	uint64_t phase[F2D_PHASE_COUNT];   /**< XXH3-64 of each phase's output */
+	uint64_t state;                    /**< f2d_world_hash after the step */
+} f2d_phase_hashes;
+
+/** f2d_world_step, and the hash of each phase's output into *out (out may be NULL). */
+f2d_result f2d_world_step_traced(f2d_world *world, f2d_phase_hashes *out);
+/** "pairs", "manifolds", "velocities", "positions", "islands"; NULL for other values. */
+const char *f2d_phase_name(f2d_phase phase);
+
+/* ---- Contacts, for drawing and inspection (src/contact.c) ---- */
+typedef struct f2d_contact_point_data {
+	f2d_vec2 point;          /**< world, m: midway between the two surfaces */
+	fix16_t separation;      /**< m, negative when overlapping */
+	fix16_t normal_impulse;  /**< accumulated, N s */
+	fix16_t tangent_impulse; /**< accumulated, N s */
+	uint32_t id;             /**< feature id (which edges or vertices made the point) */
+} f2d_contact_point_data;
+
+typedef struct f2d_contact_data {
+	f2d_shape_id shape_a, shape_b; /**< shape_a has the lower id */
+	f2d_vec2 normal;               /**< world, unit, from shape A to shape B */
+	int32_t point_count;           /**< 1 or 2 */
+	/** false for a pair whose bodies sleep since a snapshot was loaded: its impulses and
+	 *  ids are known, its points and normal only once the bodies wake */
+	bool geometry_known;
+	f2d_contact_point_data points[2];
+} f2d_contact_data;
+
+/** The contacts (arbiters) of the last step, in (shape a, shape b) id order: fills up to
+ *  capacity records, returns the total count. */
+int32_t f2d_world_get_contacts(const f2d_world *world, f2d_contact_data *out, int32_t capacity);
+
 /* ---- Bodies ---- */
 f2d_result f2d_create_body(f2d_world *world, const f2d_body_def *def, f2d_body_id *out);
 /** Destroys the body with its shapes and joints. */

@@ -1,0 +1,546 @@
+/* fix2d-replay: a world's state from its portable snapshot, and field-level diffs.
+ * Public API only: the bytes come from f2d_snapshot_save_portable and follow the format
+ * documented in fix2d/snapshot.h (version 2).
+ * SPDX-License-Identifier: MIT
+ */
+#include "state.h"
+
+#include "fix2d/convert.h"
+
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- reading ---- */
+
+typedef struct rd {
+	const uint8_t *p, *end;
+	bool bad;
+} rd;
+
+static bool avail(rd *r, size_t n)
+{
+	if (r->bad || (size_t)(r->end - r->p) < n) {
+		r->bad = true;
+		return false;
+	}
+	return true;
+}
+
+static uint32_t u8(rd *r)
+{
+	return avail(r, 1) ? *r->p++ : 0;
+}
+
+static uint32_t u32(rd *r)
+{
+	if (!avail(r, 4)) {
+		return 0;
+	}
+	uint32_t v = (uint32_t)r->p[0] | (uint32_t)r->p[1] << 8 | (uint32_t)r->p[2] << 16 |
+	             (uint32_t)r->p[3] << 24;
+	r->p += 4;
+	return v;
+}
+
+static int32_t i32(rd *r)
+{
+	uint32_t v = u32(r);
+	return v <= INT32_MAX ? (int32_t)v : -(int32_t)(~v) - 1;
+}
+
+static uint64_t u64(rd *r)
+{
+	uint64_t lo = u32(r);
+	return lo | (uint64_t)u32(r) << 32;
+}
+
+static f2d_vec2 vec(rd *r)
+{
+	f2d_vec2 v;
+	v.x = i32(r);
+	v.y = i32(r);
+	return v;
+}
+
+/* u32 n (bounded by the bytes left), then the records are read by the caller */
+static int32_t count_of(rd *r, size_t min_record)
+{
+	uint32_t n = u32(r);
+	if (r->bad || n > F2D_MAX_OBJECTS || (size_t)n * min_record > (size_t)(r->end - r->p)) {
+		r->bad = true;
+		return 0;
+	}
+	return (int32_t)n;
+}
+
+static void skip_free_list(rd *r)
+{
+	int32_t n = count_of(r, 4);
+	for (int32_t i = 0; i < n; ++i) {
+		(void)u32(r);
+	}
+}
+
+bool st_parse(const uint8_t *bytes, size_t len, st_world *s, char *err, size_t err_cap)
+{
+	memset(s, 0, sizeof *s);
+	if (f2d_snapshot_check(bytes, len, NULL, err, err_cap) != F2D_OK) {
+		return false;
+	}
+	rd r = {bytes + 40, bytes + len, false};
+	s->step = u64(&r);
+	s->gravity = vec(&r);
+	s->time_step = i32(&r);
+	for (int k = 0; k < 8; ++k) { /* iterations .. max_rotation */
+		(void)u32(&r);
+	}
+	(void)u8(&r);
+	(void)u8(&r);
+	for (int k = 0; k < 5; ++k) { /* tolerances, time_to_sleep, capacities */
+		(void)u32(&r);
+	}
+	s->out_of_range_events = u64(&r);
+	s->overflow_events = u64(&r);
+	(void)u32(&r);
+
+	s->body_count = count_of(&r, 5);
+	s->bodies = calloc((size_t)s->body_count + 1, sizeof *s->bodies);
+	const st_body *prev = NULL;
+	for (int32_t i = 0; s->bodies != NULL && i < s->body_count && !r.bad; ++i) {
+		st_body *b = &s->bodies[i];
+		b->generation = u32(&r);
+		uint32_t f = u8(&r);
+		if ((f & 1u) == 0) {
+			continue;
+		}
+		b->alive = true;
+		b->type = (int32_t)((f >> 1) & 3u);
+		b->origin = vec(&r);
+		b->q.c = i32(&r);
+		b->q.s = i32(&r);
+		b->center = vec(&r);
+		if (f & 8u) {
+			b->v = vec(&r);
+			b->w = i32(&r);
+		}
+		if (f & 16u) {
+			b->force = vec(&r);
+			b->torque = i32(&r);
+		}
+		if (b->type == F2D_DYNAMIC_BODY) {
+			if ((f & 64u) && prev != NULL) {
+				b->mass = prev->mass;
+				b->inertia = prev->inertia;
+				b->local_center = prev->local_center;
+			} else {
+				b->mass = i32(&r);
+				b->inertia = i32(&r);
+				b->local_center = vec(&r);
+			}
+			prev = b;
+		}
+		if (f & 32u) {
+			b->user_data = u64(&r);
+		}
+		b->awake = 1;
+		b->enable_sleep = 1;
+		if (f & 128u) {
+			uint32_t sl = u8(&r);
+			b->awake = (sl & 1u) ? 0 : 1;
+			b->enable_sleep = (sl & 2u) ? 0 : 1;
+			b->sleep_time = i32(&r);
+		}
+	}
+	skip_free_list(&r);
+
+	s->shape_count = count_of(&r, 5);
+	s->shapes = calloc((size_t)s->shape_count + 1, sizeof *s->shapes);
+	const st_shape *ps = NULL;
+	for (int32_t i = 0; s->shapes != NULL && i < s->shape_count && !r.bad; ++i) {
+		st_shape *sh = &s->shapes[i];
+		sh->generation = u32(&r);
+		uint32_t f = u8(&r);
+		if ((f & 1u) == 0) {
+			continue;
+		}
+		sh->alive = true;
+		sh->polygon = (f & 2u) ? 1 : 0;
+		sh->body = i32(&r);
+		if ((f & 16u) && ps != NULL) {
+			sh->density = ps->density;
+			sh->friction = ps->friction;
+			sh->restitution = ps->restitution;
+		} else {
+			sh->density = i32(&r);
+			sh->friction = i32(&r);
+			sh->restitution = i32(&r);
+		}
+		if ((f & 8u) && ps != NULL) {
+			sh->count = ps->count;
+			memcpy(sh->vertices, ps->vertices, sizeof sh->vertices);
+			sh->center = ps->center;
+			sh->radius = ps->radius;
+		} else if (sh->polygon) {
+			sh->count = (int32_t)u8(&r);
+			if (sh->count > F2D_MAX_POLYGON_VERTICES) {
+				r.bad = true;
+				break;
+			}
+			for (int32_t k = 0; k < sh->count; ++k) {
+				sh->vertices[k] = vec(&r);
+			}
+		} else {
+			sh->center = vec(&r);
+			sh->radius = i32(&r);
+		}
+		if (f & 4u) {
+			sh->user_data = u64(&r);
+		}
+		ps = sh;
+	}
+	skip_free_list(&r);
+
+	s->joint_count = count_of(&r, 5);
+	s->joints = calloc((size_t)s->joint_count + 1, sizeof *s->joints);
+	for (int32_t i = 0; s->joints != NULL && i < s->joint_count && !r.bad; ++i) {
+		st_joint *j = &s->joints[i];
+		j->generation = u32(&r);
+		uint32_t f = u8(&r);
+		if ((f & 1u) == 0) {
+			continue;
+		}
+		j->alive = true;
+		j->flags = (int32_t)(f & 14u);
+		j->body_a = i32(&r);
+		j->body_b = i32(&r);
+		j->local_a = vec(&r);
+		j->local_b = vec(&r);
+		j->reference_angle = i32(&r);
+		j->lower = i32(&r);
+		j->upper = i32(&r);
+		j->motor_speed = i32(&r);
+		j->max_motor_torque = i32(&r);
+		j->impulse = vec(&r);
+		j->motor_impulse = i32(&r);
+		j->lower_impulse = i32(&r);
+		j->upper_impulse = i32(&r);
+		if (f & 16u) {
+			j->user_data = u64(&r);
+		}
+	}
+	skip_free_list(&r);
+
+	s->arbiter_count = count_of(&r, 17);
+	s->arbiters = calloc((size_t)s->arbiter_count + 1, sizeof *s->arbiters);
+	for (int32_t i = 0; s->arbiters != NULL && i < s->arbiter_count && !r.bad; ++i) {
+		st_arbiter *a = &s->arbiters[i];
+		a->shape_a = i32(&r);
+		a->shape_b = i32(&r);
+		a->friction = i32(&r);
+		a->restitution = i32(&r);
+		a->count = (int32_t)u8(&r);
+		for (int32_t k = 0; k < a->count && k < 2; ++k) {
+			a->id[k] = u32(&r);
+			a->pn[k] = i32(&r);
+			a->pt[k] = i32(&r);
+		}
+	}
+	if (s->bodies == NULL || s->shapes == NULL || s->joints == NULL || s->arbiters == NULL) {
+		snprintf(err, err_cap, "out of memory");
+		st_free(s);
+		return false;
+	}
+	if (r.bad || r.p != r.end) {
+		snprintf(err, err_cap, "not the snapshot format version 2 this tool reads");
+		st_free(s);
+		return false;
+	}
+	return true;
+}
+
+bool st_from_world(f2d_world *w, st_world *out, char *err, size_t err_cap)
+{
+	size_t need = f2d_snapshot_portable_size(w), len = 0;
+	uint8_t *buf = malloc(need);
+	if (buf == NULL || f2d_snapshot_save_portable(w, buf, need, &len) != F2D_OK) {
+		snprintf(err, err_cap, "cannot save the world's snapshot");
+		free(buf);
+		memset(out, 0, sizeof *out);
+		return false;
+	}
+	bool ok = st_parse(buf, len, out, err, err_cap);
+	free(buf);
+	if (ok) {
+		out->hash = f2d_world_hash(w);
+	}
+	return ok;
+}
+
+void st_free(st_world *s)
+{
+	free(s->bodies);
+	free(s->shapes);
+	free(s->joints);
+	free(s->arbiters);
+	memset(s, 0, sizeof *s);
+}
+
+/* ---- differences ---- */
+
+typedef enum kind { K_FIX, K_INT, K_U64 } kind;
+
+typedef struct field {
+	const char *name;
+	const char *unit; /* of a fix16 value */
+	kind k;
+	size_t off;
+} field;
+
+#define FX(T, m, unit) {#m, unit, K_FIX, offsetof(T, m)}
+#define IN(T, m) {#m, "", K_INT, offsetof(T, m)}
+#define U6(T, m) {#m, "", K_U64, offsetof(T, m)}
+
+static const field body_fields[] = {
+    IN(st_body, generation), IN(st_body, type),         FX(st_body, origin.x, "m"),
+    FX(st_body, origin.y, "m"), FX(st_body, q.c, ""),   FX(st_body, q.s, ""),
+    FX(st_body, center.x, "m"), FX(st_body, center.y, "m"), FX(st_body, v.x, "m/s"),
+    FX(st_body, v.y, "m/s"),    FX(st_body, w, "rad/s"), FX(st_body, force.x, "N"),
+    FX(st_body, force.y, "N"),  FX(st_body, torque, "N m"), FX(st_body, mass, "kg"),
+    FX(st_body, inertia, "kg m^2"), FX(st_body, local_center.x, "m"),
+    FX(st_body, local_center.y, "m"), U6(st_body, user_data), IN(st_body, awake),
+    IN(st_body, enable_sleep),  FX(st_body, sleep_time, "s"),
+};
+
+static const field shape_fields[] = {
+    IN(st_shape, generation),       IN(st_shape, body),          FX(st_shape, density, "kg/m^2"),
+    FX(st_shape, friction, ""),     FX(st_shape, restitution, ""), IN(st_shape, polygon),
+    IN(st_shape, count),            FX(st_shape, vertices[0].x, "m"),
+    FX(st_shape, vertices[0].y, "m"), FX(st_shape, vertices[1].x, "m"),
+    FX(st_shape, vertices[1].y, "m"), FX(st_shape, vertices[2].x, "m"),
+    FX(st_shape, vertices[2].y, "m"), FX(st_shape, vertices[3].x, "m"),
+    FX(st_shape, vertices[3].y, "m"), FX(st_shape, vertices[4].x, "m"),
+    FX(st_shape, vertices[4].y, "m"), FX(st_shape, vertices[5].x, "m"),
+    FX(st_shape, vertices[5].y, "m"), FX(st_shape, vertices[6].x, "m"),
+    FX(st_shape, vertices[6].y, "m"), FX(st_shape, vertices[7].x, "m"),
+    FX(st_shape, vertices[7].y, "m"), FX(st_shape, center.x, "m"), FX(st_shape, center.y, "m"),
+    FX(st_shape, radius, "m"),      U6(st_shape, user_data),
+};
+
+static const field joint_fields[] = {
+    IN(st_joint, generation),         IN(st_joint, flags),
+    IN(st_joint, body_a),             IN(st_joint, body_b),
+    FX(st_joint, local_a.x, "m"),     FX(st_joint, local_a.y, "m"),
+    FX(st_joint, local_b.x, "m"),     FX(st_joint, local_b.y, "m"),
+    FX(st_joint, reference_angle, "rad"), FX(st_joint, lower, "rad"),
+    FX(st_joint, upper, "rad"),       FX(st_joint, motor_speed, "rad/s"),
+    FX(st_joint, max_motor_torque, "N m"), FX(st_joint, impulse.x, "N s"),
+    FX(st_joint, impulse.y, "N s"),   FX(st_joint, motor_impulse, "N m s"),
+    FX(st_joint, lower_impulse, "N m s"), FX(st_joint, upper_impulse, "N m s"),
+    U6(st_joint, user_data),
+};
+
+static const field arbiter_fields[] = {
+    FX(st_arbiter, friction, ""), FX(st_arbiter, restitution, ""), IN(st_arbiter, count),
+    IN(st_arbiter, id[0]),        FX(st_arbiter, pn[0], "N s"),    FX(st_arbiter, pt[0], "N s"),
+    IN(st_arbiter, id[1]),        FX(st_arbiter, pn[1], "N s"),    FX(st_arbiter, pt[1], "N s"),
+};
+
+#define COUNT(a) ((int)(sizeof(a) / sizeof((a)[0])))
+
+typedef struct diff_out {
+	FILE *out;
+	long limit, lines, fields;
+} diff_out;
+
+static void line(diff_out *d, const char *fmt, ...)
+{
+	if (d->out != NULL && d->lines < d->limit) {
+		va_list ap;
+		va_start(ap, fmt);
+		vfprintf(d->out, fmt, ap);
+		va_end(ap);
+	}
+	d->lines++;
+}
+
+/* Compares the fields of two records; returns how many differ. */
+static int diff_record(diff_out *d, const char *what, int32_t id, const void *ra, const void *rb,
+                       const field *fields, int n)
+{
+	int differ = 0;
+	char idtext[16] = ""; /* id < 0: `what` names the record */
+	if (id >= 0) {
+		snprintf(idtext, sizeof idtext, " %d", id);
+	}
+	for (int i = 0; i < n; ++i) {
+		const field *f = &fields[i];
+		const char *pa = (const char *)ra + f->off, *pb = (const char *)rb + f->off;
+		if (f->k == K_U64) {
+			uint64_t a, b;
+			memcpy(&a, pa, 8);
+			memcpy(&b, pb, 8);
+			if (a != b) {
+				line(d, "  %s%s %s: %" PRIu64 " -> %" PRIu64 "\n", what, idtext, f->name, a,
+				     b);
+				++differ;
+			}
+			continue;
+		}
+		int32_t a, b;
+		memcpy(&a, pa, 4);
+		memcpy(&b, pb, 4);
+		if (a == b) {
+			continue;
+		}
+		++differ;
+		if (f->k == K_INT) {
+			line(d, "  %s%s %s: %" PRId32 " -> %" PRId32 "\n", what, idtext, f->name, a, b);
+			continue;
+		}
+		int64_t delta = (int64_t)b - a;
+		const char *sp = f->unit[0] != '\0' ? " " : "";
+		line(d,
+		     "  %s%s %s: %.6f%s%s -> %.6f%s%s (delta %+.6f%s%s; raw 0x%08" PRIx32
+		     " -> 0x%08" PRIx32 ", %+" PRId64 " LSB)\n",
+		     what, idtext, f->name, f2d_to_double(a), sp, f->unit, f2d_to_double(b), sp, f->unit,
+		     (double)delta / 65536.0, sp, f->unit, (uint32_t)a, (uint32_t)b, delta);
+	}
+	d->fields += differ;
+	return differ;
+}
+
+static void mark(uint8_t *diverged, int32_t n, int32_t id)
+{
+	if (diverged != NULL && id >= 0 && id < n) {
+		diverged[id] = 1;
+	}
+}
+
+static int32_t body_of_shape(const st_world *s, int32_t shape)
+{
+	return shape >= 0 && shape < s->shape_count && s->shapes[shape].alive
+	           ? s->shapes[shape].body
+	           : -1;
+}
+
+long st_diff(const st_world *a, const st_world *b, FILE *out, long limit, uint8_t **diverged)
+{
+	diff_out d = {out, limit, 0, 0};
+	int32_t nb = a->body_count > b->body_count ? a->body_count : b->body_count;
+	uint8_t *div = NULL;
+	if (diverged != NULL) {
+		div = calloc((size_t)nb + 1, 1);
+		*diverged = div;
+	}
+	if (a->step != b->step) {
+		line(&d, "  world step: %" PRIu64 " -> %" PRIu64 "\n", a->step, b->step);
+		d.fields++;
+	}
+	if (a->gravity.x != b->gravity.x || a->gravity.y != b->gravity.y ||
+	    a->time_step != b->time_step) {
+		line(&d, "  world settings differ (gravity or time step)\n");
+		d.fields++;
+	}
+	if (a->out_of_range_events != b->out_of_range_events ||
+	    a->overflow_events != b->overflow_events) {
+		line(&d, "  world events: out of range %" PRIu64 " -> %" PRIu64
+		         ", overflow %" PRIu64 " -> %" PRIu64 "\n",
+		     a->out_of_range_events, b->out_of_range_events, a->overflow_events,
+		     b->overflow_events);
+		d.fields++;
+	}
+	static const st_body no_body;
+	for (int32_t i = 0; i < nb; ++i) {
+		const st_body *x = i < a->body_count ? &a->bodies[i] : &no_body;
+		const st_body *y = i < b->body_count ? &b->bodies[i] : &no_body;
+		if (x->alive != y->alive) {
+			line(&d, "  body %d: %s\n", i, x->alive ? "only in the first" : "only in the second");
+			d.fields++;
+			mark(div, nb, i);
+		} else if (x->alive && diff_record(&d, "body", i, x, y, body_fields,
+		                                   COUNT(body_fields)) > 0) {
+			mark(div, nb, i);
+		}
+	}
+	int32_t ns = a->shape_count > b->shape_count ? a->shape_count : b->shape_count;
+	static const st_shape no_shape;
+	for (int32_t i = 0; i < ns; ++i) {
+		const st_shape *x = i < a->shape_count ? &a->shapes[i] : &no_shape;
+		const st_shape *y = i < b->shape_count ? &b->shapes[i] : &no_shape;
+		if (x->alive != y->alive) {
+			line(&d, "  shape %d: %s\n", i, x->alive ? "only in the first" : "only in the second");
+			d.fields++;
+			mark(div, nb, x->alive ? x->body : y->body);
+		} else if (x->alive && diff_record(&d, "shape", i, x, y, shape_fields,
+		                                   COUNT(shape_fields)) > 0) {
+			mark(div, nb, x->body);
+			mark(div, nb, y->body);
+		}
+	}
+	int32_t nj = a->joint_count > b->joint_count ? a->joint_count : b->joint_count;
+	static const st_joint no_joint;
+	for (int32_t i = 0; i < nj; ++i) {
+		const st_joint *x = i < a->joint_count ? &a->joints[i] : &no_joint;
+		const st_joint *y = i < b->joint_count ? &b->joints[i] : &no_joint;
+		if (x->alive != y->alive) {
+			line(&d, "  joint %d: %s\n", i, x->alive ? "only in the first" : "only in the second");
+			d.fields++;
+		} else if (x->alive && diff_record(&d, "joint", i, x, y, joint_fields,
+		                                   COUNT(joint_fields)) > 0) {
+			mark(div, nb, x->body_a);
+			mark(div, nb, x->body_b);
+		}
+	}
+	/* arbiters: merged by key (shape a, shape b) */
+	for (int32_t i = 0, j = 0; i < a->arbiter_count || j < b->arbiter_count;) {
+		const st_arbiter *x = i < a->arbiter_count ? &a->arbiters[i] : NULL;
+		const st_arbiter *y = j < b->arbiter_count ? &b->arbiters[j] : NULL;
+		uint64_t kx = x != NULL ? (uint64_t)x->shape_a << 32 | (uint32_t)x->shape_b : UINT64_MAX;
+		uint64_t ky = y != NULL ? (uint64_t)y->shape_a << 32 | (uint32_t)y->shape_b : UINT64_MAX;
+		if (kx != ky) {
+			const st_arbiter *only = kx < ky ? x : y;
+			const st_world *w = kx < ky ? a : b;
+			line(&d, "  contact %d-%d: only in the %s\n", only->shape_a, only->shape_b,
+			     kx < ky ? "first" : "second");
+			d.fields++;
+			mark(div, nb, body_of_shape(w, only->shape_a));
+			mark(div, nb, body_of_shape(w, only->shape_b));
+			if (kx < ky) {
+				++i;
+			} else {
+				++j;
+			}
+			continue;
+		}
+		char name[48];
+		snprintf(name, sizeof name, "contact %d-%d", x->shape_a, x->shape_b);
+		if (diff_record(&d, name, -1, x, y, arbiter_fields, COUNT(arbiter_fields)) >
+		    0) {
+			mark(div, nb, body_of_shape(a, x->shape_a));
+			mark(div, nb, body_of_shape(a, x->shape_b));
+		}
+		++i;
+		++j;
+	}
+	if (out != NULL && d.lines > limit) {
+		fprintf(out, "  ... %ld more\n", d.lines - limit);
+	}
+	return d.fields;
+}
+
+void st_body_delta(const st_world *a, const st_world *b, int32_t id, double *dx, double *dy,
+                   double *dangle)
+{
+	*dx = *dy = *dangle = 0;
+	if (id < 0 || id >= a->body_count || id >= b->body_count || !a->bodies[id].alive ||
+	    !b->bodies[id].alive) {
+		return;
+	}
+	const st_body *x = &a->bodies[id], *y = &b->bodies[id];
+	*dx = f2d_to_double(y->origin.x) - f2d_to_double(x->origin.x);
+	*dy = f2d_to_double(y->origin.y) - f2d_to_double(x->origin.y);
+	*dangle = f2d_to_double(f2d_rot_get_angle(y->q)) - f2d_to_double(f2d_rot_get_angle(x->q));
+}
