@@ -293,10 +293,13 @@ START_TEST(decode_accepts_only_canonical_bytes)
 	uint64_t rng = 0x5EED0011u;
 	uint8_t x[F2D_COMMAND_MAX_BYTES + 16], again[F2D_COMMAND_MAX_BYTES];
 	int64_t accepted[8] = {0}, kinds[3] = {0}, motor_off = 0, motor_on = 0, asleep = 0;
-	for (int32_t it = 0; it < 400000; ++it) {
+	for (int32_t it = 0; it < 150000; ++it) {
 		size_t len = (size_t)(splitmix(&rng) % sizeof x);
-		for (size_t i = 0; i < len; ++i) {
-			x[i] = (uint8_t)splitmix(&rng);
+		for (size_t i = 0; i < len; i += 8) {
+			uint64_t v = splitmix(&rng);
+			for (size_t k = i; k < i + 8 && k < len; ++k, v >>= 8) {
+				x[k] = (uint8_t)v;
+			}
 		}
 		uint64_t bias = splitmix(&rng);
 		if (len > 0 && (bias & 7u) != 0) {
@@ -361,13 +364,16 @@ START_TEST(encode_then_decode)
 	uint64_t rng = 0xC0FFEEu;
 	uint8_t buf[F2D_COMMAND_MAX_BYTES], again[F2D_COMMAND_MAX_BYTES];
 	int64_t encoded = 0;
-	for (int32_t it = 0; it < 100000; ++it) {
+	for (int32_t it = 0; it < 40000; ++it) {
 		f2d_command c = f2d_default_command(
 		    (f2d_command_type)(1 + splitmix(&rng) % 7), (uint8_t)splitmix(&rng),
 		    (uint16_t)splitmix(&rng));
 		uint8_t noise[sizeof c.u];
-		for (size_t i = 0; i < sizeof noise; ++i) {
-			noise[i] = (uint8_t)splitmix(&rng);
+		for (size_t i = 0; i < sizeof noise; i += 8) {
+			uint64_t v = splitmix(&rng);
+			for (size_t k = i; k < i + 8 && k < sizeof noise; ++k, v >>= 8) {
+				noise[k] = (uint8_t)v;
+			}
 		}
 		memcpy(&c.u, noise, sizeof noise); /* the bools are set below */
 		/* the fields encode validates, in range half of the time */
@@ -396,7 +402,7 @@ START_TEST(encode_then_decode)
 		ck_assert_int_eq(f2d_command_encode(&d, again, sizeof again, &len2), F2D_OK);
 		ck_assert(len2 == len && memcmp(buf, again, len) == 0);
 	}
-	ck_assert_int_ge(encoded, 50000);
+	ck_assert_int_ge(encoded, 20000);
 }
 END_TEST
 
