@@ -278,6 +278,10 @@ static bool parse_start(f2r_reader *r)
 	if (r->data[4] != F2R_VERSION || r->data[5] != 0) {
 		return fail(r, "unknown replay format version");
 	}
+	if (r->data[6] != 0 || r->data[7] != 0) {
+		r->pos = 6;
+		return fail(r, "reserved bytes 6-7 of the file header are not zero");
+	}
 	r->pos = 8;
 	uint8_t kind = 0;
 	in p;
@@ -308,6 +312,9 @@ static bool parse_start(f2r_reader *r)
 	h->scene_param = get32(&p);
 	if (p.short_read || p.pos != p.len) {
 		return fail(r, "malformed header");
+	}
+	if (h->scene_param != 0) {
+		return fail(r, "reserved scene parameter in the header is not zero");
 	}
 	if (h->start_kind == F2R_START_SCENE) {
 		return true;

@@ -1,7 +1,8 @@
 /* fix2d replay files (.f2r): writer and validating reader. Public fix2d API only.
  * SPDX-License-Identifier: MIT
  *
- * Layout: the 8 bytes "F2RP" u16 version u16 0, then a stream of chunks. A chunk is
+ * Layout: the 8 bytes "F2RP" u16 version u16 reserved (0; a reader refuses anything else),
+ * then a stream of chunks. A chunk is
  *   u8 kind, u32 payload length, u32 low half of XXH3-64 of (kind, length), payload,
  *   u64 XXH3-64 of (kind, length, payload)
  * all little-endian. Kinds: 'H' header (first, once), 'S' start snapshot (second, once, only
@@ -11,7 +12,9 @@
  *
  *   header: u32 fix2d version, u32 hash format, u64 math fingerprint, i32 time step (fix16),
  *           u32 hash interval K (0 = no hashes), u8 start kind, u8 name length (1..63),
- *           name bytes, u32 scene parameter (reserved, 0). Start kinds: 0 = the catalogue
+ *           name bytes, u32 scene parameter (reserved: 0, refused otherwise). The time step
+ *           must be the start world's (the scene's, or the start snapshot's): fix2d-replay refuses
+ *           a header that disagrees as a bad file (replay/record.c, open_replay). Start kinds: 0 = the catalogue
  *           scene `name` (fix2d/scenes.h); 1 = the portable snapshot in the 'S' chunk, `name`
  *           is only a label (the snapshot file's base name). Other kinds are refused.
  *   start:  (kind 1 only) a portable snapshot (fix2d/snapshot.h) of the world before frame 0,

@@ -1,7 +1,8 @@
 /* fix2d-replay - run catalogue scenes and print state hashes and body states.
  * SPDX-License-Identifier: MIT
  *
- * Uses only the public API. Exit status: 0 success, 1 run-time failure, 2 usage error.
+ * Uses only the public API. Exit status: 0 success, 1 run-time failure (verify, diff: a
+ * divergence), 2 usage error or a bad file (verify, info, diff: see README "Inputs and replays").
  */
 #include "fix2d/convert.h"
 #include "fix2d/fix2d.h"

@@ -591,6 +591,16 @@ int cmd_record(int argc, char **argv)
 
 /* ---- shared by verify / info / diff ---- */
 
+/* The world a replay starts from, as its header names it, or NULL when it cannot be built. */
+static f2d_world *build_start(const f2r_header *h)
+{
+	f2d_world *w = NULL;
+	f2d_result res = h->start_kind == F2R_START_SNAPSHOT
+	                     ? f2d_snapshot_load_new(h->start, h->start_len, NULL, &w)
+	                     : f2d_scene_create(h->scene, NULL, &w);
+	return res == F2D_OK ? w : NULL;
+}
+
 static bool open_replay(const char *path, f2r_reader *r)
 {
 	if (!f2r_open_read(r, path)) {
@@ -621,21 +631,31 @@ static bool open_replay(const char *path, f2r_reader *r)
 		f2r_close_read(r);
 		return false;
 	}
+	/* The header's time step must be the start world's: a file that disagrees with itself is
+	 * a bad file (exit 2), not a failure to simulate it. A start world that cannot be built
+	 * here (out of memory) is left to start_world, which reports it as a failure (exit 1). */
+	f2d_world *w = build_start(h);
+	if (w != NULL && f2d_world_get_time_step(w) != h->time_step) {
+		char rec[24], own[24];
+		f2d_format_fix(h->time_step, 6, rec);
+		f2d_format_fix(f2d_world_get_time_step(w), 6, own);
+		fprintf(stderr, "%s: %s: the header's time step %s s is not the start %s's %s s\n",
+		        PROG, path, rec, h->start_kind == F2R_START_SNAPSHOT ? "snapshot" : "scene",
+		        own);
+		f2d_destroy_world(w);
+		f2r_close_read(r);
+		return false;
+	}
+	f2d_destroy_world(w);
 	return true;
 }
 
 /* The world before frame 0: the scene, or the start snapshot (checked by the reader). */
 static f2d_world *start_world(const f2r_header *h)
 {
-	f2d_world *w = NULL;
-	f2d_result res = h->start_kind == F2R_START_SNAPSHOT
-	                     ? f2d_snapshot_load_new(h->start, h->start_len, NULL, &w)
-	                     : f2d_scene_create(h->scene, NULL, &w);
-	if (res != F2D_OK) {
-		return NULL;
-	}
-	if (f2d_world_get_time_step(w) != h->time_step) {
-		f2d_destroy_world(w);
+	f2d_world *w = build_start(h);
+	if (w != NULL && f2d_world_get_time_step(w) != h->time_step) {
+		f2d_destroy_world(w); /* refused by open_replay already */
 		return NULL;
 	}
 	return w;

@@ -245,6 +245,41 @@ static f2d_result check_body_def(f2d_world *w, const f2d_body_def *def)
 		return f2d_set_error(w, F2D_ERROR_INVALID_VALUE,
 		                     "create_body: velocity components must be within +-4096");
 	}
+	/* One rule for a state a body cannot have (fix2d.h, "Bodies"): a static body has no
+	 * velocity and no sleep state, a kinematic body is awake, a dynamic body sleeps only where
+	 * sleeping is enabled and at rest. A def that asks for another state is refused, as the
+	 * setters are (f2d_body_set_linear_velocity, _angular_velocity and f2d_body_set_awake
+	 * refuse a static body whatever the value); a def's fields at their defaults (zero
+	 * velocity, awake) ask for nothing. Box2D v3 ignores these fields silently instead. */
+	bool moving = def->linear_velocity.x != 0 || def->linear_velocity.y != 0 ||
+	              def->angular_velocity != 0;
+	if (def->type == F2D_STATIC_BODY && moving) {
+		return f2d_set_error(w, F2D_ERROR_INVALID_VALUE,
+		                     "create_body: a static body never moves: linear_velocity and "
+		                     "angular_velocity must be 0");
+	}
+	if (!def->awake) {
+		if (def->type == F2D_STATIC_BODY) {
+			return f2d_set_error(w, F2D_ERROR_INVALID_VALUE,
+			                     "create_body: a static body neither sleeps nor wakes: "
+			                     "awake must be true");
+		}
+		if (def->type == F2D_KINEMATIC_BODY) {
+			return f2d_set_error(w, F2D_ERROR_INVALID_VALUE,
+			                     "create_body: a kinematic body is awake while it moves: "
+			                     "awake must be true");
+		}
+		if (!def->enable_sleep || !w->def.enable_sleep) {
+			return f2d_set_error(w, F2D_ERROR_INVALID_VALUE,
+			                     "create_body: awake = false, but sleeping is disabled "
+			                     "for this %s",
+			                     w->def.enable_sleep ? "body" : "world");
+		}
+		if (moving) {
+			return f2d_set_error(w, F2D_ERROR_INVALID_VALUE,
+			                     "create_body: a body created asleep has zero velocity");
+		}
+	}
 	return F2D_OK;
 }
 
@@ -279,13 +314,11 @@ f2d_result f2d_create_body(f2d_world *w, const f2d_body_def *def, f2d_body_id *o
 	b->shape_list = F2D_NULL_INDEX;
 	b->user_data = def->user_data;
 	b->enable_sleep = def->enable_sleep;
-	/* only a dynamic body can be created asleep, and only where it may sleep */
-	b->awake =
-	    b->type != F2D_DYNAMIC_BODY || def->awake || !def->enable_sleep || !w->def.enable_sleep;
-	if (b->type != F2D_STATIC_BODY && b->awake) {
-		b->v = def->linear_velocity;
-		b->w = def->angular_velocity;
-	}
+	/* check_body_def: only a dynamic body can be created asleep, only where it may sleep and
+	 * at rest; a static body has zero velocity */
+	b->awake = def->awake;
+	b->v = def->linear_velocity;
+	b->w = def->angular_velocity;
 	body_mass bm;
 	compute_body_mass(w, b, NULL, &bm); /* cannot fail without shapes */
 	(void)apply_body_mass(b, &bm);      /* nor move the centre */
@@ -409,10 +442,12 @@ f2d_result f2d_body_set_linear_velocity(f2d_world *w, f2d_body_id id, f2d_vec2 v
 		    w, F2D_ERROR_INVALID_VALUE,
 		    "body_set_linear_velocity: components must be within +-4096 m/s");
 	}
-	if (b->type != F2D_STATIC_BODY) {
-		b->v = v;
-		f2d_wake_body(w, id.index1 - 1);
+	if (b->type == F2D_STATIC_BODY) { /* the one rule: see check_body_def */
+		return f2d_set_error(w, F2D_ERROR_INVALID_VALUE,
+		                     "body_set_linear_velocity: a static body has no velocity");
 	}
+	b->v = v;
+	f2d_wake_body(w, id.index1 - 1);
 	return F2D_OK;
 }
 
@@ -423,10 +458,12 @@ f2d_result f2d_body_set_angular_velocity(f2d_world *w, f2d_body_id id, fix16_t a
 		return f2d_set_error(w, F2D_ERROR_INVALID_VALUE,
 		                     "body_set_angular_velocity: must be within +-4096 rad/s");
 	}
-	if (b->type != F2D_STATIC_BODY) {
-		b->w = av;
-		f2d_wake_body(w, id.index1 - 1);
+	if (b->type == F2D_STATIC_BODY) { /* the one rule: see check_body_def */
+		return f2d_set_error(w, F2D_ERROR_INVALID_VALUE,
+		                     "body_set_angular_velocity: a static body has no velocity");
 	}
+	b->w = av;
+	f2d_wake_body(w, id.index1 - 1);
 	return F2D_OK;
 }
 
@@ -769,12 +806,8 @@ f2d_result f2d_spawn_body(f2d_world *w, const f2d_body_def *bd, const f2d_shape_
 		/* the body as f2d_create_body makes it (no shape: centre = origin) */
 		tmp.origin = tmp.center = bd->position;
 		tmp.q = f2d_rot_normalize(bd->rotation.c, bd->rotation.s);
-		bool awake = bd->type != F2D_DYNAMIC_BODY || bd->awake || !bd->enable_sleep ||
-		             !w->def.enable_sleep;
-		if (bd->type != F2D_STATIC_BODY && awake) {
-			tmp.v = bd->linear_velocity;
-			tmp.w = bd->angular_velocity;
-		}
+		tmp.v = bd->linear_velocity; /* zero unless it may move (check_body_def) */
+		tmp.w = bd->angular_velocity;
 		r = check_centre_velocity(w, &tmp, &bm);
 	}
 	if (r != F2D_OK) {

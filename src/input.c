@@ -221,11 +221,12 @@ f2d_result f2d_command_encode(const f2d_command *c, uint8_t *buf, size_t cap, si
 		if (s->kind > F2D_SPAWN_POLYGON ||
 		    (s->kind == F2D_SPAWN_POLYGON &&
 		     (s->count < 3 || s->count > F2D_MAX_POLYGON_VERTICES)) ||
-		    (uint32_t)s->body.type > 15u) {
+		    (uint32_t)s->body.type > (uint32_t)F2D_DYNAMIC_BODY) {
 			return F2D_ERROR_INVALID_VALUE;
 		}
-		/* low 4 bits: body type; 16: sleep disabled, 32: created asleep (so the bytes of a
-		 * default def are those of format 1) */
+		/* low 4 bits: body type (0..2; 3..15 are reserved and refused); 16: sleep disabled,
+		 * 32: created asleep (so the bytes of a default def are those of format 1); the
+		 * bits 64 and 128 are reserved: 0 */
 		w8(&b, (uint32_t)s->body.type | (s->body.enable_sleep ? 0u : 16u) |
 		           (s->body.awake ? 0u : 32u));
 		wvec(&b, s->body.position);
@@ -354,8 +355,10 @@ f2d_result f2d_command_decode(const uint8_t *buf, size_t len, f2d_command *out, 
 		break;
 	case F2D_CMD_CREATE_BODY: {
 		f2d_spawn *s = &c.u.create;
+		/* canonical only: every accepted byte string is the encoding of the command it
+		 * decodes to (the reserved bits and body types are refused, see encode) */
 		uint32_t type = r8(&b);
-		if (type > 63u) {
+		if (type > 63u || (type & 15u) > (uint32_t)F2D_DYNAMIC_BODY) {
 			return F2D_ERROR_INVALID_VALUE;
 		}
 		s->body.type = (f2d_body_type)(type & 15u);
@@ -394,7 +397,13 @@ f2d_result f2d_command_decode(const uint8_t *buf, size_t len, f2d_command *out, 
 	case F2D_CMD_SET_MOTOR:
 		c.u.motor.joint.index1 = (int32_t)r32(&b);
 		c.u.motor.joint.generation = r32(&b);
-		c.u.motor.enable = r8(&b) != 0;
+		{
+			uint32_t enable = r8(&b);
+			if (enable > 1u) {
+				return F2D_ERROR_INVALID_VALUE; /* a flag is 0 or 1: one encoding */
+			}
+			c.u.motor.enable = enable == 1u;
+		}
 		c.u.motor.speed = rfix(&b);
 		c.u.motor.max_torque = rfix(&b);
 		break;

@@ -289,6 +289,200 @@ START_TEST(test_bad_body_setters)
 }
 END_TEST
 
+/* One rule for a state a body cannot have (fix2d.h, "Bodies"): a static body has no velocity
+ * and no sleep state, a kinematic body is awake, a dynamic body sleeps only where sleeping is
+ * enabled and at rest. Defs and setters that ask for another state are refused with a message
+ * and change nothing; defs at their defaults are accepted. The same through the input layer. */
+START_TEST(test_state_a_body_cannot_have)
+{
+	scene s = make_scene();
+	f2d_world *w = s.w;
+	struct {
+		f2d_body_type type;
+		fix16_t vx, av;
+		bool awake, enable_sleep;
+		const char *what;
+	} refused[] = {
+	    {F2D_STATIC_BODY, F2D_ONE, 0, true, true, "static body with vx 1"},
+	    {F2D_STATIC_BODY, 0, -1, true, true, "static body with w -1 LSB"},
+	    {F2D_STATIC_BODY, 0, 0, false, true, "static body created asleep"},
+	    {F2D_STATIC_BODY, 0, 0, false, false, "static body asleep, sleep disabled"},
+	    {F2D_KINEMATIC_BODY, 0, 0, false, true, "kinematic body created asleep"},
+	    {F2D_KINEMATIC_BODY, F2D_ONE, 0, false, true, "moving kinematic body asleep"},
+	    {F2D_DYNAMIC_BODY, 0, 0, false, false, "dynamic body asleep, its sleep disabled"},
+	    {F2D_DYNAMIC_BODY, F2D_ONE, 0, false, true, "dynamic body asleep with vx 1"},
+	    {F2D_DYNAMIC_BODY, 0, 1, false, true, "dynamic body asleep with w 1 LSB"},
+	};
+	for (size_t i = 0; i < sizeof refused / sizeof refused[0]; ++i) {
+		f2d_body_def bd = f2d_default_body_def();
+		bd.type = refused[i].type;
+		bd.linear_velocity.x = refused[i].vx;
+		bd.angular_velocity = refused[i].av;
+		bd.awake = refused[i].awake;
+		bd.enable_sleep = refused[i].enable_sleep;
+		f2d_body_id id = sentinel_body;
+		EXPECT_FAIL_AS(w, F2D_ERROR_INVALID_VALUE, refused[i].what,
+		               f2d_create_body(w, &bd, &id));
+		ck_assert_msg(body_id_eq(id, sentinel_body), "%s: out written", refused[i].what);
+		/* the same def as a create-body command */
+		f2d_command c = f2d_default_command(F2D_CMD_CREATE_BODY, 0, 0);
+		c.u.create.body = bd;
+		c.u.create.body.position = vec(F2D_FIX(8), F2D_FIX(3));
+		f2d_command_result res;
+		uint64_t h = f2d_world_hash(w);
+		CHECK_OK(f2d_world_apply_commands(w, &c, 1, &res));
+		ck_assert_msg(res.result == F2D_ERROR_INVALID_VALUE, "%s as a command: %s",
+		              refused[i].what, f2d_error_string(res.result));
+		ck_assert_uint_eq(f2d_world_hash(w), h);
+	}
+	/* the setters refuse a static body whatever the value, as f2d_body_set_awake does */
+	EXPECT_FAIL(w, F2D_ERROR_INVALID_VALUE,
+	            f2d_body_set_linear_velocity(w, s.ground, vec(F2D_ONE, 0)));
+	EXPECT_FAIL(w, F2D_ERROR_INVALID_VALUE,
+	            f2d_body_set_linear_velocity(w, s.ground, vec(0, 0)));
+	EXPECT_FAIL(w, F2D_ERROR_INVALID_VALUE, f2d_body_set_angular_velocity(w, s.ground, 1));
+	EXPECT_FAIL(w, F2D_ERROR_INVALID_VALUE, f2d_body_set_angular_velocity(w, s.ground, 0));
+	EXPECT_FAIL(w, F2D_ERROR_INVALID_VALUE, f2d_body_set_awake(w, s.ground, true));
+	EXPECT_FAIL(w, F2D_ERROR_INVALID_VALUE, f2d_body_set_awake(w, s.ground, false));
+	f2d_command c = f2d_default_command(F2D_CMD_SET_VELOCITY, 0, 0);
+	c.u.velocity.body = s.ground;
+	c.u.velocity.linear = vec(F2D_ONE, 0);
+	f2d_command_result res;
+	uint64_t h = f2d_world_hash(w);
+	CHECK_OK(f2d_world_apply_commands(w, &c, 1, &res));
+	ck_assert_int_eq(res.result, F2D_ERROR_INVALID_VALUE);
+	ck_assert_uint_eq(f2d_world_hash(w), h);
+
+	/* accepted: the defaults, a moving awake kinematic body, a dynamic body created asleep at
+	 * rest, a dynamic body created awake where sleep is disabled */
+	const f2d_body_type types[3] = {F2D_STATIC_BODY, F2D_KINEMATIC_BODY, F2D_DYNAMIC_BODY};
+	for (int t = 0; t < 3; ++t) {
+		f2d_body_def bd = f2d_default_body_def();
+		bd.type = types[t];
+		bd.position = vec(F2D_FIX(8), F2D_FIX(3 + t));
+		f2d_body_id id;
+		CHECK_OK(f2d_create_body(w, &bd, &id));
+		ck_assert_int_eq(f2d_body_is_awake(w, id), types[t] != F2D_STATIC_BODY);
+	}
+	f2d_body_def bd = f2d_default_body_def();
+	bd.type = F2D_KINEMATIC_BODY;
+	bd.linear_velocity = vec(F2D_ONE, 0);
+	f2d_body_id id;
+	CHECK_OK(f2d_create_body(w, &bd, &id));
+	ck_assert_int_eq(f2d_body_get_linear_velocity(w, id).x, F2D_ONE);
+	bd.type = F2D_DYNAMIC_BODY;
+	bd.linear_velocity = vec(0, 0);
+	bd.awake = false;
+	CHECK_OK(f2d_create_body(w, &bd, &id));
+	ck_assert(!f2d_body_is_awake(w, id));
+	bd.awake = true;
+	bd.enable_sleep = false;
+	bd.angular_velocity = F2D_ONE;
+	CHECK_OK(f2d_create_body(w, &bd, &id));
+	ck_assert_int_eq(f2d_body_get_angular_velocity(w, id), F2D_ONE);
+	f2d_destroy_world(w);
+
+	/* a world without sleeping refuses bodies created asleep */
+	f2d_world_def wd = f2d_default_world_def();
+	wd.enable_sleep = false;
+	CHECK_OK(f2d_create_world(&wd, &w));
+	bd = f2d_default_body_def();
+	bd.type = F2D_DYNAMIC_BODY;
+	bd.awake = false;
+	EXPECT_FAIL(w, F2D_ERROR_INVALID_VALUE, f2d_create_body(w, &bd, &id));
+	f2d_destroy_world(w);
+}
+END_TEST
+
+/* ---- the defaults types.h documents are the defaults ---- */
+
+/* The "default ..." value in the doc comment of `member` in a header's text, in LSB for a
+ * fix16 value (pi/N, a/b and decimals rounded to the nearest LSB) or as an integer, and the
+ * second component of a vector "(x, y)" in *y. False when there is none. */
+static bool documented_default(const char *text, const char *member, bool fix, int64_t *x,
+                               int64_t *y)
+{
+	char key[64];
+	snprintf(key, sizeof key, " %s;", member);
+	const char *at = strstr(text, key);
+	ck_assert_msg(at != NULL, "types.h has no member %s", member);
+	const char *doc = strstr(at, "/**<");
+	const char *end = doc != NULL ? strstr(doc, "*/") : NULL;
+	const char *def = doc != NULL ? strstr(doc, "default ") : NULL;
+	const char *next = strchr(at + strlen(key), ';'); /* the end of the next declaration */
+	if (end == NULL || def == NULL || def > end || (next != NULL && doc > next)) {
+		return false;
+	}
+	const char *p = def + strlen("default ");
+	bool vector = *p == '(';
+	p += vector ? 1 : 0;
+	for (int k = 0; k < (vector ? 2 : 1); ++k) {
+		double v;
+		char *rest = NULL;
+		if (strncmp(p, "pi/", 3) == 0) {
+			v = 3.14159265358979323846 / strtod(p + 3, &rest);
+		} else {
+			v = strtod(p, &rest);
+			if (*rest == '/') {
+				v /= strtod(rest + 1, &rest);
+			}
+		}
+		ck_assert_msg(rest != p, "%s: cannot read the default in '%.60s'", member, def);
+		double scaled = fix ? v * 65536.0 : v;
+		*(k == 0 ? x : y) = (int64_t)(scaled + (scaled >= 0 ? 0.5 : -0.5));
+		p = rest;
+		while (*p == ',' || *p == ' ') {
+			++p;
+		}
+	}
+	return true;
+}
+
+START_TEST(test_documented_defaults)
+{
+	FILE *f = fopen(F2D_PUBLIC_INCLUDE_DIR "/types.h", "rb");
+	ck_assert_ptr_nonnull(f);
+	static char text[1 << 16];
+	size_t len = fread(text, 1, sizeof text - 1, f);
+	fclose(f);
+	ck_assert_uint_lt(len, sizeof text - 1);
+	text[len] = '\0';
+	f2d_world_def wd = f2d_default_world_def();
+	f2d_shape_def sd = f2d_default_shape_def();
+	const struct {
+		const char *member;
+		bool fix;
+		int64_t value, y;
+	} fields[] = {
+	    {"gravity", true, wd.gravity.x, wd.gravity.y},
+	    {"time_step", true, wd.time_step, 0},
+	    {"iterations", false, wd.iterations, 0},
+	    {"joint_position_iterations", false, wd.joint_position_iterations, 0},
+	    {"bias_factor", true, wd.bias_factor, 0},
+	    {"linear_slop", true, wd.linear_slop, 0},
+	    {"speculative_distance", true, wd.speculative_distance, 0},
+	    {"restitution_threshold", true, wd.restitution_threshold, 0},
+	    {"max_translation", true, wd.max_translation, 0},
+	    {"max_rotation", true, wd.max_rotation, 0},
+	    {"linear_sleep_tolerance", true, wd.linear_sleep_tolerance, 0},
+	    {"angular_sleep_tolerance", true, wd.angular_sleep_tolerance, 0},
+	    {"time_to_sleep", true, wd.time_to_sleep, 0},
+	    {"density", true, sd.density, 0},
+	    {"friction", true, sd.friction, 0},
+	    {"restitution", true, sd.restitution, 0},
+	};
+	for (size_t i = 0; i < sizeof fields / sizeof fields[0]; ++i) {
+		int64_t x = INT64_MIN, y = 0;
+		ck_assert_msg(documented_default(text, fields[i].member, fields[i].fix, &x, &y),
+		              "types.h documents no default for %s", fields[i].member);
+		ck_assert_msg(x == fields[i].value && y == fields[i].y,
+		              "types.h: %s defaults to %lld (%lld), the code to %lld (%lld)",
+		              fields[i].member, (long long)x, (long long)y,
+		              (long long)fields[i].value, (long long)fields[i].y);
+	}
+}
+END_TEST
+
 /* A rotation of two INT32_MIN components: |q|^2 = 2^63 does not fit in int64 (each of these
  * is its own test so that a sanitizer abort names the call). */
 START_TEST(test_body_def_rotation_int32_min)
@@ -699,6 +893,8 @@ static Suite *api_suite(void)
 	tcase_add_test(tc, test_world_set_gravity_range);
 	tcase_add_test(tc, test_bad_body_defs);
 	tcase_add_test(tc, test_bad_body_setters);
+	tcase_add_test(tc, test_state_a_body_cannot_have);
+	tcase_add_test(tc, test_documented_defaults);
 	tcase_add_test(tc, test_body_def_rotation_int32_min);
 	tcase_add_test(tc, test_set_transform_rotation_int32_min);
 	tcase_add_test(tc, test_offset_box_rotation_int32_min);

@@ -648,6 +648,27 @@ static void counting_free(void *p, size_t size, void *context)
 
 enum { OOM_WORLD = 1, OOM_BODY = 2, OOM_SHAPE = 4, OOM_JOINT = 8, OOM_STEP = 16 };
 
+/* The public functions seen returning F2D_ERROR_OUT_OF_MEMORY (their doc comments in fix2d.h
+ * must say so: test_documented_codes). */
+static char oom_functions[16][48];
+static int oom_function_count;
+
+static void note_oom(const char *call)
+{
+	char name[48];
+	size_t n = strcspn(call, "(");
+	ck_assert_uint_lt(n, sizeof name);
+	memcpy(name, call, n);
+	name[n] = '\0';
+	for (int i = 0; i < oom_function_count; ++i) {
+		if (strcmp(oom_functions[i], name) == 0) {
+			return;
+		}
+	}
+	ck_assert_int_lt(oom_function_count, 16);
+	memcpy(oom_functions[oom_function_count++], name, n + 1);
+}
+
 /* A call of the build sequence: OK, or OUT_OF_MEMORY with the world unchanged (then stop). */
 #define OOM_CALL(kind, call)                                                                       \
 	do {                                                                                       \
@@ -656,6 +677,7 @@ enum { OOM_WORLD = 1, OOM_BODY = 2, OOM_SHAPE = 4, OOM_JOINT = 8, OOM_STEP = 16 
 		f2d_result r_ = (call);                                                            \
 		if (r_ == F2D_ERROR_OUT_OF_MEMORY) {                                               \
 			check_failure(w, h_, r_, F2D_ERROR_OUT_OF_MEMORY, #call, __LINE__);        \
+			note_oom(#call);                                                           \
 			*seen |= (kind);                                                           \
 			goto out;                                                                  \
 		}                                                                                  \
@@ -678,6 +700,7 @@ static bool oom_scene(alloc_ctx *ctx, int32_t body_capacity, int *seen)
 	f2d_result r = f2d_create_world(&def, &w);
 	if (r == F2D_ERROR_OUT_OF_MEMORY) {
 		ck_assert_ptr_null(w);
+		note_oom("f2d_create_world");
 		*seen |= OOM_WORLD;
 		goto out;
 	}
@@ -797,6 +820,83 @@ START_TEST(test_capacity_limit)
 }
 END_TEST
 
+/* ---- the codes fix2d.h documents ---- */
+
+/* The doc comment (slash, two stars ... star, slash) right above the declaration of
+ * `function` in the text of a header, or NULL. */
+static char *doc_comment(const char *header, const char *function)
+{
+	char decl[64];
+	snprintf(decl, sizeof decl, " %s(", function);
+	const char *at = strstr(header, decl);
+	ck_assert_msg(at != NULL, "%s is not declared in fix2d.h", function);
+	while (at > header && at[-1] != '\n') { /* the start of the declaration's line */
+		--at;
+	}
+	const char *end = at;
+	while (end > header && (end[-1] == '\n' || end[-1] == ' ' || end[-1] == '\t')) {
+		--end;
+	}
+	if (end - header < 4 || strncmp(end - 2, "*/", 2) != 0) {
+		return NULL;
+	}
+	const char *begin = end - 2; /* the start of this comment, which must be a doc comment */
+	while (begin > header && strncmp(begin, "/*", 2) != 0) {
+		--begin;
+	}
+	if (strncmp(begin, "/**", 3) != 0) {
+		return NULL;
+	}
+	size_t n = (size_t)(end - begin);
+	char *doc = malloc(n + 1);
+	ck_assert_ptr_nonnull(doc);
+	memcpy(doc, begin, n);
+	doc[n] = '\0';
+	return doc;
+}
+
+static void expect_documented(const char *header, const char *function, const char *code)
+{
+	char *doc = doc_comment(header, function);
+	ck_assert_msg(doc != NULL && strstr(doc, code) != NULL,
+	              "fix2d.h: %s returns %s, but its doc comment does not say so: %s", function,
+	              code, doc != NULL ? doc : "(no doc comment)");
+	free(doc);
+}
+
+START_TEST(test_documented_codes)
+{
+	/* run the out-of-memory walk (test_allocator_failure) to learn which functions return
+	 * F2D_ERROR_OUT_OF_MEMORY, then read their doc comments */
+	oom_function_count = 0;
+	int seen = 0;
+	bool complete = false;
+	for (int64_t n = 0; n < 1000 && !complete; ++n) {
+		alloc_ctx ctx;
+		memset(&ctx, 0, sizeof ctx);
+		ctx.fail_after = n;
+		complete = oom_scene(&ctx, 1, &seen);
+	}
+	ck_assert(complete);
+	ck_assert_int_ge(oom_function_count, 6); /* world, step, body, 2 shapes, joint */
+	FILE *f = fopen(F2D_PUBLIC_INCLUDE_DIR "/fix2d.h", "rb");
+	ck_assert_msg(f != NULL, "cannot open %s", F2D_PUBLIC_INCLUDE_DIR "/fix2d.h");
+	static char header[1 << 16];
+	size_t len = fread(header, 1, sizeof header - 1, f);
+	fclose(f);
+	ck_assert_uint_lt(len, sizeof header - 1);
+	header[len] = '\0';
+	for (int i = 0; i < oom_function_count; ++i) {
+		expect_documented(header, oom_functions[i], "F2D_ERROR_OUT_OF_MEMORY");
+	}
+	expect_documented(header, "f2d_world_step", "F2D_ERROR_OUT_OF_MEMORY");
+	/* test_capacity_limit: F2D_MAX_OBJECTS */
+	expect_documented(header, "f2d_create_body", "F2D_ERROR_CAPACITY");
+	/* test_state_a_body_cannot_have (tests/test_api.c) */
+	expect_documented(header, "f2d_body_set_awake", "INVALID_VALUE");
+}
+END_TEST
+
 /* ---- error strings ---- */
 
 START_TEST(test_error_strings)
@@ -838,6 +938,7 @@ static Suite *api_runtime_suite(void)
 	tcase_add_test(tc, test_out_of_range_step);
 	tcase_add_test(tc, test_allocator_failure);
 	tcase_add_test(tc, test_capacity_limit);
+	tcase_add_test(tc, test_documented_codes);
 	tcase_add_test(tc, test_error_strings);
 	suite_add_tcase(s, tc);
 	return s;

@@ -267,6 +267,186 @@ START_TEST(encoding_bytes)
 }
 END_TEST
 
+/* ---- canonical encodings: one byte string per command ---- */
+
+static uint64_t splitmix(uint64_t *state)
+{
+	uint64_t z = (*state += 0x9E3779B97F4A7C15ull);
+	z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+	z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+	return z ^ (z >> 31);
+}
+
+/* Offsets of the bytes that decide the structure of a command (input.h): the type byte of a
+ * create-body command and the payload length (4), a motor's enable flag (12), the spawn kind
+ * (61) and a polygon's point count (62). */
+#define OFF_FLAGS 4
+#define OFF_ENABLE 12
+#define OFF_KIND 61
+#define OFF_COUNT 62
+
+START_TEST(decode_accepts_only_canonical_bytes)
+{
+	/* For random byte strings (biased so that every type, flag and shape kind is reached):
+	 * whenever decode accepts a prefix x[0..used), encode(decode(x)) gives exactly those bytes
+	 * back, so no two byte strings decode to the same command. */
+	uint64_t rng = 0x5EED0011u;
+	uint8_t x[F2D_COMMAND_MAX_BYTES + 16], again[F2D_COMMAND_MAX_BYTES];
+	int64_t accepted[8] = {0}, kinds[3] = {0}, motor_off = 0, motor_on = 0, asleep = 0;
+	for (int32_t it = 0; it < 150000; ++it) {
+		size_t len = (size_t)(splitmix(&rng) % sizeof x);
+		for (size_t i = 0; i < len; i += 8) {
+			uint64_t v = splitmix(&rng);
+			for (size_t k = i; k < i + 8 && k < len; ++k, v >>= 8) {
+				x[k] = (uint8_t)v;
+			}
+		}
+		uint64_t bias = splitmix(&rng);
+		if (len > 0 && (bias & 7u) != 0) {
+			x[0] = (uint8_t)(1 + (bias >> 3) % 7); /* a known type, mostly */
+		}
+		if (len > OFF_FLAGS && (bias & 0x300u) != 0) {
+			/* small: a body type and the sleep bits, or a short payload */
+			x[OFF_FLAGS] = (uint8_t)((bias >> 10) % 64);
+		}
+		if (len > OFF_ENABLE && (bias & 0x10000u) != 0) {
+			x[OFF_ENABLE] = (uint8_t)((bias >> 17) % 4); /* 0, 1 and two bad flags */
+		}
+		if (len > OFF_KIND && (bias & 0x300000u) != 0) {
+			x[OFF_KIND] = (uint8_t)((bias >> 22) % 4);
+		}
+		if (len > OFF_COUNT && (bias & 0x3000000u) != 0) {
+			x[OFF_COUNT] = (uint8_t)(2 + (bias >> 26) % 8);
+		}
+		f2d_command d;
+		size_t used = 0, len2 = 0;
+		if (f2d_command_decode(x, len, &d, &used) != F2D_OK) {
+			continue;
+		}
+		ck_assert_uint_le(used, len);
+		ck_assert_msg(f2d_command_encode(&d, again, sizeof again, &len2) == F2D_OK,
+		              "iteration %d: a decoded command (type %d) does not encode", it,
+		              d.type);
+		ck_assert_msg(len2 == used && memcmp(again, x, used) == 0,
+		              "iteration %d: type %d: %zu bytes decode to a command that encodes "
+		              "to other bytes (%zu)",
+		              it, d.type, used, len2);
+		accepted[d.type & 7]++;
+		if (d.type == F2D_CMD_CREATE_BODY) {
+			kinds[d.u.create.kind]++;
+			asleep += d.u.create.body.awake ? 0 : 1;
+		}
+		if (d.type == F2D_CMD_SET_MOTOR) {
+			motor_on += d.u.motor.enable ? 1 : 0;
+			motor_off += d.u.motor.enable ? 0 : 1;
+		}
+	}
+	/* the property was exercised on every kind of command */
+	for (int t = F2D_CMD_APPLY_FORCE; t <= F2D_CMD_PAYLOAD; ++t) {
+		ck_assert_msg(accepted[t] >= 100, "type %d accepted only %lld times", t,
+		              (long long)accepted[t]);
+	}
+	for (int k = 0; k < 3; ++k) {
+		ck_assert_msg(kinds[k] >= 20, "spawn kind %d accepted only %lld times", k,
+		              (long long)kinds[k]);
+	}
+	ck_assert_int_ge(motor_on, 100);
+	ck_assert_int_ge(motor_off, 100);
+	ck_assert_int_ge(asleep, 20);
+}
+END_TEST
+
+START_TEST(encode_then_decode)
+{
+	/* The other direction: any command encode accepts decodes to one that encodes to the same
+	 * bytes (so decode never refuses what encode writes). Random fields, including body types
+	 * and bools outside their ranges. */
+	uint64_t rng = 0xC0FFEEu;
+	uint8_t buf[F2D_COMMAND_MAX_BYTES], again[F2D_COMMAND_MAX_BYTES];
+	int64_t encoded = 0;
+	for (int32_t it = 0; it < 40000; ++it) {
+		f2d_command c = f2d_default_command(
+		    (f2d_command_type)(1 + splitmix(&rng) % 7), (uint8_t)splitmix(&rng),
+		    (uint16_t)splitmix(&rng));
+		uint8_t noise[sizeof c.u];
+		for (size_t i = 0; i < sizeof noise; i += 8) {
+			uint64_t v = splitmix(&rng);
+			for (size_t k = i; k < i + 8 && k < sizeof noise; ++k, v >>= 8) {
+				noise[k] = (uint8_t)v;
+			}
+		}
+		memcpy(&c.u, noise, sizeof noise); /* the bools are set below */
+		/* the fields encode validates, in range half of the time */
+		uint64_t bias = splitmix(&rng);
+		if (c.type == F2D_CMD_CREATE_BODY) {
+			c.u.create.body.type = (f2d_body_type)((bias & 1u) ? (bias >> 1) % 3
+			                                                   : (bias >> 1) % 20);
+			c.u.create.body.enable_sleep = (bias >> 8) & 1u;
+			c.u.create.body.awake = (bias >> 9) & 1u;
+			c.u.create.kind = (uint8_t)((bias >> 10) % 4);
+			c.u.create.count = (int32_t)((bias >> 12) % 10);
+		} else if (c.type == F2D_CMD_SET_MOTOR) {
+			c.u.motor.enable = (bias & 1u) != 0;
+		} else if (c.type == F2D_CMD_PAYLOAD) {
+			c.u.payload.length = (uint16_t)(bias % 300);
+		}
+		size_t len = 0, used = 0, len2 = 0;
+		if (f2d_command_encode(&c, buf, sizeof buf, &len) != F2D_OK) {
+			continue;
+		}
+		++encoded;
+		f2d_command d;
+		ck_assert_msg(f2d_command_decode(buf, len, &d, &used) == F2D_OK,
+		              "iteration %d: type %d encodes to bytes decode refuses", it, c.type);
+		ck_assert_uint_eq(used, len);
+		ck_assert_int_eq(f2d_command_encode(&d, again, sizeof again, &len2), F2D_OK);
+		ck_assert(len2 == len && memcmp(buf, again, len) == 0);
+	}
+	ck_assert_int_ge(encoded, 20000);
+}
+END_TEST
+
+START_TEST(non_canonical_bytes_refused)
+{
+	f2d_command c = f2d_default_command(F2D_CMD_SET_MOTOR, 1, 2);
+	c.u.motor.joint.index1 = 3;
+	c.u.motor.joint.generation = 1;
+	c.u.motor.enable = true;
+	uint8_t buf[F2D_COMMAND_MAX_BYTES];
+	size_t len = 0, used = 0;
+	ck_assert_int_eq(f2d_command_encode(&c, buf, sizeof buf, &len), F2D_OK);
+	ck_assert_int_eq(buf[OFF_ENABLE], 1);
+	f2d_command d;
+	const uint8_t flags[] = {2, 7, 0x80, 0xFF};
+	for (size_t i = 0; i < sizeof flags; ++i) {
+		buf[OFF_ENABLE] = flags[i];
+		ck_assert_msg(f2d_command_decode(buf, len, &d, &used) == F2D_ERROR_INVALID_VALUE,
+		              "motor enable byte %d accepted", flags[i]);
+	}
+	buf[OFF_ENABLE] = 0;
+	ck_assert_int_eq(f2d_command_decode(buf, len, &d, &used), F2D_OK);
+	ck_assert(!d.u.motor.enable);
+
+	/* a create-body command's type byte: body type in the low bits (only the three defined
+	 * types), sleep disabled 16, created asleep 32, nothing else */
+	c = f2d_default_command(F2D_CMD_CREATE_BODY, 0, 0);
+	ck_assert_int_eq(f2d_command_encode(&c, buf, sizeof buf, &len), F2D_OK);
+	ck_assert_int_eq(buf[OFF_FLAGS], F2D_DYNAMIC_BODY);
+	for (uint32_t v = 0; v < 256; ++v) {
+		buf[OFF_FLAGS] = (uint8_t)v;
+		bool canonical = (v & 15u) <= F2D_DYNAMIC_BODY && v < 64u;
+		ck_assert_msg((f2d_command_decode(buf, len, &d, &used) == F2D_OK) == canonical,
+		              "create-body type byte %u: %s", v,
+		              canonical ? "refused" : "accepted");
+	}
+	for (int t = F2D_DYNAMIC_BODY + 1; t < 16; ++t) {
+		c.u.create.body.type = (f2d_body_type)t;
+		ck_assert_int_eq(f2d_command_encode(&c, buf, sizeof buf, &len),
+		                 F2D_ERROR_INVALID_VALUE);
+	}
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("input");
@@ -277,6 +457,9 @@ int main(void)
 	tcase_add_test(tc, motor_command);
 	tcase_add_test(tc, encoding_round_trip);
 	tcase_add_test(tc, encoding_bytes);
+	tcase_add_test(tc, decode_accepts_only_canonical_bytes);
+	tcase_add_test(tc, encode_then_decode);
+	tcase_add_test(tc, non_canonical_bytes_refused);
 	suite_add_tcase(s, tc);
 	SRunner *sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);

@@ -65,13 +65,17 @@ f2d_result f2d_make_offset_box(fix16_t hx, fix16_t hy, f2d_vec2 center, f2d_rot 
                                f2d_polygon *out);
 
 /* ---- World ---- */
+/** F2D_ERROR_NULL_ARGUMENT, F2D_ERROR_INVALID_VALUE (see f2d_world_def_problem),
+ *  F2D_ERROR_MATH_FLAVOUR, F2D_ERROR_OUT_OF_MEMORY; *out is written only on success. */
 f2d_result f2d_create_world(const f2d_world_def *def, f2d_world **out);
 /** Why f2d_create_world would refuse def, in words; NULL when def is valid. */
 const char *f2d_world_def_problem(const f2d_world_def *def);
 void f2d_destroy_world(f2d_world *world);
 /** Advances the world by one fixed time step. Returns F2D_OK, or F2D_ERROR_OUT_OF_RANGE /
  *  F2D_ERROR_OVERFLOW when a run-time range event happened in this step (the step completed;
- *  see f2d_world_get_stats). */
+ *  see f2d_world_get_stats), or F2D_ERROR_OUT_OF_MEMORY when the allocator returned NULL while
+ *  the step grew its arrays: the step was not taken and the world is unchanged (step again
+ *  when memory is back). F2D_ERROR_NULL_ARGUMENT for a NULL world. */
 f2d_result f2d_world_step(f2d_world *world);
 /** 64-bit XXH3 of a canonical little-endian encoding of everything that determines the future. */
 uint64_t f2d_world_hash(const f2d_world *world);
@@ -136,7 +140,20 @@ typedef struct f2d_contact_data {
  *  capacity records, returns the total count. */
 int32_t f2d_world_get_contacts(const f2d_world *world, f2d_contact_data *out, int32_t capacity);
 
-/* ---- Bodies ---- */
+/* ---- Bodies ----
+ * One rule for a state a body cannot have. A static body has no velocity and no sleep state
+ * (it never moves; f2d_body_is_awake says false), a kinematic body is always awake, a dynamic
+ * body sleeps only at rest and where sleeping is enabled (for the world and the body).
+ * f2d_create_body refuses a def that asks for another state: a static body with a velocity or
+ * awake = false, a kinematic body with awake = false, a dynamic body with awake = false where
+ * it may not sleep or with a velocity. f2d_body_set_linear_velocity,
+ * f2d_body_set_angular_velocity and f2d_body_set_awake refuse a static body whatever the
+ * value. The refusal is F2D_ERROR_INVALID_VALUE with a message, and nothing changes; def
+ * fields at their defaults (zero velocity, awake = true) ask for nothing. (Box2D v3 ignores
+ * such fields and calls silently; fix2d reports them.) Forces, torques and impulses on static
+ * and kinematic bodies are accepted and change nothing (infinite mass), as in Box2D. */
+/** F2D_ERROR_INVALID_VALUE (a def field outside its range or the rule above),
+ *  F2D_ERROR_CAPACITY (F2D_MAX_OBJECTS bodies), F2D_ERROR_OUT_OF_MEMORY. */
 f2d_result f2d_create_body(f2d_world *world, const f2d_body_def *def, f2d_body_id *out);
 /** Destroys the body with its shapes and joints. */
 f2d_result f2d_destroy_body(f2d_world *world, f2d_body_id body);
@@ -169,15 +186,22 @@ f2d_result f2d_body_apply_angular_impulse(f2d_world *world, f2d_body_id body, fi
  * wake a body (and, at the next step, its island). A sleeping body keeps zero velocity. */
 bool f2d_body_is_awake(const f2d_world *world, f2d_body_id body);
 /** awake = false puts the body to sleep now (velocity zeroed); it wakes again at the next step
- *  if it touches an awake body. Static bodies never sleep or wake: INVALID_VALUE. */
+ *  if it touches an awake body. Static bodies never sleep or wake: INVALID_VALUE for either
+ *  value; so is awake = false for a kinematic body or where sleeping is disabled. */
 f2d_result f2d_body_set_awake(f2d_world *world, f2d_body_id body, bool awake);
 /** false keeps the body (and any island it joins) awake; true lets it sleep again. */
 f2d_result f2d_body_enable_sleep(f2d_world *world, f2d_body_id body, bool enable);
 bool f2d_body_is_sleep_enabled(const f2d_world *world, f2d_body_id body);
 
 /* ---- Shapes ---- */
+/** F2D_ERROR_INVALID_HANDLE, F2D_ERROR_BAD_POLYGON, F2D_ERROR_INVALID_VALUE (material),
+ *  F2D_ERROR_MASS_RANGE, F2D_ERROR_OUT_OF_RANGE (the centre of mass would move a spinning
+ *  body's velocity out of range), F2D_ERROR_CAPACITY, F2D_ERROR_OUT_OF_MEMORY. */
 f2d_result f2d_create_polygon_shape(f2d_world *world, f2d_body_id body, const f2d_shape_def *def,
                                     const f2d_polygon *polygon, f2d_shape_id *out);
+/** F2D_ERROR_INVALID_HANDLE, F2D_ERROR_INVALID_VALUE (radius, centre, material),
+ *  F2D_ERROR_MASS_RANGE, F2D_ERROR_OUT_OF_RANGE, F2D_ERROR_CAPACITY, F2D_ERROR_OUT_OF_MEMORY
+ *  (as f2d_create_polygon_shape). */
 f2d_result f2d_create_circle_shape(f2d_world *world, f2d_body_id body, const f2d_shape_def *def,
                                    const f2d_circle *circle, f2d_shape_id *out);
 f2d_result f2d_destroy_shape(f2d_world *world, f2d_shape_id shape);
@@ -191,6 +215,8 @@ f2d_aabb f2d_shape_get_aabb(const f2d_world *world, f2d_shape_id shape);
  *  rotations; set limits and motor after this call. */
 f2d_result f2d_init_revolute_joint_def(const f2d_world *world, f2d_body_id a, f2d_body_id b,
                                        f2d_vec2 world_anchor, f2d_revolute_joint_def *def);
+/** F2D_ERROR_INVALID_HANDLE (a body), F2D_ERROR_INVALID_VALUE (the same body twice, no
+ *  dynamic body, a value out of range), F2D_ERROR_CAPACITY, F2D_ERROR_OUT_OF_MEMORY. */
 f2d_result f2d_create_revolute_joint(f2d_world *world, const f2d_revolute_joint_def *def,
                                      f2d_joint_id *out);
 f2d_result f2d_destroy_joint(f2d_world *world, f2d_joint_id joint);

@@ -94,13 +94,17 @@ f2d_result f2d_world_apply_commands(f2d_world *world, const f2d_command *command
                                     f2d_command_result *results);
 
 /** Little-endian encoding: u8 type, u8 player, u16 sequence, then the fields of the type
- *  (fix16 as int32, handles as (int32 index1, u32 generation), flags as u8). Writes at most
- *  F2D_COMMAND_MAX_BYTES. F2D_ERROR_INVALID_VALUE for an unknown type or bad lengths,
- *  F2D_ERROR_CAPACITY when cap is too small. */
+ *  (fix16 as int32, handles as (int32 index1, u32 generation), flags as u8 0 or 1; a create
+ *  command packs the body type (0..2) with 16 = sleep disabled and 32 = created asleep into
+ *  one byte). Writes at most F2D_COMMAND_MAX_BYTES. F2D_ERROR_INVALID_VALUE for an unknown
+ *  command, body or shape type or bad lengths, F2D_ERROR_CAPACITY when cap is too small. */
 f2d_result f2d_command_encode(const f2d_command *command, uint8_t *buf, size_t cap,
                               size_t *written);
 /** Decodes one command; validates type, lengths and counts and never reads past len:
- *  F2D_ERROR_INVALID_VALUE for an unknown type, a bad count or bytes that end too early. */
+ *  F2D_ERROR_INVALID_VALUE for an unknown type, a bad count, bytes that end too early, or a
+ *  non-canonical encoding (a flag other than 0 or 1, a reserved bit or body type). Only
+ *  canonical encodings are accepted: when it returns F2D_OK, f2d_command_encode of *out gives
+ *  back exactly buf[0..*consumed), so two byte strings never decode to the same command. */
 f2d_result f2d_command_decode(const uint8_t *buf, size_t len, f2d_command *out, size_t *consumed);
 
 #ifdef __cplusplus

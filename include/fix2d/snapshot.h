@@ -108,14 +108,15 @@ f2d_result f2d_snapshot_save_portable(f2d_world *world, void *buffer, size_t cap
 f2d_result f2d_snapshot_load(f2d_world *world, const void *bytes, size_t size);
 
 /** Creates a world from a portable snapshot. Only the allocator of def is used (def may be
- *  NULL: malloc/free); every setting comes from the snapshot. On failure *out is NULL; use
- *  f2d_snapshot_check to learn why. */
+ *  NULL: malloc/free); every setting comes from the snapshot. Codes as f2d_snapshot_load
+ *  (F2D_ERROR_OUT_OF_MEMORY included). On failure *out is NULL; use f2d_snapshot_check to
+ *  learn why. */
 f2d_result f2d_snapshot_load_new(const void *bytes, size_t size, const f2d_world_def *def,
                                  f2d_world **out);
 
-/** Validates a portable snapshot as f2d_snapshot_load would, without keeping a world; the
- *  reason of a refusal is copied into message (may be NULL). Memory comes from def's allocator
- *  (def may be NULL). */
+/** Validates a portable snapshot as f2d_snapshot_load would, without keeping a world, with
+ *  its codes (F2D_ERROR_OUT_OF_MEMORY included); the reason of a refusal is copied into
+ *  message (may be NULL). Memory comes from def's allocator (def may be NULL). */
 f2d_result f2d_snapshot_check(const void *bytes, size_t size, const f2d_world_def *def,
                               char *message, size_t message_capacity);
 

@@ -122,7 +122,7 @@ typedef struct f2d_world_def {
 	fix16_t restitution_threshold; /**< approach speed in m/s above which restitution acts,
 	                                  default 1 */
 	fix16_t max_translation;       /**< largest move of a body in one step, m, default 2 */
-	fix16_t max_rotation;          /**< largest turn of a body in one step, rad, default pi/4 */
+	fix16_t max_rotation;          /**< largest turn of a body in one step, rad, default pi/2 */
 	bool warm_starting;            /**< default true */
 	/** Sleeping (islands of bodies linked by contacts and joints that stay slow for
 	 *  time_to_sleep stop being simulated until something wakes them), default true. */

@@ -3,6 +3,8 @@
  *   f2r-edit IN OUT input K    first command of frame K (or a new impulse) changes
  *   f2r-edit IN OUT hash K     one byte of frame K's recorded hash flips
  *   f2r-edit IN OUT fingerprint 0   the header's math fingerprint changes
+ *   f2r-edit IN OUT timestep D      the header's time step changes by D LSB (D != 0)
+ *   f2r-edit IN OUT sceneparam V    the header's reserved scene parameter becomes V (V != 0)
  *   f2r-edit IN OUT snapshot B      byte B of the start snapshot (start kind 1) flips; the
  *                                   chunk's checksum is recomputed, the snapshot's is not
  * SPDX-License-Identifier: MIT
@@ -22,6 +24,8 @@ int main(int argc, char **argv)
 	bool hash = strcmp(argv[3], "hash") == 0;
 	bool fingerprint = strcmp(argv[3], "fingerprint") == 0;
 	bool snapshot = strcmp(argv[3], "snapshot") == 0;
+	bool timestep = strcmp(argv[3], "timestep") == 0;
+	bool sceneparam = strcmp(argv[3], "sceneparam") == 0;
 	f2r_reader r;
 	if (!f2r_open_read(&r, argv[1])) {
 		fprintf(stderr, "f2r-edit: %s\n", r.error);
@@ -32,7 +36,13 @@ int main(int argc, char **argv)
 	f2r_header h = r.header;
 	h.fingerprint ^= fingerprint ? 1u : 0u;
 	uint8_t *start = NULL;
-	bool changed = fingerprint;
+	bool changed = fingerprint || ((timestep || sceneparam) && k != 0);
+	if (timestep) {
+		h.time_step = (fix16_t)((uint32_t)h.time_step + (uint32_t)k);
+	}
+	if (sceneparam) {
+		h.scene_param = (uint32_t)k;
+	}
 	if (snapshot && h.start_kind == F2R_START_SNAPSHOT && k >= 0 && (size_t)k < h.start_len) {
 		start = malloc(h.start_len);
 		if (start == NULL) {
@@ -46,7 +56,7 @@ int main(int argc, char **argv)
 	if (f == NULL || !f2r_open_write(&w, argv[2], &h)) {
 		return 2;
 	}
-	k = snapshot ? -1 : k;
+	k = snapshot || timestep || sceneparam ? -1 : k;
 	f2r_status st;
 	while ((st = f2r_read_frame(&r, f)) == F2R_OK || r.key_new) {
 		/* keyframes are kept as recorded (a changed input makes them disagree: that is what

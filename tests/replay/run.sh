@@ -103,6 +103,40 @@ done
 expect_exit 2 "verify foreign fingerprint" "$replay" verify "$work/fp.f2r"
 grep -q "math fingerprint" "$work/err" && ok || bad "fingerprint refusal says: $(cat "$work/err")"
 
+# a header that contradicts its start world (valid checksums): a bad file, exit 2 with one
+# line, from verify, info and diff alike
+for d in 1 -1 65536; do
+	"$edit" "$base" "$work/ts$d.f2r" timestep $d || bad "edit time step $d"
+	for sub in verify info; do
+		"$replay" $sub "$work/ts$d.f2r" >"$work/out" 2>"$work/err"; st=$?
+		if [ $st = 2 ] && [ "$(wc -l <"$work/err")" = 1 ] && [ ! -s "$work/out" ]; then ok; else bad "$sub time step +$d: exit $st, stdout $(head -c 200 "$work/out"), stderr $(cat "$work/err")"; fi
+		grep -q "the header's time step .* is not the start scene's 0.016663 s" "$work/err" && ok || bad "$sub time step +$d says: $(cat "$work/err")"
+	done
+	"$replay" diff "$base" "$work/ts$d.f2r" >/dev/null 2>&1; st=$?
+	[ $st = 2 ] && ok || bad "diff with time step +$d: exit $st"
+done
+
+# the header's reserved scene parameter must be zero
+"$edit" "$base" "$work/param.f2r" sceneparam 1 || bad "edit scene parameter"
+for sub in verify info; do
+	"$replay" $sub "$work/param.f2r" >"$work/out" 2>"$work/err"; st=$?
+	if [ $st = 2 ] && [ "$(wc -l <"$work/err")" = 1 ] && [ ! -s "$work/out" ]; then ok; else bad "$sub scene parameter 1: exit $st, stderr $(cat "$work/err")"; fi
+	grep -q "reserved scene parameter" "$work/err" && ok || bad "$sub scene parameter says: $(cat "$work/err")"
+done
+
+# the reserved bytes 6-7 of the file head must be zero (the checksums do not cover them)
+for pos in 6 7; do
+	for byte in '\x01' '\x80'; do
+		cp "$base" "$work/res$pos.f2r"
+		printf "$byte" | dd of="$work/res$pos.f2r" bs=1 seek=$pos conv=notrunc status=none
+		for sub in verify info; do
+			"$replay" $sub "$work/res$pos.f2r" >"$work/out" 2>"$work/err"; st=$?
+			if [ $st = 2 ] && [ "$(wc -l <"$work/err")" = 1 ] && [ ! -s "$work/out" ]; then ok; else bad "$sub reserved byte $pos = $byte: exit $st, stderr $(cat "$work/err")"; fi
+			grep -q "reserved bytes 6-7" "$work/err" && ok || bad "$sub reserved byte $pos says: $(cat "$work/err")"
+		done
+	done
+done
+
 # 7. --inputs FILE
 cat >"$work/inputs.txt" <<'IN'
 # frame player command ...
@@ -189,6 +223,15 @@ for f in snapsum snapver snapend snapraw; do
 	one_line_exit2 "info $f" "$replay" info "$work/$f.f2r"
 	one_line_exit2 "diff $f" "$replay" diff "$sbase" "$work/$f.f2r"
 done
+
+# a snapshot-started replay whose header's time step is not the snapshot's: exit 2
+"$edit" "$sbase" "$work/sts.f2r" timestep 1 || bad "edit snapshot-started time step"
+for sub in verify info; do
+	one_line_exit2 "$sub snapshot-started time step +1" "$replay" $sub "$work/sts.f2r"
+	grep -q "the header's time step .* is not the start snapshot's" "$work/err" && ok || bad "$sub snapshot-started time step says: $(cat "$work/err")"
+done
+"$replay" diff "$sbase" "$work/sts.f2r" >/dev/null 2>&1; st=$?
+[ $st = 2 ] && ok || bad "diff with snapshot-started time step +1: exit $st"
 
 # the 'S' chunk only right after a kind-1 header, once: spliced files are refused
 { head -c 62 "$base"; head -c $s_end "$sbase" | tail -c +$((s_at + 1)); tail -c +63 "$base"; } >"$work/s-in-scene.f2r"
