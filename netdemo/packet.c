@@ -4,8 +4,8 @@
 #include <string.h>
 
 static const char *const drop_names[ND_DROP_COUNT] = {
-    "short",          "magic", "version", "type",     "length",    "field",
-    "unknown-sender", "token", "frame",   "conflict", "unexpected"};
+    "short",          "magic", "version", "auth",  "type",     "length",    "field",
+    "unknown-sender", "token", "replay",  "frame", "conflict", "unexpected"};
 
 const char *nd_drop_name(nd_drop reason)
 {
@@ -42,7 +42,7 @@ int nd_packet_parse(const uint8_t *data, size_t len, nd_packet *out)
 	if (data == NULL || len < ND_HEADER_BYTES) {
 		return ND_DROP_SHORT;
 	}
-	if (len > ND_MAX_PACKET) {
+	if (len > ND_MAX_BODY) {
 		return ND_DROP_LENGTH;
 	}
 	rd r = {data, len, 0};
@@ -158,7 +158,7 @@ size_t nd_packet_encode(const nd_packet *p, uint8_t *buf, size_t cap)
 	if (p->input_count > ND_MAX_PACKET_INPUTS || p->hash_count > ND_MAX_PACKET_HASHES) {
 		return 0;
 	}
-	wr w = {buf, cap < ND_MAX_PACKET ? cap : ND_MAX_PACKET, 0, 0};
+	wr w = {buf, cap < ND_MAX_BODY ? cap : ND_MAX_BODY, 0, 0};
 	w32(&w, ND_MAGIC);
 	w8(&w, ND_VERSION);
 	w8(&w, p->type);
