@@ -100,11 +100,8 @@ size_t nd_packet_seal(const nd_key *key, const nd_packet *p, uint8_t *buf, size_
 
 int nd_packet_open(const nd_key *key, const uint8_t *data, size_t len, nd_packet *out)
 {
-	if (data == NULL || len < ND_HEADER_BYTES + ND_MAC_BYTES) {
+	if (data == NULL || len < 5) {
 		return ND_DROP_SHORT;
-	}
-	if (len > ND_MAX_PACKET) {
-		return ND_DROP_LENGTH;
 	}
 	uint32_t magic = (uint32_t)data[0] | (uint32_t)data[1] << 8 | (uint32_t)data[2] << 16 |
 	                 (uint32_t)data[3] << 24;
@@ -113,6 +110,12 @@ int nd_packet_open(const nd_key *key, const uint8_t *data, size_t len, nd_packet
 	}
 	if (data[4] != ND_VERSION) {
 		return ND_DROP_VERSION;
+	}
+	if (len < ND_HEADER_BYTES + ND_MAC_BYTES) {
+		return ND_DROP_SHORT;
+	}
+	if (len > ND_MAX_PACKET) {
+		return ND_DROP_LENGTH;
 	}
 	size_t body = len - ND_MAC_BYTES;
 	uint8_t tag[ND_MAC_BYTES];

@@ -56,9 +56,10 @@ void nd_key_wipe(nd_key *key);
 size_t nd_packet_seal(const nd_key *key, const nd_packet *p, uint8_t *buf, size_t cap);
 
 /** Checks one datagram and parses it: -1 and *out filled when it is well formed and its tag
- *  is right, else the nd_drop reason. Order: short, length, magic, version (header bytes
- *  only, no cryptography spent on them), then the tag (ND_DROP_AUTH), then the parser's
- *  reasons for the bytes before the tag. Reads only data[0, len). */
+ *  is right, else the nd_drop reason. Order: magic, version, short, length (the header
+ *  bytes and the length only: no cryptography spent on them; fewer than 5 bytes are short),
+ *  then the tag (ND_DROP_AUTH), then the parser's reasons for the bytes before the tag.
+ *  Reads only data[0, len). */
 int nd_packet_open(const nd_key *key, const uint8_t *data, size_t len, nd_packet *out);
 
 /** Writes the tag of data[0, len) to tag[ND_MAC_BYTES] (tests and the fuzzer reseal with it). */

@@ -39,11 +39,10 @@ static uint64_t r64(rd *r)
 
 int nd_packet_parse(const uint8_t *data, size_t len, nd_packet *out)
 {
-	if (data == NULL || len < ND_HEADER_BYTES) {
+	/* magic and version first, as soon as there are bytes for them: a packet of another
+	   version (a HELLO of version 1 is shorter than a header of ours) says so */
+	if (data == NULL || len < 5) {
 		return ND_DROP_SHORT;
-	}
-	if (len > ND_MAX_BODY) {
-		return ND_DROP_LENGTH;
 	}
 	rd r = {data, len, 0};
 	if (r32(&r) != ND_MAGIC) {
@@ -51,6 +50,12 @@ int nd_packet_parse(const uint8_t *data, size_t len, nd_packet *out)
 	}
 	if (r8(&r) != ND_VERSION) {
 		return ND_DROP_VERSION;
+	}
+	if (len < ND_HEADER_BYTES) {
+		return ND_DROP_SHORT;
+	}
+	if (len > ND_MAX_BODY) {
+		return ND_DROP_LENGTH;
 	}
 	nd_packet p;
 	memset(&p, 0, sizeof p);

@@ -62,7 +62,8 @@ typedef struct nd_packet {
 /* Why a datagram was refused. The first group is the parser's (format), the second the
  * session's (meaning). */
 typedef enum nd_drop {
-	ND_DROP_SHORT,          /* fewer bytes than a header (and a tag) */
+	ND_DROP_SHORT,          /* fewer bytes than a header and a tag (or than the 5 bytes of
+	                           magic and version) */
 	ND_DROP_MAGIC,          /* not a netdemo packet */
 	ND_DROP_VERSION,        /* another protocol version */
 	ND_DROP_AUTH,           /* the tag is wrong: not made with this game's join code */

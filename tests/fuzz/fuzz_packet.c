@@ -123,7 +123,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			d = sealed;
 			len += ND_MAC_BYTES;
 			int opened = nd_packet_open(&key, d, len, &pk2);
-			check(opened == verdict, "opening a sealed body differs from parsing it");
+			/* (under 5 bytes, the tag's bytes stand where the magic would be) */
+			check(len - ND_MAC_BYTES < 5 ? opened >= 0 : opened == verdict,
+			      "opening a sealed body differs from parsing it");
 			check(opened >= 0 ||
 			          (nd_packet_encode(&pk2, again, sizeof again) == len - ND_MAC_BYTES &&
 			           memcmp(again, d, len - ND_MAC_BYTES) == 0),

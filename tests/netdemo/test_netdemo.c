@@ -126,7 +126,17 @@ START_TEST(bad_format)
 	size_t n = from_them(buf);
 	size_t body = n - ND_MAC_BYTES;
 	refused(buf, 0, 1, ND_DROP_SHORT);
+	refused(buf, 4, 1, ND_DROP_SHORT);
 	refused(buf, ND_HEADER_BYTES + ND_MAC_BYTES - 1, 1, ND_DROP_SHORT);
+	{ /* a HELLO of version 1 (28 bytes, no tag) says it is of another version */
+		uint8_t old[ND_HELLO_BYTES];
+		nd_packet h;
+		memset(&h, 0, sizeof h);
+		h.type = ND_PKT_HELLO;
+		ck_assert_uint_eq(nd_packet_encode(&h, old, sizeof old), ND_HELLO_BYTES);
+		old[4] = 1;
+		refused(old, sizeof old, 1, ND_DROP_VERSION);
+	}
 	refused(buf, ND_MAX_PACKET + 1, 1, ND_DROP_LENGTH);
 	/* the header is checked before the tag, the rest after it (with a right tag each time) */
 	buf[0] ^= 0xFF;
