@@ -23,10 +23,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define ND_CODE_BYTES 15        /* 120 bits */
-#define ND_CODE_CHARS 24        /* base32 letters, 5 bits each */
-#define ND_CODE_TEXT 30         /* 24 letters, 5 dashes, NUL */
-#define ND_KEY_BYTES 32         /* crypto_generichash_KEYBYTES */
+#define ND_CODE_BYTES 15                      /* 120 bits */
+#define ND_CODE_CHARS 24                      /* base32 letters, 5 bits each */
+#define ND_CODE_TEXT 30                       /* 24 letters, 5 dashes, NUL */
+#define ND_KEY_BYTES 32                       /* crypto_generichash_KEYBYTES */
 #define ND_CODE_ENV "FIX2D_NETDEMO_JOIN_CODE" /* --join-code without it showing in ps */
 
 typedef struct nd_key {

@@ -333,7 +333,8 @@ static void print_result(int i, const nd_result *r)
 	bool any = false;
 	for (int d = 0; d < ND_DROP_COUNT; ++d) {
 		if (r->drops[d] > 0) {
-			printf("%s %s %" PRIu64, any ? "," : "", nd_drop_name((nd_drop)d), r->drops[d]);
+			printf("%s %s %" PRIu64, any ? "," : "", nd_drop_name((nd_drop)d),
+			       r->drops[d]);
 			any = true;
 		}
 	}
@@ -458,7 +459,8 @@ static int launch(cli *c, int argc, char **argv)
 	}
 	uint32_t token = randombytes_random() | 1u;
 	/* the peers' join code: the one given, else a new one; the children read it from their
-	   environment ($FIX2D_NETDEMO_JOIN_CODE), where other users cannot see it (ps can) */
+	   environment ($FIX2D_NETDEMO_JOIN_CODE), which other users cannot read (ps shows every
+	   user the command line) */
 	uint8_t code[ND_CODE_BYTES];
 	if (o->have_code) {
 		memcpy(code, o->code, sizeof code);

@@ -225,7 +225,9 @@ int main(int argc, char **argv)
 	}
 	nd_packet h;
 	memset(&h, 0, sizeof h);
-	h.type = ND_PKT_HELLO;
+	h.type = ND_PKT_HELLO; /* from peer 1, with the token: authentic, but not for a session */
+	h.sender = 1;
+	h.token = TOKEN;
 	h.nonce = 7;
 	size_t n = nd_packet_seal(&key, &h, b, sizeof b);
 	snprintf(path, sizeof path, "%s/hello", argv[1]);
