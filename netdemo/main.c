@@ -3,15 +3,18 @@
  *
  *   fix2d-netdemo --peers N --frames F [--loss P] [--latency MS] [--jitter MS] [--dup P]
  *                 [--reorder P] [--seed S] [--record DIR] [--delay D] [--realtime]
- *   fix2d-netdemo --listen PORT [options]      one peer per terminal: the host (peer 0)
- *   fix2d-netdemo --connect HOST:PORT [options]  and the guest (peer 1)
+ *   fix2d-netdemo --listen PORT [--join-code CODE] [options]   one peer per terminal: the
+ *   fix2d-netdemo --connect HOST:PORT --join-code CODE [options]  host (peer 0), the guest (1)
  * The first form starts N peer processes (fork/exec) on 127.0.0.1 with scripted, seeded
  * player inputs, collects what they report and ends with `in sync: ...` (exit 0),
  * `DESYNC at frame <f>` (exit 1) or `PEER LOST: ...` (exit 3). Usage errors exit 2.
+ * Every packet is authenticated with a key derived from a join code (auth.h): the host prints
+ * the code (or takes one), the guest must give it; the launcher makes one for its peers.
  */
 #define _POSIX_C_SOURCE 200809L
 #include "netdemo.h"
 
+#include "auth.h"
 #include "packet.h"
 #include "session.h"
 
@@ -21,6 +24,7 @@
 #include <inttypes.h>
 #include <poll.h>
 #include <signal.h>
+#include <sodium.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,7 +36,8 @@
 static const char usage_text[] =
     "usage: " ND_PROG " --peers N --frames F [options]     N peer processes on 127.0.0.1\n"
     "       " ND_PROG " --listen PORT [options]            one peer per terminal: host\n"
-    "       " ND_PROG " --connect HOST:PORT [options]      and guest (HOST: IPv4 or localhost)\n"
+    "       " ND_PROG " --connect HOST:PORT --join-code CODE [options]\n"
+    "                                                     and guest (HOST: IPv4 or localhost)\n"
     "options:\n"
     "  --peers N          2..4 (default 2)          --frames F      1..1000000 (default 600)\n"
     "  --loss P           % of datagrams dropped    --dup P         % sent twice\n"
@@ -43,6 +48,8 @@ static const char usage_text[] =
     "  --realtime         60 frames a second (default: as fast as the netcode allows)\n"
     "  --timeout MS       a peer silent this long is lost (default 3000)\n"
     "  --max-seconds S    give up after S seconds (default 300)\n"
+    "  --join-code CODE   the game's join code: the host prints a new one unless given one,\n"
+    "                     the guest must give it (or set $" ND_CODE_ENV ")\n"
     "test only:\n"
     "  --test-perturb-frame K [--test-perturb-peer P]  nudge one body by 1 LSB at frame K\n"
     "  --test-kill-frame K [--test-kill-peer P]        the peer kills itself (SIGKILL) at K\n"
@@ -208,6 +215,14 @@ static int parse_args(int argc, char **argv, cli *c)
 			}
 			o->listen_port = (uint16_t)x;
 			c->listen = true;
+		} else if (strcmp(a, "--join-code") == 0) {
+			NEED_VALUE();
+			if (!nd_code_parse(v, o->code)) {
+				return usage("--join-code wants 24 base32 letters "
+				             "(XXXX-XXXX-XXXX-XXXX-XXXX-XXXX), got",
+				             v);
+			}
+			o->have_code = true;
 		} else if (strcmp(a, "--connect") == 0) {
 			NEED_VALUE();
 			if (!parse_host_port(v, &o->connect_to)) {
@@ -259,6 +274,19 @@ static int parse_args(int argc, char **argv, cli *c)
 	if (c->listen && o->connect) {
 		return usage("--listen and --connect exclude each other", NULL);
 	}
+	const char *env_code = getenv(ND_CODE_ENV);
+	if (!o->have_code && env_code != NULL && env_code[0] != '\0') {
+		if (!nd_code_parse(env_code, o->code)) {
+			return usage("$" ND_CODE_ENV " is not a join code", NULL);
+		}
+		o->have_code = true;
+	}
+	if (o->connect && !o->have_code) {
+		return usage("--connect needs --join-code CODE (the host prints it)", NULL);
+	}
+	if (c->child && !o->have_code) {
+		return usage("a launched peer needs the join code", NULL);
+	}
 	if ((c->listen || o->connect) && o->peers != 2) {
 		return usage("--listen / --connect play with 2 peers", NULL);
 	}
@@ -301,6 +329,16 @@ static void print_result(int i, const nd_result *r)
 	    r->sent, r->received, r->impair_dropped, r->impair_duplicated, r->impair_reordered,
 	    r->dup_seen, r->reorder_seen, r->parse_drops, r->resimulated, r->stalls,
 	    r->timesync_waits, r->wall_s, r->wall_s > 0 ? (double)r->rollbacks / r->wall_s : 0.0);
+	printf("  refused by reason:");
+	bool any = false;
+	for (int d = 0; d < ND_DROP_COUNT; ++d) {
+		if (r->drops[d] > 0) {
+			printf("%s %s %" PRIu64, any ? "," : "", nd_drop_name((nd_drop)d),
+			       r->drops[d]);
+			any = true;
+		}
+	}
+	printf("%s\n", any ? "" : " none");
 }
 
 static void write_result_line(int i, const nd_result *r)
@@ -313,6 +351,11 @@ static void write_result_line(int i, const nd_result *r)
 	       r->lost_peer, r->stalls, r->timesync_waits, r->sent, r->received, r->impair_dropped,
 	       r->impair_duplicated, r->impair_reordered, r->parse_drops, r->dup_seen,
 	       r->reorder_seen);
+	printf("DROPS %d", i);
+	for (int d = 0; d < ND_DROP_COUNT; ++d) {
+		printf(" %" PRIu64, r->drops[d]);
+	}
+	printf("\n");
 	fflush(stdout);
 }
 
@@ -329,7 +372,27 @@ static bool read_result_line(const char *line, int *i, nd_result *r)
 	           &r->desync_peer, &r->lost_peer, &r->stalls, &r->timesync_waits, &r->sent,
 	           &r->received, &r->impair_dropped, &r->impair_duplicated, &r->impair_reordered,
 	           &r->parse_drops, &r->dup_seen, &r->reorder_seen);
-	return n == 24;
+	if (n != 24) {
+		return false;
+	}
+	/* then "DROPS <i> <count per reason>" */
+	const char *d = strstr(line, "\nDROPS ");
+	int j = -1, used = 0;
+	if (d == NULL || sscanf(d + 1, "DROPS %d%n", &j, &used) != 1 || j != *i) {
+		return false;
+	}
+	d += 1 + used;
+	uint64_t total = 0;
+	for (int k = 0; k < ND_DROP_COUNT; ++k) {
+		char *end = NULL;
+		r->drops[k] = strtoull(d, &end, 10);
+		if (end == d) {
+			return false;
+		}
+		total += r->drops[k];
+		d = end;
+	}
+	return total == r->parse_drops;
 }
 
 /* ---- one launched peer ---- */
@@ -337,6 +400,8 @@ static bool read_result_line(const char *line, int *i, nd_result *r)
 static int run_child(cli *c)
 {
 	nd_options o = c->o;
+	nd_key_derive(o.code, &o.key);
+	sodium_memzero(o.code, sizeof o.code);
 	struct sockaddr_in addrs[ND_MAX_PEERS];
 	memset(addrs, 0, sizeof addrs);
 	const char *t = c->ports_text;
@@ -363,18 +428,12 @@ static int run_child(cli *c)
 	}
 	nd_result r;
 	int status = nd_peer_run(&o, o.fd, addrs, o.peers, o.index, o.token, &r);
+	nd_key_wipe(&o.key);
 	write_result_line(o.index, &r);
 	return status;
 }
 
 /* ---- the launcher ---- */
-
-static uint64_t mix(uint64_t z)
-{
-	z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-	z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-	return z ^ (z >> 31);
-}
 
 static int launch(cli *c, int argc, char **argv)
 {
@@ -398,7 +457,19 @@ static int launch(cli *c, int argc, char **argv)
 	} else {
 		exe[len] = '\0';
 	}
-	uint32_t token = (uint32_t)mix(o->seed ^ nd_now_us() ^ (uint64_t)getpid() << 32) | 1u;
+	uint32_t token = randombytes_random() | 1u;
+	/* the peers' join code: the one given, else a new one; the children read it from their
+	   environment ($FIX2D_NETDEMO_JOIN_CODE), which other users cannot read (ps shows every
+	   user the command line) */
+	uint8_t code[ND_CODE_BYTES];
+	if (o->have_code) {
+		memcpy(code, o->code, sizeof code);
+	} else {
+		nd_code_random(code);
+	}
+	char code_text[ND_CODE_TEXT];
+	nd_code_format(code, code_text);
+	sodium_memzero(code, sizeof code);
 	char ports_text[64] = "", token_text[16], fd_text[16], index_text[16];
 	for (int i = 0; i < n; ++i) {
 		size_t at = strlen(ports_text);
@@ -420,6 +491,9 @@ static int launch(cli *c, int argc, char **argv)
 			dup2(pfd[1], STDOUT_FILENO);
 			close(pfd[1]);
 			fcntl(fds[i], F_SETFD, 0); /* this peer's socket survives exec */
+			if (setenv(ND_CODE_ENV, code_text, 1) != 0) {
+				_exit(ND_EXIT_ERROR);
+			}
 			snprintf(fd_text, sizeof fd_text, "%d", fds[i]);
 			snprintf(index_text, sizeof index_text, "%d", i);
 			char **args = calloc((size_t)argc + 10, sizeof(char *));
@@ -447,6 +521,7 @@ static int launch(cli *c, int argc, char **argv)
 		close(pfd[1]);
 		out[i] = pfd[0];
 	}
+	sodium_memzero(code_text, sizeof code_text);
 	for (int i = 0; i < n; ++i) {
 		close(fds[i]);
 	}
@@ -560,6 +635,121 @@ static int launch(cli *c, int argc, char **argv)
 
 /* ---- one peer per terminal ---- */
 
+/* A datagram of the handshake, refused: counted by reason (added to the game's counts). */
+static void refuse(uint64_t *drops, int why)
+{
+	drops[why]++;
+}
+
+static bool same_addr(const struct sockaddr_in *a, const struct sockaddr_in *b)
+{
+	return a->sin_addr.s_addr == b->sin_addr.s_addr && a->sin_port == b->sin_port;
+}
+
+/* The host's handshake. Every authentic HELLO (sealed with the game's key) is answered with a
+ * WELCOME carrying the session token, but a HELLO takes no slot: the guest is the address of
+ * the first authentic GAME packet with that token, which only a holder of the join code can
+ * make. So neither a stray HELLO nor a replayed one keeps the real guest out. */
+static bool host_handshake(const nd_options *o, int fd, uint32_t token, struct sockaddr_in *guest,
+                           uint64_t *drops, uint64_t give_up)
+{
+	uint8_t buf[ND_MAX_PACKET + 64];
+	nd_packet pk;
+	for (;;) {
+		if (nd_now_us() > give_up) {
+			fprintf(stderr, "%s: nobody connected\n", ND_PROG);
+			return false;
+		}
+		struct pollfd pfd = {fd, POLLIN, 0};
+		poll(&pfd, 1, 100);
+		struct sockaddr_in from;
+		socklen_t fl = sizeof from;
+		ssize_t n = recvfrom(fd, buf, sizeof buf, 0, (struct sockaddr *)&from, &fl);
+		if (n < 0) {
+			continue;
+		}
+		int why = nd_packet_open(&o->key, buf, (size_t)n, &pk);
+		if (why >= 0) {
+			refuse(drops, why);
+		} else if (pk.sender != 1) {
+			refuse(drops, ND_DROP_UNKNOWN_SENDER);
+		} else if (pk.type == ND_PKT_HELLO) {
+			nd_packet w;
+			memset(&w, 0, sizeof w);
+			w.type = ND_PKT_WELCOME;
+			w.token = token;
+			w.nonce = pk.nonce;
+			w.frames = o->frames;
+			w.delay = o->delay;
+			w.peers = 2;
+			w.your_index = 1;
+			size_t len = nd_packet_seal(&o->key, &w, buf, sizeof buf);
+			sendto(fd, buf, len, 0, (struct sockaddr *)&from, sizeof from);
+		} else if (pk.type != ND_PKT_GAME) {
+			refuse(drops, ND_DROP_UNEXPECTED);
+		} else if (pk.token != token) {
+			refuse(drops, ND_DROP_TOKEN);
+		} else {
+			*guest = from; /* the guest has the welcome and the key: play */
+			return true;
+		}
+	}
+}
+
+/* The guest's handshake: HELLO every 100 ms until an authentic WELCOME answers our nonce. */
+static bool guest_handshake(nd_options *o, int fd, uint32_t nonce, uint32_t *token,
+                            uint64_t *drops, uint64_t give_up)
+{
+	uint8_t buf[ND_MAX_PACKET + 64];
+	nd_packet pk;
+	uint64_t next_hello = 0;
+	for (;;) {
+		uint64_t now = nd_now_us();
+		if (now > give_up) {
+			fprintf(stderr, "%s: no answer from the host (is the join code right?)\n",
+			        ND_PROG);
+			return false;
+		}
+		if (now >= next_hello) {
+			nd_packet h;
+			memset(&h, 0, sizeof h);
+			h.type = ND_PKT_HELLO;
+			h.sender = 1;
+			h.nonce = nonce;
+			size_t len = nd_packet_seal(&o->key, &h, buf, sizeof buf);
+			sendto(fd, buf, len, 0, (struct sockaddr *)&o->connect_to,
+			       sizeof o->connect_to);
+			next_hello = now + 100000;
+		}
+		struct pollfd pfd = {fd, POLLIN, 0};
+		poll(&pfd, 1, 20);
+		struct sockaddr_in from;
+		socklen_t fl = sizeof from;
+		ssize_t n = recvfrom(fd, buf, sizeof buf, 0, (struct sockaddr *)&from, &fl);
+		if (n < 0) {
+			continue;
+		}
+		int why = nd_packet_open(&o->key, buf, (size_t)n, &pk);
+		if (why >= 0) {
+			refuse(drops, why);
+		} else if (!same_addr(&from, &o->connect_to) || pk.sender != 0) {
+			refuse(drops, ND_DROP_UNKNOWN_SENDER);
+		} else if (pk.type != ND_PKT_WELCOME) {
+			refuse(drops, ND_DROP_UNEXPECTED);
+		} else if (pk.nonce != nonce) {
+			refuse(drops, ND_DROP_REPLAY); /* an answer to another HELLO */
+		} else if (pk.peers != 2 || pk.your_index != 1 || pk.frames < 1 ||
+		           pk.frames > ND_MAX_FRAMES || pk.delay > 8) {
+			refuse(drops, ND_DROP_FIELD);
+		} else {
+			*token = pk.token;
+			o->frames = pk.frames;
+			o->delay = pk.delay;
+			return true;
+		}
+	}
+}
+
 static int run_standalone(cli *c)
 {
 	nd_options o = c->o;
@@ -581,48 +771,24 @@ static int run_standalone(cli *c)
 	struct sockaddr_in addrs[2];
 	memset(addrs, 0, sizeof addrs);
 	uint32_t token = 0;
-	uint32_t nonce = (uint32_t)mix(nd_now_us() ^ (uint64_t)getpid()) | 1u;
 	uint64_t give_up = nd_now_us() + (uint64_t)o.max_seconds * 1000000u;
-	uint8_t buf[ND_MAX_PACKET + 64];
-	nd_packet pk;
+	uint64_t drops[ND_DROP_COUNT];
+	memset(drops, 0, sizeof drops);
+	bool joined;
+	if (c->listen && !o.have_code) {
+		nd_code_random(o.code);
+	}
+	nd_key_derive(o.code, &o.key);
 	if (c->listen) {
-		fprintf(stderr, "%s: host: waiting on 127.0.0.1:%u\n", ND_PROG, port);
-		bool have_guest = false;
-		token = (uint32_t)mix(o.seed ^ nonce) | 1u;
-		for (;;) {
-			if (nd_now_us() > give_up) {
-				fprintf(stderr, "%s: nobody connected\n", ND_PROG);
-				return ND_EXIT_LOST;
-			}
-			struct pollfd pfd = {fd, POLLIN, 0};
-			poll(&pfd, 1, 100);
-			struct sockaddr_in from;
-			socklen_t fl = sizeof from;
-			ssize_t n = recvfrom(fd, buf, sizeof buf, 0, (struct sockaddr *)&from, &fl);
-			if (n < 0 || nd_packet_parse(buf, (size_t)n, &pk) >= 0) {
-				continue;
-			}
-			bool same = have_guest &&
-			            from.sin_addr.s_addr == addrs[1].sin_addr.s_addr &&
-			            from.sin_port == addrs[1].sin_port;
-			if (pk.type == ND_PKT_HELLO && (!have_guest || same)) {
-				addrs[1] = from;
-				have_guest = true;
-				nd_packet w;
-				memset(&w, 0, sizeof w);
-				w.type = ND_PKT_WELCOME;
-				w.token = token;
-				w.nonce = pk.nonce;
-				w.frames = o.frames;
-				w.delay = o.delay;
-				w.peers = 2;
-				w.your_index = 1;
-				size_t len = nd_packet_encode(&w, buf, sizeof buf);
-				sendto(fd, buf, len, 0, (struct sockaddr *)&from, sizeof from);
-			} else if (pk.type == ND_PKT_GAME && same && pk.token == token) {
-				break; /* the guest has the welcome: play */
-			}
-		}
+		char code_text[ND_CODE_TEXT];
+		nd_code_format(o.code, code_text);
+		fprintf(stderr,
+		        "%s: host: waiting on 127.0.0.1:%u, join code %s\n"
+		        "%s: the guest runs: %s --connect 127.0.0.1:%u --join-code %s\n",
+		        ND_PROG, port, code_text, ND_PROG, ND_PROG, port, code_text);
+		sodium_memzero(code_text, sizeof code_text);
+		token = randombytes_random() | 1u;
+		joined = host_handshake(&o, fd, token, &addrs[1], drops, give_up);
 		addrs[0].sin_family = AF_INET;
 		addrs[0].sin_addr.s_addr = htonl(INADDR_LOOPBACK);
 		addrs[0].sin_port = htons(port);
@@ -631,53 +797,31 @@ static int run_standalone(cli *c)
 		addrs[1].sin_addr.s_addr = htonl(INADDR_LOOPBACK);
 		addrs[1].sin_port = htons(port);
 		addrs[0] = o.connect_to;
-		uint64_t next_hello = 0;
-		for (;;) {
-			uint64_t now = nd_now_us();
-			if (now > give_up) {
-				fprintf(stderr, "%s: no answer from the host\n", ND_PROG);
-				return ND_EXIT_LOST;
-			}
-			if (now >= next_hello) {
-				nd_packet h;
-				memset(&h, 0, sizeof h);
-				h.type = ND_PKT_HELLO;
-				h.sender = 1;
-				h.nonce = nonce;
-				size_t len = nd_packet_encode(&h, buf, sizeof buf);
-				sendto(fd, buf, len, 0, (struct sockaddr *)&addrs[0],
-				       sizeof addrs[0]);
-				next_hello = now + 100000;
-			}
-			struct pollfd pfd = {fd, POLLIN, 0};
-			poll(&pfd, 1, 20);
-			struct sockaddr_in from;
-			socklen_t fl = sizeof from;
-			ssize_t n = recvfrom(fd, buf, sizeof buf, 0, (struct sockaddr *)&from, &fl);
-			if (n < 0 || nd_packet_parse(buf, (size_t)n, &pk) >= 0) {
-				continue;
-			}
-			if (pk.type == ND_PKT_WELCOME && pk.nonce == nonce && pk.peers == 2 &&
-			    pk.your_index == 1 && pk.frames >= 1 && pk.frames <= ND_MAX_FRAMES &&
-			    pk.delay <= 8 && from.sin_addr.s_addr == addrs[0].sin_addr.s_addr &&
-			    from.sin_port == addrs[0].sin_port) {
-				token = pk.token;
-				o.frames = pk.frames;
-				o.delay = pk.delay;
-				break;
-			}
-		}
+		joined = guest_handshake(&o, fd, randombytes_random(), &token, drops, give_up);
 	}
-	if (o.perturb_frame >= (int64_t)o.frames) {
-		o.perturb_frame = -1;
-	}
-	if (o.kill_frame >= (int64_t)o.frames) {
-		o.kill_frame = -1;
-	}
-	fprintf(stderr, "%s: peer %d of 2: %u frames\n", ND_PROG, self, o.frames);
+	sodium_memzero(o.code, sizeof o.code);
 	nd_result r;
-	int status = nd_peer_run(&o, fd, addrs, 2, self, token, &r);
+	int status = ND_EXIT_LOST;
+	if (joined) {
+		if (o.perturb_frame >= (int64_t)o.frames) {
+			o.perturb_frame = -1;
+		}
+		if (o.kill_frame >= (int64_t)o.frames) {
+			o.kill_frame = -1;
+		}
+		fprintf(stderr, "%s: peer %d of 2: %u frames\n", ND_PROG, self, o.frames);
+		status = nd_peer_run(&o, fd, addrs, 2, self, token, &r);
+	} else {
+		memset(&r, 0, sizeof r);
+		r.lost_peer = 1 - self;
+		r.desync_frame = ND_NO_FRAME;
+	}
+	nd_key_wipe(&o.key);
 	close(fd);
+	for (int d = 0; d < ND_DROP_COUNT; ++d) {
+		r.drops[d] += drops[d];
+		r.parse_drops += drops[d];
+	}
 	print_result(self, &r);
 	if (status == ND_EXIT_OK) {
 		printf("in sync: %u frames, 2 peers, hash %016" PRIx64 "\n", o.frames, r.hash);
@@ -691,6 +835,10 @@ static int run_standalone(cli *c)
 
 int main(int argc, char **argv)
 {
+	if (!nd_auth_init()) {
+		fprintf(stderr, "%s: libsodium cannot start\n", ND_PROG);
+		return ND_EXIT_ERROR;
+	}
 	cli c;
 	int r = parse_args(argc, argv, &c);
 	if (r >= 0) {

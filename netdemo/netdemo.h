@@ -2,6 +2,7 @@
 #ifndef FIX2D_NETDEMO_NETDEMO_H
 #define FIX2D_NETDEMO_NETDEMO_H
 
+#include "auth.h"
 #include "link.h"
 
 #include <netinet/in.h>
@@ -27,6 +28,11 @@ typedef struct nd_options {
 	int64_t kill_frame;    /* -1: none */
 	int perturb_peer, kill_peer;
 	uint32_t max_seconds;
+	/* the join code (--join-code, $FIX2D_NETDEMO_JOIN_CODE, or made by the host/launcher)
+	   and the packet key derived from it */
+	bool have_code;
+	uint8_t code[ND_CODE_BYTES];
+	nd_key key;
 	/* one peer of a launched session */
 	int index, fd;
 	uint32_t token;
@@ -49,6 +55,7 @@ typedef struct nd_result {
 	int desync_peer, lost_peer;
 	uint64_t sent, impair_dropped, impair_duplicated, impair_reordered, received, parse_drops;
 	uint64_t dup_seen, reorder_seen;
+	uint64_t drops[ND_DROP_COUNT]; /* refused datagrams by reason; parse_drops is their sum */
 } nd_result;
 
 /** Runs one peer: peers[i] are the addresses of all peers (ours at self). Fills *res. */

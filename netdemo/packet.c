@@ -4,8 +4,8 @@
 #include <string.h>
 
 static const char *const drop_names[ND_DROP_COUNT] = {
-    "short",          "magic", "version", "type",     "length",    "field",
-    "unknown-sender", "token", "frame",   "conflict", "unexpected"};
+    "short",          "magic", "version", "auth",  "type",     "length",    "field",
+    "unknown-sender", "token", "replay",  "frame", "conflict", "unexpected"};
 
 const char *nd_drop_name(nd_drop reason)
 {
@@ -39,11 +39,10 @@ static uint64_t r64(rd *r)
 
 int nd_packet_parse(const uint8_t *data, size_t len, nd_packet *out)
 {
-	if (data == NULL || len < ND_HEADER_BYTES) {
+	/* magic and version first, as soon as there are bytes for them: a packet of another
+	   version (a HELLO of version 1 is shorter than a header of ours) says so */
+	if (data == NULL || len < 5) {
 		return ND_DROP_SHORT;
-	}
-	if (len > ND_MAX_PACKET) {
-		return ND_DROP_LENGTH;
 	}
 	rd r = {data, len, 0};
 	if (r32(&r) != ND_MAGIC) {
@@ -51,6 +50,12 @@ int nd_packet_parse(const uint8_t *data, size_t len, nd_packet *out)
 	}
 	if (r8(&r) != ND_VERSION) {
 		return ND_DROP_VERSION;
+	}
+	if (len < ND_HEADER_BYTES) {
+		return ND_DROP_SHORT;
+	}
+	if (len > ND_MAX_BODY) {
+		return ND_DROP_LENGTH;
 	}
 	nd_packet p;
 	memset(&p, 0, sizeof p);
@@ -158,7 +163,7 @@ size_t nd_packet_encode(const nd_packet *p, uint8_t *buf, size_t cap)
 	if (p->input_count > ND_MAX_PACKET_INPUTS || p->hash_count > ND_MAX_PACKET_HASHES) {
 		return 0;
 	}
-	wr w = {buf, cap < ND_MAX_PACKET ? cap : ND_MAX_PACKET, 0, 0};
+	wr w = {buf, cap < ND_MAX_BODY ? cap : ND_MAX_BODY, 0, 0};
 	w32(&w, ND_MAGIC);
 	w8(&w, ND_VERSION);
 	w8(&w, p->type);

@@ -3,7 +3,7 @@
  * copies anything. SPDX-License-Identifier: MIT
  *
  * Header (24 bytes), every type:
- *   u32 magic "F2DN", u8 version (1), u8 type, u8 sender (peer index), u8 flags (1 done,
+ *   u32 magic "F2DN", u8 version (2), u8 type, u8 sender (peer index), u8 flags (1 done,
  *   2 desync), u32 session token, u32 sequence (per destination), u32 send time (ms),
  *   u32 echo (the latest send time received from the destination, for the round trip)
  * GAME (type 1), 30 bytes more, then the data:
@@ -14,6 +14,9 @@
  *   u32 hash start, the inputs (one byte each: 4 button bits), the hashes (u64 each)
  * HELLO (type 2): u32 nonce.  WELCOME (type 3): u32 nonce, u32 frames, u32 input delay,
  *   u8 peer count, u8 your peer index.
+ * Every datagram then ends with a 16-byte tag (ND_MAC_BYTES) over all the bytes before it:
+ * see auth.h. nd_packet_parse and nd_packet_encode handle the bytes before the tag (the
+ * body); nd_packet_open and nd_packet_seal (auth.c) the whole datagram.
  */
 #ifndef FIX2D_NETDEMO_PACKET_H
 #define FIX2D_NETDEMO_PACKET_H
@@ -22,9 +25,11 @@
 #include <stdint.h>
 
 #define ND_MAGIC 0x4E443246u /* "F2DN" little-endian */
-#define ND_VERSION 1
+#define ND_VERSION 2 /* 2: the MAC tag */
 #define ND_MAX_PEERS 4
-#define ND_MAX_PACKET 1200
+#define ND_MAX_PACKET 1200 /* a whole datagram, tag included */
+#define ND_MAC_BYTES 16
+#define ND_MAX_BODY (ND_MAX_PACKET - ND_MAC_BYTES)
 #define ND_MAX_PACKET_INPUTS 128
 #define ND_MAX_PACKET_HASHES 64
 #define ND_NO_FRAME 0xFFFFFFFFu
@@ -57,14 +62,18 @@ typedef struct nd_packet {
 /* Why a datagram was refused. The first group is the parser's (format), the second the
  * session's (meaning). */
 typedef enum nd_drop {
-	ND_DROP_SHORT,          /* fewer bytes than a header */
+	ND_DROP_SHORT,          /* fewer bytes than a header and a tag (or than the 5 bytes of
+	                           magic and version) */
 	ND_DROP_MAGIC,          /* not a netdemo packet */
 	ND_DROP_VERSION,        /* another protocol version */
+	ND_DROP_AUTH,           /* the tag is wrong: not made with this game's join code */
 	ND_DROP_TYPE,           /* unknown packet type */
 	ND_DROP_LENGTH,         /* length does not match the counts it declares */
 	ND_DROP_FIELD,          /* a count above its limit, unknown flags or input bits */
 	ND_DROP_UNKNOWN_SENDER, /* source address or sender index is not a peer of the session */
 	ND_DROP_TOKEN,          /* wrong session token */
+	ND_DROP_REPLAY,         /* a sequence number already received, or older than the
+	                           ND_SEQ_WINDOW packets before the newest one */
 	ND_DROP_FRAME,          /* frame numbers that cannot be (gaps, past the end, acks of
 	                           what was never sent) */
 	ND_DROP_CONFLICT,       /* an input or hash that contradicts one received before */
@@ -74,11 +83,12 @@ typedef enum nd_drop {
 
 const char *nd_drop_name(nd_drop reason);
 
-/** Parses one datagram. Returns -1 and fills *out when the bytes are a well-formed packet,
- *  else the nd_drop reason. Reads only data[0, len). */
+/** Parses the body of one datagram (the bytes before its tag). Returns -1 and fills *out when
+ *  the bytes are a well-formed packet, else the nd_drop reason. Reads only data[0, len). */
 int nd_packet_parse(const uint8_t *data, size_t len, nd_packet *out);
 
-/** Encodes p into buf (cap >= ND_MAX_PACKET); returns the length, 0 when p does not fit. */
+/** Encodes the body of p into buf; returns the length (at most ND_MAX_BODY), 0 when p does
+ *  not fit. */
 size_t nd_packet_encode(const nd_packet *p, uint8_t *buf, size_t cap);
 
 #endif

@@ -265,7 +265,7 @@ int nd_peer_run(const nd_options *o, int fd, const struct sockaddr_in *addrs, in
 		fprintf(stderr, "%s: cannot build the scene '%s'\n", ND_PROG, ND_SCENE);
 		return ND_EXIT_ERROR;
 	}
-	if (!nd_session_init(&p->s, npeers, self, token, o->frames, o->delay) ||
+	if (!nd_session_init(&p->s, npeers, self, token, o->frames, o->delay, &o->key) ||
 	    !nd_link_init(&p->link, fd, &o->imp, (uint64_t)self)) {
 		fprintf(stderr, "%s: out of memory\n", ND_PROG);
 		return ND_EXIT_ERROR;
@@ -463,6 +463,7 @@ int nd_peer_run(const nd_options *o, int fd, const struct sockaddr_in *addrs, in
 	res->impair_duplicated = p->link.impair_duplicated;
 	res->impair_reordered = p->link.impair_reordered;
 	for (int d = 0; d < ND_DROP_COUNT; ++d) {
+		res->drops[d] = p->s.drops[d];
 		res->parse_drops += p->s.drops[d];
 	}
 	for (int q = 0; q < npeers; ++q) {

@@ -5,13 +5,14 @@
 #include <string.h>
 
 bool nd_session_init(nd_session *s, int npeers, int self, uint32_t token, uint32_t frames,
-                     uint32_t delay)
+                     uint32_t delay, const nd_key *key)
 {
 	memset(s, 0, sizeof *s);
 	if (npeers < 2 || npeers > ND_MAX_PEERS || self < 0 || self >= npeers || frames == 0 ||
-	    frames > ND_MAX_FRAMES || delay > 16) {
+	    frames > ND_MAX_FRAMES || delay > 16 || key == NULL) {
 		return false;
 	}
+	s->key = *key;
 	s->npeers = npeers;
 	s->self = self;
 	s->token = token;
@@ -45,6 +46,7 @@ void nd_session_free(nd_session *s)
 		s->used[p] = NULL;
 		s->hashes[p] = NULL;
 	}
+	nd_key_wipe(&s->key);
 }
 
 static void note_desync(nd_session *s, uint32_t f, int peer, uint64_t local, uint64_t remote)
@@ -63,31 +65,46 @@ static bool drop(nd_session *s, nd_drop why)
 	return false;
 }
 
-/* Sequence bookkeeping: duplicates and reordering as the receiver sees them. */
-static void note_sequence(nd_remote *r, uint32_t seq)
+/* Sequence numbers (see ND_SEQ_WINDOW). fresh: not accepted before and inside the window. */
+static bool seq_bit(const nd_remote *r, uint64_t seq)
+{
+	uint32_t b = (uint32_t)(seq % ND_SEQ_WINDOW);
+	return (r->seen[b / 64] >> (b % 64) & 1u) != 0;
+}
+
+static bool seq_fresh(const nd_remote *r, uint32_t seq)
 {
 	if (seq >= r->highest_seq) {
-		uint32_t shift = seq - r->highest_seq + 1;
-		r->seen_window = shift >= 64 ? 0 : r->seen_window << shift;
-		r->seen_window |= 1;
-		r->highest_seq = seq + 1;
-		return;
+		return true; /* newer than anything accepted */
 	}
-	uint32_t back = r->highest_seq - 1 - seq;
-	if (back < 64 && (r->seen_window >> back & 1u) != 0) {
-		r->duplicates++;
-		return;
+	return r->highest_seq - seq <= ND_SEQ_WINDOW && !seq_bit(r, seq);
+}
+
+static void seq_accept(nd_remote *r, uint32_t seq)
+{
+	if (seq >= r->highest_seq) {
+		/* the window moves up: forget the numbers it leaves, [highest_seq, seq] are new */
+		uint64_t first = r->highest_seq, n = (uint64_t)seq + 1 - first;
+		if (n >= ND_SEQ_WINDOW) {
+			memset(r->seen, 0, sizeof r->seen);
+		} else {
+			for (uint64_t k = first; k <= seq; ++k) {
+				uint32_t b = (uint32_t)(k % ND_SEQ_WINDOW);
+				r->seen[b / 64] &= ~((uint64_t)1 << (b % 64));
+			}
+		}
+		r->highest_seq = (uint64_t)seq + 1;
+	} else {
+		r->out_of_order++; /* arrived after a higher number */
 	}
-	if (back < 64) {
-		r->seen_window |= (uint64_t)1 << back;
-	}
-	r->out_of_order++;
+	uint32_t b = seq % ND_SEQ_WINDOW;
+	r->seen[b / 64] |= (uint64_t)1 << (b % 64);
 }
 
 bool nd_session_receive(nd_session *s, int from, const uint8_t *data, size_t len, uint64_t now_ms)
 {
 	nd_packet p;
-	int why = nd_packet_parse(data, len, &p);
+	int why = nd_packet_open(&s->key, data, len, &p);
 	if (why >= 0) {
 		return drop(s, (nd_drop)why);
 	}
@@ -99,6 +116,11 @@ bool nd_session_receive(nd_session *s, int from, const uint8_t *data, size_t len
 	}
 	if (p.type != ND_PKT_GAME) {
 		return drop(s, ND_DROP_UNEXPECTED);
+	}
+	nd_remote *r = &s->remote[from];
+	if (!seq_fresh(r, p.seq)) {
+		r->duplicates += r->highest_seq - p.seq <= ND_SEQ_WINDOW; /* else: too old */
+		return drop(s, ND_DROP_REPLAY);
 	}
 	/* frame numbers: everything checked before anything changes */
 	uint32_t have_in = s->input_count[from], have_hash = s->hash_count[from];
@@ -127,8 +149,8 @@ bool nd_session_receive(nd_session *s, int from, const uint8_t *data, size_t len
 		}
 	}
 	/* accepted */
-	nd_remote *r = &s->remote[from];
-	note_sequence(r, p.seq);
+	bool newest = p.seq >= r->highest_seq;
+	seq_accept(r, p.seq);
 	r->received++;
 	r->heard = true;
 	r->last_heard_ms = now_ms;
@@ -136,7 +158,7 @@ bool nd_session_receive(nd_session *s, int from, const uint8_t *data, size_t len
 	if (p.echo_ms != 0) {
 		r->rtt_ms = (uint32_t)now_ms - p.echo_ms;
 	}
-	if (p.seq + 1 >= r->highest_seq) { /* the newest packet tells the current frame */
+	if (newest) { /* the newest packet tells the current frame */
 		r->frame = p.frame;
 		r->advantage = p.advantage;
 	}
@@ -184,7 +206,7 @@ size_t nd_session_build(nd_session *s, int to, uint32_t frame, uint8_t flags, ui
 	if (to < 0 || to >= s->npeers || to == s->self) {
 		return 0;
 	}
-	static nd_packet p; /* large; one peer per process */
+	static nd_packet p; /* large; one session per process */
 	nd_remote *r = &s->remote[to];
 	memset(&p, 0, sizeof p);
 	p.type = ND_PKT_GAME;
@@ -212,7 +234,7 @@ size_t nd_session_build(nd_session *s, int to, uint32_t frame, uint8_t flags, ui
 	n = s->hash_count[self] - p.hash_start;
 	p.hash_count = (uint8_t)(n > ND_MAX_PACKET_HASHES ? ND_MAX_PACKET_HASHES : n);
 	memcpy(p.hashes, s->hashes[self] + p.hash_start, p.hash_count * sizeof(uint64_t));
-	return nd_packet_encode(&p, buf, cap);
+	return nd_packet_seal(&s->key, &p, buf, cap);
 }
 
 void nd_session_add_local_input(nd_session *s, uint8_t bits)

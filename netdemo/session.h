@@ -9,12 +9,19 @@
 #ifndef FIX2D_NETDEMO_SESSION_H
 #define FIX2D_NETDEMO_SESSION_H
 
+#include "auth.h"
 #include "packet.h"
 
 #include <stdbool.h>
 #include <stdint.h>
 
 #define ND_MAX_FRAMES 1000000u
+/* Replay protection: sequence numbers (per sender and destination, from 0) are remembered for
+ * the newest ND_SEQ_WINDOW of them; a packet whose number was already accepted, or is older
+ * than that, is refused (ND_DROP_REPLAY). A network duplicate is refused the same way: it is
+ * indistinguishable from a replay and carries nothing new. 1,024 packets are about a second
+ * of traffic at the fastest send rate (one a millisecond), far more than reordering delays. */
+#define ND_SEQ_WINDOW 1024u
 
 typedef struct nd_remote {
 	uint32_t input_acked; /* how many of our inputs this peer holds */
@@ -25,18 +32,21 @@ typedef struct nd_remote {
 	uint32_t desync_frame;
 	uint64_t last_heard_ms;
 	uint32_t send_seq;     /* next sequence number to send it */
-	uint32_t highest_seq;  /* highest sequence number received + 1 */
-	uint64_t seen_window;  /* bit k: highest_seq - 1 - k was received */
+	uint64_t highest_seq;  /* highest sequence number accepted + 1 (0: none yet) */
+	uint64_t seen[ND_SEQ_WINDOW / 64]; /* bit s % ND_SEQ_WINDOW: s was accepted, for s in
+	                                      [highest_seq - ND_SEQ_WINDOW, highest_seq) */
 	uint32_t last_send_ms; /* its latest send time, echoed back */
 	uint32_t rtt_ms;       /* last round trip measured */
 	uint64_t received;     /* valid packets */
-	uint64_t duplicates;   /* sequence numbers seen before */
+	uint64_t duplicates;   /* sequence numbers seen before (refused as replays) */
 	uint64_t out_of_order; /* arrived after a higher sequence number */
 } nd_remote;
 
 typedef struct nd_session {
 	int npeers, self;
 	uint32_t token, frames, delay;
+	nd_key key; /* the packet key (auth.h): every packet sent is sealed, every one received
+	               is opened with it */
 	uint8_t *inputs[ND_MAX_PEERS]; /* [frames]: frames [0, input_count[p]) are known */
 	uint32_t input_count[ND_MAX_PEERS];
 	uint8_t *used[ND_MAX_PEERS];    /* [frames]: the input frame f was last simulated with */
@@ -54,15 +64,18 @@ typedef struct nd_session {
 
 /** Allocates the arrays; false on bad arguments or no memory. */
 bool nd_session_init(nd_session *s, int npeers, int self, uint32_t token, uint32_t frames,
-                     uint32_t delay);
+                     uint32_t delay, const nd_key *key);
 void nd_session_free(nd_session *s);
 
-/** One datagram from peer `from` (-1: from an address that is no peer). Refused packets
- *  change nothing and are counted in s->drops. Returns true when the packet was used. */
+/** One datagram from peer `from` (-1: from an address that is no peer). Checked in this
+ *  order: format of the header, the tag (nd_packet_open), sender, token, type, sequence
+ *  number (replay), frame numbers, conflicts. Refused packets change nothing but the
+ *  duplicate count and are counted in s->drops. Returns true when the packet was used. */
 bool nd_session_receive(nd_session *s, int from, const uint8_t *data, size_t len, uint64_t now_ms);
 
-/** The GAME packet for peer `to`: every input and confirmed hash it has not acknowledged
- *  (as many as one packet holds, oldest first). Returns the length (0 on error). */
+/** The GAME packet for peer `to`, sealed: every input and confirmed hash it has not
+ *  acknowledged (as many as one packet holds, oldest first). Returns the length (0 on
+ *  error). */
 size_t nd_session_build(nd_session *s, int to, uint32_t frame, uint8_t flags, uint32_t now_ms,
                         uint8_t *buf, size_t cap);
 

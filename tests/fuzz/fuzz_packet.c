@@ -1,12 +1,18 @@
 /* libFuzzer target: the netdemo's packet parser and the session behind it (netdemo/packet.c,
- * netdemo/session.c). An input is a run of datagrams, each as u8 source peer (4 and up: an
- * address that is no peer), u16 length, the bytes; they are fed to a 4-peer session (we are
- * peer 0) that is mid-game. Oracles, besides the sanitizers: a datagram the parser accepts
- * re-encodes to the same bytes; the session's counts stay within their bounds whatever it is
- * fed; every refused datagram is counted; the packets the session then builds parse.
+ * netdemo/auth.c, netdemo/session.c). An input is a run of datagrams, each as u8 source
+ * (bits 0-6: the peer, 4 and up: an address that is no peer; bit 7: seal), u16 length, the
+ * bytes; they are fed to a 4-peer session (we are peer 0) that is mid-game. Without the seal
+ * bit the bytes are the datagram as it arrives (a fuzzer cannot forge a tag, so these mostly
+ * test the refusal of unauthenticated bytes); with it they are a body to which the harness
+ * appends the right tag, so that fuzzed bodies reach the decoder and the session as a peer
+ * with the join code would send them. Oracles, besides the sanitizers: a body the parser
+ * accepts re-encodes to the same bytes; opening a sealed body gives the parser's verdict;
+ * the session's counts stay within their bounds whatever it is fed; every refused datagram
+ * is counted; the packets the session then builds open.
  * Build and run: tests/netdemo/run_fuzz_packet.sh SECONDS.
  * SPDX-License-Identifier: MIT
  */
+#include "auth.h"
 #include "packet.h"
 #include "session.h"
 
@@ -17,7 +23,12 @@
 #define TOKEN 0x5EEDF00Du
 #define FRAMES 1200u
 #define PEERS 4
+#define SEAL 0x80
+/* the session's join code (any would do; fixed so that the corpus stays valid) */
+static const char code_text[] = "FUZZ-PACK-ETSA-REAU-THEN-TIC2";
+static nd_key key;
 
+int LLVMFuzzerInitialize(int *argc, char ***argv);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 static void check(int ok, const char *what)
@@ -28,10 +39,25 @@ static void check(int ok, const char *what)
 	}
 }
 
+static void make_key(void)
+{
+	uint8_t code[ND_CODE_BYTES];
+	check(nd_auth_init() && nd_code_parse(code_text, code), "libsodium and the code");
+	nd_key_derive(code, &key);
+}
+
+int LLVMFuzzerInitialize(int *argc, char ***argv)
+{
+	(void)argc;
+	(void)argv;
+	make_key();
+	return 0;
+}
+
 /* A session at frame 400: our inputs up to 402, 300 confirmed hashes. */
 static void start(nd_session *s)
 {
-	check(nd_session_init(s, PEERS, 0, TOKEN, FRAMES, 2), "init");
+	check(nd_session_init(s, PEERS, 0, TOKEN, FRAMES, 2, &key), "init");
 	for (uint32_t f = 2; f < 402; ++f) {
 		nd_session_add_local_input(s, (uint8_t)(f * 7 % 16));
 	}
@@ -70,13 +96,14 @@ static void check_invariants(const nd_session *s)
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static nd_session s;
-	static uint8_t again[ND_MAX_PACKET];
-	static nd_packet pk;
+	static uint8_t again[ND_MAX_PACKET], sealed[ND_MAX_PACKET + 70000];
+	static nd_packet pk, pk2;
 	start(&s);
 	size_t pos = 0;
 	uint64_t now = 1000;
 	while (pos + 3 <= size) {
-		int from = data[pos];
+		int from = data[pos] & ~SEAL;
+		bool seal = (data[pos] & SEAL) != 0;
 		size_t len = (size_t)data[pos + 1] | (size_t)data[pos + 2] << 8;
 		pos += 3;
 		if (len > size - pos) {
@@ -84,10 +111,28 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		}
 		const uint8_t *d = data + pos;
 		pos += len;
-		/* the parser alone: accepted bytes are canonical */
-		if (nd_packet_parse(d, len, &pk) < 0) {
-			size_t n = nd_packet_encode(&pk, again, sizeof again);
-			check(n == len && memcmp(again, d, len) == 0, "re-encoding differs");
+		if (seal) {
+			/* the body with its right tag: the parser alone, then the opener */
+			int verdict = nd_packet_parse(d, len, &pk);
+			if (verdict < 0) { /* accepted bytes are canonical */
+				size_t n = nd_packet_encode(&pk, again, sizeof again);
+				check(n == len && memcmp(again, d, len) == 0, "re-encoding differs");
+			}
+			memcpy(sealed, d, len);
+			nd_mac(&key, sealed, len, sealed + len);
+			d = sealed;
+			len += ND_MAC_BYTES;
+			int opened = nd_packet_open(&key, d, len, &pk2);
+			/* (under 5 bytes, the tag's bytes stand where the magic would be) */
+			check(len - ND_MAC_BYTES < 5 ? opened >= 0 : opened == verdict,
+			      "opening a sealed body differs from parsing it");
+			check(opened >= 0 ||
+			          (nd_packet_encode(&pk2, again, sizeof again) == len - ND_MAC_BYTES &&
+			           memcmp(again, d, len - ND_MAC_BYTES) == 0),
+			      "the opened packet differs from the body");
+		} else if (nd_packet_open(&key, d, len, &pk) < 0) {
+			size_t n = nd_packet_seal(&key, &pk, again, sizeof again);
+			check(n == len && memcmp(again, d, len) == 0, "re-sealing differs");
 		}
 		uint64_t before = total_drops(&s);
 		bool used = nd_session_receive(&s, from < PEERS ? from : -1, d, len, now++);
@@ -97,15 +142,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	for (int to = 1; to < PEERS; ++to) {
 		size_t n = nd_session_build(&s, to, 400, ND_FLAG_DONE, 77, again, sizeof again);
-		check(n > 0 && nd_packet_parse(again, n, &pk) < 0, "built packet does not parse");
+		check(n > 0 && nd_packet_open(&key, again, n, &pk) < 0, "built packet does not open");
 	}
 	nd_session_free(&s);
 	return 0;
 }
 
 #ifdef ND_FUZZ_GENERATE_CORPUS
-/* Writes the seed corpus: realistic traffic from peers 1..3 (built by their own sessions),
- * with a few hostile datagrams mixed in. */
+/* Writes the seed corpus: realistic traffic from peers 1..3 (built by their own sessions, as
+ * bodies to be sealed), with a few hostile datagrams mixed in. */
 static void put(FILE *f, int from, const uint8_t *b, size_t n)
 {
 	uint8_t h[3] = {(uint8_t)from, (uint8_t)n, (uint8_t)(n >> 8)};
@@ -113,17 +158,24 @@ static void put(FILE *f, int from, const uint8_t *b, size_t n)
 	fwrite(b, 1, n, f);
 }
 
+/* a built datagram as a body to seal (its tag left off) */
+static void put_body(FILE *f, int from, const uint8_t *b, size_t n)
+{
+	put(f, from | SEAL, b, n - ND_MAC_BYTES);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc != 2) {
 		return 2;
 	}
+	make_key();
 	static nd_session other;
 	uint8_t b[ND_MAX_PACKET];
 	char path[4096];
 	for (int file = 0; file < 6; ++file) {
 		int from = 1 + file % 3;
-		nd_session_init(&other, PEERS, from, TOKEN, FRAMES, 2);
+		nd_session_init(&other, PEERS, from, TOKEN, FRAMES, 2, &key);
 		/* the other peer holds our inputs up to 390 and has confirmed 250 frames */
 		for (uint32_t f = 2; f < 390; ++f) {
 			other.inputs[0][f] = (uint8_t)(f * 7 % 16);
@@ -150,12 +202,20 @@ int main(int argc, char **argv)
 			size_t n = nd_session_build(&other, 0, 380 + (uint32_t)k,
 			                            file == 4 && k == 3 ? ND_FLAG_DONE : 0,
 			                            (uint32_t)(100 + k), b, sizeof b);
-			put(f, from, b, n);
-			if (k == 1) { /* hostile: wrong sender, cut short, wrong token */
-				put(f, 4, b, n);
-				put(f, from, b, n / 2);
-				b[8] ^= 1;
+			put_body(f, from, b, n);
+			if (k == 1) {
+				/* as it arrives: authentic, then replayed, then from a stranger */
 				put(f, from, b, n);
+				put(f, from, b, n);
+				put(f, 4, b, n);
+				/* hostile: cut short, a bit flipped under the tag, a wrong token
+				   (sealed: the session's check, not the tag's) */
+				put(f, from, b, n / 2);
+				b[30] ^= 1;
+				put(f, from, b, n);
+				b[30] ^= 1;
+				b[8] ^= 1;
+				put_body(f, from, b, n);
 			}
 			other.remote[0].input_acked += 10;
 			other.remote[0].hash_acked += 40;
@@ -165,23 +225,27 @@ int main(int argc, char **argv)
 	}
 	nd_packet h;
 	memset(&h, 0, sizeof h);
-	h.type = ND_PKT_HELLO;
+	h.type = ND_PKT_HELLO; /* from peer 1, with the token: authentic, but not for a session */
+	h.sender = 1;
+	h.token = TOKEN;
 	h.nonce = 7;
-	size_t n = nd_packet_encode(&h, b, sizeof b);
+	size_t n = nd_packet_seal(&key, &h, b, sizeof b);
 	snprintf(path, sizeof path, "%s/hello", argv[1]);
 	FILE *f = fopen(path, "wb");
 	if (f == NULL) {
 		return 1;
 	}
 	put(f, 1, b, n);
+	put_body(f, 1, b, n);
 	h.type = ND_PKT_WELCOME;
 	h.token = TOKEN;
 	h.frames = FRAMES;
 	h.delay = 2;
 	h.peers = 2;
 	h.your_index = 1;
-	n = nd_packet_encode(&h, b, sizeof b);
+	n = nd_packet_seal(&key, &h, b, sizeof b);
 	put(f, 1, b, n);
+	put_body(f, 1, b, n);
 	fclose(f);
 	return 0;
 }

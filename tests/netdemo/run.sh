@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# fix2d-netdemo end to end: run.sh NETDEMO REPLAY WORKDIR MODE
+# fix2d-netdemo end to end: run.sh NETDEMO REPLAY WORKDIR MODE [INTRUDER]
 #   impaired2 / impaired4  2 or 4 peers, 1,200 frames, 20 % loss, 100 +- 50 ms, 5 % duplicates,
 #                          5 % reordering: in sync, with the hash of the same inputs on a perfect
 #                          network; every replay verifies with fix2d-replay and
@@ -9,7 +9,15 @@
 #                          DESYNC at frame 400, reported by the peers, the replays say so too
 #   lost                   one of 3 peers kills itself at frame 300: the others report it lost by
 #                          timeout and end cleanly with replays that verify
-#   cli                    usage errors, --listen/--connect in two processes, --realtime pace
+#   cli                    usage errors, --listen/--connect in two processes (the guest with
+#                          the join code the host printed), --realtime pace; a guest with a
+#                          wrong join code is refused and counted, and never plays
+#   intruder               an uninvited socket (INTRUDER, tests/netdemo/intruder.c) greets the
+#                          host first (HELLOs of the old protocol, of another code, and an
+#                          authentic HELLO replayed) and sends garbage, short and forged packets
+#                          during the game: the real guest joins all the same, both end in
+#                          sync, and the host counts each of the intruder's datagrams under
+#                          its reason
 # All traffic is UDP on 127.0.0.1 between processes this script starts; every run is bounded
 # by --max-seconds.
 set -uo pipefail
@@ -17,6 +25,7 @@ nd=$1
 replay=$2
 work=$3
 mode=$4
+intruder=${5:-}
 rm -rf "$work"
 mkdir -p "$work"
 cd "$work" || exit 1
@@ -41,6 +50,29 @@ last_line() { tail -n 1 "$1"; }
 
 # field NAME.out PEER WHAT: a number from the peer's line
 peer_line() { grep "^peer $2: " "$1"; }
+
+# refused NAME.out REASON: the count of the reason on the "refused by reason" line (0: absent)
+refused() {
+	local l
+	l=$(grep "^  refused by reason:" "$1") || fail "$1: no refusal line"
+	if [[ $l =~ [:,]\ $2\ ([0-9]+) ]]; then
+		echo "${BASH_REMATCH[1]}"
+	else
+		echo 0
+	fi
+}
+
+# wait_for FILE TEXT: until FILE holds TEXT (5 s at most)
+wait_for() {
+	for _ in $(seq 50); do
+		grep -q "$2" "$1" 2>/dev/null && return 0
+		sleep 0.1
+	done
+	fail "no '$2' in $1: $(cat "$1")"
+}
+
+# a free UDP port on 127.0.0.1 (the host's bind is the real test: callers retry on "cannot bind")
+some_port() { echo $((20000 + (RANDOM % 30000))); }
 
 case $mode in
 impaired2 | impaired4)
@@ -131,7 +163,9 @@ lost)
 	;;
 cli)
 	for bad in "--peers 5" "--peers 1" "--frames 0" "--loss 100" "--loss 5%" "--latency x" \
-		"--bogus" "--connect nohost" "--listen 0" "--frames 10 --test-perturb-frame 10"; do
+		"--bogus" "--connect nohost" "--listen 0" "--frames 10 --test-perturb-frame 10" \
+		"--connect 127.0.0.1:9" "--listen 9999 --join-code ABCD" \
+		"--connect 127.0.0.1:9 --join-code AAAA-AAAA-AAAA-AAAA-AAAA-AAA1"; do
 		# shellcheck disable=SC2086
 		"$nd" $bad >bad.out 2>bad.err
 		rc=$?
@@ -142,13 +176,19 @@ cli)
 	# one peer per terminal: a host and a guest in two processes
 	ok=0
 	for _ in 1 2 3; do
-		port=$((20000 + (RANDOM % 30000)))
+		port=$(some_port)
 		"$nd" --listen "$port" --frames 300 --latency 20 --loss 10 --seed 3 --max-seconds 30 \
 			>host.out 2>host.err &
 		host=$!
-		sleep 0.2
-		"$nd" --connect "127.0.0.1:$port" --latency 20 --loss 10 --seed 4 --max-seconds 30 \
-			>guest.out 2>guest.err
+		wait_for host.err "waiting on\|cannot bind"
+		code=$(sed -n 's/.*join code \([A-Z2-7-]*\)$/\1/p' host.err)
+		if [[ -z $code ]]; then
+			wait "$host"
+			continue # the port was taken: another one
+		fi
+		[[ $code =~ ^[A-Z2-7]{4}(-[A-Z2-7]{4}){5}$ ]] || fail "join code '$code'"
+		"$nd" --connect "127.0.0.1:$port" --join-code "$code" --latency 20 --loss 10 --seed 4 \
+			--max-seconds 30 >guest.out 2>guest.err
 		grc=$?
 		wait "$host"
 		hrc=$?
@@ -165,6 +205,35 @@ cli)
 		break
 	done
 	((ok)) || fail "no free port for --listen"
+	# a guest with another join code: refused (its HELLOs counted as auth), never plays
+	ok=0
+	for _ in 1 2 3; do
+		port=$(some_port)
+		"$nd" --listen "$port" --join-code AAAA-BBBB-CCCC-DDDD-EEEE-FFFF --max-seconds 2 \
+			>host.out 2>host.err &
+		host=$!
+		wait_for host.err "waiting on\|cannot bind"
+		if grep -q "cannot bind" host.err; then
+			wait "$host"
+			continue
+		fi
+		"$nd" --connect "127.0.0.1:$port" --join-code aaaa-bbbb-cccc-dddd-eeee-fffe \
+			--max-seconds 2 >guest.out 2>guest.err
+		grc=$?
+		wait "$host"
+		hrc=$?
+		cat host.out guest.out
+		[[ $hrc == 3 && $grc == 3 ]] || fail "wrong code: exits $hrc $grc, want 3 3"
+		grep -q "nobody connected" host.err || fail "wrong code: the host: $(cat host.err)"
+		grep -q "no answer from the host" guest.err || fail "wrong code: $(cat guest.err)"
+		auth=$(refused host.out auth)
+		((auth >= 5)) || fail "wrong code: $auth HELLOs refused as auth, want >= 5"
+		[[ $(grep "^  refused by reason:" host.out) == "  refused by reason: auth $auth" ]] ||
+			fail "wrong code: other reasons than auth at the host"
+		ok=1
+		break
+	done
+	((ok)) || fail "no free port for --listen"
 	# --realtime: 120 frames at 60 Hz take 2 s
 	start=$(date +%s%N)
 	run rt --peers 2 --frames 120 --realtime --max-seconds 30
@@ -172,7 +241,58 @@ cli)
 	[[ $rc == 0 && $(last_line rt.out) == "in sync: 120 frames, 2 peers, hash "* ]] ||
 		fail "--realtime: exit $rc"
 	((ms >= 1900)) || fail "--realtime ran 120 frames in $ms ms"
-	echo "netdemo cli: OK (--realtime: 120 frames in $ms ms)"
+	echo "netdemo cli: OK (wrong join code: $auth HELLOs refused; --realtime: 120 frames in" \
+		"$ms ms)"
+	;;
+intruder)
+	[[ -x $intruder ]] || fail "no intruder program"
+	code=K7QX-M2ZD-Q4RT-W6YB-N3PJ-H5CF
+	n=200
+	ok=0
+	for _ in 1 2 3; do
+		port=$(some_port)
+		# 240 frames at 60 Hz: the intruder's datagrams all arrive during the game
+		"$nd" --listen "$port" --join-code "$code" --frames 240 --realtime --seed 5 \
+			--max-seconds 30 >host.out 2>host.err &
+		host=$!
+		wait_for host.err "waiting on\|cannot bind"
+		if grep -q "cannot bind" host.err; then
+			wait "$host"
+			continue
+		fi
+		# before the guest: a HELLO of the old protocol and one of another code (no answer),
+		# then an authentic HELLO replayed from the intruder's socket (welcomed: a HELLO
+		# takes no slot)
+		h=$("$intruder" "$port" hello) || fail "intruder hello"
+		[[ $h == "sent version 1, auth 1; answered 0" ]] || fail "intruder hello: '$h'"
+		r=$("$intruder" "$port" replay "$code") || fail "intruder replay"
+		[[ $r == "welcomed 1" ]] || fail "intruder replay: '$r'"
+		"$nd" --connect "localhost:$port" --join-code "$code" --seed 6 --max-seconds 30 \
+			>guest.out 2>guest.err &
+		guest=$!
+		wait_for host.err "peer 0 of 2"
+		g=$("$intruder" "$port" game "$n") || fail "intruder game"
+		[[ $g == "sent magic $n, short $n, auth $n" ]] || fail "intruder game: '$g'"
+		wait "$guest"
+		grc=$?
+		wait "$host"
+		hrc=$?
+		cat host.out guest.out
+		[[ $hrc == 0 && $grc == 0 ]] || fail "exits $hrc $grc: $(cat host.err guest.err)"
+		hl=$(last_line host.out)
+		gl=$(last_line guest.out)
+		[[ $hl =~ ^in\ sync:\ 240\ frames,\ 2\ peers,\ hash\ [0-9a-f]{16}$ && $hl == "$gl" ]] ||
+			fail "'$hl' vs '$gl'"
+		for want in "version 1" "auth $((n + 1))" "magic $n" "short $n"; do
+			got=$(refused host.out "${want% *}")
+			[[ $got == "${want#* }" ]] || fail "host refused ${want% *} $got, want ${want#* }"
+		done
+		ok=1
+		break
+	done
+	((ok)) || fail "no free port for --listen"
+	echo "netdemo intruder: OK (the guest joined after the intruder's HELLOs; refused at the" \
+		"host: $(grep '^  refused by reason:' host.out | sed 's/^  refused by reason: //'))"
 	;;
 *)
 	fail "unknown mode"

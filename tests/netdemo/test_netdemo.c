@@ -1,8 +1,11 @@
 /* fix2d-netdemo unit tests: the packet parser refuses and counts every kind of bad datagram
- * without changing the session; mispredictions and desyncs are found at the right frame;
+ * without changing the session; forged, altered and replayed packets are refused; join codes
+ * and the key and tag match an independent BLAKE2b (Python's hashlib); mispredictions and
+ * desyncs are found at the right frame;
  * the game turns inputs into the same commands every time; exact percent parsing.
  * SPDX-License-Identifier: MIT
  */
+#include "auth.h"
 #include "fix2d/input.h"
 #include "fix2d/scenes.h"
 #include "game.h"
@@ -17,11 +20,26 @@
 #define TOKEN 0xC0FFEE11u
 
 static nd_session me, them; /* me = peer 0, them = peer 1, of 2 */
+static nd_key key;
+
+/* "fix2d netdemo!!" (15 bytes) in base32, as Python's base64.b32encode writes it */
+static const char code_text[] = "MZUX-QMTE-EBXG-K5DE-MVWW-6IJB";
 
 static void setup(void)
 {
-	ck_assert(nd_session_init(&me, 2, 0, TOKEN, 600, 2));
-	ck_assert(nd_session_init(&them, 2, 1, TOKEN, 600, 2));
+	uint8_t code[ND_CODE_BYTES];
+	ck_assert(nd_auth_init());
+	ck_assert(nd_code_parse(code_text, code));
+	nd_key_derive(code, &key);
+	ck_assert(nd_session_init(&me, 2, 0, TOKEN, 600, 2, &key));
+	ck_assert(nd_session_init(&them, 2, 1, TOKEN, 600, 2, &key));
+}
+
+/* A new tag for the body buf[0, body): returns the datagram's length. */
+static size_t reseal(uint8_t *buf, size_t body)
+{
+	nd_mac(&key, buf, body, buf + body);
+	return body + ND_MAC_BYTES;
 }
 
 static void teardown(void)
@@ -82,17 +100,20 @@ START_TEST(round_trip)
 		nd_session_add_local_input(&them, (uint8_t)(f % 16));
 	}
 	size_t n = from_them(buf);
-	nd_packet p;
-	ck_assert_int_eq(nd_packet_parse(buf, n, &p), -1);
+	nd_packet p, q;
+	ck_assert_int_eq(nd_packet_open(&key, buf, n, &p), -1);
+	ck_assert_int_eq(nd_packet_parse(buf, n - ND_MAC_BYTES, &q), -1);
+	ck_assert(memcmp(&p, &q, sizeof p) == 0);
 	ck_assert_uint_eq(p.input_start, 2);
 	ck_assert_uint_eq(p.input_count, 30);
-	ck_assert_uint_eq(nd_packet_encode(&p, again, sizeof again), n);
+	ck_assert_uint_eq(nd_packet_encode(&p, again, sizeof again), n - ND_MAC_BYTES);
+	ck_assert_uint_eq(nd_packet_seal(&key, &p, again, sizeof again), n);
 	ck_assert(memcmp(buf, again, n) == 0);
 	ck_assert(nd_session_receive(&me, 1, buf, n, 100));
 	ck_assert_uint_eq(me.input_count[1], 32);
 	ck_assert_uint_eq(me.inputs[1][31], 29 % 16);
-	/* the same packet again (a duplicate) is harmless and seen as one */
-	ck_assert(nd_session_receive(&me, 1, buf, n, 101));
+	/* the same packet again (a duplicate, or a replay) is refused and seen as one */
+	refused(buf, n, 1, ND_DROP_REPLAY);
 	ck_assert_uint_eq(me.input_count[1], 32);
 	ck_assert_uint_eq(me.remote[1].duplicates, 1);
 }
@@ -103,33 +124,46 @@ START_TEST(bad_format)
 	uint8_t buf[ND_MAX_PACKET + 8];
 	nd_session_add_local_input(&them, 3);
 	size_t n = from_them(buf);
+	size_t body = n - ND_MAC_BYTES;
 	refused(buf, 0, 1, ND_DROP_SHORT);
-	refused(buf, ND_HEADER_BYTES - 1, 1, ND_DROP_SHORT);
-	refused(buf, n - 1, 1, ND_DROP_LENGTH);
-	buf[n] = 0;
-	refused(buf, n + 1, 1, ND_DROP_LENGTH);
+	refused(buf, 4, 1, ND_DROP_SHORT);
+	refused(buf, ND_HEADER_BYTES + ND_MAC_BYTES - 1, 1, ND_DROP_SHORT);
+	{ /* a HELLO of version 1 (28 bytes, no tag) says it is of another version */
+		uint8_t old[ND_HELLO_BYTES];
+		nd_packet h;
+		memset(&h, 0, sizeof h);
+		h.type = ND_PKT_HELLO;
+		ck_assert_uint_eq(nd_packet_encode(&h, old, sizeof old), ND_HELLO_BYTES);
+		old[4] = 1;
+		refused(old, sizeof old, 1, ND_DROP_VERSION);
+	}
+	refused(buf, ND_MAX_PACKET + 1, 1, ND_DROP_LENGTH);
+	/* the header is checked before the tag, the rest after it (with a right tag each time) */
 	buf[0] ^= 0xFF;
-	refused(buf, n, 1, ND_DROP_MAGIC);
+	refused(buf, reseal(buf, body), 1, ND_DROP_MAGIC);
 	buf[0] ^= 0xFF;
-	buf[4] = 9;
-	refused(buf, n, 1, ND_DROP_VERSION);
+	buf[4] = 1; /* the unauthenticated protocol of before */
+	refused(buf, reseal(buf, body), 1, ND_DROP_VERSION);
 	buf[4] = ND_VERSION;
+	refused(buf, reseal(buf, body - 1), 1, ND_DROP_LENGTH);
+	buf[body] = 0;
+	refused(buf, reseal(buf, body + 1), 1, ND_DROP_LENGTH);
 	buf[5] = 77;
-	refused(buf, n, 1, ND_DROP_TYPE);
+	refused(buf, reseal(buf, body), 1, ND_DROP_TYPE);
 	buf[5] = ND_PKT_GAME;
 	buf[7] = 0x80; /* unknown flag */
-	refused(buf, n, 1, ND_DROP_FIELD);
+	refused(buf, reseal(buf, body), 1, ND_DROP_FIELD);
 	buf[7] = 0;
 	buf[ND_GAME_FIXED_BYTES] = 0x10; /* input bits beyond the 4 buttons */
-	refused(buf, n, 1, ND_DROP_FIELD);
+	refused(buf, reseal(buf, body), 1, ND_DROP_FIELD);
 	buf[ND_GAME_FIXED_BYTES] = 3;
 	buf[48] = 200; /* input count above the limit */
-	refused(buf, n, 1, ND_DROP_FIELD);
+	refused(buf, reseal(buf, body), 1, ND_DROP_FIELD);
 	buf[48] = 1;
 	buf[7] = ND_FLAG_DESYNC; /* desync flag without a frame */
-	refused(buf, n, 1, ND_DROP_FIELD);
+	refused(buf, reseal(buf, body), 1, ND_DROP_FIELD);
 	buf[7] = 0;
-	ck_assert(nd_session_receive(&me, 1, buf, n, 100)); /* repaired: accepted */
+	ck_assert(nd_session_receive(&me, 1, buf, reseal(buf, body), 100)); /* repaired */
 }
 END_TEST
 
@@ -140,13 +174,14 @@ START_TEST(bad_sender_and_token)
 	size_t n = from_them(buf);
 	refused(buf, n, -1, ND_DROP_UNKNOWN_SENDER); /* an address that is no peer */
 	refused(buf, n, 0, ND_DROP_UNKNOWN_SENDER);  /* claims to come from ourselves */
-	buf[6] = 0;                                  /* sender field disagrees with the address */
-	refused(buf, n, 1, ND_DROP_UNKNOWN_SENDER);
+	size_t body = n - ND_MAC_BYTES;
+	buf[6] = 0; /* sender field disagrees with the address */
+	refused(buf, reseal(buf, body), 1, ND_DROP_UNKNOWN_SENDER);
 	buf[6] = 1;
 	buf[8] ^= 1;
-	refused(buf, n, 1, ND_DROP_TOKEN);
+	refused(buf, reseal(buf, body), 1, ND_DROP_TOKEN);
 	buf[8] ^= 1;
-	ck_assert(nd_session_receive(&me, 1, buf, n, 100));
+	ck_assert(nd_session_receive(&me, 1, buf, reseal(buf, body), 100));
 }
 END_TEST
 
@@ -158,32 +193,33 @@ START_TEST(bad_frames)
 		nd_session_add_local_input(&them, 1);
 	}
 	size_t n = from_them(buf);
-	ck_assert_int_eq(nd_packet_parse(buf, n, &p), -1);
+	ck_assert_int_eq(nd_packet_open(&key, buf, n, &p), -1);
 	nd_packet q = p;
 	q.input_start = 5; /* a gap: frames 2..4 missing */
-	refused(buf, nd_packet_encode(&q, buf, sizeof buf), 1, ND_DROP_FRAME);
+	refused(buf, nd_packet_seal(&key, &q, buf, sizeof buf), 1, ND_DROP_FRAME);
 	q = p;
 	q.input_start = 595; /* past the last frame */
-	refused(buf, nd_packet_encode(&q, buf, sizeof buf), 1, ND_DROP_FRAME);
+	refused(buf, nd_packet_seal(&key, &q, buf, sizeof buf), 1, ND_DROP_FRAME);
 	q = p;
 	q.input_ack = 50; /* acknowledges inputs we never sent */
-	refused(buf, nd_packet_encode(&q, buf, sizeof buf), 1, ND_DROP_FRAME);
+	refused(buf, nd_packet_seal(&key, &q, buf, sizeof buf), 1, ND_DROP_FRAME);
 	q = p;
 	q.hash_start = 0; /* confirms frames 0..2 without our input of frame 2 */
 	q.hash_count = 3;
-	refused(buf, nd_packet_encode(&q, buf, sizeof buf), 1, ND_DROP_FRAME);
+	refused(buf, nd_packet_seal(&key, &q, buf, sizeof buf), 1, ND_DROP_FRAME);
 	q = p;
 	q.frame = 601;
-	refused(buf, nd_packet_encode(&q, buf, sizeof buf), 1, ND_DROP_FRAME);
+	refused(buf, nd_packet_seal(&key, &q, buf, sizeof buf), 1, ND_DROP_FRAME);
 	q = p;
 	q.flags = ND_FLAG_DESYNC;
 	q.desync_frame = 600;
-	refused(buf, nd_packet_encode(&q, buf, sizeof buf), 1, ND_DROP_FRAME);
+	refused(buf, nd_packet_seal(&key, &q, buf, sizeof buf), 1, ND_DROP_FRAME);
 	/* accepted, then contradicted */
-	ck_assert(nd_session_receive(&me, 1, buf, nd_packet_encode(&p, buf, sizeof buf), 100));
+	ck_assert(nd_session_receive(&me, 1, buf, nd_packet_seal(&key, &p, buf, sizeof buf), 100));
 	q = p;
+	q.seq++; /* a new packet, not a replay */
 	q.inputs[4] ^= 2;
-	refused(buf, nd_packet_encode(&q, buf, sizeof buf), 1, ND_DROP_CONFLICT);
+	refused(buf, nd_packet_seal(&key, &q, buf, sizeof buf), 1, ND_DROP_CONFLICT);
 	ck_assert_uint_eq(me.input_count[1], 12);
 }
 END_TEST
@@ -248,6 +284,149 @@ START_TEST(reordering_counted)
 	ck_assert_uint_eq(me.remote[1].out_of_order, 1);
 	ck_assert_uint_eq(me.input_count[1], 4);
 	ck_assert_uint_eq(me.remote[1].frame, 10);
+}
+END_TEST
+
+/* Any change to an authentic packet, or a packet made with another code, is refused. */
+START_TEST(forged)
+{
+	uint8_t buf[ND_MAX_PACKET], good[ND_MAX_PACKET];
+	for (int f = 0; f < 20; ++f) {
+		nd_session_add_local_input(&them, (uint8_t)(f % 16));
+	}
+	size_t n = from_them(good);
+	/* every single-bit change past the magic and version bytes: body and tag alike */
+	for (size_t bit = 8 * 5; bit < 8 * n; ++bit) {
+		memcpy(buf, good, n);
+		buf[bit / 8] ^= (uint8_t)(1u << (bit % 8));
+		refused(buf, n, 1, ND_DROP_AUTH);
+	}
+	/* cut short or lengthened: the tag no longer covers what precedes it */
+	refused(good, n - 1, 1, ND_DROP_AUTH);
+	memcpy(buf, good, n);
+	buf[n] = 0;
+	refused(buf, n + 1, 1, ND_DROP_AUTH);
+	/* the same packet under another join code */
+	uint8_t other_code[ND_CODE_BYTES];
+	nd_key other;
+	ck_assert(nd_code_parse("MZUX-QMTE-EBXG-K5DE-MVWW-6IJC", other_code)); /* one bit off */
+	nd_key_derive(other_code, &other);
+	ck_assert(memcmp(other.k, key.k, ND_KEY_BYTES) != 0);
+	nd_packet p;
+	ck_assert_int_eq(nd_packet_open(&key, good, n, &p), -1);
+	refused(buf, nd_packet_seal(&other, &p, buf, sizeof buf), 1, ND_DROP_AUTH);
+	/* the session of another code refuses ours */
+	nd_session stranger;
+	ck_assert(nd_session_init(&stranger, 2, 0, TOKEN, 600, 2, &other));
+	ck_assert(!nd_session_receive(&stranger, 1, good, n, 100));
+	ck_assert_uint_eq(stranger.drops[ND_DROP_AUTH], 1);
+	nd_session_free(&stranger);
+	ck_assert(nd_session_receive(&me, 1, good, n, 100)); /* the original is fine */
+	ck_assert_uint_eq(me.drops[ND_DROP_AUTH], 8 * n - 40 + 3);
+}
+END_TEST
+
+/* The replay window: ND_SEQ_WINDOW sequence numbers back from the newest, each once. */
+START_TEST(replays)
+{
+	uint8_t buf[ND_MAX_PACKET];
+	nd_session_add_local_input(&them, 5);
+	nd_packet p;
+	size_t n = from_them(buf);
+	ck_assert_int_eq(nd_packet_open(&key, buf, n, &p), -1);
+	ck_assert_uint_eq(p.seq, 0);
+	ck_assert(nd_session_receive(&me, 1, buf, n, 100));
+	refused(buf, n, 1, ND_DROP_REPLAY);
+	p.seq = 2000;
+	ck_assert(nd_session_receive(&me, 1, buf, nd_packet_seal(&key, &p, buf, sizeof buf), 101));
+	ck_assert_uint_eq(me.remote[1].highest_seq, 2001);
+	p.seq = 2000 - ND_SEQ_WINDOW; /* one older than the window */
+	refused(buf, nd_packet_seal(&key, &p, buf, sizeof buf), 1, ND_DROP_REPLAY);
+	ck_assert_uint_eq(me.remote[1].duplicates, 1); /* too old: not known to be a duplicate */
+	p.seq = 2001 - ND_SEQ_WINDOW; /* the oldest in the window: late but new */
+	ck_assert(nd_session_receive(&me, 1, buf, nd_packet_seal(&key, &p, buf, sizeof buf), 102));
+	ck_assert_uint_eq(me.remote[1].out_of_order, 1);
+	refused(buf, nd_packet_seal(&key, &p, buf, sizeof buf), 1, ND_DROP_REPLAY);
+	ck_assert_uint_eq(me.remote[1].duplicates, 2);
+	/* the window moves to [1977, 3000] */
+	p.seq = 3000;
+	ck_assert(nd_session_receive(&me, 1, buf, nd_packet_seal(&key, &p, buf, sizeof buf), 103));
+	p.seq = 2000; /* more than a window back now */
+	refused(buf, nd_packet_seal(&key, &p, buf, sizeof buf), 1, ND_DROP_REPLAY);
+	p.seq = 2999; /* never sent before, inside the window */
+	ck_assert(nd_session_receive(&me, 1, buf, nd_packet_seal(&key, &p, buf, sizeof buf), 104));
+	/* a step smaller than the window keeps what stays in it and clears what it passes */
+	p.seq = 3998; /* window [2975, 3998] */
+	ck_assert(nd_session_receive(&me, 1, buf, nd_packet_seal(&key, &p, buf, sizeof buf), 105));
+	p.seq = 2999;
+	refused(buf, nd_packet_seal(&key, &p, buf, sizeof buf), 1, ND_DROP_REPLAY);
+	p.seq = 3000;
+	refused(buf, nd_packet_seal(&key, &p, buf, sizeof buf), 1, ND_DROP_REPLAY);
+	p.seq = 2998; /* never sent */
+	ck_assert(nd_session_receive(&me, 1, buf, nd_packet_seal(&key, &p, buf, sizeof buf), 106));
+	p.seq = 3000 + ND_SEQ_WINDOW - 1; /* window [3000, 4023]: 4023 has 2999's bit */
+	ck_assert(nd_session_receive(&me, 1, buf, nd_packet_seal(&key, &p, buf, sizeof buf), 107));
+	p.seq = 2999; /* now older than the window */
+	refused(buf, nd_packet_seal(&key, &p, buf, sizeof buf), 1, ND_DROP_REPLAY);
+	p.seq = 3000; /* the oldest in the window, seen */
+	refused(buf, nd_packet_seal(&key, &p, buf, sizeof buf), 1, ND_DROP_REPLAY);
+	p.seq = 3999; /* passed over by the step from 3998 to 4023: never sent */
+	ck_assert(nd_session_receive(&me, 1, buf, nd_packet_seal(&key, &p, buf, sizeof buf), 108));
+	p.seq = 3001;
+	ck_assert(nd_session_receive(&me, 1, buf, nd_packet_seal(&key, &p, buf, sizeof buf), 109));
+	p.seq = UINT32_MAX; /* the top of the sequence space: no wrap-around afterwards */
+	ck_assert(nd_session_receive(&me, 1, buf, nd_packet_seal(&key, &p, buf, sizeof buf), 110));
+	ck_assert_uint_eq(me.remote[1].highest_seq, (uint64_t)UINT32_MAX + 1);
+	p.seq = 0;
+	refused(buf, nd_packet_seal(&key, &p, buf, sizeof buf), 1, ND_DROP_REPLAY);
+}
+END_TEST
+
+/* Join codes and the key agree with an independent implementation: Python's base64 and
+ * hashlib.blake2b (crypto_kdf_derive_from_key is BLAKE2b with the subkey id as salt and the
+ * context as personalisation):
+ *   master = blake2b(code, digest_size=32)
+ *   key = blake2b(b"", digest_size=32, key=master, salt=(1).to_bytes(8, "little") + bytes(8),
+ *                 person=b"F2DNpkt2" + bytes(8))
+ *   tag = blake2b(b"F2DN", digest_size=16, key=key) */
+START_TEST(codes_and_keys)
+{
+	uint8_t code[ND_CODE_BYTES], again[ND_CODE_BYTES];
+	char text[ND_CODE_TEXT];
+	ck_assert(nd_code_parse(code_text, code));
+	ck_assert(memcmp(code, "fix2d netdemo!!", ND_CODE_BYTES) == 0);
+	nd_code_format(code, text);
+	ck_assert_str_eq(text, code_text);
+	ck_assert(nd_code_parse("mzuxqmteebxgk5demvww6ijb", again)); /* either case, no dashes */
+	ck_assert(memcmp(code, again, sizeof code) == 0);
+	ck_assert(nd_code_parse("MZUX QMTE EBXG K5DE MVWW 6IJB", again));
+	ck_assert(memcmp(code, again, sizeof code) == 0);
+	const char *bad[] = {"", "MZUX-QMTE-EBXG-K5DE-MVWW-6IJ", "MZUX-QMTE-EBXG-K5DE-MVWW-6IJBA",
+	                     "MZUX-QMTE-EBXG-K5DE-MVWW-6IJ1", "MZUX-QMTE-EBXG-K5DE-MVWW-6IJ=",
+	                     "MZUX_QMTE-EBXG-K5DE-MVWW-6IJB"};
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; ++i) {
+		memset(again, 0xAB, sizeof again);
+		ck_assert_msg(!nd_code_parse(bad[i], again), "accepted '%s'", bad[i]);
+		ck_assert_uint_eq(again[0], 0xAB); /* untouched */
+	}
+	static const uint8_t want_key[ND_KEY_BYTES] = {
+	    0xdd, 0x2c, 0xb3, 0x87, 0x4d, 0x54, 0x05, 0x01, 0xa1, 0x77, 0xef,
+	    0xdb, 0x4f, 0x82, 0xec, 0xe0, 0x3f, 0xe2, 0x9e, 0xce, 0xf1, 0xf8,
+	    0x9b, 0xfc, 0xab, 0xfc, 0x57, 0x0e, 0xec, 0x4b, 0x5f, 0xec};
+	ck_assert(memcmp(key.k, want_key, ND_KEY_BYTES) == 0);
+	static const uint8_t want_tag[ND_MAC_BYTES] = {0xf2, 0xdf, 0xb0, 0x0b, 0xcc, 0xc0,
+	                                               0xc3, 0xfe, 0x5c, 0x56, 0x21, 0xcb,
+	                                               0x7a, 0x34, 0x9a, 0x28};
+	uint8_t tag[ND_MAC_BYTES];
+	nd_mac(&key, (const uint8_t *)"F2DN", 4, tag);
+	ck_assert(memcmp(tag, want_tag, ND_MAC_BYTES) == 0);
+	/* random codes differ and survive formatting */
+	uint8_t r1[ND_CODE_BYTES], r2[ND_CODE_BYTES];
+	nd_code_random(r1);
+	nd_code_random(r2);
+	ck_assert(memcmp(r1, r2, sizeof r1) != 0);
+	nd_code_format(r1, text);
+	ck_assert(nd_code_parse(text, again) && memcmp(again, r1, sizeof r1) == 0);
 }
 END_TEST
 
@@ -323,6 +502,9 @@ int main(void)
 	tcase_add_test(tc, misprediction_found_at_its_frame);
 	tcase_add_test(tc, desync_found_at_its_frame);
 	tcase_add_test(tc, reordering_counted);
+	tcase_add_test(tc, forged);
+	tcase_add_test(tc, replays);
+	tcase_add_test(tc, codes_and_keys);
 	suite_add_tcase(s, tc);
 	TCase *tg = tcase_create("game");
 	tcase_add_test(tg, game_commands);
