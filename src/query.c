@@ -1079,7 +1079,9 @@ f2d_result f2d_world_query_aabb(f2d_world *w, f2d_aabb box, f2d_query_filter fil
 		return f2d_set_error(w, F2D_ERROR_OUT_OF_MEMORY,
 		                     "world_query_aabb: allocator returned NULL");
 	}
-	qsort(w->query.hits, (size_t)n, sizeof(q_hit), cmp_by_shape);
+	if (n > 1) {
+		qsort(w->query.hits, (size_t)n, sizeof(q_hit), cmp_by_shape);
+	}
 	deliver_overlaps(w, n, fcn, context);
 	return F2D_OK;
 }
@@ -1211,7 +1213,9 @@ f2d_result f2d_world_cast_ray(f2d_world *w, f2d_vec2 origin, f2d_vec2 translatio
 			hits[m++] = h;
 		}
 	}
-	qsort(hits, (size_t)m, sizeof(q_hit), cmp_by_fraction);
+	if (m > 1) {
+		qsort(hits, (size_t)m, sizeof(q_hit), cmp_by_fraction);
+	}
 	deliver_casts(w, m, fcn, context);
 	return F2D_OK;
 }
@@ -1255,7 +1259,9 @@ f2d_result f2d_world_overlap_shape(f2d_world *w, const f2d_query_shape *shape, f
 			hits[m++].shape = si;
 		}
 	}
-	qsort(hits, (size_t)m, sizeof(q_hit), cmp_by_shape);
+	if (m > 1) {
+		qsort(hits, (size_t)m, sizeof(q_hit), cmp_by_shape);
+	}
 	deliver_overlaps(w, m, fcn, context);
 	return F2D_OK;
 }
@@ -1325,7 +1331,9 @@ f2d_result f2d_world_cast_shape(f2d_world *w, const f2d_query_shape *shape, f2d_
 		h.shape = si;
 		hits[m++] = h;
 	}
-	qsort(hits, (size_t)m, sizeof(q_hit), cmp_by_fraction);
+	if (m > 1) {
+		qsort(hits, (size_t)m, sizeof(q_hit), cmp_by_fraction);
+	}
 	deliver_casts(w, m, fcn, context);
 	return F2D_OK;
 }

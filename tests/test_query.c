@@ -133,9 +133,36 @@ static double sep(const dshape *a, const dshape *b, double t, double dx, double 
 	return best;
 }
 
+/* bounding circle of a shape */
+static void bound(const dshape *d, double *cx, double *cy, double *r)
+{
+	double x = 0, y = 0, m = 0;
+	for (int i = 0; i < d->count; ++i) {
+		x += d->x[i] / d->count;
+		y += d->y[i] / d->count;
+	}
+	for (int i = 0; i < d->count; ++i) {
+		double l = sqrt((d->x[i] - x) * (d->x[i] - x) + (d->y[i] - y) * (d->y[i] - y));
+		m = l > m ? l : m;
+	}
+	*cx = x;
+	*cy = y;
+	*r = m + d->r;
+}
+
 /* min of f on [0, 1] (ternary search; f convex) and the first t with f(t) <= c, or -1 */
 static double first_root(const dshape *a, const dshape *b, double dx, double dy, double c)
 {
+	/* quick answer: the bounding circles never come within 1 cm (then f > c for |c| <= 1 mm) */
+	double ax, ay, ar, bx, by, br;
+	bound(a, &ax, &ay, &ar);
+	bound(b, &bx, &by, &br);
+	double l2 = dx * dx + dy * dy, u = l2 > 0 ? ((bx - ax) * dx + (by - ay) * dy) / l2 : 0;
+	u = u < 0 ? 0 : (u > 1 ? 1 : u);
+	double qx = ax + u * dx - bx, qy = ay + u * dy - by;
+	if (sqrt(qx * qx + qy * qy) > ar + br + 1e-2) {
+		return -1;
+	}
 	if (sep(a, b, 0, dx, dy) <= c) {
 		return 0;
 	}
@@ -305,7 +332,7 @@ START_TEST(rays_match_brute_force_and_double_reference)
 		world_dshape(t, i, &ds[i]);
 	}
 	long compared = 0, skipped = 0, hits = 0;
-	for (int k = 0; k < 2000; ++k) {
+	for (int k = 0; k < 1200; ++k) {
 		f2d_vec2 o = f2d_v(rnd(-F2D_FIX(50), F2D_FIX(50)), rnd(-F2D_FIX(50), F2D_FIX(50)));
 		fix16_t len = k % 4 == 0 ? F2D_FIX(100) : F2D_FIX(10);
 		f2d_vec2 d = f2d_v(rnd(-len, len), rnd(-len, len));
@@ -382,7 +409,7 @@ START_TEST(rays_match_brute_force_and_double_reference)
 			ck_assert_int_eq(c.normal.y, hl->normal[0].y);
 		}
 	}
-	ck_assert_msg(hits > 2000 && skipped * 50 < compared, "compared %ld (hits %ld), skipped %ld",
+	ck_assert_msg(hits > 1500 && skipped * 50 < compared, "compared %ld (hits %ld), skipped %ld",
 	              compared, hits, skipped);
 	printf("rays: %ld ray-shape pairs compared with the double reference (%ld hits), %ld "
 	       "ambiguous skipped\n",
@@ -407,7 +434,7 @@ START_TEST(aabb_overlap_and_cast_match_references)
 		world_dshape(t, i, &ds[i]);
 	}
 	long ov_cmp = 0, ov_skip = 0, cast_cmp = 0, cast_skip = 0, cast_hits = 0, aabb_total = 0;
-	for (int k = 0; k < 1500; ++k) {
+	for (int k = 0; k < 1000; ++k) {
 		/* AABB: exactly the shapes whose tight AABB overlaps, by id */
 		f2d_aabb box;
 		box.lower = f2d_v(rnd(-F2D_FIX(35), F2D_FIX(35)), rnd(-F2D_FIX(35), F2D_FIX(35)));
@@ -507,7 +534,7 @@ START_TEST(aabb_overlap_and_cast_match_references)
 			}
 		}
 	}
-	ck_assert_msg(ov_skip * 50 < ov_cmp && cast_skip * 50 < cast_cmp && cast_hits > 500 &&
+	ck_assert_msg(ov_skip * 50 < ov_cmp && cast_skip * 50 < cast_cmp && cast_hits > 300 &&
 	                  aabb_total > 1000,
 	              "overlap %ld/%ld, cast %ld/%ld (%ld hits), aabb %ld", ov_cmp, ov_skip, cast_cmp,
 	              cast_skip, cast_hits, aabb_total);
