@@ -431,6 +431,7 @@ f2d_result f2d_body_set_transform(f2d_world *w, f2d_body_id id, f2d_vec2 positio
 	b->center = f2d_add(b->origin, f2d_rotate(b->q, b->local_center));
 	f2d_wake_body(w, id.index1 - 1);
 	w->contacts_stale = true; /* a static body moved: its pairs change */
+	w->query_epoch++;
 	return F2D_OK;
 }
 
@@ -641,6 +642,7 @@ static f2d_result create_shape(f2d_world *w, f2d_body_id body_id, const f2d_shap
 	f2d_wake_body(w, s->body);
 	w->shape_count++;
 	w->sweep_dirty = true;
+	w->query_epoch++;
 	out->index1 = id + 1;
 	out->generation = gen;
 	return F2D_OK;
@@ -732,6 +734,7 @@ f2d_result f2d_destroy_shape(f2d_world *w, f2d_shape_id id)
 	f2d_pool_free(w, &w->shape_ids, index);
 	w->shape_count--;
 	w->sweep_dirty = true;
+	w->query_epoch++;
 	if (b->alive) {
 		body_mass bm;
 		if (compute_body_mass(w, b, NULL, &bm) != F2D_OK) {

@@ -187,6 +187,34 @@ fix16_t f2d_shape_extent(const f2d_shape *s);
 /** False when the shape is too large for the 64-bit mass integrals (dynamic extent limit). */
 bool f2d_shape_mass(const f2d_shape *s, f2d_mass_data *md);
 
+/* ---- queries (query.c) ----
+ * A tree over the shapes' current AABBs (sorted on a Morton code of their centres, 4 to a node),
+ * built by the first query after query_epoch changed: a cache, never state, no part of the
+ * hash, of snapshots or of the step. query_epoch moves whenever a shape may have moved, come or
+ * gone outside a step too: f2d_world_step (unless nothing moves), f2d_body_set_transform, shape
+ * creation and destruction, snapshot restore and load. */
+typedef struct f2d_query_node {
+	fix16_t lx, ly, ux, uy;
+	int32_t first, count; /* children: items (leaves) or nodes of the level below */
+} f2d_query_node;
+
+typedef struct f2d_query_cache {
+	f2d_query_node *nodes; /* the leaves first, then each level, the root last */
+	int32_t node_capacity, node_count, leaf_count;
+	int32_t *items;  /* shape ids in leaf order */
+	f2d_aabb *boxes; /* their AABBs */
+	int32_t item_capacity, box_capacity, item_count;
+	uint64_t *keys; /* build scratch: 2 per shape */
+	int32_t key_capacity;
+	void *hits; /* one query's results (query.c's q_hit) */
+	int32_t hit_capacity;
+	uint64_t built_epoch;
+	bool built;
+	/* counters for tests: tree nodes and shapes (boxes) looked at, since the world was made */
+	uint64_t node_visits, shape_visits;
+} f2d_query_cache;
+void f2d_query_free(f2d_world *w);
+
 /* ---- the world ---- */
 struct f2d_world {
 	f2d_allocator allocator;
@@ -254,6 +282,8 @@ struct f2d_world {
 	int32_t last_out_of_range_body;
 	bool saturated; /* set by the solver when an impulse saturated in this step */
 	bool stopped_at_edge; /* set when a body was stopped at the world limit in this step */
+	f2d_query_cache query; /* queries (query.c): a cache */
+	uint64_t query_epoch;  /* moves when a shape may have moved (see f2d_query_cache) */
 	char error[160];
 };
 

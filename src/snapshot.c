@@ -699,6 +699,7 @@ f2d_result f2d_world_clone(const f2d_world *src, f2d_world **out)
 	c->pair_capacity = c->pair_count = 0;
 	c->island_parent = c->island_data = NULL;
 	c->contacts_stale = true;
+	memset(&c->query, 0, sizeof c->query); /* the clone builds its own query tree */
 	c->island_capacity = c->island_data_capacity = 0;
 	bool ok =
 	    dup_array(c, (void **)&c->bodies, src->bodies, src->body_capacity, sizeof(f2d_body)) &&

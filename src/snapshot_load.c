@@ -1157,5 +1157,6 @@ f2d_result f2d_snapshot_load_payload(f2d_world *w, const uint8_t *payload, size_
 		w->sweep_dirty = true;
 	}
 	w->contacts_stale = true; /* manifolds, AABBs and pairs are not in snapshots */
+	w->query_epoch++;
 	return F2D_OK;
 }

@@ -275,6 +275,7 @@ void f2d_destroy_world(f2d_world *w)
 	f2d_free(w, w->pairs, (size_t)w->pair_capacity * sizeof(uint64_t));
 	f2d_free(w, w->island_parent, (size_t)w->island_capacity * sizeof(int32_t));
 	f2d_free(w, w->island_data, (size_t)w->island_data_capacity * sizeof(int32_t));
+	f2d_query_free(w);
 	f2d_allocator al = w->allocator;
 	al.free(w, sizeof *w, al.context);
 }
@@ -523,6 +524,7 @@ static f2d_result step(f2d_world *w, f2d_phase_hashes *trace)
 	}
 	w->saturated = false;
 	w->stopped_at_edge = false;
+	w->query_epoch++; /* bodies may move: the query tree is out of date */
 	f2d_result r = f2d_joints_reserve(w) ? F2D_OK : F2D_ERROR_OUT_OF_MEMORY;
 	if (r == F2D_OK && w->def.enable_sleep) {
 		r = f2d_islands_prepare(w);

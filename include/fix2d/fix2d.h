@@ -233,6 +233,56 @@ fix16_t f2d_revolute_joint_get_angle(const f2d_world *world, f2d_joint_id joint)
 f2d_result f2d_joint_get_world_anchors(const f2d_world *world, f2d_joint_id joint, f2d_vec2 *a,
                                        f2d_vec2 *b);
 
+/* ---- Queries (src/query.c) ----
+ * Exact integer geometry on the shapes' current transforms (bodies asleep or not). Results come
+ * in a documented total order: overlaps (AABB, shape) by shape id; ray and shape casts by
+ * fraction (the exact parameter t rounded down to 2^-32), then by shape id. All results are
+ * computed before the first callback, which is then called in that order: a callback may run
+ * other queries, and what it changes in the world does not change the current query's results.
+ * A ray or cast whose start is inside (or on the surface of) a shape: a ray does not hit that
+ * shape (Box2D v3's rule); a shape cast reports it at fraction 0 with normal (0, 0) and point =
+ * the cast's start position. A zero translation: rays hit nothing, shape casts report only the
+ * shapes they overlap at the start. fraction: Q16.16, t rounded half up from its 2^-32 floor.
+ * Every function checks its arguments first and, on a bad argument, returns an error (with
+ * f2d_world_last_error) and changes nothing. A world must not be queried from two threads at
+ * once (the first query after a change builds a cache, a tree of the shapes' boxes). */
+f2d_query_filter f2d_default_query_filter(void); /**< category 1, mask all: sees every shape */
+/** Overlap callback: return true to go on, false to stop. */
+typedef bool f2d_overlap_fcn(f2d_shape_id shape, void *context);
+/** Cast callback, Box2D's b2CastResultFcn: return < 0 to ignore this hit and go on, 0 to stop,
+ *  f in (0, 1) to clip (later hits with fraction > f are not reported), >= 1 to go on. */
+typedef fix16_t f2d_cast_fcn(f2d_shape_id shape, f2d_vec2 point, f2d_vec2 normal,
+                             fix16_t fraction, void *context);
+/** Shapes whose current AABB (tight, not the step's fattened one) overlaps box (closed: touching
+ *  counts), by shape id. An inverted box (lower > upper on an axis): F2D_ERROR_INVALID_VALUE. */
+f2d_result f2d_world_query_aabb(f2d_world *world, f2d_aabb box, f2d_query_filter filter,
+                                f2d_overlap_fcn *fcn, void *context);
+/** The first shape the segment origin .. origin + translation hits (least fraction, then least
+ *  shape id); out->hit false when none. Both ends within F2D_QUERY_LIMIT. */
+f2d_result f2d_world_cast_ray_closest(f2d_world *world, f2d_vec2 origin, f2d_vec2 translation,
+                                      f2d_query_filter filter, f2d_ray_result *out);
+/** Every hit of the segment, one per shape, by fraction then shape id, to fcn. */
+f2d_result f2d_world_cast_ray(f2d_world *world, f2d_vec2 origin, f2d_vec2 translation,
+                              f2d_query_filter filter, f2d_cast_fcn *fcn, void *context);
+/** Shapes that overlap shape placed at xf (closed sets: touching counts), by shape id. xf.q must
+ *  be a unit (cos, sin) pair (within 1/64, as bodies), xf.p within F2D_QUERY_LIMIT. */
+f2d_result f2d_world_overlap_shape(f2d_world *world, const f2d_query_shape *shape,
+                                   f2d_transform xf, f2d_query_filter filter,
+                                   f2d_overlap_fcn *fcn, void *context);
+/** shape at xf swept along translation (no rotation): every shape it touches, at the fraction
+ *  of first contact (exact time of impact of the two convex sets, see src/query.c), by fraction
+ *  then shape id, with the contact point on the hit shape and its outward normal. */
+f2d_result f2d_world_cast_shape(f2d_world *world, const f2d_query_shape *shape, f2d_transform xf,
+                                f2d_vec2 translation, f2d_query_filter filter, f2d_cast_fcn *fcn,
+                                void *context);
+/** One shape against a ray (same rules as f2d_world_cast_ray_closest, no filter). */
+f2d_result f2d_shape_ray_cast(f2d_world *world, f2d_shape_id shape, f2d_vec2 origin,
+                              f2d_vec2 translation, f2d_ray_result *out);
+/** Whether point is in the shape (closed: the surface counts). */
+f2d_result f2d_shape_test_point(f2d_world *world, f2d_shape_id shape, f2d_vec2 point,
+                                bool *inside);
+/* ---- end of Queries ---- */
+
 #ifdef __cplusplus
 }
 #endif

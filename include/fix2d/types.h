@@ -192,6 +192,35 @@ typedef struct f2d_revolute_joint_def {
 	uint64_t user_data;
 } f2d_revolute_joint_def;
 
+/* ---- Queries (src/query.c; see fix2d.h "Queries") ---- */
+/** Points, ray ends and query-shape positions must lie within |x|, |y| <= F2D_QUERY_LIMIT
+ *  (16384 m: twice the body range, so a ray may start or end outside the world). */
+#define F2D_QUERY_LIMIT F2D_FIX(16384)
+
+/** Which shapes a query sees: a shape is seen when (its category & mask_bits) != 0 and (its
+ *  mask & category_bits) != 0, Box2D's b2QueryFilter rule. (Shapes have no filter of their own
+ *  yet: every shape counts as category 1, mask all.) */
+typedef struct f2d_query_filter {
+	uint64_t category_bits, mask_bits;
+} f2d_query_filter;
+
+/** The closest hit of a ray (f2d_world_cast_ray_closest, f2d_shape_ray_cast). */
+typedef struct f2d_ray_result {
+	f2d_shape_id shape; /**< null handle when there is no hit */
+	f2d_vec2 point;     /**< world, on the shape's surface */
+	f2d_vec2 normal;    /**< unit (to ~1e-4) outward normal of the shape at point */
+	fix16_t fraction;   /**< of the translation, Q16.16 in [0, 1] */
+	bool hit;
+} f2d_ray_result;
+
+/** A circle or polygon for f2d_world_overlap_shape / f2d_world_cast_shape, in its own frame
+ *  (placed by a transform). The polygon must come from f2d_make_polygon / f2d_make_box. */
+typedef struct f2d_query_shape {
+	f2d_shape_type type;
+	f2d_circle circle;   /**< when type == F2D_CIRCLE_SHAPE */
+	f2d_polygon polygon; /**< when type == F2D_POLYGON_SHAPE */
+} f2d_query_shape;
+
 /* ---- Per-world counters ---- */
 typedef struct f2d_world_stats {
 	uint64_t step_count;

@@ -6,6 +6,7 @@
  */
 #define _POSIX_C_SOURCE 200809L
 
+#include "core.h" /* the query tree's epoch, to time a rebuild */
 #include "fix2d/fix2d.h"
 #include "fix2d/scenes.h"
 #include "fix2d/snapshot.h"
@@ -77,6 +78,7 @@ typedef struct bench_options {
 	bool sleep; /* --sleep: worlds may sleep (default off, to compare with engines that cannot)
 	             */
 	bool scaling;
+	bool queries; /* --queries: the query line for every scene (rain1000 always) */
 } bench_options;
 
 /* --scaling: the broad phase's series, 1k to 10k boxes (ms per step should grow ~n log n) */
@@ -104,7 +106,8 @@ static void print_usage(FILE *out)
 {
 	fprintf(
 	    out,
-	    "usage: %s [SCENE...] [--steps N] [--runs R] [--warmup W] [--sleep] [--scaling]\n"
+	    "usage: %s [SCENE...] [--steps N] [--runs R] [--warmup W] [--sleep] [--scaling] "
+	    "[--queries]\n"
 	    "  SCENE       catalogue scenes (default: pyramid20 rain1000 chain50)\n"
 	    "  --steps N   timed steps per run, 1..%ld (default %ld; %ld for rain1000, %ld for "
 	    "large_*)\n"
@@ -114,6 +117,7 @@ static void print_usage(FILE *out)
 	    "  --scaling   also the broad phase's series: large_pyramid_1k, _2k, _4k, "
 	    "large_pyramid,\n"
 	    "              large_pyramid_10k (1k..10k boxes), then a summary\n"
+	    "  --queries   the query line for every scene (rain1000 always has it)\n"
 	    "output per scene:\n"
 	    "  scene <name> sleep <0|1> bodies <n> awake <n> steps <N> ms_per_step <ms> "
 	    "hash <16 hex> allocs_in_steps <count> kernel <avx512|scalar>\n"
@@ -123,6 +127,10 @@ static void print_usage(FILE *out)
 	    "rollback8_ms <ms> arbiter_bytes <n> portable_bytes <n> allocs_in_save_restore <n>\n"
 	    "    (in-process snapshot of the benchmarked world; bytes_per_body leaves out the\n"
 	    "    arbiters' share; rollback8 = restore + %d resimulated steps)\n"
+	    "  queries <name> shapes <n> rays_per_ms <x> ray_hit_pct <x> aabb_per_ms <x> "
+	    "shapes_per_aabb <x> tree_build_ms <ms>\n"
+	    "    (after 300 more steps: f2d_world_cast_ray_closest of random rays in the moving\n"
+	    "    bodies' bounds, f2d_world_query_aabb of random 2 m boxes, the tree's rebuild)\n"
 	    "with --scaling, per scene of the series and then for its two ends:\n"
 	    "  scaling <name> bodies <n> ms_per_step <ms> us_per_body <us>\n"
 	    "  scaling growth bodies x<ratio> ms_per_step x<ratio> (<first> to <last>)\n",
@@ -162,6 +170,7 @@ static int parse_options(int argc, char **argv, bench_options *opt)
 	opt->runs = DEFAULT_RUNS;
 	opt->warmup = DEFAULT_WARMUP;
 	opt->sleep = false;
+	opt->queries = false;
 	opt->scaling = false;
 	opt->scenes = malloc((size_t)(argc > 0 ? argc : 1) * sizeof *opt->scenes);
 	if (opt->scenes == NULL) {
@@ -184,6 +193,8 @@ static int parse_options(int argc, char **argv, bench_options *opt)
 			status = option_value(argc, argv, &i, 0, MAX_COUNT, &opt->warmup);
 		} else if (strcmp(arg, "--scaling") == 0) {
 			opt->scaling = true;
+		} else if (strcmp(arg, "--queries") == 0) {
+			opt->queries = true;
 		} else if (arg[0] == '-') {
 			status = usage_error("unknown option", arg);
 		} else if (f2d_scene_find(arg) < 0) {
@@ -415,6 +426,101 @@ static bool bench_snapshot(const char *scene, f2d_world *world, const alloc_coun
 	return true;
 }
 
+/* ---- queries ----
+ * On the world the timed run left, stepped 300 more steps to settle: random rays (origin in the
+ * shapes' bounds, translation up to half their size on each axis) with
+ * f2d_world_cast_ray_closest, random 2 m x 2 m boxes with f2d_world_query_aabb (counting), and
+ * the tree's rebuild (the first query after a step). Medians of batches. */
+#define QUERY_BATCHES 7
+#define QUERY_RAYS 2000
+
+static uint64_t bench_rng(uint64_t *s)
+{
+	uint64_t z = (*s += 0x9E3779B97F4A7C15ull);
+	z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+	z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+	return z ^ (z >> 31);
+}
+
+static fix16_t bench_between(uint64_t *s, fix16_t lo, fix16_t hi)
+{
+	return lo + (fix16_t)(bench_rng(s) % ((uint64_t)((int64_t)hi - lo) + 1));
+}
+
+static bool count_shape(f2d_shape_id shape, void *context)
+{
+	(void)shape;
+	++*(long *)context;
+	return true;
+}
+
+static bool bench_queries(const char *scene, f2d_world *world)
+{
+	for (int i = 0; i < 300; ++i) {
+		f2d_world_step(world);
+	}
+	f2d_world_stats st;
+	f2d_world_get_stats(world, &st);
+	f2d_body_id *ids = malloc((size_t)(st.body_count > 0 ? st.body_count : 1) * sizeof *ids);
+	if (ids == NULL) {
+		return false;
+	}
+	int32_t n = f2d_world_get_bodies(world, ids, st.body_count);
+	fix16_t lx = INT32_MAX, ly = INT32_MAX, ux = INT32_MIN, uy = INT32_MIN;
+	for (int32_t i = 0; i < n; ++i) { /* the dynamic bodies' bounds (the ground is huge) */
+		f2d_vec2 p = f2d_body_get_position(world, ids[i]);
+		if (f2d_body_get_type(world, ids[i]) == F2D_DYNAMIC_BODY) {
+			lx = p.x < lx ? p.x : lx;
+			ly = p.y < ly ? p.y : ly;
+			ux = p.x > ux ? p.x : ux;
+			uy = p.y > uy ? p.y : uy;
+		}
+	}
+	free(ids);
+	if (lx > ux) {
+		return true; /* nothing moves here */
+	}
+	f2d_query_filter all = f2d_default_query_filter();
+	fix16_t hx = (fix16_t)(((int64_t)ux - lx) / 2), hy = (fix16_t)(((int64_t)uy - ly) / 2);
+	double ray_ms[QUERY_BATCHES], box_ms[QUERY_BATCHES], build_ms[QUERY_BATCHES];
+	long hits = 0, found = 0;
+	for (int b = 0; b < QUERY_BATCHES; ++b) {
+		uint64_t seed = 42;
+		f2d_ray_result r;
+		double t0 = now_seconds();
+		for (int i = 0; i < QUERY_RAYS; ++i) {
+			f2d_vec2 o = {bench_between(&seed, lx, ux), bench_between(&seed, ly, uy)};
+			f2d_vec2 d = {bench_between(&seed, -hx, hx), bench_between(&seed, -hy, hy)};
+			f2d_world_cast_ray_closest(world, o, d, all, &r);
+			hits += r.hit;
+		}
+		double t1 = now_seconds();
+		seed = 43;
+		for (int i = 0; i < QUERY_RAYS; ++i) {
+			f2d_aabb box;
+			box.lower.x = bench_between(&seed, lx, ux);
+			box.lower.y = bench_between(&seed, ly, uy);
+			box.upper.x = box.lower.x + F2D_FIX(2);
+			box.upper.y = box.lower.y + F2D_FIX(2);
+			f2d_world_query_aabb(world, box, all, count_shape, &found);
+		}
+		double t2 = now_seconds();
+		world->query_epoch++; /* as a step that moved something would */
+		f2d_aabb none = {{0, 0}, {0, 0}};
+		f2d_world_query_aabb(world, none, all, count_shape, &found);
+		double t3 = now_seconds();
+		ray_ms[b] = QUERY_RAYS / ((t1 - t0) * 1000.0);
+		box_ms[b] = QUERY_RAYS / ((t2 - t1) * 1000.0);
+		build_ms[b] = (t3 - t2) * 1000.0;
+	}
+	printf("queries %s shapes %d rays_per_ms %.1f ray_hit_pct %.1f aabb_per_ms %.1f "
+	       "shapes_per_aabb %.2f tree_build_ms %.4f\n",
+	       scene, st.shape_count, median(ray_ms, QUERY_BATCHES),
+	       100.0 * (double)hits / (QUERY_BATCHES * QUERY_RAYS), median(box_ms, QUERY_BATCHES),
+	       (double)found / (QUERY_BATCHES * QUERY_RAYS), median(build_ms, QUERY_BATCHES));
+	return true;
+}
+
 /* ---- one scene ---- */
 
 static bool runs_agree(const char *scene, const run_result *runs, long count)
@@ -506,6 +612,9 @@ static int bench_scene(const char *scene, const bench_options *opt, double *ms_o
 	double pct = ms > 0.0 ? 100.0 * us / (ms * 1000.0) : 0.0;
 	printf("hash %s us_per_hash %.3f pct_of_step %.2f\n", scene, us, pct);
 	if (!bench_snapshot(scene, last, &counter)) {
+		goto done;
+	}
+	if ((opt->queries || strcmp(scene, "rain1000") == 0) && !bench_queries(scene, last)) {
 		goto done;
 	}
 	fflush(stdout);

@@ -1,0 +1,1397 @@
+/* fix2d queries: AABB overlap, ray casts, shape overlap and shape casts, per-shape ray cast and
+ * point test.
+ * SPDX-License-Identifier: MIT
+ *
+ * Geometry: one exact primitive. Every query is "where does the origin stand relative to the
+ * convex set M = B (+) -A", with B a world shape and A the query's own shape (a point for rays
+ * and point tests): A placed at xf overlaps B iff 0 is in M, and A swept by t*d touches B first
+ * at the least t >= 0 with t*d in M, a ray cast of the origin against M. Each shape is a convex
+ * "core" (a polygon's world vertices, or a circle's centre) plus a radius, so M is the convex
+ * polygon of the two cores' Minkowski difference (edges merged by angle, at most 16, or a point)
+ * rounded by rA + rB, taken as the union of
+ *   P    the core polygon (when it has 3 or more vertices),
+ *   R_i  for each edge i (vertices v, v + e): the points x with 0 <= (x - v).e <= e.e,
+ *        m.(x - v) >= 0 (m = (e.y, -e.x), the exact outward perpendicular) and
+ *        n.(x - v) <= R (n the edge's unit fix16 normal, R = rA + rB; only when R > 0),
+ *   D_j  the disc of radius R about each vertex (only when R > 0).
+ * A polygon of the world is the hull of its world vertices (f2d_xf_point of the local ones, the
+ * points the shape's AABB is made of); a circle is its centre's disc. Containment tests each
+ * piece; a cast clips the ray t*d against each piece's half-planes a.x <= b (a.d t <= b: exact
+ * rationals b / (a.d), compared by 128-bit cross products) or solves |t d - v|^2 = R^2 for a
+ * disc, t = (v.d - floor(sqrt((v.d)^2 - d.d (v.v - R^2)))) / d.d (128-bit, the root rounded
+ * down, so t is at or just past the exact time), and the least t over the pieces is the time
+ * of impact (ties: the first piece in the order P, R_0, D_0, R_1, D_1, ...; within a piece,
+ * the first half-plane). This is the exact time of impact of the two convex sets (up to the
+ * disc root and the fix16 rounding of the R_i's outer normals), with no iteration: no GJK, no
+ * conservative advancement.
+ * Magnitudes: ray and query positions within 2^30 (F2D_QUERY_LIMIT), world shapes within
+ * 8704 m (2^29.1), query shapes within 512 m of their position, so M's vertices are below 2^30.6
+ * and translations below 2^31 in absolute value; edges below 2^26 (1024 m), normals 2^16.
+ * Products a.d, a.v stay below 2^59; rational comparisons (up to 2^63 x 2^64) and the disc's
+ * discriminant (2^126) use the u128 helpers below (no __int128: tcc and gcc -m32 build this).
+ *
+ * Outputs: t32 = floor(t 2^32); fraction = (t32 + 2^15) >> 16 (Q16.16, half up); the point
+ * p + round(t32 d / 2^32) for rays, the contact point on the hit shape for shape casts; the
+ * normal: the hit edge's rotated unit normal (B's, or minus A's), or for a disc the direction
+ * from the vertex to the hit point (normalised in 64 bits from a 2^-24 m hit point).
+ *
+ * Broad phase: a static tree over the shapes' tight AABBs at their current transforms
+ * (f2d_shape_compute_aabb with no margin: the step's cached boxes are fattened and made before
+ * the bodies moved). Shapes sorted by (Morton code of the box centre, id), 4 to a leaf, 4 nodes
+ * to a parent. Built by the first query after w->query_epoch moved (a step that moves anything,
+ * a transform set, a shape made or destroyed, a snapshot restored or loaded), O(n) + a radix
+ * sort; the step never reads it. Only what each query returns, never its traversal order,
+ * depends on the tree: the results are sorted (overlaps by id, casts by (t32, id)) and the
+ * closest ray prunes a node only when its exact entry is past (best t32 + 1) / 2^32.
+ */
+#include "core.h"
+
+#include <stdlib.h>
+
+/* ---- the query filter: the one place that decides whether a query sees a shape ---- */
+
+f2d_query_filter f2d_default_query_filter(void)
+{
+	f2d_query_filter f = {1u, UINT64_MAX};
+	return f;
+}
+
+/* Box2D's rule, (shape category & query mask) and (shape mask & query category). Shapes have no
+ * filter yet: every shape is category 1, mask all. When shape filters come, they go here. */
+static inline bool query_sees(f2d_query_filter f, const f2d_shape *s)
+{
+	const uint64_t shape_category = 1u, shape_mask = UINT64_MAX;
+	(void)s;
+	return (shape_category & f.mask_bits) != 0 && (shape_mask & f.category_bits) != 0;
+}
+
+/* ---- 128-bit unsigned arithmetic from 32-bit limbs ---- */
+
+typedef struct u128 {
+	uint64_t hi, lo;
+} u128;
+
+static inline u128 mul_u64(uint64_t a, uint64_t b)
+{
+	uint64_t a0 = (uint32_t)a, a1 = a >> 32, b0 = (uint32_t)b, b1 = b >> 32;
+	uint64_t p00 = a0 * b0, p01 = a0 * b1, p10 = a1 * b0, p11 = a1 * b1;
+	uint64_t mid = (p00 >> 32) + (uint32_t)p01 + (uint32_t)p10;
+	u128 r;
+	r.lo = (mid << 32) | (uint32_t)p00;
+	r.hi = p11 + (p01 >> 32) + (p10 >> 32) + (mid >> 32);
+	return r;
+}
+
+static inline bool lt_u128(u128 a, u128 b)
+{
+	return a.hi < b.hi || (a.hi == b.hi && a.lo < b.lo);
+}
+
+static inline u128 sub_u128(u128 a, u128 b)
+{
+	u128 r;
+	r.lo = a.lo - b.lo;
+	r.hi = a.hi - b.hi - (a.lo < b.lo ? 1u : 0u);
+	return r;
+}
+
+static inline u128 add_u128(u128 a, u128 b)
+{
+	u128 r;
+	r.lo = a.lo + b.lo;
+	r.hi = a.hi + b.hi + (r.lo < a.lo ? 1u : 0u);
+	return r;
+}
+
+static inline u128 shr_u128(u128 a, unsigned k) /* 0 < k < 64 */
+{
+	u128 r;
+	r.lo = (a.lo >> k) | (a.hi << (64 - k));
+	r.hi = a.hi >> k;
+	return r;
+}
+
+/* floor(sqrt(n)), digit by digit (n < 2^126 here, so the root is below 2^63) */
+static uint64_t isqrt_u128(u128 n)
+{
+	u128 r = {0, 0}, bit = {(uint64_t)1 << 62, 0}; /* 4^63 */
+	while (lt_u128(n, bit)) {
+		bit = shr_u128(bit, 2);
+		if (bit.hi == 0 && bit.lo == 0) {
+			return 0;
+		}
+	}
+	while (bit.hi != 0 || bit.lo != 0) {
+		u128 rb = add_u128(r, bit);
+		if (!lt_u128(n, rb)) {
+			n = sub_u128(n, rb);
+			r = add_u128(shr_u128(r, 1), bit);
+		} else {
+			r = shr_u128(r, 1);
+		}
+		bit = shr_u128(bit, 2);
+	}
+	return r.lo;
+}
+
+/* ---- ray parameters as exact rationals n / d (d > 0, n >= 0) ---- */
+
+typedef struct q_rat {
+	uint64_t n, d;
+} q_rat;
+
+static inline bool rat_lt(q_rat a, q_rat b)
+{
+	return lt_u128(mul_u64(a.n, b.d), mul_u64(b.n, a.d));
+}
+
+/* floor(t 2^32) for t = n / d in [0, 1]: 32 steps of long division (the remainder stays below
+ * d < 2^64; its doubling may carry out of 64 bits). */
+static uint64_t rat_t32(q_rat t)
+{
+	if (t.n >= t.d) {
+		return (uint64_t)1 << 32;
+	}
+	uint64_t q = 0, r = t.n;
+	for (int i = 0; i < 32; ++i) {
+		bool carry = (r >> 63) != 0;
+		r <<= 1;
+		q <<= 1;
+		if (carry || r >= t.d) {
+			r -= t.d;
+			q |= 1u;
+		}
+	}
+	return q;
+}
+
+/* round(v t32 / 2^shift), |v| <= 2^31, t32 <= 2^32, shift in {24, 32}: |v| t32 + 2^31 < 2^64 */
+static inline int64_t scale_t32(int64_t v, uint64_t t32, unsigned shift)
+{
+	uint64_t m = (uint64_t)(v < 0 ? -v : v) * t32;
+	int64_t r = (int64_t)((m + ((uint64_t)1 << (shift - 1))) >> shift);
+	return v < 0 ? -r : r;
+}
+
+/* ---- convex cores and their Minkowski difference ---- */
+
+#define Q_MAX_CORE F2D_MAX_POLYGON_VERTICES
+#define Q_MAX_M (2 * F2D_MAX_POLYGON_VERTICES)
+
+typedef struct q_core {
+	int64_t x[Q_MAX_CORE], y[Q_MAX_CORE];
+	fix16_t nx[Q_MAX_CORE], ny[Q_MAX_CORE]; /* unit outward normal of edge i -> i + 1 */
+	int32_t count;                          /* 1: a circle's centre (or a ray's origin) */
+	int64_t radius;
+} q_core;
+
+typedef struct q_mink {
+	int64_t x[Q_MAX_M], y[Q_MAX_M];
+	fix16_t nx[Q_MAX_M], ny[Q_MAX_M];
+	int8_t ib[Q_MAX_M], ia[Q_MAX_M]; /* vertex k = B[ib[k]] - A[ia[k]] */
+	bool from_a[Q_MAX_M];            /* edge k -> k + 1 is minus A's edge ia[k], else B's ib[k] */
+	int32_t count;
+	int64_t radius;
+} q_mink;
+
+static void core_of_polygon(const f2d_polygon *p, f2d_transform xf, q_core *c)
+{
+	c->count = p->count;
+	c->radius = 0;
+	for (int32_t i = 0; i < p->count; ++i) {
+		f2d_vec2 v = f2d_xf_point(xf, p->vertices[i]); /* as f2d_shape_compute_aabb */
+		f2d_vec2 n = f2d_rotate(xf.q, p->normals[i]);
+		c->x[i] = v.x;
+		c->y[i] = v.y;
+		c->nx[i] = n.x;
+		c->ny[i] = n.y;
+	}
+}
+
+static void core_of_circle(const f2d_circle *circle, f2d_transform xf, q_core *c)
+{
+	f2d_vec2 v = f2d_xf_point(xf, circle->center);
+	c->count = 1;
+	c->x[0] = v.x;
+	c->y[0] = v.y;
+	c->nx[0] = c->ny[0] = 0;
+	c->radius = circle->radius;
+}
+
+static void core_of_shape(const f2d_world *w, const f2d_shape *s, q_core *c)
+{
+	f2d_transform xf = f2d_body_xf(&w->bodies[s->body]);
+	if (s->type == F2D_CIRCLE_SHAPE) {
+		core_of_circle(&s->circle, xf, c);
+	} else {
+		core_of_polygon(&s->polygon, xf, c);
+	}
+}
+
+static void core_of_point(int64_t x, int64_t y, q_core *c)
+{
+	c->count = 1;
+	c->x[0] = x;
+	c->y[0] = y;
+	c->nx[0] = c->ny[0] = 0;
+	c->radius = 0;
+}
+
+/* The least vertex in (y, x) order of sign * core. */
+static int32_t lowest(const q_core *c, int64_t sign)
+{
+	int32_t best = 0;
+	for (int32_t i = 1; i < c->count; ++i) {
+		int64_t y = sign * c->y[i], x = sign * c->x[i];
+		int64_t by = sign * c->y[best], bx = sign * c->x[best];
+		if (y < by || (y == by && x < bx)) {
+			best = i;
+		}
+	}
+	return best;
+}
+
+/* Whether edge vector u comes no later than v in polar angle order [0, 2 pi). */
+static inline bool angle_le(int64_t ux, int64_t uy, int64_t vx, int64_t vy)
+{
+	int hu = (uy > 0 || (uy == 0 && ux > 0)) ? 0 : 1;
+	int hv = (vy > 0 || (vy == 0 && vx > 0)) ? 0 : 1;
+	if (hu != hv) {
+		return hu < hv;
+	}
+	return ux * vy - uy * vx >= 0; /* edges below 2^27: products below 2^54 */
+}
+
+/* M = B (+) -A: both cores' edges merged by angle from the sum of their lowest vertices (each
+ * convex polygon's edges, from its lowest vertex, turn once around in angle order). */
+static void minkowski(const q_core *b, const q_core *a, q_mink *m)
+{
+	int32_t nb = b->count, na = a->count;
+	int32_t sb = lowest(b, 1), sa = lowest(a, -1);
+	int32_t eb = nb > 1 ? nb : 0, ea = na > 1 ? na : 0;
+	int32_t i = 0, j = 0, k = 0;
+	m->radius = a->radius + b->radius;
+	do {
+		int32_t bi = (sb + i) % nb, ai = (sa + j) % na;
+		m->x[k] = b->x[bi] - a->x[ai];
+		m->y[k] = b->y[bi] - a->y[ai];
+		m->ib[k] = (int8_t)bi;
+		m->ia[k] = (int8_t)ai;
+		if (i == eb && j == ea) {
+			break; /* two points: M is one vertex */
+		}
+		bool take_b;
+		if (i == eb) {
+			take_b = false;
+		} else if (j == ea) {
+			take_b = true;
+		} else {
+			int32_t bn = (bi + 1) % nb, an = (ai + 1) % na;
+			take_b = angle_le(b->x[bn] - b->x[bi], b->y[bn] - b->y[bi], a->x[ai] - a->x[an],
+			                  a->y[ai] - a->y[an]);
+		}
+		if (take_b) {
+			m->nx[k] = b->nx[bi];
+			m->ny[k] = b->ny[bi];
+			m->from_a[k] = false;
+			++i;
+		} else {
+			m->nx[k] = -a->nx[ai];
+			m->ny[k] = -a->ny[ai];
+			m->from_a[k] = true;
+			++j;
+		}
+		++k;
+	} while (i < eb || j < ea);
+	m->count = k > 0 ? k : 1;
+}
+
+/* ---- the origin against M ---- */
+
+typedef struct q_clip {
+	q_rat lo, hi;
+	int32_t enter; /* half-plane that set lo, -1: none (lo = 0) */
+} q_clip;
+
+/* Half-plane a.x <= b along x = t d (den = a.d): false when it leaves nothing of [lo, hi]
+ * (checked at the end for bounds). */
+static inline bool clip(q_clip *c, int64_t den, int64_t b, int32_t idx)
+{
+	if (den == 0) {
+		return b >= 0;
+	}
+	if (den < 0) {
+		if (b < 0) {
+			q_rat t = {(uint64_t)-b, (uint64_t)-den};
+			if (rat_lt(c->lo, t)) {
+				c->lo = t;
+				c->enter = idx;
+			}
+		}
+		return true;
+	}
+	if (b < 0) {
+		return false;
+	}
+	q_rat t = {(uint64_t)b, (uint64_t)den};
+	if (rat_lt(t, c->hi)) {
+		c->hi = t;
+	}
+	return true;
+}
+
+enum { Q_MISS = 0, Q_HIT = 1, Q_INSIDE = 2 };
+enum { F_EDGE = 0, F_VERTEX = 1 };
+
+typedef struct q_toi {
+	q_rat t;
+	int32_t kind, index; /* F_EDGE: edge index; F_VERTEX: vertex index */
+} q_toi;
+
+static inline int32_t next_k(const q_mink *m, int32_t k)
+{
+	return k + 1 == m->count ? 0 : k + 1;
+}
+
+/* The core polygon P (count >= 3): its edges' half-planes m.x <= m.v. */
+static int32_t cast_polygon(const q_mink *m, int64_t dx, int64_t dy, q_rat hi, q_toi *out)
+{
+	q_clip c = {{0, 1}, hi, -1};
+	for (int32_t k = 0; k < m->count; ++k) {
+		int32_t k1 = next_k(m, k);
+		int64_t ex = m->x[k1] - m->x[k], ey = m->y[k1] - m->y[k];
+		/* m = (ey, -ex): m.d t <= m.v */
+		if (!clip(&c, ey * dx - ex * dy, ey * m->x[k] - ex * m->y[k], k)) {
+			return Q_MISS;
+		}
+	}
+	if (rat_lt(c.hi, c.lo)) {
+		return Q_MISS;
+	}
+	if (c.enter < 0) {
+		return Q_INSIDE;
+	}
+	out->t = c.lo;
+	out->kind = F_EDGE;
+	out->index = c.enter;
+	return Q_HIT;
+}
+
+/* R_k: outer side (n.x <= n.v + R 2^16), ends at v (-e.x <= -e.v) and v + e (e.x <= e.v + e.e),
+ * inner side (-m.x <= -m.v), in that order. */
+static int32_t cast_rect(const q_mink *m, int32_t k, int64_t dx, int64_t dy, q_rat hi, q_toi *out)
+{
+	int32_t k1 = next_k(m, k);
+	int64_t vx = m->x[k], vy = m->y[k];
+	int64_t ex = m->x[k1] - vx, ey = m->y[k1] - vy;
+	int64_t nx = m->nx[k], ny = m->ny[k];
+	int64_t ev = ex * vx + ey * vy;
+	q_clip c = {{0, 1}, hi, -1};
+	if (!clip(&c, nx * dx + ny * dy, nx * vx + ny * vy + m->radius * 65536, 0) ||
+	    !clip(&c, -(ex * dx + ey * dy), -ev, 1) ||
+	    !clip(&c, ex * dx + ey * dy, ev + ex * ex + ey * ey, 2) ||
+	    !clip(&c, -(ey * dx - ex * dy), -(ey * vx - ex * vy), 3)) {
+		return Q_MISS;
+	}
+	if (rat_lt(c.hi, c.lo)) {
+		return Q_MISS;
+	}
+	if (c.enter < 0) {
+		return Q_INSIDE;
+	}
+	out->t = c.lo;
+	if (c.enter == 1 || c.enter == 2) {
+		out->kind = F_VERTEX;
+		out->index = c.enter == 1 ? k : k1;
+	} else {
+		out->kind = F_EDGE;
+		out->index = k;
+	}
+	return Q_HIT;
+}
+
+/* D_k: |t d - v|^2 <= R^2. With b = v.d, a = d.d, c = v.v - R^2 > 0 (outside), the first root
+ * is (b - sqrt(b^2 - a c)) / a, real when a c <= b^2, ahead when b > 0. */
+static int32_t cast_disc(const q_mink *m, int32_t k, int64_t dx, int64_t dy, q_rat hi, q_toi *out)
+{
+	int64_t vx = m->x[k], vy = m->y[k];
+	uint64_t vv = (uint64_t)(vx * vx) + (uint64_t)(vy * vy); /* < 2^62.3 */
+	uint64_t rr = (uint64_t)(m->radius * m->radius);
+	if (vv <= rr) {
+		return Q_INSIDE;
+	}
+	int64_t b = vx * dx + vy * dy; /* |.| < 2^62.6 */
+	if (b <= 0) {
+		return Q_MISS;
+	}
+	uint64_t a = (uint64_t)(dx * dx) + (uint64_t)(dy * dy); /* <= 2^63 */
+	u128 bb = mul_u64((uint64_t)b, (uint64_t)b), ac = mul_u64(a, vv - rr);
+	if (lt_u128(bb, ac)) {
+		return Q_MISS;
+	}
+	uint64_t s = isqrt_u128(sub_u128(bb, ac)); /* s < b: c > 0 */
+	q_rat t = {(uint64_t)b - s, a};
+	if (rat_lt(hi, t)) {
+		return Q_MISS;
+	}
+	out->t = t;
+	out->kind = F_VERTEX;
+	out->index = k;
+	return Q_HIT;
+}
+
+/* The origin is in M (closed). */
+static bool mink_contains_origin(const q_mink *m)
+{
+	q_toi unused;
+	q_rat one = {1, 1};
+	if (m->count >= 3 && cast_polygon(m, 0, 0, one, &unused) == Q_INSIDE) {
+		return true;
+	}
+	if (m->radius == 0) {
+		return false;
+	}
+	for (int32_t k = 0; k < m->count; ++k) {
+		if (cast_disc(m, k, 0, 0, one, &unused) == Q_INSIDE ||
+		    (m->count >= 3 && cast_rect(m, k, 0, 0, one, &unused) == Q_INSIDE)) {
+			return true;
+		}
+	}
+	return false;
+}
+
+/* The ray t d, t in [0, hi], against M: Q_INSIDE (the origin is in M), Q_HIT (first entry in
+ * *out) or Q_MISS. */
+static int32_t mink_cast(const q_mink *m, int64_t dx, int64_t dy, q_rat hi, q_toi *out)
+{
+	if (mink_contains_origin(m)) {
+		return Q_INSIDE;
+	}
+	if (m->radius == 0) {
+		return m->count >= 3 ? cast_polygon(m, dx, dy, hi, out) : Q_MISS;
+	}
+	int32_t found = Q_MISS;
+	q_toi best = {{0, 1}, 0, 0}, t;
+	for (int32_t k = 0; k < m->count; ++k) {
+		if (m->count >= 3 && cast_rect(m, k, dx, dy, hi, &t) == Q_HIT &&
+		    (found == Q_MISS || rat_lt(t.t, best.t))) {
+			best = t;
+			found = Q_HIT;
+		}
+		if (cast_disc(m, k, dx, dy, hi, &t) == Q_HIT &&
+		    (found == Q_MISS || rat_lt(t.t, best.t))) {
+			best = t;
+			found = Q_HIT;
+		}
+	}
+	*out = best;
+	return found;
+}
+
+/* ---- hits ---- */
+
+typedef struct q_hit {
+	uint64_t t32;
+	int32_t shape;
+	f2d_shape_id id; /* set before the callbacks */
+	fix16_t fraction;
+	f2d_vec2 point, normal;
+} q_hit;
+
+static inline fix16_t clamp32(int64_t v)
+{
+	return v > INT32_MAX ? INT32_MAX : (v < INT32_MIN ? INT32_MIN : (fix16_t)v);
+}
+
+/* Unit fix16 vector along (x, y) != 0 (any magnitude below 2^62). */
+static f2d_vec2 unit64(int64_t x, int64_t y)
+{
+	while (x > ((int64_t)1 << 30) || x < -((int64_t)1 << 30) || y > ((int64_t)1 << 30) ||
+	       y < -((int64_t)1 << 30)) {
+		x /= 2; /* toward zero, symmetric in sign */
+		y /= 2;
+	}
+	uint64_t len = f2d_isqrt64_round((uint64_t)(x * x + y * y));
+	if (len == 0) {
+		return f2d_v(0, 0);
+	}
+	return f2d_v(f2d_div_exact(x, (int64_t)len), f2d_div_exact(y, (int64_t)len)); /* x 2^16 / len */
+}
+
+/* The hit's fraction, normal and contact point on B (world) from the time of impact. A swept
+ * by t d touches B at: an edge of B (A's vertex ia + t d - rA n), an edge of A or a disc
+ * (B's vertex ib + rB n). */
+static void make_hit(const q_mink *m, const q_core *b, const q_core *a, int64_t dx, int64_t dy,
+                     const q_toi *toi, q_hit *h)
+{
+	uint64_t t32 = rat_t32(toi->t);
+	h->t32 = t32;
+	h->fraction = (fix16_t)((t32 + 0x8000u) >> 16);
+	int32_t k = toi->index;
+	f2d_vec2 n;
+	if (toi->kind == F_EDGE) {
+		n = f2d_v(m->nx[k], m->ny[k]);
+	} else {
+		/* hit point - vertex k, in 2^-24 m */
+		n = unit64(scale_t32(dx, t32, 24) - m->x[k] * 256, scale_t32(dy, t32, 24) - m->y[k] * 256);
+	}
+	h->normal = n;
+	int64_t px, py;
+	if (toi->kind == F_EDGE && !m->from_a[k]) {
+		int32_t ai = m->ia[k];
+		px = a->x[ai] + scale_t32(dx, t32, 32) - f2d_round16(a->radius * n.x);
+		py = a->y[ai] + scale_t32(dy, t32, 32) - f2d_round16(a->radius * n.y);
+	} else {
+		int32_t bi = m->ib[k];
+		px = b->x[bi] + f2d_round16(b->radius * n.x);
+		py = b->y[bi] + f2d_round16(b->radius * n.y);
+	}
+	h->point = f2d_v(clamp32(px), clamp32(py));
+}
+
+/* ---- the tree ---- */
+
+#define Q_BRANCH 4
+#define Q_STACK 128
+
+static inline uint32_t spread16(uint32_t v)
+{
+	v &= 0xFFFFu;
+	v = (v | (v << 8)) & 0x00FF00FFu;
+	v = (v | (v << 4)) & 0x0F0F0F0Fu;
+	v = (v | (v << 2)) & 0x33333333u;
+	v = (v | (v << 1)) & 0x55555555u;
+	return v;
+}
+
+static unsigned shift_for(uint64_t range) /* range >> shift < 2^16 */
+{
+	unsigned s = 0;
+	while ((range >> s) >= 65536u) {
+		++s;
+	}
+	return s;
+}
+
+/* Stable LSD radix sort on 8-bit digits (passes whose digit is the same for all keys are
+ * skipped); returns where the result is. */
+static uint64_t *radix64(uint64_t *keys, uint64_t *tmp, int32_t n)
+{
+	uint64_t *src = keys, *dst = tmp;
+	for (unsigned shift = 0; shift < 64; shift += 8) {
+		int32_t count[256] = {0};
+		for (int32_t i = 0; i < n; ++i) {
+			++count[(src[i] >> shift) & 255u];
+		}
+		if (count[(src[0] >> shift) & 255u] == n) {
+			continue;
+		}
+		int32_t pos = 0;
+		for (int32_t d = 0; d < 256; ++d) {
+			int32_t c = count[d];
+			count[d] = pos;
+			pos += c;
+		}
+		for (int32_t i = 0; i < n; ++i) {
+			dst[count[(src[i] >> shift) & 255u]++] = src[i];
+		}
+		uint64_t *t = src;
+		src = dst;
+		dst = t;
+	}
+	return src;
+}
+
+static f2d_result build_tree(f2d_world *w)
+{
+	f2d_query_cache *q = &w->query;
+	q->built = false;
+	int32_t n = w->shape_count;
+	int32_t n1 = n > 0 ? n : 1;
+	/* nodes: ceil(n/4) + ceil(n/16) + ... < n/3 + one per level (at most 11 levels) */
+	if (!f2d_grow(w, (void **)&q->items, &q->item_capacity, 2 * n1, sizeof(int32_t)) ||
+	    !f2d_grow(w, (void **)&q->boxes, &q->box_capacity, 2 * n1, sizeof(f2d_aabb)) ||
+	    !f2d_grow(w, (void **)&q->keys, &q->key_capacity, 2 * n1, sizeof(uint64_t)) ||
+	    !f2d_grow(w, (void **)&q->nodes, &q->node_capacity, n / 3 + 32,
+	              sizeof(f2d_query_node))) {
+		return F2D_ERROR_OUT_OF_MEMORY;
+	}
+	/* boxes and ids in id order (rank k) in the second halves, centre bounds */
+	int32_t *ids = q->items + n1;
+	f2d_aabb *boxes = q->boxes + n1;
+	int64_t min_x = INT64_MAX, min_y = INT64_MAX, max_x = INT64_MIN, max_y = INT64_MIN;
+	int32_t k = 0;
+	for (int32_t i = 0; i < w->shape_ids.next && k < n; ++i) {
+		const f2d_shape *s = &w->shapes[i];
+		if (!s->alive) {
+			continue;
+		}
+		f2d_aabb b = f2d_shape_compute_aabb(s, f2d_body_xf(&w->bodies[s->body]), 0);
+		ids[k] = i;
+		boxes[k] = b;
+		int64_t cx = (int64_t)b.lower.x + b.upper.x, cy = (int64_t)b.lower.y + b.upper.y;
+		min_x = cx < min_x ? cx : min_x;
+		max_x = cx > max_x ? cx : max_x;
+		min_y = cy < min_y ? cy : min_y;
+		max_y = cy > max_y ? cy : max_y;
+		++k;
+	}
+	n = k;
+	q->item_count = n;
+	q->node_count = q->leaf_count = 0;
+	if (n == 0) {
+		q->built = true;
+		q->built_epoch = w->query_epoch;
+		return F2D_OK;
+	}
+	/* (Morton code of the centre, rank) -> leaf order; rank order is id order */
+	unsigned sx = shift_for((uint64_t)(max_x - min_x)), sy = shift_for((uint64_t)(max_y - min_y));
+	for (int32_t r = 0; r < n; ++r) {
+		const f2d_aabb *b = &boxes[r];
+		uint32_t qx = (uint32_t)((uint64_t)((int64_t)b->lower.x + b->upper.x - min_x) >> sx);
+		uint32_t qy = (uint32_t)((uint64_t)((int64_t)b->lower.y + b->upper.y - min_y) >> sy);
+		uint64_t code = spread16(qx) | (spread16(qy) << 1);
+		q->keys[r] = (code << 32) | (uint32_t)r;
+	}
+	const uint64_t *sorted = radix64(q->keys, q->keys + n1, n);
+	for (int32_t i = 0; i < n; ++i) {
+		uint32_t r = (uint32_t)sorted[i];
+		q->items[i] = ids[r];
+		q->boxes[i] = boxes[r];
+	}
+	/* leaves, then levels of Q_BRANCH children each */
+	f2d_query_node *nodes = q->nodes;
+	int32_t count = 0;
+	for (int32_t i = 0; i < n; i += Q_BRANCH) {
+		f2d_query_node *nd = &nodes[count++];
+		nd->first = i;
+		nd->count = n - i < Q_BRANCH ? n - i : Q_BRANCH;
+		nd->lx = nd->ly = INT32_MAX;
+		nd->ux = nd->uy = INT32_MIN;
+		for (int32_t j = i; j < i + nd->count; ++j) {
+			const f2d_aabb *b = &q->boxes[j];
+			nd->lx = f2d_min(nd->lx, b->lower.x);
+			nd->ly = f2d_min(nd->ly, b->lower.y);
+			nd->ux = f2d_max(nd->ux, b->upper.x);
+			nd->uy = f2d_max(nd->uy, b->upper.y);
+		}
+	}
+	q->leaf_count = count;
+	int32_t level_start = 0, level_end = count;
+	while (level_end - level_start > 1) {
+		for (int32_t i = level_start; i < level_end; i += Q_BRANCH) {
+			f2d_query_node *nd = &nodes[count++];
+			nd->first = i;
+			nd->count = level_end - i < Q_BRANCH ? level_end - i : Q_BRANCH;
+			nd->lx = nd->ly = INT32_MAX;
+			nd->ux = nd->uy = INT32_MIN;
+			for (int32_t j = i; j < i + nd->count; ++j) {
+				nd->lx = f2d_min(nd->lx, nodes[j].lx);
+				nd->ly = f2d_min(nd->ly, nodes[j].ly);
+				nd->ux = f2d_max(nd->ux, nodes[j].ux);
+				nd->uy = f2d_max(nd->uy, nodes[j].uy);
+			}
+		}
+		level_start = level_end;
+		level_end = count;
+	}
+	q->node_count = count;
+	q->built = true;
+	q->built_epoch = w->query_epoch;
+	return F2D_OK;
+}
+
+static f2d_result ensure_tree(f2d_world *w, const char *what)
+{
+	if (w->query.built && w->query.built_epoch == w->query_epoch) {
+		return F2D_OK;
+	}
+	if (build_tree(w) != F2D_OK) {
+		return f2d_set_error(w, F2D_ERROR_OUT_OF_MEMORY, "%s: allocator returned NULL", what);
+	}
+	return F2D_OK;
+}
+
+void f2d_query_free(f2d_world *w)
+{
+	f2d_query_cache *q = &w->query;
+	f2d_free(w, q->nodes, (size_t)q->node_capacity * sizeof(f2d_query_node));
+	f2d_free(w, q->items, (size_t)q->item_capacity * sizeof(int32_t));
+	f2d_free(w, q->boxes, (size_t)q->box_capacity * sizeof(f2d_aabb));
+	f2d_free(w, q->keys, (size_t)q->key_capacity * sizeof(uint64_t));
+	f2d_free(w, q->hits, (size_t)q->hit_capacity * sizeof(q_hit));
+	memset(q, 0, sizeof *q);
+}
+
+/* ---- traversal ---- */
+
+static inline bool box_overlap(fix16_t lx, fix16_t ly, fix16_t ux, fix16_t uy, const f2d_aabb *b)
+{
+	return lx <= b->upper.x && b->lower.x <= ux && ly <= b->upper.y && b->lower.y <= uy;
+}
+
+/* n / d compares for the boxes: numerators below 2^32.2, denominators below 2^32 + 1, so the
+ * cross products fit 64 bits. */
+static inline bool rat_lt64(q_rat a, q_rat b)
+{
+	return a.n * b.d < b.n * a.d;
+}
+
+static inline bool slab(int64_t den, int64_t b, q_rat *lo, q_rat *hi)
+{
+	if (den == 0) {
+		return b >= 0;
+	}
+	if (den < 0) {
+		if (b < 0) {
+			q_rat t = {(uint64_t)-b, (uint64_t)-den};
+			if (rat_lt64(*lo, t)) {
+				*lo = t;
+			}
+		}
+		return true;
+	}
+	if (b < 0) {
+		return false;
+	}
+	q_rat t = {(uint64_t)b, (uint64_t)den};
+	if (rat_lt64(t, *hi)) {
+		*hi = t;
+	}
+	return true;
+}
+
+/* A query segment o + t d, t in [0, hi], against closed boxes grown by (gx, gy) below. */
+typedef struct q_seg {
+	int64_t ox, oy, dx, dy, gx, gy;
+} q_seg;
+
+static bool seg_box(const q_seg *s, int64_t lx, int64_t ly, int64_t ux, int64_t uy, q_rat hi,
+                    q_rat *entry)
+{
+	q_rat lo = {0, 1};
+	lx -= s->gx;
+	ly -= s->gy;
+	if (!slab(s->dx, ux - s->ox, &lo, &hi) || !slab(-s->dx, s->ox - lx, &lo, &hi) ||
+	    !slab(s->dy, uy - s->oy, &lo, &hi) || !slab(-s->dy, s->oy - ly, &lo, &hi) ||
+	    rat_lt64(hi, lo)) {
+		return false;
+	}
+	*entry = lo;
+	return true;
+}
+
+static bool reserve_hits(f2d_world *w, int32_t need)
+{
+	return need <= w->query.hit_capacity ||
+	       f2d_grow(w, &w->query.hits, &w->query.hit_capacity, need, sizeof(q_hit));
+}
+
+/* Candidates into hits[0, *count) (shape ids only): the shapes seen by filter whose box
+ * overlaps the box (mode 0) or meets the segment (mode 1). */
+static bool collect(f2d_world *w, int mode, const f2d_aabb *box, const q_seg *seg,
+                    f2d_query_filter filter, int32_t *count)
+{
+	f2d_query_cache *q = &w->query;
+	int32_t n = 0, stack[Q_STACK], sp = 0;
+	q_rat one = {1, 1}, entry;
+	if (q->node_count > 0) {
+		stack[sp++] = q->node_count - 1;
+	}
+	while (sp > 0) {
+		int32_t k = stack[--sp];
+		const f2d_query_node *nd = &q->nodes[k];
+		q->node_visits++;
+		if (mode == 0 ? !(nd->lx <= box->upper.x && box->lower.x <= nd->ux &&
+		                  nd->ly <= box->upper.y && box->lower.y <= nd->uy)
+		              : !seg_box(seg, nd->lx, nd->ly, nd->ux, nd->uy, one, &entry)) {
+			continue;
+		}
+		if (k >= q->leaf_count) {
+			for (int32_t c = nd->first; c < nd->first + nd->count; ++c) {
+				stack[sp++] = c;
+			}
+			continue;
+		}
+		for (int32_t i = nd->first; i < nd->first + nd->count; ++i) {
+			const f2d_aabb *b = &q->boxes[i];
+			q->shape_visits++;
+			if (mode == 0 ? !box_overlap(box->lower.x, box->lower.y, box->upper.x,
+			                             box->upper.y, b)
+			              : !seg_box(seg, b->lower.x, b->lower.y, b->upper.x, b->upper.y, one,
+			                         &entry)) {
+				continue;
+			}
+			if (!query_sees(filter, &w->shapes[q->items[i]])) {
+				continue;
+			}
+			if (!reserve_hits(w, n + 1)) {
+				return false;
+			}
+			((q_hit *)q->hits)[n++].shape = q->items[i];
+		}
+	}
+	*count = n;
+	return true;
+}
+
+static int cmp_by_shape(const void *a, const void *b)
+{
+	int32_t x = ((const q_hit *)a)->shape, y = ((const q_hit *)b)->shape;
+	return (x > y) - (x < y);
+}
+
+static int cmp_by_fraction(const void *a, const void *b)
+{
+	const q_hit *x = a, *y = b;
+	if (x->t32 != y->t32) {
+		return x->t32 < y->t32 ? -1 : 1;
+	}
+	return (x->shape > y->shape) - (x->shape < y->shape);
+}
+
+static inline f2d_shape_id shape_handle(const f2d_world *w, int32_t i)
+{
+	f2d_shape_id id = {i + 1, w->shapes[i].generation};
+	return id;
+}
+
+/* Results are handed to callbacks from a buffer the query takes from the cache, so that a
+ * callback may run queries (they make their own buffer) or change the world. */
+typedef struct q_taken {
+	q_hit *hits;
+	int32_t capacity;
+} q_taken;
+
+static q_taken take_hits(f2d_world *w)
+{
+	q_taken t = {(q_hit *)w->query.hits, w->query.hit_capacity};
+	w->query.hits = NULL;
+	w->query.hit_capacity = 0;
+	return t;
+}
+
+static void give_back_hits(f2d_world *w, q_taken t)
+{
+	if (w->query.hits == NULL) {
+		w->query.hits = t.hits;
+		w->query.hit_capacity = t.capacity;
+	} else {
+		f2d_free(w, t.hits, (size_t)t.capacity * sizeof(q_hit));
+	}
+}
+
+static void deliver_overlaps(f2d_world *w, int32_t n, f2d_overlap_fcn *fcn, void *context)
+{
+	for (int32_t i = 0; i < n; ++i) {
+		((q_hit *)w->query.hits)[i].id = shape_handle(w, ((q_hit *)w->query.hits)[i].shape);
+	}
+	q_taken t = take_hits(w);
+	for (int32_t i = 0; i < n; ++i) {
+		if (!fcn(t.hits[i].id, context)) {
+			break;
+		}
+	}
+	give_back_hits(w, t);
+}
+
+/* Box2D's b2CastResultFcn protocol, on hits sorted by (t32, shape id). */
+static void deliver_casts(f2d_world *w, int32_t n, f2d_cast_fcn *fcn, void *context)
+{
+	for (int32_t i = 0; i < n; ++i) {
+		((q_hit *)w->query.hits)[i].id = shape_handle(w, ((q_hit *)w->query.hits)[i].shape);
+	}
+	q_taken t = take_hits(w);
+	fix16_t clip_at = F2D_ONE;
+	for (int32_t i = 0; i < n; ++i) {
+		const q_hit *h = &t.hits[i];
+		if (h->fraction > clip_at) {
+			break; /* sorted: every later hit is beyond the clip too */
+		}
+		fix16_t r = fcn(h->id, h->point, h->normal, h->fraction, context);
+		if (r == 0) {
+			break;
+		}
+		if (r > 0 && r < clip_at) {
+			clip_at = r;
+		}
+	}
+	give_back_hits(w, t);
+}
+
+/* ---- narrow phase on one shape ---- */
+
+/* The ray p + t d, t in [0, hi], against shape si: a hit (never from inside) into *h. */
+static bool ray_shape(const f2d_world *w, int32_t si, int64_t px, int64_t py, int64_t dx,
+                      int64_t dy, q_rat hi, q_hit *h)
+{
+	q_core b, a;
+	q_mink m;
+	q_toi toi;
+	core_of_shape(w, &w->shapes[si], &b);
+	core_of_point(px, py, &a);
+	minkowski(&b, &a, &m);
+	if (mink_cast(&m, dx, dy, hi, &toi) != Q_HIT) {
+		return false;
+	}
+	make_hit(&m, &b, &a, dx, dy, &toi, h);
+	h->shape = si;
+	return true;
+}
+
+/* ---- argument checks ---- */
+
+static inline bool in_range(int64_t x, int64_t y)
+{
+	return x >= -F2D_QUERY_LIMIT && x <= F2D_QUERY_LIMIT && y >= -F2D_QUERY_LIMIT &&
+	       y <= F2D_QUERY_LIMIT;
+}
+
+static f2d_result check_ray(f2d_world *w, f2d_vec2 origin, f2d_vec2 translation, const char *what)
+{
+	if (!in_range(origin.x, origin.y)) {
+		return f2d_set_error(w, F2D_ERROR_INVALID_VALUE,
+		                     "%s: origin outside |x|, |y| <= 16384 m (F2D_QUERY_LIMIT)", what);
+	}
+	if (!in_range((int64_t)origin.x + translation.x, (int64_t)origin.y + translation.y)) {
+		return f2d_set_error(w, F2D_ERROR_INVALID_VALUE,
+		                     "%s: origin + translation outside |x|, |y| <= 16384 m "
+		                     "(F2D_QUERY_LIMIT)",
+		                     what);
+	}
+	return F2D_OK;
+}
+
+/* A transform as bodies take it (a unit rotation within 1/64, as f2d_body_set_transform),
+ * normalised the same way. */
+static f2d_result check_xf(f2d_world *w, f2d_transform xf, const char *what, f2d_transform *out)
+{
+	if (!in_range(xf.p.x, xf.p.y)) {
+		return f2d_set_error(w, F2D_ERROR_INVALID_VALUE,
+		                     "%s: transform position outside |x|, |y| <= 16384 m", what);
+	}
+	f2d_rot q = xf.q;
+	bool unit = false;
+	if (q.c >= -2 * F2D_ONE && q.c <= 2 * F2D_ONE && q.s >= -2 * F2D_ONE && q.s <= 2 * F2D_ONE) {
+		int64_t len2 = (int64_t)q.c * q.c + (int64_t)q.s * q.s;
+		int64_t one = (int64_t)1 << 32;
+		unit = len2 >= one - (one >> 6) && len2 <= one + (one >> 6);
+	}
+	if (!unit) {
+		return f2d_set_error(w, F2D_ERROR_INVALID_VALUE,
+		                     "%s: transform rotation is not a unit (cos, sin) pair; use "
+		                     "f2d_make_rot",
+		                     what);
+	}
+	out->p = xf.p;
+	out->q = f2d_rot_normalize(q.c, q.s);
+	return F2D_OK;
+}
+
+static f2d_result check_query_shape(f2d_world *w, const f2d_query_shape *s, const char *what)
+{
+	if (s->type == F2D_CIRCLE_SHAPE) {
+		const f2d_circle *c = &s->circle;
+		if (c->radius < F2D_MIN_SHAPE_SIZE || c->radius > F2D_MAX_SHAPE_EXTENT ||
+		    c->center.x < -F2D_MAX_SHAPE_EXTENT || c->center.x > F2D_MAX_SHAPE_EXTENT ||
+		    c->center.y < -F2D_MAX_SHAPE_EXTENT || c->center.y > F2D_MAX_SHAPE_EXTENT ||
+		    (int64_t)f2d_length(c->center) + c->radius > F2D_MAX_SHAPE_EXTENT) {
+			return f2d_set_error(w, F2D_ERROR_INVALID_VALUE,
+			                     "%s: circle radius must be in [0.005, 512] m and the circle "
+			                     "within 512 m of its origin",
+			                     what);
+		}
+		return F2D_OK;
+	}
+	if (s->type != F2D_POLYGON_SHAPE) {
+		return f2d_set_error(w, F2D_ERROR_INVALID_VALUE,
+		                     "%s: shape type must be F2D_CIRCLE_SHAPE or F2D_POLYGON_SHAPE", what);
+	}
+	/* valid iff f2d_make_polygon rebuilds it exactly from its vertices */
+	const f2d_polygon *p = &s->polygon;
+	f2d_polygon again;
+	bool ok = p->count >= 3 && p->count <= F2D_MAX_POLYGON_VERTICES &&
+	          f2d_make_polygon(p->vertices, p->count, &again) == F2D_OK &&
+	          again.centroid.x == p->centroid.x && again.centroid.y == p->centroid.y;
+	for (int32_t i = 0; ok && i < p->count; ++i) {
+		ok = again.vertices[i].x == p->vertices[i].x && again.vertices[i].y == p->vertices[i].y &&
+		     again.normals[i].x == p->normals[i].x && again.normals[i].y == p->normals[i].y;
+	}
+	if (!ok) {
+		return f2d_set_error(w, F2D_ERROR_BAD_POLYGON,
+		                     "%s: not a polygon f2d_make_polygon makes (3..8 convex CCW "
+		                     "vertices with their normals and centroid)",
+		                     what);
+	}
+	return F2D_OK;
+}
+
+static const f2d_shape *get_shape(const f2d_world *w, f2d_shape_id id)
+{
+	if (id.index1 < 1 || id.index1 > w->shape_ids.next) {
+		return NULL;
+	}
+	const f2d_shape *s = &w->shapes[id.index1 - 1];
+	return s->alive && s->generation == id.generation ? s : NULL;
+}
+
+/* The query shape's core at xf (checked) and its AABB. */
+static void query_core(const f2d_query_shape *s, f2d_transform xf, q_core *c, f2d_aabb *box)
+{
+	if (s->type == F2D_CIRCLE_SHAPE) {
+		core_of_circle(&s->circle, xf, c);
+	} else {
+		core_of_polygon(&s->polygon, xf, c);
+	}
+	int64_t lx = c->x[0], ly = c->y[0], ux = c->x[0], uy = c->y[0];
+	for (int32_t i = 1; i < c->count; ++i) {
+		lx = c->x[i] < lx ? c->x[i] : lx;
+		ly = c->y[i] < ly ? c->y[i] : ly;
+		ux = c->x[i] > ux ? c->x[i] : ux;
+		uy = c->y[i] > uy ? c->y[i] : uy;
+	}
+	/* within 16384 + 512 m + a radius of 512 m: below 2^31 */
+	box->lower = f2d_v((fix16_t)(lx - c->radius), (fix16_t)(ly - c->radius));
+	box->upper = f2d_v((fix16_t)(ux + c->radius), (fix16_t)(uy + c->radius));
+}
+
+/* ---- public ---- */
+
+f2d_result f2d_world_query_aabb(f2d_world *w, f2d_aabb box, f2d_query_filter filter,
+                                f2d_overlap_fcn *fcn, void *context)
+{
+	if (w == NULL) {
+		return F2D_ERROR_NULL_ARGUMENT;
+	}
+	if (fcn == NULL) {
+		return f2d_set_error(w, F2D_ERROR_NULL_ARGUMENT, "world_query_aabb: fcn is NULL");
+	}
+	if (box.lower.x > box.upper.x || box.lower.y > box.upper.y) {
+		return f2d_set_error(w, F2D_ERROR_INVALID_VALUE,
+		                     "world_query_aabb: inverted box (lower > upper on an axis)");
+	}
+	f2d_result r = ensure_tree(w, "world_query_aabb");
+	if (r != F2D_OK) {
+		return r;
+	}
+	int32_t n = 0;
+	if (!collect(w, 0, &box, NULL, filter, &n)) {
+		return f2d_set_error(w, F2D_ERROR_OUT_OF_MEMORY,
+		                     "world_query_aabb: allocator returned NULL");
+	}
+	if (n > 1) {
+		qsort(w->query.hits, (size_t)n, sizeof(q_hit), cmp_by_shape);
+	}
+	deliver_overlaps(w, n, fcn, context);
+	return F2D_OK;
+}
+
+/* Closest hit by (t32, id); a node or box is skipped when its exact entry is past
+ * hi = min(1, (best t32 + 1) / 2^32): nothing in it can tie or beat the best. */
+typedef struct q_entry {
+	int32_t node;
+	q_rat t;
+} q_entry;
+
+f2d_result f2d_world_cast_ray_closest(f2d_world *w, f2d_vec2 origin, f2d_vec2 translation,
+                                      f2d_query_filter filter, f2d_ray_result *out)
+{
+	if (w == NULL) {
+		return F2D_ERROR_NULL_ARGUMENT;
+	}
+	if (out == NULL) {
+		return f2d_set_error(w, F2D_ERROR_NULL_ARGUMENT, "world_cast_ray_closest: out is NULL");
+	}
+	memset(out, 0, sizeof *out);
+	f2d_result r = check_ray(w, origin, translation, "world_cast_ray_closest");
+	if (r == F2D_OK) {
+		r = ensure_tree(w, "world_cast_ray_closest");
+	}
+	if (r != F2D_OK) {
+		return r;
+	}
+	f2d_query_cache *q = &w->query;
+	q_seg seg = {origin.x, origin.y, translation.x, translation.y, 0, 0};
+	q_rat hi = {1, 1};
+	q_hit best, h;
+	memset(&best, 0, sizeof best);
+	bool found = false;
+	q_entry stack[Q_STACK];
+	int32_t sp = 0;
+	q_rat e;
+	if (q->node_count > 0) {
+		const f2d_query_node *root = &q->nodes[q->node_count - 1];
+		if (seg_box(&seg, root->lx, root->ly, root->ux, root->uy, hi, &e)) {
+			stack[sp].node = q->node_count - 1;
+			stack[sp++].t = e;
+		}
+	}
+	while (sp > 0) {
+		q_entry top = stack[--sp];
+		if (found && rat_lt64(hi, top.t)) {
+			continue;
+		}
+		const f2d_query_node *nd = &q->nodes[top.node];
+		q->node_visits++;
+		if (top.node >= q->leaf_count) {
+			/* children that meet the segment, farthest pushed first (ties: higher index
+			 * first), so that the nearest is searched first */
+			q_entry kids[Q_BRANCH];
+			int32_t nk = 0;
+			for (int32_t c = nd->first; c < nd->first + nd->count; ++c) {
+				const f2d_query_node *cn = &q->nodes[c];
+				if (!seg_box(&seg, cn->lx, cn->ly, cn->ux, cn->uy, hi, &e)) {
+					continue;
+				}
+				int32_t j = nk++;
+				while (j > 0 && rat_lt64(kids[j - 1].t, e)) {
+					kids[j] = kids[j - 1];
+					--j;
+				}
+				kids[j].node = c;
+				kids[j].t = e;
+			}
+			for (int32_t j = 0; j < nk; ++j) {
+				stack[sp++] = kids[j];
+			}
+			continue;
+		}
+		for (int32_t i = nd->first; i < nd->first + nd->count; ++i) {
+			const f2d_aabb *b = &q->boxes[i];
+			q->shape_visits++;
+			int32_t si = q->items[i];
+			if (!seg_box(&seg, b->lower.x, b->lower.y, b->upper.x, b->upper.y, hi, &e) ||
+			    !query_sees(filter, &w->shapes[si]) ||
+			    !ray_shape(w, si, origin.x, origin.y, translation.x, translation.y, hi, &h)) {
+				continue;
+			}
+			if (!found || h.t32 < best.t32 || (h.t32 == best.t32 && si < best.shape)) {
+				best = h;
+				found = true;
+				hi.n = best.t32 + 1 < ((uint64_t)1 << 32) ? best.t32 + 1 : 1;
+				hi.d = best.t32 + 1 < ((uint64_t)1 << 32) ? (uint64_t)1 << 32 : 1;
+			}
+		}
+	}
+	if (found) {
+		out->shape = shape_handle(w, best.shape);
+		out->point = best.point;
+		out->normal = best.normal;
+		out->fraction = best.fraction;
+		out->hit = true;
+	}
+	return F2D_OK;
+}
+
+f2d_result f2d_world_cast_ray(f2d_world *w, f2d_vec2 origin, f2d_vec2 translation,
+                              f2d_query_filter filter, f2d_cast_fcn *fcn, void *context)
+{
+	if (w == NULL) {
+		return F2D_ERROR_NULL_ARGUMENT;
+	}
+	if (fcn == NULL) {
+		return f2d_set_error(w, F2D_ERROR_NULL_ARGUMENT, "world_cast_ray: fcn is NULL");
+	}
+	f2d_result r = check_ray(w, origin, translation, "world_cast_ray");
+	if (r == F2D_OK) {
+		r = ensure_tree(w, "world_cast_ray");
+	}
+	if (r != F2D_OK) {
+		return r;
+	}
+	q_seg seg = {origin.x, origin.y, translation.x, translation.y, 0, 0};
+	int32_t n = 0, m = 0;
+	if (!collect(w, 1, NULL, &seg, filter, &n)) {
+		return f2d_set_error(w, F2D_ERROR_OUT_OF_MEMORY, "world_cast_ray: allocator returned NULL");
+	}
+	q_hit *hits = w->query.hits;
+	q_rat one = {1, 1};
+	for (int32_t i = 0; i < n; ++i) {
+		q_hit h;
+		if (ray_shape(w, hits[i].shape, origin.x, origin.y, translation.x, translation.y, one,
+		              &h)) {
+			hits[m++] = h;
+		}
+	}
+	if (m > 1) {
+		qsort(hits, (size_t)m, sizeof(q_hit), cmp_by_fraction);
+	}
+	deliver_casts(w, m, fcn, context);
+	return F2D_OK;
+}
+
+f2d_result f2d_world_overlap_shape(f2d_world *w, const f2d_query_shape *shape, f2d_transform xf,
+                                   f2d_query_filter filter, f2d_overlap_fcn *fcn, void *context)
+{
+	if (w == NULL) {
+		return F2D_ERROR_NULL_ARGUMENT;
+	}
+	if (shape == NULL || fcn == NULL) {
+		return f2d_set_error(w, F2D_ERROR_NULL_ARGUMENT,
+		                     "world_overlap_shape: shape and fcn are required");
+	}
+	f2d_transform t;
+	f2d_result r = check_query_shape(w, shape, "world_overlap_shape");
+	if (r == F2D_OK) {
+		r = check_xf(w, xf, "world_overlap_shape", &t);
+	}
+	if (r == F2D_OK) {
+		r = ensure_tree(w, "world_overlap_shape");
+	}
+	if (r != F2D_OK) {
+		return r;
+	}
+	q_core a, b;
+	q_mink mk;
+	f2d_aabb box;
+	query_core(shape, t, &a, &box);
+	int32_t n = 0, m = 0;
+	if (!collect(w, 0, &box, NULL, filter, &n)) {
+		return f2d_set_error(w, F2D_ERROR_OUT_OF_MEMORY,
+		                     "world_overlap_shape: allocator returned NULL");
+	}
+	q_hit *hits = w->query.hits;
+	for (int32_t i = 0; i < n; ++i) {
+		int32_t si = hits[i].shape;
+		core_of_shape(w, &w->shapes[si], &b);
+		minkowski(&b, &a, &mk);
+		if (mink_contains_origin(&mk)) {
+			hits[m++].shape = si;
+		}
+	}
+	if (m > 1) {
+		qsort(hits, (size_t)m, sizeof(q_hit), cmp_by_shape);
+	}
+	deliver_overlaps(w, m, fcn, context);
+	return F2D_OK;
+}
+
+f2d_result f2d_world_cast_shape(f2d_world *w, const f2d_query_shape *shape, f2d_transform xf,
+                                f2d_vec2 translation, f2d_query_filter filter, f2d_cast_fcn *fcn,
+                                void *context)
+{
+	if (w == NULL) {
+		return F2D_ERROR_NULL_ARGUMENT;
+	}
+	if (shape == NULL || fcn == NULL) {
+		return f2d_set_error(w, F2D_ERROR_NULL_ARGUMENT,
+		                     "world_cast_shape: shape and fcn are required");
+	}
+	f2d_transform t;
+	f2d_result r = check_query_shape(w, shape, "world_cast_shape");
+	if (r == F2D_OK) {
+		r = check_xf(w, xf, "world_cast_shape", &t);
+	}
+	if (r == F2D_OK && !in_range((int64_t)xf.p.x + translation.x, (int64_t)xf.p.y + translation.y)) {
+		r = f2d_set_error(w, F2D_ERROR_INVALID_VALUE,
+		                  "world_cast_shape: xf.p + translation outside |x|, |y| <= 16384 m");
+	}
+	if (r == F2D_OK) {
+		r = ensure_tree(w, "world_cast_shape");
+	}
+	if (r != F2D_OK) {
+		return r;
+	}
+	q_core a, b;
+	q_mink mk;
+	q_toi toi;
+	f2d_aabb box;
+	query_core(shape, t, &a, &box);
+	/* the box's lower corner swept against boxes grown by the query box's size */
+	q_seg seg = {box.lower.x,
+	             box.lower.y,
+	             translation.x,
+	             translation.y,
+	             (int64_t)box.upper.x - box.lower.x,
+	             (int64_t)box.upper.y - box.lower.y};
+	int32_t n = 0, m = 0;
+	if (!collect(w, 1, NULL, &seg, filter, &n)) {
+		return f2d_set_error(w, F2D_ERROR_OUT_OF_MEMORY,
+		                     "world_cast_shape: allocator returned NULL");
+	}
+	q_hit *hits = w->query.hits;
+	q_rat one = {1, 1};
+	for (int32_t i = 0; i < n; ++i) {
+		int32_t si = hits[i].shape;
+		core_of_shape(w, &w->shapes[si], &b);
+		minkowski(&b, &a, &mk);
+		int32_t k = mink_cast(&mk, translation.x, translation.y, one, &toi);
+		q_hit h;
+		if (k == Q_MISS) {
+			continue;
+		}
+		if (k == Q_INSIDE) {
+			h.t32 = 0;
+			h.fraction = 0;
+			h.normal = f2d_v(0, 0);
+			h.point = t.p;
+		} else {
+			make_hit(&mk, &b, &a, translation.x, translation.y, &toi, &h);
+		}
+		h.shape = si;
+		hits[m++] = h;
+	}
+	if (m > 1) {
+		qsort(hits, (size_t)m, sizeof(q_hit), cmp_by_fraction);
+	}
+	deliver_casts(w, m, fcn, context);
+	return F2D_OK;
+}
+
+f2d_result f2d_shape_ray_cast(f2d_world *w, f2d_shape_id shape, f2d_vec2 origin,
+                              f2d_vec2 translation, f2d_ray_result *out)
+{
+	if (w == NULL) {
+		return F2D_ERROR_NULL_ARGUMENT;
+	}
+	if (out == NULL) {
+		return f2d_set_error(w, F2D_ERROR_NULL_ARGUMENT, "shape_ray_cast: out is NULL");
+	}
+	memset(out, 0, sizeof *out);
+	const f2d_shape *s = get_shape(w, shape);
+	if (s == NULL) {
+		return f2d_set_error(w, F2D_ERROR_INVALID_HANDLE,
+		                     "shape_ray_cast: null, stale or foreign shape handle");
+	}
+	f2d_result r = check_ray(w, origin, translation, "shape_ray_cast");
+	if (r != F2D_OK) {
+		return r;
+	}
+	q_rat one = {1, 1};
+	q_hit h;
+	if (ray_shape(w, shape.index1 - 1, origin.x, origin.y, translation.x, translation.y, one,
+	              &h)) {
+		out->shape = shape;
+		out->point = h.point;
+		out->normal = h.normal;
+		out->fraction = h.fraction;
+		out->hit = true;
+	}
+	return F2D_OK;
+}
+
+f2d_result f2d_shape_test_point(f2d_world *w, f2d_shape_id shape, f2d_vec2 point, bool *inside)
+{
+	if (w == NULL) {
+		return F2D_ERROR_NULL_ARGUMENT;
+	}
+	if (inside == NULL) {
+		return f2d_set_error(w, F2D_ERROR_NULL_ARGUMENT, "shape_test_point: inside is NULL");
+	}
+	const f2d_shape *s = get_shape(w, shape);
+	if (s == NULL) {
+		return f2d_set_error(w, F2D_ERROR_INVALID_HANDLE,
+		                     "shape_test_point: null, stale or foreign shape handle");
+	}
+	if (!in_range(point.x, point.y)) {
+		return f2d_set_error(w, F2D_ERROR_INVALID_VALUE,
+		                     "shape_test_point: point outside |x|, |y| <= 16384 m");
+	}
+	q_core a, b;
+	q_mink m;
+	core_of_shape(w, s, &b);
+	core_of_point(point.x, point.y, &a);
+	minkowski(&b, &a, &m);
+	*inside = mink_contains_origin(&m);
+	return F2D_OK;
+}
