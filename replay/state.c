@@ -1,6 +1,6 @@
 /* fix2d-replay: a world's state from its portable snapshot, and field-level diffs.
  * Public API only: the bytes come from f2d_snapshot_save_portable and follow the format
- * documented in fix2d/snapshot.h (version 2).
+ * documented in fix2d/snapshot.h (version 3).
  * SPDX-License-Identifier: MIT
  */
 #include "state.h"
@@ -248,13 +248,46 @@ bool st_parse(const uint8_t *bytes, size_t len, st_world *s, char *err, size_t e
 			a->pt[k] = i32(&r);
 		}
 	}
+	/* options: defaults first, then the records of what differs */
+	for (int32_t i = 0; s->bodies != NULL && i < s->body_count; ++i) {
+		s->bodies[i].gravity_scale = F2D_ONE;
+	}
+	for (int32_t i = 0; s->shapes != NULL && i < s->shape_count; ++i) {
+		s->shapes[i].category_bits = 1u;
+		s->shapes[i].mask_bits = UINT64_MAX;
+		s->shapes[i].flags = 2 | 8;
+	}
+	s->hit_event_threshold = i32(&r);
+	int32_t nbo = count_of(&r, 17);
+	for (int32_t i = 0; i < nbo && !r.bad; ++i) {
+		int32_t id = i32(&r);
+		st_body tmp, *b = s->bodies != NULL && id >= 0 && id < s->body_count ? &s->bodies[id] : &tmp;
+		b->gravity_scale = i32(&r);
+		b->linear_damping = i32(&r);
+		b->angular_damping = i32(&r);
+		b->fixed_rotation = (int32_t)u8(&r);
+	}
+	int32_t nso = count_of(&r, 25);
+	for (int32_t i = 0; i < nso && !r.bad; ++i) {
+		int32_t id = i32(&r);
+		st_shape tmp, *sh =
+		    s->shapes != NULL && id >= 0 && id < s->shape_count ? &s->shapes[id] : &tmp;
+		sh->category_bits = u64(&r);
+		sh->mask_bits = u64(&r);
+		sh->group_index = i32(&r);
+		sh->flags = (int32_t)u8(&r);
+	}
+	s->overlap_count = count_of(&r, 8);
+	r.p += r.bad ? 0 : 8 * (size_t)s->overlap_count;
+	s->pending_count = count_of(&r, 17);
+	r.p += r.bad ? 0 : 17 * (size_t)s->pending_count;
 	if (s->bodies == NULL || s->shapes == NULL || s->joints == NULL || s->arbiters == NULL) {
 		snprintf(err, err_cap, "out of memory");
 		st_free(s);
 		return false;
 	}
 	if (r.bad || r.p != r.end) {
-		snprintf(err, err_cap, "not the snapshot format version 2 this tool reads");
+		snprintf(err, err_cap, "not the snapshot format version 3 this tool reads");
 		st_free(s);
 		return false;
 	}
@@ -312,6 +345,8 @@ static const field body_fields[] = {
     FX(st_body, inertia, "kg m^2"), FX(st_body, local_center.x, "m"),
     FX(st_body, local_center.y, "m"), U6(st_body, user_data), IN(st_body, awake),
     IN(st_body, enable_sleep),  FX(st_body, sleep_time, "s"),
+    FX(st_body, gravity_scale, ""), FX(st_body, linear_damping, "1/s"),
+    FX(st_body, angular_damping, "1/s"), IN(st_body, fixed_rotation),
 };
 
 static const field shape_fields[] = {
@@ -327,6 +362,8 @@ static const field shape_fields[] = {
     FX(st_shape, vertices[6].y, "m"), FX(st_shape, vertices[7].x, "m"),
     FX(st_shape, vertices[7].y, "m"), FX(st_shape, center.x, "m"), FX(st_shape, center.y, "m"),
     FX(st_shape, radius, "m"),      U6(st_shape, user_data),
+    U6(st_shape, category_bits),    U6(st_shape, mask_bits),     IN(st_shape, group_index),
+    IN(st_shape, flags),
 };
 
 static const field joint_fields[] = {

@@ -25,6 +25,8 @@ typedef struct st_body {
 	uint64_t user_data;
 	int32_t awake, enable_sleep; /* 0 / 1 */
 	fix16_t sleep_time;
+	fix16_t gravity_scale, linear_damping, angular_damping; /* options (format 3) */
+	int32_t fixed_rotation;
 } st_body;
 
 typedef struct st_shape {
@@ -38,6 +40,9 @@ typedef struct st_shape {
 	f2d_vec2 center; /* circle */
 	fix16_t radius;
 	uint64_t user_data;
+	uint64_t category_bits, mask_bits; /* options (format 3) */
+	int32_t group_index;
+	int32_t flags; /* 1 sensor, 2 contact events, 4 hit events, 8 sensor events */
 } st_shape;
 
 typedef struct st_joint {
@@ -71,6 +76,8 @@ typedef struct st_world {
 	st_joint *joints;
 	st_arbiter *arbiters;
 	uint64_t hash; /* f2d_world_hash when read from a world, else 0 */
+	fix16_t hit_event_threshold;
+	int32_t overlap_count, pending_count; /* sensor overlaps, end events owed */
 } st_world;
 
 /** Reads a portable snapshot (validated with f2d_snapshot_check first). false with a message

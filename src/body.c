@@ -14,6 +14,7 @@ f2d_body_def f2d_default_body_def(void)
 	d.rotation = f2d_rot_identity();
 	d.enable_sleep = true;
 	d.awake = true;
+	d.gravity_scale = F2D_ONE;
 	return d;
 }
 
@@ -24,7 +25,16 @@ f2d_shape_def f2d_default_shape_def(void)
 	d.density = F2D_ONE;
 	d.friction = F2D_MILLI(600);
 	d.restitution = 0;
+	d.filter = f2d_default_filter();
+	d.enable_contact_events = true;
+	d.enable_sensor_events = true;
 	return d;
+}
+
+f2d_filter f2d_default_filter(void)
+{
+	f2d_filter f = {1u, UINT64_MAX, 0};
+	return f;
 }
 
 f2d_transform f2d_body_xf(const f2d_body *b)
@@ -198,7 +208,7 @@ static bool apply_body_mass(f2d_body *b, const body_mass *bm)
 	b->mass = bm->mass;
 	b->inv_mass = bm->inv_mass;
 	b->inertia = bm->inertia;
-	b->inv_inertia = bm->inv_inertia;
+	b->inv_inertia = b->fixed_rotation ? 0 : bm->inv_inertia;
 	b->local_center = bm->local_center;
 	b->center = c;
 	b->v = v;
@@ -251,6 +261,16 @@ static f2d_result check_body_def(f2d_world *w, const f2d_body_def *def)
 	 * setters are (f2d_body_set_linear_velocity, _angular_velocity and f2d_body_set_awake
 	 * refuse a static body whatever the value); a def's fields at their defaults (zero
 	 * velocity, awake) ask for nothing. Box2D v3 ignores these fields silently instead. */
+	if (def->gravity_scale < F2D_FIX(-16) || def->gravity_scale > F2D_FIX(16)) {
+		return f2d_set_error(w, F2D_ERROR_INVALID_VALUE,
+		                     "create_body: gravity_scale must be in [-16, 16]");
+	}
+	if (def->linear_damping < 0 || def->linear_damping > F2D_FIX(1000) ||
+	    def->angular_damping < 0 || def->angular_damping > F2D_FIX(1000)) {
+		return f2d_set_error(
+		    w, F2D_ERROR_INVALID_VALUE,
+		    "create_body: linear and angular damping must be in [0, 1000] 1/s");
+	}
 	bool moving = def->linear_velocity.x != 0 || def->linear_velocity.y != 0 ||
 	              def->angular_velocity != 0;
 	if (def->type == F2D_STATIC_BODY && moving) {
@@ -265,9 +285,10 @@ static f2d_result check_body_def(f2d_world *w, const f2d_body_def *def)
 			                     "awake must be true");
 		}
 		if (def->type == F2D_KINEMATIC_BODY) {
-			return f2d_set_error(w, F2D_ERROR_INVALID_VALUE,
-			                     "create_body: a kinematic body is awake while it moves: "
-			                     "awake must be true");
+			return f2d_set_error(
+			    w, F2D_ERROR_INVALID_VALUE,
+			    "create_body: a kinematic body is awake while it moves: "
+			    "awake must be true");
 		}
 		if (!def->enable_sleep || !w->def.enable_sleep) {
 			return f2d_set_error(w, F2D_ERROR_INVALID_VALUE,
@@ -276,8 +297,9 @@ static f2d_result check_body_def(f2d_world *w, const f2d_body_def *def)
 			                     w->def.enable_sleep ? "body" : "world");
 		}
 		if (moving) {
-			return f2d_set_error(w, F2D_ERROR_INVALID_VALUE,
-			                     "create_body: a body created asleep has zero velocity");
+			return f2d_set_error(
+			    w, F2D_ERROR_INVALID_VALUE,
+			    "create_body: a body created asleep has zero velocity");
 		}
 	}
 	return F2D_OK;
@@ -319,6 +341,13 @@ f2d_result f2d_create_body(f2d_world *w, const f2d_body_def *def, f2d_body_id *o
 	b->awake = def->awake;
 	b->v = def->linear_velocity;
 	b->w = def->angular_velocity;
+	b->gravity_scale = def->gravity_scale;
+	b->linear_damping = def->linear_damping;
+	b->angular_damping = def->angular_damping;
+	b->fixed_rotation = def->fixed_rotation && def->type == F2D_DYNAMIC_BODY;
+	if (b->fixed_rotation) {
+		b->w = 0;
+	}
 	body_mass bm;
 	compute_body_mass(w, b, NULL, &bm); /* cannot fail without shapes */
 	(void)apply_body_mass(b, &bm);      /* nor move the centre */
@@ -337,6 +366,15 @@ f2d_result f2d_destroy_body(f2d_world *w, f2d_body_id id)
 		                                 "destroy_body: invalid body");
 	}
 	int32_t index = id.index1 - 1;
+	int32_t need = 0;
+	for (int32_t s = b->shape_list; s != F2D_NULL_INDEX; s = w->shapes[s].next) {
+		need += f2d_events_destroy_need(w, s);
+	}
+	if (!f2d_events_reserve_pending(w, need)) {
+		return f2d_set_error(
+		    w, F2D_ERROR_OUT_OF_MEMORY,
+		    "destroy_body: allocator returned NULL; nothing was destroyed");
+	}
 	for (int32_t j = 0; j < w->joint_ids.next; ++j) {
 		f2d_joint *jt = &w->joints[j];
 		if (jt->alive && (jt->body_a == index || jt->body_b == index)) {
@@ -607,6 +645,11 @@ static f2d_result create_shape(f2d_world *w, f2d_body_id body_id, const f2d_shap
 	tmp.density = def->density;
 	tmp.friction = def->friction;
 	tmp.restitution = def->restitution;
+	tmp.filter = def->filter;
+	tmp.is_sensor = def->is_sensor;
+	tmp.enable_contact_events = def->enable_contact_events;
+	tmp.enable_hit_events = def->enable_hit_events;
+	tmp.enable_sensor_events = def->enable_sensor_events;
 	body_mass bm;
 	f2d_result r = compute_body_mass(w, b, &tmp, &bm);
 	if (r == F2D_OK) {
@@ -641,6 +684,7 @@ static f2d_result create_shape(f2d_world *w, f2d_body_id body_id, const f2d_shap
 	(void)apply_body_mass(b, &bm); /* checked above */
 	f2d_wake_body(w, s->body);
 	w->shape_count++;
+	w->sensor_count += s->is_sensor ? 1 : 0;
 	w->sweep_dirty = true;
 	w->query_epoch++;
 	out->index1 = id + 1;
@@ -720,12 +764,19 @@ f2d_result f2d_destroy_shape(f2d_world *w, f2d_shape_id id)
 		                     "destroy_shape: null, stale or foreign shape handle");
 	}
 	int32_t index = id.index1 - 1;
+	if (!f2d_events_reserve_pending(w, f2d_events_destroy_need(w, index))) {
+		return f2d_set_error(
+		    w, F2D_ERROR_OUT_OF_MEMORY,
+		    "destroy_shape: allocator returned NULL; nothing was destroyed");
+	}
 	f2d_body *b = &w->bodies[s->body];
 	int32_t *link = &b->shape_list;
 	while (*link != index) {
 		link = &w->shapes[*link].next;
 	}
 	*link = s->next;
+	f2d_events_shape_destroyed(w, index);
+	w->sensor_count -= s->is_sensor ? 1 : 0;
 	f2d_remove_arbiters_of_shape(w, index);
 	uint32_t gen = s->generation + 1;
 	memset(s, 0, sizeof *s);
@@ -803,6 +854,7 @@ f2d_result f2d_spawn_body(f2d_world *w, const f2d_body_def *bd, const f2d_shape_
 	shape.density = sd->density;
 	shape.friction = sd->friction;
 	shape.restitution = sd->restitution;
+	tmp.fixed_rotation = bd->fixed_rotation && bd->type == F2D_DYNAMIC_BODY;
 	body_mass bm;
 	r = compute_body_mass(w, &tmp, &shape, &bm);
 	if (r == F2D_OK) {
@@ -836,5 +888,260 @@ f2d_result f2d_spawn_body(f2d_world *w, const f2d_body_def *bd, const f2d_shape_
 		return r; /* unreachable: everything was checked above */
 	}
 	*out = id;
+	return F2D_OK;
+}
+
+/* ---- options: filters, materials, body type and motion options ----
+ * Each setter validates, changes nothing on a refusal, and makes the change effective at the
+ * next step. What may change which pairs touch (filter, body type) makes the broad phase
+ * recompute its pairs (sweep_dirty); contacts that end then report end events in that step. */
+
+static f2d_shape *shape_or_error(f2d_world *w, f2d_shape_id id, const char *what)
+{
+	if (w == NULL) {
+		return NULL;
+	}
+	f2d_shape *s = get_shape(w, id);
+	if (s == NULL) {
+		f2d_set_error(w, F2D_ERROR_INVALID_HANDLE,
+		              "%s: null, stale or foreign shape handle", what);
+	}
+	return s;
+}
+
+f2d_result f2d_shape_set_filter(f2d_world *w, f2d_shape_id id, f2d_filter filter)
+{
+	f2d_shape *s = shape_or_error(w, id, "shape_set_filter");
+	if (s == NULL) {
+		return w == NULL ? F2D_ERROR_NULL_ARGUMENT : F2D_ERROR_INVALID_HANDLE;
+	}
+	s->filter = filter;
+	w->sweep_dirty = true; /* the pairs may change */
+	f2d_wake_body(w, s->body);
+	return F2D_OK;
+}
+
+f2d_filter f2d_shape_get_filter(const f2d_world *w, f2d_shape_id id)
+{
+	const f2d_shape *s = get_shape(w, id);
+	return s != NULL ? s->filter : f2d_default_filter();
+}
+
+bool f2d_shape_is_sensor(const f2d_world *w, f2d_shape_id id)
+{
+	const f2d_shape *s = get_shape(w, id);
+	return s != NULL && s->is_sensor;
+}
+
+f2d_result f2d_shape_set_friction(f2d_world *w, f2d_shape_id id, fix16_t friction)
+{
+	f2d_shape *s = shape_or_error(w, id, "shape_set_friction");
+	if (s == NULL) {
+		return w == NULL ? F2D_ERROR_NULL_ARGUMENT : F2D_ERROR_INVALID_HANDLE;
+	}
+	if (friction < 0 || friction > F2D_FIX(4)) {
+		return f2d_set_error(w, F2D_ERROR_INVALID_VALUE,
+		                     "shape_set_friction: friction must be in [0, 4]");
+	}
+	s->friction = friction;
+	return F2D_OK;
+}
+
+f2d_result f2d_shape_set_restitution(f2d_world *w, f2d_shape_id id, fix16_t restitution)
+{
+	f2d_shape *s = shape_or_error(w, id, "shape_set_restitution");
+	if (s == NULL) {
+		return w == NULL ? F2D_ERROR_NULL_ARGUMENT : F2D_ERROR_INVALID_HANDLE;
+	}
+	if (restitution < 0 || restitution > F2D_ONE) {
+		return f2d_set_error(w, F2D_ERROR_INVALID_VALUE,
+		                     "shape_set_restitution: restitution must be in [0, 1]");
+	}
+	s->restitution = restitution;
+	return F2D_OK;
+}
+
+f2d_result f2d_shape_set_density(f2d_world *w, f2d_shape_id id, fix16_t density)
+{
+	f2d_shape *s = shape_or_error(w, id, "shape_set_density");
+	if (s == NULL) {
+		return w == NULL ? F2D_ERROR_NULL_ARGUMENT : F2D_ERROR_INVALID_HANDLE;
+	}
+	if (density <= 0) {
+		return f2d_set_error(w, F2D_ERROR_INVALID_VALUE,
+		                     "shape_set_density: density must be > 0");
+	}
+	f2d_body *b = &w->bodies[s->body];
+	fix16_t old = s->density;
+	s->density = density;
+	body_mass bm;
+	f2d_result r = compute_body_mass(w, b, NULL, &bm);
+	if (r == F2D_OK) {
+		r = check_centre_velocity(w, b, &bm);
+	}
+	if (r != F2D_OK) {
+		s->density = old;
+		return r;
+	}
+	(void)apply_body_mass(b, &bm); /* checked above */
+	f2d_wake_body(w, s->body);
+	return F2D_OK;
+}
+
+fix16_t f2d_shape_get_friction(const f2d_world *w, f2d_shape_id id)
+{
+	const f2d_shape *s = get_shape(w, id);
+	return s != NULL ? s->friction : 0;
+}
+
+fix16_t f2d_shape_get_restitution(const f2d_world *w, f2d_shape_id id)
+{
+	const f2d_shape *s = get_shape(w, id);
+	return s != NULL ? s->restitution : 0;
+}
+
+fix16_t f2d_shape_get_density(const f2d_world *w, f2d_shape_id id)
+{
+	const f2d_shape *s = get_shape(w, id);
+	return s != NULL ? s->density : 0;
+}
+
+f2d_result f2d_body_set_gravity_scale(f2d_world *w, f2d_body_id id, fix16_t scale)
+{
+	f2d_body *b = body_or_error(w, id, "body_set_gravity_scale");
+	if (b == NULL) {
+		return w == NULL ? F2D_ERROR_NULL_ARGUMENT : F2D_ERROR_INVALID_HANDLE;
+	}
+	if (scale < F2D_FIX(-16) || scale > F2D_FIX(16)) {
+		return f2d_set_error(w, F2D_ERROR_INVALID_VALUE,
+		                     "body_set_gravity_scale: scale must be in [-16, 16]");
+	}
+	b->gravity_scale = scale;
+	return F2D_OK;
+}
+
+f2d_result f2d_body_set_damping(f2d_world *w, f2d_body_id id, fix16_t linear, fix16_t angular)
+{
+	f2d_body *b = body_or_error(w, id, "body_set_damping");
+	if (b == NULL) {
+		return w == NULL ? F2D_ERROR_NULL_ARGUMENT : F2D_ERROR_INVALID_HANDLE;
+	}
+	if (linear < 0 || linear > F2D_FIX(1000) || angular < 0 || angular > F2D_FIX(1000)) {
+		return f2d_set_error(w, F2D_ERROR_INVALID_VALUE,
+		                     "body_set_damping: damping must be in [0, 1000] 1/s");
+	}
+	b->linear_damping = linear;
+	b->angular_damping = angular;
+	return F2D_OK;
+}
+
+f2d_result f2d_body_set_fixed_rotation(f2d_world *w, f2d_body_id id, bool fixed)
+{
+	f2d_body *b = body_or_error(w, id, "body_set_fixed_rotation");
+	if (b == NULL) {
+		return w == NULL ? F2D_ERROR_NULL_ARGUMENT : F2D_ERROR_INVALID_HANDLE;
+	}
+	if (b->type != F2D_DYNAMIC_BODY) {
+		return f2d_set_error(w, F2D_ERROR_INVALID_VALUE,
+		                     "body_set_fixed_rotation: only a dynamic body turns");
+	}
+	if (b->fixed_rotation == fixed) {
+		return F2D_OK;
+	}
+	body_mass bm;
+	f2d_result r = compute_body_mass(w, b, NULL, &bm);
+	if (r != F2D_OK) {
+		return r;
+	}
+	b->fixed_rotation = fixed;
+	(void)apply_body_mass(b, &bm); /* the centre of mass does not move */
+	if (fixed) {
+		b->w = 0;
+	}
+	f2d_wake_body(w, id.index1 - 1);
+	return F2D_OK;
+}
+
+void f2d_body_get_options(const f2d_world *w, f2d_body_id id, fix16_t *gravity_scale,
+                          fix16_t *linear_damping, fix16_t *angular_damping, bool *fixed_rotation)
+{
+	const f2d_body *b = f2d_get_body(w, id);
+	if (gravity_scale != NULL) {
+		*gravity_scale = b != NULL ? b->gravity_scale : 0;
+	}
+	if (linear_damping != NULL) {
+		*linear_damping = b != NULL ? b->linear_damping : 0;
+	}
+	if (angular_damping != NULL) {
+		*angular_damping = b != NULL ? b->angular_damping : 0;
+	}
+	if (fixed_rotation != NULL) {
+		*fixed_rotation = b != NULL && b->fixed_rotation;
+	}
+}
+
+/* A body changes type: its mass is recomputed for the new type (static and kinematic bodies have
+ * none), a body that becomes static stops and has no sleep state, one that becomes kinematic
+ * keeps its velocity and wakes, one that becomes dynamic wakes. Refused, with nothing changed,
+ * when a joint of the body would be left with no dynamic body, or the body's shapes do not
+ * give a valid mass for a dynamic body. Contacts that can no longer exist end at the next step
+ * (end events there). */
+f2d_result f2d_body_set_type(f2d_world *w, f2d_body_id id, f2d_body_type type)
+{
+	f2d_body *b = body_or_error(w, id, "body_set_type");
+	if (b == NULL) {
+		return w == NULL ? F2D_ERROR_NULL_ARGUMENT : F2D_ERROR_INVALID_HANDLE;
+	}
+	if (type != F2D_STATIC_BODY && type != F2D_KINEMATIC_BODY && type != F2D_DYNAMIC_BODY) {
+		return f2d_set_error(w, F2D_ERROR_INVALID_VALUE, "body_set_type: unknown type %d",
+		                     (int)type);
+	}
+	if (type == b->type) {
+		return F2D_OK;
+	}
+	int32_t index = id.index1 - 1;
+	if (type != F2D_DYNAMIC_BODY) {
+		for (int32_t j = 0; j < w->joint_ids.next; ++j) {
+			const f2d_joint *jt = &w->joints[j];
+			if (!jt->alive || (jt->body_a != index && jt->body_b != index)) {
+				continue;
+			}
+			int32_t other = jt->body_a == index ? jt->body_b : jt->body_a;
+			if (w->bodies[other].type != F2D_DYNAMIC_BODY) {
+				return f2d_set_error(
+				    w, F2D_ERROR_INVALID_VALUE,
+				    "body_set_type: joint %d would join two bodies "
+				    "that are not dynamic",
+				    (int)j);
+			}
+		}
+	}
+	f2d_body tmp = *b;
+	tmp.type = type;
+	body_mass bm;
+	f2d_result r = compute_body_mass(w, &tmp, NULL, &bm);
+	if (r == F2D_OK && type == F2D_DYNAMIC_BODY) {
+		r = check_centre_velocity(w, &tmp, &bm);
+	}
+	if (r != F2D_OK) {
+		return r;
+	}
+	f2d_wake_body(w, index); /* what rests on it must fall, or it must move */
+	b->type = type;
+	if (type != F2D_DYNAMIC_BODY) {
+		b->fixed_rotation = false;
+	}
+	(void)apply_body_mass(b, &bm);
+	if (type == F2D_STATIC_BODY) {
+		b->v = f2d_v(0, 0);
+		b->w = 0;
+	}
+	b->awake = true;
+	b->sleep_time = 0;
+	b->force = f2d_v(0, 0);
+	b->torque = 0;
+	w->sweep_dirty = true; /* which pairs exist may change */
+	w->contacts_stale = true;
+	w->query_epoch++;
 	return F2D_OK;
 }

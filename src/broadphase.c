@@ -3,7 +3,9 @@
  *
  * Output: w->pairs[0, w->pair_count) holds the keys (shape_a << 32 | shape_b, a < b) of exactly
  * the pairs of live shapes whose fattened AABBs overlap (closed intervals on both axes) and that
- * may collide (other bodies, at least one dynamic, not kept apart by a joint: f2d_bodies_joined),
+ * may collide (f2d_should_collide in contact.c decides; the plain case, shapes of two bodies of
+ * which one is dynamic, default filters, no sensor, not both bodies jointed, is allowed here
+ * without asking),
  * in increasing key order. That set and its order are a function of the
  * shapes' ids and boxes only; everything below is just a way to find it fast, and no persistent
  * data can change it.
@@ -52,6 +54,7 @@
 /* bp_box.flags */
 #define BOX_DYNAMIC 1u /* on a dynamic body */
 #define BOX_JOINTED 2u /* on a body with joints */
+#define BOX_SPECIAL 4u /* a filter other than the default, or a sensor (f2d_shape_special) */
 
 /* One shape's box in x order, with what the pair filter needs (5 words of scratch). */
 typedef struct bp_box {
@@ -226,13 +229,14 @@ F2D_NOINLINE static bool reserve_key(bp *c, bool swapped)
 	return bp_reserve(c, c->out + 2 * ((int64_t)c->count + 1), swapped);
 }
 
-/* Boxes a and b overlap and one is dynamic (y_overlap): the rest of the filter (not the same
- * body, not kept apart by a joint), then the key. May grow w->pairs (the
- * caller re-reads its box pointers). */
+/* Boxes a and b overlap and one is dynamic (y_overlap): the rest of the filter (the same body
+ * never; f2d_should_collide for any pair with a special shape or two jointed bodies), then the
+ * key. May grow w->pairs (the caller re-reads its box pointers). */
 static inline bool report(bp *c, const bp_box *a, const bp_box *b, bool swapped)
 {
-	if (a->body == b->body || ((a->flags & b->flags & BOX_JOINTED) != 0 &&
-	                           f2d_bodies_joined(c->w, a->body, b->body))) {
+	if (a->body == b->body || ((((a->flags | b->flags) & BOX_SPECIAL) != 0 ||
+	                            (a->flags & b->flags & BOX_JOINTED) != 0) &&
+	                           !f2d_should_collide(c->w, a->id, b->id))) {
 		return true;
 	}
 	uint64_t key = key_of(a->id, b->id); /* a and b are in w->pairs, which may move now */
@@ -537,7 +541,8 @@ static f2d_result find_pairs(f2d_world *w)
 		b->id = w->sweep[r];
 		b->body = s->body;
 		b->flags = (body->type == F2D_DYNAMIC_BODY ? BOX_DYNAMIC : 0u) |
-		           (body->joint_count > 0 ? BOX_JOINTED : 0u);
+		           (body->joint_count > 0 ? BOX_JOINTED : 0u) |
+		           (f2d_shape_special(s) ? BOX_SPECIAL : 0u);
 		b->unused = 0;
 		if ((b->flags & BOX_DYNAMIC) != 0) {
 			height_sum += (int64_t)b->uy - b->ly;

@@ -9,6 +9,41 @@
  */
 #include "core.h"
 
+/* ---- which pairs may touch ---- */
+
+/* Box2D's rule: the same non-zero group decides (positive: always, negative: never), else each
+ * shape's category must be in the other's mask. */
+static bool filter_allows(const f2d_filter *a, const f2d_filter *b)
+{
+	if (a->group_index == b->group_index && a->group_index != 0) {
+		return a->group_index > 0;
+	}
+	return (a->mask_bits & b->category_bits) != 0 && (a->category_bits & b->mask_bits) != 0;
+}
+
+bool f2d_should_collide(const f2d_world *w, int32_t shape_a, int32_t shape_b)
+{
+	const f2d_shape *sa = &w->shapes[shape_a], *sb = &w->shapes[shape_b];
+	if (sa->body == sb->body) {
+		return false;
+	}
+	const f2d_body *ba = &w->bodies[sa->body], *bb = &w->bodies[sb->body];
+	if (ba->type != F2D_DYNAMIC_BODY && bb->type != F2D_DYNAMIC_BODY) {
+		return false;
+	}
+	bool sensor = sa->is_sensor || sb->is_sensor;
+	if (sensor && (sa->is_sensor == sb->is_sensor || !sa->enable_sensor_events ||
+	               !sb->enable_sensor_events)) {
+		return false; /* sensors do not see sensors; both must want sensor events */
+	}
+	if (!filter_allows(&sa->filter, &sb->filter)) {
+		return false;
+	}
+	/* a joint without collide_connected keeps its bodies' contacts apart (not sensors) */
+	return sensor || ba->joint_count == 0 || bb->joint_count == 0 ||
+	       !f2d_bodies_joined(w, sa->body, sb->body);
+}
+
 /* ---- arbiters ---- */
 
 /* Fills arb (key ia < ib) from the manifold m of the pair; a point made by the same features as
@@ -112,10 +147,12 @@ f2d_result f2d_update_contacts(f2d_world *w)
 	}
 	if (!f2d_grow(w, (void **)&w->arbiters_next, &w->arbiters_next_capacity, w->pair_count,
 	              sizeof(f2d_arbiter)) ||
-	    !f2d_solver_reserve(w, w->pair_count)) {
+	    !f2d_solver_reserve(w, w->pair_count) || !f2d_events_reserve(w, w->pair_count)) {
 		w->contacts_stale = true; /* the caches moved on, the arbiters did not */
 		return F2D_ERROR_OUT_OF_MEMORY;
 	}
+	f2d_events_begin_step(w);
+	const bool sensors = w->sensor_count > 0;
 	/* after the pair keys, f2d_find_pairs leaves the bitmap of shapes whose cache it remade
 	 * (every shape unless the caches of the previous step could be kept; broadphase.c) */
 	const uint64_t *pairs = w->pairs, *moved = w->pairs + w->pair_count;
@@ -135,6 +172,10 @@ f2d_result f2d_update_contacts(f2d_world *w)
 			old_key = old < old_count
 			              ? f2d_pair_key(olds[old].shape_a, olds[old].shape_b)
 			              : UINT64_MAX;
+		}
+		if (sensors && (w->shapes[ia].is_sensor || w->shapes[ib].is_sensor)) {
+			f2d_events_sensor_pair(w, ia, ib); /* an overlap, never an arbiter */
+			continue;
 		}
 		const f2d_arbiter *prev = old_key == key ? &olds[old] : NULL;
 		f2d_arbiter *arb = &next[count];

@@ -50,6 +50,9 @@ typedef struct f2d_body {
 	bool awake;         /* dynamic: simulated this step; kinematic/static: always true */
 	bool enable_sleep;  /* false: sleep_time stays 0, so the body's island never sleeps */
 	fix16_t sleep_time; /* s spent below the sleep tolerances, capped at time_to_sleep */
+	/* options (state; defaults 1, 0, 0, false) */
+	fix16_t gravity_scale, linear_damping, angular_damping;
+	bool fixed_rotation; /* inv_inertia is 0; inertia keeps the shapes' value */
 } f2d_body;
 
 /* Can the body move this step? An awake dynamic body, or a kinematic body with a velocity. */
@@ -70,6 +73,10 @@ typedef struct f2d_shape {
 	f2d_circle circle;
 	fix16_t density, friction, restitution;
 	uint64_t user_data;
+	/* game options (state): who collides, sensor, which events */
+	f2d_filter filter;
+	bool is_sensor;
+	bool enable_contact_events, enable_hit_events, enable_sensor_events;
 	/* per-step cache (not state): the shape in world coordinates and its fattened box */
 	f2d_polygon world_polygon; /* vertices and normals only */
 	f2d_vec2 world_center;     /* circle centre */
@@ -215,6 +222,41 @@ typedef struct f2d_query_cache {
 } f2d_query_cache;
 void f2d_query_free(f2d_world *w);
 
+/* ---- events (events.c) ----
+ * State (in the hash and both snapshot forms, so that a restored world makes the events of the
+ * first run): the sensor overlaps, and the end events owed by shapes destroyed since the last
+ * step. The rest is the last step's output and scratch. */
+typedef struct f2d_pending_end {
+	uint8_t sensor;        /* 0: a contact (a < b), 1: a sensor overlap (a sensor) */
+	int32_t a, b;          /* shape ids */
+	uint32_t gen_a, gen_b; /* their generations when the pair ended */
+} f2d_pending_end;
+
+typedef struct f2d_events {
+	uint64_t *overlaps; /* (sensor << 32 | visitor), increasing: state */
+	int32_t overlap_count, overlap_capacity;
+	uint64_t *overlaps_next; /* this step's, swapped in */
+	int32_t overlaps_next_count, overlaps_next_capacity;
+	f2d_pending_end *pending; /* state, in destroy order */
+	int32_t pending_count, pending_capacity;
+	uint64_t *start_keys; /* the arbiters' keys at the start of the step (scratch) */
+	int32_t start_count, start_capacity;
+	fix16_t *approach; /* per arbiter: fastest approach speed before the solve (scratch) */
+	int32_t *approach_point;
+	int32_t approach_capacity, approach_point_capacity;
+	/* the last step's output */
+	f2d_contact_begin_touch_event *begin;
+	int32_t begin_count, begin_capacity;
+	f2d_contact_end_touch_event *end;
+	int32_t end_count, end_capacity;
+	f2d_contact_hit_event *hit;
+	int32_t hit_count, hit_capacity;
+	f2d_sensor_begin_touch_event *sensor_begin;
+	int32_t sensor_begin_count, sensor_begin_capacity;
+	f2d_sensor_end_touch_event *sensor_end;
+	int32_t sensor_end_count, sensor_end_capacity;
+} f2d_events;
+
 /* ---- the world ---- */
 struct f2d_world {
 	f2d_allocator allocator;
@@ -280,8 +322,10 @@ struct f2d_world {
 	int32_t body_count, shape_count, joint_count;
 	uint64_t out_of_range_events, overflow_events;
 	int32_t last_out_of_range_body;
-	bool saturated; /* set by the solver when an impulse saturated in this step */
-	bool stopped_at_edge; /* set when a body was stopped at the world limit in this step */
+	bool saturated;        /* set by the solver when an impulse saturated in this step */
+	bool stopped_at_edge;  /* set when a body was stopped at the world limit in this step */
+	f2d_events events;     /* events.c: the last step's events and the state behind them */
+	int32_t sensor_count;  /* live sensor shapes (derived) */
 	f2d_query_cache query; /* queries (query.c): a cache */
 	uint64_t query_epoch;  /* moves when a shape may have moved (see f2d_query_cache) */
 	char error[160];
@@ -311,6 +355,57 @@ f2d_result f2d_find_pairs(f2d_world *w);
 
 /* contacts (contact.c) */
 f2d_result f2d_update_contacts(f2d_world *w);
+/** Which pairs of shapes may touch, the one place that decides: not the same body, at least one
+ *  dynamic body, the filter rule (f2d_filter), sensors (a sensor pair is a sensor and a
+ *  non-sensor with sensor events enabled on both), joints (a contact pair whose bodies share a
+ *  joint without collide_connected). The broad phase asks it for every pair that is not plainly
+ *  allowed (default filters, no sensor, no joint). */
+bool f2d_should_collide(const f2d_world *w, int32_t shape_a, int32_t shape_b);
+/* Options at their defaults are not written by the hash and the snapshots (their encodings stay
+ * those of worlds without options); these say which are. */
+static inline bool f2d_body_default_options(const f2d_body *b)
+{
+	return b->gravity_scale == F2D_ONE && b->linear_damping == 0 && b->angular_damping == 0 &&
+	       !b->fixed_rotation;
+}
+
+#define F2D_SHAPE_SENSOR 1u
+#define F2D_SHAPE_CONTACT_EVENTS 2u
+#define F2D_SHAPE_HIT_EVENTS 4u
+#define F2D_SHAPE_SENSOR_EVENTS 8u
+#define F2D_SHAPE_DEFAULT_FLAGS (F2D_SHAPE_CONTACT_EVENTS | F2D_SHAPE_SENSOR_EVENTS)
+
+static inline uint32_t f2d_shape_option_flags(const f2d_shape *s)
+{
+	return (s->is_sensor ? F2D_SHAPE_SENSOR : 0u) |
+	       (s->enable_contact_events ? F2D_SHAPE_CONTACT_EVENTS : 0u) |
+	       (s->enable_hit_events ? F2D_SHAPE_HIT_EVENTS : 0u) |
+	       (s->enable_sensor_events ? F2D_SHAPE_SENSOR_EVENTS : 0u);
+}
+
+static inline bool f2d_shape_default_options(const f2d_shape *s)
+{
+	return s->filter.category_bits == 1u && s->filter.mask_bits == UINT64_MAX &&
+	       s->filter.group_index == 0 && f2d_shape_option_flags(s) == F2D_SHAPE_DEFAULT_FLAGS;
+}
+
+/* events.c */
+bool f2d_events_reserve(f2d_world *w, int32_t pair_count);
+void f2d_events_clear_output(f2d_world *w);
+void f2d_events_begin_step(f2d_world *w);
+void f2d_events_sensor_pair(f2d_world *w, int32_t shape_a, int32_t shape_b);
+void f2d_events_measure_approach(f2d_world *w);
+void f2d_events_end_step(f2d_world *w);
+int32_t f2d_events_destroy_need(const f2d_world *w, int32_t shape);
+bool f2d_events_reserve_pending(f2d_world *w, int32_t n);
+void f2d_events_shape_destroyed(f2d_world *w, int32_t shape);
+void f2d_events_free(f2d_world *w);
+/** True when the shape has non-default collision options (filter or sensor). */
+static inline bool f2d_shape_special(const f2d_shape *s)
+{
+	return s->is_sensor || s->filter.category_bits != 1u || s->filter.mask_bits != UINT64_MAX ||
+	       s->filter.group_index != 0;
+}
 void f2d_remove_arbiters_of_shape(f2d_world *w, int32_t shape);
 void f2d_refresh_arbiters(f2d_world *w);
 

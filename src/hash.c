@@ -152,6 +152,77 @@ static void put_joint(encoder *e, const f2d_joint *j)
 	put_i32(e, j->upper_impulse);
 }
 
+/* Options and event state (format 2 extension): written only when something is not at its
+ * default, so the hash of a world without them is the one format 2 always gave (the golden
+ * chains). After the arbiter section (which is self-delimiting) either nothing follows, or:
+ *   u32 hit_event_threshold,
+ *   u32 n; n bodies with options other than the defaults: i32 id, gravity_scale,
+ *       linear_damping, angular_damping, u8 fixed_rotation,
+ *   u32 n; n shapes with filters or flags other than the defaults: i32 id, u64 category,
+ *       u64 mask, i32 group, u8 flags (1 sensor, 2 contact events, 4 hit events, 8 sensor
+ *       events),
+ *   u32 n; n sensor overlaps (u64 key), u32 n; n pending ends (u8 kind, i32 a, u32 gen_a, i32 b,
+ *       u32 gen_b). */
+static void put_options(encoder *e, const f2d_world *w)
+{
+	int32_t nb = 0, ns = 0;
+	for (int32_t i = 0; i < w->body_ids.next; ++i) {
+		nb += w->bodies[i].alive && !f2d_body_default_options(&w->bodies[i]) ? 1 : 0;
+	}
+	for (int32_t i = 0; i < w->shape_ids.next; ++i) {
+		ns += w->shapes[i].alive && !f2d_shape_default_options(&w->shapes[i]) ? 1 : 0;
+	}
+	const f2d_events *ev = &w->events;
+	if (nb == 0 && ns == 0 && ev->overlap_count == 0 && ev->pending_count == 0 &&
+	    w->def.hit_event_threshold == F2D_ONE) {
+		return;
+	}
+	need(e, 8);
+	put_i32(e, w->def.hit_event_threshold);
+	put_i32(e, nb);
+	for (int32_t i = 0; i < w->body_ids.next; ++i) {
+		const f2d_body *b = &w->bodies[i];
+		if (b->alive && !f2d_body_default_options(b)) {
+			need(e, 32);
+			put_i32(e, i);
+			put_i32(e, b->gravity_scale);
+			put_i32(e, b->linear_damping);
+			put_i32(e, b->angular_damping);
+			put_u8(e, b->fixed_rotation ? 1 : 0);
+		}
+	}
+	need(e, 4);
+	put_i32(e, ns);
+	for (int32_t i = 0; i < w->shape_ids.next; ++i) {
+		const f2d_shape *s = &w->shapes[i];
+		if (s->alive && !f2d_shape_default_options(s)) {
+			need(e, 32);
+			put_i32(e, i);
+			put_u64(e, s->filter.category_bits);
+			put_u64(e, s->filter.mask_bits);
+			put_i32(e, s->filter.group_index);
+			put_u8(e, (uint8_t)f2d_shape_option_flags(s));
+		}
+	}
+	need(e, 4);
+	put_i32(e, ev->overlap_count);
+	for (int32_t i = 0; i < ev->overlap_count; ++i) {
+		need(e, 8);
+		put_u64(e, ev->overlaps[i]);
+	}
+	need(e, 4);
+	put_i32(e, ev->pending_count);
+	for (int32_t i = 0; i < ev->pending_count; ++i) {
+		const f2d_pending_end *p = &ev->pending[i];
+		need(e, 20);
+		put_u8(e, p->sensor);
+		put_i32(e, p->a);
+		put_u32(e, p->gen_a);
+		put_i32(e, p->b);
+		put_u32(e, p->gen_b);
+	}
+}
+
 uint64_t f2d_hash_world(const f2d_world *w)
 {
 	XXH3_state_t state;
@@ -226,6 +297,7 @@ uint64_t f2d_hash_world(const f2d_world *w)
 			put_i32(&e, a->points[k].pt);
 		}
 	}
+	put_options(&e, w);
 	flush(&e);
 	return XXH3_64bits_digest(&state);
 }
@@ -353,7 +425,8 @@ uint64_t f2d_hash_phase(const f2d_world *w, f2d_phase phase)
 			if (b->alive) {
 				need(&e, 16);
 				put_i32(&e, i);
-				put_u8(&e, (uint8_t)((b->awake ? 1 : 0) | (b->enable_sleep ? 2 : 0)));
+				put_u8(&e,
+				       (uint8_t)((b->awake ? 1 : 0) | (b->enable_sleep ? 2 : 0)));
 				put_i32(&e, b->sleep_time);
 			}
 		}

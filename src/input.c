@@ -361,6 +361,9 @@ f2d_result f2d_command_decode(const uint8_t *buf, size_t len, f2d_command *out, 
 		if (type > 63u || (type & 15u) > (uint32_t)F2D_DYNAMIC_BODY) {
 			return F2D_ERROR_INVALID_VALUE;
 		}
+		/* fields the format does not carry (options, filter, events) keep their defaults */
+		s->body = f2d_default_body_def();
+		s->shape = f2d_default_shape_def();
 		s->body.type = (f2d_body_type)(type & 15u);
 		s->body.enable_sleep = (type & 16u) == 0;
 		s->body.awake = (type & 32u) == 0;

@@ -60,9 +60,10 @@ f2d_query_filter f2d_default_query_filter(void)
  * filter yet: every shape is category 1, mask all. When shape filters come, they go here. */
 static inline bool query_sees(f2d_query_filter f, const f2d_shape *s)
 {
-	const uint64_t shape_category = 1u, shape_mask = UINT64_MAX;
-	(void)s;
-	return (shape_category & f.mask_bits) != 0 && (shape_mask & f.category_bits) != 0;
+	/* Box2D v3's rule: the shape's category in the query's mask and the query's category in
+	 * the shape's mask; sensors are not found by queries */
+	return !s->is_sensor && (s->filter.category_bits & f.mask_bits) != 0 &&
+	       (s->filter.mask_bits & f.category_bits) != 0;
 }
 
 /* ---- 128-bit unsigned arithmetic from 32-bit limbs ---- */
@@ -189,7 +190,7 @@ typedef struct q_mink {
 	int64_t x[Q_MAX_M], y[Q_MAX_M];
 	fix16_t nx[Q_MAX_M], ny[Q_MAX_M];
 	int8_t ib[Q_MAX_M], ia[Q_MAX_M]; /* vertex k = B[ib[k]] - A[ia[k]] */
-	bool from_a[Q_MAX_M];            /* edge k -> k + 1 is minus A's edge ia[k], else B's ib[k] */
+	bool from_a[Q_MAX_M]; /* edge k -> k + 1 is minus A's edge ia[k], else B's ib[k] */
 	int32_t count;
 	int64_t radius;
 } q_mink;
@@ -287,8 +288,8 @@ static void minkowski(const q_core *b, const q_core *a, q_mink *m)
 			take_b = true;
 		} else {
 			int32_t bn = (bi + 1) % nb, an = (ai + 1) % na;
-			take_b = angle_le(b->x[bn] - b->x[bi], b->y[bn] - b->y[bi], a->x[ai] - a->x[an],
-			                  a->y[ai] - a->y[an]);
+			take_b = angle_le(b->x[bn] - b->x[bi], b->y[bn] - b->y[bi],
+			                  a->x[ai] - a->x[an], a->y[ai] - a->y[an]);
 		}
 		if (take_b) {
 			m->nx[k] = b->nx[bi];
@@ -515,7 +516,8 @@ static f2d_vec2 unit64(int64_t x, int64_t y)
 	if (len == 0) {
 		return f2d_v(0, 0);
 	}
-	return f2d_v(f2d_div_exact(x, (int64_t)len), f2d_div_exact(y, (int64_t)len)); /* x 2^16 / len */
+	return f2d_v(f2d_div_exact(x, (int64_t)len),
+	             f2d_div_exact(y, (int64_t)len)); /* x 2^16 / len */
 }
 
 /* The hit's fraction, normal and contact point on B (world) from the time of impact. A swept
@@ -533,7 +535,8 @@ static void make_hit(const q_mink *m, const q_core *b, const q_core *a, int64_t 
 		n = f2d_v(m->nx[k], m->ny[k]);
 	} else {
 		/* hit point - vertex k, in 2^-24 m */
-		n = unit64(scale_t32(dx, t32, 24) - m->x[k] * 256, scale_t32(dy, t32, 24) - m->y[k] * 256);
+		n = unit64(scale_t32(dx, t32, 24) - m->x[k] * 256,
+		           scale_t32(dy, t32, 24) - m->y[k] * 256);
 	}
 	h->normal = n;
 	int64_t px, py;
@@ -645,11 +648,14 @@ static f2d_result build_tree(f2d_world *w)
 		return F2D_OK;
 	}
 	/* (Morton code of the centre, rank) -> leaf order; rank order is id order */
-	unsigned sx = shift_for((uint64_t)(max_x - min_x)), sy = shift_for((uint64_t)(max_y - min_y));
+	unsigned sx = shift_for((uint64_t)(max_x - min_x)),
+	         sy = shift_for((uint64_t)(max_y - min_y));
 	for (int32_t r = 0; r < n; ++r) {
 		const f2d_aabb *b = &boxes[r];
-		uint32_t qx = (uint32_t)((uint64_t)((int64_t)b->lower.x + b->upper.x - min_x) >> sx);
-		uint32_t qy = (uint32_t)((uint64_t)((int64_t)b->lower.y + b->upper.y - min_y) >> sy);
+		uint32_t qx =
+		    (uint32_t)((uint64_t)((int64_t)b->lower.x + b->upper.x - min_x) >> sx);
+		uint32_t qy =
+		    (uint32_t)((uint64_t)((int64_t)b->lower.y + b->upper.y - min_y) >> sy);
 		uint64_t code = spread16(qx) | (spread16(qy) << 1);
 		q->keys[r] = (code << 32) | (uint32_t)r;
 	}
@@ -707,7 +713,8 @@ static f2d_result ensure_tree(f2d_world *w, const char *what)
 		return F2D_OK;
 	}
 	if (build_tree(w) != F2D_OK) {
-		return f2d_set_error(w, F2D_ERROR_OUT_OF_MEMORY, "%s: allocator returned NULL", what);
+		return f2d_set_error(w, F2D_ERROR_OUT_OF_MEMORY, "%s: allocator returned NULL",
+		                     what);
 	}
 	return F2D_OK;
 }
@@ -818,8 +825,8 @@ static bool collect(f2d_world *w, int mode, const f2d_aabb *box, const q_seg *se
 			q->shape_visits++;
 			if (mode == 0 ? !box_overlap(box->lower.x, box->lower.y, box->upper.x,
 			                             box->upper.y, b)
-			              : !seg_box(seg, b->lower.x, b->lower.y, b->upper.x, b->upper.y, one,
-			                         &entry)) {
+			              : !seg_box(seg, b->lower.x, b->lower.y, b->upper.x,
+			                         b->upper.y, one, &entry)) {
 				continue;
 			}
 			if (!query_sees(filter, &w->shapes[q->items[i]])) {
@@ -951,7 +958,8 @@ static f2d_result check_ray(f2d_world *w, f2d_vec2 origin, f2d_vec2 translation,
 {
 	if (!in_range(origin.x, origin.y)) {
 		return f2d_set_error(w, F2D_ERROR_INVALID_VALUE,
-		                     "%s: origin outside |x|, |y| <= 16384 m (F2D_QUERY_LIMIT)", what);
+		                     "%s: origin outside |x|, |y| <= 16384 m (F2D_QUERY_LIMIT)",
+		                     what);
 	}
 	if (!in_range((int64_t)origin.x + translation.x, (int64_t)origin.y + translation.y)) {
 		return f2d_set_error(w, F2D_ERROR_INVALID_VALUE,
@@ -972,7 +980,8 @@ static f2d_result check_xf(f2d_world *w, f2d_transform xf, const char *what, f2d
 	}
 	f2d_rot q = xf.q;
 	bool unit = false;
-	if (q.c >= -2 * F2D_ONE && q.c <= 2 * F2D_ONE && q.s >= -2 * F2D_ONE && q.s <= 2 * F2D_ONE) {
+	if (q.c >= -2 * F2D_ONE && q.c <= 2 * F2D_ONE && q.s >= -2 * F2D_ONE &&
+	    q.s <= 2 * F2D_ONE) {
 		int64_t len2 = (int64_t)q.c * q.c + (int64_t)q.s * q.s;
 		int64_t one = (int64_t)1 << 32;
 		unit = len2 >= one - (one >> 6) && len2 <= one + (one >> 6);
@@ -996,16 +1005,18 @@ static f2d_result check_query_shape(f2d_world *w, const f2d_query_shape *s, cons
 		    c->center.x < -F2D_MAX_SHAPE_EXTENT || c->center.x > F2D_MAX_SHAPE_EXTENT ||
 		    c->center.y < -F2D_MAX_SHAPE_EXTENT || c->center.y > F2D_MAX_SHAPE_EXTENT ||
 		    (int64_t)f2d_length(c->center) + c->radius > F2D_MAX_SHAPE_EXTENT) {
-			return f2d_set_error(w, F2D_ERROR_INVALID_VALUE,
-			                     "%s: circle radius must be in [0.005, 512] m and the circle "
-			                     "within 512 m of its origin",
-			                     what);
+			return f2d_set_error(
+			    w, F2D_ERROR_INVALID_VALUE,
+			    "%s: circle radius must be in [0.005, 512] m and the circle "
+			    "within 512 m of its origin",
+			    what);
 		}
 		return F2D_OK;
 	}
 	if (s->type != F2D_POLYGON_SHAPE) {
 		return f2d_set_error(w, F2D_ERROR_INVALID_VALUE,
-		                     "%s: shape type must be F2D_CIRCLE_SHAPE or F2D_POLYGON_SHAPE", what);
+		                     "%s: shape type must be F2D_CIRCLE_SHAPE or F2D_POLYGON_SHAPE",
+		                     what);
 	}
 	/* valid iff f2d_make_polygon rebuilds it exactly from its vertices */
 	const f2d_polygon *p = &s->polygon;
@@ -1014,7 +1025,8 @@ static f2d_result check_query_shape(f2d_world *w, const f2d_query_shape *s, cons
 	          f2d_make_polygon(p->vertices, p->count, &again) == F2D_OK &&
 	          again.centroid.x == p->centroid.x && again.centroid.y == p->centroid.y;
 	for (int32_t i = 0; ok && i < p->count; ++i) {
-		ok = again.vertices[i].x == p->vertices[i].x && again.vertices[i].y == p->vertices[i].y &&
+		ok = again.vertices[i].x == p->vertices[i].x &&
+		     again.vertices[i].y == p->vertices[i].y &&
 		     again.normals[i].x == p->normals[i].x && again.normals[i].y == p->normals[i].y;
 	}
 	if (!ok) {
@@ -1100,7 +1112,8 @@ f2d_result f2d_world_cast_ray_closest(f2d_world *w, f2d_vec2 origin, f2d_vec2 tr
 		return F2D_ERROR_NULL_ARGUMENT;
 	}
 	if (out == NULL) {
-		return f2d_set_error(w, F2D_ERROR_NULL_ARGUMENT, "world_cast_ray_closest: out is NULL");
+		return f2d_set_error(w, F2D_ERROR_NULL_ARGUMENT,
+		                     "world_cast_ray_closest: out is NULL");
 	}
 	memset(out, 0, sizeof *out);
 	f2d_result r = check_ray(w, origin, translation, "world_cast_ray_closest");
@@ -1160,9 +1173,11 @@ f2d_result f2d_world_cast_ray_closest(f2d_world *w, f2d_vec2 origin, f2d_vec2 tr
 			const f2d_aabb *b = &q->boxes[i];
 			q->shape_visits++;
 			int32_t si = q->items[i];
-			if (!seg_box(&seg, b->lower.x, b->lower.y, b->upper.x, b->upper.y, hi, &e) ||
+			if (!seg_box(&seg, b->lower.x, b->lower.y, b->upper.x, b->upper.y, hi,
+			             &e) ||
 			    !query_sees(filter, &w->shapes[si]) ||
-			    !ray_shape(w, si, origin.x, origin.y, translation.x, translation.y, hi, &h)) {
+			    !ray_shape(w, si, origin.x, origin.y, translation.x, translation.y, hi,
+			               &h)) {
 				continue;
 			}
 			if (!found || h.t32 < best.t32 || (h.t32 == best.t32 && si < best.shape)) {
@@ -1202,14 +1217,15 @@ f2d_result f2d_world_cast_ray(f2d_world *w, f2d_vec2 origin, f2d_vec2 translatio
 	q_seg seg = {origin.x, origin.y, translation.x, translation.y, 0, 0};
 	int32_t n = 0, m = 0;
 	if (!collect(w, 1, NULL, &seg, filter, &n)) {
-		return f2d_set_error(w, F2D_ERROR_OUT_OF_MEMORY, "world_cast_ray: allocator returned NULL");
+		return f2d_set_error(w, F2D_ERROR_OUT_OF_MEMORY,
+		                     "world_cast_ray: allocator returned NULL");
 	}
 	q_hit *hits = w->query.hits;
 	q_rat one = {1, 1};
 	for (int32_t i = 0; i < n; ++i) {
 		q_hit h;
-		if (ray_shape(w, hits[i].shape, origin.x, origin.y, translation.x, translation.y, one,
-		              &h)) {
+		if (ray_shape(w, hits[i].shape, origin.x, origin.y, translation.x, translation.y,
+		              one, &h)) {
 			hits[m++] = h;
 		}
 	}
@@ -1282,9 +1298,11 @@ f2d_result f2d_world_cast_shape(f2d_world *w, const f2d_query_shape *shape, f2d_
 	if (r == F2D_OK) {
 		r = check_xf(w, xf, "world_cast_shape", &t);
 	}
-	if (r == F2D_OK && !in_range((int64_t)xf.p.x + translation.x, (int64_t)xf.p.y + translation.y)) {
-		r = f2d_set_error(w, F2D_ERROR_INVALID_VALUE,
-		                  "world_cast_shape: xf.p + translation outside |x|, |y| <= 16384 m");
+	if (r == F2D_OK &&
+	    !in_range((int64_t)xf.p.x + translation.x, (int64_t)xf.p.y + translation.y)) {
+		r = f2d_set_error(
+		    w, F2D_ERROR_INVALID_VALUE,
+		    "world_cast_shape: xf.p + translation outside |x|, |y| <= 16384 m");
 	}
 	if (r == F2D_OK) {
 		r = ensure_tree(w, "world_cast_shape");
@@ -1376,7 +1394,8 @@ f2d_result f2d_shape_test_point(f2d_world *w, f2d_shape_id shape, f2d_vec2 point
 		return F2D_ERROR_NULL_ARGUMENT;
 	}
 	if (inside == NULL) {
-		return f2d_set_error(w, F2D_ERROR_NULL_ARGUMENT, "shape_test_point: inside is NULL");
+		return f2d_set_error(w, F2D_ERROR_NULL_ARGUMENT,
+		                     "shape_test_point: inside is NULL");
 	}
 	const f2d_shape *s = get_shape(w, shape);
 	if (s == NULL) {

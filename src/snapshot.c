@@ -36,7 +36,7 @@ static uint64_t snapshot_fingerprint(void)
 
 #define PORTABLE_MAGIC "fix2dsnp"
 #define MEMORY_MAGIC "fix2dmem"
-#define MEMORY_VERSION 1u
+#define MEMORY_VERSION 2u
 #define PORTABLE_HEADER 40
 #define MEMORY_HEADER 40
 #define MAX_RECORD 128 /* longest record below is 5 + 72 + 8 + ... < 100 bytes */
@@ -322,6 +322,58 @@ static void encode_arbiters(encoder *e, const f2d_world *w)
 	}
 }
 
+/* Options and event state (version 3): settings and records for what is not at its default,
+ * sensor overlaps, end events owed by destroyed shapes (see include/fix2d/snapshot.h). */
+static void encode_options(encoder *e, const f2d_world *w)
+{
+	put_word(e, (uint32_t)w->def.hit_event_threshold);
+	int32_t n = 0;
+	for (int32_t i = 0; i < w->body_ids.next; ++i) {
+		n += w->bodies[i].alive && !f2d_body_default_options(&w->bodies[i]) ? 1 : 0;
+	}
+	put_word(e, (uint32_t)n);
+	for (int32_t i = 0; i < w->body_ids.next; ++i) {
+		const f2d_body *b = &w->bodies[i];
+		if (b->alive && !f2d_body_default_options(b)) {
+			uint8_t *st = rec_begin(e), *p = put_i32(st, i);
+			p = put_i32(p, b->gravity_scale);
+			p = put_i32(p, b->linear_damping);
+			p = put_i32(p, b->angular_damping);
+			rec_end(e, st, put_u8(p, b->fixed_rotation ? 1u : 0u));
+		}
+	}
+	n = 0;
+	for (int32_t i = 0; i < w->shape_ids.next; ++i) {
+		n += w->shapes[i].alive && !f2d_shape_default_options(&w->shapes[i]) ? 1 : 0;
+	}
+	put_word(e, (uint32_t)n);
+	for (int32_t i = 0; i < w->shape_ids.next; ++i) {
+		const f2d_shape *sh = &w->shapes[i];
+		if (sh->alive && !f2d_shape_default_options(sh)) {
+			uint8_t *st = rec_begin(e), *p = put_i32(st, i);
+			p = put_u64(p, sh->filter.category_bits);
+			p = put_u64(p, sh->filter.mask_bits);
+			p = put_i32(p, sh->filter.group_index);
+			rec_end(e, st, put_u8(p, f2d_shape_option_flags(sh)));
+		}
+	}
+	const f2d_events *ev = &w->events;
+	put_word(e, (uint32_t)ev->overlap_count);
+	for (int32_t i = 0; i < ev->overlap_count; ++i) {
+		uint8_t *st = rec_begin(e);
+		rec_end(e, st, put_u64(st, ev->overlaps[i]));
+	}
+	put_word(e, (uint32_t)ev->pending_count);
+	for (int32_t i = 0; i < ev->pending_count; ++i) {
+		const f2d_pending_end *pe = &ev->pending[i];
+		uint8_t *st = rec_begin(e), *p = put_u8(st, pe->sensor);
+		p = put_i32(p, pe->a);
+		p = put_u32(p, pe->gen_a);
+		p = put_i32(p, pe->b);
+		rec_end(e, st, put_u32(p, pe->gen_b));
+	}
+}
+
 static void encode_caches(encoder *e, const f2d_world *w)
 {
 	bool valid = !w->sweep_dirty && w->sweep_count == w->shape_count;
@@ -344,16 +396,18 @@ static void encode_payload(encoder *e, const f2d_world *w, bool portable, f2d_sn
 	encode_joints(e, w);
 	size_t n4 = e->n;
 	encode_arbiters(e, w);
+	size_t n5a = e->n;
+	encode_options(e, w);
 	size_t n5 = e->n;
 	if (!portable) {
 		encode_caches(e, w);
 	}
 	if (l != NULL) {
-		l->world = n1 - n0;
+		l->world = n1 - n0 + (n5 - n5a); /* settings, and the options section */
 		l->bodies = n2 - n1;
 		l->shapes = n3 - n2;
 		l->joints = n4 - n3;
-		l->arbiters = n5 - n4;
+		l->arbiters = n5a - n4;
 		l->caches = e->n - n5;
 	}
 }
@@ -700,6 +754,10 @@ f2d_result f2d_world_clone(const f2d_world *src, f2d_world **out)
 	c->island_parent = c->island_data = NULL;
 	c->contacts_stale = true;
 	memset(&c->query, 0, sizeof c->query); /* the clone builds its own query tree */
+	/* events: the state (overlaps, pending ends) is copied, the last step's output is not */
+	memset(&c->events, 0, sizeof c->events);
+	c->events.overlap_count = src->events.overlap_count;
+	c->events.pending_count = src->events.pending_count;
 	c->island_capacity = c->island_data_capacity = 0;
 	bool ok =
 	    dup_array(c, (void **)&c->bodies, src->bodies, src->body_capacity, sizeof(f2d_body)) &&
@@ -723,7 +781,13 @@ f2d_result f2d_world_clone(const f2d_world *src, f2d_world **out)
 	              sizeof(f2d_arbiter)) &&
 	    (c->arbiter_capacity = src->arbiter_capacity, true) &&
 	    dup_array(c, (void **)&c->sweep, src->sweep, src->sweep_capacity, sizeof(int32_t)) &&
-	    (c->sweep_capacity = src->sweep_capacity, true);
+	    (c->sweep_capacity = src->sweep_capacity, true) &&
+	    dup_array(c, (void **)&c->events.overlaps, src->events.overlaps,
+	              src->events.overlap_capacity, sizeof(uint64_t)) &&
+	    (c->events.overlap_capacity = src->events.overlap_capacity, true) &&
+	    dup_array(c, (void **)&c->events.pending, src->events.pending,
+	              src->events.pending_capacity, sizeof(f2d_pending_end)) &&
+	    (c->events.pending_capacity = src->events.pending_capacity, true);
 	if (!ok) {
 		f2d_destroy_world(c);
 		return F2D_ERROR_OUT_OF_MEMORY;

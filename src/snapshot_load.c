@@ -374,6 +374,9 @@ static bool decode_bodies(decoder *d)
 		b->awake = true;
 		b->enable_sleep = true;
 		b->sleep_time = 0;
+		b->gravity_scale = F2D_ONE; /* options at their defaults (see decode_options) */
+		b->linear_damping = b->angular_damping = 0;
+		b->fixed_rotation = false;
 		if (!alive) {
 			b->origin = b->center = f2d_v(0, 0);
 			b->q.c = b->q.s = 0;
@@ -795,6 +798,12 @@ static bool decode_shapes(decoder *d)
 			s->friction = friction;
 			s->restitution = restitution;
 			s->user_data = user;
+			/* options at their defaults; the options section sets the others */
+			s->filter = f2d_default_filter();
+			s->is_sensor = false;
+			s->enable_contact_events = true;
+			s->enable_hit_events = false;
+			s->enable_sensor_events = true;
 		}
 	}
 	if (!d->apply) {
@@ -997,7 +1006,8 @@ static bool decode_arbiters(decoder *d)
 		a->friction = friction;
 		a->restitution = restitution;
 		a->count = (int32_t)count;
-		a->normal = f2d_v(0, 0); /* unknown until a step rebuilds it (f2d_world_get_contacts) */
+		a->normal =
+		    f2d_v(0, 0); /* unknown until a step rebuilds it (f2d_world_get_contacts) */
 		for (uint32_t k = 0; k < count; ++k) { /* points past count are never read */
 			f2d_contact_point *cp = &a->points[k];
 			cp->id = rd_u32(d);
@@ -1014,6 +1024,210 @@ static bool decode_arbiters(decoder *d)
 		}
 	}
 	d->arbiters_end = d->p;
+	return true;
+}
+
+/* ---- options and event state (format version 3) ----
+ * Validating pass: every record names a live object in increasing id order and differs from
+ * the defaults (canonical), values within the ranges the API accepts; a sensor overlap names a
+ * live sensor shape and a live non-sensor shape; a pending end names shape ids ever handed out
+ * with non-zero generations (the shapes may be dead or reused). The sensor marks are kept in
+ * the shape marks (SENSOR_MARK) while the overlaps are checked. */
+#define SENSOR_MARK 0x20000000u
+
+static bool decode_body_options(decoder *d)
+{
+	f2d_world *w = d->w;
+	uint32_t n = rd_u32(d);
+	if (!d->apply && (size_t)n > (size_t)(d->end - d->p) / 17) {
+		return truncated(d, "the body options");
+	}
+	int64_t prev = -1;
+	for (uint32_t i = 0; i < n; ++i) {
+		if (!avail(d, 17)) {
+			return truncated(d, "the body options");
+		}
+		uint32_t id = rd_u32(d);
+		fix16_t g = rd_i32(d), lin = rd_i32(d), ang = rd_i32(d);
+		uint32_t fixed = rd_u8(d);
+		if (d->apply) {
+			f2d_body *b = &w->bodies[id];
+			b->gravity_scale = g;
+			b->linear_damping = lin;
+			b->angular_damping = ang;
+			b->fixed_rotation = fixed != 0;
+			if (b->fixed_rotation) {
+				b->inv_inertia = 0;
+			}
+			continue;
+		}
+		uint32_t type = id < (uint32_t)d->next[0] ? scratch(d, d->body_off)[id] : 0;
+		if ((int64_t)id <= prev || type < 1 || type > 3) {
+			return fail(d, F2D_ERROR_INVALID_HANDLE,
+			            "body options %u: body %u is not alive or not in order",
+			            (unsigned)i, (unsigned)id);
+		}
+		prev = id;
+		if (g < F2D_FIX(-16) || g > F2D_FIX(16) || lin < 0 || lin > F2D_FIX(1000) ||
+		    ang < 0 || ang > F2D_FIX(1000) || fixed > 1 ||
+		    (fixed != 0 && type != 1 + F2D_DYNAMIC_BODY) ||
+		    (g == F2D_ONE && lin == 0 && ang == 0 && fixed == 0)) {
+			return fail(d, F2D_ERROR_INVALID_VALUE,
+			            "body options %u: value out of range, fixed rotation on a body "
+			            "that is not dynamic, or all defaults (not canonical)",
+			            (unsigned)i);
+		}
+	}
+	return true;
+}
+
+static bool decode_shape_options(decoder *d)
+{
+	f2d_world *w = d->w;
+	uint32_t n = rd_u32(d);
+	if (!d->apply && (size_t)n > (size_t)(d->end - d->p) / 25) {
+		return truncated(d, "the shape options");
+	}
+	int64_t prev = -1;
+	for (uint32_t i = 0; i < n; ++i) {
+		if (!avail(d, 25)) {
+			return truncated(d, "the shape options");
+		}
+		uint32_t id = rd_u32(d);
+		f2d_filter f;
+		f.category_bits = rd_u64(d);
+		f.mask_bits = rd_u64(d);
+		f.group_index = rd_i32(d);
+		uint32_t flags = rd_u8(d);
+		if (d->apply) {
+			f2d_shape *sh = &w->shapes[id];
+			sh->filter = f;
+			sh->is_sensor = (flags & F2D_SHAPE_SENSOR) != 0;
+			sh->enable_contact_events = (flags & F2D_SHAPE_CONTACT_EVENTS) != 0;
+			sh->enable_hit_events = (flags & F2D_SHAPE_HIT_EVENTS) != 0;
+			sh->enable_sensor_events = (flags & F2D_SHAPE_SENSOR_EVENTS) != 0;
+			continue;
+		}
+		uint32_t *marks = scratch(d, d->shape_off);
+		if ((int64_t)id <= prev || id >= (uint32_t)d->next[1] || !shape_live(marks[id])) {
+			return fail(d, F2D_ERROR_INVALID_HANDLE,
+			            "shape options %u: shape %u is not alive or not in order",
+			            (unsigned)i, (unsigned)id);
+		}
+		prev = id;
+		if (flags > 15u || (f.category_bits == 1u && f.mask_bits == UINT64_MAX &&
+		                    f.group_index == 0 && flags == F2D_SHAPE_DEFAULT_FLAGS)) {
+			return fail(d, F2D_ERROR_INVALID_VALUE,
+			            "shape options %u: bad flags, or all defaults (not canonical)",
+			            (unsigned)i);
+		}
+		if (flags & F2D_SHAPE_SENSOR) {
+			marks[id] |= SENSOR_MARK;
+		}
+	}
+	return true;
+}
+
+static bool decode_overlaps(decoder *d)
+{
+	f2d_world *w = d->w;
+	f2d_events *e = &w->events;
+	uint32_t n = rd_u32(d);
+	if ((size_t)n > (size_t)(d->end - d->p) / 8) {
+		return truncated(d, "the sensor overlaps");
+	}
+	if (d->apply) {
+		for (uint32_t i = 0; i < n; ++i) {
+			e->overlaps[i] = rd_u64(d);
+		}
+		e->overlap_count = (int32_t)n;
+		return true;
+	}
+	if (!f2d_grow(w, (void **)&e->overlaps, &e->overlap_capacity, (int32_t)n,
+	              sizeof(uint64_t))) {
+		return fail(d, F2D_ERROR_OUT_OF_MEMORY, "allocator returned NULL");
+	}
+	uint32_t *marks = scratch(d, d->shape_off);
+	uint64_t prev = 0;
+	for (uint32_t i = 0; i < n; ++i) {
+		uint64_t key = rd_u64(d);
+		uint32_t sensor = (uint32_t)(key >> 32), visitor = (uint32_t)key;
+		if ((i > 0 && key <= prev) || sensor >= (uint32_t)d->next[1] ||
+		    visitor >= (uint32_t)d->next[1] || !shape_live(marks[sensor]) ||
+		    !shape_live(marks[visitor]) || (marks[sensor] & SENSOR_MARK) == 0 ||
+		    (marks[visitor] & SENSOR_MARK) != 0) {
+			return fail(
+			    d, F2D_ERROR_INVALID_VALUE,
+			    "sensor overlap %u: not a live sensor and a live other shape in "
+			    "order",
+			    (unsigned)i);
+		}
+		prev = key;
+	}
+	for (int32_t i = 0; i < d->next[1]; ++i) { /* checked: drop the sensor marks */
+		marks[i] &= ~SENSOR_MARK;
+	}
+	return true;
+}
+
+static bool decode_pending(decoder *d)
+{
+	f2d_world *w = d->w;
+	f2d_events *e = &w->events;
+	uint32_t n = rd_u32(d);
+	if ((size_t)n > (size_t)(d->end - d->p) / 17) {
+		return truncated(d, "the pending end events");
+	}
+	if (!d->apply && !f2d_grow(w, (void **)&e->pending, &e->pending_capacity, (int32_t)n,
+	                           sizeof(f2d_pending_end))) {
+		return fail(d, F2D_ERROR_OUT_OF_MEMORY, "allocator returned NULL");
+	}
+	for (uint32_t i = 0; i < n; ++i) {
+		f2d_pending_end p;
+		p.sensor = (uint8_t)rd_u8(d);
+		p.a = rd_i32(d);
+		p.gen_a = rd_u32(d);
+		p.b = rd_i32(d);
+		p.gen_b = rd_u32(d);
+		if (d->apply) {
+			e->pending[i] = p;
+			continue;
+		}
+		if (p.sensor > 1 || p.a < 0 || p.b < 0 || p.a >= d->next[1] || p.b >= d->next[1] ||
+		    p.a == p.b || (p.sensor == 0 && p.a > p.b) || p.gen_a == 0 || p.gen_b == 0) {
+			return fail(d, F2D_ERROR_INVALID_VALUE, "pending end event %u is malformed",
+			            (unsigned)i);
+		}
+	}
+	if (d->apply) {
+		e->pending_count = (int32_t)n;
+	}
+	return true;
+}
+
+static bool decode_options(decoder *d)
+{
+	f2d_world *w = d->w;
+	if (!avail(d, 20)) {
+		return truncated(d, "the options");
+	}
+	fix16_t threshold = rd_i32(d);
+	if (d->apply) {
+		w->def.hit_event_threshold = threshold;
+	} else if (threshold < 0) {
+		return fail(d, F2D_ERROR_INVALID_VALUE, "hit_event_threshold out of range");
+	}
+	if (!decode_body_options(d) || !avail(d, 12) || !decode_shape_options(d) || !avail(d, 8) ||
+	    !decode_overlaps(d) || !avail(d, 4) || !decode_pending(d)) {
+		return d->result != F2D_OK ? false : truncated(d, "the options");
+	}
+	if (d->apply) {
+		w->sensor_count = 0;
+		for (int32_t i = 0; i < w->shape_ids.next; ++i) {
+			w->sensor_count += w->shapes[i].alive && w->shapes[i].is_sensor ? 1 : 0;
+		}
+		f2d_events_clear_output(w);
+	}
 	return true;
 }
 
@@ -1068,7 +1282,7 @@ static bool decode_caches(decoder *d)
 static bool decode_payload(decoder *d)
 {
 	if (!decode_world(d) || !decode_bodies(d) || !decode_shapes(d) || !decode_joints(d) ||
-	    !decode_arbiters(d)) {
+	    !decode_arbiters(d) || !decode_options(d)) {
 		return false;
 	}
 	if (d->caches && !decode_caches(d)) {

@@ -145,6 +145,7 @@ f2d_world_def f2d_default_world_def(void)
 	d.linear_sleep_tolerance = F2D_MILLI(50);
 	d.angular_sleep_tolerance = F2D_MILLI(50);
 	d.time_to_sleep = F2D_MILLI(500);
+	d.hit_event_threshold = F2D_ONE;
 	d.allocator.alloc = default_alloc;
 	d.allocator.free = default_free;
 	d.allocator.context = NULL;
@@ -192,6 +193,9 @@ static const char *check_world_def(const f2d_world_def *d)
 	}
 	if (d->time_to_sleep < d->time_step || d->time_to_sleep > F2D_FIX(60)) {
 		return "time_to_sleep must be in [time_step, 60] s";
+	}
+	if (d->hit_event_threshold < 0) {
+		return "hit_event_threshold must be in [0, 32767] m/s";
 	}
 	if ((d->allocator.alloc == NULL) != (d->allocator.free == NULL)) {
 		return "allocator needs both alloc and free (or neither)";
@@ -254,6 +258,7 @@ void f2d_destroy_world(f2d_world *w)
 	if (w == NULL) {
 		return;
 	}
+	f2d_events_free(w);
 	f2d_free(w, w->bodies, (size_t)w->body_capacity * sizeof(f2d_body));
 	f2d_free(w, w->shapes, (size_t)w->shape_capacity * sizeof(f2d_shape));
 	f2d_free(w, w->joints, (size_t)w->joint_capacity * sizeof(f2d_joint));
@@ -368,6 +373,16 @@ static fix16_t add_scaled(f2d_world *w, fix16_t v, fix16_t base, fix16_t inv, fi
 	return f2d_sat_flag((int64_t)v + base + ha, &w->saturated);
 }
 
+/* Damping as Box2D applies it, v *= 1 / (1 + h c), in integer form: the factor
+ * f = round(2^16 / (1 + h c)) in Q16 (h c = round(h c) in Q16, at most 0.1 s x 1000/s = 100,
+ * so f is in [~650, 2^16]: 1/f keeps at least 9 significant bits), then v = round(v f).
+ * A damping of 0 gives f = 2^16 exactly and leaves v unchanged (not even computed). */
+static fix16_t damping_factor(fix16_t h, fix16_t c)
+{
+	int64_t hc = f2d_round16((int64_t)h * c);
+	return f2d_div_exact((int64_t)1 << 16, (int64_t)F2D_ONE + hc);
+}
+
 static void integrate_velocities(f2d_world *w)
 {
 	f2d_vec2 hg = f2d_v(f2d_mul(w->h, w->gravity.x), f2d_mul(w->h, w->gravity.y));
@@ -376,9 +391,22 @@ static void integrate_velocities(f2d_world *w)
 		if (!b->alive || b->type != F2D_DYNAMIC_BODY || !b->awake) {
 			continue;
 		}
-		b->v.x = add_scaled(w, b->v.x, hg.x, b->inv_mass, b->force.x);
-		b->v.y = add_scaled(w, b->v.y, hg.y, b->inv_mass, b->force.y);
+		f2d_vec2 g = hg;
+		if (b->gravity_scale != F2D_ONE) { /* |scale| <= 16, |h g| < 2^17: exact */
+			g = f2d_v(f2d_sat(f2d_round16((int64_t)b->gravity_scale * hg.x)),
+			          f2d_sat(f2d_round16((int64_t)b->gravity_scale * hg.y)));
+		}
+		b->v.x = add_scaled(w, b->v.x, g.x, b->inv_mass, b->force.x);
+		b->v.y = add_scaled(w, b->v.y, g.y, b->inv_mass, b->force.y);
 		b->w = add_scaled(w, b->w, 0, b->inv_inertia, b->torque);
+		if (b->linear_damping != 0) {
+			fix16_t f = damping_factor(w->h, b->linear_damping);
+			b->v =
+			    f2d_v(f2d_mul(b->v.x, f), f2d_mul(b->v.y, f)); /* |f| <= 1: in range */
+		}
+		if (b->angular_damping != 0) {
+			b->w = f2d_mul(b->w, damping_factor(w->h, b->angular_damping));
+		}
 	}
 }
 
@@ -510,6 +538,7 @@ const char *f2d_phase_name(f2d_phase phase)
 /* The step. trace is NULL for f2d_world_step: then each phase costs one pointer test. */
 static f2d_result step(f2d_world *w, f2d_phase_hashes *trace)
 {
+	f2d_events_clear_output(w);
 	if (nothing_moves(w)) {
 		perturb_for_test(w);
 		w->step_count++;
@@ -550,6 +579,7 @@ static f2d_result step(f2d_world *w, f2d_phase_hashes *trace)
 	if (trace != NULL) {
 		trace->phase[F2D_PHASE_MANIFOLDS] = f2d_hash_phase(w, F2D_PHASE_MANIFOLDS);
 	}
+	f2d_events_measure_approach(w);
 	integrate_velocities(w);
 
 	f2d_contacts_prestep(w);
@@ -568,6 +598,7 @@ static f2d_result step(f2d_world *w, f2d_phase_hashes *trace)
 		f2d_contacts_solve(w, it);
 		f2d_joints_solve(w, nj, it);
 	}
+	f2d_events_end_step(w); /* the arbiters and their impulses are final */
 	perturb_for_test(w);
 	if (trace != NULL) {
 		trace->phase[F2D_PHASE_VELOCITIES] = f2d_hash_phase(w, F2D_PHASE_VELOCITIES);

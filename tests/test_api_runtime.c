@@ -740,7 +740,7 @@ static bool oom_scene(alloc_ctx *ctx, int32_t body_capacity, int *seen)
 	for (int i = 0; i < 5; ++i) {
 		OOM_CALL(OOM_STEP, f2d_world_step(w));
 	}
-	CHECK_OK(f2d_destroy_body(w, bodies[3]));
+	OOM_CALL(OOM_BODY, f2d_destroy_body(w, bodies[3]));
 	OOM_CALL(OOM_BODY, f2d_create_body(w, &bd, &bodies[3]));
 	OOM_CALL(OOM_SHAPE, f2d_create_polygon_shape(w, bodies[3], &sd, &box, &sid));
 	OOM_CALL(OOM_STEP, f2d_world_step(w));

@@ -89,7 +89,7 @@ typedef struct spec {
 	size_t body_next, body_rec[SPEC_MAX], body_free;
 	size_t shape_next, shape_rec[SPEC_MAX], shape_free;
 	size_t joint_next, joint_rec[SPEC_MAX], joint_free;
-	size_t arbiters, arb_rec[SPEC_MAX], end;
+	size_t arbiters, arb_rec[SPEC_MAX], options, end;
 	uint32_t bodies, shapes, joints, arbiter_count;
 } spec;
 
@@ -182,6 +182,13 @@ static void spec_parse(const uint8_t *pl, size_t len, spec *s)
 		}
 		o += 17 + 12 * (size_t)pl[o + 16];
 	}
+	/* options (version 3): threshold, body options, shape options, overlaps, pending ends */
+	s->options = o;
+	o += 4;
+	o += 4 + 17 * (size_t)le32(pl + o);
+	o += 4 + 25 * (size_t)le32(pl + o);
+	o += 4 + 8 * (size_t)le32(pl + o);
+	o += 4 + 17 * (size_t)le32(pl + o);
 	s->end = o;
 	ck_assert_uint_eq(o, len);
 }

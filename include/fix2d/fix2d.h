@@ -98,18 +98,18 @@ bool f2d_world_is_sleep_enabled(const f2d_world *world);
  * nothing (the whole world asleep) hashes the state it leaves for every phase.
  * f2d_world_step costs nothing more for this (one pointer test per phase). */
 typedef enum f2d_phase {
-	F2D_PHASE_PAIRS = 0,   /**< the broad phase's pair keys */
-	F2D_PHASE_MANIFOLDS,   /**< arbiters after the narrow phase (and waking): points, ids */
-	F2D_PHASE_VELOCITIES,  /**< after the velocity solve: v, w, accumulated impulses */
-	F2D_PHASE_POSITIONS,   /**< after integration and joint projection: transforms */
-	F2D_PHASE_ISLANDS,     /**< after the sleep pass: awake flags, sleep timers, counts */
+	F2D_PHASE_PAIRS = 0,  /**< the broad phase's pair keys */
+	F2D_PHASE_MANIFOLDS,  /**< arbiters after the narrow phase (and waking): points, ids */
+	F2D_PHASE_VELOCITIES, /**< after the velocity solve: v, w, accumulated impulses */
+	F2D_PHASE_POSITIONS,  /**< after integration and joint projection: transforms */
+	F2D_PHASE_ISLANDS,    /**< after the sleep pass: awake flags, sleep timers, counts */
 	F2D_PHASE_COUNT
 } f2d_phase;
 
 typedef struct f2d_phase_hashes {
-	uint64_t step;                     /**< the step count after the step */
-	uint64_t phase[F2D_PHASE_COUNT];   /**< XXH3-64 of each phase's output */
-	uint64_t state;                    /**< f2d_world_hash after the step */
+	uint64_t step;                   /**< the step count after the step */
+	uint64_t phase[F2D_PHASE_COUNT]; /**< XXH3-64 of each phase's output */
+	uint64_t state;                  /**< f2d_world_hash after the step */
 } f2d_phase_hashes;
 
 /** f2d_world_step, and the hash of each phase's output into *out (out may be NULL). */
@@ -155,7 +155,9 @@ int32_t f2d_world_get_contacts(const f2d_world *world, f2d_contact_data *out, in
 /** F2D_ERROR_INVALID_VALUE (a def field outside its range or the rule above),
  *  F2D_ERROR_CAPACITY (F2D_MAX_OBJECTS bodies), F2D_ERROR_OUT_OF_MEMORY. */
 f2d_result f2d_create_body(f2d_world *world, const f2d_body_def *def, f2d_body_id *out);
-/** Destroys the body with its shapes and joints. */
+/** Destroys the body with its shapes and joints. Their contacts and sensor overlaps end: the
+ *  end events come with the next step's events. F2D_ERROR_INVALID_HANDLE,
+ *  F2D_ERROR_OUT_OF_MEMORY (room for those events; nothing was destroyed). */
 f2d_result f2d_destroy_body(f2d_world *world, f2d_body_id body);
 bool f2d_body_is_valid(const f2d_world *world, f2d_body_id body);
 f2d_body_type f2d_body_get_type(const f2d_world *world, f2d_body_id body);
@@ -192,6 +194,22 @@ f2d_result f2d_body_set_awake(f2d_world *world, f2d_body_id body, bool awake);
 /** false keeps the body (and any island it joins) awake; true lets it sleep again. */
 f2d_result f2d_body_enable_sleep(f2d_world *world, f2d_body_id body, bool enable);
 bool f2d_body_is_sleep_enabled(const f2d_world *world, f2d_body_id body);
+/** Changes the body's type at run time (Box2D's b2Body_SetType): the mass is recomputed for the
+ *  new type, a body made static stops, the body wakes, its contacts that can no longer exist end
+ *  at the next step (with end events). F2D_ERROR_INVALID_VALUE when a joint of the body would
+ *  join two bodies that are not dynamic; F2D_ERROR_MASS_RANGE / F2D_ERROR_OUT_OF_RANGE when its
+ *  shapes give no valid dynamic mass. */
+f2d_result f2d_body_set_type(f2d_world *world, f2d_body_id body, f2d_body_type type);
+/** Multiplies gravity for this body, [-16, 16] (default 1). */
+f2d_result f2d_body_set_gravity_scale(f2d_world *world, f2d_body_id body, fix16_t scale);
+/** Linear and angular damping, [0, 1000] 1/s (default 0; the integer form is in types.h). */
+f2d_result f2d_body_set_damping(f2d_world *world, f2d_body_id body, fix16_t linear,
+                                fix16_t angular);
+/** A dynamic body that does not turn (its angular velocity is zeroed); INVALID_VALUE for others. */
+f2d_result f2d_body_set_fixed_rotation(f2d_world *world, f2d_body_id body, bool fixed);
+/** The options above (any output may be NULL; zeros for an invalid handle). */
+void f2d_body_get_options(const f2d_world *world, f2d_body_id body, fix16_t *gravity_scale,
+                          fix16_t *linear_damping, fix16_t *angular_damping, bool *fixed_rotation);
 
 /* ---- Shapes ---- */
 /** F2D_ERROR_INVALID_HANDLE, F2D_ERROR_BAD_POLYGON, F2D_ERROR_INVALID_VALUE (material),
@@ -204,10 +222,40 @@ f2d_result f2d_create_polygon_shape(f2d_world *world, f2d_body_id body, const f2
  *  (as f2d_create_polygon_shape). */
 f2d_result f2d_create_circle_shape(f2d_world *world, f2d_body_id body, const f2d_shape_def *def,
                                    const f2d_circle *circle, f2d_shape_id *out);
+/** Its contacts and sensor overlaps end (end events with the next step's events).
+ *  F2D_ERROR_INVALID_HANDLE, F2D_ERROR_OVERFLOW (see body.c), F2D_ERROR_OUT_OF_MEMORY (room for
+ *  those events; nothing was destroyed). */
 f2d_result f2d_destroy_shape(f2d_world *world, f2d_shape_id shape);
 bool f2d_shape_is_valid(const f2d_world *world, f2d_shape_id shape);
 f2d_body_id f2d_shape_get_body(const f2d_world *world, f2d_shape_id shape);
 f2d_aabb f2d_shape_get_aabb(const f2d_world *world, f2d_shape_id shape);
+/** category 1, mask all, group 0: collides with everything. */
+f2d_filter f2d_default_filter(void);
+/** Effective at the next step: contacts the new filter forbids end there (end events), new
+ *  pairs begin. Any filter value is valid. */
+f2d_result f2d_shape_set_filter(f2d_world *world, f2d_shape_id shape, f2d_filter filter);
+f2d_filter f2d_shape_get_filter(const f2d_world *world, f2d_shape_id shape);
+bool f2d_shape_is_sensor(const f2d_world *world, f2d_shape_id shape);
+/** Materials: the new friction and restitution apply to contacts that begin after the call
+ *  (a contact keeps the mixed values it began with, as in Box2D); the density updates the
+ *  body's mass at once (MASS_RANGE / OUT_OF_RANGE as for creating a shape, nothing changed). */
+f2d_result f2d_shape_set_friction(f2d_world *world, f2d_shape_id shape, fix16_t friction);
+f2d_result f2d_shape_set_restitution(f2d_world *world, f2d_shape_id shape, fix16_t restitution);
+f2d_result f2d_shape_set_density(f2d_world *world, f2d_shape_id shape, fix16_t density);
+fix16_t f2d_shape_get_friction(const f2d_world *world, f2d_shape_id shape);
+fix16_t f2d_shape_get_restitution(const f2d_world *world, f2d_shape_id shape);
+fix16_t f2d_shape_get_density(const f2d_world *world, f2d_shape_id shape);
+
+/* ---- Events (src/events.c) ----
+ * After each step: contact begin/end touch and hit events, sensor begin/end events. The arrays
+ * are valid until the next step, restore or load; each is in the order types.h states, and is a
+ * function of the state alone: a world restored from a snapshot and stepped again reports the
+ * events of the first run. A contact touches while it has a manifold point within the
+ * speculative distance (Box2D v3's rule), also while its bodies sleep. Contacts and sensors see
+ * the positions at the start of the step. Destroying a shape or body ends its contacts and
+ * overlaps: those end events come first thing with the next step's events (the ids stale). */
+void f2d_world_get_contact_events(const f2d_world *world, f2d_contact_events *out);
+void f2d_world_get_sensor_events(const f2d_world *world, f2d_sensor_events *out);
 
 /* ---- Revolute joints ---- */
 /** Resets def to f2d_default_revolute_joint_def() and fills in the two bodies, the local
@@ -251,8 +299,8 @@ f2d_query_filter f2d_default_query_filter(void); /**< category 1, mask all: sees
 typedef bool f2d_overlap_fcn(f2d_shape_id shape, void *context);
 /** Cast callback, Box2D's b2CastResultFcn: return < 0 to ignore this hit and go on, 0 to stop,
  *  f in (0, 1) to clip (later hits with fraction > f are not reported), >= 1 to go on. */
-typedef fix16_t f2d_cast_fcn(f2d_shape_id shape, f2d_vec2 point, f2d_vec2 normal,
-                             fix16_t fraction, void *context);
+typedef fix16_t f2d_cast_fcn(f2d_shape_id shape, f2d_vec2 point, f2d_vec2 normal, fix16_t fraction,
+                             void *context);
 /** Shapes whose current AABB (tight, not the step's fattened one) overlaps box (closed: touching
  *  counts), by shape id. An inverted box (lower > upper on an axis): F2D_ERROR_INVALID_VALUE. */
 f2d_result f2d_world_query_aabb(f2d_world *world, f2d_aabb box, f2d_query_filter filter,
@@ -266,9 +314,8 @@ f2d_result f2d_world_cast_ray(f2d_world *world, f2d_vec2 origin, f2d_vec2 transl
                               f2d_query_filter filter, f2d_cast_fcn *fcn, void *context);
 /** Shapes that overlap shape placed at xf (closed sets: touching counts), by shape id. xf.q must
  *  be a unit (cos, sin) pair (within 1/64, as bodies), xf.p within F2D_QUERY_LIMIT. */
-f2d_result f2d_world_overlap_shape(f2d_world *world, const f2d_query_shape *shape,
-                                   f2d_transform xf, f2d_query_filter filter,
-                                   f2d_overlap_fcn *fcn, void *context);
+f2d_result f2d_world_overlap_shape(f2d_world *world, const f2d_query_shape *shape, f2d_transform xf,
+                                   f2d_query_filter filter, f2d_overlap_fcn *fcn, void *context);
 /** shape at xf swept along translation (no rotation): every shape it touches, at the fraction
  *  of first contact (exact time of impact of the two convex sets, see src/query.c), by fraction
  *  then shape id, with the contact point on the hit shape and its outward normal. */
@@ -279,8 +326,7 @@ f2d_result f2d_world_cast_shape(f2d_world *world, const f2d_query_shape *shape, 
 f2d_result f2d_shape_ray_cast(f2d_world *world, f2d_shape_id shape, f2d_vec2 origin,
                               f2d_vec2 translation, f2d_ray_result *out);
 /** Whether point is in the shape (closed: the surface counts). */
-f2d_result f2d_shape_test_point(f2d_world *world, f2d_shape_id shape, f2d_vec2 point,
-                                bool *inside);
+f2d_result f2d_shape_test_point(f2d_world *world, f2d_shape_id shape, f2d_vec2 point, bool *inside);
 /* ---- end of Queries ---- */
 
 #ifdef __cplusplus

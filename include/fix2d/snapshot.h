@@ -27,7 +27,7 @@
  * one (re-saving a loaded snapshot gives the same bytes). A refused snapshot returns an error
  * code, f2d_world_last_error(world) says what was wrong, and the world is unchanged.
  *
- * Portable format, version 2 (every integer little-endian; fix16 values as int32):
+ * Portable format, version 3 (every integer little-endian; fix16 values as int32):
  *   header (40 bytes): "fix2dsnp", u32 format version, u32 reserved (0),
  *     u64 math-flavour fingerprint, u64 payload length, u64 XXH3-64 of the payload (seed 0)
  *   payload:
@@ -53,6 +53,14 @@
  *       motor, lower and upper impulses; [u64 user data]
  *     arbiters: u32 n, in (shape a, shape b) order: u32 shape a, shape b; friction,
  *       restitution; u8 point count (1..2); per point u32 feature id, normal and tangent impulse
+ *     options (version 3): hit_event_threshold; u32 n, n bodies whose options are not the
+ *       defaults, in id order: u32 id, gravity_scale, linear_damping, angular_damping, u8
+ *       fixed_rotation; u32 n, n shapes whose filter or flags are not the defaults, in id
+ *       order: u32 id, u64 category bits, u64 mask bits, i32 group index, u8 flags (1 sensor,
+ *       2 contact events, 4 hit events, 8 sensor events); u32 n, n sensor overlaps in
+ *       increasing order: u64 (sensor id << 32 | visitor id); u32 n, n end events owed by
+ *       destroyed shapes, in destroy order: u8 kind (0 contact, 1 sensor), u32 shape a,
+ *       generation a, shape b, generation b
  * The in-process form is a 40-byte header ("fix2dmem", u32 version, u32 reserved, u64 payload
  * length, u32 ids handed out of bodies, shapes and joints, u32 reserved) and the same payload
  * followed by the pair-sweep order (u32 n or 0xFFFFFFFF, n shape ids), a cache kept so that the
@@ -68,7 +76,7 @@ extern "C" {
 #endif
 
 /** Version of the portable format this build writes and reads. */
-#define F2D_SNAPSHOT_FORMAT_VERSION 2
+#define F2D_SNAPSHOT_FORMAT_VERSION 3
 
 /* ---- In-process snapshots (rollback) ---- */
 

@@ -130,8 +130,11 @@ typedef struct f2d_world_def {
 	fix16_t linear_sleep_tolerance;  /**< m/s, default 0.05; range [0, 10] */
 	fix16_t angular_sleep_tolerance; /**< rad/s, default 0.05; range [0, 10] */
 	fix16_t time_to_sleep;           /**< s, default 0.5; range [h, 60] */
-	f2d_allocator allocator;         /**< default: malloc/free */
-	int32_t body_capacity;           /**< initial capacity hints (grow on demand) */
+	/** Approach speed, m/s, above which a contact of a shape with enable_hit_events makes a
+	 *  hit event; default 1; range [0, 32767]. Events only: it never changes the motion. */
+	fix16_t hit_event_threshold;
+	f2d_allocator allocator; /**< default: malloc/free */
+	int32_t body_capacity;   /**< initial capacity hints (grow on demand) */
 	int32_t contact_capacity;
 } f2d_world_def;
 
@@ -151,16 +154,47 @@ typedef struct f2d_body_def {
 	uint64_t user_data;       /**< yours; carried in snapshots, not in the hash */
 	bool enable_sleep;        /**< default true; false keeps this body's island awake */
 	bool awake;               /**< default true; false creates it asleep */
+	/** Multiplies the world's gravity for this body, default 1; range [-16, 16]. */
+	fix16_t gravity_scale;
+	/** Damping, 1/s, default 0; range [0, 1000]. Each step, after gravity and forces,
+	 *  v = round(v f) with f = 1 / (1 + h c) computed once per step as a Q16 fraction (Box2D's
+	 *  form, in exact integer arithmetic; see f2d_damping_factor in src/world.c). */
+	fix16_t linear_damping;
+	fix16_t angular_damping;
+	/** Keeps the body from turning (infinite rotational inertia), default false. */
+	bool fixed_rotation;
 } f2d_body_def;
 
 /* ---- Shapes ---- */
 typedef enum f2d_shape_type { F2D_CIRCLE_SHAPE = 0, F2D_POLYGON_SHAPE = 1 } f2d_shape_type;
+
+/** Which shapes collide (Box2D's rule): two shapes of the same positive group_index always
+ *  collide, of the same negative group_index never; otherwise they collide when each one's
+ *  category_bits share a bit with the other's mask_bits. Default: category 1, mask all,
+ *  group 0 (everything collides with everything). Joints (collide_connected false), the same
+ *  body, and two bodies that cannot move also keep shapes apart (f2d_shapes_should_collide). */
+typedef struct f2d_filter {
+	uint64_t category_bits;
+	uint64_t mask_bits;
+	int32_t group_index;
+} f2d_filter;
 
 typedef struct f2d_shape_def {
 	fix16_t density;     /**< kg/m^2, default 1; range (0, 32767] */
 	fix16_t friction;    /**< Coulomb coefficient, default 0.6; range [0, 4] */
 	fix16_t restitution; /**< default 0; range [0, 1] */
 	uint64_t user_data;
+	f2d_filter filter; /**< default category 1, mask all, group 0 */
+	/** A sensor detects overlapping shapes (sensor events) and never makes a contact or an
+	 *  impulse; default false. Sensors do not detect other sensors. It adds its mass like any
+	 *  shape (density). */
+	bool is_sensor;
+	bool enable_contact_events; /**< begin/end touch events for its contacts, default true */
+	bool
+	    enable_hit_events; /**< hit events (impacts above hit_event_threshold), default false */
+	/** As a visitor: sensors report this shape entering and leaving, default true. On a sensor:
+	 *  it reports anything, default true. */
+	bool enable_sensor_events;
 } f2d_shape_def;
 
 /** A validated convex polygon in body-local coordinates, counter-clockwise. Build with
@@ -220,6 +254,49 @@ typedef struct f2d_query_shape {
 	f2d_circle circle;   /**< when type == F2D_CIRCLE_SHAPE */
 	f2d_polygon polygon; /**< when type == F2D_POLYGON_SHAPE */
 } f2d_query_shape;
+
+/* ---- Events of the last step (f2d_world_get_contact_events, f2d_world_get_sensor_events) ----
+ * Outputs, not state: each array is valid until the next step (or restore/load) and is a
+ * function of the state alone, in the order stated. Shape ids of destroyed shapes are stale
+ * (their generation is the one they had). */
+typedef struct f2d_contact_begin_touch_event {
+	f2d_shape_id shape_a, shape_b; /**< shape_a has the lower id */
+} f2d_contact_begin_touch_event;
+
+typedef struct f2d_contact_end_touch_event {
+	f2d_shape_id shape_a, shape_b; /**< shape_a has the lower id; either may be destroyed */
+} f2d_contact_end_touch_event;
+
+typedef struct f2d_contact_hit_event {
+	f2d_shape_id shape_a, shape_b;
+	f2d_vec2 point;         /**< world, the contact point that approached fastest */
+	f2d_vec2 normal;        /**< world, unit, from shape A to shape B */
+	fix16_t approach_speed; /**< m/s, > hit_event_threshold */
+} f2d_contact_hit_event;
+
+typedef struct f2d_contact_events {
+	const f2d_contact_begin_touch_event *begin_events; /**< by (shape_a, shape_b) id */
+	int32_t begin_count;
+	const f2d_contact_end_touch_event *end_events; /**< by (shape_a, shape_b) id, generation */
+	int32_t end_count;
+	const f2d_contact_hit_event *hit_events; /**< by (shape_a, shape_b) id */
+	int32_t hit_count;
+} f2d_contact_events;
+
+typedef struct f2d_sensor_begin_touch_event {
+	f2d_shape_id sensor_shape, visitor_shape;
+} f2d_sensor_begin_touch_event;
+
+typedef struct f2d_sensor_end_touch_event {
+	f2d_shape_id sensor_shape, visitor_shape; /**< either may be destroyed */
+} f2d_sensor_end_touch_event;
+
+typedef struct f2d_sensor_events {
+	const f2d_sensor_begin_touch_event *begin_events; /**< by (sensor, visitor) id */
+	int32_t begin_count;
+	const f2d_sensor_end_touch_event *end_events; /**< by (sensor, visitor) id, generation */
+	int32_t end_count;
+} f2d_sensor_events;
 
 /* ---- Per-world counters ---- */
 typedef struct f2d_world_stats {

@@ -1,0 +1,416 @@
+/* fix2d events: contact begin/end/hit and sensor begin/end, deterministic and rollback-safe.
+ * SPDX-License-Identifier: MIT
+ *
+ * What a game acts on must be as deterministic as the state, and after a rollback the
+ * resimulated steps must report the events of the first run. So every event is a function of
+ * the state alone:
+ *  - contact begin/end: the difference between the arbiter keys at the start of the step and at
+ *    its end (after the narrow phase and waking), plus the contacts of shapes destroyed since
+ *    the last step (kept in events.pending, which is state: hashed and in both snapshot forms).
+ *    A contact "touches" while it has an arbiter, i.e. a manifold point within the speculative
+ *    distance (Box2D v3's rule), and it keeps touching while its bodies sleep.
+ *  - hits: for each arbiter with hit events on either shape, the fastest approach speed of its
+ *    points before the step's impulses (after the previous step, before gravity), reported when
+ *    above hit_event_threshold and that point ends the step with a positive normal impulse.
+ *  - sensor begin/end: the sensor overlaps (state, sorted) of the start of the step against the
+ *    ones found in it, plus overlaps of destroyed shapes (events.pending).
+ * Like contacts, sensor overlaps are found from the positions at the start of the step (the
+ * positions the previous step left), so a contact and a sensor see a shape arrive in the same
+ * step. Orders: begin and hit events by (shape a, shape b) id, end events by (a, b, then the
+ * generations); sensor events by (sensor, visitor) id, then generations. Every array is
+ * reserved before the step changes anything, so an allocation failure refuses the step.
+ */
+#include "core.h"
+
+#include <stdlib.h>
+
+static f2d_shape_id shape_handle(int32_t index, uint32_t generation)
+{
+	f2d_shape_id id = {index + 1, generation};
+	return id;
+}
+
+static bool contact_events_on(const f2d_world *w, int32_t a, int32_t b)
+{
+	return w->shapes[a].enable_contact_events || w->shapes[b].enable_contact_events;
+}
+
+/* ---- capacity: everything a step may write, reserved before it changes anything ---- */
+
+bool f2d_events_reserve(f2d_world *w, int32_t pair_count)
+{
+	f2d_events *e = &w->events;
+	int32_t arbs = w->arbiter_count;
+	return f2d_grow(w, (void **)&e->start_keys, &e->start_capacity, arbs, sizeof(uint64_t)) &&
+	       f2d_grow(w, (void **)&e->overlaps_next, &e->overlaps_next_capacity, pair_count,
+	                sizeof(uint64_t)) &&
+	       f2d_grow(w, (void **)&e->begin, &e->begin_capacity, pair_count,
+	                sizeof(f2d_contact_begin_touch_event)) &&
+	       f2d_grow(w, (void **)&e->end, &e->end_capacity, arbs + e->pending_count,
+	                sizeof(f2d_contact_end_touch_event)) &&
+	       f2d_grow(w, (void **)&e->hit, &e->hit_capacity, pair_count,
+	                sizeof(f2d_contact_hit_event)) &&
+	       f2d_grow(w, (void **)&e->approach, &e->approach_capacity, pair_count,
+	                sizeof(fix16_t)) &&
+	       f2d_grow(w, (void **)&e->approach_point, &e->approach_point_capacity, pair_count,
+	                sizeof(int32_t)) &&
+	       f2d_grow(w, (void **)&e->sensor_begin, &e->sensor_begin_capacity, pair_count,
+	                sizeof(f2d_sensor_begin_touch_event)) &&
+	       f2d_grow(w, (void **)&e->sensor_end, &e->sensor_end_capacity,
+	                e->overlap_count + e->pending_count, sizeof(f2d_sensor_end_touch_event));
+}
+
+void f2d_events_clear_output(f2d_world *w)
+{
+	f2d_events *e = &w->events;
+	e->begin_count = e->end_count = e->hit_count = 0;
+	e->sensor_begin_count = e->sensor_end_count = 0;
+}
+
+/* The arbiter keys at the start of the step (before f2d_update_contacts replaces them). */
+void f2d_events_begin_step(f2d_world *w)
+{
+	f2d_events *e = &w->events;
+	for (int32_t i = 0; i < w->arbiter_count; ++i) {
+		e->start_keys[i] = f2d_pair_key(w->arbiters[i].shape_a, w->arbiters[i].shape_b);
+	}
+	e->start_count = w->arbiter_count;
+	e->overlaps_next_count = 0;
+}
+
+/* A pair the broad phase reported with a sensor in it (f2d_should_collide allowed it): when the
+ * shapes overlap (a manifold point at zero speculative distance: touching counts), the overlap
+ * (sensor << 32 | visitor) is recorded. Pairs come in key order, overlaps are sorted later. */
+void f2d_events_sensor_pair(f2d_world *w, int32_t ia, int32_t ib)
+{
+	const f2d_shape *sa = &w->shapes[ia], *sb = &w->shapes[ib];
+	f2d_manifold m;
+	f2d_collide(sa, sb, 0, &m);
+	if (m.count == 0) {
+		return;
+	}
+	f2d_events *e = &w->events;
+	e->overlaps_next[e->overlaps_next_count++] =
+	    sa->is_sensor ? f2d_pair_key(ia, ib) : ((uint64_t)(uint32_t)ib << 32 | (uint32_t)ia);
+}
+
+/* Relative normal velocity of B against A at point k of arb, 64-bit exact, saturated. */
+static fix16_t approach_speed(const f2d_world *w, const f2d_arbiter *arb, int32_t k)
+{
+	const f2d_body *a = &w->bodies[arb->body_a], *b = &w->bodies[arb->body_b];
+	const f2d_contact_point *cp = &arb->points[k];
+	int64_t dvx = (int64_t)b->v.x - f2d_round16((int64_t)b->w * cp->r_b.y) - a->v.x +
+	              f2d_round16((int64_t)a->w * cp->r_a.y);
+	int64_t dvy = (int64_t)b->v.y + f2d_round16((int64_t)b->w * cp->r_b.x) - a->v.y -
+	              f2d_round16((int64_t)a->w * cp->r_a.x);
+	/* |dv| < 2^34, |n| <= 2^16: the dot product fits easily */
+	int64_t vn = f2d_round16(dvx * arb->normal.x + dvy * arb->normal.y);
+	return f2d_sat(-vn);
+}
+
+/* Before the step's impulses (and gravity): the fastest approach of each hit-enabled arbiter. */
+void f2d_events_measure_approach(f2d_world *w)
+{
+	f2d_events *e = &w->events;
+	for (int32_t i = 0; i < w->arbiter_count; ++i) {
+		const f2d_arbiter *arb = &w->arbiters[i];
+		e->approach[i] = 0;
+		e->approach_point[i] = -1;
+		if (!w->shapes[arb->shape_a].enable_hit_events &&
+		    !w->shapes[arb->shape_b].enable_hit_events) {
+			continue;
+		}
+		for (int32_t k = 0; k < arb->count; ++k) {
+			fix16_t s = approach_speed(w, arb, k);
+			if (s > e->approach[i]) {
+				e->approach[i] = s;
+				e->approach_point[i] = k;
+			}
+		}
+	}
+}
+
+static int compare_keys(const void *x, const void *y)
+{
+	uint64_t a = *(const uint64_t *)x, b = *(const uint64_t *)y;
+	return a < b ? -1 : (a > b ? 1 : 0);
+}
+
+/* End events by (a, b, gen_a, gen_b): a total order on distinct records. */
+static int compare_contact_end(const void *x, const void *y)
+{
+	const f2d_contact_end_touch_event *a = x, *b = y;
+	int32_t d[4] = {a->shape_a.index1 - b->shape_a.index1,
+	                a->shape_b.index1 - b->shape_b.index1, 0, 0};
+	if (d[0] != 0) {
+		return d[0] < 0 ? -1 : 1;
+	}
+	if (d[1] != 0) {
+		return d[1] < 0 ? -1 : 1;
+	}
+	if (a->shape_a.generation != b->shape_a.generation) {
+		return a->shape_a.generation < b->shape_a.generation ? -1 : 1;
+	}
+	if (a->shape_b.generation != b->shape_b.generation) {
+		return a->shape_b.generation < b->shape_b.generation ? -1 : 1;
+	}
+	return 0;
+}
+
+static int compare_sensor_end(const void *x, const void *y)
+{
+	const f2d_sensor_end_touch_event *a = x, *b = y;
+	f2d_contact_end_touch_event ca = {a->sensor_shape, a->visitor_shape};
+	f2d_contact_end_touch_event cb = {b->sensor_shape, b->visitor_shape};
+	return compare_contact_end(&ca, &cb);
+}
+
+static void contact_diff(f2d_world *w)
+{
+	f2d_events *e = &w->events;
+	int32_t i = 0, k = 0;
+	const int32_t n_old = e->start_count, n_new = w->arbiter_count;
+	while (i < n_old || k < n_new) {
+		uint64_t ko = i < n_old ? e->start_keys[i] : UINT64_MAX;
+		uint64_t kn = k < n_new
+		                  ? f2d_pair_key(w->arbiters[k].shape_a, w->arbiters[k].shape_b)
+		                  : UINT64_MAX;
+		if (ko == kn) {
+			++i;
+			++k;
+			continue;
+		}
+		int32_t a = (int32_t)((ko < kn ? ko : kn) >> 32);
+		int32_t b = (int32_t)((ko < kn ? ko : kn) & 0xFFFFFFFFu);
+		if (contact_events_on(w, a, b)) {
+			f2d_shape_id ha = shape_handle(a, w->shapes[a].generation);
+			f2d_shape_id hb = shape_handle(b, w->shapes[b].generation);
+			if (ko < kn) {
+				e->end[e->end_count].shape_a = ha;
+				e->end[e->end_count++].shape_b = hb;
+			} else {
+				e->begin[e->begin_count].shape_a = ha;
+				e->begin[e->begin_count++].shape_b = hb;
+			}
+		}
+		if (ko < kn) {
+			++i;
+		} else {
+			++k;
+		}
+	}
+}
+
+static void hit_events(f2d_world *w)
+{
+	f2d_events *e = &w->events;
+	for (int32_t i = 0; i < w->arbiter_count; ++i) {
+		int32_t k = e->approach_point[i];
+		if (k < 0 || e->approach[i] <= w->def.hit_event_threshold) {
+			continue;
+		}
+		const f2d_arbiter *arb = &w->arbiters[i];
+		if (k >= arb->count || arb->points[k].pn <= 0) {
+			continue;
+		}
+		f2d_contact_hit_event *h = &e->hit[e->hit_count++];
+		h->shape_a = shape_handle(arb->shape_a, w->shapes[arb->shape_a].generation);
+		h->shape_b = shape_handle(arb->shape_b, w->shapes[arb->shape_b].generation);
+		h->point = f2d_add(w->bodies[arb->body_a].center, arb->points[k].r_a);
+		h->normal = arb->normal;
+		h->approach_speed = e->approach[i];
+	}
+}
+
+static void sensor_diff(f2d_world *w)
+{
+	f2d_events *e = &w->events;
+	if (e->overlaps_next_count > 1) {
+		qsort(e->overlaps_next, (size_t)e->overlaps_next_count, sizeof(uint64_t),
+		      compare_keys);
+	}
+	int32_t i = 0, k = 0;
+	const int32_t n_old = e->overlap_count, n_new = e->overlaps_next_count;
+	while (i < n_old || k < n_new) {
+		uint64_t ko = i < n_old ? e->overlaps[i] : UINT64_MAX;
+		uint64_t kn = k < n_new ? e->overlaps_next[k] : UINT64_MAX;
+		if (ko == kn) {
+			++i;
+			++k;
+			continue;
+		}
+		uint64_t key = ko < kn ? ko : kn;
+		int32_t s = (int32_t)(key >> 32), v = (int32_t)(key & 0xFFFFFFFFu);
+		f2d_shape_id hs = shape_handle(s, w->shapes[s].generation);
+		f2d_shape_id hv = shape_handle(v, w->shapes[v].generation);
+		if (ko < kn) {
+			e->sensor_end[e->sensor_end_count].sensor_shape = hs;
+			e->sensor_end[e->sensor_end_count++].visitor_shape = hv;
+			++i;
+		} else {
+			e->sensor_begin[e->sensor_begin_count].sensor_shape = hs;
+			e->sensor_begin[e->sensor_begin_count++].visitor_shape = hv;
+			++k;
+		}
+	}
+	uint64_t *t = e->overlaps;
+	int32_t tc = e->overlap_capacity;
+	e->overlaps = e->overlaps_next;
+	e->overlap_capacity = e->overlaps_next_capacity;
+	e->overlap_count = e->overlaps_next_count;
+	e->overlaps_next = t;
+	e->overlaps_next_capacity = tc;
+	e->overlaps_next_count = 0;
+}
+
+/* The pairs of shapes destroyed since the last step end now. */
+static void pending_ends(f2d_world *w)
+{
+	f2d_events *e = &w->events;
+	for (int32_t i = 0; i < e->pending_count; ++i) {
+		const f2d_pending_end *p = &e->pending[i];
+		f2d_shape_id ha = shape_handle(p->a, p->gen_a), hb = shape_handle(p->b, p->gen_b);
+		if (p->sensor) {
+			e->sensor_end[e->sensor_end_count].sensor_shape = ha;
+			e->sensor_end[e->sensor_end_count++].visitor_shape = hb;
+		} else {
+			e->end[e->end_count].shape_a = ha;
+			e->end[e->end_count++].shape_b = hb;
+		}
+	}
+	e->pending_count = 0;
+}
+
+/* After the solve: the step's events, from the state alone. */
+void f2d_events_end_step(f2d_world *w)
+{
+	f2d_events *e = &w->events;
+	contact_diff(w);
+	hit_events(w);
+	sensor_diff(w);
+	pending_ends(w);
+	if (e->end_count > 1) {
+		qsort(e->end, (size_t)e->end_count, sizeof *e->end, compare_contact_end);
+	}
+	if (e->sensor_end_count > 1) {
+		qsort(e->sensor_end, (size_t)e->sensor_end_count, sizeof *e->sensor_end,
+		      compare_sensor_end);
+	}
+}
+
+/* ---- destroying a shape ---- */
+
+/* How many pending ends destroying shape would record. */
+int32_t f2d_events_destroy_need(const f2d_world *w, int32_t shape)
+{
+	const f2d_events *e = &w->events;
+	int32_t n = 0;
+	for (int32_t i = 0; i < w->arbiter_count; ++i) {
+		n += w->arbiters[i].shape_a == shape || w->arbiters[i].shape_b == shape ? 1 : 0;
+	}
+	for (int32_t i = 0; i < e->overlap_count; ++i) {
+		n += (int32_t)(e->overlaps[i] >> 32) == shape ||
+		             (int32_t)(e->overlaps[i] & 0xFFFFFFFFu) == shape
+		         ? 1
+		         : 0;
+	}
+	return n;
+}
+
+/* Room for n more pending ends (before anything is destroyed). */
+bool f2d_events_reserve_pending(f2d_world *w, int32_t n)
+{
+	f2d_events *e = &w->events;
+	return f2d_grow(w, (void **)&e->pending, &e->pending_capacity, e->pending_count + n,
+	                sizeof(f2d_pending_end));
+}
+
+/* The shape's contacts (with events on) and sensor overlaps end: recorded for the next step,
+ * and the overlaps removed. Call before the arbiters go (f2d_remove_arbiters_of_shape). */
+void f2d_events_shape_destroyed(f2d_world *w, int32_t shape)
+{
+	f2d_events *e = &w->events;
+	for (int32_t i = 0; i < w->arbiter_count; ++i) {
+		const f2d_arbiter *arb = &w->arbiters[i];
+		if ((arb->shape_a == shape || arb->shape_b == shape) &&
+		    contact_events_on(w, arb->shape_a, arb->shape_b)) {
+			f2d_pending_end *p = &e->pending[e->pending_count++];
+			p->sensor = 0;
+			p->a = arb->shape_a;
+			p->b = arb->shape_b;
+			p->gen_a = w->shapes[arb->shape_a].generation;
+			p->gen_b = w->shapes[arb->shape_b].generation;
+		}
+	}
+	int32_t k = 0;
+	for (int32_t i = 0; i < e->overlap_count; ++i) {
+		int32_t s = (int32_t)(e->overlaps[i] >> 32),
+		        v = (int32_t)(e->overlaps[i] & 0xFFFFFFFFu);
+		if (s == shape || v == shape) {
+			f2d_pending_end *p = &e->pending[e->pending_count++];
+			p->sensor = 1;
+			p->a = s;
+			p->b = v;
+			p->gen_a = w->shapes[s].generation;
+			p->gen_b = w->shapes[v].generation;
+		} else {
+			e->overlaps[k++] = e->overlaps[i];
+		}
+	}
+	e->overlap_count = k;
+}
+
+void f2d_events_free(f2d_world *w)
+{
+	f2d_events *e = &w->events;
+	f2d_free(w, e->overlaps, (size_t)e->overlap_capacity * sizeof(uint64_t));
+	f2d_free(w, e->overlaps_next, (size_t)e->overlaps_next_capacity * sizeof(uint64_t));
+	f2d_free(w, e->pending, (size_t)e->pending_capacity * sizeof(f2d_pending_end));
+	f2d_free(w, e->start_keys, (size_t)e->start_capacity * sizeof(uint64_t));
+	f2d_free(w, e->approach, (size_t)e->approach_capacity * sizeof(fix16_t));
+	f2d_free(w, e->approach_point, (size_t)e->approach_point_capacity * sizeof(int32_t));
+	f2d_free(w, e->begin, (size_t)e->begin_capacity * sizeof(f2d_contact_begin_touch_event));
+	f2d_free(w, e->end, (size_t)e->end_capacity * sizeof(f2d_contact_end_touch_event));
+	f2d_free(w, e->hit, (size_t)e->hit_capacity * sizeof(f2d_contact_hit_event));
+	f2d_free(w, e->sensor_begin,
+	         (size_t)e->sensor_begin_capacity * sizeof(f2d_sensor_begin_touch_event));
+	f2d_free(w, e->sensor_end,
+	         (size_t)e->sensor_end_capacity * sizeof(f2d_sensor_end_touch_event));
+	memset(e, 0, sizeof *e);
+}
+
+/* ---- public ---- */
+
+void f2d_world_get_contact_events(const f2d_world *w, f2d_contact_events *out)
+{
+	if (out == NULL) {
+		return;
+	}
+	memset(out, 0, sizeof *out);
+	if (w == NULL) {
+		return;
+	}
+	const f2d_events *e = &w->events;
+	out->begin_events = e->begin;
+	out->begin_count = e->begin_count;
+	out->end_events = e->end;
+	out->end_count = e->end_count;
+	out->hit_events = e->hit;
+	out->hit_count = e->hit_count;
+}
+
+void f2d_world_get_sensor_events(const f2d_world *w, f2d_sensor_events *out)
+{
+	if (out == NULL) {
+		return;
+	}
+	memset(out, 0, sizeof *out);
+	if (w == NULL) {
+		return;
+	}
+	const f2d_events *e = &w->events;
+	out->begin_events = e->sensor_begin;
+	out->begin_count = e->sensor_begin_count;
+	out->end_events = e->sensor_end;
+	out->end_count = e->sensor_end_count;
+}
