@@ -8,6 +8,7 @@
 #include "fix2d/fix2d.h"
 #include "fix2d/scenes.h"
 #include "replay.h"
+#include "selftest.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -307,6 +308,11 @@ static const command commands[] = {
      "SCENE|FILE.f2r|FILE.f2s [--frame N] [--to M --every K] [--aabb] [--size WxH] -o OUT",
      "draw the world after frame N (a filmstrip of frames N..M every K with --to) into a\n"
      "      .png or .svg (needs a fix2d-replay built with cairo)", cmd_render},
+    {"selftest", "[--scene NAME] [--verbose]",
+     "conformance self-test: every catalogue scene's golden chain (compiled in), step by\n"
+     "      step, the math flavour and the fingerprint; 'conformance ok <scenes> scenes\n"
+     "      <steps> steps' or the first divergent scene and step (exit 1)",
+     cmd_selftest},
     {"help", "", "show this text", cmd_help},
 };
 

@@ -19,7 +19,11 @@
 #                   the result only with a message that says why the simulation changed
 #
 # Environment: F2D_MATRIX_DIR work directory (default build/matrix), F2D_PERTURB_STEP the step
-# the deliberately broken cell perturbs (default 137; 61 with --quick).
+# the deliberately broken cell perturbs (default 137; 61 with --quick), F2D_MATRIX_HOST_REPLAY
+# the native fix2d-replay of the cross-host checks (default: the gcc-O2 cell's).
+#
+# Every cell that runs the chains also runs `fix2d-replay selftest` (the golden chains compiled
+# in): it must print 'conformance ok <scenes> scenes <steps> steps' for every chain, every step.
 #
 # On a mismatch it prints the scene, the cell and the first divergent step and exits 1.
 # Exit status: 0 all cells passed (or were skipped when not strict), 1 a cell failed,
@@ -31,8 +35,8 @@ golden="$root/tests/golden"
 work=${F2D_MATRIX_DIR:-$root/build/matrix}
 
 ALL_CELLS=(gcc-O0 gcc-O2 gcc-O3 gcc-Os clang-O0 clang-O3 clang-O3-ffast-math tcc
-	i386-gcc-m32-x87 aarch64-gcc-O2-qemu s390x-gcc-O2-qemu gcc-asan-ubsan tsan-threads
-	perturbed-step)
+	i386-gcc-m32-x87 aarch64-gcc-O2-qemu s390x-gcc-O2-qemu wasm32-emcc-node gcc-asan-ubsan
+	tsan-threads perturbed-step)
 
 # The golden chains: scene and number of steps (regenerate writes these).
 GOLDEN_SCENES=(pyramid20 rain1000 chain50 hinges80 random_stack circles polygons restitution
@@ -106,13 +110,18 @@ cmake_sources_of_replay() {
 
 # cell_spec NAME: sets CC (compiler command words), CFLAGS, LIB (libfixmath archive), RUN
 # (runner prefix words), KIND (chain | tsan | perturbed), NEED (commands that must exist),
-# HINT (how to install what it needs), CHECK (a function name run on the built cell, or "").
+# HINT (how to install what it needs), CHECK (a function name run on the built cell, or ""),
+# PREP (a function that makes LIB first, or ""), FIXINC (libfixmath's headers), EXE (the
+# linker's output suffix: the programs are renamed to their plain names after linking).
 cell_spec() {
 	CFLAGS=()
 	RUN=()
 	LDFLAGS=()
 	KIND=chain
 	CHECK=""
+	PREP=""
+	EXE=""
+	FIXINC=/usr/include/libfixmath
 	LIB=/usr/lib/x86_64-linux-gnu/liblibfixmath.a
 	HINT="apt-get install libfixmath-dev"
 	case $1 in
@@ -160,6 +169,25 @@ cell_spec() {
 		CHECK=check_big_endian
 		HINT="dpkg --add-architecture s390x && apt-get update && apt-get install gcc-s390x-linux-gnu libc6-dev-s390x-cross libfixmath-dev:s390x qemu-user"
 		;;
+	wasm32-emcc-node)
+		# WebAssembly: Debian's emscripten, run under node; libfixmath compiled with emcc from
+		# Debian's source package (tests/matrix/libfixmath_wasm.sh). NODERAWFS: the programs
+		# read and write the host's files (snapshots, replays) as native ones do.
+		CC=(emcc)
+		CFLAGS=(-O2)
+		LDFLAGS=(-sNODERAWFS=1 -sALLOW_MEMORY_GROWTH=1 -sEXIT_RUNTIME=1)
+		# emcc 3.1.6's loader with node 20: without --no-experimental-fetch it fetch()es the
+		# .wasm by path and fails
+		RUN=(node --no-experimental-fetch)
+		# emcc's JS optimizer needs Debian's node modules (acorn)
+		export NODE_PATH=/usr/share/nodejs${NODE_PATH:+:$NODE_PATH}
+		LIB=$work/libfixmath-wasm/liblibfixmath.a
+		FIXINC=$work/libfixmath-wasm/include/libfixmath
+		PREP=prepare_wasm
+		CHECK=check_wasm
+		EXE=.js
+		HINT="apt-get install emscripten nodejs (libfixmath: built from Debian's source package by tests/matrix/libfixmath_wasm.sh)"
+		;;
 	gcc-asan-ubsan)
 		CC=(gcc)
 		CFLAGS=(-O1 -g -fsanitize=undefined,address -fno-sanitize-recover=all
@@ -204,6 +232,22 @@ check_big_endian() {
 		return 1
 	fi
 	echo "checked: target is big-endian (__BYTE_ORDER__ == __ORDER_BIG_ENDIAN__)"
+}
+
+# wasm32: the target really is 32-bit WebAssembly.
+check_wasm() {
+	local macros
+	macros=$("${CC[@]}" -dM -E -x c /dev/null) || return 1
+	if ! grep -q '__wasm32__ 1' <<<"$macros" || ! grep -q '__SIZEOF_POINTER__ 4' <<<"$macros"; then
+		echo "emcc does not target wasm32?"
+		return 1
+	fi
+	echo "checked: target is wasm32 (__wasm32__, 4-byte pointers); $(emcc --version 2>/dev/null | sed -n 1p)"
+}
+
+# libfixmath for wasm, from Debian's source package (once per work folder).
+prepare_wasm() {
+	bash "$root/tests/matrix/libfixmath_wasm.sh" "$work/libfixmath-wasm"
 }
 
 # ---- golden files ----
@@ -269,7 +313,7 @@ build_cell() {
 	mkdir -p "$dir/obj" "$dir/include"
 	# libfixmath and xxhash headers without the rest of the host's /usr/include (cross
 	# compilers must see only their own system headers)
-	ln -sfn /usr/include/libfixmath "$dir/include/libfixmath"
+	ln -sfn "$FIXINC" "$dir/include/libfixmath"
 	ln -sfn /usr/include/xxhash.h "$dir/include/xxhash.h"
 	local inc=(-I"$root/include" -I"$root/src" -I"$dir/include")
 	if [[ ${CC[*]} == "gcc -m32" && ! -e /usr/include/asm ]]; then
@@ -293,10 +337,19 @@ build_cell() {
 	fi
 	local rsrc=()
 	for f in $(replay_sources); do rsrc+=("$root/$f"); done
-	"${CC[@]}" "${WARNINGS[@]}" "${CFLAGS[@]}" "${inc[@]}" "${rsrc[@]}" "${objs[@]}" "$LIB" \
-		"${LDFLAGS[@]}" -o "$dir/fix2d-replay" || return 1
+	# the golden chains compiled into `fix2d-replay selftest`, as CMakeLists.txt makes them
+	cmake -DGOLDEN_DIR="$golden" -DOUT="$dir/golden_chains.c" -P "$root/replay/golden_gen.cmake" ||
+		return 1
+	"${CC[@]}" "${WARNINGS[@]}" "${CFLAGS[@]}" "${inc[@]}" -I"$root/replay" "${rsrc[@]}" \
+		"$dir/golden_chains.c" "${objs[@]}" "$LIB" "${LDFLAGS[@]}" -o "$dir/fix2d-replay$EXE" ||
+		return 1
 	"${CC[@]}" "${WARNINGS[@]}" "${CFLAGS[@]}" "${inc[@]}" "$root/tests/matrix/fingerprint.c" \
-		"${objs[@]}" "$LIB" "${LDFLAGS[@]}" -o "$dir/fingerprint" || return 1
+		"${objs[@]}" "$LIB" "${LDFLAGS[@]}" -o "$dir/fingerprint$EXE" || return 1
+	if [[ -n $EXE ]]; then
+		# node runs a script by any name; the .wasm beside it keeps its name
+		mv "$dir/fix2d-replay$EXE" "$dir/fix2d-replay"
+		mv "$dir/fingerprint$EXE" "$dir/fingerprint"
+	fi
 }
 
 # first_divergence GOLDEN OUT N: the first step in 1..N whose line differs (0 when none).
@@ -341,7 +394,7 @@ run_cell() {
 		for c in "${NEED[@]}"; do
 			command -v "$c" >/dev/null 2>&1 || missing+=" $c"
 		done
-		[[ -f $LIB ]] || missing+=" $LIB"
+		[[ -f $LIB || -n $PREP ]] || missing+=" $LIB"
 		if [[ $KIND == tsan ]] && ! pkg-config --exists check 2>/dev/null; then
 			missing+=" check(pkg-config)"
 		fi
@@ -352,6 +405,10 @@ run_cell() {
 		echo "== cell $cell: ${CC[*]} ${CFLAGS[*]} ${LDFLAGS[*]} | libfixmath $LIB${RUN:+ | run under ${RUN[*]}}"
 		if [[ -n $CHECK ]] && ! $CHECK; then
 			echo "FAIL toolchain check failed" >"$dir/result"
+			return
+		fi
+		if [[ -n $PREP ]] && ! $PREP; then
+			echo "FAIL could not make $LIB (see $dir/log)" >"$dir/result"
 			return
 		fi
 		if ! build_cell "$dir"; then
@@ -376,6 +433,12 @@ run_cell() {
 				seen+=" $s:${d:-none}"
 				[[ $d == "$perturb_step" ]] || bad=1
 			done
+			# the self-test catches it too, at the first scene it runs, at exactly that step
+			local st
+			st=$("${RUN[@]}" "$dir/fix2d-replay" selftest 2>&1)
+			echo "selftest: $st"
+			[[ $st =~ ^conformance\ FAILED:\ scene\ [a-z0-9_]+\ step\ $perturb_step: ]] || bad=1
+			seen+=" selftest:${st#conformance FAILED: }"
 			if [[ $bad == 0 ]]; then
 				echo "PASS broken build caught at exactly step $perturb_step ($seen )" >"$dir/result"
 			else
@@ -406,8 +469,17 @@ run_cell() {
 			steps=$((steps + $(steps_to_run "$s")))
 			[[ $d == 0 ]] || failures=$((failures + 1))
 		done
+		# the conformance self-test (every chain, every step, whatever --quick says)
+		local st want_st
+		st=$("${RUN[@]}" "$dir/fix2d-replay" selftest 2>&1)
+		want_st="conformance ok ${#GOLDEN_SCENES[@]} scenes $(cat "$golden"/*.chain | wc -l) steps"
+		echo "selftest: $st"
+		if [[ $st != "$want_st" ]]; then
+			echo "MISMATCH cell $cell: selftest says '$st', wants '$want_st'" >&2
+			failures=$((failures + 1))
+		fi
 		if [[ $failures == 0 ]]; then
-			echo "PASS ${#GOLDEN_SCENES[@]} scenes, $steps steps identical, fingerprint ok (build ${build_s}s, $((SECONDS - t0))s)" >"$dir/result"
+			echo "PASS ${#GOLDEN_SCENES[@]} scenes, $steps steps identical, fingerprint ok, $st (build ${build_s}s, $((SECONDS - t0))s)" >"$dir/result"
 		else
 			echo "FAIL $failures scene(s) or fingerprint differ (first divergent steps below and in $dir/log)" >"$dir/result"
 		fi
@@ -509,23 +581,56 @@ for c in "${cells[@]}"; do
 		;;
 	esac
 done
-# Cross-host artifacts: what a qemu cell (aarch64, big-endian s390x) wrote must load and
-# continue identically on this host, with the gcc-O2 cell's binary.
-host="$work/gcc-O2/fix2d-replay"
+# Cross-host artifacts, both ways: what a foreign cell (aarch64, big-endian s390x under qemu,
+# wasm32 under node) wrote must load and continue identically on this host, with the gcc-O2
+# cell's binary (or F2D_MATRIX_HOST_REPLAY); and what this host wrote must do the same in the
+# foreign cell.
+host=${F2D_MATRIX_HOST_REPLAY:-$work/gcc-O2/fix2d-replay}
+# cross_check RUNNER... -- DIR: resumes DIR/cross.f2s for 200 steps and verifies DIR/cross.f2r
+# with RUNNER; prints "<first divergence> <verify output>".
+cross_check() {
+	local runner=() dir
+	while [[ $1 != -- ]]; do
+		runner+=("$1")
+		shift
+	done
+	dir=$2
+	local out=$3 d v
+	d=$("${runner[@]}" resume "$dir/cross.f2s" --steps 200 --every 1 >"$out" 2>&1;
+		first_divergence <(sed -n '401,600p' "$golden/pyramid20.chain") "$out" 200)
+	v=$("${runner[@]}" verify "$dir/cross.f2r" 2>&1)
+	echo "$d $v"
+}
+native_made=""
 for c in "${cells[@]}"; do
 	[[ -f "$work/$c/cross.f2s" && -f "$work/$c/cross.f2r" ]] || continue
 	if [[ ! -x $host ]]; then
 		echo "cross-host $c: skipped (no gcc-O2 cell in this run)"
 		continue
 	fi
-	d=$("$host" resume "$work/$c/cross.f2s" --steps 200 --every 1 >"$work/$c/cross.out" 2>&1;
-		first_divergence <(sed -n '401,600p' "$golden/pyramid20.chain") "$work/$c/cross.out" 200)
-	v=$("$host" verify "$work/$c/cross.f2r" 2>&1)
-	if [[ $d == 0 ]] && [[ $v == "ok 180 frames, final hash "* ]]; then
-		echo "cross-host $c: snapshot from $c continues on this host as the golden chain (steps 401-600); its replay verifies: $v"
+	r=$(cross_check "$host" -- "$work/$c" "$work/$c/cross.out")
+	if [[ $r == "0 ok 180 frames, final hash "* ]]; then
+		echo "cross-host $c: snapshot from $c continues on this host as the golden chain (steps 401-600); its replay verifies: ${r#0 }"
 		passed=$((passed + 1))
 	else
-		echo "cross-host $c: FAIL (snapshot continuation first divergence: $d; verify: $v)"
+		echo "cross-host $c: FAIL (snapshot continuation first divergence: ${r%% *}; verify: ${r#* })"
+		failed=$((failed + 1))
+	fi
+	# the other way: this host's snapshot and replay, continued and verified in the cell
+	if [[ -z $native_made ]]; then
+		native_made="$work/native-cross"
+		mkdir -p "$native_made"
+		"$host" snapshot pyramid20 --steps 400 -o "$native_made/cross.f2s" >/dev/null &&
+			"$host" record pyramid --frames 180 --inputs random:5 -o "$native_made/cross.f2r" \
+				>/dev/null || echo "cross-host: this host could not write its artifacts"
+	fi
+	cell_spec "$c"
+	r=$(cross_check "${RUN[@]}" "$work/$c/fix2d-replay" -- "$native_made" "$work/$c/native-cross.out")
+	if [[ $r == "0 ok 180 frames, final hash "* ]]; then
+		echo "cross-host $c: snapshot from this host continues in $c as the golden chain (steps 401-600); this host's replay verifies there: ${r#0 }"
+		passed=$((passed + 1))
+	else
+		echo "cross-host $c: FAIL (this host's snapshot continued in $c: first divergence ${r%% *}; verify there: ${r#* })"
 		failed=$((failed + 1))
 	fi
 done

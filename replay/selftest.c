@@ -1,0 +1,229 @@
+/* fix2d-replay selftest: runs every catalogue scene that has a golden chain, compares the
+ * state hash after every step with the chain compiled into this program, and checks the math
+ * flavour and the engine fingerprint. For a studio's new platform (console, phone, compiler,
+ * the browser): one program, no scripts, no files.
+ *
+ * Prints `conformance ok <scenes> scenes <steps> steps` (exit 0), or the first divergent scene
+ * and step (exit 1): `conformance FAILED: scene <name> step <n>: hash <h>, golden <g>`.
+ * Public API only.
+ * SPDX-License-Identifier: MIT
+ */
+#include "selftest.h"
+
+#include "fix2d/fix2d.h"
+#include "fix2d/scenes.h"
+#include "replay.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+const golden_chain *golden_find(const char *scene)
+{
+	for (int32_t i = 0; i < golden_chain_count; ++i) {
+		if (strcmp(golden_chains[i].scene, scene) == 0) {
+			return &golden_chains[i];
+		}
+	}
+	return NULL;
+}
+
+static conformance_status fail(conformance *c, const char *scene, long step)
+{
+	c->status = CONFORMANCE_FAILED;
+	c->failed_scene = scene;
+	c->failed_step = step;
+	if (c->world != NULL) {
+		f2d_destroy_world(c->world);
+		c->world = NULL;
+	}
+	return c->status;
+}
+
+void conformance_begin(conformance *c, const char *only)
+{
+	memset(c, 0, sizeof *c);
+	c->status = CONFORMANCE_RUNNING;
+	c->only = only;
+	f2d_result flavour = f2d_check_math_flavour();
+	if (flavour != F2D_OK) {
+		snprintf(c->message, sizeof c->message,
+		         "conformance FAILED: math flavour: libfixmath computes other bits than fix2d "
+		         "needs (%s)",
+		         f2d_error_string(flavour));
+		fail(c, NULL, 0);
+		return;
+	}
+	uint64_t fp = f2d_fingerprint();
+	if (fp != golden_fingerprint) {
+		snprintf(c->message, sizeof c->message,
+		         "conformance FAILED: engine fingerprint %016" PRIx64 ", golden %016" PRIx64
+		         " (an engine of another format or build than the golden chains)",
+		         fp, golden_fingerprint);
+		fail(c, NULL, 0);
+		return;
+	}
+	if (only != NULL && (f2d_scene_find(only) < 0 || golden_find(only) == NULL)) {
+		snprintf(c->message, sizeof c->message,
+		         "conformance FAILED: scene '%s' is not a catalogue scene with a golden chain",
+		         only);
+		fail(c, NULL, 0);
+	}
+}
+
+/* Finds the next catalogue scene (from c->catalogue_index) with a chain and builds it. */
+static bool next_scene(conformance *c)
+{
+	int32_t count = f2d_scene_count();
+	for (; c->catalogue_index < count; ++c->catalogue_index) {
+		const char *name = f2d_scene_name(c->catalogue_index);
+		const golden_chain *chain = name != NULL ? golden_find(name) : NULL;
+		if (chain == NULL || (c->only != NULL && strcmp(c->only, name) != 0)) {
+			continue;
+		}
+		f2d_result r = f2d_scene_create(name, NULL, &c->world);
+		if (r != F2D_OK || c->world == NULL) {
+			snprintf(c->message, sizeof c->message,
+			         "conformance FAILED: scene %s step 0: cannot build the scene: %s",
+			         chain->scene, f2d_error_string(r));
+			c->world = NULL;
+			fail(c, chain->scene, 0);
+			return false;
+		}
+		c->chain = chain;
+		c->step = 0;
+		c->matched += 1;
+		return true;
+	}
+	return false;
+}
+
+conformance_status conformance_advance(conformance *c, long max_steps)
+{
+	long budget = max_steps;
+	while (c->status == CONFORMANCE_RUNNING) {
+		if (c->chain == NULL && !next_scene(c)) {
+			if (c->status != CONFORMANCE_RUNNING) {
+				return c->status;
+			}
+			/* every chain must name a catalogue scene: a chain the catalogue lost is a
+			 * scene this build cannot check */
+			if (c->only == NULL && c->matched != golden_chain_count) {
+				for (int32_t i = 0; i < golden_chain_count; ++i) {
+					if (f2d_scene_find(golden_chains[i].scene) < 0) {
+						snprintf(c->message, sizeof c->message,
+						         "conformance FAILED: golden chain %s names no catalogue "
+						         "scene",
+						         golden_chains[i].scene);
+						return fail(c, golden_chains[i].scene, 0);
+					}
+				}
+			}
+			c->status = CONFORMANCE_OK;
+			snprintf(c->message, sizeof c->message,
+			         "conformance ok %" PRId32 " scenes %ld steps", c->scenes, c->steps);
+			return c->status;
+		}
+		if (budget <= 0) {
+			return c->status;
+		}
+		const golden_chain *chain = c->chain;
+		while (c->step < chain->steps && budget > 0) {
+			f2d_result r = f2d_world_step(c->world);
+			c->step += 1;
+			budget -= 1;
+			/* OUT_OF_RANGE and OVERFLOW report saturation: the step is complete and its
+			 * hash is compared (the chains were recorded the same way, fix2d-replay run) */
+			if (r != F2D_OK && r != F2D_ERROR_OUT_OF_RANGE && r != F2D_ERROR_OVERFLOW) {
+				snprintf(c->message, sizeof c->message,
+				         "conformance FAILED: scene %s step %ld: the step failed: %s",
+				         chain->scene, c->step, f2d_error_string(r));
+				return fail(c, chain->scene, c->step);
+			}
+			uint64_t got = f2d_world_hash(c->world);
+			uint64_t want = chain->hashes[c->step - 1];
+			if (got != want) {
+				snprintf(c->message, sizeof c->message,
+				         "conformance FAILED: scene %s step %ld: hash %016" PRIx64
+				         ", golden %016" PRIx64,
+				         chain->scene, c->step, got, want);
+				return fail(c, chain->scene, c->step);
+			}
+			c->steps += 1;
+		}
+		if (c->step == chain->steps) {
+			f2d_destroy_world(c->world);
+			c->world = NULL;
+			c->finished = chain;
+			c->chain = NULL;
+			c->scenes += 1;
+			c->catalogue_index += 1;
+		}
+	}
+	return c->status;
+}
+
+void conformance_end(conformance *c)
+{
+	if (c->world != NULL) {
+		f2d_destroy_world(c->world);
+		c->world = NULL;
+	}
+}
+
+int cmd_selftest(int argc, char **argv)
+{
+	const char *only = NULL;
+	bool verbose = false;
+	for (int i = 0; i < argc; ++i) {
+		const char *value = NULL;
+		int m;
+		if (is_help(argv[i])) {
+			printf("usage: %s selftest [--scene NAME] [--verbose]\n"
+			       "  runs every catalogue scene that has a golden chain (%" PRId32
+			       " compiled in), compares\n"
+			       "  the hash after every step, checks the math flavour and the engine "
+			       "fingerprint;\n"
+			       "  prints 'conformance ok <scenes> scenes <steps> steps' (exit 0) or the "
+			       "first\n"
+			       "  divergent scene and step (exit 1)\n",
+			       PROG, golden_chain_count);
+			return finish_output();
+		}
+		if ((m = match_valued_option(argc, argv, &i, "--scene", &value)) != 0) {
+			if (m < 0) {
+				return usage_error("--scene needs a value", NULL);
+			}
+			only = value;
+		} else if (strcmp(argv[i], "--verbose") == 0 || strcmp(argv[i], "-v") == 0) {
+			verbose = true;
+		} else {
+			return usage_error("unknown selftest argument", argv[i]);
+		}
+	}
+	if (only != NULL && (f2d_scene_find(only) < 0 || golden_find(only) == NULL)) {
+		fprintf(stderr, "%s: selftest: '%s' is not a catalogue scene with a golden chain\n",
+		        PROG, only);
+		return EXIT_USAGE;
+	}
+	conformance c;
+	conformance_begin(&c, only);
+	if (verbose && c.status == CONFORMANCE_RUNNING) {
+		printf("fingerprint %016" PRIx64 " flavour ok\n", f2d_fingerprint());
+	}
+	int32_t reported = 0;
+	while (conformance_advance(&c, verbose ? 1 : 1000000) == CONFORMANCE_RUNNING) {
+		if (verbose && c.scenes > reported) {
+			printf("scene %s %" PRId32 " steps ok\n", c.finished->scene, c.finished->steps);
+			reported = c.scenes;
+		}
+	}
+	if (verbose && c.scenes > reported) {
+		printf("scene %s %" PRId32 " steps ok\n", c.finished->scene, c.finished->steps);
+	}
+	conformance_end(&c);
+	printf("%s\n", c.message);
+	int out = finish_output();
+	return c.status == CONFORMANCE_OK ? out : EXIT_FAILURE;
+}
