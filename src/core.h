@@ -137,6 +137,9 @@ typedef struct f2d_point_lanes {
 	    wt_b[F2D_LANES]; /* (r x d) / I */
 	f2d_lane mass_n[F2D_LANES], mass_t[F2D_LANES], bias[F2D_LANES];
 	f2d_lane pn[F2D_LANES], pt[F2D_LANES]; /* accumulated impulses */
+	/* restitution's target normal velocity -e vn0 (vn0: the relative normal velocity before
+	 * the step's forces and solve), 0 where restitution does not act */
+	f2d_lane bounce[F2D_LANES];
 } f2d_point_lanes;
 
 typedef struct f2d_contact_batch {
@@ -148,6 +151,7 @@ typedef struct f2d_contact_batch {
 	f2d_point_lanes p[2];
 	int32_t lanes;   /* lanes in use, 1..F2D_LANES, the first ones */
 	bool sequential; /* lanes may share bodies (colour overflow): solved in lane order */
+	bool bounce;     /* a lane has a restitution target */
 } f2d_contact_batch;
 
 /* Up to 8 joints of one colour for the AVX-512 joint pass (joint.c): their constants for the
@@ -323,6 +327,7 @@ struct f2d_world {
 	uint64_t out_of_range_events, overflow_events;
 	int32_t last_out_of_range_body;
 	bool saturated;        /* set by the solver when an impulse saturated in this step */
+	bool bounce;           /* per step: a batch has a restitution target (solver.c) */
 	bool stopped_at_edge;  /* set when a body was stopped at the world limit in this step */
 	f2d_events events;     /* events.c: the last step's events and the state behind them */
 	int32_t sensor_count;  /* live sensor shapes (derived) */
@@ -462,6 +467,20 @@ int f2d_kernel_level(void);
 void f2d_contacts_prestep(f2d_world *w);
 void f2d_contacts_warm_start(f2d_world *w);
 void f2d_contacts_solve(f2d_world *w, int32_t iteration);
+void f2d_contacts_restitution(f2d_world *w);
+
+/* Measurement hook (fix2d-bench --residual, tests): the LCP quantities of every solved contact
+ * point of the last step, read from the solver's working set after the step (velocities of the
+ * bodies, impulses and constants of the batches), in batch order; never changes the world.
+ * Returns the number of points (at most capacity are written). */
+typedef struct f2d_lcp_point {
+	fix16_t vn, target;     /* relative normal velocity and its target (bias or bounce) */
+	fix16_t pn, mass_n;     /* normal impulse, effective mass 1 / k_n */
+	fix16_t vt, pt, mu;     /* tangential velocity and impulse, friction coefficient */
+	fix16_t mass_t;         /* 1 / k_t */
+	fix16_t separation;     /* the manifold's separation */
+} f2d_lcp_point;
+int32_t f2d_contact_lcp_points(const f2d_world *w, f2d_lcp_point *out, int32_t capacity);
 
 /* islands and sleeping (island.c) */
 void f2d_wake_body(f2d_world *w, int32_t index);

@@ -216,6 +216,7 @@ static void prestep_lane(f2d_world *w, const prestep_consts *k, f2d_contact_batc
 			pl->rn_a[l] = pl->rn_b[l] = pl->rt_a[l] = pl->rt_b[l] = 0;
 			pl->wn_a[l] = pl->wn_b[l] = pl->wt_a[l] = pl->wt_b[l] = 0;
 			pl->mass_n[l] = pl->mass_t[l] = pl->bias[l] = pl->pn[l] = pl->pt[l] = 0;
+			pl->bounce[l] = 0;
 			continue;
 		}
 		const f2d_contact_point *cp = &arb->points[i];
@@ -247,10 +248,12 @@ static void prestep_lane(f2d_world *w, const prestep_consts *k, f2d_contact_batc
 			bias = pen > 0 ? mul64(k->beta_inv_h, pen) : 0;
 		}
 		fix16_t vn = f2d_sat(f2d_round16(lin + (int64_t)b->w * rnb - (int64_t)a->w * rna));
-		if (vn < -k->threshold && arb->restitution > 0) {
-			int64_t rb = -(int64_t)f2d_mul(arb->restitution, vn);
-			bias = bias > rb ? bias : rb;
-		}
+		/* a gap that takes more than half the step to close: the body lands this step and
+		 * bounces the next (from the contact, not from up to a step's travel above it) */
+		int64_t closing = s > 0 ? mul64(s, k->inv_h) : 0;
+		pl->bounce[l] = vn < -k->threshold && arb->restitution > 0 && 2 * closing < -(int64_t)vn
+		                    ? -f2d_mul(arb->restitution, vn)
+		                    : 0;
 		pl->bias[l] = f2d_sat(bias);
 		pl->pn[l] = cp->pn;
 		pl->pt[l] = cp->pt;
@@ -288,6 +291,7 @@ static void pad_lanes(f2d_contact_batch *bt)
 			pl->rn_a[l] = pl->rn_b[l] = pl->rt_a[l] = pl->rt_b[l] = 0;
 			pl->wn_a[l] = pl->wn_b[l] = pl->wt_a[l] = pl->wt_b[l] = 0;
 			pl->mass_n[l] = pl->mass_t[l] = pl->bias[l] = pl->pn[l] = pl->pt[l] = 0;
+			pl->bounce[l] = 0;
 		}
 	}
 }
@@ -312,6 +316,7 @@ static void store_impulses(f2d_world *w)
 /* One point of one lane, and the lane: the batch's values copied out. */
 typedef struct cpoint {
 	fix16_t rn_a, rn_b, rt_a, rt_b, wn_a, wn_b, wt_a, wt_b, mass_n, mass_t, bias, pn, pt;
+	fix16_t bounce;
 } cpoint;
 
 typedef struct clane {
@@ -344,6 +349,7 @@ static inline void load_lane(const f2d_contact_batch *bt, int32_t l, clane *c)
 		p->bias = pl->bias[l];
 		p->pn = pl->pn[l];
 		p->pt = pl->pt[l];
+		p->bounce = pl->bounce[l];
 	}
 }
 
@@ -1086,11 +1092,13 @@ AVX512 static void prestep_batch_avx512(f2d_world *w, const prestep_consts *k,
 		vq vn = vsat(vround16(
 		    vsub(vadd(lin, _mm512_mullo_epi64(wb, rnb)), _mm512_mullo_epi64(wa, rna))));
 		vq rest = vld64(st.rest);
+		vq closing = _mm512_maskz_mov_epi64(_mm512_cmpgt_epi64_mask(s, zero), vsub(zero, spec));
 		__mmask8 bounce =
 		    _mm512_cmplt_epi64_mask(vn, _mm512_set1_epi64(-(int64_t)k->threshold)) &
-		    _mm512_cmpgt_epi64_mask(rest, zero);
+		    _mm512_cmpgt_epi64_mask(rest, zero) &
+		    _mm512_cmplt_epi64_mask(vadd(closing, closing), vsub(zero, vn));
 		vq rb = vsub(zero, vtrunc32(vround16(vmul(rest, vn))));
-		bias = _mm512_mask_mov_epi64(bias, bounce & _mm512_cmpgt_epi64_mask(rb, bias), rb);
+		vst(pl->bounce, _mm512_maskz_mov_epi64(has[i] & bounce, rb));
 		vst(pl->bias, _mm512_maskz_mov_epi64(has[i], vsat(bias)));
 	}
 	vst(bt->k12_n, _mm512_maskz_mov_epi64(
@@ -1171,19 +1179,29 @@ void f2d_contacts_prestep(f2d_world *w)
 #if F2D_HAVE_SIMD
 	bool simd = f2d_kernel_level() == F2D_KERNEL_AVX512;
 #endif
+	bool any = false;
 	for (int32_t b = 0; b < w->batch_count; ++b) {
 		f2d_contact_batch *bt = &w->batches[b];
 		pad_lanes(bt);
 #if F2D_HAVE_SIMD
 		if (simd) {
 			prestep_batch_avx512(w, &k, bt);
-			continue;
-		}
+		} else
 #endif
-		for (int32_t l = 0; l < bt->lanes; ++l) {
-			prestep_lane(w, &k, bt, l);
+		{
+			for (int32_t l = 0; l < bt->lanes; ++l) {
+				prestep_lane(w, &k, bt, l);
+			}
 		}
+		/* padded lanes have no bounce */
+		f2d_lane or = 0;
+		for (int32_t l = 0; l < F2D_LANES; ++l) {
+			or |= bt->p[0].bounce[l] | bt->p[1].bounce[l];
+		}
+		bt->bounce = or != 0;
+		any |= bt->bounce;
 	}
+	w->bounce = any;
 }
 
 /* The rows hold the velocities from the first contact pass of a step to the last one; with
@@ -1264,4 +1282,99 @@ void f2d_contacts_solve(f2d_world *w, int32_t iteration)
 	if (last) {
 		store_impulses(w);
 	}
+}
+
+/* ---- restitution ----
+ *
+ * Box2D v3's restitution stage: after the velocity iterations (and the joints), each point
+ * whose approach speed before the step, -vn0, exceeded the threshold and that carries a normal
+ * impulse (it touched: a speculative point the solve left at 0 did not) gets the normal
+ * velocity -e vn0: lambda = m_n (-e vn0 - vn), P_n = max(P_n + lambda, 0). vn0 is taken before
+ * gravity and the solve (the pre-step runs before the velocities are integrated), so the
+ * rebound speed is e times the impact speed, not e times the impact speed plus a step of
+ * gravity; and the solve itself only stops the body (its bias has no restitution term), so the
+ * bounce starts at the contact, not above it. Points in batch order, lane order, point 0 then 1;
+ * exact arithmetic on the bodies (few points bounce: no fast path). */
+void f2d_contacts_restitution(f2d_world *w)
+{
+	if (!w->bounce) {
+		return;
+	}
+	bool saturated = false;
+	for (int32_t i = 0; i < w->batch_count; ++i) {
+		f2d_contact_batch *bt = &w->batches[i];
+		if (!bt->bounce) {
+			continue;
+		}
+		for (int32_t l = 0; l < bt->lanes; ++l) {
+			if ((bt->p[0].bounce[l] | bt->p[1].bounce[l]) == 0) {
+				continue;
+			}
+			f2d_arbiter *arb = &w->arbiters[bt->arbiter[l]];
+			f2d_body *a = &w->bodies[bt->body_a[l]];
+			f2d_body *b = &w->bodies[bt->body_b[l]];
+			clane c;
+			load_lane(bt, l, &c);
+			vel64 v = {a->v.x, a->v.y, a->w, b->v.x, b->v.y, b->w};
+			for (int32_t k = 0; k < 2; ++k) {
+				cpoint *p = &c.p[k];
+				if (p->bounce == 0 || p->pn == 0) {
+					continue;
+				}
+				p->bias = p->bounce; /* the target, also for f2d_contact_lcp_points */
+				bt->p[k].bias[l] = p->bounce;
+				int64_t vn = rel_vel64(&v, c.n, p->rn_a, p->rn_b);
+				fix16_t d = normal_step(p, vn, &saturated);
+				apply2(&v, k == 0 ? d : 0, k == 1 ? d : 0, &c, &c.p[0], &c.p[1], false,
+				       &saturated);
+				bt->p[k].pn[l] = p->pn;
+				arb->points[k].pn = p->pn;
+			}
+			/* static and kinematic bodies: no inverse mass, their velocities stay */
+			if (a->type == F2D_DYNAMIC_BODY) {
+				a->v = f2d_v((fix16_t)v.vax, (fix16_t)v.vay);
+				a->w = (fix16_t)v.wa;
+			}
+			if (b->type == F2D_DYNAMIC_BODY) {
+				b->v = f2d_v((fix16_t)v.vbx, (fix16_t)v.vby);
+				b->w = (fix16_t)v.wb;
+			}
+		}
+	}
+	w->saturated |= saturated;
+}
+
+/* ---- measurement hook ---- */
+
+int32_t f2d_contact_lcp_points(const f2d_world *w, f2d_lcp_point *out, int32_t capacity)
+{
+	int32_t n = 0;
+	for (int32_t i = 0; i < w->batch_count; ++i) {
+		const f2d_contact_batch *bt = &w->batches[i];
+		for (int32_t l = 0; l < bt->lanes; ++l) {
+			const f2d_arbiter *arb = &w->arbiters[bt->arbiter[l]];
+			const f2d_body *a = &w->bodies[bt->body_a[l]];
+			const f2d_body *b = &w->bodies[bt->body_b[l]];
+			vel64 v = {a->v.x, a->v.y, a->w, b->v.x, b->v.y, b->w};
+			f2d_vec2 nrm = f2d_v(bt->nx[l], bt->ny[l]);
+			f2d_vec2 t = f2d_right_perp(nrm);
+			for (int32_t k = 0; k < arb->count; ++k, ++n) {
+				const f2d_point_lanes *pl = &bt->p[k];
+				if (n >= capacity) {
+					continue;
+				}
+				f2d_lcp_point *o = &out[n];
+				o->vn = rel_vel(&v, nrm, pl->rn_a[l], pl->rn_b[l]);
+				o->vt = rel_vel(&v, t, pl->rt_a[l], pl->rt_b[l]);
+				o->target = pl->bias[l];
+				o->pn = pl->pn[l];
+				o->pt = pl->pt[l];
+				o->mass_n = pl->mass_n[l];
+				o->mass_t = pl->mass_t[l];
+				o->mu = bt->friction[l];
+				o->separation = arb->points[k].separation;
+			}
+		}
+	}
+	return n;
 }

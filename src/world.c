@@ -580,9 +580,11 @@ static f2d_result step(f2d_world *w, f2d_phase_hashes *trace)
 		trace->phase[F2D_PHASE_MANIFOLDS] = f2d_hash_phase(w, F2D_PHASE_MANIFOLDS);
 	}
 	f2d_events_measure_approach(w);
+	/* the contacts' pre-step before the forces: restitution needs the relative normal
+	 * velocities of before the step (its pre-step reads nothing else that they change) */
+	f2d_contacts_prestep(w);
 	integrate_velocities(w);
 
-	f2d_contacts_prestep(w);
 	/* the joints that take part, in id order, once: which bodies can move does not change
 	 * until the islands fall asleep at the end of the step */
 	int32_t nj = list_active_joints(w);
@@ -598,6 +600,7 @@ static f2d_result step(f2d_world *w, f2d_phase_hashes *trace)
 		f2d_contacts_solve(w, it);
 		f2d_joints_solve(w, nj, it);
 	}
+	f2d_contacts_restitution(w);
 	f2d_events_end_step(w); /* the arbiters and their impulses are final */
 	perturb_for_test(w);
 	if (trace != NULL) {

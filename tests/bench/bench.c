@@ -11,8 +11,11 @@
 #include "fix2d/scenes.h"
 #include "fix2d/snapshot.h"
 
+#include "core.h" /* f2d_contact_lcp_points: the measurement hook of --residual */
+
 #include <errno.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -79,6 +82,7 @@ typedef struct bench_options {
 	             */
 	bool scaling;
 	bool queries; /* --queries: the query line for every scene (rain1000 always) */
+	bool residual; /* --residual: the contacts' LCP residual per iteration count, no timing */
 } bench_options;
 
 /* --scaling: the broad phase's series, 1k to 10k boxes (ms per step should grow ~n log n) */
@@ -107,7 +111,7 @@ static void print_usage(FILE *out)
 	fprintf(
 	    out,
 	    "usage: %s [SCENE...] [--steps N] [--runs R] [--warmup W] [--sleep] [--scaling] "
-	    "[--queries]\n"
+	    "[--queries] [--residual]\n"
 	    "  SCENE       catalogue scenes (default: pyramid20 rain1000 chain50)\n"
 	    "  --steps N   timed steps per run, 1..%ld (default %ld; %ld for rain1000, %ld for "
 	    "large_*)\n"
@@ -118,6 +122,12 @@ static void print_usage(FILE *out)
 	    "large_pyramid,\n"
 	    "              large_pyramid_10k (1k..10k boxes), then a summary\n"
 	    "  --queries   the query line for every scene (rain1000 always has it)\n"
+	    "  --residual  no timing: the contacts' LCP residual after the velocity solve, per\n"
+	    "              scene and iteration count (1 2 4 10 20 50), over the last 60 of the\n"
+	    "              steps (default 600; --steps N), one line each:\n"
+	    "  residual <name> iterations <n> points <avg> signorini_rms <m/s> signorini_max "
+	    "<m/s>\n"
+	    "    approach_max <m/s> cone_max <m/s> slip_rms <m/s> slip_max <m/s>\n"
 	    "output per scene:\n"
 	    "  scene <name> sleep <0|1> bodies <n> awake <n> steps <N> ms_per_step <ms> "
 	    "hash <16 hex> allocs_in_steps <count> kernel <avx512|scalar>\n"
@@ -172,6 +182,7 @@ static int parse_options(int argc, char **argv, bench_options *opt)
 	opt->sleep = false;
 	opt->queries = false;
 	opt->scaling = false;
+	opt->residual = false;
 	opt->scenes = malloc((size_t)(argc > 0 ? argc : 1) * sizeof *opt->scenes);
 	if (opt->scenes == NULL) {
 		fprintf(stderr, "%s: out of memory\n", PROG);
@@ -195,6 +206,8 @@ static int parse_options(int argc, char **argv, bench_options *opt)
 			opt->scaling = true;
 		} else if (strcmp(arg, "--queries") == 0) {
 			opt->queries = true;
+		} else if (strcmp(arg, "--residual") == 0) {
+			opt->residual = true;
 		} else if (arg[0] == '-') {
 			status = usage_error("unknown option", arg);
 		} else if (f2d_scene_find(arg) < 0) {
@@ -629,12 +642,126 @@ done:
 	return status;
 }
 
+/* ---- --residual: the solver against its model (seed 001) ----
+ *
+ * After a step, every solved contact point's quantities come from the solver's working set by
+ * the internal hook f2d_contact_lcp_points (read only: the step computes the same bits with or
+ * without it). The model is the LCP of the step: with w = vn - target (target: the bias, -s/h
+ * for a gap, the Baumgarte push for a penetration, or the restitution target),
+ *   Signorini:  P_n >= 0,  w >= 0,  P_n w = 0  -> residual |min(P_n k_n, w)| (m/s: P_n k_n is
+ *               the normal velocity the impulse makes; 0 iff all three hold);
+ *   approach:   max(0, -w), the approaching part alone;
+ *   cone:       max(0, |P_t| - mu P_n) k_t (friction outside its cone, m/s);
+ *   slip:       inside the cone (|P_t| < mu P_n) the point must stick: min(|vt|, (mu P_n -
+ *               |P_t|) k_t); on the cone's edge it must not slide along its own friction:
+ *               max(0, vt sign(P_t)).
+ * rms over all points of the measured steps, max over them. */
+typedef struct residual_sums {
+	double n, sig2, sig_max, app_max, cone_max, slip2, slip_max;
+} residual_sums;
+
+static void residual_add(residual_sums *r, const f2d_lcp_point *p)
+{
+	double fx = 1.0 / 65536.0;
+	double kn = p->mass_n > 0 ? 65536.0 / p->mass_n : 0.0;
+	double kt = p->mass_t > 0 ? 65536.0 / p->mass_t : 0.0;
+	double pn = p->pn * fx, pt = p->pt * fx, mu = p->mu * fx;
+	double w = (p->vn - p->target) * fx, vt = p->vt * fx;
+	double a = pn * kn;
+	double sig = fabs(a < w ? a : w);
+	double app = w < 0 ? -w : 0;
+	double cone = fabs(pt) > mu * pn ? (fabs(pt) - mu * pn) * kt : 0;
+	double slip;
+	if (fabs(pt) < mu * pn) {
+		double room = (mu * pn - fabs(pt)) * kt;
+		slip = fabs(vt) < room ? fabs(vt) : room;
+	} else {
+		double along = pt > 0 ? vt : -vt;
+		slip = along > 0 ? along : 0;
+	}
+	r->n += 1;
+	r->sig2 += sig * sig;
+	r->slip2 += slip * slip;
+	r->sig_max = sig > r->sig_max ? sig : r->sig_max;
+	r->app_max = app > r->app_max ? app : r->app_max;
+	r->cone_max = cone > r->cone_max ? cone : r->cone_max;
+	r->slip_max = slip > r->slip_max ? slip : r->slip_max;
+}
+
+static int residual_scene(const char *scene, long steps)
+{
+	static const int32_t iterations[] = {1, 2, 4, 10, 20, 50};
+	const long measured = steps < 60 ? steps : 60;
+	for (size_t k = 0; k < sizeof iterations / sizeof iterations[0]; ++k) {
+		f2d_world_def def = f2d_default_world_def();
+		def.enable_sleep = false;
+		def.iterations = iterations[k];
+		f2d_world *world = NULL;
+		if (f2d_scene_create(scene, &def, &world) != F2D_OK) {
+			fprintf(stderr, "%s: cannot build scene '%s'\n", PROG, scene);
+			return EXIT_FAILURE;
+		}
+		residual_sums r;
+		memset(&r, 0, sizeof r);
+		f2d_lcp_point *pts = NULL;
+		int32_t cap = 0;
+		for (long i = 0; i < steps; ++i) {
+			f2d_result res = f2d_world_step(world);
+			if (res != F2D_OK && res != F2D_ERROR_OUT_OF_RANGE &&
+			    res != F2D_ERROR_OVERFLOW) {
+				fprintf(stderr, "%s: %s: step failed\n", PROG, scene);
+				f2d_destroy_world(world);
+				free(pts);
+				return EXIT_FAILURE;
+			}
+			if (i < steps - measured) {
+				continue;
+			}
+			int32_t n = f2d_contact_lcp_points(world, pts, cap);
+			if (n > cap) {
+				free(pts);
+				cap = n;
+				pts = malloc((size_t)cap * sizeof *pts);
+				if (pts == NULL) {
+					fprintf(stderr, "%s: out of memory\n", PROG);
+					f2d_destroy_world(world);
+					return EXIT_FAILURE;
+				}
+				n = f2d_contact_lcp_points(world, pts, cap);
+			}
+			for (int32_t j = 0; j < n; ++j) {
+				residual_add(&r, &pts[j]);
+			}
+		}
+		double n = r.n > 0 ? r.n : 1;
+		printf("residual %s iterations %" PRId32 " points %.0f signorini_rms %.5f "
+		       "signorini_max %.4f approach_max %.4f cone_max %.5f slip_rms %.5f "
+		       "slip_max %.4f\n",
+		       scene, iterations[k], r.n / (double)measured, sqrt(r.sig2 / n), r.sig_max,
+		       r.app_max, r.cone_max, sqrt(r.slip2 / n), r.slip_max);
+		fflush(stdout);
+		free(pts);
+		f2d_destroy_world(world);
+	}
+	return EXIT_SUCCESS;
+}
+
 int main(int argc, char **argv)
 {
 	bench_options opt;
 	int status = parse_options(argc, argv, &opt);
 	double ms[SCALING_COUNT];
 	int32_t bodies[SCALING_COUNT];
+	for (int i = 0; status < 0 && opt.residual && i < opt.scene_count; ++i) {
+		if (residual_scene(opt.scenes[i], opt.steps > 0 ? opt.steps : DEFAULT_STEPS) !=
+		    EXIT_SUCCESS) {
+			status = EXIT_FAILURE;
+		}
+	}
+	if (opt.residual) {
+		opt.scene_count = 0;
+		opt.scaling = false;
+	}
 	for (int i = 0; status < 0 && i < opt.scene_count; ++i) {
 		int s = bench_scene(opt.scenes[i], &opt, &ms[0], &bodies[0]);
 		if (s != EXIT_SUCCESS) {
