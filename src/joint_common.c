@@ -45,11 +45,11 @@ void f2d_make_soft(fix16_t hertz, fix16_t zeta, fix16_t h, fix16_t soft[3])
 	}
 	soft[SOFT_BIAS] = (fix16_t)(((W << 32) + A1 / 2) / A1);
 	f2d_u128 xa = f2d_u128_mul(X, A1);
-	f2d_u128 den = f2d_u128_add(f2d_u128_shl(f2d_u128_from(1), 64), xa);
+	f2d_u128 two64 = {1u, 0u}, two80 = {(uint64_t)1 << 16, 0u}; /* {hi, lo} */
+	f2d_u128 den = f2d_u128_add(two64, xa);
 	f2d_u128 half = f2d_u128_half(den);
 	soft[SOFT_MASS] = (fix16_t)f2d_u128_div31(f2d_u128_add(f2d_u128_shl(xa, 16), half), den);
-	soft[SOFT_IMPULSE] = (fix16_t)f2d_u128_div31(
-	    f2d_u128_add(f2d_u128_shl(f2d_u128_from(1), 80), half), den);
+	soft[SOFT_IMPULSE] = (fix16_t)f2d_u128_div31(f2d_u128_add(two80, half), den);
 }
 
 /* Rigid joints (Box2D v3's joint softness, 2 x the contact hertz of a quarter of the step rate,
