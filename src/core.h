@@ -100,6 +100,20 @@ typedef struct f2d_joint {
 	fix16_t k11, k12, k22; /* inverse of K, symmetric */
 	f2d_vec2 bias;
 	fix16_t axial_mass, angle;
+	/* ---- the other joint types (joint_internal.h, src/joint_*.c; type 0 is revolute and
+	 * leaves all of this zero) ---- state: */
+	uint8_t type;       /* f2d_joint_type */
+	bool enable_spring; /* distance, prismatic, wheel */
+	f2d_vec2 axis;      /* local unit axis in A (prismatic, wheel), linear offset (motor),
+	                     * world target (mouse) */
+	fix16_t length;     /* rest length (distance) */
+	fix16_t hertz, damping_ratio, angular_hertz, angular_damping_ratio;
+	fix16_t max_force, correction_factor; /* motor and mouse joints */
+	fix16_t spring_impulse, angular_impulse;
+	/* per step, not state */
+	f2d_vec2 w_axis, c_lin;
+	fix16_t a1, a2, s1, s2, translation, c_ang, mass2, mass3;
+	fix16_t soft[3], soft2[3]; /* bias rate, mass scale, impulse scale */
 } f2d_joint;
 
 typedef struct f2d_contact_point {

@@ -14,7 +14,8 @@
  *            inertia, inv_inertia, shape_list, joint_count
  *     shape: type, body, next, density, friction, restitution, polygon (count, vertices,
  *            normals, centroid) or circle (center, radius)
- *     joint: bodies, anchors, reference angle, flags, limits, motor, accumulated impulses
+ *     joint: bodies, anchors, reference angle, flags, limits, motor, accumulated impulses;
+ *            a joint of another type than revolute has flag 8 and its fields after (put_joint)
  *   u32 arbiter count; per arbiter: shape_a, shape_b, friction, restitution, count, and per
  *   point: u32 id, pn, pt.
  * User data is not part of the hash (it does not change the simulation).
@@ -141,7 +142,7 @@ static void put_joint(encoder *e, const f2d_joint *j)
 	put_vec(e, j->local_b);
 	put_i32(e, j->reference_angle);
 	put_u8(e, (uint8_t)((j->enable_limit ? 1 : 0) | (j->enable_motor ? 2 : 0) |
-	                    (j->collide_connected ? 4 : 0)));
+	                    (j->collide_connected ? 4 : 0) | (j->type != 0 ? 8 : 0)));
 	put_i32(e, j->lower);
 	put_i32(e, j->upper);
 	put_i32(e, j->motor_speed);
@@ -150,6 +151,24 @@ static void put_joint(encoder *e, const f2d_joint *j)
 	put_i32(e, j->motor_impulse);
 	put_i32(e, j->lower_impulse);
 	put_i32(e, j->upper_impulse);
+	if (j->type != 0) {
+		/* the other joint types (flag 8, never set for a revolute joint, whose encoding is
+		 * unchanged): u8 type, axis, length, u8 spring, hertz, damping ratio, angular
+		 * hertz and damping ratio, max force, correction factor, spring and angular
+		 * impulses */
+		put_u8(e, j->type);
+		put_vec(e, j->axis);
+		put_i32(e, j->length);
+		put_u8(e, j->enable_spring ? 1 : 0);
+		put_i32(e, j->hertz);
+		put_i32(e, j->damping_ratio);
+		put_i32(e, j->angular_hertz);
+		put_i32(e, j->angular_damping_ratio);
+		put_i32(e, j->max_force);
+		put_i32(e, j->correction_factor);
+		put_i32(e, j->spring_impulse);
+		put_i32(e, j->angular_impulse);
+	}
 }
 
 /* Options and event state (format 2 extension): written only when something is not at its
@@ -274,7 +293,7 @@ uint64_t f2d_hash_world(const f2d_world *w)
 	put_pool(&e, &w->joint_ids);
 	for (int32_t i = 0; i < w->joint_ids.next; ++i) {
 		const f2d_joint *j = &w->joints[i];
-		need(&e, 128);
+		need(&e, 192); /* 78 bytes, + 46 for a joint of another type */
 		put_u32(&e, j->generation);
 		put_u8(&e, j->alive ? 1 : 0);
 		if (j->alive) {
@@ -399,6 +418,11 @@ uint64_t f2d_hash_phase(const f2d_world *w, f2d_phase phase)
 				put_i32(&e, j->motor_impulse);
 				put_i32(&e, j->lower_impulse);
 				put_i32(&e, j->upper_impulse);
+				if (j->type != 0) { /* not for revolute joints */
+					need(&e, 8);
+					put_i32(&e, j->spring_impulse);
+					put_i32(&e, j->angular_impulse);
+				}
 			}
 		}
 		break;

@@ -2,6 +2,7 @@
  * SPDX-License-Identifier: MIT
  */
 #include "core.h"
+#include "joint_internal.h" /* the other joint types (j->type != 0) */
 
 /* Saturating arithmetic for the joint solver: bit for bit the plain operations while every
  * result fits the fix16 range; beyond it a value clamps to +-(2^31 - 1) and the step reports
@@ -173,6 +174,10 @@ static inline fix16_t joint_tolerance(const f2d_world *w)
 #define MAX_CORRECTION F2D_MILLI(500)
 void f2d_joint_prestep(f2d_world *w, f2d_joint *j)
 {
+	if (j->type != F2D_REVOLUTE_JOINT) {
+		f2d_joint_ext_prestep(w, j);
+		return;
+	}
 	const f2d_body *a = &w->bodies[j->body_a];
 	const f2d_body *b = &w->bodies[j->body_b];
 	j->r_a = f2d_rotate(a->q, f2d_sub(j->local_a, a->local_center));
@@ -313,6 +318,10 @@ static bool warm_start_fast(f2d_joint *j, f2d_body *a, f2d_body *b)
 
 void f2d_joint_warm_start(f2d_world *w, f2d_joint *j)
 {
+	if (j->type != F2D_REVOLUTE_JOINT) {
+		f2d_joint_ext_warm_start(w, j);
+		return;
+	}
 	f2d_body *a = &w->bodies[j->body_a];
 	f2d_body *b = &w->bodies[j->body_b];
 	if (FAST_PATH && warm_start_fast(j, a, b)) {
@@ -421,6 +430,10 @@ F2D_NOINLINE static void solve_angular(f2d_world *w, f2d_joint *j, f2d_body *a, 
 
 void f2d_joint_solve(f2d_world *w, f2d_joint *j)
 {
+	if (j->type != F2D_REVOLUTE_JOINT) {
+		f2d_joint_ext_solve(w, j);
+		return;
+	}
 	f2d_body *a = &w->bodies[j->body_a];
 	f2d_body *b = &w->bodies[j->body_b];
 	if (j->enable_motor || j->enable_limit) {
@@ -626,7 +639,8 @@ static void build_joint_batches(f2d_world *w, int32_t n)
 			const f2d_joint *j = &w->joints[w->joint_order[i + l]];
 			x->ids[l] = w->joint_order[i + l];
 			/* a lane of its own joint's (the joint's impulses stay in the joint) */
-			if (x->sequential || j->enable_motor || j->enable_limit) {
+			if (x->sequential || j->enable_motor || j->enable_limit ||
+			    j->type != F2D_REVOLUTE_JOINT) {
 				continue;
 			}
 			const f2d_body *a = &w->bodies[j->body_a];
@@ -959,6 +973,10 @@ f2d_result f2d_destroy_joint(f2d_world *w, f2d_joint_id id)
 	if (j == NULL) {                                                                           \
 		return f2d_set_error(w, F2D_ERROR_INVALID_HANDLE,                                  \
 		                     what ": null, stale or foreign joint handle");                \
+	}                                                                                          \
+	if (j->type != F2D_REVOLUTE_JOINT) {                                                       \
+		return f2d_set_error(w, F2D_ERROR_INVALID_HANDLE,                                  \
+		                     what ": not a revolute joint");                               \
 	}
 
 f2d_result f2d_revolute_joint_enable_motor(f2d_world *w, f2d_joint_id id, bool enable)
@@ -1015,7 +1033,7 @@ f2d_result f2d_revolute_joint_set_limits(f2d_world *w, f2d_joint_id id, bool ena
 fix16_t f2d_revolute_joint_get_angle(const f2d_world *w, f2d_joint_id id)
 {
 	const f2d_joint *j = get_joint(w, id);
-	if (j == NULL) {
+	if (j == NULL || j->type != F2D_REVOLUTE_JOINT) {
 		return 0;
 	}
 	fix16_t angle =
@@ -1095,6 +1113,9 @@ static inline void project_body(f2d_world *w, f2d_body *body, f2d_vec2 r, f2d_ve
  * Returns |C| before the correction (for the iteration stop). */
 fix16_t f2d_joint_solve_position(f2d_world *w, f2d_joint *j)
 {
+	if (j->type != F2D_REVOLUTE_JOINT) {
+		return 0; /* the other types correct positions by soft velocity bias */
+	}
 	f2d_body *a = &w->bodies[j->body_a];
 	f2d_body *b = &w->bodies[j->body_b];
 	f2d_vec2 ra = f2d_rotate(a->q, f2d_sub(j->local_a, a->local_center));

@@ -656,6 +656,171 @@ static f2d_result build_large_pyramid_10k(f2d_world *world)
 	return build_large_pyramid_rows(world, 141);
 }
 
+/* ---- joints beyond revolute (issue 14) ---- */
+
+/* Soft bridge: 12 planks (20 kg) joined by soft weld joints (linear 8 Hz, angular 2 Hz,
+ * damping 0.7) between two static towers; a 30 kg box dropped onto its middle. */
+static f2d_result build_soft_bridge(f2d_world *world)
+{
+	enum { PLANKS = 12 };
+	const fix16_t hx = F2D_MILLI(500), hy = F2D_MILLI(125);
+	f2d_shape_def sd = shape_def(box_density(F2D_FIX(20), hx, hy), F2D_MILLI(600));
+	f2d_body_id ground, planks[PLANKS], box;
+	TRY(add_ground(world, &ground));
+	for (int32_t i = 0; i < PLANKS; ++i) {
+		TRY(add_box(world, F2D_DYNAMIC_BODY, vm(-5500 + 1000 * i, 4000), 0, hx, hy, &sd,
+		            &planks[i]));
+	}
+	for (int32_t i = 0; i <= PLANKS; ++i) {
+		f2d_weld_joint_def jd = f2d_default_weld_joint_def();
+		jd.body_a = i == 0 ? ground : planks[i - 1];
+		jd.body_b = i == PLANKS ? ground : planks[i];
+		/* the joint point (x, 4) in each body's frame (ground origin (0, -0.5)) */
+		fix16_t x = F2D_MILLI(-6000 + 1000 * i);
+		jd.local_anchor_a = i == 0 ? vm(-6000, 4500) : vm(500, 0);
+		jd.local_anchor_b = i == PLANKS ? vfix(x, F2D_MILLI(4500)) : vm(-500, 0);
+		jd.linear_hertz = F2D_FIX(8);
+		jd.angular_hertz = F2D_FIX(2);
+		jd.linear_damping_ratio = F2D_MILLI(700);
+		jd.angular_damping_ratio = F2D_MILLI(700);
+		f2d_joint_id j;
+		TRY(f2d_create_weld_joint(world, &jd, &j));
+	}
+	f2d_shape_def bs = shape_def(box_density(F2D_FIX(30), F2D_MILLI(400), F2D_MILLI(400)),
+	                             F2D_MILLI(600));
+	return add_box(world, F2D_DYNAMIC_BODY, vm(200, 7000), 0, F2D_MILLI(400), F2D_MILLI(400),
+	               &bs, &box);
+}
+
+/* Elevator: a 3 x 0.25 platform (50 kg) on a vertical prismatic joint with limits [0, 6] m and
+ * a motor (speed 1.5 m/s, 2000 N), three boxes riding on it; the motor drives into the upper
+ * limit and holds there. */
+static f2d_result build_elevator(f2d_world *world)
+{
+	f2d_body_id ground, platform, box;
+	TRY(add_ground(world, &ground));
+	f2d_shape_def ps = shape_def(box_density(F2D_FIX(50), F2D_MILLI(1500), F2D_MILLI(125)),
+	                             F2D_MILLI(800));
+	TRY(add_box(world, F2D_DYNAMIC_BODY, vm(0, 1000), 0, F2D_MILLI(1500), F2D_MILLI(125), &ps,
+	            &platform));
+	f2d_prismatic_joint_def jd = f2d_default_prismatic_joint_def();
+	jd.body_a = ground;
+	jd.body_b = platform;
+	jd.local_anchor_a = vm(0, 1500);
+	jd.local_axis_a = vm(0, 1000);
+	jd.enable_limit = true;
+	jd.lower_translation = 0;
+	jd.upper_translation = F2D_FIX(6);
+	jd.enable_motor = true;
+	jd.motor_speed = F2D_MILLI(1500);
+	jd.max_motor_force = F2D_FIX(2000);
+	f2d_joint_id j;
+	TRY(f2d_create_prismatic_joint(world, &jd, &j));
+	f2d_shape_def bs = shape_def(F2D_FIX(5), F2D_MILLI(800));
+	for (int32_t i = 0; i < 3; ++i) {
+		TRY(add_box(world, F2D_DYNAMIC_BODY, vm(-1000 + 1000 * i, 1625 + 300 * i), 0,
+		            F2D_MILLI(250), F2D_MILLI(250), &bs, &box));
+	}
+	return F2D_OK;
+}
+
+/* Car on a slope: a flat static strip, a 15 degree ramp and a plateau made of static polygons;
+ * a 5 kg chassis on two 1 kg wheels (wheel joints: vertical axis, 4 Hz, damping 0.7, motors
+ * -10 rad/s, 20 N m) drives up it. */
+static f2d_result build_car_slope(f2d_world *world)
+{
+	f2d_body_id ground, chassis, wheel;
+	f2d_body_def gd = body_def(F2D_STATIC_BODY, vm(0, 0), 0);
+	TRY(f2d_create_body(world, &gd, &ground));
+	f2d_shape_def gs = shape_def(F2D_ONE, F2D_MILLI(900));
+	const f2d_vec2 flat[4] = {vm(-30000, -1000), vm(0, -1000), vm(0, 0), vm(-30000, 0)};
+	const f2d_vec2 ramp[4] = {vm(0, -1000), vm(20000, -1000), vm(20000, 5359), vm(0, 0)};
+	const f2d_vec2 top[4] = {vm(20000, -1000), vm(40000, -1000), vm(40000, 5359),
+	                         vm(20000, 5359)};
+	const f2d_vec2 *parts[3] = {flat, ramp, top};
+	for (int32_t i = 0; i < 3; ++i) {
+		f2d_polygon poly;
+		f2d_shape_id s;
+		TRY(f2d_make_polygon(parts[i], 4, &poly));
+		TRY(f2d_create_polygon_shape(world, ground, &gs, &poly, &s));
+	}
+	f2d_shape_def cs = shape_def(F2D_FIX(5), F2D_MILLI(600));
+	TRY(add_box(world, F2D_DYNAMIC_BODY, vm(-10000, 1000), 0, F2D_FIX(1), F2D_MILLI(250), &cs,
+	            &chassis));
+	f2d_shape_def ws = shape_def(F2D_MILLI(1989), F2D_MILLI(900));
+	for (int32_t i = 0; i < 2; ++i) {
+		int32_t x = i == 0 ? -700 : 700;
+		f2d_body_def wd = body_def(F2D_DYNAMIC_BODY, vm(-10000 + x, 550), 0);
+		TRY(add_circle_body(world, &wd, F2D_MILLI(400), &ws, &wheel));
+		f2d_wheel_joint_def jd = f2d_default_wheel_joint_def();
+		jd.body_a = chassis;
+		jd.body_b = wheel;
+		jd.local_anchor_a = vm(x, -450);
+		jd.hertz = F2D_FIX(4);
+		jd.damping_ratio = F2D_MILLI(700);
+		jd.enable_motor = true;
+		jd.motor_speed = F2D_FIX(-10);
+		jd.max_motor_torque = F2D_FIX(20);
+		f2d_joint_id j;
+		TRY(f2d_create_wheel_joint(world, &jd, &j));
+	}
+	return F2D_OK;
+}
+
+/* Ragdoll of boxes: torso and head welded (soft angular 4 Hz), arms and legs on revolute
+ * joints with limits, dropped from 6 m onto the ground; a second one at x = 3 falls on a
+ * distance-joint tether (rope: spring mode, no stiffness, max length 3 m) to (3, 10). */
+static f2d_result build_ragdoll(f2d_world *world)
+{
+	f2d_body_id ground, anchor;
+	TRY(add_ground(world, &ground));
+	f2d_body_def ad = body_def(F2D_STATIC_BODY, vm(3000, 10000), 0);
+	TRY(f2d_create_body(world, &ad, &anchor));
+	f2d_shape_def sd = shape_def(F2D_FIX(3), F2D_MILLI(600));
+	for (int32_t k = 0; k < 2; ++k) {
+		int32_t ox = 3000 * k, oy = 6000;
+		f2d_body_id torso, head, part;
+		TRY(add_box(world, F2D_DYNAMIC_BODY, vm(ox, oy), 0, F2D_MILLI(250), F2D_MILLI(450),
+		            &sd, &torso));
+		TRY(add_box(world, F2D_DYNAMIC_BODY, vm(ox, oy + 700), 0, F2D_MILLI(180),
+		            F2D_MILLI(180), &sd, &head));
+		f2d_weld_joint_def wd = f2d_default_weld_joint_def();
+		wd.body_a = torso;
+		wd.body_b = head;
+		wd.local_anchor_a = vm(0, 520);
+		wd.local_anchor_b = vm(0, -180);
+		wd.angular_hertz = F2D_FIX(4);
+		wd.angular_damping_ratio = F2D_MILLI(500);
+		f2d_joint_id j;
+		TRY(f2d_create_weld_joint(world, &wd, &j));
+		/* limbs: (x, y) of the limb centre relative to the torso, joint at its top */
+		static const int32_t limb[4][2] = {{-400, 150}, {400, 150}, {-150, -900}, {150, -900}};
+		for (int32_t i = 0; i < 4; ++i) {
+			TRY(add_box(world, F2D_DYNAMIC_BODY, vm(ox + limb[i][0], oy + limb[i][1]), 0,
+			            F2D_MILLI(100), F2D_MILLI(350), &sd, &part));
+			f2d_revolute_joint_def rd;
+			TRY(f2d_init_revolute_joint_def(world, torso, part,
+			                                vm(ox + limb[i][0], oy + limb[i][1] + 300), &rd));
+			rd.enable_limit = true;
+			rd.lower_angle = F2D_MILLI(-1200);
+			rd.upper_angle = F2D_MILLI(1200);
+			TRY(f2d_create_revolute_joint(world, &rd, &j));
+		}
+		if (k == 1) {
+			f2d_distance_joint_def dd = f2d_default_distance_joint_def();
+			dd.body_a = anchor;
+			dd.body_b = head;
+			dd.length = F2D_FIX(3);
+			dd.enable_spring = true; /* hertz 0: no spring, the rope's limits only */
+			dd.enable_limit = true;
+			dd.min_length = 0;
+			dd.max_length = F2D_FIX(3);
+			TRY(f2d_create_distance_joint(world, &dd, &j));
+		}
+	}
+	return F2D_OK;
+}
+
 /* ---- catalogue ---- */
 
 /* Revolute joints at the far end of their range (issue 11), where the effective-mass inverse
@@ -719,6 +884,14 @@ static const scene_entry scene_table[] = {
     {"restitution", "circles and boxes bouncing with restitution 0..1", build_restitution},
     {"arena", "netdemo arena: 4 players, 36 props, a pinned see-saw", build_arena},
     {"long_arms", "pendulums on 7, 41 and 60 m arms and a hub with 24 spokes", build_long_arms},
+    {"soft_bridge", "12 planks joined by soft weld joints, a box dropped on it",
+     build_soft_bridge},
+    {"elevator", "a platform on a prismatic joint driven up by its motor, with boxes",
+     build_elevator},
+    {"car_slope", "a car on wheel joints drives up a 15 degree ramp of static polygons",
+     build_car_slope},
+    {"ragdoll", "box ragdolls: revolute limbs, welded heads, one on a distance rope",
+     build_ragdoll},
     {"large_pyramid", "benchmark: 100-row pyramid of 5,050 1x1 boxes", build_large_pyramid},
     {"large_pyramid_1k", "benchmark: 45-row pyramid, 1,035 boxes", build_large_pyramid_1k},
     {"large_pyramid_2k", "benchmark: 63-row pyramid, 2,016 boxes", build_large_pyramid_2k},

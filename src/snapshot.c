@@ -39,7 +39,7 @@ static uint64_t snapshot_fingerprint(void)
 #define MEMORY_VERSION 2u
 #define PORTABLE_HEADER 40
 #define MEMORY_HEADER 40
-#define MAX_RECORD 128 /* longest record below is 5 + 72 + 8 + ... < 100 bytes */
+#define MAX_RECORD 160 /* longest record below: a joint of another type, 5 + 72 + 46 + 8 */
 
 /* ---- little-endian writing ---- */
 
@@ -279,7 +279,7 @@ static void encode_joints(encoder *e, const f2d_world *w)
 		uint32_t flags = JF_ALIVE | (j->enable_limit ? JF_LIMIT : 0u) |
 		                 (j->enable_motor ? JF_MOTOR : 0u) |
 		                 (j->collide_connected ? JF_COLLIDE : 0u) |
-		                 (j->user_data != 0 ? JF_USER : 0u);
+		                 (j->user_data != 0 ? JF_USER : 0u) | (j->type != 0 ? JF_TYPE : 0u);
 		p = put_u8(p, flags);
 		p = put_i32(p, j->body_a);
 		p = put_i32(p, j->body_b);
@@ -294,6 +294,20 @@ static void encode_joints(encoder *e, const f2d_world *w)
 		p = put_i32(p, j->motor_impulse);
 		p = put_i32(p, j->lower_impulse);
 		p = put_i32(p, j->upper_impulse);
+		if (j->type != 0) {
+			p = put_u8(p, j->type);
+			p = put_vec(p, j->axis);
+			p = put_i32(p, j->length);
+			p = put_u8(p, j->enable_spring ? 1u : 0u);
+			p = put_i32(p, j->hertz);
+			p = put_i32(p, j->damping_ratio);
+			p = put_i32(p, j->angular_hertz);
+			p = put_i32(p, j->angular_damping_ratio);
+			p = put_i32(p, j->max_force);
+			p = put_i32(p, j->correction_factor);
+			p = put_i32(p, j->spring_impulse);
+			p = put_i32(p, j->angular_impulse);
+		}
 		if (j->user_data != 0) {
 			p = put_u64(p, j->user_data);
 		}

@@ -29,6 +29,8 @@
 #define JF_MOTOR 4u
 #define JF_COLLIDE 8u
 #define JF_USER 16u
+#define JF_TYPE 32u /* a joint of another type than revolute: its record follows (JOINT_EXT) */
+#define JOINT_EXT 46u /* u8 type, axis, length, u8 spring, 6 fix16 settings, 2 impulses */
 
 /* ---- little-endian reading (the caller has checked the length) ---- */
 

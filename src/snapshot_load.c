@@ -3,6 +3,7 @@
  * design and include/fix2d/snapshot.h for the format).
  * SPDX-License-Identifier: MIT */
 #include "snapshot_internal.h"
+#include "joint_internal.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -853,7 +854,7 @@ static bool decode_joints(decoder *d)
 		uint32_t gen = rd_u32(d);
 		uint32_t flags = rd_u8(d);
 		bool alive = (flags & JF_ALIVE) != 0;
-		if (!d->apply && (gen == 0 || (!alive && flags != 0) || (flags & ~31u) != 0)) {
+		if (!d->apply && (gen == 0 || (!alive && flags != 0) || (flags & ~63u) != 0)) {
 			return fail(d, F2D_ERROR_INVALID_VALUE, "joint %d: bad generation or flags",
 			            (int)i);
 		}
@@ -861,7 +862,7 @@ static bool decode_joints(decoder *d)
 		memset(&j, 0, sizeof j);
 		j.generation = gen;
 		if (alive) {
-			size_t need = len + ((flags & JF_USER) ? 8 : 0);
+			size_t need = len + ((flags & JF_USER) ? 8 : 0) + ((flags & JF_TYPE) ? JOINT_EXT : 0);
 			if (!avail(d, need)) {
 				return truncated(d, "a joint");
 			}
@@ -881,6 +882,22 @@ static bool decode_joints(decoder *d)
 			j.motor_impulse = rd_i32(d);
 			j.lower_impulse = rd_i32(d);
 			j.upper_impulse = rd_i32(d);
+			uint32_t spring = 0;
+			if (flags & JF_TYPE) {
+				j.type = (uint8_t)rd_u8(d);
+				j.axis = rd_vec(d);
+				j.length = rd_i32(d);
+				spring = rd_u8(d);
+				j.enable_spring = spring == 1u;
+				j.hertz = rd_i32(d);
+				j.damping_ratio = rd_i32(d);
+				j.angular_hertz = rd_i32(d);
+				j.angular_damping_ratio = rd_i32(d);
+				j.max_force = rd_i32(d);
+				j.correction_factor = rd_i32(d);
+				j.spring_impulse = rd_i32(d);
+				j.angular_impulse = rd_i32(d);
+			}
 			if (flags & JF_USER) {
 				j.user_data = rd_u64(d);
 			}
@@ -898,7 +915,26 @@ static bool decode_joints(decoder *d)
 					return fail(d, F2D_ERROR_INVALID_VALUE,
 					            "joint %d: neither body is dynamic", (int)i);
 				}
-				if (!anchor_ok(j.local_a, ta) || !anchor_ok(j.local_b, tb) ||
+				if ((flags & JF_TYPE) != 0) {
+					/* the other types: canonical (type 1..6, spring flag 0 or 1)
+					 * and the creation check */
+					const char *bad =
+					    j.type == 0 || spring > 1u
+					        ? "bad type or flag"
+					        : f2d_joint_ext_check(&j, (f2d_body_type)(ta - 1),
+					                              (f2d_body_type)(tb - 1));
+					if (bad == NULL && (!anchor_ok(j.local_a, ta) ||
+					                    !anchor_ok(j.local_b, tb))) {
+						bad = "anchor out of range";
+					}
+					if (bad == NULL && ((flags & JF_USER) && j.user_data == 0)) {
+						bad = "user data flag without user data";
+					}
+					if (bad != NULL) {
+						return fail(d, F2D_ERROR_INVALID_VALUE, "joint %d: %s",
+						            (int)i, bad);
+					}
+				} else if (!anchor_ok(j.local_a, ta) || !anchor_ok(j.local_b, tb) ||
 				    !within(j.reference_angle, F2D_PI) ||
 				    !within(j.lower, F2D_PI) || !within(j.upper, F2D_PI) ||
 				    (j.enable_limit && j.lower > j.upper) ||

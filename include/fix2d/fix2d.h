@@ -11,6 +11,7 @@
 #define FIX2D_FIX2D_H
 
 #include "types.h"
+#include "joints.h" /* distance, prismatic, weld, wheel, motor, mouse joints */
 
 #ifdef __cplusplus
 extern "C" {

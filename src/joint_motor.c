@@ -1,0 +1,92 @@
+/* fix2d motor joint (Box2D v3's b2MotorJoint): drives B's origin to A's origin + the linear
+ * offset (in A's frame) and B's angle to A's + the angular offset, with a bounded force and
+ * torque (top-down characters, moving platforms).
+ * SPDX-License-Identifier: MIT
+ *
+ * The anchors are the body origins (local anchors 0), r = R(q) (0 - local centre).
+ * Angular: C = angle_b - angle_a - angular_offset, Cdot = w_b - w_a, J = [0, -1, 0, 1],
+ *   K = 1/I_a + 1/I_b; lambda = -K^-1 (Cdot + cf C / h), accumulated within +-max_torque h.
+ * Linear: C = (c_b + r_b) - (c_a + r_a) - R(q_a) offset (R(q_a) offset frozen for the step, as
+ *   Box2D), Cdot and K of the point constraint (joint.c's f2d_joint_prestep);
+ *   P = -K^-1 (Cdot + cf C / h), the accumulated impulse kept within a disc of radius
+ *   max_force h (scaled back along itself when longer: |P| exact, each component rounded).
+ * cf is the correction factor (share of the error removed per step). Accumulated:
+ * angular_impulse, impulse.
+ */
+#include "joint_internal.h"
+
+void f2d_motor_joint_prestep(f2d_world *w, f2d_joint *j)
+{
+	f2d_joint_arms(w, j);
+	const f2d_body *a = &w->bodies[j->body_a];
+	const f2d_body *b = &w->bodies[j->body_b];
+	f2d_vec2 gap = f2d_joint_anchor_gap(a, b, j->r_a, j->r_b);
+	f2d_vec2 off = f2d_rotate(a->q, j->axis);
+	j->c_lin = f2d_v(f2d_sat((int64_t)gap.x - off.x), f2d_sat((int64_t)gap.y - off.y));
+	j->c_ang = f2d_joint_relative_angle(a, b, j->reference_angle);
+	j->axial_mass = jx_inv(w, (int64_t)a->inv_inertia + b->inv_inertia);
+	f2d_point_mass_inverse(w, a, b, j->r_a, j->r_b, &j->k11, &j->k12, &j->k22);
+	j->soft[SOFT_BIAS] = jx_mul(w, j->correction_factor, w->inv_h);
+	if (!w->def.warm_starting) {
+		j->impulse = f2d_v(0, 0);
+		j->angular_impulse = 0;
+	}
+}
+
+void f2d_motor_joint_warm_start(f2d_world *w, f2d_joint *j)
+{
+	jx_apply_point(w, &w->bodies[j->body_a], &w->bodies[j->body_b], j->r_a, j->r_b, j->impulse,
+	               j->angular_impulse);
+}
+
+/* round(x m / len) for |x| <= len (so the result is within |m|), half away from zero */
+static fix16_t scale_to(fix16_t x, fix16_t m, fix16_t len)
+{
+	uint64_t ux = x < 0 ? (uint64_t)(-(int64_t)x) : (uint64_t)x;
+	uint64_t q = (ux * (uint64_t)m + (uint64_t)len / 2) / (uint64_t)len;
+	return x < 0 ? -(fix16_t)q : (fix16_t)q;
+}
+
+/* Keeps the accumulated vector impulse *acc within |acc| <= max (>= 0); shared with the mouse
+ * joint. */
+void f2d_clamp_impulse_disc(f2d_vec2 *acc, fix16_t max)
+{
+	int64_t l2 = f2d_dot64(*acc, *acc); /* < 2^63 for fix16 components above INT32_MIN */
+	if (l2 <= (int64_t)max * max) {
+		return;
+	}
+	fix16_t len = (fix16_t)f2d_isqrt64_round((uint64_t)l2); /* > max >= 0 */
+	if (len <= 0) {
+		return;
+	}
+	acc->x = scale_to(acc->x, max, len);
+	acc->y = scale_to(acc->y, max, len);
+}
+
+void f2d_motor_joint_solve(f2d_world *w, f2d_joint *j)
+{
+	f2d_body *a = &w->bodies[j->body_a];
+	f2d_body *b = &w->bodies[j->body_b];
+	fix16_t bias = j->soft[SOFT_BIAS]; /* cf / h */
+	{
+		fix16_t cdot = jx_add(w, jx_sub(w, b->w, a->w), jx_mul(w, bias, j->c_ang));
+		fix16_t l = -jx_mul(w, j->axial_mass, cdot);
+		fix16_t max = jx_mul(w, j->max_motor_torque, w->h);
+		fix16_t old = j->angular_impulse;
+		int64_t next = (int64_t)old + l;
+		j->angular_impulse = (fix16_t)(next < -max ? -max : (next > max ? max : next));
+		fix16_t d = jx_sat(w, (int64_t)j->angular_impulse - old);
+		jx_apply(w, a, b, f2d_v(0, 0), d, d);
+	}
+	f2d_vec2 cdot = f2d_point_cdot(w, j, a, b);
+	f2d_vec2 v = f2d_v(jx_add(w, cdot.x, jx_mul(w, bias, j->c_lin.x)),
+	                   jx_add(w, cdot.y, jx_mul(w, bias, j->c_lin.y)));
+	static const fix16_t hard[3] = {0, F2D_ONE, 0};
+	f2d_vec2 p = f2d_soft_point(w, j, hard, v, f2d_v(0, 0));
+	f2d_vec2 old = j->impulse;
+	f2d_vec2 acc = f2d_v(jx_add(w, old.x, p.x), jx_add(w, old.y, p.y));
+	f2d_clamp_impulse_disc(&acc, jx_mul(w, j->max_force, w->h));
+	j->impulse = acc;
+	p = f2d_v(jx_sub(w, acc.x, old.x), jx_sub(w, acc.y, old.y));
+	jx_apply_point(w, a, b, j->r_a, j->r_b, p, 0);
+}

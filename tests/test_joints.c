@@ -1,0 +1,914 @@
+/* fix2d tests: the distance, prismatic, weld, wheel, motor and mouse joints (issue 14) against
+ * analytic results, their bad input, reaction getters, snapshots, clone and range edges.
+ * The analysis (periods, decrements) uses double here, in the test only; the simulation
+ * never sees a double.
+ * SPDX-License-Identifier: MIT
+ */
+#include <check.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#ifndef M_PI
+#define M_PI 3.14159265358979323846
+#endif
+
+#include "fix2d/convert.h"
+#include "fix2d/fix2d.h"
+#include "fix2d/snapshot.h"
+
+#define CHECK_OK(call)                                                                             \
+	do {                                                                                       \
+		f2d_result r_ = (call);                                                            \
+		ck_assert_msg(r_ == F2D_OK, "%s failed: %d (%s)", #call, (int)r_,                  \
+		              f2d_error_string(r_));                                               \
+	} while (0)
+
+static f2d_vec2 v2(fix16_t x, fix16_t y)
+{
+	f2d_vec2 v = {x, y};
+	return v;
+}
+
+static double d(fix16_t x)
+{
+	return f2d_to_double(x);
+}
+
+static f2d_world *new_world(fix16_t gravity_y, fix16_t h)
+{
+	f2d_world_def wd = f2d_default_world_def();
+	wd.gravity = v2(0, gravity_y);
+	if (h != 0) {
+		wd.time_step = h;
+	}
+	wd.enable_sleep = false;
+	f2d_world *w = NULL;
+	CHECK_OK(f2d_create_world(&wd, &w));
+	return w;
+}
+
+static f2d_body_id add_body(f2d_world *w, f2d_body_type type, f2d_vec2 p)
+{
+	f2d_body_def bd = f2d_default_body_def();
+	bd.type = type;
+	bd.position = p;
+	f2d_body_id id;
+	CHECK_OK(f2d_create_body(w, &bd, &id));
+	return id;
+}
+
+static f2d_body_id add_box(f2d_world *w, f2d_body_type type, f2d_vec2 p, fix16_t hx, fix16_t hy,
+                           fix16_t density)
+{
+	f2d_body_id id = add_body(w, type, p);
+	f2d_polygon box;
+	CHECK_OK(f2d_make_box(hx, hy, &box));
+	f2d_shape_def sd = f2d_default_shape_def();
+	sd.density = density;
+	f2d_shape_id s;
+	CHECK_OK(f2d_create_polygon_shape(w, id, &sd, &box, &s));
+	return id;
+}
+
+static f2d_body_id add_ball(f2d_world *w, f2d_vec2 p, fix16_t r, fix16_t density,
+                            fix16_t friction)
+{
+	f2d_body_id id = add_body(w, F2D_DYNAMIC_BODY, p);
+	f2d_circle c = {{0, 0}, r};
+	f2d_shape_def sd = f2d_default_shape_def();
+	sd.density = density;
+	sd.friction = friction;
+	f2d_shape_id s;
+	CHECK_OK(f2d_create_circle_shape(w, id, &sd, &c, &s));
+	return id;
+}
+
+static void steps(f2d_world *w, int n)
+{
+	for (int i = 0; i < n; ++i) {
+		f2d_result r = f2d_world_step(w);
+		ck_assert_msg(r == F2D_OK, "step: %s", f2d_world_last_error(w));
+	}
+}
+
+/* A 1 kg ball on a horizontal spring (a distance joint from a static anchor to its centre,
+ * rest length 2 m), no gravity, released 0.2 m out: x(t) - 2 = A e^(-zeta w t) cos(w_d t).
+ * Returns the measured period (mean of upward zero crossings, linear interpolation) and
+ * damping ratio (log decrement of successive maxima). */
+static void spring_run(fix16_t hertz, fix16_t zeta, fix16_t h, int nsteps, double *period,
+                       double *zeta_out)
+{
+	f2d_world *w = new_world(0, h);
+	f2d_body_id ground = add_body(w, F2D_STATIC_BODY, v2(0, 0));
+	f2d_body_id ball = add_ball(w, v2(F2D_MILLI(2200), 0), F2D_MILLI(250), F2D_FIX(5), 0);
+	f2d_distance_joint_def jd = f2d_default_distance_joint_def();
+	jd.body_a = ground;
+	jd.body_b = ball;
+	jd.length = F2D_FIX(2);
+	jd.enable_spring = true;
+	jd.hertz = hertz;
+	jd.damping_ratio = zeta;
+	f2d_joint_id j;
+	CHECK_OK(f2d_create_distance_joint(w, &jd, &j));
+	double dt = d(h != 0 ? h : f2d_default_world_def().time_step), prev = 0.2, t = 0;
+	double first_cross = -1, last_cross = -1;
+	int crosses = 0;
+	double maxima[16];
+	int nmax = 0;
+	double p2 = 0.2, p1 = 0.2;
+	for (int i = 0; i < nsteps; ++i) {
+		steps(w, 1);
+		t += dt;
+		double x = d(f2d_body_get_position(w, ball).x) - 2.0;
+		if (prev < 0 && x >= 0) {
+			double tc = t - dt * x / (x - prev);
+			if (first_cross < 0) {
+				first_cross = tc;
+			} else {
+				crosses++;
+			}
+			last_cross = tc;
+		}
+		if (i >= 2 && p1 > p2 && p1 >= x && p1 > 0 && nmax < 16) {
+			maxima[nmax++] = p1;
+		}
+		p2 = p1;
+		p1 = x;
+		prev = x;
+	}
+	ck_assert_int_ge(crosses, 1);
+	*period = (last_cross - first_cross) / crosses;
+	*zeta_out = 0;
+	if (nmax >= 2) {
+		double delta = log(maxima[0] / maxima[1]);
+		*zeta_out = delta / sqrt(4 * M_PI * M_PI + delta * delta);
+	}
+	f2d_destroy_world(w);
+}
+
+START_TEST(spring_mass_period_and_damping)
+{
+	double period, zeta;
+	/* 1 Hz, undamped, at 60 Hz: T = 1 s (the implicit step lengthens it by (h w)^2 / 3) */
+	spring_run(F2D_ONE, 0, 0, 600, &period, &zeta);
+	printf("spring 1 Hz, zeta 0, h 1/60: period %.4f s (analytic 1)\n", period);
+	ck_assert_msg(fabs(period - 1.0) < 0.02, "period %f", period);
+	/* 1 Hz, zeta 0.1, at 60 Hz: the damped period 1 / sqrt(1 - zeta^2) */
+	spring_run(F2D_ONE, F2D_MILLI(100), 0, 600, &period, &zeta);
+	double td = 1.0 / sqrt(1 - 0.01);
+	printf("spring 1 Hz, zeta 0.1, h 1/60: period %.4f s (analytic %.4f), zeta %.4f\n", period,
+	       td, zeta);
+	ck_assert_msg(fabs(period - td) / td < 0.02, "period %f", period);
+	/* damping at 1 kHz (the implicit step's own damping, h w / 2 = 0.003, is then below 2 %
+	 * of zeta = 0.3): zeta from the log decrement, and the damped period */
+	fix16_t h = F2D_MILLI(1);
+	spring_run(F2D_ONE, F2D_MILLI(300), h, 2500, &period, &zeta);
+	td = 1.0 / sqrt(1 - 0.09);
+	printf("spring 1 Hz, zeta 0.3, h %.6f: period %.4f s (analytic %.4f), zeta %.4f\n", d(h),
+	       period, td, zeta);
+	ck_assert_msg(fabs(period - td) / td < 0.02, "period %f", period);
+	ck_assert_msg(fabs(zeta - 0.3) / 0.3 < 0.02, "zeta %f", zeta);
+}
+END_TEST
+
+/* A 100 kg box on a vertical prismatic joint, limits [-1, 1] m: it falls onto the lower limit
+ * and stays there; the joint then carries its weight. */
+START_TEST(prismatic_limit_holds_100kg)
+{
+	f2d_world *w = new_world(F2D_FIX(-10), 0);
+	f2d_body_id ground = add_body(w, F2D_STATIC_BODY, v2(0, F2D_FIX(5)));
+	f2d_body_id box =
+	    add_box(w, F2D_DYNAMIC_BODY, v2(0, F2D_FIX(5)), F2D_MILLI(500), F2D_MILLI(500),
+	            F2D_FIX(100));
+	ck_assert_int_eq(f2d_body_get_mass(w, box), F2D_FIX(100));
+	f2d_prismatic_joint_def pd = f2d_default_prismatic_joint_def();
+	pd.body_a = ground;
+	pd.body_b = box;
+	pd.local_axis_a = v2(0, F2D_ONE);
+	pd.enable_limit = true;
+	pd.lower_translation = F2D_FIX(-1);
+	pd.upper_translation = F2D_FIX(1);
+	f2d_joint_id j;
+	CHECK_OK(f2d_create_prismatic_joint(w, &pd, &j));
+	steps(w, 300);
+	fix16_t tr;
+	CHECK_OK(f2d_joint_get_translation(w, j, &tr));
+	f2d_vec2 f;
+	CHECK_OK(f2d_joint_get_reaction_force(w, j, &f));
+	printf("prismatic 100 kg: translation %.5f m, reaction (%.2f, %.2f) N\n", d(tr), d(f.x),
+	       d(f.y));
+	ck_assert_msg(fabs(d(tr) + 1.0) < 0.005, "translation %f", d(tr));
+	ck_assert_msg(fabs(d(f2d_body_get_position(w, box).x)) < 0.001, "drifted sideways");
+	ck_assert_msg(fabs(d(f.y) - 1000.0) < 10.0, "reaction %f", d(f.y));
+	ck_assert_msg(fabs(d(f2d_body_get_angle(w, box))) < 0.001, "turned");
+	f2d_destroy_world(w);
+}
+END_TEST
+
+/* A 1 m beam (2 kg) welded by its end to a wall: it keeps its pose, and the weld carries
+ * m g and the torque m g 0.5 m. */
+START_TEST(weld_keeps_relative_pose)
+{
+	f2d_world *w = new_world(F2D_FIX(-10), 0);
+	f2d_body_id wall = add_body(w, F2D_STATIC_BODY, v2(0, F2D_FIX(5)));
+	f2d_body_id beam = add_box(w, F2D_DYNAMIC_BODY, v2(F2D_MILLI(500), F2D_FIX(5)),
+	                           F2D_MILLI(500), F2D_MILLI(100), F2D_FIX(10));
+	f2d_weld_joint_def wd = f2d_default_weld_joint_def();
+	wd.body_a = wall;
+	wd.body_b = beam;
+	wd.local_anchor_b = v2(F2D_MILLI(-500), 0);
+	f2d_joint_id j;
+	CHECK_OK(f2d_create_weld_joint(w, &wd, &j));
+	steps(w, 240);
+	f2d_vec2 pa, pb;
+	CHECK_OK(f2d_joint_get_world_anchors(w, j, &pa, &pb));
+	double angle = d(f2d_body_get_angle(w, beam));
+	f2d_vec2 f;
+	fix16_t t;
+	CHECK_OK(f2d_joint_get_reaction_force(w, j, &f));
+	CHECK_OK(f2d_joint_get_reaction_torque(w, j, &t));
+	double m = d(f2d_body_get_mass(w, beam));
+	printf("weld: angle %.5f rad, gap (%.5f, %.5f) m, force (%.3f, %.3f) N (m g %.3f), "
+	       "torque %.3f N m (m g r %.3f)\n",
+	       angle, d(pb.x - pa.x), d(pb.y - pa.y), d(f.x), d(f.y), m * 10, d(t), m * 10 * 0.5);
+	ck_assert_msg(fabs(angle) < 0.005, "angle %f", angle);
+	ck_assert_msg(fabs(d(pb.x - pa.x)) < 0.002 && fabs(d(pb.y - pa.y)) < 0.002, "gap");
+	ck_assert_msg(fabs(d(f.y) - m * 10) < 0.01 * m * 10, "force %f", d(f.y));
+	ck_assert_msg(fabs(d(t) - m * 5) < 0.01 * m * 5, "torque %f", d(t));
+	f2d_destroy_world(w);
+}
+END_TEST
+
+/* A car (a 5 kg chassis on two 1 kg wheels with wheel joints, rear-wheel motor) drives from a
+ * flat ground up a 15 degree ramp made of a static polygon. */
+START_TEST(car_climbs_15_degree_slope)
+{
+	f2d_world *w = new_world(F2D_FIX(-10), 0);
+	f2d_body_id ground = add_body(w, F2D_STATIC_BODY, v2(0, 0));
+	f2d_shape_def sd = f2d_default_shape_def();
+	sd.friction = F2D_MILLI(900);
+	f2d_polygon poly;
+	f2d_shape_id s;
+	f2d_vec2 flat[4] = {{F2D_FIX(-30), F2D_FIX(-1)}, {0, F2D_FIX(-1)}, {0, 0}, {F2D_FIX(-30), 0}};
+	CHECK_OK(f2d_make_polygon(flat, 4, &poly));
+	CHECK_OK(f2d_create_polygon_shape(w, ground, &sd, &poly, &s));
+	/* tan 15 deg = 0.267949: the ramp rises 5.359 m over 20 m */
+	fix16_t rise = F2D_MILLI(5359);
+	f2d_vec2 ramp[4] = {{0, F2D_FIX(-1)}, {F2D_FIX(20), F2D_FIX(-1)}, {F2D_FIX(20), rise}, {0, 0}};
+	CHECK_OK(f2d_make_polygon(ramp, 4, &poly));
+	CHECK_OK(f2d_create_polygon_shape(w, ground, &sd, &poly, &s));
+
+	f2d_vec2 start = v2(F2D_FIX(-10), F2D_MILLI(1000));
+	f2d_body_id chassis =
+	    add_box(w, F2D_DYNAMIC_BODY, start, F2D_FIX(1), F2D_MILLI(250), F2D_FIX(5));
+	f2d_body_id wheel[2];
+	fix16_t wx[2] = {F2D_MILLI(-700), F2D_MILLI(700)};
+	f2d_joint_id joint[2];
+	for (int i = 0; i < 2; ++i) {
+		wheel[i] = add_ball(w, v2(start.x + wx[i], start.y - F2D_MILLI(450)), F2D_MILLI(400),
+		                    F2D_MILLI(1989), F2D_MILLI(900));
+		f2d_wheel_joint_def jd = f2d_default_wheel_joint_def();
+		jd.body_a = chassis;
+		jd.body_b = wheel[i];
+		jd.local_anchor_a = v2(wx[i], F2D_MILLI(-450));
+		jd.hertz = F2D_FIX(4);
+		jd.damping_ratio = F2D_MILLI(700);
+		jd.enable_motor = true;
+		jd.motor_speed = F2D_FIX(-10); /* clockwise: forward */
+		jd.max_motor_torque = F2D_FIX(20);
+		CHECK_OK(f2d_create_wheel_joint(w, &jd, &joint[i]));
+	}
+	steps(w, 360); /* 6 s: about 12 m up the 20 m ramp */
+	f2d_vec2 p = f2d_body_get_position(w, chassis);
+	double slope_y = d(p.x) * 0.267949; /* the ramp's surface under the chassis */
+	printf("car after 6 s: chassis at (%.3f, %.3f), ramp surface %.3f, angle %.4f rad\n",
+	       d(p.x), d(p.y), slope_y, d(f2d_body_get_angle(w, chassis)));
+	ck_assert_msg(d(p.x) > 8.0 && d(p.x) < 19.0, "the car is not on the ramp: x %f", d(p.x));
+	ck_assert_msg(d(p.y) > slope_y && d(p.y) < slope_y + 2.0, "not on the ramp: y %f", d(p.y));
+	ck_assert_msg(fabs(d(f2d_body_get_angle(w, chassis)) - 0.2618) < 0.05, "not along it");
+	f2d_destroy_world(w);
+}
+END_TEST
+
+/* A motor joint drives a free box to (3, 2) and 0.5 rad from the ground body's frame. */
+START_TEST(motor_joint_reaches_target)
+{
+	f2d_world *w = new_world(0, 0);
+	f2d_body_id ground = add_body(w, F2D_STATIC_BODY, v2(0, 0));
+	f2d_body_id box =
+	    add_box(w, F2D_DYNAMIC_BODY, v2(0, 0), F2D_MILLI(500), F2D_MILLI(500), F2D_ONE);
+	f2d_motor_joint_def md = f2d_default_motor_joint_def();
+	md.body_a = ground;
+	md.body_b = box;
+	md.linear_offset = v2(F2D_FIX(3), F2D_FIX(2));
+	md.angular_offset = F2D_MILLI(500);
+	md.max_force = F2D_FIX(20);
+	md.max_torque = F2D_FIX(5);
+	f2d_joint_id j;
+	CHECK_OK(f2d_create_motor_joint(w, &md, &j));
+	steps(w, 300);
+	f2d_vec2 p = f2d_body_get_position(w, box);
+	double angle = d(f2d_body_get_angle(w, box));
+	printf("motor joint: box at (%.4f, %.4f), angle %.4f\n", d(p.x), d(p.y), angle);
+	ck_assert_msg(fabs(d(p.x) - 3) < 0.01 && fabs(d(p.y) - 2) < 0.01, "position");
+	ck_assert_msg(fabs(angle - 0.5) < 0.01, "angle %f", angle);
+	/* the force is bounded: it took at least sqrt(13) m / (max speed) to get there */
+	CHECK_OK(f2d_motor_joint_set_offsets(w, j, v2(F2D_FIX(-3), 0), 0));
+	steps(w, 1);
+	f2d_vec2 f;
+	CHECK_OK(f2d_joint_get_reaction_force(w, j, &f));
+	ck_assert_msg(sqrt(d(f.x) * d(f.x) + d(f.y) * d(f.y)) <= 20.01, "force over the bound");
+	f2d_destroy_world(w);
+}
+END_TEST
+
+/* A mouse joint drags a box by its centre to a target, under gravity: it ends g / w^2 below
+ * (the soft spring's static sag, the same for the implicit step). */
+START_TEST(mouse_joint_pulls_to_target)
+{
+	f2d_world *w = new_world(F2D_FIX(-10), 0);
+	f2d_body_id ground = add_body(w, F2D_STATIC_BODY, v2(0, 0));
+	f2d_body_id box =
+	    add_box(w, F2D_DYNAMIC_BODY, v2(0, F2D_FIX(2)), F2D_MILLI(500), F2D_MILLI(500), F2D_ONE);
+	f2d_mouse_joint_def md = f2d_default_mouse_joint_def();
+	md.body_a = ground;
+	md.body_b = box;
+	md.target = v2(0, F2D_FIX(2)); /* the box's centre */
+	md.hertz = F2D_FIX(5);
+	md.damping_ratio = F2D_MILLI(700);
+	md.max_force = F2D_FIX(1000);
+	f2d_joint_id j;
+	CHECK_OK(f2d_create_mouse_joint(w, &md, &j));
+	CHECK_OK(f2d_mouse_joint_set_target(w, j, v2(F2D_FIX(3), F2D_FIX(4))));
+	steps(w, 240);
+	f2d_vec2 pa, pb;
+	CHECK_OK(f2d_joint_get_world_anchors(w, j, &pa, &pb));
+	printf("mouse joint: grabbed point at (%.4f, %.4f), target (3, 4)\n", d(pb.x), d(pb.y));
+	/* a soft spring under gravity sags by g / w^2 = 10 / (2 pi 5)^2 = 0.0101 m */
+	ck_assert_msg(fabs(d(pb.x) - 3) < 0.01 && fabs(d(pb.y) - 4 + 0.0101) < 0.01, "target");
+	f2d_destroy_world(w);
+}
+END_TEST
+
+/* A weight hanging at rest: the joint's reaction force is m g (revolute, distance, weld). */
+START_TEST(reaction_force_of_hanging_weight)
+{
+	for (int kind = 0; kind < 3; ++kind) {
+		f2d_world *w = new_world(F2D_FIX(-10), 0);
+		f2d_body_id ground = add_body(w, F2D_STATIC_BODY, v2(0, F2D_FIX(10)));
+		f2d_body_id bob = add_ball(w, v2(0, F2D_FIX(8)), F2D_MILLI(250), F2D_FIX(20), 0);
+		f2d_joint_id j;
+		if (kind == 0) {
+			f2d_revolute_joint_def rd;
+			CHECK_OK(f2d_init_revolute_joint_def(w, ground, bob, v2(0, F2D_FIX(10)), &rd));
+			CHECK_OK(f2d_create_revolute_joint(w, &rd, &j));
+		} else if (kind == 1) {
+			f2d_distance_joint_def dd = f2d_default_distance_joint_def();
+			dd.body_a = ground;
+			dd.body_b = bob;
+			dd.length = F2D_FIX(2);
+			CHECK_OK(f2d_create_distance_joint(w, &dd, &j));
+		} else {
+			f2d_weld_joint_def wd = f2d_default_weld_joint_def();
+			wd.body_a = ground;
+			wd.body_b = bob;
+			wd.local_anchor_a = v2(0, F2D_FIX(-2));
+			CHECK_OK(f2d_create_weld_joint(w, &wd, &j));
+		}
+		steps(w, 180);
+		f2d_vec2 f;
+		CHECK_OK(f2d_joint_get_reaction_force(w, j, &f));
+		double mg = d(f2d_body_get_mass(w, bob)) * 10;
+		printf("hanging weight, joint kind %d: reaction (%.3f, %.3f) N, m g %.3f N\n", kind,
+		       d(f.x), d(f.y), mg);
+		ck_assert_msg(fabs(d(f.y) - mg) < 0.01 * mg && fabs(d(f.x)) < 0.01 * mg,
+		              "kind %d: %f vs %f", kind, d(f.y), mg);
+		f2d_destroy_world(w);
+	}
+}
+END_TEST
+
+/* ---- every kind in one world ---- */
+typedef struct all_joints {
+	f2d_joint_id j[7];
+	f2d_body_id ground, body[7];
+} all_joints;
+
+static void build_all(f2d_world *w, all_joints *a)
+{
+	a->ground = add_body(w, F2D_STATIC_BODY, v2(0, 0));
+	for (int i = 0; i < 7; ++i) {
+		a->body[i] = add_box(w, F2D_DYNAMIC_BODY, v2(F2D_FIX(3 * i), F2D_FIX(3)), F2D_MILLI(300),
+		                     F2D_MILLI(300), F2D_ONE);
+	}
+	f2d_revolute_joint_def rd;
+	CHECK_OK(f2d_init_revolute_joint_def(w, a->ground, a->body[0], v2(0, F2D_FIX(4)), &rd));
+	CHECK_OK(f2d_create_revolute_joint(w, &rd, &a->j[0]));
+	f2d_distance_joint_def dd = f2d_default_distance_joint_def();
+	dd.body_a = a->ground;
+	dd.body_b = a->body[1];
+	dd.local_anchor_a = v2(F2D_FIX(3), F2D_FIX(5));
+	dd.length = F2D_FIX(2);
+	dd.enable_spring = true;
+	dd.hertz = F2D_FIX(2);
+	dd.damping_ratio = F2D_MILLI(200);
+	dd.enable_limit = true;
+	dd.min_length = F2D_FIX(1);
+	dd.max_length = F2D_FIX(3);
+	dd.user_data = 77;
+	CHECK_OK(f2d_create_distance_joint(w, &dd, &a->j[1]));
+	f2d_prismatic_joint_def pd = f2d_default_prismatic_joint_def();
+	pd.body_a = a->ground;
+	pd.body_b = a->body[2];
+	pd.local_anchor_a = v2(F2D_FIX(6), F2D_FIX(3));
+	pd.local_axis_a = v2(F2D_ONE, F2D_ONE);
+	pd.enable_limit = true;
+	pd.lower_translation = F2D_FIX(-1);
+	pd.upper_translation = F2D_FIX(1);
+	pd.enable_motor = true;
+	pd.motor_speed = F2D_ONE;
+	pd.max_motor_force = F2D_FIX(5);
+	pd.enable_spring = true;
+	pd.hertz = F2D_ONE;
+	CHECK_OK(f2d_create_prismatic_joint(w, &pd, &a->j[2]));
+	f2d_weld_joint_def wd = f2d_default_weld_joint_def();
+	wd.body_a = a->ground;
+	wd.body_b = a->body[3];
+	wd.local_anchor_a = v2(F2D_FIX(9), F2D_FIX(3));
+	wd.angular_hertz = F2D_FIX(3);
+	wd.angular_damping_ratio = F2D_MILLI(500);
+	CHECK_OK(f2d_create_weld_joint(w, &wd, &a->j[3]));
+	f2d_wheel_joint_def hd = f2d_default_wheel_joint_def();
+	hd.body_a = a->body[3];
+	hd.body_b = a->body[4];
+	hd.local_anchor_a = v2(F2D_FIX(3), 0);
+	hd.enable_motor = true;
+	hd.motor_speed = F2D_FIX(2);
+	hd.max_motor_torque = F2D_FIX(3);
+	hd.enable_limit = true;
+	hd.lower_translation = F2D_MILLI(-500);
+	hd.upper_translation = F2D_MILLI(500);
+	CHECK_OK(f2d_create_wheel_joint(w, &hd, &a->j[4]));
+	f2d_motor_joint_def md = f2d_default_motor_joint_def();
+	md.body_a = a->ground;
+	md.body_b = a->body[5];
+	md.linear_offset = v2(F2D_FIX(15), F2D_FIX(4));
+	md.angular_offset = F2D_MILLI(300);
+	md.max_force = F2D_FIX(30);
+	md.max_torque = F2D_FIX(10);
+	CHECK_OK(f2d_create_motor_joint(w, &md, &a->j[5]));
+	f2d_mouse_joint_def ud = f2d_default_mouse_joint_def();
+	ud.body_a = a->ground;
+	ud.body_b = a->body[6];
+	ud.target = v2(F2D_FIX(18), F2D_FIX(3));
+	ud.max_force = F2D_FIX(100);
+	CHECK_OK(f2d_create_mouse_joint(w, &ud, &a->j[6]));
+	CHECK_OK(f2d_mouse_joint_set_target(w, a->j[6], v2(F2D_FIX(19), F2D_FIX(5))));
+}
+
+START_TEST(snapshots_and_clone_with_every_kind)
+{
+	f2d_world *w = new_world(F2D_FIX(-10), 0);
+	all_joints a;
+	build_all(w, &a);
+	steps(w, 60);
+	for (int i = 0; i < 7; ++i) {
+		f2d_joint_type t;
+		CHECK_OK(f2d_joint_get_type(w, a.j[i], &t));
+		ck_assert_int_eq((int)t, i);
+	}
+	/* portable */
+	size_t cap = f2d_snapshot_portable_size(w), len;
+	uint8_t *buf = malloc(cap);
+	CHECK_OK(f2d_snapshot_save_portable(w, buf, cap, &len));
+	f2d_world *loaded = NULL;
+	CHECK_OK(f2d_snapshot_load_new(buf, len, NULL, &loaded));
+	ck_assert_uint_eq(f2d_world_hash(loaded), f2d_world_hash(w));
+	/* in-process */
+	size_t mcap = f2d_snapshot_size(w), mlen;
+	uint8_t *mem = malloc(mcap);
+	CHECK_OK(f2d_snapshot_save(w, mem, mcap, &mlen));
+	f2d_world *clone = NULL;
+	CHECK_OK(f2d_world_clone(w, &clone));
+	uint64_t at60 = f2d_world_hash(w);
+	steps(w, 60);
+	steps(loaded, 60);
+	steps(clone, 60);
+	ck_assert_uint_eq(f2d_world_hash(loaded), f2d_world_hash(w));
+	ck_assert_uint_eq(f2d_world_hash(clone), f2d_world_hash(w));
+	uint64_t at120 = f2d_world_hash(w);
+	CHECK_OK(f2d_snapshot_restore(w, mem, mlen));
+	ck_assert_uint_eq(f2d_world_hash(w), at60);
+	steps(w, 60);
+	ck_assert_uint_eq(f2d_world_hash(w), at120);
+	/* the state is in the hash: each joint setting changes it */
+	uint64_t before = f2d_world_hash(w);
+	CHECK_OK(f2d_distance_joint_set_spring(w, a.j[1], true, F2D_FIX(3), F2D_MILLI(200)));
+	ck_assert_uint_ne(f2d_world_hash(w), before);
+	/* the reaction getters answer for every kind */
+	for (int i = 0; i < 7; ++i) {
+		f2d_vec2 f;
+		fix16_t t;
+		CHECK_OK(f2d_joint_get_reaction_force(w, a.j[i], &f));
+		CHECK_OK(f2d_joint_get_reaction_torque(w, a.j[i], &t));
+	}
+	f2d_destroy_world(w);
+	f2d_destroy_world(loaded);
+	f2d_destroy_world(clone);
+	free(buf);
+	free(mem);
+}
+END_TEST
+
+/* The loader refuses joint records no world can hold: a revolute type under the type flag,
+ * an unknown type, reserved flag bits, an unused field set. Found by editing the saved bytes of
+ * a world with one distance joint (the record's offsets are found by searching its values). */
+START_TEST(snapshot_refuses_bad_joint_records)
+{
+	f2d_world *w = new_world(F2D_FIX(-10), 0);
+	f2d_body_id g = add_body(w, F2D_STATIC_BODY, v2(0, 0));
+	f2d_body_id b = add_ball(w, v2(0, F2D_FIX(-2)), F2D_MILLI(250), F2D_ONE, 0);
+	f2d_distance_joint_def dd = f2d_default_distance_joint_def();
+	dd.body_a = g;
+	dd.body_b = b;
+	dd.length = F2D_FIX(2);
+	dd.max_length = F2D_FIX(12345);
+	f2d_joint_id j;
+	CHECK_OK(f2d_create_distance_joint(w, &dd, &j));
+	/* the in-process form (no checksum: the loader's validation is what refuses) */
+	size_t cap = f2d_snapshot_size(w), len;
+	uint8_t *buf = malloc(cap);
+	CHECK_OK(f2d_snapshot_save(w, buf, cap, &len));
+	/* the record: ... upper (= max length 12345 m) ... then the type byte 32 bytes on */
+	uint8_t key[4] = {0, 0, 0x39, 0x30}; /* 12345 << 16, little-endian */
+	size_t at = 0;
+	for (size_t i = 40; i + 4 <= len; ++i) {
+		if (memcmp(buf + i, key, 4) == 0) {
+			at = i;
+			break;
+		}
+	}
+	ck_assert_msg(at != 0, "record not found");
+	/* upper, motor speed, max force, impulse x y, motor, lower, upper impulses: 32 bytes */
+	size_t type_at = at + 32, flags_at = at - 33;
+	ck_assert_int_eq(buf[type_at], F2D_DISTANCE_JOINT);
+	ck_assert_int_eq(buf[flags_at], 1 | 32); /* alive, another type */
+	steps(w, 1);
+	uint64_t h = f2d_world_hash(w);
+	struct {
+		size_t at;
+		uint8_t value;
+	} edits[] = {{type_at, 0},         {type_at, 7},         {type_at, 255},
+	             {flags_at, 1 | 32 | 64}, {flags_at, 1 | 32 | 128}, {flags_at, 1},
+	             {type_at + 1, 1} /* axis.x: unused by a distance joint, must be 0 */,
+	             {type_at + 13, 2} /* the spring flag: 2 is not canonical */};
+	for (size_t k = 0; k < sizeof edits / sizeof edits[0]; ++k) {
+		uint8_t *copy = malloc(len);
+		memcpy(copy, buf, len);
+		copy[edits[k].at] = edits[k].value;
+		f2d_result r = f2d_snapshot_restore(w, copy, len);
+		ck_assert_msg(r != F2D_OK, "edit %d accepted", (int)k);
+		ck_assert_uint_eq(f2d_world_hash(w), h);
+		free(copy);
+	}
+	CHECK_OK(f2d_snapshot_restore(w, buf, len));
+	ck_assert_uint_ne(f2d_world_hash(w), h);
+	free(buf);
+	f2d_destroy_world(w);
+}
+END_TEST
+
+/* Bad input to every new function: an error with a message, and the world's hash unchanged. */
+static f2d_world *bw;
+static uint64_t bh;
+static void expect_refused(f2d_result r, const char *what)
+{
+	ck_assert_msg(r != F2D_OK, "%s was accepted", what);
+	const char *msg = f2d_world_last_error(bw);
+	ck_assert_msg(msg != NULL && msg[0] != '\0', "%s: no message", what);
+	ck_assert_msg(f2d_world_hash(bw) == bh, "%s changed the world", what);
+}
+#define REFUSED(call) expect_refused((call), #call)
+
+START_TEST(bad_input_on_every_new_function)
+{
+	bw = new_world(F2D_FIX(-10), 0);
+	all_joints a;
+	build_all(bw, &a);
+	steps(bw, 10);
+	bh = f2d_world_hash(bw);
+	f2d_joint_id out, stale = a.j[1];
+	stale.generation += 1;
+	f2d_body_id s2 = a.ground, dyn = a.body[0];
+
+	f2d_distance_joint_def dd = f2d_default_distance_joint_def();
+	dd.body_a = s2;
+	dd.body_b = dyn;
+	REFUSED(f2d_create_distance_joint(bw, NULL, &out));
+	REFUSED(f2d_create_distance_joint(bw, &dd, NULL));
+	f2d_distance_joint_def x = dd;
+	x.body_b = s2;
+	REFUSED(f2d_create_distance_joint(bw, &x, &out)); /* same body */
+	x = dd;
+	x.body_b.generation += 5;
+	REFUSED(f2d_create_distance_joint(bw, &x, &out)); /* stale body */
+	x = dd;
+	x.length = 0;
+	REFUSED(f2d_create_distance_joint(bw, &x, &out));
+	x = dd;
+	x.min_length = F2D_FIX(3);
+	x.max_length = F2D_FIX(2);
+	REFUSED(f2d_create_distance_joint(bw, &x, &out));
+	x = dd;
+	x.hertz = -1;
+	REFUSED(f2d_create_distance_joint(bw, &x, &out));
+	x = dd;
+	x.hertz = F2D_JOINT_MAX_HERTZ + 1;
+	REFUSED(f2d_create_distance_joint(bw, &x, &out));
+	x = dd;
+	x.damping_ratio = F2D_JOINT_MAX_DAMPING_RATIO + 1;
+	REFUSED(f2d_create_distance_joint(bw, &x, &out));
+	x = dd;
+	x.motor_speed = F2D_FIX(1001);
+	REFUSED(f2d_create_distance_joint(bw, &x, &out));
+	x = dd;
+	x.max_motor_force = -1;
+	REFUSED(f2d_create_distance_joint(bw, &x, &out));
+	x = dd;
+	x.local_anchor_b = v2(F2D_FIX(65), 0);
+	REFUSED(f2d_create_distance_joint(bw, &x, &out));
+
+	f2d_prismatic_joint_def pd = f2d_default_prismatic_joint_def();
+	pd.body_a = s2;
+	pd.body_b = dyn;
+	f2d_prismatic_joint_def px = pd;
+	px.local_axis_a = v2(0, 0);
+	REFUSED(f2d_create_prismatic_joint(bw, &px, &out));
+	px = pd;
+	px.lower_translation = F2D_FIX(1);
+	px.upper_translation = 0;
+	REFUSED(f2d_create_prismatic_joint(bw, &px, &out));
+	px = pd;
+	px.reference_angle = F2D_FIX(4);
+	REFUSED(f2d_create_prismatic_joint(bw, &px, &out));
+	REFUSED(f2d_create_prismatic_joint(bw, NULL, &out));
+
+	f2d_weld_joint_def wd = f2d_default_weld_joint_def();
+	wd.body_a = s2;
+	wd.body_b = dyn;
+	wd.linear_hertz = -5;
+	REFUSED(f2d_create_weld_joint(bw, &wd, &out));
+	wd.linear_hertz = 0;
+	wd.angular_damping_ratio = -1;
+	REFUSED(f2d_create_weld_joint(bw, &wd, &out));
+	wd.angular_damping_ratio = 0;
+	wd.body_b = s2;
+	REFUSED(f2d_create_weld_joint(bw, &wd, &out));
+
+	f2d_wheel_joint_def hd = f2d_default_wheel_joint_def();
+	hd.body_a = s2;
+	hd.body_b = dyn;
+	hd.local_axis_a = v2(F2D_FIX(100), 0);
+	REFUSED(f2d_create_wheel_joint(bw, &hd, &out));
+	hd.local_axis_a = v2(0, F2D_ONE);
+	hd.max_motor_torque = -3;
+	REFUSED(f2d_create_wheel_joint(bw, &hd, &out));
+
+	f2d_motor_joint_def md = f2d_default_motor_joint_def();
+	md.body_a = s2;
+	md.body_b = dyn;
+	md.correction_factor = F2D_FIX(2);
+	REFUSED(f2d_create_motor_joint(bw, &md, &out));
+	md.correction_factor = 0;
+	md.linear_offset = v2(F2D_FIX(9000), 0);
+	REFUSED(f2d_create_motor_joint(bw, &md, &out));
+	md.linear_offset = v2(0, 0);
+	md.max_force = -1;
+	REFUSED(f2d_create_motor_joint(bw, &md, &out));
+
+	f2d_mouse_joint_def ud = f2d_default_mouse_joint_def();
+	ud.body_a = dyn;
+	ud.body_b = s2; /* B must be dynamic */
+	REFUSED(f2d_create_mouse_joint(bw, &ud, &out));
+	ud.body_a = s2;
+	ud.body_b = dyn;
+	ud.hertz = 0;
+	REFUSED(f2d_create_mouse_joint(bw, &ud, &out));
+	ud.hertz = F2D_ONE;
+	ud.target = v2(F2D_FIX(9000), 0);
+	REFUSED(f2d_create_mouse_joint(bw, &ud, &out));
+
+	/* setters: stale handles, other types, values out of range */
+	REFUSED(f2d_distance_joint_set_length(bw, stale, F2D_ONE));
+	REFUSED(f2d_distance_joint_set_length(bw, a.j[2], F2D_ONE));
+	REFUSED(f2d_distance_joint_set_length(bw, a.j[1], 0));
+	REFUSED(f2d_distance_joint_set_length_range(bw, a.j[1], F2D_FIX(2), F2D_ONE));
+	REFUSED(f2d_distance_joint_enable_limit(bw, a.j[0], true));
+	REFUSED(f2d_prismatic_joint_set_limits(bw, a.j[2], true, F2D_ONE, 0));
+	REFUSED(f2d_prismatic_joint_set_limits(bw, a.j[4], true, 0, F2D_ONE));
+	REFUSED(f2d_wheel_joint_set_limits(bw, a.j[4], true, F2D_FIX(20000), F2D_FIX(20001)));
+	REFUSED(f2d_joint_set_spring(bw, a.j[3], true, F2D_ONE, 0)); /* weld: set_springs */
+	REFUSED(f2d_joint_set_spring(bw, a.j[1], true, -F2D_ONE, 0));
+	REFUSED(f2d_distance_joint_set_spring(bw, a.j[2], true, F2D_ONE, 0));
+	REFUSED(f2d_prismatic_joint_set_spring(bw, a.j[2], true, F2D_ONE, -1));
+	REFUSED(f2d_wheel_joint_set_spring(bw, a.j[4], true, F2D_FIX(1001), 0));
+	REFUSED(f2d_mouse_joint_set_spring(bw, a.j[6], 0, 0));
+	REFUSED(f2d_weld_joint_set_springs(bw, a.j[3], -1, 0, 0, 0));
+	REFUSED(f2d_joint_set_motor(bw, a.j[3], true, 0, 0)); /* weld has no motor */
+	REFUSED(f2d_joint_set_motor(bw, a.j[0], true, F2D_FIX(2000), 0));
+	REFUSED(f2d_distance_joint_set_motor(bw, a.j[1], true, 0, -1));
+	REFUSED(f2d_prismatic_joint_set_motor(bw, a.j[2], true, F2D_FIX(-1001), 0));
+	REFUSED(f2d_wheel_joint_set_motor(bw, a.j[4], true, 0, -1));
+	REFUSED(f2d_motor_joint_set_offsets(bw, a.j[5], v2(0, 0), F2D_FIX(4)));
+	REFUSED(f2d_motor_joint_set_max(bw, a.j[5], -1, 0));
+	REFUSED(f2d_motor_joint_set_correction_factor(bw, a.j[5], F2D_ONE + 1));
+	REFUSED(f2d_mouse_joint_set_target(bw, a.j[6], v2(0, F2D_FIX(-8200))));
+	REFUSED(f2d_mouse_joint_set_max_force(bw, a.j[6], -1));
+	REFUSED(f2d_mouse_joint_set_max_force(bw, a.j[5], F2D_ONE));
+	REFUSED(f2d_revolute_joint_set_motor_speed(bw, a.j[1], 0)); /* not revolute */
+	REFUSED(f2d_revolute_joint_set_limits(bw, a.j[2], true, 0, 0));
+	/* getters: codes, nothing changes */
+	f2d_vec2 f;
+	fix16_t t;
+	f2d_joint_type ty;
+	ck_assert_int_eq(f2d_joint_get_reaction_force(bw, stale, &f), F2D_ERROR_INVALID_HANDLE);
+	ck_assert_int_eq(f2d_joint_get_reaction_force(bw, a.j[1], NULL), F2D_ERROR_NULL_ARGUMENT);
+	ck_assert_int_eq(f2d_joint_get_reaction_torque(NULL, a.j[1], &t), F2D_ERROR_NULL_ARGUMENT);
+	ck_assert_int_eq(f2d_joint_get_type(bw, stale, &ty), F2D_ERROR_INVALID_HANDLE);
+	ck_assert_int_eq(f2d_joint_get_translation(bw, a.j[1], &t), F2D_ERROR_INVALID_HANDLE);
+	ck_assert_int_eq(f2d_distance_joint_get_current_length(bw, a.j[2], &t),
+	                 F2D_ERROR_INVALID_HANDLE);
+	ck_assert_uint_eq(f2d_world_hash(bw), bh);
+	ck_assert_int_eq(f2d_create_distance_joint(NULL, &dd, &out), F2D_ERROR_NULL_ARGUMENT);
+	/* and the good calls still work */
+	CHECK_OK(f2d_joint_set_motor(bw, a.j[0], true, F2D_ONE, F2D_FIX(10)));
+	CHECK_OK(f2d_joint_set_motor(bw, a.j[2], true, F2D_ONE, F2D_FIX(10)));
+	CHECK_OK(f2d_destroy_joint(bw, a.j[6]));
+	steps(bw, 10);
+	f2d_destroy_world(bw);
+}
+END_TEST
+
+/* The range edges, for UBSan: the largest frequencies and damping at the largest step, the
+ * smallest frequency, forces at INT32_MAX, anchors 64 m out, limits at +-16384 m, two dynamic
+ * bodies 8 km apart on a prismatic joint, a distance joint of zero current length. Each world
+ * steps (saturating and reporting where it must) and still accepts its own snapshots. */
+START_TEST(range_edges)
+{
+	for (int edge = 0; edge < 2; ++edge) {
+		f2d_world *w = new_world(F2D_FIX(-10), edge == 0 ? F2D_MILLI(100) : F2D_MILLI(1));
+		f2d_body_id g = add_body(w, F2D_STATIC_BODY, v2(0, 0));
+		f2d_body_id far1 = add_box(w, F2D_DYNAMIC_BODY, v2(F2D_FIX(-8000), F2D_FIX(8000)),
+		                           F2D_MILLI(100), F2D_MILLI(100), F2D_FIX(32767));
+		f2d_body_id far2 = add_box(w, F2D_DYNAMIC_BODY, v2(F2D_FIX(8000), F2D_FIX(-8000)),
+		                           F2D_MILLI(100), F2D_MILLI(100), F2D_ONE);
+		f2d_body_id near = add_ball(w, v2(0, F2D_FIX(1)), F2D_MILLI(100), F2D_ONE, 0);
+		f2d_joint_id j;
+		f2d_prismatic_joint_def pd = f2d_default_prismatic_joint_def();
+		pd.body_a = far1;
+		pd.body_b = far2;
+		pd.enable_limit = true;
+		pd.lower_translation = -F2D_JOINT_MAX_LENGTH;
+		pd.upper_translation = F2D_JOINT_MAX_LENGTH;
+		pd.enable_motor = true;
+		pd.motor_speed = F2D_FIX(1000);
+		pd.max_motor_force = INT32_MAX;
+		pd.enable_spring = true;
+		pd.hertz = F2D_JOINT_MAX_HERTZ;
+		pd.damping_ratio = F2D_JOINT_MAX_DAMPING_RATIO;
+		pd.local_anchor_a = v2(F2D_FIX(64), F2D_FIX(-64));
+		CHECK_OK(f2d_create_prismatic_joint(w, &pd, &j));
+		f2d_distance_joint_def dd = f2d_default_distance_joint_def();
+		dd.body_a = g;
+		dd.body_b = near;
+		dd.local_anchor_a = v2(0, F2D_FIX(1)); /* at the ball's centre: zero length */
+		dd.length = F2D_JOINT_MAX_LENGTH;
+		dd.enable_spring = true;
+		dd.hertz = 1; /* the smallest frequency */
+		dd.enable_motor = true;
+		dd.motor_speed = F2D_FIX(-1000);
+		dd.max_motor_force = INT32_MAX;
+		CHECK_OK(f2d_create_distance_joint(w, &dd, &j));
+		f2d_wheel_joint_def hd = f2d_default_wheel_joint_def();
+		hd.body_a = far2;
+		hd.body_b = near;
+		hd.hertz = F2D_JOINT_MAX_HERTZ;
+		hd.enable_motor = true;
+		hd.max_motor_torque = INT32_MAX;
+		hd.motor_speed = F2D_FIX(1000);
+		CHECK_OK(f2d_create_wheel_joint(w, &hd, &j));
+		f2d_weld_joint_def wd = f2d_default_weld_joint_def();
+		wd.body_a = far1;
+		wd.body_b = near;
+		wd.linear_hertz = F2D_JOINT_MAX_HERTZ;
+		wd.angular_hertz = 1;
+		wd.linear_damping_ratio = F2D_JOINT_MAX_DAMPING_RATIO;
+		CHECK_OK(f2d_create_weld_joint(w, &wd, &j));
+		f2d_motor_joint_def md = f2d_default_motor_joint_def();
+		md.body_a = far2;
+		md.body_b = far1;
+		md.linear_offset = v2(F2D_WORLD_LIMIT, -F2D_WORLD_LIMIT);
+		md.angular_offset = -205887;
+		md.max_force = INT32_MAX;
+		md.max_torque = INT32_MAX;
+		md.correction_factor = F2D_ONE;
+		CHECK_OK(f2d_create_motor_joint(w, &md, &j));
+		f2d_mouse_joint_def ud = f2d_default_mouse_joint_def();
+		ud.body_a = g;
+		ud.body_b = near;
+		ud.target = v2(0, F2D_FIX(1));
+		ud.hertz = F2D_JOINT_MAX_HERTZ;
+		ud.damping_ratio = F2D_JOINT_MAX_DAMPING_RATIO;
+		ud.max_force = INT32_MAX;
+		CHECK_OK(f2d_create_mouse_joint(w, &ud, &j));
+		CHECK_OK(f2d_mouse_joint_set_target(w, j, v2(F2D_WORLD_LIMIT, -F2D_WORLD_LIMIT)));
+		for (int i = 0; i < 40; ++i) {
+			f2d_world_step(w); /* may report overflow or out of range: that is the point */
+			size_t cap = f2d_snapshot_portable_size(w), len;
+			uint8_t *buf = malloc(cap);
+			CHECK_OK(f2d_snapshot_save_portable(w, buf, cap, &len));
+			f2d_world *x = NULL;
+			f2d_result r = f2d_snapshot_load_new(buf, len, NULL, &x);
+			ck_assert_msg(r == F2D_OK, "edge %d step %d: %s", edge, i,
+			              x == NULL ? "refused" : "");
+			ck_assert_uint_eq(f2d_world_hash(x), f2d_world_hash(w));
+			f2d_destroy_world(x);
+			free(buf);
+		}
+		f2d_destroy_world(w);
+	}
+}
+END_TEST
+
+/* The soft coefficients against their closed form (double, test only). */
+START_TEST(spring_coefficients)
+{
+	f2d_world *w = new_world(0, 0);
+	f2d_body_id g = add_body(w, F2D_STATIC_BODY, v2(0, 0));
+	f2d_body_id b = add_ball(w, v2(0, F2D_FIX(-2)), F2D_MILLI(250), F2D_ONE, 0);
+	/* a spring without velocity or error: its first-step impulse is 0; stretched by 0.1 m
+	 * from rest, its first impulse on a still body is -ms m bias_rate C: check via v */
+	fix16_t hz[3] = {F2D_ONE, F2D_FIX(10), F2D_FIX(100)};
+	fix16_t zeta[3] = {0, F2D_MILLI(500), F2D_FIX(5)};
+	for (int k = 0; k < 3; ++k) {
+		f2d_distance_joint_def dd = f2d_default_distance_joint_def();
+		dd.body_a = g;
+		dd.body_b = b;
+		dd.length = F2D_MILLI(1900);
+		dd.enable_spring = true;
+		dd.hertz = hz[k];
+		dd.damping_ratio = zeta[k];
+		f2d_joint_id j;
+		CHECK_OK(f2d_create_distance_joint(w, &dd, &j));
+		size_t cap = f2d_snapshot_size(w), len;
+		uint8_t *mem = malloc(cap);
+		CHECK_OK(f2d_snapshot_save(w, mem, cap, &len));
+		steps(w, 1);
+		double h = d(f2d_default_world_def().time_step);
+		double om = 2 * M_PI * d(hz[k]), a1 = 2 * d(zeta[k]) + h * om, a2 = h * om * a1;
+		double ms = a2 / (1 + a2), br = om / a1;
+		/* converged: v1 = -ms bias_rate C (C = 0.1 m, the ball's mass cancels) */
+		double v = d(f2d_body_get_linear_velocity(w, b).y);
+		double want = ms * br * 0.1;
+		printf("spring %.0f Hz zeta %.1f: first-step v %.5f, closed form %.5f\n", d(hz[k]),
+		       d(zeta[k]), v, want);
+		ck_assert_msg(fabs(v - want) < 0.002 * want + 0.0005, "v %f want %f", v, want);
+		CHECK_OK(f2d_snapshot_restore(w, mem, len));
+		CHECK_OK(f2d_destroy_joint(w, j));
+		free(mem);
+	}
+	f2d_destroy_world(w);
+}
+END_TEST
+
+static Suite *joints_suite(void)
+{
+	Suite *s = suite_create("joints");
+	TCase *tc = tcase_create("core");
+	tcase_set_timeout(tc, 300);
+	tcase_add_test(tc, spring_mass_period_and_damping);
+	tcase_add_test(tc, spring_coefficients);
+	tcase_add_test(tc, prismatic_limit_holds_100kg);
+	tcase_add_test(tc, weld_keeps_relative_pose);
+	tcase_add_test(tc, car_climbs_15_degree_slope);
+	tcase_add_test(tc, motor_joint_reaches_target);
+	tcase_add_test(tc, mouse_joint_pulls_to_target);
+	tcase_add_test(tc, reaction_force_of_hanging_weight);
+	tcase_add_test(tc, snapshots_and_clone_with_every_kind);
+	tcase_add_test(tc, snapshot_refuses_bad_joint_records);
+	tcase_add_test(tc, bad_input_on_every_new_function);
+	tcase_add_test(tc, range_edges);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	SRunner *sr = srunner_create(joints_suite());
+	srunner_run_all(sr, CK_NORMAL);
+	int failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}
