@@ -56,6 +56,7 @@ typedef struct peer {
 	f2d_command cmds[ND_RING][ND_MAX_GAME_COMMANDS];
 	int32_t ncmds[ND_RING];
 	f2d_phase_hashes trace[ND_RING]; /* the traced step of the frame last simulated there */
+	uint64_t entering[ND_RING];      /* the world's hash entering that step */
 	/* the confirmed history (desync bundles): the state at the start of frame g (an
 	   in-process snapshot) at hist[g % ND_HISTORY] for g in [sync - ND_HISTORY + 1, sync];
 	   the commands and traced step of confirmed frame f at f % ND_HISTORY */
@@ -64,6 +65,7 @@ typedef struct peer {
 	f2d_command hist_cmds[ND_HISTORY][ND_MAX_GAME_COMMANDS];
 	int32_t hist_ncmds[ND_HISTORY];
 	f2d_phase_hashes hist_trace[ND_HISTORY];
+	uint64_t hist_entering[ND_HISTORY];
 	/* replay */
 	f2r_writer replay;
 	bool recording;
@@ -113,6 +115,7 @@ static void simulate(peer *p, uint32_t f)
 		f2d_body_set_transform(p->world, b, pos, f2d_body_get_rotation(p->world, b));
 	}
 	f2d_world_apply_commands(p->world, p->cmds[k], p->ncmds[k], NULL);
+	p->entering[k] = f2d_world_hash(p->world);
 	f2d_world_step_traced(p->world, &p->trace[k]);
 	p->frame_hash[k] = f2d_world_hash(p->world);
 	if (f + 1 > p->s.simulated) {
@@ -174,6 +177,7 @@ static void confirm(peer *p, uint32_t upto)
 		p->hist_ncmds[h] = p->ncmds[k];
 		memcpy(p->hist_cmds[h], p->cmds[k], sizeof(f2d_command) * (size_t)p->ncmds[k]);
 		p->hist_trace[h] = p->trace[k];
+		p->hist_entering[h] = p->entering[k];
 		if (!keep_state(p, f + 1)) {
 			p->history_lost = true;
 		}
@@ -285,7 +289,8 @@ static size_t portable_state(peer *p, uint32_t g, uint8_t **buf, size_t *cap)
 /* The desync bundle (README, "Desync bundles"): DIR/desync-peer<i>-frame<D>.f2r, a replay
  * (replay/f2r.h) that starts from the portable snapshot of the state after frame D-1 (the
  * last frame whose hashes agree: every hash we hold for frames before D is ours), then every
- * frame we confirmed from D on with its commands, our hash, the step as we traced it and the
+ * frame we confirmed from D on with its commands, our hash, the hash entering the step and
+ * the step as we traced it (f2d_world_step_traced), the
  * portable snapshot of our world after it (a keyframe), and in its 'P' chunk every peer's
  * hashes for frames D-1 .. as we hold them. Called after the game: the world is ours to use.
  * Returns false (with a message) when no bundle could be written. */
@@ -346,7 +351,7 @@ static bool write_bundle(peer *p)
 		memcpy(fr->commands, p->hist_cmds[k], sizeof(f2d_command) * (size_t)fr->count);
 		fr->has_hash = true;
 		fr->hash = s->hashes[p->self][f];
-		ok = f2r_write_frame(&w, fr) && f2r_write_trace(&w, f - d, &p->hist_trace[k]);
+		ok = f2r_write_frame(&w, fr) && f2r_write_trace(&w, f - d, p->hist_entering[k], &p->hist_trace[k]);
 		/* the keyframe: our world after frame f, which must hash to our hash of f */
 		len = ok ? portable_state(p, f + 1, &buf, &cap) : 0;
 		ok = len > 0 && f2d_world_hash(p->world) == fr->hash &&

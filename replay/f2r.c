@@ -233,10 +233,12 @@ bool f2r_write_keyframe(f2r_writer *w, uint32_t frame, const void *snapshot, siz
 	return ok;
 }
 
-bool f2r_write_trace(f2r_writer *w, uint32_t frame, const f2d_phase_hashes *trace)
+bool f2r_write_trace(f2r_writer *w, uint32_t frame, uint64_t entering,
+                     const f2d_phase_hashes *trace)
 {
 	out p = {NULL, 0, 0, false};
 	put32(&p, frame);
+	put64(&p, entering);
 	put8(&p, F2D_PHASE_COUNT);
 	for (int i = 0; i < F2D_PHASE_COUNT; ++i) {
 		put64(&p, trace->phase[i]);
@@ -487,6 +489,7 @@ f2r_status f2r_read_frame(f2r_reader *r, f2r_frame *f)
 			return F2R_BAD;
 		}
 		if (kind == 'T') {
+			r->trace_entering = get64(&p);
 			if (get8(&p) != F2D_PHASE_COUNT) {
 				fail(r, "trace of another set of phases");
 				return F2R_BAD;

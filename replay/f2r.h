@@ -25,10 +25,11 @@
  *           encoding, back to back), u8 has_hash, [u64 state hash after the frame's step]
  *   key:    u32 frame index, then a portable snapshot (fix2d/snapshot.h) of the world after
  *           that frame's step; written right after the frame, every few frames
- *   trace:  u32 frame index, u8 phase count n (F2D_PHASE_COUNT; other values are refused:
+ *   trace:  u32 frame index, u64 f2d_world_hash of the world entering the step (after the
+ *           frame's commands), u8 phase count n (F2D_PHASE_COUNT; other values are refused:
  *           hashes of another set of phases do not compare), n x u64 phase hashes
- *           (f2d_world_step_traced, in f2d_phase order), u64 state hash; the traced step that
- *           the writer actually took for that frame; written right after the frame
+ *           (f2d_world_step_traced, in f2d_phase order), u64 state hash after the step; the
+ *           step the writer actually took for that frame; written right after the frame
  *   peers:  (desync bundles, fix2d-netdemo) u8 writer's peer index, u8 peer count (1..16),
  *           u8 the peer whose hash first differed from the writer's, u32 the game's frame
  *           number of replay frame 0, u32 the first frame whose hashes differ (as the writer
@@ -110,9 +111,10 @@ bool f2r_write_frame(f2r_writer *w, const f2r_frame *f);
 /** A keyframe: the portable snapshot of the world after frame `frame` (write it right after
  *  that frame). */
 bool f2r_write_keyframe(f2r_writer *w, uint32_t frame, const void *snapshot, size_t len);
-/** A trace: the phase hashes of the step taken for frame `frame` (write it right after that
- *  frame). */
-bool f2r_write_trace(f2r_writer *w, uint32_t frame, const f2d_phase_hashes *trace);
+/** A trace: the hash of the world entering the step of frame `frame` (after its commands)
+ *  and the phase hashes of that step (write it right after that frame). */
+bool f2r_write_trace(f2r_writer *w, uint32_t frame, uint64_t entering,
+                     const f2d_phase_hashes *trace);
 bool f2r_close_write(f2r_writer *w);
 
 /* ---- reading ---- */
@@ -136,6 +138,7 @@ typedef struct f2r_reader {
 	bool key_new; /* set when the last f2r_read_frame call passed a keyframe */
 	/* the last trace read past */
 	f2d_phase_hashes trace;
+	uint64_t trace_entering; /* the hash of the world entering the step */
 	uint32_t trace_frame;
 	bool trace_new; /* set when the last f2r_read_frame call passed a trace */
 	char error[200];
