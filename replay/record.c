@@ -682,7 +682,8 @@ bool replay_start(const char *path, f2r_reader *r, f2d_world **w)
 }
 
 /* Bodies that differ between two worlds after the same frame, in id order (at most `limit`
- * lines), then the count and the contact and joint counts of both. */
+ * lines: "body <id> at <x> <y>: dx ..." with the first world's position), then the count and
+ * the contact and joint counts of both. */
 static void report_bodies(const f2d_world *a, const f2d_world *b, int limit)
 {
 	static f2d_body_id ia[4096], ib[4096];
@@ -690,7 +691,7 @@ static void report_bodies(const f2d_world *a, const f2d_world *b, int limit)
 	na = na > 4096 ? 4096 : na;
 	nb = nb > 4096 ? 4096 : nb;
 	int shown = 0, differ = 0;
-	char s[6][24];
+	char s[8][24];
 	for (int32_t i = 0, j = 0; i < na || j < nb;) {
 		if (j >= nb || (i < na && ia[i].index1 < ib[j].index1)) {
 			if (shown++ < limit) {
@@ -718,8 +719,9 @@ static void report_bodies(const f2d_world *a, const f2d_world *b, int limit)
 		    wa != wb || ia[i].generation != ib[j].generation) {
 			++differ;
 			if (shown++ < limit) {
-				printf("  body %d: dx %s dy %s dangle %s dvx %s dvy %s dw %s\n",
-				       ia[i].index1 - 1, f2d_format_fix(pb.x - pa.x, 6, s[0]),
+				printf("  body %d at %s %s: dx %s dy %s dangle %s dvx %s dvy %s dw %s\n",
+				       ia[i].index1 - 1, f2d_format_fix(pa.x, 6, s[6]),
+				       f2d_format_fix(pa.y, 6, s[7]), f2d_format_fix(pb.x - pa.x, 6, s[0]),
 				       f2d_format_fix(pb.y - pa.y, 6, s[1]),
 				       f2d_format_fix(ab - aa, 6, s[2]),
 				       f2d_format_fix(vb.x - va.x, 6, s[3]),
