@@ -682,7 +682,7 @@ bool replay_start(const char *path, f2r_reader *r, f2d_world **w)
 }
 
 /* Bodies that differ between two worlds after the same frame, in id order (at most `limit`
- * lines: "body <id> at <x> <y>: dx ..." with the first world's position), then the count and
+ * lines: "body <id>: dx ... dw ... at <x> <y>", the first world's position), then the count and
  * the contact and joint counts of both. */
 static void report_bodies(const f2d_world *a, const f2d_world *b, int limit)
 {
@@ -719,14 +719,14 @@ static void report_bodies(const f2d_world *a, const f2d_world *b, int limit)
 		    wa != wb || ia[i].generation != ib[j].generation) {
 			++differ;
 			if (shown++ < limit) {
-				printf("  body %d at %s %s: dx %s dy %s dangle %s dvx %s dvy %s dw %s\n",
-				       ia[i].index1 - 1, f2d_format_fix(pa.x, 6, s[6]),
-				       f2d_format_fix(pa.y, 6, s[7]), f2d_format_fix(pb.x - pa.x, 6, s[0]),
+				printf("  body %d: dx %s dy %s dangle %s dvx %s dvy %s dw %s at %s %s\n",
+				       ia[i].index1 - 1, f2d_format_fix(pb.x - pa.x, 6, s[0]),
 				       f2d_format_fix(pb.y - pa.y, 6, s[1]),
 				       f2d_format_fix(ab - aa, 6, s[2]),
 				       f2d_format_fix(vb.x - va.x, 6, s[3]),
 				       f2d_format_fix(vb.y - va.y, 6, s[4]),
-				       f2d_format_fix(wb - wa, 6, s[5]));
+				       f2d_format_fix(wb - wa, 6, s[5]), f2d_format_fix(pa.x, 6, s[6]),
+				       f2d_format_fix(pa.y, 6, s[7]));
 			}
 		}
 		++i;
