@@ -156,12 +156,13 @@ static bool keep_state(peer *p, uint32_t g)
 {
 	int k = (int)(g % ND_RING), h = (int)(g % ND_HISTORY);
 	if (p->snap_len[k] > p->hist_cap[h]) {
-		uint8_t *b = realloc(p->hist[h], p->snap_cap[k]);
+		size_t cap = 2 * p->snap_len[k]; /* room for more contacts: rarely grows again */
+		uint8_t *b = realloc(p->hist[h], cap);
 		if (b == NULL) {
 			return false;
 		}
 		p->hist[h] = b;
-		p->hist_cap[h] = p->snap_cap[k];
+		p->hist_cap[h] = cap;
 	}
 	memcpy(p->hist[h], p->snap[k], p->snap_len[k]);
 	p->hist_len[h] = p->snap_len[k];
@@ -290,10 +291,10 @@ static size_t portable_state(peer *p, uint32_t g, uint8_t **buf, size_t *cap)
  * (replay/f2r.h) that starts from the portable snapshot of the state after frame D-1 (the
  * last frame whose hashes agree: every hash we hold for frames before D is ours), then every
  * frame we confirmed from D on with its commands, our hash, the hash entering the step and
- * the step as we traced it (f2d_world_step_traced), the
- * portable snapshot of our world after it (a keyframe), and in its 'P' chunk every peer's
- * hashes for frames D-1 .. as we hold them. Called after the game: the world is ours to use.
- * Returns false (with a message) when no bundle could be written. */
+ * the step as we traced it (f2d_world_step_traced), the portable snapshot of our world after
+ * it (a keyframe), and in its 'P' chunk every peer's hashes for frames D-1 .. as we hold
+ * them. Called after the game: the world is ours to use. Returns false (with a message) when
+ * no bundle could be written. */
 static bool write_bundle(peer *p)
 {
 	const nd_session *s = &p->s;
@@ -301,7 +302,12 @@ static bool write_bundle(peer *p)
 	if (d == ND_NO_FRAME || d >= end) {
 		return false; /* (we hold our hash of D, so D < sync) */
 	}
-	if (end - d >= ND_HISTORY || p->history_lost) {
+	if (p->history_lost) {
+		fprintf(stderr, "%s: peer %d: no desync bundle: out of memory keeping states\n",
+		        ND_PROG, p->self);
+		return false;
+	}
+	if (end - d >= ND_HISTORY) {
 		fprintf(stderr,
 		        "%s: peer %d: no desync bundle: the state before frame %u is no longer kept "
 		        "(%d frames are)\n",
