@@ -45,6 +45,8 @@ static const char usage_text[] =
     "  --reorder P        % held back 20..60 ms     --seed S        inputs and impairment\n"
     "  --delay D          input delay, 0..8 frames (default 2)\n"
     "  --record DIR       each peer writes DIR/peer<i>.f2r (check: fix2d-replay verify/diff)\n"
+    "  --bundle-dir DIR   on a desync each peer writes DIR/desync-peer<i>-frame<f>.f2r\n"
+    "                     (default: the current directory; explain: fix2d-replay diff A B)\n"
     "  --realtime         60 frames a second (default: as fast as the netcode allows)\n"
     "  --timeout MS       a peer silent this long is lost (default 3000)\n"
     "  --max-seconds S    give up after S seconds (default 300)\n"
@@ -196,6 +198,9 @@ static int parse_args(int argc, char **argv, cli *c)
 		} else if (strcmp(a, "--record") == 0) {
 			NEED_VALUE();
 			o->record_dir = v;
+		} else if (strcmp(a, "--bundle-dir") == 0) {
+			NEED_VALUE();
+			o->bundle_dir = v;
 		} else if (strcmp(a, "--timeout") == 0) {
 			NEED_VALUE();
 			if (!parse_u64(v, 600000, &x) || x < 100) {
@@ -290,11 +295,13 @@ static int parse_args(int argc, char **argv, cli *c)
 	if ((c->listen || o->connect) && o->peers != 2) {
 		return usage("--listen / --connect play with 2 peers", NULL);
 	}
-	if (o->record_dir != NULL && !c->child && mkdir(o->record_dir, 0777) != 0 &&
-	    errno != EEXIST) {
-		fprintf(stderr, "%s: cannot create %s: %s\n", ND_PROG, o->record_dir,
-		        strerror(errno));
-		return ND_EXIT_ERROR;
+	const char *dirs[2] = {o->record_dir, o->bundle_dir};
+	for (int k = 0; k < 2; ++k) {
+		if (dirs[k] != NULL && !c->child && mkdir(dirs[k], 0777) != 0 && errno != EEXIST) {
+			fprintf(stderr, "%s: cannot create %s: %s\n", ND_PROG, dirs[k],
+			        strerror(errno));
+			return ND_EXIT_ERROR;
+		}
 	}
 	if (o->perturb_peer >= o->peers || o->kill_peer >= o->peers) {
 		return usage("a --test-*-peer index is not below --peers", NULL);

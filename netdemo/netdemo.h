@@ -13,6 +13,7 @@
 #define ND_WINDOW 8       /* prediction window, frames */
 #define ND_RING 16        /* snapshots kept: frames [confirmed, current] */
 #define ND_FRAME_US 16667 /* 60 Hz */
+#define ND_HISTORY 64     /* confirmed states kept for a desync bundle: frames [sync-63, sync] */
 
 /* peer exit codes (the launcher's too) */
 enum { ND_EXIT_OK = 0, ND_EXIT_DESYNC = 1, ND_EXIT_USAGE = 2, ND_EXIT_LOST = 3, ND_EXIT_ERROR = 4 };
@@ -23,6 +24,7 @@ typedef struct nd_options {
 	nd_impairment imp;
 	uint64_t seed;
 	const char *record_dir;
+	const char *bundle_dir; /* where a desync bundle goes (NULL: the current directory) */
 	bool realtime;
 	int64_t perturb_frame; /* -1: none */
 	int64_t kill_frame;    /* -1: none */

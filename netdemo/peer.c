@@ -9,7 +9,10 @@
  *  - time sync: a peer whose frame advantage exceeds the other's by 2 frames or more waits
  *    (GGPO: half the difference is how far ahead it runs);
  *  - hashes of confirmed frames only are exchanged and compared; confirmed frames go to the
- *    replay (.f2r) with their commands and hashes.
+ *    replay (.f2r) with their commands and hashes;
+ *  - every step is traced (f2d_world_step_traced: the hash of each phase, a few microseconds)
+ *    and the last ND_HISTORY confirmed states are kept, so that on a desync the peer writes a
+ *    bundle (write_bundle) from which fix2d-replay explains it offline.
  * Floating point is used for timing statistics only, never for anything the world sees.
  * SPDX-License-Identifier: MIT
  */
@@ -52,6 +55,17 @@ typedef struct peer {
 	uint64_t frame_hash[ND_RING];
 	f2d_command cmds[ND_RING][ND_MAX_GAME_COMMANDS];
 	int32_t ncmds[ND_RING];
+	f2d_phase_hashes trace[ND_RING]; /* the traced step of the frame last simulated there */
+	uint64_t entering[ND_RING];      /* the world's hash entering that step */
+	/* the confirmed history (desync bundles): the state at the start of frame g (an
+	   in-process snapshot) at hist[g % ND_HISTORY] for g in [sync - ND_HISTORY + 1, sync];
+	   the commands and traced step of confirmed frame f at f % ND_HISTORY */
+	uint8_t *hist[ND_HISTORY];
+	size_t hist_cap[ND_HISTORY], hist_len[ND_HISTORY];
+	f2d_command hist_cmds[ND_HISTORY][ND_MAX_GAME_COMMANDS];
+	int32_t hist_ncmds[ND_HISTORY];
+	f2d_phase_hashes hist_trace[ND_HISTORY];
+	uint64_t hist_entering[ND_HISTORY];
 	/* replay */
 	f2r_writer replay;
 	bool recording;
@@ -60,6 +74,7 @@ typedef struct peer {
 	nd_result *res;
 	uint64_t work_us, frame_samples, total_frame_us, max_frame_us;
 	uint64_t snapshot_grows;
+	bool history_lost; /* out of memory keeping a state: no bundle */
 } peer;
 
 static bool save_snapshot(peer *p, uint32_t frame)
@@ -100,7 +115,8 @@ static void simulate(peer *p, uint32_t f)
 		f2d_body_set_transform(p->world, b, pos, f2d_body_get_rotation(p->world, b));
 	}
 	f2d_world_apply_commands(p->world, p->cmds[k], p->ncmds[k], NULL);
-	f2d_world_step(p->world);
+	p->entering[k] = f2d_world_hash(p->world);
+	f2d_world_step_traced(p->world, &p->trace[k]);
 	p->frame_hash[k] = f2d_world_hash(p->world);
 	if (f + 1 > p->s.simulated) {
 		p->s.simulated = f + 1;
@@ -134,10 +150,38 @@ static bool rollback(peer *p)
 	return true;
 }
 
+/* Copies the state at the start of frame g (the ring's snapshot, which must hold it) into
+ * the history. false when out of memory. */
+static bool keep_state(peer *p, uint32_t g)
+{
+	int k = (int)(g % ND_RING), h = (int)(g % ND_HISTORY);
+	if (p->snap_len[k] > p->hist_cap[h]) {
+		size_t cap = 2 * p->snap_len[k]; /* room for more contacts: rarely grows again */
+		uint8_t *b = realloc(p->hist[h], cap);
+		if (b == NULL) {
+			return false;
+		}
+		p->hist[h] = b;
+		p->hist_cap[h] = cap;
+	}
+	memcpy(p->hist[h], p->snap[k], p->snap_len[k]);
+	p->hist_len[h] = p->snap_len[k];
+	return true;
+}
+
+/* Frames [sync, upto) are confirmed: every input is known and they were simulated with them,
+ * so the ring's snapshots of frames sync+1 .. upto (<= cur) are final. */
 static void confirm(peer *p, uint32_t upto)
 {
 	for (uint32_t f = p->sync; f < upto; ++f) {
-		int k = (int)(f % ND_RING);
+		int k = (int)(f % ND_RING), h = (int)(f % ND_HISTORY);
+		p->hist_ncmds[h] = p->ncmds[k];
+		memcpy(p->hist_cmds[h], p->cmds[k], sizeof(f2d_command) * (size_t)p->ncmds[k]);
+		p->hist_trace[h] = p->trace[k];
+		p->hist_entering[h] = p->entering[k];
+		if (!keep_state(p, f + 1)) {
+			p->history_lost = true;
+		}
 		nd_session_confirm(&p->s, f, p->frame_hash[k]);
 		if (p->recording) {
 			p->rframe->index = f;
@@ -223,6 +267,119 @@ static bool open_replay(peer *p)
 	return true;
 }
 
+/* The world at the start of frame g, from the history, and its portable snapshot in *buf
+ * (grown as needed); 0 on failure. */
+static size_t portable_state(peer *p, uint32_t g, uint8_t **buf, size_t *cap)
+{
+	int h = (int)(g % ND_HISTORY);
+	if (f2d_snapshot_restore(p->world, p->hist[h], p->hist_len[h]) != F2D_OK) {
+		return 0;
+	}
+	size_t need = f2d_snapshot_portable_size(p->world), len = 0;
+	if (need > *cap) {
+		uint8_t *b = realloc(*buf, need);
+		if (b == NULL) {
+			return 0;
+		}
+		*buf = b;
+		*cap = need;
+	}
+	return f2d_snapshot_save_portable(p->world, *buf, *cap, &len) == F2D_OK ? len : 0;
+}
+
+/* The desync bundle (README, "Desync bundles"): DIR/desync-peer<i>-frame<D>.f2r, a replay
+ * (replay/f2r.h) that starts from the portable snapshot of the state after frame D-1 (the
+ * last frame whose hashes agree: every hash we hold for frames before D is ours), then every
+ * frame we confirmed from D on with its commands, our hash, the hash entering the step and
+ * the step as we traced it (f2d_world_step_traced), the portable snapshot of our world after
+ * it (a keyframe), and in its 'P' chunk every peer's hashes for frames D-1 .. as we hold
+ * them. Called after the game: the world is ours to use. Returns false (with a message) when
+ * no bundle could be written. */
+static bool write_bundle(peer *p)
+{
+	const nd_session *s = &p->s;
+	uint32_t d = s->desync_frame, end = p->sync;
+	if (d == ND_NO_FRAME || d >= end) {
+		return false; /* (we hold our hash of D, so D < sync) */
+	}
+	if (p->history_lost) {
+		fprintf(stderr, "%s: peer %d: no desync bundle: out of memory keeping states\n",
+		        ND_PROG, p->self);
+		return false;
+	}
+	if (end - d >= ND_HISTORY) {
+		fprintf(stderr,
+		        "%s: peer %d: no desync bundle: the state before frame %u is no longer kept "
+		        "(%d frames are)\n",
+		        ND_PROG, p->self, d, ND_HISTORY);
+		return false;
+	}
+	char path[4096];
+	const char *dir = p->o->bundle_dir != NULL ? p->o->bundle_dir : ".";
+	snprintf(path, sizeof path, "%s/desync-peer%d-frame%u.f2r", dir, p->self, d);
+	uint8_t *buf = NULL;
+	size_t cap = 0, len = portable_state(p, d, &buf, &cap);
+	bool ok = len > 0 && (d == 0 || f2d_world_hash(p->world) == s->hashes[p->self][d - 1]);
+	uint64_t start_hash = f2d_world_hash(p->world);
+	f2r_header h;
+	memset(&h, 0, sizeof h);
+	h.fix2d_version = FIX2D_VERSION_WORD;
+	h.hash_format = REPLAY_HASH_FORMAT;
+	h.fingerprint = f2d_fingerprint();
+	h.time_step = f2d_world_get_time_step(p->world);
+	h.hash_interval = 1;
+	h.start_kind = F2R_START_SNAPSHOT;
+	snprintf(h.scene, sizeof h.scene, "desync-peer%d-frame%u", p->self, d);
+	h.start = buf;
+	h.start_len = len;
+	h.has_bundle = true;
+	f2r_bundle *b = &h.bundle;
+	b->peer = (uint8_t)p->self;
+	b->peer_count = (uint8_t)p->npeers;
+	b->desync_peer = (uint8_t)s->desync_peer;
+	b->first_frame = d;
+	b->desync_frame = d;
+	uint32_t first = d > 0 ? d - 1 : 0;
+	for (int q = 0; q < p->npeers; ++q) {
+		uint32_t have = s->hash_count[q] < end ? s->hash_count[q] : end;
+		b->peers[q].first = first;
+		b->peers[q].count = have > first ? have - first : 0;
+		b->peers[q].hash = s->hashes[q] + first;
+	}
+	f2r_writer w;
+	f2r_frame *fr = calloc(1, sizeof *fr);
+	ok = ok && fr != NULL && f2r_open_write(&w, path, &h);
+	bool opened = ok;
+	for (uint32_t f = d; ok && f < end; ++f) {
+		int k = (int)(f % ND_HISTORY);
+		fr->index = f - d;
+		fr->count = p->hist_ncmds[k];
+		memcpy(fr->commands, p->hist_cmds[k], sizeof(f2d_command) * (size_t)fr->count);
+		fr->has_hash = true;
+		fr->hash = s->hashes[p->self][f];
+		ok = f2r_write_frame(&w, fr) && f2r_write_trace(&w, f - d, p->hist_entering[k], &p->hist_trace[k]);
+		/* the keyframe: our world after frame f, which must hash to our hash of f */
+		len = ok ? portable_state(p, f + 1, &buf, &cap) : 0;
+		ok = len > 0 && f2d_world_hash(p->world) == fr->hash &&
+		     f2r_write_keyframe(&w, f - d, buf, len);
+	}
+	if (opened && !f2r_close_write(&w)) {
+		ok = false;
+	}
+	free(fr);
+	free(buf);
+	if (!ok) {
+		fprintf(stderr, "%s: peer %d: cannot write the desync bundle %s\n", ND_PROG, p->self,
+		        path);
+		return false;
+	}
+	fprintf(stderr,
+	        "%s: peer %d: desync bundle %s: frames %u..%u from the state after frame %u "
+	        "(hash %016" PRIx64 ")\n",
+	        ND_PROG, p->self, path, d, end - 1, first, start_hash);
+	return true;
+}
+
 static void send_all(peer *p, uint64_t now, uint64_t *last_send, int urgency, uint8_t flags)
 {
 	uint8_t buf[ND_MAX_PACKET];
@@ -281,7 +438,7 @@ int nd_peer_run(const nd_options *o, int fd, const struct sockaddr_in *addrs, in
 	}
 	nd_script_init(&p->script, o->seed, self);
 	bool ok = open_replay(p);
-	if (ok && !save_snapshot(p, 0)) {
+	if (ok && (!save_snapshot(p, 0) || !keep_state(p, 0))) {
 		ok = false;
 	}
 
@@ -446,6 +603,9 @@ int nd_peer_run(const nd_options *o, int fd, const struct sockaddr_in *addrs, in
 	if (p->recording && !f2r_close_write(&p->replay)) {
 		fprintf(stderr, "%s: peer %d: error closing the replay\n", ND_PROG, self);
 	}
+	if (p->s.desync_frame != ND_NO_FRAME) {
+		write_bundle(p); /* last: it restores old states into the world */
+	}
 	res->status = status;
 	res->frames = p->cur;
 	res->confirmed = p->sync;
@@ -472,6 +632,9 @@ int nd_peer_run(const nd_options *o, int fd, const struct sockaddr_in *addrs, in
 	}
 	for (int k = 0; k < ND_RING; ++k) {
 		free(p->snap[k]);
+	}
+	for (int k = 0; k < ND_HISTORY; ++k) {
+		free(p->hist[k]);
 	}
 	free(p->rframe);
 	nd_link_free(&p->link);

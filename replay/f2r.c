@@ -170,6 +170,27 @@ bool f2r_open_write(f2r_writer *w, const char *path, const f2r_header *h)
 		ok = write_chunk(w, 'S', &s);
 		free(s.p);
 	}
+	if (ok && h->has_bundle) {
+		const f2r_bundle *b = &h->bundle;
+		out s = {NULL, 0, 0, false};
+		ok = b->peer_count >= 1 && b->peer_count <= F2R_MAX_PEERS &&
+		     b->peer < b->peer_count && b->desync_peer < b->peer_count;
+		put8(&s, b->peer);
+		put8(&s, b->peer_count);
+		put8(&s, b->desync_peer);
+		put32(&s, b->first_frame);
+		put32(&s, b->desync_frame);
+		for (int q = 0; ok && q < b->peer_count; ++q) {
+			const f2r_peer_hashes *ph = &b->peers[q];
+			put32(&s, ph->first);
+			put32(&s, ph->count);
+			for (uint32_t i = 0; i < ph->count; ++i) {
+				put64(&s, ph->hash[i]);
+			}
+		}
+		ok = ok && write_chunk(w, 'P', &s);
+		free(s.p);
+	}
 	if (!ok) {
 		fclose(w->file);
 		w->file = NULL;
@@ -208,6 +229,22 @@ bool f2r_write_keyframe(f2r_writer *w, uint32_t frame, const void *snapshot, siz
 	put32(&p, frame);
 	put(&p, snapshot, len);
 	bool ok = write_chunk(w, 'K', &p);
+	free(p.p);
+	return ok;
+}
+
+bool f2r_write_trace(f2r_writer *w, uint32_t frame, uint64_t entering,
+                     const f2d_phase_hashes *trace)
+{
+	out p = {NULL, 0, 0, false};
+	put32(&p, frame);
+	put64(&p, entering);
+	put8(&p, F2D_PHASE_COUNT);
+	for (int i = 0; i < F2D_PHASE_COUNT; ++i) {
+		put64(&p, trace->phase[i]);
+	}
+	put64(&p, trace->state);
+	bool ok = write_chunk(w, 'T', &p);
 	free(p.p);
 	return ok;
 }
@@ -265,6 +302,42 @@ static f2r_status next_chunk(f2r_reader *r, uint8_t *kind, in *payload)
 	payload->short_read = false;
 	r->pos += 9 + (size_t)len + 8;
 	return F2R_OK;
+}
+
+/* The 'P' chunk (see f2r.h); the hashes go to arrays the reader owns. */
+static bool parse_bundle(f2r_reader *r, in *p)
+{
+	f2r_bundle *b = &r->header.bundle;
+	b->peer = (uint8_t)get8(p);
+	b->peer_count = (uint8_t)get8(p);
+	b->desync_peer = (uint8_t)get8(p);
+	b->first_frame = get32(p);
+	b->desync_frame = get32(p);
+	if (p->short_read || b->peer_count < 1 || b->peer_count > F2R_MAX_PEERS ||
+	    b->peer >= b->peer_count || b->desync_peer >= b->peer_count) {
+		return fail(r, "malformed peers chunk");
+	}
+	r->header.has_bundle = true; /* from here on f2r_close_read frees the arrays */
+	for (int q = 0; q < b->peer_count; ++q) {
+		f2r_peer_hashes *ph = &b->peers[q];
+		ph->first = get32(p);
+		ph->count = get32(p);
+		if (p->short_read || ph->count > (p->len - p->pos) / 8 ||
+		    (uint64_t)ph->first + ph->count > UINT32_MAX) {
+			return fail(r, "malformed peers chunk");
+		}
+		ph->hash = malloc(ph->count > 0 ? ph->count * sizeof(uint64_t) : 1);
+		if (ph->hash == NULL) {
+			return fail(r, "out of memory");
+		}
+		for (uint32_t i = 0; i < ph->count; ++i) {
+			ph->hash[i] = get64(p);
+		}
+	}
+	if (p->pos != p->len) {
+		return fail(r, "malformed peers chunk");
+	}
+	return true;
 }
 
 static bool parse_start(f2r_reader *r)
@@ -345,7 +418,13 @@ static bool parse_start(f2r_reader *r)
 	}
 	h->start = p.p;
 	h->start_len = p.len;
-	return true;
+	/* a desync bundle's peers chunk may follow */
+	at = r->pos;
+	if (next_chunk(r, &kind, &p) != F2R_OK || kind != 'P') {
+		r->pos = at; /* anything else is the frames' business */
+		return true;
+	}
+	return parse_bundle(r, &p);
 }
 
 bool f2r_open_read(f2r_reader *r, const char *path)
@@ -401,12 +480,31 @@ f2r_status f2r_read_frame(f2r_reader *r, f2r_frame *f)
 	uint8_t kind = 0;
 	in p;
 	r->key_new = false;
+	r->trace_new = false;
 	f2r_status st;
-	while ((st = next_chunk(r, &kind, &p)) == F2R_OK && kind == 'K') {
+	while ((st = next_chunk(r, &kind, &p)) == F2R_OK && (kind == 'K' || kind == 'T')) {
 		uint32_t frame = get32(&p);
 		if (p.short_read || r->next_frame == 0 || frame != r->next_frame - 1) {
-			fail(r, "keyframe out of place");
+			fail(r, kind == 'K' ? "keyframe out of place" : "trace out of place");
 			return F2R_BAD;
+		}
+		if (kind == 'T') {
+			r->trace_entering = get64(&p);
+			if (get8(&p) != F2D_PHASE_COUNT) {
+				fail(r, "trace of another set of phases");
+				return F2R_BAD;
+			}
+			for (int i = 0; i < F2D_PHASE_COUNT; ++i) {
+				r->trace.phase[i] = get64(&p);
+			}
+			r->trace.state = get64(&p);
+			if (p.short_read || p.pos != p.len) {
+				fail(r, "malformed trace");
+				return F2R_BAD;
+			}
+			r->trace_frame = frame;
+			r->trace_new = true;
+			continue;
 		}
 		r->key = p.p + 4;
 		r->key_len = p.len - 4;
@@ -425,8 +523,8 @@ f2r_status f2r_read_frame(f2r_reader *r, f2r_frame *f)
 		r->ended = true;
 		return F2R_END;
 	}
-	if (kind == 'S') {
-		fail(r, "start snapshot out of place");
+	if (kind == 'S' || kind == 'P') {
+		fail(r, kind == 'S' ? "start snapshot out of place" : "peers chunk out of place");
 		return F2R_BAD;
 	}
 	if (kind != 'F') {
@@ -467,4 +565,11 @@ void f2r_close_read(f2r_reader *r)
 {
 	free(r->data);
 	r->data = NULL;
+	if (r->header.has_bundle) {
+		for (int q = 0; q < F2R_MAX_PEERS; ++q) {
+			free(r->header.bundle.peers[q].hash);
+			r->header.bundle.peers[q].hash = NULL;
+		}
+		r->header.has_bundle = false;
+	}
 }

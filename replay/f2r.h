@@ -6,7 +6,8 @@
  *   u8 kind, u32 payload length, u32 low half of XXH3-64 of (kind, length), payload,
  *   u64 XXH3-64 of (kind, length, payload)
  * all little-endian. Kinds: 'H' header (first, once), 'S' start snapshot (second, once, only
- * when the start kind is 1), 'F' one frame, 'K' keyframe, 'E' end.
+ * when the start kind is 1), 'P' peers (next, once, only in a desync bundle), 'F' one frame,
+ * 'K' keyframe, 'T' trace, 'E' end.
  * A file cut off anywhere (crash, kill -9) still reads up to its last whole chunk; the
  * head check tells a damaged length (corrupt) from a chunk that was cut off.
  *
@@ -24,7 +25,20 @@
  *           encoding, back to back), u8 has_hash, [u64 state hash after the frame's step]
  *   key:    u32 frame index, then a portable snapshot (fix2d/snapshot.h) of the world after
  *           that frame's step; written right after the frame, every few frames
+ *   trace:  u32 frame index, u64 f2d_world_hash of the world entering the step (after the
+ *           frame's commands), u8 phase count n (F2D_PHASE_COUNT; other values are refused:
+ *           hashes of another set of phases do not compare), n x u64 phase hashes
+ *           (f2d_world_step_traced, in f2d_phase order), u64 state hash after the step; the
+ *           step the writer actually took for that frame; written right after the frame
+ *   peers:  (desync bundles, fix2d-netdemo) u8 writer's peer index, u8 peer count (1..16),
+ *           u8 the peer whose hash first differed from the writer's, u32 the game's frame
+ *           number of replay frame 0, u32 the first frame whose hashes differ (as the writer
+ *           found it), then for each peer: u32 first frame, u32 count, count x u64: the
+ *           confirmed-frame hashes the writer held from that peer (its own included) for
+ *           game frames first .. first+count-1. Indices must be below the count, and the
+ *           payload must end with the last hash.
  *   end:    u32 frame count
+ * Older readers (before 'P' and 'T') refuse a file that holds them as "unknown chunk kind".
  */
 #ifndef FIX2D_REPLAY_F2R_H
 #define FIX2D_REPLAY_F2R_H
@@ -37,6 +51,23 @@
 
 #define F2R_VERSION 1
 #define F2R_MAX_CHUNK (1u << 24) /* 16 MiB: far above any frame, guards allocations */
+
+#define F2R_MAX_PEERS 16
+
+/* One peer's confirmed-frame hashes in a desync bundle: game frames [first, first + count). */
+typedef struct f2r_peer_hashes {
+	uint32_t first, count;
+	uint64_t *hash; /* writer: the caller's; reader: owned by the reader */
+} f2r_peer_hashes;
+
+/* A desync bundle's 'P' chunk: who wrote it, where the replay sits in the game, every peer's
+ * hashes for the span. */
+typedef struct f2r_bundle {
+	uint8_t peer, peer_count, desync_peer;
+	uint32_t first_frame;  /* the game's frame number of replay frame 0 */
+	uint32_t desync_frame; /* the first frame whose hashes differ, as the writer found it */
+	f2r_peer_hashes peers[F2R_MAX_PEERS];
+} f2r_bundle;
 
 typedef struct f2r_header {
 	uint32_t fix2d_version;
@@ -51,6 +82,9 @@ typedef struct f2r_header {
 	 * 'S' chunk; the reader points it into its data (valid until f2r_close_read). */
 	const uint8_t *start;
 	size_t start_len;
+	/* a desync bundle: the 'P' chunk (written after the start snapshot when has_bundle) */
+	bool has_bundle;
+	f2r_bundle bundle;
 } f2r_header;
 
 #define F2R_START_SCENE 0
@@ -77,6 +111,10 @@ bool f2r_write_frame(f2r_writer *w, const f2r_frame *f);
 /** A keyframe: the portable snapshot of the world after frame `frame` (write it right after
  *  that frame). */
 bool f2r_write_keyframe(f2r_writer *w, uint32_t frame, const void *snapshot, size_t len);
+/** A trace: the hash of the world entering the step of frame `frame` (after its commands)
+ *  and the phase hashes of that step (write it right after that frame). */
+bool f2r_write_trace(f2r_writer *w, uint32_t frame, uint64_t entering,
+                     const f2d_phase_hashes *trace);
 bool f2r_close_write(f2r_writer *w);
 
 /* ---- reading ---- */
@@ -98,6 +136,11 @@ typedef struct f2r_reader {
 	size_t key_len;
 	uint32_t key_frame;
 	bool key_new; /* set when the last f2r_read_frame call passed a keyframe */
+	/* the last trace read past */
+	f2d_phase_hashes trace;
+	uint64_t trace_entering; /* the hash of the world entering the step */
+	uint32_t trace_frame;
+	bool trace_new; /* set when the last f2r_read_frame call passed a trace */
 	char error[200];
 } f2r_reader;
 

@@ -298,7 +298,10 @@ static const command commands[] = {
     {"diff", "A B [--phases] [--png OUT.png|OUT.svg] [--limit N]",
      "first frame where two replays' inputs or hashes differ (with --phases: and the first\n"
      "      phase of the step), and every field that differs there; two portable snapshots:\n"
-     "      every field that differs; two `run --phases` outputs: the first step and phase",
+     "      every field that differs; two `run --phases` outputs: the first step and phase;\n"
+     "      two desync bundles of fix2d-netdemo: also the first phase of the recorded steps\n"
+     "      and the fields of the recorded worlds (replays that start at different frames\n"
+     "      are aligned)",
      cmd_diff},
     {"snapshot", "SCENE --steps N -o FILE", "write the portable snapshot of SCENE after N steps",
      cmd_snapshot},

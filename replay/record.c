@@ -650,6 +650,12 @@ static bool open_replay(const char *path, f2r_reader *r)
 	return true;
 }
 
+/* The game's frame number of replay frame 0: a desync bundle's first frame, else 0. */
+static long frame_base(const f2r_header *h)
+{
+	return h->has_bundle ? (long)h->bundle.first_frame : 0;
+}
+
 /* The world before frame 0: the scene, or the start snapshot (checked by the reader). */
 static f2d_world *start_world(const f2r_header *h)
 {
@@ -676,7 +682,8 @@ bool replay_start(const char *path, f2r_reader *r, f2d_world **w)
 }
 
 /* Bodies that differ between two worlds after the same frame, in id order (at most `limit`
- * lines), then the count and the contact and joint counts of both. */
+ * lines: "body <id>: dx ... dw ... at <x> <y>", the first world's position), then the count and
+ * the contact and joint counts of both. */
 static void report_bodies(const f2d_world *a, const f2d_world *b, int limit)
 {
 	static f2d_body_id ia[4096], ib[4096];
@@ -684,7 +691,7 @@ static void report_bodies(const f2d_world *a, const f2d_world *b, int limit)
 	na = na > 4096 ? 4096 : na;
 	nb = nb > 4096 ? 4096 : nb;
 	int shown = 0, differ = 0;
-	char s[6][24];
+	char s[8][24];
 	for (int32_t i = 0, j = 0; i < na || j < nb;) {
 		if (j >= nb || (i < na && ia[i].index1 < ib[j].index1)) {
 			if (shown++ < limit) {
@@ -712,13 +719,14 @@ static void report_bodies(const f2d_world *a, const f2d_world *b, int limit)
 		    wa != wb || ia[i].generation != ib[j].generation) {
 			++differ;
 			if (shown++ < limit) {
-				printf("  body %d: dx %s dy %s dangle %s dvx %s dvy %s dw %s\n",
+				printf("  body %d: dx %s dy %s dangle %s dvx %s dvy %s dw %s at %s %s\n",
 				       ia[i].index1 - 1, f2d_format_fix(pb.x - pa.x, 6, s[0]),
 				       f2d_format_fix(pb.y - pa.y, 6, s[1]),
 				       f2d_format_fix(ab - aa, 6, s[2]),
 				       f2d_format_fix(vb.x - va.x, 6, s[3]),
 				       f2d_format_fix(vb.y - va.y, 6, s[4]),
-				       f2d_format_fix(wb - wa, 6, s[5]));
+				       f2d_format_fix(wb - wa, 6, s[5]), f2d_format_fix(pa.x, 6, s[6]),
+				       f2d_format_fix(pa.y, 6, s[7]));
 			}
 		}
 		++i;
@@ -769,14 +777,14 @@ int cmd_verify(int argc, char **argv)
 			/* the first recorded state at or after the divergence: compare body by body
 			 */
 			f2d_world *rec = NULL;
+			long at = (long)r.key_frame + frame_base(&r.header);
 			if (f2d_snapshot_load_new(r.key, r.key_len, NULL, &rec) == F2D_OK) {
-				printf("recorded keyframe at frame %u against this simulation:\n",
-				       r.key_frame);
+				printf("recorded keyframe at frame %ld against this simulation:\n",
+				       at);
 				report_bodies(rec, w, 20);
 				f2d_destroy_world(rec);
 			} else {
-				printf("the recorded keyframe at frame %u does not load\n",
-				       r.key_frame);
+				printf("the recorded keyframe at frame %ld does not load\n", at);
 			}
 			break;
 		}
@@ -787,9 +795,9 @@ int cmd_verify(int argc, char **argv)
 		f2d_world_step(w);
 		last = fr->index;
 		if (fr->has_hash && diverged < 0 && f2d_world_hash(w) != fr->hash) {
-			printf("DIVERGED at frame %u: recorded hash %016" PRIx64
+			printf("DIVERGED at frame %ld: recorded hash %016" PRIx64
 			       ", simulated %016" PRIx64 "\n",
-			       fr->index, fr->hash, f2d_world_hash(w));
+			       (long)fr->index + frame_base(&r.header), fr->hash, f2d_world_hash(w));
 			status = EXIT_FAILURE;
 			diverged = fr->index;
 		}
@@ -797,7 +805,7 @@ int cmd_verify(int argc, char **argv)
 	if (diverged >= 0 && !(r.key_new && (long)r.key_frame == last)) {
 		printf("no recorded keyframe after frame %ld to compare bodies with (record with "
 		       "--keyframe-every K)\n",
-		       diverged);
+		       diverged + frame_base(&r.header));
 	}
 	if (status == EXIT_SUCCESS && st == F2R_BAD) {
 		fprintf(stderr, "%s: %s: %s\n", PROG, argv[0], r.error);
@@ -816,6 +824,26 @@ int cmd_verify(int argc, char **argv)
 }
 
 /* ---- info ---- */
+
+/* A desync bundle's peers chunk: who wrote it, the span, every peer's hashes. */
+static void print_bundle(const f2r_header *h, uint32_t frames)
+{
+	const f2r_bundle *b = &h->bundle;
+	printf("desync bundle of peer %u of %u: frames %u..%ld, desync at frame %u with peer %u\n",
+	       b->peer, b->peer_count, b->first_frame, (long)b->first_frame + (long)frames - 1,
+	       b->desync_frame, b->desync_peer);
+	for (int q = 0; q < b->peer_count; ++q) {
+		const f2r_peer_hashes *ph = &b->peers[q];
+		printf("peer %d hashes", q);
+		if (ph->count == 0) {
+			printf(" none");
+		}
+		for (uint32_t i = 0; i < ph->count; ++i) {
+			printf(" %u:%016" PRIx64, ph->first + i, ph->hash[i]);
+		}
+		printf("\n");
+	}
+}
 
 int cmd_info(int argc, char **argv)
 {
@@ -868,6 +896,9 @@ int cmd_info(int argc, char **argv)
 			f2d_destroy_world(w);
 		} else {
 			printf("start scene %s, time step %s s\n", h->scene, ts);
+		}
+		if (h->has_bundle) {
+			print_bundle(h, r.next_frame);
 		}
 		printf("frames %u%s, hashes %u (every %u frames)\n", r.next_frame,
 		       st == F2R_TRUNCATED ? " (cut off: no end marker)" : "", hashes,
@@ -927,6 +958,160 @@ static int first_phase(const f2d_phase_hashes *a, const f2d_phase_hashes *b)
 	return -1;
 }
 
+/* What a diff calls a replay: "peer <i>" for a desync bundle, else "the first" / "the second". */
+static const char *who(const f2r_header *h, int which, char *buf, size_t cap)
+{
+	if (h->has_bundle) {
+		snprintf(buf, cap, "peer %u", h->bundle.peer);
+	} else {
+		snprintf(buf, cap, "the %s", which == 0 ? "first" : "second");
+	}
+	return buf;
+}
+
+/* What the writer recorded after a frame (its keyframe and trace): read on to the next frame
+ * of r (the diff stops here, so nothing is lost). *world is NULL without a keyframe. */
+typedef struct recorded {
+	f2d_world *world;
+	bool has_trace;
+	uint64_t entering;
+	f2d_phase_hashes trace;
+} recorded;
+
+static void read_recorded(f2r_reader *r, f2r_frame *scratch, uint32_t index, recorded *out)
+{
+	memset(out, 0, sizeof *out);
+	if (f2r_read_frame(r, scratch) == F2R_BAD) {
+		return;
+	}
+	if (r->key_new && r->key_frame == index &&
+	    f2d_snapshot_load_new(r->key, r->key_len, NULL, &out->world) != F2D_OK) {
+		out->world = NULL;
+	}
+	if (r->trace_new && r->trace_frame == index) {
+		out->has_trace = true;
+		out->entering = r->trace_entering;
+		out->trace = r->trace;
+	}
+}
+
+/* The first of "entering the step" (-1), then the phases, then the state after the step
+ * (F2D_PHASE_COUNT) whose hash differs; -2 when all agree. */
+static int first_departure(uint64_t ea, const f2d_phase_hashes *a, uint64_t eb,
+                           const f2d_phase_hashes *b)
+{
+	if (ea != eb) {
+		return -1;
+	}
+	int p = first_phase(a, b);
+	return p >= 0 ? p : a->state != b->state ? F2D_PHASE_COUNT : -2;
+}
+
+static const char *departure_name(int d)
+{
+	return d == -1                ? "entering the step"
+	       : d == F2D_PHASE_COUNT ? "the state after the step"
+	                              : f2d_phase_name((f2d_phase)d);
+}
+
+/* Every peer's hash of game frame `frame` from the bundles' peer tables (either file's). */
+static void print_peer_hashes(const f2r_header *a, const f2r_header *b, long frame)
+{
+	int n = a->has_bundle ? a->bundle.peer_count : b->bundle.peer_count;
+	printf("  the peers' hashes of frame %ld:", frame);
+	for (int q = 0; q < n; ++q) {
+		const f2r_header *hs[2] = {a, b};
+		bool found = false;
+		for (int k = 0; k < 2 && !found; ++k) {
+			if (!hs[k]->has_bundle || q >= hs[k]->bundle.peer_count) {
+				continue;
+			}
+			const f2r_peer_hashes *ph = &hs[k]->bundle.peers[q];
+			if (frame >= (long)ph->first && frame < (long)ph->first + (long)ph->count) {
+				printf("%s peer %d %016" PRIx64, q ? "," : "", q,
+				       ph->hash[frame - (long)ph->first]);
+				found = true;
+			}
+		}
+		if (!found) {
+			printf("%s peer %d not received", q ? "," : "", q);
+		}
+	}
+	printf("\n");
+}
+
+/* The recorded steps of the first divergent frame, against each other and against the
+ * re-simulation (ref: entering hash and trace of the step re-simulated from the start). */
+static void report_recorded_steps(const recorded *ra, const recorded *rb, const char *na,
+                                  const char *nb, uint64_t ref_entering,
+                                  const f2d_phase_hashes *ref)
+{
+	int d = first_departure(ra->entering, &ra->trace, rb->entering, &rb->trace);
+	printf("first phase that differs: %s (the steps %s and %s took, as they traced them)\n",
+	       d == -2 ? "none" : departure_name(d), na, nb);
+	for (int p = -1; p <= F2D_PHASE_COUNT; ++p) {
+		uint64_t x = p < 0                   ? ra->entering
+		             : p == F2D_PHASE_COUNT ? ra->trace.state
+		                                    : ra->trace.phase[p];
+		uint64_t y = p < 0                   ? rb->entering
+		             : p == F2D_PHASE_COUNT ? rb->trace.state
+		                                    : rb->trace.phase[p];
+		printf("  %-10s %016" PRIx64 " %016" PRIx64 "%s\n",
+		       p < 0 ? "entering" : p == F2D_PHASE_COUNT ? "hash" : f2d_phase_name((f2d_phase)p),
+		       x, y, x != y ? "  differs" : "");
+	}
+	const recorded *rs[2] = {ra, rb};
+	const char *names[2] = {na, nb};
+	for (int k = 0; k < 2; ++k) {
+		int r = first_departure(ref_entering, ref, rs[k]->entering, &rs[k]->trace);
+		if (r == -2) {
+			printf("%s's step is the re-simulation's in every phase\n", names[k]);
+		} else if (r == -1) {
+			printf("%s departs from the re-simulation entering the step: its world after the "
+			       "agreed start and the same commands is another (changed outside the "
+			       "step)\n",
+			       names[k]);
+		} else {
+			printf("%s departs from the re-simulation inside the step, at %s\n", names[k],
+			       departure_name(r));
+		}
+	}
+}
+
+/* Brings the replay that starts earlier (in game frames) to where the other starts,
+ * re-simulating its frames; the two must then be in the same state. Returns EXIT_SUCCESS when
+ * they are, else the exit status (the message printed). */
+static int align_starts(f2r_reader *r[2], f2d_world *w[2], f2r_frame *scratch,
+                        const char *paths[2], long base[2])
+{
+	int e = base[0] < base[1] ? 0 : 1, l = 1 - e;
+	while ((long)r[e]->next_frame + base[e] < base[l]) {
+		f2r_status st = f2r_read_frame(r[e], scratch);
+		if (st == F2R_BAD) {
+			fprintf(stderr, "%s: %s: %s\n", PROG, paths[e], r[e]->error);
+			return EXIT_USAGE;
+		}
+		if (st != F2R_OK) {
+			printf("DIFFER at start: %s ends at frame %ld, before %s starts (frame %ld)\n",
+			       paths[e], (long)r[e]->next_frame + base[e], paths[l], base[l]);
+			return EXIT_FAILURE;
+		}
+		f2d_world_apply_commands(w[e], scratch->commands, scratch->count, NULL);
+		f2d_world_step(w[e]);
+	}
+	uint64_t he = f2d_world_hash(w[e]), hl = f2d_world_hash(w[l]);
+	if (he != hl) {
+		printf("DIFFER at start: %s re-simulated to frame %ld has hash %016" PRIx64
+		       ", %s starts there with %016" PRIx64 "\n",
+		       paths[e], base[l], he, paths[l], hl);
+		return EXIT_FAILURE;
+	}
+	printf("from frame %ld: %s re-simulated to there agrees with the start of %s (hash "
+	       "%016" PRIx64 ")\n",
+	       base[l], paths[e], paths[l], he);
+	return EXIT_SUCCESS;
+}
+
 int cmd_diff_replays(const char *path_a, const char *path_b, const diff_options *o)
 {
 	const char *argv[2] = {path_a, path_b};
@@ -940,10 +1125,24 @@ int cmd_diff_replays(const char *path_a, const char *path_b, const diff_options 
 	}
 	f2d_world *wa = start_world(&ra.header), *wb = start_world(&rb.header);
 	f2r_frame *fa = calloc(1, sizeof *fa), *fb = calloc(1, sizeof *fb);
+	long base[2] = {frame_base(&ra.header), frame_base(&rb.header)};
+	bool bundles = ra.header.has_bundle || rb.header.has_bundle;
+	char na[32], nb[32];
+	who(&ra.header, 0, na, sizeof na);
+	who(&rb.header, 1, nb, sizeof nb);
+	if (ra.header.has_bundle && rb.header.has_bundle &&
+	    ra.header.bundle.peer == rb.header.bundle.peer) {
+		snprintf(na, sizeof na, "the first");
+		snprintf(nb, sizeof nb, "the second");
+	}
 	int status = EXIT_SUCCESS;
 	if (wa == NULL || wb == NULL || fa == NULL || fb == NULL) {
 		fprintf(stderr, "%s: cannot start the recorded worlds\n", PROG);
 		status = EXIT_FAILURE;
+	} else if (base[0] != base[1]) {
+		f2r_reader *rs[2] = {&ra, &rb};
+		f2d_world *ws[2] = {wa, wb};
+		status = align_starts(rs, ws, fa, argv, base);
 	} else if (!same_start(&ra.header, &rb.header)) {
 		const f2r_header *a = &ra.header, *b = &rb.header;
 		bool sa_snap = a->start_kind == F2R_START_SNAPSHOT;
@@ -960,7 +1159,20 @@ int cmd_diff_replays(const char *path_a, const char *path_b, const diff_options 
 		}
 		status = EXIT_FAILURE;
 	}
+	if (status == EXIT_SUCCESS && bundles) {
+		const f2r_header *hs[2] = {&ra.header, &rb.header};
+		for (int k = 0; k < 2; ++k) {
+			if (hs[k]->has_bundle) {
+				const f2r_bundle *b = &hs[k]->bundle;
+				printf("%s: desync bundle of peer %u of %u from frame %u (it found frame "
+				       "%u differ with peer %u)\n",
+				       argv[k], b->peer, b->peer_count, b->first_frame, b->desync_frame,
+				       b->desync_peer);
+			}
+		}
+	}
 	f2r_status sa = F2R_OK, sb = F2R_OK;
+	long frames = 0;
 	while (status == EXIT_SUCCESS) {
 		sa = f2r_read_frame(&ra, fa);
 		sb = f2r_read_frame(&rb, fb);
@@ -971,47 +1183,100 @@ int cmd_diff_replays(const char *path_a, const char *path_b, const diff_options 
 			break;
 		}
 		if (sa != F2R_OK || sb != F2R_OK) {
-			if (sa == F2R_OK || sb == F2R_OK) {
-				printf("DIFFER at frame %u: %s ends first\n",
-				       sa == F2R_OK ? fa->index : fb->index,
+			if ((sa == F2R_OK || sb == F2R_OK) && ra.header.has_bundle &&
+			    rb.header.has_bundle) {
+				/* a bundle ends where its writer stopped: no divergence */
+				printf("same: %ld frames, all the two bundles share (%s ends first)\n",
+				       frames, argv[sa == F2R_OK ? 1 : 0]);
+				frames = -1;
+			} else if (sa == F2R_OK || sb == F2R_OK) {
+				printf("DIFFER at frame %ld: %s ends first\n",
+				       (sa == F2R_OK ? (long)fa->index + base[0]
+				                     : (long)fb->index + base[1]),
 				       argv[sa == F2R_OK ? 1 : 0]);
 				status = EXIT_FAILURE;
 			}
 			break;
 		}
+		++frames;
+		long frame = (long)fa->index + base[0];
 		bool inputs_differ = !same_inputs(fa, fb);
 		f2d_world_apply_commands(wa, fa->commands, fa->count, NULL);
 		f2d_world_apply_commands(wb, fb->commands, fb->count, NULL);
+		uint64_t entering = f2d_world_hash(wa);
 		f2d_phase_hashes ta, tb;
-		f2d_world_step_traced(wa, o->phases ? &ta : NULL);
-		f2d_world_step_traced(wb, o->phases ? &tb : NULL);
+		f2d_world_step_traced(wa, &ta);
+		f2d_world_step_traced(wb, &tb);
 		bool hashes_differ = fa->has_hash && fb->has_hash && fa->hash != fb->hash;
-		bool states_differ = f2d_world_hash(wa) != f2d_world_hash(wb);
+		uint64_t sim = f2d_world_hash(wa);
+		bool states_differ = sim != f2d_world_hash(wb);
 		int phase = o->phases ? first_phase(&ta, &tb) : -1;
-		if (inputs_differ || hashes_differ || states_differ || phase >= 0) {
-			printf("DIFFER at frame %u:%s%s\n", fa->index,
-			       inputs_differ ? " inputs" : "",
-			       hashes_differ || states_differ || phase >= 0 ? " hashes" : "");
-			if (o->phases) {
-				printf("first phase that differs: %s\n",
-				       phase >= 0 ? f2d_phase_name((f2d_phase)phase)
-				                  : "none (only the recorded hashes differ)");
+		if (!inputs_differ && !hashes_differ && !states_differ && phase < 0) {
+			continue;
+		}
+		printf("DIFFER at frame %ld:%s%s\n", frame, inputs_differ ? " inputs" : "",
+		       hashes_differ || states_differ || phase >= 0 ? " hashes" : "");
+		uint64_t rec_a = fa->hash, rec_b = fb->hash;
+		recorded xa, xb;
+		memset(&xa, 0, sizeof xa);
+		memset(&xb, 0, sizeof xb);
+		if (hashes_differ) { /* what the writers recorded after this frame */
+			read_recorded(&ra, fa, (uint32_t)(frame - base[0]), &xa);
+			read_recorded(&rb, fb, (uint32_t)(frame - base[1]), &xb);
+		}
+		if (hashes_differ && !inputs_differ && !states_differ) {
+			printf("  recorded: %s %016" PRIx64 ", %s %016" PRIx64
+			       "; re-simulated from the start with the same inputs: %016" PRIx64
+			       " (%s)\n",
+			       na, rec_a, nb, rec_b, sim,
+			       sim == rec_a ? na : sim == rec_b ? nb : "neither");
+		}
+		if (bundles) {
+			print_peer_hashes(&ra.header, &rb.header, frame);
+		}
+		if (o->phases) {
+			printf("first phase that differs%s: %s\n",
+			       xa.has_trace && xb.has_trace ? " in the re-simulation" : "",
+			       phase >= 0 ? f2d_phase_name((f2d_phase)phase)
+			                  : "none (only the recorded hashes differ)");
+		}
+		if (xa.has_trace && xb.has_trace) {
+			report_recorded_steps(&xa, &xb, na, nb, entering, &ta);
+		}
+		/* the worlds the writers had after this frame: a recorded keyframe, or the
+		   re-simulation where it reproduces the writer's recorded hash */
+		f2d_world *ka = xa.world, *kb = xb.world;
+		if (!inputs_differ && !states_differ && hashes_differ) {
+			ka = ka != NULL ? ka : rec_a == sim ? wa : NULL;
+			kb = kb != NULL ? kb : rec_b == sim ? wb : NULL;
+		}
+		if (ka != NULL && kb != NULL) {
+			printf("the recorded worlds after frame %ld (%s of %s, %s of %s):\n", frame,
+			       ka == wa ? "the re-simulation" : "the keyframe", na,
+			       kb == wb ? "the re-simulation" : "the keyframe", nb);
+			report_bodies(ka, kb, 20);
+			if (!report_divergence(ka, kb, o, frame)) {
+				status = EXIT_USAGE;
 			}
+		} else {
 			report_bodies(wa, wb, 20);
 			if (states_differ) {
-				if (!report_divergence(wa, wb, o, (long)fa->index)) {
+				if (!report_divergence(wa, wb, o, frame)) {
 					status = EXIT_USAGE;
-					break;
 				}
 			} else if (hashes_differ) {
 				printf("the two simulations agree here: the recorded hashes come from "
 				       "builds or hosts that compute differently\n");
 			}
+		}
+		f2d_destroy_world(xa.world);
+		f2d_destroy_world(xb.world);
+		if (status == EXIT_SUCCESS) {
 			status = EXIT_FAILURE;
 		}
 	}
-	if (status == EXIT_SUCCESS) {
-		printf("same: %u frames\n", ra.next_frame);
+	if (status == EXIT_SUCCESS && frames >= 0) {
+		printf("same: %ld frames\n", frames);
 	}
 	f2d_destroy_world(wa);
 	f2d_destroy_world(wb);

@@ -1,12 +1,16 @@
 #!/usr/bin/env bash
-# fix2d-netdemo end to end: run.sh NETDEMO REPLAY WORKDIR MODE [INTRUDER]
+# fix2d-netdemo end to end: run.sh NETDEMO REPLAY WORKDIR MODE [INTRUDER [PNG_PROBE]]
 #   impaired2 / impaired4  2 or 4 peers, 1,200 frames, 20 % loss, 100 +- 50 ms, 5 % duplicates,
 #                          5 % reordering: in sync, with the hash of the same inputs on a perfect
 #                          network; every replay verifies with fix2d-replay and
 #                          agrees with peer 0's (fix2d-replay diff); the impairment happened and
 #                          predictions were rolled back
 #   desync                 one peer nudges one body by one LSB at frame 400 (2 and 4 peers):
-#                          DESYNC at frame 400, reported by the peers, the replays say so too
+#                          DESYNC at frame 400, reported by the peers, the replays say so too;
+#                          every peer writes a desync bundle, and fix2d-replay diff of two
+#                          bundles alone names frame 400, the perturbed peer departing before
+#                          the step, body 3 (player 0) and its field origin.x, +-1 LSB, and
+#                          (with PNG_PROBE) draws that body red
 #   lost                   one of 3 peers kills itself at frame 300: the others report it lost by
 #                          timeout and end cleanly with replays that verify
 #   cli                    usage errors, --listen/--connect in two processes (the guest with
@@ -26,9 +30,14 @@ replay=$2
 work=$3
 mode=$4
 intruder=${5:-}
+probe=${6:-}
 rm -rf "$work"
 mkdir -p "$work"
 cd "$work" || exit 1
+# Under the sanitizer build: cairo's toy text API (diff --png) leaves fontconfig's caches
+# allocated at exit (libfontconfig, not fix2d), as in tests/replay/pictures.sh
+echo "leak:libfontconfig" >lsan.supp
+export LSAN_OPTIONS="suppressions=$work/lsan.supp${LSAN_OPTIONS:+:$LSAN_OPTIONS}"
 
 fail() {
 	echo "FAIL ($mode): $*" >&2
@@ -73,6 +82,93 @@ wait_for() {
 
 # a free UDP port on 127.0.0.1 (the host's bind is the real test: callers retry on "cannot bind")
 some_port() { echo $((20000 + (RANDOM % 30000))); }
+
+# check_bundles N: the desync bundles of the N-peer run (bN/, desyncN.err). Every peer wrote
+# one that starts from the state after frame 399 and holds frame 400; diff of peer 0's and the
+# perturbed peer's bundles, and nothing else, explains the desync.
+check_bundles() {
+	local n=$1 p=$(($1 - 1)) i out l
+	local -a ours
+	for ((i = 0; i < n; i++)); do
+		local f="b$n/desync-peer$i-frame400.f2r"
+		[[ -f $f ]] || fail "$n peers: peer $i wrote no bundle: $(cat "desync$n.err")"
+		grep -q "^fix2d-netdemo: peer $i: desync bundle $f: frames 400\.\.[0-9]* from the state after frame 399 " \
+			"desync$n.err" || fail "$n peers: peer $i did not name its bundle"
+		out=$("$replay" info "$f") || fail "info $f: $out"
+		grep -q "^start snapshot desync-peer$i-frame400, [0-9]* bytes, step 400, " <<<"$out" ||
+			fail "info $f: the start is not the state after frame 399: $out"
+		grep -q "^desync bundle of peer $i of $n: frames 400\.\.[0-9]*, desync at frame 400 with peer " \
+			<<<"$out" || fail "info $f: $out"
+		# the hash each peer reported for frame 400 on stderr
+		l=$(grep "peer $i: DESYNC at frame 400: our hash" "desync$n.err")
+		ours[i]=${l#*our hash }
+		ours[i]=${ours[i]%%,*}
+	done
+	# the perturbed peer's own bundle does not verify: re-simulated from the agreed start with
+	# the same commands, frame 400 gives the others' hash, and its keyframe shows body 3 moved
+	out=$("$replay" verify "b$n/desync-peer$p-frame400.f2r")
+	[[ $? == 1 && $out == "DIVERGED at frame 400: recorded hash ${ours[p]}, simulated ${ours[0]}"* ]] ||
+		fail "$n peers: verify of the perturbed bundle: $out"
+	out=$("$replay" verify "b$n/desync-peer0-frame400.f2r") || fail "verify of peer 0's bundle: $out"
+	"$replay" diff "b$n/desync-peer0-frame400.f2r" "b$n/desync-peer$p-frame400.f2r" \
+		${probe:+--png "bundle$n.png"} >"bundle$n.txt"
+	[[ $? == 1 ]] || fail "$n peers: diff of the bundles does not exit 1: $(cat "bundle$n.txt")"
+	cat "bundle$n.txt"
+	has() { grep -Eq "$1" "bundle$n.txt" || fail "$n peers: the diff of the bundles lacks /$1/"; }
+	has "^DIFFER at frame 400: hashes$"
+	[[ $(grep -c '^DIFFER' "bundle$n.txt") == 1 ]] || fail "more than one DIFFER line"
+	# every peer's hash as the peers themselves reported it, from the bundles' tables
+	l="  the peers' hashes of frame 400:"
+	for ((i = 0; i < n; i++)); do
+		l+="$( ((i)) && echo ,) peer $i ${ours[i]}"
+		((i == p)) || [[ ${ours[i]} == "${ours[0]}" ]] || fail "peer $i disagrees with peer 0"
+	done
+	[[ ${ours[p]} != "${ours[0]}" ]] || fail "the perturbed peer reported the others' hash"
+	has "^${l}$"
+	has "re-simulated from the start with the same inputs: ${ours[0]} \(peer 0\)$"
+	# the perturbation is a set_transform before the step: the phase is "entering the step",
+	# every phase of peer 0's step is the re-simulation's, the perturbed peer's world departs
+	# before its step, and the broad phase's pairs (keys only) do not change for one LSB
+	has "^first phase that differs: entering the step "
+	has "^peer 0's step is the re-simulation's in every phase$"
+	has "^peer $p departs from the re-simulation entering the step: "
+	has "^  pairs +([0-9a-f]{16}) \1$"
+	# the body and the field: player 0 is body 3, moved by one LSB in x
+	has "^  body 3 origin\.x: -?[0-9]+\.[0-9]{6} m -> -?[0-9]+\.[0-9]{6} m \(delta [+-]0\.000015 m; raw 0x[0-9a-f]{8} -> 0x[0-9a-f]{8}, [+-]1 LSB\)$"
+	grep -E '^  (body|shape|joint|contact) ' "bundle$n.txt" | grep -Ev '^  body 3[ :]' &&
+		fail "$n peers: fields of other bodies differ"
+	# two peers that agree: the same on every frame both bundles hold
+	if ((n > 2)); then
+		out=$("$replay" diff "b$n/desync-peer1-frame400.f2r" "b$n/desync-peer2-frame400.f2r")
+		[[ $? == 0 && $out =~ (^|$'\n')same:\ [0-9]+\ frames ]] || fail "diff of peers 1 and 2: $out"
+	fi
+	# the full replay of peer 0 against the perturbed peer's bundle: aligned at frame 400
+	out=$("$replay" diff "rec$n/peer0.f2r" "b$n/desync-peer$p-frame400.f2r")
+	[[ $? == 1 && $out == "from frame 400: rec$n/peer0.f2r re-simulated to there agrees"* ]] ||
+		fail "$n peers: diff of peer 0's replay and the bundle: $out"
+	grep -q "^  body 3 origin\.x: " <<<"$out" || fail "replay vs bundle names no field: $out"
+	[[ -n $probe ]] || return 0
+	# the picture: body 3 red where it is, the floor (static, y -0.5) in its own colour
+	local line bx by
+	line=$(grep '^diff picture origin' "bundle$n.txt") || fail "no picture mapping"
+	read -r bx by < <(sed -n 's/^  body 3: dx .* at \([-0-9.]*\) \([-0-9.]*\)$/\1 \2/p' "bundle$n.txt")
+	[[ -n $bx ]] || fail "no position of body 3"
+	check_px "bundle$n.png" "$line" "$bx" "$(awk -v y="$by" 'BEGIN{print y - 0.2}')" "0.95 0.15 0.15" "body 3"
+	check_px "bundle$n.png" "$line" "$bx" "$(awk -v y="$by" 'BEGIN{print y + 0.2}')" "0.95 0.15 0.15" "body 3"
+	check_px "bundle$n.png" "$line" "$bx" -0.5 "0.30 0.50 0.31" "the floor"
+}
+
+# check_px PNG MAPPING_LINE X Y "R G B" WHAT: the pixel at world (X, Y) is within 3 of R G B
+# (0..1, times 255); MAPPING_LINE is diff's "diff picture origin OX OY scale S"
+check_px() {
+	local p got
+	p=$(awk -v x="$3" -v y="$4" '{printf "%d %d", $4 + x * $7 + 0.5, $5 - y * $7 + 0.5}' <<<"$2")
+	# shellcheck disable=SC2086
+	got=$("$probe" "$1" $p | awk '{print $3, $4, $5}') || fail "png_probe $1 $p"
+	awk -v g="$got" -v w="$5" 'BEGIN { split(g, a, " "); split(w, b, " ");
+		for (i = 1; i <= 3; ++i) { e = b[i] * 255; if (a[i] < e - 3 || a[i] > e + 3) exit 1 } }' ||
+		fail "$6: pixel ($p) of $1 is $got, want $5 (x255)"
+}
 
 case $mode in
 impaired2 | impaired4)
@@ -121,7 +217,8 @@ desync)
 	for n in 2 4; do
 		mkdir "rec$n"
 		run "desync$n" --peers "$n" --frames 1200 --latency 30 --jitter 10 --loss 5 --dup 2 \
-			--reorder 2 --seed 8 --test-perturb-frame 400 --record "rec$n" --max-seconds 50
+			--reorder 2 --seed 8 --test-perturb-frame 400 --record "rec$n" --max-seconds 50 \
+			--bundle-dir "b$n"
 		[[ $rc == 1 ]] || fail "$n peers: exit $rc, want 1"
 		line=$(last_line "desync$n.out")
 		[[ $line == "DESYNC at frame 400" ]] || fail "$n peers: last line '$line'"
@@ -136,8 +233,10 @@ desync)
 		v=$("$replay" verify "rec$n/peer0.f2r") || fail "verify peer 0: '$v'"
 		d=$("$replay" diff "rec$n/peer0.f2r" "rec$n/peer$p.f2r")
 		[[ $? == 1 && $d == "DIFFER at frame 400: hashes"* ]] || fail "diff: '$d'"
+		check_bundles "$n"
 	done
-	echo "netdemo desync: OK (detected at frame 400 with 2 and 4 peers)"
+	echo "netdemo desync: OK (detected at frame 400 with 2 and 4 peers; the bundles name" \
+		"frame 400, the perturbed peer, body 3 origin.x)"
 	;;
 lost)
 	mkdir rec
