@@ -133,6 +133,27 @@ if ! [[ "$readme_out" =~ ^y\ =\ [0-9]+/65536,\ hash\ [0-9a-f]{16}$ ]]; then
 	exit 1
 fi
 
+echo "== the README's Game API example, against the moved tree"
+game_example="$work_dir/game_example.c"
+# the C block that follows the "## Game API" heading
+awk '/^## Game API/ {g = 1} g && /^```c$/ && !done {f = 1; next} /^```$/ && f {f = 0; done = 1} f' \
+	"$src_dir/README.md" >"$game_example"
+if [ ! -s "$game_example" ]; then
+	echo "FAIL: README.md has no Game API example" >&2
+	exit 1
+fi
+# shellcheck disable=SC2086
+"${CC:-cc}" -std=c11 -Wall -Wextra -Werror "$game_example" $flags -o "$work_dir/game_example"
+game_out=$("$work_dir/game_example")
+want_game=$(printf '%s\n' "step 10: entered the zone" "step 54: left the zone" "step 58: landed" \
+	"step 58: hit the floor at 622440/65536 m/s" "ground below: yes, 58980/65536 m down")
+if [ "$game_out" != "$want_game" ]; then
+	printf 'FAIL: the Game API example printed:\n%s\nwanted (as the README says):\n%s\n' \
+		"$game_out" "$want_game" >&2
+	exit 1
+fi
+echo "Game API example: as the README says"
+
 echo "== again with a deeper library folder (lib/x86_64-linux-gnu)"
 cmake -S "$src_dir" -B "$work_dir/build" -DCMAKE_INSTALL_LIBDIR=lib/x86_64-linux-gnu
 cmake --build "$work_dir/build" --parallel 2
