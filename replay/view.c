@@ -958,7 +958,8 @@ static void pump(viewer *vw)
  *   step N                   N single steps (as N presses of the right arrow)
  *   wait N                   N iterations of the main loop (a frame each while playing)
  *   screenshot FILE          .png or .bmp: the window read back from the renderer
- *   print                    "frame F hash H" (two replays: both hashes, "divergent D")
+ *   print                    "frame F hash H"; two replays: both hashes and "divergent D";
+ *                            a replay whose recorded hash differs: "recorded-hash-differs F"
  *   bodies                   "body ID x y angle vx vy w" of every body (as fix2d-replay)
  *   quit
  * Events are pushed to SDL's queue and handled at once. */
@@ -1099,6 +1100,8 @@ static bool run_script(viewer *vw, script *sc)
 			if (vw->count == 2) {
 				printf(" hash %016" PRIx64 " divergent %ld", f2d_world_hash(vw->tl[1].w),
 				       vw->divergent);
+			} else if (vw->tl[0].hash_mismatch >= 0) {
+				printf(" recorded-hash-differs %ld", vw->tl[0].hash_mismatch);
 			}
 			printf("\n");
 		} else if (strcmp(w1, "bodies") == 0) {
@@ -1339,7 +1342,11 @@ int main(int argc, char **argv)
 		if (vw->scripted) {
 			if (sc.wait > 0) {
 				--sc.wait;
-			} else if (!run_script(vw, &sc)) {
+			}
+			if (sc.wait > 0) {
+				continue;
+			}
+			if (!run_script(vw, &sc)) {
 				status = EXIT_USAGE;
 			} else if (sc.wait == 0 && !vw->quit) {
 				vw->quit = true; /* the script ended */
