@@ -416,7 +416,9 @@ static bool record(timeline *tl, const char *path)
 		const frame_in *fi = &tl->frames[f];
 		fr->index = (uint32_t)f;
 		fr->count = fi->count;
-		memcpy(fr->commands, fi->commands, (size_t)fi->count * sizeof *fi->commands);
+		if (fi->count > 0) {
+			memcpy(fr->commands, fi->commands, (size_t)fi->count * sizeof *fi->commands);
+		}
 		ok = simulate(tl, NULL);
 		fr->has_hash = true;
 		fr->hash = f2d_world_hash(tl->w);
@@ -1297,6 +1299,11 @@ int main(int argc, char **argv)
 	}
 	vw->scripted = sc.f != NULL || sc.text != NULL;
 	if (status == EXIT_SUCCESS) {
+		/* scripts (tests) draw with SDL's software renderer: the same pixels whatever GL
+		 * driver the machine has (SDL_RENDER_DRIVER in the environment still wins) */
+		if (vw->scripted) {
+			SDL_SetHintWithPriority(SDL_HINT_RENDER_DRIVER, "software", SDL_HINT_DEFAULT);
+		}
 		if (SDL_Init(SDL_INIT_VIDEO) != 0) {
 			fprintf(stderr, "%s: cannot start SDL video: %s\n", PROG, SDL_GetError());
 			status = EXIT_FAILURE;
