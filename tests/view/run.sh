@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# The viewer fix2d-view, driven by scripts in a real X server (Xvfb through xvfb-run; without
-# xvfb-run and without a DISPLAY, SDL's dummy video driver). Screenshots are read back from
+# The viewer fix2d-view, driven by scripts in a real X server (its own Xvfb; without Xvfb, the
+# DISPLAY it is given, or else SDL's dummy video driver). Screenshots are read back from
 # the renderer (SDL_RenderReadPixels) and checked by pixels at places computed from body
 # positions and the mapping the viewer prints, never by bytes.
 # SPDX-License-Identifier: MIT
@@ -8,7 +8,8 @@
 # usage: run.sh FIX2D_VIEW FIX2D_REPLAY F2R_EDIT PNG_PROBE WORKDIR
 #
 #  1. A scene after N frames: the hash is fix2d-replay's; the box's colour where the box is,
-#     the ground's under it, the background beside and above it.
+#     the ground's under it, the background beside and above it; its contact points yellow,
+#     and not after C; + zooms by 1.25, a right drag pans, and the box stays under its pixels.
 #  2. Scrubbing (keyframes every 7 frames, restore and simulate again): home, end, step back
 #     and step give fix2d-replay's hashes of those frames; a .bmp screenshot.
 #  3. A scripted drag moves the box (its position differs from the run without the drag, and
@@ -28,17 +29,38 @@ edit=$3
 probe=$4
 work=$5
 
-if [[ -z ${DISPLAY:-} && -z ${F2D_VIEW_UNDER_XVFB:-} ]]; then
-	if command -v xvfb-run >/dev/null; then
-		F2D_VIEW_UNDER_XVFB=1 exec xvfb-run -a -s "-screen 0 1280x1024x24" bash "$0" "$@"
-	fi
-	echo "view: no xvfb-run and no DISPLAY: SDL's dummy video driver"
-	export SDL_VIDEODRIVER=dummy
-fi
-
+abs() { [[ $1 == /* ]] && echo "$1" || echo "$PWD/$1"; }
+view=$(abs "$view")
+replay=$(abs "$replay")
+edit=$(abs "$edit")
+probe=$(abs "$probe")
 rm -rf "$work"
 mkdir -p "$work"
 cd "$work" || exit 1
+
+# Our own X server (Xvfb, the server xvfb-run starts), on a display number it picks itself
+# (-displayfd: no race with other X servers on the machine, as xvfb-run -a has).
+xvfb_pid=""
+if [[ -z ${F2D_VIEW_DISPLAY_KEEP:-} ]] && command -v Xvfb >/dev/null; then
+	Xvfb -displayfd 9 -screen 0 1280x1024x24 -nolisten tcp 9>"$work/display" 2>"$work/xvfb.log" &
+	xvfb_pid=$!
+	trap 'kill "$xvfb_pid" 2>/dev/null' EXIT
+	for _ in $(seq 100); do
+		[[ -s $work/display ]] && break
+		sleep 0.1
+	done
+	if [[ -s $work/display ]]; then
+		export DISPLAY=":$(head -1 "$work/display")"
+		unset XAUTHORITY
+		echo "view: Xvfb on display $DISPLAY"
+	else
+		echo "view: Xvfb did not start: $(cat "$work/xvfb.log")"
+		exit 1
+	fi
+elif [[ -z ${DISPLAY:-} ]]; then
+	echo "view: no Xvfb and no DISPLAY: SDL's dummy video driver"
+	export SDL_VIDEODRIVER=dummy
+fi
 # Under the sanitizer build: X11, Mesa and fontconfig keep allocations until exit (not fix2d).
 printf 'leak:libX11\nleak:libxcb\nleak:libSDL2\nleak:libfontconfig\nleak:libGLX\nleak:libGL\nleak:libdbus\nleak:libEGL\nleak:dri\nleak:libLLVM\n' >lsan.supp
 export LSAN_OPTIONS="suppressions=$work/lsan.supp${LSAN_OPTIONS:+:$LSAN_OPTIONS}"
@@ -92,7 +114,7 @@ hash_at() { "$replay" run "$1" --steps "$2" | awk '{print $4}'; }
 body_xy() { awk -v id="$2" '$1 == "body" && $2 == id {print $3, $4}' "$1"; }
 
 # ---- 1. a scene after 30 frames ----
-run_view single_box --frames 30 --screenshot box.png >box.txt 2>box.err || bad "view single_box --frames 30 failed: $(cat box.err)"
+run_view single_box --frames 30 --screenshot box.png >box.txt 2>box.err || bad "view single_box --frames 30 failed (exit $?): $(cat box.err)"
 shot=$(grep '^screenshot box.png ' box.txt)
 [[ $shot == "screenshot box.png frame 30 step 30 hash $(hash_at single_box 30) "* ]] && ok ||
 	bad "the viewer's frame 30 is not fix2d-replay's: $shot"
@@ -102,6 +124,46 @@ check_at box.png "$shot" "$(add "$bx" -0.25)" "$(add "$by" -0.25)" "$dynamic" "i
 check_at box.png "$shot" "$bx" "$(add "$by" 1.0)" "$background" "above the box"
 check_at box.png "$shot" "$(add "$bx" 1.0)" "$by" "$background" "beside the box"
 check_at box.png "$shot" "$bx" -0.25 "$static" "the ground"
+
+# contacts (C) and the view (+ zoom, right-drag pan) at rest, frame 120
+cat >rest.txt <<'EOF'
+step 120
+screenshot rest0.png
+key c
+screenshot rest1.png
+key c
+key plus
+mouse down right 0 0
+mouse move 1 0
+mouse up right 1 0
+screenshot rest2.png
+EOF
+run_view single_box --script rest.txt >rest.out 2>rest.err || bad "rest script failed (exit $?): $(cat rest.err)"
+"$replay" run single_box --steps 120 --bodies >b120.txt
+read -r bx by <<<"$(body_xy b120.txt 1)"
+s0=$(grep '^screenshot rest0.png ' rest.out)
+s1=$(grep '^screenshot rest1.png ' rest.out)
+s2=$(grep '^screenshot rest2.png ' rest.out)
+# the box's two contact points: its bottom corners, midway between its bottom and the ground's
+# top (y = 0); yellow with contacts shown, not after C
+cy=$(awk -v y="$by" 'BEGIN { printf "%.6f", (y - 0.5) / 2 }')
+yellow="1.00 0.90 0.20"
+for cx in "$(add "$bx" -0.5)" "$(add "$bx" 0.5)"; do
+	check_at rest0.png "$s0" "$cx" "$cy" "$yellow" "contact point ($cx, $cy)"
+	got=$("$probe" rest1.png $(to_px "$s1" "$cx" "$cy") | awk '{print $3, $4, $5}')
+	if [[ -n $got ]] && ! near "$got" "$yellow"; then ok; else bad "contact point ($cx, $cy) after C: '$got'"; fi
+done
+# + zooms by 1.25; a right drag of 1 m moves the origin by 1 m of pixels; the same world point
+# has the same colour before and after
+field() { awk -v k="$2" '{for (i = 1; i < NF; ++i) if ($i == k) print $(i+1)}' <<<"$1"; }
+awk -v s0="$(field "$s0" scale)" -v s2="$(field "$s2" scale)" -v o0="$(field "$s0" origin)" \
+	-v o2="$(field "$s2" origin)" 'BEGIN { d = s2 / s0 - 1.25; e = o2 - o0 - s2;
+	exit !(d > -0.001 && d < 0.001 && e > -1 && e < 1) }' && ok || bad "zoom and pan: $s0 / $s2"
+p0=$("$probe" rest0.png $(to_px "$s0" "$(add "$bx" -0.25)" "$(add "$by" -0.25)") | awk '{print $3, $4, $5}')
+p2=$("$probe" rest2.png $(to_px "$s2" "$(add "$bx" -0.25)" "$(add "$by" -0.25)") | awk '{print $3, $4, $5}')
+if [[ -n $p0 && $p0 == "$p2" ]] && ! near "$p0" "$background"; then ok; else
+	bad "the box after zoom and pan: '$p2', before: '$p0'"
+fi
 
 # ---- 2. scrubbing ----
 cat >scrub.txt <<'EOF'
@@ -119,7 +181,7 @@ key right
 print
 screenshot scrub.bmp
 EOF
-run_view pyramid --keyframe-every 7 --script scrub.txt >scrub.out 2>scrub.err || bad "scrub script failed: $(cat scrub.err)"
+run_view pyramid --keyframe-every 7 --script scrub.txt >scrub.out 2>scrub.err || bad "scrub script failed (exit $?): $(cat scrub.err)"
 # frame 0: the world the viewer opens with (fix2d-replay run takes at least one step)
 printf 'print\n' >start.txt
 want=""
@@ -152,7 +214,7 @@ key space
 print
 bodies
 EOF
-run_view single_box --script drag.txt --record drag.f2r >drag.out 2>drag.err || bad "drag script failed: $(cat drag.err)"
+run_view single_box --script drag.txt --record drag.f2r >drag.out 2>drag.err || bad "drag script failed (exit $?): $(cat drag.err)"
 "$replay" run single_box --steps 120 --bodies >nodrag.txt
 read -r dx dy <<<"$(body_xy drag.out 1)"
 read -r nx ny <<<"$(body_xy nodrag.txt 1)"
@@ -194,16 +256,16 @@ screenshot before.png
 key d
 print
 EOF
-run_view a.f2r b.f2r --script dual.txt >dual.out 2>dual.err || bad "two replays failed: $(cat dual.err)"
+run_view a.f2r b.f2r --script dual.txt >dual.out 2>dual.err || bad "two replays failed (exit $?): $(cat dual.err)"
 grep -q "^first divergent frame $dframe$" dual.out && ok || bad "the viewer's first divergent frame: $(head -3 dual.out)"
 mapfile -t frames < <(grep '^frame' dual.out)
-[[ ${frames[0]} == "frame 51 "*" divergent 50" && ${frames[1]} == "frame 50 "*" divergent 50" && ${frames[2]} == "frame 51 "* ]] && ok ||
+[[ ${frames[0]:-} == "frame 51 "*" divergent 50" && ${frames[1]:-} == "frame 50 "*" divergent 50" && ${frames[2]:-} == "frame 51 "* ]] && ok ||
 	bad "the two-replay mode does not open at, step back from and jump to frame 51: ${frames[*]}"
 # before: the same hash in both; at: different
-read -r _ _ _ h1 _ h2 _ <<<"${frames[1]}"
-[[ $h1 == "$h2" ]] && ok || bad "at frame 50 the worlds differ already: ${frames[1]}"
-read -r _ _ _ h1 _ h2 _ <<<"${frames[0]}"
-[[ $h1 != "$h2" ]] && ok || bad "at frame 51 the worlds agree: ${frames[0]}"
+read -r _ _ _ h1 _ h2 _ <<<"${frames[1]:-}"
+[[ $h1 == "$h2" ]] && ok || bad "at frame 50 the worlds differ already: ${frames[1]:-}"
+read -r _ _ _ h1 _ h2 _ <<<"${frames[0]:-}"
+[[ $h1 != "$h2" ]] && ok || bad "at frame 51 the worlds agree: ${frames[0]:-}"
 # the kicked body (named first by fix2d-replay diff) red at frame 51, its own colour at 50
 kicked=$("$replay" diff a.f2r b.f2r | awk '$1 == "body" {sub(":", "", $2); print $2; exit}')
 awk '/^screenshot at.png/ {f = 1} /^screenshot before.png/ {f = 0} f && $1 == "B" {print $2, $3, $4, $5}' dual.out >at-bodies.txt
