@@ -1298,6 +1298,8 @@ int main(int argc, char **argv)
 		sc.text = generated;
 	}
 	vw->scripted = sc.f != NULL || sc.text != NULL;
+	/* a person sees one world move at once; scripts and the two-replay mode start paused */
+	vw->playing = !vw->scripted && nsources == 1;
 	if (status == EXIT_SUCCESS) {
 		/* scripts (tests) draw with SDL's software renderer: the same pixels whatever GL
 		 * driver the machine has (SDL_RENDER_DRIVER in the environment still wins) */
@@ -1341,6 +1343,12 @@ int main(int argc, char **argv)
 		if (vw->playing && !vw->quit && !step_forward(vw)) {
 			status = EXIT_FAILURE;
 			break;
+		}
+		/* a replay pauses at its last recorded frame (right arrow or space go on) */
+		for (int i = 0; i < vw->count; ++i) {
+			if (vw->playing && vw->tl[i].recorded > 0 && vw->tl[i].t == vw->tl[i].recorded) {
+				vw->playing = false;
+			}
 		}
 		if (!present(vw, NULL)) {
 			status = EXIT_FAILURE;
