@@ -1,0 +1,1404 @@
+/* fix2d-view: an interactive viewer of catalogue scenes and replays (SDL2 window, drawn with
+ * cairo through replay/draw.c, the same drawing as fix2d-replay's pictures). Public API only.
+ * SPDX-License-Identifier: MIT
+ *
+ *   fix2d-view SCENE|FILE.f2r [--record OUT.f2r]     one world
+ *   fix2d-view A.f2r B.f2r                           two replays overlaid, at their first
+ *                                                    divergent frame
+ * Options: --size WxH, --keyframe-every K, --script FILE, --frames N --screenshot OUT.png|.bmp
+ *
+ * Time: a timeline per world. Frame f's inputs (the replay's commands and the viewer's drag
+ * commands) are applied before step f; the world "at frame t" has taken t steps. Every K
+ * frames the viewer keeps an in-process snapshot (f2d_snapshot_save); seeking to frame t
+ * restores the last keyframe at or before t and simulates the frames in between again, which
+ * is exact because the simulation is deterministic.
+ *
+ * Dragging: the left button grabs a dynamic body at the cursor; every simulated frame while it
+ * is held gets an F2D_CMD_APPLY_FORCE command (fix2d/input.h) at the grabbed point: a spring
+ * of 5 Hz with damping ratio 0.7 towards the cursor, as Box2D's mouse joint, computed in
+ * Q16.16 integers from the world's state. The cursor itself becomes a world point in fix16 (the
+ * only float here that reaches a command is the pixel-to-metre mapping of the input device);
+ * the commands are part of the timeline, so `--record` writes a replay that `fix2d-replay
+ * verify` re-simulates to the same hashes. A drag at a frame before the end of the timeline
+ * starts a new branch there: the later frames are dropped.
+ *
+ * Floating point is used for drawing, timing and the mapping of the mouse only.
+ */
+#include "draw.h"
+#include "f2r.h"
+#include "fix2d/convert.h"
+#include "fix2d/fix2d.h"
+#include "fix2d/input.h"
+#include "fix2d/scenes.h"
+#include "fix2d/snapshot.h"
+#include "state.h"
+
+#include <SDL.h>
+#include <cairo.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define PROG "fix2d-view"
+#define EXIT_USAGE 2
+#define HASH_FORMAT 1u /* as replay/record.c writes */
+#define FIX2D_VERSION_WORD                                                                         \
+	((uint32_t)F2D_VERSION_MAJOR << 16 | (uint32_t)F2D_VERSION_MINOR << 8 | F2D_VERSION_PATCH)
+#define DRAG_PLAYER 255 /* the viewer's commands: player 255 */
+
+/* ---- a timeline: one world, its inputs per frame and its keyframes ---- */
+
+typedef struct frame_in {
+	int32_t count;
+	f2d_command *commands; /* owned */
+	bool has_hash;         /* a recorded hash (replays) */
+	uint64_t hash;
+} frame_in;
+
+typedef struct keyframe {
+	void *bytes; /* in-process snapshot of the world at frame index * K */
+	size_t len;
+} keyframe;
+
+typedef struct timeline {
+	f2d_world *w;
+	char name[80];
+	long t;          /* frames taken */
+	long length;     /* frames with known inputs */
+	long recorded;   /* frames read from the replay (0 for a scene) */
+	frame_in *frames;
+	long frames_cap;
+	keyframe *keys;
+	long key_count; /* keys[0..key_count) are valid */
+	long keys_cap;
+	long key_every;
+	long hash_mismatch; /* first frame whose recorded hash differs from the simulation, or -1 */
+	/* the start, for --record */
+	uint8_t start_kind;
+	char scene[64];
+	uint8_t *start;
+	size_t start_len;
+	double step_ms, step_avg_ms; /* the last measured step and a running average */
+} timeline;
+
+static bool grow_frames(timeline *tl, long need)
+{
+	if (need <= tl->frames_cap) {
+		return true;
+	}
+	long cap = tl->frames_cap < 256 ? 256 : tl->frames_cap;
+	while (cap < need) {
+		cap *= 2;
+	}
+	frame_in *f = realloc(tl->frames, (size_t)cap * sizeof *f);
+	if (f == NULL) {
+		return false;
+	}
+	memset(f + tl->frames_cap, 0, (size_t)(cap - tl->frames_cap) * sizeof *f);
+	tl->frames = f;
+	tl->frames_cap = cap;
+	return true;
+}
+
+static bool save_key(timeline *tl)
+{
+	long k = tl->t / tl->key_every;
+	if (tl->t % tl->key_every != 0 || k != tl->key_count) {
+		return true;
+	}
+	if (k >= tl->keys_cap) {
+		long cap = tl->keys_cap < 64 ? 64 : tl->keys_cap * 2;
+		keyframe *keys = realloc(tl->keys, (size_t)cap * sizeof *keys);
+		if (keys == NULL) {
+			return false;
+		}
+		memset(keys + tl->keys_cap, 0, (size_t)(cap - tl->keys_cap) * sizeof *keys);
+		tl->keys = keys;
+		tl->keys_cap = cap;
+	}
+	size_t need = f2d_snapshot_size(tl->w), len = 0;
+	keyframe *kf = &tl->keys[k];
+	if (need > kf->len || kf->bytes == NULL) {
+		void *b = realloc(kf->bytes, need);
+		if (b == NULL) {
+			return false;
+		}
+		kf->bytes = b;
+	}
+	if (f2d_snapshot_save(tl->w, kf->bytes, need, &len) != F2D_OK) {
+		return false;
+	}
+	kf->len = len;
+	tl->key_count = k + 1;
+	return true;
+}
+
+static bool timeline_init(timeline *tl, f2d_world *w, const char *name, long key_every)
+{
+	memset(tl, 0, sizeof *tl);
+	tl->w = w;
+	snprintf(tl->name, sizeof tl->name, "%s", name);
+	tl->key_every = key_every;
+	tl->hash_mismatch = -1;
+	return save_key(tl);
+}
+
+static void timeline_free(timeline *tl)
+{
+	for (long i = 0; i < tl->frames_cap; ++i) {
+		free(tl->frames[i].commands);
+	}
+	for (long i = 0; i < tl->keys_cap; ++i) {
+		free(tl->keys[i].bytes);
+	}
+	free(tl->frames);
+	free(tl->keys);
+	free(tl->start);
+	f2d_destroy_world(tl->w);
+	memset(tl, 0, sizeof *tl);
+}
+
+/* Frame t's inputs applied and one step taken; `extra` (the viewer's command, may be NULL) is
+ * added to frame t first. */
+static bool simulate(timeline *tl, const f2d_command *extra)
+{
+	if (!grow_frames(tl, tl->t + 1)) {
+		return false;
+	}
+	frame_in *fi = &tl->frames[tl->t];
+	if (extra != NULL) {
+		/* a new input: the timeline branches here */
+		for (long f = tl->t + 1; f < tl->length; ++f) {
+			free(tl->frames[f].commands);
+			memset(&tl->frames[f], 0, sizeof tl->frames[f]);
+		}
+		tl->length = tl->t + 1;
+		if (tl->hash_mismatch >= tl->t) {
+			tl->hash_mismatch = -1;
+		}
+		long keep = tl->t / tl->key_every + 1;
+		tl->key_count = tl->key_count < keep ? tl->key_count : keep;
+		fi->has_hash = false;
+		f2d_command *c = realloc(fi->commands, (size_t)(fi->count + 1) * sizeof *c);
+		if (c == NULL) {
+			return false;
+		}
+		/* a sequence number after this frame's other commands of the viewer's player */
+		f2d_command cmd = *extra;
+		cmd.player = DRAG_PLAYER;
+		cmd.sequence = 0;
+		for (int32_t i = 0; i < fi->count; ++i) {
+			if (c[i].player == DRAG_PLAYER && c[i].sequence >= cmd.sequence) {
+				cmd.sequence = (uint16_t)(c[i].sequence + 1);
+			}
+		}
+		c[fi->count++] = cmd;
+		fi->commands = c;
+	}
+	if (tl->t >= tl->length) {
+		tl->length = tl->t + 1;
+	}
+	Uint64 t0 = SDL_GetPerformanceCounter();
+	if (fi->count > 0) {
+		f2d_world_apply_commands(tl->w, fi->commands, fi->count, NULL);
+	}
+	f2d_result r = f2d_world_step(tl->w);
+	Uint64 t1 = SDL_GetPerformanceCounter();
+	tl->step_ms = (double)(t1 - t0) * 1000.0 / (double)SDL_GetPerformanceFrequency();
+	tl->step_avg_ms = tl->step_avg_ms == 0 ? tl->step_ms : 0.95 * tl->step_avg_ms + 0.05 * tl->step_ms;
+	if (r != F2D_OK && r != F2D_ERROR_OUT_OF_RANGE && r != F2D_ERROR_OVERFLOW) {
+		fprintf(stderr, "%s: %s: step %ld failed: %s\n", PROG, tl->name, tl->t,
+		        f2d_error_string(r));
+		return false;
+	}
+	if (fi->has_hash && tl->hash_mismatch < 0 && fi->hash != f2d_world_hash(tl->w)) {
+		tl->hash_mismatch = tl->t;
+	}
+	tl->t += 1;
+	return save_key(tl);
+}
+
+/* The world at frame `target` (>= 0): from the last keyframe at or before it. */
+static bool seek(timeline *tl, long target)
+{
+	target = target < 0 ? 0 : target;
+	if (target == tl->t) {
+		return true;
+	}
+	long k = target / tl->key_every;
+	k = k < tl->key_count - 1 ? k : tl->key_count - 1;
+	if (target < tl->t || k * tl->key_every > tl->t) {
+		if (f2d_snapshot_restore(tl->w, tl->keys[k].bytes, tl->keys[k].len) != F2D_OK) {
+			fprintf(stderr, "%s: %s: cannot restore keyframe %ld\n", PROG, tl->name, k);
+			return false;
+		}
+		tl->t = k * tl->key_every;
+	}
+	while (tl->t < target) {
+		if (!simulate(tl, NULL)) {
+			return false;
+		}
+	}
+	return true;
+}
+
+/* ---- sources ---- */
+
+static bool read_file(const char *path, uint8_t **out, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	if (f == NULL) {
+		return false;
+	}
+	size_t cap = 1 << 16, n = 0;
+	uint8_t *buf = malloc(cap);
+	while (buf != NULL) {
+		n += fread(buf + n, 1, cap - n, f);
+		if (n < cap) {
+			break;
+		}
+		uint8_t *b = cap < F2R_MAX_CHUNK * 4u ? realloc(buf, cap * 2) : NULL;
+		if (b == NULL) {
+			free(buf);
+			buf = NULL;
+			break;
+		}
+		buf = b;
+		cap *= 2;
+	}
+	bool ok = buf != NULL && !ferror(f);
+	fclose(f);
+	if (!ok) {
+		free(buf);
+		return false;
+	}
+	*out = buf;
+	*len = n;
+	return true;
+}
+
+/* A scene or a replay (read whole: its frames become the timeline's inputs). */
+static int open_source(timeline *tl, const char *what, long key_every)
+{
+	f2d_world *w = NULL;
+	if (f2d_scene_find(what) >= 0) {
+		if (f2d_scene_create(what, NULL, &w) != F2D_OK) {
+			fprintf(stderr, "%s: cannot build scene '%s'\n", PROG, what);
+			return EXIT_FAILURE;
+		}
+		if (!timeline_init(tl, w, what, key_every)) {
+			timeline_free(tl);
+			return EXIT_FAILURE;
+		}
+		snprintf(tl->scene, sizeof tl->scene, "%s", what);
+		return -1;
+	}
+	uint8_t *bytes = NULL;
+	size_t len = 0;
+	if (!read_file(what, &bytes, &len)) {
+		fprintf(stderr, "%s: '%s' is neither a scene (see fix2d-replay scenes) nor a readable "
+		                "file\n", PROG, what);
+		return EXIT_USAGE;
+	}
+	f2r_reader r;
+	bool opened = f2r_open_mem(&r, bytes, len);
+	free(bytes);
+	if (!opened) {
+		fprintf(stderr, "%s: %s: %s\n", PROG, what, r.error);
+		f2r_close_read(&r);
+		return EXIT_USAGE;
+	}
+	const f2r_header *h = &r.header;
+	const char *problem = NULL;
+	if (h->fingerprint != f2d_fingerprint()) {
+		problem = "recorded with another math fingerprint";
+	} else if (h->hash_format != HASH_FORMAT ||
+	           (h->fix2d_version >> 8) != (FIX2D_VERSION_WORD >> 8)) {
+		problem = "recorded by an incompatible fix2d";
+	} else if (h->start_kind == F2R_START_SCENE &&
+	           (f2d_scene_find(h->scene) < 0 || f2d_scene_create(h->scene, NULL, &w) != F2D_OK)) {
+		problem = "its scene is unknown";
+	} else if (h->start_kind == F2R_START_SNAPSHOT &&
+	           f2d_snapshot_load_new(h->start, h->start_len, NULL, &w) != F2D_OK) {
+		problem = "its start snapshot does not load";
+	} else if (f2d_world_get_time_step(w) != h->time_step) {
+		problem = "the header's time step is not the start world's";
+	}
+	if (problem != NULL) {
+		fprintf(stderr, "%s: %s: %s\n", PROG, what, problem);
+		f2d_destroy_world(w);
+		f2r_close_read(&r);
+		return EXIT_USAGE;
+	}
+	const char *base = strrchr(what, '/');
+	base = base != NULL ? base + 1 : what;
+	int status = timeline_init(tl, w, base, key_every) ? -1 : EXIT_FAILURE;
+	tl->start_kind = h->start_kind;
+	snprintf(tl->scene, sizeof tl->scene, "%s", h->scene);
+	if (status < 0 && h->start_kind == F2R_START_SNAPSHOT) {
+		tl->start = malloc(h->start_len);
+		if (tl->start == NULL) {
+			status = EXIT_FAILURE;
+		} else {
+			memcpy(tl->start, h->start, h->start_len);
+			tl->start_len = h->start_len;
+		}
+	}
+	f2r_frame *fr = calloc(1, sizeof *fr);
+	f2r_status st = F2R_OK;
+	while (status < 0 && fr != NULL && (st = f2r_read_frame(&r, fr)) == F2R_OK) {
+		if (!grow_frames(tl, tl->length + 1)) {
+			status = EXIT_FAILURE;
+			break;
+		}
+		frame_in *fi = &tl->frames[tl->length++];
+		fi->count = fr->count;
+		fi->has_hash = fr->has_hash;
+		fi->hash = fr->hash;
+		if (fr->count > 0) {
+			fi->commands = malloc((size_t)fr->count * sizeof *fi->commands);
+			if (fi->commands == NULL) {
+				status = EXIT_FAILURE;
+				break;
+			}
+			memcpy(fi->commands, fr->commands, (size_t)fr->count * sizeof *fi->commands);
+		}
+	}
+	if (fr == NULL) {
+		status = EXIT_FAILURE;
+	}
+	if (status < 0 && st == F2R_BAD) {
+		fprintf(stderr, "%s: %s: %s\n", PROG, what, r.error);
+		status = EXIT_USAGE;
+	} else if (status < 0 && st == F2R_TRUNCATED) {
+		printf("note: %s ends without an end marker after frame %u\n", what, r.next_frame);
+	}
+	tl->recorded = tl->length;
+	free(fr);
+	f2r_close_read(&r);
+	if (status >= 0) {
+		timeline_free(tl);
+	}
+	return status;
+}
+
+/* --record: the timeline's frames [0, length) written as a replay, simulated again from the
+ * start with a hash after every frame and a portable keyframe every 60 frames. */
+static bool record(timeline *tl, const char *path)
+{
+	f2r_header h;
+	memset(&h, 0, sizeof h);
+	h.fix2d_version = FIX2D_VERSION_WORD;
+	h.hash_format = HASH_FORMAT;
+	h.fingerprint = f2d_fingerprint();
+	h.time_step = f2d_world_get_time_step(tl->w);
+	h.hash_interval = 1;
+	h.start_kind = tl->start_kind;
+	snprintf(h.scene, sizeof h.scene, "%s", tl->scene);
+	h.start = tl->start;
+	h.start_len = tl->start_len;
+	long frames = tl->length;
+	if (frames == 0 || !seek(tl, 0)) {
+		fprintf(stderr, "%s: %s: nothing to record (no frame was simulated)\n", PROG, path);
+		return false;
+	}
+	f2r_writer wr;
+	f2r_frame *fr = calloc(1, sizeof *fr);
+	if (fr == NULL || !f2r_open_write(&wr, path, &h)) {
+		fprintf(stderr, "%s: cannot write '%s'\n", PROG, path);
+		free(fr);
+		return false;
+	}
+	bool ok = true;
+	for (long f = 0; ok && f < frames; ++f) {
+		const frame_in *fi = &tl->frames[f];
+		fr->index = (uint32_t)f;
+		fr->count = fi->count;
+		if (fi->count > 0) {
+			memcpy(fr->commands, fi->commands, (size_t)fi->count * sizeof *fi->commands);
+		}
+		ok = simulate(tl, NULL);
+		fr->has_hash = true;
+		fr->hash = f2d_world_hash(tl->w);
+		ok = ok && f2r_write_frame(&wr, fr);
+		if (ok && (f + 1) % 60 == 0) {
+			size_t need = f2d_snapshot_portable_size(tl->w), len = 0;
+			void *buf = malloc(need);
+			ok = buf != NULL &&
+			     f2d_snapshot_save_portable(tl->w, buf, need, &len) == F2D_OK &&
+			     f2r_write_keyframe(&wr, (uint32_t)f, buf, len);
+			free(buf);
+		}
+	}
+	ok = f2r_close_write(&wr) && ok;
+	if (ok) {
+		printf("recorded %ld frames to %s, final hash %016" PRIx64 "\n", frames, path,
+		       f2d_world_hash(tl->w));
+	} else {
+		fprintf(stderr, "%s: error writing '%s'\n", PROG, path);
+	}
+	free(fr);
+	return ok;
+}
+
+/* ---- two replays: the first divergent frame ----
+ * As `fix2d-replay diff` of two replays: the first frame whose inputs differ, whose recorded
+ * hashes differ, or after whose step the simulated states differ. -2 when they never do, -1
+ * when the start worlds differ already. */
+static long first_divergence(timeline *a, timeline *b)
+{
+	if (f2d_world_hash(a->w) != f2d_world_hash(b->w)) {
+		return -1;
+	}
+	long n = a->length < b->length ? a->length : b->length;
+	uint8_t ba[F2D_COMMAND_MAX_BYTES], bb[F2D_COMMAND_MAX_BYTES];
+	for (long f = 0; f < n; ++f) {
+		const frame_in *fa = &a->frames[f], *fb = &b->frames[f];
+		bool differ = fa->count != fb->count ||
+		              (fa->has_hash && fb->has_hash && fa->hash != fb->hash);
+		for (int32_t i = 0; !differ && i < fa->count; ++i) {
+			size_t la = 0, lb = 0;
+			f2d_command_encode(&fa->commands[i], ba, sizeof ba, &la);
+			f2d_command_encode(&fb->commands[i], bb, sizeof bb, &lb);
+			differ = la != lb || memcmp(ba, bb, la) != 0;
+		}
+		if (!simulate(a, NULL) || !simulate(b, NULL)) {
+			return -2;
+		}
+		if (differ || f2d_world_hash(a->w) != f2d_world_hash(b->w)) {
+			return f;
+		}
+	}
+	return a->length != b->length ? n : -2;
+}
+
+/* ---- the viewer ---- */
+
+typedef struct viewer {
+	SDL_Window *window;
+	SDL_Renderer *renderer;
+	SDL_Texture *texture;
+	cairo_surface_t *surface;
+	int width, height;
+	timeline tl[2];
+	int count; /* 1, or 2 in the two-replay mode */
+	long divergent; /* two replays: the first divergent frame (-1 start, -2 none) */
+	view v;
+	bool playing, quit, aabb, contacts, joints;
+	bool scripted; /* no pacing */
+	/* dragging */
+	bool dragging;
+	f2d_body_id drag_body;
+	f2d_vec2 drag_local;  /* the grabbed point in the body's frame */
+	f2d_vec2 drag_target; /* the cursor in the world */
+	/* panning */
+	bool panning;
+	int pan_x, pan_y;
+	/* mouse, for the cursor readout */
+	int mouse_x, mouse_y;
+} viewer;
+
+static void px_to_world(const viewer *vw, double px, double py, double *x, double *y)
+{
+	*x = (px - vw->v.ox) / vw->v.s;
+	*y = (vw->v.oy - py) / vw->v.s;
+}
+
+/* The dynamic body under a world point: the last drawn (highest shape id) whose shape holds
+ * it. Geometry from the portable state, in double (picking only). */
+static bool pick(const st_world *s, double x, double y, int32_t *body)
+{
+	for (int32_t i = s->shape_count - 1; i >= 0; --i) {
+		const st_shape *sh = &s->shapes[i];
+		if (!sh->alive || s->bodies[sh->body].type != F2D_DYNAMIC_BODY) {
+			continue;
+		}
+		const st_body *b = &s->bodies[sh->body];
+		/* the point in the body's frame */
+		double c = d(b->q.c), sn = d(b->q.s), dx = x - d(b->origin.x), dy = y - d(b->origin.y);
+		double lx = c * dx + sn * dy, ly = -sn * dx + c * dy;
+		bool inside;
+		if (sh->polygon) {
+			inside = true;
+			for (int32_t k = 0; inside && k < sh->count; ++k) {
+				f2d_vec2 p = sh->vertices[k], q = sh->vertices[(k + 1) % sh->count];
+				double ex = d(q.x) - d(p.x), ey = d(q.y) - d(p.y);
+				inside = ex * (ly - d(p.y)) - ey * (lx - d(p.x)) >= 0;
+			}
+		} else {
+			double ex = lx - d(sh->center.x), ey = ly - d(sh->center.y), r = d(sh->radius);
+			inside = ex * ex + ey * ey <= r * r;
+		}
+		if (inside) {
+			*body = sh->body;
+			return true;
+		}
+	}
+	return false;
+}
+
+static void start_drag(viewer *vw, int px, int py)
+{
+	timeline *tl = &vw->tl[0];
+	st_world s;
+	char err[160];
+	if (vw->count != 1 || !st_from_world(tl->w, &s, err, sizeof err)) {
+		return;
+	}
+	double x, y;
+	int32_t id;
+	px_to_world(vw, px, py, &x, &y);
+	if (pick(&s, x, y, &id)) {
+		vw->dragging = true;
+		vw->drag_body = (f2d_body_id){id + 1, s.bodies[id].generation};
+		vw->drag_target = f2d_vec2_from_doubles(x, y);
+		/* local = R^T (p - origin), in fix16 */
+		f2d_transform xf = f2d_body_get_transform(tl->w, vw->drag_body);
+		int64_t dx = (int64_t)vw->drag_target.x - xf.p.x, dy = (int64_t)vw->drag_target.y - xf.p.y;
+		vw->drag_local.x = (fix16_t)((xf.q.c * dx + xf.q.s * dy) >> 16);
+		vw->drag_local.y = (fix16_t)((-(int64_t)xf.q.s * dx + xf.q.c * dy) >> 16);
+	}
+	st_free(&s);
+}
+
+static fix16_t clamp_fix(int64_t v, int64_t lim)
+{
+	return (fix16_t)(v > lim ? lim : v < -lim ? -lim : v);
+}
+
+/* The drag force, in Q16.16 integers: F = m (k (target - p) - c v_p) at the grabbed point p,
+ * k = (2 pi 5 Hz)^2 = 987 / s^2, c = 2 * 0.7 * 2 pi 5 Hz = 44 / s (Box2D's mouse joint
+ * defaults), the acceleration limited to 1000 m/s^2 a component and the force to 30000 N. */
+static bool drag_command(viewer *vw, f2d_command *out)
+{
+	timeline *tl = &vw->tl[0];
+	if (!vw->dragging || !f2d_body_is_valid(tl->w, vw->drag_body)) {
+		vw->dragging = false;
+		return false;
+	}
+	f2d_transform xf = f2d_body_get_transform(tl->w, vw->drag_body);
+	f2d_vec2 p = f2d_transform_point(xf, vw->drag_local);
+	f2d_vec2 c = f2d_body_get_world_center(tl->w, vw->drag_body);
+	f2d_vec2 v = f2d_body_get_linear_velocity(tl->w, vw->drag_body);
+	int64_t w = f2d_body_get_angular_velocity(tl->w, vw->drag_body);
+	int64_t rx = (int64_t)p.x - c.x, ry = (int64_t)p.y - c.y;
+	int64_t vpx = v.x - ((w * ry) >> 16), vpy = v.y + ((w * rx) >> 16);
+	int64_t ax = 987 * ((int64_t)vw->drag_target.x - p.x) - 44 * vpx;
+	int64_t ay = 987 * ((int64_t)vw->drag_target.y - p.y) - 44 * vpy;
+	int64_t lim = (int64_t)1000 << 16;
+	int64_t m = f2d_body_get_mass(tl->w, vw->drag_body);
+	*out = f2d_default_command(F2D_CMD_APPLY_FORCE, DRAG_PLAYER, 0);
+	out->u.push.body = vw->drag_body;
+	out->u.push.vector.x = clamp_fix((m * clamp_fix(ax, lim)) >> 16, (int64_t)30000 << 16);
+	out->u.push.vector.y = clamp_fix((m * clamp_fix(ay, lim)) >> 16, (int64_t)30000 << 16);
+	out->u.push.point = p;
+	return true;
+}
+
+/* One frame forward on every timeline (with the drag force when a body is held). */
+static bool step_forward(viewer *vw)
+{
+	f2d_command c;
+	bool drag = vw->count == 1 && drag_command(vw, &c);
+	for (int i = 0; i < vw->count; ++i) {
+		if (!simulate(&vw->tl[i], drag ? &c : NULL)) {
+			return false;
+		}
+	}
+	return true;
+}
+
+static bool seek_all(viewer *vw, long t)
+{
+	for (int i = 0; i < vw->count; ++i) {
+		if (!seek(&vw->tl[i], t)) {
+			return false;
+		}
+	}
+	return true;
+}
+
+static long timeline_end(const viewer *vw)
+{
+	long end = vw->tl[0].length;
+	for (int i = 1; i < vw->count; ++i) {
+		end = vw->tl[i].length > end ? vw->tl[i].length : end;
+	}
+	return end;
+}
+
+static void zoom(viewer *vw, double factor, double px, double py)
+{
+	double x, y;
+	px_to_world(vw, px, py, &x, &y);
+	double s = vw->v.s * factor;
+	if (s < 0.5 || s > 5000) {
+		return;
+	}
+	vw->v.s = s;
+	vw->v.ox = px - x * s;
+	vw->v.oy = py + y * s;
+}
+
+static bool ensure_surface(viewer *vw)
+{
+	int w = 0, h = 0;
+	SDL_GetRendererOutputSize(vw->renderer, &w, &h);
+	if (vw->surface != NULL && w == vw->width && h == vw->height) {
+		return true;
+	}
+	if (vw->surface != NULL) {
+		cairo_surface_destroy(vw->surface);
+		SDL_DestroyTexture(vw->texture);
+	}
+	vw->width = w;
+	vw->height = h;
+	vw->surface = cairo_image_surface_create(CAIRO_FORMAT_RGB24, w, h);
+	/* cairo's RGB24 is a native 32-bit 0x00RRGGBB word per pixel: SDL's RGB888 */
+	vw->texture = SDL_CreateTexture(vw->renderer, SDL_PIXELFORMAT_RGB888,
+	                                SDL_TEXTUREACCESS_STREAMING, w, h);
+	return cairo_surface_status(vw->surface) == CAIRO_STATUS_SUCCESS && vw->texture != NULL;
+}
+
+static void hud_line(cairo_t *cr, int row, rgb c, const char *text)
+{
+	cairo_set_source_rgb(cr, c.r, c.g, c.b);
+	draw_text(cr, 8, 16 + 15 * row, 12, text);
+}
+
+/* The picture of the current frame, into vw->surface. */
+static void draw_frame(viewer *vw)
+{
+	cairo_t *cr = cairo_create(vw->surface);
+	set_fill(cr, BACKGROUND, 1.0);
+	cairo_paint(cr);
+	st_world s[2];
+	char err[160];
+	int have = 0;
+	for (int i = 0; i < vw->count; ++i) {
+		if (st_from_world(vw->tl[i].w, &s[i], err, sizeof err)) {
+			have = i + 1;
+		} else {
+			break;
+		}
+	}
+	draw_opts o = {vw->aabb, vw->contacts, vw->joints, NULL, 0, false};
+	uint8_t *diverged = NULL;
+	long differ = 0;
+	if (have == 2) {
+		/* as diff --png: the second filled (differing bodies red), the first as outlines */
+		differ = st_diff(&s[0], &s[1], NULL, 0, &diverged);
+		o.diverged = diverged;
+		o.diverged_count = s[0].body_count > s[1].body_count ? s[0].body_count : s[1].body_count;
+		draw_bodies(cr, &vw->v, &s[1], &o);
+		draw_details(cr, &vw->v, vw->tl[1].w, &s[1], &o);
+		draw_opts ghost = {false, false, false, NULL, 0, true};
+		draw_bodies(cr, &vw->v, &s[0], &ghost);
+	} else if (have == 1) {
+		draw_bodies(cr, &vw->v, &s[0], &o);
+		draw_details(cr, &vw->v, vw->tl[0].w, &s[0], &o);
+	}
+	if (vw->dragging && f2d_body_is_valid(vw->tl[0].w, vw->drag_body)) {
+		f2d_vec2 p = f2d_transform_point(f2d_body_get_transform(vw->tl[0].w, vw->drag_body),
+		                                 vw->drag_local);
+		double ax, ay, bx, by;
+		to_px(&vw->v, d(p.x), d(p.y), &ax, &ay);
+		to_px(&vw->v, d(vw->drag_target.x), d(vw->drag_target.y), &bx, &by);
+		cairo_set_source_rgb(cr, CONTACT_C.r, CONTACT_C.g, CONTACT_C.b);
+		cairo_set_line_width(cr, 1.5);
+		cairo_move_to(cr, ax, ay);
+		cairo_line_to(cr, bx, by);
+		cairo_stroke(cr);
+		cairo_arc(cr, bx, by, 3, 0, 6.283185307179586);
+		cairo_fill(cr);
+	}
+	/* the readout */
+	const timeline *a = &vw->tl[0];
+	f2d_world_stats st;
+	f2d_world_get_stats(a->w, &st);
+	char line[256];
+	long end = timeline_end(vw);
+	snprintf(line, sizeof line, "%s  frame %ld/%ld  step %" PRIu64 "  hash %016" PRIx64 "  %s",
+	         a->name, a->t, end, st.step_count, f2d_world_hash(a->w),
+	         vw->playing ? "playing" : "paused");
+	hud_line(cr, 0, TEXT_C, line);
+	snprintf(line, sizeof line,
+	         "step %.3f ms (avg %.3f)  bodies %d  awake %d  contacts %d (%d points)  islands %d"
+	         "  joints %d",
+	         a->step_ms, a->step_avg_ms, st.body_count, st.awake_body_count, st.arbiter_count,
+	         st.contact_point_count, st.island_count, st.joint_count);
+	hud_line(cr, 1, TEXT_C, line);
+	int row = 2;
+	if (vw->count == 2) {
+		snprintf(line, sizeof line, "outline: %s  filled: %s  hash %016" PRIx64, a->name,
+		         vw->tl[1].name, f2d_world_hash(vw->tl[1].w));
+		hud_line(cr, row++, TEXT_C, line);
+		if (vw->divergent == -2) {
+			snprintf(line, sizeof line, "the two replays agree on every frame");
+		} else if (vw->divergent == -1) {
+			snprintf(line, sizeof line, "the start worlds differ (%ld fields now)", differ);
+		} else {
+			snprintf(line, sizeof line, "first divergent frame %ld%s; %ld fields differ here",
+			         vw->divergent, a->t == vw->divergent + 1 ? " (shown)" : " (D jumps there)",
+			         differ);
+		}
+		hud_line(cr, row++, differ > 0 || a->t == vw->divergent + 1 ? DIVERGED_C : TEXT_C, line);
+	} else if (a->recorded > 0) {
+		if (a->hash_mismatch >= 0) {
+			snprintf(line, sizeof line, "DIVERGED at frame %ld: the recorded hash differs",
+			         a->hash_mismatch);
+		} else {
+			snprintf(line, sizeof line, "replay: %ld recorded frames, hashes agree so far",
+			         a->recorded);
+		}
+		hud_line(cr, row++, a->hash_mismatch >= 0 ? DIVERGED_C : TEXT_C, line);
+	}
+	(void)row;
+	cairo_set_source_rgb(cr, 0.6, 0.6, 0.65);
+	draw_text(cr, 8, vw->height - 34, 11,
+	          "space play  <- -> step  home end  +/- wheel zoom  right-drag pan  left-drag body"
+	          "  A aabb  C contacts  J joints  D divergence  Q quit");
+	draw_scale(cr, &vw->v, vw->height);
+	/* the timeline bar: position, and the first divergent frame in red */
+	if (end > 0) {
+		double x0 = 200, x1 = vw->width - 12, y = vw->height - 14;
+		cairo_set_source_rgb(cr, 0.35, 0.35, 0.38);
+		cairo_rectangle(cr, x0, y - 2, x1 - x0, 4);
+		cairo_fill(cr);
+		if (vw->count == 2 && vw->divergent >= 0) {
+			double dx = x0 + (x1 - x0) * (double)(vw->divergent + 1) / (double)end;
+			cairo_set_source_rgb(cr, DIVERGED_C.r, DIVERGED_C.g, DIVERGED_C.b);
+			cairo_rectangle(cr, dx - 1, y - 7, 3, 14);
+			cairo_fill(cr);
+		}
+		double px = x0 + (x1 - x0) * (double)a->t / (double)end;
+		cairo_set_source_rgb(cr, TEXT_C.r, TEXT_C.g, TEXT_C.b);
+		cairo_rectangle(cr, px - 2, y - 5, 4, 10);
+		cairo_fill(cr);
+	}
+	cairo_destroy(cr);
+	cairo_surface_flush(vw->surface);
+	free(diverged);
+	for (int i = 0; i < have; ++i) {
+		st_free(&s[i]);
+	}
+}
+
+static uint64_t step_of(const f2d_world *w)
+{
+	f2d_world_stats st;
+	f2d_world_get_stats(w, &st);
+	return st.step_count;
+}
+
+static bool present(viewer *vw, const char *screenshot)
+{
+	if (!ensure_surface(vw)) {
+		fprintf(stderr, "%s: cannot make the picture: %s\n", PROG, SDL_GetError());
+		return false;
+	}
+	draw_frame(vw);
+	SDL_UpdateTexture(vw->texture, NULL, cairo_image_surface_get_data(vw->surface),
+	                  cairo_image_surface_get_stride(vw->surface));
+	SDL_RenderClear(vw->renderer);
+	SDL_RenderCopy(vw->renderer, vw->texture, NULL, NULL);
+	bool ok = true;
+	if (screenshot != NULL) {
+		/* what the window shows, read back from the renderer */
+		int w = vw->width, h = vw->height;
+		unsigned char *px = malloc((size_t)w * (size_t)h * 4);
+		ok = px != NULL &&
+		     SDL_RenderReadPixels(vw->renderer, NULL, SDL_PIXELFORMAT_RGB888, px, w * 4) == 0;
+		size_t n = strlen(screenshot);
+		if (ok && n >= 4 && strcmp(screenshot + n - 4, ".png") == 0) {
+			cairo_surface_t *img =
+			    cairo_image_surface_create_for_data(px, CAIRO_FORMAT_RGB24, w, h, w * 4);
+			ok = cairo_surface_write_to_png(img, screenshot) == CAIRO_STATUS_SUCCESS;
+			cairo_surface_destroy(img);
+		} else if (ok) {
+			SDL_Surface *img =
+			    SDL_CreateRGBSurfaceWithFormatFrom(px, w, h, 32, w * 4, SDL_PIXELFORMAT_RGB888);
+			ok = img != NULL && SDL_SaveBMP(img, screenshot) == 0;
+			SDL_FreeSurface(img);
+		}
+		free(px);
+		if (ok) {
+			printf("screenshot %s frame %ld step %" PRIu64 " hash %016" PRIx64
+			       " origin %.3f %.3f scale %.4f size %dx%d\n",
+			       screenshot, vw->tl[0].t, step_of(vw->tl[0].w), f2d_world_hash(vw->tl[0].w),
+			       vw->v.ox, vw->v.oy, vw->v.s, w, h);
+		} else {
+			fprintf(stderr, "%s: cannot write the screenshot %s: %s\n", PROG, screenshot,
+			        SDL_GetError());
+		}
+	}
+	SDL_RenderPresent(vw->renderer);
+	return ok;
+}
+
+static void key(viewer *vw, SDL_Keycode k)
+{
+	long end = timeline_end(vw);
+	switch (k) {
+	case SDLK_SPACE:
+		vw->playing = !vw->playing;
+		break;
+	case SDLK_RIGHT:
+		vw->playing = false;
+		if (!step_forward(vw)) {
+			vw->quit = true;
+		}
+		break;
+	case SDLK_LEFT:
+		vw->playing = false;
+		vw->quit = !seek_all(vw, vw->tl[0].t - 1);
+		break;
+	case SDLK_HOME:
+		vw->quit = !seek_all(vw, 0);
+		break;
+	case SDLK_END:
+		vw->quit = !seek_all(vw, end);
+		break;
+	case SDLK_PLUS:
+	case SDLK_EQUALS:
+	case SDLK_KP_PLUS:
+		zoom(vw, 1.25, vw->width / 2.0, vw->height / 2.0);
+		break;
+	case SDLK_MINUS:
+	case SDLK_KP_MINUS:
+		zoom(vw, 0.8, vw->width / 2.0, vw->height / 2.0);
+		break;
+	case SDLK_a:
+		vw->aabb = !vw->aabb;
+		break;
+	case SDLK_c:
+		vw->contacts = !vw->contacts;
+		break;
+	case SDLK_j:
+		vw->joints = !vw->joints;
+		break;
+	case SDLK_d:
+		if (vw->count == 2 && vw->divergent >= 0) {
+			vw->playing = false;
+			vw->quit = !seek_all(vw, vw->divergent + 1);
+		}
+		break;
+	case SDLK_q:
+	case SDLK_ESCAPE:
+		vw->quit = true;
+		break;
+	default:
+		break;
+	}
+}
+
+static void handle(viewer *vw, const SDL_Event *e)
+{
+	switch (e->type) {
+	case SDL_QUIT:
+		vw->quit = true;
+		break;
+	case SDL_KEYDOWN:
+		key(vw, e->key.keysym.sym);
+		break;
+	case SDL_MOUSEBUTTONDOWN:
+		if (e->button.button == SDL_BUTTON_LEFT) {
+			start_drag(vw, e->button.x, e->button.y);
+		} else if (e->button.button == SDL_BUTTON_RIGHT) {
+			vw->panning = true;
+			vw->pan_x = e->button.x;
+			vw->pan_y = e->button.y;
+		}
+		break;
+	case SDL_MOUSEBUTTONUP:
+		if (e->button.button == SDL_BUTTON_LEFT) {
+			vw->dragging = false;
+		} else if (e->button.button == SDL_BUTTON_RIGHT) {
+			vw->panning = false;
+		}
+		break;
+	case SDL_MOUSEMOTION:
+		vw->mouse_x = e->motion.x;
+		vw->mouse_y = e->motion.y;
+		if (vw->panning) {
+			vw->v.ox += e->motion.x - vw->pan_x;
+			vw->v.oy += e->motion.y - vw->pan_y;
+			vw->pan_x = e->motion.x;
+			vw->pan_y = e->motion.y;
+		}
+		if (vw->dragging) {
+			double x, y;
+			px_to_world(vw, e->motion.x, e->motion.y, &x, &y);
+			vw->drag_target = f2d_vec2_from_doubles(x, y);
+		}
+		break;
+	case SDL_MOUSEWHEEL:
+		if (e->wheel.y != 0) {
+			zoom(vw, e->wheel.y > 0 ? 1.25 : 0.8, vw->mouse_x, vw->mouse_y);
+		}
+		break;
+	default:
+		break;
+	}
+}
+
+static void pump(viewer *vw)
+{
+	SDL_Event e;
+	while (SDL_PollEvent(&e)) {
+		handle(vw, &e);
+	}
+}
+
+/* ---- scripts: tests drive the viewer through the same event path as a user ----
+ * One command a line ('#' comments):
+ *   key NAME                 space right left home end plus minus a c j d q escape
+ *   mouse down|up left|right X Y   a button at world point X Y (metres)
+ *   mouse move X Y           the cursor to world point X Y
+ *   step N                   N single steps (as N presses of the right arrow)
+ *   wait N                   N iterations of the main loop (a frame each while playing)
+ *   screenshot FILE          .png or .bmp: the window read back from the renderer
+ *   print                    "frame F hash H"; two replays: both hashes and "divergent D";
+ *                            a replay whose recorded hash differs: "recorded-hash-differs F"
+ *   bodies                   "body ID x y angle vx vy w" of every body (as fix2d-replay)
+ *   quit
+ * Events are pushed to SDL's queue and handled at once. */
+typedef struct script {
+	FILE *f;
+	long line_no;
+	long wait; /* main-loop iterations left before the next command */
+	const char *text; /* or commands from a string (--frames/--screenshot) */
+	size_t pos;
+} script;
+
+static bool script_line(script *sc, char *buf, size_t cap)
+{
+	if (sc->f != NULL) {
+		return fgets(buf, (int)cap, sc->f) != NULL;
+	}
+	if (sc->text == NULL || sc->text[sc->pos] == '\0') {
+		return false;
+	}
+	size_t n = 0;
+	while (sc->text[sc->pos] != '\0' && sc->text[sc->pos] != '\n' && n + 1 < cap) {
+		buf[n++] = sc->text[sc->pos++];
+	}
+	if (sc->text[sc->pos] == '\n') {
+		++sc->pos;
+	}
+	buf[n] = '\0';
+	return true;
+}
+
+static void push_mouse(viewer *vw, Uint32 type, Uint8 button, double x, double y)
+{
+	SDL_Event e;
+	memset(&e, 0, sizeof e);
+	e.type = type;
+	int px = (int)lround(vw->v.ox + x * vw->v.s), py = (int)lround(vw->v.oy - y * vw->v.s);
+	if (type == SDL_MOUSEMOTION) {
+		e.motion.x = px;
+		e.motion.y = py;
+		e.motion.windowID = SDL_GetWindowID(vw->window);
+	} else {
+		e.button.button = button;
+		e.button.state = type == SDL_MOUSEBUTTONDOWN ? SDL_PRESSED : SDL_RELEASED;
+		e.button.clicks = 1;
+		e.button.x = px;
+		e.button.y = py;
+		e.button.windowID = SDL_GetWindowID(vw->window);
+	}
+	SDL_PushEvent(&e);
+	pump(vw);
+}
+
+static void print_bodies(const viewer *vw)
+{
+	for (int i = 0; i < vw->count; ++i) {
+		const f2d_world *w = vw->tl[i].w;
+		int32_t n = f2d_world_get_bodies(w, NULL, 0);
+		f2d_body_id *ids = n > 0 ? malloc((size_t)n * sizeof *ids) : NULL;
+		n = ids != NULL ? f2d_world_get_bodies(w, ids, n) : 0;
+		for (int32_t k = 0; k < n; ++k) {
+			char s[6][24];
+			f2d_vec2 p = f2d_body_get_position(w, ids[k]);
+			f2d_vec2 v = f2d_body_get_linear_velocity(w, ids[k]);
+			printf("%sbody %" PRId32 " %s %s %s %s %s %s\n", vw->count == 2 ? (i ? "B " : "A ") : "",
+			       ids[k].index1 - 1, f2d_format_fix(p.x, 6, s[0]), f2d_format_fix(p.y, 6, s[1]),
+			       f2d_format_fix(f2d_body_get_angle(w, ids[k]), 6, s[2]),
+			       f2d_format_fix(v.x, 6, s[3]), f2d_format_fix(v.y, 6, s[4]),
+			       f2d_format_fix(f2d_body_get_angular_velocity(w, ids[k]), 6, s[5]));
+		}
+		free(ids);
+	}
+}
+
+/* Runs script commands until a wait, the end or quit. false on a bad line (exit 2). */
+static bool run_script(viewer *vw, script *sc)
+{
+	char buf[512];
+	while (!vw->quit && sc->wait == 0 && script_line(sc, buf, sizeof buf)) {
+		++sc->line_no;
+		char w1[32] = "", w2[32] = "", w3[512] = "";
+		double x = 0, y = 0;
+		long n = 0;
+		char *hash = strchr(buf, '#');
+		if (hash != NULL) {
+			*hash = '\0';
+		}
+		int got = sscanf(buf, "%31s %31s", w1, w2);
+		if (got <= 0) {
+			continue;
+		}
+		bool ok = true;
+		if (strcmp(w1, "key") == 0 && got == 2) {
+			static const struct {
+				const char *name;
+				SDL_Keycode code;
+			} keys[] = {{"space", SDLK_SPACE}, {"right", SDLK_RIGHT}, {"left", SDLK_LEFT},
+			            {"home", SDLK_HOME},   {"end", SDLK_END},     {"plus", SDLK_PLUS},
+			            {"minus", SDLK_MINUS}, {"a", SDLK_a},         {"c", SDLK_c},
+			            {"j", SDLK_j},         {"d", SDLK_d},         {"q", SDLK_q},
+			            {"escape", SDLK_ESCAPE}};
+			ok = false;
+			for (size_t i = 0; i < sizeof keys / sizeof keys[0]; ++i) {
+				if (strcmp(w2, keys[i].name) == 0) {
+					SDL_Event e;
+					memset(&e, 0, sizeof e);
+					e.type = SDL_KEYDOWN;
+					e.key.state = SDL_PRESSED;
+					e.key.keysym.sym = keys[i].code;
+					e.key.windowID = SDL_GetWindowID(vw->window);
+					SDL_PushEvent(&e);
+					pump(vw);
+					ok = true;
+				}
+			}
+		} else if (strcmp(w1, "mouse") == 0 && strcmp(w2, "move") == 0 &&
+		           sscanf(buf, "%*s %*s %lf %lf", &x, &y) == 2) {
+			push_mouse(vw, SDL_MOUSEMOTION, 0, x, y);
+		} else if (strcmp(w1, "mouse") == 0 &&
+		           (strcmp(w2, "down") == 0 || strcmp(w2, "up") == 0) &&
+		           sscanf(buf, "%*s %*s %31s %lf %lf", w3, &x, &y) == 3 &&
+		           (strcmp(w3, "left") == 0 || strcmp(w3, "right") == 0)) {
+			push_mouse(vw, strcmp(w2, "down") == 0 ? SDL_MOUSEBUTTONDOWN : SDL_MOUSEBUTTONUP,
+			           strcmp(w3, "left") == 0 ? SDL_BUTTON_LEFT : SDL_BUTTON_RIGHT, x, y);
+		} else if ((strcmp(w1, "step") == 0 || strcmp(w1, "wait") == 0) &&
+		           sscanf(buf, "%*s %ld", &n) == 1 && n >= 0 && n <= 10000000) {
+			if (w1[0] == 'w') {
+				sc->wait = n;
+			}
+			for (long i = 0; w1[0] == 's' && i < n && !vw->quit; ++i) {
+				vw->playing = false;
+				vw->quit = !step_forward(vw);
+			}
+		} else if (strcmp(w1, "screenshot") == 0 && got == 2) {
+			sscanf(buf, "%*s %511s", w3);
+			ok = present(vw, w3);
+		} else if (strcmp(w1, "print") == 0) {
+			printf("frame %ld hash %016" PRIx64, vw->tl[0].t, f2d_world_hash(vw->tl[0].w));
+			if (vw->count == 2) {
+				printf(" hash %016" PRIx64 " divergent %ld", f2d_world_hash(vw->tl[1].w),
+				       vw->divergent);
+			} else if (vw->tl[0].hash_mismatch >= 0) {
+				printf(" recorded-hash-differs %ld", vw->tl[0].hash_mismatch);
+			}
+			printf("\n");
+		} else if (strcmp(w1, "bodies") == 0) {
+			print_bodies(vw);
+		} else if (strcmp(w1, "quit") == 0) {
+			vw->quit = true;
+		} else {
+			ok = false;
+		}
+		if (!ok) {
+			fprintf(stderr, "%s: script line %ld: cannot do '%s'\n", PROG, sc->line_no, buf);
+			return false;
+		}
+		fflush(stdout);
+	}
+	return true;
+}
+
+/* ---- main ---- */
+
+/* The first view: the shapes that can move and the static ones under and beside them (a
+ * ground much wider than what moves is cut to three times the width of what moves). */
+static void frame_start(const f2d_world *w, const st_world *s, box *out)
+{
+	box moving = {0, 0, 0, 0, true}, fixed = {0, 0, 0, 0, true};
+	for (int32_t i = 0; i < s->shape_count; ++i) {
+		const st_shape *sh = &s->shapes[i];
+		if (!sh->alive) {
+			continue;
+		}
+		f2d_aabb a = f2d_shape_get_aabb(w, (f2d_shape_id){i + 1, sh->generation});
+		box_add(s->bodies[sh->body].type == F2D_STATIC_BODY ? &fixed : &moving, d(a.lower.x),
+		        d(a.lower.y), d(a.upper.x), d(a.upper.y));
+	}
+	if (!moving.empty && !fixed.empty) {
+		double wd = moving.x1 - moving.x0 > 1 ? moving.x1 - moving.x0 : 1;
+		fixed.x0 = fixed.x0 > moving.x0 - wd ? fixed.x0 : moving.x0 - wd;
+		fixed.x1 = fixed.x1 < moving.x1 + wd ? fixed.x1 : moving.x1 + wd;
+	}
+	if (!moving.empty) {
+		box_add(out, moving.x0, moving.y0, moving.x1, moving.y1);
+	}
+	if (!fixed.empty && fixed.x0 < fixed.x1) {
+		box_add(out, fixed.x0, fixed.y0, fixed.x1, fixed.y1);
+	}
+}
+
+static int usage(const char *problem, const char *detail)
+{
+	if (problem != NULL) {
+		fprintf(stderr, "%s: %s%s%s\n", PROG, problem, detail != NULL ? ": " : "",
+		        detail != NULL ? detail : "");
+	}
+	fprintf(stderr,
+	        "usage: %s SCENE|FILE.f2r [--record OUT.f2r]\n"
+	        "       %s A.f2r B.f2r              (two replays: their first divergent frame)\n"
+	        "options: --size WxH  --keyframe-every K (60)  --script FILE\n"
+	        "         --frames N --screenshot OUT.png|OUT.bmp  (N frames, a picture, quit)\n"
+	        "keys: space play/pause, right/left step/step back, home/end, +/- zoom, D first\n"
+	        "      divergent frame, A AABBs, C contacts, J joints, Q/Esc quit; mouse: left drag\n"
+	        "      a body, right drag pan, wheel zoom\n",
+	        PROG, PROG);
+	return problem != NULL ? EXIT_USAGE : EXIT_SUCCESS;
+}
+
+static bool parse_long(const char *t, long lo, long hi, long *out)
+{
+	char *end = NULL;
+	long v = strtol(t, &end, 10);
+	if (t[0] == '\0' || *end != '\0' || v < lo || v > hi) {
+		return false;
+	}
+	*out = v;
+	return true;
+}
+
+int main(int argc, char **argv)
+{
+	const char *sources[2] = {NULL, NULL}, *record_path = NULL, *script_path = NULL;
+	const char *screenshot = NULL;
+	long frames = -1, key_every = 60;
+	int nsources = 0, width = 1024, height = 720;
+	for (int i = 1; i < argc; ++i) {
+		const char *a = argv[i];
+		bool has = i + 1 < argc;
+		if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
+			return usage(NULL, NULL);
+		} else if (strcmp(a, "--record") == 0 && has) {
+			record_path = argv[++i];
+		} else if (strcmp(a, "--script") == 0 && has) {
+			script_path = argv[++i];
+		} else if (strcmp(a, "--screenshot") == 0 && has) {
+			screenshot = argv[++i];
+		} else if (strcmp(a, "--frames") == 0 && has) {
+			if (!parse_long(argv[++i], 0, 10000000, &frames)) {
+				return usage("--frames needs a count 0..10000000", argv[i]);
+			}
+		} else if (strcmp(a, "--keyframe-every") == 0 && has) {
+			if (!parse_long(argv[++i], 1, 1000000, &key_every)) {
+				return usage("--keyframe-every needs a count 1..1000000", argv[i]);
+			}
+		} else if (strcmp(a, "--size") == 0 && has) {
+			char extra;
+			if (sscanf(argv[++i], "%dx%d%c", &width, &height, &extra) != 2 || width < 320 ||
+			    height < 200 || width > 8192 || height > 8192) {
+				return usage("--size needs WxH, at least 320x200", argv[i]);
+			}
+		} else if (a[0] == '-' && a[1] != '\0') {
+			return usage(has ? "unknown option" : "unknown option or missing value", a);
+		} else if (nsources < 2) {
+			sources[nsources++] = a;
+		} else {
+			return usage("at most two sources", a);
+		}
+	}
+	if (nsources == 0) {
+		return usage("which scene or replay?", NULL);
+	}
+	if (record_path != NULL && nsources == 2) {
+		return usage("--record takes one source", NULL);
+	}
+	if (script_path != NULL && (frames >= 0 || screenshot != NULL)) {
+		return usage("--script or --frames/--screenshot, not both", NULL);
+	}
+	if (screenshot != NULL && frames < 0) {
+		frames = 0;
+	}
+	viewer *vw = calloc(1, sizeof *vw);
+	if (vw == NULL) {
+		return EXIT_FAILURE;
+	}
+	vw->count = nsources;
+	vw->contacts = true;
+	vw->joints = true;
+	vw->divergent = -2;
+	for (int i = 0; i < nsources; ++i) {
+		int st = open_source(&vw->tl[i], sources[i], key_every);
+		if (st >= 0) {
+			for (int k = 0; k < i; ++k) {
+				timeline_free(&vw->tl[k]);
+			}
+			free(vw);
+			return st;
+		}
+	}
+	int status = EXIT_SUCCESS;
+	if (nsources == 2) {
+		if (vw->tl[0].recorded == 0 || vw->tl[1].recorded == 0) {
+			status = usage("two sources must be two replays", NULL);
+		} else {
+			vw->divergent = first_divergence(&vw->tl[0], &vw->tl[1]);
+			if (vw->divergent == -2) {
+				printf("the two replays agree on all %ld frames\n", vw->tl[0].length);
+			} else {
+				long at = vw->divergent + 1;
+				if (vw->divergent == -1) {
+					printf("the start worlds differ\n");
+					at = 0;
+				} else {
+					printf("first divergent frame %ld\n", vw->divergent);
+				}
+				/* at that frame: the fields, as fix2d-replay diff */
+				st_world sa, sb;
+				char err[160];
+				if (seek_all(vw, at) && st_from_world(vw->tl[0].w, &sa, err, sizeof err)) {
+					if (st_from_world(vw->tl[1].w, &sb, err, sizeof err)) {
+						long n = st_diff(&sa, &sb, stdout, 20, NULL);
+						printf("  %ld fields differ\n", n);
+						st_free(&sb);
+					}
+					st_free(&sa);
+				}
+			}
+			fflush(stdout);
+			if (!seek_all(vw, vw->divergent == -2 ? 0 : vw->divergent + 1)) {
+				status = EXIT_FAILURE;
+			}
+		}
+	}
+	script sc;
+	memset(&sc, 0, sizeof sc);
+	char generated[700];
+	if (script_path != NULL) {
+		sc.f = strcmp(script_path, "-") == 0 ? stdin : fopen(script_path, "r");
+		if (sc.f == NULL) {
+			status = usage("cannot open the script", script_path);
+		}
+	} else if (frames >= 0) {
+		snprintf(generated, sizeof generated, "step %ld\n%s%s%squit\n", frames,
+		         screenshot != NULL ? "screenshot " : "", screenshot != NULL ? screenshot : "",
+		         screenshot != NULL ? "\n" : "");
+		sc.text = generated;
+	}
+	vw->scripted = sc.f != NULL || sc.text != NULL;
+	/* a person sees one world move at once; scripts and the two-replay mode start paused */
+	vw->playing = !vw->scripted && nsources == 1;
+	if (status == EXIT_SUCCESS) {
+		/* scripts (tests) draw with SDL's software renderer: the same pixels whatever GL
+		 * driver the machine has (SDL_RENDER_DRIVER in the environment still wins) */
+		if (vw->scripted) {
+			SDL_SetHintWithPriority(SDL_HINT_RENDER_DRIVER, "software", SDL_HINT_DEFAULT);
+		}
+		if (SDL_Init(SDL_INIT_VIDEO) != 0) {
+			fprintf(stderr, "%s: cannot start SDL video: %s\n", PROG, SDL_GetError());
+			status = EXIT_FAILURE;
+		} else {
+			vw->window = SDL_CreateWindow("fix2d-view", SDL_WINDOWPOS_UNDEFINED,
+			                              SDL_WINDOWPOS_UNDEFINED, width, height,
+			                              SDL_WINDOW_RESIZABLE);
+			vw->renderer = vw->window != NULL ? SDL_CreateRenderer(vw->window, -1, 0) : NULL;
+			if (vw->renderer == NULL) {
+				fprintf(stderr, "%s: cannot open a window: %s\n", PROG, SDL_GetError());
+				status = EXIT_FAILURE;
+			}
+		}
+	}
+	if (status == EXIT_SUCCESS) {
+		/* the first view frames the world at the current frame */
+		int w = 0, h = 0;
+		SDL_GetRendererOutputSize(vw->renderer, &w, &h);
+		box b = {0, 0, 0, 0, true};
+		for (int i = 0; i < vw->count; ++i) {
+			st_world s;
+			char err[160];
+			if (st_from_world(vw->tl[i].w, &s, err, sizeof err)) {
+				frame_start(vw->tl[i].w, &s, &b);
+				st_free(&s);
+			}
+		}
+		/* room for the readout above (3 or 4 lines) and the help and timeline below */
+		vw->v = fit(b, w, h - 90);
+		vw->v.oy += 50;
+	}
+	Uint64 freq = SDL_GetPerformanceFrequency(), next = SDL_GetPerformanceCounter();
+	while (status == EXIT_SUCCESS && !vw->quit) {
+		pump(vw);
+		if (vw->playing && !vw->quit && !step_forward(vw)) {
+			status = EXIT_FAILURE;
+			break;
+		}
+		/* a replay pauses at its last recorded frame (right arrow or space go on) */
+		for (int i = 0; i < vw->count; ++i) {
+			if (vw->playing && vw->tl[i].recorded > 0 && vw->tl[i].t == vw->tl[i].recorded) {
+				vw->playing = false;
+			}
+		}
+		if (!present(vw, NULL)) {
+			status = EXIT_FAILURE;
+			break;
+		}
+		if (vw->scripted) {
+			if (sc.wait > 0) {
+				--sc.wait;
+			}
+			if (sc.wait > 0) {
+				continue;
+			}
+			if (!run_script(vw, &sc)) {
+				status = EXIT_USAGE;
+			} else if (sc.wait == 0 && !vw->quit) {
+				vw->quit = true; /* the script ended */
+			}
+		} else {
+			/* real time: one frame per time step */
+			next += (Uint64)((double)freq * f2d_to_double(f2d_world_get_time_step(vw->tl[0].w)));
+			Uint64 now = SDL_GetPerformanceCounter();
+			if (next > now) {
+				SDL_Delay((Uint32)((next - now) * 1000 / freq));
+			} else {
+				next = now;
+			}
+		}
+	}
+	if (status == EXIT_SUCCESS && record_path != NULL && !record(&vw->tl[0], record_path)) {
+		status = EXIT_FAILURE;
+	}
+	if (sc.f != NULL && sc.f != stdin) {
+		fclose(sc.f);
+	}
+	if (vw->surface != NULL) {
+		cairo_surface_destroy(vw->surface);
+	}
+	if (vw->texture != NULL) {
+		SDL_DestroyTexture(vw->texture);
+	}
+	if (vw->renderer != NULL) {
+		SDL_DestroyRenderer(vw->renderer);
+	}
+	if (vw->window != NULL) {
+		SDL_DestroyWindow(vw->window);
+	}
+	SDL_Quit();
+	for (int i = 0; i < vw->count; ++i) {
+		timeline_free(&vw->tl[i]);
+	}
+	free(vw);
+	return status;
+}
