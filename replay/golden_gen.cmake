@@ -1,5 +1,6 @@
 # Writes the C source of the golden chains that `fix2d-replay selftest` carries (every step's
-# hash of every tests/golden/<scene>.chain, and the engine fingerprint).
+# hash of every tests/golden/<scene>.chain, its phase digest from tests/golden/phases.txt, and the
+# engine fingerprint).
 # SPDX-License-Identifier: MIT
 #
 # usage: cmake -DGOLDEN_DIR=<tests/golden> -DOUT=<file.c> -P replay/golden_gen.cmake
@@ -23,6 +24,10 @@ if(NOT fp MATCHES "^fingerprint ([0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f
   message(FATAL_ERROR "golden_gen: ${GOLDEN_DIR}/fingerprint.txt is not 'fingerprint <16 hex>'")
 endif()
 set(fingerprint ${CMAKE_MATCH_1})
+
+# tests/golden/phases.txt: "<scene> <16 hex>" per chain, the digest of every step's phase hashes
+# (see golden_chain.phases in replay/selftest.h)
+file(STRINGS ${GOLDEN_DIR}/phases.txt phase_lines REGEX "^[a-z0-9_]+ [0-9a-f]+$")
 
 set(body "")
 set(table "")
@@ -52,8 +57,17 @@ foreach(chain IN LISTS chains)
       message(FATAL_ERROR "golden_gen: ${GOLDEN_DIR}/${chain}: line ${n} is '${number}...'")
     endif()
   endforeach()
+  set(phase_digest "")
+  foreach(line IN LISTS phase_lines)
+    if(line MATCHES "^${scene} ([0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f])$")
+      set(phase_digest ${CMAKE_MATCH_1})
+    endif()
+  endforeach()
+  if(phase_digest STREQUAL "")
+    message(FATAL_ERROR "golden_gen: ${GOLDEN_DIR}/phases.txt has no line '${scene} <16 hex>' (fix2d-replay selftest --print-phases)")
+  endif()
   string(APPEND body "static const uint64_t chain_${scene}[${steps}] = {\n${values}};\n\n")
-  string(APPEND table "\t{\"${scene}\", ${steps}, chain_${scene}},\n")
+  string(APPEND table "\t{\"${scene}\", ${steps}, chain_${scene}, UINT64_C(0x${phase_digest})},\n")
 endforeach()
 list(LENGTH chains count)
 

@@ -5,6 +5,9 @@
  *
  * Prints `conformance ok <scenes> scenes <steps> steps` (exit 0), or the first divergent scene
  * and step (exit 1): `conformance FAILED: scene <name> step <n>: hash <h>, golden <g>`.
+ * Each step is traced (f2d_world_step_traced): the phase hashes of every step of a scene are
+ * chained into one digest and compared with tests/golden/phases.txt at the end of the scene,
+ * so every platform that passes computes the same bits phase by phase, not only step by step.
  * Public API only.
  * SPDX-License-Identifier: MIT
  */
@@ -13,6 +16,9 @@
 #include "fix2d/fix2d.h"
 #include "fix2d/scenes.h"
 #include "replay.h"
+
+#define XXH_INLINE_ALL
+#include <xxhash.h>
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -93,6 +99,7 @@ static bool next_scene(conformance *c)
 		}
 		c->chain = chain;
 		c->step = 0;
+		c->phase_digest = 0;
 		c->matched += 1;
 		return true;
 	}
@@ -130,7 +137,8 @@ conformance_status conformance_advance(conformance *c, long max_steps)
 		}
 		const golden_chain *chain = c->chain;
 		while (c->step < chain->steps && budget > 0) {
-			f2d_result r = f2d_world_step(c->world);
+			f2d_phase_hashes ph;
+			f2d_result r = f2d_world_step_traced(c->world, &ph);
 			c->step += 1;
 			budget -= 1;
 			/* OUT_OF_RANGE and OVERFLOW report saturation: the step is complete and its
@@ -150,9 +158,27 @@ conformance_status conformance_advance(conformance *c, long max_steps)
 				         chain->scene, c->step, got, want);
 				return fail(c, chain->scene, c->step);
 			}
+			uint8_t bytes[8 * F2D_PHASE_COUNT];
+			for (int p = 0; p < F2D_PHASE_COUNT; ++p) {
+				for (int b = 0; b < 8; ++b) {
+					bytes[8 * p + b] = (uint8_t)(ph.phase[p] >> (8 * b));
+				}
+			}
+			c->phase_digest = XXH3_64bits_withSeed(bytes, sizeof bytes, c->phase_digest);
 			c->steps += 1;
 		}
 		if (c->step == chain->steps) {
+			if (c->print_phases) {
+				printf("%s %016" PRIx64 "\n", chain->scene, c->phase_digest);
+			} else if (c->phase_digest != chain->phases) {
+				snprintf(c->message, sizeof c->message,
+				         "conformance FAILED: scene %s: every step's state hash agrees, but "
+				         "the phase hashes of its %ld steps do not (digest %016" PRIx64
+				         ", golden %016" PRIx64 "): compare fix2d-replay run %s --phases",
+				         chain->scene, c->step, c->phase_digest, chain->phases,
+				         chain->scene);
+				return fail(c, chain->scene, c->step);
+			}
 			f2d_destroy_world(c->world);
 			c->world = NULL;
 			c->finished = chain;
@@ -176,18 +202,21 @@ int cmd_selftest(int argc, char **argv)
 {
 	const char *only = NULL;
 	bool verbose = false;
+	bool print_phases = false; /* regenerates tests/golden/phases.txt */
 	for (int i = 0; i < argc; ++i) {
 		const char *value = NULL;
 		int m;
 		if (is_help(argv[i])) {
-			printf("usage: %s selftest [--scene NAME] [--verbose]\n"
+			printf("usage: %s selftest [--scene NAME] [--verbose] [--print-phases]\n"
 			       "  runs every catalogue scene that has a golden chain (%" PRId32
 			       " compiled in), compares\n"
 			       "  the hash after every step, checks the math flavour and the engine "
 			       "fingerprint;\n"
 			       "  prints 'conformance ok <scenes> scenes <steps> steps' (exit 0) or the "
 			       "first\n"
-			       "  divergent scene and step (exit 1)\n",
+			       "  divergent scene and step (exit 1); the phase hashes of every step are\n"
+			       "  checked too (tests/golden/phases.txt). --print-phases prints this host's\n"
+			       "  phase digests instead (how tests/golden/phases.txt is made)\n",
 			       PROG, golden_chain_count);
 			return finish_output();
 		}
@@ -198,6 +227,8 @@ int cmd_selftest(int argc, char **argv)
 			only = value;
 		} else if (strcmp(argv[i], "--verbose") == 0 || strcmp(argv[i], "-v") == 0) {
 			verbose = true;
+		} else if (strcmp(argv[i], "--print-phases") == 0) {
+			print_phases = true;
 		} else {
 			return usage_error("unknown selftest argument", argv[i]);
 		}
@@ -209,6 +240,7 @@ int cmd_selftest(int argc, char **argv)
 	}
 	conformance c;
 	conformance_begin(&c, only);
+	c.print_phases = print_phases;
 	if (verbose && c.status == CONFORMANCE_RUNNING) {
 		printf("fingerprint %016" PRIx64 " flavour ok\n", f2d_fingerprint());
 	}
@@ -223,6 +255,9 @@ int cmd_selftest(int argc, char **argv)
 		printf("scene %s %" PRId32 " steps ok\n", c.finished->scene, c.finished->steps);
 	}
 	conformance_end(&c);
+	if (print_phases && c.status == CONFORMANCE_OK) {
+		return finish_output(); /* the digests only: the file's lines */
+	}
 	printf("%s\n", c.message);
 	int out = finish_output();
 	return c.status == CONFORMANCE_OK ? out : EXIT_FAILURE;

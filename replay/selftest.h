@@ -15,6 +15,10 @@ typedef struct golden_chain {
 	const char *scene;
 	int32_t steps;
 	const uint64_t *hashes; /* hashes[k] is the hash after step k + 1 */
+	/** The phase hashes of every step (f2d_world_step_traced: pairs, manifolds, velocities,
+	 *  positions, islands) chained: d = XXH3-64 of the 5 u64 little-endian with seed d, d = 0
+	 *  before step 1 (tests/golden/phases.txt) */
+	uint64_t phases;
 } golden_chain;
 
 /* the generated golden_chains.c: chains in scene name order */
@@ -45,6 +49,8 @@ typedef struct conformance {
 	long steps;         /* steps compared identical, all scenes */
 	int32_t matched;    /* chains matched to a catalogue scene so far */
 	const char *only;   /* run only this scene (NULL: all) */
+	bool print_phases;  /* print "<scene> <digest>" instead of checking the phase digests */
+	uint64_t phase_digest; /* of the current scene's steps so far */
 	/* on failure: the first divergent scene and step (step 0: before stepping) */
 	const char *failed_scene;
 	long failed_step;
