@@ -346,18 +346,20 @@ static void print_result(int i, const nd_result *r)
 		}
 	}
 	printf("%s\n", any ? "" : " none");
+	printf("  game: score team 0 %d, team 1 %d; %u coins taken; game state %016" PRIx64 "\n",
+	       r->score[0], r->score[1], r->taken, r->game_digest);
 }
 
 static void write_result_line(int i, const nd_result *r)
 {
 	printf("RESULT %d %d %u %u %" PRIu64 " %" PRIu64 " %u %.4f %.4f %.3f %016" PRIx64
 	       " %u %d %d %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64
-	       " %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 "\n",
+	       " %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 " %d %d %u %016" PRIx64 "\n",
 	       i, r->status, r->frames, r->confirmed, r->rollbacks, r->resimulated, r->max_depth,
 	       r->mean_ms, r->max_ms, r->wall_s, r->hash, r->desync_frame, r->desync_peer,
 	       r->lost_peer, r->stalls, r->timesync_waits, r->sent, r->received, r->impair_dropped,
 	       r->impair_duplicated, r->impair_reordered, r->parse_drops, r->dup_seen,
-	       r->reorder_seen);
+	       r->reorder_seen, r->score[0], r->score[1], r->taken, r->game_digest);
 	printf("DROPS %d", i);
 	for (int d = 0; d < ND_DROP_COUNT; ++d) {
 		printf(" %" PRIu64, r->drops[d]);
@@ -373,13 +375,14 @@ static bool read_result_line(const char *line, int *i, nd_result *r)
 	    sscanf(line,
 	           "RESULT %d %d %u %u %" SCNu64 " %" SCNu64 " %u %lf %lf %lf %" SCNx64
 	           " %u %d %d %" SCNu64 " %" SCNu64 " %" SCNu64 " %" SCNu64 " %" SCNu64 " %" SCNu64
-	           " %" SCNu64 " %" SCNu64 " %" SCNu64 " %" SCNu64,
+	           " %" SCNu64 " %" SCNu64 " %" SCNu64 " %" SCNu64 " %d %d %u %" SCNx64,
 	           i, &r->status, &r->frames, &r->confirmed, &r->rollbacks, &r->resimulated,
 	           &r->max_depth, &r->mean_ms, &r->max_ms, &r->wall_s, &r->hash, &r->desync_frame,
 	           &r->desync_peer, &r->lost_peer, &r->stalls, &r->timesync_waits, &r->sent,
 	           &r->received, &r->impair_dropped, &r->impair_duplicated, &r->impair_reordered,
-	           &r->parse_drops, &r->dup_seen, &r->reorder_seen);
-	if (n != 24) {
+	           &r->parse_drops, &r->dup_seen, &r->reorder_seen, &r->score[0], &r->score[1],
+	           &r->taken, &r->game_digest);
+	if (n != 28) {
 		return false;
 	}
 	/* then "DROPS <i> <count per reason>" */
@@ -630,12 +633,14 @@ static int launch(cli *c, int argc, char **argv)
 	bool same = errors == 0;
 	for (int i = 0; i < n && same; ++i) {
 		same = res[i].status == ND_EXIT_OK && res[i].confirmed == o->frames &&
-		       res[i].hash == res[0].hash;
+		       res[i].hash == res[0].hash && res[i].game_digest == res[0].game_digest;
 	}
 	if (!same) {
 		printf("%s: the peers did not finish (%d errors)\n", ND_PROG, errors);
 		return ND_EXIT_ERROR;
 	}
+	printf("score: team 0 %d, team 1 %d (%u coins taken), the same on every peer\n",
+	       res[0].score[0], res[0].score[1], res[0].taken);
 	printf("in sync: %u frames, %d peers, hash %016" PRIx64 "\n", o->frames, n, res[0].hash);
 	return ND_EXIT_OK;
 }

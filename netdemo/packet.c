@@ -87,7 +87,7 @@ int nd_packet_parse(const uint8_t *data, size_t len, nd_packet *out)
 			return ND_DROP_FIELD;
 		}
 		size_t want =
-		    ND_GAME_FIXED_BYTES + (size_t)p.input_count + 8 * (size_t)p.hash_count;
+		    ND_GAME_FIXED_BYTES + (size_t)p.input_count + 16 * (size_t)p.hash_count;
 		if (len != want) {
 			return ND_DROP_LENGTH;
 		}
@@ -99,6 +99,7 @@ int nd_packet_parse(const uint8_t *data, size_t len, nd_packet *out)
 		}
 		for (uint32_t i = 0; i < p.hash_count; ++i) {
 			p.hashes[i] = r64(&r);
+			p.games[i] = r64(&r);
 		}
 		if (((p.flags & ND_FLAG_DESYNC) != 0) != (p.desync_frame != ND_NO_FRAME)) {
 			return ND_DROP_FIELD;
@@ -189,6 +190,7 @@ size_t nd_packet_encode(const nd_packet *p, uint8_t *buf, size_t cap)
 		}
 		for (uint32_t i = 0; i < p->hash_count; ++i) {
 			w64(&w, p->hashes[i]);
+			w64(&w, p->games[i]);
 		}
 		break;
 	case ND_PKT_HELLO: w32(&w, p->nonce); break;

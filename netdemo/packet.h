@@ -11,7 +11,8 @@
  *   destination's last reported frame), u32 input ack (how many of the destination's inputs
  *   the sender holds, frames [0, ack)), u32 hash ack (the same for confirmed-frame hashes),
  *   u32 desync frame (0xFFFFFFFF: none), u32 input start, u8 input count, u8 hash count,
- *   u32 hash start, the inputs (one byte each: 4 button bits), the hashes (u64 each)
+ *   u32 hash start, the inputs (one byte each: 4 button bits), the hashes (each frame's
+ *   world hash and game-state digest, u64 each: 16 bytes a frame)
  * HELLO (type 2): u32 nonce.  WELCOME (type 3): u32 nonce, u32 frames, u32 input delay,
  *   u8 peer count, u8 your peer index.
  * Every datagram then ends with a 16-byte tag (ND_MAC_BYTES) over all the bytes before it:
@@ -25,13 +26,13 @@
 #include <stdint.h>
 
 #define ND_MAGIC 0x4E443246u /* "F2DN" little-endian */
-#define ND_VERSION 2 /* 2: the MAC tag */
+#define ND_VERSION 3 /* 2: the MAC tag; 3: a game-state digest with each hash */
 #define ND_MAX_PEERS 4
 #define ND_MAX_PACKET 1200 /* a whole datagram, tag included */
 #define ND_MAC_BYTES 16
 #define ND_MAX_BODY (ND_MAX_PACKET - ND_MAC_BYTES)
 #define ND_MAX_PACKET_INPUTS 128
-#define ND_MAX_PACKET_HASHES 64
+#define ND_MAX_PACKET_HASHES 48
 #define ND_NO_FRAME 0xFFFFFFFFu
 #define ND_INPUT_MASK 0x0Fu
 
@@ -54,6 +55,7 @@ typedef struct nd_packet {
 	uint8_t input_count, hash_count;
 	uint8_t inputs[ND_MAX_PACKET_INPUTS];
 	uint64_t hashes[ND_MAX_PACKET_HASHES];
+	uint64_t games[ND_MAX_PACKET_HASHES]; /* the game-state digest of the same frame */
 	/* HELLO / WELCOME */
 	uint32_t nonce, frames, delay;
 	uint8_t peers, your_index;

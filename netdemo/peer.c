@@ -8,8 +8,11 @@
  *    past that the peer stalls rather than diverge;
  *  - time sync: a peer whose frame advantage exceeds the other's by 2 frames or more waits
  *    (GGPO: half the difference is how far ahead it runs);
- *  - hashes of confirmed frames only are exchanged and compared; confirmed frames go to the
- *    replay (.f2r) with their commands and hashes;
+ *  - the game's own state (game.h: score, coin waits) is kept with each snapshot of the ring
+ *    and restored with the world, so a rollback re-runs the game's events from the same state;
+ *  - hashes of confirmed frames only are exchanged and compared, each with the digest of the
+ *    game state after it; confirmed frames go to the replay (.f2r) with their commands and
+ *    world hashes (the replay re-creates the coins and teams from frame 0's commands);
  *  - every step is traced (f2d_world_step_traced: the hash of each phase, a few microseconds)
  *    and the last ND_HISTORY confirmed states are kept, so that on a desync the peer writes a
  *    bundle (write_bundle) from which fix2d-replay explains it offline.
@@ -53,6 +56,9 @@ typedef struct peer {
 	uint8_t *snap[ND_RING];
 	size_t snap_cap[ND_RING], snap_len[ND_RING];
 	uint64_t frame_hash[ND_RING];
+	nd_game game;              /* the game state of the world's present */
+	nd_game games[ND_RING];    /* ... at the start of each frame of the ring */
+	uint64_t game_digest[ND_RING]; /* the game state's digest after each frame */
 	f2d_command cmds[ND_RING][ND_MAX_GAME_COMMANDS];
 	int32_t ncmds[ND_RING];
 	f2d_phase_hashes trace[ND_RING]; /* the traced step of the frame last simulated there */
@@ -75,6 +81,7 @@ typedef struct peer {
 	uint64_t work_us, frame_samples, total_frame_us, max_frame_us;
 	uint64_t snapshot_grows;
 	bool history_lost; /* out of memory keeping a state: no bundle */
+	nd_game confirmed_game; /* the game state after the last confirmed frame */
 } peer;
 
 static bool save_snapshot(peer *p, uint32_t frame)
@@ -94,6 +101,7 @@ static bool save_snapshot(peer *p, uint32_t frame)
 		r = f2d_snapshot_save(p->world, p->snap[k], p->snap_cap[k], &n);
 	}
 	p->snap_len[k] = n;
+	p->games[k] = p->game;
 	return r == F2D_OK;
 }
 
@@ -106,7 +114,9 @@ static void simulate(peer *p, uint32_t f)
 		p->s.used[q][f] = in[q];
 	}
 	int k = (int)(f % ND_RING);
-	p->ncmds[k] = nd_game_commands(p->world, p->players, in, p->npeers, p->cmds[k]);
+	p->ncmds[k] = f == 0 ? nd_game_setup(p->world, p->players, p->cmds[k]) : 0;
+	p->ncmds[k] += nd_game_commands(p->world, p->players, in, p->npeers,
+	                                p->cmds[k] + p->ncmds[k]);
 	if (p->o->perturb_frame >= 0 && (int64_t)f == p->o->perturb_frame) {
 		/* test only (--test-perturb-frame): one LSB of one body, through the public API */
 		f2d_body_id b = p->players[0];
@@ -114,10 +124,14 @@ static void simulate(peer *p, uint32_t f)
 		pos.x += 1;
 		f2d_body_set_transform(p->world, b, pos, f2d_body_get_rotation(p->world, b));
 	}
-	f2d_world_apply_commands(p->world, p->cmds[k], p->ncmds[k], NULL);
+	f2d_command_result res[ND_MAX_GAME_COMMANDS];
+	f2d_world_apply_commands(p->world, p->cmds[k], p->ncmds[k], res);
+	nd_game_created(&p->game, p->cmds[k], res, p->ncmds[k]);
 	p->entering[k] = f2d_world_hash(p->world);
 	f2d_world_step_traced(p->world, &p->trace[k]);
 	p->frame_hash[k] = f2d_world_hash(p->world);
+	nd_game_update(&p->game, p->world, p->players); /* this step's sensor events score */
+	p->game_digest[k] = nd_game_digest(&p->game);
 	if (f + 1 > p->s.simulated) {
 		p->s.simulated = f + 1;
 	}
@@ -132,6 +146,7 @@ static bool rollback(peer *p)
 		        f2d_world_last_error(p->world));
 		return false;
 	}
+	p->game = p->games[k];
 	for (uint32_t f = from; f < p->cur; ++f) {
 		if (f > from && !save_snapshot(p, f)) {
 			return false;
@@ -182,7 +197,8 @@ static void confirm(peer *p, uint32_t upto)
 		if (!keep_state(p, f + 1)) {
 			p->history_lost = true;
 		}
-		nd_session_confirm(&p->s, f, p->frame_hash[k]);
+		nd_session_confirm(&p->s, f, p->frame_hash[k], p->game_digest[k]);
+		p->confirmed_game = p->games[(f + 1) % ND_RING]; /* the state after frame f */
 		if (p->recording) {
 			p->rframe->index = f;
 			p->rframe->count = p->ncmds[k];
@@ -437,6 +453,8 @@ int nd_peer_run(const nd_options *o, int fd, const struct sockaddr_in *addrs, in
 		}
 	}
 	nd_script_init(&p->script, o->seed, self);
+	nd_game_init(&p->game);
+	p->confirmed_game = p->game;
 	bool ok = open_replay(p);
 	if (ok && (!save_snapshot(p, 0) || !keep_state(p, 0))) {
 		ok = false;
@@ -462,10 +480,11 @@ int nd_peer_run(const nd_options *o, int fd, const struct sockaddr_in *addrs, in
 		if (p->s.desync_frame != ND_NO_FRAME && !reported_desync) {
 			reported_desync = true;
 			fprintf(stderr,
-			        "%s: peer %d: DESYNC at frame %u: our hash %016" PRIx64
+			        "%s: peer %d: DESYNC at frame %u: our %s %016" PRIx64
 			        ", peer %d has %016" PRIx64 "\n",
-			        ND_PROG, self, p->s.desync_frame, p->s.desync_local,
-			        p->s.desync_peer, p->s.desync_remote);
+			        ND_PROG, self, p->s.desync_frame,
+			        p->s.desync_game ? "game state (same world hash)" : "hash",
+			        p->s.desync_local, p->s.desync_peer, p->s.desync_remote);
 			status = ND_EXIT_DESYNC;
 			if (!ending) {
 				ending = true;
@@ -610,6 +629,11 @@ int nd_peer_run(const nd_options *o, int fd, const struct sockaddr_in *addrs, in
 	res->frames = p->cur;
 	res->confirmed = p->sync;
 	res->hash = p->sync > 0 ? p->s.hashes[self][p->sync - 1] : f2d_world_hash(p->world);
+	for (int t = 0; t < ND_TEAMS; ++t) {
+		res->score[t] = p->confirmed_game.score[t];
+	}
+	res->taken = p->confirmed_game.taken;
+	res->game_digest = nd_game_digest(&p->confirmed_game);
 	res->desync_frame = p->s.desync_frame;
 	res->desync_peer = p->s.desync_peer;
 	res->mean_ms = p->frame_samples > 0

@@ -25,7 +25,9 @@ bool nd_session_init(nd_session *s, int npeers, int self, uint32_t token, uint32
 		s->inputs[p] = calloc(frames, 1);
 		s->used[p] = calloc(frames, 1);
 		s->hashes[p] = calloc(frames, sizeof(uint64_t));
-		if (s->inputs[p] == NULL || s->used[p] == NULL || s->hashes[p] == NULL) {
+		s->games[p] = calloc(frames, sizeof(uint64_t));
+		if (s->inputs[p] == NULL || s->used[p] == NULL || s->hashes[p] == NULL ||
+		    s->games[p] == NULL) {
 			nd_session_free(s);
 			return false;
 		}
@@ -42,6 +44,8 @@ void nd_session_free(nd_session *s)
 		free(s->inputs[p]);
 		free(s->used[p]);
 		free(s->hashes[p]);
+		free(s->games[p]);
+		s->games[p] = NULL;
 		s->inputs[p] = NULL;
 		s->used[p] = NULL;
 		s->hashes[p] = NULL;
@@ -49,14 +53,21 @@ void nd_session_free(nd_session *s)
 	nd_key_wipe(&s->key);
 }
 
-static void note_desync(nd_session *s, uint32_t f, int peer, uint64_t local, uint64_t remote)
+/* Frame f of peer p against ours (both held): a desync when the world hashes or the game
+ * digests differ. Reports the world hashes, or the digests when only those differ. */
+static void compare(nd_session *s, uint32_t f, int p)
 {
-	if (s->desync_frame == ND_NO_FRAME || f < s->desync_frame) {
-		s->desync_frame = f;
-		s->desync_peer = peer;
-		s->desync_local = local;
-		s->desync_remote = remote;
+	int self = s->self;
+	bool world = s->hashes[p][f] != s->hashes[self][f];
+	bool game = s->games[p][f] != s->games[self][f];
+	if (!(world || game) || (s->desync_frame != ND_NO_FRAME && f >= s->desync_frame)) {
+		return;
 	}
+	s->desync_frame = f;
+	s->desync_peer = p;
+	s->desync_game = !world;
+	s->desync_local = world ? s->hashes[self][f] : s->games[self][f];
+	s->desync_remote = world ? s->hashes[p][f] : s->games[p][f];
 }
 
 static bool drop(nd_session *s, nd_drop why)
@@ -144,7 +155,8 @@ bool nd_session_receive(nd_session *s, int from, const uint8_t *data, size_t len
 	}
 	for (uint32_t i = 0; i < p.hash_count; ++i) {
 		uint32_t f = p.hash_start + i;
-		if (f < have_hash && s->hashes[from][f] != p.hashes[i]) {
+		if (f < have_hash &&
+		    (s->hashes[from][f] != p.hashes[i] || s->games[from][f] != p.games[i])) {
 			return drop(s, ND_DROP_CONFLICT);
 		}
 	}
@@ -192,9 +204,10 @@ bool nd_session_receive(nd_session *s, int from, const uint8_t *data, size_t len
 			continue;
 		}
 		s->hashes[from][f] = p.hashes[i];
+		s->games[from][f] = p.games[i];
 		s->hash_count[from] = f + 1;
-		if (f < s->hash_count[s->self] && s->hashes[s->self][f] != p.hashes[i]) {
-			note_desync(s, f, from, s->hashes[s->self][f], p.hashes[i]);
+		if (f < s->hash_count[s->self]) {
+			compare(s, f, from);
 		}
 	}
 	return true;
@@ -234,6 +247,7 @@ size_t nd_session_build(nd_session *s, int to, uint32_t frame, uint8_t flags, ui
 	n = s->hash_count[self] - p.hash_start;
 	p.hash_count = (uint8_t)(n > ND_MAX_PACKET_HASHES ? ND_MAX_PACKET_HASHES : n);
 	memcpy(p.hashes, s->hashes[self] + p.hash_start, p.hash_count * sizeof(uint64_t));
+	memcpy(p.games, s->games[self] + p.hash_start, p.hash_count * sizeof(uint64_t));
 	return nd_packet_seal(&s->key, &p, buf, cap);
 }
 
@@ -264,17 +278,18 @@ uint32_t nd_session_known(const nd_session *s)
 	return k;
 }
 
-void nd_session_confirm(nd_session *s, uint32_t f, uint64_t hash)
+void nd_session_confirm(nd_session *s, uint32_t f, uint64_t hash, uint64_t game)
 {
 	int self = s->self;
 	if (f != s->hash_count[self] || f >= s->frames) {
 		return;
 	}
 	s->hashes[self][f] = hash;
+	s->games[self][f] = game;
 	s->hash_count[self] = f + 1;
 	for (int p = 0; p < s->npeers; ++p) {
-		if (p != self && f < s->hash_count[p] && s->hashes[p][f] != hash) {
-			note_desync(s, f, p, hash, s->hashes[p][f]);
+		if (p != self && f < s->hash_count[p]) {
+			compare(s, f, p);
 		}
 	}
 }

@@ -53,12 +53,14 @@ typedef struct nd_session {
 	uint32_t simulated;             /* frames [0, simulated) have been simulated */
 	uint32_t first_wrong;           /* earliest frame simulated with a wrong prediction */
 	uint64_t *hashes[ND_MAX_PEERS]; /* [frames]: confirmed-frame hashes, ours at [self] */
+	uint64_t *games[ND_MAX_PEERS];  /* [frames]: their game-state digests (game.h) */
 	uint32_t hash_count[ND_MAX_PEERS];
 	nd_remote remote[ND_MAX_PEERS];
 	/* the first mismatch of confirmed hashes */
 	uint32_t desync_frame; /* ND_NO_FRAME: none */
 	int desync_peer;
-	uint64_t desync_local, desync_remote;
+	uint64_t desync_local, desync_remote; /* the world hashes of that frame */
+	bool desync_game; /* the world hashes agree, the game-state digests (these) do not */
 	uint64_t drops[ND_DROP_COUNT];
 } nd_session;
 
@@ -89,9 +91,10 @@ uint8_t nd_session_input(const nd_session *s, int p, uint32_t f);
 /** Frames whose inputs are all known: min over players of input_count. */
 uint32_t nd_session_known(const nd_session *s);
 
-/** Records our hash of confirmed frame f (frames are confirmed in order) and compares it
- *  with the hashes the other peers sent for f. */
-void nd_session_confirm(nd_session *s, uint32_t f, uint64_t hash);
+/** Records our world hash and game-state digest of confirmed frame f (frames are confirmed in
+ *  order) and compares them with the ones the other peers sent for f: either differing is a
+ *  desync. */
+void nd_session_confirm(nd_session *s, uint32_t f, uint64_t hash, uint64_t game);
 
 /** Frame advantage over peer p (our frame minus its last reported frame). */
 int32_t nd_session_advantage(const nd_session *s, int p, uint32_t frame);

@@ -97,8 +97,31 @@ static f2d_result apply_one(f2d_world *w, const f2d_command *c, f2d_command_resu
 		return f2d_revolute_joint_enable_motor(w, j, c->u.motor.enable);
 	}
 	case F2D_CMD_PAYLOAD: return F2D_OK;
+	/* format 2: each one is one public setter, which validates and changes nothing on a
+	 * refusal (f2d_body_set_damping sets both values or neither) */
+	case F2D_CMD_SET_FILTER:
+		return f2d_shape_set_filter(w, c->u.filter.shape, c->u.filter.filter);
+	case F2D_CMD_SET_BODY_TYPE:
+		return f2d_body_set_type(w, c->u.body_type.body, c->u.body_type.type);
+	case F2D_CMD_SET_GRAVITY_SCALE:
+		return f2d_body_set_gravity_scale(w, c->u.gravity_scale.body, c->u.gravity_scale.scale);
+	case F2D_CMD_SET_DAMPING:
+		return f2d_body_set_damping(w, c->u.damping.body, c->u.damping.linear,
+		                            c->u.damping.angular);
+	case F2D_CMD_SET_FIXED_ROTATION:
+		return f2d_body_set_fixed_rotation(w, c->u.fixed_rotation.body,
+		                                   c->u.fixed_rotation.fixed);
 	default: return F2D_ERROR_INVALID_VALUE;
 	}
+}
+
+const char *f2d_command_type_name(uint8_t type)
+{
+	static const char *const names[F2D_CMD_LAST + 1] = {
+	    NULL,          "apply_force",  "apply_impulse", "set_velocity",      "create_body",
+	    "destroy_body", "set_motor",   "payload",       "set_filter",        "set_body_type",
+	    "set_gravity_scale", "set_damping", "set_fixed_rotation"};
+	return type <= F2D_CMD_LAST ? names[type] : NULL;
 }
 
 static bool command_before(const f2d_command *a, const f2d_command *b)
@@ -121,7 +144,7 @@ f2d_result f2d_world_apply_commands(f2d_world *w, const f2d_command *cmds, int32
 	/* canonical order by insertion sort of indices (no allocation; frames are small) */
 	int16_t order[F2D_MAX_FRAME_COMMANDS];
 	for (int32_t i = 0; i < count; ++i) {
-		if (cmds[i].type < F2D_CMD_APPLY_FORCE || cmds[i].type > F2D_CMD_PAYLOAD) {
+		if (cmds[i].type < F2D_CMD_APPLY_FORCE || cmds[i].type > F2D_CMD_LAST) {
 			return f2d_set_error(w, F2D_ERROR_INVALID_VALUE,
 			                     "apply_commands: command %d has unknown type %d", i,
 			                     cmds[i].type);
@@ -194,6 +217,42 @@ static void wbody(wbuf *b, f2d_body_id id)
 	w32(b, id.generation);
 }
 
+/* The create-body extension (format 2): the def fields format 1 does not carry. */
+enum {
+	EXT_CONTACT_EVENTS = 1,
+	EXT_HIT_EVENTS = 2,
+	EXT_SENSOR_EVENTS = 4,
+	EXT_SENSOR = 8,
+	EXT_FIXED_ROTATION = 16,
+	EXT_RESERVED = 0xE0
+};
+
+static uint32_t ext_flags(const f2d_spawn *s)
+{
+	return (s->shape.enable_contact_events ? EXT_CONTACT_EVENTS : 0u) |
+	       (s->shape.enable_hit_events ? EXT_HIT_EVENTS : 0u) |
+	       (s->shape.enable_sensor_events ? EXT_SENSOR_EVENTS : 0u) |
+	       (s->shape.is_sensor ? EXT_SENSOR : 0u) |
+	       (s->body.fixed_rotation ? EXT_FIXED_ROTATION : 0u);
+}
+
+/* true when every extension field has its default (f2d_default_shape_def and _body_def):
+ * then the extension is not written, and decode refuses one that is */
+static bool ext_is_default(const f2d_spawn *s)
+{
+	f2d_shape_def sd = f2d_default_shape_def();
+	f2d_body_def bd = f2d_default_body_def();
+	f2d_spawn d;
+	d.shape = sd;
+	d.body = bd;
+	return s->shape.filter.category_bits == sd.filter.category_bits &&
+	       s->shape.filter.mask_bits == sd.filter.mask_bits &&
+	       s->shape.filter.group_index == sd.filter.group_index && ext_flags(s) == ext_flags(&d) &&
+	       s->body.gravity_scale == bd.gravity_scale &&
+	       s->body.linear_damping == bd.linear_damping &&
+	       s->body.angular_damping == bd.angular_damping;
+}
+
 f2d_result f2d_command_encode(const f2d_command *c, uint8_t *buf, size_t cap, size_t *written)
 {
 	if (c == NULL || buf == NULL || written == NULL) {
@@ -225,10 +284,11 @@ f2d_result f2d_command_encode(const f2d_command *c, uint8_t *buf, size_t cap, si
 			return F2D_ERROR_INVALID_VALUE;
 		}
 		/* low 4 bits: body type (0..2; 3..15 are reserved and refused); 16: sleep disabled,
-		 * 32: created asleep (so the bytes of a default def are those of format 1); the
-		 * bits 64 and 128 are reserved: 0 */
+		 * 32: created asleep (so the bytes of a default def are those of format 1); 64 is
+		 * reserved: 0; 128 (format 2): the extension follows the shape */
+		bool ext = !ext_is_default(s);
 		w8(&b, (uint32_t)s->body.type | (s->body.enable_sleep ? 0u : 16u) |
-		           (s->body.awake ? 0u : 32u));
+		           (s->body.awake ? 0u : 32u) | (ext ? 128u : 0u));
 		wvec(&b, s->body.position);
 		w32(&b, (uint32_t)s->body.rotation.c);
 		w32(&b, (uint32_t)s->body.rotation.s);
@@ -251,6 +311,15 @@ f2d_result f2d_command_encode(const f2d_command *c, uint8_t *buf, size_t cap, si
 				wvec(&b, s->points[i]);
 			}
 		}
+		if (ext) {
+			w64(&b, s->shape.filter.category_bits);
+			w64(&b, s->shape.filter.mask_bits);
+			w32(&b, (uint32_t)s->shape.filter.group_index);
+			w8(&b, ext_flags(s));
+			w32(&b, (uint32_t)s->body.gravity_scale);
+			w32(&b, (uint32_t)s->body.linear_damping);
+			w32(&b, (uint32_t)s->body.angular_damping);
+		}
 		break;
 	}
 	case F2D_CMD_DESTROY_BODY: wbody(&b, c->u.destroy.body); break;
@@ -269,6 +338,33 @@ f2d_result f2d_command_encode(const f2d_command *c, uint8_t *buf, size_t cap, si
 		for (uint32_t i = 0; i < c->u.payload.length; ++i) {
 			w8(&b, c->u.payload.bytes[i]);
 		}
+		break;
+	case F2D_CMD_SET_FILTER:
+		w32(&b, (uint32_t)c->u.filter.shape.index1);
+		w32(&b, c->u.filter.shape.generation);
+		w64(&b, c->u.filter.filter.category_bits);
+		w64(&b, c->u.filter.filter.mask_bits);
+		w32(&b, (uint32_t)c->u.filter.filter.group_index);
+		break;
+	case F2D_CMD_SET_BODY_TYPE:
+		if ((uint32_t)c->u.body_type.type > (uint32_t)F2D_DYNAMIC_BODY) {
+			return F2D_ERROR_INVALID_VALUE;
+		}
+		wbody(&b, c->u.body_type.body);
+		w8(&b, (uint32_t)c->u.body_type.type);
+		break;
+	case F2D_CMD_SET_GRAVITY_SCALE:
+		wbody(&b, c->u.gravity_scale.body);
+		w32(&b, (uint32_t)c->u.gravity_scale.scale);
+		break;
+	case F2D_CMD_SET_DAMPING:
+		wbody(&b, c->u.damping.body);
+		w32(&b, (uint32_t)c->u.damping.linear);
+		w32(&b, (uint32_t)c->u.damping.angular);
+		break;
+	case F2D_CMD_SET_FIXED_ROTATION:
+		wbody(&b, c->u.fixed_rotation.body);
+		w8(&b, c->u.fixed_rotation.fixed ? 1u : 0u);
 		break;
 	default: return F2D_ERROR_INVALID_VALUE;
 	}
@@ -358,10 +454,10 @@ f2d_result f2d_command_decode(const uint8_t *buf, size_t len, f2d_command *out, 
 		/* canonical only: every accepted byte string is the encoding of the command it
 		 * decodes to (the reserved bits and body types are refused, see encode) */
 		uint32_t type = r8(&b);
-		if (type > 63u || (type & 15u) > (uint32_t)F2D_DYNAMIC_BODY) {
+		if ((type & 64u) != 0 || (type & 15u) > (uint32_t)F2D_DYNAMIC_BODY) {
 			return F2D_ERROR_INVALID_VALUE;
 		}
-		/* fields the format does not carry (options, filter, events) keep their defaults */
+		/* without the extension, its fields (options, filter, events) keep their defaults */
 		s->body = f2d_default_body_def();
 		s->shape = f2d_default_shape_def();
 		s->body.type = (f2d_body_type)(type & 15u);
@@ -394,6 +490,23 @@ f2d_result f2d_command_decode(const uint8_t *buf, size_t len, f2d_command *out, 
 		} else {
 			return F2D_ERROR_INVALID_VALUE;
 		}
+		if ((type & 128u) != 0) {
+			s->shape.filter.category_bits = r64(&b);
+			s->shape.filter.mask_bits = r64(&b);
+			s->shape.filter.group_index = (int32_t)r32(&b);
+			uint32_t flags = r8(&b);
+			s->shape.enable_contact_events = (flags & EXT_CONTACT_EVENTS) != 0;
+			s->shape.enable_hit_events = (flags & EXT_HIT_EVENTS) != 0;
+			s->shape.enable_sensor_events = (flags & EXT_SENSOR_EVENTS) != 0;
+			s->shape.is_sensor = (flags & EXT_SENSOR) != 0;
+			s->body.fixed_rotation = (flags & EXT_FIXED_ROTATION) != 0;
+			s->body.gravity_scale = rfix(&b);
+			s->body.linear_damping = rfix(&b);
+			s->body.angular_damping = rfix(&b);
+			if ((flags & EXT_RESERVED) != 0 || (!b.short_read && ext_is_default(s))) {
+				return F2D_ERROR_INVALID_VALUE; /* encode writes no such extension */
+			}
+		}
 		break;
 	}
 	case F2D_CMD_DESTROY_BODY: c.u.destroy.body = rbody(&b); break;
@@ -416,6 +529,40 @@ f2d_result f2d_command_decode(const uint8_t *buf, size_t len, f2d_command *out, 
 			c.u.payload.bytes[i] = (uint8_t)r8(&b);
 		}
 		break;
+	case F2D_CMD_SET_FILTER:
+		c.u.filter.shape.index1 = (int32_t)r32(&b);
+		c.u.filter.shape.generation = r32(&b);
+		c.u.filter.filter.category_bits = r64(&b);
+		c.u.filter.filter.mask_bits = r64(&b);
+		c.u.filter.filter.group_index = (int32_t)r32(&b);
+		break;
+	case F2D_CMD_SET_BODY_TYPE: {
+		c.u.body_type.body = rbody(&b);
+		uint32_t t = r8(&b);
+		if (t > (uint32_t)F2D_DYNAMIC_BODY) {
+			return F2D_ERROR_INVALID_VALUE;
+		}
+		c.u.body_type.type = (f2d_body_type)t;
+		break;
+	}
+	case F2D_CMD_SET_GRAVITY_SCALE:
+		c.u.gravity_scale.body = rbody(&b);
+		c.u.gravity_scale.scale = rfix(&b);
+		break;
+	case F2D_CMD_SET_DAMPING:
+		c.u.damping.body = rbody(&b);
+		c.u.damping.linear = rfix(&b);
+		c.u.damping.angular = rfix(&b);
+		break;
+	case F2D_CMD_SET_FIXED_ROTATION: {
+		c.u.fixed_rotation.body = rbody(&b);
+		uint32_t fixed = r8(&b);
+		if (fixed > 1u) {
+			return F2D_ERROR_INVALID_VALUE; /* a flag is 0 or 1: one encoding */
+		}
+		c.u.fixed_rotation.fixed = fixed == 1u;
+		break;
+	}
 	default: return F2D_ERROR_INVALID_VALUE;
 	}
 	if (b.short_read) {

@@ -278,12 +278,16 @@ static uint64_t splitmix(uint64_t *state)
 }
 
 /* Offsets of the bytes that decide the structure of a command (input.h): the type byte of a
- * create-body command and the payload length (4), a motor's enable flag (12), the spawn kind
+ * create-body command and the payload length (4), a motor's enable flag, a set-body-type's
+ * type and a set-fixed-rotation's flag (12), the spawn kind
  * (61) and a polygon's point count (62). */
 #define OFF_FLAGS 4
 #define OFF_ENABLE 12
 #define OFF_KIND 61
 #define OFF_COUNT 62
+/* format 2: the flags byte of the create-body extension after a box (8 bytes) or a circle (12) */
+#define OFF_BOX_EXT_FLAGS (OFF_KIND + 1 + 8 + 20)
+#define OFF_CIRCLE_EXT_FLAGS (OFF_KIND + 1 + 12 + 20)
 
 START_TEST(decode_accepts_only_canonical_bytes)
 {
@@ -292,7 +296,8 @@ START_TEST(decode_accepts_only_canonical_bytes)
 	 * back, so no two byte strings decode to the same command. */
 	uint64_t rng = 0x5EED0011u;
 	uint8_t x[F2D_COMMAND_MAX_BYTES + 16], again[F2D_COMMAND_MAX_BYTES];
-	int64_t accepted[8] = {0}, kinds[3] = {0}, motor_off = 0, motor_on = 0, asleep = 0;
+	int64_t accepted[16] = {0}, kinds[3] = {0}, motor_off = 0, motor_on = 0, asleep = 0;
+	int64_t extended = 0, sensors = 0, fixed_on = 0, fixed_off = 0, body_types[3] = {0};
 	for (int32_t it = 0; it < 150000; ++it) {
 		size_t len = (size_t)(splitmix(&rng) % sizeof x);
 		for (size_t i = 0; i < len; i += 8) {
@@ -303,11 +308,12 @@ START_TEST(decode_accepts_only_canonical_bytes)
 		}
 		uint64_t bias = splitmix(&rng);
 		if (len > 0 && (bias & 7u) != 0) {
-			x[0] = (uint8_t)(1 + (bias >> 3) % 7); /* a known type, mostly */
+			x[0] = (uint8_t)(1 + (bias >> 3) % F2D_CMD_LAST); /* a known type, mostly */
 		}
 		if (len > OFF_FLAGS && (bias & 0x300u) != 0) {
-			/* small: a body type and the sleep bits, or a short payload */
-			x[OFF_FLAGS] = (uint8_t)((bias >> 10) % 64);
+			/* small: a body type and the sleep bits (and, one time in four, the extension
+			 * bit 128), or a short payload */
+			x[OFF_FLAGS] = (uint8_t)((bias >> 10) % 64 | ((bias >> 40) % 4 == 0 ? 128u : 0u));
 		}
 		if (len > OFF_ENABLE && (bias & 0x10000u) != 0) {
 			x[OFF_ENABLE] = (uint8_t)((bias >> 17) % 4); /* 0, 1 and two bad flags */
@@ -317,6 +323,15 @@ START_TEST(decode_accepts_only_canonical_bytes)
 		}
 		if (len > OFF_COUNT && (bias & 0x3000000u) != 0) {
 			x[OFF_COUNT] = (uint8_t)(2 + (bias >> 26) % 8);
+		}
+		if ((bias >> 42) % 4 != 0) {
+			/* the extension's flags byte of a box or circle spawn: no reserved bit */
+			if (len > OFF_BOX_EXT_FLAGS) {
+				x[OFF_BOX_EXT_FLAGS] &= 0x1Fu;
+			}
+			if (len > OFF_CIRCLE_EXT_FLAGS) {
+				x[OFF_CIRCLE_EXT_FLAGS] &= 0x1Fu;
+			}
 		}
 		f2d_command d;
 		size_t used = 0, len2 = 0;
@@ -331,18 +346,28 @@ START_TEST(decode_accepts_only_canonical_bytes)
 		              "iteration %d: type %d: %zu bytes decode to a command that encodes "
 		              "to other bytes (%zu)",
 		              it, d.type, used, len2);
-		accepted[d.type & 7]++;
+		accepted[d.type & 15]++;
 		if (d.type == F2D_CMD_CREATE_BODY) {
 			kinds[d.u.create.kind]++;
 			asleep += d.u.create.body.awake ? 0 : 1;
+			extended += (x[OFF_FLAGS] & 128u) != 0;
+			sensors += d.u.create.shape.is_sensor ? 1 : 0;
+		}
+		if (d.type == F2D_CMD_SET_FIXED_ROTATION) {
+			fixed_on += d.u.fixed_rotation.fixed ? 1 : 0;
+			fixed_off += d.u.fixed_rotation.fixed ? 0 : 1;
+		}
+		if (d.type == F2D_CMD_SET_BODY_TYPE) {
+			body_types[d.u.body_type.type]++;
 		}
 		if (d.type == F2D_CMD_SET_MOTOR) {
 			motor_on += d.u.motor.enable ? 1 : 0;
 			motor_off += d.u.motor.enable ? 0 : 1;
 		}
 	}
-	/* the property was exercised on every kind of command */
-	for (int t = F2D_CMD_APPLY_FORCE; t <= F2D_CMD_PAYLOAD; ++t) {
+	/* the property was exercised on every kind of command, the format-2 ones included */
+	ck_assert_int_eq(F2D_CMD_LAST, 12);
+	for (int t = F2D_CMD_APPLY_FORCE; t <= F2D_CMD_LAST; ++t) {
 		ck_assert_msg(accepted[t] >= 100, "type %d accepted only %lld times", t,
 		              (long long)accepted[t]);
 	}
@@ -353,6 +378,13 @@ START_TEST(decode_accepts_only_canonical_bytes)
 	ck_assert_int_ge(motor_on, 100);
 	ck_assert_int_ge(motor_off, 100);
 	ck_assert_int_ge(asleep, 20);
+	ck_assert_int_ge(extended, 100);
+	ck_assert_int_ge(sensors, 20);
+	ck_assert_int_ge(fixed_on, 100);
+	ck_assert_int_ge(fixed_off, 100);
+	for (int t = 0; t < 3; ++t) {
+		ck_assert_int_ge(body_types[t], 30);
+	}
 }
 END_TEST
 
@@ -366,7 +398,7 @@ START_TEST(encode_then_decode)
 	int64_t encoded = 0;
 	for (int32_t it = 0; it < 40000; ++it) {
 		f2d_command c = f2d_default_command(
-		    (f2d_command_type)(1 + splitmix(&rng) % 7), (uint8_t)splitmix(&rng),
+		    (f2d_command_type)(1 + splitmix(&rng) % F2D_CMD_LAST), (uint8_t)splitmix(&rng),
 		    (uint16_t)splitmix(&rng));
 		uint8_t noise[sizeof c.u];
 		for (size_t i = 0; i < sizeof noise; i += 8) {
@@ -385,8 +417,30 @@ START_TEST(encode_then_decode)
 			c.u.create.body.awake = (bias >> 9) & 1u;
 			c.u.create.kind = (uint8_t)((bias >> 10) % 4);
 			c.u.create.count = (int32_t)((bias >> 12) % 10);
+			/* the extension's bools; its other fields at their defaults half of the time
+			 * (then no extension is written) */
+			c.u.create.shape.is_sensor = (bias >> 16) & 1u;
+			c.u.create.shape.enable_contact_events = (bias >> 17) & 1u;
+			c.u.create.shape.enable_hit_events = (bias >> 18) & 1u;
+			c.u.create.shape.enable_sensor_events = (bias >> 19) & 1u;
+			c.u.create.body.fixed_rotation = (bias >> 20) & 1u;
+			if ((bias >> 21) & 1u) {
+				c.u.create.shape.filter = f2d_default_filter();
+				c.u.create.shape.is_sensor = false;
+				c.u.create.shape.enable_contact_events = true;
+				c.u.create.shape.enable_hit_events = false;
+				c.u.create.shape.enable_sensor_events = true;
+				c.u.create.body.fixed_rotation = false;
+				c.u.create.body.gravity_scale = F2D_ONE;
+				c.u.create.body.linear_damping = 0;
+				c.u.create.body.angular_damping = 0;
+			}
 		} else if (c.type == F2D_CMD_SET_MOTOR) {
 			c.u.motor.enable = (bias & 1u) != 0;
+		} else if (c.type == F2D_CMD_SET_FIXED_ROTATION) {
+			c.u.fixed_rotation.fixed = (bias & 1u) != 0;
+		} else if (c.type == F2D_CMD_SET_BODY_TYPE) {
+			c.u.body_type.type = (f2d_body_type)((bias & 1u) ? (bias >> 1) % 3 : (bias >> 1) % 8);
 		} else if (c.type == F2D_CMD_PAYLOAD) {
 			c.u.payload.length = (uint16_t)(bias % 300);
 		}
@@ -447,6 +501,221 @@ START_TEST(non_canonical_bytes_refused)
 }
 END_TEST
 
+/* The format-2 commands: each one does what its setter does, and a refused one changes
+ * nothing (the hash is the same) while the others of the frame apply. */
+static f2d_shape_id shape_of(f2d_world *w, f2d_body_id b)
+{
+	f2d_shape_id found = {0, 0};
+	for (int32_t i = 1; i < 4096 && found.index1 == 0; ++i) {
+		for (uint32_t g = 0; g < 4 && found.index1 == 0; ++g) {
+			f2d_shape_id s = {i, g};
+			if (f2d_shape_is_valid(w, s) && f2d_shape_get_body(w, s).index1 == b.index1) {
+				found = s;
+			}
+		}
+	}
+	ck_assert_int_ne(found.index1, 0);
+	return found;
+}
+
+START_TEST(game_api_commands)
+{
+	f2d_world *w = scene("random_stack");
+	f2d_world *ref = scene("random_stack");
+	f2d_body_id b3 = body_n(w, 3), b4 = body_n(w, 4), b5 = body_n(w, 5), b6 = body_n(w, 6);
+	f2d_shape_id s3 = shape_of(w, b3);
+	f2d_command c[8];
+	int32_t n = 0;
+	c[n] = f2d_default_command(F2D_CMD_SET_FILTER, 0, 0);
+	c[n].u.filter.shape = s3;
+	c[n].u.filter.filter.category_bits = 4;
+	c[n].u.filter.filter.mask_bits = ~(uint64_t)4;
+	c[n++].u.filter.filter.group_index = -3;
+	c[n] = f2d_default_command(F2D_CMD_SET_BODY_TYPE, 0, 1);
+	c[n].u.body_type.body = b4;
+	c[n++].u.body_type.type = F2D_KINEMATIC_BODY;
+	c[n] = f2d_default_command(F2D_CMD_SET_GRAVITY_SCALE, 1, 0);
+	c[n].u.gravity_scale.body = b5;
+	c[n++].u.gravity_scale.scale = -F2D_MILLI(500);
+	c[n] = f2d_default_command(F2D_CMD_SET_DAMPING, 1, 1);
+	c[n].u.damping.body = b5;
+	c[n].u.damping.linear = F2D_MILLI(250);
+	c[n++].u.damping.angular = F2D_FIX(2);
+	c[n] = f2d_default_command(F2D_CMD_SET_FIXED_ROTATION, 2, 0);
+	c[n].u.fixed_rotation.body = b6;
+	c[n++].u.fixed_rotation.fixed = true;
+	f2d_command_result r[8];
+	ck_assert_int_eq(f2d_world_apply_commands(w, c, n, r), F2D_OK);
+	for (int32_t i = 0; i < n; ++i) {
+		ck_assert_msg(r[i].result == F2D_OK, "command %d: %s", i, f2d_world_last_error(w));
+	}
+	f2d_filter f = f2d_shape_get_filter(w, s3);
+	ck_assert(f.category_bits == 4 && f.mask_bits == ~(uint64_t)4 && f.group_index == -3);
+	ck_assert_int_eq(f2d_body_get_type(w, b4), F2D_KINEMATIC_BODY);
+	fix16_t gs = 0, ld = 0, ad = 0;
+	bool fixed = false;
+	f2d_body_get_options(w, b5, &gs, &ld, &ad, NULL);
+	ck_assert(gs == -F2D_MILLI(500) && ld == F2D_MILLI(250) && ad == F2D_FIX(2));
+	f2d_body_get_options(w, b6, NULL, NULL, NULL, &fixed);
+	ck_assert(fixed);
+	/* the same through the setters: the same world */
+	ck_assert_int_eq(f2d_shape_set_filter(ref, s3, f), F2D_OK);
+	ck_assert_int_eq(f2d_body_set_type(ref, b4, F2D_KINEMATIC_BODY), F2D_OK);
+	ck_assert_int_eq(f2d_body_set_gravity_scale(ref, b5, -F2D_MILLI(500)), F2D_OK);
+	ck_assert_int_eq(f2d_body_set_damping(ref, b5, F2D_MILLI(250), F2D_FIX(2)), F2D_OK);
+	ck_assert_int_eq(f2d_body_set_fixed_rotation(ref, b6, true), F2D_OK);
+	ck_assert_uint_eq(f2d_world_hash(w), f2d_world_hash(ref));
+	for (int i = 0; i < 30; ++i) {
+		f2d_world_step(w);
+		f2d_world_step(ref);
+	}
+	ck_assert_uint_eq(f2d_world_hash(w), f2d_world_hash(ref));
+
+	/* refusals: each changes nothing */
+	f2d_body_id gone = body_n(w, 2);
+	f2d_shape_id gone_shape = shape_of(w, gone);
+	ck_assert_int_eq(f2d_destroy_body(w, gone), F2D_OK);
+	n = 0;
+	c[n] = f2d_default_command(F2D_CMD_SET_FILTER, 0, 0);
+	c[n++].u.filter.shape = gone_shape; /* stale */
+	c[n] = f2d_default_command(F2D_CMD_SET_BODY_TYPE, 0, 1);
+	c[n].u.body_type.body = b3;
+	c[n++].u.body_type.type = (f2d_body_type)7; /* no such type */
+	c[n] = f2d_default_command(F2D_CMD_SET_GRAVITY_SCALE, 0, 2);
+	c[n].u.gravity_scale.body = b5;
+	c[n++].u.gravity_scale.scale = F2D_FIX(17); /* outside [-16, 16] */
+	c[n] = f2d_default_command(F2D_CMD_SET_DAMPING, 0, 3);
+	c[n].u.damping.body = b5;
+	c[n].u.damping.linear = F2D_FIX(1);  /* fine */
+	c[n++].u.damping.angular = -1; /* refused: both or neither */
+	c[n] = f2d_default_command(F2D_CMD_SET_FIXED_ROTATION, 0, 4);
+	c[n].u.fixed_rotation.body = b4; /* kinematic now: refused */
+	c[n++].u.fixed_rotation.fixed = true;
+	c[n] = f2d_default_command(F2D_CMD_SET_GRAVITY_SCALE, 0, 5);
+	c[n++].u.gravity_scale.body = gone; /* stale */
+	uint64_t h0 = f2d_world_hash(w);
+	ck_assert_int_eq(f2d_world_apply_commands(w, c, n, r), F2D_OK);
+	const f2d_result expect[] = {F2D_ERROR_INVALID_HANDLE, F2D_ERROR_INVALID_VALUE,
+	                             F2D_ERROR_INVALID_VALUE,  F2D_ERROR_INVALID_VALUE,
+	                             F2D_ERROR_INVALID_VALUE,  F2D_ERROR_INVALID_HANDLE};
+	for (int32_t i = 0; i < n; ++i) {
+		ck_assert_msg(r[i].result == expect[i], "command %d: %s", i,
+		              f2d_error_string(r[i].result));
+	}
+	ck_assert_uint_eq(f2d_world_hash(w), h0);
+	f2d_body_get_options(w, b5, &gs, &ld, &ad, NULL);
+	ck_assert(gs == -F2D_MILLI(500) && ld == F2D_MILLI(250) && ad == F2D_FIX(2));
+	/* a batch with an unknown type past the last is refused whole */
+	c[0].type = F2D_CMD_LAST + 1;
+	ck_assert_int_eq(f2d_world_apply_commands(w, c, 1, r), F2D_ERROR_INVALID_VALUE);
+	ck_assert_uint_eq(f2d_world_hash(w), h0);
+	ck_assert_ptr_null(f2d_command_type_name(F2D_CMD_LAST + 1));
+	ck_assert_str_eq(f2d_command_type_name(F2D_CMD_SET_FILTER), "set_filter");
+	f2d_destroy_world(w);
+	f2d_destroy_world(ref);
+}
+END_TEST
+
+/* A create command that carries a sensor, a filter and body options (the extension) makes
+ * the body f2d_create_body + f2d_create_*_shape would, through the bytes. */
+START_TEST(create_extension)
+{
+	f2d_world *w = scene("random_stack");
+	f2d_command c = f2d_default_command(F2D_CMD_CREATE_BODY, 3, 1);
+	c.u.create.body.type = F2D_STATIC_BODY;
+	c.u.create.body.position = f2d_v(F2D_FIX(2), F2D_FIX(3));
+	c.u.create.kind = F2D_SPAWN_CIRCLE;
+	c.u.create.circle.radius = F2D_MILLI(500);
+	c.u.create.shape.is_sensor = true;
+	c.u.create.shape.filter.category_bits = 8;
+	c.u.create.shape.filter.mask_bits = 6;
+	uint8_t buf[F2D_COMMAND_MAX_BYTES], plain[F2D_COMMAND_MAX_BYTES];
+	size_t len = 0, plain_len = 0, used = 0;
+	ck_assert_int_eq(f2d_command_encode(&c, buf, sizeof buf, &len), F2D_OK);
+	f2d_command p = f2d_default_command(F2D_CMD_CREATE_BODY, 3, 1);
+	p.u.create.body = c.u.create.body;
+	p.u.create.kind = c.u.create.kind;
+	p.u.create.circle = c.u.create.circle;
+	ck_assert_int_eq(f2d_command_encode(&p, plain, sizeof plain, &plain_len), F2D_OK);
+	/* the same bytes as without the extension, but bit 128 and 33 bytes at the end */
+	ck_assert_uint_eq(len, plain_len + 33);
+	ck_assert_int_eq(buf[4], plain[4] | 128);
+	ck_assert_int_eq(memcmp(buf + 5, plain + 5, plain_len - 5), 0);
+	f2d_command d;
+	ck_assert_int_eq(f2d_command_decode(buf, len, &d, &used), F2D_OK);
+	ck_assert_uint_eq(used, len);
+	ck_assert(d.u.create.shape.is_sensor && d.u.create.shape.filter.category_bits == 8 &&
+	          d.u.create.shape.filter.mask_bits == 6 && d.u.create.shape.enable_sensor_events);
+	/* an extension with nothing but defaults is not canonical */
+	memset(buf + plain_len, 0, 33);
+	buf[plain_len] = 1;                            /* category 1 */
+	memset(buf + plain_len + 8, 0xFF, 8);          /* mask all */
+	buf[plain_len + 20] = 1 | 4;                   /* contact and sensor events */
+	buf[plain_len + 23] = 1;                       /* gravity scale 1.0 = 0x00010000 */
+	ck_assert_int_eq(f2d_command_decode(buf, len, &d, &used), F2D_ERROR_INVALID_VALUE);
+	buf[plain_len + 20] |= 8; /* ... a sensor: canonical again */
+	ck_assert_int_eq(f2d_command_decode(buf, len, &d, &used), F2D_OK);
+	buf[plain_len + 20] |= 32; /* a reserved flag */
+	ck_assert_int_eq(f2d_command_decode(buf, len, &d, &used), F2D_ERROR_INVALID_VALUE);
+	/* applied: a static sensor a falling box passes through */
+	f2d_command_result r;
+	ck_assert_int_eq(f2d_world_apply_commands(w, &c, 1, &r), F2D_OK);
+	ck_assert_int_eq(r.result, F2D_OK);
+	f2d_shape_id s = shape_of(w, r.created);
+	ck_assert(f2d_shape_is_sensor(w, s));
+	ck_assert_uint_eq(f2d_shape_get_filter(w, s).category_bits, 8);
+	f2d_destroy_world(w);
+}
+END_TEST
+
+/* Format-1 bytes decode as before (a default create command: no extension, the same bytes),
+ * and the format-2 layout is fixed. */
+START_TEST(format_bytes)
+{
+	f2d_command c = f2d_default_command(F2D_CMD_CREATE_BODY, 1, 2);
+	uint8_t buf[F2D_COMMAND_MAX_BYTES];
+	size_t len = 0, used = 0;
+	ck_assert_int_eq(f2d_command_encode(&c, buf, sizeof buf, &len), F2D_OK);
+	ck_assert_uint_eq(len, 70); /* format 1's length of a box spawn */
+	ck_assert_int_eq(buf[4], F2D_DYNAMIC_BODY);
+	f2d_command d;
+	ck_assert_int_eq(f2d_command_decode(buf, len, &d, &used), F2D_OK);
+	ck_assert(!d.u.create.shape.is_sensor && d.u.create.body.gravity_scale == F2D_ONE &&
+	          d.u.create.shape.filter.group_index == 0 && d.u.create.shape.enable_contact_events);
+	c = f2d_default_command(F2D_CMD_SET_FILTER, 2, 0x0102);
+	c.u.filter.shape.index1 = 7;
+	c.u.filter.shape.generation = 1;
+	c.u.filter.filter.category_bits = 0x0807060504030201ull;
+	c.u.filter.filter.mask_bits = 2;
+	c.u.filter.filter.group_index = -2;
+	const uint8_t filter_bytes[] = {8, 2, 2, 1, 7, 0, 0, 0, 1, 0, 0, 0, 1, 2, 3, 4, 5, 6, 7,
+	                                8, 2, 0, 0, 0, 0, 0, 0, 0, 0xFE, 0xFF, 0xFF, 0xFF};
+	ck_assert_int_eq(f2d_command_encode(&c, buf, sizeof buf, &len), F2D_OK);
+	ck_assert_uint_eq(len, sizeof filter_bytes);
+	ck_assert_int_eq(memcmp(buf, filter_bytes, len), 0);
+	c = f2d_default_command(F2D_CMD_SET_BODY_TYPE, 0, 0);
+	c.u.body_type.body.index1 = 1;
+	c.u.body_type.type = F2D_STATIC_BODY;
+	ck_assert_int_eq(f2d_command_encode(&c, buf, sizeof buf, &len), F2D_OK);
+	ck_assert_uint_eq(len, 13);
+	buf[12] = 3; /* not a body type */
+	ck_assert_int_eq(f2d_command_decode(buf, len, &d, &used), F2D_ERROR_INVALID_VALUE);
+	c.u.body_type.type = (f2d_body_type)3;
+	ck_assert_int_eq(f2d_command_encode(&c, buf, sizeof buf, &len), F2D_ERROR_INVALID_VALUE);
+	c = f2d_default_command(F2D_CMD_SET_FIXED_ROTATION, 0, 0);
+	ck_assert_int_eq(f2d_command_encode(&c, buf, sizeof buf, &len), F2D_OK);
+	ck_assert_uint_eq(len, 13);
+	buf[12] = 2; /* a flag is 0 or 1 */
+	ck_assert_int_eq(f2d_command_decode(buf, len, &d, &used), F2D_ERROR_INVALID_VALUE);
+	c = f2d_default_command(F2D_CMD_SET_GRAVITY_SCALE, 0, 0);
+	ck_assert_int_eq(f2d_command_encode(&c, buf, sizeof buf, &len), F2D_OK);
+	ck_assert_uint_eq(len, 16);
+	c = f2d_default_command(F2D_CMD_SET_DAMPING, 0, 0);
+	ck_assert_int_eq(f2d_command_encode(&c, buf, sizeof buf, &len), F2D_OK);
+	ck_assert_uint_eq(len, 20);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("input");
@@ -460,6 +729,9 @@ int main(void)
 	tcase_add_test(tc, decode_accepts_only_canonical_bytes);
 	tcase_add_test(tc, encode_then_decode);
 	tcase_add_test(tc, non_canonical_bytes_refused);
+	tcase_add_test(tc, game_api_commands);
+	tcase_add_test(tc, create_extension);
+	tcase_add_test(tc, format_bytes);
 	suite_add_tcase(s, tc);
 	SRunner *sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);

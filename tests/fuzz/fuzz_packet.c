@@ -62,7 +62,7 @@ static void start(nd_session *s)
 		nd_session_add_local_input(s, (uint8_t)(f * 7 % 16));
 	}
 	for (uint32_t f = 0; f < 300; ++f) {
-		nd_session_confirm(s, f, 0x9E3779B97F4A7C15ull * (f + 1));
+		nd_session_confirm(s, f, 0x9E3779B97F4A7C15ull * (f + 1), f / 50);
 	}
 	s->simulated = 400;
 }
@@ -190,7 +190,8 @@ int main(int argc, char **argv)
 		}
 		for (uint32_t f = 0; f < 250; ++f) {
 			nd_session_confirm(
-			    &other, f, 0x9E3779B97F4A7C15ull * (f + 1) + (file == 5 && f == 100));
+			    &other, f, 0x9E3779B97F4A7C15ull * (f + 1) + (file == 5 && f == 100),
+			    f / 50 + (file == 4 && f == 120));
 		}
 		other.remote[0].frame = 398;
 		snprintf(path, sizeof path, "%s/traffic%d", argv[1], file);

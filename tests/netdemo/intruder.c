@@ -6,7 +6,7 @@
  *   intruder PORT replay CODE    a HELLO sealed with the game's code, as a replay of the real
  *                                guest's would be, and never plays: "welcomed N"
  *   intruder PORT game N         during the game: N datagrams of garbage (40..200 bytes, not
- *                                the magic), N too short (magic and version 2, then 0..34
+ *                                the magic), N too short (magic and our version, then 0..34
  *                                random bytes: 5..39 in all) and N
  *                                well-formed GAME packets claiming to be the guest, sealed
  *                                under another code: "sent magic N, short N, auth N"
@@ -134,7 +134,8 @@ int main(int argc, char **argv)
 			b[0] = (uint8_t)(b[0] == 'F' ? 'G' : b[0]); /* never the magic "F2DN" */
 			send_bytes(b, n);
 			n = 5 + next() % 35; /* our magic and version, then too few bytes */
-			memcpy(b, "F2DN\x02", 5);
+			memcpy(b, "F2DN", 4);
+			b[4] = ND_VERSION;
 			for (size_t k = 5; k < n; ++k) {
 				b[k] = (uint8_t)next();
 			}

@@ -22,6 +22,12 @@
 #                          during the game: the real guest joins all the same, both end in
 #                          sync, and the host counts each of the intruder's datagrams under
 #                          its reason
+#   game                   the README's demo command (2 peers, 600 frames, 20 % loss, 100 +- 50
+#                          ms): in sync, a score > 0, every peer's score and game-state digest
+#                          the same, replays that verify (they re-create the coins and teams
+#                          from frame 0's commands); a rollback-heavy run (30 % loss, 150 +- 50
+#                          ms) and a perfect network with the same seed end with the same score,
+#                          digest and hash
 # All traffic is UDP on 127.0.0.1 between processes this script starts; every run is bounded
 # by --max-seconds.
 set -uo pipefail
@@ -237,6 +243,51 @@ desync)
 	done
 	echo "netdemo desync: OK (detected at frame 400 with 2 and 4 peers; the bundles name" \
 		"frame 400, the perturbed peer, body 3 origin.x)"
+	;;
+game)
+	# game_run NAME ARGS...: the run ends in sync; sets score (the agreed line), digest, hash
+	game_run() {
+		local name=$1 i l
+		shift
+		run "$name" --peers 2 --frames 600 --seed 1 --max-seconds 50 "$@"
+		[[ $rc == 0 ]] || fail "$name: exit $rc"
+		[[ $(last_line "$name.out") =~ ^in\ sync:\ 600\ frames,\ 2\ peers,\ hash\ ([0-9a-f]{16})$ ]] ||
+			fail "$name: last line '$(last_line "$name.out")'"
+		hash=${BASH_REMATCH[1]}
+		score=$(tail -n 2 "$name.out" | head -n 1)
+		[[ $score =~ ^score:\ team\ 0\ ([0-9]+),\ team\ 1\ ([0-9]+)\ \(([0-9]+)\ coins\ taken\),\ the\ same\ on\ every\ peer$ ]] ||
+			fail "$name: score line '$score'"
+		local s0=${BASH_REMATCH[1]} s1=${BASH_REMATCH[2]} taken=${BASH_REMATCH[3]}
+		total=$((s0 + s1))
+		((total == taken)) || fail "$name: the scores do not add up to the coins taken"
+		digest=
+		rollbacks=0
+		for i in 0 1; do
+			l=$(grep -A3 "^peer $i: " "$name.out" | tail -n 1)
+			[[ $l =~ ^\ \ game:\ score\ team\ 0\ $s0,\ team\ 1\ $s1\;\ $taken\ coins\ taken\;\ game\ state\ ([0-9a-f]{16})$ ]] ||
+				fail "$name: peer $i's game line '$l' (agreed: '$score')"
+			[[ -z $digest || $digest == "${BASH_REMATCH[1]}" ]] || fail "$name: digests differ"
+			digest=${BASH_REMATCH[1]}
+			l=$(peer_line "$name.out" "$i")
+			[[ $l =~ rollbacks\ ([0-9]+) ]] && rollbacks=$((rollbacks + BASH_REMATCH[1]))
+		done
+	}
+	mkdir rec
+	game_run demo --loss 20 --latency 100 --jitter 50 --dup 5 --reorder 5 --record rec
+	((total > 0)) || fail "the demo run scored nothing: $score"
+	demo="$score $digest $hash"
+	for i in 0 1; do
+		v=$("$replay" verify "rec/peer$i.f2r") || fail "verify peer $i: $v"
+		[[ $v == "ok 600 frames, final hash $hash" ]] || fail "verify peer $i: '$v'"
+	done
+	game_run heavy --loss 30 --latency 150 --jitter 50
+	((rollbacks > 0)) || fail "the heavy run rolled nothing back"
+	heavy_rollbacks=$rollbacks
+	[[ "$score $digest $hash" == "$demo" ]] || fail "heavy run '$score $digest $hash', demo '$demo'"
+	game_run clean
+	[[ "$score $digest $hash" == "$demo" ]] || fail "clean run '$score $digest $hash', demo '$demo'"
+	echo "netdemo game: OK ($score; game state $digest; $heavy_rollbacks rollbacks at 30 % loss" \
+		"and 150 ms give the perfect network's score and hash)"
 	;;
 lost)
 	mkdir rec

@@ -8,6 +8,7 @@
 #include "auth.h"
 #include "fix2d/input.h"
 #include "fix2d/scenes.h"
+#include "fix2d/snapshot.h"
 #include "game.h"
 #include "link.h"
 #include "packet.h"
@@ -253,22 +254,24 @@ START_TEST(desync_found_at_its_frame)
 	}
 	/* them: hashes of frames 0..29, frame 17 different */
 	for (uint32_t f = 0; f < 30; ++f) {
-		nd_session_confirm(&them, f, 1000 + f + (f == 17));
+		nd_session_confirm(&them, f, 1000 + f + (f == 17), 7 + (f == 13));
 	}
 	them.input_count[0] = 40; /* they hold our inputs */
 	/* we confirm 0..9 first, then hear them, then confirm the rest */
 	for (uint32_t f = 0; f < 10; ++f) {
-		nd_session_confirm(&me, f, 1000 + f);
+		nd_session_confirm(&me, f, 1000 + f, 7);
 	}
 	ck_assert(nd_session_receive(&me, 1, buf, from_them(buf), 100));
 	ck_assert_uint_eq(me.desync_frame, ND_NO_FRAME);
 	for (uint32_t f = 10; f < 30; ++f) {
-		nd_session_confirm(&me, f, 1000 + f);
+		nd_session_confirm(&me, f, 1000 + f, 7);
 	}
-	ck_assert_uint_eq(me.desync_frame, 17);
+	/* frame 13: the same world hash, another game-state digest: a desync all the same */
+	ck_assert_uint_eq(me.desync_frame, 13);
 	ck_assert_int_eq(me.desync_peer, 1);
-	ck_assert_uint_eq(me.desync_local, 1017);
-	ck_assert_uint_eq(me.desync_remote, 1018);
+	ck_assert(me.desync_game);
+	ck_assert_uint_eq(me.desync_local, 7);
+	ck_assert_uint_eq(me.desync_remote, 8);
 }
 END_TEST
 
@@ -475,6 +478,94 @@ START_TEST(game_commands)
 }
 END_TEST
 
+/* The game offline (no network): frame 0's setup makes the coins and teams, scripted inputs
+ * score (sensor events), and a rollback (restore the world and the game state kept with it,
+ * re-simulate) gives the same score, digest and world hash at every frame as the first run. */
+static void game_frame(f2d_world *w, nd_game *g, const f2d_body_id *pl, uint32_t f,
+                       nd_script *sc)
+{
+	uint8_t in[ND_PLAYERS];
+	for (int p = 0; p < ND_PLAYERS; ++p) {
+		in[p] = nd_script_next(&sc[p]);
+	}
+	f2d_command c[ND_MAX_GAME_COMMANDS];
+	f2d_command_result r[ND_MAX_GAME_COMMANDS];
+	int32_t n = f == 0 ? nd_game_setup(w, pl, c) : 0;
+	if (f == 0) {
+		ck_assert_int_eq(n, ND_SETUP_COMMANDS);
+	}
+	n += nd_game_commands(w, pl, in, ND_PLAYERS, c + n);
+	ck_assert_int_le(n, ND_MAX_GAME_COMMANDS);
+	ck_assert_int_eq(f2d_world_apply_commands(w, c, n, r), F2D_OK);
+	for (int32_t i = 0; i < n; ++i) {
+		ck_assert_int_eq(r[i].result, F2D_OK);
+	}
+	nd_game_created(g, c, r, n);
+	f2d_world_step(w);
+	nd_game_update(g, w, pl);
+}
+
+START_TEST(game_score_and_rollback)
+{
+	enum { FRAMES = 900, SAVE = 300 };
+	f2d_world *w = NULL;
+	ck_assert_int_eq(f2d_scene_create(ND_SCENE, NULL, &w), F2D_OK);
+	f2d_body_id pl[ND_PLAYERS];
+	ck_assert(nd_game_players(w, pl));
+	nd_game g, saved_g;
+	nd_game_init(&g);
+	nd_script sc[ND_PLAYERS], saved_sc[ND_PLAYERS];
+	for (int p = 0; p < ND_PLAYERS; ++p) {
+		nd_script_init(&sc[p], 11, p);
+	}
+	static uint64_t world_h[FRAMES], game_h[FRAMES];
+	size_t cap = 8 * f2d_snapshot_size(w) + 65536, len = 0;
+	uint8_t *snap = malloc(cap);
+	ck_assert_ptr_nonnull(snap);
+	for (uint32_t f = 0; f < FRAMES; ++f) {
+		if (f == SAVE) {
+			ck_assert_int_eq(f2d_snapshot_save(w, snap, cap, &len), F2D_OK);
+			saved_g = g;
+			memcpy(saved_sc, sc, sizeof sc);
+		}
+		game_frame(w, &g, pl, f, sc);
+		world_h[f] = f2d_world_hash(w);
+		game_h[f] = nd_game_digest(&g);
+		if (f == 0) { /* the setup: four coins, the teams' filters */
+			for (int c = 0; c < ND_COINS; ++c) {
+				ck_assert(f2d_body_is_valid(w, g.coins[c]));
+			}
+		}
+	}
+	ck_assert_int_gt(g.score[0] + g.score[1], 0);
+	ck_assert_uint_eq((uint32_t)(g.score[0] + g.score[1]), g.taken);
+	nd_game end = g;
+	/* roll back to SAVE and re-simulate */
+	ck_assert_int_eq(f2d_snapshot_restore(w, snap, len), F2D_OK);
+	g = saved_g;
+	memcpy(sc, saved_sc, sizeof sc);
+	for (uint32_t f = SAVE; f < FRAMES; ++f) {
+		game_frame(w, &g, pl, f, sc);
+		ck_assert_uint_eq(f2d_world_hash(w), world_h[f]);
+		ck_assert_uint_eq(nd_game_digest(&g), game_h[f]);
+	}
+	ck_assert_int_eq(memcmp(&g, &end, sizeof g), 0);
+	/* the teams: two players of a team never touch, of two teams they may */
+	f2d_contact_data cd[512];
+	int32_t nc = f2d_world_get_contacts(w, cd, 512);
+	for (int32_t i = 0; i < nc && i < 512; ++i) {
+		f2d_body_id a = f2d_shape_get_body(w, cd[i].shape_a);
+		f2d_body_id b = f2d_shape_get_body(w, cd[i].shape_b);
+		for (int p = 0; p < 2; ++p) {
+			ck_assert(!(a.index1 == pl[p].index1 && b.index1 == pl[p + 2].index1));
+			ck_assert(!(b.index1 == pl[p].index1 && a.index1 == pl[p + 2].index1));
+		}
+	}
+	free(snap);
+	f2d_destroy_world(w);
+}
+END_TEST
+
 START_TEST(percent)
 {
 	uint32_t v = 0;
@@ -508,6 +599,7 @@ int main(void)
 	suite_add_tcase(s, tc);
 	TCase *tg = tcase_create("game");
 	tcase_add_test(tg, game_commands);
+	tcase_add_test(tg, game_score_and_rollback);
 	tcase_add_test(tg, percent);
 	suite_add_tcase(s, tg);
 	SRunner *r = srunner_create(s);
