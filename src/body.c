@@ -685,6 +685,7 @@ static f2d_result create_shape(f2d_world *w, f2d_body_id body_id, const f2d_shap
 	f2d_wake_body(w, s->body);
 	w->shape_count++;
 	w->sensor_count += s->is_sensor ? 1 : 0;
+	w->hit_shape_count += s->enable_hit_events ? 1 : 0;
 	w->sweep_dirty = true;
 	w->query_epoch++;
 	out->index1 = id + 1;
@@ -777,6 +778,7 @@ f2d_result f2d_destroy_shape(f2d_world *w, f2d_shape_id id)
 	*link = s->next;
 	f2d_events_shape_destroyed(w, index);
 	w->sensor_count -= s->is_sensor ? 1 : 0;
+	w->hit_shape_count -= s->enable_hit_events ? 1 : 0;
 	f2d_remove_arbiters_of_shape(w, index);
 	uint32_t gen = s->generation + 1;
 	memset(s, 0, sizeof *s);

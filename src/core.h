@@ -261,6 +261,7 @@ typedef struct f2d_events {
 	int32_t start_count, start_capacity;
 	fix16_t *approach; /* per arbiter: fastest approach speed before the solve (scratch) */
 	int32_t *approach_point;
+	int32_t approach_count; /* arbiters measured (0: no shape has hit events) */
 	int32_t approach_capacity, approach_point_capacity;
 	/* the last step's output */
 	f2d_contact_begin_touch_event *begin;
@@ -345,6 +346,7 @@ struct f2d_world {
 	bool stopped_at_edge;  /* set when a body was stopped at the world limit in this step */
 	f2d_events events;     /* events.c: the last step's events and the state behind them */
 	int32_t sensor_count;  /* live sensor shapes (derived) */
+	int32_t hit_shape_count; /* live shapes with hit events on (derived) */
 	f2d_query_cache query; /* queries (query.c): a cache */
 	uint64_t query_epoch;  /* moves when a shape may have moved (see f2d_query_cache) */
 	char error[160];

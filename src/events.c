@@ -112,7 +112,8 @@ static fix16_t approach_speed(const f2d_world *w, const f2d_arbiter *arb, int32_
 void f2d_events_measure_approach(f2d_world *w)
 {
 	f2d_events *e = &w->events;
-	for (int32_t i = 0; i < w->arbiter_count; ++i) {
+	e->approach_count = w->hit_shape_count > 0 ? w->arbiter_count : 0;
+	for (int32_t i = 0; i < e->approach_count; ++i) {
 		const f2d_arbiter *arb = &w->arbiters[i];
 		e->approach[i] = 0;
 		e->approach_point[i] = -1;
@@ -204,7 +205,7 @@ static void contact_diff(f2d_world *w)
 static void hit_events(f2d_world *w)
 {
 	f2d_events *e = &w->events;
-	for (int32_t i = 0; i < w->arbiter_count; ++i) {
+	for (int32_t i = 0; i < e->approach_count; ++i) { /* 0 without hit events */
 		int32_t k = e->approach_point[i];
 		if (k < 0 || e->approach[i] <= w->def.hit_event_threshold) {
 			continue;

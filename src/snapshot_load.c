@@ -1258,9 +1258,11 @@ static bool decode_options(decoder *d)
 		return d->result != F2D_OK ? false : truncated(d, "the options");
 	}
 	if (d->apply) {
-		w->sensor_count = 0;
+		w->sensor_count = w->hit_shape_count = 0;
 		for (int32_t i = 0; i < w->shape_ids.next; ++i) {
-			w->sensor_count += w->shapes[i].alive && w->shapes[i].is_sensor ? 1 : 0;
+			const f2d_shape *sh = &w->shapes[i];
+			w->sensor_count += sh->alive && sh->is_sensor ? 1 : 0;
+			w->hit_shape_count += sh->alive && sh->enable_hit_events ? 1 : 0;
 		}
 		f2d_events_clear_output(w);
 	}
