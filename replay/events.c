@@ -365,6 +365,5 @@ void event_digest_print(event_digest *d)
 	flush(d);
 	printf("digest %016" PRIx64 " events %" PRIu64 " query_hits %" PRIu64
 	       " query_misses %" PRIu64 "\n",
-	       (uint64_t)XXH3_64bits_digest(d->state), d->events, d->query_hits,
-	       d->query_misses);
+	       (uint64_t)XXH3_64bits_digest(d->state), d->events, d->query_hits, d->query_misses);
 }

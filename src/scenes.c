@@ -985,8 +985,8 @@ static f2d_result build_one_way(f2d_world *world)
 	const uint64_t all = ~(uint64_t)0;
 	f2d_body_id ground, flap;
 	TRY(add_ground(world, &ground));
-	f2d_shape_def fd = shape_def(box_density(F2D_MILLI(500), F2D_ONE, F2D_MILLI(100)),
-	                             F2D_MILLI(600));
+	f2d_shape_def fd =
+	    shape_def(box_density(F2D_MILLI(500), F2D_ONE, F2D_MILLI(100)), F2D_MILLI(600));
 	fd.filter = make_filter(CAT_FLAP, all & ~(uint64_t)CAT_FLAP, 0);
 	fd.enable_hit_events = true;
 	for (int32_t i = 0; i < 4; ++i) {
@@ -1016,8 +1016,8 @@ static f2d_result build_one_way(f2d_world *world)
 	/* posts at the platform's ends keep what lands on it there */
 	TRY(add_box(world, F2D_STATIC_BODY, vm(-4300, 4900), 0, F2D_MILLI(200), F2D_MILLI(700),
 	            NULL, NULL));
-	TRY(add_box(world, F2D_STATIC_BODY, vm(4300, 4900), 0, F2D_MILLI(200), F2D_MILLI(700),
-	            NULL, NULL));
+	TRY(add_box(world, F2D_STATIC_BODY, vm(4300, 4900), 0, F2D_MILLI(200), F2D_MILLI(700), NULL,
+	            NULL));
 	/* the ledge */
 	f2d_shape_def ld = f2d_default_shape_def();
 	ld.filter = make_filter(CAT_LEDGE, all, 0);
@@ -1052,7 +1052,8 @@ static f2d_result build_ray_field(f2d_world *world)
 	int32_t k = 0;
 	for (int32_t r = 0; r < 6; ++r) {
 		for (int32_t c = 0; c < 7; ++c, ++k) {
-			f2d_vec2 p = vm(-9000 + 3000 * c + ((r & 1) != 0 ? 1500 : 0), 3000 + 2000 * r);
+			f2d_vec2 p =
+			    vm(-9000 + 3000 * c + ((r & 1) != 0 ? 1500 : 0), 3000 + 2000 * r);
 			f2d_shape_def sd = f2d_default_shape_def();
 			sd.is_sensor = k % 5 == 4;
 			if (k % 3 == 2) {

@@ -81,7 +81,7 @@ typedef struct bench_options {
 	bool sleep; /* --sleep: worlds may sleep (default off, to compare with engines that cannot)
 	             */
 	bool scaling;
-	bool queries; /* --queries: the query line for every scene (rain1000 always) */
+	bool queries;  /* --queries: the query line for every scene (rain1000 always) */
 	bool residual; /* --residual: the contacts' LCP residual per iteration count, no timing */
 	bool events;   /* --events: step cost with every event on against events off, only that */
 } bench_options;
@@ -860,7 +860,8 @@ static int events_scene(const char *scene, const bench_options *opt)
 		f2d_world *w[EV_VARIANTS] = {NULL, NULL, NULL};
 		bool ok = true;
 		for (int k = 0; k < EV_VARIANTS && ok; ++k) {
-			int v = (int)((i + k) % EV_VARIANTS); /* round i starts with variant i mod 3 */
+			int v =
+			    (int)((i + k) % EV_VARIANTS); /* round i starts with variant i mod 3 */
 			ok = events_run(scene, opt, steps, v, &ms[v][i], &counts[v], &w[v]);
 		}
 		bool same = ok && same_motion(w[EV_OFF], w[EV_CONTACT]) &&
@@ -872,8 +873,8 @@ static int events_scene(const char *scene, const bench_options *opt)
 			goto done;
 		}
 		if (!same) {
-			fprintf(stderr, "%s: %s: the bodies move differently with events on\n", PROG,
-			        scene);
+			fprintf(stderr, "%s: %s: the bodies move differently with events on\n",
+			        PROG, scene);
 			goto done;
 		}
 		for (int v = 0; v < EV_VARIANTS; ++v) {
