@@ -7,6 +7,7 @@
 #include "fix2d/convert.h"
 #include "fix2d/fix2d.h"
 #include "fix2d/scenes.h"
+#include "events.h"
 #include "replay.h"
 #include "selftest.h"
 
@@ -135,6 +136,8 @@ typedef struct run_options {
 	long every; /* 0: only the last step */
 	bool bodies;
 	bool phases; /* traced steps: the hash of each phase, every step (or every K-th) */
+	bool events; /* event lines after every step, and the digest line */
+	bool digest; /* the digest line only */
 } run_options;
 
 /* Returns -1 on success, else the exit status to return (0 for --help). */
@@ -145,6 +148,8 @@ static int parse_run_options(int argc, char **argv, run_options *opt)
 	opt->every = 0;
 	opt->bodies = false;
 	opt->phases = false;
+	opt->events = false;
+	opt->digest = false;
 	for (int i = 0; i < argc; ++i) {
 		const char *arg = argv[i];
 		const char *value = NULL;
@@ -171,6 +176,10 @@ static int parse_run_options(int argc, char **argv, run_options *opt)
 			opt->bodies = true;
 		} else if (strcmp(arg, "--phases") == 0) {
 			opt->phases = true;
+		} else if (strcmp(arg, "--events") == 0) {
+			opt->events = true;
+		} else if (strcmp(arg, "--digest") == 0) {
+			opt->digest = true;
 		} else if (arg[0] == '-' && arg[1] != '\0') {
 			return usage_error("unknown option", arg);
 		} else if (opt->scene == NULL) {
@@ -229,7 +238,7 @@ static int print_bodies(const f2d_world *world)
 }
 
 /* Steps the world opt->steps times, printing hashes as asked. */
-static int step_world(f2d_world *world, const run_options *opt)
+static int step_world(f2d_world *world, const run_options *opt, event_digest *digest)
 {
 	long every = opt->phases && opt->every == 0 ? 1 : opt->every;
 	for (long n = 1; n <= opt->steps; ++n) {
@@ -249,6 +258,12 @@ static int step_world(f2d_world *world, const run_options *opt)
 				printf("step %ld hash %016" PRIx64 "\n", n, f2d_world_hash(world));
 			}
 		}
+		if (digest != NULL) {
+			event_digest_step(digest, world, n);
+		}
+	}
+	if (digest != NULL) {
+		event_digest_print(digest);
 	}
 	return EXIT_SUCCESS;
 }
@@ -267,7 +282,17 @@ static int cmd_run(int argc, char **argv)
 		        f2d_error_string(r));
 		return EXIT_FAILURE;
 	}
-	status = step_world(world, &opt);
+	event_digest *digest = NULL;
+	if (opt.events || opt.digest) {
+		digest = event_digest_create(opt.events);
+		if (digest == NULL) {
+			fprintf(stderr, "%s: out of memory\n", PROG);
+			f2d_destroy_world(world);
+			return EXIT_FAILURE;
+		}
+	}
+	status = step_world(world, &opt, digest);
+	event_digest_destroy(digest);
 	if (status == EXIT_SUCCESS && opt.bodies) {
 		status = print_bodies(world);
 	}
@@ -288,7 +313,7 @@ static int cmd_help(int argc, char **argv)
 
 static const command commands[] = {
     {"scenes", "", "list the scene catalogue: <name>  <description>", cmd_scenes},
-    {"run", "SCENE [--steps N] [--every K] [--bodies] [--phases]",
+    {"run", "SCENE [--steps N] [--every K] [--bodies] [--phases] [--events] [--digest]",
      "build SCENE, step it, print 'step <n> hash <16 hex>'", cmd_run},
     {"record",
      "SCENE|--snapshot FILE --frames N [--inputs random:SEED|FILE] [--hash-every K] -o OUT",
@@ -340,6 +365,14 @@ static void print_usage(FILE *out)
 	        "              manifolds <h> velocities <h> positions <h> islands <h> hash <h>',\n"
 	        "              the hash of each phase's output (f2d_world_step_traced); compare\n"
 	        "              two such outputs with `diff --phases A B`\n"
+	        "  --events    after each step, its events in the library's order, one a line:\n"
+	        "              event <step> begin|end <a> <b>, event <step> hit <a> <b> <px> <py>\n"
+	        "              <nx> <ny> <speed>, event <step> sensor_begin|sensor_end <sensor>\n"
+	        "              <visitor>; a shape is <index>:<generation>, numbers raw Q16.16;\n"
+	        "              after the last step: digest <16 hex> events <n> query_hits <n>\n"
+	        "              query_misses <n> (XXH3 of every event and of a fixed set of\n"
+	        "              queries after every step; replay/events.c says which)\n"
+	        "  --digest    the digest line only (no event lines)\n"
 	        "\nexit status: 0 success, 1 failure, 2 usage error\n",
 	        MAX_STEPS, DEFAULT_STEPS);
 }

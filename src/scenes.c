@@ -821,6 +821,275 @@ static f2d_result build_ragdoll(f2d_world *world)
 	return F2D_OK;
 }
 
+/* ---- game scenes (issue 12): sensors, filters, one-way platforms, a field for ray casts ----
+ * They use every game feature, so that the golden chains and the matrix's event and query
+ * digest (fix2d-replay run --events) cover them on every cell. */
+
+/* Filter categories of the game scenes. */
+#define CAT_GROUND 1u
+#define CAT_RED 2u
+#define CAT_BLUE 4u
+#define CAT_NEUTRAL 8u
+#define CAT_FLAP 16u
+#define CAT_LEDGE 32u
+
+static f2d_filter make_filter(uint64_t category, uint64_t mask, int32_t group)
+{
+	f2d_filter f;
+	f.category_bits = category;
+	f.mask_bits = mask;
+	f.group_index = group;
+	return f;
+}
+
+/* A static body at the origin carrying one sensor box (half extents hx, hy, centre c). */
+static f2d_result add_sensor_box(f2d_world *world, f2d_body_id body, fix16_t hx, fix16_t hy,
+                                 f2d_vec2 c)
+{
+	f2d_polygon poly;
+	f2d_shape_id s;
+	f2d_shape_def sd = f2d_default_shape_def();
+	sd.is_sensor = true;
+	TRY(f2d_make_offset_box(hx, hy, c, f2d_make_rot(0), &poly));
+	return f2d_create_polygon_shape(world, body, &sd, &poly, &s);
+}
+
+/* Sensor gates: one static body carries three sensor bands (6 x 0.5 m) across a drop column at
+ * y = 9, 6 and 3, and a sensor pad (4 x 1 m) on the ground at x in [4, 8]. Twelve bodies
+ * (boxes and circles, 1 kg, hit events on) fall through the three bands (a sensor begin and a
+ * sensor end per band and body, no impulse) onto the ground; one of them (the first circle) has
+ * enable_sensor_events off: the bands never report it. Three boxes land in the pad, rest and
+ * fall asleep inside it: a sleeping visitor stays inside (no end event). A kinematic body with
+ * a 0.5 x 2 m sensor box sweeps right at 0.75 m/s along the ground from x = -10 through the
+ * pile (a moving sensor over resting bodies), and a dynamic box carries a 1.2 m sensor circle
+ * (an aura, density 0.05) and lands at x = -6 between two boxes that it then reports. */
+static f2d_result build_sensor_gates(f2d_world *world)
+{
+	const fix16_t h = F2D_MILLI(250);
+	f2d_body_id ground, gates, body;
+	f2d_shape_id s;
+	TRY(add_ground(world, &ground));
+	f2d_body_def gd = body_def(F2D_STATIC_BODY, vm(0, 0), 0);
+	TRY(f2d_create_body(world, &gd, &gates));
+	for (int32_t i = 0; i < 3; ++i) {
+		TRY(add_sensor_box(world, gates, F2D_FIX(3), h, vm(0, 3000 + 3000 * i)));
+	}
+	TRY(add_sensor_box(world, gates, F2D_FIX(2), F2D_MILLI(500), vm(6000, 500)));
+	f2d_shape_def sd = shape_def(box_density(F2D_ONE, h, h), F2D_MILLI(600));
+	sd.enable_hit_events = true;
+	f2d_shape_def cd = shape_def(circle_density(F2D_ONE, h), F2D_MILLI(600));
+	cd.enable_hit_events = true;
+	for (int32_t r = 0; r < 3; ++r) {
+		for (int32_t c = 0; c < 4; ++c) {
+			f2d_body_def bd =
+			    body_def(F2D_DYNAMIC_BODY, vm(-2250 + 1500 * c, 12000 + 1200 * r), 0);
+			if (((r + c) & 1) != 0) {
+				f2d_shape_def quiet = cd;
+				quiet.enable_sensor_events = r != 0 || c != 1;
+				TRY(add_circle_body(world, &bd, h, &quiet, NULL));
+			} else {
+				bd.rotation = f2d_make_rot(F2D_MILLI(100 * c - 150));
+				TRY(add_box_body(world, &bd, h, h, &sd, NULL));
+			}
+		}
+	}
+	for (int32_t i = 0; i < 3; ++i) {
+		TRY(add_box(world, F2D_DYNAMIC_BODY, vm(4800 + 1200 * i, 1500 + 500 * i), 0, h, h,
+		            &sd, NULL));
+	}
+	/* the kinematic sweeper */
+	f2d_body_def kd = body_def(F2D_KINEMATIC_BODY, vm(-10000, 1000), 0);
+	kd.linear_velocity = vm(750, 0);
+	TRY(f2d_create_body(world, &kd, &body));
+	TRY(add_sensor_box(world, body, h, F2D_FIX(1), vm(0, 0)));
+	/* the aura: a solid box with a sensor circle around it, and its two neighbours */
+	TRY(add_box(world, F2D_DYNAMIC_BODY, vm(-6000, 5000), 0, h, h, &sd, &body));
+	f2d_shape_def aura = f2d_default_shape_def();
+	aura.is_sensor = true;
+	aura.density = F2D_MILLI(50);
+	f2d_circle ring = {{0, 0}, F2D_MILLI(1200)};
+	TRY(f2d_create_circle_shape(world, body, &aura, &ring, &s));
+	TRY(add_box(world, F2D_DYNAMIC_BODY, vm(-7200, 2000), 0, h, h, &sd, NULL));
+	return add_box(world, F2D_DYNAMIC_BODY, vm(-4500, 3000), 0, h, h, &sd, NULL);
+}
+
+/* Filtered teams: red shapes (category 2, mask all but red) and blue ones (category 4, mask
+ * all but blue) never touch their own team and always touch the other one and the ground
+ * (category 1, mask all). Columns of 1 x 1 boxes (1 kg): four reds at x = -8 fall through each
+ * other and lie superimposed on the ground; red, blue, red, blue at x = -4 stack; three reds
+ * of group +3 at x = 0 stack (a shared positive group always collides, whatever the masks);
+ * red and blue of group -4 at x = 4 fall through each other (a shared negative group never
+ * collides). A neutral box (category 8, mask all) at x = 8 under a red one: they collide (both
+ * masks allow it). Two bullets (circles, hit events on) cross the field at 8 m/s: a red one
+ * from the left (through the reds, into the first blue) and a blue one from the right. */
+static f2d_result build_filtered_teams(f2d_world *world)
+{
+	const fix16_t h = F2D_MILLI(500);
+	const uint64_t all = ~(uint64_t)0;
+	const f2d_filter red = make_filter(CAT_RED, all & ~(uint64_t)CAT_RED, 0);
+	const f2d_filter blue = make_filter(CAT_BLUE, all & ~(uint64_t)CAT_BLUE, 0);
+	f2d_shape_def sd = shape_def(box_density(F2D_ONE, h, h), F2D_MILLI(600));
+	sd.enable_hit_events = true;
+	TRY(add_ground(world, NULL));
+	for (int32_t k = 0; k < 4; ++k) {
+		sd.filter = red;
+		TRY(add_box(world, F2D_DYNAMIC_BODY, vm(-8000 + 100 * k, 600 + 1500 * k), 0, h, h,
+		            &sd, NULL));
+		sd.filter = (k & 1) != 0 ? blue : red;
+		TRY(add_box(world, F2D_DYNAMIC_BODY, vm(-4000, 510 + 1050 * k), 0, h, h, &sd,
+		            NULL));
+	}
+	for (int32_t k = 0; k < 3; ++k) {
+		sd.filter = red;
+		sd.filter.group_index = 3;
+		TRY(add_box(world, F2D_DYNAMIC_BODY, vm(0, 510 + 1050 * k), 0, h, h, &sd, NULL));
+	}
+	for (int32_t k = 0; k < 4; ++k) {
+		sd.filter = (k & 1) != 0 ? blue : red;
+		sd.filter.group_index = -4;
+		TRY(add_box(world, F2D_DYNAMIC_BODY, vm(4000 + 150 * k, 600 + 1300 * k), 0, h, h,
+		            &sd, NULL));
+	}
+	sd.filter = make_filter(CAT_NEUTRAL, all, 0);
+	TRY(add_box(world, F2D_DYNAMIC_BODY, vm(8000, 510), 0, h, h, &sd, NULL));
+	sd.filter = red;
+	TRY(add_box(world, F2D_DYNAMIC_BODY, vm(8000, 1700), 0, h, h, &sd, NULL));
+	const fix16_t r = F2D_MILLI(250);
+	f2d_shape_def bullet = shape_def(circle_density(F2D_FIX(2), r), F2D_MILLI(300));
+	bullet.enable_hit_events = true;
+	bullet.filter = red;
+	f2d_body_def bd = body_def(F2D_DYNAMIC_BODY, vm(-14000, 1200), 0);
+	bd.linear_velocity = vm(8000, 2000);
+	TRY(add_circle_body(world, &bd, r, &bullet, NULL));
+	bullet.filter = blue;
+	bd = body_def(F2D_DYNAMIC_BODY, vm(14000, 1400), 0);
+	bd.linear_velocity = vm(-8000, 2000);
+	return add_circle_body(world, &bd, r, &bullet, NULL);
+}
+
+/* One-way platforms, two ways, both static configuration (a scene is a pure builder):
+ *  1. Trapdoor flaps: a platform at y = 4 from x = -4 to 4 made of four 2 x 0.2 m flaps (2 kg),
+ *     each pinned to the ground body at its left end with a revolute limit [0, 1.4] rad. From
+ *     below, a body pushes a flap up (positive angle, free) and passes; from above, its weight
+ *     turns the flap down against the lower limit (0: level), which holds. The flaps are in
+ *     category 16 with a mask without 16, so neighbouring flaps never touch each other. Four
+ *     balls are launched up at 12 m/s from y = 1.5 under the flaps (they pass, fall back and
+ *     land on the closed flaps, between two static posts at the platform's ends); two boxes
+ *     dropped from y = 22 and 23 (once the flaps have closed again) land on them.
+ *  2. A ledge only some bodies see: a static box at y = 2, x in [6, 10], in category 32. Bodies
+ *     whose mask has bit 32 land on it; "climbers" (mask without 32) go through it both ways: a
+ *     climber launched up through it from the ground and one dropped through it from y = 6.
+ * Hit events are on for the flaps and the balls. */
+static f2d_result build_one_way(f2d_world *world)
+{
+	const uint64_t all = ~(uint64_t)0;
+	f2d_body_id ground, flap;
+	TRY(add_ground(world, &ground));
+	f2d_shape_def fd =
+	    shape_def(box_density(F2D_MILLI(500), F2D_ONE, F2D_MILLI(100)), F2D_MILLI(600));
+	fd.filter = make_filter(CAT_FLAP, all & ~(uint64_t)CAT_FLAP, 0);
+	fd.enable_hit_events = true;
+	for (int32_t i = 0; i < 4; ++i) {
+		TRY(add_box(world, F2D_DYNAMIC_BODY, vm(-3000 + 2000 * i, 4000), 0, F2D_ONE,
+		            F2D_MILLI(100), &fd, &flap));
+		f2d_revolute_joint_def jd;
+		f2d_joint_id j;
+		TRY(f2d_init_revolute_joint_def(world, ground, flap, vm(-4000 + 2000 * i, 4000),
+		                                &jd));
+		jd.enable_limit = true;
+		jd.lower_angle = 0;
+		jd.upper_angle = F2D_MILLI(1400);
+		TRY(f2d_create_revolute_joint(world, &jd, &j));
+	}
+	const fix16_t r = F2D_MILLI(250);
+	f2d_shape_def ball = shape_def(circle_density(F2D_FIX(2), r), F2D_MILLI(600));
+	ball.enable_hit_events = true;
+	for (int32_t i = 0; i < 4; ++i) {
+		f2d_body_def bd = body_def(F2D_DYNAMIC_BODY, vm(-2400 + 2000 * i, 1500), 0);
+		bd.linear_velocity = vm(0, 12000);
+		TRY(add_circle_body(world, &bd, r, &ball, NULL));
+	}
+	const fix16_t h = F2D_MILLI(300);
+	f2d_shape_def box = shape_def(box_density(F2D_FIX(2), h, h), F2D_MILLI(600));
+	TRY(add_box(world, F2D_DYNAMIC_BODY, vm(-1200, 22000), 0, h, h, &box, NULL));
+	TRY(add_box(world, F2D_DYNAMIC_BODY, vm(800, 23000), 0, h, h, &box, NULL));
+	/* posts at the platform's ends keep what lands on it there */
+	TRY(add_box(world, F2D_STATIC_BODY, vm(-4300, 4900), 0, F2D_MILLI(200), F2D_MILLI(700),
+	            NULL, NULL));
+	TRY(add_box(world, F2D_STATIC_BODY, vm(4300, 4900), 0, F2D_MILLI(200), F2D_MILLI(700), NULL,
+	            NULL));
+	/* the ledge */
+	f2d_shape_def ld = f2d_default_shape_def();
+	ld.filter = make_filter(CAT_LEDGE, all, 0);
+	TRY(add_box(world, F2D_STATIC_BODY, vm(8000, 2000), 0, F2D_FIX(2), F2D_MILLI(150), &ld,
+	            NULL));
+	TRY(add_box(world, F2D_DYNAMIC_BODY, vm(7000, 5000), 0, h, h, &box, NULL));
+	f2d_shape_def climber = box;
+	climber.filter = make_filter(CAT_GROUND, all & ~(uint64_t)CAT_LEDGE, 0);
+	f2d_body_def cd = body_def(F2D_DYNAMIC_BODY, vm(8500, 300), 0);
+	cd.linear_velocity = vm(0, 9000);
+	TRY(add_box_body(world, &cd, h, h, &climber, NULL));
+	return add_box(world, F2D_DYNAMIC_BODY, vm(9500, 6000), 0, h, h, &climber, NULL);
+}
+
+/* A field for ray casts: between walls at x = +-12, 6 rows of 7 static pegs (x = -9 + 3c, +1.5
+ * on odd rows, y = 3 + 2r) alternating 0.3 m circles and 0.6 x 0.3 m boxes turned 0.6 rad;
+ * every fifth peg is a sensor (rays and overlap queries skip it), every third peg is in
+ * category 2 (a query filter with mask 2 sees only those). 24 dynamic bodies (circles and
+ * regular polygons of 3..8 vertices, 0.35 m, density 1, restitution 0.3, positions and turns
+ * from xorshift32 seed 0x5EED1234) drop from y = 16..20 through the pegs. */
+static f2d_result build_ray_field(f2d_world *world)
+{
+	uint32_t rng = 0x5EED1234u;
+	TRY(add_ground(world, NULL));
+	TRY(add_box(world, F2D_STATIC_BODY, vm(-12500, 10000), 0, F2D_MILLI(500), F2D_FIX(10), NULL,
+	            NULL));
+	TRY(add_box(world, F2D_STATIC_BODY, vm(12500, 10000), 0, F2D_MILLI(500), F2D_FIX(10), NULL,
+	            NULL));
+	f2d_body_id pegs;
+	f2d_body_def pd = body_def(F2D_STATIC_BODY, vm(0, 0), 0);
+	TRY(f2d_create_body(world, &pd, &pegs));
+	int32_t k = 0;
+	for (int32_t r = 0; r < 6; ++r) {
+		for (int32_t c = 0; c < 7; ++c, ++k) {
+			f2d_vec2 p =
+			    vm(-9000 + 3000 * c + ((r & 1) != 0 ? 1500 : 0), 3000 + 2000 * r);
+			f2d_shape_def sd = f2d_default_shape_def();
+			sd.is_sensor = k % 5 == 4;
+			if (k % 3 == 2) {
+				sd.filter.category_bits = CAT_RED;
+			}
+			f2d_shape_id s;
+			if ((k & 1) == 0) {
+				f2d_circle circle = {p, F2D_MILLI(300)};
+				TRY(f2d_create_circle_shape(world, pegs, &sd, &circle, &s));
+			} else {
+				f2d_polygon poly;
+				TRY(f2d_make_offset_box(F2D_MILLI(300), F2D_MILLI(150), p,
+				                        f2d_make_rot(F2D_MILLI(600)), &poly));
+				TRY(f2d_create_polygon_shape(world, pegs, &sd, &poly, &s));
+			}
+		}
+	}
+	f2d_shape_def dd = shape_def(F2D_ONE, F2D_MILLI(400));
+	dd.restitution = F2D_MILLI(300);
+	for (int32_t i = 0; i < 24; ++i) {
+		fix16_t x = rng_range(&rng, F2D_FIX(-11), F2D_FIX(11));
+		fix16_t y = rng_range(&rng, F2D_FIX(16), F2D_FIX(20));
+		fix16_t angle = rng_range(&rng, -F2D_MILLI(1500), F2D_MILLI(1500));
+		f2d_body_def bd = body_def(F2D_DYNAMIC_BODY, vfix(x, y), angle);
+		int32_t sides = 2 + i % 7; /* 2: a circle, 3..8: a regular polygon */
+		if (sides == 2) {
+			TRY(add_circle_body(world, &bd, F2D_MILLI(350), &dd, NULL));
+		} else {
+			f2d_polygon poly;
+			TRY(make_regular_polygon(sides, F2D_MILLI(350), &poly));
+			TRY(add_polygon_body(world, &bd, &poly, &dd, NULL));
+		}
+	}
+	return F2D_OK;
+}
+
 /* ---- catalogue ---- */
 
 /* Revolute joints at the far end of their range (issue 11), where the effective-mass inverse
@@ -892,6 +1161,14 @@ static const scene_entry scene_table[] = {
      build_car_slope},
     {"ragdoll", "box ragdolls: revolute limbs, welded heads, one on a distance rope",
      build_ragdoll},
+    {"sensor_gates", "boxes fall through static sensor gates; moving, dynamic and sleeping sensors",
+     build_sensor_gates},
+    {"filtered_teams", "red and blue teams by category, mask and groups; bullets cross them",
+     build_filtered_teams},
+    {"one_way", "one-way platforms: hinged trapdoor flaps and a ledge only some bodies see",
+     build_one_way},
+    {"ray_field", "a field of static pegs (some sensors, some filtered) and falling shapes",
+     build_ray_field},
     {"large_pyramid", "benchmark: 100-row pyramid of 5,050 1x1 boxes", build_large_pyramid},
     {"large_pyramid_1k", "benchmark: 45-row pyramid, 1,035 boxes", build_large_pyramid_1k},
     {"large_pyramid_2k", "benchmark: 63-row pyramid, 2,016 boxes", build_large_pyramid_2k},

@@ -81,8 +81,9 @@ typedef struct bench_options {
 	bool sleep; /* --sleep: worlds may sleep (default off, to compare with engines that cannot)
 	             */
 	bool scaling;
-	bool queries; /* --queries: the query line for every scene (rain1000 always) */
+	bool queries;  /* --queries: the query line for every scene (rain1000 always) */
 	bool residual; /* --residual: the contacts' LCP residual per iteration count, no timing */
+	bool events;   /* --events: step cost with every event on against events off, only that */
 } bench_options;
 
 /* --scaling: the broad phase's series, 1k to 10k boxes (ms per step should grow ~n log n) */
@@ -111,7 +112,7 @@ static void print_usage(FILE *out)
 	fprintf(
 	    out,
 	    "usage: %s [SCENE...] [--steps N] [--runs R] [--warmup W] [--sleep] [--scaling] "
-	    "[--queries] [--residual]\n"
+	    "[--queries] [--residual] [--events]\n"
 	    "  SCENE       catalogue scenes (default: pyramid20 rain1000 chain50)\n"
 	    "  --steps N   timed steps per run, 1..%ld (default %ld; %ld for rain1000, %ld for "
 	    "large_*)\n"
@@ -128,6 +129,16 @@ static void print_usage(FILE *out)
 	    "  residual <name> iterations <n> points <avg> signorini_rms <m/s> signorini_max "
 	    "<m/s>\n"
 	    "    approach_max <m/s> cone_max <m/s> slip_rms <m/s> slip_max <m/s>\n"
+	    "  --events    only this (default scenes pyramid20 rain1000): R rounds of three runs\n"
+	    "              of the scene with 8 static sensor boxes added: off (no contact, hit\n"
+	    "              or sensor events), contact (contact and hit events on every shape),\n"
+	    "              all (and the sensors on):\n"
+	    "  events <name> sleep <0|1> steps <N> rounds <R> off_ms <ms> contact_ms <ms> "
+	    "all_ms <ms>\n"
+	    "    contact_overhead_pct <x> all_overhead_pct <x> contact_events_per_step <x>\n"
+	    "    hit_events_per_step <x> sensor_events_per_step <x>\n"
+	    "    (medians; an overhead is the median of the rounds' variant/off - 1; the bodies\n"
+	    "    of the three runs must end equal)\n"
 	    "output per scene:\n"
 	    "  scene <name> sleep <0|1> bodies <n> awake <n> steps <N> ms_per_step <ms> "
 	    "hash <16 hex> allocs_in_steps <count> kernel <avx512|scalar>\n"
@@ -183,6 +194,7 @@ static int parse_options(int argc, char **argv, bench_options *opt)
 	opt->queries = false;
 	opt->scaling = false;
 	opt->residual = false;
+	opt->events = false;
 	opt->scenes = malloc((size_t)(argc > 0 ? argc : 1) * sizeof *opt->scenes);
 	if (opt->scenes == NULL) {
 		fprintf(stderr, "%s: out of memory\n", PROG);
@@ -208,6 +220,8 @@ static int parse_options(int argc, char **argv, bench_options *opt)
 			opt->queries = true;
 		} else if (strcmp(arg, "--residual") == 0) {
 			opt->residual = true;
+		} else if (strcmp(arg, "--events") == 0) {
+			opt->events = true;
 		} else if (arg[0] == '-') {
 			status = usage_error("unknown option", arg);
 		} else if (f2d_scene_find(arg) < 0) {
@@ -220,6 +234,11 @@ static int parse_options(int argc, char **argv, bench_options *opt)
 		if (status >= 0) {
 			return status;
 		}
+	}
+	if (opt->scene_count == 0 && opt->events) {
+		opt->scenes[0] = "pyramid20";
+		opt->scenes[1] = "rain1000";
+		opt->scene_count = 2;
 	}
 	if (opt->scene_count == 0 && !opt->scaling) {
 		for (int i = 0; i < DEFAULT_SCENE_COUNT; ++i) {
@@ -642,6 +661,250 @@ done:
 	return status;
 }
 
+/* ---- --events: the cost of events (issue 12 §9) ----
+ * The same scene built three times with the same shapes: the scene plus a static body with 8
+ * sensor boxes (10 x 6 m, a 4 x 2 grid over x -20..20, y 0..12), then
+ *   off:     enable_contact_events and enable_hit_events false on every shape, and
+ *            enable_sensor_events false on the sensors (they detect nothing);
+ *   contact: contact begin/end and hit events on every shape, the sensors still off;
+ *   all:     that, and the sensors on: every step also finds the sensor overlaps and makes
+ *            sensor events.
+ * The flags are set on the shapes after the scene is built (the shapes' own fields, core.h;
+ * the library reads them at each step). Events never change the motion: the bodies of the
+ * three runs must end bit for bit equal, else the bench fails. Each round runs the three in
+ * turn (rotating which goes first), each from a fresh world with the same warm-up; an
+ * overhead is the median over rounds of (variant / off - 1). The timed steps of each variant
+ * run in their own function, never inlined, so that callgrind's inclusive counts give the
+ * instructions of each: valgrind --tool=callgrind fix2d-bench --events --runs 1 ...;
+ * callgrind_annotate --inclusive=yes (events_off_steps, events_contact_steps,
+ * events_all_steps). */
+#define EVENT_SENSORS 8
+
+enum { EV_OFF = 0, EV_CONTACT = 1, EV_ALL = 2, EV_VARIANTS = 3 };
+
+static void set_event_flags(f2d_world *world, int variant)
+{
+	for (int32_t i = 0; i < world->shape_ids.next; ++i) {
+		f2d_shape *s = &world->shapes[i];
+		if (!s->alive) {
+			continue;
+		}
+		if (s->is_sensor) {
+			s->enable_sensor_events = variant == EV_ALL;
+		} else {
+			s->enable_contact_events = variant != EV_OFF;
+			s->enable_hit_events = variant != EV_OFF;
+		}
+	}
+}
+
+static bool add_event_sensors(f2d_world *world)
+{
+	f2d_body_def bd = f2d_default_body_def();
+	f2d_body_id body;
+	if (f2d_create_body(world, &bd, &body) != F2D_OK) {
+		return false;
+	}
+	f2d_shape_def sd = f2d_default_shape_def();
+	sd.is_sensor = true;
+	for (int i = 0; i < EVENT_SENSORS; ++i) {
+		f2d_vec2 c = {F2D_FIX(-15 + 10 * (i % 4)), F2D_FIX(3 + 6 * (i / 4))};
+		f2d_polygon poly;
+		f2d_shape_id s;
+		if (f2d_make_offset_box(F2D_FIX(5), F2D_FIX(3), c, f2d_make_rot(0), &poly) !=
+		        F2D_OK ||
+		    f2d_create_polygon_shape(world, body, &sd, &poly, &s) != F2D_OK) {
+			return false;
+		}
+	}
+	return true;
+}
+
+typedef struct events_count {
+	uint64_t contact, hit, sensor;
+} events_count;
+
+static void count_events(const f2d_world *world, events_count *c)
+{
+	f2d_contact_events ce;
+	f2d_sensor_events se;
+	f2d_world_get_contact_events(world, &ce);
+	f2d_world_get_sensor_events(world, &se);
+	c->contact += (uint64_t)ce.begin_count + (uint64_t)ce.end_count;
+	c->hit += (uint64_t)ce.hit_count;
+	c->sensor += (uint64_t)se.begin_count + (uint64_t)se.end_count;
+}
+
+#if defined(__clang__)
+#define BENCH_NOINLINE __attribute__((noinline))
+#elif defined(__GNUC__) /* noipa: also no identical-code folding of the three */
+#define BENCH_NOINLINE __attribute__((noipa))
+#else
+#define BENCH_NOINLINE
+#endif
+
+/* The timed steps; every variant reads its events after each step, as a game would. */
+static bool events_steps(f2d_world *world, long count, const char *scene, uint64_t *range,
+                         events_count *c)
+{
+	for (long n = 0; n < count; ++n) {
+		if (!step_n(world, 1, scene, range)) {
+			return false;
+		}
+		count_events(world, c);
+	}
+	return true;
+}
+
+BENCH_NOINLINE static bool events_off_steps(f2d_world *world, long count, const char *scene,
+                                            uint64_t *range, events_count *c)
+{
+	return events_steps(world, count, scene, range, c);
+}
+
+BENCH_NOINLINE static bool events_contact_steps(f2d_world *world, long count, const char *scene,
+                                                uint64_t *range, events_count *c)
+{
+	return events_steps(world, count, scene, range, c);
+}
+
+BENCH_NOINLINE static bool events_all_steps(f2d_world *world, long count, const char *scene,
+                                            uint64_t *range, events_count *c)
+{
+	return events_steps(world, count, scene, range, c);
+}
+
+/* One run of a variant; the world is returned for the comparison of the bodies. */
+static bool events_run(const char *scene, const bench_options *opt, long steps, int variant,
+                       double *ms, events_count *c, f2d_world **out)
+{
+	f2d_world_def def = f2d_default_world_def();
+	def.enable_sleep = opt->sleep;
+	f2d_world *world = NULL;
+	uint64_t range = 0;
+	if (f2d_scene_create(scene, &def, &world) != F2D_OK) {
+		fprintf(stderr, "%s: cannot build scene '%s'\n", PROG, scene);
+		return false;
+	}
+	if (!add_event_sensors(world)) {
+		fprintf(stderr, "%s: %s: cannot add the sensors\n", PROG, scene);
+		f2d_destroy_world(world);
+		return false;
+	}
+	set_event_flags(world, variant);
+	bool ok = step_n(world, opt->warmup, scene, &range);
+	memset(c, 0, sizeof *c);
+	double t0 = now_seconds();
+	if (ok && variant == EV_OFF) {
+		ok = events_off_steps(world, steps, scene, &range, c);
+	} else if (ok && variant == EV_CONTACT) {
+		ok = events_contact_steps(world, steps, scene, &range, c);
+	} else if (ok) {
+		ok = events_all_steps(world, steps, scene, &range, c);
+	}
+	double t1 = now_seconds();
+	*ms = (t1 - t0) * 1000.0 / (double)steps;
+	if (!ok) {
+		f2d_destroy_world(world);
+		return false;
+	}
+	*out = world;
+	return true;
+}
+
+/* Every body of a and b at the same place with the same velocity. */
+static bool same_motion(const f2d_world *a, const f2d_world *b)
+{
+	int32_t n = f2d_world_get_bodies(a, NULL, 0);
+	f2d_body_id *ia = malloc((size_t)(n > 0 ? n : 1) * sizeof *ia);
+	f2d_body_id *ib = malloc((size_t)(n > 0 ? n : 1) * sizeof *ib);
+	bool same = ia != NULL && ib != NULL && f2d_world_get_bodies(b, NULL, 0) == n;
+	if (same) {
+		f2d_world_get_bodies(a, ia, n);
+		f2d_world_get_bodies(b, ib, n);
+	}
+	for (int32_t i = 0; same && i < n; ++i) {
+		f2d_transform x = f2d_body_get_transform(a, ia[i]);
+		f2d_transform y = f2d_body_get_transform(b, ib[i]);
+		f2d_vec2 v = f2d_body_get_linear_velocity(a, ia[i]);
+		f2d_vec2 u = f2d_body_get_linear_velocity(b, ib[i]);
+		same = x.p.x == y.p.x && x.p.y == y.p.y && x.q.c == y.q.c && x.q.s == y.q.s &&
+		       v.x == u.x && v.y == u.y;
+	}
+	free(ia);
+	free(ib);
+	return same;
+}
+
+static int events_scene(const char *scene, const bench_options *opt)
+{
+	long steps = opt->steps;
+	if (steps == 0) {
+		steps = strcmp(scene, "rain1000") == 0 ? DEFAULT_RAIN_STEPS : DEFAULT_STEPS;
+	}
+	long rounds = opt->runs;
+	double *ms[EV_VARIANTS], *ratio[EV_VARIANTS];
+	events_count counts[EV_VARIANTS];
+	int status = EXIT_FAILURE;
+	bool mem = true;
+	for (int v = 0; v < EV_VARIANTS; ++v) {
+		ms[v] = calloc((size_t)rounds, sizeof(double));
+		ratio[v] = calloc((size_t)rounds, sizeof(double));
+		mem = mem && ms[v] != NULL && ratio[v] != NULL;
+	}
+	if (!mem) {
+		fprintf(stderr, "%s: out of memory\n", PROG);
+		goto done;
+	}
+	for (long i = 0; i < rounds; ++i) {
+		f2d_world *w[EV_VARIANTS] = {NULL, NULL, NULL};
+		bool ok = true;
+		for (int k = 0; k < EV_VARIANTS && ok; ++k) {
+			int v =
+			    (int)((i + k) % EV_VARIANTS); /* round i starts with variant i mod 3 */
+			ok = events_run(scene, opt, steps, v, &ms[v][i], &counts[v], &w[v]);
+		}
+		bool same = ok && same_motion(w[EV_OFF], w[EV_CONTACT]) &&
+		            same_motion(w[EV_OFF], w[EV_ALL]);
+		for (int v = 0; v < EV_VARIANTS; ++v) {
+			f2d_destroy_world(w[v]);
+		}
+		if (!ok) {
+			goto done;
+		}
+		if (!same) {
+			fprintf(stderr, "%s: %s: the bodies move differently with events on\n",
+			        PROG, scene);
+			goto done;
+		}
+		for (int v = 0; v < EV_VARIANTS; ++v) {
+			ratio[v][i] = ms[v][i] / ms[EV_OFF][i] - 1.0;
+		}
+	}
+	if (counts[EV_OFF].contact + counts[EV_OFF].hit + counts[EV_OFF].sensor != 0 ||
+	    counts[EV_CONTACT].sensor != 0) {
+		fprintf(stderr, "%s: %s: events reported where they are off\n", PROG, scene);
+		goto done;
+	}
+	const events_count *c = &counts[EV_ALL];
+	printf("events %s sleep %d steps %ld rounds %ld off_ms %.4f contact_ms %.4f all_ms %.4f "
+	       "contact_overhead_pct %.2f all_overhead_pct %.2f contact_events_per_step %.2f "
+	       "hit_events_per_step %.2f sensor_events_per_step %.2f\n",
+	       scene, opt->sleep ? 1 : 0, steps, rounds, median(ms[EV_OFF], (int)rounds),
+	       median(ms[EV_CONTACT], (int)rounds), median(ms[EV_ALL], (int)rounds),
+	       100.0 * median(ratio[EV_CONTACT], (int)rounds),
+	       100.0 * median(ratio[EV_ALL], (int)rounds), (double)c->contact / (double)steps,
+	       (double)c->hit / (double)steps, (double)c->sensor / (double)steps);
+	fflush(stdout);
+	status = EXIT_SUCCESS;
+done:
+	for (int v = 0; v < EV_VARIANTS; ++v) {
+		free(ms[v]);
+		free(ratio[v]);
+	}
+	return status;
+}
+
 /* ---- --residual: the solver against its model (seed 001) ----
  *
  * After a step, every solved contact point's quantities come from the solver's working set by
@@ -758,7 +1021,12 @@ int main(int argc, char **argv)
 			status = EXIT_FAILURE;
 		}
 	}
-	if (opt.residual) {
+	for (int i = 0; status < 0 && opt.events && !opt.residual && i < opt.scene_count; ++i) {
+		if (events_scene(opt.scenes[i], &opt) != EXIT_SUCCESS) {
+			status = EXIT_FAILURE;
+		}
+	}
+	if (opt.residual || opt.events) {
 		opt.scene_count = 0;
 		opt.scaling = false;
 	}

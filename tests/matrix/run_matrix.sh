@@ -15,8 +15,9 @@
 #   --list          print the cells and exit
 #   --check-golden  only check the golden files (format, length, agreement with
 #                   final_hashes.txt)
-#   --regenerate    rewrite tests/golden/<scene>.chain from the current tree (gcc -O2); commit
-#                   the result only with a message that says why the simulation changed
+#   --regenerate    rewrite tests/golden/<scene>.chain and events.txt from the current tree
+#                   (gcc -O2); commit the result only with a message that says why the
+#                   simulation changed
 #
 # Environment: F2D_MATRIX_DIR work directory (default build/matrix), F2D_PERTURB_STEP the step
 # the deliberately broken cell perturbs (default 137; 61 with --quick), F2D_MATRIX_HOST_REPLAY
@@ -24,6 +25,11 @@
 #
 # Every cell that runs the chains also runs `fix2d-replay selftest` (the golden chains compiled
 # in): it must print 'conformance ok <scenes> scenes <steps> steps' for every chain, every step.
+#
+# Events and queries: each golden scene runs with `--digest`, the XXH3 of every event of every
+# step and of a fixed set of queries after every step (ray casts, AABB, overlap and shape
+# queries: replay/events.c); every cell must print the digest of tests/golden/events.txt
+# ("<scene> <16 hex>", over the chain's steps; not compared with --quick, which runs fewer).
 #
 # On a mismatch it prints the scene, the cell and the first divergent step and exits 1.
 # Exit status: 0 all cells passed (or were skipped when not strict), 1 a cell failed,
@@ -41,7 +47,7 @@ ALL_CELLS=(gcc-O0 gcc-O2 gcc-O3 gcc-Os clang-O0 clang-O3 clang-O3-ffast-math tcc
 # The golden chains: scene and number of steps (regenerate writes these).
 GOLDEN_SCENES=(pyramid20 rain1000 chain50 hinges80 random_stack circles polygons restitution
 	bridge dominos single_box pendulum varying_friction pyramid teeter multi_pendulum arena long_arms
-	soft_bridge elevator car_slope ragdoll)
+	soft_bridge elevator car_slope ragdoll sensor_gates filtered_teams one_way ray_field)
 golden_steps() { [[ $1 == rain1000 ]] && echo 300 || echo 1000; }
 
 WARNINGS=(-std=c11 -Wall -Wextra -Wpedantic -Wshadow -Wstrict-prototypes -Wvla -Werror)
@@ -54,7 +60,7 @@ cells_arg=""
 mode=run
 
 usage() {
-	sed -n '5,26p' "$0" | sed 's/^# \{0,1\}//' >&2
+	sed -n '5,32p' "$0" | sed 's/^# \{0,1\}//' >&2
 	exit 2
 }
 
@@ -298,6 +304,13 @@ check_golden() {
 			bad=1
 		fi
 	done <"$golden/final_hashes.txt"
+	# events.txt: "<scene> <16 hex>", one line per golden scene
+	for s in "${GOLDEN_SCENES[@]}"; do
+		if ! grep -Eq "^$s [0-9a-f]{16}\$" "$golden/events.txt" 2>/dev/null; then
+			echo "golden: $golden/events.txt has no line '$s <16 hex>' (--regenerate)"
+			bad=1
+		fi
+	done
 	if [[ ! -f $golden/fingerprint.txt ]] || ! grep -Eq '^fingerprint [0-9a-f]{16}$' "$golden/fingerprint.txt"; then
 		echo "golden: $golden/fingerprint.txt must hold one line 'fingerprint <16 hex>'"
 		bad=1
@@ -361,16 +374,24 @@ first_divergence() {
 			print 0 }' "$1" "$2"
 }
 
-# run_scene DIR CELL SCENE: runs the scene; echoes the first divergent step (0: identical).
+# run_scene DIR CELL SCENE: runs the scene; echoes the first divergent step (0: identical;
+# "digest" when every step is identical but the events and queries digest is not).
 # Prints the mismatch report to stderr.
 run_scene() {
 	local dir=$1 cell=$2 scene=$3 n rc d
 	n=$(steps_to_run "$scene")
-	"${RUN[@]}" "$dir/fix2d-replay" run "$scene" --steps "$n" --every 1 >"$dir/$scene.out" \
-		2>"$dir/$scene.err"
+	"${RUN[@]}" "$dir/fix2d-replay" run "$scene" --steps "$n" --every 1 --digest \
+		>"$dir/$scene.out" 2>"$dir/$scene.err"
 	rc=$?
 	d=$(first_divergence "$golden/$scene.chain" "$dir/$scene.out" "$n")
-	if [[ $d != 0 ]]; then
+	local got_digest want_digest
+	got_digest=$(sed -n "$((n + 1))s/^digest \([0-9a-f]\{16\}\) .*/\1/p" "$dir/$scene.out")
+	want_digest=$(awk -v s="$scene" '$1 == s { print $2 }' "$golden/events.txt")
+	if [[ $d == 0 && $rc == 0 && $quick == 0 && $got_digest != "$want_digest" ]]; then
+		echo "MISMATCH scene $scene cell $cell: events+queries digest" \
+			"'${got_digest:-<none>}', golden '$want_digest' (every step's hash agrees)" >&2
+		d=digest
+	elif [[ $d != 0 ]]; then
 		local got want
 		got=$(sed -n "${d}p" "$dir/$scene.out")
 		want=$(sed -n "${d}p" "$golden/$scene.chain")
@@ -480,7 +501,9 @@ run_cell() {
 			failures=$((failures + 1))
 		fi
 		if [[ $failures == 0 ]]; then
-			echo "PASS ${#GOLDEN_SCENES[@]} scenes, $steps steps identical, fingerprint ok, $st (build ${build_s}s, $((SECONDS - t0))s)" >"$dir/result"
+			local dg="events+queries digests identical"
+			[[ $quick == 1 ]] && dg="digests not compared (--quick)"
+			echo "PASS ${#GOLDEN_SCENES[@]} scenes, $steps steps identical, $dg, fingerprint ok, $st (build ${build_s}s, $((SECONDS - t0))s)" >"$dir/result"
 		else
 			echo "FAIL $failures scene(s) or fingerprint differ (first divergent steps below and in $dir/log)" >"$dir/result"
 		fi
@@ -509,11 +532,16 @@ regenerate)
 	rm -rf "$dir"
 	mkdir -p "$dir"
 	build_cell "$dir" || exit 1
+	: >"$dir/events.txt"
 	for s in "${GOLDEN_SCENES[@]}"; do
-		"$dir/fix2d-replay" run "$s" --steps "$(golden_steps "$s")" --every 1 >"$golden/$s.chain" || exit 1
+		n=$(golden_steps "$s")
+		"$dir/fix2d-replay" run "$s" --steps "$n" --every 1 --digest >"$dir/$s.out" || exit 1
+		head -n "$n" "$dir/$s.out" >"$golden/$s.chain"
+		sed -n "$((n + 1))s/^digest \([0-9a-f]\{16\}\) .*/$s \1/p" "$dir/$s.out" >>"$dir/events.txt"
 	done
+	mv "$dir/events.txt" "$golden/events.txt"
 	"$dir/fingerprint" | sed 's/ flavour ok$//' >"$golden/fingerprint.txt"
-	echo "rewrote ${#GOLDEN_SCENES[@]} chains and fingerprint.txt in $golden"
+	echo "rewrote ${#GOLDEN_SCENES[@]} chains, events.txt and fingerprint.txt in $golden"
 	echo "commit them only with a message that says why the simulation changed"
 	check_golden
 	exit $?
