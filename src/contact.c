@@ -255,33 +255,78 @@ void f2d_remove_arbiters_of_shape(f2d_world *w, int32_t shape)
 /* Contacts for drawing and inspection, in arbiter (key) order. A point's world position is
  * centre of A + r_a (r_a = point - centre when the manifold was built). An arbiter loaded from
  * a snapshot has a zero normal (snapshot_load.c) until a step rebuilds its manifold. */
+static void contact_data(const f2d_world *w, const f2d_arbiter *a, f2d_contact_data *c);
+
+/* The contacts of a body (shape < 0) or of a shape (body < 0), in key order. */
+static int32_t contacts_of(const f2d_world *w, int32_t body, int32_t shape, f2d_contact_data *out,
+                           int32_t capacity)
+{
+	int32_t n = 0;
+	for (int32_t i = 0; i < w->arbiter_count; ++i) {
+		const f2d_arbiter *a = &w->arbiters[i];
+		bool mine = body >= 0 ? (a->body_a == body || a->body_b == body)
+		                      : (a->shape_a == shape || a->shape_b == shape);
+		if (!mine) {
+			continue;
+		}
+		if (out != NULL && n < capacity) {
+			contact_data(w, a, &out[n]);
+		}
+		++n;
+	}
+	return n;
+}
+
+int32_t f2d_body_get_contacts(const f2d_world *w, f2d_body_id body, f2d_contact_data *out,
+                              int32_t capacity)
+{
+	const f2d_body *b = f2d_get_body(w, body);
+	return b == NULL ? 0 : contacts_of(w, body.index1 - 1, -1, out, capacity);
+}
+
+int32_t f2d_shape_get_contacts(const f2d_world *w, f2d_shape_id shape, f2d_contact_data *out,
+                               int32_t capacity)
+{
+	if (w == NULL || shape.index1 < 1 || shape.index1 > w->shape_ids.next) {
+		return 0;
+	}
+	const f2d_shape *s = &w->shapes[shape.index1 - 1];
+	if (!s->alive || s->generation != shape.generation) {
+		return 0;
+	}
+	return contacts_of(w, -1, shape.index1 - 1, out, capacity);
+}
+
 int32_t f2d_world_get_contacts(const f2d_world *w, f2d_contact_data *out, int32_t capacity)
 {
 	if (w == NULL) {
 		return 0;
 	}
 	for (int32_t i = 0; out != NULL && i < w->arbiter_count && i < capacity; ++i) {
-		const f2d_arbiter *a = &w->arbiters[i];
-		f2d_contact_data *c = &out[i];
-		memset(c, 0, sizeof *c);
-		c->shape_a.index1 = a->shape_a + 1;
-		c->shape_a.generation = w->shapes[a->shape_a].generation;
-		c->shape_b.index1 = a->shape_b + 1;
-		c->shape_b.generation = w->shapes[a->shape_b].generation;
-		c->normal = a->normal;
-		c->point_count = a->count;
-		c->geometry_known = a->normal.x != 0 || a->normal.y != 0;
-		for (int32_t k = 0; k < a->count; ++k) {
-			const f2d_contact_point *p = &a->points[k];
-			f2d_contact_point_data *q = &c->points[k];
-			if (c->geometry_known) {
-				q->point = f2d_add(w->bodies[a->body_a].center, p->r_a);
-				q->separation = p->separation;
-			}
-			q->normal_impulse = p->pn;
-			q->tangent_impulse = p->pt;
-			q->id = p->id;
-		}
+		contact_data(w, &w->arbiters[i], &out[i]);
 	}
 	return w->arbiter_count;
+}
+
+static void contact_data(const f2d_world *w, const f2d_arbiter *a, f2d_contact_data *c)
+{
+	memset(c, 0, sizeof *c);
+	c->shape_a.index1 = a->shape_a + 1;
+	c->shape_a.generation = w->shapes[a->shape_a].generation;
+	c->shape_b.index1 = a->shape_b + 1;
+	c->shape_b.generation = w->shapes[a->shape_b].generation;
+	c->normal = a->normal;
+	c->point_count = a->count;
+	c->geometry_known = a->normal.x != 0 || a->normal.y != 0;
+	for (int32_t k = 0; k < a->count; ++k) {
+		const f2d_contact_point *p = &a->points[k];
+		f2d_contact_point_data *q = &c->points[k];
+		if (c->geometry_known) {
+			q->point = f2d_add(w->bodies[a->body_a].center, p->r_a);
+			q->separation = p->separation;
+		}
+		q->normal_impulse = p->pn;
+		q->tangent_impulse = p->pt;
+		q->id = p->id;
+	}
 }

@@ -268,6 +268,19 @@ START_TEST(land_rest_sleep_lift)
 	ck_assert_int_eq(ends, 0);
 	ck_assert(slept);
 	ck_assert_int_gt(begin_step, 20); /* it fell first: 2.5 m takes ~0.7 s */
+	/* what is it standing on: its one contact, with the ground, pushing up with ~ m g h */
+	f2d_contact_data cd[4];
+	ck_assert_int_eq(f2d_body_get_contacts(w, b, cd, 4), 1);
+	ck_assert(same_shape(cd[0].shape_a, g) && same_shape(cd[0].shape_b, s));
+	ck_assert_int_eq(cd[0].point_count, 2);
+	ck_assert_int_eq(cd[0].normal.y, F2D_ONE);
+	int64_t pn = (int64_t)cd[0].points[0].normal_impulse + cd[0].points[1].normal_impulse;
+	ck_assert_int_gt(pn, F2D_MILLI(150)); /* 1 kg x 10 m/s^2 x 1/60 s = 0.167 N s */
+	ck_assert_int_lt(pn, F2D_MILLI(180));
+	ck_assert_int_eq(f2d_shape_get_contacts(w, g, NULL, 0), 1);
+	ck_assert_int_eq(f2d_shape_get_contacts(w, s, cd, 4), 1);
+	f2d_shape_id bogus = {s.index1, s.generation + 1};
+	ck_assert_int_eq(f2d_shape_get_contacts(w, bogus, cd, 4), 0);
 	f2d_rot q = {F2D_ONE, 0};
 	CHECK_OK(f2d_body_set_transform(w, b, V(0, F2D_FIX(5)), q));
 	CHECK_OK(f2d_world_step(w));

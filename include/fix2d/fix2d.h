@@ -140,6 +140,12 @@ typedef struct f2d_contact_data {
 /** The contacts (arbiters) of the last step, in (shape a, shape b) id order: fills up to
  *  capacity records, returns the total count. */
 int32_t f2d_world_get_contacts(const f2d_world *world, f2d_contact_data *out, int32_t capacity);
+/** The contacts of one body / one shape (game logic: "what am I standing on"), the same records
+ *  in the same order; 0 for an invalid handle. Sensors have no contacts (see sensor events). */
+int32_t f2d_body_get_contacts(const f2d_world *world, f2d_body_id body, f2d_contact_data *out,
+                              int32_t capacity);
+int32_t f2d_shape_get_contacts(const f2d_world *world, f2d_shape_id shape, f2d_contact_data *out,
+                               int32_t capacity);
 
 /* ---- Bodies ----
  * One rule for a state a body cannot have. A static body has no velocity and no sleep state
