@@ -58,6 +58,6 @@ fuzz_run() {
 	echo "$name: fuzzing for $secs s, seed $seed (corpus $work/corpus + ${corpus#"$root"/})"
 	cd "$work"
 	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 ASAN_OPTIONS=detect_leaks=1 \
-		"$bin" -seed="$seed" -max_total_time="$secs" -max_len="$max_len" -timeout=20 -rss_limit_mb=2048 \
+		"$bin" -error_exitcode=1 -seed="$seed" -max_total_time="$secs" -max_len="$max_len" -timeout=20 -rss_limit_mb=2048 \
 		-print_final_stats=1 -artifact_prefix="$work/" "$work/corpus" "$corpus"
 }

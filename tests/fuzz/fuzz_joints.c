@@ -51,6 +51,7 @@ static uint32_t take(reader *r, int bytes)
 static fix16_t take_span(reader *r, fix16_t limit)
 {
 	int32_t s = (int32_t)(int16_t)take(r, 2);
+	s = s < -32767 ? -32767 : s; /* -32768 would reach past -limit */
 	return (fix16_t)(((int64_t)s * limit) / 32767);
 }
 
