@@ -420,6 +420,7 @@ void f2d_events_end_step(f2d_world *w);
 int32_t f2d_events_destroy_need(const f2d_world *w, int32_t shape);
 bool f2d_events_reserve_pending(f2d_world *w, int32_t n);
 void f2d_events_shape_destroyed(f2d_world *w, int32_t shape);
+void f2d_events_contact_removed(f2d_world *w, const f2d_arbiter *arb);
 void f2d_events_free(f2d_world *w);
 /** True when the shape has non-default collision options (filter or sensor). */
 static inline bool f2d_shape_special(const f2d_shape *s)
@@ -523,6 +524,8 @@ void f2d_joints_warm_start(f2d_world *w, int32_t n);
 void f2d_joints_solve(f2d_world *w, int32_t n, int32_t iteration);
 fix16_t f2d_joint_solve_position(f2d_world *w, f2d_joint *j);
 bool f2d_bodies_joined(const f2d_world *w, int32_t a, int32_t b);
+int32_t f2d_joined_contacts(const f2d_world *w, int32_t a, int32_t b);
+void f2d_forget_joined_contacts(f2d_world *w, int32_t a, int32_t b);
 
 /* bodies (body.c) */
 f2d_result f2d_check_circle(f2d_world *w, const f2d_circle *circle);

@@ -326,6 +326,22 @@ bool f2d_events_reserve_pending(f2d_world *w, int32_t n)
 	                sizeof(f2d_pending_end));
 }
 
+/* A contact removed outside the step (a joint made between its bodies): with events on, its
+ * end event is owed to the next step (room reserved by f2d_events_reserve_pending). */
+void f2d_events_contact_removed(f2d_world *w, const f2d_arbiter *arb)
+{
+	f2d_events *e = &w->events;
+	if (!contact_events_on(w, arb->shape_a, arb->shape_b)) {
+		return;
+	}
+	f2d_pending_end *p = &e->pending[e->pending_count++];
+	p->sensor = 0;
+	p->a = arb->shape_a;
+	p->b = arb->shape_b;
+	p->gen_a = w->shapes[arb->shape_a].generation;
+	p->gen_b = w->shapes[arb->shape_b].generation;
+}
+
 /* The shape's contacts (with events on) and sensor overlaps end: recorded for the next step,
  * and the overlaps removed. Call before the arbiters go (f2d_remove_arbiters_of_shape). */
 void f2d_events_shape_destroyed(f2d_world *w, int32_t shape)
@@ -333,14 +349,8 @@ void f2d_events_shape_destroyed(f2d_world *w, int32_t shape)
 	f2d_events *e = &w->events;
 	for (int32_t i = 0; i < w->arbiter_count; ++i) {
 		const f2d_arbiter *arb = &w->arbiters[i];
-		if ((arb->shape_a == shape || arb->shape_b == shape) &&
-		    contact_events_on(w, arb->shape_a, arb->shape_b)) {
-			f2d_pending_end *p = &e->pending[e->pending_count++];
-			p->sensor = 0;
-			p->a = arb->shape_a;
-			p->b = arb->shape_b;
-			p->gen_a = w->shapes[arb->shape_a].generation;
-			p->gen_b = w->shapes[arb->shape_b].generation;
+		if (arb->shape_a == shape || arb->shape_b == shape) {
+			f2d_events_contact_removed(w, arb);
 		}
 	}
 	int32_t k = 0;

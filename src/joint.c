@@ -46,6 +46,38 @@ static void apply_point(f2d_world *w, f2d_joint *j, f2d_body *a, f2d_body *b, f2
 	b->w = jmadd(w, b->w, b->inv_inertia, jsat(w, (int64_t)jcross(w, j->r_b, p) + axial));
 }
 
+/* The contacts between bodies a and b, which a joint without collide_connected ends. */
+static bool between(const f2d_arbiter *ar, int32_t a, int32_t b)
+{
+	return (ar->body_a == a && ar->body_b == b) || (ar->body_a == b && ar->body_b == a);
+}
+
+int32_t f2d_joined_contacts(const f2d_world *w, int32_t a, int32_t b)
+{
+	int32_t n = 0;
+	for (int32_t i = 0; i < w->arbiter_count; ++i) {
+		n += between(&w->arbiters[i], a, b) ? 1 : 0;
+	}
+	return n;
+}
+
+/* Two bodies joined without collide_connected stop colliding now: their contacts go, each with
+ * an end event at the next step (f2d_events_contact_removed; room reserved by the caller with
+ * f2d_events_reserve_pending(f2d_joined_contacts(...)) before anything changed). */
+void f2d_forget_joined_contacts(f2d_world *w, int32_t a, int32_t b)
+{
+	int32_t k = 0;
+	for (int32_t i = 0; i < w->arbiter_count; ++i) {
+		const f2d_arbiter *ar = &w->arbiters[i];
+		if (between(ar, a, b)) {
+			f2d_events_contact_removed(w, ar);
+		} else {
+			w->arbiters[k++] = *ar;
+		}
+	}
+	w->arbiter_count = k;
+}
+
 bool f2d_bodies_joined(const f2d_world *w, int32_t a, int32_t b)
 {
 	for (int32_t i = 0; i < w->joint_ids.next; ++i) {
@@ -895,6 +927,12 @@ f2d_result f2d_create_revolute_joint(f2d_world *w, const f2d_revolute_joint_def 
 		    w, F2D_ERROR_INVALID_VALUE,
 		    "create_revolute_joint: motor speed within +-1000 rad/s, torque >= 0");
 	}
+	if (!def->collide_connected &&
+	    !f2d_events_reserve_pending(
+	        w, f2d_joined_contacts(w, def->body_a.index1 - 1, def->body_b.index1 - 1))) {
+		return f2d_set_error(w, F2D_ERROR_OUT_OF_MEMORY,
+		                     "create_revolute_joint: allocator returned NULL");
+	}
 	int32_t id;
 	f2d_result r = f2d_pool_alloc(w, &w->joint_ids, (void **)&w->joints, &w->joint_capacity,
 	                              sizeof(f2d_joint), &id);
@@ -926,16 +964,7 @@ f2d_result f2d_create_revolute_joint(f2d_world *w, const f2d_revolute_joint_def 
 	f2d_wake_body(w, j->body_b);
 	w->contacts_stale = true;
 	if (!j->collide_connected) {
-		/* the two bodies stop colliding now: forget their contacts */
-		int32_t k = 0;
-		for (int32_t i = 0; i < w->arbiter_count; ++i) {
-			const f2d_arbiter *a = &w->arbiters[i];
-			if (!((a->body_a == j->body_a && a->body_b == j->body_b) ||
-			      (a->body_a == j->body_b && a->body_b == j->body_a))) {
-				w->arbiters[k++] = *a;
-			}
-		}
-		w->arbiter_count = k;
+		f2d_forget_joined_contacts(w, j->body_a, j->body_b);
 	}
 	out->index1 = id + 1;
 	out->generation = gen;
@@ -975,8 +1004,7 @@ f2d_result f2d_destroy_joint(f2d_world *w, f2d_joint_id id)
 		                     what ": null, stale or foreign joint handle");                \
 	}                                                                                          \
 	if (j->type != F2D_REVOLUTE_JOINT) {                                                       \
-		return f2d_set_error(w, F2D_ERROR_INVALID_HANDLE,                                  \
-		                     what ": not a revolute joint");                               \
+		return f2d_set_error(w, F2D_ERROR_INVALID_HANDLE, what ": not a revolute joint");  \
 	}
 
 f2d_result f2d_revolute_joint_enable_motor(f2d_world *w, f2d_joint_id id, bool enable)
@@ -1061,7 +1089,6 @@ f2d_result f2d_joint_get_world_anchors(const f2d_world *w, f2d_joint_id id, f2d_
 	*b = f2d_xf_point(f2d_body_xf(&w->bodies[j->body_b]), j->local_b);
 	return F2D_OK;
 }
-
 
 /* (r x p) / I, the turn a positional impulse p at arm r gives, kept within +-pi/4 (the cross
  * product is saturated to the fix16 range first so the product fits 64 bits). */

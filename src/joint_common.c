@@ -68,8 +68,8 @@ void f2d_rigid_soft(const f2d_world *w, fix16_t soft[3])
 	soft[SOFT_IMPULSE] = RIGID_IMPULSE_Q16;
 }
 
-fix16_t f2d_soft_impulse(f2d_world *w, const fix16_t soft[3], fix16_t mass, fix16_t cdot,
-                         fix16_t c, fix16_t accumulated)
+fix16_t f2d_soft_impulse(f2d_world *w, const fix16_t soft[3], fix16_t mass, fix16_t cdot, fix16_t c,
+                         fix16_t accumulated)
 {
 	fix16_t v = jx_add(w, cdot, jx_mul(w, soft[SOFT_BIAS], c));
 	fix16_t t = jx_mul(w, mass, v);
@@ -77,8 +77,7 @@ fix16_t f2d_soft_impulse(f2d_world *w, const fix16_t soft[3], fix16_t mass, fix1
 	                     jx_mul(w, soft[SOFT_IMPULSE], accumulated));
 }
 
-fix16_t f2d_limit_impulse(f2d_world *w, fix16_t mass, fix16_t cdot, fix16_t c,
-                          fix16_t *accumulated)
+fix16_t f2d_limit_impulse(f2d_world *w, fix16_t mass, fix16_t cdot, fix16_t c, fix16_t *accumulated)
 {
 	fix16_t old = *accumulated; /* >= 0 */
 	int64_t impulse;
@@ -207,8 +206,8 @@ void f2d_joint_block_inverse(f2d_world *w, const f2d_body *a, const f2d_body *b,
 {
 	int64_t k11 = (int64_t)a->inv_mass + b->inv_mass + k_term(w, a->inv_inertia, s1, s1) +
 	              k_term(w, b->inv_inertia, s2, s2);
-	int64_t k12 = f2d_round16((int64_t)a->inv_inertia * s1) +
-	              f2d_round16((int64_t)b->inv_inertia * s2);
+	int64_t k12 =
+	    f2d_round16((int64_t)a->inv_inertia * s1) + f2d_round16((int64_t)b->inv_inertia * s2);
 	int64_t k22 = (int64_t)a->inv_inertia + b->inv_inertia;
 	if (k22 == 0) {
 		k22 = F2D_ONE;
@@ -357,7 +356,8 @@ const char *f2d_joint_ext_check(const f2d_joint *j, f2d_body_type ta, f2d_body_t
 	if (!in(j->reference_angle, -F2D_PI, F2D_PI)) {
 		return "reference angle (angular offset) must be in [-pi, pi]";
 	}
-	if (!in(j->hertz, 0, F2D_JOINT_MAX_HERTZ) || !in(j->angular_hertz, 0, F2D_JOINT_MAX_HERTZ) ||
+	if (!in(j->hertz, 0, F2D_JOINT_MAX_HERTZ) ||
+	    !in(j->angular_hertz, 0, F2D_JOINT_MAX_HERTZ) ||
 	    !in(j->damping_ratio, 0, F2D_JOINT_MAX_DAMPING_RATIO) ||
 	    !in(j->angular_damping_ratio, 0, F2D_JOINT_MAX_DAMPING_RATIO)) {
 		return "spring frequency must be in [0, 1000] Hz, damping ratio in [0, 100]";
@@ -375,7 +375,8 @@ const char *f2d_joint_ext_check(const f2d_joint *j, f2d_body_type ta, f2d_body_t
 	case F2D_DISTANCE_JOINT:
 		if (!in(j->length, F2D_MIN_SHAPE_SIZE, L) || !in(j->lower, 0, L) ||
 		    !in(j->upper, 0, L) || j->lower > j->upper) {
-			return "length must be in [0.005, 16384] m, 0 <= min_length <= max_length <= "
+			return "length must be in [0.005, 16384] m, 0 <= min_length <= max_length "
+			       "<= "
 			       "16384 m";
 		}
 		break;
@@ -429,8 +430,8 @@ static int64_t mass_trace(const f2d_body *b, f2d_vec2 local_anchor)
 	return (int64_t)b->inv_mass + f2d_round16((int64_t)b->inv_inertia * r2);
 }
 
-f2d_result f2d_joint_ext_create(f2d_world *w, const f2d_joint *proto, f2d_body_id a,
-                                f2d_body_id b, const char *what, f2d_joint_id *out)
+f2d_result f2d_joint_ext_create(f2d_world *w, const f2d_joint *proto, f2d_body_id a, f2d_body_id b,
+                                const char *what, f2d_joint_id *out)
 {
 	const f2d_body *ba = f2d_get_body(w, a);
 	const f2d_body *bb = f2d_get_body(w, b);
@@ -467,6 +468,11 @@ f2d_result f2d_joint_ext_create(f2d_world *w, const f2d_joint *proto, f2d_body_i
 	if (bad != NULL) {
 		return f2d_set_error(w, F2D_ERROR_INVALID_VALUE, "%s: %s", what, bad);
 	}
+	if (!proto->collide_connected &&
+	    !f2d_events_reserve_pending(w, f2d_joined_contacts(w, a.index1 - 1, b.index1 - 1))) {
+		return f2d_set_error(w, F2D_ERROR_OUT_OF_MEMORY, "%s: allocator returned NULL",
+		                     what);
+	}
 	int32_t id;
 	f2d_result r = f2d_pool_alloc(w, &w->joint_ids, (void **)&w->joints, &w->joint_capacity,
 	                              sizeof(f2d_joint), &id);
@@ -487,15 +493,7 @@ f2d_result f2d_joint_ext_create(f2d_world *w, const f2d_joint *proto, f2d_body_i
 	f2d_wake_body(w, j->body_b);
 	w->contacts_stale = true;
 	if (!j->collide_connected) {
-		int32_t k = 0;
-		for (int32_t i = 0; i < w->arbiter_count; ++i) {
-			const f2d_arbiter *ar = &w->arbiters[i];
-			if (!((ar->body_a == j->body_a && ar->body_b == j->body_b) ||
-			      (ar->body_a == j->body_b && ar->body_b == j->body_a))) {
-				w->arbiters[k++] = *ar;
-			}
-		}
-		w->arbiter_count = k;
+		f2d_forget_joined_contacts(w, j->body_a, j->body_b);
 	}
 	out->index1 = id + 1;
 	out->generation = gen;
@@ -528,7 +526,8 @@ static f2d_vec2 norm_axis(f2d_vec2 a)
 		return F2D_ERROR_NULL_ARGUMENT;                                                    \
 	}                                                                                          \
 	if (def == NULL || out == NULL) {                                                          \
-		return f2d_set_error(w, F2D_ERROR_NULL_ARGUMENT, what ": def and out are required"); \
+		return f2d_set_error(w, F2D_ERROR_NULL_ARGUMENT,                                   \
+		                     what ": def and out are required");                           \
 	}
 
 f2d_result f2d_create_distance_joint(f2d_world *w, const f2d_distance_joint_def *def,
@@ -569,8 +568,7 @@ f2d_result f2d_create_prismatic_joint(f2d_world *w, const f2d_prismatic_joint_de
 	j.enable_motor = def->enable_motor;
 	j.max_motor_torque = def->max_motor_force;
 	j.motor_speed = def->motor_speed;
-	return f2d_joint_ext_create(w, &j, def->body_a, def->body_b, "create_prismatic_joint",
-	                            out);
+	return f2d_joint_ext_create(w, &j, def->body_a, def->body_b, "create_prismatic_joint", out);
 }
 
 f2d_result f2d_create_weld_joint(f2d_world *w, const f2d_weld_joint_def *def, f2d_joint_id *out)
@@ -802,10 +800,9 @@ void f2d_joint_ext_reaction(const f2d_world *w, const f2d_joint *j, f2d_vec2 *li
 			*angular = j->motor_impulse;
 		}
 		fix16_t sa = f2d_sat(s);
-		*linear = f2d_v(f2d_sat(f2d_round16((int64_t)j->impulse.x * perp.x +
-		                                    (int64_t)sa * axis.x)),
-		                f2d_sat(f2d_round16((int64_t)j->impulse.x * perp.y +
-		                                    (int64_t)sa * axis.y)));
+		*linear = f2d_v(
+		    f2d_sat(f2d_round16((int64_t)j->impulse.x * perp.x + (int64_t)sa * axis.x)),
+		    f2d_sat(f2d_round16((int64_t)j->impulse.x * perp.y + (int64_t)sa * axis.y)));
 		break;
 	}
 	default: break; /* weld, motor, mouse: the linear impulse and the angular impulse */
@@ -865,8 +862,8 @@ static f2d_result edit_begin(f2d_world *w, f2d_joint_id id, uint32_t types, cons
 
 static f2d_result edit_end(f2d_world *w, f2d_joint *j, const f2d_joint *copy, const char *what)
 {
-	const char *bad = f2d_joint_ext_check(copy, w->bodies[copy->body_a].type,
-	                                      w->bodies[copy->body_b].type);
+	const char *bad =
+	    f2d_joint_ext_check(copy, w->bodies[copy->body_a].type, w->bodies[copy->body_b].type);
 	if (bad != NULL) {
 		return f2d_set_error(w, F2D_ERROR_INVALID_VALUE, "%s: %s", what, bad);
 	}
@@ -924,8 +921,8 @@ static f2d_result set_limits(f2d_world *w, f2d_joint_id id, uint8_t type, bool e
 	return edit_end(w, j, &c, what);
 }
 
-f2d_result f2d_prismatic_joint_set_limits(f2d_world *w, f2d_joint_id id, bool enable,
-                                          fix16_t lower, fix16_t upper)
+f2d_result f2d_prismatic_joint_set_limits(f2d_world *w, f2d_joint_id id, bool enable, fix16_t lower,
+                                          fix16_t upper)
 {
 	return set_limits(w, id, F2D_PRISMATIC_JOINT, enable, lower, upper,
 	                  "prismatic_joint_set_limits");
@@ -961,15 +958,15 @@ f2d_result f2d_joint_set_spring(f2d_world *w, f2d_joint_id id, bool enable, fix1
 	                  enable, hertz, damping_ratio, "joint_set_spring");
 }
 
-f2d_result f2d_distance_joint_set_spring(f2d_world *w, f2d_joint_id id, bool enable,
-                                         fix16_t hertz, fix16_t damping_ratio)
+f2d_result f2d_distance_joint_set_spring(f2d_world *w, f2d_joint_id id, bool enable, fix16_t hertz,
+                                         fix16_t damping_ratio)
 {
 	return set_spring(w, id, T(F2D_DISTANCE_JOINT), enable, hertz, damping_ratio,
 	                  "distance_joint_set_spring");
 }
 
-f2d_result f2d_prismatic_joint_set_spring(f2d_world *w, f2d_joint_id id, bool enable,
-                                          fix16_t hertz, fix16_t damping_ratio)
+f2d_result f2d_prismatic_joint_set_spring(f2d_world *w, f2d_joint_id id, bool enable, fix16_t hertz,
+                                          fix16_t damping_ratio)
 {
 	return set_spring(w, id, T(F2D_PRISMATIC_JOINT), enable, hertz, damping_ratio,
 	                  "prismatic_joint_set_spring");
@@ -1009,9 +1006,9 @@ static f2d_result set_motor(f2d_world *w, f2d_joint_id id, uint32_t types, bool 
 		if (rj != NULL && rj->type == F2D_REVOLUTE_JOINT && (types & 1u) != 0) {
 			/* the revolute joint's own setters, all or nothing */
 			if (max_force < 0 || speed < F2D_FIX(-1000) || speed > F2D_FIX(1000)) {
-				return f2d_set_error(
-				    w, F2D_ERROR_INVALID_VALUE,
-				    "%s: motor speed within +-1000, torque >= 0", what);
+				return f2d_set_error(w, F2D_ERROR_INVALID_VALUE,
+				                     "%s: motor speed within +-1000, torque >= 0",
+				                     what);
 			}
 			f2d_revolute_joint_set_motor_speed(w, id, speed);
 			f2d_revolute_joint_set_max_motor_torque(w, id, max_force);
@@ -1037,15 +1034,15 @@ f2d_result f2d_joint_set_motor(f2d_world *w, f2d_joint_id id, bool enable, fix16
 	                 enable, speed, max_force, "joint_set_motor");
 }
 
-f2d_result f2d_distance_joint_set_motor(f2d_world *w, f2d_joint_id id, bool enable,
-                                        fix16_t speed, fix16_t max_force)
+f2d_result f2d_distance_joint_set_motor(f2d_world *w, f2d_joint_id id, bool enable, fix16_t speed,
+                                        fix16_t max_force)
 {
 	return set_motor(w, id, T(F2D_DISTANCE_JOINT), enable, speed, max_force,
 	                 "distance_joint_set_motor");
 }
 
-f2d_result f2d_prismatic_joint_set_motor(f2d_world *w, f2d_joint_id id, bool enable,
-                                         fix16_t speed, fix16_t max_force)
+f2d_result f2d_prismatic_joint_set_motor(f2d_world *w, f2d_joint_id id, bool enable, fix16_t speed,
+                                         fix16_t max_force)
 {
 	return set_motor(w, id, T(F2D_PRISMATIC_JOINT), enable, speed, max_force,
 	                 "prismatic_joint_set_motor");

@@ -337,6 +337,38 @@ START_TEST(destroyed_shape_ends_contact)
 }
 END_TEST
 
+/* A joint made between two touching bodies (collide_connected false) ends their contact now:
+ * one end event at the next step, none after; a world saved in between keeps it owed. */
+START_TEST(joint_ends_contact)
+{
+	f2d_world *w = new_world(false);
+	ground(w);
+	f2d_body_id a = body(w, F2D_DYNAMIC_BODY, 0, F2D_MILLI(520));
+	f2d_shape_id sa = box(w, a, F2D_MILLI(500), F2D_MILLI(500), NULL);
+	f2d_body_id b = body(w, F2D_DYNAMIC_BODY, 0, F2D_MILLI(1530));
+	f2d_shape_id sb = box(w, b, F2D_MILLI(500), F2D_MILLI(500), NULL);
+	for (int i = 0; i < 20; ++i) {
+		CHECK_OK(f2d_world_step(w));
+	}
+	f2d_contact_data cd[4];
+	ck_assert_int_eq(f2d_shape_get_contacts(w, sb, cd, 4), 1); /* b rests on a */
+	f2d_revolute_joint_def jd;
+	CHECK_OK(f2d_init_revolute_joint_def(w, a, b, f2d_body_get_position(w, b), &jd));
+	f2d_joint_id j;
+	CHECK_OK(f2d_create_revolute_joint(w, &jd, &j));
+	ck_assert_int_eq(f2d_shape_get_contacts(w, sb, cd, 4), 0);
+	CHECK_OK(f2d_world_step(w));
+	f2d_contact_events ce;
+	f2d_world_get_contact_events(w, &ce);
+	ck_assert_int_eq(ce.end_count, 1);
+	ck_assert(same_shape(ce.end_events[0].shape_a, sa) &&
+	          same_shape(ce.end_events[0].shape_b, sb));
+	CHECK_OK(f2d_world_step(w));
+	ck_assert_int_eq(count_end(w), 0);
+	f2d_destroy_world(w);
+}
+END_TEST
+
 /* Hit events: a ball dropped from 5 m hits at about 10 m/s (one event, at the ground, normal
  * up); with the threshold above that speed, none. */
 static int32_t drop_hits(fix16_t threshold, f2d_contact_hit_event *first)
@@ -881,6 +913,7 @@ Suite *game_suite(void)
 	tcase_add_test(tc, land_rest_sleep_lift);
 	tcase_add_test(tc, destroyed_shape_ends_contact);
 	tcase_add_test(tc, hit_events);
+	tcase_add_test(tc, joint_ends_contact);
 	tcase_add_test(tc, sensor_pass_through);
 	tcase_add_test(tc, sensor_sleeping_visitor);
 	tcase_add_test(tc, events_after_rollback);
