@@ -409,7 +409,12 @@ static int32_t cast_rect(const q_mink *m, int32_t k, int64_t dx, int64_t dy, q_r
 	int64_t nx = m->nx[k], ny = m->ny[k];
 	int64_t ev = ex * vx + ey * vy;
 	q_clip c = {{0, 1}, hi, -1};
-	if (!clip(&c, nx * dx + ny * dy, nx * vx + ny * vy + m->radius * 65536, 0) ||
+	/* radius 0 (a segment M): the outer side is the edge's own line, taken with the exact
+	 * perpendicular as the inner side is (the rounded unit normal's line would leave a
+	 * wedge between the two instead of the segment) */
+	bool flat = m->radius == 0;
+	if (!clip(&c, flat ? ey * dx - ex * dy : nx * dx + ny * dy,
+	          flat ? ey * vx - ex * vy : nx * vx + ny * vy + m->radius * 65536, 0) ||
 	    !clip(&c, -(ex * dx + ey * dy), -ev, 1) ||
 	    !clip(&c, ex * dx + ey * dy, ev + ex * ex + ey * ey, 2) ||
 	    !clip(&c, -(ey * dx - ex * dy), -(ey * vx - ex * vy), 3)) {
@@ -420,6 +425,12 @@ static int32_t cast_rect(const q_mink *m, int32_t k, int64_t dx, int64_t dy, q_r
 	}
 	if (c.enter < 0) {
 		return Q_INSIDE;
+	}
+	if (c.enter == 3) {
+		/* through the inner side: from inside the core, which a start outside M never is,
+		 * except across a two-vertex core (a segment, capsules): that is the other side's
+		 * rectangle's hit, at the same t */
+		return Q_MISS;
 	}
 	out->t = c.lo;
 	if (c.enter == 1 || c.enter == 2) {
@@ -470,12 +481,16 @@ static bool mink_contains_origin(const q_mink *m)
 	if (m->count >= 3 && cast_polygon(m, 0, 0, one, &unused) == Q_INSIDE) {
 		return true;
 	}
+	if (m->radius == 0 && m->count == 2) {
+		/* a segment (a ray against a segment shape): its two zero-width rectangles */
+		return cast_rect(m, 0, 0, 0, one, &unused) == Q_INSIDE;
+	}
 	if (m->radius == 0) {
 		return false;
 	}
 	for (int32_t k = 0; k < m->count; ++k) {
 		if (cast_disc(m, k, 0, 0, one, &unused) == Q_INSIDE ||
-		    (m->count >= 3 && cast_rect(m, k, 0, 0, one, &unused) == Q_INSIDE)) {
+		    (m->count >= 2 && cast_rect(m, k, 0, 0, one, &unused) == Q_INSIDE)) {
 			return true;
 		}
 	}
@@ -489,13 +504,15 @@ static int32_t mink_cast(const q_mink *m, int64_t dx, int64_t dy, q_rat hi, q_to
 	if (mink_contains_origin(m)) {
 		return Q_INSIDE;
 	}
-	if (m->radius == 0) {
+	if (m->radius == 0 && m->count != 2) {
 		return m->count >= 3 ? cast_polygon(m, dx, dy, hi, out) : Q_MISS;
 	}
+	/* rounded M: the rectangles beside its edges and the discs at its vertices; a segment M
+	 * (count 2, radius 0): its two rectangles of width 0 (a disc of radius 0 is never hit) */
 	int32_t found = Q_MISS;
 	q_toi best = {{0, 1}, 0, 0}, t;
 	for (int32_t k = 0; k < m->count; ++k) {
-		if (m->count >= 3 && cast_rect(m, k, dx, dy, hi, &t) == Q_HIT &&
+		if (m->count >= 2 && cast_rect(m, k, dx, dy, hi, &t) == Q_HIT &&
 		    (found == Q_MISS || rat_lt(t.t, best.t))) {
 			best = t;
 			found = Q_HIT;

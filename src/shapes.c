@@ -523,6 +523,24 @@ static bool emit_closest(f2d_vec2 qa, fix16_t ra, f2d_vec2 qb, fix16_t rb, uint3
 	return true;
 }
 
+static inline int sign64(int64_t v)
+{
+	return (v > 0) - (v < 0);
+}
+
+/* Whether the segments a0-a1 and b0-b1 cross (each one's ends strictly on both sides of the
+ * other's line; exact: differences < 2^31, products < 2^62, a difference of two < 2^63). */
+static bool segments_cross(const f2d_polygon *a, const f2d_polygon *b)
+{
+	f2d_vec2 a0 = a->vertices[0], a1 = a->vertices[1], b0 = b->vertices[0], b1 = b->vertices[1];
+	f2d_vec2 ea = f2d_sub(a1, a0), eb = f2d_sub(b1, b0);
+	int s1 = sign64(f2d_dot64(f2d_sub(b0, a0), f2d_v(ea.y, -ea.x)));
+	int s2 = sign64(f2d_dot64(f2d_sub(b1, a0), f2d_v(ea.y, -ea.x)));
+	int s3 = sign64(f2d_dot64(f2d_sub(a0, b0), f2d_v(eb.y, -eb.x)));
+	int s4 = sign64(f2d_dot64(f2d_sub(a1, b0), f2d_v(eb.y, -eb.x)));
+	return s1 * s2 < 0 && s3 * s4 < 0;
+}
+
 /* Rounded convex cores A (pa, radius ra) and B: SAT over A's first edges_a edges and all of
  * B's (edges_a = 1: A is a one-sided segment, only its front face counts), the reference face
  * chosen as collision.c does; when the cores are apart by more than CLOSEST_RULE_MIN and the
@@ -544,7 +562,11 @@ static void collide_rounded(const f2d_polygon *pa, int32_t edges_a, fix16_t ra,
 	}
 	bool flip = sep_b > f2d_mul(F2D_MILLI(980), sep_a) + F2D_MILLI(1);
 	fix16_t sep = flip ? sep_b : sep_a;
-	if (rsum > 0 && sep > CLOSEST_RULE_MIN) {
+	/* Two segment cores: their normals are not a complete set of axes (two collinear
+	 * capsules end to end are apart along neither normal), so the closest features decide
+	 * whenever the cores do not cross. */
+	bool two_segments = pa->count == 2 && pb->count == 2 && !segments_cross(pa, pb);
+	if (rsum > 0 && (sep > CLOSEST_RULE_MIN || two_segments)) {
 		/* the cores are apart: their distance is the least of the four vertex-to-edge
 		 * distances of the reference and incident edges (Box2D v3 uses these two edges) */
 		const f2d_polygon *p1 = flip ? pb : pa, *p2 = flip ? pa : pb;
