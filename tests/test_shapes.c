@@ -14,6 +14,7 @@
 #include "core.h"
 #include "fix2d/convert.h"
 #include "fix2d/fix2d.h"
+#include "fix2d/input.h"
 #include "fix2d/snapshot.h"
 
 #ifndef M_PI
@@ -632,6 +633,44 @@ START_TEST(test_capsule_cast)
 }
 END_TEST
 
+/* ---- input commands: a capsule body spawned by a command, through its bytes ---- */
+
+START_TEST(test_spawn_capsule)
+{
+	f2d_world *w = new_world();
+	f2d_command c = f2d_default_command(F2D_CMD_CREATE_BODY, 1, 7);
+	c.u.create.body.type = F2D_DYNAMIC_BODY;
+	c.u.create.body.position = v2(0, F2D_FIX(3));
+	c.u.create.kind = F2D_SPAWN_CAPSULE;
+	c.u.create.capsule.center1 = v2(0, -F2D_MILLI(500));
+	c.u.create.capsule.center2 = v2(0, F2D_MILLI(500));
+	c.u.create.capsule.radius = F2D_MILLI(300);
+	uint8_t buf[F2D_COMMAND_MAX_BYTES];
+	size_t n, used;
+	CHECK_OK(f2d_command_encode(&c, buf, sizeof buf, &n));
+	f2d_command back;
+	CHECK_OK(f2d_command_decode(buf, n, &back, &used));
+	ck_assert_uint_eq(used, n);
+	ck_assert_int_eq(back.u.create.kind, F2D_SPAWN_CAPSULE);
+	ck_assert_int_eq(back.u.create.capsule.radius, F2D_MILLI(300));
+	for (size_t cut = 0; cut < n; ++cut) { /* every shorter prefix is refused */
+		ck_assert_int_ne(f2d_command_decode(buf, cut, &back, &used), F2D_OK);
+	}
+	f2d_command_result res;
+	CHECK_OK(f2d_world_apply_commands(w, &back, 1, &res));
+	CHECK_OK(res.result);
+	f2d_shape_id first = {1, 1};
+	ck_assert_int_eq(f2d_shape_get_type(w, first), F2D_CAPSULE_SHAPE);
+	/* a degenerate capsule command changes nothing */
+	uint64_t h = f2d_world_hash(w);
+	back.u.create.capsule.center2 = back.u.create.capsule.center1;
+	CHECK_OK(f2d_world_apply_commands(w, &back, 1, &res));
+	ck_assert_int_eq(res.result, F2D_ERROR_INVALID_VALUE);
+	ck_assert(f2d_world_hash(w) == h);
+	f2d_destroy_world(w);
+}
+END_TEST
+
 /* ---- bad input ---- */
 
 START_TEST(test_bad_input)
@@ -933,6 +972,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, test_ray_cast_reference);
 	tcase_add_test(tc, test_capsule_queries);
 	tcase_add_test(tc, test_capsule_cast);
+	tcase_add_test(tc, test_spawn_capsule);
 	tcase_add_test(tc, test_bad_input);
 	tcase_add_test(tc, test_snapshots_and_hash);
 	tcase_add_test(tc, test_hash_sees_geometry);
