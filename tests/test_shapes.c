@@ -184,6 +184,54 @@ START_TEST(test_capsule_circle_capsule)
 }
 END_TEST
 
+START_TEST(test_capsule_segment_chain)
+{
+	f2d_world *w = new_world();
+	f2d_body_id ground = add_body(w, F2D_STATIC_BODY, v2(0, 0));
+	f2d_segment seg = {v2(-F2D_FIX(3), 0), v2(F2D_FIX(3), 0)};
+	f2d_shape_def sd = f2d_default_shape_def();
+	f2d_shape_id sg;
+	CHECK_OK(f2d_create_segment_shape(w, ground, &sd, &seg, &sg));
+	f2d_vec2 pts[3] = {v2(F2D_FIX(3), -F2D_FIX(2)), v2(-F2D_FIX(3), -F2D_FIX(2)),
+	                   v2(-F2D_FIX(5), -F2D_FIX(1))};
+	f2d_chain_def cd = f2d_default_chain_def();
+	cd.points = pts;
+	cd.count = 3;
+	f2d_shape_id ch[2];
+	CHECK_OK(f2d_create_chain(w, ground, &cd, ch, 2));
+	f2d_vec2 g1, g2;
+	f2d_segment got;
+	CHECK_OK(f2d_shape_get_segment(w, ch[0], &got, &g1, &g2));
+	ck_assert(g1.x == pts[0].x && g1.y == pts[0].y); /* open end: its own point */
+	ck_assert(g2.x == pts[2].x && g2.y == pts[2].y); /* the next edge's far point */
+	/* a horizontal capsule 0.3 above the segment (two-sided: from below too) */
+	f2d_body_id cb = add_body(w, F2D_DYNAMIC_BODY, v2(0, F2D_MILLI(550)));
+	f2d_shape_id cap = add_capsule(w, cb, v2(-F2D_ONE, 0), v2(F2D_ONE, 0), F2D_MILLI(250));
+	f2d_manifold m = collide(w, sg, cap);
+	ck_assert_int_eq(m.count, 2);
+	ck_assert_int_eq(m.normal.y, F2D_ONE);
+	NEAR(d(m.points[0].separation), 0.3, 2e-5);
+	CHECK_OK(f2d_body_set_transform(w, cb, v2(0, -F2D_MILLI(550)), f2d_make_rot(0)));
+	m = collide(w, sg, cap);
+	ck_assert_int_eq(m.count, 2);
+	ck_assert_int_eq(m.normal.y, -F2D_ONE);
+	/* the chain's first edge runs right to left at y = -2: solid below, so the capsule at
+	 * y = -1.45 (above) touches it and one at y = -2.55 (behind) does not */
+	CHECK_OK(f2d_body_set_transform(w, cb, v2(0, -F2D_MILLI(1450)), f2d_make_rot(0)));
+	m = collide(w, ch[0], cap);
+	ck_assert_int_eq(m.count, 2);
+	ck_assert_int_eq(m.normal.y, F2D_ONE);
+	NEAR(d(m.points[0].separation), 0.3, 2e-5);
+	CHECK_OK(f2d_body_set_transform(w, cb, v2(0, -F2D_MILLI(2550)), f2d_make_rot(0)));
+	m = collide(w, ch[0], cap);
+	ck_assert_int_eq(m.count, 0);
+	/* segments and chain segments never collide with each other */
+	m = collide(w, sg, ch[1]);
+	ck_assert_int_eq(m.count, 0);
+	f2d_destroy_world(w);
+}
+END_TEST
+
 /* ---- behaviour ---- */
 
 START_TEST(test_capsule_rests)
@@ -964,6 +1012,7 @@ static Suite *suite(void)
 	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, test_capsule_manifolds);
 	tcase_add_test(tc, test_capsule_circle_capsule);
+	tcase_add_test(tc, test_capsule_segment_chain);
 	tcase_add_test(tc, test_capsule_rests);
 	tcase_add_test(tc, test_chain_no_catch);
 	tcase_add_test(tc, test_chain_bumps);
