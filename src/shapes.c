@@ -490,7 +490,7 @@ static void clip_and_emit(const f2d_polygon *p1, int32_t edge1, fix16_t r1, cons
 			/* midway between p1's surface (r1 above the face) and p2's (r2 below c) */
 			fix16_t back = half((int64_t)s0 + r2 - r1);
 			m->points[count].point = f2d_mul_sub(c2[i].v, back, n1);
-			m->points[count].separation = (fix16_t)sep;
+			m->points[count].separation = f2d_sat(sep);
 			m->points[count].id = c2[i].id;
 			++count;
 		}
@@ -518,7 +518,7 @@ static bool emit_closest(f2d_vec2 qa, fix16_t ra, f2d_vec2 qb, fix16_t rb, uint3
 	m->count = 1;
 	m->points[0].point =
 	    f2d_v((fix16_t)(((int64_t)pa.x + pb.x) / 2), (fix16_t)(((int64_t)pa.y + pb.y) / 2));
-	m->points[0].separation = (fix16_t)sep;
+	m->points[0].separation = f2d_sat(sep);
 	m->points[0].id = id;
 	return true;
 }
@@ -663,7 +663,7 @@ static void collide_core_circle(const f2d_polygon *core, fix16_t rs, f2d_vec2 c,
 	m->normal = normal;
 	m->count = 1;
 	m->points[0].point = f2d_mul_sub(c, back, normal);
-	m->points[0].separation = (fix16_t)sep;
+	m->points[0].separation = f2d_sat(sep);
 	m->points[0].id = ID_CIRCLE;
 }
 
