@@ -437,6 +437,61 @@ START_TEST(test_chain_one_sided)
 }
 END_TEST
 
+/* Events and filters see the new shapes: a static capsule sensor reports a falling box entering
+ * and leaving it; the box lands on a chain (begin touch); a capsule whose filter leaves out the
+ * chain's category falls through it. */
+START_TEST(test_events_and_filters)
+{
+	f2d_world *w = new_world();
+	f2d_body_id ground = add_body(w, F2D_STATIC_BODY, v2(0, 0));
+	f2d_vec2 pts[2] = {v2(F2D_FIX(5), 0), v2(-F2D_FIX(5), 0)};
+	f2d_chain_def cd = f2d_default_chain_def();
+	cd.points = pts;
+	cd.count = 2;
+	cd.filter.category_bits = 2;
+	f2d_shape_id chain;
+	CHECK_OK(f2d_create_chain(w, ground, &cd, &chain, 1));
+	f2d_capsule zone = {v2(-F2D_ONE, F2D_FIX(3)), v2(F2D_ONE, F2D_FIX(3)), F2D_MILLI(300)};
+	f2d_shape_def sensor = f2d_default_shape_def();
+	sensor.is_sensor = true;
+	f2d_shape_id zs;
+	CHECK_OK(f2d_create_capsule_shape(w, ground, &sensor, &zone, &zs));
+	f2d_body_id box = add_body(w, F2D_DYNAMIC_BODY, v2(0, F2D_FIX(5)));
+	f2d_shape_id bs = add_box_shape(w, box, F2D_MILLI(300), F2D_MILLI(300));
+	f2d_body_id ghost = add_body(w, F2D_DYNAMIC_BODY, v2(F2D_FIX(3), F2D_ONE));
+	f2d_capsule gc = {v2(0, 0), v2(F2D_MILLI(500), 0), F2D_MILLI(200)};
+	f2d_shape_def gsd = f2d_default_shape_def();
+	gsd.filter.mask_bits = ~(uint64_t)2;
+	f2d_shape_id gs;
+	CHECK_OK(f2d_create_capsule_shape(w, ghost, &gsd, &gc, &gs));
+	int sensor_begin = 0, sensor_end = 0, touch = 0;
+	for (int i = 0; i < 120; ++i) {
+		f2d_world_step(w);
+		f2d_sensor_events se;
+		f2d_world_get_sensor_events(w, &se);
+		for (int k = 0; k < se.begin_count; ++k) {
+			ck_assert_int_eq(se.begin_events[k].sensor_shape.index1, zs.index1);
+			ck_assert_int_eq(se.begin_events[k].visitor_shape.index1, bs.index1);
+			++sensor_begin;
+		}
+		sensor_end += se.end_count;
+		f2d_contact_events ce;
+		f2d_world_get_contact_events(w, &ce);
+		for (int k = 0; k < ce.begin_count; ++k) {
+			ck_assert_int_eq(ce.begin_events[k].shape_a.index1, chain.index1);
+			ck_assert_int_eq(ce.begin_events[k].shape_b.index1, bs.index1);
+			++touch;
+		}
+	}
+	ck_assert_int_eq(sensor_begin, 1);
+	ck_assert_int_eq(sensor_end, 1);
+	ck_assert_int_eq(touch, 1);
+	NEAR(d(f2d_body_get_position(w, box).y), 0.3, 0.011);
+	ck_assert(d(f2d_body_get_position(w, ghost).y) < -5.0);
+	f2d_destroy_world(w);
+}
+END_TEST
+
 /* ---- mass ---- */
 
 START_TEST(test_capsule_mass)
@@ -1017,6 +1072,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, test_chain_no_catch);
 	tcase_add_test(tc, test_chain_bumps);
 	tcase_add_test(tc, test_chain_one_sided);
+	tcase_add_test(tc, test_events_and_filters);
 	tcase_add_test(tc, test_capsule_mass);
 	tcase_add_test(tc, test_ray_cast_reference);
 	tcase_add_test(tc, test_capsule_queries);
