@@ -286,8 +286,8 @@ typedef struct f2d_ray_result {
 	bool hit;
 } f2d_ray_result;
 
-/** A circle, polygon or capsule for f2d_world_overlap_shape / f2d_world_cast_shape, in its own frame
- *  (placed by a transform). The polygon must come from f2d_make_polygon / f2d_make_box. */
+/** A circle, polygon or capsule for f2d_world_overlap_shape / f2d_world_cast_shape, in its own
+ *  frame (placed by a transform). The polygon must come from f2d_make_polygon / f2d_make_box. */
 typedef struct f2d_query_shape {
 	f2d_shape_type type;
 	f2d_circle circle;   /**< when type == F2D_CIRCLE_SHAPE */
