@@ -111,6 +111,25 @@ void world_point(const st_body *b, f2d_vec2 local, double *x, double *y)
 void shape_path(cairo_t *cr, const view *v, const st_body *b, const st_shape *sh)
 {
 	double x, y, px, py;
+	if (sh->type >= 2) {
+		/* capsule: the two end arcs joined; segment and chain segment: the line */
+		double ax, ay, bx, by;
+		world_point(b, sh->vertices[0], &x, &y);
+		to_px(v, x, y, &ax, &ay);
+		world_point(b, sh->vertices[1], &x, &y);
+		to_px(v, x, y, &bx, &by);
+		if (sh->type == 2) {
+			double a = atan2(by - ay, bx - ax), rr = d(sh->radius) * v->s;
+			cairo_new_sub_path(cr);
+			cairo_arc(cr, bx, by, rr, a - TWO_PI / 4, a + TWO_PI / 4);
+			cairo_arc(cr, ax, ay, rr, a + TWO_PI / 4, a + 3 * TWO_PI / 4);
+			cairo_close_path(cr);
+		} else {
+			cairo_move_to(cr, ax, ay);
+			cairo_line_to(cr, bx, by);
+		}
+		return;
+	}
 	if (sh->polygon) {
 		for (int32_t k = 0; k < sh->count; ++k) {
 			world_point(b, sh->vertices[k], &x, &y);
@@ -167,7 +186,10 @@ void draw_bodies(cairo_t *cr, const view *v, const st_world *s, const draw_opts 
 		cairo_stroke(cr);
 		/* rotation mark: from the centre of the shape to its local +x side */
 		double cx, cy, ex, ey, px, py, qx, qy;
-		if (sh->polygon) {
+		if (sh->type >= 2) {
+			world_point(b, sh->center, &cx, &cy);
+			world_point(b, sh->vertices[1], &ex, &ey);
+		} else if (sh->polygon) {
 			f2d_vec2 sum = {0, 0};
 			fix16_t xmax = sh->vertices[0].x;
 			for (int32_t k = 0; k < sh->count; ++k) {

@@ -168,6 +168,14 @@ bool st_parse(const uint8_t *bytes, size_t len, st_world *s, char *err, size_t e
 		}
 		sh->alive = true;
 		sh->polygon = (f & 2u) ? 1 : 0;
+		sh->type = sh->polygon;
+		if (f & 32u) { /* a type byte: capsule, segment, chain segment */
+			sh->type = (int32_t)u8(&r);
+			if (sh->type < 2 || sh->type > 4) {
+				r.bad = true;
+				break;
+			}
+		}
 		sh->body = i32(&r);
 		if ((f & 16u) && ps != NULL) {
 			sh->density = ps->density;
@@ -183,6 +191,18 @@ bool st_parse(const uint8_t *bytes, size_t len, st_world *s, char *err, size_t e
 			memcpy(sh->vertices, ps->vertices, sizeof sh->vertices);
 			sh->center = ps->center;
 			sh->radius = ps->radius;
+		} else if (sh->type >= 2) {
+			sh->count = 2;
+			sh->vertices[0] = vec(&r);
+			sh->vertices[1] = vec(&r);
+			if (sh->type == 2) {
+				sh->radius = i32(&r);
+			} else if (sh->type == 4) {
+				sh->vertices[2] = vec(&r);
+				sh->vertices[3] = vec(&r);
+			}
+			sh->center.x = (fix16_t)(((int64_t)sh->vertices[0].x + sh->vertices[1].x) / 2);
+			sh->center.y = (fix16_t)(((int64_t)sh->vertices[0].y + sh->vertices[1].y) / 2);
 		} else if (sh->polygon) {
 			sh->count = (int32_t)u8(&r);
 			if (sh->count > F2D_MAX_POLYGON_VERTICES) {
@@ -351,7 +371,7 @@ static const field body_fields[] = {
 
 static const field shape_fields[] = {
     IN(st_shape, generation),       IN(st_shape, body),          FX(st_shape, density, "kg/m^2"),
-    FX(st_shape, friction, ""),     FX(st_shape, restitution, ""), IN(st_shape, polygon),
+    FX(st_shape, friction, ""),     FX(st_shape, restitution, ""), IN(st_shape, polygon), IN(st_shape, type),
     IN(st_shape, count),            FX(st_shape, vertices[0].x, "m"),
     FX(st_shape, vertices[0].y, "m"), FX(st_shape, vertices[1].x, "m"),
     FX(st_shape, vertices[1].y, "m"), FX(st_shape, vertices[2].x, "m"),

@@ -34,7 +34,9 @@ typedef struct st_shape {
 	uint32_t generation;
 	int32_t body;
 	fix16_t density, friction, restitution;
-	int32_t polygon; /* 1 polygon, 0 circle */
+	int32_t polygon; /* 1 polygon, 0 circle (or a capsule-like type) */
+	int32_t type;    /* f2d_shape_type: 2 capsule, 3 segment, 4 chain segment: vertices 0, 1
+	                  * the centres or end points, 2, 3 a chain segment's ghosts */
 	int32_t count;
 	f2d_vec2 vertices[F2D_MAX_POLYGON_VERTICES];
 	f2d_vec2 center; /* circle */

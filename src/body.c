@@ -146,6 +146,12 @@ static f2d_result compute_body_mass(f2d_world *w, const f2d_body *b, const f2d_s
 			return f2d_set_error(w, F2D_ERROR_INVALID_VALUE,
 			                     "a body holds at most 64 shapes");
 		}
+		if (w->shapes[s].type == F2D_SEGMENT_SHAPE ||
+		    w->shapes[s].type == F2D_CHAIN_SEGMENT_SHAPE) {
+			return f2d_set_error(w, F2D_ERROR_INVALID_VALUE,
+			                     "segment and chain shapes have no mass: only static "
+			                     "and kinematic bodies hold them");
+		}
 		if (!f2d_shape_mass(&w->shapes[s], &md[n++])) {
 			return f2d_set_error(w, F2D_ERROR_MASS_RANGE,
 			                     "shape too large for a dynamic body");
@@ -715,6 +721,13 @@ f2d_result f2d_create_polygon_shape(f2d_world *w, f2d_body_id body, const f2d_sh
 		    "with edges >= 5 mm within 512 m; build it with f2d_make_polygon");
 	}
 	return create_shape(w, body, def, &proto, out);
+}
+
+/* for shapes.c's capsules, segments and chains */
+f2d_result f2d_create_shape_proto(f2d_world *w, f2d_body_id body, const f2d_shape_def *def,
+                                  const f2d_shape *proto, f2d_shape_id *out)
+{
+	return create_shape(w, body, def, proto, out);
 }
 
 f2d_result f2d_check_circle(f2d_world *w, const f2d_circle *circle)

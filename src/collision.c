@@ -33,6 +33,10 @@ static inline bool antipodal4(const f2d_vec2 *v)
 
 void f2d_shape_update_world(f2d_shape *s, f2d_transform xf, fix16_t margin)
 {
+	if (f2d_shape_is_linear(s)) {
+		f2d_linear_update_world(s, xf, margin); /* shapes.c */
+		return;
+	}
 	if (s->type == F2D_CIRCLE_SHAPE) {
 		f2d_vec2 c = f2d_xf_point(xf, s->circle.center);
 		fix16_t r = s->circle.radius + margin;
@@ -471,6 +475,10 @@ void f2d_collide(const f2d_shape *a, const f2d_shape *b, fix16_t speculative, f2
 {
 	m->count = 0;
 	m->normal = f2d_v(0, 0);
+	if (f2d_shape_is_linear(a) || f2d_shape_is_linear(b)) {
+		f2d_collide_linear(a, b, speculative, m); /* shapes.c */
+		return;
+	}
 	if (a->type == F2D_POLYGON_SHAPE && b->type == F2D_POLYGON_SHAPE) {
 #ifndef F2D_COLLIDE_GENERAL_ONLY /* test only: tests/test_narrow.c's reference */
 		const f2d_vec2 *fa = box_of(&a->world_polygon), *fb = box_of(&b->world_polygon);

@@ -71,6 +71,10 @@ typedef struct f2d_shape {
 	int32_t next; /* next shape of the same body, in id order */
 	f2d_polygon polygon;
 	f2d_circle circle;
+	/* capsule (radius > 0), segment and chain segment (radius 0; shapes.c) */
+	f2d_capsule capsule;
+	f2d_vec2 ghost1, ghost2; /* chain segment: the neighbours' far points (= the end point
+	                          * itself at an open chain's end) */
 	fix16_t density, friction, restitution;
 	uint64_t user_data;
 	/* game options (state): who collides, sensor, which events */
@@ -211,6 +215,25 @@ f2d_aabb f2d_shape_compute_aabb(const f2d_shape *s, f2d_transform xf, fix16_t ma
 fix16_t f2d_shape_extent(const f2d_shape *s);
 /** False when the shape is too large for the 64-bit mass integrals (dynamic extent limit). */
 bool f2d_shape_mass(const f2d_shape *s, f2d_mass_data *md);
+
+/* ---- capsules, segments, chain segments (shapes.c) ---- */
+static inline bool f2d_shape_is_linear(const f2d_shape *s)
+{
+	return s->type >= F2D_CAPSULE_SHAPE;
+}
+/** The world cache of a capsule-like shape: world_polygon as a 2-gon (vertices 0, 1: the
+ *  centres; normals 0, 1: +-the unit right normal of 0 -> 1; vertices 2, 3: the ghosts). */
+void f2d_linear_update_world(f2d_shape *s, f2d_transform xf, fix16_t margin);
+f2d_aabb f2d_linear_aabb(const f2d_shape *s, f2d_transform xf, fix16_t margin);
+fix16_t f2d_linear_extent(const f2d_shape *s);
+bool f2d_linear_mass(const f2d_shape *s, f2d_mass_data *md);
+/** Narrow phase when a or b is capsule-like (collision.c dispatches here). */
+void f2d_collide_linear(const f2d_shape *a, const f2d_shape *b, fix16_t speculative,
+                        f2d_manifold *m);
+/** Record validation shared by the creation functions and the snapshot loader. */
+bool f2d_capsule_ok(const f2d_capsule *c);
+bool f2d_segment_ok(f2d_vec2 p1, f2d_vec2 p2);
+bool f2d_chain_segment_ok(f2d_vec2 g1, f2d_vec2 p1, f2d_vec2 p2, f2d_vec2 g2);
 
 /* ---- queries (query.c) ----
  * A tree over the shapes' current AABBs (sorted on a Morton code of their centres, 4 to a node),
@@ -529,6 +552,9 @@ void f2d_forget_joined_contacts(f2d_world *w, int32_t a, int32_t b);
 
 /* bodies (body.c) */
 f2d_result f2d_check_circle(f2d_world *w, const f2d_circle *circle);
+/** body.c's shape creation from a filled prototype (geometry and type set, validated). */
+f2d_result f2d_create_shape_proto(f2d_world *w, f2d_body_id body, const f2d_shape_def *def,
+                                  const f2d_shape *proto, f2d_shape_id *out);
 f2d_result f2d_spawn_body(f2d_world *w, const f2d_body_def *bd, const f2d_shape_def *sd,
                           const f2d_shape *proto, f2d_body_id *out);
 void f2d_body_update_mass(f2d_world *w, int32_t body);

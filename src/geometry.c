@@ -103,6 +103,9 @@ f2d_result f2d_make_offset_box(fix16_t hx, fix16_t hy, f2d_vec2 center, f2d_rot 
 f2d_aabb f2d_shape_compute_aabb(const f2d_shape *s, f2d_transform xf, fix16_t margin)
 {
 	f2d_aabb box;
+	if (f2d_shape_is_linear(s)) {
+		return f2d_linear_aabb(s, xf, margin);
+	}
 	if (s->type == F2D_CIRCLE_SHAPE) {
 		f2d_vec2 c = f2d_xf_point(xf, s->circle.center);
 		fix16_t r = s->circle.radius + margin;
@@ -127,6 +130,9 @@ f2d_aabb f2d_shape_compute_aabb(const f2d_shape *s, f2d_transform xf, fix16_t ma
 
 fix16_t f2d_shape_extent(const f2d_shape *s)
 {
+	if (f2d_shape_is_linear(s)) {
+		return f2d_linear_extent(s);
+	}
 	if (s->type == F2D_CIRCLE_SHAPE) {
 		return f2d_length(s->circle.center) + s->circle.radius;
 	}
@@ -148,6 +154,9 @@ fix16_t f2d_shape_extent(const f2d_shape *s)
  * Sum, then move J from r to the centroid c: J_c = J_r - area |c - r|^2. */
 bool f2d_shape_mass(const f2d_shape *s, f2d_mass_data *md)
 {
+	if (f2d_shape_is_linear(s)) {
+		return f2d_linear_mass(s, md); /* capsules; segments have none */
+	}
 	if (f2d_shape_extent(s) > F2D_MAX_DYNAMIC_SHAPE_EXTENT) {
 		return false;
 	}

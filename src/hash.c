@@ -128,9 +128,17 @@ static void put_shape(encoder *e, const f2d_shape *s)
 			put_vec(e, s->polygon.normals[i]);
 		}
 		put_vec(e, s->polygon.centroid);
-	} else {
+	} else if (s->type == F2D_CIRCLE_SHAPE) {
 		put_vec(e, s->circle.center);
 		put_i32(e, s->circle.radius);
+	} else { /* capsule 2, segment 3, chain segment 4 (the type byte above tells them) */
+		put_vec(e, s->capsule.center1);
+		put_vec(e, s->capsule.center2);
+		put_i32(e, s->capsule.radius);
+		if (s->type == F2D_CHAIN_SEGMENT_SHAPE) {
+			put_vec(e, s->ghost1);
+			put_vec(e, s->ghost2);
+		}
 	}
 }
 

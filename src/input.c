@@ -42,6 +42,11 @@ static f2d_result spawn(f2d_world *w, const f2d_spawn *sp, f2d_body_id *out)
 		proto.circle = sp->circle;
 		r = f2d_check_circle(w, &sp->circle);
 		break;
+	case F2D_SPAWN_CAPSULE:
+		proto.type = F2D_CAPSULE_SHAPE;
+		proto.capsule = sp->capsule;
+		r = f2d_capsule_ok(&sp->capsule) ? F2D_OK : F2D_ERROR_INVALID_VALUE;
+		break;
 	default: r = F2D_ERROR_INVALID_VALUE; break;
 	}
 	if (r != F2D_OK) {
@@ -277,7 +282,7 @@ f2d_result f2d_command_encode(const f2d_command *c, uint8_t *buf, size_t cap, si
 		break;
 	case F2D_CMD_CREATE_BODY: {
 		const f2d_spawn *s = &c->u.create;
-		if (s->kind > F2D_SPAWN_POLYGON ||
+		if (s->kind > F2D_SPAWN_CAPSULE ||
 		    (s->kind == F2D_SPAWN_POLYGON &&
 		     (s->count < 3 || s->count > F2D_MAX_POLYGON_VERTICES)) ||
 		    (uint32_t)s->body.type > (uint32_t)F2D_DYNAMIC_BODY) {
@@ -305,6 +310,10 @@ f2d_result f2d_command_encode(const f2d_command *c, uint8_t *buf, size_t cap, si
 		} else if (s->kind == F2D_SPAWN_CIRCLE) {
 			wvec(&b, s->circle.center);
 			w32(&b, (uint32_t)s->circle.radius);
+		} else if (s->kind == F2D_SPAWN_CAPSULE) {
+			wvec(&b, s->capsule.center1);
+			wvec(&b, s->capsule.center2);
+			w32(&b, (uint32_t)s->capsule.radius);
 		} else {
 			w8(&b, (uint32_t)s->count);
 			for (int32_t i = 0; i < s->count; ++i) {
@@ -487,6 +496,10 @@ f2d_result f2d_command_decode(const uint8_t *buf, size_t len, f2d_command *out, 
 			for (int32_t i = 0; i < s->count; ++i) {
 				s->points[i] = rvec(&b);
 			}
+		} else if (s->kind == F2D_SPAWN_CAPSULE) {
+			s->capsule.center1 = rvec(&b);
+			s->capsule.center2 = rvec(&b);
+			s->capsule.radius = rfix(&b);
 		} else {
 			return F2D_ERROR_INVALID_VALUE;
 		}

@@ -219,10 +219,31 @@ static void core_of_circle(const f2d_circle *circle, f2d_transform xf, q_core *c
 	c->radius = circle->radius;
 }
 
+/* A capsule, segment or chain segment: its core as a two-vertex polygon (edges 0 -> 1 and
+ * back, normals +-the right normal) with its radius (0 for segments): M stays convex, the
+ * casts and overlaps need nothing else. */
+static void core_of_capsule(const f2d_capsule *cap, f2d_transform xf, q_core *c)
+{
+	f2d_vec2 v1 = f2d_xf_point(xf, cap->center1), v2 = f2d_xf_point(xf, cap->center2);
+	f2d_vec2 n = f2d_right_perp(f2d_normalize(f2d_sub(v2, v1), NULL));
+	c->count = 2;
+	c->radius = cap->radius;
+	c->x[0] = v1.x;
+	c->y[0] = v1.y;
+	c->x[1] = v2.x;
+	c->y[1] = v2.y;
+	c->nx[0] = n.x;
+	c->ny[0] = n.y;
+	c->nx[1] = -n.x;
+	c->ny[1] = -n.y;
+}
+
 static void core_of_shape(const f2d_world *w, const f2d_shape *s, q_core *c)
 {
 	f2d_transform xf = f2d_body_xf(&w->bodies[s->body]);
-	if (s->type == F2D_CIRCLE_SHAPE) {
+	if (f2d_shape_is_linear(s)) {
+		core_of_capsule(&s->capsule, xf, c);
+	} else if (s->type == F2D_CIRCLE_SHAPE) {
 		core_of_circle(&s->circle, xf, c);
 	} else {
 		core_of_polygon(&s->polygon, xf, c);
@@ -388,7 +409,12 @@ static int32_t cast_rect(const q_mink *m, int32_t k, int64_t dx, int64_t dy, q_r
 	int64_t nx = m->nx[k], ny = m->ny[k];
 	int64_t ev = ex * vx + ey * vy;
 	q_clip c = {{0, 1}, hi, -1};
-	if (!clip(&c, nx * dx + ny * dy, nx * vx + ny * vy + m->radius * 65536, 0) ||
+	/* radius 0 (a segment M): the outer side is the edge's own line, taken with the exact
+	 * perpendicular as the inner side is (the rounded unit normal's line would leave a
+	 * wedge between the two instead of the segment) */
+	bool flat = m->radius == 0;
+	if (!clip(&c, flat ? ey * dx - ex * dy : nx * dx + ny * dy,
+	          flat ? ey * vx - ex * vy : nx * vx + ny * vy + m->radius * 65536, 0) ||
 	    !clip(&c, -(ex * dx + ey * dy), -ev, 1) ||
 	    !clip(&c, ex * dx + ey * dy, ev + ex * ex + ey * ey, 2) ||
 	    !clip(&c, -(ey * dx - ex * dy), -(ey * vx - ex * vy), 3)) {
@@ -399,6 +425,12 @@ static int32_t cast_rect(const q_mink *m, int32_t k, int64_t dx, int64_t dy, q_r
 	}
 	if (c.enter < 0) {
 		return Q_INSIDE;
+	}
+	if (c.enter == 3) {
+		/* through the inner side: from inside the core, which a start outside M never is,
+		 * except across a two-vertex core (a segment, capsules): that is the other side's
+		 * rectangle's hit, at the same t */
+		return Q_MISS;
 	}
 	out->t = c.lo;
 	if (c.enter == 1 || c.enter == 2) {
@@ -449,12 +481,16 @@ static bool mink_contains_origin(const q_mink *m)
 	if (m->count >= 3 && cast_polygon(m, 0, 0, one, &unused) == Q_INSIDE) {
 		return true;
 	}
+	if (m->radius == 0 && m->count == 2) {
+		/* a segment (a ray against a segment shape): its two zero-width rectangles */
+		return cast_rect(m, 0, 0, 0, one, &unused) == Q_INSIDE;
+	}
 	if (m->radius == 0) {
 		return false;
 	}
 	for (int32_t k = 0; k < m->count; ++k) {
 		if (cast_disc(m, k, 0, 0, one, &unused) == Q_INSIDE ||
-		    (m->count >= 3 && cast_rect(m, k, 0, 0, one, &unused) == Q_INSIDE)) {
+		    (m->count >= 2 && cast_rect(m, k, 0, 0, one, &unused) == Q_INSIDE)) {
 			return true;
 		}
 	}
@@ -468,13 +504,15 @@ static int32_t mink_cast(const q_mink *m, int64_t dx, int64_t dy, q_rat hi, q_to
 	if (mink_contains_origin(m)) {
 		return Q_INSIDE;
 	}
-	if (m->radius == 0) {
+	if (m->radius == 0 && m->count != 2) {
 		return m->count >= 3 ? cast_polygon(m, dx, dy, hi, out) : Q_MISS;
 	}
+	/* rounded M: the rectangles beside its edges and the discs at its vertices; a segment M
+	 * (count 2, radius 0): its two rectangles of width 0 (a disc of radius 0 is never hit) */
 	int32_t found = Q_MISS;
 	q_toi best = {{0, 1}, 0, 0}, t;
 	for (int32_t k = 0; k < m->count; ++k) {
-		if (m->count >= 3 && cast_rect(m, k, dx, dy, hi, &t) == Q_HIT &&
+		if (m->count >= 2 && cast_rect(m, k, dx, dy, hi, &t) == Q_HIT &&
 		    (found == Q_MISS || rat_lt(t.t, best.t))) {
 			best = t;
 			found = Q_HIT;
@@ -935,10 +973,15 @@ static bool ray_shape(const f2d_world *w, int32_t si, int64_t px, int64_t py, in
 	q_core b, a;
 	q_mink m;
 	q_toi toi;
-	core_of_shape(w, &w->shapes[si], &b);
+	const f2d_shape *s = &w->shapes[si];
+	core_of_shape(w, s, &b);
 	core_of_point(px, py, &a);
 	minkowski(&b, &a, &m);
 	if (mink_cast(&m, dx, dy, hi, &toi) != Q_HIT) {
+		return false;
+	}
+	/* a chain segment is one-sided: rays reach it from its front only (Box2D v3) */
+	if (s->type == F2D_CHAIN_SEGMENT_SHAPE && (int64_t)b.nx[0] * dx + (int64_t)b.ny[0] * dy >= 0) {
 		return false;
 	}
 	make_hit(&m, &b, &a, dx, dy, &toi, h);
@@ -1013,9 +1056,19 @@ static f2d_result check_query_shape(f2d_world *w, const f2d_query_shape *s, cons
 		}
 		return F2D_OK;
 	}
+	if (s->type == F2D_CAPSULE_SHAPE) {
+		if (!f2d_capsule_ok(&s->capsule)) {
+			return f2d_set_error(w, F2D_ERROR_INVALID_VALUE,
+			                     "%s: capsule radius must be in [0.005, 512] m, the "
+			                     "centres >= 0.005 m apart, within 512 m of its origin",
+			                     what);
+		}
+		return F2D_OK;
+	}
 	if (s->type != F2D_POLYGON_SHAPE) {
 		return f2d_set_error(w, F2D_ERROR_INVALID_VALUE,
-		                     "%s: shape type must be F2D_CIRCLE_SHAPE or F2D_POLYGON_SHAPE",
+		                     "%s: shape type must be F2D_CIRCLE_SHAPE, F2D_POLYGON_SHAPE "
+		                     "or F2D_CAPSULE_SHAPE",
 		                     what);
 	}
 	/* valid iff f2d_make_polygon rebuilds it exactly from its vertices */
@@ -1050,7 +1103,9 @@ static const f2d_shape *get_shape(const f2d_world *w, f2d_shape_id id)
 /* The query shape's core at xf (checked) and its AABB. */
 static void query_core(const f2d_query_shape *s, f2d_transform xf, q_core *c, f2d_aabb *box)
 {
-	if (s->type == F2D_CIRCLE_SHAPE) {
+	if (s->type == F2D_CAPSULE_SHAPE) {
+		core_of_capsule(&s->capsule, xf, c);
+	} else if (s->type == F2D_CIRCLE_SHAPE) {
 		core_of_circle(&s->circle, xf, c);
 	} else {
 		core_of_polygon(&s->polygon, xf, c);

@@ -1090,6 +1090,158 @@ static f2d_result build_ray_field(f2d_world *world)
 	return F2D_OK;
 }
 
+/* Capsule body: a capsule from (x1, y1) to (x2, y2) (mm, world) of radius r (mm), its body
+ * origin at the midpoint. */
+static f2d_result add_capsule_body(f2d_world *world, int32_t x1, int32_t y1, int32_t x2, int32_t y2,
+                                   int32_t r, const f2d_shape_def *sd, f2d_body_id *out)
+{
+	int32_t mx = (x1 + x2) / 2, my = (y1 + y2) / 2;
+	f2d_body_def bd = body_def(F2D_DYNAMIC_BODY, vm(mx, my), 0);
+	f2d_capsule cap = {vm(x1 - mx, y1 - my), vm(x2 - mx, y2 - my), F2D_MILLI(r)};
+	f2d_shape_id shape;
+	TRY(f2d_create_body(world, &bd, out));
+	return f2d_create_capsule_shape(world, *out, sd, &cap, &shape);
+}
+
+/* Capsule ragdolls: a capsule torso, a circle head, upper and lower arms and legs as capsules,
+ * every limb on a revolute joint with limits (elbows and knees bend one way), three of them
+ * dropped from 4, 7 and 10 m onto the ground and a static capsule bar, plus a pile of loose
+ * capsules. */
+static f2d_result build_capsule_ragdolls(f2d_world *world)
+{
+	f2d_body_id ground, bar;
+	TRY(add_ground(world, &ground));
+	f2d_body_def bard = body_def(F2D_STATIC_BODY, vm(1500, 2000), F2D_MILLI(200));
+	TRY(f2d_create_body(world, &bard, &bar));
+	f2d_capsule barcap = {vm(-2000, 0), vm(2000, 0), F2D_MILLI(150)};
+	f2d_shape_def bsd = shape_def(F2D_ONE, F2D_MILLI(600));
+	f2d_shape_id shape;
+	TRY(f2d_create_capsule_shape(world, bar, &bsd, &barcap, &shape));
+	f2d_shape_def sd = shape_def(F2D_FIX(2), F2D_MILLI(600));
+	for (int32_t k = 0; k < 3; ++k) {
+		int32_t ox = -3000 + 3000 * k, oy = 4000 + 3000 * k;
+		f2d_body_id torso, head, upper, lower;
+		TRY(add_capsule_body(world, ox, oy - 350, ox, oy + 350, 220, &sd, &torso));
+		f2d_body_def hd = body_def(F2D_DYNAMIC_BODY, vm(ox, oy + 850), 0);
+		TRY(add_circle_body(world, &hd, F2D_MILLI(200), &sd, &head));
+		f2d_revolute_joint_def rd;
+		f2d_joint_id j;
+		TRY(f2d_init_revolute_joint_def(world, torso, head, vm(ox, oy + 620), &rd));
+		rd.enable_limit = true;
+		rd.lower_angle = -F2D_MILLI(400);
+		rd.upper_angle = F2D_MILLI(400);
+		TRY(f2d_create_revolute_joint(world, &rd, &j));
+		/* arms from the shoulders (+-0.3, +0.45), legs from the hips (+-0.12, -0.5);
+		 * each limb: upper and lower capsule along -y */
+		static const int32_t root[4][2] = {{-300, 450}, {300, 450}, {-120, -500}, {120, -500}};
+		static const int32_t len[4] = {550, 550, 700, 700};
+		for (int32_t i = 0; i < 4; ++i) {
+			int32_t x = ox + root[i][0], y = oy + root[i][1], l = len[i];
+			TRY(add_capsule_body(world, x, y - 100, x, y - l + 100, 100, &sd, &upper));
+			TRY(f2d_init_revolute_joint_def(world, torso, upper, vm(x, y), &rd));
+			rd.enable_limit = true;
+			rd.lower_angle = i < 2 ? -F2D_MILLI(2500) : -F2D_MILLI(1200);
+			rd.upper_angle = i < 2 ? F2D_MILLI(2500) : F2D_MILLI(1200);
+			TRY(f2d_create_revolute_joint(world, &rd, &j));
+			TRY(add_capsule_body(world, x, y - l - 100, x, y - 2 * l + 100, 90, &sd,
+			                     &lower));
+			TRY(f2d_init_revolute_joint_def(world, upper, lower, vm(x, y - l), &rd));
+			rd.enable_limit = true;
+			rd.lower_angle = i < 2 ? 0 : -F2D_MILLI(2200);
+			rd.upper_angle = i < 2 ? F2D_MILLI(2200) : 0;
+			TRY(f2d_create_revolute_joint(world, &rd, &j));
+		}
+	}
+	/* loose capsules falling on the bar and each other */
+	for (int32_t i = 0; i < 10; ++i) {
+		int32_t x = 200 + 350 * i, y = 5000 + 700 * (i % 4);
+		f2d_body_id b;
+		TRY(add_capsule_body(world, x - 300, y - 60 * (i % 3), x + 300, y + 60 * (i % 3),
+		                     120 + 20 * (i % 3), &sd, &b));
+	}
+	return F2D_OK;
+}
+
+/* Chain terrain (one chain, listed right to left so its solid side is below): flat 2 m
+ * edges from x = -40 to 0, then rolling hills to x = 60; a box sliding at 8 m/s across the flat
+ * edges' vertices (friction 0.1), a car on wheel joints driving over the hills, boxes and
+ * capsules dropped on them, and a static loop chain (a rock) the car meets. */
+static f2d_result build_chain_terrain(f2d_world *world)
+{
+	f2d_body_id ground;
+	f2d_body_def gd = body_def(F2D_STATIC_BODY, vm(0, 0), 0);
+	TRY(f2d_create_body(world, &gd, &ground));
+	static const int32_t hills[30] = {0,   150,  400,  700,  900,  950,  800,  500,  300, 200,
+	                                   250, 450,  800,  1200, 1500, 1600, 1450, 1100, 700, 400,
+	                                   200, 100,  50,   100,  300,  600,  900,  1100, 1200, 1250};
+	f2d_vec2 pts[51];
+	int32_t n = 0;
+	for (int32_t i = 29; i >= 0; --i) { /* x = 60 .. 2 */
+		pts[n++] = vm(2000 * (i + 1), hills[i]);
+	}
+	for (int32_t i = 0; i <= 20; ++i) { /* x = 0 .. -40 */
+		pts[n++] = vm(-2000 * i, 0);
+	}
+	f2d_chain_def cd = f2d_default_chain_def();
+	cd.points = pts;
+	cd.count = n;
+	cd.friction = F2D_MILLI(800);
+	TRY(f2d_create_chain(world, ground, &cd, NULL, 0));
+	/* a rock: a counter-clockwise loop, solid inside */
+	f2d_body_id rock;
+	f2d_body_def rd = body_def(F2D_STATIC_BODY, vm(44000, 1400), 0);
+	TRY(f2d_create_body(world, &rd, &rock));
+	const f2d_vec2 loop[5] = {vm(-800, -200), vm(600, -300), vm(900, 200), vm(0, 500),
+	                          vm(-900, 200)};
+	cd.points = loop;
+	cd.count = 5;
+	cd.loop = true;
+	TRY(f2d_create_chain(world, rock, &cd, NULL, 0));
+
+	/* the slider: starts on the flat part at 8 m/s, crosses ten vertices */
+	f2d_shape_def slick = shape_def(F2D_ONE, F2D_MILLI(100));
+	f2d_body_def sd = body_def(F2D_DYNAMIC_BODY, vm(-38000, 500), 0);
+	sd.linear_velocity = vm(8000, 0);
+	f2d_body_id slider;
+	TRY(add_box_body(world, &sd, F2D_MILLI(500), F2D_MILLI(500), &slick, &slider));
+
+	/* the car (car_slope's), at x = 4 */
+	f2d_body_id chassis, wheel;
+	f2d_shape_def cs = shape_def(F2D_FIX(5), F2D_MILLI(600));
+	TRY(add_box(world, F2D_DYNAMIC_BODY, vm(4000, 1600), 0, F2D_FIX(1), F2D_MILLI(250), &cs,
+	            &chassis));
+	f2d_shape_def ws = shape_def(F2D_MILLI(1989), F2D_MILLI(900));
+	for (int32_t i = 0; i < 2; ++i) {
+		int32_t x = i == 0 ? -700 : 700;
+		f2d_body_def wd = body_def(F2D_DYNAMIC_BODY, vm(4000 + x, 1150), 0);
+		TRY(add_circle_body(world, &wd, F2D_MILLI(400), &ws, &wheel));
+		f2d_wheel_joint_def jd = f2d_default_wheel_joint_def();
+		jd.body_a = chassis;
+		jd.body_b = wheel;
+		jd.local_anchor_a = vm(x, -450);
+		jd.hertz = F2D_FIX(4);
+		jd.damping_ratio = F2D_MILLI(700);
+		jd.enable_motor = true;
+		jd.motor_speed = F2D_FIX(-8);
+		jd.max_motor_torque = F2D_FIX(20);
+		f2d_joint_id j;
+		TRY(f2d_create_wheel_joint(world, &jd, &j));
+	}
+	/* boxes and capsules dropped on the hills */
+	f2d_shape_def bs = shape_def(F2D_ONE, F2D_MILLI(600));
+	for (int32_t i = 0; i < 8; ++i) {
+		int32_t x = 14000 + 4500 * i, y = 4000 + 500 * (i % 3);
+		f2d_body_id b;
+		if (i % 2 == 0) {
+			TRY(add_box(world, F2D_DYNAMIC_BODY, vm(x, y), F2D_MILLI(150 * i), F2D_MILLI(400),
+			            F2D_MILLI(300), &bs, &b));
+		} else {
+			TRY(add_capsule_body(world, x - 400, y, x + 400, y + 100, 250, &bs, &b));
+		}
+	}
+	return F2D_OK;
+}
+
 /* ---- catalogue ---- */
 
 /* Revolute joints at the far end of their range (issue 11), where the effective-mass inverse
@@ -1169,6 +1321,10 @@ static const scene_entry scene_table[] = {
      build_one_way},
     {"ray_field", "a field of static pegs (some sensors, some filtered) and falling shapes",
      build_ray_field},
+    {"capsule_ragdolls", "capsule ragdolls on revolute joints, a capsule bar, loose capsules",
+     build_capsule_ragdolls},
+    {"chain_terrain", "a car and a sliding box on chain terrain, boxes and capsules dropped",
+     build_chain_terrain},
     {"large_pyramid", "benchmark: 100-row pyramid of 5,050 1x1 boxes", build_large_pyramid},
     {"large_pyramid_1k", "benchmark: 45-row pyramid, 1,035 boxes", build_large_pyramid_1k},
     {"large_pyramid_2k", "benchmark: 63-row pyramid, 2,016 boxes", build_large_pyramid_2k},

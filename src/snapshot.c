@@ -235,11 +235,16 @@ static void encode_shapes(encoder *e, const f2d_world *w)
 		}
 		bool same_geometry = prev != NULL && geometry_equal(sh, prev);
 		bool same_material = prev != NULL && material_equal(sh, prev);
+		bool typed = sh->type >= F2D_CAPSULE_SHAPE;
 		uint32_t flags = SF_ALIVE | (sh->type == F2D_POLYGON_SHAPE ? SF_POLYGON : 0u) |
+		                 (typed ? SF_TYPE : 0u) |
 		                 (sh->user_data != 0 ? SF_USER : 0u) |
 		                 (same_geometry ? SF_SAME_GEOMETRY : 0u) |
 		                 (same_material ? SF_SAME_MATERIAL : 0u);
 		p = put_u8(p, flags);
+		if (typed) {
+			p = put_u8(p, (uint32_t)sh->type);
+		}
 		p = put_i32(p, sh->body);
 		if (!same_material) {
 			p = put_i32(p, sh->density);
@@ -252,9 +257,18 @@ static void encode_shapes(encoder *e, const f2d_world *w)
 				for (int32_t k = 0; k < sh->polygon.count; ++k) {
 					p = put_vec(p, sh->polygon.vertices[k]);
 				}
-			} else {
+			} else if (sh->type == F2D_CIRCLE_SHAPE) {
 				p = put_vec(p, sh->circle.center);
 				p = put_i32(p, sh->circle.radius);
+			} else {
+				p = put_vec(p, sh->capsule.center1);
+				p = put_vec(p, sh->capsule.center2);
+				if (sh->type == F2D_CAPSULE_SHAPE) {
+					p = put_i32(p, sh->capsule.radius);
+				} else if (sh->type == F2D_CHAIN_SEGMENT_SHAPE) {
+					p = put_vec(p, sh->ghost1);
+					p = put_vec(p, sh->ghost2);
+				}
 			}
 		}
 		if (sh->user_data != 0) {

@@ -23,6 +23,9 @@
 #define SF_USER 4u
 #define SF_SAME_GEOMETRY 8u
 #define SF_SAME_MATERIAL 16u
+/* a type byte follows the flags (2 capsule, 3 segment, 4 chain segment; SF_POLYGON clear):
+ * circles and polygons never set it, so their records keep their bytes */
+#define SF_TYPE 32u
 /* joint record flags */
 #define JF_ALIVE 1u
 #define JF_LIMIT 2u
@@ -53,6 +56,15 @@ static inline bool geometry_equal(const f2d_shape *a, const f2d_shape *b)
 {
 	if (a->type != b->type) {
 		return false;
+	}
+	if (a->type >= F2D_CAPSULE_SHAPE) {
+		return a->capsule.center1.x == b->capsule.center1.x &&
+		       a->capsule.center1.y == b->capsule.center1.y &&
+		       a->capsule.center2.x == b->capsule.center2.x &&
+		       a->capsule.center2.y == b->capsule.center2.y &&
+		       a->capsule.radius == b->capsule.radius && a->ghost1.x == b->ghost1.x &&
+		       a->ghost1.y == b->ghost1.y && a->ghost2.x == b->ghost2.x &&
+		       a->ghost2.y == b->ghost2.y;
 	}
 	if (a->type == F2D_CIRCLE_SHAPE) {
 		return a->circle.center.x == b->circle.center.x &&

@@ -607,12 +607,25 @@ static bool decode_shapes(decoder *d)
 		bool polygon = (flags & SF_POLYGON) != 0;
 		bool same_geometry = (flags & SF_SAME_GEOMETRY) != 0;
 		bool same_material = (flags & SF_SAME_MATERIAL) != 0;
+		bool typed = (flags & SF_TYPE) != 0;
+		f2d_shape_type shape_type = polygon ? F2D_POLYGON_SHAPE : F2D_CIRCLE_SHAPE;
+		if (typed) {
+			if (!avail(d, 1)) {
+				return truncated(d, "a shape");
+			}
+			uint32_t t = rd_u8(d);
+			if (polygon || t < F2D_CAPSULE_SHAPE || t > F2D_CHAIN_SEGMENT_SHAPE) {
+				return fail(d, F2D_ERROR_INVALID_VALUE, "shape %d: bad type %u",
+				            (int)i, (unsigned)t);
+			}
+			shape_type = (f2d_shape_type)t;
+		}
 		if (!d->apply) {
 			if (gen == 0) {
 				return fail(d, F2D_ERROR_INVALID_VALUE, "shape %d: generation 0",
 				            (int)i);
 			}
-			if ((!alive && flags != 0) || (flags & ~31u) != 0) {
+			if ((!alive && flags != 0) || (flags & ~63u) != 0) {
 				return fail(d, F2D_ERROR_INVALID_VALUE, "shape %d: bad flags %u",
 				            (int)i, (unsigned)flags);
 			}
@@ -623,7 +636,7 @@ static bool decode_shapes(decoder *d)
 				    (int)i);
 			}
 			if (same_geometry &&
-			    d->geometry.type != (polygon ? F2D_POLYGON_SHAPE : F2D_CIRCLE_SHAPE)) {
+			    d->geometry.type != shape_type) {
 				return fail(d, F2D_ERROR_INVALID_VALUE,
 				            "shape %d: same geometry as a shape of another type",
 				            (int)i);
@@ -656,7 +669,39 @@ static bool decode_shapes(decoder *d)
 		if (!same_geometry) {
 			f2d_shape fresh;
 			memset(&fresh, 0, sizeof fresh);
-			if (polygon) {
+			if (typed) {
+				/* capsule: c1, c2, radius; segment: p1, p2; chain segment: p1, p2,
+				 * g1, g2 */
+				size_t need = shape_type == F2D_CAPSULE_SHAPE
+				                  ? 20
+				                  : (shape_type == F2D_SEGMENT_SHAPE ? 16 : 32);
+				if (!avail(d, need)) {
+					return truncated(d, "a capsule or segment");
+				}
+				fresh.type = shape_type;
+				fresh.capsule.center1 = rd_vec(d);
+				fresh.capsule.center2 = rd_vec(d);
+				if (shape_type == F2D_CAPSULE_SHAPE) {
+					fresh.capsule.radius = rd_i32(d);
+				} else if (shape_type == F2D_CHAIN_SEGMENT_SHAPE) {
+					fresh.ghost1 = rd_vec(d);
+					fresh.ghost2 = rd_vec(d);
+				}
+				bool ok = shape_type == F2D_CAPSULE_SHAPE
+				              ? f2d_capsule_ok(&fresh.capsule)
+				              : (shape_type == F2D_SEGMENT_SHAPE
+				                     ? f2d_segment_ok(fresh.capsule.center1,
+				                                      fresh.capsule.center2)
+				                     : f2d_chain_segment_ok(
+				                           fresh.ghost1, fresh.capsule.center1,
+				                           fresh.capsule.center2, fresh.ghost2));
+				if (!d->apply && !ok) {
+					return fail(d, F2D_ERROR_INVALID_VALUE,
+					            "shape %d: capsule or segment out of range "
+					            "(radius, length, extent or ghosts)",
+					            (int)i);
+				}
+			} else if (polygon) {
 				if (!avail(d, 1)) {
 					return truncated(d, "a polygon");
 				}
@@ -710,6 +755,9 @@ static bool decode_shapes(decoder *d)
 			g->type = fresh.type;
 			g->polygon = fresh.polygon;
 			g->circle = fresh.circle;
+			g->capsule = fresh.capsule;
+			g->ghost1 = fresh.ghost1;
+			g->ghost2 = fresh.ghost2;
 		}
 		uint64_t user = 0;
 		if (flags & SF_USER) {
@@ -760,6 +808,7 @@ static bool decode_shapes(decoder *d)
 				probe.type = g->type;
 				probe.polygon = g->polygon;
 				probe.circle = g->circle;
+				probe.capsule = g->capsule;
 				probe.density = density;
 				f2d_mass_data md;
 				if (!f2d_shape_mass(&probe, &md)) {
@@ -789,10 +838,18 @@ static bool decode_shapes(decoder *d)
 			if (!keep) {
 				memset(&s->polygon, 0, sizeof s->polygon);
 				memset(&s->circle, 0, sizeof s->circle);
+				memset(&s->capsule, 0, sizeof s->capsule);
+				s->ghost1 = s->ghost2 = f2d_v(0, 0);
 				if (g->type == F2D_POLYGON_SHAPE) {
 					s->polygon = g->polygon;
-				} else {
+				} else if (g->type == F2D_CIRCLE_SHAPE) {
 					s->circle = g->circle;
+				} else {
+					s->capsule = g->capsule;
+					if (g->type == F2D_CHAIN_SEGMENT_SHAPE) {
+						s->ghost1 = g->ghost1;
+						s->ghost2 = g->ghost2;
+					}
 				}
 			}
 			s->density = density;

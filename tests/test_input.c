@@ -296,9 +296,9 @@ START_TEST(decode_accepts_only_canonical_bytes)
 	 * back, so no two byte strings decode to the same command. */
 	uint64_t rng = 0x5EED0011u;
 	uint8_t x[F2D_COMMAND_MAX_BYTES + 16], again[F2D_COMMAND_MAX_BYTES];
-	int64_t accepted[16] = {0}, kinds[3] = {0}, motor_off = 0, motor_on = 0, asleep = 0;
+	int64_t accepted[16] = {0}, kinds[4] = {0}, motor_off = 0, motor_on = 0, asleep = 0;
 	int64_t extended = 0, sensors = 0, fixed_on = 0, fixed_off = 0, body_types[3] = {0};
-	for (int32_t it = 0; it < 150000; ++it) {
+	for (int32_t it = 0; it < 250000; ++it) {
 		size_t len = (size_t)(splitmix(&rng) % sizeof x);
 		for (size_t i = 0; i < len; i += 8) {
 			uint64_t v = splitmix(&rng);
@@ -319,7 +319,7 @@ START_TEST(decode_accepts_only_canonical_bytes)
 			x[OFF_ENABLE] = (uint8_t)((bias >> 17) % 4); /* 0, 1 and two bad flags */
 		}
 		if (len > OFF_KIND && (bias & 0x300000u) != 0) {
-			x[OFF_KIND] = (uint8_t)((bias >> 22) % 4);
+			x[OFF_KIND] = (uint8_t)((bias >> 22) % 5); /* the four kinds and a bad one */
 		}
 		if (len > OFF_COUNT && (bias & 0x3000000u) != 0) {
 			x[OFF_COUNT] = (uint8_t)(2 + (bias >> 26) % 8);
@@ -371,7 +371,7 @@ START_TEST(decode_accepts_only_canonical_bytes)
 		ck_assert_msg(accepted[t] >= 100, "type %d accepted only %lld times", t,
 		              (long long)accepted[t]);
 	}
-	for (int k = 0; k < 3; ++k) {
+	for (int k = 0; k < 4; ++k) {
 		ck_assert_msg(kinds[k] >= 20, "spawn kind %d accepted only %lld times", k,
 		              (long long)kinds[k]);
 	}

@@ -229,6 +229,30 @@ f2d_result f2d_create_polygon_shape(f2d_world *world, f2d_body_id body, const f2
  *  (as f2d_create_polygon_shape). */
 f2d_result f2d_create_circle_shape(f2d_world *world, f2d_body_id body, const f2d_shape_def *def,
                                    const f2d_circle *circle, f2d_shape_id *out);
+/* ---- Capsules, segments and chains (src/shapes.c; README "Shapes") ---- */
+/** F2D_ERROR_INVALID_VALUE (radius, length, extent, material) and the errors of
+ *  f2d_create_polygon_shape. */
+f2d_result f2d_create_capsule_shape(f2d_world *world, f2d_body_id body, const f2d_shape_def *def,
+                                    const f2d_capsule *capsule, f2d_shape_id *out);
+/** Static and kinematic bodies only (a segment has no area); INVALID_VALUE otherwise. */
+f2d_result f2d_create_segment_shape(f2d_world *world, f2d_body_id body, const f2d_shape_def *def,
+                                    const f2d_segment *segment, f2d_shape_id *out);
+f2d_chain_def f2d_default_chain_def(void);
+/** One F2D_CHAIN_SEGMENT_SHAPE per edge, created in edge order (count - 1 edges, count for a
+ *  loop; ids handed out as by any shape creation). out_ids (may be NULL) receives them in edge
+ *  order; out_capacity must then hold them all. All or nothing: on an error nothing was created. Static and kinematic bodies only.
+ *  F2D_ERROR_INVALID_VALUE (points, count, material), INVALID_HANDLE, CAPACITY, OUT_OF_MEMORY. */
+f2d_result f2d_create_chain(f2d_world *world, f2d_body_id body, const f2d_chain_def *def,
+                            f2d_shape_id *out_ids, int32_t out_capacity);
+/** The shape's type (F2D_CIRCLE_SHAPE for an invalid handle). */
+f2d_shape_type f2d_shape_get_type(const f2d_world *world, f2d_shape_id shape);
+/** The capsule of a capsule shape, the segment of a segment or chain segment shape, and a chain
+ *  segment's ghost vertices (the neighbours' far points; an open chain's end has its own end
+ *  point). F2D_ERROR_INVALID_HANDLE or INVALID_VALUE (another type). */
+f2d_result f2d_shape_get_capsule(const f2d_world *world, f2d_shape_id shape, f2d_capsule *out);
+f2d_result f2d_shape_get_segment(const f2d_world *world, f2d_shape_id shape, f2d_segment *out,
+                                 f2d_vec2 *ghost1, f2d_vec2 *ghost2);
+
 /** Its contacts and sensor overlaps end (end events with the next step's events).
  *  F2D_ERROR_INVALID_HANDLE, F2D_ERROR_OVERFLOW (see body.c), F2D_ERROR_OUT_OF_MEMORY (room for
  *  those events; nothing was destroyed). */

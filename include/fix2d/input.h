@@ -44,7 +44,8 @@ typedef enum f2d_command_type {
 typedef enum f2d_spawn_shape {
 	F2D_SPAWN_BOX = 0,    /**< half extents, centred on the body origin */
 	F2D_SPAWN_CIRCLE = 1, /**< radius and centre */
-	F2D_SPAWN_POLYGON = 2 /**< 3..8 CCW convex points */
+	F2D_SPAWN_POLYGON = 2, /**< 3..8 CCW convex points */
+	F2D_SPAWN_CAPSULE = 3  /**< two centres and a radius (f2d_capsule's ranges) */
 } f2d_spawn_shape;
 
 /** A body with one shape. Every field of the two defs is carried: the format-1 fields always,
@@ -58,6 +59,7 @@ typedef struct f2d_spawn {
 	f2d_circle circle;
 	int32_t count;
 	f2d_vec2 points[F2D_MAX_POLYGON_VERTICES];
+	f2d_capsule capsule; /**< F2D_SPAWN_CAPSULE (encoded as kind 3, c1, c2, radius) */
 } f2d_spawn;
 
 typedef struct f2d_command {

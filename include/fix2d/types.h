@@ -166,7 +166,13 @@ typedef struct f2d_body_def {
 } f2d_body_def;
 
 /* ---- Shapes ---- */
-typedef enum f2d_shape_type { F2D_CIRCLE_SHAPE = 0, F2D_POLYGON_SHAPE = 1 } f2d_shape_type;
+typedef enum f2d_shape_type {
+	F2D_CIRCLE_SHAPE = 0,
+	F2D_POLYGON_SHAPE = 1,
+	F2D_CAPSULE_SHAPE = 2,      /**< a segment rounded by a radius (src/shapes.c) */
+	F2D_SEGMENT_SHAPE = 3,      /**< a two-sided line segment, static/kinematic bodies only */
+	F2D_CHAIN_SEGMENT_SHAPE = 4 /**< one edge of a chain: one-sided, with ghost vertices */
+} f2d_shape_type;
 
 /** Which shapes collide (Box2D's rule): two shapes of the same positive group_index always
  *  collide, of the same negative group_index never; otherwise they collide when each one's
@@ -211,6 +217,39 @@ typedef struct f2d_circle {
 	fix16_t radius;
 } f2d_circle;
 
+/* ---- Capsules, segments and chains (src/shapes.c; README "Shapes") ---- */
+/** Two centres and a radius, body-local: the points within radius of the segment
+ *  center1-center2. radius in [0.005, 512] m, |center2 - center1| >= 0.005 m (a shorter one is
+ *  a circle), both centres + radius within 512 m of the body origin. */
+typedef struct f2d_capsule {
+	f2d_vec2 center1, center2;
+	fix16_t radius;
+} f2d_capsule;
+
+/** A line segment, body-local: |point2 - point1| >= 0.005 m, both points within 512 m. Two-sided,
+ *  no mass: static and kinematic bodies only. */
+typedef struct f2d_segment {
+	f2d_vec2 point1, point2;
+} f2d_segment;
+
+/** A chain: one one-sided segment shape per edge (points[i] -> points[i + 1], and the closing
+ *  edge when loop), each knowing its neighbours' far points (ghost vertices) so that contacts
+ *  slide smoothly across the vertices. The solid side is to the right of each edge, as for a
+ *  polygon's counter-clockwise edges: a counter-clockwise loop is solid inside, terrain listed
+ *  right to left has its solid side below. Static and kinematic bodies only. */
+typedef struct f2d_chain_def {
+	const f2d_vec2 *points; /**< body-local, each within 512 m; neighbours >= 0.005 m apart */
+	int32_t count;          /**< >= 2 (>= 3 for a loop), <= F2D_MAX_CHAIN_POINTS */
+	bool loop;              /**< default false */
+	fix16_t friction;       /**< default 0.6; [0, 4] */
+	fix16_t restitution;    /**< default 0; [0, 1] */
+	f2d_filter filter;      /**< default category 1, mask all, group 0 */
+	uint64_t user_data;     /**< given to every segment shape */
+	bool enable_contact_events; /**< default true */
+	bool enable_sensor_events;  /**< default true */
+} f2d_chain_def;
+#define F2D_MAX_CHAIN_POINTS 4096
+
 /* ---- Revolute joint ---- */
 typedef struct f2d_revolute_joint_def {
 	f2d_body_id body_a, body_b;
@@ -247,12 +286,13 @@ typedef struct f2d_ray_result {
 	bool hit;
 } f2d_ray_result;
 
-/** A circle or polygon for f2d_world_overlap_shape / f2d_world_cast_shape, in its own frame
- *  (placed by a transform). The polygon must come from f2d_make_polygon / f2d_make_box. */
+/** A circle, polygon or capsule for f2d_world_overlap_shape / f2d_world_cast_shape, in its own
+ *  frame (placed by a transform). The polygon must come from f2d_make_polygon / f2d_make_box. */
 typedef struct f2d_query_shape {
 	f2d_shape_type type;
 	f2d_circle circle;   /**< when type == F2D_CIRCLE_SHAPE */
 	f2d_polygon polygon; /**< when type == F2D_POLYGON_SHAPE */
+	f2d_capsule capsule; /**< when type == F2D_CAPSULE_SHAPE (checked as for shapes) */
 } f2d_query_shape;
 
 /* ---- Events of the last step (f2d_world_get_contact_events, f2d_world_get_sensor_events) ----

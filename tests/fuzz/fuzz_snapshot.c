@@ -229,7 +229,8 @@ int main(int argc, char **argv)
 	} seeds[] = {{"single_box", 40}, {"pendulum", 30}, {"teeter", 90},
 	             {"bridge", 60},     {"dominos", 100}, {"circles", 90},
 	             {"polygons", 120},  {"hinges80", 20}, {"varying_friction", 60},
-	             {"chain50", 45},    {"multi_pendulum", 30}};
+	             {"chain50", 45},    {"multi_pendulum", 30}, {"capsule_ragdolls", 90},
+	             {"chain_terrain", 120}};
 	for (size_t i = 0; i < sizeof seeds / sizeof seeds[0]; ++i) {
 		f2d_world *w = NULL;
 		check(f2d_scene_create(seeds[i].scene, NULL, &w) == F2D_OK, "scene");
