@@ -247,6 +247,20 @@ bool st_parse(const uint8_t *bytes, size_t len, st_world *s, char *err, size_t e
 		j->motor_impulse = i32(&r);
 		j->lower_impulse = i32(&r);
 		j->upper_impulse = i32(&r);
+		if (f & 32u) { /* another joint type: its record (fix2d/snapshot.h) */
+			j->type = (int32_t)u8(&r);
+			j->axis = vec(&r);
+			j->length = i32(&r);
+			j->enable_spring = (int32_t)u8(&r);
+			j->hertz = i32(&r);
+			j->damping_ratio = i32(&r);
+			j->angular_hertz = i32(&r);
+			j->angular_damping_ratio = i32(&r);
+			j->max_force = i32(&r);
+			j->correction_factor = i32(&r);
+			j->spring_impulse = i32(&r);
+			j->angular_impulse = i32(&r);
+		}
 		if (f & 16u) {
 			j->user_data = u64(&r);
 		}
@@ -396,7 +410,13 @@ static const field joint_fields[] = {
     FX(st_joint, max_motor_torque, "N m"), FX(st_joint, impulse.x, "N s"),
     FX(st_joint, impulse.y, "N s"),   FX(st_joint, motor_impulse, "N m s"),
     FX(st_joint, lower_impulse, "N m s"), FX(st_joint, upper_impulse, "N m s"),
-    U6(st_joint, user_data),
+    U6(st_joint, user_data),          IN(st_joint, type),
+    FX(st_joint, axis.x, ""),         FX(st_joint, axis.y, ""),
+    FX(st_joint, length, "m"),        IN(st_joint, enable_spring),
+    FX(st_joint, hertz, "Hz"),        FX(st_joint, damping_ratio, ""),
+    FX(st_joint, angular_hertz, "Hz"), FX(st_joint, angular_damping_ratio, ""),
+    FX(st_joint, max_force, "N"),     FX(st_joint, correction_factor, ""),
+    FX(st_joint, spring_impulse, "N s"), FX(st_joint, angular_impulse, "N m s"),
 };
 
 static const field arbiter_fields[] = {

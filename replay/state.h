@@ -57,6 +57,13 @@ typedef struct st_joint {
 	f2d_vec2 impulse;
 	fix16_t motor_impulse, lower_impulse, upper_impulse;
 	uint64_t user_data;
+	/* the other joint types (snapshot joint flag 32): 0 revolute, else f2d_joint_type */
+	int32_t type;
+	f2d_vec2 axis;
+	fix16_t length;
+	int32_t enable_spring;
+	fix16_t hertz, damping_ratio, angular_hertz, angular_damping_ratio, max_force;
+	fix16_t correction_factor, spring_impulse, angular_impulse;
 } st_joint;
 
 typedef struct st_arbiter {
