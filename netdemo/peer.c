@@ -35,7 +35,7 @@
 
 #define FIX2D_VERSION_WORD                                                                         \
 	((uint32_t)F2D_VERSION_MAJOR << 16 | (uint32_t)F2D_VERSION_MINOR << 8 | F2D_VERSION_PATCH)
-#define REPLAY_HASH_FORMAT 1u /* as fix2d-replay writes */
+#define REPLAY_HASH_FORMAT 2u /* as fix2d-replay writes */
 #define LINGER_US 1500000u    /* after the end: keep answering so the others can finish */
 
 typedef struct peer {

@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define HASH_FORMAT 1u
+#define HASH_FORMAT 2u /* 2: the library's hash format 3 (cached shape digests) */
 #define FIX2D_VERSION_WORD                                                                         \
 	((uint32_t)F2D_VERSION_MAJOR << 16 | (uint32_t)F2D_VERSION_MINOR << 8 | F2D_VERSION_PATCH)
 

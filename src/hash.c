@@ -12,8 +12,10 @@
  *   for each slot in [0, next): u32 generation, u8 alive, and when alive its fields:
  *     body:  type, origin, q, center, local_center, v, w, force, torque, mass, inv_mass,
  *            inertia, inv_inertia, shape_list, joint_count
- *     shape: type, body, next, density, friction, restitution, polygon (count, vertices,
- *            normals, centroid) or circle (center, radius)
+ *   except shapes (format 3): per slot u64 digest, and when alive i32 next (the body's shape
+ *   list), where digest = XXH3-64 (seed 0) of the shape's record: u32 generation, u8 alive,
+ *   and when alive type, body, density, friction, restitution, polygon (count, vertices,
+ *   normals, centroid) or circle (center, radius) (put_shape_record).
  *     joint: bodies, anchors, reference angle, flags, limits, motor, accumulated impulses;
  *            a joint of another type than revolute has flag 8 and its fields after (put_joint)
  *   u32 arbiter count; per arbiter: shape_a, shape_b, friction, restitution, count, and per
@@ -25,7 +27,16 @@
 #define XXH_INLINE_ALL
 #include <xxhash.h>
 
-#define F2D_HASH_FORMAT 2u
+#ifdef F2D_HASH_CHECK
+#include <stdio.h>
+#include <stdlib.h>
+#endif
+
+/* Format 3: a shape slot is its record's digest (cached in f2d_shape.digest, refreshed by
+ * f2d_shape_refresh_digest whenever the record changes) and its list link, instead of the record
+ * itself: re-encoding every polygon every step was most of the hash's cost (issue 16). Same
+ * content covered, other bytes. */
+#define F2D_HASH_FORMAT 3u
 
 typedef struct encoder {
 	XXH3_state_t *state;
@@ -113,11 +124,17 @@ static void put_body(encoder *e, const f2d_body *b)
 	put_i32(e, b->sleep_time);
 }
 
-static void put_shape(encoder *e, const f2d_shape *s)
+/* The shape's record (what its digest covers): everything of the shape that is state, except
+ * its list link (kept out so that creating or destroying a sibling changes no digest). */
+static void put_shape_record(encoder *e, const f2d_shape *s)
 {
+	put_u32(e, s->generation);
+	put_u8(e, s->alive ? 1 : 0);
+	if (!s->alive) {
+		return;
+	}
 	put_u8(e, (uint8_t)s->type);
 	put_i32(e, s->body);
-	put_i32(e, s->next);
 	put_i32(e, s->density);
 	put_i32(e, s->friction);
 	put_i32(e, s->restitution);
@@ -169,6 +186,22 @@ static void put_joint(encoder *e, const f2d_joint *j)
 		put_i32(e, j->spring_impulse);
 		put_i32(e, j->angular_impulse);
 	}
+}
+
+/* XXH3-64 of the shape's record, from scratch. */
+static uint64_t shape_digest(const f2d_shape *s)
+{
+	encoder e;
+	e.state = NULL; /* a record (< 256 bytes) never fills the buffer: nothing is flushed */
+	e.len = 0;
+	need(&e, 256);
+	put_shape_record(&e, s);
+	return XXH3_64bits(e.buf, e.len);
+}
+
+void f2d_shape_refresh_digest(f2d_shape *s)
+{
+	s->digest = shape_digest(s);
 }
 
 /* Options and event state (format 2 extension): written only when something is not at its
@@ -242,7 +275,8 @@ static void put_options(encoder *e, const f2d_world *w)
 	}
 }
 
-uint64_t f2d_hash_world(const f2d_world *w)
+/* fresh: digests computed from the records instead of the cached ones (the reference) */
+static uint64_t hash_world(const f2d_world *w, bool fresh)
 {
 	XXH3_state_t state;
 	encoder e;
@@ -283,11 +317,10 @@ uint64_t f2d_hash_world(const f2d_world *w)
 	put_pool(&e, &w->shape_ids);
 	for (int32_t i = 0; i < w->shape_ids.next; ++i) {
 		const f2d_shape *s = &w->shapes[i];
-		need(&e, 256);
-		put_u32(&e, s->generation);
-		put_u8(&e, s->alive ? 1 : 0);
+		need(&e, 12);
+		put_u64(&e, fresh ? shape_digest(s) : s->digest);
 		if (s->alive) {
-			put_shape(&e, s);
+			put_i32(&e, s->next);
 		}
 	}
 	put_pool(&e, &w->joint_ids);
@@ -319,6 +352,26 @@ uint64_t f2d_hash_world(const f2d_world *w)
 	put_options(&e, w);
 	flush(&e);
 	return XXH3_64bits_digest(&state);
+}
+
+uint64_t f2d_hash_world(const f2d_world *w)
+{
+#ifdef F2D_HASH_CHECK
+	/* debug switch (on in FIX2D_SANITIZE builds): every cached digest must be the record's */
+	for (int32_t i = 0; i < w->shape_ids.next; ++i) {
+		if (w->shapes[i].digest != shape_digest(&w->shapes[i])) {
+			fprintf(stderr, "fix2d: F2D_HASH_CHECK: shape %d's cached digest is stale\n",
+			        (int)i);
+			abort();
+		}
+	}
+#endif
+	return hash_world(w, false);
+}
+
+uint64_t f2d_hash_world_reference(const f2d_world *w)
+{
+	return hash_world(w, true);
 }
 
 /* ---- phase hashes (f2d_world_step_traced) ----

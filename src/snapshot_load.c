@@ -632,9 +632,17 @@ static bool decode_shapes(decoder *d)
 		f2d_shape *s = d->apply ? &w->shapes[i] : NULL;
 		if (!alive) {
 			if (s != NULL) {
+				/* the digest stays when the slot was this dead slot already */
+				bool same = !s->alive && s->generation == gen;
+				uint64_t digest = s->digest;
 				memset(s, 0, sizeof *s);
 				s->generation = gen;
 				s->next = F2D_NULL_INDEX;
+				if (same) {
+					s->digest = digest;
+				} else {
+					f2d_shape_refresh_digest(s);
+				}
 			} else {
 				scratch(d, d->shape_off)[i] = 0;
 			}
@@ -781,6 +789,11 @@ static bool decode_shapes(decoder *d)
 			 * are recomputed by the step); the polygon is copied only when it differs
 			 */
 			bool keep = s->alive && s->type == g->type && geometry_equal(s, g);
+			/* the cached hash digest stays valid when the whole record is unchanged
+			 * (a rollback's usual case); else it is recomputed below */
+			bool same = keep && s->generation == gen && s->body == (int32_t)body &&
+			            s->density == density && s->friction == friction &&
+			            s->restitution == restitution;
 			s->generation = gen;
 			s->alive = true;
 			s->type = g->type;
@@ -805,6 +818,9 @@ static bool decode_shapes(decoder *d)
 			s->enable_contact_events = true;
 			s->enable_hit_events = false;
 			s->enable_sensor_events = true;
+			if (!same) {
+				f2d_shape_refresh_digest(s);
+			}
 		}
 	}
 	if (!d->apply) {
