@@ -268,7 +268,8 @@ bool st_parse(const uint8_t *bytes, size_t len, st_world *s, char *err, size_t e
 			a->restitution = (int32_t)var(&r);
 		}
 		for (int32_t k = 0; k < a->count; ++k) {
-			uint32_t id = var(&r);
+			uint32_t t = var(&r); /* the id bit-permuted (snapshot.h) */
+			uint32_t id = (t & 1u) | (((t >> 1) & 0x0FFFFFFFu) << 4) | ((t >> 29) << 1);
 			a->id[k] = k == 0 ? id : id ^ a->id[0];
 			a->pn[k] = (int32_t)var(&r);
 			uint32_t z = var(&r);

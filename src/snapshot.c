@@ -327,6 +327,14 @@ static inline uint8_t *put_var(uint8_t *p, uint32_t v)
 	return p;
 }
 
+/* Feature ids are written bit-permuted (a bijection of u32, so any id is kept exactly): bit 0
+ * stays, bits 4..31 move to 1..28, bits 1..3 to 29..31. collision.c's ids use bits 0, 4..11, 15
+ * and 16, so the usual polygon ids (reference and incident edge, end) fit one varint byte. */
+static inline uint32_t id_perm(uint32_t id)
+{
+	return (id & 1u) | ((id >> 4) << 1) | (((id >> 1) & 7u) << 29);
+}
+
 /* Arbiters (version 4, include/fix2d/snapshot.h): varints, shape ids delta-coded in key
  * order, the material only when it differs from the previous arbiter's, the second feature id
  * as its xor with the first, impulses as varints (pn >= 0) and zigzag varints (pt). At most
@@ -349,7 +357,7 @@ static void encode_arbiters(encoder *e, const f2d_world *w)
 		}
 		for (int32_t k = 0; k < a->count; ++k) {
 			const f2d_contact_point *cp = &a->points[k];
-			p = put_var(p, k == 0 ? cp->id : cp->id ^ a->points[0].id);
+			p = put_var(p, id_perm(k == 0 ? cp->id : cp->id ^ a->points[0].id));
 			p = put_var(p, (uint32_t)cp->pn);
 			/* zigzag: 0, -1, 1, -2, ... -> 0, 1, 2, 3, ... */
 			p = put_var(p, ((uint32_t)cp->pt << 1) ^ (cp->pt < 0 ? 0xFFFFFFFFu : 0u));

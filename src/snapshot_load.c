@@ -1123,6 +1123,8 @@ static bool decode_arbiters(decoder *d)
 			    !rd_var(d, &zt, "an arbiter")) {
 				return false;
 			}
+			/* the inverse of snapshot.c's id_perm */
+			id = (id & 1u) | (((id >> 1) & 0x0FFFFFFFu) << 4) | ((id >> 29) << 1);
 			cp->id = k == 0 ? id : id ^ a->points[0].id;
 			/* zigzag back: even -> v / 2, odd -> -(v + 1) / 2 */
 			cp->pt = (zt & 1u) ? -(int32_t)(zt >> 1) - 1 : (int32_t)(zt >> 1);

@@ -59,8 +59,9 @@
  *       record's (never in the first record; when they are equal, same must be 1);
  *       gap = b - previous b - 1 when a equals the previous record's a, else b - a - 1;
  *       [friction, restitution] when same = 0; per point (1..2): feature id (the second
- *       point: its id xor the first's), normal impulse (0..2^31-1), tangent impulse zigzag
- *       coded ((pt << 1) ^ (pt >> 31): 0, -1, 1, -2 -> 0, 1, 2, 3)
+ *       point: its id xor the first's) bit-permuted (bit 0 stays, bits 4..31 go to 1..28,
+ *       bits 1..3 to 29..31), normal impulse (0..2^31-1), tangent impulse zigzag coded
+ *       ((pt << 1) ^ (pt >> 31): 0, -1, 1, -2 -> 0, 1, 2, 3)
  *     options (version 3): hit_event_threshold; u32 n, n bodies whose options are not the
  *       defaults, in id order: u32 id, gravity_scale, linear_damping, angular_damping, u8
  *       fixed_rotation; u32 n, n shapes whose filter or flags are not the defaults, in id
