@@ -188,11 +188,14 @@ START_TEST(every_mutation_keeps_digests_fresh)
 		CHECK_OK(f2d_world_step(w4));
 	}
 	FRESH(w4);
-	/* the check can fail: a stale digest gives another hash */
+	/* the check can fail: a stale digest gives another hash (F2D_HASH_CHECK builds abort on
+	 * it inside f2d_world_hash instead) */
+#ifndef F2D_HASH_CHECK
 	ck_assert(w4->shape_ids.next > 0);
 	w4->shapes[0].digest ^= 1;
 	ck_assert(f2d_world_hash(w4) != f2d_hash_world_reference(w4));
 	w4->shapes[0].digest ^= 1;
+#endif
 	f2d_destroy_world(w4);
 	f2d_destroy_world(w3);
 	free(port);
