@@ -38,7 +38,6 @@
 
 #define FIX2D_VERSION_WORD                                                                         \
 	((uint32_t)F2D_VERSION_MAJOR << 16 | (uint32_t)F2D_VERSION_MINOR << 8 | F2D_VERSION_PATCH)
-#define REPLAY_HASH_FORMAT 1u /* as fix2d-replay writes */
 #define LINGER_US 1500000u    /* after the end: keep answering so the others can finish */
 
 typedef struct peer {
@@ -269,7 +268,7 @@ static bool open_replay(peer *p)
 	f2r_header h;
 	memset(&h, 0, sizeof h);
 	h.fix2d_version = FIX2D_VERSION_WORD;
-	h.hash_format = REPLAY_HASH_FORMAT;
+	h.hash_format = F2R_HASH_FORMAT;
 	h.fingerprint = f2d_fingerprint();
 	h.time_step = f2d_world_get_time_step(p->world);
 	h.hash_interval = 1;
@@ -340,7 +339,7 @@ static bool write_bundle(peer *p)
 	f2r_header h;
 	memset(&h, 0, sizeof h);
 	h.fix2d_version = FIX2D_VERSION_WORD;
-	h.hash_format = REPLAY_HASH_FORMAT;
+	h.hash_format = F2R_HASH_FORMAT;
 	h.fingerprint = f2d_fingerprint();
 	h.time_step = f2d_world_get_time_step(p->world);
 	h.hash_interval = 1;

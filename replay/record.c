@@ -12,7 +12,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define HASH_FORMAT 1u
 #define FIX2D_VERSION_WORD                                                                         \
 	((uint32_t)F2D_VERSION_MAJOR << 16 | (uint32_t)F2D_VERSION_MINOR << 8 | F2D_VERSION_PATCH)
 
@@ -530,7 +529,7 @@ int cmd_record(int argc, char **argv)
 	f2r_header h;
 	memset(&h, 0, sizeof h);
 	h.fix2d_version = FIX2D_VERSION_WORD;
-	h.hash_format = HASH_FORMAT;
+	h.hash_format = F2R_HASH_FORMAT;
 	h.fingerprint = f2d_fingerprint();
 	h.time_step = f2d_world_get_time_step(w);
 	h.hash_interval = (uint32_t)hash_every;
@@ -617,7 +616,7 @@ static bool open_replay(const char *path, f2r_reader *r)
 		f2r_close_read(r);
 		return false;
 	}
-	if (h->hash_format != HASH_FORMAT || (h->fix2d_version >> 8) != (FIX2D_VERSION_WORD >> 8)) {
+	if (h->hash_format != F2R_HASH_FORMAT || (h->fix2d_version >> 8) != (FIX2D_VERSION_WORD >> 8)) {
 		fprintf(
 		    stderr,
 		    "%s: %s: recorded by an incompatible fix2d (version %u.%u, hash format %u)\n",

@@ -57,6 +57,20 @@ static uint64_t u64(rd *r)
 	return lo | (uint64_t)u32(r) << 32;
 }
 
+/* varint (LEB128, at most 5 bytes; the library has validated the snapshot's form) */
+static uint32_t var(rd *r)
+{
+	uint32_t v = 0;
+	for (int k = 0; k < 5; ++k) {
+		uint32_t byte = u8(r);
+		v |= (byte & 0x7Fu) << (7 * k);
+		if (byte < 0x80u) {
+			break;
+		}
+	}
+	return v;
+}
+
 static f2d_vec2 vec(rd *r)
 {
 	f2d_vec2 v;
@@ -267,19 +281,33 @@ bool st_parse(const uint8_t *bytes, size_t len, st_world *s, char *err, size_t e
 	}
 	skip_free_list(&r);
 
-	s->arbiter_count = count_of(&r, 17);
+	/* arbiters (format 4): varints, shapes delta-coded, material when it changes, the second
+	 * id xor the first, pt zigzag (include/fix2d/snapshot.h) */
+	s->arbiter_count = count_of(&r, 5);
 	s->arbiters = calloc((size_t)s->arbiter_count + 1, sizeof *s->arbiters);
 	for (int32_t i = 0; s->arbiters != NULL && i < s->arbiter_count && !r.bad; ++i) {
 		st_arbiter *a = &s->arbiters[i];
-		a->shape_a = i32(&r);
-		a->shape_b = i32(&r);
-		a->friction = i32(&r);
-		a->restitution = i32(&r);
-		a->count = (int32_t)u8(&r);
-		for (int32_t k = 0; k < a->count && k < 2; ++k) {
-			a->id[k] = u32(&r);
-			a->pn[k] = i32(&r);
-			a->pt[k] = i32(&r);
+		const st_arbiter *p = i > 0 ? &s->arbiters[i - 1] : NULL;
+		uint32_t head = var(&r), gap = var(&r);
+		a->shape_a = (int32_t)((p != NULL ? (uint32_t)p->shape_a : 0u) + (head >> 2));
+		a->shape_b = (int32_t)((p != NULL && a->shape_a == p->shape_a ? (uint32_t)p->shape_b
+		                                                              : (uint32_t)a->shape_a) +
+		                       1u + gap);
+		a->count = 1 + (int32_t)((head >> 1) & 1u);
+		if ((head & 1u) && p != NULL) {
+			a->friction = p->friction;
+			a->restitution = p->restitution;
+		} else {
+			a->friction = (int32_t)var(&r);
+			a->restitution = (int32_t)var(&r);
+		}
+		for (int32_t k = 0; k < a->count; ++k) {
+			uint32_t t = var(&r); /* the id bit-permuted (snapshot.h) */
+			uint32_t id = (t & 1u) | (((t >> 1) & 0x0FFFFFFFu) << 4) | ((t >> 29) << 1);
+			a->id[k] = k == 0 ? id : id ^ a->id[0];
+			a->pn[k] = (int32_t)var(&r);
+			uint32_t z = var(&r);
+			a->pt[k] = (z & 1u) ? -(int32_t)(z >> 1) - 1 : (int32_t)(z >> 1);
 		}
 	}
 	/* options: defaults first, then the records of what differs */

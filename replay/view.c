@@ -43,7 +43,6 @@
 
 #define PROG "fix2d-view"
 #define EXIT_USAGE 2
-#define HASH_FORMAT 1u /* as replay/record.c writes */
 #define FIX2D_VERSION_WORD                                                                         \
 	((uint32_t)F2D_VERSION_MAJOR << 16 | (uint32_t)F2D_VERSION_MINOR << 8 | F2D_VERSION_PATCH)
 #define DRAG_PLAYER 255 /* the viewer's commands: player 255 */
@@ -314,7 +313,7 @@ static int open_source(timeline *tl, const char *what, long key_every)
 	const char *problem = NULL;
 	if (h->fingerprint != f2d_fingerprint()) {
 		problem = "recorded with another math fingerprint";
-	} else if (h->hash_format != HASH_FORMAT ||
+	} else if (h->hash_format != F2R_HASH_FORMAT ||
 	           (h->fix2d_version >> 8) != (FIX2D_VERSION_WORD >> 8)) {
 		problem = "recorded by an incompatible fix2d";
 	} else if (h->start_kind == F2R_START_SCENE &&
@@ -391,7 +390,7 @@ static bool record(timeline *tl, const char *path)
 	f2r_header h;
 	memset(&h, 0, sizeof h);
 	h.fix2d_version = FIX2D_VERSION_WORD;
-	h.hash_format = HASH_FORMAT;
+	h.hash_format = F2R_HASH_FORMAT;
 	h.fingerprint = f2d_fingerprint();
 	h.time_step = f2d_world_get_time_step(tl->w);
 	h.hash_interval = 1;

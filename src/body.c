@@ -687,6 +687,7 @@ static f2d_result create_shape(f2d_world *w, f2d_body_id body_id, const f2d_shap
 	}
 	s->next = *link;
 	*link = id;
+	f2d_shape_refresh_digest(s);
 	(void)apply_body_mass(b, &bm); /* checked above */
 	f2d_wake_body(w, s->body);
 	w->shape_count++;
@@ -797,6 +798,7 @@ f2d_result f2d_destroy_shape(f2d_world *w, f2d_shape_id id)
 	memset(s, 0, sizeof *s);
 	s->generation = gen == 0 ? 1 : gen;
 	s->next = F2D_NULL_INDEX;
+	f2d_shape_refresh_digest(s);
 	f2d_pool_free(w, &w->shape_ids, index);
 	w->shape_count--;
 	w->sweep_dirty = true;
@@ -959,6 +961,7 @@ f2d_result f2d_shape_set_friction(f2d_world *w, f2d_shape_id id, fix16_t frictio
 		                     "shape_set_friction: friction must be in [0, 4]");
 	}
 	s->friction = friction;
+	f2d_shape_refresh_digest(s);
 	return F2D_OK;
 }
 
@@ -973,6 +976,7 @@ f2d_result f2d_shape_set_restitution(f2d_world *w, f2d_shape_id id, fix16_t rest
 		                     "shape_set_restitution: restitution must be in [0, 1]");
 	}
 	s->restitution = restitution;
+	f2d_shape_refresh_digest(s);
 	return F2D_OK;
 }
 
@@ -999,6 +1003,7 @@ f2d_result f2d_shape_set_density(f2d_world *w, f2d_shape_id id, fix16_t density)
 		return r;
 	}
 	(void)apply_body_mass(b, &bm); /* checked above */
+	f2d_shape_refresh_digest(s);
 	f2d_wake_body(w, s->body);
 	return F2D_OK;
 }

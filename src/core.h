@@ -77,6 +77,10 @@ typedef struct f2d_shape {
 	                          * itself at an open chain's end) */
 	fix16_t density, friction, restitution;
 	uint64_t user_data;
+	/* cache (not state): XXH3-64 of the shape's hash record (hash.c), refreshed by
+	 * f2d_shape_refresh_digest whenever generation, alive, type, body, material or geometry
+	 * change (the state hash folds it instead of re-encoding the shape every step) */
+	uint64_t digest;
 	/* game options (state): who collides, sensor, which events */
 	f2d_filter filter;
 	bool is_sensor;
@@ -566,6 +570,11 @@ f2d_transform f2d_body_xf(const f2d_body *b);
 
 /* hash (hash.c) */
 uint64_t f2d_hash_world(const f2d_world *w);
+/** The same hash with every shape digest recomputed from its record (tests: the cache is never
+ *  stale when this equals f2d_hash_world). */
+uint64_t f2d_hash_world_reference(const f2d_world *w);
+/** Recomputes s->digest; call after any change to the shape's hash record (see hash.c). */
+void f2d_shape_refresh_digest(f2d_shape *s);
 /** XXH3-64 of one phase's output (f2d_world_step_traced; encodings in hash.c). */
 uint64_t f2d_hash_phase(const f2d_world *w, f2d_phase phase);
 

@@ -12,8 +12,10 @@
  *   for each slot in [0, next): u32 generation, u8 alive, and when alive its fields:
  *     body:  type, origin, q, center, local_center, v, w, force, torque, mass, inv_mass,
  *            inertia, inv_inertia, shape_list, joint_count
- *     shape: type, body, next, density, friction, restitution, polygon (count, vertices,
- *            normals, centroid) or circle (center, radius)
+ *   except shapes (format 3): per slot u64 digest, and when alive i32 next (the body's shape
+ *   list), where digest = XXH3-64 (seed 0) of the shape's record: u32 generation, u8 alive,
+ *   and when alive type, body, density, friction, restitution, polygon (count, vertices,
+ *   normals, centroid) or circle (center, radius) (put_shape_record).
  *     joint: bodies, anchors, reference angle, flags, limits, motor, accumulated impulses;
  *            a joint of another type than revolute has flag 8 and its fields after (put_joint)
  *   u32 arbiter count; per arbiter: shape_a, shape_b, friction, restitution, count, and per
@@ -25,11 +27,20 @@
 #define XXH_INLINE_ALL
 #include <xxhash.h>
 
-#define F2D_HASH_FORMAT 2u
+#ifdef F2D_HASH_CHECK
+#include <stdio.h>
+#include <stdlib.h>
+#endif
+
+/* Format 3: a shape slot is its record's digest (cached in f2d_shape.digest, refreshed by
+ * f2d_shape_refresh_digest whenever the record changes) and its list link, instead of the record
+ * itself: re-encoding every polygon every step was most of the hash's cost (issue 16). Same
+ * content covered, other bytes. */
+#define F2D_HASH_FORMAT 3u
 
 typedef struct encoder {
 	XXH3_state_t *state;
-	uint8_t buf[2048];
+	uint8_t buf[8192];
 	size_t len;
 } encoder;
 
@@ -80,6 +91,52 @@ static inline void put_vec(encoder *e, f2d_vec2 v)
 	put_i32(e, v.y);
 }
 
+/* Pointer-style writers for the per-step records (bodies, shape slots, joints, arbiters): the
+ * record is written through a local pointer and e->len updated once, because a byte store may
+ * alias e->len and would otherwise force a reload of it after every field (a serial chain that
+ * was most of the hash's time). Same bytes as the put_ functions. */
+static inline uint8_t *w_u8(uint8_t *p, uint32_t v)
+{
+	*p = (uint8_t)v;
+	return p + 1;
+}
+
+static inline uint8_t *w_u32(uint8_t *p, uint32_t v)
+{
+	p[0] = (uint8_t)v;
+	p[1] = (uint8_t)(v >> 8);
+	p[2] = (uint8_t)(v >> 16);
+	p[3] = (uint8_t)(v >> 24);
+	return p + 4;
+}
+
+static inline uint8_t *w_i32(uint8_t *p, int32_t v)
+{
+	return w_u32(p, (uint32_t)v);
+}
+
+static inline uint8_t *w_u64(uint8_t *p, uint64_t v)
+{
+	return w_u32(w_u32(p, (uint32_t)v), (uint32_t)(v >> 32));
+}
+
+static inline uint8_t *w_vec(uint8_t *p, f2d_vec2 v)
+{
+	return w_i32(w_i32(p, v.x), v.y);
+}
+
+/* reserve n bytes (flushing when needed) and return where to write */
+static inline uint8_t *begin(encoder *e, size_t n)
+{
+	need(e, n);
+	return e->buf + e->len;
+}
+
+static inline void end(encoder *e, const uint8_t *p)
+{
+	e->len = (size_t)(p - e->buf);
+}
+
 static void put_pool(encoder *e, const f2d_id_pool *p)
 {
 	need(e, 8);
@@ -91,33 +148,39 @@ static void put_pool(encoder *e, const f2d_id_pool *p)
 	}
 }
 
-static void put_body(encoder *e, const f2d_body *b)
+static uint8_t *put_body(uint8_t *p, const f2d_body *b)
 {
-	put_u8(e, (uint8_t)b->type);
-	put_vec(e, b->origin);
-	put_i32(e, b->q.c);
-	put_i32(e, b->q.s);
-	put_vec(e, b->center);
-	put_vec(e, b->local_center);
-	put_vec(e, b->v);
-	put_i32(e, b->w);
-	put_vec(e, b->force);
-	put_i32(e, b->torque);
-	put_i32(e, b->mass);
-	put_i32(e, b->inv_mass);
-	put_i32(e, b->inertia);
-	put_i32(e, b->inv_inertia);
-	put_i32(e, b->shape_list);
-	put_i32(e, b->joint_count);
-	put_u8(e, (uint8_t)((b->awake ? 1 : 0) | (b->enable_sleep ? 2 : 0)));
-	put_i32(e, b->sleep_time);
+	p = w_u8(p, (uint8_t)b->type);
+	p = w_vec(p, b->origin);
+	p = w_i32(p, b->q.c);
+	p = w_i32(p, b->q.s);
+	p = w_vec(p, b->center);
+	p = w_vec(p, b->local_center);
+	p = w_vec(p, b->v);
+	p = w_i32(p, b->w);
+	p = w_vec(p, b->force);
+	p = w_i32(p, b->torque);
+	p = w_i32(p, b->mass);
+	p = w_i32(p, b->inv_mass);
+	p = w_i32(p, b->inertia);
+	p = w_i32(p, b->inv_inertia);
+	p = w_i32(p, b->shape_list);
+	p = w_i32(p, b->joint_count);
+	p = w_u8(p, (uint8_t)((b->awake ? 1 : 0) | (b->enable_sleep ? 2 : 0)));
+	return w_i32(p, b->sleep_time);
 }
 
-static void put_shape(encoder *e, const f2d_shape *s)
+/* The shape's record (what its digest covers): everything of the shape that is state, except
+ * its list link (kept out so that creating or destroying a sibling changes no digest). */
+static void put_shape_record(encoder *e, const f2d_shape *s)
 {
+	put_u32(e, s->generation);
+	put_u8(e, s->alive ? 1 : 0);
+	if (!s->alive) {
+		return;
+	}
 	put_u8(e, (uint8_t)s->type);
 	put_i32(e, s->body);
-	put_i32(e, s->next);
 	put_i32(e, s->density);
 	put_i32(e, s->friction);
 	put_i32(e, s->restitution);
@@ -142,41 +205,58 @@ static void put_shape(encoder *e, const f2d_shape *s)
 	}
 }
 
-static void put_joint(encoder *e, const f2d_joint *j)
+static uint8_t *put_joint(uint8_t *p, const f2d_joint *j)
 {
-	put_i32(e, j->body_a);
-	put_i32(e, j->body_b);
-	put_vec(e, j->local_a);
-	put_vec(e, j->local_b);
-	put_i32(e, j->reference_angle);
-	put_u8(e, (uint8_t)((j->enable_limit ? 1 : 0) | (j->enable_motor ? 2 : 0) |
-	                    (j->collide_connected ? 4 : 0) | (j->type != 0 ? 8 : 0)));
-	put_i32(e, j->lower);
-	put_i32(e, j->upper);
-	put_i32(e, j->motor_speed);
-	put_i32(e, j->max_motor_torque);
-	put_vec(e, j->impulse);
-	put_i32(e, j->motor_impulse);
-	put_i32(e, j->lower_impulse);
-	put_i32(e, j->upper_impulse);
+	p = w_i32(p, j->body_a);
+	p = w_i32(p, j->body_b);
+	p = w_vec(p, j->local_a);
+	p = w_vec(p, j->local_b);
+	p = w_i32(p, j->reference_angle);
+	p = w_u8(p, (uint8_t)((j->enable_limit ? 1 : 0) | (j->enable_motor ? 2 : 0) |
+	                      (j->collide_connected ? 4 : 0) | (j->type != 0 ? 8 : 0)));
+	p = w_i32(p, j->lower);
+	p = w_i32(p, j->upper);
+	p = w_i32(p, j->motor_speed);
+	p = w_i32(p, j->max_motor_torque);
+	p = w_vec(p, j->impulse);
+	p = w_i32(p, j->motor_impulse);
+	p = w_i32(p, j->lower_impulse);
+	p = w_i32(p, j->upper_impulse);
 	if (j->type != 0) {
 		/* the other joint types (flag 8, never set for a revolute joint, whose encoding is
 		 * unchanged): u8 type, axis, length, u8 spring, hertz, damping ratio, angular
 		 * hertz and damping ratio, max force, correction factor, spring and angular
 		 * impulses */
-		put_u8(e, j->type);
-		put_vec(e, j->axis);
-		put_i32(e, j->length);
-		put_u8(e, j->enable_spring ? 1 : 0);
-		put_i32(e, j->hertz);
-		put_i32(e, j->damping_ratio);
-		put_i32(e, j->angular_hertz);
-		put_i32(e, j->angular_damping_ratio);
-		put_i32(e, j->max_force);
-		put_i32(e, j->correction_factor);
-		put_i32(e, j->spring_impulse);
-		put_i32(e, j->angular_impulse);
+		p = w_u8(p, j->type);
+		p = w_vec(p, j->axis);
+		p = w_i32(p, j->length);
+		p = w_u8(p, j->enable_spring ? 1 : 0);
+		p = w_i32(p, j->hertz);
+		p = w_i32(p, j->damping_ratio);
+		p = w_i32(p, j->angular_hertz);
+		p = w_i32(p, j->angular_damping_ratio);
+		p = w_i32(p, j->max_force);
+		p = w_i32(p, j->correction_factor);
+		p = w_i32(p, j->spring_impulse);
+		p = w_i32(p, j->angular_impulse);
 	}
+	return p;
+}
+
+/* XXH3-64 of the shape's record, from scratch. */
+static uint64_t shape_digest(const f2d_shape *s)
+{
+	encoder e;
+	e.state = NULL; /* a record (< 256 bytes) never fills the buffer: nothing is flushed */
+	e.len = 0;
+	need(&e, 256);
+	put_shape_record(&e, s);
+	return XXH3_64bits(e.buf, e.len);
+}
+
+void f2d_shape_refresh_digest(f2d_shape *s)
+{
+	s->digest = shape_digest(s);
 }
 
 /* Options and event state (format 2 extension): written only when something is not at its
@@ -250,7 +330,8 @@ static void put_options(encoder *e, const f2d_world *w)
 	}
 }
 
-uint64_t f2d_hash_world(const f2d_world *w)
+/* fresh: digests computed from the records instead of the cached ones (the reference) */
+static uint64_t hash_world(const f2d_world *w, bool fresh)
 {
 	XXH3_state_t state;
 	encoder e;
@@ -281,52 +362,75 @@ uint64_t f2d_hash_world(const f2d_world *w)
 	put_pool(&e, &w->body_ids);
 	for (int32_t i = 0; i < w->body_ids.next; ++i) {
 		const f2d_body *b = &w->bodies[i];
-		need(&e, 128);
-		put_u32(&e, b->generation);
-		put_u8(&e, b->alive ? 1 : 0);
+		uint8_t *p = begin(&e, 128);
+		p = w_u32(p, b->generation);
+		p = w_u8(p, b->alive ? 1 : 0);
 		if (b->alive) {
-			put_body(&e, b);
+			p = put_body(p, b);
 		}
+		end(&e, p);
 	}
 	put_pool(&e, &w->shape_ids);
 	for (int32_t i = 0; i < w->shape_ids.next; ++i) {
 		const f2d_shape *s = &w->shapes[i];
-		need(&e, 256);
-		put_u32(&e, s->generation);
-		put_u8(&e, s->alive ? 1 : 0);
+		uint8_t *p = begin(&e, 12);
+		p = w_u64(p, fresh ? shape_digest(s) : s->digest);
 		if (s->alive) {
-			put_shape(&e, s);
+			p = w_i32(p, s->next);
 		}
+		end(&e, p);
 	}
 	put_pool(&e, &w->joint_ids);
 	for (int32_t i = 0; i < w->joint_ids.next; ++i) {
 		const f2d_joint *j = &w->joints[i];
-		need(&e, 192); /* 78 bytes, + 46 for a joint of another type */
-		put_u32(&e, j->generation);
-		put_u8(&e, j->alive ? 1 : 0);
+		uint8_t *p = begin(&e, 192); /* 78 bytes, + 46 for a joint of another type */
+		p = w_u32(p, j->generation);
+		p = w_u8(p, j->alive ? 1 : 0);
 		if (j->alive) {
-			put_joint(&e, j);
+			p = put_joint(p, j);
 		}
+		end(&e, p);
 	}
 	need(&e, 4);
 	put_i32(&e, w->arbiter_count);
 	for (int32_t i = 0; i < w->arbiter_count; ++i) {
 		const f2d_arbiter *a = &w->arbiters[i];
-		need(&e, 64);
-		put_i32(&e, a->shape_a);
-		put_i32(&e, a->shape_b);
-		put_i32(&e, a->friction);
-		put_i32(&e, a->restitution);
-		put_i32(&e, a->count);
+		uint8_t *p = begin(&e, 64);
+		p = w_i32(p, a->shape_a);
+		p = w_i32(p, a->shape_b);
+		p = w_i32(p, a->friction);
+		p = w_i32(p, a->restitution);
+		p = w_i32(p, a->count);
 		for (int32_t k = 0; k < a->count; ++k) {
-			put_u32(&e, a->points[k].id);
-			put_i32(&e, a->points[k].pn);
-			put_i32(&e, a->points[k].pt);
+			p = w_u32(p, a->points[k].id);
+			p = w_i32(p, a->points[k].pn);
+			p = w_i32(p, a->points[k].pt);
 		}
+		end(&e, p);
 	}
 	put_options(&e, w);
 	flush(&e);
 	return XXH3_64bits_digest(&state);
+}
+
+uint64_t f2d_hash_world(const f2d_world *w)
+{
+#ifdef F2D_HASH_CHECK
+	/* debug switch (on in FIX2D_SANITIZE builds): every cached digest must be the record's */
+	for (int32_t i = 0; i < w->shape_ids.next; ++i) {
+		if (w->shapes[i].digest != shape_digest(&w->shapes[i])) {
+			fprintf(stderr, "fix2d: F2D_HASH_CHECK: shape %d's cached digest is stale\n",
+			        (int)i);
+			abort();
+		}
+	}
+#endif
+	return hash_world(w, false);
+}
+
+uint64_t f2d_hash_world_reference(const f2d_world *w)
+{
+	return hash_world(w, true);
 }
 
 /* ---- phase hashes (f2d_world_step_traced) ----

@@ -36,7 +36,7 @@ static uint64_t snapshot_fingerprint(void)
 
 #define PORTABLE_MAGIC "fix2dsnp"
 #define MEMORY_MAGIC "fix2dmem"
-#define MEMORY_VERSION 2u
+#define MEMORY_VERSION 3u /* 3: the arbiters of portable version 4 */
 #define PORTABLE_HEADER 40
 #define MEMORY_HEADER 40
 #define MAX_RECORD 160 /* longest record below: a joint of another type, 5 + 72 + 46 + 8 */
@@ -330,23 +330,57 @@ static void encode_joints(encoder *e, const f2d_world *w)
 	encode_pool_tail(e, &w->joint_ids);
 }
 
+/* LEB128: 7 bits a byte, low first, the high bit says more follow; minimal (at most 5 bytes). */
+static inline uint8_t *put_var(uint8_t *p, uint32_t v)
+{
+	while (v >= 0x80u) {
+		*p++ = (uint8_t)(v | 0x80u);
+		v >>= 7;
+	}
+	*p++ = (uint8_t)v;
+	return p;
+}
+
+/* Feature ids are written bit-permuted (a bijection of u32, so any id is kept exactly): bit 0
+ * stays, bits 4..31 move to 1..28, bits 1..3 to 29..31. collision.c's ids use bits 0, 4..11, 15
+ * and 16, so the usual polygon ids (reference and incident edge, end) fit one varint byte. */
+static inline uint32_t id_perm(uint32_t id)
+{
+	return (id & 1u) | ((id >> 4) << 1) | (((id >> 1) & 7u) << 29);
+}
+
+/* Arbiters (version 4, include/fix2d/snapshot.h): varints, shape ids delta-coded in key
+ * order, the material only when it differs from the previous arbiter's, the second feature id
+ * as its xor with the first, impulses as varints (pn >= 0) and zigzag varints (pt). At most
+ * 5 * (4 + 3 * 2) bytes a record. */
 static void encode_arbiters(encoder *e, const f2d_world *w)
 {
 	put_word(e, (uint32_t)w->arbiter_count);
+	uint32_t prev_a = 0, prev_b = 0;
+	fix16_t prev_f = 0, prev_r = 0;
 	for (int32_t i = 0; i < w->arbiter_count; ++i) {
 		const f2d_arbiter *a = &w->arbiters[i];
+		uint32_t sa = (uint32_t)a->shape_a, sb = (uint32_t)a->shape_b;
+		bool same = i > 0 && a->friction == prev_f && a->restitution == prev_r;
 		uint8_t *s = rec_begin(e), *p = s;
-		p = put_i32(p, a->shape_a);
-		p = put_i32(p, a->shape_b);
-		p = put_i32(p, a->friction);
-		p = put_i32(p, a->restitution);
-		p = put_u8(p, (uint32_t)a->count);
+		p = put_var(p, (sa - prev_a) << 2 | (uint32_t)(a->count - 1) << 1 | (same ? 1u : 0u));
+		p = put_var(p, i > 0 && sa == prev_a ? sb - prev_b - 1 : sb - sa - 1);
+		if (!same) {
+			p = put_var(p, (uint32_t)a->friction);
+			p = put_var(p, (uint32_t)a->restitution);
+		}
 		for (int32_t k = 0; k < a->count; ++k) {
-			p = put_u32(p, a->points[k].id);
-			p = put_i32(p, a->points[k].pn);
-			p = put_i32(p, a->points[k].pt);
+			const f2d_contact_point *cp = &a->points[k];
+			p = put_var(p, id_perm(k == 0 ? cp->id : cp->id ^ a->points[0].id));
+			p = put_var(p, (uint32_t)cp->pn);
+			/* zigzag: 0, -1, 1, -2, ... -> 0, 1, 2, 3, ... */
+			p = put_var(p, ((uint32_t)cp->pt << 1) ^ (cp->pt < 0 ? 0xFFFFFFFFu : 0u));
 		}
 		rec_end(e, s, p);
+		prev_a = sa;
+		prev_b = sb;
+		prev_f = a->friction;
+		prev_r = a->restitution;
 	}
 }
 

@@ -74,6 +74,30 @@ static bool truncated(decoder *d, const char *where)
 	return fail(d, F2D_ERROR_INVALID_VALUE, "truncated in %s", where);
 }
 
+static bool rd_var_slow(decoder *d, uint32_t *out, const char *what)
+{
+	uint32_t v = 0;
+	for (int k = 0; k < 5; ++k) {
+		if (d->p >= d->end) {
+			return truncated(d, what);
+		}
+		uint32_t byte = *d->p++;
+		if (k == 4 && byte > 0x0Fu) {
+			return fail(d, F2D_ERROR_INVALID_VALUE, "%s: varint above 2^32", what);
+		}
+		v |= (byte & 0x7Fu) << (7 * k);
+		if (byte < 0x80u) {
+			if (k > 0 && byte == 0) {
+				return fail(d, F2D_ERROR_INVALID_VALUE,
+				            "%s: varint not minimal (not canonical)", what);
+			}
+			*out = v;
+			return true;
+		}
+	}
+	return fail(d, F2D_ERROR_INVALID_VALUE, "%s: varint longer than 5 bytes", what);
+}
+
 static inline bool avail(const decoder *d, size_t n)
 {
 	return (size_t)(d->end - d->p) >= n;
@@ -98,6 +122,17 @@ static inline uint64_t rd_u64(decoder *d)
 static inline uint32_t rd_u8(decoder *d)
 {
 	return *d->p++;
+}
+static bool rd_var_slow(decoder *d, uint32_t *out, const char *what); /* after fail() */
+/* A varint (snapshot.c put_var): at most 5 bytes, minimal (no last byte 0 after the first),
+ * below 2^32; anything else is refused. */
+static inline bool rd_var(decoder *d, uint32_t *out, const char *what)
+{
+	if (d->p < d->end && *d->p < 0x80u) {
+		*out = *d->p++;
+		return true;
+	}
+	return rd_var_slow(d, out, what);
 }
 static inline f2d_vec2 rd_vec(decoder *d)
 {
@@ -645,9 +680,17 @@ static bool decode_shapes(decoder *d)
 		f2d_shape *s = d->apply ? &w->shapes[i] : NULL;
 		if (!alive) {
 			if (s != NULL) {
+				/* the digest stays when the slot was this dead slot already */
+				bool same = !s->alive && s->generation == gen;
+				uint64_t digest = s->digest;
 				memset(s, 0, sizeof *s);
 				s->generation = gen;
 				s->next = F2D_NULL_INDEX;
+				if (same) {
+					s->digest = digest;
+				} else {
+					f2d_shape_refresh_digest(s);
+				}
 			} else {
 				scratch(d, d->shape_off)[i] = 0;
 			}
@@ -830,6 +873,11 @@ static bool decode_shapes(decoder *d)
 			 * are recomputed by the step); the polygon is copied only when it differs
 			 */
 			bool keep = s->alive && s->type == g->type && geometry_equal(s, g);
+			/* the cached hash digest stays valid when the whole record is unchanged
+			 * (a rollback's usual case); else it is recomputed below */
+			bool same = keep && s->generation == gen && s->body == (int32_t)body &&
+			            s->density == density && s->friction == friction &&
+			            s->restitution == restitution;
 			s->generation = gen;
 			s->alive = true;
 			s->type = g->type;
@@ -862,6 +910,9 @@ static bool decode_shapes(decoder *d)
 			s->enable_contact_events = true;
 			s->enable_hit_events = false;
 			s->enable_sensor_events = true;
+			if (!same) {
+				f2d_shape_refresh_digest(s);
+			}
 		}
 	}
 	if (!d->apply) {
@@ -1048,8 +1099,8 @@ static bool decode_arbiters(decoder *d)
 		return truncated(d, "the arbiters");
 	}
 	uint32_t n = rd_u32(d);
-	/* at least 29 bytes each */
-	if ((size_t)n > (size_t)(d->end - d->p) / 29) {
+	/* at least 5 bytes each (head, gap, one point's id, pn, pt) */
+	if ((size_t)n > (size_t)(d->end - d->p) / 5) {
 		return fail(d, F2D_ERROR_INVALID_VALUE,
 		            "truncated: %u arbiters cannot fit in %zu bytes", (unsigned)n,
 		            (size_t)(d->end - d->p));
@@ -1060,34 +1111,51 @@ static bool decode_arbiters(decoder *d)
 	}
 	d->arbiter_count = (int32_t)n;
 	const uint32_t *marks = scratch(d, d->shape_off); /* 1 + body of a live shape */
-	uint64_t prev_key = 0;
+	const uint32_t shapes = (uint32_t)d->next[1];
+	uint32_t prev_a = 0, prev_b = 0;
+	fix16_t prev_f = 0, prev_r = 0;
 	for (uint32_t i = 0; i < n; ++i) {
-		if (!avail(d, 17)) {
-			return truncated(d, "an arbiter");
+		uint32_t head = 0, gap = 0;
+		if (!rd_var(d, &head, "an arbiter") || !rd_var(d, &gap, "an arbiter")) {
+			return false;
 		}
-		uint32_t sa = rd_u32(d), sb = rd_u32(d);
-		fix16_t friction = rd_i32(d), restitution = rd_i32(d);
-		uint32_t count = rd_u8(d);
-		uint64_t key = ((uint64_t)sa << 32) | sb;
-		if (sa >= sb || sb >= (uint32_t)d->next[1] || !shape_live(marks[sa]) ||
-		    !shape_live(marks[sb])) {
+		bool same = (head & 1u) != 0;
+		uint32_t count = 1 + ((head >> 1) & 1u);
+		uint32_t da = head >> 2;
+		/* the key order (a, then b, strictly increasing) holds by construction; the
+		 * bounds keep the sums exact */
+		if (da >= shapes - prev_a || (i == 0 && same)) {
 			return fail(d, F2D_ERROR_INVALID_HANDLE,
-			            "arbiter %u: shapes %u, %u are not two live shapes in order",
-			            (unsigned)i, (unsigned)sa, (unsigned)sb);
-		}
-		if (i > 0 && key <= prev_key) {
-			return fail(d, F2D_ERROR_INVALID_VALUE,
-			            "arbiter %u: not in (shape a, shape b) order", (unsigned)i);
-		}
-		prev_key = key;
-		if (friction < 0 || friction > F2D_FIX(4) || restitution < 0 ||
-		    restitution > F2D_ONE || count < 1 || count > 2) {
-			return fail(d, F2D_ERROR_INVALID_VALUE,
-			            "arbiter %u: friction, restitution or point count out of range",
+			            "arbiter %u: shapes are not two live shapes in order",
 			            (unsigned)i);
 		}
-		if (!avail(d, (size_t)count * 12)) {
-			return truncated(d, "an arbiter");
+		uint32_t sa = prev_a + da;
+		uint32_t base = i > 0 && da == 0 ? prev_b : sa;
+		if (gap >= shapes - base - 1 || !shape_live(marks[sa]) ||
+		    !shape_live(marks[base + 1 + gap])) {
+			return fail(d, F2D_ERROR_INVALID_HANDLE,
+			            "arbiter %u: shapes are not two live shapes in order",
+			            (unsigned)i);
+		}
+		uint32_t sb = base + 1 + gap;
+		fix16_t friction = prev_f, restitution = prev_r;
+		if (!same) {
+			uint32_t f = 0, r = 0;
+			if (!rd_var(d, &f, "an arbiter") || !rd_var(d, &r, "an arbiter")) {
+				return false;
+			}
+			if (f > (uint32_t)F2D_FIX(4) || r > (uint32_t)F2D_ONE) {
+				return fail(d, F2D_ERROR_INVALID_VALUE,
+				            "arbiter %u: friction or restitution out of range",
+				            (unsigned)i);
+			}
+			friction = (fix16_t)f;
+			restitution = (fix16_t)r;
+			if (i > 0 && friction == prev_f && restitution == prev_r) {
+				return fail(d, F2D_ERROR_INVALID_VALUE,
+				            "arbiter %u: material written again (not canonical)",
+				            (unsigned)i);
+			}
 		}
 		/* the state of an arbiter; the rest (normal, points, solver data) is recomputed by
 		 * the step before it is read */
@@ -1101,20 +1169,32 @@ static bool decode_arbiters(decoder *d)
 		a->count = (int32_t)count;
 		a->normal =
 		    f2d_v(0, 0); /* unknown until a step rebuilds it (f2d_world_get_contacts) */
+		/* the solver clamps |pt| to round16(friction pn) before it updates pn, so
+		 * |pt| <= friction pn does not hold; pn <= INT32_MAX bounds it */
+		int64_t max_pt = f2d_round16((int64_t)friction * INT32_MAX);
+		max_pt = max_pt > INT32_MAX ? INT32_MAX : max_pt;
 		for (uint32_t k = 0; k < count; ++k) { /* points past count are never read */
 			f2d_contact_point *cp = &a->points[k];
-			cp->id = rd_u32(d);
-			cp->pn = rd_i32(d);
-			cp->pt = rd_i32(d);
-			/* the solver clamps |pt| to round16(friction pn) before it updates pn, so
-			 * |pt| <= friction pn does not hold; pn <= INT32_MAX bounds it */
-			int64_t max_pt = f2d_round16((int64_t)friction * INT32_MAX);
-			max_pt = max_pt > INT32_MAX ? INT32_MAX : max_pt;
-			if (cp->pn < 0 || cp->pt < -max_pt || cp->pt > max_pt) {
+			uint32_t id = 0, pn = 0, zt = 0;
+			if (!rd_var(d, &id, "an arbiter") || !rd_var(d, &pn, "an arbiter") ||
+			    !rd_var(d, &zt, "an arbiter")) {
+				return false;
+			}
+			/* the inverse of snapshot.c's id_perm */
+			id = (id & 1u) | (((id >> 1) & 0x0FFFFFFFu) << 4) | ((id >> 29) << 1);
+			cp->id = k == 0 ? id : id ^ a->points[0].id;
+			/* zigzag back: even -> v / 2, odd -> -(v + 1) / 2 */
+			cp->pt = (zt & 1u) ? -(int32_t)(zt >> 1) - 1 : (int32_t)(zt >> 1);
+			if (pn > (uint32_t)INT32_MAX || cp->pt < -max_pt || cp->pt > max_pt) {
 				return fail(d, F2D_ERROR_INVALID_VALUE,
 				            "arbiter %u: impulse out of range", (unsigned)i);
 			}
+			cp->pn = (int32_t)pn;
 		}
+		prev_a = sa;
+		prev_b = sb;
+		prev_f = friction;
+		prev_r = restitution;
 	}
 	d->arbiters_end = d->p;
 	return true;

@@ -91,7 +91,66 @@ typedef struct spec {
 	size_t joint_next, joint_rec[SPEC_MAX], joint_free;
 	size_t arbiters, arb_rec[SPEC_MAX], options, end;
 	uint32_t bodies, shapes, joints, arbiter_count;
+	struct spec_arb {
+		uint32_t a, b, friction, restitution, count, id[2], pn[2];
+		int32_t pt[2];
+	} arb[SPEC_MAX]; /* the first SPEC_MAX arbiters, decoded */
 } spec;
+
+/* varint (snapshot.h, version 4): LEB128, at most 5 bytes */
+static uint32_t spec_var(const uint8_t *pl, size_t *o)
+{
+	uint32_t v = 0;
+	for (int k = 0; k < 5; ++k) {
+		uint32_t byte = pl[(*o)++];
+		v |= (byte & 0x7Fu) << (7 * k);
+		if (byte < 0x80u) {
+			break;
+		}
+	}
+	return v;
+}
+
+static size_t spec_put_var(uint8_t *p, uint32_t v)
+{
+	size_t n = 0;
+	while (v >= 0x80u) {
+		p[n++] = (uint8_t)(v | 0x80u);
+		v >>= 7;
+	}
+	p[n++] = (uint8_t)v;
+	return n;
+}
+
+/* the arbiter section of n decoded arbiters, as snapshot.h says (out: room for 4 + 50 n) */
+static size_t spec_encode_arbiters(const struct spec_arb *arb, uint32_t n, uint8_t *out)
+{
+	size_t o = 4;
+	out[0] = (uint8_t)n;
+	out[1] = (uint8_t)(n >> 8);
+	out[2] = (uint8_t)(n >> 16);
+	out[3] = (uint8_t)(n >> 24);
+	for (uint32_t i = 0; i < n; ++i) {
+		const struct spec_arb *x = &arb[i], *p = i > 0 ? &arb[i - 1] : NULL;
+		bool same = p != NULL && x->friction == p->friction &&
+		            x->restitution == p->restitution;
+		o += spec_put_var(out + o, (x->a - (p ? p->a : 0)) << 2 | (x->count - 1) << 1 |
+		                               (same ? 1u : 0u));
+		o += spec_put_var(out + o, p != NULL && x->a == p->a ? x->b - p->b - 1 : x->b - x->a - 1);
+		if (!same) {
+			o += spec_put_var(out + o, x->friction);
+			o += spec_put_var(out + o, x->restitution);
+		}
+		for (uint32_t k = 0; k < x->count; ++k) {
+			uint32_t id = k == 0 ? x->id[0] : x->id[k] ^ x->id[0];
+			o += spec_put_var(out + o, (id & 1u) | ((id >> 4) << 1) | (((id >> 1) & 7u) << 29));
+			o += spec_put_var(out + o, x->pn[k]);
+			o += spec_put_var(out + o, ((uint32_t)x->pt[k] << 1) ^
+			                               (x->pt[k] < 0 ? 0xFFFFFFFFu : 0u));
+		}
+	}
+	return o;
+}
 
 static uint32_t le32(const uint8_t *p)
 {
@@ -176,11 +235,34 @@ static void spec_parse(const uint8_t *pl, size_t len, spec *s)
 	s->arbiters = o;
 	s->arbiter_count = le32(pl + o);
 	o += 4;
+	struct spec_arb prev = {0};
 	for (uint32_t i = 0; i < s->arbiter_count; ++i) {
+		struct spec_arb x = {0};
 		if (i < SPEC_MAX) {
 			s->arb_rec[i] = o;
 		}
-		o += 17 + 12 * (size_t)pl[o + 16];
+		uint32_t head = spec_var(pl, &o), gap = spec_var(pl, &o);
+		x.a = prev.a + (head >> 2);
+		x.b = (i > 0 && x.a == prev.a ? prev.b : x.a) + 1 + gap;
+		x.count = 1 + ((head >> 1) & 1u);
+		x.friction = prev.friction;
+		x.restitution = prev.restitution;
+		if (!(head & 1u)) {
+			x.friction = spec_var(pl, &o);
+			x.restitution = spec_var(pl, &o);
+		}
+		for (uint32_t k = 0; k < x.count; ++k) {
+			uint32_t t = spec_var(pl, &o); /* bit 0, then bits 4..31, then bits 1..3 */
+			uint32_t id = (t & 1u) | (((t >> 1) & 0x0FFFFFFFu) << 4) | ((t >> 29) << 1);
+			x.id[k] = k == 0 ? id : id ^ x.id[0];
+			x.pn[k] = spec_var(pl, &o);
+			uint32_t z = spec_var(pl, &o);
+			x.pt[k] = (z & 1u) ? -(int32_t)(z >> 1) - 1 : (int32_t)(z >> 1);
+		}
+		if (i < SPEC_MAX) {
+			s->arb[i] = x;
+		}
+		prev = x;
 	}
 	/* options (version 3): threshold, body options, shape options, overlaps, pending ends */
 	s->options = o;
@@ -216,6 +298,27 @@ START_TEST(portable_layout_matches_spec)
 	ck_assert_uint_eq(sp.shapes, 5);
 	ck_assert_uint_eq(sp.joints, 2);
 	ck_assert_uint_gt(sp.arbiter_count, 0);
+	ck_assert_uint_eq(sp.arbiter_count, (uint32_t)w->arbiter_count);
+	for (uint32_t i = 0; i < sp.arbiter_count && i < SPEC_MAX; ++i) {
+		const f2d_arbiter *a = &w->arbiters[i];
+		const struct spec_arb *x = &sp.arb[i];
+		ck_assert(x->a == (uint32_t)a->shape_a && x->b == (uint32_t)a->shape_b);
+		ck_assert(x->friction == (uint32_t)a->friction &&
+		          x->restitution == (uint32_t)a->restitution);
+		ck_assert_uint_eq(x->count, (uint32_t)a->count);
+		for (int32_t k = 0; k < a->count; ++k) {
+			ck_assert_uint_eq(x->id[k], a->points[k].id);
+			ck_assert_uint_eq(x->pn[k], (uint32_t)a->points[k].pn);
+			ck_assert_int_eq(x->pt[k], a->points[k].pt);
+		}
+	}
+	/* re-encoding the decoded section by the spec gives the library's bytes */
+	if (sp.arbiter_count <= SPEC_MAX) {
+		uint8_t sec[4 + 50 * SPEC_MAX];
+		size_t len = spec_encode_arbiters(sp.arb, sp.arbiter_count, sec);
+		ck_assert_uint_eq(len, sp.options - sp.arbiters);
+		ck_assert(memcmp(sec, pl + sp.arbiters, len) == 0);
+	}
 	ck_assert_uint_eq(le32(pl + sp.body_free), 2); /* bodies 4 and 5 */
 	ck_assert_uint_eq(le32(pl + sp.shape_free), 1);
 	ck_assert_uint_eq(le32(pl + sp.joint_free), 1);
@@ -296,6 +399,34 @@ static void expect_byte_refused(target *t, const slot *good, size_t at, uint8_t 
 	expect_refused(t, b, good->size, want, needle, what);
 	free(b);
 }
+
+/* good with its arbiter section replaced by `sec` (len bytes); expect a refusal */
+static void expect_arbiters_refused(target *t, const slot *good, const spec *sp,
+                                    const uint8_t *sec, size_t len, f2d_result want,
+                                    const char *needle, const char *what)
+{
+	size_t head = 40 + sp->arbiters, tail = good->size - 40 - sp->options;
+	size_t size = head + len + tail;
+	uint8_t *b = malloc(size);
+	ck_assert_ptr_nonnull(b);
+	memcpy(b, good->bytes, head);
+	memcpy(b + head, sec, len);
+	memcpy(b + head + len, good->bytes + 40 + sp->options, tail);
+	fix_checksum(b, size);
+	expect_refused(t, b, size, want, needle, what);
+	free(b);
+}
+
+/* the arbiters of sp with one changed by the caller, encoded by the spec */
+#define ARB_CASE(field_changes, want, needle, what)                                                \
+	do {                                                                                       \
+		struct spec_arb arb_[SPEC_MAX];                                                    \
+		memcpy(arb_, sp.arb, sizeof arb_);                                                 \
+		struct spec_arb *x = &arb_[0];                                                     \
+		field_changes;                                                                     \
+		size_t len_ = spec_encode_arbiters(arb_, sp.arbiter_count, sec);                  \
+		expect_arbiters_refused(&t, &good, &sp, sec, len_, want, needle, what);            \
+	} while (0)
 
 START_TEST(corrupt_portable_snapshots_are_refused)
 {
@@ -498,40 +629,101 @@ START_TEST(corrupt_portable_snapshots_are_refused)
 		expect_patch_refused(&t, &good, j0 + 61, (uint32_t)-1, F2D_ERROR_INVALID_VALUE,
 		                     "impulse", "negative lower impulse");
 	}
-	/* arbiters: dangling, order, values */
+	/* arbiters: dangling, values, canonical varints */
 	{
-		size_t a0 = sp.arb_rec[0];
-		uint32_t sa = le32(good.bytes + 40 + a0), sb = le32(good.bytes + 40 + a0 + 4);
-		expect_patch_refused(&t, &good, a0 + 4, 4, F2D_ERROR_INVALID_HANDLE, "live shapes",
-		                     "arbiter on a dead shape");
-		expect_patch_refused(&t, &good, a0 + 4, 1000, F2D_ERROR_INVALID_HANDLE,
-		                     "live shapes", "arbiter on no shape");
-		expect_patch_refused(&t, &good, a0, sb, F2D_ERROR_INVALID_HANDLE, "live shapes",
-		                     "arbiter a == b");
-		uint8_t *c = malloc(good.size);
-		ck_assert_ptr_nonnull(c);
-		memcpy(c, good.bytes, good.size);
-		put_le32(c + 40 + a0, sb);
-		put_le32(c + 40 + a0 + 4, sa);
-		fix_checksum(c, good.size);
-		expect_refused(&t, c, good.size, F2D_ERROR_INVALID_HANDLE, "order", "a > b");
-		free(c);
-		expect_patch_refused(&t, &good, a0 + 8, (uint32_t)F2D_FIX(5),
-		                     F2D_ERROR_INVALID_VALUE, "friction", "arbiter friction");
-		expect_byte_refused(&t, &good, a0 + 16, 0, F2D_ERROR_INVALID_VALUE, NULL,
-		                    "arbiter with no points");
-		expect_patch_refused(&t, &good, a0 + 21, (uint32_t)-5, F2D_ERROR_INVALID_VALUE,
-		                     "impulse", "negative normal impulse");
-		if (sp.arbiter_count >= 2) {
-			size_t a1 = sp.arb_rec[1];
-			c = malloc(good.size);
+		ck_assert_uint_le(sp.arbiter_count, SPEC_MAX);
+		uint8_t sec[4 + 50 * SPEC_MAX];
+		/* the spec's encoder gives the library's bytes: a changed case is that change only */
+		ck_assert_uint_eq(spec_encode_arbiters(sp.arb, sp.arbiter_count, sec),
+		                  sp.options - sp.arbiters);
+		ck_assert(memcmp(sec, good.bytes + 40 + sp.arbiters, sp.options - sp.arbiters) == 0);
+		ARB_CASE(x->b = 4, F2D_ERROR_INVALID_HANDLE, "live shapes", "arbiter on a dead shape");
+		ARB_CASE(x->b = 1000, F2D_ERROR_INVALID_HANDLE, "live shapes",
+		         "arbiter on no shape");
+		ARB_CASE(x->a = 1000; x->b = 1001, F2D_ERROR_INVALID_HANDLE, "live shapes",
+		         "arbiter beyond the shapes");
+		ARB_CASE(x->friction = (uint32_t)F2D_FIX(5), F2D_ERROR_INVALID_VALUE, "friction",
+		         "arbiter friction");
+		ARB_CASE(x->restitution = (uint32_t)F2D_FIX(2), F2D_ERROR_INVALID_VALUE,
+		         "restitution", "arbiter restitution");
+		ARB_CASE(x->pn[0] = 0x80000000u, F2D_ERROR_INVALID_VALUE, "impulse",
+		         "negative normal impulse");
+		/* the first record claims the previous material: there is none */
+		size_t len = spec_encode_arbiters(sp.arb, sp.arbiter_count, sec);
+		sec[4] |= 1u;
+		expect_arbiters_refused(&t, &good, &sp, sec, len, F2D_OK, NULL,
+		                        "first arbiter with the previous material");
+		/* a varint with a zero last byte (not minimal) */
+		uint8_t *big = malloc(len + 1);
+		ck_assert_ptr_nonnull(big);
+		memcpy(big, sec, 4);
+		big[4] = (uint8_t)(sec[4] & ~1u) | 0x80u; /* head as two bytes */
+		big[5] = 0;
+		ck_assert(sec[4] < 0x80u);
+		memcpy(big + 6, sec + 5, len - 5);
+		expect_arbiters_refused(&t, &good, &sp, big, len + 1, F2D_ERROR_INVALID_VALUE,
+		                        "minimal", "non-minimal varint");
+		free(big);
+		/* the material written again when it equals the previous one */
+		if (sp.arbiter_count >= 2 && sp.arb[1].friction == sp.arb[0].friction &&
+		    sp.arb[1].restitution == sp.arb[0].restitution) {
+			size_t a1 = sp.arb_rec[1] - sp.arbiters;
+			uint8_t *c = malloc(len + 10);
 			ck_assert_ptr_nonnull(c);
-			memcpy(c, good.bytes, good.size); /* the first arbiter repeated */
-			memcpy(c + 40 + a1, good.bytes + 40 + a0, 8);
-			fix_checksum(c, good.size);
-			expect_refused(&t, c, good.size, F2D_OK, NULL, "arbiters out of order");
+			ck_assert(sec[a1] & 1u);
+			size_t o = 0;
+			memcpy(c, sec, a1);
+			o = a1;
+			c[o++] = (uint8_t)(sec[a1] & ~1u); /* head, same cleared (one byte) */
+			ck_assert(sec[a1] < 0x80u);
+			size_t gap_at = a1 + 1, gap_len = 1;
+			while (sec[gap_at + gap_len - 1] & 0x80u) {
+				++gap_len;
+			}
+			memcpy(c + o, sec + gap_at, gap_len);
+			o += gap_len;
+			o += spec_put_var(c + o, sp.arb[0].friction);
+			o += spec_put_var(c + o, sp.arb[0].restitution);
+			memcpy(c + o, sec + gap_at + gap_len, len - gap_at - gap_len);
+			o += len - gap_at - gap_len;
+			expect_arbiters_refused(&t, &good, &sp, c, o, F2D_ERROR_INVALID_VALUE,
+			                        "canonical", "material repeated");
 			free(c);
 		}
+		/* any feature id round-trips (the bit permutation is a bijection): load, compare,
+		 * save again to the same bytes */
+		{
+			struct spec_arb arb[SPEC_MAX];
+			memcpy(arb, sp.arb, sizeof arb);
+			arb[0].id[0] = 0xDEADBEEFu;
+			arb[0].id[1] = 0x0000000Eu;
+			size_t alen = spec_encode_arbiters(arb, sp.arbiter_count, sec);
+			size_t head = 40 + sp.arbiters, tail = good.size - 40 - sp.options;
+			size_t size = head + alen + tail;
+			uint8_t *b2 = malloc(size), *b3 = malloc(size + 64);
+			ck_assert(b2 != NULL && b3 != NULL);
+			memcpy(b2, good.bytes, head);
+			memcpy(b2 + head, sec, alen);
+			memcpy(b2 + head + alen, good.bytes + 40 + sp.options, tail);
+			fix_checksum(b2, size);
+			f2d_world *l = NULL;
+			CHECK_OK(f2d_snapshot_load_new(b2, size, NULL, &l));
+			ck_assert_uint_eq(l->arbiters[0].points[0].id, 0xDEADBEEFu);
+			if (l->arbiters[0].count == 2) {
+				ck_assert_uint_eq(l->arbiters[0].points[1].id, 0x0000000Eu);
+			}
+			size_t n3 = 0;
+			CHECK_OK(f2d_snapshot_save_portable(l, b3, size + 64, &n3));
+			ck_assert_uint_eq(n3, size);
+			ck_assert(memcmp(b2, b3, size) == 0);
+			f2d_destroy_world(l);
+			free(b2);
+			free(b3);
+		}
+		/* more arbiters than the bytes hold */
+		put_le32(sec, 0x7FFFFFFFu);
+		expect_arbiters_refused(&t, &good, &sp, sec, len, F2D_ERROR_INVALID_VALUE,
+		                        "cannot fit", "arbiters beyond the bytes");
 	}
 	/* random damage with a fixed checksum: never accepted silently unless canonical */
 	uint32_t rng = 99;
@@ -621,15 +813,16 @@ START_TEST(portable_mass_and_friction_impulse_are_checked)
 	expect_patches_refused(&t, &good, m, (uint32_t)F2D_ONE, m + 4, 0, F2D_ERROR_MASS_RANGE,
 	                       "differ", "fallback mass on a body with shapes");
 	/* friction impulses: |pt| <= round16(friction INT32_MAX), 0 without friction */
-	size_t a0 = sp.arb_rec[0];
-	expect_patches_refused(&t, &good, a0 + 8, 0, a0 + 25, 1, F2D_ERROR_INVALID_VALUE, "impulse",
-	                       "friction impulse without friction");
-	expect_patches_refused(&t, &good, a0 + 8, (uint32_t)F2D_MILLI(500), a0 + 25,
-	                       (uint32_t)INT32_MAX, F2D_ERROR_INVALID_VALUE, "impulse",
-	                       "friction impulse beyond friction x INT32_MAX");
-	expect_patches_refused(&t, &good, a0 + 8, (uint32_t)F2D_MILLI(500), a0 + 25,
-	                       (uint32_t)-INT32_MAX, F2D_ERROR_INVALID_VALUE, "impulse",
-	                       "negative friction impulse beyond friction x INT32_MAX");
+	ck_assert_uint_le(sp.arbiter_count, SPEC_MAX);
+	uint8_t sec[4 + 50 * SPEC_MAX];
+	ARB_CASE(x->friction = 0; x->pt[0] = 1, F2D_ERROR_INVALID_VALUE, "impulse",
+	         "friction impulse without friction");
+	ARB_CASE(x->friction = (uint32_t)F2D_MILLI(500); x->pt[0] = INT32_MAX,
+	         F2D_ERROR_INVALID_VALUE, "impulse",
+	         "friction impulse beyond friction x INT32_MAX");
+	ARB_CASE(x->friction = (uint32_t)F2D_MILLI(500); x->pt[0] = -INT32_MAX,
+	         F2D_ERROR_INVALID_VALUE, "impulse",
+	         "negative friction impulse beyond friction x INT32_MAX");
 	ck_assert_uint_eq(f2d_world_hash(t.w), t.hash);
 	free(good.bytes);
 	f2d_destroy_world(t.w);

@@ -27,7 +27,7 @@
  * one (re-saving a loaded snapshot gives the same bytes). A refused snapshot returns an error
  * code, f2d_world_last_error(world) says what was wrong, and the world is unchanged.
  *
- * Portable format, version 3 (every integer little-endian; fix16 values as int32):
+ * Portable format, version 4 (every integer little-endian; fix16 values as int32):
  *   header (40 bytes): "fix2dsnp", u32 format version, u32 reserved (0),
  *     u64 math-flavour fingerprint, u64 payload length, u64 XXH3-64 of the payload (seed 0)
  *   payload:
@@ -51,8 +51,17 @@
  *       4 motor, 8 collide connected, 16 user data); if alive: u32 body a, body b; local
  *       anchors a, b; reference angle, lower, upper, motor speed, max motor torque; impulse x, y,
  *       motor, lower and upper impulses; [u64 user data]
- *     arbiters: u32 n, in (shape a, shape b) order: u32 shape a, shape b; friction,
- *       restitution; u8 point count (1..2); per point u32 feature id, normal and tangent impulse
+ *     arbiters (version 4): u32 n, then n records in (shape a, shape b) order, each a
+ *       sequence of varints (LEB128: 7 bits a byte, low group first, the high bit set when
+ *       more follow; at most 5 bytes, below 2^32, minimal: no last byte 0 but for the value 0):
+ *       head = (a - previous a) << 2 | (point count - 1) << 1 | same, with previous a = 0
+ *       for the first record and same = 1 when friction and restitution equal the previous
+ *       record's (never in the first record; when they are equal, same must be 1);
+ *       gap = b - previous b - 1 when a equals the previous record's a, else b - a - 1;
+ *       [friction, restitution] when same = 0; per point (1..2): feature id (the second
+ *       point: its id xor the first's) bit-permuted (bit 0 stays, bits 4..31 go to 1..28,
+ *       bits 1..3 to 29..31), normal impulse (0..2^31-1), tangent impulse zigzag coded
+ *       ((pt << 1) ^ (pt >> 31): 0, -1, 1, -2 -> 0, 1, 2, 3)
  *     options (version 3): hit_event_threshold; u32 n, n bodies whose options are not the
  *       defaults, in id order: u32 id, gravity_scale, linear_damping, angular_damping, u8
  *       fixed_rotation; u32 n, n shapes whose filter or flags are not the defaults, in id
@@ -76,7 +85,7 @@ extern "C" {
 #endif
 
 /** Version of the portable format this build writes and reads. */
-#define F2D_SNAPSHOT_FORMAT_VERSION 3
+#define F2D_SNAPSHOT_FORMAT_VERSION 4
 
 /* ---- In-process snapshots (rollback) ---- */
 
