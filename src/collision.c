@@ -4,7 +4,7 @@
  * step can match it and warm start (seed 000: Catto, GDC 2006; seed 002).
  * SPDX-License-Identifier: MIT
  */
-#include "core.h"
+#include "clip.h"
 
 /* Feature ids (uint32):
  *   polygon-polygon: bit 15 flip (B is the reference), bits 8..11 reference edge,
@@ -12,18 +12,12 @@
  *                    comes from (the vertex itself or its clipped replacement).
  *   circle-polygon:  bit 16 set, bits 0..3 polygon feature, bit 4: 0 face, 1 vertex.
  *   circle-circle:   0. */
-#define ID_FLIP 0x8000u
 #define ID_CIRCLE_POLY 0x10000u
 
 /* A world polygon made from a box centred on its body origin carries the box's form in slots a
  * 4-gon does not use, tagged by this value in the x and y of normals[4] (far outside any unit
  * normal's range); see f2d_shape_update_world and box_of. */
 #define BOX_TAG 0x7F2DB0C5
-
-typedef struct clip_vertex {
-	f2d_vec2 v;
-	uint32_t id;
-} clip_vertex;
 
 /* v[2] = -v[0] and v[3] = -v[1] (a box centred on the origin, or its normals) */
 static inline bool antipodal4(const f2d_vec2 *v)
@@ -159,35 +153,6 @@ static inline fix16_t find_max_separation(int32_t *edge, const f2d_polygon *p1,
 		return find_max_separation_box(edge, p1, p2);
 	}
 	return find_max_separation_any(edge, p1, p2);
-}
-
-/* The point where segment (v0, v1) crosses a clip plane, given the signed distances d0, d1 of
- * its ends from it (one of them > 0, the other <= 0): v0 + d0 / (d0 - d1) (v1 - v0). */
-static inline f2d_vec2 cut_point(f2d_vec2 v0, f2d_vec2 v1, fix16_t d0, fix16_t d1)
-{
-	fix16_t f = f2d_div_exact(d0, (int64_t)d0 - d1);
-	return f2d_mul_add(v0, f, f2d_sub(v1, v0));
-}
-
-/* Keeps the part of segment (in[0], in[1]) with dot(n, v) <= offset. Returns 2 when some part
- * is kept, else 0. An endpoint outside is replaced by the cut point, which keeps the endpoint's
- * id and position in the order: the id names the end of the incident edge a point comes from,
- * so it does not change when an exactly aligned stack tips by one LSB across a side plane
- * (that flip would otherwise drop the point's warm start every other step and rock stacks). */
-static inline int32_t clip_segment(clip_vertex out[2], const clip_vertex in[2], f2d_vec2 n,
-                                   fix16_t offset)
-{
-	fix16_t d0 = f2d_dot(n, in[0].v) - offset;
-	fix16_t d1 = f2d_dot(n, in[1].v) - offset;
-	if (d0 > 0 && d1 > 0) {
-		return 0;
-	}
-	out[0] = in[0];
-	out[1] = in[1];
-	if (d0 > 0 || d1 > 0) {
-		out[d0 > 0 ? 0 : 1].v = cut_point(in[0].v, in[1].v, d0, d1);
-	}
-	return 2;
 }
 
 /* The manifold from the clipped incident points c[2] against the reference face (normal n1

@@ -553,6 +553,7 @@ fix16_t f2d_joint_solve_position(f2d_world *w, f2d_joint *j);
 bool f2d_bodies_joined(const f2d_world *w, int32_t a, int32_t b);
 int32_t f2d_joined_contacts(const f2d_world *w, int32_t a, int32_t b);
 void f2d_forget_joined_contacts(f2d_world *w, int32_t a, int32_t b);
+void f2d_joint_attached(f2d_world *w, const f2d_joint *j);
 
 /* bodies (body.c) */
 f2d_result f2d_check_circle(f2d_world *w, const f2d_circle *circle);

@@ -131,31 +131,29 @@ void f2d_events_measure_approach(f2d_world *w)
 	}
 }
 
-static int compare_keys(const void *x, const void *y)
+static int compare_u64(uint64_t a, uint64_t b)
 {
-	uint64_t a = *(const uint64_t *)x, b = *(const uint64_t *)y;
 	return a < b ? -1 : (a > b ? 1 : 0);
 }
 
-/* End events by (a, b, gen_a, gen_b): a total order on distinct records. */
+/* overlap keys (sensor << 32 | visitor) are distinct: a total order */
+static int compare_keys(const void *x, const void *y)
+{
+	return compare_u64(*(const uint64_t *)x, *(const uint64_t *)y);
+}
+
+/* End events by (a, b, gen_a, gen_b): a total order, and records that compare equal are equal in
+ * every byte (these four fields are all they hold), so qsort's instability cannot show. */
 static int compare_contact_end(const void *x, const void *y)
 {
 	const f2d_contact_end_touch_event *a = x, *b = y;
-	int32_t d[4] = {a->shape_a.index1 - b->shape_a.index1,
-	                a->shape_b.index1 - b->shape_b.index1, 0, 0};
-	if (d[0] != 0) {
-		return d[0] < 0 ? -1 : 1;
+	int c = compare_u64(f2d_pair_key(a->shape_a.index1, a->shape_b.index1),
+	                    f2d_pair_key(b->shape_a.index1, b->shape_b.index1));
+	if (c == 0) {
+		c = compare_u64((uint64_t)a->shape_a.generation << 32 | a->shape_b.generation,
+		                (uint64_t)b->shape_a.generation << 32 | b->shape_b.generation);
 	}
-	if (d[1] != 0) {
-		return d[1] < 0 ? -1 : 1;
-	}
-	if (a->shape_a.generation != b->shape_a.generation) {
-		return a->shape_a.generation < b->shape_a.generation ? -1 : 1;
-	}
-	if (a->shape_b.generation != b->shape_b.generation) {
-		return a->shape_b.generation < b->shape_b.generation ? -1 : 1;
-	}
-	return 0;
+	return c;
 }
 
 static int compare_sensor_end(const void *x, const void *y)

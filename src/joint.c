@@ -46,6 +46,22 @@ static void apply_point(f2d_world *w, f2d_joint *j, f2d_body *a, f2d_body *b, f2
 	b->w = jmadd(w, b->w, b->inv_inertia, jsat(w, (int64_t)jcross(w, j->r_b, p) + axial));
 }
 
+/* A joint of any type was just made (its record filled in): its bodies count it, wake, and,
+ * without collide_connected, stop colliding now (f2d_forget_joined_contacts; the caller
+ * reserved the room for their end events before anything changed). */
+void f2d_joint_attached(f2d_world *w, const f2d_joint *j)
+{
+	w->bodies[j->body_a].joint_count++;
+	w->bodies[j->body_b].joint_count++;
+	w->joint_count++;
+	f2d_wake_body(w, j->body_a);
+	f2d_wake_body(w, j->body_b);
+	w->contacts_stale = true;
+	if (!j->collide_connected) {
+		f2d_forget_joined_contacts(w, j->body_a, j->body_b);
+	}
+}
+
 /* The contacts between bodies a and b, which a joint without collide_connected ends. */
 static bool between(const f2d_arbiter *ar, int32_t a, int32_t b)
 {
@@ -957,15 +973,7 @@ f2d_result f2d_create_revolute_joint(f2d_world *w, const f2d_revolute_joint_def 
 	j->max_motor_torque = def->max_motor_torque;
 	j->collide_connected = def->collide_connected;
 	j->user_data = def->user_data;
-	w->bodies[j->body_a].joint_count++;
-	w->bodies[j->body_b].joint_count++;
-	w->joint_count++;
-	f2d_wake_body(w, j->body_a);
-	f2d_wake_body(w, j->body_b);
-	w->contacts_stale = true;
-	if (!j->collide_connected) {
-		f2d_forget_joined_contacts(w, j->body_a, j->body_b);
-	}
+	f2d_joint_attached(w, j);
 	out->index1 = id + 1;
 	out->generation = gen;
 	return F2D_OK;

@@ -486,15 +486,7 @@ f2d_result f2d_joint_ext_create(f2d_world *w, const f2d_joint *proto, f2d_body_i
 	j->alive = true;
 	j->body_a = a.index1 - 1;
 	j->body_b = b.index1 - 1;
-	w->bodies[j->body_a].joint_count++;
-	w->bodies[j->body_b].joint_count++;
-	w->joint_count++;
-	f2d_wake_body(w, j->body_a);
-	f2d_wake_body(w, j->body_b);
-	w->contacts_stale = true;
-	if (!j->collide_connected) {
-		f2d_forget_joined_contacts(w, j->body_a, j->body_b);
-	}
+	f2d_joint_attached(w, j);
 	out->index1 = id + 1;
 	out->generation = gen;
 	return F2D_OK;

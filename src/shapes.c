@@ -12,7 +12,7 @@
  * polygon, capsule}, chain segment x {circle, polygon, capsule}. Segments and chain segments
  * never collide with each other (no area; Box2D does the same).
  */
-#include "core.h"
+#include "clip.h"
 
 static inline bool in_extent(f2d_vec2 p)
 {
@@ -156,9 +156,9 @@ f2d_result f2d_create_chain(f2d_world *w, f2d_body_id body, const f2d_chain_def 
 	const f2d_vec2 *p = def->points;
 	for (int32_t i = 0; i < n; ++i) {
 		if (!in_extent(p[i])) {
-			return f2d_set_error(w, F2D_ERROR_INVALID_VALUE,
-			                     "create_chain: point %d outside 512 m of the body origin",
-			                     (int)i);
+			return f2d_set_error(
+			    w, F2D_ERROR_INVALID_VALUE,
+			    "create_chain: point %d outside 512 m of the body origin", (int)i);
 		}
 	}
 	for (int32_t i = 0; i < edges; ++i) {
@@ -276,7 +276,8 @@ f2d_result f2d_shape_get_segment(const f2d_world *w, f2d_shape_id id, f2d_segmen
 void f2d_linear_update_world(f2d_shape *s, f2d_transform xf, fix16_t margin)
 {
 	f2d_polygon *wp = &s->world_polygon;
-	f2d_vec2 c1 = f2d_xf_point(xf, s->capsule.center1), c2 = f2d_xf_point(xf, s->capsule.center2);
+	f2d_vec2 c1 = f2d_xf_point(xf, s->capsule.center1),
+	         c2 = f2d_xf_point(xf, s->capsule.center2);
 	f2d_vec2 n = f2d_right_perp(f2d_normalize(f2d_sub(c2, c1), NULL));
 	wp->count = 2;
 	wp->vertices[0] = c1;
@@ -294,7 +295,8 @@ void f2d_linear_update_world(f2d_shape *s, f2d_transform xf, fix16_t margin)
 
 f2d_aabb f2d_linear_aabb(const f2d_shape *s, f2d_transform xf, fix16_t margin)
 {
-	f2d_vec2 c1 = f2d_xf_point(xf, s->capsule.center1), c2 = f2d_xf_point(xf, s->capsule.center2);
+	f2d_vec2 c1 = f2d_xf_point(xf, s->capsule.center1),
+	         c2 = f2d_xf_point(xf, s->capsule.center2);
 	fix16_t r = s->capsule.radius + margin;
 	f2d_aabb box;
 	box.lower = f2d_v(f2d_min(c1.x, c2.x) - r, f2d_min(c1.y, c2.y) - r);
@@ -356,7 +358,6 @@ bool f2d_linear_mass(const f2d_shape *s, f2d_mass_data *md)
  *   bit 17 set: a closest-feature point of rounded cores (bits 4..7 the vertex of A, bits 0..3
  *               the vertex of B);
  *   bit 18 set: a circle against a capsule-like core (bits 0..1: 0 interior, 1 or 2 the end). */
-#define ID_FLIP 0x8000u
 #define ID_CLOSEST 0x20000u
 #define ID_CIRCLE 0x40000u
 
@@ -364,11 +365,6 @@ bool f2d_linear_mass(const f2d_shape *s, f2d_mass_data *md)
  * are used; above it, rounded cores meeting vertex to vertex get one point along the closest
  * line. */
 #define CLOSEST_RULE_MIN 33
-
-typedef struct clip_vertex {
-	f2d_vec2 v;
-	uint32_t id;
-} clip_vertex;
 
 /* s_i = min_j n1_i . (v2_j - v1_i) over p1's edges i < edges; the first maximum. */
 static int64_t max_separation(int32_t *edge, const f2d_polygon *p1, int32_t edges,
@@ -391,30 +387,6 @@ static int64_t max_separation(int32_t *edge, const f2d_polygon *p1, int32_t edge
 	}
 	*edge = best;
 	return best_sep;
-}
-
-static inline f2d_vec2 cut_point(f2d_vec2 v0, f2d_vec2 v1, fix16_t d0, fix16_t d1)
-{
-	fix16_t f = f2d_div_exact(d0, (int64_t)d0 - d1);
-	return f2d_mul_add(v0, f, f2d_sub(v1, v0));
-}
-
-/* collision.c's clip_segment: keeps dot(n, v) <= offset, an endpoint outside replaced by the
- * cut point and keeping its id. */
-static int32_t clip_segment(clip_vertex out[2], const clip_vertex in[2], f2d_vec2 n,
-                            fix16_t offset)
-{
-	fix16_t d0 = f2d_dot(n, in[0].v) - offset;
-	fix16_t d1 = f2d_dot(n, in[1].v) - offset;
-	if (d0 > 0 && d1 > 0) {
-		return 0;
-	}
-	out[0] = in[0];
-	out[1] = in[1];
-	if (d0 > 0 || d1 > 0) {
-		out[d0 > 0 ? 0 : 1].v = cut_point(in[0].v, in[1].v, d0, d1);
-	}
-	return 2;
 }
 
 static inline int32_t next_of(const f2d_polygon *p, int32_t i)
@@ -547,8 +519,7 @@ static bool segments_cross(const f2d_polygon *a, const f2d_polygon *b)
  * closest points of the reference and incident edges are both vertices (a rounded cap meeting a
  * corner or another cap), one point along the line between them (Box2D v3's rule). */
 static void collide_rounded(const f2d_polygon *pa, int32_t edges_a, fix16_t ra,
-                            const f2d_polygon *pb, fix16_t rb, fix16_t speculative,
-                            f2d_manifold *m)
+                            const f2d_polygon *pb, fix16_t rb, fix16_t speculative, f2d_manifold *m)
 {
 	int64_t rsum = (int64_t)ra + rb;
 	int32_t edge_a, edge_b;
@@ -606,8 +577,8 @@ static void collide_rounded(const f2d_polygon *pa, int32_t edges_a, fix16_t ra,
 		}
 		if (vertex_vertex) {
 			/* q1 on p1, q2 on p2: back to A and B */
-			uint32_t id = ID_CLOSEST | (flip ? ID_FLIP : 0u) | ((uint32_t)k1 << 4) |
-			              (uint32_t)k2;
+			uint32_t id =
+			    ID_CLOSEST | (flip ? ID_FLIP : 0u) | ((uint32_t)k1 << 4) | (uint32_t)k2;
 			if (flip ? emit_closest(q2, ra, q1, rb, id, speculative, m)
 			         : emit_closest(q1, ra, q2, rb, id, speculative, m)) {
 				return;
@@ -717,8 +688,9 @@ static void collide_chain_core(const f2d_polygon *seg, const f2d_polygon *q, fix
 		f2d_vec2 g = seg->vertices[3];
 		if (g.x != v2.x || g.y != v2.y) {
 			f2d_vec2 e2 = f2d_sub(g, v2);
-			keep = f2d_dot64(e, f2d_v(e2.y, -e2.x)) > 0 && /* convex: cross(e, e2) > 0 */
-			       f2d_dot64(e2, mn) <= 0;
+			keep =
+			    f2d_dot64(e, f2d_v(e2.y, -e2.x)) > 0 && /* convex: cross(e, e2) > 0 */
+			    f2d_dot64(e2, mn) <= 0;
 		}
 	}
 	if (!keep) {
@@ -748,8 +720,8 @@ void f2d_collide_linear(const f2d_shape *a, const f2d_shape *b, fix16_t speculat
 	}
 	if (o->type == F2D_CIRCLE_SHAPE) {
 		collide_core_circle(&s->world_polygon, s->capsule.radius, o->world_center,
-		                    o->circle.radius, s->type == F2D_CHAIN_SEGMENT_SHAPE, speculative,
-		                    m);
+		                    o->circle.radius, s->type == F2D_CHAIN_SEGMENT_SHAPE,
+		                    speculative, m);
 	} else if (s->type == F2D_CHAIN_SEGMENT_SHAPE) {
 		collide_chain_core(&s->world_polygon, &o->world_polygon, radius_of(o), speculative,
 		                   m);
