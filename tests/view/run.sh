@@ -70,7 +70,9 @@ export LSAN_OPTIONS="suppressions=$work/lsan.supp${LSAN_OPTIONS:+:$LSAN_OPTIONS}
 # to suppress them by. So the windowed runs there go without leak detection, and section 7
 # runs the scripts again under SDL's dummy video driver (no X11, no GL) with leak detection on.
 asan=""
-if ldd "$view" 2>/dev/null | grep -q libasan; then
+# (grep reads all of ldd's output: with -q it would stop at the first match, ldd would die of
+# SIGPIPE while still writing, and pipefail would then make the test miss a sanitizer build)
+if ldd "$view" 2>/dev/null | grep libasan >/dev/null; then
 	asan=1
 fi
 run_view() {
