@@ -14,7 +14,9 @@
 
 #define F2D_NULL_INDEX (-1)
 
-/* ---- allocation through the world's allocator ---- */
+/* ---- base.c: allocation through the world's allocator (malloc/free unless the def gave
+ * one); errors and id pools are declared below, next to the world ---- */
+f2d_allocator f2d_default_allocator(void);
 void *f2d_alloc(f2d_world *w, size_t size);
 void f2d_free(f2d_world *w, void *p, size_t size);
 /** Grows *array (element size elem) to hold at least need elements; returns false on OOM
@@ -379,13 +381,14 @@ struct f2d_world {
 	char error[160];
 };
 
+/* base.c: writes the message (printf format) into the world's error and returns r */
 f2d_result f2d_set_error(f2d_world *w, f2d_result r, const char *fmt, ...);
 
 /** A moving body reached the world limit (its centre was clamped to it): it stops (velocity
  *  zeroed), the world counts the event and the step reports F2D_ERROR_OUT_OF_RANGE. */
 void f2d_stop_at_edge(f2d_world *w, f2d_body *b);
 
-/** Takes an id (reusing the most recently freed one first) and grows the object array to hold
+/** base.c: takes an id (reusing the most recently freed one first) and grows the object array to hold
  *  it; new slots are zeroed. The world is unchanged on failure. */
 f2d_result f2d_pool_alloc(f2d_world *w, f2d_id_pool *pool, void **array, int32_t *capacity,
                           size_t elem, int32_t *id);
