@@ -256,9 +256,9 @@ f2d_result f2d_world_apply_commands(f2d_world *world, const f2d_command *command
  *     angle, motor speed, max motor torque (66 in all); distance: anchors, length, hertz,
  *     damping ratio, min length, max length, motor speed, max motor force (74); prismatic:
  *     anchors, axis, reference angle, hertz, damping ratio, lower, upper, motor speed, max
- *     motor force (86); weld: anchors, reference angle, linear hertz, linear damping ratio,
+ *     motor force (82); weld: anchors, reference angle, linear hertz, linear damping ratio,
  *     angular hertz, angular damping ratio (66); wheel: anchors, axis, hertz, damping ratio,
- *     lower, upper, motor speed, max motor torque (82); motor: linear offset, angular offset,
+ *     lower, upper, motor speed, max motor torque (78); motor: linear offset, angular offset,
  *     max force, max torque, correction factor (54); mouse: target, hertz, damping ratio,
  *     max force (50);
  *   - DESTROY_JOINT: JOINT (12); SET_JOINT_MOTOR: JOINT, u8 enable, speed, max force (21);
