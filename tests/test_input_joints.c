@@ -439,7 +439,19 @@ START_TEST(random_commands_encode_canonically)
 }
 END_TEST
 
-/* Each command does what its public function does: the same hash, the same ids. */
+/* Replaces each command by decode(encode(command)): what is applied is what the bytes carry. */
+static void through_bytes(f2d_command *c, int32_t n)
+{
+	for (int32_t i = 0; i < n; ++i) {
+		uint8_t buf[F2D_COMMAND_MAX_BYTES];
+		size_t len = encode_ok(&c[i], buf), used = 0;
+		ck_assert_int_eq(f2d_command_decode(buf, len, &c[i], &used), F2D_OK);
+		ck_assert_uint_eq(used, len);
+	}
+}
+
+/* Each command, through its bytes, does what its public function does: the same hash, the
+ * same ids. */
 START_TEST(apply_equals_direct_api)
 {
 	f2d_world *w = scene("random_stack");
@@ -452,6 +464,7 @@ START_TEST(apply_equals_direct_api)
 		c[n++] = joint_cmd(w, (f2d_joint_type)t, (uint8_t)(t % 3), (uint16_t)t);
 	}
 	uint64_t h0 = f2d_world_hash(w);
+	through_bytes(c, n);
 	ck_assert_int_eq(f2d_world_apply_commands(w, c, n, r), F2D_OK);
 	ck_assert_uint_ne(f2d_world_hash(w), h0);
 	f2d_joint_id jid[7];
@@ -522,6 +535,7 @@ START_TEST(apply_equals_direct_api)
 	c[n++].u.motor_max.max_torque = F2D_FIX(10);
 	c[n] = setter(F2D_CMD_SET_MOTOR_JOINT_CORRECTION, jid[F2D_MOTOR_JOINT], (uint16_t)n);
 	c[n++].u.correction.factor = F2D_MILLI(500);
+	through_bytes(c, n);
 	h0 = f2d_world_hash(w);
 	ck_assert_int_eq(f2d_world_apply_commands(w, c, n, r), F2D_OK);
 	for (int32_t i = 0; i < n; ++i) {
@@ -607,6 +621,7 @@ START_TEST(apply_equals_direct_api)
 	ch.u.create.shape.user_data = 77;
 	ch.u.create.shape.enable_contact_events = false;
 	f2d_command both[2] = {sg, ch};
+	through_bytes(both, 2);
 	ck_assert_int_eq(f2d_world_apply_commands(w, both, 2, r), F2D_OK);
 	ck_assert_msg(r[0].result == F2D_OK && r[1].result == F2D_OK, "%s",
 	              f2d_world_last_error(w));
