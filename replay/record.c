@@ -1366,6 +1366,40 @@ static bool same_inputs(const f2r_frame *a, const f2r_frame *b)
 	return true;
 }
 
+/* The first command of a frame whose bytes differ, named (f2d_command_type_name). */
+static void print_input_difference(const f2r_frame *a, const f2r_frame *b, const char *na,
+                                   const char *nb)
+{
+	uint8_t ba[F2D_COMMAND_MAX_BYTES], bb[F2D_COMMAND_MAX_BYTES];
+	int32_t n = a->count > b->count ? a->count : b->count;
+	for (int32_t i = 0; i < n; ++i) {
+		size_t la = 0, lb = 0;
+		if (i < a->count) {
+			f2d_command_encode(&a->commands[i], ba, sizeof ba, &la);
+		}
+		if (i < b->count) {
+			f2d_command_encode(&b->commands[i], bb, sizeof bb, &lb);
+		}
+		if (la == lb && memcmp(ba, bb, la) == 0) {
+			continue;
+		}
+		printf("  input %d:", (int)i);
+		if (i < a->count) {
+			printf(" %s player %d sequence %d %s", na, a->commands[i].player,
+			       a->commands[i].sequence, f2d_command_type_name(a->commands[i].type));
+		} else {
+			printf(" %s none", na);
+		}
+		if (i < b->count) {
+			printf(", %s player %d sequence %d %s\n", nb, b->commands[i].player,
+			       b->commands[i].sequence, f2d_command_type_name(b->commands[i].type));
+		} else {
+			printf(", %s none\n", nb);
+		}
+		return;
+	}
+}
+
 /* Same start world: the same scene, or byte-identical start snapshots (labels are ignored). */
 static bool same_start(const f2r_header *a, const f2r_header *b)
 {
@@ -1648,6 +1682,9 @@ int cmd_diff_replays(const char *path_a, const char *path_b, const diff_options 
 		}
 		printf("DIFFER at frame %ld:%s%s\n", frame, inputs_differ ? " inputs" : "",
 		       hashes_differ || states_differ || phase >= 0 ? " hashes" : "");
+		if (inputs_differ) {
+			print_input_difference(fa, fb, na, nb);
+		}
 		uint64_t rec_a = fa->hash, rec_b = fb->hash;
 		recorded xa, xb;
 		memset(&xa, 0, sizeof xa);

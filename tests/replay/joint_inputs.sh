@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Command format 3 through fix2d-replay's text inputs (replay/record.c): a run of random_stack
 # with a joint of every type, capsule/segment/chain spawns and every joint setter is recorded,
-# verifies, and info names its commands; each setter line changes the final hash (it applied),
+# verifies, info counts and diff names its commands; each setter line changes the final hash (it applied),
 # the two lines meant to be refused are named on stderr, bad lines are parse errors (exit 2).
 # usage: joint_inputs.sh FIX2D_REPLAY WORKDIR
 set -uo pipefail
@@ -60,6 +60,14 @@ grep -q 'frame 90: player 0 sequence 1: set_joint_motor refused' "$work/err" && 
 "$replay" info "$work/j.f2r" >"$work/out" 2>&1
 want="commands create_body 3, create_joint 8, destroy_joint 2, set_joint_motor 3, set_joint_spring 1, set_weld_springs 1, set_joint_limits 1, set_distance_length 1, set_mouse_target 1, set_mouse_max_force 1, set_motor_joint_offsets 1, set_motor_joint_max 1, set_motor_joint_correction 1"
 grep -qx "$want" "$work/out" && ok || bad "info: $(cat "$work/out")"
+
+# diff names the first command that differs
+sed 's/^30 1 limits 2 1 on -0.5 0.5/30 1 spring 2 1 on 3 0.1/' "$in" >"$work/changed.txt"
+"$replay" record random_stack --frames $frames --inputs "$work/changed.txt" -o "$work/c.f2r" >/dev/null 2>&1
+"$replay" diff "$work/j.f2r" "$work/c.f2r" >"$work/out" 2>&1
+st=$?
+[ $st = 1 ] && grep -q '^DIFFER at frame 30: inputs' "$work/out" && ok || bad "diff: exit $st $(head -2 "$work/out")"
+grep -q '^  input 1: the first player 1 sequence 1 set_joint_limits, the second player 1 sequence 1 set_joint_spring$' "$work/out" && ok || bad "diff input line: $(head -2 "$work/out")"
 
 # recording twice gives the same bytes
 "$replay" record random_stack --frames $frames --inputs "$in" -o "$work/j2.f2r" >/dev/null 2>&1
