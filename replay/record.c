@@ -106,10 +106,30 @@ static int32_t random_frame(rng *r, const f2d_world *w, f2d_command *out)
  *   FRAME PLAYER velocity BODY GEN VX VY W
  *   FRAME PLAYER box HX HY X Y  |  FRAME PLAYER ball R X Y
  *   FRAME PLAYER destroy BODY GEN
- *   FRAME PLAYER motor JOINT GEN on|off SPEED MAX_TORQUE
+ *   FRAME PLAYER motor JOINT GEN on|off SPEED MAX_TORQUE     (revolute joints: set_motor)
  *   FRAME PLAYER payload HEX
- * BODY is the handle's index1 (as f2d_body_id.index1). Lines must be in frame order; each
- * player's commands in a frame get sequence numbers 0, 1, ... in file order. */
+ * Command format 3 (joints, segment and chain spawns; VEC is X,Y without spaces):
+ *   FRAME PLAYER capsule X1 Y1 X2 Y2 R X Y       (a dynamic body at X Y)
+ *   FRAME PLAYER segment X1 Y1 X2 Y2 X Y         (a static body at X Y)
+ *   FRAME PLAYER chain open|loop X Y X1 Y1 X2 Y2 ...   (static, 2..24 points)
+ *   FRAME PLAYER joint TYPE BODY_A GEN_A BODY_B GEN_B [KEY=VALUE ...]
+ *       TYPE revolute|distance|prismatic|weld|wheel|motor|mouse; the def starts from
+ *       f2d_default_<TYPE>_joint_def() and each KEY sets one field: anchor_a=VEC anchor_b=VEC
+ *       axis=VEC ref= length= min= max= lower= upper= hertz= damping= speed= max_force=
+ *       max_torque= linear_hertz= linear_damping= angular_hertz= angular_damping= offset=VEC
+ *       angle= correction= target=VEC, and the flags spring= limit= motor= collide= (on|off);
+ *       a key the type's def does not have is an error
+ *   FRAME PLAYER destroy_joint JOINT GEN
+ *   FRAME PLAYER joint_motor JOINT GEN on|off SPEED MAX     (revolute, distance, prismatic, wheel)
+ *   FRAME PLAYER spring JOINT GEN on|off HERTZ DAMPING      (distance, prismatic, wheel, mouse)
+ *   FRAME PLAYER weld_springs JOINT GEN LIN_HERTZ LIN_DAMPING ANG_HERTZ ANG_DAMPING
+ *   FRAME PLAYER limits JOINT GEN on|off LOWER UPPER        (revolute, prismatic, wheel, distance)
+ *   FRAME PLAYER length JOINT GEN LENGTH                    (distance)
+ *   FRAME PLAYER mouse_target JOINT GEN X Y  |  FRAME PLAYER mouse_force JOINT GEN FORCE
+ *   FRAME PLAYER offsets JOINT GEN X Y ANGLE  |  motor_max JOINT GEN FORCE TORQUE
+ *   FRAME PLAYER correction JOINT GEN FACTOR                (motor joints)
+ * BODY and JOINT are the handle's index1 (as f2d_body_id.index1). Lines must be in frame
+ * order; each player's commands in a frame get sequence numbers 0, 1, ... in file order. */
 
 typedef struct file_inputs {
 	FILE *f;
@@ -208,8 +228,396 @@ static bool file_next_line(file_inputs *in)
 	return true;
 }
 
+/* ---- format 3 lines ---- */
+
+/* Splits s (modified) at blanks into at most max tokens; -1 when there are more. */
+static int split_tokens(char *s, char **tok, int max)
+{
+	int n = 0;
+	for (;;) {
+		while (*s == ' ' || *s == '\t' || *s == '\n' || *s == '\r') {
+			*s++ = '\0';
+		}
+		if (*s == '\0') {
+			return n;
+		}
+		if (n == max) {
+			return -1;
+		}
+		tok[n++] = s;
+		while (*s != '\0' && *s != ' ' && *s != '\t' && *s != '\n' && *s != '\r') {
+			++s;
+		}
+	}
+}
+
+static bool parse_onoff(const char *t, bool *out)
+{
+	if (strcmp(t, "on") == 0 || strcmp(t, "off") == 0) {
+		*out = t[1] == 'n';
+		return true;
+	}
+	return false;
+}
+
+static bool parse_vec(const char *t, f2d_vec2 *v)
+{
+	char x[64];
+	const char *comma = strchr(t, ',');
+	if (comma == NULL || (size_t)(comma - t) >= sizeof x) {
+		return false;
+	}
+	memcpy(x, t, (size_t)(comma - t));
+	x[comma - t] = '\0';
+	return parse_fix(x, &v->x) && parse_fix(comma + 1, &v->y);
+}
+
+static bool parse_joint_handle(char **tok, f2d_joint_id *j)
+{
+	uint32_t a, g;
+	if (!parse_u32(tok[0], &a) || !parse_u32(tok[1], &g) || a > INT32_MAX) {
+		return false;
+	}
+	j->index1 = (int32_t)a;
+	j->generation = g;
+	return true;
+}
+
+/* fix16 values tok[0..n) into out */
+static bool parse_fixes(char **tok, int n, fix16_t *out)
+{
+	for (int i = 0; i < n; ++i) {
+		if (!parse_fix(tok[i], &out[i])) {
+			return false;
+		}
+	}
+	return true;
+}
+
+/* One KEY=VALUE of a joint line: the field of the def it names, by type. */
+typedef struct joint_key {
+	const char *key;
+	char kind; /* 'f' fix16, 'v' vector, 'b' on|off */
+	void *field;
+} joint_key;
+
+static int joint_keys(f2d_joint_spawn *js, joint_key *k)
+{
+	int n = 0;
+#define KEY(NAME, KIND, FIELD) (k[n].key = (NAME), k[n].kind = (KIND), k[n++].field = (FIELD))
+	switch (js->type) {
+	case F2D_REVOLUTE_JOINT: {
+		f2d_revolute_joint_def *d = &js->def.revolute;
+		KEY("anchor_a", 'v', &d->local_anchor_a);
+		KEY("anchor_b", 'v', &d->local_anchor_b);
+		KEY("ref", 'f', &d->reference_angle);
+		KEY("limit", 'b', &d->enable_limit);
+		KEY("lower", 'f', &d->lower_angle);
+		KEY("upper", 'f', &d->upper_angle);
+		KEY("motor", 'b', &d->enable_motor);
+		KEY("speed", 'f', &d->motor_speed);
+		KEY("max_torque", 'f', &d->max_motor_torque);
+		KEY("collide", 'b', &d->collide_connected);
+		break;
+	}
+	case F2D_DISTANCE_JOINT: {
+		f2d_distance_joint_def *d = &js->def.distance;
+		KEY("anchor_a", 'v', &d->local_anchor_a);
+		KEY("anchor_b", 'v', &d->local_anchor_b);
+		KEY("length", 'f', &d->length);
+		KEY("spring", 'b', &d->enable_spring);
+		KEY("hertz", 'f', &d->hertz);
+		KEY("damping", 'f', &d->damping_ratio);
+		KEY("limit", 'b', &d->enable_limit);
+		KEY("min", 'f', &d->min_length);
+		KEY("max", 'f', &d->max_length);
+		KEY("motor", 'b', &d->enable_motor);
+		KEY("speed", 'f', &d->motor_speed);
+		KEY("max_force", 'f', &d->max_motor_force);
+		KEY("collide", 'b', &d->collide_connected);
+		break;
+	}
+	case F2D_PRISMATIC_JOINT: {
+		f2d_prismatic_joint_def *d = &js->def.prismatic;
+		KEY("anchor_a", 'v', &d->local_anchor_a);
+		KEY("anchor_b", 'v', &d->local_anchor_b);
+		KEY("axis", 'v', &d->local_axis_a);
+		KEY("ref", 'f', &d->reference_angle);
+		KEY("spring", 'b', &d->enable_spring);
+		KEY("hertz", 'f', &d->hertz);
+		KEY("damping", 'f', &d->damping_ratio);
+		KEY("limit", 'b', &d->enable_limit);
+		KEY("lower", 'f', &d->lower_translation);
+		KEY("upper", 'f', &d->upper_translation);
+		KEY("motor", 'b', &d->enable_motor);
+		KEY("speed", 'f', &d->motor_speed);
+		KEY("max_force", 'f', &d->max_motor_force);
+		KEY("collide", 'b', &d->collide_connected);
+		break;
+	}
+	case F2D_WELD_JOINT: {
+		f2d_weld_joint_def *d = &js->def.weld;
+		KEY("anchor_a", 'v', &d->local_anchor_a);
+		KEY("anchor_b", 'v', &d->local_anchor_b);
+		KEY("ref", 'f', &d->reference_angle);
+		KEY("linear_hertz", 'f', &d->linear_hertz);
+		KEY("linear_damping", 'f', &d->linear_damping_ratio);
+		KEY("angular_hertz", 'f', &d->angular_hertz);
+		KEY("angular_damping", 'f', &d->angular_damping_ratio);
+		KEY("collide", 'b', &d->collide_connected);
+		break;
+	}
+	case F2D_WHEEL_JOINT: {
+		f2d_wheel_joint_def *d = &js->def.wheel;
+		KEY("anchor_a", 'v', &d->local_anchor_a);
+		KEY("anchor_b", 'v', &d->local_anchor_b);
+		KEY("axis", 'v', &d->local_axis_a);
+		KEY("spring", 'b', &d->enable_spring);
+		KEY("hertz", 'f', &d->hertz);
+		KEY("damping", 'f', &d->damping_ratio);
+		KEY("limit", 'b', &d->enable_limit);
+		KEY("lower", 'f', &d->lower_translation);
+		KEY("upper", 'f', &d->upper_translation);
+		KEY("motor", 'b', &d->enable_motor);
+		KEY("speed", 'f', &d->motor_speed);
+		KEY("max_torque", 'f', &d->max_motor_torque);
+		KEY("collide", 'b', &d->collide_connected);
+		break;
+	}
+	case F2D_MOTOR_JOINT: {
+		f2d_motor_joint_def *d = &js->def.motor;
+		KEY("offset", 'v', &d->linear_offset);
+		KEY("angle", 'f', &d->angular_offset);
+		KEY("max_force", 'f', &d->max_force);
+		KEY("max_torque", 'f', &d->max_torque);
+		KEY("correction", 'f', &d->correction_factor);
+		KEY("collide", 'b', &d->collide_connected);
+		break;
+	}
+	default: {
+		f2d_mouse_joint_def *d = &js->def.mouse;
+		KEY("target", 'v', &d->target);
+		KEY("hertz", 'f', &d->hertz);
+		KEY("damping", 'f', &d->damping_ratio);
+		KEY("max_force", 'f', &d->max_force);
+		KEY("collide", 'b', &d->collide_connected);
+		break;
+	}
+	}
+#undef KEY
+	return n;
+}
+
+static const char *const joint_type_names[7] = {"revolute", "distance", "prismatic", "weld",
+                                                "wheel",    "motor",    "mouse"};
+
+/* A joint line: tok = TYPE BODY_A GEN_A BODY_B GEN_B KEY=VALUE... */
+static bool parse_joint(char **tok, int nt, f2d_command *c)
+{
+	int type = -1;
+	for (int t = 0; t < 7; ++t) {
+		if (nt >= 5 && strcmp(tok[0], joint_type_names[t]) == 0) {
+			type = t;
+		}
+	}
+	if (type < 0) {
+		return false;
+	}
+	f2d_command k = f2d_default_joint_command((f2d_joint_type)type, c->player, c->sequence);
+	f2d_joint_id a, b;
+	if (!parse_joint_handle(tok + 1, &a) || !parse_joint_handle(tok + 3, &b)) {
+		return false;
+	}
+	/* body_a and body_b are the first fields of every def */
+	f2d_body_id *bodies = (f2d_body_id *)&k.u.create_joint.def;
+	bodies[0].index1 = a.index1;
+	bodies[0].generation = a.generation;
+	bodies[1].index1 = b.index1;
+	bodies[1].generation = b.generation;
+	joint_key keys[16];
+	int nk = joint_keys(&k.u.create_joint, keys);
+	for (int i = 5; i < nt; ++i) {
+		char *eq = strchr(tok[i], '=');
+		if (eq == NULL) {
+			return false;
+		}
+		*eq = '\0';
+		int found = -1;
+		for (int j = 0; j < nk; ++j) {
+			if (strcmp(tok[i], keys[j].key) == 0) {
+				found = j;
+			}
+		}
+		if (found < 0) {
+			return false;
+		}
+		bool okv = keys[found].kind == 'f'   ? parse_fix(eq + 1, (fix16_t *)keys[found].field)
+		           : keys[found].kind == 'v' ? parse_vec(eq + 1, (f2d_vec2 *)keys[found].field)
+		                                     : parse_onoff(eq + 1, (bool *)keys[found].field);
+		if (!okv) {
+			return false;
+		}
+	}
+	*c = k;
+	return true;
+}
+
+/* 1: a format-3 line parsed into *c; 0: not one (the older kinds); -1: a bad format-3 line. */
+static int parse_format3(const char *line, f2d_command *c, uint16_t *seqs)
+{
+	char copy[1024];
+	snprintf(copy, sizeof copy, "%s", line);
+	char *tok[64];
+	int nt = split_tokens(copy, tok, 64);
+	uint32_t player;
+	if (nt < 3 || !parse_u32(tok[1], &player) || player > 255) {
+		return nt < 0 ? -1 : 0;
+	}
+	const char *kind = tok[2];
+	char **v = tok + 3;
+	int nv = nt - 3;
+	static const struct {
+		const char *name;
+		f2d_command_type type;
+		int values; /* after the handle: fix16 values (an on|off first when flag) */
+		bool flag;
+	} setters[] = {{"destroy_joint", F2D_CMD_DESTROY_JOINT, 0, false},
+	               {"joint_motor", F2D_CMD_SET_JOINT_MOTOR, 2, true},
+	               {"spring", F2D_CMD_SET_JOINT_SPRING, 2, true},
+	               {"weld_springs", F2D_CMD_SET_WELD_SPRINGS, 4, false},
+	               {"limits", F2D_CMD_SET_JOINT_LIMITS, 2, true},
+	               {"length", F2D_CMD_SET_DISTANCE_LENGTH, 1, false},
+	               {"mouse_target", F2D_CMD_SET_MOUSE_TARGET, 2, false},
+	               {"mouse_force", F2D_CMD_SET_MOUSE_MAX_FORCE, 1, false},
+	               {"offsets", F2D_CMD_SET_MOTOR_JOINT_OFFSETS, 3, false},
+	               {"motor_max", F2D_CMD_SET_MOTOR_JOINT_MAX, 2, false},
+	               {"correction", F2D_CMD_SET_MOTOR_JOINT_CORRECTION, 1, false}};
+	f2d_command k;
+	bool known = false, good = false;
+	for (size_t i = 0; i < sizeof setters / sizeof setters[0] && !known; ++i) {
+		if (strcmp(kind, setters[i].name) != 0) {
+			continue;
+		}
+		known = true;
+		int flag = setters[i].flag ? 1 : 0;
+		f2d_joint_id j;
+		bool on = false;
+		fix16_t x[4] = {0, 0, 0, 0};
+		if (nv != 2 + flag + setters[i].values || !parse_joint_handle(v, &j) ||
+		    (flag && !parse_onoff(v[2], &on)) || !parse_fixes(v + 2 + flag, setters[i].values, x)) {
+			break;
+		}
+		k = f2d_default_command(setters[i].type, (uint8_t)player, 0);
+		/* each setter's struct starts with the joint handle (input.h) */
+		k.u.destroy_joint.joint = j;
+		switch (setters[i].type) {
+		case F2D_CMD_SET_JOINT_MOTOR:
+			k.u.joint_motor.enable = on;
+			k.u.joint_motor.speed = x[0];
+			k.u.joint_motor.max_force = x[1];
+			break;
+		case F2D_CMD_SET_JOINT_SPRING:
+			k.u.spring.enable = on;
+			k.u.spring.hertz = x[0];
+			k.u.spring.damping_ratio = x[1];
+			break;
+		case F2D_CMD_SET_WELD_SPRINGS:
+			k.u.weld_springs.linear_hertz = x[0];
+			k.u.weld_springs.linear_damping_ratio = x[1];
+			k.u.weld_springs.angular_hertz = x[2];
+			k.u.weld_springs.angular_damping_ratio = x[3];
+			break;
+		case F2D_CMD_SET_JOINT_LIMITS:
+			k.u.limits.enable = on;
+			k.u.limits.lower = x[0];
+			k.u.limits.upper = x[1];
+			break;
+		case F2D_CMD_SET_DISTANCE_LENGTH: k.u.length.length = x[0]; break;
+		case F2D_CMD_SET_MOUSE_TARGET:
+			k.u.mouse_target.target.x = x[0];
+			k.u.mouse_target.target.y = x[1];
+			break;
+		case F2D_CMD_SET_MOUSE_MAX_FORCE: k.u.mouse_max_force.force = x[0]; break;
+		case F2D_CMD_SET_MOTOR_JOINT_OFFSETS:
+			k.u.offsets.linear.x = x[0];
+			k.u.offsets.linear.y = x[1];
+			k.u.offsets.angular = x[2];
+			break;
+		case F2D_CMD_SET_MOTOR_JOINT_MAX:
+			k.u.motor_max.max_force = x[0];
+			k.u.motor_max.max_torque = x[1];
+			break;
+		case F2D_CMD_SET_MOTOR_JOINT_CORRECTION: k.u.correction.factor = x[0]; break;
+		default: break;
+		}
+		good = true;
+	}
+	if (!known && strcmp(kind, "joint") == 0) {
+		known = true;
+		k.player = (uint8_t)player;
+		good = parse_joint(v, nv, &k);
+	}
+	if (!known && (strcmp(kind, "capsule") == 0 || strcmp(kind, "segment") == 0)) {
+		known = true;
+		bool capsule = kind[0] == 'c';
+		fix16_t x[7];
+		if (nv == (capsule ? 7 : 6) && parse_fixes(v, nv, x)) {
+			k = f2d_default_command(F2D_CMD_CREATE_BODY, (uint8_t)player, 0);
+			f2d_spawn *sp = &k.u.create;
+			if (capsule) {
+				sp->kind = F2D_SPAWN_CAPSULE;
+				sp->capsule.center1 = (f2d_vec2){x[0], x[1]};
+				sp->capsule.center2 = (f2d_vec2){x[2], x[3]};
+				sp->capsule.radius = x[4];
+				sp->body.position = (f2d_vec2){x[5], x[6]};
+			} else {
+				sp->kind = F2D_SPAWN_SEGMENT;
+				sp->body.type = F2D_STATIC_BODY;
+				sp->segment.point1 = (f2d_vec2){x[0], x[1]};
+				sp->segment.point2 = (f2d_vec2){x[2], x[3]};
+				sp->body.position = (f2d_vec2){x[4], x[5]};
+			}
+			good = true;
+		}
+	}
+	if (!known && strcmp(kind, "chain") == 0) {
+		known = true;
+		fix16_t x[2 + 2 * F2D_SPAWN_MAX_CHAIN_POINTS];
+		int points = (nv - 3) / 2;
+		if (nv >= 1 + 2 + 4 && (nv - 3) % 2 == 0 && points <= F2D_SPAWN_MAX_CHAIN_POINTS &&
+		    (strcmp(v[0], "open") == 0 || strcmp(v[0], "loop") == 0) &&
+		    parse_fixes(v + 1, nv - 1, x)) {
+			k = f2d_default_command(F2D_CMD_CREATE_BODY, (uint8_t)player, 0);
+			f2d_spawn *sp = &k.u.create;
+			sp->kind = F2D_SPAWN_CHAIN;
+			sp->body.type = F2D_STATIC_BODY;
+			sp->body.position = (f2d_vec2){x[0], x[1]};
+			sp->loop = v[0][0] == 'l';
+			sp->count = points;
+			for (int i = 0; i < points; ++i) {
+				sp->points[i] = (f2d_vec2){x[2 + 2 * i], x[3 + 2 * i]};
+			}
+			good = true;
+		}
+	}
+	if (!known) {
+		return 0;
+	}
+	if (!good) {
+		return -1;
+	}
+	k.player = (uint8_t)player;
+	k.sequence = seqs[player]++;
+	*c = k;
+	return 1;
+}
+
 static bool parse_command(file_inputs *in, f2d_command *c, uint16_t *seqs)
 {
+	int f3 = parse_format3(in->line, c, seqs);
+	if (f3 != 0) {
+		return f3 == 1;
+	}
 	char tok[12][64];
 	int nt = sscanf(in->line, "%63s %63s %63s %63s %63s %63s %63s %63s %63s %63s %63s %63s",
 	                tok[0], tok[1], tok[2], tok[3], tok[4], tok[5], tok[6], tok[7], tok[8],
@@ -558,7 +966,18 @@ int cmd_record(int argc, char **argv)
 			status = EXIT_USAGE;
 			break;
 		}
-		f2d_world_apply_commands(w, fr->commands, fr->count, NULL);
+		static f2d_command_result res[F2D_MAX_FRAME_COMMANDS];
+		f2d_world_apply_commands(w, fr->commands, fr->count, res);
+		/* a file's refused commands are named on stderr (they are recorded all the same:
+		 * a refused command is part of the inputs, and changes nothing) */
+		for (int32_t i = 0; i < fr->count && !random && inputs != NULL; ++i) {
+			if (res[i].result != F2D_OK) {
+				fprintf(stderr, "%s: %s: frame %ld: player %d sequence %d: %s refused (%s)\n",
+				        PROG, inputs, f, fr->commands[i].player, fr->commands[i].sequence,
+				        f2d_command_type_name(fr->commands[i].type),
+				        f2d_error_string(res[i].result));
+			}
+		}
 		f2d_world_step(w);
 		fr->has_hash = (f + 1) % hash_every == 0 || f + 1 == frames;
 		fr->hash = fr->has_hash ? f2d_world_hash(w) : 0;
@@ -858,13 +1277,15 @@ int cmd_info(int argc, char **argv)
 		f2r_close_read(&r);
 		return EXIT_FAILURE;
 	}
-	uint64_t per_player[256];
+	uint64_t per_player[256], per_type[F2D_CMD_LAST + 1];
 	memset(per_player, 0, sizeof per_player);
+	memset(per_type, 0, sizeof per_type);
 	uint32_t hashes = 0;
 	f2r_status st;
 	while ((st = f2r_read_frame(&r, fr)) == F2R_OK) {
 		for (int32_t i = 0; i < fr->count; ++i) {
 			per_player[fr->commands[i].player]++;
+			per_type[fr->commands[i].type]++; /* decode accepted only known types */
 		}
 		hashes += fr->has_hash ? 1u : 0u;
 	}
@@ -907,6 +1328,18 @@ int cmd_info(int argc, char **argv)
 				printf("player %d inputs %" PRIu64 "\n", p, per_player[p]);
 			}
 		}
+		/* the commands by type, named as f2d_command_type_name, in type order */
+		const char *sep = "commands";
+		for (int t = 1; t <= F2D_CMD_LAST; ++t) {
+			if (per_type[t] > 0) {
+				printf("%s %s %" PRIu64, sep, f2d_command_type_name((uint8_t)t),
+				       per_type[t]);
+				sep = ",";
+			}
+		}
+		if (sep[0] == ',') {
+			printf("\n");
+		}
 	}
 	free(fr);
 	f2r_close_read(&r);
@@ -931,6 +1364,40 @@ static bool same_inputs(const f2r_frame *a, const f2r_frame *b)
 		}
 	}
 	return true;
+}
+
+/* The first command of a frame whose bytes differ, named (f2d_command_type_name). */
+static void print_input_difference(const f2r_frame *a, const f2r_frame *b, const char *na,
+                                   const char *nb)
+{
+	uint8_t ba[F2D_COMMAND_MAX_BYTES], bb[F2D_COMMAND_MAX_BYTES];
+	int32_t n = a->count > b->count ? a->count : b->count;
+	for (int32_t i = 0; i < n; ++i) {
+		size_t la = 0, lb = 0;
+		if (i < a->count) {
+			f2d_command_encode(&a->commands[i], ba, sizeof ba, &la);
+		}
+		if (i < b->count) {
+			f2d_command_encode(&b->commands[i], bb, sizeof bb, &lb);
+		}
+		if (la == lb && memcmp(ba, bb, la) == 0) {
+			continue;
+		}
+		printf("  input %d:", (int)i);
+		if (i < a->count) {
+			printf(" %s player %d sequence %d %s", na, a->commands[i].player,
+			       a->commands[i].sequence, f2d_command_type_name(a->commands[i].type));
+		} else {
+			printf(" %s none", na);
+		}
+		if (i < b->count) {
+			printf(", %s player %d sequence %d %s\n", nb, b->commands[i].player,
+			       b->commands[i].sequence, f2d_command_type_name(b->commands[i].type));
+		} else {
+			printf(", %s none\n", nb);
+		}
+		return;
+	}
 }
 
 /* Same start world: the same scene, or byte-identical start snapshots (labels are ignored). */
@@ -1215,6 +1682,9 @@ int cmd_diff_replays(const char *path_a, const char *path_b, const diff_options 
 		}
 		printf("DIFFER at frame %ld:%s%s\n", frame, inputs_differ ? " inputs" : "",
 		       hashes_differ || states_differ || phase >= 0 ? " hashes" : "");
+		if (inputs_differ) {
+			print_input_difference(fa, fb, na, nb);
+		}
 		uint64_t rec_a = fa->hash, rec_b = fb->hash;
 		recorded xa, xb;
 		memset(&xa, 0, sizeof xa);

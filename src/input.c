@@ -18,13 +18,118 @@ f2d_command f2d_default_command(f2d_command_type type, uint8_t player, uint16_t 
 		c.u.create.kind = F2D_SPAWN_BOX;
 		c.u.create.half_extents = f2d_v(F2D_MILLI(500), F2D_MILLI(500));
 	}
+	if (type == F2D_CMD_CREATE_JOINT) {
+		c.u.create_joint.type = F2D_REVOLUTE_JOINT;
+		c.u.create_joint.def.revolute = f2d_default_revolute_joint_def();
+	}
+	return c;
+}
+
+f2d_command f2d_default_joint_command(f2d_joint_type type, uint8_t player, uint16_t sequence)
+{
+	f2d_command c = f2d_default_command(F2D_CMD_CREATE_JOINT, player, sequence);
+	memset(&c.u.create_joint, 0, sizeof c.u.create_joint);
+	c.u.create_joint.type = (uint8_t)type;
+	switch (type) {
+	case F2D_REVOLUTE_JOINT:
+		c.u.create_joint.def.revolute = f2d_default_revolute_joint_def();
+		break;
+	case F2D_DISTANCE_JOINT:
+		c.u.create_joint.def.distance = f2d_default_distance_joint_def();
+		break;
+	case F2D_PRISMATIC_JOINT:
+		c.u.create_joint.def.prismatic = f2d_default_prismatic_joint_def();
+		break;
+	case F2D_WELD_JOINT: c.u.create_joint.def.weld = f2d_default_weld_joint_def(); break;
+	case F2D_WHEEL_JOINT: c.u.create_joint.def.wheel = f2d_default_wheel_joint_def(); break;
+	case F2D_MOTOR_JOINT: c.u.create_joint.def.motor = f2d_default_motor_joint_def(); break;
+	case F2D_MOUSE_JOINT: c.u.create_joint.def.mouse = f2d_default_mouse_joint_def(); break;
+	default: break;
+	}
 	return c;
 }
 
 /* ---- applying ---- */
 
+/* A static or kinematic body with a chain (format 3), all or nothing: everything
+ * f2d_create_body and f2d_create_chain could refuse is checked, and every array they grow is
+ * grown (which changes no state), before the body is made; then neither can fail. */
+static f2d_result spawn_chain(f2d_world *w, const f2d_spawn *sp, f2d_body_id *out)
+{
+	const char *what = "create body command (chain)";
+	int32_t n = sp->count;
+	if (sp->body.type == F2D_DYNAMIC_BODY) {
+		return f2d_set_error(w, F2D_ERROR_INVALID_VALUE,
+		                     "%s: a chain has no mass: static and kinematic bodies only", what);
+	}
+	if (sp->shape.is_sensor) {
+		return f2d_set_error(w, F2D_ERROR_INVALID_VALUE, "%s: a chain is not a sensor", what);
+	}
+	if (n < 2 || n > F2D_SPAWN_MAX_CHAIN_POINTS || (sp->loop && n < 3)) {
+		return f2d_set_error(w, F2D_ERROR_INVALID_VALUE,
+		                     "%s: count %d: need 2..%d points (3.. for a loop)", what, (int)n,
+		                     F2D_SPAWN_MAX_CHAIN_POINTS);
+	}
+	int32_t edges = sp->loop ? n : n - 1;
+	/* f2d_create_chain's point checks: every point is an end of some edge */
+	for (int32_t i = 0; i < edges; ++i) {
+		if (!f2d_segment_ok(sp->points[i], sp->points[(i + 1) % n])) {
+			return f2d_set_error(w, F2D_ERROR_INVALID_VALUE,
+			                     "%s: points %d and %d must lie within 512 m of the body "
+			                     "origin and >= 0.005 m apart",
+			                     what, (int)i, (int)((i + 1) % n));
+		}
+	}
+	if (sp->shape.friction < 0 || sp->shape.friction > F2D_FIX(4) || sp->shape.restitution < 0 ||
+	    sp->shape.restitution > F2D_ONE) {
+		return f2d_set_error(w, F2D_ERROR_INVALID_VALUE,
+		                     "%s: friction must be in [0, 4], restitution in [0, 1]", what);
+	}
+	f2d_id_pool *pool = &w->shape_ids;
+	int32_t fresh = edges > pool->free_count ? edges - pool->free_count : 0;
+	if ((int64_t)pool->next + fresh > F2D_MAX_OBJECTS) {
+		return f2d_set_error(w, F2D_ERROR_CAPACITY, "%s: more than %d shapes", what,
+		                     F2D_MAX_OBJECTS);
+	}
+	int32_t nb = w->body_ids.next + 1;
+	if (!f2d_grow(w, (void **)&w->bodies, &w->body_capacity, nb, sizeof(f2d_body)) ||
+	    !f2d_grow(w, (void **)&w->body_ids.free_ids, &w->body_ids.free_capacity, nb,
+	              sizeof(int32_t)) ||
+	    !f2d_grow(w, (void **)&pool->free_ids, &pool->free_capacity, pool->next + fresh,
+	              sizeof(int32_t)) ||
+	    !f2d_grow(w, (void **)&w->shapes, &w->shape_capacity, pool->next + fresh,
+	              sizeof(f2d_shape))) {
+		return f2d_set_error(w, F2D_ERROR_OUT_OF_MEMORY, "%s: allocator returned NULL", what);
+	}
+	f2d_body_id id;
+	f2d_result r = f2d_create_body(w, &sp->body, &id); /* validates the body def */
+	if (r != F2D_OK) {
+		return r;
+	}
+	f2d_chain_def cd = f2d_default_chain_def();
+	cd.points = sp->points;
+	cd.count = n;
+	cd.loop = sp->loop;
+	cd.friction = sp->shape.friction;
+	cd.restitution = sp->shape.restitution;
+	cd.filter = sp->shape.filter;
+	cd.user_data = sp->shape.user_data;
+	cd.enable_contact_events = sp->shape.enable_contact_events;
+	cd.enable_sensor_events = sp->shape.enable_sensor_events;
+	r = f2d_create_chain(w, id, &cd, NULL, 0);
+	if (r != F2D_OK) {
+		f2d_destroy_body(w, id); /* unreachable: everything was checked above */
+		return r;
+	}
+	*out = id;
+	return F2D_OK;
+}
+
 static f2d_result spawn(f2d_world *w, const f2d_spawn *sp, f2d_body_id *out)
 {
+	if (sp->kind == F2D_SPAWN_CHAIN) {
+		return spawn_chain(w, sp, out);
+	}
 	f2d_shape proto;
 	memset(&proto, 0, sizeof proto);
 	f2d_result r = F2D_OK;
@@ -47,12 +152,74 @@ static f2d_result spawn(f2d_world *w, const f2d_spawn *sp, f2d_body_id *out)
 		proto.capsule = sp->capsule;
 		r = f2d_capsule_ok(&sp->capsule) ? F2D_OK : F2D_ERROR_INVALID_VALUE;
 		break;
+	case F2D_SPAWN_SEGMENT:
+		if (sp->body.type == F2D_DYNAMIC_BODY) {
+			return f2d_set_error(w, F2D_ERROR_INVALID_VALUE,
+			                     "create body command: a segment has no mass: static and "
+			                     "kinematic bodies only");
+		}
+		proto.type = F2D_SEGMENT_SHAPE;
+		proto.capsule.center1 = sp->segment.point1;
+		proto.capsule.center2 = sp->segment.point2;
+		r = f2d_segment_ok(sp->segment.point1, sp->segment.point2) ? F2D_OK
+		                                                            : F2D_ERROR_INVALID_VALUE;
+		break;
 	default: r = F2D_ERROR_INVALID_VALUE; break;
 	}
 	if (r != F2D_OK) {
 		return f2d_set_error(w, r, "create body command: invalid shape");
 	}
 	return f2d_spawn_body(w, &sp->body, &sp->shape, &proto, out);
+}
+
+static f2d_result create_joint(f2d_world *w, const f2d_joint_spawn *js, f2d_joint_id *out)
+{
+	f2d_joint_id id = {0, 0};
+	f2d_result r;
+	switch (js->type) {
+	case F2D_REVOLUTE_JOINT: r = f2d_create_revolute_joint(w, &js->def.revolute, &id); break;
+	case F2D_DISTANCE_JOINT: r = f2d_create_distance_joint(w, &js->def.distance, &id); break;
+	case F2D_PRISMATIC_JOINT:
+		r = f2d_create_prismatic_joint(w, &js->def.prismatic, &id);
+		break;
+	case F2D_WELD_JOINT: r = f2d_create_weld_joint(w, &js->def.weld, &id); break;
+	case F2D_WHEEL_JOINT: r = f2d_create_wheel_joint(w, &js->def.wheel, &id); break;
+	case F2D_MOTOR_JOINT: r = f2d_create_motor_joint(w, &js->def.motor, &id); break;
+	case F2D_MOUSE_JOINT: r = f2d_create_mouse_joint(w, &js->def.mouse, &id); break;
+	default:
+		return f2d_set_error(w, F2D_ERROR_INVALID_VALUE,
+		                     "create joint command: unknown joint type %d", js->type);
+	}
+	if (r == F2D_OK) {
+		*out = id;
+	}
+	return r;
+}
+
+/* Limits of the joints that have them, each through its own setter. A distance joint's are
+ * its length range: f2d_distance_joint_set_length_range validates and sets both lengths, then
+ * f2d_distance_joint_enable_limit (which cannot fail on a distance joint) the flag. */
+static f2d_result set_limits(f2d_world *w, f2d_joint_id j, bool enable, fix16_t lower,
+                             fix16_t upper)
+{
+	f2d_joint_type type;
+	if (f2d_joint_get_type(w, j, &type) != F2D_OK) {
+		return f2d_set_error(w, F2D_ERROR_INVALID_HANDLE,
+		                     "set joint limits command: null, stale or foreign joint handle");
+	}
+	switch (type) {
+	case F2D_REVOLUTE_JOINT: return f2d_revolute_joint_set_limits(w, j, enable, lower, upper);
+	case F2D_PRISMATIC_JOINT: return f2d_prismatic_joint_set_limits(w, j, enable, lower, upper);
+	case F2D_WHEEL_JOINT: return f2d_wheel_joint_set_limits(w, j, enable, lower, upper);
+	case F2D_DISTANCE_JOINT: {
+		f2d_result r = f2d_distance_joint_set_length_range(w, j, lower, upper);
+		return r != F2D_OK ? r : f2d_distance_joint_enable_limit(w, j, enable);
+	}
+	default:
+		return f2d_set_error(w, F2D_ERROR_INVALID_HANDLE,
+		                     "set joint limits command: a weld, motor or mouse joint has no "
+		                     "limits");
+	}
 }
 
 static f2d_result apply_one(f2d_world *w, const f2d_command *c, f2d_command_result *res)
@@ -99,7 +266,7 @@ static f2d_result apply_one(f2d_world *w, const f2d_command *c, f2d_command_resu
 		}
 		f2d_revolute_joint_set_motor_speed(w, j, c->u.motor.speed);
 		f2d_revolute_joint_set_max_motor_torque(w, j, c->u.motor.max_torque);
-		return f2d_revolute_joint_enable_motor(w, j, c->u.motor.enable);
+		return f2d_revolute_joint_enable_motor(w, j, c->u.motor.enable); /* refuses others */
 	}
 	case F2D_CMD_PAYLOAD: return F2D_OK;
 	/* format 2: each one is one public setter, which validates and changes nothing on a
@@ -116,6 +283,40 @@ static f2d_result apply_one(f2d_world *w, const f2d_command *c, f2d_command_resu
 	case F2D_CMD_SET_FIXED_ROTATION:
 		return f2d_body_set_fixed_rotation(w, c->u.fixed_rotation.body,
 		                                   c->u.fixed_rotation.fixed);
+	/* format 3: joints, each through its public function (which validates, sets a message
+	 * and changes nothing on a refusal) */
+	case F2D_CMD_CREATE_JOINT: return create_joint(w, &c->u.create_joint, &res->created_joint);
+	case F2D_CMD_DESTROY_JOINT: return f2d_destroy_joint(w, c->u.destroy_joint.joint);
+	case F2D_CMD_SET_JOINT_MOTOR:
+		return f2d_joint_set_motor(w, c->u.joint_motor.joint, c->u.joint_motor.enable,
+		                           c->u.joint_motor.speed, c->u.joint_motor.max_force);
+	case F2D_CMD_SET_JOINT_SPRING:
+		return f2d_joint_set_spring(w, c->u.spring.joint, c->u.spring.enable,
+		                            c->u.spring.hertz, c->u.spring.damping_ratio);
+	case F2D_CMD_SET_WELD_SPRINGS:
+		return f2d_weld_joint_set_springs(
+		    w, c->u.weld_springs.joint, c->u.weld_springs.linear_hertz,
+		    c->u.weld_springs.linear_damping_ratio, c->u.weld_springs.angular_hertz,
+		    c->u.weld_springs.angular_damping_ratio);
+	case F2D_CMD_SET_JOINT_LIMITS:
+		return set_limits(w, c->u.limits.joint, c->u.limits.enable, c->u.limits.lower,
+		                  c->u.limits.upper);
+	case F2D_CMD_SET_DISTANCE_LENGTH:
+		return f2d_distance_joint_set_length(w, c->u.length.joint, c->u.length.length);
+	case F2D_CMD_SET_MOUSE_TARGET:
+		return f2d_mouse_joint_set_target(w, c->u.mouse_target.joint, c->u.mouse_target.target);
+	case F2D_CMD_SET_MOUSE_MAX_FORCE:
+		return f2d_mouse_joint_set_max_force(w, c->u.mouse_max_force.joint,
+		                                     c->u.mouse_max_force.force);
+	case F2D_CMD_SET_MOTOR_JOINT_OFFSETS:
+		return f2d_motor_joint_set_offsets(w, c->u.offsets.joint, c->u.offsets.linear,
+		                                   c->u.offsets.angular);
+	case F2D_CMD_SET_MOTOR_JOINT_MAX:
+		return f2d_motor_joint_set_max(w, c->u.motor_max.joint, c->u.motor_max.max_force,
+		                               c->u.motor_max.max_torque);
+	case F2D_CMD_SET_MOTOR_JOINT_CORRECTION:
+		return f2d_motor_joint_set_correction_factor(w, c->u.correction.joint,
+		                                             c->u.correction.factor);
 	default: return F2D_ERROR_INVALID_VALUE;
 	}
 }
@@ -125,7 +326,10 @@ const char *f2d_command_type_name(uint8_t type)
 	static const char *const names[F2D_CMD_LAST + 1] = {
 	    NULL,          "apply_force",  "apply_impulse", "set_velocity",      "create_body",
 	    "destroy_body", "set_motor",   "payload",       "set_filter",        "set_body_type",
-	    "set_gravity_scale", "set_damping", "set_fixed_rotation"};
+	    "set_gravity_scale", "set_damping", "set_fixed_rotation", "create_joint",
+	    "destroy_joint", "set_joint_motor", "set_joint_spring", "set_weld_springs",
+	    "set_joint_limits", "set_distance_length", "set_mouse_target", "set_mouse_max_force",
+	    "set_motor_joint_offsets", "set_motor_joint_max", "set_motor_joint_correction"};
 	return type <= F2D_CMD_LAST ? names[type] : NULL;
 }
 
@@ -171,7 +375,7 @@ f2d_result f2d_world_apply_commands(f2d_world *w, const f2d_command *cmds, int32
 	}
 	for (int32_t i = 0; i < count; ++i) {
 		int32_t k = order[i];
-		f2d_command_result local = {F2D_OK, {0, 0}};
+		f2d_command_result local = {F2D_OK, {0, 0}, {0, 0}};
 		local.result = apply_one(w, &cmds[k], &local);
 		if (results != NULL) {
 			results[k] = local;
@@ -258,6 +462,17 @@ static bool ext_is_default(const f2d_spawn *s)
 	       s->body.angular_damping == bd.angular_damping;
 }
 
+/* Format 3's commands are described once (format3_fields) for both directions: with o->w set
+ * each field is written, with o->r set it is read. A flag is a byte 0 or 1 (anything else is
+ * refused when read: o->bad), so every accepted byte string is the encoding of its command. */
+struct rbuf;
+typedef struct io {
+	wbuf *w;
+	struct rbuf *r;
+	bool bad;
+} io;
+static bool format3_fields(io *o, f2d_command *c);
+
 f2d_result f2d_command_encode(const f2d_command *c, uint8_t *buf, size_t cap, size_t *written)
 {
 	if (c == NULL || buf == NULL || written == NULL) {
@@ -282,9 +497,12 @@ f2d_result f2d_command_encode(const f2d_command *c, uint8_t *buf, size_t cap, si
 		break;
 	case F2D_CMD_CREATE_BODY: {
 		const f2d_spawn *s = &c->u.create;
-		if (s->kind > F2D_SPAWN_CAPSULE ||
+		if (s->kind > F2D_SPAWN_CHAIN ||
 		    (s->kind == F2D_SPAWN_POLYGON &&
 		     (s->count < 3 || s->count > F2D_MAX_POLYGON_VERTICES)) ||
+		    (s->kind == F2D_SPAWN_CHAIN &&
+		     (s->count < 2 || s->count > F2D_SPAWN_MAX_CHAIN_POINTS ||
+		      (s->loop && s->count < 3))) ||
 		    (uint32_t)s->body.type > (uint32_t)F2D_DYNAMIC_BODY) {
 			return F2D_ERROR_INVALID_VALUE;
 		}
@@ -314,6 +532,15 @@ f2d_result f2d_command_encode(const f2d_command *c, uint8_t *buf, size_t cap, si
 			wvec(&b, s->capsule.center1);
 			wvec(&b, s->capsule.center2);
 			w32(&b, (uint32_t)s->capsule.radius);
+		} else if (s->kind == F2D_SPAWN_SEGMENT) {
+			wvec(&b, s->segment.point1);
+			wvec(&b, s->segment.point2);
+		} else if (s->kind == F2D_SPAWN_CHAIN) {
+			w8(&b, (uint32_t)s->count);
+			w8(&b, s->loop ? 1u : 0u);
+			for (int32_t i = 0; i < s->count; ++i) {
+				wvec(&b, s->points[i]);
+			}
 		} else {
 			w8(&b, (uint32_t)s->count);
 			for (int32_t i = 0; i < s->count; ++i) {
@@ -375,7 +602,15 @@ f2d_result f2d_command_encode(const f2d_command *c, uint8_t *buf, size_t cap, si
 		wbody(&b, c->u.fixed_rotation.body);
 		w8(&b, c->u.fixed_rotation.fixed ? 1u : 0u);
 		break;
-	default: return F2D_ERROR_INVALID_VALUE;
+	default: {
+		/* format 3: one description of the layout for both directions */
+		f2d_command copy = *c;
+		io o = {&b, NULL, false};
+		if (!format3_fields(&o, &copy) || o.bad) {
+			return F2D_ERROR_INVALID_VALUE;
+		}
+		break;
+	}
 	}
 	if (b.overflow) {
 		return F2D_ERROR_CAPACITY;
@@ -389,6 +624,273 @@ typedef struct rbuf {
 	size_t len, pos;
 	bool short_read;
 } rbuf;
+static uint32_t r8(rbuf *b);
+static uint32_t r32(rbuf *b);
+
+static void io_u8(io *o, uint32_t *v)
+{
+	if (o->w != NULL) {
+		w8(o->w, *v);
+	} else {
+		*v = r8(o->r);
+	}
+}
+
+static void io_u32(io *o, uint32_t *v)
+{
+	if (o->w != NULL) {
+		w32(o->w, *v);
+	} else {
+		*v = r32(o->r);
+	}
+}
+
+static void io_fix(io *o, fix16_t *v)
+{
+	uint32_t u = (uint32_t)*v;
+	io_u32(o, &u);
+	*v = (fix16_t)u;
+}
+
+static void io_u64(io *o, uint64_t *v)
+{
+	uint32_t lo = (uint32_t)*v, hi = (uint32_t)(*v >> 32);
+	io_u32(o, &lo);
+	io_u32(o, &hi);
+	*v = (uint64_t)hi << 32 | lo;
+}
+
+static void io_vec(io *o, f2d_vec2 *v)
+{
+	io_fix(o, &v->x);
+	io_fix(o, &v->y);
+}
+
+static void io_handle(io *o, int32_t *index1, uint32_t *generation)
+{
+	uint32_t i = (uint32_t)*index1;
+	io_u32(o, &i);
+	*index1 = (int32_t)i;
+	io_u32(o, generation);
+}
+
+static void io_joint(io *o, f2d_joint_id *j)
+{
+	io_handle(o, &j->index1, &j->generation);
+}
+
+static void io_flag(io *o, bool *v)
+{
+	uint32_t u = *v ? 1u : 0u;
+	io_u8(o, &u);
+	if (u > 1u) {
+		o->bad = true; /* a flag is 0 or 1: one encoding */
+	}
+	*v = u == 1u;
+}
+
+/* The create-joint flags byte: which bits each joint type's def has (the others are 0). */
+enum { JF_COLLIDE = 1, JF_SPRING = 2, JF_LIMIT = 4, JF_MOTOR = 8 };
+static const uint8_t joint_flag_bits[7] = {
+    JF_COLLIDE | JF_LIMIT | JF_MOTOR,             /* revolute */
+    JF_COLLIDE | JF_SPRING | JF_LIMIT | JF_MOTOR, /* distance */
+    JF_COLLIDE | JF_SPRING | JF_LIMIT | JF_MOTOR, /* prismatic */
+    JF_COLLIDE,                                   /* weld */
+    JF_COLLIDE | JF_SPRING | JF_LIMIT | JF_MOTOR, /* wheel */
+    JF_COLLIDE,                                   /* motor */
+    JF_COLLIDE                                    /* mouse */
+};
+
+/* The fields every def has, and the flags byte. The bools a def lacks are dummies here. */
+static void io_joint_head(io *o, uint8_t type, f2d_body_id *a, f2d_body_id *b, uint64_t *user,
+                          bool *collide, bool *spring, bool *limit, bool *motor)
+{
+	uint32_t flags = (*collide ? JF_COLLIDE : 0u) | (*spring ? JF_SPRING : 0u) |
+	                 (*limit ? JF_LIMIT : 0u) | (*motor ? JF_MOTOR : 0u);
+	flags &= joint_flag_bits[type];
+	io_u8(o, &flags);
+	if ((flags & ~(uint32_t)joint_flag_bits[type]) != 0) {
+		o->bad = true; /* a bit this joint type does not have */
+	}
+	*collide = (flags & JF_COLLIDE) != 0;
+	*spring = (flags & JF_SPRING) != 0;
+	*limit = (flags & JF_LIMIT) != 0;
+	*motor = (flags & JF_MOTOR) != 0;
+	io_handle(o, &a->index1, &a->generation);
+	io_handle(o, &b->index1, &b->generation);
+	io_u64(o, user);
+}
+
+static bool io_create_joint(io *o, f2d_joint_spawn *js)
+{
+	uint32_t type = js->type;
+	io_u8(o, &type);
+	if (type > F2D_MOUSE_JOINT) {
+		return false;
+	}
+	js->type = (uint8_t)type;
+	bool none = false, none2 = false, none3 = false;
+	switch (type) {
+	case F2D_REVOLUTE_JOINT: {
+		f2d_revolute_joint_def *d = &js->def.revolute;
+		io_joint_head(o, js->type, &d->body_a, &d->body_b, &d->user_data,
+		              &d->collide_connected, &none, &d->enable_limit, &d->enable_motor);
+		io_vec(o, &d->local_anchor_a);
+		io_vec(o, &d->local_anchor_b);
+		io_fix(o, &d->reference_angle);
+		io_fix(o, &d->lower_angle);
+		io_fix(o, &d->upper_angle);
+		io_fix(o, &d->motor_speed);
+		io_fix(o, &d->max_motor_torque);
+		break;
+	}
+	case F2D_DISTANCE_JOINT: {
+		f2d_distance_joint_def *d = &js->def.distance;
+		io_joint_head(o, js->type, &d->body_a, &d->body_b, &d->user_data,
+		              &d->collide_connected, &d->enable_spring, &d->enable_limit,
+		              &d->enable_motor);
+		io_vec(o, &d->local_anchor_a);
+		io_vec(o, &d->local_anchor_b);
+		io_fix(o, &d->length);
+		io_fix(o, &d->hertz);
+		io_fix(o, &d->damping_ratio);
+		io_fix(o, &d->min_length);
+		io_fix(o, &d->max_length);
+		io_fix(o, &d->motor_speed);
+		io_fix(o, &d->max_motor_force);
+		break;
+	}
+	case F2D_PRISMATIC_JOINT: {
+		f2d_prismatic_joint_def *d = &js->def.prismatic;
+		io_joint_head(o, js->type, &d->body_a, &d->body_b, &d->user_data,
+		              &d->collide_connected, &d->enable_spring, &d->enable_limit,
+		              &d->enable_motor);
+		io_vec(o, &d->local_anchor_a);
+		io_vec(o, &d->local_anchor_b);
+		io_vec(o, &d->local_axis_a);
+		io_fix(o, &d->reference_angle);
+		io_fix(o, &d->hertz);
+		io_fix(o, &d->damping_ratio);
+		io_fix(o, &d->lower_translation);
+		io_fix(o, &d->upper_translation);
+		io_fix(o, &d->motor_speed);
+		io_fix(o, &d->max_motor_force);
+		break;
+	}
+	case F2D_WELD_JOINT: {
+		f2d_weld_joint_def *d = &js->def.weld;
+		io_joint_head(o, js->type, &d->body_a, &d->body_b, &d->user_data,
+		              &d->collide_connected, &none, &none2, &none3);
+		io_vec(o, &d->local_anchor_a);
+		io_vec(o, &d->local_anchor_b);
+		io_fix(o, &d->reference_angle);
+		io_fix(o, &d->linear_hertz);
+		io_fix(o, &d->linear_damping_ratio);
+		io_fix(o, &d->angular_hertz);
+		io_fix(o, &d->angular_damping_ratio);
+		break;
+	}
+	case F2D_WHEEL_JOINT: {
+		f2d_wheel_joint_def *d = &js->def.wheel;
+		io_joint_head(o, js->type, &d->body_a, &d->body_b, &d->user_data,
+		              &d->collide_connected, &d->enable_spring, &d->enable_limit,
+		              &d->enable_motor);
+		io_vec(o, &d->local_anchor_a);
+		io_vec(o, &d->local_anchor_b);
+		io_vec(o, &d->local_axis_a);
+		io_fix(o, &d->hertz);
+		io_fix(o, &d->damping_ratio);
+		io_fix(o, &d->lower_translation);
+		io_fix(o, &d->upper_translation);
+		io_fix(o, &d->motor_speed);
+		io_fix(o, &d->max_motor_torque);
+		break;
+	}
+	case F2D_MOTOR_JOINT: {
+		f2d_motor_joint_def *d = &js->def.motor;
+		io_joint_head(o, js->type, &d->body_a, &d->body_b, &d->user_data,
+		              &d->collide_connected, &none, &none2, &none3);
+		io_vec(o, &d->linear_offset);
+		io_fix(o, &d->angular_offset);
+		io_fix(o, &d->max_force);
+		io_fix(o, &d->max_torque);
+		io_fix(o, &d->correction_factor);
+		break;
+	}
+	default: { /* F2D_MOUSE_JOINT */
+		f2d_mouse_joint_def *d = &js->def.mouse;
+		io_joint_head(o, js->type, &d->body_a, &d->body_b, &d->user_data,
+		              &d->collide_connected, &none, &none2, &none3);
+		io_vec(o, &d->target);
+		io_fix(o, &d->hertz);
+		io_fix(o, &d->damping_ratio);
+		io_fix(o, &d->max_force);
+		break;
+	}
+	}
+	return true;
+}
+
+/* Format 3's types after the 4-byte header; false for an unknown type. */
+static bool format3_fields(io *o, f2d_command *c)
+{
+	switch (c->type) {
+	case F2D_CMD_CREATE_JOINT: return io_create_joint(o, &c->u.create_joint);
+	case F2D_CMD_DESTROY_JOINT: io_joint(o, &c->u.destroy_joint.joint); return true;
+	case F2D_CMD_SET_JOINT_MOTOR:
+		io_joint(o, &c->u.joint_motor.joint);
+		io_flag(o, &c->u.joint_motor.enable);
+		io_fix(o, &c->u.joint_motor.speed);
+		io_fix(o, &c->u.joint_motor.max_force);
+		return true;
+	case F2D_CMD_SET_JOINT_SPRING:
+		io_joint(o, &c->u.spring.joint);
+		io_flag(o, &c->u.spring.enable);
+		io_fix(o, &c->u.spring.hertz);
+		io_fix(o, &c->u.spring.damping_ratio);
+		return true;
+	case F2D_CMD_SET_WELD_SPRINGS:
+		io_joint(o, &c->u.weld_springs.joint);
+		io_fix(o, &c->u.weld_springs.linear_hertz);
+		io_fix(o, &c->u.weld_springs.linear_damping_ratio);
+		io_fix(o, &c->u.weld_springs.angular_hertz);
+		io_fix(o, &c->u.weld_springs.angular_damping_ratio);
+		return true;
+	case F2D_CMD_SET_JOINT_LIMITS:
+		io_joint(o, &c->u.limits.joint);
+		io_flag(o, &c->u.limits.enable);
+		io_fix(o, &c->u.limits.lower);
+		io_fix(o, &c->u.limits.upper);
+		return true;
+	case F2D_CMD_SET_DISTANCE_LENGTH:
+		io_joint(o, &c->u.length.joint);
+		io_fix(o, &c->u.length.length);
+		return true;
+	case F2D_CMD_SET_MOUSE_TARGET:
+		io_joint(o, &c->u.mouse_target.joint);
+		io_vec(o, &c->u.mouse_target.target);
+		return true;
+	case F2D_CMD_SET_MOUSE_MAX_FORCE:
+		io_joint(o, &c->u.mouse_max_force.joint);
+		io_fix(o, &c->u.mouse_max_force.force);
+		return true;
+	case F2D_CMD_SET_MOTOR_JOINT_OFFSETS:
+		io_joint(o, &c->u.offsets.joint);
+		io_vec(o, &c->u.offsets.linear);
+		io_fix(o, &c->u.offsets.angular);
+		return true;
+	case F2D_CMD_SET_MOTOR_JOINT_MAX:
+		io_joint(o, &c->u.motor_max.joint);
+		io_fix(o, &c->u.motor_max.max_force);
+		io_fix(o, &c->u.motor_max.max_torque);
+		return true;
+	case F2D_CMD_SET_MOTOR_JOINT_CORRECTION:
+		io_joint(o, &c->u.correction.joint);
+		io_fix(o, &c->u.correction.factor);
+		return true;
+	default: return false;
+	}
+}
 
 static uint32_t r8(rbuf *b)
 {
@@ -500,6 +1002,20 @@ f2d_result f2d_command_decode(const uint8_t *buf, size_t len, f2d_command *out, 
 			s->capsule.center1 = rvec(&b);
 			s->capsule.center2 = rvec(&b);
 			s->capsule.radius = rfix(&b);
+		} else if (s->kind == F2D_SPAWN_SEGMENT) {
+			s->segment.point1 = rvec(&b);
+			s->segment.point2 = rvec(&b);
+		} else if (s->kind == F2D_SPAWN_CHAIN) {
+			s->count = (int32_t)r8(&b);
+			uint32_t loop = r8(&b);
+			if (s->count < 2 || s->count > F2D_SPAWN_MAX_CHAIN_POINTS || loop > 1u ||
+			    (loop == 1u && s->count < 3)) {
+				return F2D_ERROR_INVALID_VALUE;
+			}
+			s->loop = loop == 1u;
+			for (int32_t i = 0; i < s->count; ++i) {
+				s->points[i] = rvec(&b);
+			}
 		} else {
 			return F2D_ERROR_INVALID_VALUE;
 		}
@@ -576,7 +1092,13 @@ f2d_result f2d_command_decode(const uint8_t *buf, size_t len, f2d_command *out, 
 		c.u.fixed_rotation.fixed = fixed == 1u;
 		break;
 	}
-	default: return F2D_ERROR_INVALID_VALUE;
+	default: {
+		io o = {NULL, &b, false};
+		if (!format3_fields(&o, &c) || o.bad) {
+			return F2D_ERROR_INVALID_VALUE; /* an unknown type, joint type or a flag */
+		}
+		break;
+	}
 	}
 	if (b.short_read) {
 		return F2D_ERROR_INVALID_VALUE; /* the bytes end before the command does */
