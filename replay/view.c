@@ -1128,6 +1128,10 @@ static void pump(viewer *vw)
  *   print                    "frame F hash H"; two replays: both hashes and "divergent D";
  *                            a replay whose recorded hash differs: "recorded-hash-differs F"
  *   bodies                   "body ID x y angle vx vy w" of every body (as fix2d-replay)
+ *   joints                   "joint ID:GEN TYPE A B ax ay bx by [target tx ty]" of every joint
+ *                            (world anchors; a mouse joint's target)
+ * The viewer's drags print "drag: frame F: ..." lines (a mouse joint made, destroyed, refused,
+ * a drag that ends).
  *   quit
  * Events are pushed to SDL's queue and handled at once. */
 typedef struct script {
@@ -1198,6 +1202,39 @@ static void print_bodies(const viewer *vw)
 		}
 		free(ids);
 	}
+}
+
+/* "joint INDEX:GEN TYPE BODY_A BODY_B AX AY BX BY" of every joint of the first world (its
+ * world anchors), and for a mouse joint " target TX TY". */
+static void print_joints(const viewer *vw)
+{
+	f2d_world *w = vw->tl[0].w;
+	st_world s;
+	char err[160];
+	if (!st_from_world(w, &s, err, sizeof err)) {
+		return;
+	}
+	static const char *names[] = {"revolute", "distance", "prismatic", "weld",
+	                              "wheel",    "motor",    "mouse"};
+	for (int32_t i = 0; i < s.joint_count; ++i) {
+		const st_joint *j = &s.joints[i];
+		f2d_vec2 a, b;
+		if (!j->alive || f2d_joint_get_world_anchors(w, (f2d_joint_id){i + 1, j->generation}, &a,
+		                                             &b) != F2D_OK) {
+			continue;
+		}
+		char t[6][24];
+		printf("joint %" PRId32 ":%" PRIu32 " %s %" PRId32 " %" PRId32 " %s %s %s %s", i,
+		       j->generation, j->type >= 0 && j->type <= 6 ? names[j->type] : "?", j->body_a,
+		       j->body_b, f2d_format_fix(a.x, 6, t[0]), f2d_format_fix(a.y, 6, t[1]),
+		       f2d_format_fix(b.x, 6, t[2]), f2d_format_fix(b.y, 6, t[3]));
+		if (j->type == F2D_MOUSE_JOINT) {
+			printf(" target %s %s", f2d_format_fix(j->axis.x, 6, t[4]),
+			       f2d_format_fix(j->axis.y, 6, t[5]));
+		}
+		printf("\n");
+	}
+	st_free(&s);
 }
 
 /* Runs script commands until a wait, the end or quit. false on a bad line (exit 2). */
@@ -1273,6 +1310,8 @@ static bool run_script(viewer *vw, script *sc)
 			printf("\n");
 		} else if (strcmp(w1, "bodies") == 0) {
 			print_bodies(vw);
+		} else if (strcmp(w1, "joints") == 0) {
+			print_joints(vw);
 		} else if (strcmp(w1, "quit") == 0) {
 			vw->quit = true;
 		} else {
