@@ -505,11 +505,11 @@ typedef struct viewer {
 	bool playing, quit, aabb, contacts, joints;
 	bool scripted; /* no pacing */
 	/* dragging: a mouse joint (see drag_commands) */
-	bool dragging;        /* the left button holds a body */
+	bool dragging; /* the left button holds a body */
 	f2d_body_id drag_body;
-	f2d_vec2 drag_local;  /* the grabbed point in the body's frame */
-	f2d_vec2 drag_press;  /* the grabbed point in the world when pressed */
-	f2d_vec2 drag_target; /* the cursor in the world */
+	f2d_vec2 drag_local;     /* the grabbed point in the body's frame */
+	f2d_vec2 drag_press;     /* the grabbed point in the world when pressed */
+	f2d_vec2 drag_target;    /* the cursor in the world */
 	f2d_joint_id drag_joint; /* the mouse joint of this drag ({0, 0} before the first) */
 	f2d_vec2 joint_target;   /* the target drag_joint was last given */
 	bool drag_synced;        /* joint_target holds at the current frame (false after a seek) */
@@ -613,11 +613,11 @@ static bool is_drag_joint(const f2d_world *w, f2d_joint_id j)
  *    (v3.0, v3.1 Sample::MouseDown): 5 Hz, damping ratio 0.7, max force 1000 N/kg x the body's
  *    mass (an acceleration of 1000 m/s^2, about 100 g: it lifts anything and does not depend
  *    on gravity, so a top-down world (g = 0) drags too; fix16 saturates it at 32768 N: 100 g
- *    up to 33 kg, 16 g for single_box's 200 kg box). Body A is a reference only (the joint pushes nothing on it): Box2D's
- *    sample makes a static body without shapes, which a create-body command cannot (it carries
- *    one shape), so A is the world's static body of the lowest id (else a kinematic one, else
- *    any other body), with collide_connected on so that B still collides with it. The joint's
- *    user data is DRAG_TAG. Its handle is the command's result (from the id pool: the same in
+ *    up to 33 kg, 16 g for single_box's 200 kg box). Body A is a reference only (the joint
+ *    pushes nothing on it): Box2D's sample makes a static body without shapes, which a
+ *    create-body command cannot (it carries one shape), so A is the world's static body of the
+ *    lowest id (else a kinematic one, else any other body, which then shares B's island), with
+ *    collide_connected on so that B still collides with it. The joint's user data is DRAG_TAG. Its handle is the command's result (from the id pool: the same in
  *    every re-simulation, so the later commands that name it replay exactly).
  *  - the joint there and the cursor moved from the target it was last given (or, after a
  *    seek, always once): SET_MOUSE_TARGET to the cursor.
