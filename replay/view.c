@@ -617,8 +617,9 @@ static bool is_drag_joint(const f2d_world *w, f2d_joint_id j)
  *    pushes nothing on it): Box2D's sample makes a static body without shapes, which a
  *    create-body command cannot (it carries one shape), so A is the world's static body of the
  *    lowest id (else a kinematic one, else any other body, which then shares B's island), with
- *    collide_connected on so that B still collides with it. The joint's user data is DRAG_TAG. Its handle is the command's result (from the id pool: the same in
- *    every re-simulation, so the later commands that name it replay exactly).
+ *    collide_connected on so that B still collides with it. The joint's user data is DRAG_TAG.
+ *    Its handle is the command's result (from the id pool: the same in every re-simulation,
+ *    so the later commands that name it replay exactly).
  *  - the joint there and the cursor moved from the target it was last given (or, after a
  *    seek, always once): SET_MOUSE_TARGET to the cursor.
  *  - released: DESTROY_JOINT if the joint is there.
