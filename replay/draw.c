@@ -4,8 +4,9 @@
  * SPDX-License-Identifier: MIT
  *
  * Picture: world y up; bodies filled (static green, kinematic blue, dynamic pink, sleeping
- * dimmed) with an outline and a rotation mark (centre to the local +x axis); revolute joints
- * as lines from the body centres to the anchor; contact points (yellow) with their normals;
+ * dimmed) with an outline and a rotation mark (centre to the local +x axis); joints as lines
+ * from the body centres to the anchors (a mouse joint: B's centre, its anchor, its target);
+ * contact points (yellow) with their normals;
  * AABBs (magenta). A view maps a world point (x, y) to pixel (ox + x s, oy - y s).
  */
 #ifdef F2D_HAVE_CAIRO
@@ -247,9 +248,23 @@ void draw_details(cairo_t *cr, const view *v, f2d_world *w, const st_world *s,
 			if (f2d_joint_get_world_anchors(w, id, &aa, &ab) != F2D_OK) {
 				continue;
 			}
+			const st_body *ba = &s->bodies[j->body_a], *bb = &s->bodies[j->body_b];
+			if (j->type == F2D_MOUSE_JOINT) {
+				/* A is only a reference: B's centre to its anchor, to the target (the
+				 * joint's axis field holds it), a dot at the target */
+				to_px(v, d(bb->center.x), d(bb->center.y), &px, &py);
+				cairo_move_to(cr, px, py);
+				to_px(v, d(ab.x), d(ab.y), &px, &py);
+				cairo_line_to(cr, px, py);
+				to_px(v, d(j->axis.x), d(j->axis.y), &qx, &qy);
+				cairo_line_to(cr, qx, qy);
+				cairo_stroke(cr);
+				cairo_arc(cr, qx, qy, 2.5, 0, TWO_PI);
+				cairo_fill(cr);
+				continue;
+			}
 			/* centre of A to its anchor, to B's anchor, to the centre of B (a static
 			 * body's side is left out: its centre may be far away) */
-			const st_body *ba = &s->bodies[j->body_a], *bb = &s->bodies[j->body_b];
 			to_px(v, d(aa.x), d(aa.y), &qx, &qy);
 			cairo_move_to(cr, qx, qy);
 			if (ba->type != F2D_STATIC_BODY) {

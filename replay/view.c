@@ -13,14 +13,14 @@
  * restores the last keyframe at or before t and simulates the frames in between again, which
  * is exact because the simulation is deterministic.
  *
- * Dragging: the left button grabs a dynamic body at the cursor; every simulated frame while it
- * is held gets an F2D_CMD_APPLY_FORCE command (fix2d/input.h) at the grabbed point: a spring
- * of 5 Hz with damping ratio 0.7 towards the cursor, as Box2D's mouse joint, computed in
- * Q16.16 integers from the world's state. The cursor itself becomes a world point in fix16 (the
- * only float here that reaches a command is the pixel-to-metre mapping of the input device);
- * the commands are part of the timeline, so `--record` writes a replay that `fix2d-replay
- * verify` re-simulates to the same hashes. A drag at a frame before the end of the timeline
- * starts a new branch there: the later frames are dropped.
+ * Dragging: the left button grabs a dynamic body at the cursor with a mouse joint, as Box2D v3's
+ * samples do, through input commands (fix2d/input.h, player 255): CREATE_JOINT at the next
+ * step, SET_MOUSE_TARGET at each step after the cursor moved, DESTROY_JOINT at the step after
+ * the release (drag_commands). The cursor becomes a world point in fix16 (the only float here
+ * that reaches a command is the pixel-to-metre mapping of the input device); the commands are
+ * part of the timeline, so `--record` writes a replay that `fix2d-replay verify` re-simulates
+ * to the same hashes. A command at a frame before the end of the timeline starts a new branch
+ * there: the later frames are dropped (and the viewer's earlier commands of that frame).
  *
  * Floating point is used for drawing, timing and the mapping of the mouse only.
  */
@@ -159,15 +159,17 @@ static void timeline_free(timeline *tl)
 	memset(tl, 0, sizeof *tl);
 }
 
-/* Frame t's inputs applied and one step taken; `extra` (the viewer's command, may be NULL) is
- * added to frame t first. */
-static bool simulate(timeline *tl, const f2d_command *extra)
+/* Frame t's inputs applied and one step taken. `extra` (the viewer's commands, n_extra of
+ * them, may be 0) replace the viewer's (player DRAG_PLAYER's) earlier commands of frame t: a new
+ * input, so the timeline branches here. Their results go to extra_results (may be NULL). */
+static bool simulate(timeline *tl, const f2d_command *extra, int32_t n_extra,
+                     f2d_command_result *extra_results)
 {
 	if (!grow_frames(tl, tl->t + 1)) {
 		return false;
 	}
 	frame_in *fi = &tl->frames[tl->t];
-	if (extra != NULL) {
+	if (n_extra > 0) {
 		/* a new input: the timeline branches here */
 		for (long f = tl->t + 1; f < tl->length; ++f) {
 			free(tl->frames[f].commands);
@@ -180,28 +182,43 @@ static bool simulate(timeline *tl, const f2d_command *extra)
 		long keep = tl->t / tl->key_every + 1;
 		tl->key_count = tl->key_count < keep ? tl->key_count : keep;
 		fi->has_hash = false;
-		f2d_command *c = realloc(fi->commands, (size_t)(fi->count + 1) * sizeof *c);
+		/* the viewer's input of this frame is the new one (an earlier pass's, kept by a
+		 * rewind, would create a second joint) */
+		int32_t kept = 0;
+		for (int32_t i = 0; i < fi->count; ++i) {
+			if (fi->commands[i].player != DRAG_PLAYER) {
+				fi->commands[kept++] = fi->commands[i];
+			}
+		}
+		f2d_command *c = realloc(fi->commands, (size_t)(kept + n_extra) * sizeof *c);
 		if (c == NULL) {
 			return false;
 		}
-		/* a sequence number after this frame's other commands of the viewer's player */
-		f2d_command cmd = *extra;
-		cmd.player = DRAG_PLAYER;
-		cmd.sequence = 0;
-		for (int32_t i = 0; i < fi->count; ++i) {
-			if (c[i].player == DRAG_PLAYER && c[i].sequence >= cmd.sequence) {
-				cmd.sequence = (uint16_t)(c[i].sequence + 1);
-			}
+		for (int32_t k = 0; k < n_extra; ++k) {
+			c[kept + k] = extra[k];
+			c[kept + k].player = DRAG_PLAYER;
+			c[kept + k].sequence = (uint16_t)k;
 		}
-		c[fi->count++] = cmd;
 		fi->commands = c;
+		fi->count = kept + n_extra;
 	}
 	if (tl->t >= tl->length) {
 		tl->length = tl->t + 1;
 	}
 	Uint64 t0 = SDL_GetPerformanceCounter();
 	if (fi->count > 0) {
-		f2d_world_apply_commands(tl->w, fi->commands, fi->count, NULL);
+		f2d_command_result *res =
+		    n_extra > 0 ? calloc((size_t)fi->count, sizeof *res) : NULL;
+		f2d_world_apply_commands(tl->w, fi->commands, fi->count, res);
+		for (int32_t k = 0; res != NULL && extra_results != NULL && k < n_extra; ++k) {
+			extra_results[k] = res[fi->count - n_extra + k];
+		}
+		free(res);
+		if (res == NULL && n_extra > 0 && extra_results != NULL) {
+			for (int32_t k = 0; k < n_extra; ++k) {
+				extra_results[k].result = F2D_ERROR_OUT_OF_MEMORY;
+			}
+		}
 	}
 	f2d_result r = f2d_world_step(tl->w);
 	Uint64 t1 = SDL_GetPerformanceCounter();
@@ -236,7 +253,7 @@ static bool seek(timeline *tl, long target)
 		tl->t = k * tl->key_every;
 	}
 	while (tl->t < target) {
-		if (!simulate(tl, NULL)) {
+		if (!simulate(tl, NULL, 0, NULL)) {
 			return false;
 		}
 	}
@@ -418,7 +435,7 @@ static bool record(timeline *tl, const char *path)
 		if (fi->count > 0) {
 			memcpy(fr->commands, fi->commands, (size_t)fi->count * sizeof *fi->commands);
 		}
-		ok = simulate(tl, NULL);
+		ok = simulate(tl, NULL, 0, NULL);
 		fr->has_hash = true;
 		fr->hash = f2d_world_hash(tl->w);
 		ok = ok && f2r_write_frame(&wr, fr);
@@ -463,7 +480,7 @@ static long first_divergence(timeline *a, timeline *b)
 			f2d_command_encode(&fb->commands[i], bb, sizeof bb, &lb);
 			differ = la != lb || memcmp(ba, bb, la) != 0;
 		}
-		if (!simulate(a, NULL) || !simulate(b, NULL)) {
+		if (!simulate(a, NULL, 0, NULL) || !simulate(b, NULL, 0, NULL)) {
 			return -2;
 		}
 		if (differ || f2d_world_hash(a->w) != f2d_world_hash(b->w)) {
@@ -487,11 +504,16 @@ typedef struct viewer {
 	view v;
 	bool playing, quit, aabb, contacts, joints;
 	bool scripted; /* no pacing */
-	/* dragging */
-	bool dragging;
+	/* dragging: a mouse joint (see drag_commands) */
+	bool dragging; /* the left button holds a body */
 	f2d_body_id drag_body;
-	f2d_vec2 drag_local;  /* the grabbed point in the body's frame */
-	f2d_vec2 drag_target; /* the cursor in the world */
+	f2d_vec2 drag_local;     /* the grabbed point in the body's frame */
+	f2d_vec2 drag_press;     /* the grabbed point in the world when pressed */
+	f2d_vec2 drag_target;    /* the cursor in the world */
+	f2d_joint_id drag_joint; /* the mouse joint of this drag ({0, 0} before the first) */
+	f2d_vec2 joint_target;   /* the target drag_joint was last given */
+	bool drag_synced;        /* joint_target holds at the current frame (false after a seek) */
+	bool release_pending;    /* released: destroy drag_joint at the next step */
 	/* panning */
 	bool panning;
 	int pan_x, pan_y;
@@ -543,17 +565,23 @@ static void start_drag(viewer *vw, int px, int py)
 	timeline *tl = &vw->tl[0];
 	st_world s;
 	char err[160];
-	if (vw->count != 1 || !st_from_world(tl->w, &s, err, sizeof err)) {
+	if (vw->count != 1 || vw->dragging || !st_from_world(tl->w, &s, err, sizeof err)) {
 		return;
 	}
 	double x, y;
 	int32_t id;
 	px_to_world(vw, px, py, &x, &y);
+	/* only a dynamic body is picked: a press on a static or kinematic body does nothing */
 	if (pick(&s, x, y, &id)) {
 		vw->dragging = true;
+		vw->release_pending = false; /* a joint of an earlier press is cleaned up below */
+		vw->drag_joint = (f2d_joint_id){0, 0};
+		vw->drag_synced = false;
 		vw->drag_body = (f2d_body_id){id + 1, s.bodies[id].generation};
 		vw->drag_target = f2d_vec2_from_doubles(x, y);
-		/* local = R^T (p - origin), in fix16 */
+		vw->drag_press = vw->drag_target;
+		/* local = R^T (p - origin), in fix16 (to draw the grabbed point and to grab it again
+		 * after a rewind) */
 		f2d_transform xf = f2d_body_get_transform(tl->w, vw->drag_body);
 		int64_t dx = (int64_t)vw->drag_target.x - xf.p.x, dy = (int64_t)vw->drag_target.y - xf.p.y;
 		vw->drag_local.x = (fix16_t)((xf.q.c * dx + xf.q.s * dy) >> 16);
@@ -562,55 +590,194 @@ static void start_drag(viewer *vw, int px, int py)
 	st_free(&s);
 }
 
-static fix16_t clamp_fix(int64_t v, int64_t lim)
+static void end_drag(viewer *vw)
 {
-	return (fix16_t)(v > lim ? lim : v < -lim ? -lim : v);
+	if (vw->dragging) {
+		vw->dragging = false;
+		vw->release_pending = true;
+	}
 }
 
-/* The drag force, in Q16.16 integers: F = m (k (target - p) - c v_p) at the grabbed point p,
- * k = (2 pi 5 Hz)^2 = 987 / s^2, c = 2 * 0.7 * 2 pi 5 Hz = 44 / s (Box2D's mouse joint
- * defaults), the acceleration limited to 1000 m/s^2 a component and the force to 30000 N. */
-static bool drag_command(viewer *vw, f2d_command *out)
+static bool is_drag_joint(const f2d_world *w, f2d_joint_id j)
+{
+	f2d_joint_type type;
+	return j.index1 > 0 && f2d_joint_is_valid(w, j) &&
+	       f2d_joint_get_type(w, j, &type) == F2D_OK && type == F2D_MOUSE_JOINT;
+}
+
+/* The viewer's commands for the next frame (at most DRAG_MAX_COMMANDS), the mouse joint's life:
+ *  - a held body without its joint in the world (just pressed; or a rewind went back before
+ *    the joint was made, or the joint went with its anchor body): CREATE_JOINT of a mouse
+ *    joint (fix2d/joints.h) at the grabbed point: at the press point for the first joint of a
+ *    press, else where the grabbed point of the body is now. Its fields are Box2D v3's samples'
+ *    (v3.0, v3.1 Sample::MouseDown): 5 Hz, damping ratio 0.7, max force 1000 N/kg x the body's
+ *    mass (an acceleration of 1000 m/s^2, about 100 g: it lifts anything and does not depend
+ *    on gravity, so a top-down world (g = 0) drags too; fix16 saturates it at 32768 N: 100 g
+ *    up to 33 kg, 16 g for single_box's 200 kg box). Body A is a reference only (the joint
+ *    pushes nothing on it): Box2D's sample makes a static body without shapes, which a
+ *    create-body command cannot (it carries one shape), so A is the world's static body of the
+ *    lowest id (else a kinematic one, else any other body, which then shares B's island), with
+ *    collide_connected on so that B still collides with it. The joint's user data is DRAG_TAG.
+ *    Its handle is the command's result (from the id pool: the same in every re-simulation,
+ *    so the later commands that name it replay exactly).
+ *  - the joint there and the cursor moved from the target it was last given (or, after a
+ *    seek, always once): SET_MOUSE_TARGET to the cursor.
+ *  - released: DESTROY_JOINT if the joint is there.
+ *  - whenever the viewer sends commands: DESTROY_JOINT of every other mouse joint tagged
+ *    DRAG_TAG (a rewound drag's joint whose destroy was in the frames a branch dropped).
+ * A held body that no longer exists ends the drag (its joints went with it). */
+#define DRAG_MAX_COMMANDS 8
+#define DRAG_TAG UINT64_C(0x6669783276696577) /* "fix2view" */
+
+static int32_t drag_anchor(const st_world *s, int32_t body, f2d_body_id *out)
+{
+	static const int32_t order[3] = {F2D_STATIC_BODY, F2D_KINEMATIC_BODY, F2D_DYNAMIC_BODY};
+	for (int k = 0; k < 3; ++k) {
+		for (int32_t i = 0; i < s->body_count; ++i) {
+			if (s->bodies[i].alive && i != body && s->bodies[i].type == order[k]) {
+				*out = (f2d_body_id){i + 1, s->bodies[i].generation};
+				return 1;
+			}
+		}
+	}
+	return 0;
+}
+
+static int32_t drag_commands(viewer *vw, f2d_command *out, int32_t *create_at)
 {
 	timeline *tl = &vw->tl[0];
-	if (!vw->dragging || !f2d_body_is_valid(tl->w, vw->drag_body)) {
+	int32_t n = 0;
+	*create_at = -1;
+	if (vw->dragging && !f2d_body_is_valid(tl->w, vw->drag_body)) {
+		printf("drag: frame %ld: body %" PRId32 " does not exist here: the drag ends\n", tl->t,
+		       vw->drag_body.index1 - 1);
 		vw->dragging = false;
-		return false;
+		vw->release_pending = false;
+		return 0;
 	}
-	f2d_transform xf = f2d_body_get_transform(tl->w, vw->drag_body);
-	f2d_vec2 p = f2d_transform_point(xf, vw->drag_local);
-	f2d_vec2 c = f2d_body_get_world_center(tl->w, vw->drag_body);
-	f2d_vec2 v = f2d_body_get_linear_velocity(tl->w, vw->drag_body);
-	int64_t w = f2d_body_get_angular_velocity(tl->w, vw->drag_body);
-	int64_t rx = (int64_t)p.x - c.x, ry = (int64_t)p.y - c.y;
-	int64_t vpx = v.x - ((w * ry) >> 16), vpy = v.y + ((w * rx) >> 16);
-	int64_t ax = 987 * ((int64_t)vw->drag_target.x - p.x) - 44 * vpx;
-	int64_t ay = 987 * ((int64_t)vw->drag_target.y - p.y) - 44 * vpy;
-	int64_t lim = (int64_t)1000 << 16;
-	int64_t m = f2d_body_get_mass(tl->w, vw->drag_body);
-	*out = f2d_default_command(F2D_CMD_APPLY_FORCE, DRAG_PLAYER, 0);
-	out->u.push.body = vw->drag_body;
-	out->u.push.vector.x = clamp_fix((m * clamp_fix(ax, lim)) >> 16, (int64_t)30000 << 16);
-	out->u.push.vector.y = clamp_fix((m * clamp_fix(ay, lim)) >> 16, (int64_t)30000 << 16);
-	out->u.push.point = p;
-	return true;
+	if (vw->dragging) {
+		if (!is_drag_joint(tl->w, vw->drag_joint)) {
+			st_world s;
+			char err[160];
+			f2d_body_id anchor;
+			if (!st_from_world(tl->w, &s, err, sizeof err)) {
+				return 0;
+			}
+			if (!drag_anchor(&s, vw->drag_body.index1 - 1, &anchor)) {
+				printf("drag: frame %ld: no other body to anchor a mouse joint to\n", tl->t);
+				vw->dragging = false;
+				st_free(&s);
+				return 0;
+			}
+			st_free(&s);
+			f2d_command *c = &out[n];
+			*c = f2d_default_joint_command(F2D_MOUSE_JOINT, DRAG_PLAYER, 0);
+			f2d_mouse_joint_def *m = &c->u.create_joint.def.mouse;
+			m->body_a = anchor;
+			m->body_b = vw->drag_body;
+			m->target = vw->drag_joint.index1 == 0
+			                ? vw->drag_press
+			                : f2d_transform_point(f2d_body_get_transform(tl->w, vw->drag_body),
+			                                      vw->drag_local);
+			m->hertz = F2D_FIX(5);
+			m->damping_ratio = F2D_MILLI(700);
+			int64_t force = (int64_t)f2d_body_get_mass(tl->w, vw->drag_body) * 1000;
+			m->max_force = (fix16_t)(force > INT32_MAX ? INT32_MAX : force);
+			m->collide_connected = true;
+			m->user_data = DRAG_TAG;
+			vw->joint_target = m->target;
+			*create_at = n++;
+		} else if (!vw->drag_synced || vw->drag_target.x != vw->joint_target.x ||
+		           vw->drag_target.y != vw->joint_target.y) {
+			f2d_command *c = &out[n++];
+			*c = f2d_default_command(F2D_CMD_SET_MOUSE_TARGET, DRAG_PLAYER, 0);
+			c->u.mouse_target.joint = vw->drag_joint;
+			c->u.mouse_target.target = vw->drag_target;
+			vw->joint_target = vw->drag_target;
+		}
+		vw->drag_synced = true;
+	} else if (vw->release_pending) {
+		vw->release_pending = false;
+		if (is_drag_joint(tl->w, vw->drag_joint)) {
+			f2d_command *c = &out[n++];
+			*c = f2d_default_command(F2D_CMD_DESTROY_JOINT, DRAG_PLAYER, 0);
+			c->u.destroy_joint.joint = vw->drag_joint;
+			printf("drag: frame %ld: mouse joint %" PRId32 ":%" PRIu32 " destroyed\n", tl->t,
+			       vw->drag_joint.index1 - 1, vw->drag_joint.generation);
+		}
+	}
+	if (n == 0) {
+		return 0;
+	}
+	/* the other joints of the viewer, first (a create then reuses their ids) */
+	st_world s;
+	char err[160];
+	if (st_from_world(tl->w, &s, err, sizeof err)) {
+		f2d_command orphans[DRAG_MAX_COMMANDS];
+		int32_t k = 0;
+		for (int32_t i = 0; i < s.joint_count && k + n < DRAG_MAX_COMMANDS; ++i) {
+			const st_joint *j = &s.joints[i];
+			f2d_joint_id id = {i + 1, j->generation};
+			if (j->alive && j->type == F2D_MOUSE_JOINT && j->user_data == DRAG_TAG &&
+			    (id.index1 != vw->drag_joint.index1 ||
+			     id.generation != vw->drag_joint.generation)) {
+				orphans[k] = f2d_default_command(F2D_CMD_DESTROY_JOINT, DRAG_PLAYER, 0);
+				orphans[k++].u.destroy_joint.joint = id;
+				printf("drag: frame %ld: mouse joint %" PRId32 ":%" PRIu32
+				       " of an earlier drag destroyed\n", tl->t, i, j->generation);
+			}
+		}
+		st_free(&s);
+		if (k > 0) {
+			memmove(out + k, out, (size_t)n * sizeof *out);
+			memcpy(out, orphans, (size_t)k * sizeof *out);
+			n += k;
+			*create_at += *create_at >= 0 ? k : 0;
+		}
+	}
+	return n;
 }
 
-/* One frame forward on every timeline (with the drag force when a body is held). */
+/* One frame forward on every timeline (with the viewer's mouse joint commands). */
 static bool step_forward(viewer *vw)
 {
-	f2d_command c;
-	bool drag = vw->count == 1 && drag_command(vw, &c);
+	f2d_command c[DRAG_MAX_COMMANDS];
+	f2d_command_result r[DRAG_MAX_COMMANDS];
+	int32_t create_at = -1;
+	int32_t n = vw->count == 1 ? drag_commands(vw, c, &create_at) : 0;
+	long frame = vw->tl[0].t;
 	for (int i = 0; i < vw->count; ++i) {
-		if (!simulate(&vw->tl[i], drag ? &c : NULL)) {
+		if (!simulate(&vw->tl[i], c, n, r)) {
 			return false;
 		}
 	}
+	if (create_at >= 0) {
+		const f2d_command_result *cr = &r[create_at];
+		const f2d_mouse_joint_def *m = &c[create_at].u.create_joint.def.mouse;
+		char s[3][24];
+		if (cr->result == F2D_OK) {
+			vw->drag_joint = cr->created_joint;
+			printf("drag: frame %ld: mouse joint %" PRId32 ":%" PRIu32 " on body %" PRId32
+			       " (anchor body %" PRId32 "), target %s %s, max force %s N\n",
+			       frame, vw->drag_joint.index1 - 1, vw->drag_joint.generation,
+			       m->body_b.index1 - 1, m->body_a.index1 - 1,
+			       f2d_format_fix(m->target.x, 6, s[0]), f2d_format_fix(m->target.y, 6, s[1]),
+			       f2d_format_fix(m->max_force, 6, s[2]));
+		} else {
+			/* the body went in this frame, before the joint (a command of a player < 255) */
+			printf("drag: frame %ld: the mouse joint was refused (%s): the drag ends\n", frame,
+			       f2d_error_string(cr->result));
+			vw->dragging = false;
+		}
+	}
+	fflush(stdout);
 	return true;
 }
 
 static bool seek_all(viewer *vw, long t)
 {
+	/* the mouse joint's target at the new frame is unknown: a held drag sends it again */
+	vw->drag_synced = false;
 	for (int i = 0; i < vw->count; ++i) {
 		if (!seek(&vw->tl[i], t)) {
 			return false;
@@ -913,7 +1080,7 @@ static void handle(viewer *vw, const SDL_Event *e)
 		break;
 	case SDL_MOUSEBUTTONUP:
 		if (e->button.button == SDL_BUTTON_LEFT) {
-			vw->dragging = false;
+			end_drag(vw);
 		} else if (e->button.button == SDL_BUTTON_RIGHT) {
 			vw->panning = false;
 		}
@@ -962,6 +1129,10 @@ static void pump(viewer *vw)
  *   print                    "frame F hash H"; two replays: both hashes and "divergent D";
  *                            a replay whose recorded hash differs: "recorded-hash-differs F"
  *   bodies                   "body ID x y angle vx vy w" of every body (as fix2d-replay)
+ *   joints                   "joint ID:GEN TYPE A B ax ay bx by [target tx ty]" of every joint
+ *                            (world anchors; a mouse joint's target)
+ * The viewer's drags print "drag: frame F: ..." lines (a mouse joint made, destroyed, refused,
+ * a drag that ends).
  *   quit
  * Events are pushed to SDL's queue and handled at once. */
 typedef struct script {
@@ -1032,6 +1203,39 @@ static void print_bodies(const viewer *vw)
 		}
 		free(ids);
 	}
+}
+
+/* "joint INDEX:GEN TYPE BODY_A BODY_B AX AY BX BY" of every joint of the first world (its
+ * world anchors), and for a mouse joint " target TX TY". */
+static void print_joints(const viewer *vw)
+{
+	f2d_world *w = vw->tl[0].w;
+	st_world s;
+	char err[160];
+	if (!st_from_world(w, &s, err, sizeof err)) {
+		return;
+	}
+	static const char *names[] = {"revolute", "distance", "prismatic", "weld",
+	                              "wheel",    "motor",    "mouse"};
+	for (int32_t i = 0; i < s.joint_count; ++i) {
+		const st_joint *j = &s.joints[i];
+		f2d_vec2 a, b;
+		if (!j->alive || f2d_joint_get_world_anchors(w, (f2d_joint_id){i + 1, j->generation}, &a,
+		                                             &b) != F2D_OK) {
+			continue;
+		}
+		char t[6][24];
+		printf("joint %" PRId32 ":%" PRIu32 " %s %" PRId32 " %" PRId32 " %s %s %s %s", i,
+		       j->generation, j->type >= 0 && j->type <= 6 ? names[j->type] : "?", j->body_a,
+		       j->body_b, f2d_format_fix(a.x, 6, t[0]), f2d_format_fix(a.y, 6, t[1]),
+		       f2d_format_fix(b.x, 6, t[2]), f2d_format_fix(b.y, 6, t[3]));
+		if (j->type == F2D_MOUSE_JOINT) {
+			printf(" target %s %s", f2d_format_fix(j->axis.x, 6, t[4]),
+			       f2d_format_fix(j->axis.y, 6, t[5]));
+		}
+		printf("\n");
+	}
+	st_free(&s);
 }
 
 /* Runs script commands until a wait, the end or quit. false on a bad line (exit 2). */
@@ -1107,6 +1311,8 @@ static bool run_script(viewer *vw, script *sc)
 			printf("\n");
 		} else if (strcmp(w1, "bodies") == 0) {
 			print_bodies(vw);
+		} else if (strcmp(w1, "joints") == 0) {
+			print_joints(vw);
 		} else if (strcmp(w1, "quit") == 0) {
 			vw->quit = true;
 		} else {

@@ -13,9 +13,22 @@
 #  2. Scrubbing (keyframes every 7 frames, restore and simulate again): home, end, step back
 #     and step give fix2d-replay's hashes of those frames; a .bmp screenshot.
 #  3. A scripted drag moves the box (its position differs from the run without the drag, and
-#     it is where the cursor took it, on screen too); --record writes a replay that
-#     `fix2d-replay verify` accepts with the viewer's final hash, its drag forces recorded as
-#     player 255's inputs; the viewer plays that replay back to the same hash.
+#     it is where the cursor took it, on screen too) with a mouse joint: made at the press
+#     (the viewer's log and its `joints` line: anchored to the ground, on the box, max force
+#     1000 N/kg x mass saturated at 32768 N), its target moved to the cursor, its anchor on the
+#     box at the target after 60 frames, destroyed after the release; --record writes a replay
+#     that `fix2d-replay verify` accepts with the viewer's final hash, the joint's commands
+#     recorded as player 255's inputs (create_joint 1, set_mouse_target 1, destroy_joint 1);
+#     the viewer plays that replay back to the same hash.
+#  3b. Rewinding while dragging: stepping back into the first drag during a second one
+#     destroys the first drag's joint (its destroy was in the dropped frames) and makes one new
+#     joint, whose target is the cursor a frame later; a step back and forth inside a drag
+#     gives the same hash; the recording verifies.
+#  3c. A dragged body that does not exist at the frame the viewer is taken to (rewound before
+#     it was spawned) ends the drag without a command (the replay's hash at its end is
+#     unchanged); a body destroyed by a player's command in the frame the joint is made: the
+#     joint is refused and the drag ends, and the recording verifies. 3d. A press on the
+#     static ground drags nothing (no command, fix2d-replay's hash).
 #  4. A replay whose recorded hash was changed: the viewer names the frame.
 #  5. Two replays whose inputs part at frame 50: the viewer names frame 50 as fix2d-replay
 #     diff does, and draws the diverged body red there, not one frame before.
@@ -210,32 +223,112 @@ mouse move 2 3
 key space
 wait 60
 screenshot drag.png
+joints
 mouse up left 2 3
 wait 30
 key space
 print
 bodies
+joints
 EOF
 run_view single_box --script drag.txt --record drag.f2r >drag.out 2>drag.err || bad "drag script failed (exit $?): $(cat drag.err)"
 "$replay" run single_box --steps 120 --bodies >nodrag.txt
 read -r dx dy <<<"$(body_xy drag.out 1)"
 read -r nx ny <<<"$(body_xy nodrag.txt 1)"
 [[ -n $dx && "$dx $dy" != "$nx $ny" ]] && ok || bad "the drag did not move the box: $dx $dy vs $nx $ny"
+# the mouse joint: made at frame 30 at the press point on body 1, anchored to the ground (body
+# 0), max force 1000 N/kg x 200 kg saturated to fix16's largest; destroyed at frame 90
+grep -Eq '^drag: frame 30: mouse joint 0:1 on body 1 \(anchor body 0\), target 0\.0+ 2\.7[0-9]*, max force 32767\.99[0-9]* N$' drag.out && ok ||
+	bad "the drag's mouse joint was not made as expected: $(grep '^drag:' drag.out)"
+grep -q '^drag: frame 90: mouse joint 0:1 destroyed$' drag.out && ok || bad "the mouse joint was not destroyed at frame 90: $(grep '^drag:' drag.out)"
+# at frame 90 (before the release) the joint's target is the cursor and B's anchor is within
+# 5 cm of it: the box was pulled to the target; after the release no joint is left
+jl=$(awk '/^screenshot drag.png/ {f = 1} f && $1 == "joint" {print; exit}' drag.out)
+read -r _ jid jtype ja jb _ _ ax ay _ tx ty <<<"$jl"
+[[ $jid == 0:1 && $jtype == mouse && $ja == 0 && $jb == 1 ]] && ok || bad "the joint at frame 90: '$jl'"
+awk -v ax="$ax" -v ay="$ay" -v tx="$tx" -v ty="$ty" 'BEGIN { e = sqrt((ax - tx)^2 + (ay - ty)^2);
+	c = sqrt((tx - 2)^2 + (ty - 3)^2); exit !(ax != "" && e < 0.05 && c < 0.02) }' && ok ||
+	bad "at frame 90 the box's anchor ($ax, $ay) is not at the target ($tx, $ty) = the cursor (2, 3)"
+[[ $(awk '/^frame 120 / {f = 1} f && $1 == "joint"' drag.out) == "" ]] && ok || bad "a joint is left after the release"
 awk -v x="$dx" -v n="$nx" 'BEGIN { exit !(x > n + 1.5) }' && ok || bad "the box was not dragged right: x $dx (without the drag $nx)"
 final=$(awk '$1 == "frame" {print $4}' drag.out)
 grep -q "^frame 120 hash " drag.out && ok || bad "the drag run is not at frame 120: $(grep '^frame' drag.out)"
 grep -q "^recorded 120 frames to drag.f2r, final hash $final$" drag.out && ok || bad "--record: $(grep recorded drag.out)"
 out=$("$replay" verify drag.f2r)
 [[ $? == 0 && $out == *"ok 120 frames, final hash $final" ]] && ok || bad "verify of the recorded drag: $out"
-"$replay" info drag.f2r | grep -Eq '^player 255 inputs (6[0-9])$' && ok || bad "info: $("$replay" info drag.f2r)"
+info=$("$replay" info drag.f2r)
+grep -q '^player 255 inputs 3$' <<<"$info" && grep -q '^commands create_joint 1, destroy_joint 1, set_mouse_target 1$' <<<"$info" && ok ||
+	bad "info: $info"
 # on screen at frame 90 the box hangs at the cursor (2, 3): its colour there, background at x=0
 shot=$(grep '^screenshot drag.png ' drag.out)
-check_at drag.png "$shot" 1.8 2.8 "$dynamic" "the dragged box at the cursor"
+# (asleep: the mouse joint has held it at rest for more than the sleep time, as in Box2D;
+# moving the target wakes it)
+check_at drag.png "$shot" 1.8 2.8 "$(mix "0.60 0.60 0.60" 0.3)" "the dragged box at the cursor"
 check_at drag.png "$shot" 0 1.0 "$background" "where the box was"
 # the viewer plays the recorded replay back
 printf 'key end\nprint\n' >end.txt
 out=$(run_view drag.f2r --script end.txt 2>&1)
 [[ $out == "frame 120 hash $final" ]] && ok || bad "the viewer's playback of drag.f2r: $out"
+
+# ---- 3b. rewinding while dragging ----
+{
+	printf 'step 30\nmouse down left 0 2.7\nmouse move 2 3\nstep 15\nprint\nstep 15\n'
+	printf 'mouse up left 2 3\nstep 2\njoints\nmouse down left 2 2.9\nmouse move -1 3\nstep 10\n'
+	for _ in $(seq 27); do printf 'key left\n'; done
+	printf 'print\nstep 1\njoints\nstep 1\njoints\nmouse up left -1 3\nstep 1\njoints\nprint\n'
+} >rewind.txt
+run_view single_box --script rewind.txt --record rewind.f2r >rewind.out 2>rewind.err || bad "rewind script failed (exit $?): $(cat rewind.err)"
+mapfile -t frames < <(grep '^frame' rewind.out)
+[[ ${frames[0]:-} == "frame 45 "* && ${frames[0]:-} == "${frames[1]:-}" ]] && ok ||
+	bad "stepping back into a drag: frame 45 is not the same: ${frames[*]}"
+# the first drag's joint 0:1 (destroyed at frame 60 in the frames the branch drops) is destroyed
+# at frame 45 and one new joint made there; a frame later it pulls to the cursor (-1, 3)
+want="drag: frame 30: mouse joint 0:1 on body 1
+drag: frame 60: mouse joint 0:1 destroyed
+drag: frame 62: mouse joint 0:2 on body 1
+drag: frame 45: mouse joint 0:1 of an earlier drag destroyed
+drag: frame 45: mouse joint 0:2 on body 1
+drag: frame 47: mouse joint 0:2 destroyed"
+got=$(grep '^drag:' rewind.out | sed 's/ (anchor.*//')
+[[ $got == "$want" ]] && ok || bad "rewinding while dragging: the viewer's log
+$got
+want
+$want"
+mapfile -t js < <(grep '^joint' rewind.out)
+[[ ${#js[@]} == 2 && ${js[0]} == "joint 0:2 mouse 0 1 "* && ${js[1]} == "joint 0:2 mouse 0 1 "*" target -0.99"*" 2.99"* ]] && ok ||
+	bad "after the rewind: not one joint, pulling to the cursor: ${js[*]}"
+grep -q '^frame 48 ' rewind.out && ok || bad "the rewound drag does not end at frame 48: $(grep '^frame' rewind.out)"
+out=$("$replay" verify rewind.f2r)
+[[ $? == 0 && $out == *"ok 48 frames, final hash $(awk '$1 == "frame" {h = $4} END {print h}' rewind.out)" ]] && ok || bad "verify of the rewound drag: $out"
+info=$("$replay" info rewind.f2r)
+grep -q '^commands create_joint 2, destroy_joint 2, set_mouse_target 2$' <<<"$info" && ok || bad "info of the rewound drag: $info"
+
+# ---- 3c. the dragged body is gone ----
+# rewound to before the body was spawned: the drag ends, no command (the replay is unchanged)
+printf '5 0 box 0.5 0.5 4 3\n' >spawn.in
+"$replay" record single_box --frames 40 --inputs spawn.in -o spawn.f2r >/dev/null
+spawned=$("$replay" verify spawn.f2r | awk '{print $NF}')
+printf 'step 20\nbodies\nmouse down left 4 2.6\nkey home\nstep 3\nmouse up left 4 2.6\nstep 3\nkey end\nprint\n' >gone.txt
+run_view spawn.f2r --script gone.txt >gone.out 2>gone.err || bad "gone script failed (exit $?): $(cat gone.err)"
+read -r sx sy <<<"$(body_xy gone.out 2)"
+awk -v x="$sx" -v y="$sy" 'BEGIN { exit !(x > 3.9 && x < 4.1 && y > 2.3 && y < 2.9) }' && ok || bad "the spawned box is not under the press at frame 20: $sx $sy"
+grep -q '^drag: frame 0: body 2 does not exist here: the drag ends$' gone.out && ok || bad "a drag of a body not there: $(grep '^drag' gone.out)"
+[[ $(grep -c '^drag' gone.out) == 1 && $(grep '^frame' gone.out) == "frame 40 hash $spawned" ]] && ok ||
+	bad "the drag of a body not there changed the replay: $(grep '^frame\|^drag' gone.out), want $spawned"
+# destroyed by player 0 in the frame the joint is made (canonical order: before player 255)
+printf '31 0 destroy 2 1\n' >kill.in
+"$replay" record single_box --frames 40 --inputs kill.in -o kill.f2r >/dev/null
+printf 'step 31\nmouse down left 0 2.6\nstep 3\njoints\nmouse up left 0 2.6\nstep 1\nprint\n' >kill.txt
+run_view kill.f2r --script kill.txt --record killed.f2r >kill.out 2>kill.err || bad "kill script failed (exit $?): $(cat kill.err)"
+grep -q '^drag: frame 31: the mouse joint was refused (.*): the drag ends$' kill.out && ok || bad "a body destroyed as the joint is made: $(grep '^drag' kill.out)"
+[[ $(grep -c '^joint' kill.out) == 0 ]] && ok || bad "a joint exists on a destroyed body: $(grep '^joint' kill.out)"
+out=$("$replay" verify killed.f2r)
+[[ $? == 0 && $out == *"ok 35 frames, final hash $(awk '$1 == "frame" {print $4}' kill.out)" ]] && ok || bad "verify of the refused drag: $out"
+
+# ---- 3d. a static body is not dragged ----
+printf 'step 30\nmouse down left 0 -0.25\nmouse move 1 1\nstep 10\nmouse up left 1 1\nstep 1\nprint\n' >static.txt
+run_view single_box --script static.txt >static.out 2>static.err || bad "static script failed (exit $?): $(cat static.err)"
+[[ $(cat static.out) == "frame 41 hash $(hash_at single_box 41)" ]] && ok || bad "a press on the ground: $(cat static.out)"
 
 # ---- 4. a recorded hash that does not match ----
 "$edit" drag.f2r drag-bad.f2r hash 40 >/dev/null || bad "f2r-edit hash failed"
@@ -292,7 +385,7 @@ run_view single_box a.f2r >/dev/null 2>&1
 
 # ---- 7. sanitizer build: no leaks in the viewer (SDL's dummy video driver) ----
 if [[ -n $asan ]]; then
-	for t in "single_box --script drag.txt --record leak.f2r" "pyramid --keyframe-every 7 --script scrub.txt" "a.f2r b.f2r --script dual.txt"; do
+	for t in "single_box --script drag.txt --record leak.f2r" "single_box --script rewind.txt --record leak2.f2r" "pyramid --keyframe-every 7 --script scrub.txt" "a.f2r b.f2r --script dual.txt"; do
 		# shellcheck disable=SC2086
 		SDL_VIDEODRIVER=dummy "$view" $t >leak.out 2>leak.err && ok ||
 			bad "under the dummy driver, '$t' fails: $(head -20 leak.err)"
