@@ -11,8 +11,8 @@
  *             tolerances, time_to_sleep
  *   for bodies, shapes, joints: the id pool (next, free_count, free ids in stack order), then
  *   for each slot in [0, next):
- *     body:  u32 generation, u8 flags (1 alive, type << 1, 8 awake, 16 sleep enabled), and when
- *            alive 15 i32: origin, q.c, q.s, center, local_center, v, w, force, torque, mass,
+ *     body:  u32 generation, u8 flags (0 dead; alive: 1 | type << 1 | 8 awake | 16 sleep
+ *            enabled), and when alive 15 i32: origin, q.c, q.s, center, local_center, v, w, force, torque, mass,
  *            then inertia, sleep_time (17 i32). Derived values are left out: inverse mass and
  *            inertia (of mass, inertia and the fixed-rotation option), the shape list (of the
  *            shapes' bodies, in id order) and the joint count (of the joints' bodies), as the
@@ -477,8 +477,9 @@ static uint64_t hash_world(const f2d_world *w, bool fresh)
 		nb += b->alive && !f2d_body_default_options(b) ? 1 : 0;
 		p = room(&e, p, 80); /* 73 bytes */
 		p = w_u32(p, b->generation);
-		p = w_u8(p, (uint32_t)(b->alive ? 1 : 0) | (uint32_t)b->type << 1 |
-		                (b->awake ? 8u : 0u) | (b->enable_sleep ? 16u : 0u));
+		p = w_u8(p, b->alive ? 1u | (uint32_t)b->type << 1 | (b->awake ? 8u : 0u) |
+		                          (b->enable_sleep ? 16u : 0u)
+		                    : 0u); /* a dead slot's other fields are not state */
 		if (b->alive) {
 			p = put_body(p, b);
 		}

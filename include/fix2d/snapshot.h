@@ -85,7 +85,7 @@ extern "C" {
 #endif
 
 /** Version of the portable format this build writes and reads. */
-#define F2D_SNAPSHOT_FORMAT_VERSION 4
+#define F2D_SNAPSHOT_FORMAT_VERSION 5
 
 /* ---- In-process snapshots (rollback) ---- */
 
