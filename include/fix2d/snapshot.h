@@ -33,7 +33,9 @@
  *   varint: LEB128 (7 bits a byte, low group first, the high bit set when more follow; at
  *     most 5 bytes, below 2^32, minimal: no last byte 0 but for the value 0); zigzag(v) =
  *     (v << 1) ^ (v >> 31) (0, -1, 1, -2 -> 0, 1, 2, 3); delta(v, p) = the varint of
- *     zigzag(v - p), the difference taken modulo 2^32 (every value has one encoding)
+ *     zigzag(v - p), the difference taken modulo 2^32 (every value has one encoding);
+ *     rotate(q, v) = (round16(q.c v.x - q.s v.y), round16(q.s v.x + q.c v.y)) in 64 bits,
+ *     round16(p) = floor((p + 2^15 - (p < 0)) / 2^16) (to nearest, halves away from zero)
  *   payload:
  *     world: u64 step_count; gravity x, y; time_step; i32 iterations,
  *       joint_position_iterations; bias_factor, linear_slop, speculative_distance,
