@@ -131,9 +131,27 @@ static bool rd_var_slow(decoder *d, uint32_t *out, const char *what); /* after f
  * below 2^32; anything else is refused. */
 static inline bool rd_var(decoder *d, uint32_t *out, const char *what)
 {
-	if (d->p < d->end && *d->p < 0x80u) {
+	const uint8_t *p = d->p;
+	if (p < d->end && *p < 0x80u) {
 		*out = *d->p++;
 		return true;
+	}
+	/* up to 5 bytes without a bounds check per byte (centres and rotations take 3 or 4);
+	 * anything unusual (a last byte 0, a fifth byte above 15) goes to the checking path */
+	if (d->end - p >= 5) {
+		uint32_t v = p[0] & 0x7Fu;
+		for (int k = 1; k < 5; ++k) {
+			uint32_t byte = p[k];
+			if (byte == 0 || (k == 4 && byte > 0x0Fu)) {
+				break;
+			}
+			v |= (byte & 0x7Fu) << (7 * k);
+			if (byte < 0x80u) {
+				*out = v;
+				d->p = p + k + 1;
+				return true;
+			}
+		}
 	}
 	return rd_var_slow(d, out, what);
 }
