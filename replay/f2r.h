@@ -52,8 +52,9 @@
 #define F2R_VERSION 1
 /** The hash format of the hashes a replay records (one value for every writer and reader:
  *  fix2d-replay, fix2d-view, fix2d-netdemo). 2: the library's hash format 3 (cached shape
- *  digests); a replay of another is refused as recorded by an incompatible fix2d. */
-#define F2R_HASH_FORMAT 2u
+ *  digests); 3: its hash format 4 (compact body records, issue 16); a replay of another is
+ *  refused as recorded by an incompatible fix2d. */
+#define F2R_HASH_FORMAT 3u
 #define F2R_MAX_CHUNK (1u << 24) /* 16 MiB: far above any frame, guards allocations */
 
 #define F2R_MAX_PEERS 16

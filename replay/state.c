@@ -1,6 +1,6 @@
 /* fix2d-replay: a world's state from its portable snapshot, and field-level diffs.
  * Public API only: the bytes come from f2d_snapshot_save_portable and follow the format
- * documented in fix2d/snapshot.h (version 3).
+ * documented in fix2d/snapshot.h (version 5).
  * SPDX-License-Identifier: MIT
  */
 #include "state.h"
@@ -71,6 +71,42 @@ static uint32_t var(rd *r)
 	return v;
 }
 
+/* zigzag and delta (version 5): p + unzigzag(varint), modulo 2^32 */
+static int32_t as_i32(uint32_t v)
+{
+	return v <= INT32_MAX ? (int32_t)v : -(int32_t)(~v) - 1;
+}
+
+static int32_t zz(rd *r)
+{
+	uint32_t u = var(r);
+	return as_i32((u >> 1) ^ (0u - (u & 1u)));
+}
+
+static int32_t delta(rd *r, int32_t prev)
+{
+	return as_i32((uint32_t)prev + (uint32_t)zz(r));
+}
+
+/* snapshot.h: centre - rotate(q, local centre), rotate rounding half away from zero */
+static int64_t round16(int64_t p)
+{
+	return (p + 0x8000 + (p < 0 ? -1 : 0)) >> 16;
+}
+
+static f2d_vec2 derived_origin(f2d_vec2 c, f2d_rot q, f2d_vec2 lc)
+{
+	if (lc.x == 0 && lc.y == 0) {
+		return c;
+	}
+	int64_t rx = round16((int64_t)q.c * lc.x - (int64_t)q.s * lc.y);
+	int64_t ry = round16((int64_t)q.s * lc.x + (int64_t)q.c * lc.y);
+	f2d_vec2 o;
+	o.x = as_i32((uint32_t)c.x - (uint32_t)rx);
+	o.y = as_i32((uint32_t)c.y - (uint32_t)ry);
+	return o;
+}
+
 static f2d_vec2 vec(rd *r)
 {
 	f2d_vec2 v;
@@ -120,62 +156,79 @@ bool st_parse(const uint8_t *bytes, size_t len, st_world *s, char *err, size_t e
 	s->overflow_events = u64(&r);
 	(void)u32(&r);
 
-	s->body_count = count_of(&r, 5);
+	s->body_count = count_of(&r, 2);
 	s->bodies = calloc((size_t)s->body_count + 1, sizeof *s->bodies);
 	const st_body *prev = NULL;
+	f2d_vec2 pc = {0, 0};
+	f2d_rot pq = {0, 0};
 	for (int32_t i = 0; s->bodies != NULL && i < s->body_count && !r.bad; ++i) {
 		st_body *b = &s->bodies[i];
-		b->generation = u32(&r);
-		uint32_t f = u8(&r);
+		b->generation = var(&r);
+		uint32_t f = var(&r);
 		if ((f & 1u) == 0) {
 			continue;
 		}
 		b->alive = true;
 		b->type = (int32_t)((f >> 1) & 3u);
-		b->origin = vec(&r);
-		b->q.c = i32(&r);
-		b->q.s = i32(&r);
-		b->center = vec(&r);
-		if (f & 8u) {
-			b->v = vec(&r);
-			b->w = i32(&r);
+		b->center.x = pc.x = delta(&r, pc.x);
+		b->center.y = pc.y = delta(&r, pc.y);
+		b->q.c = pq.c = delta(&r, pq.c);
+		b->q.s = pq.s = delta(&r, pq.s);
+		f2d_vec2 od = {0, 0};
+		if (f & 64u) { /* the origin stored */
+			od.x = zz(&r);
+			od.y = zz(&r);
 		}
-		if (f & 16u) {
-			b->force = vec(&r);
-			b->torque = i32(&r);
+		if (f & 8u) {
+			b->v.x = zz(&r);
+			b->v.y = zz(&r);
+			b->w = zz(&r);
+		}
+		if (f & 128u) {
+			b->force.x = zz(&r);
+			b->force.y = zz(&r);
+			b->torque = zz(&r);
 		}
 		if (b->type == F2D_DYNAMIC_BODY) {
-			if ((f & 64u) && prev != NULL) {
+			if ((f & 16u) && prev != NULL) {
 				b->mass = prev->mass;
 				b->inertia = prev->inertia;
 				b->local_center = prev->local_center;
 			} else {
-				b->mass = i32(&r);
-				b->inertia = i32(&r);
-				b->local_center = vec(&r);
+				b->mass = zz(&r);
+				b->inertia = zz(&r);
+				b->local_center.x = zz(&r);
+				b->local_center.y = zz(&r);
 			}
 			prev = b;
 		}
-		if (f & 32u) {
+		if (f & 64u) {
+			b->origin.x = as_i32((uint32_t)b->center.x + (uint32_t)od.x);
+			b->origin.y = as_i32((uint32_t)b->center.y + (uint32_t)od.y);
+		} else {
+			b->origin = derived_origin(b->center, b->q, b->local_center);
+		}
+		if (f & 256u) {
 			b->user_data = u64(&r);
 		}
 		b->awake = 1;
 		b->enable_sleep = 1;
-		if (f & 128u) {
+		if (f & 32u) {
 			uint32_t sl = u8(&r);
 			b->awake = (sl & 1u) ? 0 : 1;
 			b->enable_sleep = (sl & 2u) ? 0 : 1;
-			b->sleep_time = i32(&r);
+			b->sleep_time = zz(&r);
 		}
 	}
 	skip_free_list(&r);
 
-	s->shape_count = count_of(&r, 5);
+	s->shape_count = count_of(&r, 2);
 	s->shapes = calloc((size_t)s->shape_count + 1, sizeof *s->shapes);
 	const st_shape *ps = NULL;
+	int32_t prev_body = -1;
 	for (int32_t i = 0; s->shapes != NULL && i < s->shape_count && !r.bad; ++i) {
 		st_shape *sh = &s->shapes[i];
-		sh->generation = u32(&r);
+		sh->generation = var(&r);
 		uint32_t f = u8(&r);
 		if ((f & 1u) == 0) {
 			continue;
@@ -190,7 +243,7 @@ bool st_parse(const uint8_t *bytes, size_t len, st_world *s, char *err, size_t e
 				break;
 			}
 		}
-		sh->body = i32(&r);
+		sh->body = prev_body = delta(&r, prev_body + 1);
 		if ((f & 16u) && ps != NULL) {
 			sh->density = ps->density;
 			sh->friction = ps->friction;
@@ -349,7 +402,7 @@ bool st_parse(const uint8_t *bytes, size_t len, st_world *s, char *err, size_t e
 		return false;
 	}
 	if (r.bad || r.p != r.end) {
-		snprintf(err, err_cap, "not the snapshot format version 3 this tool reads");
+		snprintf(err, err_cap, "not the snapshot format version 5 this tool reads");
 		st_free(s);
 		return false;
 	}

@@ -2,28 +2,53 @@
  * determines the future of the world. Never raw struct memory (padding, endianness).
  * SPDX-License-Identifier: MIT
  *
- * Encoding (format 1), every integer little-endian, fix16 as int32:
+ * Encoding (format 4; README "Determinism", "The state hash"), every integer little-endian,
+ * fix16 as int32:
  *   u32 format, u64 step_count,
  *   settings: gravity.x, gravity.y, h, iterations, joint_position_iterations, bias_factor,
- *             linear_slop,
- *             speculative_distance, restitution_threshold, max_translation, max_rotation,
- *             u8 warm_starting
+ *             linear_slop, speculative_distance, restitution_threshold, max_translation,
+ *             max_rotation, u8 warm_starting, u8 enable_sleep, linear and angular sleep
+ *             tolerances, time_to_sleep
  *   for bodies, shapes, joints: the id pool (next, free_count, free ids in stack order), then
- *   for each slot in [0, next): u32 generation, u8 alive, and when alive its fields:
- *     body:  type, origin, q, center, local_center, v, w, force, torque, mass, inv_mass,
- *            inertia, inv_inertia, shape_list, joint_count
- *   except shapes (format 3): per slot u64 digest, and when alive i32 next (the body's shape
- *   list), where digest = XXH3-64 (seed 0) of the shape's record: u32 generation, u8 alive,
- *   and when alive type, body, density, friction, restitution, polygon (count, vertices,
- *   normals, centroid) or circle (center, radius) (put_shape_record).
- *     joint: bodies, anchors, reference angle, flags, limits, motor, accumulated impulses;
- *            a joint of another type than revolute has flag 8 and its fields after (put_joint)
+ *   for each slot in [0, next):
+ *     body:  u32 generation, u8 flags (0 dead; alive: 1 | type << 1 | 8 awake | 16 sleep
+ *            enabled), and when alive 15 i32: origin, q.c, q.s, center, local_center, v, w, force, torque, mass,
+ *            then inertia, sleep_time (17 i32). Derived values are left out: inverse mass and
+ *            inertia (of mass, inertia and the fixed-rotation option), the shape list (of the
+ *            shapes' bodies, in id order) and the joint count (of the joints' bodies), as the
+ *            snapshots leave them out.
+ *     shape: u64 digest, where digest = XXH3-64 (seed 0) of the shape's record: u32
+ *            generation, u8 alive, and when alive type, body, density, friction, restitution,
+ *            polygon (count, vertices, normals, centroid), circle (center, radius) or capsule,
+ *            segment, chain segment (centers, radius, ghosts) (put_shape_record)
+ *     joint: u32 generation, u8 alive, and when alive bodies, anchors, reference angle, flags,
+ *            limits, motor, accumulated impulses; a joint of another type than revolute has
+ *            flag 8 and its fields after (put_joint)
  *   u32 arbiter count; per arbiter: shape_a, shape_b, friction, restitution, count, and per
- *   point: u32 id, pn, pt.
+ *   point: u32 id, pn, pt; then the options (put_options).
  * User data is not part of the hash (it does not change the simulation).
- */
+ *
+ * Format 4 against 3 (issue 16): the body record drops the four derived values and packs its
+ * flags into one byte (91 -> 73 bytes), a shape slot drops its list link (derived as well), the
+ * 15 consecutive fix16 fields of a body are copied as one run on little-endian hosts (whose
+ * memory order is then the encoding, checked at compile time; byte by byte elsewhere), and
+ * the bytes go through XXH3's AVX2 or AVX-512 loop where the CPU has one (the same function:
+ * XXH3's vector paths give the scalar one's result). */
 #include "core.h"
 
+#include <stddef.h>
+
+/* XXH3's AVX2 and AVX-512 loops, compiled with target attributes and chosen at run time (as the
+ * solver's kernels): the library itself is built for the baseline x86-64 (SSE2). All of XXH3's
+ * loops compute the same function, so the hash does not depend on the CPU. */
+#if F2D_X86_SIMD
+#include <immintrin.h>
+#define XXH_X86DISPATCH 1 /* the accumulator aligned for AVX-512 */
+#define XXH_DISPATCH_AVX2 1
+#define XXH_DISPATCH_AVX512 1
+#define XXH_TARGET_AVX2 __attribute__((target("avx2")))
+#define XXH_TARGET_AVX512 __attribute__((target("avx512f")))
+#endif
 #define XXH_INLINE_ALL
 #include <xxhash.h>
 
@@ -33,20 +58,59 @@
 #endif
 
 /* Format 3: a shape slot is its record's digest (cached in f2d_shape.digest, refreshed by
- * f2d_shape_refresh_digest whenever the record changes) and its list link, instead of the record
- * itself: re-encoding every polygon every step was most of the hash's cost (issue 16). Same
- * content covered, other bytes. */
-#define F2D_HASH_FORMAT 3u
+ * f2d_shape_refresh_digest whenever the record changes) instead of the record itself:
+ * re-encoding every polygon every step was most of the hash's cost (issue 16). Format 4: fewer
+ * bytes for bodies and shape slots (see the top of the file). Same content covered. */
+#define F2D_HASH_FORMAT 4u
 
 typedef struct encoder {
 	XXH3_state_t *state;
+	int simd; /* 0 XXH3's default loop, 1 AVX2, 2 AVX-512 */
 	uint8_t buf[8192];
 	size_t len;
 } encoder;
 
+#if F2D_X86_SIMD
+static XXH_TARGET_AVX2 void update_avx2(XXH3_state_t *state, const uint8_t *p, size_t n)
+{
+	(void)XXH3_update(state, p, n, XXH3_accumulate_512_avx2, XXH3_scrambleAcc_avx2);
+}
+
+static XXH_TARGET_AVX512 void update_avx512(XXH3_state_t *state, const uint8_t *p, size_t n)
+{
+	(void)XXH3_update(state, p, n, XXH3_accumulate_512_avx512, XXH3_scrambleAcc_avx512);
+}
+#endif
+
+/* which loop this CPU runs (asked at every hash: a load and a test, no state of ours) */
+static int simd_level(void)
+{
+#if F2D_X86_SIMD
+	__builtin_cpu_init();
+#ifndef F2D_NO_AVX512
+	if (__builtin_cpu_supports("avx512f")) {
+		return 2;
+	}
+#endif
+	if (__builtin_cpu_supports("avx2")) {
+		return 1;
+	}
+#endif
+	return 0;
+}
+
 static void flush(encoder *e)
 {
-	XXH3_64bits_update(e->state, e->buf, e->len);
+#if F2D_X86_SIMD
+	if (e->simd == 2) {
+		update_avx512(e->state, e->buf, e->len);
+	} else if (e->simd == 1) {
+		update_avx2(e->state, e->buf, e->len);
+	} else
+#endif
+	{
+		XXH3_64bits_update(e->state, e->buf, e->len);
+	}
 	e->len = 0;
 }
 
@@ -101,12 +165,25 @@ static inline uint8_t *w_u8(uint8_t *p, uint32_t v)
 	return p + 1;
 }
 
+/* Little-endian hosts (known at compile time; tcc, which does not say, takes the byte path):
+ * the host's bytes of an integer are its encoding, so a field is one 4-byte store. */
+#if defined(__BYTE_ORDER__) && defined(__ORDER_LITTLE_ENDIAN__) &&                                \
+    __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#define HOST_LE 1
+#else
+#define HOST_LE 0
+#endif
+
 static inline uint8_t *w_u32(uint8_t *p, uint32_t v)
 {
+#if HOST_LE
+	memcpy(p, &v, 4);
+#else
 	p[0] = (uint8_t)v;
 	p[1] = (uint8_t)(v >> 8);
 	p[2] = (uint8_t)(v >> 16);
 	p[3] = (uint8_t)(v >> 24);
+#endif
 	return p + 4;
 }
 
@@ -137,6 +214,18 @@ static inline void end(encoder *e, const uint8_t *p)
 	e->len = (size_t)(p - e->buf);
 }
 
+/* For the long loops: the write position stays in a local across records (e->len, which a
+ * byte store may alias, is written only when the buffer is flushed and after the loop). */
+static inline uint8_t *room(encoder *e, uint8_t *p, size_t n)
+{
+	if ((size_t)(p - e->buf) + n > sizeof e->buf) {
+		e->len = (size_t)(p - e->buf);
+		flush(e);
+		return e->buf;
+	}
+	return p;
+}
+
 static void put_pool(encoder *e, const f2d_id_pool *p)
 {
 	need(e, 8);
@@ -148,25 +237,49 @@ static void put_pool(encoder *e, const f2d_id_pool *p)
 	}
 }
 
+/* The body's 15 consecutive fix16 fields origin .. mass (core.h): when they lie in memory as
+ * 15 int32 one after the other (checked here at compile time), a little-endian host's bytes of
+ * them are their encoding and are copied as one run. */
+#define BODY_RUN 15
+#define BODY_RUN_CONTIGUOUS                                                                        \
+	(offsetof(f2d_body, q) == offsetof(f2d_body, origin) + 8 &&                                \
+	 offsetof(f2d_body, center) == offsetof(f2d_body, origin) + 16 &&                          \
+	 offsetof(f2d_body, local_center) == offsetof(f2d_body, origin) + 24 &&                    \
+	 offsetof(f2d_body, v) == offsetof(f2d_body, origin) + 32 &&                               \
+	 offsetof(f2d_body, w) == offsetof(f2d_body, origin) + 40 &&                               \
+	 offsetof(f2d_body, force) == offsetof(f2d_body, origin) + 44 &&                           \
+	 offsetof(f2d_body, torque) == offsetof(f2d_body, origin) + 52 &&                          \
+	 offsetof(f2d_body, mass) == offsetof(f2d_body, origin) + 56 && sizeof(f2d_vec2) == 8 &&    \
+	 sizeof(f2d_rot) == 8 && offsetof(f2d_rot, s) == 4 && offsetof(f2d_vec2, y) == 4 &&         \
+	 sizeof(fix16_t) == 4)
+
+/* The arbiter's runs: shape_a, shape_b; friction, restitution, count; a point's pn, pt. An
+ * arbiter has at most 2 points. */
+#define ARBITER_RUNS                                                                               \
+	(offsetof(f2d_arbiter, shape_a) == 0 && offsetof(f2d_arbiter, shape_b) == 4 &&            \
+	 offsetof(f2d_arbiter, restitution) == offsetof(f2d_arbiter, friction) + 4 &&              \
+	 offsetof(f2d_arbiter, count) == offsetof(f2d_arbiter, friction) + 8 &&                    \
+	 offsetof(f2d_contact_point, pt) == offsetof(f2d_contact_point, pn) + 4 &&                 \
+	 sizeof(int32_t) == 4 && sizeof(fix16_t) == 4 && sizeof(uint32_t) == 4)
+
 static uint8_t *put_body(uint8_t *p, const f2d_body *b)
 {
-	p = w_u8(p, (uint8_t)b->type);
-	p = w_vec(p, b->origin);
-	p = w_i32(p, b->q.c);
-	p = w_i32(p, b->q.s);
-	p = w_vec(p, b->center);
-	p = w_vec(p, b->local_center);
-	p = w_vec(p, b->v);
-	p = w_i32(p, b->w);
-	p = w_vec(p, b->force);
-	p = w_i32(p, b->torque);
-	p = w_i32(p, b->mass);
-	p = w_i32(p, b->inv_mass);
+	if (HOST_LE && BODY_RUN_CONTIGUOUS) {
+		memcpy(p, (const unsigned char *)b + offsetof(f2d_body, origin), 4 * BODY_RUN);
+		p += 4 * BODY_RUN;
+	} else {
+		p = w_vec(p, b->origin);
+		p = w_i32(p, b->q.c);
+		p = w_i32(p, b->q.s);
+		p = w_vec(p, b->center);
+		p = w_vec(p, b->local_center);
+		p = w_vec(p, b->v);
+		p = w_i32(p, b->w);
+		p = w_vec(p, b->force);
+		p = w_i32(p, b->torque);
+		p = w_i32(p, b->mass);
+	}
 	p = w_i32(p, b->inertia);
-	p = w_i32(p, b->inv_inertia);
-	p = w_i32(p, b->shape_list);
-	p = w_i32(p, b->joint_count);
-	p = w_u8(p, (uint8_t)((b->awake ? 1 : 0) | (b->enable_sleep ? 2 : 0)));
 	return w_i32(p, b->sleep_time);
 }
 
@@ -248,6 +361,7 @@ static uint64_t shape_digest(const f2d_shape *s)
 {
 	encoder e;
 	e.state = NULL; /* a record (< 256 bytes) never fills the buffer: nothing is flushed */
+	e.simd = 0;
 	e.len = 0;
 	need(&e, 256);
 	put_shape_record(&e, s);
@@ -270,15 +384,10 @@ void f2d_shape_refresh_digest(f2d_shape *s)
  *       events),
  *   u32 n; n sensor overlaps (u64 key), u32 n; n pending ends (u8 kind, i32 a, u32 gen_a, i32 b,
  *       u32 gen_b). */
-static void put_options(encoder *e, const f2d_world *w)
+static void put_options(encoder *e, const f2d_world *w, int32_t nb, int32_t ns)
 {
-	int32_t nb = 0, ns = 0;
-	for (int32_t i = 0; i < w->body_ids.next; ++i) {
-		nb += w->bodies[i].alive && !f2d_body_default_options(&w->bodies[i]) ? 1 : 0;
-	}
-	for (int32_t i = 0; i < w->shape_ids.next; ++i) {
-		ns += w->shapes[i].alive && !f2d_shape_default_options(&w->shapes[i]) ? 1 : 0;
-	}
+	/* nb, ns: the live bodies and shapes with options other than the defaults (counted by
+	 * hash_world's loops over them) */
 	const f2d_events *ev = &w->events;
 	if (nb == 0 && ns == 0 && ev->overlap_count == 0 && ev->pending_count == 0 &&
 	    w->def.hit_event_threshold == F2D_ONE) {
@@ -336,6 +445,7 @@ static uint64_t hash_world(const f2d_world *w, bool fresh)
 	XXH3_state_t state;
 	encoder e;
 	e.state = &state;
+	e.simd = simd_level();
 	e.len = 0;
 	XXH3_64bits_reset(&state);
 
@@ -359,56 +469,71 @@ static uint64_t hash_world(const f2d_world *w, bool fresh)
 	put_i32(&e, d->angular_sleep_tolerance);
 	put_i32(&e, d->time_to_sleep);
 
+	int32_t nb = 0, ns = 0; /* for put_options */
 	put_pool(&e, &w->body_ids);
+	uint8_t *p = e.buf + e.len;
 	for (int32_t i = 0; i < w->body_ids.next; ++i) {
 		const f2d_body *b = &w->bodies[i];
-		uint8_t *p = begin(&e, 128);
+		nb += b->alive && !f2d_body_default_options(b) ? 1 : 0;
+		p = room(&e, p, 80); /* 73 bytes */
 		p = w_u32(p, b->generation);
-		p = w_u8(p, b->alive ? 1 : 0);
+		p = w_u8(p, b->alive ? 1u | (uint32_t)b->type << 1 | (b->awake ? 8u : 0u) |
+		                          (b->enable_sleep ? 16u : 0u)
+		                    : 0u); /* a dead slot's other fields are not state */
 		if (b->alive) {
 			p = put_body(p, b);
 		}
-		end(&e, p);
 	}
+	end(&e, p);
 	put_pool(&e, &w->shape_ids);
+	p = e.buf + e.len;
 	for (int32_t i = 0; i < w->shape_ids.next; ++i) {
 		const f2d_shape *s = &w->shapes[i];
-		uint8_t *p = begin(&e, 12);
+		ns += s->alive && !f2d_shape_default_options(s) ? 1 : 0;
+		p = room(&e, p, 8);
 		p = w_u64(p, fresh ? shape_digest(s) : s->digest);
-		if (s->alive) {
-			p = w_i32(p, s->next);
-		}
-		end(&e, p);
 	}
+	end(&e, p);
 	put_pool(&e, &w->joint_ids);
 	for (int32_t i = 0; i < w->joint_ids.next; ++i) {
 		const f2d_joint *j = &w->joints[i];
-		uint8_t *p = begin(&e, 192); /* 78 bytes, + 46 for a joint of another type */
-		p = w_u32(p, j->generation);
-		p = w_u8(p, j->alive ? 1 : 0);
+		uint8_t *q = begin(&e, 192); /* 78 bytes, + 46 for a joint of another type */
+		q = w_u32(q, j->generation);
+		q = w_u8(q, j->alive ? 1 : 0);
 		if (j->alive) {
-			p = put_joint(p, j);
+			q = put_joint(q, j);
 		}
-		end(&e, p);
+		end(&e, q);
 	}
 	need(&e, 4);
 	put_i32(&e, w->arbiter_count);
+	p = e.buf + e.len;
 	for (int32_t i = 0; i < w->arbiter_count; ++i) {
 		const f2d_arbiter *a = &w->arbiters[i];
-		uint8_t *p = begin(&e, 64);
-		p = w_i32(p, a->shape_a);
-		p = w_i32(p, a->shape_b);
-		p = w_i32(p, a->friction);
-		p = w_i32(p, a->restitution);
-		p = w_i32(p, a->count);
-		for (int32_t k = 0; k < a->count; ++k) {
-			p = w_u32(p, a->points[k].id);
-			p = w_i32(p, a->points[k].pn);
-			p = w_i32(p, a->points[k].pt);
+		p = room(&e, p, 64);
+		if (HOST_LE && ARBITER_RUNS) { /* the same bytes, copied in runs */
+			memcpy(p, a, 8);
+			memcpy(p + 8, &a->friction, 12);
+			memcpy(p + 20, &a->points[0].id, 4);
+			memcpy(p + 24, &a->points[0].pn, 8);
+			memcpy(p + 32, &a->points[1].id, 4);
+			memcpy(p + 36, &a->points[1].pn, 8);
+			p += 20 + 12 * a->count; /* an absent second point is overwritten next */
+		} else {
+			p = w_i32(p, a->shape_a);
+			p = w_i32(p, a->shape_b);
+			p = w_i32(p, a->friction);
+			p = w_i32(p, a->restitution);
+			p = w_i32(p, a->count);
+			for (int32_t k = 0; k < a->count; ++k) {
+				p = w_u32(p, a->points[k].id);
+				p = w_i32(p, a->points[k].pn);
+				p = w_i32(p, a->points[k].pt);
+			}
 		}
-		end(&e, p);
 	}
-	put_options(&e, w);
+	end(&e, p);
+	put_options(&e, w, nb, ns);
 	flush(&e);
 	return XXH3_64bits_digest(&state);
 }
@@ -450,6 +575,7 @@ uint64_t f2d_hash_world_reference(const f2d_world *w)
 static void phase_begin(encoder *e, XXH3_state_t *state, f2d_phase phase)
 {
 	e->state = state;
+	e->simd = 0;
 	e->len = 0;
 	XXH3_64bits_reset(state);
 	put_u8(e, (uint8_t)phase);

@@ -36,7 +36,7 @@ static uint64_t snapshot_fingerprint(void)
 
 #define PORTABLE_MAGIC "fix2dsnp"
 #define MEMORY_MAGIC "fix2dmem"
-#define MEMORY_VERSION 3u /* 3: the arbiters of portable version 4 */
+#define MEMORY_VERSION 4u /* 4: the bodies and shapes of portable version 5 */
 #define PORTABLE_HEADER 40
 #define MEMORY_HEADER 40
 #define MAX_RECORD 160 /* longest record below: a joint of another type, 5 + 72 + 46 + 8 */
@@ -121,6 +121,35 @@ static void put_word(encoder *e, uint32_t v)
 	rec_end(e, s, put_u32(s, v));
 }
 
+/* LEB128: 7 bits a byte, low first, the high bit says more follow; minimal (at most 5 bytes). */
+static inline uint8_t *put_var(uint8_t *p, uint32_t v)
+{
+	while (v >= 0x80u) {
+		*p++ = (uint8_t)(v | 0x80u);
+		v >>= 7;
+	}
+	*p++ = (uint8_t)v;
+	return p;
+}
+
+/* zigzag: 0, -1, 1, -2, ... -> 0, 1, 2, 3, ... (a bijection of int32 and uint32) */
+static inline uint32_t zigzag(int32_t v)
+{
+	return ((uint32_t)v << 1) ^ (v < 0 ? 0xFFFFFFFFu : 0u);
+}
+
+/* v - prev modulo 2^32, zigzag coded: every value has one encoding, whatever prev */
+static inline uint8_t *put_delta(uint8_t *p, int32_t v, int32_t prev)
+{
+	uint32_t d = (uint32_t)v - (uint32_t)prev;
+	return put_var(p, (d << 1) ^ ((d >> 31) != 0 ? 0xFFFFFFFFu : 0u));
+}
+
+static inline uint8_t *put_zz(uint8_t *p, int32_t v)
+{
+	return put_var(p, zigzag(v));
+}
+
 static bool mass_equal(const f2d_body *a, const f2d_body *b)
 {
 	return a->mass == b->mass && a->inertia == b->inertia &&
@@ -167,13 +196,19 @@ static void encode_pool_tail(encoder *e, const f2d_id_pool *pool)
 	put_ids(e, pool->free_ids, pool->free_count);
 }
 
+/* Bodies (version 5, include/fix2d/snapshot.h): varints; the centre and rotation as deltas
+ * from the previous live body's, the origin only when it is not centre - rotate(q, local
+ * centre) (what the step and body.c make it), velocities, forces and the mass record zigzag
+ * coded. At most 5 + 2 + 11 * 5 + 8 + 2 * 5 bytes a record. */
 static void encode_bodies(encoder *e, const f2d_world *w)
 {
 	put_word(e, (uint32_t)w->body_ids.next);
 	const f2d_body *prev = NULL; /* previous live dynamic body */
+	f2d_vec2 pc = f2d_v(0, 0); /* previous live body's centre and rotation */
+	f2d_rot pq = {0, 0};
 	for (int32_t i = 0; i < w->body_ids.next; ++i) {
 		const f2d_body *b = &w->bodies[i];
-		uint8_t *s = rec_begin(e), *p = put_u32(s, b->generation);
+		uint8_t *s = rec_begin(e), *p = put_var(s, b->generation);
 		if (!b->alive) {
 			rec_end(e, s, put_u8(p, 0));
 			continue;
@@ -185,38 +220,49 @@ static void encode_bodies(encoder *e, const f2d_world *w)
 		/* the usual sleep state (awake, may sleep, no time below the tolerances) is implied
 		 */
 		bool sleep = !b->awake || !b->enable_sleep || b->sleep_time != 0;
+		f2d_vec2 lc = dynamic ? b->local_center : f2d_v(0, 0);
+		bool origin = !f2d_snapshot_origin_derived(b->origin, b->center, b->q, lc);
 		uint32_t flags = BF_ALIVE | ((uint32_t)b->type << BF_TYPE_SHIFT) |
-		                 (moving ? BF_MOVING : 0u) | (force ? BF_FORCE : 0u) |
-		                 (b->user_data != 0 ? BF_USER : 0u) | (same ? BF_SAME_MASS : 0u) |
-		                 (sleep ? BF_SLEEP : 0u);
-		p = put_u8(p, flags);
-		p = put_vec(p, b->origin);
-		p = put_i32(p, b->q.c);
-		p = put_i32(p, b->q.s);
-		p = put_vec(p, b->center);
+		                 (moving ? BF_MOVING : 0u) | (same ? BF_SAME_MASS : 0u) |
+		                 (sleep ? BF_SLEEP : 0u) | (origin ? BF_ORIGIN : 0u) |
+		                 (force ? BF_FORCE : 0u) | (b->user_data != 0 ? BF_USER : 0u);
+		p = put_var(p, flags);
+		p = put_delta(p, b->center.x, pc.x);
+		p = put_delta(p, b->center.y, pc.y);
+		p = put_delta(p, b->q.c, pq.c);
+		p = put_delta(p, b->q.s, pq.s);
+		if (origin) {
+			p = put_delta(p, b->origin.x, b->center.x);
+			p = put_delta(p, b->origin.y, b->center.y);
+		}
 		if (moving) {
-			p = put_vec(p, b->v);
-			p = put_i32(p, b->w);
+			p = put_zz(p, b->v.x);
+			p = put_zz(p, b->v.y);
+			p = put_zz(p, b->w);
 		}
 		if (force) {
-			p = put_vec(p, b->force);
-			p = put_i32(p, b->torque);
+			p = put_zz(p, b->force.x);
+			p = put_zz(p, b->force.y);
+			p = put_zz(p, b->torque);
 		}
 		if (dynamic && !same) {
-			p = put_i32(p, b->mass);
-			p = put_i32(p, b->inertia);
-			p = put_vec(p, b->local_center);
+			p = put_zz(p, b->mass);
+			p = put_zz(p, b->inertia);
+			p = put_zz(p, b->local_center.x);
+			p = put_zz(p, b->local_center.y);
 		}
 		if (b->user_data != 0) {
 			p = put_u64(p, b->user_data);
 		}
 		if (sleep) {
 			p = put_u8(p, (b->awake ? 0u : 1u) | (b->enable_sleep ? 0u : 2u));
-			p = put_i32(p, b->sleep_time);
+			p = put_zz(p, b->sleep_time);
 		}
 		if (dynamic) {
 			prev = b;
 		}
+		pc = b->center;
+		pq = b->q;
 		rec_end(e, s, p);
 	}
 	encode_pool_tail(e, &w->body_ids);
@@ -226,9 +272,10 @@ static void encode_shapes(encoder *e, const f2d_world *w)
 {
 	put_word(e, (uint32_t)w->shape_ids.next);
 	const f2d_shape *prev = NULL; /* previous live shape */
+	int32_t prev_body = -1;       /* its body; -1 before the first */
 	for (int32_t i = 0; i < w->shape_ids.next; ++i) {
 		const f2d_shape *sh = &w->shapes[i];
-		uint8_t *s = rec_begin(e), *p = put_u32(s, sh->generation);
+		uint8_t *s = rec_begin(e), *p = put_var(s, sh->generation);
 		if (!sh->alive) {
 			rec_end(e, s, put_u8(p, 0));
 			continue;
@@ -245,7 +292,10 @@ static void encode_shapes(encoder *e, const f2d_world *w)
 		if (typed) {
 			p = put_u8(p, (uint32_t)sh->type);
 		}
-		p = put_i32(p, sh->body);
+		/* version 5: the body as body - previous body - 1 (mod 2^32), zigzag coded (one
+		 * shape a body in body order: 0) */
+		p = put_delta(p, sh->body, prev_body + 1);
+		prev_body = sh->body;
 		if (!same_material) {
 			p = put_i32(p, sh->density);
 			p = put_i32(p, sh->friction);
@@ -328,17 +378,6 @@ static void encode_joints(encoder *e, const f2d_world *w)
 		rec_end(e, s, p);
 	}
 	encode_pool_tail(e, &w->joint_ids);
-}
-
-/* LEB128: 7 bits a byte, low first, the high bit says more follow; minimal (at most 5 bytes). */
-static inline uint8_t *put_var(uint8_t *p, uint32_t v)
-{
-	while (v >= 0x80u) {
-		*p++ = (uint8_t)(v | 0x80u);
-		v >>= 7;
-	}
-	*p++ = (uint8_t)v;
-	return p;
 }
 
 /* Feature ids are written bit-permuted (a bijection of u32, so any id is kept exactly): bit 0

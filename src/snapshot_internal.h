@@ -9,14 +9,16 @@
 
 #define NO_SWEEP 0xFFFFFFFFu
 
-/* body record flags */
+/* body record flags (version 5: a varint; the usual ones below 128, so one byte) */
 #define BF_ALIVE 1u
-#define BF_TYPE_SHIFT 1
+#define BF_TYPE_SHIFT 1 /* bits 1-2 */
 #define BF_MOVING 8u
-#define BF_FORCE 16u
-#define BF_USER 32u
-#define BF_SAME_MASS 64u
-#define BF_SLEEP 128u /* a sleep record follows: u8 (1 asleep, 2 sleep disabled), sleep_time */
+#define BF_SAME_MASS 16u
+#define BF_SLEEP 32u /* a sleep record follows: u8 (1 asleep, 2 sleep disabled), sleep_time */
+#define BF_ORIGIN 64u /* the origin is stored: it is not centre - rotate(q, local centre) */
+#define BF_FORCE 128u
+#define BF_USER 256u
+#define BF_ALL 511u
 /* shape record flags */
 #define SF_ALIVE 1u
 #define SF_POLYGON 2u
@@ -81,6 +83,27 @@ static inline bool geometry_equal(const f2d_shape *a, const f2d_shape *b)
 		}
 	}
 	return true;
+}
+
+/* The origin a body has after a step (world.c; joint.c's projection, which leaves it the centre
+ * when the local centre is 0) and after body.c sets a transform (centre = origin + rotate(q,
+ * local centre), exact integer addition): the centre minus its rotated local centre. The
+ * snapshots store the origin only when it is not this. q and lc must be in range (a rotation
+ * that passed rot_unit, a local centre within the dynamic shape extent). */
+static inline f2d_vec2 f2d_snapshot_derived_origin(f2d_vec2 c, f2d_rot q, f2d_vec2 lc)
+{
+	if ((lc.x | lc.y) == 0) {
+		return c;
+	}
+	f2d_vec2 r = f2d_rotate(q, lc);
+	return f2d_v((fix16_t)u2i((uint32_t)c.x - (uint32_t)r.x),
+	             (fix16_t)u2i((uint32_t)c.y - (uint32_t)r.y));
+}
+
+static inline bool f2d_snapshot_origin_derived(f2d_vec2 origin, f2d_vec2 c, f2d_rot q, f2d_vec2 lc)
+{
+	f2d_vec2 o = f2d_snapshot_derived_origin(c, q, lc);
+	return o.x == origin.x && o.y == origin.y;
 }
 
 /* ---- value ranges of loaded fields (snapshot_load.c) ---- */

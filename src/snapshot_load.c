@@ -51,8 +51,11 @@ typedef struct decoder {
 	int32_t arbiter_count;
 	uint32_t sweep; /* NO_SWEEP or the sweep length */
 	/* running state of both passes */
-	const uint8_t *mass_prev;      /* previous live dynamic body's mass record */
+	bool have_mass;                /* a previous live dynamic body, */
+	fix16_t mass_prev[4];          /* its mass, inertia, local centre */
 	fix16_t inv_mass, inv_inertia; /* and its inverses (applying pass) */
+	f2d_vec2 center_prev;          /* previous live body's centre and rotation */
+	f2d_rot q_prev;
 	f2d_shape geometry;            /* previous live shape's geometry and material */
 	bool have_shape, geometry_dynamic_ok;
 } decoder;
@@ -128,11 +131,53 @@ static bool rd_var_slow(decoder *d, uint32_t *out, const char *what); /* after f
  * below 2^32; anything else is refused. */
 static inline bool rd_var(decoder *d, uint32_t *out, const char *what)
 {
-	if (d->p < d->end && *d->p < 0x80u) {
+	const uint8_t *p = d->p;
+	if (p < d->end && *p < 0x80u) {
 		*out = *d->p++;
 		return true;
 	}
+	/* up to 5 bytes without a bounds check per byte (centres and rotations take 3 or 4);
+	 * anything unusual (a last byte 0, a fifth byte above 15) goes to the checking path */
+	if (d->end - p >= 5) {
+		uint32_t v = p[0] & 0x7Fu;
+		for (int k = 1; k < 5; ++k) {
+			uint32_t byte = p[k];
+			if (byte == 0 || (k == 4 && byte > 0x0Fu)) {
+				break;
+			}
+			v |= (byte & 0x7Fu) << (7 * k);
+			if (byte < 0x80u) {
+				*out = v;
+				d->p = p + k + 1;
+				return true;
+			}
+		}
+	}
 	return rd_var_slow(d, out, what);
+}
+/* zigzag (snapshot.c): 0, 1, 2, 3, ... -> 0, -1, 1, -2, ... */
+static inline int32_t unzigzag(uint32_t u)
+{
+	return u2i((u >> 1) ^ (0u - (u & 1u)));
+}
+static inline bool rd_zz(decoder *d, int32_t *out, const char *what)
+{
+	uint32_t u = 0;
+	if (!rd_var(d, &u, what)) {
+		return false;
+	}
+	*out = unzigzag(u);
+	return true;
+}
+/* prev + a zigzag-coded delta, modulo 2^32 (snapshot.c put_delta) */
+static inline bool rd_delta(decoder *d, int32_t *out, int32_t prev, const char *what)
+{
+	uint32_t u = 0;
+	if (!rd_var(d, &u, what)) {
+		return false;
+	}
+	*out = u2i((uint32_t)prev + (uint32_t)unzigzag(u));
+	return true;
 }
 static inline f2d_vec2 rd_vec(decoder *d)
 {
@@ -258,7 +303,9 @@ static bool decode_next(decoder *d, int kind, const char *name)
 		return fail(d, F2D_ERROR_CAPACITY, "%u %s, more than F2D_MAX_OBJECTS", (unsigned)n,
 		            name);
 	}
-	if ((size_t)n > (size_t)(d->end - d->p) / 5) {
+	/* a record takes at least 2 bytes (bodies and shapes: varint generation and flags;
+	 * joints: 5) */
+	if ((size_t)n > (size_t)(d->end - d->p) / (kind == 2 ? 5 : 2)) {
 		return fail(d, F2D_ERROR_INVALID_VALUE, "truncated: %u %s cannot fit in %zu bytes",
 		            (unsigned)n, name, (size_t)(d->end - d->p));
 	}
@@ -341,32 +388,27 @@ static bool decode_bodies(decoder *d)
 		clear_slots(w->bodies, sizeof(f2d_body), n, w->body_ids.next);
 		w->body_ids.next = n;
 	}
-	d->mass_prev = NULL;
+	d->have_mass = false;
+	d->center_prev = f2d_v(0, 0);
+	d->q_prev.c = d->q_prev.s = 0;
 	const fix16_t limit = F2D_WORLD_LIMIT;
 	for (int32_t i = 0; i < n; ++i) {
-		if (!avail(d, 5)) {
-			return truncated(d, "a body");
+		uint32_t gen = 0, flags = 0;
+		if (!rd_var(d, &gen, "a body") || !rd_var(d, &flags, "a body")) {
+			return false;
 		}
-		uint32_t gen = rd_u32(d);
-		uint32_t flags = rd_u8(d);
 		uint32_t type = (flags >> BF_TYPE_SHIFT) & 3u;
 		bool alive = (flags & BF_ALIVE) != 0;
 		bool dynamic = type == F2D_DYNAMIC_BODY;
 		bool same = (flags & BF_SAME_MASS) != 0;
 		bool mass_rec = alive && dynamic && !same;
-		size_t len = alive ? 24 : 0;
-		len += (flags & BF_MOVING) ? 12 : 0;
-		len += (flags & BF_FORCE) ? 12 : 0;
-		len += mass_rec ? 16 : 0;
-		len += (flags & BF_USER) ? 8 : 0;
-		len += (flags & BF_SLEEP) ? 5 : 0;
 		if (!d->apply) {
 			if (gen == 0) {
 				return fail(d, F2D_ERROR_INVALID_VALUE, "body %d: generation 0",
 				            (int)i);
 			}
-			if (!alive && flags != 0) {
-				return fail(d, F2D_ERROR_INVALID_VALUE, "dead body %d has flags %u",
+			if ((!alive && flags != 0) || (flags & ~BF_ALL) != 0) {
+				return fail(d, F2D_ERROR_INVALID_VALUE, "body %d: bad flags %u",
 				            (int)i, (unsigned)flags);
 			}
 			if (alive && type > F2D_DYNAMIC_BODY) {
@@ -381,15 +423,12 @@ static bool decode_bodies(decoder *d)
 				            (int)i,
 				            type == F2D_STATIC_BODY ? "static" : "kinematic");
 			}
-			if (alive && same && d->mass_prev == NULL) {
+			if (alive && same && !d->have_mass) {
 				return fail(
 				    d, F2D_ERROR_INVALID_VALUE,
 				    "body %d: same mass as a previous body that does not exist",
 				    (int)i);
 			}
-		}
-		if (!avail(d, len)) {
-			return truncated(d, "a body");
 		}
 		/* every field of f2d_body is written: no memset per record (speed); the size check
 		 * in tests/test_snapshot.c catches a new field */
@@ -417,38 +456,55 @@ static bool decode_bodies(decoder *d)
 			b->origin = b->center = f2d_v(0, 0);
 			b->q.c = b->q.s = 0;
 		} else {
-			b->origin = rd_vec(d);
-			b->q.c = rd_i32(d);
-			b->q.s = rd_i32(d);
-			b->center = rd_vec(d);
-			if (flags & BF_MOVING) {
-				b->v = rd_vec(d);
-				b->w = rd_i32(d);
+			const char *rec = "a body";
+			f2d_vec2 od = f2d_v(0, 0); /* origin - centre, when stored */
+			if (!rd_delta(d, &b->center.x, d->center_prev.x, rec) ||
+			    !rd_delta(d, &b->center.y, d->center_prev.y, rec) ||
+			    !rd_delta(d, &b->q.c, d->q_prev.c, rec) ||
+			    !rd_delta(d, &b->q.s, d->q_prev.s, rec) ||
+			    ((flags & BF_ORIGIN) &&
+			     (!rd_delta(d, &od.x, 0, rec) || !rd_delta(d, &od.y, 0, rec))) ||
+			    ((flags & BF_MOVING) &&
+			     (!rd_zz(d, &b->v.x, rec) || !rd_zz(d, &b->v.y, rec) ||
+			      !rd_zz(d, &b->w, rec))) ||
+			    ((flags & BF_FORCE) &&
+			     (!rd_zz(d, &b->force.x, rec) || !rd_zz(d, &b->force.y, rec) ||
+			      !rd_zz(d, &b->torque, rec)))) {
+				return false;
 			}
-			if (flags & BF_FORCE) {
-				b->force = rd_vec(d);
-				b->torque = rd_i32(d);
-			}
-			const uint8_t *mass_at = d->p;
+			d->center_prev = b->center;
+			d->q_prev = b->q;
 			if (dynamic) {
-				const uint8_t *m = mass_rec ? mass_at : d->mass_prev;
-				b->mass = u2i(get_u32(m));
-				b->inertia = u2i(get_u32(m + 4));
-				b->local_center.x = u2i(get_u32(m + 8));
-				b->local_center.y = u2i(get_u32(m + 12));
 				if (mass_rec) {
-					d->p += 16;
+					if (!rd_zz(d, &b->mass, rec) || !rd_zz(d, &b->inertia, rec) ||
+					    !rd_zz(d, &b->local_center.x, rec) ||
+					    !rd_zz(d, &b->local_center.y, rec)) {
+						return false;
+					}
+				} else {
+					b->mass = d->mass_prev[0];
+					b->inertia = d->mass_prev[1];
+					b->local_center.x = d->mass_prev[2];
+					b->local_center.y = d->mass_prev[3];
 				}
 			}
 			if (flags & BF_USER) {
+				if (!avail(d, 8)) {
+					return truncated(d, rec);
+				}
 				b->user_data = rd_u64(d);
 			}
 			uint32_t sleep = 0;
 			if (flags & BF_SLEEP) {
+				if (!avail(d, 1)) {
+					return truncated(d, rec);
+				}
 				sleep = rd_u8(d);
 				b->awake = (sleep & 1u) == 0;
 				b->enable_sleep = (sleep & 2u) == 0;
-				b->sleep_time = rd_i32(d);
+				if (!rd_zz(d, &b->sleep_time, rec)) {
+					return false;
+				}
 			}
 			if (!d->apply && (flags & BF_SLEEP)) {
 				/* canonical and reachable: only a dynamic body sleeps or counts
@@ -466,9 +522,9 @@ static bool decode_bodies(decoder *d)
 					            (int)i, (unsigned)sleep, (int)b->sleep_time);
 				}
 			}
+			fix16_t plim = dynamic ? limit + DYNAMIC_POSITION_SLACK : limit;
 			if (!d->apply) {
-				fix16_t plim = dynamic ? limit + DYNAMIC_POSITION_SLACK : limit;
-				if (!vec_within(b->origin, plim) || !vec_within(b->center, plim)) {
+				if (!vec_within(b->center, plim)) {
 					return fail(d, F2D_ERROR_INVALID_VALUE,
 					            "body %d: position beyond F2D_WORLD_LIMIT",
 					            (int)i);
@@ -514,8 +570,10 @@ static bool decode_bodies(decoder *d)
 						    "of range",
 						    (int)i, (int)b->mass, (int)b->inertia);
 					}
-					if (d->mass_prev != NULL &&
-					    memcmp(mass_at, d->mass_prev, 16) == 0) {
+					if (d->have_mass && b->mass == d->mass_prev[0] &&
+					    b->inertia == d->mass_prev[1] &&
+					    b->local_center.x == d->mass_prev[2] &&
+					    b->local_center.y == d->mass_prev[3]) {
 						return fail(
 						    d, F2D_ERROR_INVALID_VALUE,
 						    "body %d: repeated mass not marked as such "
@@ -524,9 +582,32 @@ static bool decode_bodies(decoder *d)
 					}
 				}
 			}
+			/* the origin: stored only when it is not the derived one (q and the
+			 * local centre are in range here) */
+			f2d_vec2 derived = f2d_snapshot_derived_origin(b->center, b->q, b->local_center);
+			if (flags & BF_ORIGIN) {
+				b->origin = f2d_v(u2i((uint32_t)b->center.x + (uint32_t)od.x),
+				                  u2i((uint32_t)b->center.y + (uint32_t)od.y));
+				if (!d->apply && b->origin.x == derived.x && b->origin.y == derived.y) {
+					return fail(d, F2D_ERROR_INVALID_VALUE,
+					            "body %d: stored origin equals the derived one "
+					            "(not canonical)",
+					            (int)i);
+				}
+			} else {
+				b->origin = derived;
+			}
+			if (!d->apply && !vec_within(b->origin, plim)) {
+				return fail(d, F2D_ERROR_INVALID_VALUE,
+				            "body %d: position beyond F2D_WORLD_LIMIT", (int)i);
+			}
 			if (dynamic) {
 				if (mass_rec) {
-					d->mass_prev = mass_at;
+					d->have_mass = true;
+					d->mass_prev[0] = b->mass;
+					d->mass_prev[1] = b->inertia;
+					d->mass_prev[2] = b->local_center.x;
+					d->mass_prev[3] = b->local_center.y;
 					if (d->apply) { /* as body.c computes them */
 						d->inv_mass =
 						    f2d_div_exact((int64_t)1 << 16, b->mass);
@@ -632,11 +713,15 @@ static bool decode_shapes(decoder *d)
 		w->shape_ids.next = n;
 	}
 	d->have_shape = false;
+	int32_t prev_body = -1; /* previous live shape's body */
 	for (int32_t i = 0; i < n; ++i) {
-		if (!avail(d, 5)) {
+		uint32_t gen = 0;
+		if (!rd_var(d, &gen, "a shape")) {
+			return false;
+		}
+		if (!avail(d, 1)) {
 			return truncated(d, "a shape");
 		}
-		uint32_t gen = rd_u32(d);
 		uint32_t flags = rd_u8(d);
 		bool alive = (flags & SF_ALIVE) != 0;
 		bool polygon = (flags & SF_POLYGON) != 0;
@@ -696,11 +781,15 @@ static bool decode_shapes(decoder *d)
 			}
 			continue;
 		}
-		size_t len = 4 + (same_material ? 0 : 12);
-		if (!avail(d, len)) {
+		int32_t body_id = 0;
+		if (!rd_delta(d, &body_id, prev_body + 1, "a shape")) {
+			return false;
+		}
+		prev_body = body_id;
+		uint32_t body = (uint32_t)body_id;
+		if (!avail(d, same_material ? 0 : 12)) {
 			return truncated(d, "a shape");
 		}
-		uint32_t body = rd_u32(d);
 		f2d_shape *g = &d->geometry; /* previous shape's geometry and material */
 		bool material_new = !same_material;
 		fix16_t density = g->density, friction = g->friction, restitution = g->restitution;

@@ -91,6 +91,17 @@ typedef struct spec {
 	size_t joint_next, joint_rec[SPEC_MAX], joint_free;
 	size_t arbiters, arb_rec[SPEC_MAX], options, end;
 	uint32_t bodies, shapes, joints, arbiter_count;
+	/* version 5: the bodies decoded, the offsets of their flags; the shapes' flag byte, body
+	 * varint and what follows it */
+	struct spec_body {
+		uint32_t gen, flags;
+		int32_t c[2], q[2], od[2], v[3], f[3], m[4];
+		uint64_t user;
+		uint32_t sleep;
+		int32_t sleep_time;
+	} body[SPEC_MAX];
+	size_t body_flag[SPEC_MAX];
+	size_t shape_flag[SPEC_MAX], shape_body[SPEC_MAX], shape_mat[SPEC_MAX];
 	struct spec_arb {
 		uint32_t a, b, friction, restitution, count, id[2], pn[2];
 		int32_t pt[2];
@@ -120,6 +131,80 @@ static size_t spec_put_var(uint8_t *p, uint32_t v)
 	}
 	p[n++] = (uint8_t)v;
 	return n;
+}
+
+static int32_t spec_unzz(uint32_t z)
+{
+	return (z & 1u) ? -(int32_t)(z >> 1) - 1 : (int32_t)(z >> 1);
+}
+static uint32_t spec_zz(int32_t v)
+{
+	return ((uint32_t)v << 1) ^ (v < 0 ? 0xFFFFFFFFu : 0u);
+}
+/* prev + zigzag delta, modulo 2^32 */
+static int32_t spec_delta(const uint8_t *pl, size_t *o, int32_t prev)
+{
+	uint32_t u = (uint32_t)prev + (uint32_t)spec_unzz(spec_var(pl, o));
+	return u <= (uint32_t)INT32_MAX ? (int32_t)u : -(int32_t)(~u) - 1;
+}
+static size_t spec_put_delta(uint8_t *p, int32_t v, int32_t prev)
+{
+	uint32_t d = (uint32_t)v - (uint32_t)prev;
+	return spec_put_var(p, (d << 1) ^ ((d >> 31) != 0 ? 0xFFFFFFFFu : 0u));
+}
+
+/* the body records of n decoded bodies, with the u32 count before them, as snapshot.h says
+ * (version 5; out: room for 4 + 110 n) */
+static size_t spec_encode_bodies(const struct spec_body *bd, uint32_t n, uint8_t *out)
+{
+	size_t o = 4;
+	out[0] = (uint8_t)n;
+	out[1] = (uint8_t)(n >> 8);
+	out[2] = (uint8_t)(n >> 16);
+	out[3] = (uint8_t)(n >> 24);
+	int32_t pc[2] = {0, 0}, pq[2] = {0, 0};
+	for (uint32_t i = 0; i < n; ++i) {
+		const struct spec_body *x = &bd[i];
+		o += spec_put_var(out + o, x->gen);
+		o += spec_put_var(out + o, x->flags);
+		if (!(x->flags & 1u)) {
+			continue;
+		}
+		for (int k = 0; k < 2; ++k) {
+			o += spec_put_delta(out + o, x->c[k], pc[k]);
+		}
+		for (int k = 0; k < 2; ++k) {
+			o += spec_put_delta(out + o, x->q[k], pq[k]);
+		}
+		for (int k = 0; k < 2 && (x->flags & 64u); ++k) {
+			o += spec_put_delta(out + o, x->od[k], 0);
+		}
+		for (int k = 0; k < 3 && (x->flags & 8u); ++k) {
+			o += spec_put_var(out + o, spec_zz(x->v[k]));
+		}
+		for (int k = 0; k < 3 && (x->flags & 128u); ++k) {
+			o += spec_put_var(out + o, spec_zz(x->f[k]));
+		}
+		if (((x->flags >> 1) & 3u) == 2 && !(x->flags & 16u)) {
+			for (int k = 0; k < 4; ++k) {
+				o += spec_put_var(out + o, spec_zz(x->m[k]));
+			}
+		}
+		if (x->flags & 256u) {
+			for (int k = 0; k < 8; ++k) {
+				out[o++] = (uint8_t)(x->user >> (8 * k));
+			}
+		}
+		if (x->flags & 32u) {
+			out[o++] = (uint8_t)x->sleep;
+			o += spec_put_var(out + o, spec_zz(x->sleep_time));
+		}
+		pc[0] = x->c[0];
+		pc[1] = x->c[1];
+		pq[0] = x->q[0];
+		pq[1] = x->q[1];
+	}
+	return o;
 }
 
 /* the arbiter section of n decoded arbiters, as snapshot.h says (out: room for 4 + 50 n) */
@@ -184,17 +269,43 @@ static void spec_parse(const uint8_t *pl, size_t len, spec *s)
 	s->bodies = le32(pl + o);
 	o += 4;
 	ck_assert_uint_le(s->bodies, SPEC_MAX);
+	int32_t pc[2] = {0, 0}, pq[2] = {0, 0};
 	for (uint32_t i = 0; i < s->bodies; ++i) {
 		s->body_rec[i] = o;
-		uint8_t f = pl[o + 4];
-		o += 5;
-		if (f & 1) {
-			o += 24;
-			o += (f & 8) ? 12 : 0;
-			o += (f & 16) ? 12 : 0;
-			o += (((f >> 1) & 3) == 2 && !(f & 64)) ? 16 : 0;
-			o += (f & 32) ? 8 : 0;
-			o += (f & 128) ? 5 : 0;
+		struct spec_body *x = &s->body[i];
+		memset(x, 0, sizeof *x);
+		x->gen = spec_var(pl, &o);
+		s->body_flag[i] = o;
+		uint32_t f = x->flags = spec_var(pl, &o);
+		if (f & 1u) {
+			for (int k = 0; k < 2; ++k) {
+				x->c[k] = pc[k] = spec_delta(pl, &o, pc[k]);
+			}
+			for (int k = 0; k < 2; ++k) {
+				x->q[k] = pq[k] = spec_delta(pl, &o, pq[k]);
+			}
+			for (int k = 0; k < 2 && (f & 64u); ++k) {
+				x->od[k] = spec_delta(pl, &o, 0);
+			}
+			for (int k = 0; k < 3 && (f & 8u); ++k) {
+				x->v[k] = spec_unzz(spec_var(pl, &o));
+			}
+			for (int k = 0; k < 3 && (f & 128u); ++k) {
+				x->f[k] = spec_unzz(spec_var(pl, &o));
+			}
+			if (((f >> 1) & 3u) == 2 && !(f & 16u)) {
+				for (int k = 0; k < 4; ++k) {
+					x->m[k] = spec_unzz(spec_var(pl, &o));
+				}
+			}
+			if (f & 256u) {
+				x->user = le64(pl + o);
+				o += 8;
+			}
+			if (f & 32u) {
+				x->sleep = pl[o++];
+				x->sleep_time = spec_unzz(spec_var(pl, &o));
+			}
 		}
 	}
 	s->body_free = o;
@@ -206,13 +317,19 @@ static void spec_parse(const uint8_t *pl, size_t len, spec *s)
 	ck_assert_uint_le(s->shapes, SPEC_MAX);
 	for (uint32_t i = 0; i < s->shapes; ++i) {
 		s->shape_rec[i] = o;
-		uint8_t f = pl[o + 4];
-		o += 5;
+		(void)spec_var(pl, &o);
+		s->shape_flag[i] = o;
+		uint8_t f = pl[o++];
 		if (f & 1) {
-			o += 4;
+			o += (f & 32) ? 1 : 0; /* type */
+			s->shape_body[i] = o;
+			(void)spec_var(pl, &o);
+			s->shape_mat[i] = o;
 			o += (f & 16) ? 0 : 12;
 			if (!(f & 8)) {
-				o += (f & 2) ? 1 + 8 * (size_t)pl[o] : 12;
+				uint32_t t = (f & 32) ? pl[s->shape_body[i] - 1] : 0;
+				o += (f & 2) ? 1 + 8 * (size_t)pl[o]
+				             : (t == 2 ? 20 : (t == 3 ? 16 : (t == 4 ? 32 : 12)));
 			}
 			o += (f & 4) ? 8 : 0;
 		}
@@ -322,14 +439,39 @@ START_TEST(portable_layout_matches_spec)
 	ck_assert_uint_eq(le32(pl + sp.body_free), 2); /* bodies 4 and 5 */
 	ck_assert_uint_eq(le32(pl + sp.shape_free), 1);
 	ck_assert_uint_eq(le32(pl + sp.joint_free), 1);
-	/* body 1: alive dynamic (flags 1 | 2 << 1), origin = its position */
-	const uint8_t *r = pl + sp.body_rec[1];
-	ck_assert_uint_eq(le32(r), w->bodies[1].generation);
-	ck_assert_uint_eq(r[4] & 7u, 5u);
-	ck_assert_int_eq((int32_t)le32(r + 5), w->bodies[1].origin.x);
-	ck_assert_int_eq((int32_t)le32(r + 9), w->bodies[1].origin.y);
-	ck_assert(r[4] & 16u); /* the force */
-	ck_assert(r[4] & 32u); /* user data 42 */
+	/* every body decoded by the spec is the world's; re-encoding gives the library's bytes */
+	for (uint32_t i = 0; i < sp.bodies; ++i) {
+		const struct spec_body *x = &sp.body[i];
+		const f2d_body *bd = &w->bodies[i];
+		ck_assert_uint_eq(x->gen, bd->generation);
+		ck_assert_uint_eq(x->flags & 1u, bd->alive ? 1u : 0u);
+		if (!bd->alive) {
+			continue;
+		}
+		ck_assert_uint_eq((x->flags >> 1) & 3u, (uint32_t)bd->type);
+		ck_assert(x->c[0] == bd->center.x && x->c[1] == bd->center.y);
+		ck_assert(x->q[0] == bd->q.c && x->q[1] == bd->q.s);
+		f2d_vec2 o = {x->c[0] + x->od[0], x->c[1] + x->od[1]};
+		if (!(x->flags & 64u)) { /* derived: centre - rotate(q, local centre) */
+			o = f2d_sub(bd->center, f2d_rotate(bd->q, bd->local_center));
+		}
+		ck_assert(o.x == bd->origin.x && o.y == bd->origin.y);
+		ck_assert(x->v[0] == bd->v.x && x->v[1] == bd->v.y && x->v[2] == bd->w);
+		ck_assert(x->f[0] == bd->force.x && x->f[1] == bd->force.y &&
+		          x->f[2] == bd->torque);
+		ck_assert_uint_eq(x->user, bd->user_data);
+	}
+	{
+		uint8_t sec[4 + 110 * SPEC_MAX];
+		size_t len = spec_encode_bodies(sp.body, sp.bodies, sec);
+		ck_assert_uint_eq(len, sp.body_free - sp.body_next);
+		ck_assert(memcmp(sec, pl + sp.body_next, len) == 0);
+	}
+	/* body 1: alive dynamic (flags 1 | 2 << 1), a force, user data 42 */
+	ck_assert_uint_eq(sp.body[1].flags & 7u, 5u);
+	ck_assert(sp.body[1].flags & 128u); /* the force */
+	ck_assert(sp.body[1].flags & 256u); /* user data 42 */
+	ck_assert_uint_eq(sp.body[1].user, 42);
 	free(s.bytes);
 	f2d_destroy_world(w);
 }
@@ -416,6 +558,34 @@ static void expect_arbiters_refused(target *t, const slot *good, const spec *sp,
 	expect_refused(t, b, size, want, needle, what);
 	free(b);
 }
+
+/* good with its body records replaced by `sec` (len bytes, the count included) */
+static void expect_bodies_refused(target *t, const slot *good, const spec *sp,
+                                  const uint8_t *sec, size_t len, f2d_result want,
+                                  const char *needle, const char *what)
+{
+	size_t head = 40 + sp->body_next, tail = good->size - 40 - sp->body_free;
+	size_t size = head + len + tail;
+	uint8_t *b = malloc(size);
+	ck_assert_ptr_nonnull(b);
+	memcpy(b, good->bytes, head);
+	memcpy(b + head, sec, len);
+	memcpy(b + head + len, good->bytes + 40 + sp->body_free, tail);
+	fix_checksum(b, size);
+	expect_refused(t, b, size, want, needle, what);
+	free(b);
+}
+
+/* the bodies of sp with body `index` changed by the caller (x), encoded by the spec */
+#define BODY_CASE(index, field_changes, want, needle, what)                                        \
+	do {                                                                                       \
+		struct spec_body body_[SPEC_MAX];                                                  \
+		memcpy(body_, sp.body, sizeof body_);                                              \
+		struct spec_body *x = &body_[index];                                               \
+		field_changes;                                                                     \
+		size_t len_ = spec_encode_bodies(body_, sp.bodies, bsec);                          \
+		expect_bodies_refused(&t, &good, &sp, bsec, len_, want, needle, what);             \
+	} while (0)
 
 /* the arbiters of sp with one changed by the caller, encoded by the spec */
 #define ARB_CASE(field_changes, want, needle, what)                                                \
@@ -509,49 +679,65 @@ START_TEST(corrupt_portable_snapshots_are_refused)
 	                     "cannot fit", "arbiters beyond the bytes");
 	expect_patch_refused(&t, &good, sp.body_free, 3, F2D_ERROR_INVALID_HANDLE, "free list",
 	                     "free count");
-	/* body values */
-	size_t b1 = sp.body_rec[1];
-	expect_patch_refused(&t, &good, b1, 0, F2D_ERROR_INVALID_VALUE, "generation",
-	                     "generation 0");
-	expect_patch_refused(&t, &good, b1 + 5, (uint32_t)(F2D_WORLD_LIMIT + F2D_FIX(200)),
-	                     F2D_ERROR_INVALID_VALUE, "F2D_WORLD_LIMIT", "origin beyond limit");
-	expect_patch_refused(&t, &good, b1 + 5 + 20, (uint32_t)(-F2D_WORLD_LIMIT - F2D_FIX(200)),
-	                     F2D_ERROR_INVALID_VALUE, "F2D_WORLD_LIMIT", "centre beyond limit");
-	expect_patch_refused(&t, &good, sp.body_rec[0] + 5, (uint32_t)(F2D_WORLD_LIMIT + 1),
-	                     F2D_ERROR_INVALID_VALUE, "F2D_WORLD_LIMIT",
-	                     "static origin beyond limit");
-	expect_patch_refused(&t, &good, b1 + 13, (uint32_t)F2D_MILLI(900), F2D_ERROR_INVALID_VALUE,
-	                     "rotation", "short rotation");
-	expect_patch_refused(&t, &good, b1 + 13, 0x80000000u, F2D_ERROR_INVALID_VALUE, "rotation",
-	                     "rotation INT32_MIN");
+	/* body values (version 5: the records re-encoded by the spec with one value changed) */
+	uint8_t bsec[4 + 110 * SPEC_MAX];
+	BODY_CASE(1, x->gen = 0, F2D_ERROR_INVALID_VALUE, "generation", "generation 0");
+	BODY_CASE(1, x->flags |= 64u; x->od[0] = F2D_WORLD_LIMIT + F2D_FIX(200) - x->c[0],
+	          F2D_ERROR_INVALID_VALUE, "F2D_WORLD_LIMIT", "origin beyond limit");
+	BODY_CASE(1, x->c[1] = -F2D_WORLD_LIMIT - F2D_FIX(200), F2D_ERROR_INVALID_VALUE,
+	          "F2D_WORLD_LIMIT", "centre beyond limit");
+	BODY_CASE(0, x->c[0] = F2D_WORLD_LIMIT + 1, F2D_ERROR_INVALID_VALUE, "F2D_WORLD_LIMIT",
+	          "static position beyond limit");
+	BODY_CASE(1, x->flags |= 64u; x->od[0] = 0; x->od[1] = 0, F2D_ERROR_INVALID_VALUE,
+	          "not canonical", "stored origin equal to the derived one");
+	BODY_CASE(1, x->flags |= 512u, F2D_ERROR_INVALID_VALUE, "flags", "unknown body flag");
+	BODY_CASE(1, x->q[0] = F2D_MILLI(900), F2D_ERROR_INVALID_VALUE, "rotation",
+	          "short rotation");
+	BODY_CASE(1, x->q[0] = INT32_MIN, F2D_ERROR_INVALID_VALUE, "rotation",
+	          "rotation INT32_MIN");
 	{
-		uint8_t f = good.bytes[40 + b1 + 4];
-		ck_assert(f & 8); /* moving: v at b1 + 29 */
-		expect_patch_refused(&t, &good, b1 + 29, (uint32_t)F2D_FIX(30000),
-		                     F2D_ERROR_INVALID_VALUE, "velocity", "velocity");
-		ck_assert(f & 16); /* force after v, w */
-		expect_patch_refused(&t, &good, b1 + 41, 0x80000000u, F2D_ERROR_INVALID_VALUE,
-		                     "force", "force INT32_MIN");
-		ck_assert(!(f & 64)); /* mass record after the force */
-		size_t m = b1 + 53;
-		expect_patch_refused(&t, &good, m, 1, F2D_ERROR_MASS_RANGE, "mass", "mass 2^-16");
-		expect_patch_refused(&t, &good, m, (uint32_t)F2D_FIX(20000), F2D_ERROR_MASS_RANGE,
-		                     "mass", "mass 20000");
-		expect_patch_refused(&t, &good, m + 4, 1, F2D_ERROR_MASS_RANGE, "mass",
-		                     "inertia tiny");
-		expect_patch_refused(&t, &good, m + 8, (uint32_t)F2D_FIX(40), F2D_ERROR_MASS_RANGE,
-		                     "mass", "centre of mass far away");
-		expect_byte_refused(&t, &good, b1 + 4, (uint8_t)(f | 6), F2D_ERROR_INVALID_VALUE,
-		                    "type", "body type 3");
-		expect_byte_refused(&t, &good, b1 + 4, (uint8_t)(f | 128), F2D_ERROR_INVALID_VALUE,
-		                    "sleep", "sleep flag without a valid sleep record");
+		uint32_t f = sp.body[1].flags;
+		ck_assert(f & 8); /* moving */
+		BODY_CASE(1, x->v[0] = F2D_FIX(30000), F2D_ERROR_INVALID_VALUE, "velocity",
+		          "velocity");
+		BODY_CASE(1, x->v[0] = x->v[1] = x->v[2] = 0, F2D_ERROR_INVALID_VALUE, "velocity",
+		          "zero velocity flagged");
+		ck_assert(f & 128); /* force */
+		BODY_CASE(1, x->f[0] = INT32_MIN, F2D_ERROR_INVALID_VALUE, "force",
+		          "force INT32_MIN");
+		ck_assert(!(f & 16)); /* its own mass record */
+		BODY_CASE(1, x->m[0] = 1, F2D_ERROR_MASS_RANGE, "mass", "mass 2^-16");
+		BODY_CASE(1, x->m[0] = F2D_FIX(20000), F2D_ERROR_MASS_RANGE, "mass", "mass 20000");
+		BODY_CASE(1, x->m[1] = 1, F2D_ERROR_MASS_RANGE, "mass", "inertia tiny");
+		BODY_CASE(1, x->m[2] = F2D_FIX(40), F2D_ERROR_MASS_RANGE, "mass",
+		          "centre of mass far away");
+		expect_byte_refused(&t, &good, sp.body_flag[1], (uint8_t)(good.bytes[40 + sp.body_flag[1]] | 6),
+		                    F2D_ERROR_INVALID_VALUE, "type", "body type 3");
+		BODY_CASE(1, x->flags |= 32u; x->sleep = 0; x->sleep_time = 0,
+		          F2D_ERROR_INVALID_VALUE, "sleep",
+		          "sleep flag without a valid sleep record");
 	}
 	/* a dead body with flags */
-	expect_byte_refused(&t, &good, sp.body_rec[4] + 4, 8, F2D_ERROR_INVALID_VALUE, "flags",
+	expect_byte_refused(&t, &good, sp.body_flag[4], 8, F2D_ERROR_INVALID_VALUE, "flags",
 	                    "dead body flags");
-	/* static body flagged moving: the bytes no longer parse as the same layout; refused */
-	expect_byte_refused(&t, &good, sp.body_rec[0] + 4, 1 | 8, F2D_ERROR_INVALID_VALUE, NULL,
+	/* static body flagged moving: refused */
+	expect_byte_refused(&t, &good, sp.body_flag[0], 1 | 8, F2D_ERROR_INVALID_VALUE, NULL,
 	                    "static moving");
+	/* a varint that is not minimal: body 0's generation (one byte) as two */
+	{
+		size_t at = 40 + sp.body_rec[0];
+		ck_assert_uint_lt(good.bytes[at], 0x80u);
+		uint8_t *c = malloc(good.size + 1);
+		ck_assert_ptr_nonnull(c);
+		memcpy(c, good.bytes, at);
+		c[at] = (uint8_t)(good.bytes[at] | 0x80u);
+		c[at + 1] = 0;
+		memcpy(c + at + 2, good.bytes + at + 1, good.size - at - 1);
+		fix_checksum(c, good.size + 1);
+		expect_refused(&t, c, good.size + 1, F2D_ERROR_INVALID_VALUE, "not minimal",
+		               "generation varint not minimal");
+		free(c);
+	}
 	/* free lists: live id, repeated id, never handed out */
 	expect_patch_refused(&t, &good, sp.body_free + 4, 1, F2D_ERROR_INVALID_HANDLE, "free list",
 	                     "live id in free list");
@@ -564,17 +750,22 @@ START_TEST(corrupt_portable_snapshots_are_refused)
 	expect_patch_refused(&t, &good, sp.joint_free + 4, 0, F2D_ERROR_INVALID_HANDLE, "free list",
 	                     "live joint id in free list");
 	/* shapes: dangling body, bad polygon, circle, material */
-	expect_patch_refused(&t, &good, sp.shape_rec[1] + 5, 4, F2D_ERROR_INVALID_HANDLE,
-	                     "not alive", "shape on a dead body");
-	expect_patch_refused(&t, &good, sp.shape_rec[1] + 5, 77, F2D_ERROR_INVALID_HANDLE,
-	                     "not alive", "shape on no body");
+	/* shape 1's body (one varint byte: body - shape 0's body - 1, zigzag coded; shape 0 is
+	 * on body 0) */
+	ck_assert_uint_eq(sp.shape_mat[1], sp.shape_body[1] + 1);
+	expect_byte_refused(&t, &good, sp.shape_body[1], 2 * (4 - 1), F2D_ERROR_INVALID_HANDLE,
+	                    "not alive", "shape on a dead body");
+	expect_byte_refused(&t, &good, sp.shape_body[1], 2 * (50 - 1), F2D_ERROR_INVALID_HANDLE,
+	                    "not alive", "shape on no body");
 	{
 		size_t s1 = sp.shape_rec[1];
-		uint8_t f = good.bytes[40 + s1 + 4];
+		uint8_t f = good.bytes[40 + sp.shape_flag[1]];
 		ck_assert(f & 2);    /* polygon */
 		ck_assert(f & 16);   /* same material as the ground */
-		ck_assert(!(f & 8)); /* own geometry: count at s1 + 9 */
-		size_t v = s1 + 10;  /* vertex 0 */
+		ck_assert(!(f & 8)); /* own geometry: count after the body */
+		size_t count_at = sp.shape_mat[1];
+		size_t v = count_at + 1; /* vertex 0 */
+		(void)s1;
 		uint8_t *c = malloc(good.size);
 		ck_assert_ptr_nonnull(c);
 		memcpy(c, good.bytes, good.size); /* swap vertices 0 and 2: not CCW/convex */
@@ -583,31 +774,32 @@ START_TEST(corrupt_portable_snapshots_are_refused)
 		fix_checksum(c, good.size);
 		expect_refused(&t, c, good.size, F2D_ERROR_BAD_POLYGON, "polygon", "not convex");
 		free(c);
-		expect_byte_refused(&t, &good, s1 + 9, 2, F2D_ERROR_BAD_POLYGON, "polygon",
+		expect_byte_refused(&t, &good, count_at, 2, F2D_ERROR_BAD_POLYGON, "polygon",
 		                    "2 vertices");
-		expect_byte_refused(&t, &good, s1 + 9, 200, F2D_ERROR_BAD_POLYGON, "polygon",
+		expect_byte_refused(&t, &good, count_at, 200, F2D_ERROR_BAD_POLYGON, "polygon",
 		                    "200 vertices");
 		expect_patch_refused(&t, &good, v, (uint32_t)F2D_FIX(600), F2D_ERROR_BAD_POLYGON,
 		                     "polygon", "vertex beyond 512 m");
 		expect_patch_refused(&t, &good, v, (uint32_t)-F2D_FIX(40), F2D_ERROR_MASS_RANGE,
 		                     "dynamic", "dynamic shape beyond 32 m");
-		/* shape 2 (triangle) has its own material: friction at +13 */
-		size_t s2 = sp.shape_rec[2];
-		ck_assert(!(good.bytes[40 + s2 + 4] & 16));
-		expect_patch_refused(&t, &good, s2 + 13, (uint32_t)F2D_FIX(5),
+		/* shape 2 (triangle) has its own material: density, friction after the body */
+		size_t s2 = sp.shape_mat[2];
+		ck_assert(!(good.bytes[40 + sp.shape_flag[2]] & 16));
+		expect_patch_refused(&t, &good, s2 + 4, (uint32_t)F2D_FIX(5),
 		                     F2D_ERROR_INVALID_VALUE, "friction", "friction 5");
-		expect_patch_refused(&t, &good, s2 + 9, 0, F2D_ERROR_INVALID_VALUE, "density",
+		expect_patch_refused(&t, &good, s2, 0, F2D_ERROR_INVALID_VALUE, "density",
 		                     "density 0");
-		/* shape 3: a circle with shape 2's material: centre, radius at +9 */
-		size_t s3 = sp.shape_rec[3];
-		ck_assert(!(good.bytes[40 + s3 + 4] & 2));
-		ck_assert(good.bytes[40 + s3 + 4] & 16);
-		expect_patch_refused(&t, &good, s3 + 17, 1, F2D_ERROR_INVALID_VALUE, "circle",
+		/* shape 3: a circle with shape 2's material: centre, radius after the body */
+		size_t s3 = sp.shape_mat[3];
+		uint8_t f3 = good.bytes[40 + sp.shape_flag[3]];
+		ck_assert(!(f3 & 2));
+		ck_assert(f3 & 16);
+		expect_patch_refused(&t, &good, s3 + 8, 1, F2D_ERROR_INVALID_VALUE, "circle",
 		                     "radius 1 LSB");
-		expect_byte_refused(&t, &good, s3 + 4, good.bytes[40 + s3 + 4] | 8,
+		expect_byte_refused(&t, &good, sp.shape_flag[3], f3 | 8,
 		                    F2D_ERROR_INVALID_VALUE, "another type",
 		                    "circle same geometry as a triangle");
-		expect_byte_refused(&t, &good, sp.shape_rec[0] + 4, 1 | 2 | 16,
+		expect_byte_refused(&t, &good, sp.shape_flag[0], 1 | 2 | 16,
 		                    F2D_ERROR_INVALID_VALUE, "does not exist",
 		                    "first shape same as previous");
 	}
@@ -770,20 +962,6 @@ END_TEST
 
 /* The portable loader recomputes every dynamic body's mass from its shapes (as body.c does) and
  * bounds the stored friction impulses by what the solver can produce. */
-static void expect_patches_refused(target *t, const slot *good, size_t at1, uint32_t v1, size_t at2,
-                                   uint32_t v2, f2d_result want, const char *needle,
-                                   const char *what)
-{
-	uint8_t *b = malloc(good->size);
-	ck_assert_ptr_nonnull(b);
-	memcpy(b, good->bytes, good->size);
-	put_le32(b + 40 + at1, v1);
-	put_le32(b + 40 + at2, v2);
-	fix_checksum(b, good->size);
-	expect_refused(t, b, good->size, want, needle, what);
-	free(b);
-}
-
 START_TEST(portable_mass_and_friction_impulse_are_checked)
 {
 	f2d_world *w = small_world();
@@ -798,20 +976,23 @@ START_TEST(portable_mass_and_friction_impulse_are_checked)
 	}
 	t.hash = f2d_world_hash(t.w);
 	/* body 1: moving, with a force, then its own mass record (see the test above) */
-	size_t m = sp.body_rec[1] + 53;
-	ck_assert(!(good.bytes[40 + sp.body_rec[1] + 4] & 64));
-	ck_assert_int_eq((int32_t)le32(good.bytes + 40 + m), w->bodies[1].mass);
-	expect_patch_refused(&t, &good, m, (uint32_t)(w->bodies[1].mass + 1), F2D_ERROR_MASS_RANGE,
-	                     "differ", "mass + 1 LSB");
-	expect_patch_refused(&t, &good, m, (uint32_t)(2 * w->bodies[1].mass), F2D_ERROR_MASS_RANGE,
-	                     "differ", "mass doubled");
-	expect_patch_refused(&t, &good, m + 4, (uint32_t)(w->bodies[1].inertia - 1),
-	                     F2D_ERROR_MASS_RANGE, "differ", "inertia - 1 LSB");
-	expect_patch_refused(&t, &good, m + 8, (uint32_t)F2D_MILLI(100), F2D_ERROR_MASS_RANGE,
-	                     "differ", "centre moved");
+	ck_assert(!(sp.body[1].flags & 16u));
+	ck_assert_int_eq(sp.body[1].m[0], w->bodies[1].mass);
+	uint8_t bsec[4 + 110 * SPEC_MAX];
+	BODY_CASE(1, x->m[0] = w->bodies[1].mass + 1, F2D_ERROR_MASS_RANGE, "differ",
+	          "mass + 1 LSB");
+	BODY_CASE(1, x->m[0] = 2 * w->bodies[1].mass, F2D_ERROR_MASS_RANGE, "differ",
+	          "mass doubled");
+	BODY_CASE(1, x->m[1] = w->bodies[1].inertia - 1, F2D_ERROR_MASS_RANGE, "differ",
+	          "inertia - 1 LSB");
+	/* the origin stored, so that moving the centre of mass keeps the origin */
+	BODY_CASE(1, x->m[2] = F2D_MILLI(100); x->flags |= 64u;
+	          x->od[0] = w->bodies[1].origin.x - x->c[0];
+	          x->od[1] = w->bodies[1].origin.y - x->c[1],
+	          F2D_ERROR_MASS_RANGE, "differ", "centre moved");
 	/* 1 kg that does not rotate is what a body without usable shapes has, not this one */
-	expect_patches_refused(&t, &good, m, (uint32_t)F2D_ONE, m + 4, 0, F2D_ERROR_MASS_RANGE,
-	                       "differ", "fallback mass on a body with shapes");
+	BODY_CASE(1, x->m[0] = F2D_ONE; x->m[1] = 0; x->m[2] = x->m[3] = 0, F2D_ERROR_MASS_RANGE,
+	          "differ", "fallback mass on a body with shapes");
 	/* friction impulses: |pt| <= round16(friction INT32_MAX), 0 without friction */
 	ck_assert_uint_le(sp.arbiter_count, SPEC_MAX);
 	uint8_t sec[4 + 50 * SPEC_MAX];
@@ -930,10 +1111,19 @@ START_TEST(corrupt_in_process_snapshots_are_refused)
 	spec sp;
 	spec_parse(port.bytes + 40, port.size - 40, &sp);
 	memcpy(b, good.bytes, good.size);
-	put_le32(b + 40 + sp.shape_rec[1] + 5, 4);
+	b[40 + sp.shape_body[1]] = 2 * (4 - 1); /* body 4 (dead) */
 	EXPECT_RESTORE_FAILS(b, good.size, F2D_ERROR_INVALID_HANDLE, "not alive");
 	memcpy(b, good.bytes, good.size);
-	put_le32(b + 40 + sp.body_rec[1] + 13, 0);
+	{ /* body 0's rotation c: its delta from 0 (2^16, three varint bytes) made 0 */
+		size_t q = 40 + sp.body_flag[0] + 1;
+		size_t o = q - 40;
+		(void)spec_var(good.bytes + 40, &o); /* centre x */
+		(void)spec_var(good.bytes + 40, &o); /* centre y */
+		ck_assert_uint_eq(good.bytes[40 + o], 0x80);
+		ck_assert_uint_eq(good.bytes[40 + o + 1], 0x80);
+		ck_assert_uint_eq(good.bytes[40 + o + 2], 0x08); /* zigzag(65536) = 2^17 */
+		b[40 + o + 2] = 0x01;                            /* 2^14: 0.25 */
+	}
 	EXPECT_RESTORE_FAILS(b, good.size, F2D_ERROR_INVALID_VALUE, "rotation");
 	memcpy(b, good.bytes, good.size);
 	put_le32(b + 40 + sp.body_free + 8, le32(b + 40 + sp.body_free + 4));

@@ -27,9 +27,15 @@
  * one (re-saving a loaded snapshot gives the same bytes). A refused snapshot returns an error
  * code, f2d_world_last_error(world) says what was wrong, and the world is unchanged.
  *
- * Portable format, version 4 (every integer little-endian; fix16 values as int32):
+ * Portable format, version 5 (every integer little-endian; fix16 values as int32):
  *   header (40 bytes): "fix2dsnp", u32 format version, u32 reserved (0),
  *     u64 math-flavour fingerprint, u64 payload length, u64 XXH3-64 of the payload (seed 0)
+ *   varint: LEB128 (7 bits a byte, low group first, the high bit set when more follow; at
+ *     most 5 bytes, below 2^32, minimal: no last byte 0 but for the value 0); zigzag(v) =
+ *     (v << 1) ^ (v >> 31) (0, -1, 1, -2 -> 0, 1, 2, 3); delta(v, p) = the varint of
+ *     zigzag(v - p), the difference taken modulo 2^32 (every value has one encoding);
+ *     rotate(q, v) = (round16(q.c v.x - q.s v.y), round16(q.s v.x + q.c v.y)) in 64 bits,
+ *     round16(p) = floor((p + 2^15 - (p < 0)) / 2^16) (to nearest, halves away from zero)
  *   payload:
  *     world: u64 step_count; gravity x, y; time_step; i32 iterations,
  *       joint_position_iterations; bias_factor, linear_slop, speculative_distance,
@@ -37,25 +43,33 @@
  *       u8 enable_sleep; linear_sleep_tolerance, angular_sleep_tolerance, time_to_sleep;
  *       i32 body_capacity, contact_capacity; u64 out_of_range_events, overflow_events;
  *       i32 last_out_of_range_body (-1: none)
- *     bodies: u32 n (ids handed out), n records, u32 free count, free ids in stack order
- *       record: u32 generation, u8 flags (1 alive, 2-4 type << 1, 8 moving, 16 force, 32 user
- *       data, 64 same mass as the previous live dynamic body, 128 sleep record); if alive:
- *       origin, rotation (c, s), centre of mass; [v, w]; [force, torque]; [mass, inertia, local
- *       centre] (dynamic, not same); [u64 user data]; [sleep record: u8 (1 asleep, 2 sleep
- *       disabled), sleep_time] (absent: awake, may sleep, sleep_time 0)
- *     shapes: the same pool layout; record: u32 generation, u8 flags (1 alive, 2 polygon,
- *       4 user data, 8 same geometry, 16 same material as the previous live shape); if alive:
- *       u32 body; [density, friction, restitution]; [polygon: u8 count, count vertices |
- *       circle: centre, radius]; [u64 user data]
+ *     bodies (version 5): u32 n (ids handed out), n records, u32 free count, free ids in
+ *       stack order
+ *       record: varint generation, varint flags (1 alive, 2-4 type << 1, 8 moving, 16 same
+ *       mass as the previous live dynamic body, 32 sleep record, 64 origin stored, 128 force,
+ *       256 user data; a dead record has flags 0); if alive: delta(centre x, previous live
+ *       body's centre x), delta(centre y, ...), delta(q.c, previous live body's q.c),
+ *       delta(q.s, ...) (0 before the first live body); [delta(origin x, centre x),
+ *       delta(origin y, centre y): only when the origin is not centre - rotate(q, local
+ *       centre), what a step and setting a transform make it; never when it is]; [moving:
+ *       zigzag varints v.x, v.y, w]; [force: zigzag varints force x, y, torque]; [dynamic, not
+ *       same: zigzag varints mass, inertia, local centre x, y]; [u64 user data]; [sleep
+ *       record: u8 (1 asleep, 2 sleep disabled), zigzag varint sleep_time] (absent: awake,
+ *       may sleep, sleep_time 0)
+ *     shapes: the same pool layout; record (version 5): varint generation, u8 flags (1 alive,
+ *       2 polygon, 4 user data, 8 same geometry, 16 same material as the previous live shape,
+ *       32 a type byte follows); if alive: [u8 type: 2 capsule, 3 segment, 4 chain segment];
+ *       delta(body, previous live shape's body + 1) (-1 before the first); [density,
+ *       friction, restitution]; [polygon: u8 count, count vertices | circle: centre, radius |
+ *       capsule: centres, radius | segment: points | chain segment: points, ghosts];
+ *       [u64 user data]
  *     joints: the same pool layout; record: u32 generation, u8 flags (1 alive, 2 limit,
  *       4 motor, 8 collide connected, 16 user data); if alive: u32 body a, body b; local
  *       anchors a, b; reference angle, lower, upper, motor speed, max motor torque; impulse x, y,
  *       motor, lower and upper impulses; [u64 user data]
  *     arbiters (version 4): u32 n, then n records in (shape a, shape b) order, each a
- *       sequence of varints (LEB128: 7 bits a byte, low group first, the high bit set when
- *       more follow; at most 5 bytes, below 2^32, minimal: no last byte 0 but for the value 0):
- *       head = (a - previous a) << 2 | (point count - 1) << 1 | same, with previous a = 0
- *       for the first record and same = 1 when friction and restitution equal the previous
+ *       sequence of varints: head = (a - previous a) << 2 | (point count - 1) << 1 | same,
+ *       with previous a = 0 for the first record and same = 1 when friction and restitution equal the previous
  *       record's (never in the first record; when they are equal, same must be 1);
  *       gap = b - previous b - 1 when a equals the previous record's a, else b - a - 1;
  *       [friction, restitution] when same = 0; per point (1..2): feature id (the second
@@ -85,7 +99,7 @@ extern "C" {
 #endif
 
 /** Version of the portable format this build writes and reads. */
-#define F2D_SNAPSHOT_FORMAT_VERSION 4
+#define F2D_SNAPSHOT_FORMAT_VERSION 5
 
 /* ---- In-process snapshots (rollback) ---- */
 
