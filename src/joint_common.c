@@ -26,6 +26,70 @@
  * W = 0 (f below 1.6e-4 Hz rounds to no spring) gives (0, 0, 1): the spring holds nothing. */
 #define TWO_PI_Q16 411775 /* round(2 pi 2^16) */
 
+/* ---- f2d_u128_div31, faster (the same function) ----
+ * floor(n / d) for d > 0, 2^31 when that is >= 2^31 (the caller saturates). f2d_u128_div31
+ * restores 31 quotient bits one at a time (31 steps of 128-bit shifts and compares: it was a
+ * quarter of soft_bridge's step, in the pre-step's 2x2 inverses and softness). Here:
+ * - n and d below 2^64: one 64-bit division.
+ * - else (d has b >= 33 bits): with s = b - 33, dn = floor(d / 2^s) in [2^32, 2^33) and
+ *   nn = floor(n / 2^s); once n < 2^31 d is known, nn < 2^31 (dn + 1) < 2^64. The estimate
+ *   e = floor(nn / (dn + 1)) is at most q = floor(n / d), because n / d >= nn 2^s / ((dn + 1)
+ *   2^s); and n / d - nn / (dn + 1) < (nn + 1) / dn - nn / (dn + 1) = (nn + dn + 1) / (dn (dn
+ *   + 1)) < 2^31 / dn + 2 / dn <= 1/2 + 2^-31, so q - e <= 1. The remainder n - e d (>= 0,
+ *   e d <= n < 2^128) then corrects e by whole d's: exact, so the result is f2d_u128_div31's.
+ * tests/test_joint_paths.c compares the two on edge and random inputs. */
+static int bit_length64(uint64_t v)
+{
+	int n = 0;
+	for (int s = 32; s > 0; s >>= 1) {
+		if ((v >> s) != 0) {
+			v >>= s;
+			n += s;
+		}
+	}
+	return n + (v != 0 ? 1 : 0);
+}
+
+static f2d_u128 shr128(f2d_u128 a, int n) /* 0 < n < 128 */
+{
+	f2d_u128 r;
+	if (n >= 64) {
+		r.lo = a.hi >> (n - 64);
+		r.hi = 0;
+	} else {
+		r.lo = (a.lo >> n) | (a.hi << (64 - n));
+		r.hi = a.hi >> n;
+	}
+	return r;
+}
+
+uint32_t f2d_div31_fast(f2d_u128 n, f2d_u128 d)
+{
+	if ((n.hi | d.hi) == 0) {
+		uint64_t q = n.lo / d.lo;
+		return q >= ((uint64_t)1 << 31) ? (uint32_t)1 << 31 : (uint32_t)q;
+	}
+	int bits = d.hi != 0 ? 64 + bit_length64(d.hi) : bit_length64(d.lo);
+	if (bits < 33 || bits > 97) {
+		return f2d_u128_div31(n, d); /* d << 31 must fit: the caller's contract */
+	}
+	if (!f2d_u128_less(n, f2d_u128_shl(d, 31))) {
+		return (uint32_t)1 << 31;
+	}
+	int s = bits - 33;
+	uint64_t dn = s > 0 ? shr128(d, s).lo : d.lo;
+	uint64_t nn = s > 0 ? shr128(n, s).lo : n.lo;
+	uint64_t e = nn / (dn + 1); /* < 2^31 */
+	f2d_u128 ed = f2d_u128_mul(e, d.lo);
+	ed.hi += e * d.hi; /* e d <= n < 2^128: no carry out */
+	f2d_u128 r = f2d_u128_sub(n, ed);
+	while (!f2d_u128_less(r, d)) {
+		r = f2d_u128_sub(r, d);
+		++e;
+	}
+	return (uint32_t)e;
+}
+
 void f2d_make_soft(fix16_t hertz, fix16_t zeta, fix16_t h, fix16_t soft[3])
 {
 	if (hertz <= 0) {
@@ -48,8 +112,8 @@ void f2d_make_soft(fix16_t hertz, fix16_t zeta, fix16_t h, fix16_t soft[3])
 	f2d_u128 two64 = {1u, 0u}, two80 = {(uint64_t)1 << 16, 0u}; /* {hi, lo} */
 	f2d_u128 den = f2d_u128_add(two64, xa);
 	f2d_u128 half = f2d_u128_half(den);
-	soft[SOFT_MASS] = (fix16_t)f2d_u128_div31(f2d_u128_add(f2d_u128_shl(xa, 16), half), den);
-	soft[SOFT_IMPULSE] = (fix16_t)f2d_u128_div31(f2d_u128_add(two80, half), den);
+	soft[SOFT_MASS] = (fix16_t)f2d_div31_fast(f2d_u128_add(f2d_u128_shl(xa, 16), half), den);
+	soft[SOFT_IMPULSE] = (fix16_t)f2d_div31_fast(f2d_u128_add(two80, half), den);
 }
 
 /* Rigid joints (Box2D v3's joint softness, 2 x the contact hertz of a quarter of the step rate,
@@ -101,6 +165,30 @@ fix16_t f2d_limit_impulse(f2d_world *w, fix16_t mass, fix16_t cdot, fix16_t c, f
 	return *accumulated - old;
 }
 
+/* f2d_limit_impulse for the fast paths (joint_internal.h): the same expressions, wrapping, the
+ * flagged saturations checked, the silent ones (f2d_sat) as there */
+int64_t jf_limit_impulse(const f2d_world *w, uint64_t *acc, int64_t mass, int64_t cdot, int64_t c,
+                         int64_t *accumulated)
+{
+	int64_t old = *accumulated;
+	int64_t impulse;
+	if (c > 0) {
+		int64_t s = f2d_wadd(cdot, f2d_sat(f2d_wround16(f2d_wmul(c, w->inv_h))));
+		if (s > 0) {
+			impulse = f2d_wsub(0, f2d_sat(f2d_wround16(f2d_wmul(mass, f2d_sat(s)))));
+		} else {
+			impulse = f2d_wsub(0, jf_mul(acc, mass, s));
+		}
+	} else {
+		fix16_t soft[3];
+		f2d_rigid_soft(w, soft);
+		impulse = jf_soft_impulse(acc, soft, mass, cdot, c, old);
+	}
+	int64_t next = f2d_wadd(old, impulse);
+	*accumulated = jf_sat(acc, next > 0 ? next : 0);
+	return f2d_wsub(*accumulated, old);
+}
+
 fix16_t f2d_joint_relative_angle(const f2d_body *a, const f2d_body *b, fix16_t reference)
 {
 	fix16_t angle = f2d_rot_get_angle(f2d_inv_mul_rot(a->q, b->q)) - reference;
@@ -149,7 +237,7 @@ static fix16_t div_q16_by_q32(f2d_world *w, int64_t num, f2d_u128 det)
 {
 	uint64_t mag = num < 0 ? 0u - (uint64_t)num : (uint64_t)num;
 	f2d_u128 n = f2d_u128_add(f2d_u128_shl(f2d_u128_from(mag), 32), f2d_u128_half(det));
-	uint32_t q = f2d_u128_div31(n, det);
+	uint32_t q = f2d_div31_fast(n, det);
 	if (q > (uint32_t)INT32_MAX) {
 		w->saturated = true;
 		q = (uint32_t)INT32_MAX;
@@ -225,6 +313,10 @@ fix16_t f2d_joint_axial_mass(f2d_world *w, const f2d_body *a, const f2d_body *b,
 }
 
 /* ---- dispatch ---- */
+#ifdef F2D_JOINT_COUNT_PATHS
+uint64_t f2d_joint_ext_path_counts[7][4];
+#endif
+
 void f2d_joint_ext_prestep(f2d_world *w, f2d_joint *j)
 {
 	switch (j->type) {

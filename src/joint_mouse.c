@@ -44,11 +44,13 @@ static void apply_b(f2d_world *w, const f2d_joint *j, f2d_body *b, f2d_vec2 p, f
 
 void f2d_mouse_warm_start(f2d_world *w, f2d_joint *j)
 {
+	JF_COUNT(j, 1); /* exact path only */
 	apply_b(w, j, &w->bodies[j->body_b], j->impulse, j->angular_impulse);
 }
 
 void f2d_mouse_solve(f2d_world *w, f2d_joint *j)
 {
+	JF_COUNT(j, 3); /* exact path only */
 	f2d_body *b = &w->bodies[j->body_b];
 	{
 		fix16_t stop = b->inv_inertia > 0 ? -jx_mul(w, b->inertia, b->w) : 0;

@@ -17,6 +17,7 @@
 #include "fix2d/convert.h"
 #include "fix2d/fix2d.h"
 #include "fix2d/snapshot.h"
+#include "joint_internal.h" /* f2d_div31_fast */
 
 #define CHECK_OK(call)                                                                             \
 	do {                                                                                       \
@@ -883,6 +884,79 @@ START_TEST(spring_coefficients)
 }
 END_TEST
 
+/* ---- f2d_div31_fast == f2d_u128_div31 (the pre-step's 2x2 inverses and softness) ---- */
+static uint64_t div_rng(uint64_t *s)
+{
+	uint64_t z = (*s += 0x9E3779B97F4A7C15ull);
+	z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+	z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+	return z ^ (z >> 31);
+}
+
+/* a random value of exactly `bits` bits (0..128) */
+static f2d_u128 div_bits(uint64_t *s, int bits)
+{
+	f2d_u128 v = {div_rng(s), div_rng(s)};
+	if (bits <= 0) {
+		v.hi = v.lo = 0;
+	} else if (bits <= 64) {
+		v.hi = 0;
+		v.lo = (bits == 64 ? v.lo : v.lo & (((uint64_t)1 << bits) - 1)) |
+		       ((uint64_t)1 << (bits - 1));
+	} else {
+		v.hi = (bits == 128 ? v.hi : v.hi & (((uint64_t)1 << (bits - 64)) - 1)) |
+		       ((uint64_t)1 << (bits - 65));
+	}
+	return v;
+}
+
+static void div_check(f2d_u128 n, f2d_u128 dd)
+{
+	uint32_t want = f2d_u128_div31(n, dd), got = f2d_div31_fast(n, dd);
+	ck_assert_msg(got == want,
+	              "n %016llx%016llx d %016llx%016llx: %u, f2d_u128_div31 %u",
+	              (unsigned long long)n.hi, (unsigned long long)n.lo,
+	              (unsigned long long)dd.hi, (unsigned long long)dd.lo, got, want);
+}
+
+START_TEST(div31_fast_is_div31)
+{
+	uint64_t s = 14;
+	for (int i = 0; i < 400000; ++i) {
+		/* d of 1..97 bits (d << 31 stays below 2^128), n of 0..128 bits */
+		f2d_u128 dd = div_bits(&s, 1 + (int)(div_rng(&s) % 97));
+		f2d_u128 n = div_bits(&s, (int)(div_rng(&s) % 129));
+		div_check(n, dd);
+		/* n = q d + r near the quotient's ends (q 0, 1, 2^31 - 1, 2^31 +- ...) and
+		 * r in {0, d - 1, random}: the correction steps */
+		static const uint64_t qs[] = {0, 1, 2, 0x7FFFFFFEu, 0x7FFFFFFFu, 0x80000000u};
+		uint64_t q = i % 7 < 6 ? qs[i % 7] : (div_rng(&s) & 0x7FFFFFFFu);
+		f2d_u128 qd = f2d_u128_mul(q, dd.lo);
+		qd.hi += q * dd.hi;
+		f2d_u128 r = i % 3 == 0 ? f2d_u128_from(0)
+		                        : (i % 3 == 1 ? f2d_u128_sub(dd, f2d_u128_from(1)) : dd);
+		if (i % 3 == 2) { /* random r < d */
+			r.lo = div_rng(&s);
+			r.hi = dd.hi != 0 ? div_rng(&s) % dd.hi : 0;
+			if (dd.hi == 0) {
+				r.lo %= dd.lo;
+			}
+		}
+		f2d_u128 nn = f2d_u128_add(qd, r);
+		if (!f2d_u128_less(nn, qd)) { /* no wrap past 2^128 */
+			div_check(nn, dd);
+		}
+	}
+	/* the pre-step's own: 2^64 + X A1 and 2^80, 2^64 + 2^64 */
+	f2d_u128 two64 = {1, 0}, two80 = {(uint64_t)1 << 16, 0};
+	div_check(two80, two64);
+	div_check(two80, f2d_u128_add(two64, two64));
+	div_check(f2d_u128_from(UINT64_MAX), f2d_u128_from(1));
+	div_check(f2d_u128_from((uint64_t)1 << 31), f2d_u128_from(1));
+	div_check(f2d_u128_from(((uint64_t)1 << 31) - 1), f2d_u128_from(1));
+}
+END_TEST
+
 static Suite *joints_suite(void)
 {
 	Suite *s = suite_create("joints");
@@ -890,6 +964,7 @@ static Suite *joints_suite(void)
 	tcase_set_timeout(tc, 300);
 	tcase_add_test(tc, spring_mass_period_and_damping);
 	tcase_add_test(tc, spring_coefficients);
+	tcase_add_test(tc, div31_fast_is_div31);
 	tcase_add_test(tc, prismatic_limit_holds_100kg);
 	tcase_add_test(tc, weld_keeps_relative_pose);
 	tcase_add_test(tc, car_climbs_15_degree_slope);
