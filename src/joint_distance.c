@@ -32,7 +32,7 @@ void f2d_distance_prestep(f2d_world *w, f2d_joint *j)
 	j->a1 = jx_cross(w, j->r_a, j->w_axis);
 	j->a2 = jx_cross(w, j->r_b, j->w_axis);
 	j->axial_mass = f2d_joint_axial_mass(w, a, b, j->a1, j->a2);
-	f2d_make_soft(j->enable_spring ? j->hertz : 0, j->damping_ratio, w->h, j->soft);
+	f2d_joint_make_soft(j, 0, j->enable_spring ? j->hertz : 0, j->damping_ratio, w->h, j->soft);
 	f2d_rigid_soft(w, j->soft2);
 	if (!w->def.warm_starting) {
 		j->impulse = f2d_v(0, 0);

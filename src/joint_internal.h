@@ -268,9 +268,18 @@ static inline void jf_slider_solve_axial(uint64_t *acc, const f2d_world *w, cons
 }
 
 /* ---- soft constraints ---- */
+/** exp(-y) for y >= 0 and cos(z) for z in [0, 2], Q30 in and out, integer polynomials (error
+ *  bounds at f2d_make_soft in joint_common.c: < 4 and < 12 LSB). */
+int64_t f2d_exp_neg_q30(int64_t y);
+int64_t f2d_cos_q30(int64_t z);
 /** Box2D v3's b2MakeSoft(hertz, zeta, h) in Q16: soft[SOFT_BIAS] = bias rate (1/s),
  *  soft[SOFT_MASS] = mass scale, soft[SOFT_IMPULSE] = impulse scale. hertz 0: (0, 1, 0). */
 void f2d_make_soft(fix16_t hertz, fix16_t zeta, fix16_t h, fix16_t soft[3]);
+/** f2d_make_soft(hertz, zeta, h, out) through the joint's cache `which` (0: soft, 1: soft2):
+ *  the matched coefficients cost a few hundred operations, and they change only when the
+ *  spring or the step does. */
+void f2d_joint_make_soft(f2d_joint *j, int which, fix16_t hertz, fix16_t zeta, fix16_t h,
+                         fix16_t out[3]);
 /** The rigid joints' softness: hertz = half the step rate, zeta = 2 (constants, see there). */
 void f2d_rigid_soft(const f2d_world *w, fix16_t soft[3]);
 /** One soft scalar impulse: -ms m (cdot + bias_rate c) - is accumulated (c = 0: no bias). */

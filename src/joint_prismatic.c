@@ -42,7 +42,7 @@ void f2d_slider_prestep(f2d_world *w, f2d_joint *j)
 	j->s1 = jx_cross(w, dra, perp);
 	j->s2 = jx_cross(w, j->r_b, perp);
 	j->axial_mass = f2d_joint_axial_mass(w, a, b, j->a1, j->a2);
-	f2d_make_soft(j->enable_spring ? j->hertz : 0, j->damping_ratio, w->h, j->soft);
+	f2d_joint_make_soft(j, 0, j->enable_spring ? j->hertz : 0, j->damping_ratio, w->h, j->soft);
 	f2d_rigid_soft(w, j->soft2);
 	if (!w->def.warm_starting) {
 		j->impulse = f2d_v(0, 0);

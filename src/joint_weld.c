@@ -24,12 +24,12 @@ void f2d_weld_prestep(f2d_world *w, f2d_joint *j)
 	j->axial_mass = jx_inv(w, (int64_t)a->inv_inertia + b->inv_inertia);
 	f2d_point_mass_inverse(w, a, b, j->r_a, j->r_b, &j->k11, &j->k12, &j->k22);
 	if (j->hertz > 0) {
-		f2d_make_soft(j->hertz, j->damping_ratio, w->h, j->soft);
+		f2d_joint_make_soft(j, 0, j->hertz, j->damping_ratio, w->h, j->soft);
 	} else {
 		f2d_rigid_soft(w, j->soft);
 	}
 	if (j->angular_hertz > 0) {
-		f2d_make_soft(j->angular_hertz, j->angular_damping_ratio, w->h, j->soft2);
+		f2d_joint_make_soft(j, 1, j->angular_hertz, j->angular_damping_ratio, w->h, j->soft2);
 	} else {
 		f2d_rigid_soft(w, j->soft2);
 	}
