@@ -124,6 +124,9 @@ typedef struct f2d_joint {
 	f2d_vec2 w_axis, c_lin;
 	fix16_t a1, a2, s1, s2, translation, c_ang, mass2, mass3;
 	fix16_t soft[3], soft2[3]; /* bias rate, mass scale, impulse scale */
+	/* f2d_make_soft's last inputs (hertz > 0, damping ratio, h) and results for soft and soft2:
+	 * a cache of a pure function (joint_common.c), not state; zeroed it never matches */
+	fix16_t soft_key[2][3], soft_cache[2][3];
 } f2d_joint;
 
 typedef struct f2d_contact_point {

@@ -23,19 +23,173 @@
  *   bias_rate     = W 2^32 / A1            (< 2^61 / A1; A1 >= X = H W, so <= 2^32 / H)
  *   mass_scale    = 2^16 X A1 / (2^64 + X A1)   (<= 2^16)
  *   impulse_scale = 2^80 / (2^64 + X A1)        (<= 2^16)
- * W = 0 (f below 1.6e-4 Hz rounds to no spring) gives (0, 0, 1): the spring holds nothing. */
-#define TWO_PI_Q16 411775 /* round(2 pi 2^16) */
+ * W = 0 (f below 1.6e-4 Hz rounds to no spring) gives (0, 0, 1): the spring holds nothing.
+ *
+ * That step damps on its own: at 60 Hz a 5 Hz spring of zeta 0.1 decays as zeta 0.33 and its
+ * period is 13 % long (h omega = 0.52; tests/test_joints.c). f2d_make_soft below therefore
+ * takes the coefficients that make one step of the soft constraint the exact flow of the
+ * continuous oscillator over h (engine format 7), and keeps Box2D's where that is ill-posed.
+ *
+ * Matched step. One step of the soft constraint on a lone body (C = x, Cdot = v; the
+ * iteration converges in one pass since mass_scale + impulse_scale = 1):
+ *   v1 = (1 - ms) v0 - ms br x0,  x1 = x0 + h v1,
+ * a linear map with determinant 1 - ms and trace 2 - ms - h ms br. The continuous oscillator
+ * x'' + 2 zeta omega x' + omega^2 x = 0 maps (x, v) over h with eigenvalues
+ *   zeta < 1:  exp(-zeta x) exp(+-i x sqrt(1 - zeta^2))         (x = h omega)
+ *   zeta >= 1: exp(-x / (zeta + s)), exp(-x (zeta + s))         (s = sqrt(zeta^2 - 1);
+ *              zeta - s = 1 / (zeta + s))
+ * whose product is R = exp(-2 zeta x) and sum T (2 exp(-zeta x) cos(x sqrt(1 - zeta^2)), or
+ * the two exponentials). Two maps with the same eigenvalues sample the same decay and period
+ * (the eigenvalues are distinct unless zeta = 1 exactly, where both are repeated: the same
+ * Jordan form), so
+ *   ms = 1 - R,  is = R,  br = (1 + R - T) / ((1 - R) h)
+ * (1 - R > 0 for zeta x > 0; 1 + R - T >= (1 - sqrt R)^2 >= 0 as |T| <= 2 sqrt R (zeta < 1)
+ * or by the AM-GM inequality (zeta >= 1); so ms, is in [0, 1], br >= 0: a valid softness).
+ * Per step this is the continuous motion up to the rounding of the three coefficients.
+ *
+ * Where it is ill-posed, Box2D's. (a) zeta -> 0: ms -> 0 and br ~ omega / (2 zeta) -> inf (a
+ * lossless spring is not a soft constraint of this form), so below zeta0 = 1/16 the two sets
+ * are blended, Box2D's weight (zeta0 - zeta) / zeta0. (b) Fast springs, x = h omega >= 1 (f >=
+ * 9.5 Hz at 60 Hz): sampled by fewer than 6.3 steps per radian, the matched step would alias
+ * (x sqrt(1 - zeta^2) near pi) and an undamped stiff spring would not act rigid as Box2D's
+ * does; Box2D's weight is x - 1, all Box2D's from x = 2 (19 Hz at 60 Hz). The weight is the
+ * larger of the two; every blend of two valid softnesses is valid (ms in [0, 1], br >= 0,
+ * is = 1 - ms), and the coefficients change continuously with f and zeta.
+ *
+ * Integers (no libfixmath trig; every step below is an integer operation, the same on every
+ * host): x, zeta x, ... in Q30 (int64); exp(-y) and cos(z) by the Taylor series in nested
+ * (Horner) form, each nesting rounded once:
+ *   exp(-y): y = k ln2 + g, g in [0, ln2) (LN2_Q30 = round(ln 2 2^30)), exp(-g) = 1 - g (1 -
+ *     g/2 (1 - g/3 (... (1 - g/12)))), each division a product by round(2^30 / n), then >> k.
+ *     Truncation < g^13 / 13! < 2e-12 (0.002 LSB). Each nesting rounds twice and its
+ *     reciprocal by 1/2 LSB: <= 3/2 LSB, damped by the outer factors g/n < 0.7, so < 3 LSB;
+ *     ln2's rounding moves g by <= k/2 LSB, which the >> k divides by 2^k (< 1/2 LSB
+ *     with the final rounding): |error| < 4 LSB of Q30 (4e-9). y >= 40: 0 (exp(-40) < 2^-57).
+ *   cos(z), z in [0, 2]: u = z^2, 1 - u/(1 2) (1 - u/(3 4) (... (1 - u/(19 20)))), the
+ *     divisions products by round(2^30 / ((2n - 1) 2n)); truncation < z^22 / 22! < 4e-15.
+ *     Each nesting <= 3 LSB (two roundings, and u t <= 4 times the reciprocal's 1/2 LSB
+ *     rounding), amplified by the outer factors u / ((2n - 1) 2n) (<= 2, 1/3, 2/15, ...):
+ *     |error| < 3 (1 + 2 (1 + 1/3 (1 + ...))) < 12 LSB of Q30 (1.1e-8). Products: |t| <= 1,
+ *     u <= 4 (Q30: < 2^63). No division: the pre-step computes this for every spring joint
+ *     every step.
+ *   sqrt: f2d_isqrt64_round. zeta < 1: sqrt(1 - zeta^2) in Q30 from Q60; zeta >= 1: s in Q16
+ *     from the Q32 zeta^2 - 1 (the blend is only computed for x < 2).
+ * Then ms (Q16) = round(((2^16 - w) ms_m + w ms_b) / 2^16), br likewise, is = 2^16 - ms, with
+ * w Box2D's weight in Q16 and (ms_m, br_m), (ms_b, br_b) the matched and Box2D's sets (br_m
+ * formed as (2^16 - w)(1 + R - T) / (1 - R) / h: bounded by ~16 / h even as zeta -> 0). The
+ * coefficients' rounding (1/2 LSB of Q16 on ms ~ 2 zeta x) is the accuracy limit: a 1 Hz,
+ * zeta 0.1 spring at 60 Hz has ms ~ 0.021 (1,370 LSB), so 4e-4 relative. */
+#define TWO_PI_Q16 411775  /* round(2 pi 2^16) */
+#define LN2_Q30 744261118  /* round(ln 2 2^30) */
+#define ONE_Q30 ((int64_t)1 << 30)
+#define ZETA0_Q16 4096     /* 1/16 */
 
-void f2d_make_soft(fix16_t hertz, fix16_t zeta, fix16_t h, fix16_t soft[3])
+/* ---- f2d_u128_div31, faster (the same function) ----
+ * floor(n / d) for d > 0, 2^31 when that is >= 2^31 (the caller saturates). f2d_u128_div31
+ * restores 31 quotient bits one at a time (31 steps of 128-bit shifts and compares: it was a
+ * quarter of soft_bridge's step, in the pre-step's 2x2 inverses and softness). Here:
+ * - n and d below 2^64: one 64-bit division.
+ * - else (d has b >= 33 bits): with s = b - 33, dn = floor(d / 2^s) in [2^32, 2^33) and
+ *   nn = floor(n / 2^s); once n < 2^31 d is known, nn < 2^31 (dn + 1) < 2^64. The estimate
+ *   e = floor(nn / (dn + 1)) is at most q = floor(n / d), because n / d >= nn 2^s / ((dn + 1)
+ *   2^s); and n / d - nn / (dn + 1) < (nn + 1) / dn - nn / (dn + 1) = (nn + dn + 1) / (dn (dn
+ *   + 1)) < 2^31 / dn + 2 / dn <= 1/2 + 2^-31, so q - e <= 1. The remainder n - e d (>= 0,
+ *   e d <= n < 2^128) then corrects e by whole d's: exact, so the result is f2d_u128_div31's.
+ * tests/test_joint_paths.c compares the two on edge and random inputs. */
+static int bit_length64(uint64_t v)
 {
-	if (hertz <= 0) {
-		soft[SOFT_BIAS] = 0;
-		soft[SOFT_MASS] = F2D_ONE;
-		soft[SOFT_IMPULSE] = 0;
-		return;
+	int n = 0;
+	for (int s = 32; s > 0; s >>= 1) {
+		if ((v >> s) != 0) {
+			v >>= s;
+			n += s;
+		}
 	}
-	uint64_t W = (uint64_t)f2d_round16((int64_t)hertz * TWO_PI_Q16);
-	uint64_t X = (uint64_t)h * W;
+	return n + (v != 0 ? 1 : 0);
+}
+
+static f2d_u128 shr128(f2d_u128 a, int n) /* 0 < n < 128 */
+{
+	f2d_u128 r;
+	if (n >= 64) {
+		r.lo = a.hi >> (n - 64);
+		r.hi = 0;
+	} else {
+		r.lo = (a.lo >> n) | (a.hi << (64 - n));
+		r.hi = a.hi >> n;
+	}
+	return r;
+}
+
+uint32_t f2d_div31_fast(f2d_u128 n, f2d_u128 d)
+{
+	if ((n.hi | d.hi) == 0) {
+		uint64_t q = n.lo / d.lo;
+		return q >= ((uint64_t)1 << 31) ? (uint32_t)1 << 31 : (uint32_t)q;
+	}
+	int bits = d.hi != 0 ? 64 + bit_length64(d.hi) : bit_length64(d.lo);
+	if (bits < 33 || bits > 97) {
+		return f2d_u128_div31(n, d); /* d << 31 must fit: the caller's contract */
+	}
+	if (!f2d_u128_less(n, f2d_u128_shl(d, 31))) {
+		return (uint32_t)1 << 31;
+	}
+	int s = bits - 33;
+	uint64_t dn = s > 0 ? shr128(d, s).lo : d.lo;
+	uint64_t nn = s > 0 ? shr128(n, s).lo : n.lo;
+	uint64_t e = nn / (dn + 1); /* < 2^31 */
+	f2d_u128 ed = f2d_u128_mul(e, d.lo);
+	ed.hi += e * d.hi; /* e d <= n < 2^128: no carry out */
+	f2d_u128 r = f2d_u128_sub(n, ed);
+	while (!f2d_u128_less(r, d)) {
+		r = f2d_u128_sub(r, d);
+		++e;
+	}
+	return (uint32_t)e;
+}
+
+/* round(a / 2^30) for a product of Q30 values (half away from zero, as f2d_round16) */
+static int64_t q30_round(int64_t a)
+{
+	return (a + ((int64_t)1 << 29) + (a >> 63)) >> 30;
+}
+
+/* round(2^30 / n) and round(2^30 / ((2n - 1) 2n)): the nestings' divisions as products */
+static const int64_t RECIP_Q30[13] = {0,         1073741824, 536870912, 357913941, 268435456,
+                                      214748365, 178956971,  153391689, 134217728, 119304647,
+                                      107374182, 97612893,   89478485};
+static const int64_t RECIP2_Q30[11] = {0,       536870912, 89478485, 35791394, 19173961,
+                                       11930465, 8134408,   5899680,  4473924,  3508960,
+                                       2825636};
+
+/* exp(-y) in Q30 for y >= 0 in Q30 (|error| < 4 LSB, see above) */
+int64_t f2d_exp_neg_q30(int64_t y)
+{
+	if (y >= 40 * ONE_Q30) {
+		return 0;
+	}
+	int64_t k = y / LN2_Q30, g = y - k * LN2_Q30;
+	int64_t t = ONE_Q30;
+	for (int n = 12; n >= 1; --n) {
+		t = ONE_Q30 - q30_round(q30_round(g * t) * RECIP_Q30[n]); /* g t < 2^60 */
+	}
+	return k == 0 ? t : (t + ((int64_t)1 << (k - 1))) >> k;
+}
+
+/* cos(z) in Q30 for z in [0, 2] in Q30 (|error| < 12 LSB) */
+int64_t f2d_cos_q30(int64_t z)
+{
+	int64_t u = q30_round(z * z); /* <= 4 2^30 */
+	int64_t t = ONE_Q30;
+	for (int n = 10; n >= 1; --n) {
+		t = ONE_Q30 - q30_round(q30_round(u * t) * RECIP2_Q30[n]); /* |u t| <= 2^62 */
+	}
+	return t;
+}
+
+/* Box2D's b2MakeSoft in exact integers (X = h omega in Q32, W = omega in Q16) */
+static void box2d_soft(uint64_t W, uint64_t X, fix16_t zeta, fix16_t soft[3])
+{
 	uint64_t A1 = ((uint64_t)zeta << 17) + X;
 	if (A1 == 0) {
 		soft[SOFT_BIAS] = 0;
@@ -48,8 +202,85 @@ void f2d_make_soft(fix16_t hertz, fix16_t zeta, fix16_t h, fix16_t soft[3])
 	f2d_u128 two64 = {1u, 0u}, two80 = {(uint64_t)1 << 16, 0u}; /* {hi, lo} */
 	f2d_u128 den = f2d_u128_add(two64, xa);
 	f2d_u128 half = f2d_u128_half(den);
-	soft[SOFT_MASS] = (fix16_t)f2d_u128_div31(f2d_u128_add(f2d_u128_shl(xa, 16), half), den);
-	soft[SOFT_IMPULSE] = (fix16_t)f2d_u128_div31(f2d_u128_add(two80, half), den);
+	soft[SOFT_MASS] = (fix16_t)f2d_div31_fast(f2d_u128_add(f2d_u128_shl(xa, 16), half), den);
+	soft[SOFT_IMPULSE] = (fix16_t)f2d_div31_fast(f2d_u128_add(two80, half), den);
+}
+
+void f2d_make_soft(fix16_t hertz, fix16_t zeta, fix16_t h, fix16_t soft[3])
+{
+	if (hertz <= 0) {
+		soft[SOFT_BIAS] = 0;
+		soft[SOFT_MASS] = F2D_ONE;
+		soft[SOFT_IMPULSE] = 0;
+		return;
+	}
+	uint64_t W = (uint64_t)f2d_round16((int64_t)hertz * TWO_PI_Q16);
+	uint64_t X = (uint64_t)h * W;
+	fix16_t b2[3];
+	box2d_soft(W, X, zeta, b2);
+	/* Box2D's weight w (Q16): the larger of (x - 1) and (zeta0 - zeta) / zeta0, in [0, 1] */
+	int64_t x = (int64_t)((X + 2) >> 2); /* Q30; X < 2^42 */
+	int64_t wx = x <= ONE_Q30 ? 0 : (x >= 2 * ONE_Q30 ? F2D_ONE : (x - ONE_Q30 + (1 << 13)) >> 14);
+	int64_t wz = zeta >= ZETA0_Q16 ? 0 : (int64_t)(ZETA0_Q16 - zeta) << 4;
+	int64_t w = wx > wz ? wx : wz;
+	if (w >= F2D_ONE) {
+		soft[SOFT_BIAS] = b2[SOFT_BIAS];
+		soft[SOFT_MASS] = b2[SOFT_MASS];
+		soft[SOFT_IMPULSE] = b2[SOFT_IMPULSE];
+		return;
+	}
+	/* the matched step: R = exp(-2 zeta x), T = the eigenvalues' sum (x < 2, zeta > 0) */
+	int64_t zx = ((int64_t)zeta * x + (1 << 15)) >> 16; /* Q30, < 2^38 */
+	int64_t R = f2d_exp_neg_q30(2 * zx), T;
+	if (zeta < F2D_ONE) {
+		uint64_t q = ((uint64_t)1 << 32) - (uint64_t)zeta * (uint64_t)zeta; /* Q32 */
+		int64_t sq = (int64_t)f2d_isqrt64_round(q << 28);                   /* Q30 */
+		T = 2 * q30_round(f2d_exp_neg_q30(zx) * f2d_cos_q30(q30_round(x * sq)));
+	} else {
+		uint64_t q = (uint64_t)zeta * (uint64_t)zeta - ((uint64_t)1 << 32); /* Q32 */
+		int64_t zs = zeta + (int64_t)f2d_isqrt64_round(q);                  /* Q16 */
+		T = f2d_exp_neg_q30((x << 16) / zs) + f2d_exp_neg_q30((x * zs + (1 << 15)) >> 16);
+	}
+	int64_t num = ONE_Q30 + R - T, den = ONE_Q30 - R; /* den > 0: zeta x >= 2^-16 x > 0 */
+	if (num < 0) {
+		num = 0; /* only by rounding, when both are ~0 */
+	}
+	if (den <= 0) {
+		den = 1;
+	}
+	int64_t e = F2D_ONE - w;
+	/* br_m (1 - w) = e num / den / h in Q16: e num < 2^49; the quotient <= ~2^20 (above) */
+	int64_t brh = (e * num + den / 2) / den; /* Q16, (1 - w) br h; <= ~2^20 but for a den
+	                                          * rounded to ~0: bounded before << 16 */
+	brh = brh > ((int64_t)1 << 46) ? (int64_t)1 << 46 : brh;
+	int64_t br_m = ((brh << 16) + h / 2) / h;                 /* Q16, / h */
+	int64_t ms_m = (den + (1 << 13)) >> 14;                   /* Q16 */
+	int64_t ms = (e * ms_m + w * b2[SOFT_MASS] + (1 << 15)) >> 16;
+	int64_t br = br_m + ((w * b2[SOFT_BIAS] + (1 << 15)) >> 16);
+	soft[SOFT_BIAS] = f2d_sat(br);
+	soft[SOFT_MASS] = (fix16_t)ms;
+	soft[SOFT_IMPULSE] = (fix16_t)(F2D_ONE - ms);
+}
+
+void f2d_joint_make_soft(f2d_joint *j, int which, fix16_t hertz, fix16_t zeta, fix16_t h,
+                         fix16_t out[3])
+{
+	fix16_t *key = j->soft_key[which], *cache = j->soft_cache[which];
+	if (hertz > 0 && key[0] == hertz && key[1] == zeta && key[2] == h) {
+		out[0] = cache[0];
+		out[1] = cache[1];
+		out[2] = cache[2];
+		return;
+	}
+	f2d_make_soft(hertz, zeta, h, out);
+	if (hertz > 0) {
+		key[0] = hertz;
+		key[1] = zeta;
+		key[2] = h;
+		cache[0] = out[0];
+		cache[1] = out[1];
+		cache[2] = out[2];
+	}
 }
 
 /* Rigid joints (Box2D v3's joint softness, 2 x the contact hertz of a quarter of the step rate,
@@ -101,6 +332,30 @@ fix16_t f2d_limit_impulse(f2d_world *w, fix16_t mass, fix16_t cdot, fix16_t c, f
 	return *accumulated - old;
 }
 
+/* f2d_limit_impulse for the fast paths (joint_internal.h): the same expressions, wrapping, the
+ * flagged saturations checked, the silent ones (f2d_sat) as there */
+int64_t jf_limit_impulse(const f2d_world *w, uint64_t *acc, int64_t mass, int64_t cdot, int64_t c,
+                         int64_t *accumulated)
+{
+	int64_t old = *accumulated;
+	int64_t impulse;
+	if (c > 0) {
+		int64_t s = f2d_wadd(cdot, f2d_sat(f2d_wround16(f2d_wmul(c, w->inv_h))));
+		if (s > 0) {
+			impulse = f2d_wsub(0, f2d_sat(f2d_wround16(f2d_wmul(mass, f2d_sat(s)))));
+		} else {
+			impulse = f2d_wsub(0, jf_mul(acc, mass, s));
+		}
+	} else {
+		fix16_t soft[3];
+		f2d_rigid_soft(w, soft);
+		impulse = jf_soft_impulse(acc, soft, mass, cdot, c, old);
+	}
+	int64_t next = f2d_wadd(old, impulse);
+	*accumulated = jf_sat(acc, next > 0 ? next : 0);
+	return f2d_wsub(*accumulated, old);
+}
+
 fix16_t f2d_joint_relative_angle(const f2d_body *a, const f2d_body *b, fix16_t reference)
 {
 	fix16_t angle = f2d_rot_get_angle(f2d_inv_mul_rot(a->q, b->q)) - reference;
@@ -149,7 +404,7 @@ static fix16_t div_q16_by_q32(f2d_world *w, int64_t num, f2d_u128 det)
 {
 	uint64_t mag = num < 0 ? 0u - (uint64_t)num : (uint64_t)num;
 	f2d_u128 n = f2d_u128_add(f2d_u128_shl(f2d_u128_from(mag), 32), f2d_u128_half(det));
-	uint32_t q = f2d_u128_div31(n, det);
+	uint32_t q = f2d_div31_fast(n, det);
 	if (q > (uint32_t)INT32_MAX) {
 		w->saturated = true;
 		q = (uint32_t)INT32_MAX;
@@ -225,6 +480,10 @@ fix16_t f2d_joint_axial_mass(f2d_world *w, const f2d_body *a, const f2d_body *b,
 }
 
 /* ---- dispatch ---- */
+#ifdef F2D_JOINT_COUNT_PATHS
+uint64_t f2d_joint_ext_path_counts[7][4];
+#endif
+
 void f2d_joint_ext_prestep(f2d_world *w, f2d_joint *j)
 {
 	switch (j->type) {

@@ -32,7 +32,7 @@ void f2d_distance_prestep(f2d_world *w, f2d_joint *j)
 	j->a1 = jx_cross(w, j->r_a, j->w_axis);
 	j->a2 = jx_cross(w, j->r_b, j->w_axis);
 	j->axial_mass = f2d_joint_axial_mass(w, a, b, j->a1, j->a2);
-	f2d_make_soft(j->enable_spring ? j->hertz : 0, j->damping_ratio, w->h, j->soft);
+	f2d_joint_make_soft(j, 0, j->enable_spring ? j->hertz : 0, j->damping_ratio, w->h, j->soft);
 	f2d_rigid_soft(w, j->soft2);
 	if (!w->def.warm_starting) {
 		j->impulse = f2d_v(0, 0);
@@ -56,10 +56,89 @@ static void apply_axial(f2d_world *w, const f2d_joint *j, f2d_body *a, f2d_body 
 	jx_apply(w, a, b, p, jx_mul(w, l, j->a1), jx_mul(w, l, j->a2));
 }
 
+/* fast paths (joint_internal.h): the expressions of the exact path below on locals */
+static bool distance_warm_start_fast(f2d_joint *j, f2d_body *a, f2d_body *b)
+{
+	uint64_t acc = 0;
+	jfv va = jf_load(a), vb = jf_load(b);
+	int64_t l = jf_sat(&acc, (int64_t)j->impulse.x + j->lower_impulse - j->upper_impulse +
+	                             j->motor_impulse);
+	jf_apply_axial(&acc, &va, &vb, a, b, j, l);
+	if (!F2D_FAST_OK(acc)) {
+		return false;
+	}
+	jf_store(a, va);
+	jf_store(b, vb);
+	return true;
+}
+
+/* axial_cdot on locals */
+static inline int64_t jf_axial_cdot(uint64_t *acc, const f2d_joint *j, jfv va, jfv vb)
+{
+	int64_t ax, ay, bx, by;
+	jf_point_velocity(acc, va, j->r_a, &ax, &ay);
+	jf_point_velocity(acc, vb, j->r_b, &bx, &by);
+	return jf_dot(acc, j->w_axis.x, j->w_axis.y, jf_sub(acc, bx, ax), jf_sub(acc, by, ay));
+}
+
+static bool distance_solve_fast(const f2d_world *w, f2d_joint *j, f2d_body *a, f2d_body *b)
+{
+	uint64_t acc = 0;
+	jfv va = jf_load(a), vb = jf_load(b);
+	int64_t imp = j->impulse.x, motor = j->motor_impulse, lower = j->lower_impulse,
+	        upper = j->upper_impulse;
+	int64_t len = j->translation;
+	if (!j->enable_spring) {
+		int64_t cdot = jf_axial_cdot(&acc, j, va, vb);
+		int64_t l = jf_soft_impulse(&acc, j->soft2, j->axial_mass, cdot,
+		                            jf_sub(&acc, len, j->length), imp);
+		imp = jf_add(&acc, imp, l);
+		jf_apply_axial(&acc, &va, &vb, a, b, j, l);
+	} else {
+		if (j->enable_motor) {
+			int64_t cdot = jf_axial_cdot(&acc, j, va, vb);
+			int64_t l = jf_mul(&acc, j->axial_mass, jf_sub(&acc, j->motor_speed, cdot));
+			jf_apply_axial(&acc, &va, &vb, a, b, j, jf_motor_clamp(&acc, w, j, l, &motor));
+		}
+		if (j->hertz > 0) {
+			int64_t cdot = jf_axial_cdot(&acc, j, va, vb);
+			int64_t l = jf_soft_impulse(&acc, j->soft, j->axial_mass, cdot,
+			                            jf_sub(&acc, len, j->length), imp);
+			imp = jf_add(&acc, imp, l);
+			jf_apply_axial(&acc, &va, &vb, a, b, j, l);
+		}
+		if (j->enable_limit) {
+			int64_t cdot = jf_axial_cdot(&acc, j, va, vb);
+			int64_t l = jf_limit_impulse(w, &acc, j->axial_mass, cdot,
+			                             jf_sub(&acc, len, j->lower), &lower);
+			jf_apply_axial(&acc, &va, &vb, a, b, j, l);
+			cdot = jf_axial_cdot(&acc, j, va, vb);
+			l = jf_limit_impulse(w, &acc, j->axial_mass, f2d_wsub(0, cdot),
+			                     jf_sub(&acc, j->upper, len), &upper);
+			jf_apply_axial(&acc, &va, &vb, a, b, j, f2d_wsub(0, l));
+		}
+	}
+	if (!F2D_FAST_OK(acc)) {
+		return false;
+	}
+	j->impulse.x = (fix16_t)imp;
+	j->motor_impulse = (fix16_t)motor;
+	j->lower_impulse = (fix16_t)lower;
+	j->upper_impulse = (fix16_t)upper;
+	jf_store(a, va);
+	jf_store(b, vb);
+	return true;
+}
+
 void f2d_distance_warm_start(f2d_world *w, f2d_joint *j)
 {
 	f2d_body *a = &w->bodies[j->body_a];
 	f2d_body *b = &w->bodies[j->body_b];
+	if (JF_FAST_PATH && distance_warm_start_fast(j, a, b)) {
+		JF_COUNT(j, 0);
+		return;
+	}
+	JF_COUNT(j, 1);
 	apply_axial(w, j, a, b,
 	            jx_sat(w, (int64_t)j->impulse.x + j->lower_impulse - j->upper_impulse +
 	                          j->motor_impulse));
@@ -75,6 +154,11 @@ void f2d_distance_solve(f2d_world *w, f2d_joint *j)
 {
 	f2d_body *a = &w->bodies[j->body_a];
 	f2d_body *b = &w->bodies[j->body_b];
+	if (JF_FAST_PATH && distance_solve_fast(w, j, a, b)) {
+		JF_COUNT(j, 2);
+		return;
+	}
+	JF_COUNT(j, 3);
 	fix16_t len = j->translation;
 	if (!j->enable_spring) {
 		fix16_t cdot = axial_cdot(w, j, a, b);

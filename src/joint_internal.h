@@ -4,9 +4,9 @@
  * SPDX-License-Identifier: MIT
  *
  * Arithmetic: every value is computed in 64 bits and saturated to the fix16 range with the
- * step's overflow report (F2D_ERROR_OVERFLOW), as the revolute joint's exact path: these joints
- * have only that path (no fast path), so every build computes the same bits by construction
- * (tests/test_solver_paths.c runs their scenes in each build anyway).
+ * step's overflow report (F2D_ERROR_OVERFLOW), as the revolute joint's exact path. The
+ * distance, prismatic, weld and wheel joints also have a fast path (see "fast paths" below)
+ * that gives the same bits; tests/test_solver_paths.c compares them with an exact-only build.
  *
  * Soft constraints (Box2D v3's b2MakeSoft, derivation at f2d_make_soft): a constraint with
  * position error C and velocity error Cdot takes, each iteration,
@@ -91,11 +91,195 @@ static inline void jx_apply_point(f2d_world *w, f2d_body *a, f2d_body *b, f2d_ve
 	jx_apply(w, a, b, p, la, lb);
 }
 
-/* ---- soft constraints ---- */
+/** f2d_u128_div31(n, d) (the same result), in one or two 64-bit divisions (joint_common.c). */
+uint32_t f2d_div31_fast(f2d_u128 n, f2d_u128 d);
+
+/* the softness triple of a soft constraint (f2d_make_soft) */
 enum { SOFT_BIAS = 0, SOFT_MASS = 1, SOFT_IMPULSE = 2 };
+
+/* ---- fast paths (weld, prismatic, wheel and distance joints) ----
+ * As the revolute joint's (src/joint.c, "fast path"): the solve and warm start of a joint are
+ * computed again on 64-bit locals, operation for operation the expressions of the exact path
+ * above, but each value the exact path saturates (every jx_sat, jx_mul, jx_add, ...) is only
+ * checked: jf_sat ors f2d_fast_chk(x) into *acc, and the value is kept. All arithmetic is
+ * modulo 2^64 (f2d_wmul, f2d_wadd, ...: no undefined behaviour whatever the values). If at
+ * the end every checked value was in [-2^30, 2^30) (F2D_FAST_OK), every saturation of the
+ * exact path was the identity; then every operand was the exact path's, each product of two
+ * such values (or of one and a fix16 field) is below 2^61 and each sum of two below 2^62, as
+ * the exact path computes them in 64 bits: the same bits. Then the locals are stored; else
+ * nothing was written and the exact path runs from the unchanged state (F2D_ERROR_OVERFLOW is
+ * then reported by it, as before). The silent f2d_sat of f2d_limit_impulse is computed as
+ * there. The motor and mouse joints (no catalogue scene uses them; a mouse joint drags one
+ * body) have only the exact path.
+ * F2D_JOINT_EXACT_ONLY and F2D_JOINT_COUNT_PATHS: the test-only switches of src/joint.c
+ * (tests/test_solver_paths.c); the counts of these joints are f2d_joint_ext_path_counts, per
+ * joint type: warm start fast, warm start exact, solve fast, solve exact. */
+#ifdef F2D_JOINT_EXACT_ONLY
+enum { JF_FAST_PATH = 0 };
+#else
+enum { JF_FAST_PATH = 1 };
+#endif
+#ifdef F2D_JOINT_COUNT_PATHS
+extern uint64_t f2d_joint_ext_path_counts[7][4];
+#define JF_COUNT(j, i) (f2d_joint_ext_path_counts[(j)->type][i]++)
+#else
+#define JF_COUNT(j, i) ((void)0)
+#endif
+
+/* a body's velocity in locals */
+typedef struct jfv {
+	int64_t x, y, w;
+} jfv;
+
+static inline jfv jf_load(const f2d_body *b)
+{
+	jfv v = {b->v.x, b->v.y, b->w};
+	return v;
+}
+/* only after F2D_FAST_OK: every component is then in the fix16 range */
+static inline void jf_store(f2d_body *b, jfv v)
+{
+	b->v = f2d_v((fix16_t)v.x, (fix16_t)v.y);
+	b->w = (fix16_t)v.w;
+}
+static inline int64_t jf_sat(uint64_t *acc, int64_t x)
+{
+	*acc |= f2d_fast_chk(x);
+	return x;
+}
+static inline int64_t jf_mul(uint64_t *acc, int64_t a, int64_t b)
+{
+	return jf_sat(acc, f2d_wround16(f2d_wmul(a, b)));
+}
+static inline int64_t jf_add(uint64_t *acc, int64_t a, int64_t b)
+{
+	return jf_sat(acc, f2d_wadd(a, b));
+}
+static inline int64_t jf_sub(uint64_t *acc, int64_t a, int64_t b)
+{
+	return jf_sat(acc, f2d_wsub(a, b));
+}
+/* jx_dot, jx_cross of (ax, ay) and (bx, by) */
+static inline int64_t jf_dot(uint64_t *acc, int64_t ax, int64_t ay, int64_t bx, int64_t by)
+{
+	return jf_sat(acc, f2d_wround16(f2d_wadd(f2d_wmul(ax, bx), f2d_wmul(ay, by))));
+}
+static inline int64_t jf_cross(uint64_t *acc, int64_t ax, int64_t ay, int64_t bx, int64_t by)
+{
+	return jf_sat(acc, f2d_wround16(f2d_wsub(f2d_wmul(ax, by), f2d_wmul(ay, bx))));
+}
+/* jx_point_velocity */
+static inline void jf_point_velocity(uint64_t *acc, jfv v, f2d_vec2 r, int64_t *ox, int64_t *oy)
+{
+	*ox = jf_sat(acc, f2d_wsub(v.x, f2d_wround16(f2d_wmul(v.w, r.y))));
+	*oy = jf_sat(acc, f2d_wadd(v.y, f2d_wround16(f2d_wmul(v.w, r.x))));
+}
+/* jx_apply on the locals */
+static inline void jf_apply(uint64_t *acc, jfv *va, jfv *vb, const f2d_body *a, const f2d_body *b,
+                            int64_t px, int64_t py, int64_t la, int64_t lb)
+{
+	va->x = jf_sat(acc, f2d_wsub(va->x, f2d_wround16(f2d_wmul(a->inv_mass, px))));
+	va->y = jf_sat(acc, f2d_wsub(va->y, f2d_wround16(f2d_wmul(a->inv_mass, py))));
+	va->w = jf_sat(acc, f2d_wsub(va->w, f2d_wround16(f2d_wmul(a->inv_inertia, la))));
+	vb->x = jf_sat(acc, f2d_wadd(vb->x, f2d_wround16(f2d_wmul(b->inv_mass, px))));
+	vb->y = jf_sat(acc, f2d_wadd(vb->y, f2d_wround16(f2d_wmul(b->inv_mass, py))));
+	vb->w = jf_sat(acc, f2d_wadd(vb->w, f2d_wround16(f2d_wmul(b->inv_inertia, lb))));
+}
+/* jx_apply_point */
+static inline void jf_apply_point(uint64_t *acc, jfv *va, jfv *vb, const f2d_body *a,
+                                  const f2d_body *b, f2d_vec2 ra, f2d_vec2 rb, int64_t px,
+                                  int64_t py, int64_t axial)
+{
+	int64_t la = jf_add(acc, jf_cross(acc, ra.x, ra.y, px, py), axial);
+	int64_t lb = jf_add(acc, jf_cross(acc, rb.x, rb.y, px, py), axial);
+	jf_apply(acc, va, vb, a, b, px, py, la, lb);
+}
+/* f2d_soft_impulse */
+static inline int64_t jf_soft_impulse(uint64_t *acc, const fix16_t soft[3], int64_t mass,
+                                      int64_t cdot, int64_t c, int64_t accumulated)
+{
+	int64_t v = jf_add(acc, cdot, jf_mul(acc, soft[SOFT_BIAS], c));
+	int64_t t = jf_mul(acc, mass, v);
+	return jf_sat(acc, f2d_wsub(f2d_wsub(0, jf_mul(acc, soft[SOFT_MASS], t)),
+	                            jf_mul(acc, soft[SOFT_IMPULSE], accumulated)));
+}
+/* f2d_limit_impulse on the locals: *accumulated is the local accumulated impulse */
+int64_t jf_limit_impulse(const f2d_world *w, uint64_t *acc, int64_t mass, int64_t cdot, int64_t c,
+                         int64_t *accumulated);
+
+/* the axial impulse l of the distance, prismatic and wheel joints (f2d_slider_apply_axial):
+ * P = l a, L_a = l a1, L_b = l a2 */
+static inline void jf_apply_axial(uint64_t *acc, jfv *va, jfv *vb, const f2d_body *a,
+                                  const f2d_body *b, const f2d_joint *j, int64_t l)
+{
+	jf_apply(acc, va, vb, a, b, jf_mul(acc, l, j->w_axis.x), jf_mul(acc, l, j->w_axis.y),
+	         jf_mul(acc, l, j->a1), jf_mul(acc, l, j->a2));
+}
+/* the accumulated axial impulses in locals */
+typedef struct jfimp {
+	int64_t motor, spring, lower, upper;
+} jfimp;
+/* a motor step on locals: l = the unclamped increment; the accumulated impulse is kept
+ * within +-max_motor_torque h; returns the applied increment */
+static inline int64_t jf_motor_clamp(uint64_t *acc, const f2d_world *w, const f2d_joint *j,
+                                     int64_t l, int64_t *accumulated)
+{
+	int64_t max = jf_mul(acc, j->max_motor_torque, w->h);
+	int64_t old = *accumulated;
+	int64_t next = f2d_wadd(old, l);
+	*accumulated = next < f2d_wsub(0, max) ? f2d_wsub(0, max) : (next > max ? max : next);
+	return jf_sat(acc, f2d_wsub(*accumulated, old));
+}
+/* f2d_slider_axial_cdot */
+static inline int64_t jf_slider_cdot(uint64_t *acc, const f2d_joint *j, jfv va, jfv vb)
+{
+	int64_t dx = jf_sub(acc, vb.x, va.x), dy = jf_sub(acc, vb.y, va.y);
+	return jf_sat(acc, f2d_wadd(jf_dot(acc, j->w_axis.x, j->w_axis.y, dx, dy),
+	                            f2d_wround16(f2d_wsub(f2d_wmul(j->a2, vb.w),
+	                                                  f2d_wmul(j->a1, va.w)))));
+}
+/* f2d_slider_solve_axial on locals */
+static inline void jf_slider_solve_axial(uint64_t *acc, const f2d_world *w, const f2d_joint *j,
+                                         jfv *va, jfv *vb, const f2d_body *a, const f2d_body *b,
+                                         bool motor, jfimp *im)
+{
+	if (motor && j->enable_motor) {
+		int64_t cdot = jf_slider_cdot(acc, j, *va, *vb);
+		int64_t l = jf_mul(acc, j->axial_mass, jf_sub(acc, j->motor_speed, cdot));
+		jf_apply_axial(acc, va, vb, a, b, j, jf_motor_clamp(acc, w, j, l, &im->motor));
+	}
+	if (j->enable_spring && j->hertz > 0) {
+		int64_t cdot = jf_slider_cdot(acc, j, *va, *vb);
+		int64_t l = jf_soft_impulse(acc, j->soft, j->axial_mass, cdot, j->translation,
+		                            im->spring);
+		im->spring = jf_add(acc, im->spring, l);
+		jf_apply_axial(acc, va, vb, a, b, j, l);
+	}
+	if (j->enable_limit) {
+		int64_t cdot = jf_slider_cdot(acc, j, *va, *vb);
+		int64_t l = jf_limit_impulse(w, acc, j->axial_mass, cdot,
+		                             jf_sub(acc, j->translation, j->lower), &im->lower);
+		jf_apply_axial(acc, va, vb, a, b, j, l);
+		cdot = jf_slider_cdot(acc, j, *va, *vb);
+		l = jf_limit_impulse(w, acc, j->axial_mass, f2d_wsub(0, cdot),
+		                     jf_sub(acc, j->upper, j->translation), &im->upper);
+		jf_apply_axial(acc, va, vb, a, b, j, f2d_wsub(0, l));
+	}
+}
+
+/* ---- soft constraints ---- */
+/** exp(-y) for y >= 0 and cos(z) for z in [0, 2], Q30 in and out, integer polynomials (error
+ *  bounds at f2d_make_soft in joint_common.c: < 4 and < 12 LSB). */
+int64_t f2d_exp_neg_q30(int64_t y);
+int64_t f2d_cos_q30(int64_t z);
 /** Box2D v3's b2MakeSoft(hertz, zeta, h) in Q16: soft[SOFT_BIAS] = bias rate (1/s),
  *  soft[SOFT_MASS] = mass scale, soft[SOFT_IMPULSE] = impulse scale. hertz 0: (0, 1, 0). */
 void f2d_make_soft(fix16_t hertz, fix16_t zeta, fix16_t h, fix16_t soft[3]);
+/** f2d_make_soft(hertz, zeta, h, out) through the joint's cache `which` (0: soft, 1: soft2):
+ *  the matched coefficients cost a few hundred operations, and they change only when the
+ *  spring or the step does. */
+void f2d_joint_make_soft(f2d_joint *j, int which, fix16_t hertz, fix16_t zeta, fix16_t h,
+                         fix16_t out[3]);
 /** The rigid joints' softness: hertz = half the step rate, zeta = 2 (constants, see there). */
 void f2d_rigid_soft(const f2d_world *w, fix16_t soft[3]);
 /** One soft scalar impulse: -ms m (cdot + bias_rate c) - is accumulated (c = 0: no bias). */

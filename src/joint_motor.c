@@ -35,6 +35,7 @@ void f2d_motor_joint_prestep(f2d_world *w, f2d_joint *j)
 
 void f2d_motor_joint_warm_start(f2d_world *w, f2d_joint *j)
 {
+	JF_COUNT(j, 1); /* exact path only */
 	jx_apply_point(w, &w->bodies[j->body_a], &w->bodies[j->body_b], j->r_a, j->r_b, j->impulse,
 	               j->angular_impulse);
 }
@@ -65,6 +66,7 @@ void f2d_clamp_impulse_disc(f2d_vec2 *acc, fix16_t max)
 
 void f2d_motor_joint_solve(f2d_world *w, f2d_joint *j)
 {
+	JF_COUNT(j, 3); /* exact path only */
 	f2d_body *a = &w->bodies[j->body_a];
 	f2d_body *b = &w->bodies[j->body_b];
 	fix16_t bias = j->soft[SOFT_BIAS]; /* cf / h */

@@ -25,8 +25,8 @@ void f2d_mouse_prestep(f2d_world *w, f2d_joint *j)
 	j->c_lin = f2d_v(f2d_sat((int64_t)b->center.x + j->r_b.x - j->axis.x),
 	                 f2d_sat((int64_t)b->center.y + j->r_b.y - j->axis.y));
 	f2d_point_mass_inverse(w, &none, b, j->r_a, j->r_b, &j->k11, &j->k12, &j->k22);
-	f2d_make_soft(j->hertz, j->damping_ratio, w->h, j->soft);
-	f2d_make_soft(F2D_MILLI(500), F2D_MILLI(100), w->h, j->soft2);
+	f2d_joint_make_soft(j, 0, j->hertz, j->damping_ratio, w->h, j->soft);
+	f2d_joint_make_soft(j, 1, F2D_MILLI(500), F2D_MILLI(100), w->h, j->soft2);
 	if (!w->def.warm_starting) {
 		j->impulse = f2d_v(0, 0);
 		j->angular_impulse = 0;
@@ -44,11 +44,13 @@ static void apply_b(f2d_world *w, const f2d_joint *j, f2d_body *b, f2d_vec2 p, f
 
 void f2d_mouse_warm_start(f2d_world *w, f2d_joint *j)
 {
+	JF_COUNT(j, 1); /* exact path only */
 	apply_b(w, j, &w->bodies[j->body_b], j->impulse, j->angular_impulse);
 }
 
 void f2d_mouse_solve(f2d_world *w, f2d_joint *j)
 {
+	JF_COUNT(j, 3); /* exact path only */
 	f2d_body *b = &w->bodies[j->body_b];
 	{
 		fix16_t stop = b->inv_inertia > 0 ? -jx_mul(w, b->inertia, b->w) : 0;

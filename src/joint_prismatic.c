@@ -42,7 +42,7 @@ void f2d_slider_prestep(f2d_world *w, f2d_joint *j)
 	j->s1 = jx_cross(w, dra, perp);
 	j->s2 = jx_cross(w, j->r_b, perp);
 	j->axial_mass = f2d_joint_axial_mass(w, a, b, j->a1, j->a2);
-	f2d_make_soft(j->enable_spring ? j->hertz : 0, j->damping_ratio, w->h, j->soft);
+	f2d_joint_make_soft(j, 0, j->enable_spring ? j->hertz : 0, j->damping_ratio, w->h, j->soft);
 	f2d_rigid_soft(w, j->soft2);
 	if (!w->def.warm_starting) {
 		j->impulse = f2d_v(0, 0);
@@ -126,10 +126,77 @@ static void apply_block(f2d_world *w, const f2d_joint *j, f2d_body *a, f2d_body 
 	         jx_add(w, jx_mul(w, l1, j->s2), l2));
 }
 
+/* apply_block on the locals */
+static inline void jf_apply_block(uint64_t *acc, jfv *va, jfv *vb, const f2d_body *a,
+                                  const f2d_body *b, const f2d_joint *j, int64_t l1, int64_t l2)
+{
+	f2d_vec2 perp = f2d_left_perp(j->w_axis);
+	jf_apply(acc, va, vb, a, b, jf_mul(acc, l1, perp.x), jf_mul(acc, l1, perp.y),
+	         jf_add(acc, jf_mul(acc, l1, j->s1), l2), jf_add(acc, jf_mul(acc, l1, j->s2), l2));
+}
+
+/* fast paths (joint_internal.h): the expressions below on locals */
+static bool prismatic_warm_start_fast(f2d_joint *j, f2d_body *a, f2d_body *b)
+{
+	uint64_t acc = 0;
+	jfv va = jf_load(a), vb = jf_load(b);
+	int64_t axial = jf_sat(&acc, (int64_t)j->motor_impulse + j->spring_impulse +
+	                                 j->lower_impulse - j->upper_impulse);
+	jf_apply_axial(&acc, &va, &vb, a, b, j, axial);
+	jf_apply_block(&acc, &va, &vb, a, b, j, j->impulse.x, j->impulse.y);
+	if (!F2D_FAST_OK(acc)) {
+		return false;
+	}
+	jf_store(a, va);
+	jf_store(b, vb);
+	return true;
+}
+
+static bool prismatic_solve_fast(const f2d_world *w, f2d_joint *j, f2d_body *a, f2d_body *b)
+{
+	uint64_t acc = 0;
+	jfv va = jf_load(a), vb = jf_load(b);
+	jfimp im = {j->motor_impulse, j->spring_impulse, j->lower_impulse, j->upper_impulse};
+	jf_slider_solve_axial(&acc, w, j, &va, &vb, a, b, true, &im);
+	F2D_FAST_FOLD(acc);
+	f2d_vec2 perp = f2d_left_perp(j->w_axis);
+	int64_t dx = jf_sub(&acc, vb.x, va.x), dy = jf_sub(&acc, vb.y, va.y);
+	int64_t c1 = jf_sat(&acc, f2d_wadd(jf_dot(&acc, perp.x, perp.y, dx, dy),
+	                                   f2d_wround16(f2d_wsub(f2d_wmul(j->s2, vb.w),
+	                                                         f2d_wmul(j->s1, va.w)))));
+	int64_t c2 = jf_sub(&acc, vb.w, va.w);
+	c1 = jf_add(&acc, c1, jf_mul(&acc, j->soft2[SOFT_BIAS], j->c_lin.x));
+	c2 = jf_add(&acc, c2, jf_mul(&acc, j->soft2[SOFT_BIAS], j->c_ang));
+	int64_t b1 = jf_sat(&acc, f2d_wround16(f2d_wadd(f2d_wmul(j->k11, c1), f2d_wmul(j->k12, c2))));
+	int64_t b2 = jf_sat(&acc, f2d_wround16(f2d_wadd(f2d_wmul(j->k12, c1), f2d_wmul(j->k22, c2))));
+	int64_t l1 = jf_sat(&acc, f2d_wsub(f2d_wsub(0, jf_mul(&acc, j->soft2[SOFT_MASS], b1)),
+	                                   jf_mul(&acc, j->soft2[SOFT_IMPULSE], j->impulse.x)));
+	int64_t l2 = jf_sat(&acc, f2d_wsub(f2d_wsub(0, jf_mul(&acc, j->soft2[SOFT_MASS], b2)),
+	                                   jf_mul(&acc, j->soft2[SOFT_IMPULSE], j->impulse.y)));
+	int64_t ix = jf_add(&acc, j->impulse.x, l1), iy = jf_add(&acc, j->impulse.y, l2);
+	jf_apply_block(&acc, &va, &vb, a, b, j, l1, l2);
+	if (!F2D_FAST_OK(acc)) {
+		return false;
+	}
+	j->motor_impulse = (fix16_t)im.motor;
+	j->spring_impulse = (fix16_t)im.spring;
+	j->lower_impulse = (fix16_t)im.lower;
+	j->upper_impulse = (fix16_t)im.upper;
+	j->impulse = f2d_v((fix16_t)ix, (fix16_t)iy);
+	jf_store(a, va);
+	jf_store(b, vb);
+	return true;
+}
+
 void f2d_prismatic_warm_start(f2d_world *w, f2d_joint *j)
 {
 	f2d_body *a = &w->bodies[j->body_a];
 	f2d_body *b = &w->bodies[j->body_b];
+	if (JF_FAST_PATH && prismatic_warm_start_fast(j, a, b)) {
+		JF_COUNT(j, 0);
+		return;
+	}
+	JF_COUNT(j, 1);
 	f2d_slider_apply_axial(w, j, a, b,
 	                       jx_sat(w, (int64_t)j->motor_impulse + j->spring_impulse +
 	                                     j->lower_impulse - j->upper_impulse));
@@ -140,6 +207,11 @@ void f2d_prismatic_solve(f2d_world *w, f2d_joint *j)
 {
 	f2d_body *a = &w->bodies[j->body_a];
 	f2d_body *b = &w->bodies[j->body_b];
+	if (JF_FAST_PATH && prismatic_solve_fast(w, j, a, b)) {
+		JF_COUNT(j, 2);
+		return;
+	}
+	JF_COUNT(j, 3);
 	f2d_slider_solve_axial(w, j, a, b, true);
 	f2d_vec2 perp = f2d_left_perp(j->w_axis);
 	f2d_vec2 dv = f2d_v(jx_sub(w, b->v.x, a->v.x), jx_sub(w, b->v.y, a->v.y));

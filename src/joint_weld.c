@@ -24,12 +24,12 @@ void f2d_weld_prestep(f2d_world *w, f2d_joint *j)
 	j->axial_mass = jx_inv(w, (int64_t)a->inv_inertia + b->inv_inertia);
 	f2d_point_mass_inverse(w, a, b, j->r_a, j->r_b, &j->k11, &j->k12, &j->k22);
 	if (j->hertz > 0) {
-		f2d_make_soft(j->hertz, j->damping_ratio, w->h, j->soft);
+		f2d_joint_make_soft(j, 0, j->hertz, j->damping_ratio, w->h, j->soft);
 	} else {
 		f2d_rigid_soft(w, j->soft);
 	}
 	if (j->angular_hertz > 0) {
-		f2d_make_soft(j->angular_hertz, j->angular_damping_ratio, w->h, j->soft2);
+		f2d_joint_make_soft(j, 1, j->angular_hertz, j->angular_damping_ratio, w->h, j->soft2);
 	} else {
 		f2d_rigid_soft(w, j->soft2);
 	}
@@ -39,8 +39,28 @@ void f2d_weld_prestep(f2d_world *w, f2d_joint *j)
 	}
 }
 
+/* fast path (joint_internal.h): jx_apply_point on the locals */
+static bool weld_warm_start_fast(f2d_joint *j, f2d_body *a, f2d_body *b)
+{
+	uint64_t acc = 0;
+	jfv va = jf_load(a), vb = jf_load(b);
+	jf_apply_point(&acc, &va, &vb, a, b, j->r_a, j->r_b, j->impulse.x, j->impulse.y,
+	               j->angular_impulse);
+	if (!F2D_FAST_OK(acc)) {
+		return false;
+	}
+	jf_store(a, va);
+	jf_store(b, vb);
+	return true;
+}
+
 void f2d_weld_warm_start(f2d_world *w, f2d_joint *j)
 {
+	if (JF_FAST_PATH && weld_warm_start_fast(j, &w->bodies[j->body_a], &w->bodies[j->body_b])) {
+		JF_COUNT(j, 0);
+		return;
+	}
+	JF_COUNT(j, 1);
 	jx_apply_point(w, &w->bodies[j->body_a], &w->bodies[j->body_b], j->r_a, j->r_b, j->impulse,
 	               j->angular_impulse);
 }
@@ -66,10 +86,56 @@ f2d_vec2 f2d_point_cdot(f2d_world *w, const f2d_joint *j, const f2d_body *a, con
 	return f2d_v(jx_sub(w, vb.x, va.x), jx_sub(w, vb.y, va.y));
 }
 
+/* the soft point constraint of f2d_soft_point on the locals: (v.x, v.y) = Cdot + bias C */
+static inline void jf_soft_point(uint64_t *acc, const f2d_joint *j, const fix16_t soft[3],
+                                 int64_t vx, int64_t vy, int64_t *px, int64_t *py)
+{
+	int64_t b1 = jf_sat(acc, f2d_wround16(f2d_wadd(f2d_wmul(j->k11, vx), f2d_wmul(j->k12, vy))));
+	int64_t b2 = jf_sat(acc, f2d_wround16(f2d_wadd(f2d_wmul(j->k12, vx), f2d_wmul(j->k22, vy))));
+	*px = jf_sat(acc, f2d_wsub(f2d_wsub(0, jf_mul(acc, soft[SOFT_MASS], b1)),
+	                           jf_mul(acc, soft[SOFT_IMPULSE], j->impulse.x)));
+	*py = jf_sat(acc, f2d_wsub(f2d_wsub(0, jf_mul(acc, soft[SOFT_MASS], b2)),
+	                           jf_mul(acc, soft[SOFT_IMPULSE], j->impulse.y)));
+}
+
+/* fast path of f2d_weld_solve (joint_internal.h): the same expressions on locals */
+static bool weld_solve_fast(f2d_joint *j, f2d_body *a, f2d_body *b)
+{
+	uint64_t acc = 0;
+	jfv va = jf_load(a), vb = jf_load(b);
+	int64_t l = jf_soft_impulse(&acc, j->soft2, j->axial_mass, jf_sub(&acc, vb.w, va.w),
+	                            j->c_ang, j->angular_impulse);
+	int64_t ang = jf_add(&acc, j->angular_impulse, l);
+	jf_apply(&acc, &va, &vb, a, b, 0, 0, l, l);
+	int64_t vax, vay, vbx, vby;
+	jf_point_velocity(&acc, va, j->r_a, &vax, &vay);
+	jf_point_velocity(&acc, vb, j->r_b, &vbx, &vby);
+	int64_t vx = jf_add(&acc, jf_sub(&acc, vbx, vax), jf_mul(&acc, j->soft[SOFT_BIAS], j->c_lin.x));
+	int64_t vy = jf_add(&acc, jf_sub(&acc, vby, vay), jf_mul(&acc, j->soft[SOFT_BIAS], j->c_lin.y));
+	F2D_FAST_FOLD(acc);
+	int64_t px, py;
+	jf_soft_point(&acc, j, j->soft, vx, vy, &px, &py);
+	int64_t ix = jf_add(&acc, j->impulse.x, px), iy = jf_add(&acc, j->impulse.y, py);
+	jf_apply_point(&acc, &va, &vb, a, b, j->r_a, j->r_b, px, py, 0);
+	if (!F2D_FAST_OK(acc)) {
+		return false;
+	}
+	j->angular_impulse = (fix16_t)ang;
+	j->impulse = f2d_v((fix16_t)ix, (fix16_t)iy);
+	jf_store(a, va);
+	jf_store(b, vb);
+	return true;
+}
+
 void f2d_weld_solve(f2d_world *w, f2d_joint *j)
 {
 	f2d_body *a = &w->bodies[j->body_a];
 	f2d_body *b = &w->bodies[j->body_b];
+	if (JF_FAST_PATH && weld_solve_fast(j, a, b)) {
+		JF_COUNT(j, 2);
+		return;
+	}
+	JF_COUNT(j, 3);
 	fix16_t l = f2d_soft_impulse(w, j->soft2, j->axial_mass, jx_sub(w, b->w, a->w), j->c_ang,
 	                             j->angular_impulse);
 	j->angular_impulse = jx_add(w, j->angular_impulse, l);

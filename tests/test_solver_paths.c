@@ -237,10 +237,147 @@ static bool add_random_shape(f2d_world *w, rng *r, f2d_body_id b, bool heavy_lig
 	return f2d_create_polygon_shape(w, b, &sd, &p, &sid) == F2D_OK;
 }
 
+/* a random spring: none, soft, or at the range's ends (1000 Hz, damping ratio 100) */
+static void random_spring(rng *r, fix16_t *hertz, fix16_t *zeta)
+{
+	*hertz = chance(r, 1, 4) ? 0
+	                         : (chance(r, 1, 4) ? F2D_FIX(1000) : rnd(r, 0, F2D_FIX(30)));
+	*zeta = chance(r, 1, 4) ? F2D_FIX(100) : rnd(r, 0, F2D_FIX(2));
+}
+
+/* a motor speed, up to the settable +-1000 */
+static fix16_t random_speed(rng *r)
+{
+	return chance(r, 1, 4) ? (chance(r, 1, 2) ? F2D_FIX(1000) : F2D_FIX(-1000))
+	                       : rnd(r, F2D_FIX(-20), F2D_FIX(20));
+}
+
+/* a force or torque bound, up to 2^30 N */
+static fix16_t random_force(rng *r)
+{
+	return chance(r, 1, 4) ? (fix16_t)1 << 30 : rnd(r, 0, F2D_FIX(2000));
+}
+
+/* One joint of the types beyond the revolute joint (type 1..6, fix2d/joints.h) between bodies
+ * a and b, random parameters up to the ends of their ranges; the
+ * world may refuse it (e.g. an effective mass out of range), the same in every build. */
+static void add_other_joint(f2d_world *w, rng *r, f2d_body_id a, f2d_body_id b)
+{
+	f2d_vec2 la = vec(r, -F2D_ONE, F2D_ONE), lb = vec(r, -F2D_ONE, F2D_ONE);
+	f2d_vec2 axis = vec(r, -F2D_ONE, F2D_ONE);
+	if (axis.x == 0 && axis.y == 0) {
+		axis.x = F2D_ONE;
+	}
+	bool limit = chance(r, 1, 2), motor = chance(r, 1, 2), spring = chance(r, 1, 2);
+	fix16_t hz, zeta, lo = rnd(r, F2D_FIX(-4), F2D_FIX(1)), hi = rnd(r, 0, F2D_FIX(4));
+	random_spring(r, &hz, &zeta);
+	fix16_t speed = random_speed(r), force = random_force(r);
+	f2d_joint_id j;
+	switch (rnd(r, 1, 6)) {
+	case 1: {
+		f2d_distance_joint_def d = f2d_default_distance_joint_def();
+		d.body_a = a;
+		d.body_b = b;
+		d.local_anchor_a = la;
+		d.local_anchor_b = lb;
+		d.length = rnd(r, F2D_MIN_SHAPE_SIZE, F2D_FIX(6));
+		d.enable_spring = spring;
+		d.hertz = hz;
+		d.damping_ratio = zeta;
+		d.enable_limit = limit;
+		d.min_length = rnd(r, 0, F2D_FIX(2));
+		d.max_length = d.min_length + rnd(r, 0, F2D_FIX(6));
+		d.enable_motor = motor;
+		d.motor_speed = speed;
+		d.max_motor_force = force;
+		f2d_create_distance_joint(w, &d, &j);
+		break;
+	}
+	case 2: {
+		f2d_prismatic_joint_def d = f2d_default_prismatic_joint_def();
+		d.body_a = a;
+		d.body_b = b;
+		d.local_anchor_a = la;
+		d.local_anchor_b = lb;
+		d.local_axis_a = axis;
+		d.reference_angle = rnd(r, -205887, 205887);
+		d.enable_spring = spring;
+		d.hertz = hz;
+		d.damping_ratio = zeta;
+		d.enable_limit = limit;
+		d.lower_translation = lo;
+		d.upper_translation = hi;
+		d.enable_motor = motor;
+		d.motor_speed = speed;
+		d.max_motor_force = force;
+		f2d_create_prismatic_joint(w, &d, &j);
+		break;
+	}
+	case 3: {
+		f2d_weld_joint_def d = f2d_default_weld_joint_def();
+		d.body_a = a;
+		d.body_b = b;
+		d.local_anchor_a = la;
+		d.local_anchor_b = lb;
+		d.reference_angle = rnd(r, -205887, 205887);
+		d.linear_hertz = hz;
+		d.linear_damping_ratio = zeta;
+		random_spring(r, &d.angular_hertz, &d.angular_damping_ratio);
+		f2d_create_weld_joint(w, &d, &j);
+		break;
+	}
+	case 4: {
+		f2d_wheel_joint_def d = f2d_default_wheel_joint_def();
+		d.body_a = a;
+		d.body_b = b;
+		d.local_anchor_a = la;
+		d.local_anchor_b = lb;
+		d.local_axis_a = axis;
+		d.enable_spring = spring;
+		d.hertz = hz;
+		d.damping_ratio = zeta;
+		d.enable_limit = limit;
+		d.lower_translation = lo;
+		d.upper_translation = hi;
+		d.enable_motor = motor;
+		d.motor_speed = speed;
+		d.max_motor_torque = force;
+		f2d_create_wheel_joint(w, &d, &j);
+		break;
+	}
+	case 5: {
+		f2d_motor_joint_def d = f2d_default_motor_joint_def();
+		d.body_a = a;
+		d.body_b = b;
+		d.linear_offset = vec(r, F2D_FIX(-3), F2D_FIX(3));
+		d.angular_offset = rnd(r, -205887, 205887);
+		d.max_force = force;
+		d.max_torque = random_force(r);
+		d.correction_factor = rnd(r, 0, F2D_ONE);
+		f2d_create_motor_joint(w, &d, &j);
+		break;
+	}
+	default: {
+		f2d_mouse_joint_def d = f2d_default_mouse_joint_def();
+		d.body_a = a;
+		d.body_b = b;
+		d.target = f2d_body_get_position(w, b);
+		d.target.x += rnd(r, F2D_FIX(-2), F2D_FIX(2));
+		d.target.y += rnd(r, F2D_FIX(-2), F2D_FIX(2));
+		d.hertz = hz > 0 ? hz : F2D_FIX(5);
+		d.damping_ratio = zeta;
+		d.max_force = force;
+		f2d_create_mouse_joint(w, &d, &j);
+		break;
+	}
+	}
+}
+
 static f2d_world *build_stress_world(int32_t seed)
 {
 	rng r = {0x5EEDull * 1000003u + (uint64_t)seed};
-	bool jointed = seed % 3 == 0;
+	/* seed % 3 == 0: revolute joints; seed % 6 == 1: the other joint types; else none */
+	bool other_joints = seed % 6 == 1, jointed = seed % 3 == 0 || other_joints;
 	f2d_world_def def = f2d_default_world_def();
 	static const fix16_t steps[] = {1092, 65, 131, 6554};
 	def.time_step = chance(&r, 1, 4) ? rnd(&r, 65, 6554) : steps[rnd(&r, 0, 3)];
@@ -323,6 +460,12 @@ static f2d_world *build_stress_world(int32_t seed)
 				other = k;
 			}
 		}
+		if (other_joints) {
+			/* to the ground (body A static) or to the other body */
+			bool to_ground = other == 0 || chance(&r, 1, 4);
+			add_other_joint(w, &r, to_ground ? ids[0] : ids[other], ids[i]);
+			continue;
+		}
 		if (other == 0 || ma < F2D_ONE / 2 || chance(&r, 1, 4)) {
 			continue;
 		}
@@ -379,6 +522,11 @@ static void stress_actions(f2d_world *w, uint64_t seed, int32_t step, bool gentl
 	}
 }
 
+/* The solvers whose paths are counted: the arbiters (src/solver.c), the revolute joints
+ * (src/joint.c), then the joint types 1..6 (src/joint_*.c: distance, prismatic, weld, wheel
+ * have a fast path, motor and mouse only the exact one). */
+enum { SOLVERS = 8 };
+
 /* Called after every step with its result and hash; return false to stop the case. */
 typedef bool (*step_fn)(void *ctx, int32_t step, f2d_result r, uint64_t hash);
 
@@ -417,10 +565,11 @@ static bool run_case(int32_t c, step_fn fn, void *ctx)
 /* ---- the helpers: print the chains ----
  * "n <cases>", then per case "c <case>", "s <step> <result> <hash>" per step and
  * "e <warm fast> <warm exact> <solve fast> <solve exact>" (arbiter counts of the case, then the
- * same four joint counts). */
+ * same four counts of the revolute joints, then of each other joint type, SOLVERS in all). */
 
 extern uint64_t f2d_contact_path_counts[4];
 extern uint64_t f2d_joint_path_counts[4];
+extern uint64_t f2d_joint_ext_path_counts[7][4];
 
 static bool print_step(void *ctx, int32_t step, f2d_result r, uint64_t hash)
 {
@@ -439,15 +588,18 @@ int main(int argc, char **argv)
 	for (int32_t c = first; c <= last; ++c) {
 		memset(f2d_contact_path_counts, 0, sizeof f2d_contact_path_counts);
 		memset(f2d_joint_path_counts, 0, sizeof f2d_joint_path_counts);
+		memset(f2d_joint_ext_path_counts, 0, sizeof f2d_joint_ext_path_counts);
 		printf("c %d\n", (int)c);
 		if (!run_case(c, print_step, NULL)) {
 			printf("x cannot build case %d\n", (int)c);
 			return 1;
 		}
 		printf("e");
-		for (int i = 0; i < 8; ++i) {
+		for (int i = 0; i < 4 * SOLVERS; ++i) {
 			printf(" %" PRIu64,
-			       i < 4 ? f2d_contact_path_counts[i] : f2d_joint_path_counts[i - 4]);
+			       i < 4 ? f2d_contact_path_counts[i]
+			             : (i < 8 ? f2d_joint_path_counts[i - 4]
+			                      : f2d_joint_ext_path_counts[i / 4 - 1][i % 4]));
 		}
 		printf("\n");
 	}
@@ -552,8 +704,8 @@ START_TEST(fast_path_matches_exact_path)
 	}
 	printf("contact solver kernel of the normal build: %s\n", f2d_solver_kernel());
 	/* [kind][helper][solver][warm fast, warm exact, solve fast, solve exact], solver 0: the
-	 * arbiters (contact.c), 1: the joints (joint.c) */
-	uint64_t counts[KIND_COUNT][HELPERS][2][4];
+	 * arbiters (contact.c), 1: the revolute joints (joint.c), 2..7: joint types 1..6 */
+	uint64_t counts[KIND_COUNT][HELPERS][SOLVERS][4];
 	memset(counts, 0, sizeof counts);
 	for (int32_t c = 0; c < cases; ++c) {
 		world_case k = describe_case(c);
@@ -570,7 +722,7 @@ START_TEST(fast_path_matches_exact_path)
 			const char *t = helper_line(hs[i], 'e');
 			ck_assert_msg(t != NULL, "%s helper: no counts line \"%.100s\"",
 			              hs[i]->what, hs[i]->line);
-			for (int j = 0; j < 8; ++j) {
+			for (int j = 0; j < 4 * SOLVERS; ++j) {
 				char *end;
 				uint64_t n = strtoull(t, &end, 10);
 				ck_assert_msg(end != t, "%s helper: bad counts line \"%.100s\"",
@@ -585,10 +737,12 @@ START_TEST(fast_path_matches_exact_path)
 	ck_assert_int_eq(pclose(scalar.f), 0);
 	ck_assert_int_eq(pclose(avx2.f), 0);
 
-	static const char *const solver_names[2] = {"arbiters", "joints"};
-	uint64_t total[HELPERS][2][4] = {{{0}}};
+	static const char *const solver_names[SOLVERS] = {"arbiters", "joints", "distance",
+	                                                  "prismatic", "weld", "wheel",
+	                                                  "motor", "mouse"};
+	uint64_t total[HELPERS][SOLVERS][4] = {{{0}}};
 	for (int kind = 0; kind < KIND_COUNT; ++kind) {
-		for (int v = 0; v < 2; ++v) {
+		for (int v = 0; v < SOLVERS; ++v) {
 			const uint64_t *n = counts[kind][1][v];
 			printf("%-21s %-8s warm start: %10" PRIu64 " fast %8" PRIu64
 			       " fallback;  solve: %11" PRIu64 " fast %8" PRIu64 " fallback\n",
@@ -601,7 +755,7 @@ START_TEST(fast_path_matches_exact_path)
 		}
 	}
 	fflush(stdout);
-	for (int v = 0; v < 2; ++v) {
+	for (int v = 0; v < SOLVERS; ++v) {
 		/* the exact-only build never took a fast path, and solved as many arbiters and
 		 * joints */
 		const uint64_t *ex = total[0][v], *nt = total[1][v];
@@ -613,10 +767,24 @@ START_TEST(fast_path_matches_exact_path)
 			ck_assert_uint_eq(ex[1], total[i][v][0] + total[i][v][1]);
 			ck_assert_uint_eq(ex[3], total[i][v][2] + total[i][v][3]);
 		}
+		if (v >= 6) {
+			/* the motor and mouse joints have only the exact path: they ran */
+			ck_assert_msg(nt[0] == 0 && nt[2] == 0 && nt[3] > 0, "%s: counts",
+			              solver_names[v]);
+			continue;
+		}
+		if (v >= 2) {
+			/* the other joint types: the fast path did the bulk of the catalogue
+			 * scenes' work (the random worlds at the ends of the ranges fall back
+			 * often: a 1,000 Hz spring, a 2^30 N motor) */
+			const uint64_t *sc = counts[KIND_SCENE][1][v];
+			ck_assert_msg(sc[2] >= 10 * sc[3] && sc[0] >= 10 * sc[1],
+			              "%s: the fast path solved too few", solver_names[v]);
+		}
 		/* not vacuous: the fast path did the bulk of the work, and the stress worlds made
 		 * it fall back, in the warm start and in the solve */
 		const uint64_t *st = counts[KIND_STRESS][1][v];
-		ck_assert_msg(nt[2] > 10 * nt[3], "%s: the fast path solved too few",
+		ck_assert_msg(v >= 2 || nt[2] > 10 * nt[3], "%s: the fast path solved too few",
 		              solver_names[v]);
 		ck_assert_msg(st[1] > 0, "%s: no warm start fell back to the exact path",
 		              solver_names[v]);
