@@ -165,6 +165,9 @@ f2d_result f2d_update_contacts(f2d_world *w)
 	}
 	f2d_events_begin_step(w);
 	const bool sensors = w->sensor_count > 0;
+	/* sleeping off: every arbiter is solved (all_awake in world.c relies on this), set here
+	 * while the arbiter is in the cache rather than in a pass of its own */
+	const bool all_active = !w->def.enable_sleep;
 	/* after the pair keys, f2d_find_pairs leaves the bitmap of shapes whose cache it remade
 	 * (every shape unless the caches of the previous step could be kept; broadphase.c) */
 	const uint64_t *pairs = w->pairs, *moved = w->pairs + w->pair_count;
@@ -197,6 +200,9 @@ f2d_result f2d_update_contacts(f2d_world *w)
 		    !f2d_body_active(&bodies[prev->body_b])) {
 			*arb = *prev;
 			arb->frozen = true;
+			if (all_active) {
+				arb->active = true;
+			}
 			count++;
 			continue;
 		}
@@ -216,6 +222,9 @@ f2d_result f2d_update_contacts(f2d_world *w)
 		count += (keep ? reuse_arbiter(w, prev, arb) : build_arbiter(w, prev, ia, ib, arb)) > 0
 		             ? 1
 		             : 0;
+		if (all_active) {
+			arb->active = true;
+		}
 	}
 	f2d_arbiter *t = w->arbiters;
 	int32_t tc = w->arbiter_capacity;

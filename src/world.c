@@ -470,9 +470,7 @@ static void all_awake(f2d_world *w)
 	for (int32_t i = 0; i < w->body_ids.next; ++i) {
 		awake += w->bodies[i].alive && w->bodies[i].type != F2D_STATIC_BODY ? 1 : 0;
 	}
-	for (int32_t i = 0; i < w->arbiter_count; ++i) {
-		w->arbiters[i].active = true;
-	}
+	/* every arbiter is active: f2d_update_contacts set them so with sleeping off */
 	w->awake_body_count = awake;
 	w->island_count = -1; /* not computed */
 }
