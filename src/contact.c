@@ -116,21 +116,33 @@ static int32_t build_arbiter(const f2d_world *w, const f2d_arbiter *prev, int32_
 }
 
 /* build_arbiter for a pair whose manifold is prev's: the manifold is what f2d_collide returned
- * when prev was built (its points are r_a + the centre of A, exactly, as r_a = point - centre
- * was an exact difference), so the arbiter is the one build_arbiter would make. */
-static int32_t reuse_arbiter(const f2d_world *w, const f2d_arbiter *prev, int32_t ia, int32_t ib,
-                             f2d_arbiter *arb)
+ * when prev was built, and fill_arbiter would make prev again, so prev is copied. Field by
+ * field: the keys, bodies (a shape never changes body), friction, restitution, normal, count,
+ * ids and separations are prev's; the points were r_a + the centre of A, exactly (r_a = point -
+ * centre was an exact difference, and neither centre moved), so r_a and r_b come out as prev's;
+ * each point inherits the impulses of the first old point with its id, which is itself unless
+ * the two ids are equal (then point 1 takes point 0's), and nothing without warm starting; the
+ * unused point is zero (fill_arbiter's memset). tests/test_narrow.c compares worlds that take
+ * this shortcut with worlds that rebuild every manifold. */
+static int32_t reuse_arbiter(const f2d_world *w, const f2d_arbiter *prev, f2d_arbiter *arb)
 {
-	f2d_vec2 ca = w->bodies[w->shapes[ia].body].center;
-	f2d_manifold m;
-	m.normal = prev->normal;
-	m.count = prev->count;
-	for (int32_t i = 0; i < prev->count; ++i) {
-		m.points[i].point = f2d_add(prev->points[i].r_a, ca);
-		m.points[i].separation = prev->points[i].separation;
-		m.points[i].id = prev->points[i].id;
+	int32_t count = prev->count;
+	if (count == 0) {
+		return 0;
 	}
-	return fill_arbiter(w, prev, ia, ib, &m, arb);
+	*arb = *prev;
+	arb->frozen = false;
+	if (!w->def.warm_starting) {
+		arb->points[0].pn = arb->points[0].pt = 0;
+		arb->points[1].pn = arb->points[1].pt = 0;
+	} else if (count == 2 && arb->points[1].id == arb->points[0].id) {
+		arb->points[1].pn = arb->points[0].pn;
+		arb->points[1].pt = arb->points[0].pt;
+	}
+	if (count < 2) {
+		memset(&arb->points[1], 0, sizeof arb->points[1]);
+	}
+	return count;
 }
 
 /* Bit id of the broad phase's bitmap of shapes whose world cache was remade this step. */
@@ -153,6 +165,9 @@ f2d_result f2d_update_contacts(f2d_world *w)
 	}
 	f2d_events_begin_step(w);
 	const bool sensors = w->sensor_count > 0;
+	/* sleeping off: every arbiter is solved (all_awake in world.c relies on this), set here
+	 * while the arbiter is in the cache rather than in a pass of its own */
+	const bool all_active = !w->def.enable_sleep;
 	/* after the pair keys, f2d_find_pairs leaves the bitmap of shapes whose cache it remade
 	 * (every shape unless the caches of the previous step could be kept; broadphase.c) */
 	const uint64_t *pairs = w->pairs, *moved = w->pairs + w->pair_count;
@@ -185,6 +200,9 @@ f2d_result f2d_update_contacts(f2d_world *w)
 		    !f2d_body_active(&bodies[prev->body_b])) {
 			*arb = *prev;
 			arb->frozen = true;
+			if (all_active) {
+				arb->active = true;
+			}
 			count++;
 			continue;
 		}
@@ -201,10 +219,12 @@ f2d_result f2d_update_contacts(f2d_world *w)
 		 * restitution (prev's in both cases). */
 		bool keep = prev != NULL && !prev->frozen && !shape_moved(moved, ia) &&
 		            !shape_moved(moved, ib);
-		count += (keep ? reuse_arbiter(w, prev, ia, ib, arb)
-		               : build_arbiter(w, prev, ia, ib, arb)) > 0
+		count += (keep ? reuse_arbiter(w, prev, arb) : build_arbiter(w, prev, ia, ib, arb)) > 0
 		             ? 1
 		             : 0;
+		if (all_active) {
+			arb->active = true;
+		}
 	}
 	f2d_arbiter *t = w->arbiters;
 	int32_t tc = w->arbiter_capacity;

@@ -71,6 +71,12 @@ typedef struct f2d_shape {
 	f2d_shape_type type;
 	int32_t body;
 	int32_t next; /* next shape of the same body, in id order */
+	/* per-step cache (not state): the shape in world coordinates and its fattened box; next
+	 * to the type, so that the narrow and broad phases read the first three cache lines of a
+	 * shape only */
+	f2d_polygon world_polygon; /* vertices and normals only */
+	f2d_vec2 world_center;     /* circle centre */
+	f2d_aabb aabb;
 	f2d_polygon polygon;
 	f2d_circle circle;
 	/* capsule (radius > 0), segment and chain segment (radius 0; shapes.c) */
@@ -87,10 +93,6 @@ typedef struct f2d_shape {
 	f2d_filter filter;
 	bool is_sensor;
 	bool enable_contact_events, enable_hit_events, enable_sensor_events;
-	/* per-step cache (not state): the shape in world coordinates and its fattened box */
-	f2d_polygon world_polygon; /* vertices and normals only */
-	f2d_vec2 world_center;     /* circle centre */
-	f2d_aabb aabb;
 } f2d_shape;
 
 typedef struct f2d_joint {

@@ -189,6 +189,34 @@ static fix16_t inverse_mass(f2d_world *w, int64_t k)
 	return f2d_div_exact((int64_t)1 << 16, k);
 }
 
+/* inverse_mass(w, k) when hint, the value the batch lane held from the last step (the same
+ * arbiter point when the colouring and the geometry did not change), is it: the division is
+ * replaced by two products. For 3 <= k < 2^30 inverse_mass is m = floor((Q + 1) / 2) with
+ * Q = floor(2^33 / k) (f2d_div_exact), and m is that value exactly when 2m - 1 <= Q <= 2m, that
+ * is (2m - 1) k <= 2^33 < (2m + 1) k (below 2^62 for any hint >= 1: no overflow). Any hint that
+ * passes is the quotient itself, so where the hint came from does not matter; one that fails
+ * costs the division. Not in the reference build (F2D_CONTACT_EXACT_ONLY), which
+ * test_solver_paths compares with this one. */
+#define HINT_K_MAX ((int64_t)1 << 30)
+static inline bool hint_is_inverse(int64_t k, fix16_t hint)
+{
+	const uint64_t n = (uint64_t)1 << 33;
+	return k >= 3 && k < HINT_K_MAX && hint >= 1 &&
+	       (2 * (uint64_t)hint - 1) * (uint64_t)k <= n && (2 * (uint64_t)hint + 1) * (uint64_t)k > n;
+}
+
+static fix16_t inverse_mass_hinted(f2d_world *w, int64_t k, fix16_t hint)
+{
+#ifndef F2D_CONTACT_EXACT_ONLY
+	if (hint_is_inverse(k, hint)) {
+		return hint;
+	}
+#else
+	(void)hint;
+#endif
+	return inverse_mass(w, k);
+}
+
 typedef struct prestep_consts {
 	fix16_t inv_h, slop, threshold, beta_inv_h;
 } prestep_consts;
@@ -236,8 +264,8 @@ static void prestep_lane(f2d_world *w, const prestep_consts *k, f2d_contact_batc
 		int64_t kt = (int64_t)a->inv_mass + b->inv_mass +
 		             mul64(a->inv_inertia, f2d_round16((int64_t)rta * rta)) +
 		             mul64(b->inv_inertia, f2d_round16((int64_t)rtb * rtb));
-		pl->mass_n[l] = inverse_mass(w, kn);
-		pl->mass_t[l] = inverse_mass(w, kt);
+		pl->mass_n[l] = inverse_mass_hinted(w, kn, pl->mass_n[l]);
+		pl->mass_t[l] = inverse_mass_hinted(w, kt, pl->mass_t[l]);
 
 		fix16_t s = cp->separation;
 		int64_t bias;
@@ -1040,6 +1068,33 @@ AVX512 static inline vq vk(vq m, vq iia, vq iib, vq ra1, vq ra2, vq rb1, vq rb2)
 	return vadd(vadd(m, ta), tb);
 }
 
+/* m[l] = inverse_mass(w, k[l]) for the lanes on, 0 for the other lanes in use: the lanes whose
+ * value from the last step passes hint_is_inverse keep it (tested on 8 lanes at once), the
+ * others divide. */
+AVX512 static void inverse_masses_avx512(f2d_world *w, const int64_t *k, f2d_lane *m, __mmask8 on,
+                                         __mmask8 lanes)
+{
+	__mmask8 todo = on;
+#ifndef F2D_CONTACT_EXACT_ONLY
+	vq kv = vld64(k), hint = vld(m);
+	vq n = _mm512_set1_epi64((int64_t)1 << 33), one = _mm512_set1_epi64(1);
+	vq h2 = vadd(hint, hint);
+	__mmask8 ok = _mm512_cmpge_epi64_mask(kv, _mm512_set1_epi64(3)) &
+	              _mm512_cmplt_epi64_mask(kv, _mm512_set1_epi64(HINT_K_MAX)) &
+	              _mm512_cmpge_epi64_mask(hint, one);
+	ok &= _mm512_cmple_epi64_mask(_mm512_mullo_epi64(vsub(h2, one), kv), n) &
+	      _mm512_cmpgt_epi64_mask(_mm512_mullo_epi64(vadd(h2, one), kv), n);
+	todo &= (__mmask8)~ok;
+#endif
+	for (unsigned t = todo; t != 0; t &= t - 1) {
+		int32_t l = f2d_ctz64(t);
+		m[l] = inverse_mass(w, k[l]);
+	}
+	for (unsigned t = lanes & (__mmask8)~on; t != 0; t &= t - 1) {
+		m[f2d_ctz64(t)] = 0;
+	}
+}
+
 AVX512 static void prestep_batch_avx512(f2d_world *w, const prestep_consts *k,
                                         f2d_contact_batch *bt)
 {
@@ -1108,12 +1163,11 @@ AVX512 static void prestep_batch_avx512(f2d_world *w, const prestep_consts *k,
 	if (sat & (__mmask8)((1u << bt->lanes) - 1u)) {
 		w->saturated = true;
 	}
+	__mmask8 lanes = (__mmask8)((1u << bt->lanes) - 1u);
 	for (int32_t i = 0; i < 2; ++i) {
-		for (int32_t l = 0; l < bt->lanes; ++l) {
-			bool on = i == 0 || st.two[l] != 0;
-			bt->p[i].mass_n[l] = on ? inverse_mass(w, st.kn[i][l]) : 0;
-			bt->p[i].mass_t[l] = on ? inverse_mass(w, st.kt[i][l]) : 0;
-		}
+		__mmask8 on = has[i] & lanes;
+		inverse_masses_avx512(w, st.kn[i], bt->p[i].mass_n, on, lanes);
+		inverse_masses_avx512(w, st.kt[i], bt->p[i].mass_t, on, lanes);
 	}
 }
 

@@ -329,9 +329,13 @@ static bool integrate_positions(f2d_world *w)
 			c.y = f2d_clamp(c.y, -F2D_WORLD_LIMIT, F2D_WORLD_LIMIT);
 			f2d_stop_at_edge(w, b);
 		}
+		/* the origin from the local c (not read back from the body, which would wait for
+		 * the store); a zero local centre rotates to (0, 0) */
+		f2d_rot q = f2d_integrate_rotation(b->q, dr);
+		f2d_vec2 lc = b->local_center;
 		b->center = c;
-		b->q = f2d_integrate_rotation(b->q, dr);
-		b->origin = f2d_sub(b->center, f2d_rotate(b->q, b->local_center));
+		b->q = q;
+		b->origin = (lc.x | lc.y) == 0 ? c : f2d_sub(c, f2d_rotate(q, lc));
 	}
 	return w->stopped_at_edge;
 }
@@ -343,9 +347,7 @@ static void all_awake(f2d_world *w)
 	for (int32_t i = 0; i < w->body_ids.next; ++i) {
 		awake += w->bodies[i].alive && w->bodies[i].type != F2D_STATIC_BODY ? 1 : 0;
 	}
-	for (int32_t i = 0; i < w->arbiter_count; ++i) {
-		w->arbiters[i].active = true;
-	}
+	/* every arbiter is active: f2d_update_contacts set them so with sleeping off */
 	w->awake_body_count = awake;
 	w->island_count = -1; /* not computed */
 }
