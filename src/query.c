@@ -928,21 +928,63 @@ static inline bool seg_box(const q_seg *s, int64_t lx, int64_t ly, int64_t ux, i
 	return seg_maybe(s, lx, ly, ux, uy) && seg_box_exact(s, lx, ly, ux, uy, hi, entry);
 }
 
+/* The closest ray's node test: seg_box's answer and entry for every box seg_box accepts (and
+ * "yes" for a few boxes just past the shrunk bounds' rounding, which only costs a visit). With
+ * the line test (sat), seg_maybe already leaves only boxes the segment's line crosses within
+ * the segment's bounds (the three separating axes of a segment and a box), so what is left of
+ * the exact test is the entry lo = max(0, the entering slabs' t), the same rationals as
+ * seg_box_exact's, and lo <= hi. Without it (long translations) seg_box as is. */
+static inline bool seg_node(const q_seg *s, int64_t lx, int64_t ly, int64_t ux, int64_t uy,
+                            q_rat hi, q_rat *entry)
+{
+	if (!s->sat) {
+		return seg_box(s, lx, ly, ux, uy, hi, entry);
+	}
+	if (!seg_maybe(s, lx, ly, ux, uy)) {
+		return false;
+	}
+	lx -= s->gx; /* 0 for rays */
+	ly -= s->gy;
+	q_rat lo = {0, 1};
+	if (s->dx > 0 && lx > s->ox) {
+		lo.n = (uint64_t)(lx - s->ox);
+		lo.d = (uint64_t)s->dx;
+	} else if (s->dx < 0 && ux < s->ox) {
+		lo.n = (uint64_t)(s->ox - ux);
+		lo.d = (uint64_t)-s->dx;
+	}
+	if (s->dy > 0 && ly > s->oy) {
+		q_rat t = {(uint64_t)(ly - s->oy), (uint64_t)s->dy};
+		lo = rat_lt64(lo, t) ? t : lo;
+	} else if (s->dy < 0 && uy < s->oy) {
+		q_rat t = {(uint64_t)(s->oy - uy), (uint64_t)-s->dy};
+		lo = rat_lt64(lo, t) ? t : lo;
+	}
+	if (rat_lt64(hi, lo)) {
+		return false;
+	}
+	*entry = lo;
+	return true;
+}
+
 /* For test_query: the fast test's and the exact test's answers for t in [0, hi], hi = h / 2^32
  * with the closest ray's shrunk bounds when h < 2^32, else hi = 1. */
 void f2d_query_seg_tests(int64_t ox, int64_t oy, int64_t dx, int64_t dy, int64_t gx, int64_t gy,
                          uint64_t h, int64_t lx, int64_t ly, int64_t ux, int64_t uy, bool *maybe,
-                         bool *exact)
+                         bool *exact, bool *node, bool *same_entry)
 {
 	q_seg s = make_seg(ox, oy, dx, dy, gx, gy);
-	q_rat hi = {1, 1}, e;
+	q_rat hi = {1, 1}, e = {0, 1};
 	if (h < ((uint64_t)1 << 32)) {
 		seg_shrink(&s, h);
 		hi.n = h;
 		hi.d = (uint64_t)1 << 32;
 	}
+	q_rat ne = {0, 0};
 	*maybe = seg_maybe(&s, lx, ly, ux, uy);
 	*exact = seg_box_exact(&s, lx, ly, ux, uy, hi, &e);
+	*node = seg_node(&s, lx, ly, ux, uy, hi, &ne);
+	*same_entry = *exact && *node && ne.n * e.d == e.n * ne.d;
 }
 
 static bool reserve_hits(f2d_world *w, int32_t need)
@@ -1308,7 +1350,7 @@ f2d_result f2d_world_cast_ray_closest(f2d_world *w, f2d_vec2 origin, f2d_vec2 tr
 	q_rat e;
 	if (q->node_count > 0) {
 		const f2d_query_node *root = &q->nodes[q->node_count - 1];
-		if (seg_box(&seg, root->lx, root->ly, root->ux, root->uy, hi, &e)) {
+		if (seg_node(&seg, root->lx, root->ly, root->ux, root->uy, hi, &e)) {
 			stack[sp].node = q->node_count - 1;
 			stack[sp++].t = e;
 		}
@@ -1327,7 +1369,7 @@ f2d_result f2d_world_cast_ray_closest(f2d_world *w, f2d_vec2 origin, f2d_vec2 tr
 			int32_t nk = 0;
 			for (int32_t c = nd->first; c < nd->first + nd->count; ++c) {
 				const f2d_query_node *cn = &q->nodes[c];
-				if (!seg_box(&seg, cn->lx, cn->ly, cn->ux, cn->uy, hi, &e)) {
+				if (!seg_node(&seg, cn->lx, cn->ly, cn->ux, cn->uy, hi, &e)) {
 					continue;
 				}
 				int32_t j = nk++;
@@ -1347,8 +1389,11 @@ f2d_result f2d_world_cast_ray_closest(f2d_world *w, f2d_vec2 origin, f2d_vec2 tr
 			const f2d_aabb *b = &q->boxes[i];
 			q->shape_visits++;
 			int32_t si = q->items[i];
-			if (!seg_box(&seg, b->lower.x, b->lower.y, b->upper.x, b->upper.y, hi,
-			             &e) ||
+			/* a shape's box: seg_maybe (with the line test, seg_box's answer up to the
+			 * shrunk bounds' rounding: ray_shape, bounded by hi, turns those down) */
+			if (!(seg.sat ? seg_maybe(&seg, b->lower.x, b->lower.y, b->upper.x, b->upper.y)
+			              : seg_box(&seg, b->lower.x, b->lower.y, b->upper.x, b->upper.y,
+			                        hi, &e)) ||
 			    !query_sees(filter, &w->shapes[si]) ||
 			    !ray_shape(w, si, origin.x, origin.y, translation.x, translation.y, hi,
 			               &h)) {

@@ -994,14 +994,23 @@ START_TEST(fast_node_test_never_rejects_an_exact_hit)
 		ux = ux < INT32_MIN ? INT32_MIN : (ux > INT32_MAX ? INT32_MAX : ux);
 		ly = ly < INT32_MIN ? INT32_MIN : (ly > INT32_MAX ? INT32_MAX : ly);
 		uy = uy < INT32_MIN ? INT32_MIN : (uy > INT32_MAX ? INT32_MAX : uy);
-		bool maybe, exact;
-		f2d_query_seg_tests(ox, oy, dx, dy, gx, gy, h, lx, ly, ux, uy, &maybe, &exact);
+		bool maybe, exact, node, same_entry;
+		f2d_query_seg_tests(ox, oy, dx, dy, gx, gy, h, lx, ly, ux, uy, &maybe, &exact, &node,
+		                    &same_entry);
 		ck_assert_msg(maybe || !exact,
 		              "fast test rejected an exact hit: o (%lld, %lld) d (%lld, %lld) g (%lld, "
 		              "%lld) h %llu box [%lld, %lld] x [%lld, %lld]",
 		              (long long)ox, (long long)oy, (long long)dx, (long long)dy, (long long)gx,
 		              (long long)gy, (unsigned long long)h, (long long)lx, (long long)ux,
 		              (long long)ly, (long long)uy);
+		/* the closest ray's node test: every exact accept, at the exact entry */
+		ck_assert_msg(!exact || same_entry,
+		              "node test: o (%lld, %lld) d (%lld, %lld) g (%lld, %lld) h %llu box "
+		              "[%lld, %lld] x [%lld, %lld]: exact %d node %d",
+		              (long long)ox, (long long)oy, (long long)dx, (long long)dy, (long long)gx,
+		              (long long)gy,
+		              (unsigned long long)h, (long long)lx, (long long)ux, (long long)ly,
+		              (long long)uy, exact, node);
 		accepted += exact;
 		fast_rejected += !maybe;
 	}
