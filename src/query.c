@@ -1135,11 +1135,32 @@ static bool ray_shape(const f2d_world *w, int32_t si, int64_t px, int64_t py, in
 	q_mink m;
 	q_toi toi;
 	const f2d_shape *s = &w->shapes[si];
-	core_of_shape(w, s, &b);
+	/* a polygon's edge normals only for the edge hit (the cast needs its vertices only): the
+	 * same f2d_rotate core_of_polygon makes, for one edge instead of all */
+	bool polygon = !f2d_shape_is_linear(s) && s->type == F2D_POLYGON_SHAPE;
+	f2d_transform xf = f2d_body_xf(&w->bodies[s->body]);
+	if (polygon) {
+		const f2d_polygon *p = &s->polygon;
+		b.count = p->count;
+		b.radius = 0;
+		for (int32_t i = 0; i < p->count; ++i) {
+			f2d_vec2 v = f2d_xf_point(xf, p->vertices[i]);
+			b.x[i] = v.x;
+			b.y[i] = v.y;
+			b.nx[i] = b.ny[i] = 0;
+		}
+	} else {
+		core_of_shape(w, s, &b);
+	}
 	core_of_point(px, py, &a);
 	minkowski(&b, &a, &m);
 	if (mink_cast(&m, dx, dy, hi, &toi) != Q_HIT) {
 		return false;
+	}
+	if (polygon && toi.kind == F_EDGE) {
+		f2d_vec2 n = f2d_rotate(xf.q, s->polygon.normals[m.ib[toi.index]]);
+		m.nx[toi.index] = n.x;
+		m.ny[toi.index] = n.y;
 	}
 	/* a chain segment is one-sided: rays reach it from its front only (Box2D v3) */
 	if (s->type == F2D_CHAIN_SEGMENT_SHAPE && (int64_t)b.nx[0] * dx + (int64_t)b.ny[0] * dy >= 0) {
@@ -1385,16 +1406,28 @@ f2d_result f2d_world_cast_ray_closest(f2d_world *w, f2d_vec2 origin, f2d_vec2 tr
 			}
 			continue;
 		}
+		/* the leaf's shapes whose boxes meet the segment, nearest box entry first (ties: tree
+		 * order), each skipped once its entry is past hi: a nearer hit in the same leaf
+		 * spares the narrow phase of the shapes behind it */
+		q_entry near[Q_BRANCH];
+		int32_t nn = 0;
 		for (int32_t i = nd->first; i < nd->first + nd->count; ++i) {
 			const f2d_aabb *b = &q->boxes[i];
 			q->shape_visits++;
-			int32_t si = q->items[i];
-			/* a shape's box: seg_maybe (with the line test, seg_box's answer up to the
-			 * shrunk bounds' rounding: ray_shape, bounded by hi, turns those down) */
-			if (!(seg.sat ? seg_maybe(&seg, b->lower.x, b->lower.y, b->upper.x, b->upper.y)
-			              : seg_box(&seg, b->lower.x, b->lower.y, b->upper.x, b->upper.y,
-			                        hi, &e)) ||
-			    !query_sees(filter, &w->shapes[si]) ||
+			if (!seg_node(&seg, b->lower.x, b->lower.y, b->upper.x, b->upper.y, hi, &e)) {
+				continue;
+			}
+			int32_t j = nn++;
+			while (j > 0 && rat_lt64(e, near[j - 1].t)) {
+				near[j] = near[j - 1];
+				--j;
+			}
+			near[j].node = i;
+			near[j].t = e;
+		}
+		for (int32_t j = 0; j < nn; ++j) {
+			int32_t si = q->items[near[j].node];
+			if ((found && rat_lt64(hi, near[j].t)) || !query_sees(filter, &w->shapes[si]) ||
 			    !ray_shape(w, si, origin.x, origin.y, translation.x, translation.y, hi,
 			               &h)) {
 				continue;
