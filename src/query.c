@@ -43,6 +43,11 @@
  * sort; the step never reads it. Only what each query returns, never its traversal order,
  * depends on the tree: the results are sorted (overlaps by id, casts by (t32, id)) and the
  * closest ray prunes a node only when its exact entry is past (best t32 + 1) / 2^32.
+ * Segment-box tests start with a cheap exact-integer one (seg_maybe: the segment's bounds, shrunk
+ * to the best hit so far, and its line's separating axis) that can only say "surely not" or
+ * "maybe"; the closest ray then needs only the entry (two rationals), the other casts the full
+ * slab test. Pruning more or less never changes a result, only the work: every shape that could
+ * hold the answer is still cast against (test_query checks the fast test against the exact one).
  */
 #include "core.h"
 
