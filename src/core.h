@@ -273,6 +273,12 @@ typedef struct f2d_query_cache {
 	uint64_t node_visits, shape_visits;
 } f2d_query_cache;
 void f2d_query_free(f2d_world *w);
+/* test hook: query.c's cheap segment-box test (maybe), the exact one and the closest ray's node
+ * test (node; same_entry: both accept with the same entry), t in [0, h / 2^32] (h < 2^32: the
+ * closest ray's bounds shrunk to it) or [0, 1] */
+void f2d_query_seg_tests(int64_t ox, int64_t oy, int64_t dx, int64_t dy, int64_t gx, int64_t gy,
+                         uint64_t h, int64_t lx, int64_t ly, int64_t ux, int64_t uy, bool *maybe,
+                         bool *exact, bool *node, bool *same_entry);
 
 /* ---- events (events.c) ----
  * State (in the hash and both snapshot forms, so that a restored world makes the events of the

@@ -43,6 +43,11 @@
  * sort; the step never reads it. Only what each query returns, never its traversal order,
  * depends on the tree: the results are sorted (overlaps by id, casts by (t32, id)) and the
  * closest ray prunes a node only when its exact entry is past (best t32 + 1) / 2^32.
+ * Segment-box tests start with a cheap exact-integer one (seg_maybe: the segment's bounds, shrunk
+ * to the best hit so far, and its line's separating axis) that can only say "surely not" or
+ * "maybe"; the closest ray then needs only the entry (two rationals), the other casts the full
+ * slab test. Pruning more or less never changes a result, only the work: every shape that could
+ * hold the answer is still cast against (test_query checks the fast test against the exact one).
  */
 #include "core.h"
 
@@ -152,6 +157,13 @@ static uint64_t rat_t32(q_rat t)
 {
 	if (t.n >= t.d) {
 		return (uint64_t)1 << 32;
+	}
+	if (t.d <= ((uint64_t)1 << 48)) {
+		/* n < d <= 2^48: two 16-bit digits by division (r < d, so r 2^16 < 2^64), the same
+		 * quotient as the bit loop below, without its unpredictable branch */
+		uint64_t r = t.n << 16, q = r / t.d;
+		r = (r % t.d) << 16;
+		return (q << 16) | (r / t.d);
 	}
 	uint64_t q = 0, r = t.n;
 	for (int i = 0; i < 32; ++i) {
@@ -290,6 +302,24 @@ static void minkowski(const q_core *b, const q_core *a, q_mink *m)
 {
 	int32_t nb = b->count, na = a->count;
 	int32_t sb = lowest(b, 1), sa = lowest(a, -1);
+	if (na == 1) {
+		/* A is a point (rays, point tests): the merge below takes B's edges in turn from
+		 * its lowest vertex; the same M, without the angle comparisons */
+		int64_t ax = a->x[0], ay = a->y[0];
+		m->radius = a->radius + b->radius;
+		for (int32_t k = 0; k < nb; ++k) {
+			int32_t bi = sb + k < nb ? sb + k : sb + k - nb;
+			m->x[k] = b->x[bi] - ax;
+			m->y[k] = b->y[bi] - ay;
+			m->ib[k] = (int8_t)bi;
+			m->ia[k] = 0;
+			m->nx[k] = b->nx[bi];
+			m->ny[k] = b->ny[bi];
+			m->from_a[k] = false;
+		}
+		m->count = nb;
+		return;
+	}
 	int32_t eb = nb > 1 ? nb : 0, ea = na > 1 ? na : 0;
 	int32_t i = 0, j = 0, k = 0;
 	m->radius = a->radius + b->radius;
@@ -501,6 +531,11 @@ static bool mink_contains_origin(const q_mink *m)
  * *out) or Q_MISS. */
 static int32_t mink_cast(const q_mink *m, int64_t dx, int64_t dy, q_rat hi, q_toi *out)
 {
+	if (m->radius == 0 && m->count >= 3) {
+		/* the polygon alone: cast_polygon says Q_INSIDE exactly when every half-plane has
+		 * b >= 0, the origin in P, which is mink_contains_origin's answer for this M */
+		return cast_polygon(m, dx, dy, hi, out);
+	}
 	if (mink_contains_origin(m)) {
 		return Q_INSIDE;
 	}
@@ -806,13 +841,79 @@ static inline bool slab(int64_t den, int64_t b, q_rat *lo, q_rat *hi)
 	return true;
 }
 
-/* A query segment o + t d, t in [0, hi], against closed boxes grown by (gx, gy) below. */
+/* A query segment o + t d, t in [0, hi], against closed boxes grown by (gx, gy) below; with the
+ * segment's own bounds for t in [0, 1] and whether the line test below may run (sat). */
 typedef struct q_seg {
 	int64_t ox, oy, dx, dy, gx, gy;
+	int64_t sx0, sy0, sx1, sy1;
+	bool sat;
 } q_seg;
 
-static bool seg_box(const q_seg *s, int64_t lx, int64_t ly, int64_t ux, int64_t uy, q_rat hi,
-                    q_rat *entry)
+/* |d| <= 2^28 per axis (4096 m): the line test's products stay below 2^62 (see seg_maybe) */
+#define Q_SAT_LIMIT ((int64_t)1 << 28)
+
+static q_seg make_seg(int64_t ox, int64_t oy, int64_t dx, int64_t dy, int64_t gx, int64_t gy)
+{
+	q_seg s;
+	s.ox = ox;
+	s.oy = oy;
+	s.dx = dx;
+	s.dy = dy;
+	s.gx = gx;
+	s.gy = gy;
+	s.sx0 = dx < 0 ? ox + dx : ox;
+	s.sx1 = dx < 0 ? ox : ox + dx;
+	s.sy0 = dy < 0 ? oy + dy : oy;
+	s.sy1 = dy < 0 ? oy : oy + dy;
+	s.sat = dx >= -Q_SAT_LIMIT && dx <= Q_SAT_LIMIT && dy >= -Q_SAT_LIMIT && dy <= Q_SAT_LIMIT;
+	return s;
+}
+
+/* The closest ray's bounds after a hit: the segment for t in [0, h / 2^32], h = best t32 + 1
+ * <= 2^32 (the traversal's hi), inside o + [0, ceil(|d| h / 2^32)] per axis in d's direction
+ * (|d| h <= 2^63: unsigned, exact). */
+static void seg_shrink(q_seg *s, uint64_t h)
+{
+	uint64_t ax = (uint64_t)(s->dx < 0 ? -s->dx : s->dx) * h,
+	         ay = (uint64_t)(s->dy < 0 ? -s->dy : s->dy) * h;
+	int64_t ex = (int64_t)((ax + 0xFFFFFFFFu) >> 32), ey = (int64_t)((ay + 0xFFFFFFFFu) >> 32);
+	s->sx0 = s->dx < 0 ? s->ox - ex : s->ox;
+	s->sx1 = s->dx < 0 ? s->ox : s->ox + ex;
+	s->sy0 = s->dy < 0 ? s->oy - ey : s->oy;
+	s->sy1 = s->dy < 0 ? s->oy : s->oy + ey;
+}
+
+/* The cheap node test: false only when the segment o + t d, t in [0, 1], surely misses the
+ * closed box [lx - gx, ux] x [ly - gy, uy], so that seg_box (exact, t in [0, hi], hi <= 1) would
+ * say no too; true is "maybe" (seg_box decides). Two separating axes, both exact integer tests:
+ *  - the segment's bounding box against the box (x and y);
+ *  - the line's normal n = (-dy, dx): with doubled centre c2 = (l + u) - 2 o and size w = u - l,
+ *    a box point p = o + (c2 + w s) / 2, |s_i| <= 1, has 2 n.(p - o) = cross + (dx wy sy - dy wx
+ *    sx), cross = dx c2y - dy c2x, so |cross| > |dy| wx + |dx| wy puts the whole box strictly on
+ *    one side of the line (no point of it on the segment).
+ * Magnitudes: box corners are fix16 (|.| <= 2^31), g in [0, 2^31), o fix16, so |c2| < 2^33.4 and
+ * w < 2^32.6; with |d| <= 2^28 (sat) the products are below 2^61.4 and cross below 2^62.4. Longer
+ * translations skip the line test (the bounds test stays). test_query checks that this never
+ * rejects a box seg_box accepts, at the range extremes. */
+static inline bool seg_maybe(const q_seg *s, int64_t lx, int64_t ly, int64_t ux, int64_t uy)
+{
+	lx -= s->gx;
+	ly -= s->gy;
+	if (ux < s->sx0 || lx > s->sx1 || uy < s->sy0 || ly > s->sy1) {
+		return false;
+	}
+	if (!s->sat) {
+		return true;
+	}
+	int64_t c2x = lx + ux - 2 * s->ox, c2y = ly + uy - 2 * s->oy;
+	int64_t cross = s->dx * c2y - s->dy * c2x;
+	int64_t ext = (s->dy < 0 ? -s->dy : s->dy) * (ux - lx) + (s->dx < 0 ? -s->dx : s->dx) * (uy - ly);
+	return (cross < 0 ? -cross : cross) <= ext;
+}
+
+/* The exact test: whether o + t d, t in [0, hi], meets the grown box, and its entry t. */
+static bool seg_box_exact(const q_seg *s, int64_t lx, int64_t ly, int64_t ux, int64_t uy,
+                          q_rat hi, q_rat *entry)
 {
 	q_rat lo = {0, 1};
 	lx -= s->gx;
@@ -824,6 +925,71 @@ static bool seg_box(const q_seg *s, int64_t lx, int64_t ly, int64_t ux, int64_t 
 	}
 	*entry = lo;
 	return true;
+}
+
+static inline bool seg_box(const q_seg *s, int64_t lx, int64_t ly, int64_t ux, int64_t uy,
+                           q_rat hi, q_rat *entry)
+{
+	return seg_maybe(s, lx, ly, ux, uy) && seg_box_exact(s, lx, ly, ux, uy, hi, entry);
+}
+
+/* The closest ray's node test: seg_box's answer and entry for every box seg_box accepts (and
+ * "yes" for a few boxes just past the shrunk bounds' rounding, which only costs a visit). With
+ * the line test (sat), seg_maybe already leaves only boxes the segment's line crosses within
+ * the segment's bounds (the three separating axes of a segment and a box), so what is left of
+ * the exact test is the entry lo = max(0, the entering slabs' t), the same rationals as
+ * seg_box_exact's, and lo <= hi. Without it (long translations) seg_box as is. */
+static inline bool seg_node(const q_seg *s, int64_t lx, int64_t ly, int64_t ux, int64_t uy,
+                            q_rat hi, q_rat *entry)
+{
+	if (!s->sat) {
+		return seg_box(s, lx, ly, ux, uy, hi, entry);
+	}
+	if (!seg_maybe(s, lx, ly, ux, uy)) {
+		return false;
+	}
+	lx -= s->gx; /* 0 for rays */
+	ly -= s->gy;
+	q_rat lo = {0, 1};
+	if (s->dx > 0 && lx > s->ox) {
+		lo.n = (uint64_t)(lx - s->ox);
+		lo.d = (uint64_t)s->dx;
+	} else if (s->dx < 0 && ux < s->ox) {
+		lo.n = (uint64_t)(s->ox - ux);
+		lo.d = (uint64_t)-s->dx;
+	}
+	if (s->dy > 0 && ly > s->oy) {
+		q_rat t = {(uint64_t)(ly - s->oy), (uint64_t)s->dy};
+		lo = rat_lt64(lo, t) ? t : lo;
+	} else if (s->dy < 0 && uy < s->oy) {
+		q_rat t = {(uint64_t)(s->oy - uy), (uint64_t)-s->dy};
+		lo = rat_lt64(lo, t) ? t : lo;
+	}
+	if (rat_lt64(hi, lo)) {
+		return false;
+	}
+	*entry = lo;
+	return true;
+}
+
+/* For test_query: the fast test's and the exact test's answers for t in [0, hi], hi = h / 2^32
+ * with the closest ray's shrunk bounds when h < 2^32, else hi = 1. */
+void f2d_query_seg_tests(int64_t ox, int64_t oy, int64_t dx, int64_t dy, int64_t gx, int64_t gy,
+                         uint64_t h, int64_t lx, int64_t ly, int64_t ux, int64_t uy, bool *maybe,
+                         bool *exact, bool *node, bool *same_entry)
+{
+	q_seg s = make_seg(ox, oy, dx, dy, gx, gy);
+	q_rat hi = {1, 1}, e = {0, 1};
+	if (h < ((uint64_t)1 << 32)) {
+		seg_shrink(&s, h);
+		hi.n = h;
+		hi.d = (uint64_t)1 << 32;
+	}
+	q_rat ne = {0, 0};
+	*maybe = seg_maybe(&s, lx, ly, ux, uy);
+	*exact = seg_box_exact(&s, lx, ly, ux, uy, hi, &e);
+	*node = seg_node(&s, lx, ly, ux, uy, hi, &ne);
+	*same_entry = *exact && *node && ne.n * e.d == e.n * ne.d;
 }
 
 static bool reserve_hits(f2d_world *w, int32_t need)
@@ -974,11 +1140,32 @@ static bool ray_shape(const f2d_world *w, int32_t si, int64_t px, int64_t py, in
 	q_mink m;
 	q_toi toi;
 	const f2d_shape *s = &w->shapes[si];
-	core_of_shape(w, s, &b);
+	/* a polygon's edge normals only for the edge hit (the cast needs its vertices only): the
+	 * same f2d_rotate core_of_polygon makes, for one edge instead of all */
+	bool polygon = !f2d_shape_is_linear(s) && s->type == F2D_POLYGON_SHAPE;
+	f2d_transform xf = f2d_body_xf(&w->bodies[s->body]);
+	if (polygon) {
+		const f2d_polygon *p = &s->polygon;
+		b.count = p->count;
+		b.radius = 0;
+		for (int32_t i = 0; i < p->count; ++i) {
+			f2d_vec2 v = f2d_xf_point(xf, p->vertices[i]);
+			b.x[i] = v.x;
+			b.y[i] = v.y;
+			b.nx[i] = b.ny[i] = 0;
+		}
+	} else {
+		core_of_shape(w, s, &b);
+	}
 	core_of_point(px, py, &a);
 	minkowski(&b, &a, &m);
 	if (mink_cast(&m, dx, dy, hi, &toi) != Q_HIT) {
 		return false;
+	}
+	if (polygon && toi.kind == F_EDGE) {
+		f2d_vec2 n = f2d_rotate(xf.q, s->polygon.normals[m.ib[toi.index]]);
+		m.nx[toi.index] = n.x;
+		m.ny[toi.index] = n.y;
 	}
 	/* a chain segment is one-sided: rays reach it from its front only (Box2D v3) */
 	if (s->type == F2D_CHAIN_SEGMENT_SHAPE && (int64_t)b.nx[0] * dx + (int64_t)b.ny[0] * dy >= 0) {
@@ -1179,7 +1366,7 @@ f2d_result f2d_world_cast_ray_closest(f2d_world *w, f2d_vec2 origin, f2d_vec2 tr
 		return r;
 	}
 	f2d_query_cache *q = &w->query;
-	q_seg seg = {origin.x, origin.y, translation.x, translation.y, 0, 0};
+	q_seg seg = make_seg(origin.x, origin.y, translation.x, translation.y, 0, 0);
 	q_rat hi = {1, 1};
 	q_hit best, h;
 	memset(&best, 0, sizeof best);
@@ -1189,7 +1376,7 @@ f2d_result f2d_world_cast_ray_closest(f2d_world *w, f2d_vec2 origin, f2d_vec2 tr
 	q_rat e;
 	if (q->node_count > 0) {
 		const f2d_query_node *root = &q->nodes[q->node_count - 1];
-		if (seg_box(&seg, root->lx, root->ly, root->ux, root->uy, hi, &e)) {
+		if (seg_node(&seg, root->lx, root->ly, root->ux, root->uy, hi, &e)) {
 			stack[sp].node = q->node_count - 1;
 			stack[sp++].t = e;
 		}
@@ -1208,7 +1395,7 @@ f2d_result f2d_world_cast_ray_closest(f2d_world *w, f2d_vec2 origin, f2d_vec2 tr
 			int32_t nk = 0;
 			for (int32_t c = nd->first; c < nd->first + nd->count; ++c) {
 				const f2d_query_node *cn = &q->nodes[c];
-				if (!seg_box(&seg, cn->lx, cn->ly, cn->ux, cn->uy, hi, &e)) {
+				if (!seg_node(&seg, cn->lx, cn->ly, cn->ux, cn->uy, hi, &e)) {
 					continue;
 				}
 				int32_t j = nk++;
@@ -1224,13 +1411,28 @@ f2d_result f2d_world_cast_ray_closest(f2d_world *w, f2d_vec2 origin, f2d_vec2 tr
 			}
 			continue;
 		}
+		/* the leaf's shapes whose boxes meet the segment, nearest box entry first (ties: tree
+		 * order), each skipped once its entry is past hi: a nearer hit in the same leaf
+		 * spares the narrow phase of the shapes behind it */
+		q_entry near[Q_BRANCH];
+		int32_t nn = 0;
 		for (int32_t i = nd->first; i < nd->first + nd->count; ++i) {
 			const f2d_aabb *b = &q->boxes[i];
 			q->shape_visits++;
-			int32_t si = q->items[i];
-			if (!seg_box(&seg, b->lower.x, b->lower.y, b->upper.x, b->upper.y, hi,
-			             &e) ||
-			    !query_sees(filter, &w->shapes[si]) ||
+			if (!seg_node(&seg, b->lower.x, b->lower.y, b->upper.x, b->upper.y, hi, &e)) {
+				continue;
+			}
+			int32_t j = nn++;
+			while (j > 0 && rat_lt64(e, near[j - 1].t)) {
+				near[j] = near[j - 1];
+				--j;
+			}
+			near[j].node = i;
+			near[j].t = e;
+		}
+		for (int32_t j = 0; j < nn; ++j) {
+			int32_t si = q->items[near[j].node];
+			if ((found && rat_lt64(hi, near[j].t)) || !query_sees(filter, &w->shapes[si]) ||
 			    !ray_shape(w, si, origin.x, origin.y, translation.x, translation.y, hi,
 			               &h)) {
 				continue;
@@ -1240,6 +1442,9 @@ f2d_result f2d_world_cast_ray_closest(f2d_world *w, f2d_vec2 origin, f2d_vec2 tr
 				found = true;
 				hi.n = best.t32 + 1 < ((uint64_t)1 << 32) ? best.t32 + 1 : 1;
 				hi.d = best.t32 + 1 < ((uint64_t)1 << 32) ? (uint64_t)1 << 32 : 1;
+				if (best.t32 + 1 < ((uint64_t)1 << 32)) {
+					seg_shrink(&seg, best.t32 + 1);
+				}
 			}
 		}
 	}
@@ -1269,7 +1474,7 @@ f2d_result f2d_world_cast_ray(f2d_world *w, f2d_vec2 origin, f2d_vec2 translatio
 	if (r != F2D_OK) {
 		return r;
 	}
-	q_seg seg = {origin.x, origin.y, translation.x, translation.y, 0, 0};
+	q_seg seg = make_seg(origin.x, origin.y, translation.x, translation.y, 0, 0);
 	int32_t n = 0, m = 0;
 	if (!collect(w, 1, NULL, &seg, filter, &n)) {
 		return f2d_set_error(w, F2D_ERROR_OUT_OF_MEMORY,
@@ -1371,12 +1576,8 @@ f2d_result f2d_world_cast_shape(f2d_world *w, const f2d_query_shape *shape, f2d_
 	f2d_aabb box;
 	query_core(shape, t, &a, &box);
 	/* the box's lower corner swept against boxes grown by the query box's size */
-	q_seg seg = {box.lower.x,
-	             box.lower.y,
-	             translation.x,
-	             translation.y,
-	             (int64_t)box.upper.x - box.lower.x,
-	             (int64_t)box.upper.y - box.lower.y};
+	q_seg seg = make_seg(box.lower.x, box.lower.y, translation.x, translation.y,
+	                     (int64_t)box.upper.x - box.lower.x, (int64_t)box.upper.y - box.lower.y);
 	int32_t n = 0, m = 0;
 	if (!collect(w, 1, NULL, &seg, filter, &n)) {
 		return f2d_set_error(w, F2D_ERROR_OUT_OF_MEMORY,

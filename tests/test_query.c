@@ -406,6 +406,8 @@ START_TEST(rays_match_brute_force_and_double_reference)
 			ck_assert_int_eq(c.fraction, best);
 			ck_assert_int_eq(c.shape.index1, hl->id[0].index1);
 			ck_assert_int_eq(c.point.x, hl->point[0].x);
+			ck_assert_int_eq(c.point.y, hl->point[0].y);
+			ck_assert_int_eq(c.normal.x, hl->normal[0].x);
 			ck_assert_int_eq(c.normal.y, hl->normal[0].y);
 		}
 	}
@@ -881,6 +883,146 @@ START_TEST(queries_follow_the_world_and_leave_it_alone)
 END_TEST
 
 /* ---- the tree: a short ray in a 10,000-body world looks at few shapes ---- */
+/* The tree's cheap segment-box test (query.c seg_maybe) may only say "maybe" or "surely not":
+ * it must never reject a box the exact slab test accepts. Random segments and boxes at the range
+ * extremes: ends within F2D_QUERY_LIMIT (translations up to 2^31 LSB, around the line test's
+ * 2^28 cut-off), grown boxes (shape casts), boxes anywhere in the fix16 range, thin boxes, boxes
+ * touching the segment at a lattice point of it (from every side), and the closest ray's shrunk
+ * bounds (t in [0, h / 2^32]). */
+static int64_t pick_coord(void)
+{
+	static const int64_t edges[] = {-F2D_QUERY_LIMIT, F2D_QUERY_LIMIT, 0, -1, 1};
+	switch (next_u64() % 4) {
+	case 0:
+		return edges[next_u64() % 5];
+	case 1:
+		return rnd(-F2D_QUERY_LIMIT, F2D_QUERY_LIMIT);
+	case 2:
+		return rnd(-F2D_FIX(64), F2D_FIX(64));
+	default:
+		return (next_u64() & 1 ? F2D_QUERY_LIMIT : -F2D_QUERY_LIMIT) - rnd(-256, 256);
+	}
+}
+static int64_t clamp_limit(int64_t v)
+{
+	return v > F2D_QUERY_LIMIT ? F2D_QUERY_LIMIT : (v < -F2D_QUERY_LIMIT ? -F2D_QUERY_LIMIT : v);
+}
+static int64_t pick_box_coord(void)
+{
+	switch (next_u64() % 3) {
+	case 0:
+		return next_u64() & 1 ? INT32_MAX : INT32_MIN;
+	case 1:
+		return (int32_t)next_u64();
+	default:
+		return pick_coord();
+	}
+}
+
+START_TEST(fast_node_test_never_rejects_an_exact_hit)
+{
+	rng_state = 0x5eedb0c5;
+	long accepted = 0, fast_rejected = 0, touching = 0;
+	for (long it = 0; it < 400000; ++it) {
+		int64_t ox = pick_coord(), oy = pick_coord(), ex, ey;
+		int kind = (int)(next_u64() % 4);
+		if (kind == 0) { /* the other end anywhere in range */
+			ex = pick_coord();
+			ey = pick_coord();
+		} else if (kind == 1) { /* around the line test's cut-off, 2^28 */
+			int64_t c = ((int64_t)1 << 28) + rnd(-2, 2);
+			ex = clamp_limit(ox + (next_u64() & 1 ? c : -c));
+			ey = clamp_limit(oy + rnd(-(int32_t)c, (int32_t)c));
+		} else { /* short */
+			ex = clamp_limit(ox + rnd(-F2D_FIX(8), F2D_FIX(8)));
+			ey = clamp_limit(oy + (next_u64() % 8 == 0 ? 0 : rnd(-F2D_FIX(8), F2D_FIX(8))));
+		}
+		int64_t dx = ex - ox, dy = ey - oy;
+		int64_t gx = 0, gy = 0;
+		if (next_u64() % 4 == 0) { /* a shape cast's grown boxes */
+			gx = rnd(0, F2D_FIX(2048));
+			gy = rnd(0, F2D_FIX(2048));
+		}
+		uint64_t h = (uint64_t)1 << 32;
+		if (next_u64() % 3 == 0) {
+			h = next_u64() % 4 == 0 ? 1 + next_u64() % 64 : 1 + (next_u64() >> 32);
+		}
+		int64_t lx, ly, ux, uy;
+		int64_t box_kind = (int64_t)(next_u64() % 4);
+		if (box_kind == 0) { /* anywhere */
+			lx = pick_box_coord();
+			ux = pick_box_coord();
+			ly = pick_box_coord();
+			uy = pick_box_coord();
+		} else if (box_kind == 1) { /* near the segment, possibly thin */
+			int64_t px = ox + (int64_t)((double)dx * (double)(next_u64() % 1025) / 1024.0);
+			int64_t py = oy + (int64_t)((double)dy * (double)(next_u64() % 1025) / 1024.0);
+			int64_t w = next_u64() % 3 == 0 ? 0 : rnd(0, F2D_FIX(4));
+			int64_t hh = next_u64() % 3 == 0 ? 0 : rnd(0, F2D_FIX(4));
+			lx = px + rnd(-F2D_FIX(2), F2D_FIX(2)) - w;
+			ly = py + rnd(-F2D_FIX(2), F2D_FIX(2)) - hh;
+			ux = lx + w;
+			uy = ly + hh;
+		} else { /* a corner exactly on the segment: o + i (dx, dy) / k with k | dx, dy */
+			int64_t k = 1 + (int64_t)(next_u64() % 16);
+			dx -= dx % k;
+			dy -= dy % k;
+			int64_t i = (int64_t)(next_u64() % (uint64_t)(k + 1));
+			int64_t px = ox + dx / k * i, py = oy + dy / k * i;
+			int64_t w = rnd(0, F2D_FIX(3)), hh = rnd(0, F2D_FIX(3));
+			lx = next_u64() & 1 ? px : px - w;
+			ly = next_u64() & 1 ? py : py - hh;
+			ux = lx + w;
+			uy = ly + hh;
+			lx += gx; /* the grown box's corner stays on the segment */
+			ly += gy;
+			ux = ux > lx ? ux : lx;
+			uy = uy > ly ? uy : ly;
+			++touching;
+		}
+		if (lx > ux) {
+			int64_t t = lx;
+			lx = ux;
+			ux = t;
+		}
+		if (ly > uy) {
+			int64_t t = ly;
+			ly = uy;
+			uy = t;
+		}
+		lx = lx < INT32_MIN ? INT32_MIN : (lx > INT32_MAX ? INT32_MAX : lx);
+		ux = ux < INT32_MIN ? INT32_MIN : (ux > INT32_MAX ? INT32_MAX : ux);
+		ly = ly < INT32_MIN ? INT32_MIN : (ly > INT32_MAX ? INT32_MAX : ly);
+		uy = uy < INT32_MIN ? INT32_MIN : (uy > INT32_MAX ? INT32_MAX : uy);
+		bool maybe, exact, node, same_entry;
+		f2d_query_seg_tests(ox, oy, dx, dy, gx, gy, h, lx, ly, ux, uy, &maybe, &exact, &node,
+		                    &same_entry);
+		ck_assert_msg(maybe || !exact,
+		              "fast test rejected an exact hit: o (%lld, %lld) d (%lld, %lld) g (%lld, "
+		              "%lld) h %llu box [%lld, %lld] x [%lld, %lld]",
+		              (long long)ox, (long long)oy, (long long)dx, (long long)dy, (long long)gx,
+		              (long long)gy, (unsigned long long)h, (long long)lx, (long long)ux,
+		              (long long)ly, (long long)uy);
+		/* the closest ray's node test: every exact accept, at the exact entry */
+		ck_assert_msg(!exact || same_entry,
+		              "node test: o (%lld, %lld) d (%lld, %lld) g (%lld, %lld) h %llu box "
+		              "[%lld, %lld] x [%lld, %lld]: exact %d node %d",
+		              (long long)ox, (long long)oy, (long long)dx, (long long)dy, (long long)gx,
+		              (long long)gy,
+		              (unsigned long long)h, (long long)lx, (long long)ux, (long long)ly,
+		              (long long)uy, exact, node);
+		accepted += exact;
+		fast_rejected += !maybe;
+	}
+	/* both answers are common: the property is tested, and the fast test does reject */
+	ck_assert_msg(accepted > 60000 && fast_rejected > 60000, "accepted %ld, fast-rejected %ld",
+	              accepted, fast_rejected);
+	printf("fast node test: 400000 segment-box pairs (%ld touching at a lattice point), %ld "
+	       "accepted by the exact test, %ld rejected by the fast one, none wrongly\n",
+	       touching, accepted, fast_rejected);
+}
+END_TEST
+
 START_TEST(short_ray_in_a_big_world_visits_few_shapes)
 {
 	rng_state = 99;
@@ -934,6 +1076,7 @@ int main(void)
 	tcase_add_test(tc, bad_input_is_refused);
 	tcase_add_test(tc, queries_follow_the_world_and_leave_it_alone);
 	tcase_add_test(tc, short_ray_in_a_big_world_visits_few_shapes);
+	tcase_add_test(tc, fast_node_test_never_rejects_an_exact_hit);
 	suite_add_tcase(s, tc);
 	SRunner *sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
