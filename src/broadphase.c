@@ -413,13 +413,60 @@ static inline int64_t moved_words(const f2d_world *w)
 	return ((int64_t)w->shape_ids.next + 63) / 64;
 }
 
-/* The transform a shape's cache was made from. */
-static inline bool cache_key_equal(const f2d_shape *s, f2d_transform xf)
+/* The transform (and the sweep, f2d_body_sweep) a shape's cache was made from. */
+static inline bool cache_key_equal(const f2d_shape *s, f2d_transform xf, f2d_vec2 sweep)
 {
 	const f2d_vec2 *o = &s->world_polygon.centroid;
 	const f2d_vec2 *q =
 	    s->type == F2D_CIRCLE_SHAPE ? &s->world_polygon.vertices[0] : &s->world_center;
-	return o->x == xf.p.x && o->y == xf.p.y && q->x == xf.q.c && q->y == xf.q.s;
+	return o->x == xf.p.x && o->y == xf.p.y && q->x == xf.q.c && q->y == xf.q.s &&
+	       s->sweep.x == sweep.x && s->sweep.y == sweep.y;
+}
+
+/* One component of f2d_body_sweep: 0 within the dead zone, else |d| <= max_t, rounded away
+ * from zero to the quantum. */
+static inline fix16_t sweep_component(int64_t d, int64_t dead, int64_t max_t)
+{
+	if (d <= dead && d >= -dead) {
+		return 0;
+	}
+	d = d > max_t ? max_t : (d < -max_t ? -max_t : d);
+	int64_t q = F2D_SWEEP_QUANTUM;
+	int64_t m = d < 0 ? -d : d;
+	m = (m + q - 1) / q * q; /* <= 64 m + 1/256 m: fits */
+	return (fix16_t)(d < 0 ? -m : m);
+}
+
+/* The dead zone: a body slow enough to sleep (|v| <= linear_sleep_tolerance) moves at most
+ * h (tolerance + h |g|) in a step, and a sleeping one has no velocity; both get a zero sweep,
+ * so an island falling asleep keeps its AABBs, its pairs and its (frozen) contacts, as the
+ * all-asleep step, which computes nothing, assumes (the island sleeps after every body stayed
+ * below the tolerance for time_to_sleep, so the step before also had a zero sweep unless
+ * time_to_sleep is a single step). Magnitudes: |v| <= 2^28 (4096 m/s) plus h g (|g|
+ * gravity_scale saturates at 2^31, h <= 6554): |v + h g| < 2^32, times h < 2^45; the clamp
+ * bounds the result by max_translation. */
+f2d_vec2 f2d_body_sweep(const f2d_world *w, const f2d_body *b)
+{
+	int64_t vx, vy, gx = 0, gy = 0;
+	if (b->type == F2D_DYNAMIC_BODY && b->awake) {
+		gx = f2d_round16((int64_t)w->h * f2d_mul(b->gravity_scale, w->gravity.x));
+		gy = f2d_round16((int64_t)w->h * f2d_mul(b->gravity_scale, w->gravity.y));
+		/* the step's force too: |F| / m < 2^55 before its round, times h < 2^52 */
+		vx = (int64_t)b->v.x + gx +
+		     f2d_round16((int64_t)w->h * f2d_round16((int64_t)b->force.x * b->inv_mass));
+		vy = (int64_t)b->v.y + gy +
+		     f2d_round16((int64_t)w->h * f2d_round16((int64_t)b->force.y * b->inv_mass));
+	} else if (b->type == F2D_KINEMATIC_BODY) {
+		vx = b->v.x;
+		vy = b->v.y;
+	} else {
+		return f2d_v(0, 0);
+	}
+	int64_t g = (gx < 0 ? -gx : gx) + (gy < 0 ? -gy : gy);
+	int64_t dead = f2d_round16((int64_t)w->h * (w->def.linear_sleep_tolerance + g)) + 1;
+	int64_t max_t = w->def.max_translation;
+	return f2d_v(sweep_component(f2d_round16((int64_t)w->h * vx), dead, max_t),
+	             sweep_component(f2d_round16((int64_t)w->h * vy), dead, max_t));
 }
 
 static inline void set_cache_key(f2d_shape *s, f2d_transform xf)
@@ -428,6 +475,14 @@ static inline void set_cache_key(f2d_shape *s, f2d_transform xf)
 	    s->type == F2D_CIRCLE_SHAPE ? &s->world_polygon.vertices[0] : &s->world_center;
 	s->world_polygon.centroid = xf.p;
 	*q = f2d_v(xf.q.c, xf.q.s);
+}
+
+f2d_transform f2d_shape_cache_xf(const f2d_shape *s)
+{
+	const f2d_vec2 *q =
+	    s->type == F2D_CIRCLE_SHAPE ? &s->world_polygon.vertices[0] : &s->world_center;
+	f2d_transform xf = {s->world_polygon.centroid, {q->x, q->y}};
+	return xf;
 }
 
 /* Whether the previous call ran in the previous step and left its bitmap and marker. */
@@ -454,11 +509,19 @@ static int32_t update_caches(f2d_world *w, uint64_t *moved, int64_t mw, bool inc
 		++n;
 		const f2d_body *b = &w->bodies[s->body];
 		f2d_transform xf = {b->origin, b->q}; /* f2d_body_xf, without the call */
-		if (incremental && cache_key_equal(s, xf)) {
+		f2d_vec2 sweep = f2d_body_sweep(w, b);
+		if (incremental && cache_key_equal(s, xf, sweep)) {
 			continue;
 		}
 		f2d_shape_update_world(s, xf, margin);
 		set_cache_key(s, xf);
+		/* stretched along the predicted motion (the box stays within the world range plus
+		 * 512 m of shape and 64 m of motion: fix16) */
+		s->sweep = sweep;
+		s->aabb.lower.x += sweep.x < 0 ? sweep.x : 0;
+		s->aabb.lower.y += sweep.y < 0 ? sweep.y : 0;
+		s->aabb.upper.x += sweep.x > 0 ? sweep.x : 0;
+		s->aabb.upper.y += sweep.y > 0 ? sweep.y : 0;
 		moved[i >> 6] |= (uint64_t)1 << (i & 63);
 		++r;
 	}
