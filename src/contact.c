@@ -117,43 +117,22 @@ static int32_t fill_arbiter(const f2d_world *w, const f2d_arbiter *prev, int32_t
  * sweep the bodies' predicted motions (f2d_body_sweep, which stretched their AABBs, so the pair
  * is found), e a bound on the shape's distance from its body's centre of mass (its AABB's
  * farthest side from the centre, times 3/2 > sqrt 2, as the AABB's corner may be the farthest
- * point; the turn per step rounded up, the product down to the sweep quantum: a resting body's
- * jitter adds nothing), at most F2D_MAX_CLOSING, and 0 when it is at most half the fixed
- * distance (which covers such approaches already: slow and resting contacts are unchanged). An overestimate only
- * keeps points that the solver leaves alone unless the approach along their normal is faster
- * than the gap allows. Every term is state or the broad phase's cache of state (the sweeps), so
- * the pair's value is the same whenever its inputs are: contact.c's manifold shortcut keeps a
- * manifold only when the value is the one it was built with. */
+ * point), h |w| e the shape's turn (broadphase.c, every step; the turn per step rounded up),
+ * their sum rounded down to the sweep quantum (a resting body's jitter adds nothing); at most
+ * F2D_MAX_CLOSING, and 0 when at most half the fixed distance (which covers such approaches
+ * already: slow and resting contacts are unchanged). An overestimate only keeps points that the
+ * solver leaves alone unless the approach along their normal is faster than the gap allows.
+ * Every term is state or the broad phase's per-step cache of state, so the pair's value is the
+ * same whenever its inputs are: the manifold shortcut below keeps a manifold only when the
+ * value is the one it was built with. */
 static inline int64_t abs64(int64_t v)
 {
 	return v < 0 ? -v : v;
 }
 
-static inline int64_t max64(int64_t a, int64_t b)
-{
-	return a > b ? a : b;
-}
-
 static inline int64_t min64(int64_t a, int64_t b)
 {
 	return a < b ? a : b;
-}
-
-/* h |w| e for a shape (e from its AABB as above); magnitudes: |w| <= 2^31, e < 2^30 after the
- * saturation below, h <= 6554: computed as (h |w| >> 16) e, each below 2^47. */
-static int64_t turn_bound(const f2d_world *w, const f2d_shape *s)
-{
-	const f2d_body *b = &w->bodies[s->body];
-	if (b->w == 0 || !f2d_body_active(b)) {
-		return 0;
-	}
-	int64_t e = abs64((int64_t)s->aabb.lower.x - b->center.x);
-	e = max64(e, abs64((int64_t)s->aabb.upper.x - b->center.x));
-	e = max64(e, abs64((int64_t)s->aabb.lower.y - b->center.y));
-	e = max64(e, abs64((int64_t)s->aabb.upper.y - b->center.y));
-	e = min64(e + e / 2, F2D_MAX_CLOSING);
-	int64_t turn = ((int64_t)w->h * abs64(b->w) + 0xFFFF) >> 16; /* rad per step, up */
-	return min64(turn, (int64_t)4 << 16) * e >> 16;
 }
 
 fix16_t f2d_pair_speculative(const f2d_world *w, const f2d_shape *a, const f2d_shape *b)
@@ -163,7 +142,7 @@ fix16_t f2d_pair_speculative(const f2d_world *w, const f2d_shape *a, const f2d_s
 	int64_t q = F2D_SWEEP_QUANTUM;
 	int64_t closing = abs64((int64_t)b->sweep.x - a->sweep.x) +
 	                  abs64((int64_t)b->sweep.y - a->sweep.y) +
-	                  (turn_bound(w, a) + turn_bound(w, b)) / q * q;
+	                  ((int64_t)a->turn + b->turn) / q * q;
 	/* what the fixed distance covers (an approach of up to half of it per step) keeps the
 	 * fixed distance: slow and resting contacts are those of before */
 	if (closing <= w->def.speculative_distance / 2) {

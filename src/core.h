@@ -91,6 +91,10 @@ typedef struct f2d_shape {
 	f2d_aabb aabb;
 	f2d_vec2 sweep; /* the body's predicted motion the AABB was stretched by (broadphase.c,
 	                 * f2d_body_sweep): part of the cache's key */
+	fix16_t reach;  /* a bound on the shape's distance from its body's centre of mass (from
+	                 * the AABB, with the cache) */
+	fix16_t turn;   /* per step: h |w| reach, how far the body's turn may move the shape
+	                 * (broadphase.c, every step; contact.c's speculative distance) */
 } f2d_shape;
 
 typedef struct f2d_joint {
@@ -419,7 +423,10 @@ f2d_result f2d_find_pairs(f2d_world *w);
 #define F2D_SWEEP_QUANTUM 256
 /* the most a pair's speculative distance grows by (keeps s / h inside fix16 at h = 1/1000) */
 #define F2D_MAX_CLOSING F2D_FIX(8)
-f2d_vec2 f2d_body_sweep(const f2d_world *w, const f2d_body *b);
+/** The predicted motion of b; gh = h g (rounded), dead1 its dead zone at gravity_scale 1. */
+f2d_vec2 f2d_body_sweep(const f2d_world *w, const f2d_body *b, f2d_vec2 gh, int64_t dead1);
+/** A bound on the distance of a shape (its unstretched AABB) from c (broadphase.c). */
+fix16_t f2d_shape_reach(const f2d_shape *s, f2d_vec2 c);
 /** The body transform a shape's world cache was made from (its key; broadphase.c). */
 f2d_transform f2d_shape_cache_xf(const f2d_shape *s);
 /** world speculative_distance + the most the two shapes' bodies can close this step. */

@@ -5,8 +5,8 @@
  * The first defence is the speculative margin (contact.c, broadphase.c): a pair's contact keeps
  * points up to the gap its bodies can close in the step, so the solver stops a fast body at
  * the surface. This is the second: after the positions (and the joints' position passes), a
- * dynamic body that moved at least half its smallest inner radius in the step (Box2D's "fast"
- * body) is swept, in translation, from its centre at the start of the step to its centre now,
+ * dynamic body whose velocity moves it at least half its smallest inner radius in the step
+ * (h max(|v.x|, |v.y|); Box2D's "fast" body) is swept, in translation, from its centre at the start of the step to its centre now,
  * at its new rotation, against the static shapes it was paired with this step; if a sweep
  * touches one, the body is put back where it first touched (Box2D's TOI pose), with its
  * velocity: the next step's contact stops or bounces it from there. A body the speculative
@@ -56,6 +56,16 @@ static fix16_t inner_radius(const f2d_shape *s)
 	return r;
 }
 
+/* The least inner radius of a body's shapes. */
+static fix16_t body_inner(const f2d_world *w, const f2d_body *b)
+{
+	fix16_t inner = INT32_MAX;
+	for (int32_t s = b->shape_list; s >= 0; s = w->shapes[s].next) {
+		inner = f2d_min(inner, inner_radius(&w->shapes[s]));
+	}
+	return inner;
+}
+
 /* round(v t / 2^32) for |v| <= 2^23 (64 m), t <= 2^32: |v| t < 2^55 */
 static inline fix16_t scale_t(fix16_t v, uint64_t t)
 {
@@ -83,18 +93,16 @@ void f2d_solve_continuous(f2d_world *w)
 		if (!b->alive || b->type != F2D_DYNAMIC_BODY || !b->awake || b->shape_list < 0) {
 			continue;
 		}
-		f2d_vec2 c0 = start_center(w, b);
-		int64_t dx = (int64_t)b->center.x - c0.x, dy = (int64_t)b->center.y - c0.y;
-		int64_t m = dx < 0 ? -dx : dx;
-		m = dy > m ? dy : (-dy > m ? -dy : m);
+		/* the step moved the centre by h v (integrate_positions; a joint's position pass
+		 * may add a little): fast is h max(|v.x|, |v.y|) >= half the inner radius, as
+		 * Box2D's |v| h >= minExtent / 2 */
+		int64_t vx = b->v.x < 0 ? -(int64_t)b->v.x : b->v.x;
+		int64_t vy = b->v.y < 0 ? -(int64_t)b->v.y : b->v.y;
+		int64_t m = f2d_round16((vx > vy ? vx : vy) * w->h); /* < 2^31 * 2^13 before */
 		if (m <= w->def.linear_slop) {
 			continue;
 		}
-		fix16_t inner = INT32_MAX;
-		for (int32_t s = b->shape_list; s >= 0; s = w->shapes[s].next) {
-			inner = f2d_min(inner, inner_radius(&w->shapes[s]));
-		}
-		if (2 * m >= inner) {
+		if (2 * m >= body_inner(w, b)) {
 			toi[i] = TOI_ONE;
 			any = true;
 		}
@@ -122,9 +130,20 @@ void f2d_solve_continuous(f2d_world *w)
 		f2d_vec2 c0 = start_center(w, b);
 		f2d_vec2 d = f2d_sub(b->center, c0); /* |d| <= max_translation: exact */
 		f2d_transform xf0 = {f2d_sub(c0, f2d_rotate(b->q, b->local_center)), b->q};
-		/* starting within linear_slop of the wall: in contact, not swept; else the first
-		 * touch */
+		/* starting within linear_slop of the wall: in contact, not swept */
 		if (f2d_sweep_shapes(w, fast, xf0, f2d_v(0, 0), wall, w->def.linear_slop) == -2) {
+			continue;
+		}
+		/* only a body whose core would cross into the wall (a disc of a quarter of its inner
+		 * radius about its centre of mass, Box2D's centroid test) is put back: one the
+		 * contacts stopped at the surface, or that grazes the wall, keeps the solver's
+		 * pose (no "pausing") */
+		f2d_shape core;
+		memset(&core, 0, sizeof core);
+		core.type = F2D_CIRCLE_SHAPE;
+		core.circle.center = b->local_center;
+		core.circle.radius = f2d_max(body_inner(w, b) / 4, 1);
+		if (f2d_sweep_shapes(w, &core, xf0, d, wall, 0) < 0) {
 			continue;
 		}
 		int64_t t = f2d_sweep_shapes(w, fast, xf0, d, wall, 0);

@@ -585,8 +585,8 @@ START_TEST(struct_sizes_are_known)
 		size_t size, known;
 	} sizes[] = {
 	    {"f2d_body", sizeof(f2d_body), 128},
-	    {"f2d_shape", sizeof(f2d_shape), 440}, /* + capsule, ghosts (SF_TYPE record), hash digest,
-	                                            * sweep (a cache) */
+	    {"f2d_shape", sizeof(f2d_shape), 448}, /* + capsule, ghosts (SF_TYPE record), hash digest,
+	                                            * sweep, reach, turn (caches) */
 	    {"f2d_joint", sizeof(f2d_joint), 248}, /* + the other joint types (JF_TYPE record) */
 	    {"f2d_arbiter", sizeof(f2d_arbiter), 108}, /* + speculative (per step) */
 	    {"f2d_contact_point", sizeof(f2d_contact_point), 32},
