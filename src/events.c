@@ -115,7 +115,8 @@ static fix16_t approach_speed(const f2d_world *w, const f2d_arbiter *arb, int32_
  * the next step's, at the surface, with the approach speed it had before the impulse that
  * stopped it, which the point still carries: approach + k_n P_n (k_n = 1/m_a + 1/m_b +
  * (r_a x n)^2 / I_a + (r_b x n)^2 / I_b), for a touching point (|s| <= slop) approaching at
- * more than half the hit threshold. Saturated to fix16. */
+ * more than half the hit threshold. Saturated to fix16. A point whose landing step reported
+ * its hit (the gap closed in less than half that step) reports none now. */
 static bool lands_this_step(const f2d_world *w, const f2d_contact_point *cp, fix16_t approach)
 {
 	fix16_t s = cp->separation;
@@ -139,7 +140,17 @@ static fix16_t landed_approach(const f2d_world *w, const f2d_arbiter *arb,
 		return approach;
 	}
 	int64_t added = kn > INT64_MAX / cp->pn ? (int64_t)INT32_MAX : f2d_round16(cp->pn * kn);
-	return f2d_sat((int64_t)approach + added);
+	int64_t before = (int64_t)approach + added;
+	/* The landing step's approach was before - h g (its gravity, also taken by the impulse)
+	 * and the speed left now is s / h: it was deferred (2 s / h >= its approach) only when
+	 * 2 approach >= before - h |g|; otherwise that step reported the hit and this is its
+	 * continuation: no second hit. */
+	int64_t hg = f2d_round16((int64_t)w->h * ((int64_t)f2d_abs(w->gravity.x) +
+	                                         f2d_abs(w->gravity.y)));
+	if (2 * (int64_t)approach < before - hg) {
+		return 0;
+	}
+	return f2d_sat(before);
 }
 
 /* Before the step's impulses (and gravity): the fastest approach of each hit-enabled arbiter. */
