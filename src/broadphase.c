@@ -413,13 +413,84 @@ static inline int64_t moved_words(const f2d_world *w)
 	return ((int64_t)w->shape_ids.next + 63) / 64;
 }
 
-/* The transform a shape's cache was made from. */
-static inline bool cache_key_equal(const f2d_shape *s, f2d_transform xf)
+/* The transform (and the sweep, f2d_body_sweep) a shape's cache was made from. */
+static inline bool cache_key_equal(const f2d_shape *s, f2d_transform xf, f2d_vec2 sweep)
 {
 	const f2d_vec2 *o = &s->world_polygon.centroid;
 	const f2d_vec2 *q =
 	    s->type == F2D_CIRCLE_SHAPE ? &s->world_polygon.vertices[0] : &s->world_center;
-	return o->x == xf.p.x && o->y == xf.p.y && q->x == xf.q.c && q->y == xf.q.s;
+	return o->x == xf.p.x && o->y == xf.p.y && q->x == xf.q.c && q->y == xf.q.s &&
+	       s->sweep.x == sweep.x && s->sweep.y == sweep.y;
+}
+
+/* One component of f2d_body_sweep: 0 within the dead zone, else |d| <= max_t, rounded away
+ * from zero to the quantum. */
+static inline fix16_t sweep_component(int64_t d, int64_t dead, int64_t max_t)
+{
+	if (d <= dead && d >= -dead) {
+		return 0;
+	}
+	d = d > max_t ? max_t : (d < -max_t ? -max_t : d);
+	int64_t q = F2D_SWEEP_QUANTUM;
+	int64_t m = d < 0 ? -d : d;
+	m = (m + q - 1) / q * q; /* <= 64 m + 1/256 m: fits */
+	return (fix16_t)(d < 0 ? -m : m);
+}
+
+/* The dead zone: a body slow enough to sleep (|v| <= linear_sleep_tolerance) moves at most
+ * h (tolerance + h |g|) in a step, and a sleeping one has no velocity; both get a zero sweep,
+ * so an island falling asleep keeps its AABBs, its pairs and its (frozen) contacts, as the
+ * all-asleep step, which computes nothing, assumes (the island sleeps after every body stayed
+ * below the tolerance for time_to_sleep, so the step before also had a zero sweep unless
+ * time_to_sleep is a single step). Magnitudes: |v| <= 2^28 (4096 m/s) plus h g (|g|
+ * gravity_scale saturates at 2^31, h <= 6554): |v + h g| < 2^32, times h < 2^45; the clamp
+ * bounds the result by max_translation. */
+f2d_vec2 f2d_body_sweep(const f2d_world *w, const f2d_body *b, f2d_vec2 gh, int64_t dead1)
+{
+	int64_t vx, vy, dead;
+	if (b->type == F2D_DYNAMIC_BODY && b->awake) {
+		int64_t gx = gh.x, gy = gh.y;
+		dead = dead1;
+		if (b->gravity_scale != F2D_ONE) {
+			gx = f2d_mul(b->gravity_scale, gh.x);
+			gy = f2d_mul(b->gravity_scale, gh.y);
+			int64_t g = (gx < 0 ? -gx : gx) + (gy < 0 ? -gy : gy);
+			dead = f2d_round16((int64_t)w->h * (w->def.linear_sleep_tolerance + g)) + 1;
+		}
+		vx = (int64_t)b->v.x + gx;
+		vy = (int64_t)b->v.y + gy;
+		if (b->force.x != 0 || b->force.y != 0) {
+			/* the step's force too: |F| / m < 2^55 before its round, times h < 2^52 */
+			vx += f2d_round16((int64_t)w->h *
+			                  f2d_round16((int64_t)b->force.x * b->inv_mass));
+			vy += f2d_round16((int64_t)w->h *
+			                  f2d_round16((int64_t)b->force.y * b->inv_mass));
+		}
+	} else if (b->type == F2D_KINEMATIC_BODY) {
+		vx = b->v.x;
+		vy = b->v.y;
+		dead = f2d_round16((int64_t)w->h * w->def.linear_sleep_tolerance) + 1;
+	} else {
+		return f2d_v(0, 0);
+	}
+	int64_t max_t = w->def.max_translation;
+	return f2d_v(sweep_component(f2d_round16((int64_t)w->h * vx), dead, max_t),
+	             sweep_component(f2d_round16((int64_t)w->h * vy), dead, max_t));
+}
+
+/* The AABB's farthest side from the centre c, times 3/2 > sqrt 2 (the AABB's corner may be
+ * the shape's farthest point), at most F2D_MAX_CLOSING. */
+fix16_t f2d_shape_reach(const f2d_shape *s, f2d_vec2 c)
+{
+	int64_t e = (int64_t)c.x - s->aabb.lower.x;
+	int64_t t = (int64_t)s->aabb.upper.x - c.x;
+	e = t > e ? t : e;
+	t = (int64_t)c.y - s->aabb.lower.y;
+	e = t > e ? t : e;
+	t = (int64_t)s->aabb.upper.y - c.y;
+	e = t > e ? t : e;
+	e += e / 2;
+	return (fix16_t)(e < 0 ? 0 : (e > F2D_MAX_CLOSING ? F2D_MAX_CLOSING : e));
 }
 
 static inline void set_cache_key(f2d_shape *s, f2d_transform xf)
@@ -428,6 +499,14 @@ static inline void set_cache_key(f2d_shape *s, f2d_transform xf)
 	    s->type == F2D_CIRCLE_SHAPE ? &s->world_polygon.vertices[0] : &s->world_center;
 	s->world_polygon.centroid = xf.p;
 	*q = f2d_v(xf.q.c, xf.q.s);
+}
+
+f2d_transform f2d_shape_cache_xf(const f2d_shape *s)
+{
+	const f2d_vec2 *q =
+	    s->type == F2D_CIRCLE_SHAPE ? &s->world_polygon.vertices[0] : &s->world_center;
+	f2d_transform xf = {s->world_polygon.centroid, {q->x, q->y}};
+	return xf;
 }
 
 /* Whether the previous call ran in the previous step and left its bitmap and marker. */
@@ -445,6 +524,15 @@ static int32_t update_caches(f2d_world *w, uint64_t *moved, int64_t mw, bool inc
 {
 	int32_t n = 0, r = 0;
 	fix16_t margin = w->def.speculative_distance / 2;
+	/* f2d_body_sweep's constants: a step of gravity (|g| h < 2^31) and its dead zone */
+	f2d_vec2 gh = {(fix16_t)f2d_round16((int64_t)w->h * w->gravity.x),
+	               (fix16_t)f2d_round16((int64_t)w->h * w->gravity.y)};
+	int64_t dead1 = f2d_round16((int64_t)w->h * (w->def.linear_sleep_tolerance +
+	                                              f2d_abs(gh.x) + f2d_abs(gh.y))) +
+	                1;
+	int32_t last_body = -1;
+	f2d_vec2 sweep = {0, 0};
+	int64_t turn = 0;
 	memset(moved, 0, (size_t)mw * sizeof *moved);
 	for (int32_t i = 0; i < w->shape_ids.next; ++i) {
 		f2d_shape *s = &w->shapes[i];
@@ -454,13 +542,31 @@ static int32_t update_caches(f2d_world *w, uint64_t *moved, int64_t mw, bool inc
 		++n;
 		const f2d_body *b = &w->bodies[s->body];
 		f2d_transform xf = {b->origin, b->q}; /* f2d_body_xf, without the call */
-		if (incremental && cache_key_equal(s, xf)) {
-			continue;
+		if (s->body != last_body) {
+			last_body = s->body;
+			sweep = f2d_body_sweep(w, b, gh, dead1);
+			/* the turn per step, rounded up, at most 4 rad (|w| <= 2^31, h <= 6554) */
+			turn = b->w == 0 || !f2d_body_active(b)
+			           ? 0
+			           : ((int64_t)w->h * (b->w < 0 ? -(int64_t)b->w : b->w) + 0xFFFF) >> 16;
+			turn = turn > ((int64_t)4 << 16) ? (int64_t)4 << 16 : turn;
 		}
-		f2d_shape_update_world(s, xf, margin);
-		set_cache_key(s, xf);
-		moved[i >> 6] |= (uint64_t)1 << (i & 63);
-		++r;
+		if (!incremental || !cache_key_equal(s, xf, sweep)) {
+			f2d_shape_update_world(s, xf, margin);
+			set_cache_key(s, xf);
+			s->reach = f2d_shape_reach(s, b->center);
+			/* stretched along the predicted motion (the box stays within the world range
+			 * plus 512 m of shape and 64 m of motion: fix16) */
+			s->sweep = sweep;
+			s->aabb.lower.x += sweep.x < 0 ? sweep.x : 0;
+			s->aabb.lower.y += sweep.y < 0 ? sweep.y : 0;
+			s->aabb.upper.x += sweep.x > 0 ? sweep.x : 0;
+			s->aabb.upper.y += sweep.y > 0 ? sweep.y : 0;
+			moved[i >> 6] |= (uint64_t)1 << (i & 63);
+			++r;
+		}
+		/* every step (w is not in the cache's key): turn <= 2^18, reach <= 2^19 */
+		s->turn = (fix16_t)(turn * s->reach >> 16);
 	}
 	*remade = r;
 	return n;

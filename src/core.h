@@ -77,6 +77,12 @@ typedef struct f2d_shape {
 	f2d_polygon world_polygon; /* vertices and normals only */
 	f2d_vec2 world_center;     /* circle centre */
 	f2d_aabb aabb;
+	f2d_vec2 sweep; /* the body's predicted motion the AABB was stretched by (broadphase.c,
+	                 * f2d_body_sweep): part of the cache's key */
+	fix16_t reach;  /* a bound on the shape's distance from its body's centre of mass (from
+	                 * the AABB, with the cache) */
+	fix16_t turn;   /* per step: h |w| reach, how far the body's turn may move the shape
+	                 * (broadphase.c, every step; contact.c's speculative distance) */
 	f2d_polygon polygon;
 	f2d_circle circle;
 	/* capsule (radius > 0), segment and chain segment (radius 0; shapes.c) */
@@ -146,6 +152,8 @@ typedef struct f2d_arbiter {
 	int32_t count;
 	bool frozen; /* per step: copied unchanged because neither body could move */
 	bool active; /* per step: solved (one body moves); set by f2d_islands_wake */
+	fix16_t speculative; /* per step: the gap up to which its manifold kept points
+	                      * (f2d_pair_speculative; contact.c) */
 	f2d_contact_point points[2];
 } f2d_arbiter;
 
@@ -370,6 +378,9 @@ struct f2d_world {
 	/* something the contacts depend on changed outside the step (a transform set, a joint
 	 * made or removed, a snapshot loaded): the next step may not take the all-asleep path */
 	bool contacts_stale;
+	/* continuous collision (toi.c): per body id, the time of impact of a fast body (scratch) */
+	uint64_t *toi;
+	int32_t toi_capacity;
 	uint64_t *pairs; /* the pair keys, and the broad phase's scratch */
 	int32_t pair_count, pair_capacity;
 
@@ -414,6 +425,36 @@ static inline uint64_t f2d_pair_key(int32_t a, int32_t b)
 /** Refreshes every live shape's world cache and AABB, then fills w->pairs[0, w->pair_count)
  *  with the keys of the overlapping pairs that may collide, in increasing key order. */
 f2d_result f2d_find_pairs(f2d_world *w);
+
+/* ---- fast impacts (issue 15) and continuous collision (toi.c) ----
+ * The motion a body is predicted to make this step: h (v + h (g gravity_scale + F / m)) for an
+ * awake dynamic body, h v for a moving kinematic one, else 0; each component clamped to
+ * max_translation and rounded away from zero to a multiple of F2D_SWEEP_QUANTUM (1/256 m: a
+ * resting body's jitter does not change it, so its cache and manifold shortcuts still work).
+ * The broad phase stretches each shape's AABB by it (the direction of motion), and a pair's
+ * speculative distance grows by what the two bodies can close in the step
+ * (f2d_pair_speculative), so a fast body meets its contact before it passes the surface. */
+#define F2D_SWEEP_QUANTUM 256
+/* the most a pair's speculative distance grows by (keeps s / h inside fix16 at h = 1/1000) */
+#define F2D_MAX_CLOSING F2D_FIX(8)
+/** The predicted motion of b; gh = h g (rounded), dead1 its dead zone at gravity_scale 1. */
+f2d_vec2 f2d_body_sweep(const f2d_world *w, const f2d_body *b, f2d_vec2 gh, int64_t dead1);
+/** A bound on the distance of a shape (its unstretched AABB) from c (broadphase.c). */
+fix16_t f2d_shape_reach(const f2d_shape *s, f2d_vec2 c);
+/** The body transform a shape's world cache was made from (its key; broadphase.c). */
+f2d_transform f2d_shape_cache_xf(const f2d_shape *s);
+/** world speculative_distance + the most the two shapes' bodies can close this step. */
+fix16_t f2d_pair_speculative(const f2d_world *w, const f2d_shape *a, const f2d_shape *b);
+/** Grows the continuous collision's scratch (one word per body id); false on OOM. */
+bool f2d_continuous_reserve(f2d_world *w);
+/** After the positions: fast bodies swept against static shapes, moved back to the first
+ *  touch (toi.c). */
+void f2d_solve_continuous(f2d_world *w);
+/** Time of impact (query.c's exact casts): shape a at transform xf moved by d against shape b
+ *  at its body's transform, a's radius grown by extra: floor(t 2^32) of the first touch, -1 on
+ *  a miss, -2 when they touch at t = 0. */
+int64_t f2d_sweep_shapes(const f2d_world *w, const f2d_shape *a, f2d_transform xf, f2d_vec2 d,
+                         const f2d_shape *b, fix16_t extra);
 
 /* contacts (contact.c) */
 f2d_result f2d_update_contacts(f2d_world *w);

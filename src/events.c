@@ -11,7 +11,9 @@
  *    distance (Box2D v3's rule), and it keeps touching while its bodies sleep.
  *  - hits: for each arbiter with hit events on either shape, the fastest approach speed of its
  *    points before the step's impulses (after the previous step, before gravity), reported when
- *    above hit_event_threshold and that point ends the step with a positive normal impulse.
+ *    above hit_event_threshold and that point ends the step with a positive normal impulse. A
+ *    point that lands this step from a speculative gap reports its hit in the next step, at the
+ *    surface, with its speed before landing (see landed_approach).
  *  - sensor begin/end: the sensor overlaps (state, sorted) of the start of the step against the
  *    ones found in it, plus overlaps of destroyed shapes (events.pending).
  * Like contacts, sensor overlaps are found from the positions at the start of the step (the
@@ -108,6 +110,49 @@ static fix16_t approach_speed(const f2d_world *w, const f2d_arbiter *arb, int32_
 	return f2d_sat(-vn);
 }
 
+/* A fast impact (issue 15) whose speculative gap takes more than half the step to close lands
+ * this step, stopped at the surface, and bounces the next (solver.c, landed_bounces): its hit is
+ * the next step's, at the surface, with the approach speed it had before the impulse that
+ * stopped it, which the point still carries: approach + k_n P_n (k_n = 1/m_a + 1/m_b +
+ * (r_a x n)^2 / I_a + (r_b x n)^2 / I_b), for a touching point (|s| <= slop) approaching at
+ * more than half the hit threshold. Saturated to fix16. A point whose landing step reported
+ * its hit (the gap closed in less than half that step) reports none now. */
+static bool lands_this_step(const f2d_world *w, const f2d_contact_point *cp, fix16_t approach)
+{
+	fix16_t s = cp->separation;
+	return s > 0 && 2 * f2d_round16((int64_t)s * w->inv_h) >= approach;
+}
+
+static fix16_t landed_approach(const f2d_world *w, const f2d_arbiter *arb,
+                               const f2d_contact_point *cp, fix16_t approach)
+{
+	fix16_t s = cp->separation;
+	if (cp->pn <= 0 || s > w->def.linear_slop || s < -w->def.linear_slop ||
+	    2 * (int64_t)approach <= w->def.hit_event_threshold) {
+		return approach;
+	}
+	const f2d_body *a = &w->bodies[arb->body_a], *b = &w->bodies[arb->body_b];
+	int64_t rna = f2d_cross(cp->r_a, arb->normal), rnb = f2d_cross(cp->r_b, arb->normal);
+	int64_t kn = (int64_t)a->inv_mass + b->inv_mass +
+	             f2d_round16(a->inv_inertia * f2d_round16(rna * rna)) +
+	             f2d_round16(b->inv_inertia * f2d_round16(rnb * rnb));
+	if (kn <= 0) {
+		return approach;
+	}
+	int64_t added = kn > INT64_MAX / cp->pn ? (int64_t)INT32_MAX : f2d_round16(cp->pn * kn);
+	int64_t before = (int64_t)approach + added;
+	/* The landing step's approach was before - h g (its gravity, also taken by the impulse)
+	 * and the speed left now is s / h: it was deferred (2 s / h >= its approach) only when
+	 * 2 approach >= before - h |g|; otherwise that step reported the hit and this is its
+	 * continuation: no second hit. */
+	int64_t hg = f2d_round16((int64_t)w->h * ((int64_t)f2d_abs(w->gravity.x) +
+	                                         f2d_abs(w->gravity.y)));
+	if (2 * (int64_t)approach < before - hg) {
+		return 0;
+	}
+	return f2d_sat(before);
+}
+
 /* Before the step's impulses (and gravity): the fastest approach of each hit-enabled arbiter. */
 void f2d_events_measure_approach(f2d_world *w)
 {
@@ -123,6 +168,10 @@ void f2d_events_measure_approach(f2d_world *w)
 		}
 		for (int32_t k = 0; k < arb->count; ++k) {
 			fix16_t s = approach_speed(w, arb, k);
+			if (lands_this_step(w, &arb->points[k], s)) {
+				continue; /* its hit is the next step's */
+			}
+			s = landed_approach(w, arb, &arb->points[k], s);
 			if (s > e->approach[i]) {
 				e->approach[i] = s;
 				e->approach_point[i] = k;

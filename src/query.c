@@ -1612,6 +1612,35 @@ f2d_result f2d_world_cast_shape(f2d_world *w, const f2d_query_shape *shape, f2d_
 	return F2D_OK;
 }
 
+/* ---- continuous collision (toi.c) ----
+ * The exact translational cast of world_cast_shape, between two of the world's shapes: a at
+ * transform xf (its radius grown by extra) moved by d, against b where its body is. Positions
+ * within the world range (8192 m) plus 512 m of shape, |d| <= 64 m: inside the 16384 m the
+ * casts take. */
+int64_t f2d_sweep_shapes(const f2d_world *w, const f2d_shape *a, f2d_transform xf, f2d_vec2 d,
+                         const f2d_shape *b, fix16_t extra)
+{
+	q_core ca, cb;
+	if (f2d_shape_is_linear(a)) {
+		core_of_capsule(&a->capsule, xf, &ca);
+	} else if (a->type == F2D_CIRCLE_SHAPE) {
+		core_of_circle(&a->circle, xf, &ca);
+	} else {
+		core_of_polygon(&a->polygon, xf, &ca);
+	}
+	ca.radius += extra;
+	core_of_shape(w, b, &cb);
+	q_mink mk;
+	minkowski(&cb, &ca, &mk);
+	q_toi toi;
+	q_rat one = {1, 1};
+	int32_t k = mink_cast(&mk, d.x, d.y, one, &toi);
+	if (k == Q_INSIDE) {
+		return -2;
+	}
+	return k == Q_HIT ? (int64_t)rat_t32(toi.t) : -1;
+}
+
 f2d_result f2d_shape_ray_cast(f2d_world *w, f2d_shape_id shape, f2d_vec2 origin,
                               f2d_vec2 translation, f2d_ray_result *out)
 {

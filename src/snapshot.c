@@ -833,6 +833,8 @@ f2d_result f2d_world_clone(const f2d_world *src, f2d_world **out)
 	c->arbiters_next = NULL;
 	c->sweep = NULL;
 	c->pairs = NULL;
+	c->toi = NULL; /* continuous collision's scratch (toi.c) */
+	c->toi_capacity = 0;
 	c->batches = NULL;
 	c->body_colors = NULL;
 	c->arbiter_colors = NULL;

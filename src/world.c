@@ -155,6 +155,7 @@ void f2d_destroy_world(f2d_world *w)
 	f2d_free(w, w->joint_batches, (size_t)w->joint_batch_capacity * sizeof(f2d_joint_batch));
 	f2d_free(w, w->sweep, (size_t)w->sweep_capacity * sizeof(int32_t));
 	f2d_free(w, w->pairs, (size_t)w->pair_capacity * sizeof(uint64_t));
+	f2d_free(w, w->toi, (size_t)w->toi_capacity * sizeof(uint64_t));
 	f2d_free(w, w->island_parent, (size_t)w->island_capacity * sizeof(int32_t));
 	f2d_free(w, w->island_data, (size_t)w->island_data_capacity * sizeof(int32_t));
 	f2d_query_free(w);
@@ -504,6 +505,7 @@ static f2d_result step(f2d_world *w, f2d_phase_hashes *trace)
 			break;
 		}
 	}
+	f2d_solve_continuous(w); /* fast bodies back to their first touch (toi.c) */
 	if (trace != NULL) {
 		trace->phase[F2D_PHASE_POSITIONS] = f2d_hash_phase(w, F2D_PHASE_POSITIONS);
 	}

@@ -846,11 +846,18 @@ START_TEST(queries_follow_the_world_and_leave_it_alone)
 	ck_assert_int_eq(hl->n, st.shape_count);
 	f2d_body_id bodies[1100];
 	int32_t nb = f2d_world_get_bodies(w, bodies, 1100);
+	/* the last body with nothing above its centre (the pile decides which one that is) */
 	f2d_body_id sleeper = bodies[nb - 1];
-	ck_assert(!f2d_body_is_awake(w, sleeper));
-	f2d_vec2 p = f2d_body_get_position(w, sleeper);
-	ck_assert_int_eq(f2d_world_cast_ray_closest(w, f2d_v(p.x, p.y + F2D_FIX(50)), f2d_v(0, -F2D_FIX(50)), all, &r), F2D_OK);
-	ck_assert(r.hit);
+	for (int32_t k = nb - 1; k > nb - 50; --k) {
+		sleeper = bodies[k];
+		ck_assert(!f2d_body_is_awake(w, sleeper));
+		f2d_vec2 p = f2d_body_get_position(w, sleeper);
+		ck_assert_int_eq(f2d_world_cast_ray_closest(w, f2d_v(p.x, p.y + F2D_FIX(50)), f2d_v(0, -F2D_FIX(50)), all, &r), F2D_OK);
+		ck_assert(r.hit);
+		if (f2d_shape_get_body(w, r.shape).index1 == sleeper.index1) {
+			break;
+		}
+	}
 	ck_assert_int_eq(f2d_shape_get_body(w, r.shape).index1, sleeper.index1);
 	/* a transform set between steps is seen at once (the tree is rebuilt) */
 	ck_assert_int_eq(f2d_body_set_transform(w, sleeper, f2d_v(F2D_FIX(500), F2D_FIX(500)), f2d_make_rot(0)), F2D_OK);

@@ -585,13 +585,14 @@ START_TEST(struct_sizes_are_known)
 		size_t size, known;
 	} sizes[] = {
 	    {"f2d_body", sizeof(f2d_body), 128},
-	    {"f2d_shape", sizeof(f2d_shape), 432}, /* + capsule, ghosts (SF_TYPE record), hash digest */
+	    {"f2d_shape", sizeof(f2d_shape), 448}, /* + capsule, ghosts (SF_TYPE record), hash digest,
+	                                            * sweep, reach, turn (caches) */
 	    {"f2d_joint", sizeof(f2d_joint), 296}, /* + the other joint types (JF_TYPE record); the
 	                                            * spring cache (not state, not saved) */
-	    {"f2d_arbiter", sizeof(f2d_arbiter), 104},
+	    {"f2d_arbiter", sizeof(f2d_arbiter), 108}, /* + speculative (per step) */
 	    {"f2d_contact_point", sizeof(f2d_contact_point), 32},
 	    {"f2d_id_pool", sizeof(f2d_id_pool), 24},
-	    {"f2d_world", sizeof(struct f2d_world), 1024}, /* + query cache, events */
+	    {"f2d_world", sizeof(struct f2d_world), 1040}, /* + query cache, events, toi */
 	    {"f2d_world_def", sizeof(f2d_world_def), 96},
 	    {"f2d_polygon", sizeof(f2d_polygon), 140},
 	};
