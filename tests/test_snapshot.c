@@ -590,8 +590,8 @@ START_TEST(struct_sizes_are_known)
 	    {"f2d_arbiter", sizeof(f2d_arbiter), 104},
 	    {"f2d_contact_point", sizeof(f2d_contact_point), 32},
 	    {"f2d_id_pool", sizeof(f2d_id_pool), 24},
-	    {"f2d_world", sizeof(struct f2d_world), 1024}, /* + query cache, events */
-	    {"f2d_world_def", sizeof(f2d_world_def), 96},
+	    {"f2d_world", sizeof(struct f2d_world), 1032}, /* + query cache, events, substeps */
+	    {"f2d_world_def", sizeof(f2d_world_def), 104}, /* + substep_count (options) */
 	    {"f2d_polygon", sizeof(f2d_polygon), 140},
 	};
 	for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; ++i) {
