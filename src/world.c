@@ -78,6 +78,10 @@ static const char *check_world_def(const f2d_world_def *d)
 	if (d->substep_count < 0 || d->substep_count > F2D_MAX_SUBSTEPS) {
 		return "substep_count must be in [0, 8] (0: the Gauss-Seidel solver)";
 	}
+	if (d->substep_count > 0 && d->time_step < 65 * d->substep_count) {
+		/* every substep is a time step the rest of the code knows: >= 1/1000 s */
+		return "time_step / substep_count must be at least 1/1000 s (65 LSB)";
+	}
 	if ((d->allocator.alloc == NULL) != (d->allocator.free == NULL)) {
 		return "allocator needs both alloc and free (or neither)";
 	}
@@ -431,7 +435,7 @@ static bool soft_step(f2d_world *w, int32_t nj)
 {
 	int32_t n = w->def.substep_count;
 	fix16_t h = w->h, inv_h = w->inv_h;
-	fix16_t hs = (fix16_t)(((int64_t)h + n / 2) / n); /* >= 8 LSB: time_step >= 65 */
+	fix16_t hs = (fix16_t)(((int64_t)h + n / 2) / n); /* >= 65 LSB (check_world_def) */
 	f2d_softness soft;
 	w->h = hs;
 	w->inv_h = f2d_div_exact((int64_t)1 << 16, hs);

@@ -138,6 +138,7 @@ static const char *const bad_world_defs[] = {
     "body_capacity < 0",
     "substep_count -1",
     "substep_count 9",
+    "substep_count 2 with time_step 1/1000 s",
 };
 #define N_BAD_WORLD_DEFS ((int)(sizeof bad_world_defs / sizeof bad_world_defs[0]))
 
@@ -164,6 +165,7 @@ static void break_world_def(int i, f2d_world_def *d)
 	case 16: d->body_capacity = -1; break;
 	case 17: d->substep_count = -1; break;
 	case 18: d->substep_count = 9; break;
+	case 19: d->substep_count = 2; d->time_step = 129; break;
 	default: ck_abort_msg("no world def case %d", i); break;
 	}
 }
@@ -192,7 +194,7 @@ START_TEST(test_world_def_ranges)
 		f2d_world_def d = f2d_default_world_def();
 		switch (i) {
 		case 8: d.substep_count = 1; break;
-		case 9: d.substep_count = 8; d.time_step = 65; break; /* 8 LSB substeps */
+		case 9: d.substep_count = 8; d.time_step = 520; break; /* substeps of 65 LSB */
 		case 6: d.joint_position_iterations = 0; break;
 		case 7: d.joint_position_iterations = 20; break;
 		case 0: d.time_step = 6554; break; /* 1/10 s rounded */

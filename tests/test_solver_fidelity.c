@@ -99,8 +99,8 @@ static void check_bounces(double e)
 	for (int k = 0; k < 3; ++k) {
 		double ratio = apex[k] / prev;
 		ck_assert_msg(fabs(ratio - e * e) <= 0.05 * e * e,
-		              "substeps %d, e = %.2f bounce %d: height ratio %.4f, e^2 = %.4f", (int)substeps,
-		              e, k + 1, ratio, e * e);
+		              "substeps %d, e = %.2f bounce %d: height ratio %.4f, e^2 = %.4f",
+		              (int)substeps, e, k + 1, ratio, e * e);
 		prev = apex[k];
 	}
 }
@@ -183,8 +183,9 @@ static void check_pendulum(double density)
 	ck_assert_msg(fabs(amp / 5.0 - 1) <= 0.02,
 	              "substeps %d, density %g: amplitude after 30 s %.4f deg, released at 5 deg",
 	              (int)substeps, density, amp);
-	ck_assert_msg(fabs(period / T - 1) <= 0.005, "substeps %d, density %g: period %.5f s, analytic %.5f s",
-	              (int)substeps, density, period, T);
+	ck_assert_msg(fabs(period / T - 1) <= 0.005,
+	              "substeps %d, density %g: period %.5f s, analytic %.5f s", (int)substeps,
+	              density, period, T);
 	ck_assert_msg(gap <= 0.001, "substeps %d, density %g: anchor gap %.5f m", (int)substeps,
 	              density, gap);
 }
