@@ -35,7 +35,7 @@
  * extremes: the joint solver falls back there, and its exact path saturates and reports
  * instead of overflowing, which the FIX2D_SANITIZE build of this test checks.
  * The soft step (f2d_world_def.substep_count >= 1) too: the small catalogue scenes with 4
- * substeps, and the first 300 random stress worlds (forces and all) with 1..8 substeps. Its
+ * substeps, and the first 120 random stress worlds (forces and all) with 1..8 substeps. Its
  * contact passes have one exact path (no fast path to compare); the builds still differ in the
  * pre-step (AVX-512 or scalar) and the joints' paths, and the sanitizer build checks its
  * arithmetic at the extremes.
@@ -55,7 +55,13 @@
 
 /* ---- the cases, shared by the test and the helpers ---- */
 
-enum { STRESS_WORLDS = 1500, STRESS_STEPS = 120, STRESSED_SCENE_STEPS = 150, SOFT_WORLDS = 300 };
+enum {
+	STRESS_WORLDS = 1500,
+	STRESS_STEPS = 120,
+	STRESSED_SCENE_STEPS = 150,
+	SOFT_WORLDS = 120,
+	SOFT_SCENE_STEPS = 100
+};
 
 /* splitmix64 */
 typedef struct rng {
@@ -185,7 +191,7 @@ static world_case describe_case(int32_t c)
 		}
 		k.kind = KIND_SOFT_SCENE;
 		k.index = s;
-		k.steps = STRESSED_SCENE_STEPS;
+		k.steps = SOFT_SCENE_STEPS;
 		snprintf(k.name, sizeof k.name, "soft-step scene %s", f2d_scene_name(s));
 		return k;
 	}
