@@ -246,17 +246,23 @@ START_TEST(rain1000_at_rest)
 }
 END_TEST
 
+/* one case each (CK_RUN_CASE=rain1000 runs one) */
+static void add_case(Suite *s, const char *name, const TTest *test)
+{
+	TCase *tc = tcase_create(name);
+	tcase_set_timeout(tc, 120);
+	tcase_add_test(tc, test);
+	suite_add_tcase(s, tc);
+}
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("soft_step");
-	TCase *tc = tcase_create("soft");
-	tcase_set_timeout(tc, 120);
-	tcase_add_test(tc, setting_in_hash_snapshots_and_clones);
-	tcase_add_test(tc, pyramid20_drop_and_rest);
-	tcase_add_test(tc, pyramid40_at_rest);
-	tcase_add_test(tc, chain50_gap);
-	tcase_add_test(tc, rain1000_at_rest);
-	suite_add_tcase(s, tc);
+	add_case(s, "state", setting_in_hash_snapshots_and_clones);
+	add_case(s, "pyramid20", pyramid20_drop_and_rest);
+	add_case(s, "pyramid40", pyramid40_at_rest);
+	add_case(s, "chain50", chain50_gap);
+	add_case(s, "rain1000", rain1000_at_rest);
 	return s;
 }
 
