@@ -396,6 +396,7 @@ bool st_parse(const uint8_t *bytes, size_t len, st_world *s, char *err, size_t e
 	r.p += r.bad ? 0 : 8 * (size_t)s->overlap_count;
 	s->pending_count = count_of(&r, 17);
 	r.p += r.bad ? 0 : 17 * (size_t)s->pending_count;
+	s->substep_count = !r.bad && r.end - r.p == 4 ? i32(&r) : 0;
 	if (s->bodies == NULL || s->shapes == NULL || s->joints == NULL || s->arbiters == NULL) {
 		snprintf(err, err_cap, "out of memory");
 		st_free(s);

@@ -568,6 +568,24 @@ void f2d_contacts_warm_start(f2d_world *w);
 void f2d_contacts_solve(f2d_world *w, int32_t iteration);
 void f2d_contacts_restitution(f2d_world *w);
 
+/* The soft step (f2d_world_def.substep_count >= 1, Box2D v3's solver; solver.c). The softness
+ * coefficients of one substep length, Q16, derived in f2d_soft_make (exact integer math). Index
+ * 0: between two bodies that move, 1: against a body that cannot (twice the stiffness). */
+#define F2D_MAX_SUBSTEPS 8
+typedef struct f2d_softness {
+	fix16_t bias_rate[2];     /* mass_scale * omega / a1, 1/s: push-out speed per m of depth */
+	fix16_t mass_scale[2];    /* a2 / (1 + a2) */
+	fix16_t impulse_scale[2]; /* 1 / (1 + a2) */
+	fix16_t max_push;         /* largest push-out speed, m/s */
+	fix16_t inv_h;            /* 1 / substep, for the speculative target -s / h */
+} f2d_softness;
+void f2d_soft_make(fix16_t h, fix16_t inv_h, f2d_softness *out);
+void f2d_soft_begin(f2d_world *w);
+void f2d_soft_warm_start(f2d_world *w);
+void f2d_soft_solve(f2d_world *w, const f2d_softness *k, bool use_bias, int32_t flip);
+void f2d_soft_track(f2d_world *w);
+void f2d_soft_end(f2d_world *w);
+
 /* Measurement hook (fix2d-bench --residual, tests): the LCP quantities of every solved contact
  * point of the last step, read from the solver's working set after the step (velocities of the
  * bodies, impulses and constants of the batches), in batch order; never changes the world.

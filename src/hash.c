@@ -383,14 +383,16 @@ void f2d_shape_refresh_digest(f2d_shape *s)
  *       u64 mask, i32 group, u8 flags (1 sensor, 2 contact events, 4 hit events, 8 sensor
  *       events),
  *   u32 n; n sensor overlaps (u64 key), u32 n; n pending ends (u8 kind, i32 a, u32 gen_a, i32 b,
- *       u32 gen_b). */
+ *       u32 gen_b),
+ *   [i32 substep_count, only when it is not 0 (the soft step; a world of the default solver
+ *       hashes as before)]. */
 static void put_options(encoder *e, const f2d_world *w, int32_t nb, int32_t ns)
 {
 	/* nb, ns: the live bodies and shapes with options other than the defaults (counted by
 	 * hash_world's loops over them) */
 	const f2d_events *ev = &w->events;
 	if (nb == 0 && ns == 0 && ev->overlap_count == 0 && ev->pending_count == 0 &&
-	    w->def.hit_event_threshold == F2D_ONE) {
+	    w->def.hit_event_threshold == F2D_ONE && w->def.substep_count == 0) {
 		return;
 	}
 	need(e, 8);
@@ -436,6 +438,10 @@ static void put_options(encoder *e, const f2d_world *w, int32_t nb, int32_t ns)
 		put_u32(e, p->gen_a);
 		put_i32(e, p->b);
 		put_u32(e, p->gen_b);
+	}
+	if (w->def.substep_count != 0) {
+		need(e, 4);
+		put_i32(e, w->def.substep_count);
 	}
 }
 

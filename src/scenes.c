@@ -390,6 +390,38 @@ static f2d_result build_pyramid20(f2d_world *world)
 	return F2D_OK;
 }
 
+/* The soft step (f2d_world_def.substep_count = 4, set by f2d_scene_create when the def asks
+ * for 0): pyramid20 as above; two balls (radius 0.25, density 1) dropped from y = 5 at x = -16
+ * and -14 with restitution 0.5 and 0.9 (they bounce in the substep they touch); an 8-link
+ * chain of 0.75 x 0.25 boxes of 10 kg pinned to a static body at (13, 12), released
+ * horizontal (it swings down, the joints solved in every substep). */
+static f2d_result build_soft_step(f2d_world *world)
+{
+	TRY(build_pyramid20(world));
+	f2d_shape_def ball = shape_def(F2D_ONE, F2D_MILLI(600));
+	f2d_body_def bd = f2d_default_body_def();
+	bd.type = F2D_DYNAMIC_BODY;
+	static const int32_t xs[2] = {-16000, -14000}, es[2] = {500, 900};
+	for (int32_t i = 0; i < 2; ++i) {
+		ball.restitution = F2D_MILLI(es[i]);
+		bd.position = vm(xs[i], 5250);
+		TRY(add_circle_body(world, &bd, F2D_MILLI(250), &ball, NULL));
+	}
+	const fix16_t hx = F2D_MILLI(375), hy = F2D_MILLI(125);
+	f2d_shape_def sd = shape_def(box_density(F2D_FIX(10), hx, hy), F2D_MILLI(200));
+	f2d_body_id prev, link;
+	f2d_body_def anchor = f2d_default_body_def(); /* static, no shape */
+	anchor.position = vm(13000, 12000);
+	TRY(f2d_create_body(world, &anchor, &prev));
+	for (int32_t i = 0; i < 8; ++i) {
+		TRY(add_box(world, F2D_DYNAMIC_BODY, vm(13375 + 750 * i, 12000), 0, hx, hy, &sd,
+		            &link));
+		TRY(add_pin(world, prev, link, vm(13000 + 750 * i, 12000)));
+		prev = link;
+	}
+	return F2D_OK;
+}
+
 /* 11. Exact cross-engine benchmark: 1000 boxes 0.5 x 0.5 (density 1) rain between two static
  *     walls. Grid 40 columns x 25 rows at pitch 0.75, odd rows shifted +0.375, lowest row at
  *     y = 4, x = (c - 19.5) 0.75; built row by row (r = 0 first), c = 0..39 within a row; each
@@ -1325,6 +1357,8 @@ static const scene_entry scene_table[] = {
      build_capsule_ragdolls},
     {"chain_terrain", "a car and a sliding box on chain terrain, boxes and capsules dropped",
      build_chain_terrain},
+    {"soft_step", "the soft step (4 substeps): pyramid20, two bouncing balls, an 8-link chain",
+     build_soft_step},
     {"large_pyramid", "benchmark: 100-row pyramid of 5,050 1x1 boxes", build_large_pyramid},
     {"large_pyramid_1k", "benchmark: 45-row pyramid, 1,035 boxes", build_large_pyramid_1k},
     {"large_pyramid_2k", "benchmark: 63-row pyramid, 2,016 boxes", build_large_pyramid_2k},
@@ -1371,9 +1405,12 @@ f2d_result f2d_scene_create(const char *name, const f2d_world_def *def, f2d_worl
 	if (index < 0) {
 		return F2D_ERROR_INVALID_VALUE;
 	}
-	f2d_world_def defaults = f2d_default_world_def();
+	f2d_world_def d = def != NULL ? *def : f2d_default_world_def();
+	if (scene_table[index].build == build_soft_step && d.substep_count == 0) {
+		d.substep_count = 4; /* the scene is the soft step's */
+	}
 	f2d_world *world = NULL;
-	f2d_result result = f2d_create_world(def != NULL ? def : &defaults, &world);
+	f2d_result result = f2d_create_world(&d, &world);
 	if (result != F2D_OK) {
 		return result;
 	}

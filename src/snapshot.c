@@ -36,7 +36,7 @@ static uint64_t snapshot_fingerprint(void)
 
 #define PORTABLE_MAGIC "fix2dsnp"
 #define MEMORY_MAGIC "fix2dmem"
-#define MEMORY_VERSION 4u /* 4: the bodies and shapes of portable version 5 */
+#define MEMORY_VERSION 5u /* 4: the bodies and shapes of portable version 5; 5: substep_count */
 #define PORTABLE_HEADER 40
 #define MEMORY_HEADER 40
 #define MAX_RECORD 160 /* longest record below: a joint of another type, 5 + 72 + 46 + 8 */
@@ -425,7 +425,7 @@ static void encode_arbiters(encoder *e, const f2d_world *w)
 
 /* Options and event state (version 3): settings and records for what is not at its default,
  * sensor overlaps, end events owed by destroyed shapes (see include/fix2d/snapshot.h). */
-static void encode_options(encoder *e, const f2d_world *w)
+static void encode_options(encoder *e, const f2d_world *w, bool portable)
 {
 	put_word(e, (uint32_t)w->def.hit_event_threshold);
 	int32_t n = 0;
@@ -473,6 +473,11 @@ static void encode_options(encoder *e, const f2d_world *w)
 		p = put_i32(p, pe->b);
 		rec_end(e, st, put_u32(p, pe->gen_b));
 	}
+	/* the solver (f2d_world_def.substep_count): in the portable form only when it is not 0,
+	 * so that a world of the default solver has the bytes it always had; in-process always */
+	if (!portable || w->def.substep_count != 0) {
+		put_word(e, (uint32_t)w->def.substep_count);
+	}
 }
 
 static void encode_caches(encoder *e, const f2d_world *w)
@@ -498,7 +503,7 @@ static void encode_payload(encoder *e, const f2d_world *w, bool portable, f2d_sn
 	size_t n4 = e->n;
 	encode_arbiters(e, w);
 	size_t n5a = e->n;
-	encode_options(e, w);
+	encode_options(e, w, portable);
 	size_t n5 = e->n;
 	if (!portable) {
 		encode_caches(e, w);

@@ -1483,6 +1483,23 @@ static bool decode_options(decoder *d)
 	    !decode_overlaps(d) || !avail(d, 4) || !decode_pending(d)) {
 		return d->result != F2D_OK ? false : truncated(d, "the options");
 	}
+	/* substep_count: always in the in-process form; in the portable one, the payload's last
+	 * word when it is not 0 (absent: 0) */
+	uint32_t substeps = 0;
+	if (d->caches || d->p != d->end) {
+		if (!avail(d, 4)) {
+			return truncated(d, "the options");
+		}
+		substeps = rd_u32(d);
+		if (!d->apply && (substeps > F2D_MAX_SUBSTEPS || (substeps == 0 && !d->caches))) {
+			return fail(d, F2D_ERROR_INVALID_VALUE,
+			            "substep_count %u: must be in [1, 8] when written",
+			            (unsigned)substeps);
+		}
+	}
+	if (d->apply) {
+		w->def.substep_count = (int32_t)substeps;
+	}
 	if (d->apply) {
 		w->sensor_count = w->hit_shape_count = 0;
 		for (int32_t i = 0; i < w->shape_ids.next; ++i) {

@@ -75,6 +75,13 @@ static const char *check_world_def(const f2d_world_def *d)
 	if (d->hit_event_threshold < 0) {
 		return "hit_event_threshold must be in [0, 32767] m/s";
 	}
+	if (d->substep_count < 0 || d->substep_count > F2D_MAX_SUBSTEPS) {
+		return "substep_count must be in [0, 8] (0: the Gauss-Seidel solver)";
+	}
+	if (d->substep_count > 0 && d->time_step < 65 * d->substep_count) {
+		/* every substep is a time step the rest of the code knows: >= 1/1000 s */
+		return "time_step / substep_count must be at least 1/1000 s (65 LSB)";
+	}
 	if ((d->allocator.alloc == NULL) != (d->allocator.free == NULL)) {
 		return "allocator needs both alloc and free (or neither)";
 	}
@@ -300,11 +307,11 @@ void f2d_stop_at_edge(f2d_world *w, f2d_body *b)
 /* Then positions with the new velocities: c += h v, q advanced by h w. Motion per step is
  * limited to max_translation / max_rotation (speed caps, as in Box2D); a body that would leave
  * the world range stops at its edge and the step reports it. */
-static bool integrate_positions(f2d_world *w)
+static bool integrate_positions(f2d_world *w, fix16_t max_translation, fix16_t max_rotation)
 {
-	int64_t max_t = w->def.max_translation;
+	int64_t max_t = max_translation;
 	int64_t max_t2 = max_t * max_t;
-	fix16_t max_r = w->def.max_rotation;
+	fix16_t max_r = max_rotation;
 	for (int32_t i = 0; i < w->body_ids.next; ++i) {
 		f2d_body *b = &w->bodies[i];
 		if (!b->alive || b->type == F2D_STATIC_BODY || !b->awake) {
@@ -415,6 +422,52 @@ const char *f2d_phase_name(f2d_phase phase)
 	return (int)phase >= 0 && phase < F2D_PHASE_COUNT ? names[phase] : NULL;
 }
 
+/* The soft step (f2d_world_def.substep_count = n >= 1; Box2D v3's b2SolverStage order, the
+ * contact side in src/solver.c): n substeps of h = round(time_step / n), each
+ *   integrate velocities (gravity, forces, damping over h);
+ *   the joints' pre-step over h, from the positions of now (a pre-step once per step would
+ *   apply its position bias, computed from the step's start, in every substep: n times the
+ *   correction, which fed energy into a pendulum); the joints coloured again;
+ *   warm start contacts and joints; solve contacts (soft push-out) and joints;
+ *   integrate positions (max_translation and max_rotation / n each: the step's caps hold);
+ *   relax the contacts (no push-out).
+ * The velocity phase hash is taken after restitution, the positions are final after the
+ * substeps (the joint position passes follow as in the other solver). Returns whether a body
+ * was stopped at the world's edge. */
+static bool soft_step(f2d_world *w, int32_t nj)
+{
+	int32_t n = w->def.substep_count;
+	fix16_t h = w->h, inv_h = w->inv_h;
+	fix16_t hs = (fix16_t)(((int64_t)h + n / 2) / n); /* >= 65 LSB (check_world_def) */
+	f2d_softness soft;
+	w->h = hs;
+	w->inv_h = f2d_div_exact((int64_t)1 << 16, hs);
+	f2d_soft_make(hs, w->inv_h, &soft);
+	fix16_t max_t = w->def.max_translation / n, max_r = w->def.max_rotation / n;
+	bool out_of_range = false;
+	f2d_soft_begin(w);
+	for (int32_t s = 0; s < n; ++s) {
+		integrate_velocities(w);
+		for (int32_t k = 0; k < nj; ++k) {
+			f2d_joint_prestep(w, &w->joints[w->joint_list[k]]);
+		}
+		f2d_joints_color(w, nj);
+		if (w->def.warm_starting) {
+			f2d_soft_warm_start(w);
+			f2d_joints_warm_start(w, nj);
+		}
+		f2d_soft_solve(w, &soft, true, s & 1);
+		f2d_joints_solve(w, nj, w->def.iterations - 1); /* the last: impulses to the joints */
+		out_of_range |= integrate_positions(w, max_t, max_r);
+		f2d_soft_track(w);
+		f2d_soft_solve(w, &soft, false, s & 1);
+	}
+	w->h = h;
+	w->inv_h = inv_h;
+	f2d_soft_end(w);
+	return out_of_range;
+}
+
 /* The step. trace is NULL for f2d_world_step: then each phase costs one pointer test. */
 static f2d_result step(f2d_world *w, f2d_phase_hashes *trace)
 {
@@ -463,30 +516,38 @@ static f2d_result step(f2d_world *w, f2d_phase_hashes *trace)
 	/* the contacts' pre-step before the forces: restitution needs the relative normal
 	 * velocities of before the step (its pre-step reads nothing else that they change) */
 	f2d_contacts_prestep(w);
-	integrate_velocities(w);
-
 	/* the joints that take part, in id order, once: which bodies can move does not change
 	 * until the islands fall asleep at the end of the step */
 	int32_t nj = list_active_joints(w);
-	for (int32_t k = 0; k < nj; ++k) {
-		f2d_joint_prestep(w, &w->joints[w->joint_list[k]]);
+	bool out_of_range = false;
+	if (w->def.substep_count > 0) {
+		out_of_range = soft_step(w, nj);
+	} else {
+		integrate_velocities(w);
+		for (int32_t k = 0; k < nj; ++k) {
+			f2d_joint_prestep(w, &w->joints[w->joint_list[k]]);
+		}
+		f2d_joints_color(w, nj);
+		if (w->def.warm_starting) {
+			f2d_contacts_warm_start(w);
+			f2d_joints_warm_start(w, nj);
+		}
+		for (int32_t it = 0; it < w->def.iterations; ++it) {
+			f2d_contacts_solve(w, it);
+			f2d_joints_solve(w, nj, it);
+		}
 	}
-	f2d_joints_color(w, nj);
-	if (w->def.warm_starting) {
-		f2d_contacts_warm_start(w);
-		f2d_joints_warm_start(w, nj);
+	if (w->def.substep_count == 0) {
+		f2d_contacts_restitution(w); /* the soft step bounces in its substeps */
 	}
-	for (int32_t it = 0; it < w->def.iterations; ++it) {
-		f2d_contacts_solve(w, it);
-		f2d_joints_solve(w, nj, it);
-	}
-	f2d_contacts_restitution(w);
 	f2d_events_end_step(w); /* the arbiters and their impulses are final */
 	perturb_for_test(w);
 	if (trace != NULL) {
 		trace->phase[F2D_PHASE_VELOCITIES] = f2d_hash_phase(w, F2D_PHASE_VELOCITIES);
 	}
-	bool out_of_range = integrate_positions(w);
+	if (w->def.substep_count == 0) {
+		out_of_range = integrate_positions(w, w->def.max_translation, w->def.max_rotation);
+	}
 	if (out_of_range) {
 		/* a kinematic body stopped at the world's edge no longer moves: its joints may
 		 * have left the list */

@@ -136,6 +136,9 @@ static const char *const bad_world_defs[] = {
     "gravity beyond 1000",
     "linear_slop < 0",
     "body_capacity < 0",
+    "substep_count -1",
+    "substep_count 9",
+    "substep_count 2 with time_step 1/1000 s",
 };
 #define N_BAD_WORLD_DEFS ((int)(sizeof bad_world_defs / sizeof bad_world_defs[0]))
 
@@ -160,6 +163,9 @@ static void break_world_def(int i, f2d_world_def *d)
 	case 14: d->gravity.y = F2D_FIX(-1001); break;
 	case 15: d->linear_slop = -1; break;
 	case 16: d->body_capacity = -1; break;
+	case 17: d->substep_count = -1; break;
+	case 18: d->substep_count = 9; break;
+	case 19: d->substep_count = 2; d->time_step = 129; break;
 	default: ck_abort_msg("no world def case %d", i); break;
 	}
 }
@@ -184,9 +190,11 @@ START_TEST(test_world_def_ranges)
 		              bad_world_defs[i]);
 	}
 	/* the edges of the ranges are accepted */
-	for (int i = 0; i < 8; ++i) {
+	for (int i = 0; i < 10; ++i) {
 		f2d_world_def d = f2d_default_world_def();
 		switch (i) {
+		case 8: d.substep_count = 1; break;
+		case 9: d.substep_count = 8; d.time_step = 520; break; /* substeps of 65 LSB */
 		case 6: d.joint_position_iterations = 0; break;
 		case 7: d.joint_position_iterations = 20; break;
 		case 0: d.time_step = 6554; break; /* 1/10 s rounded */
@@ -467,6 +475,7 @@ START_TEST(test_documented_defaults)
 	    {"linear_sleep_tolerance", true, wd.linear_sleep_tolerance, 0},
 	    {"angular_sleep_tolerance", true, wd.angular_sleep_tolerance, 0},
 	    {"time_to_sleep", true, wd.time_to_sleep, 0},
+	    {"substep_count", false, wd.substep_count, 0},
 	    {"density", true, sd.density, 0},
 	    {"friction", true, sd.friction, 0},
 	    {"restitution", true, sd.restitution, 0},

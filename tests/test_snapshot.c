@@ -592,8 +592,8 @@ START_TEST(struct_sizes_are_known)
 	    {"f2d_arbiter", sizeof(f2d_arbiter), 108}, /* + speculative (per step) */
 	    {"f2d_contact_point", sizeof(f2d_contact_point), 32},
 	    {"f2d_id_pool", sizeof(f2d_id_pool), 24},
-	    {"f2d_world", sizeof(struct f2d_world), 1040}, /* + query cache, events, toi */
-	    {"f2d_world_def", sizeof(f2d_world_def), 96},
+	    {"f2d_world", sizeof(struct f2d_world), 1048}, /* + query cache, events, toi, def.substep_count */
+	    {"f2d_world_def", sizeof(f2d_world_def), 104}, /* + substep_count (options) */
 	    {"f2d_polygon", sizeof(f2d_polygon), 140},
 	};
 	for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; ++i) {

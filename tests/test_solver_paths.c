@@ -34,6 +34,11 @@
  * A third of the random worlds also have revolute joints (limits, motors) under the same
  * extremes: the joint solver falls back there, and its exact path saturates and reports
  * instead of overflowing, which the FIX2D_SANITIZE build of this test checks.
+ * The soft step (f2d_world_def.substep_count >= 1) too: the small catalogue scenes with 4
+ * substeps, and the first 120 random stress worlds (forces and all) with 1..8 substeps. Its
+ * contact passes have one exact path (no fast path to compare); the builds still differ in the
+ * pre-step (AVX-512 or scalar) and the joints' paths, and the sanitizer build checks its
+ * arithmetic at the extremes.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <inttypes.h>
@@ -46,9 +51,17 @@
 #include "fix2d/fix2d.h"
 #include "fix2d/scenes.h"
 
+#define F2D_SOFT_MAX 8 /* f2d_world_def.substep_count's range */
+
 /* ---- the cases, shared by the test and the helpers ---- */
 
-enum { STRESS_WORLDS = 1500, STRESS_STEPS = 120, STRESSED_SCENE_STEPS = 150 };
+enum {
+	STRESS_WORLDS = 1500,
+	STRESS_STEPS = 120,
+	STRESSED_SCENE_STEPS = 150,
+	SOFT_WORLDS = 120,
+	SOFT_SCENE_STEPS = 100
+};
 
 /* splitmix64 */
 typedef struct rng {
@@ -92,7 +105,14 @@ static f2d_vec2 vec_mag(rng *r, int32_t lo_bits, int32_t hi_bits)
 	return v;
 }
 
-typedef enum case_kind { KIND_SCENE, KIND_STRESSED_SCENE, KIND_STRESS, KIND_COUNT } case_kind;
+typedef enum case_kind {
+	KIND_SCENE,
+	KIND_STRESSED_SCENE,
+	KIND_STRESS,
+	KIND_SOFT_SCENE,  /* the small catalogue scenes with the soft step, 4 substeps */
+	KIND_SOFT_STRESS, /* the first SOFT_WORLDS stress worlds with the soft step */
+	KIND_COUNT
+} case_kind;
 
 static bool small_scene(int32_t s)
 {
@@ -111,7 +131,7 @@ static int32_t stressed_scene_count(void)
 
 static int32_t case_count(void)
 {
-	return f2d_scene_count() + stressed_scene_count() + STRESS_WORLDS;
+	return f2d_scene_count() + 2 * stressed_scene_count() + STRESS_WORLDS + SOFT_WORLDS;
 }
 
 typedef struct world_case {
@@ -153,10 +173,33 @@ static world_case describe_case(int32_t c)
 		return k;
 	}
 	c -= stressed;
-	k.kind = KIND_STRESS;
+	if (c < STRESS_WORLDS) {
+		k.kind = KIND_STRESS;
+		k.index = c;
+		k.steps = STRESS_STEPS;
+		snprintf(k.name, sizeof k.name, "stress world %d", (int)c);
+		return k;
+	}
+	c -= STRESS_WORLDS;
+	if (c < stressed) {
+		int32_t s = 0;
+		for (int32_t seen = -1;; ++s) {
+			seen += small_scene(s) ? 1 : 0;
+			if (seen == c) {
+				break;
+			}
+		}
+		k.kind = KIND_SOFT_SCENE;
+		k.index = s;
+		k.steps = SOFT_SCENE_STEPS;
+		snprintf(k.name, sizeof k.name, "soft-step scene %s", f2d_scene_name(s));
+		return k;
+	}
+	c -= stressed;
+	k.kind = KIND_SOFT_STRESS;
 	k.index = c;
 	k.steps = STRESS_STEPS;
-	snprintf(k.name, sizeof k.name, "stress world %d", (int)c);
+	snprintf(k.name, sizeof k.name, "soft-step stress world %d", (int)c);
 	return k;
 }
 
@@ -373,7 +416,9 @@ static void add_other_joint(f2d_world *w, rng *r, f2d_body_id a, f2d_body_id b)
 	}
 }
 
-static f2d_world *build_stress_world(int32_t seed)
+/* substeps > 0: the same world with the soft step, min(substeps, time_step / 65) substeps
+ * (no extra draw: the world is the one of the seed) */
+static f2d_world *build_stress_world(int32_t seed, int32_t substeps)
 {
 	rng r = {0x5EEDull * 1000003u + (uint64_t)seed};
 	/* seed % 3 == 0: revolute joints; seed % 6 == 1: the other joint types; else none */
@@ -393,6 +438,9 @@ static f2d_world *build_stress_world(int32_t seed)
 	def.max_rotation = rnd(&r, F2D_MILLI(10), 102943);
 	def.warm_starting = !chance(&r, 1, 8);
 	def.enable_sleep = chance(&r, 1, 2);
+	if (substeps > 0) {
+		def.substep_count = substeps < def.time_step / 65 ? substeps : def.time_step / 65;
+	}
 	f2d_world *w = NULL;
 	if (f2d_create_world(&def, &w) != F2D_OK) {
 		return NULL;
@@ -535,9 +583,14 @@ static bool run_case(int32_t c, step_fn fn, void *ctx)
 {
 	world_case k = describe_case(c);
 	f2d_world *w = NULL;
+	f2d_world_def soft = f2d_default_world_def();
+	soft.substep_count = 4;
 	if (k.kind == KIND_STRESS) {
-		w = build_stress_world(k.index);
-	} else if (f2d_scene_create(f2d_scene_name(k.index), NULL, &w) != F2D_OK) {
+		w = build_stress_world(k.index, 0);
+	} else if (k.kind == KIND_SOFT_STRESS) {
+		w = build_stress_world(k.index, 1 + k.index % F2D_SOFT_MAX);
+	} else if (f2d_scene_create(f2d_scene_name(k.index),
+	                            k.kind == KIND_SOFT_SCENE ? &soft : NULL, &w) != F2D_OK) {
 		w = NULL;
 	}
 	if (w == NULL) {
@@ -548,7 +601,7 @@ static bool run_case(int32_t c, step_fn fn, void *ctx)
 	 * makes the contact solver fall back; jointed worlds get them too. */
 	bool gentle = false;
 	for (int32_t s = 1; s <= k.steps; ++s) {
-		if (k.kind != KIND_SCENE) {
+		if (k.kind != KIND_SCENE && k.kind != KIND_SOFT_SCENE) {
 			stress_actions(w, seed, s, gentle);
 		}
 		f2d_result r = f2d_world_step(w);
@@ -612,7 +665,8 @@ int main(int argc, char **argv)
 #include <check.h>
 
 static const char *const kind_names[KIND_COUNT] = {"catalogue scenes", "stressed scenes",
-                                                   "random stress worlds"};
+                                                   "random stress worlds", "soft-step scenes",
+                                                   "soft-step stress"};
 
 typedef struct helper {
 	const char *what;

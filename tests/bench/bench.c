@@ -84,6 +84,7 @@ typedef struct bench_options {
 	bool queries;  /* --queries: the query line for every scene (rain1000 always) */
 	bool residual; /* --residual: the contacts' LCP residual per iteration count, no timing */
 	bool events;   /* --events: step cost with every event on against events off, only that */
+	long substeps; /* --substeps N: f2d_world_def.substep_count (0: the default solver) */
 } bench_options;
 
 /* --scaling: the broad phase's series, 1k to 10k boxes (ms per step should grow ~n log n) */
@@ -112,13 +113,15 @@ static void print_usage(FILE *out)
 	fprintf(
 	    out,
 	    "usage: %s [SCENE...] [--steps N] [--runs R] [--warmup W] [--sleep] [--scaling] "
-	    "[--queries] [--residual] [--events]\n"
+	    "[--queries] [--residual] [--events] [--substeps N]\n"
 	    "  SCENE       catalogue scenes (default: pyramid20 rain1000 chain50)\n"
 	    "  --steps N   timed steps per run, 1..%ld (default %ld; %ld for rain1000, %ld for "
 	    "large_*)\n"
 	    "  --runs R    runs per scene, 1..%ld (default %ld); the median is reported\n"
 	    "  --warmup W  untimed steps before the timed ones, 0..%ld (default %ld)\n"
 	    "  --sleep     let islands sleep (default: sleeping off in every world)\n"
+	    "  --substeps N  the soft step with N substeps (f2d_world_def.substep_count, 0..8;\n"
+	    "              default 0, the Gauss-Seidel solver)\n"
 	    "  --scaling   also the broad phase's series: large_pyramid_1k, _2k, _4k, "
 	    "large_pyramid,\n"
 	    "              large_pyramid_10k (1k..10k boxes), then a summary\n"
@@ -195,6 +198,7 @@ static int parse_options(int argc, char **argv, bench_options *opt)
 	opt->scaling = false;
 	opt->residual = false;
 	opt->events = false;
+	opt->substeps = 0;
 	opt->scenes = malloc((size_t)(argc > 0 ? argc : 1) * sizeof *opt->scenes);
 	if (opt->scenes == NULL) {
 		fprintf(stderr, "%s: out of memory\n", PROG);
@@ -212,6 +216,8 @@ static int parse_options(int argc, char **argv, bench_options *opt)
 			status = option_value(argc, argv, &i, 1, MAX_RUNS, &opt->runs);
 		} else if (strcmp(arg, "--sleep") == 0) {
 			opt->sleep = true;
+		} else if (strcmp(arg, "--substeps") == 0) {
+			status = option_value(argc, argv, &i, 0, 8, &opt->substeps);
 		} else if (strcmp(arg, "--warmup") == 0) {
 			status = option_value(argc, argv, &i, 0, MAX_COUNT, &opt->warmup);
 		} else if (strcmp(arg, "--scaling") == 0) {
@@ -325,6 +331,7 @@ static bool run_once(const char *scene, const bench_options *opt, long steps, ru
 	def.allocator.free = counting_free;
 	def.allocator.context = counter;
 	def.enable_sleep = opt->sleep;
+	def.substep_count = (int32_t)opt->substeps;
 	f2d_world *world = NULL;
 	f2d_result r = f2d_scene_create(scene, &def, &world);
 	if (r != F2D_OK || world == NULL) {
@@ -780,6 +787,7 @@ static bool events_run(const char *scene, const bench_options *opt, long steps, 
 {
 	f2d_world_def def = f2d_default_world_def();
 	def.enable_sleep = opt->sleep;
+	def.substep_count = (int32_t)opt->substeps;
 	f2d_world *world = NULL;
 	uint64_t range = 0;
 	if (f2d_scene_create(scene, &def, &world) != F2D_OK) {
