@@ -125,7 +125,14 @@ static fix16_t div_q16_by_q32(f2d_world *w, int64_t num, f2d_u128 det)
 	}
 	uint64_t mag = num < 0 ? 0u - (uint64_t)num : (uint64_t)num; /* < 2^47 */
 	f2d_u128 n = f2d_u128_add(f2d_u128_shl(f2d_u128_from(mag), 32), f2d_u128_half(det));
-	uint32_t q = f2d_u128_div31(n, det);
+#ifdef F2D_JOINT_EXACT_ONLY
+	uint32_t q = f2d_u128_div31(n, det); /* the reference: 31 restoring steps */
+#else
+	/* the same quotient by one or two 64-bit divisions (f2d_div31_fast, joint_common.c:
+	 * compared with f2d_u128_div31 on 400k inputs in test_joints; test_solver_paths compares
+	 * every step with the exact-only build, which keeps the restoring division) */
+	uint32_t q = f2d_div31_fast(n, det);
+#endif
 	if (q > (uint32_t)INT32_MAX) {
 		w->saturated = true;
 		q = (uint32_t)INT32_MAX;
