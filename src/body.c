@@ -340,6 +340,7 @@ f2d_result f2d_create_body(f2d_world *w, const f2d_body_def *def, f2d_body_id *o
 	b->q = f2d_rot_normalize(def->rotation.c, def->rotation.s);
 	b->center = b->origin;
 	b->shape_list = F2D_NULL_INDEX;
+	b->joint_list = F2D_NULL_INDEX;
 	b->user_data = def->user_data;
 	b->enable_sleep = def->enable_sleep;
 	/* check_body_def: only a dynamic body can be created asleep, only where it may sleep and
@@ -397,6 +398,7 @@ f2d_result f2d_destroy_body(f2d_world *w, f2d_body_id id)
 	memset(b, 0, sizeof *b);
 	b->generation = gen == 0 ? 1 : gen;
 	b->shape_list = F2D_NULL_INDEX;
+	b->joint_list = F2D_NULL_INDEX;
 	f2d_pool_free(w, &w->body_ids, index);
 	w->body_count--;
 	return F2D_OK;

@@ -47,6 +47,8 @@ typedef struct f2d_body {
 	fix16_t inertia, inv_inertia; /* about the centre of mass */
 	int32_t shape_list;           /* first shape id, linked by shape.next */
 	int32_t joint_count;          /* joints attached (for collide_connected filtering) */
+	int32_t joint_list; /* derived, not state: first attached joint id, linked by the joints'
+	                     * next_a / next_b (joint.c f2d_joint_link; rebuilt on load) */
 	uint64_t user_data;
 	/* sleeping (island.c): state, hashed and in snapshots */
 	bool awake;         /* dynamic: simulated this step; kinematic/static: always true */
@@ -135,6 +137,8 @@ typedef struct f2d_joint {
 	/* f2d_make_soft's last inputs (hertz > 0, damping ratio, h) and results for soft and soft2:
 	 * a cache of a pure function (joint_common.c), not state; zeroed it never matches */
 	fix16_t soft_key[2][3], soft_cache[2][3];
+	/* derived, not state: the next joint in body_a's and in body_b's joint list */
+	int32_t next_a, next_b;
 } f2d_joint;
 
 typedef struct f2d_contact_point {
@@ -624,6 +628,10 @@ void f2d_joints_warm_start(f2d_world *w, int32_t n);
 void f2d_joints_solve(f2d_world *w, int32_t n, int32_t iteration);
 fix16_t f2d_joint_solve_position(f2d_world *w, f2d_joint *j);
 bool f2d_bodies_joined(const f2d_world *w, int32_t a, int32_t b);
+/* Puts live joint id at the head of its bodies' joint lists / takes it out (joint.c). */
+void f2d_joint_link(f2d_world *w, int32_t id);
+/* Every body's joint list holds exactly its live joints (the F2D_HASH_CHECK test). */
+bool f2d_joint_lists_consistent(const f2d_world *w);
 int32_t f2d_joined_contacts(const f2d_world *w, int32_t a, int32_t b);
 void f2d_forget_joined_contacts(f2d_world *w, int32_t a, int32_t b);
 void f2d_joint_attached(f2d_world *w, const f2d_joint *j);

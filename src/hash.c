@@ -555,6 +555,11 @@ uint64_t f2d_hash_world(const f2d_world *w)
 			abort();
 		}
 	}
+	/* and every body's joint list (derived, joint.c) holds exactly its live joints */
+	if (!f2d_joint_lists_consistent(w)) {
+		fprintf(stderr, "fix2d: F2D_HASH_CHECK: a body's joint list is stale\n");
+		abort();
+	}
 #endif
 	return hash_world(w, false);
 }

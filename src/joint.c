@@ -51,6 +51,7 @@ static void apply_point(f2d_world *w, f2d_joint *j, f2d_body *a, f2d_body *b, f2
  * reserved the room for their end events before anything changed). */
 void f2d_joint_attached(f2d_world *w, const f2d_joint *j)
 {
+	f2d_joint_link(w, (int32_t)(j - w->joints));
 	w->bodies[j->body_a].joint_count++;
 	w->bodies[j->body_b].joint_count++;
 	w->joint_count++;
@@ -94,14 +95,73 @@ void f2d_forget_joined_contacts(f2d_world *w, int32_t a, int32_t b)
 	w->arbiter_count = k;
 }
 
+/* ---- each body's joint list (derived: Box2D's joint edges) ----
+ * A live joint is in the list of body_a (linked by next_a) and of body_b (by next_b; once, by
+ * next_a, when the two are one body). The lists answer "is there a joint between a and b" by a
+ * walk over the joints of the body with fewer, instead of over every joint of the world (the
+ * broad phase asks it for every new pair of two jointed bodies). Their order does not matter:
+ * nothing but that yes/no reads them. */
+static inline int32_t *next_in_list(f2d_joint *j, int32_t body)
+{
+	return j->body_a == body ? &j->next_a : &j->next_b;
+}
+
+void f2d_joint_link(f2d_world *w, int32_t id)
+{
+	f2d_joint *j = &w->joints[id];
+	f2d_body *a = &w->bodies[j->body_a];
+	j->next_a = a->joint_list;
+	a->joint_list = id;
+	j->next_b = F2D_NULL_INDEX;
+	if (j->body_b != j->body_a) {
+		f2d_body *b = &w->bodies[j->body_b];
+		j->next_b = b->joint_list;
+		b->joint_list = id;
+	}
+}
+
+static void unlink_joint(f2d_world *w, int32_t id, int32_t body)
+{
+	int32_t *link = &w->bodies[body].joint_list;
+	while (*link != id && *link != F2D_NULL_INDEX) {
+		link = next_in_list(&w->joints[*link], body);
+	}
+	if (*link == id) {
+		*link = *next_in_list(&w->joints[id], body);
+	}
+}
+
+bool f2d_joint_lists_consistent(const f2d_world *w)
+{
+	for (int32_t i = 0; i < w->body_ids.next; ++i) {
+		int32_t n = 0;
+		for (int32_t k = w->bodies[i].joint_list; k != F2D_NULL_INDEX;) {
+			const f2d_joint *j = &w->joints[k];
+			if (k < 0 || k >= w->joint_ids.next || !j->alive || n > w->joint_ids.next ||
+			    (j->body_a != i && j->body_b != i)) {
+				return false;
+			}
+			/* a joint of one body to itself counts twice in joint_count, is listed once */
+			n += j->body_a == j->body_b ? 2 : 1;
+			k = j->body_a == i ? j->next_a : j->next_b;
+		}
+		if (n != (w->bodies[i].alive ? w->bodies[i].joint_count : 0)) {
+			return false;
+		}
+	}
+	return true;
+}
+
 bool f2d_bodies_joined(const f2d_world *w, int32_t a, int32_t b)
 {
-	for (int32_t i = 0; i < w->joint_ids.next; ++i) {
-		const f2d_joint *j = &w->joints[i];
-		if (j->alive && !j->collide_connected &&
-		    ((j->body_a == a && j->body_b == b) || (j->body_a == b && j->body_b == a))) {
+	int32_t from = w->bodies[a].joint_count <= w->bodies[b].joint_count ? a : b;
+	int32_t other = from == a ? b : a;
+	for (int32_t k = w->bodies[from].joint_list; k != F2D_NULL_INDEX;) {
+		const f2d_joint *j = &w->joints[k];
+		if (!j->collide_connected && (j->body_a == other || j->body_b == other)) {
 			return true;
 		}
+		k = j->body_a == from ? j->next_a : j->next_b;
 	}
 	return false;
 }
@@ -995,6 +1055,10 @@ f2d_result f2d_destroy_joint(f2d_world *w, f2d_joint_id id)
 	if (j == NULL) {
 		return f2d_set_error(w, F2D_ERROR_INVALID_HANDLE,
 		                     "destroy_joint: null, stale or foreign joint handle");
+	}
+	unlink_joint(w, id.index1 - 1, j->body_a);
+	if (j->body_b != j->body_a) {
+		unlink_joint(w, id.index1 - 1, j->body_b);
 	}
 	w->bodies[j->body_a].joint_count--;
 	w->bodies[j->body_b].joint_count--;

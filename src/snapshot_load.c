@@ -439,6 +439,7 @@ static bool decode_bodies(decoder *d)
 		b->type = alive ? (f2d_body_type)type : F2D_STATIC_BODY;
 		b->shape_list = F2D_NULL_INDEX;
 		b->joint_count = 0;
+		b->joint_list = F2D_NULL_INDEX;
 		b->v = f2d_v(0, 0);
 		b->w = 0;
 		b->force = f2d_v(0, 0);
@@ -1041,6 +1042,7 @@ static bool decode_joints(decoder *d)
 		w->joint_ids.next = n;
 		for (int32_t i = 0; i < w->body_ids.next; ++i) {
 			w->bodies[i].joint_count = 0;
+			w->bodies[i].joint_list = F2D_NULL_INDEX;
 		}
 	}
 	const size_t len = 8 + 16 + 20 + 8 + 12;
@@ -1157,6 +1159,7 @@ static bool decode_joints(decoder *d)
 			if (alive) {
 				w->bodies[j.body_a].joint_count++;
 				w->bodies[j.body_b].joint_count++;
+				f2d_joint_link(w, i);
 			}
 		}
 	}
