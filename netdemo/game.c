@@ -240,7 +240,8 @@ int32_t nd_game_commands(f2d_world *world, const f2d_body_id players[ND_PLAYERS]
 					f2d_vec2 t = f2d_body_get_world_center(world, ids[i]);
 					int64_t dx = (int64_t)t.x - c.x, dy = (int64_t)t.y - c.y;
 					int64_t d2 = dx * dx + dy * dy;
-					bool after = d2 > floor_d2 || (d2 == floor_d2 && i > floor_i);
+					bool after =
+					    d2 > floor_d2 || (d2 == floor_d2 && i > floor_i);
 					if (after && d2 < cand_d2) {
 						cand_d2 = d2;
 						cand = i;

@@ -41,8 +41,8 @@
 #define ND_SCENE "arena"
 #define ND_TEAMS 2
 #define ND_COINS 4
-#define ND_COIN_WAIT 120         /* frames a coin rests after it was taken */
-#define ND_GAME_PLAYER 255       /* the player field of the game's own commands */
+#define ND_COIN_WAIT 120   /* frames a coin rests after it was taken */
+#define ND_GAME_PLAYER 255 /* the player field of the game's own commands */
 #define ND_SETUP_COMMANDS (ND_COINS + ND_PLAYERS)
 /** Most commands one frame produces (3 per player, and frame 0's setup). */
 #define ND_MAX_GAME_COMMANDS (3 * ND_PLAYERS + ND_SETUP_COMMANDS)

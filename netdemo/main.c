@@ -371,17 +371,16 @@ static void write_result_line(int i, const nd_result *r)
 static bool read_result_line(const char *line, int *i, nd_result *r)
 {
 	memset(r, 0, sizeof *r);
-	int n =
-	    sscanf(line,
-	           "RESULT %d %d %u %u %" SCNu64 " %" SCNu64 " %u %lf %lf %lf %" SCNx64
-	           " %u %d %d %" SCNu64 " %" SCNu64 " %" SCNu64 " %" SCNu64 " %" SCNu64 " %" SCNu64
-	           " %" SCNu64 " %" SCNu64 " %" SCNu64 " %" SCNu64 " %d %d %u %" SCNx64,
-	           i, &r->status, &r->frames, &r->confirmed, &r->rollbacks, &r->resimulated,
-	           &r->max_depth, &r->mean_ms, &r->max_ms, &r->wall_s, &r->hash, &r->desync_frame,
-	           &r->desync_peer, &r->lost_peer, &r->stalls, &r->timesync_waits, &r->sent,
-	           &r->received, &r->impair_dropped, &r->impair_duplicated, &r->impair_reordered,
-	           &r->parse_drops, &r->dup_seen, &r->reorder_seen, &r->score[0], &r->score[1],
-	           &r->taken, &r->game_digest);
+	int n = sscanf(
+	    line,
+	    "RESULT %d %d %u %u %" SCNu64 " %" SCNu64 " %u %lf %lf %lf %" SCNx64
+	    " %u %d %d %" SCNu64 " %" SCNu64 " %" SCNu64 " %" SCNu64 " %" SCNu64 " %" SCNu64
+	    " %" SCNu64 " %" SCNu64 " %" SCNu64 " %" SCNu64 " %d %d %u %" SCNx64,
+	    i, &r->status, &r->frames, &r->confirmed, &r->rollbacks, &r->resimulated, &r->max_depth,
+	    &r->mean_ms, &r->max_ms, &r->wall_s, &r->hash, &r->desync_frame, &r->desync_peer,
+	    &r->lost_peer, &r->stalls, &r->timesync_waits, &r->sent, &r->received,
+	    &r->impair_dropped, &r->impair_duplicated, &r->impair_reordered, &r->parse_drops,
+	    &r->dup_seen, &r->reorder_seen, &r->score[0], &r->score[1], &r->taken, &r->game_digest);
 	if (n != 28) {
 		return false;
 	}
@@ -709,8 +708,8 @@ static bool host_handshake(const nd_options *o, int fd, uint32_t token, struct s
 }
 
 /* The guest's handshake: HELLO every 100 ms until an authentic WELCOME answers our nonce. */
-static bool guest_handshake(nd_options *o, int fd, uint32_t nonce, uint32_t *token,
-                            uint64_t *drops, uint64_t give_up)
+static bool guest_handshake(nd_options *o, int fd, uint32_t nonce, uint32_t *token, uint64_t *drops,
+                            uint64_t give_up)
 {
 	uint8_t buf[ND_MAX_PACKET + 64];
 	nd_packet pk;

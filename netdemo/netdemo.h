@@ -53,8 +53,8 @@ typedef struct nd_result {
 	uint32_t max_depth;
 	double mean_ms, max_ms, wall_s; /* statistics only */
 	uint64_t hash;
-	int32_t score[2];     /* the game (game.h): each team's score after the last confirmed frame */
-	uint32_t taken;       /* coins taken */
+	int32_t score[2]; /* the game (game.h): each team's score after the last confirmed frame */
+	uint32_t taken;   /* coins taken */
 	uint64_t game_digest; /* of that game state */
 	uint32_t desync_frame;
 	int desync_peer, lost_peer;

@@ -26,7 +26,7 @@
 #include <stdint.h>
 
 #define ND_MAGIC 0x4E443246u /* "F2DN" little-endian */
-#define ND_VERSION 3 /* 2: the MAC tag; 3: a game-state digest with each hash */
+#define ND_VERSION 3         /* 2: the MAC tag; 3: a game-state digest with each hash */
 #define ND_MAX_PEERS 4
 #define ND_MAX_PACKET 1200 /* a whole datagram, tag included */
 #define ND_MAC_BYTES 16

@@ -38,7 +38,7 @@
 
 #define FIX2D_VERSION_WORD                                                                         \
 	((uint32_t)F2D_VERSION_MAJOR << 16 | (uint32_t)F2D_VERSION_MINOR << 8 | F2D_VERSION_PATCH)
-#define LINGER_US 1500000u    /* after the end: keep answering so the others can finish */
+#define LINGER_US 1500000u /* after the end: keep answering so the others can finish */
 
 typedef struct peer {
 	const nd_options *o;
@@ -55,8 +55,8 @@ typedef struct peer {
 	uint8_t *snap[ND_RING];
 	size_t snap_cap[ND_RING], snap_len[ND_RING];
 	uint64_t frame_hash[ND_RING];
-	nd_game game;              /* the game state of the world's present */
-	nd_game games[ND_RING];    /* ... at the start of each frame of the ring */
+	nd_game game;                  /* the game state of the world's present */
+	nd_game games[ND_RING];        /* ... at the start of each frame of the ring */
 	uint64_t game_digest[ND_RING]; /* the game state's digest after each frame */
 	f2d_command cmds[ND_RING][ND_MAX_GAME_COMMANDS];
 	int32_t ncmds[ND_RING];
@@ -79,7 +79,7 @@ typedef struct peer {
 	nd_result *res;
 	uint64_t work_us, frame_samples, total_frame_us, max_frame_us;
 	uint64_t snapshot_grows;
-	bool history_lost; /* out of memory keeping a state: no bundle */
+	bool history_lost;      /* out of memory keeping a state: no bundle */
 	nd_game confirmed_game; /* the game state after the last confirmed frame */
 } peer;
 
@@ -114,8 +114,8 @@ static void simulate(peer *p, uint32_t f)
 	}
 	int k = (int)(f % ND_RING);
 	p->ncmds[k] = f == 0 ? nd_game_setup(p->world, p->players, p->cmds[k]) : 0;
-	p->ncmds[k] += nd_game_commands(p->world, p->players, in, p->npeers,
-	                                p->cmds[k] + p->ncmds[k]);
+	p->ncmds[k] +=
+	    nd_game_commands(p->world, p->players, in, p->npeers, p->cmds[k] + p->ncmds[k]);
 	if (p->o->perturb_frame >= 0 && (int64_t)f == p->o->perturb_frame) {
 		/* test only (--test-perturb-frame): one LSB of one body, through the public API */
 		f2d_body_id b = p->players[0];
@@ -323,10 +323,11 @@ static bool write_bundle(peer *p)
 		return false;
 	}
 	if (end - d >= ND_HISTORY) {
-		fprintf(stderr,
-		        "%s: peer %d: no desync bundle: the state before frame %u is no longer kept "
-		        "(%d frames are)\n",
-		        ND_PROG, p->self, d, ND_HISTORY);
+		fprintf(
+		    stderr,
+		    "%s: peer %d: no desync bundle: the state before frame %u is no longer kept "
+		    "(%d frames are)\n",
+		    ND_PROG, p->self, d, ND_HISTORY);
 		return false;
 	}
 	char path[4096];
@@ -372,7 +373,8 @@ static bool write_bundle(peer *p)
 		memcpy(fr->commands, p->hist_cmds[k], sizeof(f2d_command) * (size_t)fr->count);
 		fr->has_hash = true;
 		fr->hash = s->hashes[p->self][f];
-		ok = f2r_write_frame(&w, fr) && f2r_write_trace(&w, f - d, p->hist_entering[k], &p->hist_trace[k]);
+		ok = f2r_write_frame(&w, fr) &&
+		     f2r_write_trace(&w, f - d, p->hist_entering[k], &p->hist_trace[k]);
 		/* the keyframe: our world after frame f, which must hash to our hash of f */
 		len = ok ? portable_state(p, f + 1, &buf, &cap) : 0;
 		ok = len > 0 && f2d_world_hash(p->world) == fr->hash &&
@@ -384,8 +386,8 @@ static bool write_bundle(peer *p)
 	free(fr);
 	free(buf);
 	if (!ok) {
-		fprintf(stderr, "%s: peer %d: cannot write the desync bundle %s\n", ND_PROG, p->self,
-		        path);
+		fprintf(stderr, "%s: peer %d: cannot write the desync bundle %s\n", ND_PROG,
+		        p->self, path);
 		return false;
 	}
 	fprintf(stderr,

@@ -31,15 +31,15 @@ typedef struct nd_remote {
 	bool heard, done, desync;
 	uint32_t desync_frame;
 	uint64_t last_heard_ms;
-	uint32_t send_seq;     /* next sequence number to send it */
-	uint64_t highest_seq;  /* highest sequence number accepted + 1 (0: none yet) */
+	uint32_t send_seq;                 /* next sequence number to send it */
+	uint64_t highest_seq;              /* highest sequence number accepted + 1 (0: none yet) */
 	uint64_t seen[ND_SEQ_WINDOW / 64]; /* bit s % ND_SEQ_WINDOW: s was accepted, for s in
 	                                      [highest_seq - ND_SEQ_WINDOW, highest_seq) */
-	uint32_t last_send_ms; /* its latest send time, echoed back */
-	uint32_t rtt_ms;       /* last round trip measured */
-	uint64_t received;     /* valid packets */
-	uint64_t duplicates;   /* sequence numbers seen before (refused as replays) */
-	uint64_t out_of_order; /* arrived after a higher sequence number */
+	uint32_t last_send_ms;             /* its latest send time, echoed back */
+	uint32_t rtt_ms;                   /* last round trip measured */
+	uint64_t received;                 /* valid packets */
+	uint64_t duplicates;               /* sequence numbers seen before (refused as replays) */
+	uint64_t out_of_order;             /* arrived after a higher sequence number */
 } nd_remote;
 
 typedef struct nd_session {

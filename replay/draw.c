@@ -173,7 +173,8 @@ void draw_bodies(cairo_t *cr, const view *v, const st_world *s, const draw_opts 
 			continue;
 		}
 		const st_body *b = &s->bodies[sh->body];
-		bool red = o->diverged != NULL && sh->body < o->diverged_count && o->diverged[sh->body];
+		bool red =
+		    o->diverged != NULL && sh->body < o->diverged_count && o->diverged[sh->body];
 		rgb c = red ? DIVERGED_C : body_colour(b);
 		shape_path(cr, v, b, sh);
 		if (o->ghost) {
@@ -216,8 +217,7 @@ void draw_bodies(cairo_t *cr, const view *v, const st_world *s, const draw_opts 
 	}
 }
 
-void draw_details(cairo_t *cr, const view *v, f2d_world *w, const st_world *s,
-                         const draw_opts *o)
+void draw_details(cairo_t *cr, const view *v, f2d_world *w, const st_world *s, const draw_opts *o)
 {
 	double px, py, qx, qy;
 	if (o->aabb) {
@@ -250,8 +250,8 @@ void draw_details(cairo_t *cr, const view *v, f2d_world *w, const st_world *s,
 			}
 			const st_body *ba = &s->bodies[j->body_a], *bb = &s->bodies[j->body_b];
 			if (j->type == F2D_MOUSE_JOINT) {
-				/* A is only a reference: B's centre to its anchor, to the target (the
-				 * joint's axis field holds it), a dot at the target */
+				/* A is only a reference: B's centre to its anchor, to the target
+				 * (the joint's axis field holds it), a dot at the target */
 				to_px(v, d(bb->center.x), d(bb->center.y), &px, &py);
 				cairo_move_to(cr, px, py);
 				to_px(v, d(ab.x), d(ab.y), &px, &py);
@@ -299,7 +299,8 @@ void draw_details(cairo_t *cr, const view *v, f2d_world *w, const st_world *s,
 				to_px(v, d(p->point.x), d(p->point.y), &px, &py);
 				cairo_set_source_rgb(cr, NORMAL_C.r, NORMAL_C.g, NORMAL_C.b);
 				cairo_move_to(cr, px, py);
-				cairo_line_to(cr, px + len * d(c[i].normal.x), py - len * d(c[i].normal.y));
+				cairo_line_to(cr, px + len * d(c[i].normal.x),
+				              py - len * d(c[i].normal.y));
 				cairo_stroke(cr);
 				cairo_set_source_rgb(cr, CONTACT_C.r, CONTACT_C.g, CONTACT_C.b);
 				cairo_rectangle(cr, px - 1.5, py - 1.5, 3, 3);
@@ -337,8 +338,8 @@ void draw_scale(cairo_t *cr, const view *v, int height)
 }
 
 /* One tile: background, world, label, scale bar. */
-void draw_tile(cairo_t *cr, const view *v, int width, int height, f2d_world *w,
-                      const st_world *s, const draw_opts *o, const char *label)
+void draw_tile(cairo_t *cr, const view *v, int width, int height, f2d_world *w, const st_world *s,
+               const draw_opts *o, const char *label)
 {
 	set_fill(cr, BACKGROUND, 1.0);
 	cairo_rectangle(cr, 0, 0, width, height);

@@ -56,13 +56,12 @@ rgb body_colour(const st_body *b);
 /** Bodies, in id order (shapes of a body in id order). */
 void draw_bodies(cairo_t *cr, const view *v, const st_world *s, const draw_opts *o);
 /** AABBs, joints and contacts as o asks. */
-void draw_details(cairo_t *cr, const view *v, f2d_world *w, const st_world *s,
-                  const draw_opts *o);
+void draw_details(cairo_t *cr, const view *v, f2d_world *w, const st_world *s, const draw_opts *o);
 void draw_text(cairo_t *cr, double x, double y, double size, const char *text);
 /** A scale bar of 1, 2 or 5 x 10^k m about 80 px long, bottom left. */
 void draw_scale(cairo_t *cr, const view *v, int height);
 /** One tile: background, world, label, scale bar. */
-void draw_tile(cairo_t *cr, const view *v, int width, int height, f2d_world *w,
-               const st_world *s, const draw_opts *o, const char *label);
+void draw_tile(cairo_t *cr, const view *v, int width, int height, f2d_world *w, const st_world *s,
+               const draw_opts *o, const char *label);
 
 #endif

@@ -15,8 +15,8 @@
  *           u32 hash interval K (0 = no hashes), u8 start kind, u8 name length (1..63),
  *           name bytes, u32 scene parameter (reserved: 0, refused otherwise). The time step
  *           must be the start world's (the scene's, or the start snapshot's): fix2d-replay refuses
- *           a header that disagrees as a bad file (replay/record.c, open_replay). Start kinds: 0 = the catalogue
- *           scene `name` (fix2d/scenes.h); 1 = the portable snapshot in the 'S' chunk, `name`
+ *           a header that disagrees as a bad file (replay/record.c, open_replay). Start kinds: 0 =
+ * the catalogue scene `name` (fix2d/scenes.h); 1 = the portable snapshot in the 'S' chunk, `name`
  *           is only a label (the snapshot file's base name). Other kinds are refused.
  *   start:  (kind 1 only) a portable snapshot (fix2d/snapshot.h) of the world before frame 0,
  *           at most F2R_MAX_CHUNK bytes; the reader validates it with f2d_snapshot_check.

@@ -96,11 +96,10 @@ static bool parse_phase_line(const char *text, phase_line *l)
 {
 	memset(l, 0, sizeof *l);
 	char names[F2D_PHASE_COUNT + 1][16];
-	int got = sscanf(text,
-	                 "step %llu %15s %llx %15s %llx %15s %llx %15s %llx %15s %llx %15s %llx",
-	                 &l->step, names[0], &l->hash[0], names[1], &l->hash[1], names[2],
-	                 &l->hash[2], names[3], &l->hash[3], names[4], &l->hash[4], names[5],
-	                 &l->hash[5]);
+	int got =
+	    sscanf(text, "step %llu %15s %llx %15s %llx %15s %llx %15s %llx %15s %llx %15s %llx",
+	           &l->step, names[0], &l->hash[0], names[1], &l->hash[1], names[2], &l->hash[2],
+	           names[3], &l->hash[3], names[4], &l->hash[4], names[5], &l->hash[5]);
 	if (got == 13) {
 		for (int p = 0; p < F2D_PHASE_COUNT; ++p) {
 			if (strcmp(names[p], f2d_phase_name((f2d_phase)p)) != 0) {
@@ -139,7 +138,8 @@ static int diff_phase_texts(const char *pa, const char *pb)
 		bool ea = fgets(la, sizeof la, fa) == NULL, eb = fgets(lb, sizeof lb, fb) == NULL;
 		if (ea || eb) {
 			if (ea != eb) {
-				printf("DIFFER after %ld steps: %s ends first\n", lines, ea ? pa : pb);
+				printf("DIFFER after %ld steps: %s ends first\n", lines,
+				       ea ? pa : pb);
 				status = EXIT_FAILURE;
 			}
 			break;
@@ -152,14 +152,15 @@ static int diff_phase_texts(const char *pa, const char *pb)
 			break;
 		}
 		if (a.step != b.step) {
-			printf("DIFFER at line %ld: step %llu vs %llu (not the same steps)\n", lines,
-			       a.step, b.step);
+			printf("DIFFER at line %ld: step %llu vs %llu (not the same steps)\n",
+			       lines, a.step, b.step);
 			status = EXIT_FAILURE;
 			break;
 		}
 		int first = -1;
 		for (int p = 0; p <= F2D_PHASE_COUNT && first < 0; ++p) {
-			if (a.hash[p] != b.hash[p] && (p == F2D_PHASE_COUNT || (a.has_phases && b.has_phases))) {
+			if (a.hash[p] != b.hash[p] &&
+			    (p == F2D_PHASE_COUNT || (a.has_phases && b.has_phases))) {
 				first = p;
 			}
 		}
@@ -170,7 +171,8 @@ static int diff_phase_texts(const char *pa, const char *pb)
 			for (int p = 0; p <= F2D_PHASE_COUNT; ++p) {
 				printf("  %-10s %016llx %016llx%s\n",
 				       p < F2D_PHASE_COUNT ? f2d_phase_name((f2d_phase)p) : "hash",
-				       a.hash[p], b.hash[p], a.hash[p] != b.hash[p] ? "  differs" : "");
+				       a.hash[p], b.hash[p],
+				       a.hash[p] != b.hash[p] ? "  differs" : "");
 			}
 			status = EXIT_FAILURE;
 			break;
@@ -281,12 +283,14 @@ int cmd_diff(int argc, char **argv)
 		}
 	}
 	if (np != 2) {
-		return usage_error("diff takes two files (replays, snapshots or `run --phases` outputs)",
-		                   NULL);
+		return usage_error(
+		    "diff takes two files (replays, snapshots or `run --phases` outputs)", NULL);
 	}
 	if (o.png != NULL && !render_available()) {
-		fprintf(stderr, "%s: --png: this fix2d-replay was built without cairo "
-		                "(apt-get install libcairo2-dev, then rebuild)\n", PROG);
+		fprintf(stderr,
+		        "%s: --png: this fix2d-replay was built without cairo "
+		        "(apt-get install libcairo2-dev, then rebuild)\n",
+		        PROG);
 		return EXIT_USAGE;
 	}
 	file_kind ka = kind_of(paths[0]), kb = kind_of(paths[1]);
@@ -297,7 +301,8 @@ int cmd_diff(int argc, char **argv)
 	}
 	if (ka != kb) {
 		return usage_error("diff needs two files of one kind (replays, snapshots or "
-		                   "`run --phases` outputs)", NULL);
+		                   "`run --phases` outputs)",
+		                   NULL);
 	}
 	if (ka == FK_PHASES) {
 		status = diff_phase_texts(paths[0], paths[1]);

@@ -335,7 +335,8 @@ static const command commands[] = {
     {"render",
      "SCENE|FILE.f2r|FILE.f2s [--frame N] [--to M --every K] [--aabb] [--size WxH] -o OUT",
      "draw the world after frame N (a filmstrip of frames N..M every K with --to) into a\n"
-     "      .png or .svg (needs a fix2d-replay built with cairo)", cmd_render},
+     "      .png or .svg (needs a fix2d-replay built with cairo)",
+     cmd_render},
     {"selftest", "[--scene NAME] [--verbose]",
      "conformance self-test: every catalogue scene's golden chain (compiled in), step by\n"
      "      step, the math flavour and the fingerprint; 'conformance ok <scenes> scenes\n"

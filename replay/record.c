@@ -451,9 +451,10 @@ static bool parse_joint(char **tok, int nt, f2d_command *c)
 		if (found < 0) {
 			return false;
 		}
-		bool okv = keys[found].kind == 'f'   ? parse_fix(eq + 1, (fix16_t *)keys[found].field)
-		           : keys[found].kind == 'v' ? parse_vec(eq + 1, (f2d_vec2 *)keys[found].field)
-		                                     : parse_onoff(eq + 1, (bool *)keys[found].field);
+		bool okv = keys[found].kind == 'f' ? parse_fix(eq + 1, (fix16_t *)keys[found].field)
+		           : keys[found].kind == 'v'
+		               ? parse_vec(eq + 1, (f2d_vec2 *)keys[found].field)
+		               : parse_onoff(eq + 1, (bool *)keys[found].field);
 		if (!okv) {
 			return false;
 		}
@@ -504,7 +505,8 @@ static int parse_format3(const char *line, f2d_command *c, uint16_t *seqs)
 		bool on = false;
 		fix16_t x[4] = {0, 0, 0, 0};
 		if (nv != 2 + flag + setters[i].values || !parse_joint_handle(v, &j) ||
-		    (flag && !parse_onoff(v[2], &on)) || !parse_fixes(v + 2 + flag, setters[i].values, x)) {
+		    (flag && !parse_onoff(v[2], &on)) ||
+		    !parse_fixes(v + 2 + flag, setters[i].values, x)) {
 			break;
 		}
 		k = f2d_default_command(setters[i].type, (uint8_t)player, 0);
@@ -972,10 +974,13 @@ int cmd_record(int argc, char **argv)
 		 * a refused command is part of the inputs, and changes nothing) */
 		for (int32_t i = 0; i < fr->count && !random && inputs != NULL; ++i) {
 			if (res[i].result != F2D_OK) {
-				fprintf(stderr, "%s: %s: frame %ld: player %d sequence %d: %s refused (%s)\n",
-				        PROG, inputs, f, fr->commands[i].player, fr->commands[i].sequence,
-				        f2d_command_type_name(fr->commands[i].type),
-				        f2d_error_string(res[i].result));
+				fprintf(
+				    stderr,
+				    "%s: %s: frame %ld: player %d sequence %d: %s refused (%s)\n",
+				    PROG, inputs, f, fr->commands[i].player,
+				    fr->commands[i].sequence,
+				    f2d_command_type_name(fr->commands[i].type),
+				    f2d_error_string(res[i].result));
 			}
 		}
 		f2d_world_step(w);
@@ -1035,7 +1040,8 @@ static bool open_replay(const char *path, f2r_reader *r)
 		f2r_close_read(r);
 		return false;
 	}
-	if (h->hash_format != F2R_HASH_FORMAT || (h->fix2d_version >> 8) != (FIX2D_VERSION_WORD >> 8)) {
+	if (h->hash_format != F2R_HASH_FORMAT ||
+	    (h->fix2d_version >> 8) != (FIX2D_VERSION_WORD >> 8)) {
 		fprintf(
 		    stderr,
 		    "%s: %s: recorded by an incompatible fix2d (version %u.%u, hash format %u)\n",
@@ -1137,13 +1143,15 @@ static void report_bodies(const f2d_world *a, const f2d_world *b, int limit)
 		    wa != wb || ia[i].generation != ib[j].generation) {
 			++differ;
 			if (shown++ < limit) {
-				printf("  body %d: dx %s dy %s dangle %s dvx %s dvy %s dw %s at %s %s\n",
+				printf("  body %d: dx %s dy %s dangle %s dvx %s dvy %s dw %s at %s "
+				       "%s\n",
 				       ia[i].index1 - 1, f2d_format_fix(pb.x - pa.x, 6, s[0]),
 				       f2d_format_fix(pb.y - pa.y, 6, s[1]),
 				       f2d_format_fix(ab - aa, 6, s[2]),
 				       f2d_format_fix(vb.x - va.x, 6, s[3]),
 				       f2d_format_fix(vb.y - va.y, 6, s[4]),
-				       f2d_format_fix(wb - wa, 6, s[5]), f2d_format_fix(pa.x, 6, s[6]),
+				       f2d_format_fix(wb - wa, 6, s[5]),
+				       f2d_format_fix(pa.x, 6, s[6]),
 				       f2d_format_fix(pa.y, 6, s[7]));
 			}
 		}
@@ -1215,7 +1223,8 @@ int cmd_verify(int argc, char **argv)
 		if (fr->has_hash && diverged < 0 && f2d_world_hash(w) != fr->hash) {
 			printf("DIVERGED at frame %ld: recorded hash %016" PRIx64
 			       ", simulated %016" PRIx64 "\n",
-			       (long)fr->index + frame_base(&r.header), fr->hash, f2d_world_hash(w));
+			       (long)fr->index + frame_base(&r.header), fr->hash,
+			       f2d_world_hash(w));
 			status = EXIT_FAILURE;
 			diverged = fr->index;
 		}
@@ -1516,14 +1525,16 @@ static void report_recorded_steps(const recorded *ra, const recorded *rb, const 
 	printf("first phase that differs: %s (the steps %s and %s took, as they traced them)\n",
 	       d == -2 ? "none" : departure_name(d), na, nb);
 	for (int p = -1; p <= F2D_PHASE_COUNT; ++p) {
-		uint64_t x = p < 0                   ? ra->entering
+		uint64_t x = p < 0                  ? ra->entering
 		             : p == F2D_PHASE_COUNT ? ra->trace.state
 		                                    : ra->trace.phase[p];
-		uint64_t y = p < 0                   ? rb->entering
+		uint64_t y = p < 0                  ? rb->entering
 		             : p == F2D_PHASE_COUNT ? rb->trace.state
 		                                    : rb->trace.phase[p];
 		printf("  %-10s %016" PRIx64 " %016" PRIx64 "%s\n",
-		       p < 0 ? "entering" : p == F2D_PHASE_COUNT ? "hash" : f2d_phase_name((f2d_phase)p),
+		       p < 0                  ? "entering"
+		       : p == F2D_PHASE_COUNT ? "hash"
+		                              : f2d_phase_name((f2d_phase)p),
 		       x, y, x != y ? "  differs" : "");
 	}
 	const recorded *rs[2] = {ra, rb};
@@ -1533,13 +1544,14 @@ static void report_recorded_steps(const recorded *ra, const recorded *rb, const 
 		if (r == -2) {
 			printf("%s's step is the re-simulation's in every phase\n", names[k]);
 		} else if (r == -1) {
-			printf("%s departs from the re-simulation entering the step: its world after the "
+			printf("%s departs from the re-simulation entering the step: its world "
+			       "after the "
 			       "agreed start and the same commands is another (changed outside the "
 			       "step)\n",
 			       names[k]);
 		} else {
-			printf("%s departs from the re-simulation inside the step, at %s\n", names[k],
-			       departure_name(r));
+			printf("%s departs from the re-simulation inside the step, at %s\n",
+			       names[k], departure_name(r));
 		}
 	}
 }
@@ -1547,8 +1559,8 @@ static void report_recorded_steps(const recorded *ra, const recorded *rb, const 
 /* Brings the replay that starts earlier (in game frames) to where the other starts,
  * re-simulating its frames; the two must then be in the same state. Returns EXIT_SUCCESS when
  * they are, else the exit status (the message printed). */
-static int align_starts(f2r_reader *r[2], f2d_world *w[2], f2r_frame *scratch,
-                        const char *paths[2], long base[2])
+static int align_starts(f2r_reader *r[2], f2d_world *w[2], f2r_frame *scratch, const char *paths[2],
+                        long base[2])
 {
 	int e = base[0] < base[1] ? 0 : 1, l = 1 - e;
 	while ((long)r[e]->next_frame + base[e] < base[l]) {
@@ -1558,8 +1570,9 @@ static int align_starts(f2r_reader *r[2], f2d_world *w[2], f2r_frame *scratch,
 			return EXIT_USAGE;
 		}
 		if (st != F2R_OK) {
-			printf("DIFFER at start: %s ends at frame %ld, before %s starts (frame %ld)\n",
-			       paths[e], (long)r[e]->next_frame + base[e], paths[l], base[l]);
+			printf(
+			    "DIFFER at start: %s ends at frame %ld, before %s starts (frame %ld)\n",
+			    paths[e], (long)r[e]->next_frame + base[e], paths[l], base[l]);
 			return EXIT_FAILURE;
 		}
 		f2d_world_apply_commands(w[e], scratch->commands, scratch->count, NULL);
@@ -1630,10 +1643,11 @@ int cmd_diff_replays(const char *path_a, const char *path_b, const diff_options 
 		for (int k = 0; k < 2; ++k) {
 			if (hs[k]->has_bundle) {
 				const f2r_bundle *b = &hs[k]->bundle;
-				printf("%s: desync bundle of peer %u of %u from frame %u (it found frame "
+				printf("%s: desync bundle of peer %u of %u from frame %u (it found "
+				       "frame "
 				       "%u differ with peer %u)\n",
-				       argv[k], b->peer, b->peer_count, b->first_frame, b->desync_frame,
-				       b->desync_peer);
+				       argv[k], b->peer, b->peer_count, b->first_frame,
+				       b->desync_frame, b->desync_peer);
 			}
 		}
 	}
@@ -1652,8 +1666,9 @@ int cmd_diff_replays(const char *path_a, const char *path_b, const diff_options 
 			if ((sa == F2R_OK || sb == F2R_OK) && ra.header.has_bundle &&
 			    rb.header.has_bundle) {
 				/* a bundle ends where its writer stopped: no divergence */
-				printf("same: %ld frames, all the two bundles share (%s ends first)\n",
-				       frames, argv[sa == F2R_OK ? 1 : 0]);
+				printf(
+				    "same: %ld frames, all the two bundles share (%s ends first)\n",
+				    frames, argv[sa == F2R_OK ? 1 : 0]);
 				frames = -1;
 			} else if (sa == F2R_OK || sb == F2R_OK) {
 				printf("DIFFER at frame %ld: %s ends first\n",
@@ -1698,7 +1713,9 @@ int cmd_diff_replays(const char *path_a, const char *path_b, const diff_options 
 			       "; re-simulated from the start with the same inputs: %016" PRIx64
 			       " (%s)\n",
 			       na, rec_a, nb, rec_b, sim,
-			       sim == rec_a ? na : sim == rec_b ? nb : "neither");
+			       sim == rec_a   ? na
+			       : sim == rec_b ? nb
+			                      : "neither");
 		}
 		if (bundles) {
 			print_peer_hashes(&ra.header, &rb.header, frame);
@@ -1734,8 +1751,9 @@ int cmd_diff_replays(const char *path_a, const char *path_b, const diff_options 
 					status = EXIT_USAGE;
 				}
 			} else if (hashes_differ) {
-				printf("the two simulations agree here: the recorded hashes come from "
-				       "builds or hosts that compute differently\n");
+				printf(
+				    "the two simulations agree here: the recorded hashes come from "
+				    "builds or hosts that compute differently\n");
 			}
 		}
 		f2d_destroy_world(xa.world);

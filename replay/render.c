@@ -37,7 +37,6 @@ bool render_available(void)
 	return true;
 }
 
-
 /* ---- surfaces: .png or .svg by the extension ---- */
 
 static bool is_svg(const char *path)
@@ -164,8 +163,7 @@ static bool parse_size(const char *t, int *w, int *h)
 {
 	int a = 0, b = 0;
 	char extra;
-	if (sscanf(t, "%dx%d%c", &a, &b, &extra) != 2 || a < 64 || b < 64 || a > 8192 ||
-	    b > 8192) {
+	if (sscanf(t, "%dx%d%c", &a, &b, &extra) != 2 || a < 64 || b < 64 || a > 8192 || b > 8192) {
 		return false;
 	}
 	*w = a;
@@ -187,7 +185,8 @@ int cmd_render(int argc, char **argv)
 		if (strcmp(argv[i], "--aabb") == 0) {
 			aabb = true;
 		} else if ((m = match_valued_option(argc, argv, &i, "--frame", &value)) != 0) {
-			if (m < 0 || (strcmp(value, "0") != 0 && !parse_count(value, MAX_STEPS, &frame))) {
+			if (m < 0 ||
+			    (strcmp(value, "0") != 0 && !parse_count(value, MAX_STEPS, &frame))) {
 				return bad_count("--frame", m < 0 ? "" : value);
 			}
 		} else if ((m = match_valued_option(argc, argv, &i, "--to", &value)) != 0) {
@@ -246,8 +245,8 @@ int cmd_render(int argc, char **argv)
 			++at;
 		}
 		if (at < want) {
-			fprintf(stderr, "%s: %s ends at frame %ld, before frame %ld\n", PROG, what, at,
-			        want);
+			fprintf(stderr, "%s: %s ends at frame %ld, before frame %ld\n", PROG, what,
+			        at, want);
 			status = EXIT_USAGE;
 			break;
 		}
@@ -277,8 +276,9 @@ int cmd_render(int argc, char **argv)
 			for (long i = 0; i < count; ++i) {
 				int cx = (int)(i % cols) * tw, cy = (int)(i / cols) * th;
 				char label[160];
-				snprintf(label, sizeof label, "%s  step %" PRIu64 "  hash %016" PRIx64,
-				         src.name, fs[i].s.step, fs[i].s.hash);
+				snprintf(label, sizeof label,
+				         "%s  step %" PRIu64 "  hash %016" PRIx64, src.name,
+				         fs[i].s.step, fs[i].s.hash);
 				cairo_save(cr);
 				cairo_translate(cr, cx, cy);
 				cairo_rectangle(cr, 0, 0, tw, th);
@@ -287,8 +287,8 @@ int cmd_render(int argc, char **argv)
 				cairo_restore(cr);
 				printf("tile %ld frame %ld step %" PRIu64 " hash %016" PRIx64
 				       " origin %.3f %.3f scale %.4f\n",
-				       i, fs[i].frame, fs[i].s.step, fs[i].s.hash, v.ox + cx, v.oy + cy,
-				       v.s);
+				       i, fs[i].frame, fs[i].s.step, fs[i].s.hash, v.ox + cx,
+				       v.oy + cy, v.s);
 			}
 			if (count > 1) { /* tile borders */
 				cairo_set_source_rgb(cr, 0.35, 0.35, 0.38);
@@ -342,10 +342,10 @@ static void delta_label(f2d_world *a, f2d_world *b, int32_t id, char *out, size_
 	}
 	f2d_vec2 pa = f2d_body_get_position(a, h), pb = f2d_body_get_position(b, h);
 	f2d_vec2 va = f2d_body_get_linear_velocity(a, h), vb = f2d_body_get_linear_velocity(b, h);
-	fix16_t qa[6] = {pa.x, pa.y, f2d_body_get_angle(a, h), va.x, va.y,
-	                 f2d_body_get_angular_velocity(a, h)};
-	fix16_t qb[6] = {pb.x, pb.y, f2d_body_get_angle(b, h), vb.x, vb.y,
-	                 f2d_body_get_angular_velocity(b, h)};
+	fix16_t qa[6] = {pa.x, pa.y, f2d_body_get_angle(a, h),
+	                 va.x, va.y, f2d_body_get_angular_velocity(a, h)};
+	fix16_t qb[6] = {pb.x, pb.y, f2d_body_get_angle(b, h),
+	                 vb.x, vb.y, f2d_body_get_angular_velocity(b, h)};
 	static const char *const names[6] = {"x", "y", "angle", "vx", "vy", "w"};
 	static const char *const units[6] = {"m", "m", "rad", "m/s", "m/s", "rad/s"};
 	int shown = 0;
@@ -422,7 +422,8 @@ bool render_diff(f2d_world *a, f2d_world *b, const unsigned char *diverged, int 
 			++labelled;
 		}
 		cairo_set_source_rgb(cr, 0.45, 0.55, 0.95);
-		draw_text(cr, 8, height - 30, 11, "outline: first world; filled: second (red: differs)");
+		draw_text(cr, 8, height - 30, 11,
+		          "outline: first world; filled: second (red: differs)");
 		printf("diff picture origin %.3f %.3f scale %.4f\n", v.ox, v.oy, v.s);
 		cairo_destroy(cr);
 		ok = finish_surface(sf, path);
@@ -445,13 +446,15 @@ int cmd_render(int argc, char **argv)
 {
 	(void)argc;
 	(void)argv;
-	fprintf(stderr, "%s: render: this fix2d-replay was built without cairo (apt-get install "
-	                "libcairo2-dev, then rebuild)\n", PROG);
+	fprintf(stderr,
+	        "%s: render: this fix2d-replay was built without cairo (apt-get install "
+	        "libcairo2-dev, then rebuild)\n",
+	        PROG);
 	return EXIT_FAILURE;
 }
 
-bool render_diff(struct f2d_world *a, struct f2d_world *b, const unsigned char *diverged,
-                 int count, const char *path, const char *title)
+bool render_diff(struct f2d_world *a, struct f2d_world *b, const unsigned char *diverged, int count,
+                 const char *path, const char *title)
 {
 	(void)a;
 	(void)b;

@@ -46,8 +46,7 @@ typedef struct diff_options {
 int cmd_diff(int argc, char **argv);
 /** At the first divergent frame: prints every differing field of the two worlds and, when
  *  asked, draws them. Returns false when the picture could not be written. */
-bool report_divergence(struct f2d_world *a, struct f2d_world *b, const diff_options *o,
-                       long frame);
+bool report_divergence(struct f2d_world *a, struct f2d_world *b, const diff_options *o, long frame);
 /** One `run --phases` line for a traced step. */
 void print_phase_line(const struct f2d_phase_hashes *t);
 
@@ -56,7 +55,7 @@ bool render_available(void);
 int cmd_render(int argc, char **argv);
 /** The two worlds overlaid, bodies whose diverged[id] is set in red, labelled with their
  *  delta; .png or .svg by the extension. false (with a message) on failure. */
-bool render_diff(struct f2d_world *a, struct f2d_world *b, const unsigned char *diverged,
-                 int count, const char *path, const char *title);
+bool render_diff(struct f2d_world *a, struct f2d_world *b, const unsigned char *diverged, int count,
+                 const char *path, const char *title);
 
 #endif

@@ -54,10 +54,11 @@ void conformance_begin(conformance *c, const char *only)
 	c->only = only;
 	f2d_result flavour = f2d_check_math_flavour();
 	if (flavour != F2D_OK) {
-		snprintf(c->message, sizeof c->message,
-		         "conformance FAILED: math flavour: libfixmath computes other bits than fix2d "
-		         "needs (%s)",
-		         f2d_error_string(flavour));
+		snprintf(
+		    c->message, sizeof c->message,
+		    "conformance FAILED: math flavour: libfixmath computes other bits than fix2d "
+		    "needs (%s)",
+		    f2d_error_string(flavour));
 		fail(c, NULL, 0);
 		return;
 	}
@@ -71,9 +72,10 @@ void conformance_begin(conformance *c, const char *only)
 		return;
 	}
 	if (only != NULL && (f2d_scene_find(only) < 0 || golden_find(only) == NULL)) {
-		snprintf(c->message, sizeof c->message,
-		         "conformance FAILED: scene '%s' is not a catalogue scene with a golden chain",
-		         only);
+		snprintf(
+		    c->message, sizeof c->message,
+		    "conformance FAILED: scene '%s' is not a catalogue scene with a golden chain",
+		    only);
 		fail(c, NULL, 0);
 	}
 }
@@ -120,7 +122,8 @@ conformance_status conformance_advance(conformance *c, long max_steps)
 				for (int32_t i = 0; i < golden_chain_count; ++i) {
 					if (f2d_scene_find(golden_chains[i].scene) < 0) {
 						snprintf(c->message, sizeof c->message,
-						         "conformance FAILED: golden chain %s names no catalogue "
+						         "conformance FAILED: golden chain %s "
+						         "names no catalogue "
 						         "scene",
 						         golden_chains[i].scene);
 						return fail(c, golden_chains[i].scene, 0);
@@ -129,7 +132,8 @@ conformance_status conformance_advance(conformance *c, long max_steps)
 			}
 			c->status = CONFORMANCE_OK;
 			snprintf(c->message, sizeof c->message,
-			         "conformance ok %" PRId32 " scenes %ld steps", c->scenes, c->steps);
+			         "conformance ok %" PRId32 " scenes %ld steps", c->scenes,
+			         c->steps);
 			return c->status;
 		}
 		if (budget <= 0) {
@@ -142,11 +146,13 @@ conformance_status conformance_advance(conformance *c, long max_steps)
 			c->step += 1;
 			budget -= 1;
 			/* OUT_OF_RANGE and OVERFLOW report saturation: the step is complete and its
-			 * hash is compared (the chains were recorded the same way, fix2d-replay run) */
+			 * hash is compared (the chains were recorded the same way, fix2d-replay
+			 * run) */
 			if (r != F2D_OK && r != F2D_ERROR_OUT_OF_RANGE && r != F2D_ERROR_OVERFLOW) {
-				snprintf(c->message, sizeof c->message,
-				         "conformance FAILED: scene %s step %ld: the step failed: %s",
-				         chain->scene, c->step, f2d_error_string(r));
+				snprintf(
+				    c->message, sizeof c->message,
+				    "conformance FAILED: scene %s step %ld: the step failed: %s",
+				    chain->scene, c->step, f2d_error_string(r));
 				return fail(c, chain->scene, c->step);
 			}
 			uint64_t got = f2d_world_hash(c->world);
@@ -164,19 +170,23 @@ conformance_status conformance_advance(conformance *c, long max_steps)
 					bytes[8 * p + b] = (uint8_t)(ph.phase[p] >> (8 * b));
 				}
 			}
-			c->phase_digest = XXH3_64bits_withSeed(bytes, sizeof bytes, c->phase_digest);
+			c->phase_digest =
+			    XXH3_64bits_withSeed(bytes, sizeof bytes, c->phase_digest);
 			c->steps += 1;
 		}
 		if (c->step == chain->steps) {
 			if (c->print_phases) {
 				printf("%s %016" PRIx64 "\n", chain->scene, c->phase_digest);
 			} else if (c->phase_digest != chain->phases) {
-				snprintf(c->message, sizeof c->message,
-				         "conformance FAILED: scene %s: every step's state hash agrees, but "
-				         "the phase hashes of its %ld steps do not (digest %016" PRIx64
-				         ", golden %016" PRIx64 "): compare fix2d-replay run %s --phases",
-				         chain->scene, c->step, c->phase_digest, chain->phases,
-				         chain->scene);
+				snprintf(
+				    c->message, sizeof c->message,
+				    "conformance FAILED: scene %s: every step's state hash agrees, "
+				    "but "
+				    "the phase hashes of its %ld steps do not (digest %016" PRIx64
+				    ", golden %016" PRIx64
+				    "): compare fix2d-replay run %s --phases",
+				    chain->scene, c->step, c->phase_digest, chain->phases,
+				    chain->scene);
 				return fail(c, chain->scene, c->step);
 			}
 			f2d_destroy_world(c->world);
@@ -207,17 +217,21 @@ int cmd_selftest(int argc, char **argv)
 		const char *value = NULL;
 		int m;
 		if (is_help(argv[i])) {
-			printf("usage: %s selftest [--scene NAME] [--verbose] [--print-phases]\n"
-			       "  runs every catalogue scene that has a golden chain (%" PRId32
-			       " compiled in), compares\n"
-			       "  the hash after every step, checks the math flavour and the engine "
-			       "fingerprint;\n"
-			       "  prints 'conformance ok <scenes> scenes <steps> steps' (exit 0) or the "
-			       "first\n"
-			       "  divergent scene and step (exit 1); the phase hashes of every step are\n"
-			       "  checked too (tests/golden/phases.txt). --print-phases prints this host's\n"
-			       "  phase digests instead (how tests/golden/phases.txt is made)\n",
-			       PROG, golden_chain_count);
+			printf(
+			    "usage: %s selftest [--scene NAME] [--verbose] [--print-phases]\n"
+			    "  runs every catalogue scene that has a golden chain (%" PRId32
+			    " compiled in), compares\n"
+			    "  the hash after every step, checks the math flavour and the engine "
+			    "fingerprint;\n"
+			    "  prints 'conformance ok <scenes> scenes <steps> steps' (exit 0) or "
+			    "the "
+			    "first\n"
+			    "  divergent scene and step (exit 1); the phase hashes of every step "
+			    "are\n"
+			    "  checked too (tests/golden/phases.txt). --print-phases prints this "
+			    "host's\n"
+			    "  phase digests instead (how tests/golden/phases.txt is made)\n",
+			    PROG, golden_chain_count);
 			return finish_output();
 		}
 		if ((m = match_valued_option(argc, argv, &i, "--scene", &value)) != 0) {
@@ -247,7 +261,8 @@ int cmd_selftest(int argc, char **argv)
 	int32_t reported = 0;
 	while (conformance_advance(&c, verbose ? 1 : 1000000) == CONFORMANCE_RUNNING) {
 		if (verbose && c.scenes > reported) {
-			printf("scene %s %" PRId32 " steps ok\n", c.finished->scene, c.finished->steps);
+			printf("scene %s %" PRId32 " steps ok\n", c.finished->scene,
+			       c.finished->steps);
 			reported = c.scenes;
 		}
 	}

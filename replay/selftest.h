@@ -40,16 +40,16 @@ typedef enum conformance_status {
 
 typedef struct conformance {
 	conformance_status status;
-	int32_t catalogue_index; /* the scene being run (catalogue index) */
-	const golden_chain *chain; /* its chain, NULL between scenes */
+	int32_t catalogue_index;      /* the scene being run (catalogue index) */
+	const golden_chain *chain;    /* its chain, NULL between scenes */
 	const golden_chain *finished; /* the last scene finished identical */
 	struct f2d_world *world;
-	long step;          /* steps run of the current scene */
-	int32_t scenes;     /* scenes finished identical */
-	long steps;         /* steps compared identical, all scenes */
-	int32_t matched;    /* chains matched to a catalogue scene so far */
-	const char *only;   /* run only this scene (NULL: all) */
-	bool print_phases;  /* print "<scene> <digest>" instead of checking the phase digests */
+	long step;             /* steps run of the current scene */
+	int32_t scenes;        /* scenes finished identical */
+	long steps;            /* steps compared identical, all scenes */
+	int32_t matched;       /* chains matched to a catalogue scene so far */
+	const char *only;      /* run only this scene (NULL: all) */
+	bool print_phases;     /* print "<scene> <digest>" instead of checking the phase digests */
 	uint64_t phase_digest; /* of the current scene's steps so far */
 	/* on failure: the first divergent scene and step (step 0: before stepping) */
 	const char *failed_scene;

@@ -268,8 +268,10 @@ bool st_parse(const uint8_t *bytes, size_t len, st_world *s, char *err, size_t e
 				sh->vertices[2] = vec(&r);
 				sh->vertices[3] = vec(&r);
 			}
-			sh->center.x = (fix16_t)(((int64_t)sh->vertices[0].x + sh->vertices[1].x) / 2);
-			sh->center.y = (fix16_t)(((int64_t)sh->vertices[0].y + sh->vertices[1].y) / 2);
+			sh->center.x =
+			    (fix16_t)(((int64_t)sh->vertices[0].x + sh->vertices[1].x) / 2);
+			sh->center.y =
+			    (fix16_t)(((int64_t)sh->vertices[0].y + sh->vertices[1].y) / 2);
 		} else if (sh->polygon) {
 			sh->count = (int32_t)u8(&r);
 			if (sh->count > F2D_MAX_POLYGON_VERTICES) {
@@ -343,9 +345,10 @@ bool st_parse(const uint8_t *bytes, size_t len, st_world *s, char *err, size_t e
 		const st_arbiter *p = i > 0 ? &s->arbiters[i - 1] : NULL;
 		uint32_t head = var(&r), gap = var(&r);
 		a->shape_a = (int32_t)((p != NULL ? (uint32_t)p->shape_a : 0u) + (head >> 2));
-		a->shape_b = (int32_t)((p != NULL && a->shape_a == p->shape_a ? (uint32_t)p->shape_b
-		                                                              : (uint32_t)a->shape_a) +
-		                       1u + gap);
+		a->shape_b =
+		    (int32_t)((p != NULL && a->shape_a == p->shape_a ? (uint32_t)p->shape_b
+		                                                     : (uint32_t)a->shape_a) +
+		              1u + gap);
 		a->count = 1 + (int32_t)((head >> 1) & 1u);
 		if ((head & 1u) && p != NULL) {
 			a->friction = p->friction;
@@ -376,7 +379,8 @@ bool st_parse(const uint8_t *bytes, size_t len, st_world *s, char *err, size_t e
 	int32_t nbo = count_of(&r, 17);
 	for (int32_t i = 0; i < nbo && !r.bad; ++i) {
 		int32_t id = i32(&r);
-		st_body tmp, *b = s->bodies != NULL && id >= 0 && id < s->body_count ? &s->bodies[id] : &tmp;
+		st_body tmp,
+		    *b = s->bodies != NULL && id >= 0 && id < s->body_count ? &s->bodies[id] : &tmp;
 		b->gravity_scale = i32(&r);
 		b->linear_damping = i32(&r);
 		b->angular_damping = i32(&r);
@@ -385,8 +389,9 @@ bool st_parse(const uint8_t *bytes, size_t len, st_world *s, char *err, size_t e
 	int32_t nso = count_of(&r, 25);
 	for (int32_t i = 0; i < nso && !r.bad; ++i) {
 		int32_t id = i32(&r);
-		st_shape tmp, *sh =
-		    s->shapes != NULL && id >= 0 && id < s->shape_count ? &s->shapes[id] : &tmp;
+		st_shape tmp, *sh = s->shapes != NULL && id >= 0 && id < s->shape_count
+		                        ? &s->shapes[id]
+		                        : &tmp;
 		sh->category_bits = u64(&r);
 		sh->mask_bits = u64(&r);
 		sh->group_index = i32(&r);
@@ -448,57 +453,116 @@ typedef struct field {
 	size_t off;
 } field;
 
-#define FX(T, m, unit) {#m, unit, K_FIX, offsetof(T, m)}
-#define IN(T, m) {#m, "", K_INT, offsetof(T, m)}
-#define U6(T, m) {#m, "", K_U64, offsetof(T, m)}
+#define FX(T, m, unit)                                                                             \
+	{                                                                                          \
+#m, unit, K_FIX, offsetof(T, m)                                                    \
+	}
+#define IN(T, m)                                                                                   \
+	{                                                                                          \
+#m, "", K_INT, offsetof(T, m)                                                      \
+	}
+#define U6(T, m)                                                                                   \
+	{                                                                                          \
+#m, "", K_U64, offsetof(T, m)                                                      \
+	}
 
 static const field body_fields[] = {
-    IN(st_body, generation), IN(st_body, type),         FX(st_body, origin.x, "m"),
-    FX(st_body, origin.y, "m"), FX(st_body, q.c, ""),   FX(st_body, q.s, ""),
-    FX(st_body, center.x, "m"), FX(st_body, center.y, "m"), FX(st_body, v.x, "m/s"),
-    FX(st_body, v.y, "m/s"),    FX(st_body, w, "rad/s"), FX(st_body, force.x, "N"),
-    FX(st_body, force.y, "N"),  FX(st_body, torque, "N m"), FX(st_body, mass, "kg"),
-    FX(st_body, inertia, "kg m^2"), FX(st_body, local_center.x, "m"),
-    FX(st_body, local_center.y, "m"), U6(st_body, user_data), IN(st_body, awake),
-    IN(st_body, enable_sleep),  FX(st_body, sleep_time, "s"),
-    FX(st_body, gravity_scale, ""), FX(st_body, linear_damping, "1/s"),
-    FX(st_body, angular_damping, "1/s"), IN(st_body, fixed_rotation),
+    IN(st_body, generation),
+    IN(st_body, type),
+    FX(st_body, origin.x, "m"),
+    FX(st_body, origin.y, "m"),
+    FX(st_body, q.c, ""),
+    FX(st_body, q.s, ""),
+    FX(st_body, center.x, "m"),
+    FX(st_body, center.y, "m"),
+    FX(st_body, v.x, "m/s"),
+    FX(st_body, v.y, "m/s"),
+    FX(st_body, w, "rad/s"),
+    FX(st_body, force.x, "N"),
+    FX(st_body, force.y, "N"),
+    FX(st_body, torque, "N m"),
+    FX(st_body, mass, "kg"),
+    FX(st_body, inertia, "kg m^2"),
+    FX(st_body, local_center.x, "m"),
+    FX(st_body, local_center.y, "m"),
+    U6(st_body, user_data),
+    IN(st_body, awake),
+    IN(st_body, enable_sleep),
+    FX(st_body, sleep_time, "s"),
+    FX(st_body, gravity_scale, ""),
+    FX(st_body, linear_damping, "1/s"),
+    FX(st_body, angular_damping, "1/s"),
+    IN(st_body, fixed_rotation),
 };
 
 static const field shape_fields[] = {
-    IN(st_shape, generation),       IN(st_shape, body),          FX(st_shape, density, "kg/m^2"),
-    FX(st_shape, friction, ""),     FX(st_shape, restitution, ""), IN(st_shape, polygon), IN(st_shape, type),
-    IN(st_shape, count),            FX(st_shape, vertices[0].x, "m"),
-    FX(st_shape, vertices[0].y, "m"), FX(st_shape, vertices[1].x, "m"),
-    FX(st_shape, vertices[1].y, "m"), FX(st_shape, vertices[2].x, "m"),
-    FX(st_shape, vertices[2].y, "m"), FX(st_shape, vertices[3].x, "m"),
-    FX(st_shape, vertices[3].y, "m"), FX(st_shape, vertices[4].x, "m"),
-    FX(st_shape, vertices[4].y, "m"), FX(st_shape, vertices[5].x, "m"),
-    FX(st_shape, vertices[5].y, "m"), FX(st_shape, vertices[6].x, "m"),
-    FX(st_shape, vertices[6].y, "m"), FX(st_shape, vertices[7].x, "m"),
-    FX(st_shape, vertices[7].y, "m"), FX(st_shape, center.x, "m"), FX(st_shape, center.y, "m"),
-    FX(st_shape, radius, "m"),      U6(st_shape, user_data),
-    U6(st_shape, category_bits),    U6(st_shape, mask_bits),     IN(st_shape, group_index),
+    IN(st_shape, generation),
+    IN(st_shape, body),
+    FX(st_shape, density, "kg/m^2"),
+    FX(st_shape, friction, ""),
+    FX(st_shape, restitution, ""),
+    IN(st_shape, polygon),
+    IN(st_shape, type),
+    IN(st_shape, count),
+    FX(st_shape, vertices[0].x, "m"),
+    FX(st_shape, vertices[0].y, "m"),
+    FX(st_shape, vertices[1].x, "m"),
+    FX(st_shape, vertices[1].y, "m"),
+    FX(st_shape, vertices[2].x, "m"),
+    FX(st_shape, vertices[2].y, "m"),
+    FX(st_shape, vertices[3].x, "m"),
+    FX(st_shape, vertices[3].y, "m"),
+    FX(st_shape, vertices[4].x, "m"),
+    FX(st_shape, vertices[4].y, "m"),
+    FX(st_shape, vertices[5].x, "m"),
+    FX(st_shape, vertices[5].y, "m"),
+    FX(st_shape, vertices[6].x, "m"),
+    FX(st_shape, vertices[6].y, "m"),
+    FX(st_shape, vertices[7].x, "m"),
+    FX(st_shape, vertices[7].y, "m"),
+    FX(st_shape, center.x, "m"),
+    FX(st_shape, center.y, "m"),
+    FX(st_shape, radius, "m"),
+    U6(st_shape, user_data),
+    U6(st_shape, category_bits),
+    U6(st_shape, mask_bits),
+    IN(st_shape, group_index),
     IN(st_shape, flags),
 };
 
 static const field joint_fields[] = {
-    IN(st_joint, generation),         IN(st_joint, flags),
-    IN(st_joint, body_a),             IN(st_joint, body_b),
-    FX(st_joint, local_a.x, "m"),     FX(st_joint, local_a.y, "m"),
-    FX(st_joint, local_b.x, "m"),     FX(st_joint, local_b.y, "m"),
-    FX(st_joint, reference_angle, "rad"), FX(st_joint, lower, "rad"),
-    FX(st_joint, upper, "rad"),       FX(st_joint, motor_speed, "rad/s"),
-    FX(st_joint, max_motor_torque, "N m"), FX(st_joint, impulse.x, "N s"),
-    FX(st_joint, impulse.y, "N s"),   FX(st_joint, motor_impulse, "N m s"),
-    FX(st_joint, lower_impulse, "N m s"), FX(st_joint, upper_impulse, "N m s"),
-    U6(st_joint, user_data),          IN(st_joint, type),
-    FX(st_joint, axis.x, ""),         FX(st_joint, axis.y, ""),
-    FX(st_joint, length, "m"),        IN(st_joint, enable_spring),
-    FX(st_joint, hertz, "Hz"),        FX(st_joint, damping_ratio, ""),
-    FX(st_joint, angular_hertz, "Hz"), FX(st_joint, angular_damping_ratio, ""),
-    FX(st_joint, max_force, "N"),     FX(st_joint, correction_factor, ""),
-    FX(st_joint, spring_impulse, "N s"), FX(st_joint, angular_impulse, "N m s"),
+    IN(st_joint, generation),
+    IN(st_joint, flags),
+    IN(st_joint, body_a),
+    IN(st_joint, body_b),
+    FX(st_joint, local_a.x, "m"),
+    FX(st_joint, local_a.y, "m"),
+    FX(st_joint, local_b.x, "m"),
+    FX(st_joint, local_b.y, "m"),
+    FX(st_joint, reference_angle, "rad"),
+    FX(st_joint, lower, "rad"),
+    FX(st_joint, upper, "rad"),
+    FX(st_joint, motor_speed, "rad/s"),
+    FX(st_joint, max_motor_torque, "N m"),
+    FX(st_joint, impulse.x, "N s"),
+    FX(st_joint, impulse.y, "N s"),
+    FX(st_joint, motor_impulse, "N m s"),
+    FX(st_joint, lower_impulse, "N m s"),
+    FX(st_joint, upper_impulse, "N m s"),
+    U6(st_joint, user_data),
+    IN(st_joint, type),
+    FX(st_joint, axis.x, ""),
+    FX(st_joint, axis.y, ""),
+    FX(st_joint, length, "m"),
+    IN(st_joint, enable_spring),
+    FX(st_joint, hertz, "Hz"),
+    FX(st_joint, damping_ratio, ""),
+    FX(st_joint, angular_hertz, "Hz"),
+    FX(st_joint, angular_damping_ratio, ""),
+    FX(st_joint, max_force, "N"),
+    FX(st_joint, correction_factor, ""),
+    FX(st_joint, spring_impulse, "N s"),
+    FX(st_joint, angular_impulse, "N m s"),
 };
 
 static const field arbiter_fields[] = {
@@ -542,8 +606,8 @@ static int diff_record(diff_out *d, const char *what, int32_t id, const void *ra
 			memcpy(&a, pa, 8);
 			memcpy(&b, pb, 8);
 			if (a != b) {
-				line(d, "  %s%s %s: %" PRIu64 " -> %" PRIu64 "\n", what, idtext, f->name, a,
-				     b);
+				line(d, "  %s%s %s: %" PRIu64 " -> %" PRIu64 "\n", what, idtext,
+				     f->name, a, b);
 				++differ;
 			}
 			continue;
@@ -556,7 +620,8 @@ static int diff_record(diff_out *d, const char *what, int32_t id, const void *ra
 		}
 		++differ;
 		if (f->k == K_INT) {
-			line(d, "  %s%s %s: %" PRId32 " -> %" PRId32 "\n", what, idtext, f->name, a, b);
+			line(d, "  %s%s %s: %" PRId32 " -> %" PRId32 "\n", what, idtext, f->name, a,
+			     b);
 			continue;
 		}
 		int64_t delta = (int64_t)b - a;
@@ -564,8 +629,9 @@ static int diff_record(diff_out *d, const char *what, int32_t id, const void *ra
 		line(d,
 		     "  %s%s %s: %.6f%s%s -> %.6f%s%s (delta %+.6f%s%s; raw 0x%08" PRIx32
 		     " -> 0x%08" PRIx32 ", %+" PRId64 " LSB)\n",
-		     what, idtext, f->name, f2d_to_double(a), sp, f->unit, f2d_to_double(b), sp, f->unit,
-		     (double)delta / 65536.0, sp, f->unit, (uint32_t)a, (uint32_t)b, delta);
+		     what, idtext, f->name, f2d_to_double(a), sp, f->unit, f2d_to_double(b), sp,
+		     f->unit, (double)delta / 65536.0, sp, f->unit, (uint32_t)a, (uint32_t)b,
+		     delta);
 	}
 	d->fields += differ;
 	return differ;
@@ -605,8 +671,9 @@ long st_diff(const st_world *a, const st_world *b, FILE *out, long limit, uint8_
 	}
 	if (a->out_of_range_events != b->out_of_range_events ||
 	    a->overflow_events != b->overflow_events) {
-		line(&d, "  world events: out of range %" PRIu64 " -> %" PRIu64
-		         ", overflow %" PRIu64 " -> %" PRIu64 "\n",
+		line(&d,
+		     "  world events: out of range %" PRIu64 " -> %" PRIu64 ", overflow %" PRIu64
+		     " -> %" PRIu64 "\n",
 		     a->out_of_range_events, b->out_of_range_events, a->overflow_events,
 		     b->overflow_events);
 		d.fields++;
@@ -616,11 +683,12 @@ long st_diff(const st_world *a, const st_world *b, FILE *out, long limit, uint8_
 		const st_body *x = i < a->body_count ? &a->bodies[i] : &no_body;
 		const st_body *y = i < b->body_count ? &b->bodies[i] : &no_body;
 		if (x->alive != y->alive) {
-			line(&d, "  body %d: %s\n", i, x->alive ? "only in the first" : "only in the second");
+			line(&d, "  body %d: %s\n", i,
+			     x->alive ? "only in the first" : "only in the second");
 			d.fields++;
 			mark(div, nb, i);
-		} else if (x->alive && diff_record(&d, "body", i, x, y, body_fields,
-		                                   COUNT(body_fields)) > 0) {
+		} else if (x->alive &&
+		           diff_record(&d, "body", i, x, y, body_fields, COUNT(body_fields)) > 0) {
 			mark(div, nb, i);
 		}
 	}
@@ -630,7 +698,8 @@ long st_diff(const st_world *a, const st_world *b, FILE *out, long limit, uint8_
 		const st_shape *x = i < a->shape_count ? &a->shapes[i] : &no_shape;
 		const st_shape *y = i < b->shape_count ? &b->shapes[i] : &no_shape;
 		if (x->alive != y->alive) {
-			line(&d, "  shape %d: %s\n", i, x->alive ? "only in the first" : "only in the second");
+			line(&d, "  shape %d: %s\n", i,
+			     x->alive ? "only in the first" : "only in the second");
 			d.fields++;
 			mark(div, nb, x->alive ? x->body : y->body);
 		} else if (x->alive && diff_record(&d, "shape", i, x, y, shape_fields,
@@ -645,7 +714,8 @@ long st_diff(const st_world *a, const st_world *b, FILE *out, long limit, uint8_
 		const st_joint *x = i < a->joint_count ? &a->joints[i] : &no_joint;
 		const st_joint *y = i < b->joint_count ? &b->joints[i] : &no_joint;
 		if (x->alive != y->alive) {
-			line(&d, "  joint %d: %s\n", i, x->alive ? "only in the first" : "only in the second");
+			line(&d, "  joint %d: %s\n", i,
+			     x->alive ? "only in the first" : "only in the second");
 			d.fields++;
 		} else if (x->alive && diff_record(&d, "joint", i, x, y, joint_fields,
 		                                   COUNT(joint_fields)) > 0) {
@@ -657,8 +727,10 @@ long st_diff(const st_world *a, const st_world *b, FILE *out, long limit, uint8_
 	for (int32_t i = 0, j = 0; i < a->arbiter_count || j < b->arbiter_count;) {
 		const st_arbiter *x = i < a->arbiter_count ? &a->arbiters[i] : NULL;
 		const st_arbiter *y = j < b->arbiter_count ? &b->arbiters[j] : NULL;
-		uint64_t kx = x != NULL ? (uint64_t)x->shape_a << 32 | (uint32_t)x->shape_b : UINT64_MAX;
-		uint64_t ky = y != NULL ? (uint64_t)y->shape_a << 32 | (uint32_t)y->shape_b : UINT64_MAX;
+		uint64_t kx =
+		    x != NULL ? (uint64_t)x->shape_a << 32 | (uint32_t)x->shape_b : UINT64_MAX;
+		uint64_t ky =
+		    y != NULL ? (uint64_t)y->shape_a << 32 | (uint32_t)y->shape_b : UINT64_MAX;
 		if (kx != ky) {
 			const st_arbiter *only = kx < ky ? x : y;
 			const st_world *w = kx < ky ? a : b;
@@ -676,8 +748,7 @@ long st_diff(const st_world *a, const st_world *b, FILE *out, long limit, uint8_
 		}
 		char name[48];
 		snprintf(name, sizeof name, "contact %d-%d", x->shape_a, x->shape_b);
-		if (diff_record(&d, name, -1, x, y, arbiter_fields, COUNT(arbiter_fields)) >
-		    0) {
+		if (diff_record(&d, name, -1, x, y, arbiter_fields, COUNT(arbiter_fields)) > 0) {
 			mark(div, nb, body_of_shape(a, x->shape_a));
 			mark(div, nb, body_of_shape(a, x->shape_b));
 		}

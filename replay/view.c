@@ -64,9 +64,9 @@ typedef struct keyframe {
 typedef struct timeline {
 	f2d_world *w;
 	char name[80];
-	long t;          /* frames taken */
-	long length;     /* frames with known inputs */
-	long recorded;   /* frames read from the replay (0 for a scene) */
+	long t;        /* frames taken */
+	long length;   /* frames with known inputs */
+	long recorded; /* frames read from the replay (0 for a scene) */
 	frame_in *frames;
 	long frames_cap;
 	keyframe *keys;
@@ -223,7 +223,8 @@ static bool simulate(timeline *tl, const f2d_command *extra, int32_t n_extra,
 	f2d_result r = f2d_world_step(tl->w);
 	Uint64 t1 = SDL_GetPerformanceCounter();
 	tl->step_ms = (double)(t1 - t0) * 1000.0 / (double)SDL_GetPerformanceFrequency();
-	tl->step_avg_ms = tl->step_avg_ms == 0 ? tl->step_ms : 0.95 * tl->step_avg_ms + 0.05 * tl->step_ms;
+	tl->step_avg_ms =
+	    tl->step_avg_ms == 0 ? tl->step_ms : 0.95 * tl->step_avg_ms + 0.05 * tl->step_ms;
 	if (r != F2D_OK && r != F2D_ERROR_OUT_OF_RANGE && r != F2D_ERROR_OVERFLOW) {
 		fprintf(stderr, "%s: %s: step %ld failed: %s\n", PROG, tl->name, tl->t,
 		        f2d_error_string(r));
@@ -314,8 +315,10 @@ static int open_source(timeline *tl, const char *what, long key_every)
 	uint8_t *bytes = NULL;
 	size_t len = 0;
 	if (!read_file(what, &bytes, &len)) {
-		fprintf(stderr, "%s: '%s' is neither a scene (see fix2d-replay scenes) nor a readable "
-		                "file\n", PROG, what);
+		fprintf(stderr,
+		        "%s: '%s' is neither a scene (see fix2d-replay scenes) nor a readable "
+		        "file\n",
+		        PROG, what);
 		return EXIT_USAGE;
 	}
 	f2r_reader r;
@@ -334,7 +337,8 @@ static int open_source(timeline *tl, const char *what, long key_every)
 	           (h->fix2d_version >> 8) != (FIX2D_VERSION_WORD >> 8)) {
 		problem = "recorded by an incompatible fix2d";
 	} else if (h->start_kind == F2R_START_SCENE &&
-	           (f2d_scene_find(h->scene) < 0 || f2d_scene_create(h->scene, NULL, &w) != F2D_OK)) {
+	           (f2d_scene_find(h->scene) < 0 ||
+	            f2d_scene_create(h->scene, NULL, &w) != F2D_OK)) {
 		problem = "its scene is unknown";
 	} else if (h->start_kind == F2R_START_SNAPSHOT &&
 	           f2d_snapshot_load_new(h->start, h->start_len, NULL, &w) != F2D_OK) {
@@ -379,7 +383,8 @@ static int open_source(timeline *tl, const char *what, long key_every)
 				status = EXIT_FAILURE;
 				break;
 			}
-			memcpy(fi->commands, fr->commands, (size_t)fr->count * sizeof *fi->commands);
+			memcpy(fi->commands, fr->commands,
+			       (size_t)fr->count * sizeof *fi->commands);
 		}
 	}
 	if (fr == NULL) {
@@ -433,7 +438,8 @@ static bool record(timeline *tl, const char *path)
 		fr->index = (uint32_t)f;
 		fr->count = fi->count;
 		if (fi->count > 0) {
-			memcpy(fr->commands, fi->commands, (size_t)fi->count * sizeof *fi->commands);
+			memcpy(fr->commands, fi->commands,
+			       (size_t)fi->count * sizeof *fi->commands);
 		}
 		ok = simulate(tl, NULL, 0, NULL);
 		fr->has_hash = true;
@@ -499,7 +505,7 @@ typedef struct viewer {
 	cairo_surface_t *surface;
 	int width, height;
 	timeline tl[2];
-	int count; /* 1, or 2 in the two-replay mode */
+	int count;      /* 1, or 2 in the two-replay mode */
 	long divergent; /* two replays: the first divergent frame (-1 start, -2 none) */
 	view v;
 	bool playing, quit, aabb, contacts, joints;
@@ -538,7 +544,8 @@ static bool pick(const st_world *s, double x, double y, int32_t *body)
 		}
 		const st_body *b = &s->bodies[sh->body];
 		/* the point in the body's frame */
-		double c = d(b->q.c), sn = d(b->q.s), dx = x - d(b->origin.x), dy = y - d(b->origin.y);
+		double c = d(b->q.c), sn = d(b->q.s), dx = x - d(b->origin.x),
+		       dy = y - d(b->origin.y);
 		double lx = c * dx + sn * dy, ly = -sn * dx + c * dy;
 		bool inside;
 		if (sh->polygon) {
@@ -549,7 +556,8 @@ static bool pick(const st_world *s, double x, double y, int32_t *body)
 				inside = ex * (ly - d(p.y)) - ey * (lx - d(p.x)) >= 0;
 			}
 		} else {
-			double ex = lx - d(sh->center.x), ey = ly - d(sh->center.y), r = d(sh->radius);
+			double ex = lx - d(sh->center.x), ey = ly - d(sh->center.y),
+			       r = d(sh->radius);
 			inside = ex * ex + ey * ey <= r * r;
 		}
 		if (inside) {
@@ -580,10 +588,11 @@ static void start_drag(viewer *vw, int px, int py)
 		vw->drag_body = (f2d_body_id){id + 1, s.bodies[id].generation};
 		vw->drag_target = f2d_vec2_from_doubles(x, y);
 		vw->drag_press = vw->drag_target;
-		/* local = R^T (p - origin), in fix16 (to draw the grabbed point and to grab it again
-		 * after a rewind) */
+		/* local = R^T (p - origin), in fix16 (to draw the grabbed point and to grab it
+		 * again after a rewind) */
 		f2d_transform xf = f2d_body_get_transform(tl->w, vw->drag_body);
-		int64_t dx = (int64_t)vw->drag_target.x - xf.p.x, dy = (int64_t)vw->drag_target.y - xf.p.y;
+		int64_t dx = (int64_t)vw->drag_target.x - xf.p.x,
+		        dy = (int64_t)vw->drag_target.y - xf.p.y;
 		vw->drag_local.x = (fix16_t)((xf.q.c * dx + xf.q.s * dy) >> 16);
 		vw->drag_local.y = (fix16_t)((-(int64_t)xf.q.s * dx + xf.q.c * dy) >> 16);
 	}
@@ -649,8 +658,8 @@ static int32_t drag_commands(viewer *vw, f2d_command *out, int32_t *create_at)
 	int32_t n = 0;
 	*create_at = -1;
 	if (vw->dragging && !f2d_body_is_valid(tl->w, vw->drag_body)) {
-		printf("drag: frame %ld: body %" PRId32 " does not exist here: the drag ends\n", tl->t,
-		       vw->drag_body.index1 - 1);
+		printf("drag: frame %ld: body %" PRId32 " does not exist here: the drag ends\n",
+		       tl->t, vw->drag_body.index1 - 1);
 		vw->dragging = false;
 		vw->release_pending = false;
 		return 0;
@@ -664,7 +673,9 @@ static int32_t drag_commands(viewer *vw, f2d_command *out, int32_t *create_at)
 				return 0;
 			}
 			if (!drag_anchor(&s, vw->drag_body.index1 - 1, &anchor)) {
-				printf("drag: frame %ld: no other body to anchor a mouse joint to\n", tl->t);
+				printf(
+				    "drag: frame %ld: no other body to anchor a mouse joint to\n",
+				    tl->t);
 				vw->dragging = false;
 				st_free(&s);
 				return 0;
@@ -675,10 +686,11 @@ static int32_t drag_commands(viewer *vw, f2d_command *out, int32_t *create_at)
 			f2d_mouse_joint_def *m = &c->u.create_joint.def.mouse;
 			m->body_a = anchor;
 			m->body_b = vw->drag_body;
-			m->target = vw->drag_joint.index1 == 0
-			                ? vw->drag_press
-			                : f2d_transform_point(f2d_body_get_transform(tl->w, vw->drag_body),
-			                                      vw->drag_local);
+			m->target =
+			    vw->drag_joint.index1 == 0
+			        ? vw->drag_press
+			        : f2d_transform_point(f2d_body_get_transform(tl->w, vw->drag_body),
+			                              vw->drag_local);
 			m->hertz = F2D_FIX(5);
 			m->damping_ratio = F2D_MILLI(700);
 			int64_t force = (int64_t)f2d_body_get_mass(tl->w, vw->drag_body) * 1000;
@@ -702,8 +714,8 @@ static int32_t drag_commands(viewer *vw, f2d_command *out, int32_t *create_at)
 			f2d_command *c = &out[n++];
 			*c = f2d_default_command(F2D_CMD_DESTROY_JOINT, DRAG_PLAYER, 0);
 			c->u.destroy_joint.joint = vw->drag_joint;
-			printf("drag: frame %ld: mouse joint %" PRId32 ":%" PRIu32 " destroyed\n", tl->t,
-			       vw->drag_joint.index1 - 1, vw->drag_joint.generation);
+			printf("drag: frame %ld: mouse joint %" PRId32 ":%" PRIu32 " destroyed\n",
+			       tl->t, vw->drag_joint.index1 - 1, vw->drag_joint.generation);
 		}
 	}
 	if (n == 0) {
@@ -721,10 +733,12 @@ static int32_t drag_commands(viewer *vw, f2d_command *out, int32_t *create_at)
 			if (j->alive && j->type == F2D_MOUSE_JOINT && j->user_data == DRAG_TAG &&
 			    (id.index1 != vw->drag_joint.index1 ||
 			     id.generation != vw->drag_joint.generation)) {
-				orphans[k] = f2d_default_command(F2D_CMD_DESTROY_JOINT, DRAG_PLAYER, 0);
+				orphans[k] =
+				    f2d_default_command(F2D_CMD_DESTROY_JOINT, DRAG_PLAYER, 0);
 				orphans[k++].u.destroy_joint.joint = id;
 				printf("drag: frame %ld: mouse joint %" PRId32 ":%" PRIu32
-				       " of an earlier drag destroyed\n", tl->t, i, j->generation);
+				       " of an earlier drag destroyed\n",
+				       tl->t, i, j->generation);
 			}
 		}
 		st_free(&s);
@@ -757,16 +771,19 @@ static bool step_forward(viewer *vw)
 		char s[3][24];
 		if (cr->result == F2D_OK) {
 			vw->drag_joint = cr->created_joint;
-			printf("drag: frame %ld: mouse joint %" PRId32 ":%" PRIu32 " on body %" PRId32
-			       " (anchor body %" PRId32 "), target %s %s, max force %s N\n",
+			printf("drag: frame %ld: mouse joint %" PRId32 ":%" PRIu32
+			       " on body %" PRId32 " (anchor body %" PRId32
+			       "), target %s %s, max force %s N\n",
 			       frame, vw->drag_joint.index1 - 1, vw->drag_joint.generation,
 			       m->body_b.index1 - 1, m->body_a.index1 - 1,
-			       f2d_format_fix(m->target.x, 6, s[0]), f2d_format_fix(m->target.y, 6, s[1]),
+			       f2d_format_fix(m->target.x, 6, s[0]),
+			       f2d_format_fix(m->target.y, 6, s[1]),
 			       f2d_format_fix(m->max_force, 6, s[2]));
 		} else {
-			/* the body went in this frame, before the joint (a command of a player < 255) */
-			printf("drag: frame %ld: the mouse joint was refused (%s): the drag ends\n", frame,
-			       f2d_error_string(cr->result));
+			/* the body went in this frame, before the joint (a command of a player <
+			 * 255) */
+			printf("drag: frame %ld: the mouse joint was refused (%s): the drag ends\n",
+			       frame, f2d_error_string(cr->result));
 			vw->dragging = false;
 		}
 	}
@@ -857,7 +874,8 @@ static void draw_frame(viewer *vw)
 		/* as diff --png: the second filled (differing bodies red), the first as outlines */
 		differ = st_diff(&s[0], &s[1], NULL, 0, &diverged);
 		o.diverged = diverged;
-		o.diverged_count = s[0].body_count > s[1].body_count ? s[0].body_count : s[1].body_count;
+		o.diverged_count =
+		    s[0].body_count > s[1].body_count ? s[0].body_count : s[1].body_count;
 		draw_bodies(cr, &vw->v, &s[1], &o);
 		draw_details(cr, &vw->v, vw->tl[1].w, &s[1], &o);
 		draw_opts ghost = {false, false, false, NULL, 0, true};
@@ -904,20 +922,24 @@ static void draw_frame(viewer *vw)
 		if (vw->divergent == -2) {
 			snprintf(line, sizeof line, "the two replays agree on every frame");
 		} else if (vw->divergent == -1) {
-			snprintf(line, sizeof line, "the start worlds differ (%ld fields now)", differ);
-		} else {
-			snprintf(line, sizeof line, "first divergent frame %ld%s; %ld fields differ here",
-			         vw->divergent, a->t == vw->divergent + 1 ? " (shown)" : " (D jumps there)",
+			snprintf(line, sizeof line, "the start worlds differ (%ld fields now)",
 			         differ);
+		} else {
+			snprintf(
+			    line, sizeof line,
+			    "first divergent frame %ld%s; %ld fields differ here", vw->divergent,
+			    a->t == vw->divergent + 1 ? " (shown)" : " (D jumps there)", differ);
 		}
-		hud_line(cr, row++, differ > 0 || a->t == vw->divergent + 1 ? DIVERGED_C : TEXT_C, line);
+		hud_line(cr, row++, differ > 0 || a->t == vw->divergent + 1 ? DIVERGED_C : TEXT_C,
+		         line);
 	} else if (a->recorded > 0) {
 		if (a->hash_mismatch >= 0) {
-			snprintf(line, sizeof line, "DIVERGED at frame %ld: the recorded hash differs",
+			snprintf(line, sizeof line,
+			         "DIVERGED at frame %ld: the recorded hash differs",
 			         a->hash_mismatch);
 		} else {
-			snprintf(line, sizeof line, "replay: %ld recorded frames, hashes agree so far",
-			         a->recorded);
+			snprintf(line, sizeof line,
+			         "replay: %ld recorded frames, hashes agree so far", a->recorded);
 		}
 		hud_line(cr, row++, a->hash_mismatch >= 0 ? DIVERGED_C : TEXT_C, line);
 	}
@@ -975,17 +997,17 @@ static bool present(viewer *vw, const char *screenshot)
 		/* what the window shows, read back from the renderer */
 		int w = vw->width, h = vw->height;
 		unsigned char *px = malloc((size_t)w * (size_t)h * 4);
-		ok = px != NULL &&
-		     SDL_RenderReadPixels(vw->renderer, NULL, SDL_PIXELFORMAT_RGB888, px, w * 4) == 0;
+		ok = px != NULL && SDL_RenderReadPixels(vw->renderer, NULL, SDL_PIXELFORMAT_RGB888,
+		                                        px, w * 4) == 0;
 		size_t n = strlen(screenshot);
 		if (ok && n >= 4 && strcmp(screenshot + n - 4, ".png") == 0) {
-			cairo_surface_t *img =
-			    cairo_image_surface_create_for_data(px, CAIRO_FORMAT_RGB24, w, h, w * 4);
+			cairo_surface_t *img = cairo_image_surface_create_for_data(
+			    px, CAIRO_FORMAT_RGB24, w, h, w * 4);
 			ok = cairo_surface_write_to_png(img, screenshot) == CAIRO_STATUS_SUCCESS;
 			cairo_surface_destroy(img);
 		} else if (ok) {
-			SDL_Surface *img =
-			    SDL_CreateRGBSurfaceWithFormatFrom(px, w, h, 32, w * 4, SDL_PIXELFORMAT_RGB888);
+			SDL_Surface *img = SDL_CreateRGBSurfaceWithFormatFrom(
+			    px, w, h, 32, w * 4, SDL_PIXELFORMAT_RGB888);
 			ok = img != NULL && SDL_SaveBMP(img, screenshot) == 0;
 			SDL_FreeSurface(img);
 		}
@@ -993,11 +1015,11 @@ static bool present(viewer *vw, const char *screenshot)
 		if (ok) {
 			printf("screenshot %s frame %ld step %" PRIu64 " hash %016" PRIx64
 			       " origin %.3f %.3f scale %.4f size %dx%d\n",
-			       screenshot, vw->tl[0].t, step_of(vw->tl[0].w), f2d_world_hash(vw->tl[0].w),
-			       vw->v.ox, vw->v.oy, vw->v.s, w, h);
+			       screenshot, vw->tl[0].t, step_of(vw->tl[0].w),
+			       f2d_world_hash(vw->tl[0].w), vw->v.ox, vw->v.oy, vw->v.s, w, h);
 		} else {
-			fprintf(stderr, "%s: cannot write the screenshot %s: %s\n", PROG, screenshot,
-			        SDL_GetError());
+			fprintf(stderr, "%s: cannot write the screenshot %s: %s\n", PROG,
+			        screenshot, SDL_GetError());
 		}
 	}
 	SDL_RenderPresent(vw->renderer);
@@ -1008,9 +1030,7 @@ static void key(viewer *vw, SDL_Keycode k)
 {
 	long end = timeline_end(vw);
 	switch (k) {
-	case SDLK_SPACE:
-		vw->playing = !vw->playing;
-		break;
+	case SDLK_SPACE: vw->playing = !vw->playing; break;
 	case SDLK_RIGHT:
 		vw->playing = false;
 		if (!step_forward(vw)) {
@@ -1021,30 +1041,16 @@ static void key(viewer *vw, SDL_Keycode k)
 		vw->playing = false;
 		vw->quit = !seek_all(vw, vw->tl[0].t - 1);
 		break;
-	case SDLK_HOME:
-		vw->quit = !seek_all(vw, 0);
-		break;
-	case SDLK_END:
-		vw->quit = !seek_all(vw, end);
-		break;
+	case SDLK_HOME: vw->quit = !seek_all(vw, 0); break;
+	case SDLK_END: vw->quit = !seek_all(vw, end); break;
 	case SDLK_PLUS:
 	case SDLK_EQUALS:
-	case SDLK_KP_PLUS:
-		zoom(vw, 1.25, vw->width / 2.0, vw->height / 2.0);
-		break;
+	case SDLK_KP_PLUS: zoom(vw, 1.25, vw->width / 2.0, vw->height / 2.0); break;
 	case SDLK_MINUS:
-	case SDLK_KP_MINUS:
-		zoom(vw, 0.8, vw->width / 2.0, vw->height / 2.0);
-		break;
-	case SDLK_a:
-		vw->aabb = !vw->aabb;
-		break;
-	case SDLK_c:
-		vw->contacts = !vw->contacts;
-		break;
-	case SDLK_j:
-		vw->joints = !vw->joints;
-		break;
+	case SDLK_KP_MINUS: zoom(vw, 0.8, vw->width / 2.0, vw->height / 2.0); break;
+	case SDLK_a: vw->aabb = !vw->aabb; break;
+	case SDLK_c: vw->contacts = !vw->contacts; break;
+	case SDLK_j: vw->joints = !vw->joints; break;
 	case SDLK_d:
 		if (vw->count == 2 && vw->divergent >= 0) {
 			vw->playing = false;
@@ -1052,23 +1058,16 @@ static void key(viewer *vw, SDL_Keycode k)
 		}
 		break;
 	case SDLK_q:
-	case SDLK_ESCAPE:
-		vw->quit = true;
-		break;
-	default:
-		break;
+	case SDLK_ESCAPE: vw->quit = true; break;
+	default: break;
 	}
 }
 
 static void handle(viewer *vw, const SDL_Event *e)
 {
 	switch (e->type) {
-	case SDL_QUIT:
-		vw->quit = true;
-		break;
-	case SDL_KEYDOWN:
-		key(vw, e->key.keysym.sym);
-		break;
+	case SDL_QUIT: vw->quit = true; break;
+	case SDL_KEYDOWN: key(vw, e->key.keysym.sym); break;
 	case SDL_MOUSEBUTTONDOWN:
 		if (e->button.button == SDL_BUTTON_LEFT) {
 			start_drag(vw, e->button.x, e->button.y);
@@ -1105,8 +1104,7 @@ static void handle(viewer *vw, const SDL_Event *e)
 			zoom(vw, e->wheel.y > 0 ? 1.25 : 0.8, vw->mouse_x, vw->mouse_y);
 		}
 		break;
-	default:
-		break;
+	default: break;
 	}
 }
 
@@ -1138,7 +1136,7 @@ static void pump(viewer *vw)
 typedef struct script {
 	FILE *f;
 	long line_no;
-	long wait; /* main-loop iterations left before the next command */
+	long wait;        /* main-loop iterations left before the next command */
 	const char *text; /* or commands from a string (--frames/--screenshot) */
 	size_t pos;
 } script;
@@ -1195,8 +1193,9 @@ static void print_bodies(const viewer *vw)
 			char s[6][24];
 			f2d_vec2 p = f2d_body_get_position(w, ids[k]);
 			f2d_vec2 v = f2d_body_get_linear_velocity(w, ids[k]);
-			printf("%sbody %" PRId32 " %s %s %s %s %s %s\n", vw->count == 2 ? (i ? "B " : "A ") : "",
-			       ids[k].index1 - 1, f2d_format_fix(p.x, 6, s[0]), f2d_format_fix(p.y, 6, s[1]),
+			printf("%sbody %" PRId32 " %s %s %s %s %s %s\n",
+			       vw->count == 2 ? (i ? "B " : "A ") : "", ids[k].index1 - 1,
+			       f2d_format_fix(p.x, 6, s[0]), f2d_format_fix(p.y, 6, s[1]),
 			       f2d_format_fix(f2d_body_get_angle(w, ids[k]), 6, s[2]),
 			       f2d_format_fix(v.x, 6, s[3]), f2d_format_fix(v.y, 6, s[4]),
 			       f2d_format_fix(f2d_body_get_angular_velocity(w, ids[k]), 6, s[5]));
@@ -1220,15 +1219,16 @@ static void print_joints(const viewer *vw)
 	for (int32_t i = 0; i < s.joint_count; ++i) {
 		const st_joint *j = &s.joints[i];
 		f2d_vec2 a, b;
-		if (!j->alive || f2d_joint_get_world_anchors(w, (f2d_joint_id){i + 1, j->generation}, &a,
-		                                             &b) != F2D_OK) {
+		if (!j->alive || f2d_joint_get_world_anchors(
+		                     w, (f2d_joint_id){i + 1, j->generation}, &a, &b) != F2D_OK) {
 			continue;
 		}
 		char t[6][24];
 		printf("joint %" PRId32 ":%" PRIu32 " %s %" PRId32 " %" PRId32 " %s %s %s %s", i,
-		       j->generation, j->type >= 0 && j->type <= 6 ? names[j->type] : "?", j->body_a,
-		       j->body_b, f2d_format_fix(a.x, 6, t[0]), f2d_format_fix(a.y, 6, t[1]),
-		       f2d_format_fix(b.x, 6, t[2]), f2d_format_fix(b.y, 6, t[3]));
+		       j->generation, j->type >= 0 && j->type <= 6 ? names[j->type] : "?",
+		       j->body_a, j->body_b, f2d_format_fix(a.x, 6, t[0]),
+		       f2d_format_fix(a.y, 6, t[1]), f2d_format_fix(b.x, 6, t[2]),
+		       f2d_format_fix(b.y, 6, t[3]));
 		if (j->type == F2D_MOUSE_JOINT) {
 			printf(" target %s %s", f2d_format_fix(j->axis.x, 6, t[4]),
 			       f2d_format_fix(j->axis.y, 6, t[5]));
@@ -1260,11 +1260,12 @@ static bool run_script(viewer *vw, script *sc)
 			static const struct {
 				const char *name;
 				SDL_Keycode code;
-			} keys[] = {{"space", SDLK_SPACE}, {"right", SDLK_RIGHT}, {"left", SDLK_LEFT},
-			            {"home", SDLK_HOME},   {"end", SDLK_END},     {"plus", SDLK_PLUS},
-			            {"minus", SDLK_MINUS}, {"a", SDLK_a},         {"c", SDLK_c},
-			            {"j", SDLK_j},         {"d", SDLK_d},         {"q", SDLK_q},
-			            {"escape", SDLK_ESCAPE}};
+			} keys[] = {
+			    {"space", SDLK_SPACE},  {"right", SDLK_RIGHT}, {"left", SDLK_LEFT},
+			    {"home", SDLK_HOME},    {"end", SDLK_END},     {"plus", SDLK_PLUS},
+			    {"minus", SDLK_MINUS},  {"a", SDLK_a},         {"c", SDLK_c},
+			    {"j", SDLK_j},          {"d", SDLK_d},         {"q", SDLK_q},
+			    {"escape", SDLK_ESCAPE}};
 			ok = false;
 			for (size_t i = 0; i < sizeof keys / sizeof keys[0]; ++i) {
 				if (strcmp(w2, keys[i].name) == 0) {
@@ -1286,8 +1287,9 @@ static bool run_script(viewer *vw, script *sc)
 		           (strcmp(w2, "down") == 0 || strcmp(w2, "up") == 0) &&
 		           sscanf(buf, "%*s %*s %31s %lf %lf", w3, &x, &y) == 3 &&
 		           (strcmp(w3, "left") == 0 || strcmp(w3, "right") == 0)) {
-			push_mouse(vw, strcmp(w2, "down") == 0 ? SDL_MOUSEBUTTONDOWN : SDL_MOUSEBUTTONUP,
-			           strcmp(w3, "left") == 0 ? SDL_BUTTON_LEFT : SDL_BUTTON_RIGHT, x, y);
+			push_mouse(
+			    vw, strcmp(w2, "down") == 0 ? SDL_MOUSEBUTTONDOWN : SDL_MOUSEBUTTONUP,
+			    strcmp(w3, "left") == 0 ? SDL_BUTTON_LEFT : SDL_BUTTON_RIGHT, x, y);
 		} else if ((strcmp(w1, "step") == 0 || strcmp(w1, "wait") == 0) &&
 		           sscanf(buf, "%*s %ld", &n) == 1 && n >= 0 && n <= 10000000) {
 			if (w1[0] == 'w') {
@@ -1301,10 +1303,11 @@ static bool run_script(viewer *vw, script *sc)
 			sscanf(buf, "%*s %511s", w3);
 			ok = present(vw, w3);
 		} else if (strcmp(w1, "print") == 0) {
-			printf("frame %ld hash %016" PRIx64, vw->tl[0].t, f2d_world_hash(vw->tl[0].w));
+			printf("frame %ld hash %016" PRIx64, vw->tl[0].t,
+			       f2d_world_hash(vw->tl[0].w));
 			if (vw->count == 2) {
-				printf(" hash %016" PRIx64 " divergent %ld", f2d_world_hash(vw->tl[1].w),
-				       vw->divergent);
+				printf(" hash %016" PRIx64 " divergent %ld",
+				       f2d_world_hash(vw->tl[1].w), vw->divergent);
 			} else if (vw->tl[0].hash_mismatch >= 0) {
 				printf(" recorded-hash-differs %ld", vw->tl[0].hash_mismatch);
 			}
@@ -1319,7 +1322,8 @@ static bool run_script(viewer *vw, script *sc)
 			ok = false;
 		}
 		if (!ok) {
-			fprintf(stderr, "%s: script line %ld: cannot do '%s'\n", PROG, sc->line_no, buf);
+			fprintf(stderr, "%s: script line %ld: cannot do '%s'\n", PROG, sc->line_no,
+			        buf);
 			return false;
 		}
 		fflush(stdout);
@@ -1340,8 +1344,8 @@ static void frame_start(const f2d_world *w, const st_world *s, box *out)
 			continue;
 		}
 		f2d_aabb a = f2d_shape_get_aabb(w, (f2d_shape_id){i + 1, sh->generation});
-		box_add(s->bodies[sh->body].type == F2D_STATIC_BODY ? &fixed : &moving, d(a.lower.x),
-		        d(a.lower.y), d(a.upper.x), d(a.upper.y));
+		box_add(s->bodies[sh->body].type == F2D_STATIC_BODY ? &fixed : &moving,
+		        d(a.lower.x), d(a.lower.y), d(a.upper.x), d(a.upper.y));
 	}
 	if (!moving.empty && !fixed.empty) {
 		double wd = moving.x1 - moving.x0 > 1 ? moving.x1 - moving.x0 : 1;
@@ -1362,15 +1366,16 @@ static int usage(const char *problem, const char *detail)
 		fprintf(stderr, "%s: %s%s%s\n", PROG, problem, detail != NULL ? ": " : "",
 		        detail != NULL ? detail : "");
 	}
-	fprintf(stderr,
-	        "usage: %s SCENE|FILE.f2r [--record OUT.f2r]\n"
-	        "       %s A.f2r B.f2r              (two replays: their first divergent frame)\n"
-	        "options: --size WxH  --keyframe-every K (60)  --script FILE\n"
-	        "         --frames N --screenshot OUT.png|OUT.bmp  (N frames, a picture, quit)\n"
-	        "keys: space play/pause, right/left step/step back, home/end, +/- zoom, D first\n"
-	        "      divergent frame, A AABBs, C contacts, J joints, Q/Esc quit; mouse: left drag\n"
-	        "      a body, right drag pan, wheel zoom\n",
-	        PROG, PROG);
+	fprintf(
+	    stderr,
+	    "usage: %s SCENE|FILE.f2r [--record OUT.f2r]\n"
+	    "       %s A.f2r B.f2r              (two replays: their first divergent frame)\n"
+	    "options: --size WxH  --keyframe-every K (60)  --script FILE\n"
+	    "         --frames N --screenshot OUT.png|OUT.bmp  (N frames, a picture, quit)\n"
+	    "keys: space play/pause, right/left step/step back, home/end, +/- zoom, D first\n"
+	    "      divergent frame, A AABBs, C contacts, J joints, Q/Esc quit; mouse: left drag\n"
+	    "      a body, right drag pan, wheel zoom\n",
+	    PROG, PROG);
 	return problem != NULL ? EXIT_USAGE : EXIT_SUCCESS;
 }
 
@@ -1412,8 +1417,8 @@ int main(int argc, char **argv)
 			}
 		} else if (strcmp(a, "--size") == 0 && has) {
 			char extra;
-			if (sscanf(argv[++i], "%dx%d%c", &width, &height, &extra) != 2 || width < 320 ||
-			    height < 200 || width > 8192 || height > 8192) {
+			if (sscanf(argv[++i], "%dx%d%c", &width, &height, &extra) != 2 ||
+			    width < 320 || height < 200 || width > 8192 || height > 8192) {
 				return usage("--size needs WxH, at least 320x200", argv[i]);
 			}
 		} else if (a[0] == '-' && a[1] != '\0') {
@@ -1461,7 +1466,8 @@ int main(int argc, char **argv)
 		} else {
 			vw->divergent = first_divergence(&vw->tl[0], &vw->tl[1]);
 			if (vw->divergent == -2) {
-				printf("the two replays agree on all %ld frames\n", vw->tl[0].length);
+				printf("the two replays agree on all %ld frames\n",
+				       vw->tl[0].length);
 			} else {
 				long at = vw->divergent + 1;
 				if (vw->divergent == -1) {
@@ -1473,7 +1479,8 @@ int main(int argc, char **argv)
 				/* at that frame: the fields, as fix2d-replay diff */
 				st_world sa, sb;
 				char err[160];
-				if (seek_all(vw, at) && st_from_world(vw->tl[0].w, &sa, err, sizeof err)) {
+				if (seek_all(vw, at) &&
+				    st_from_world(vw->tl[0].w, &sa, err, sizeof err)) {
 					if (st_from_world(vw->tl[1].w, &sb, err, sizeof err)) {
 						long n = st_diff(&sa, &sb, stdout, 20, NULL);
 						printf("  %ld fields differ\n", n);
@@ -1498,8 +1505,8 @@ int main(int argc, char **argv)
 		}
 	} else if (frames >= 0) {
 		snprintf(generated, sizeof generated, "step %ld\n%s%s%squit\n", frames,
-		         screenshot != NULL ? "screenshot " : "", screenshot != NULL ? screenshot : "",
-		         screenshot != NULL ? "\n" : "");
+		         screenshot != NULL ? "screenshot " : "",
+		         screenshot != NULL ? screenshot : "", screenshot != NULL ? "\n" : "");
 		sc.text = generated;
 	}
 	vw->scripted = sc.f != NULL || sc.text != NULL;
@@ -1509,7 +1516,8 @@ int main(int argc, char **argv)
 		/* scripts (tests) draw with SDL's software renderer: the same pixels whatever GL
 		 * driver the machine has (SDL_RENDER_DRIVER in the environment still wins) */
 		if (vw->scripted) {
-			SDL_SetHintWithPriority(SDL_HINT_RENDER_DRIVER, "software", SDL_HINT_DEFAULT);
+			SDL_SetHintWithPriority(SDL_HINT_RENDER_DRIVER, "software",
+			                        SDL_HINT_DEFAULT);
 		}
 		if (SDL_Init(SDL_INIT_VIDEO) != 0) {
 			fprintf(stderr, "%s: cannot start SDL video: %s\n", PROG, SDL_GetError());
@@ -1518,9 +1526,11 @@ int main(int argc, char **argv)
 			vw->window = SDL_CreateWindow("fix2d-view", SDL_WINDOWPOS_UNDEFINED,
 			                              SDL_WINDOWPOS_UNDEFINED, width, height,
 			                              SDL_WINDOW_RESIZABLE);
-			vw->renderer = vw->window != NULL ? SDL_CreateRenderer(vw->window, -1, 0) : NULL;
+			vw->renderer =
+			    vw->window != NULL ? SDL_CreateRenderer(vw->window, -1, 0) : NULL;
 			if (vw->renderer == NULL) {
-				fprintf(stderr, "%s: cannot open a window: %s\n", PROG, SDL_GetError());
+				fprintf(stderr, "%s: cannot open a window: %s\n", PROG,
+				        SDL_GetError());
 				status = EXIT_FAILURE;
 			}
 		}
@@ -1551,7 +1561,8 @@ int main(int argc, char **argv)
 		}
 		/* a replay pauses at its last recorded frame (right arrow or space go on) */
 		for (int i = 0; i < vw->count; ++i) {
-			if (vw->playing && vw->tl[i].recorded > 0 && vw->tl[i].t == vw->tl[i].recorded) {
+			if (vw->playing && vw->tl[i].recorded > 0 &&
+			    vw->tl[i].t == vw->tl[i].recorded) {
 				vw->playing = false;
 			}
 		}
@@ -1573,7 +1584,8 @@ int main(int argc, char **argv)
 			}
 		} else {
 			/* real time: one frame per time step */
-			next += (Uint64)((double)freq * f2d_to_double(f2d_world_get_time_step(vw->tl[0].w)));
+			next += (Uint64)((double)freq *
+			                 f2d_to_double(f2d_world_get_time_step(vw->tl[0].w)));
 			Uint64 now = SDL_GetPerformanceCounter();
 			if (next > now) {
 				SDL_Delay((Uint32)((next - now) * 1000 / freq));

@@ -527,8 +527,8 @@ static int32_t update_caches(f2d_world *w, uint64_t *moved, int64_t mw, bool inc
 	/* f2d_body_sweep's constants: a step of gravity (|g| h < 2^31) and its dead zone */
 	f2d_vec2 gh = {(fix16_t)f2d_round16((int64_t)w->h * w->gravity.x),
 	               (fix16_t)f2d_round16((int64_t)w->h * w->gravity.y)};
-	int64_t dead1 = f2d_round16((int64_t)w->h * (w->def.linear_sleep_tolerance +
-	                                              f2d_abs(gh.x) + f2d_abs(gh.y))) +
+	int64_t dead1 = f2d_round16((int64_t)w->h * (w->def.linear_sleep_tolerance + f2d_abs(gh.x) +
+	                                             f2d_abs(gh.y))) +
 	                1;
 	int32_t last_body = -1;
 	f2d_vec2 sweep = {0, 0};
@@ -546,17 +546,19 @@ static int32_t update_caches(f2d_world *w, uint64_t *moved, int64_t mw, bool inc
 			last_body = s->body;
 			sweep = f2d_body_sweep(w, b, gh, dead1);
 			/* the turn per step, rounded up, at most 4 rad (|w| <= 2^31, h <= 6554) */
-			turn = b->w == 0 || !f2d_body_active(b)
-			           ? 0
-			           : ((int64_t)w->h * (b->w < 0 ? -(int64_t)b->w : b->w) + 0xFFFF) >> 16;
+			turn =
+			    b->w == 0 || !f2d_body_active(b)
+			        ? 0
+			        : ((int64_t)w->h * (b->w < 0 ? -(int64_t)b->w : b->w) + 0xFFFF) >>
+			              16;
 			turn = turn > ((int64_t)4 << 16) ? (int64_t)4 << 16 : turn;
 		}
 		if (!incremental || !cache_key_equal(s, xf, sweep)) {
 			f2d_shape_update_world(s, xf, margin);
 			set_cache_key(s, xf);
 			s->reach = f2d_shape_reach(s, b->center);
-			/* stretched along the predicted motion (the box stays within the world range
-			 * plus 512 m of shape and 64 m of motion: fix16) */
+			/* stretched along the predicted motion (the box stays within the world
+			 * range plus 512 m of shape and 64 m of motion: fix16) */
 			s->sweep = sweep;
 			s->aabb.lower.x += sweep.x < 0 ? sweep.x : 0;
 			s->aabb.lower.y += sweep.y < 0 ? sweep.y : 0;

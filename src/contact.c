@@ -267,13 +267,14 @@ f2d_result f2d_update_contacts(f2d_world *w)
 		 * or a transform set, makes the broad phase remake every cache), the speculative
 		 * distance (changed only by loading a snapshot, likewise), friction and
 		 * restitution (prev's in both cases). */
-		bool keep = prev != NULL && !prev->frozen && !shape_moved(moved, ia) &&
-		            !shape_moved(moved, ib) &&
-		            prev->speculative ==
-		                f2d_pair_speculative(w, &w->shapes[ia], &w->shapes[ib]);
-		count += (keep ? reuse_arbiter(w, prev, arb) : build_arbiter(w, prev, ia, ib, arb)) > 0
-		             ? 1
-		             : 0;
+		bool keep =
+		    prev != NULL && !prev->frozen && !shape_moved(moved, ia) &&
+		    !shape_moved(moved, ib) &&
+		    prev->speculative == f2d_pair_speculative(w, &w->shapes[ia], &w->shapes[ib]);
+		count +=
+		    (keep ? reuse_arbiter(w, prev, arb) : build_arbiter(w, prev, ia, ib, arb)) > 0
+		        ? 1
+		        : 0;
 		if (all_active) {
 			arb->active = true;
 		}

@@ -154,8 +154,8 @@ typedef struct f2d_arbiter {
 	f2d_vec2 normal; /* from A to B */
 	fix16_t friction, restitution;
 	int32_t count;
-	bool frozen; /* per step: copied unchanged because neither body could move */
-	bool active; /* per step: solved (one body moves); set by f2d_islands_wake */
+	bool frozen;         /* per step: copied unchanged because neither body could move */
+	bool active;         /* per step: solved (one body moves); set by f2d_islands_wake */
 	fix16_t speculative; /* per step: the gap up to which its manifold kept points
 	                      * (f2d_pair_speculative; contact.c) */
 	f2d_contact_point points[2];
@@ -396,14 +396,14 @@ struct f2d_world {
 	int32_t body_count, shape_count, joint_count;
 	uint64_t out_of_range_events, overflow_events;
 	int32_t last_out_of_range_body;
-	bool saturated;        /* set by the solver when an impulse saturated in this step */
-	bool bounce;           /* per step: a batch has a restitution target (solver.c) */
-	bool stopped_at_edge;  /* set when a body was stopped at the world limit in this step */
-	f2d_events events;     /* events.c: the last step's events and the state behind them */
-	int32_t sensor_count;  /* live sensor shapes (derived) */
+	bool saturated;          /* set by the solver when an impulse saturated in this step */
+	bool bounce;             /* per step: a batch has a restitution target (solver.c) */
+	bool stopped_at_edge;    /* set when a body was stopped at the world limit in this step */
+	f2d_events events;       /* events.c: the last step's events and the state behind them */
+	int32_t sensor_count;    /* live sensor shapes (derived) */
 	int32_t hit_shape_count; /* live shapes with hit events on (derived) */
-	f2d_query_cache query; /* queries (query.c): a cache */
-	uint64_t query_epoch;  /* moves when a shape may have moved (see f2d_query_cache) */
+	f2d_query_cache query;   /* queries (query.c): a cache */
+	uint64_t query_epoch;    /* moves when a shape may have moved (see f2d_query_cache) */
 	char error[160];
 };
 
@@ -414,8 +414,8 @@ f2d_result f2d_set_error(f2d_world *w, f2d_result r, const char *fmt, ...);
  *  zeroed), the world counts the event and the step reports F2D_ERROR_OUT_OF_RANGE. */
 void f2d_stop_at_edge(f2d_world *w, f2d_body *b);
 
-/** base.c: takes an id (reusing the most recently freed one first) and grows the object array to hold
- *  it; new slots are zeroed. The world is unchanged on failure. */
+/** base.c: takes an id (reusing the most recently freed one first) and grows the object array to
+ * hold it; new slots are zeroed. The world is unchanged on failure. */
 f2d_result f2d_pool_alloc(f2d_world *w, f2d_id_pool *pool, void **array, int32_t *capacity,
                           size_t elem, int32_t *id);
 void f2d_pool_free(f2d_world *w, f2d_id_pool *pool, int32_t id);
@@ -595,11 +595,11 @@ void f2d_soft_end(f2d_world *w);
  * bodies, impulses and constants of the batches), in batch order; never changes the world.
  * Returns the number of points (at most capacity are written). */
 typedef struct f2d_lcp_point {
-	fix16_t vn, target;     /* relative normal velocity and its target (bias or bounce) */
-	fix16_t pn, mass_n;     /* normal impulse, effective mass 1 / k_n */
-	fix16_t vt, pt, mu;     /* tangential velocity and impulse, friction coefficient */
-	fix16_t mass_t;         /* 1 / k_t */
-	fix16_t separation;     /* the manifold's separation */
+	fix16_t vn, target; /* relative normal velocity and its target (bias or bounce) */
+	fix16_t pn, mass_n; /* normal impulse, effective mass 1 / k_n */
+	fix16_t vt, pt, mu; /* tangential velocity and impulse, friction coefficient */
+	fix16_t mass_t;     /* 1 / k_t */
+	fix16_t separation; /* the manifold's separation */
 } f2d_lcp_point;
 int32_t f2d_contact_lcp_points(const f2d_world *w, f2d_lcp_point *out, int32_t capacity);
 

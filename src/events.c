@@ -145,8 +145,8 @@ static fix16_t landed_approach(const f2d_world *w, const f2d_arbiter *arb,
 	 * and the speed left now is s / h: it was deferred (2 s / h >= its approach) only when
 	 * 2 approach >= before - h |g|; otherwise that step reported the hit and this is its
 	 * continuation: no second hit. */
-	int64_t hg = f2d_round16((int64_t)w->h * ((int64_t)f2d_abs(w->gravity.x) +
-	                                         f2d_abs(w->gravity.y)));
+	int64_t hg =
+	    f2d_round16((int64_t)w->h * ((int64_t)f2d_abs(w->gravity.x) + f2d_abs(w->gravity.y)));
 	if (2 * (int64_t)approach < before - hg) {
 		return 0;
 	}

@@ -12,8 +12,8 @@
  *   for bodies, shapes, joints: the id pool (next, free_count, free ids in stack order), then
  *   for each slot in [0, next):
  *     body:  u32 generation, u8 flags (0 dead; alive: 1 | type << 1 | 8 awake | 16 sleep
- *            enabled), and when alive 15 i32: origin, q.c, q.s, center, local_center, v, w, force, torque, mass,
- *            then inertia, sleep_time (17 i32). Derived values are left out: inverse mass and
+ *            enabled), and when alive 15 i32: origin, q.c, q.s, center, local_center, v, w, force,
+ * torque, mass, then inertia, sleep_time (17 i32). Derived values are left out: inverse mass and
  *            inertia (of mass, inertia and the fixed-rotation option), the shape list (of the
  *            shapes' bodies, in id order) and the joint count (of the joints' bodies), as the
  *            snapshots leave them out.
@@ -167,7 +167,7 @@ static inline uint8_t *w_u8(uint8_t *p, uint32_t v)
 
 /* Little-endian hosts (known at compile time; tcc, which does not say, takes the byte path):
  * the host's bytes of an integer are its encoding, so a field is one 4-byte store. */
-#if defined(__BYTE_ORDER__) && defined(__ORDER_LITTLE_ENDIAN__) &&                                \
+#if defined(__BYTE_ORDER__) && defined(__ORDER_LITTLE_ENDIAN__) &&                                 \
     __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
 #define HOST_LE 1
 #else
@@ -249,14 +249,14 @@ static void put_pool(encoder *e, const f2d_id_pool *p)
 	 offsetof(f2d_body, w) == offsetof(f2d_body, origin) + 40 &&                               \
 	 offsetof(f2d_body, force) == offsetof(f2d_body, origin) + 44 &&                           \
 	 offsetof(f2d_body, torque) == offsetof(f2d_body, origin) + 52 &&                          \
-	 offsetof(f2d_body, mass) == offsetof(f2d_body, origin) + 56 && sizeof(f2d_vec2) == 8 &&    \
-	 sizeof(f2d_rot) == 8 && offsetof(f2d_rot, s) == 4 && offsetof(f2d_vec2, y) == 4 &&         \
+	 offsetof(f2d_body, mass) == offsetof(f2d_body, origin) + 56 && sizeof(f2d_vec2) == 8 &&   \
+	 sizeof(f2d_rot) == 8 && offsetof(f2d_rot, s) == 4 && offsetof(f2d_vec2, y) == 4 &&        \
 	 sizeof(fix16_t) == 4)
 
 /* The arbiter's runs: shape_a, shape_b; friction, restitution, count; a point's pn, pt. An
  * arbiter has at most 2 points. */
 #define ARBITER_RUNS                                                                               \
-	(offsetof(f2d_arbiter, shape_a) == 0 && offsetof(f2d_arbiter, shape_b) == 4 &&            \
+	(offsetof(f2d_arbiter, shape_a) == 0 && offsetof(f2d_arbiter, shape_b) == 4 &&             \
 	 offsetof(f2d_arbiter, restitution) == offsetof(f2d_arbiter, friction) + 4 &&              \
 	 offsetof(f2d_arbiter, count) == offsetof(f2d_arbiter, friction) + 8 &&                    \
 	 offsetof(f2d_contact_point, pt) == offsetof(f2d_contact_point, pn) + 4 &&                 \
@@ -484,8 +484,8 @@ static uint64_t hash_world(const f2d_world *w, bool fresh)
 		p = room(&e, p, 80); /* 73 bytes */
 		p = w_u32(p, b->generation);
 		p = w_u8(p, b->alive ? 1u | (uint32_t)b->type << 1 | (b->awake ? 8u : 0u) |
-		                          (b->enable_sleep ? 16u : 0u)
-		                    : 0u); /* a dead slot's other fields are not state */
+		                           (b->enable_sleep ? 16u : 0u)
+		                     : 0u); /* a dead slot's other fields are not state */
 		if (b->alive) {
 			p = put_body(p, b);
 		}
@@ -550,7 +550,8 @@ uint64_t f2d_hash_world(const f2d_world *w)
 	/* debug switch (on in FIX2D_SANITIZE builds): every cached digest must be the record's */
 	for (int32_t i = 0; i < w->shape_ids.next; ++i) {
 		if (w->shapes[i].digest != shape_digest(&w->shapes[i])) {
-			fprintf(stderr, "fix2d: F2D_HASH_CHECK: shape %d's cached digest is stale\n",
+			fprintf(stderr,
+			        "fix2d: F2D_HASH_CHECK: shape %d's cached digest is stale\n",
 			        (int)i);
 			abort();
 		}

@@ -60,28 +60,31 @@ static f2d_result spawn_chain(f2d_world *w, const f2d_spawn *sp, f2d_body_id *ou
 	int32_t n = sp->count;
 	if (sp->body.type == F2D_DYNAMIC_BODY) {
 		return f2d_set_error(w, F2D_ERROR_INVALID_VALUE,
-		                     "%s: a chain has no mass: static and kinematic bodies only", what);
+		                     "%s: a chain has no mass: static and kinematic bodies only",
+		                     what);
 	}
 	if (sp->shape.is_sensor) {
-		return f2d_set_error(w, F2D_ERROR_INVALID_VALUE, "%s: a chain is not a sensor", what);
+		return f2d_set_error(w, F2D_ERROR_INVALID_VALUE, "%s: a chain is not a sensor",
+		                     what);
 	}
 	if (n < 2 || n > F2D_SPAWN_MAX_CHAIN_POINTS || (sp->loop && n < 3)) {
 		return f2d_set_error(w, F2D_ERROR_INVALID_VALUE,
-		                     "%s: count %d: need 2..%d points (3.. for a loop)", what, (int)n,
-		                     F2D_SPAWN_MAX_CHAIN_POINTS);
+		                     "%s: count %d: need 2..%d points (3.. for a loop)", what,
+		                     (int)n, F2D_SPAWN_MAX_CHAIN_POINTS);
 	}
 	int32_t edges = sp->loop ? n : n - 1;
 	/* f2d_create_chain's point checks: every point is an end of some edge */
 	for (int32_t i = 0; i < edges; ++i) {
 		if (!f2d_segment_ok(sp->points[i], sp->points[(i + 1) % n])) {
-			return f2d_set_error(w, F2D_ERROR_INVALID_VALUE,
-			                     "%s: points %d and %d must lie within 512 m of the body "
-			                     "origin and >= 0.005 m apart",
-			                     what, (int)i, (int)((i + 1) % n));
+			return f2d_set_error(
+			    w, F2D_ERROR_INVALID_VALUE,
+			    "%s: points %d and %d must lie within 512 m of the body "
+			    "origin and >= 0.005 m apart",
+			    what, (int)i, (int)((i + 1) % n));
 		}
 	}
-	if (sp->shape.friction < 0 || sp->shape.friction > F2D_FIX(4) || sp->shape.restitution < 0 ||
-	    sp->shape.restitution > F2D_ONE) {
+	if (sp->shape.friction < 0 || sp->shape.friction > F2D_FIX(4) ||
+	    sp->shape.restitution < 0 || sp->shape.restitution > F2D_ONE) {
 		return f2d_set_error(w, F2D_ERROR_INVALID_VALUE,
 		                     "%s: friction must be in [0, 4], restitution in [0, 1]", what);
 	}
@@ -99,7 +102,8 @@ static f2d_result spawn_chain(f2d_world *w, const f2d_spawn *sp, f2d_body_id *ou
 	              sizeof(int32_t)) ||
 	    !f2d_grow(w, (void **)&w->shapes, &w->shape_capacity, pool->next + fresh,
 	              sizeof(f2d_shape))) {
-		return f2d_set_error(w, F2D_ERROR_OUT_OF_MEMORY, "%s: allocator returned NULL", what);
+		return f2d_set_error(w, F2D_ERROR_OUT_OF_MEMORY, "%s: allocator returned NULL",
+		                     what);
 	}
 	f2d_body_id id;
 	f2d_result r = f2d_create_body(w, &sp->body, &id); /* validates the body def */
@@ -154,15 +158,17 @@ static f2d_result spawn(f2d_world *w, const f2d_spawn *sp, f2d_body_id *out)
 		break;
 	case F2D_SPAWN_SEGMENT:
 		if (sp->body.type == F2D_DYNAMIC_BODY) {
-			return f2d_set_error(w, F2D_ERROR_INVALID_VALUE,
-			                     "create body command: a segment has no mass: static and "
-			                     "kinematic bodies only");
+			return f2d_set_error(
+			    w, F2D_ERROR_INVALID_VALUE,
+			    "create body command: a segment has no mass: static and "
+			    "kinematic bodies only");
 		}
 		proto.type = F2D_SEGMENT_SHAPE;
 		proto.capsule.center1 = sp->segment.point1;
 		proto.capsule.center2 = sp->segment.point2;
-		r = f2d_segment_ok(sp->segment.point1, sp->segment.point2) ? F2D_OK
-		                                                            : F2D_ERROR_INVALID_VALUE;
+		r = f2d_segment_ok(sp->segment.point1, sp->segment.point2)
+		        ? F2D_OK
+		        : F2D_ERROR_INVALID_VALUE;
 		break;
 	default: r = F2D_ERROR_INVALID_VALUE; break;
 	}
@@ -179,9 +185,7 @@ static f2d_result create_joint(f2d_world *w, const f2d_joint_spawn *js, f2d_join
 	switch (js->type) {
 	case F2D_REVOLUTE_JOINT: r = f2d_create_revolute_joint(w, &js->def.revolute, &id); break;
 	case F2D_DISTANCE_JOINT: r = f2d_create_distance_joint(w, &js->def.distance, &id); break;
-	case F2D_PRISMATIC_JOINT:
-		r = f2d_create_prismatic_joint(w, &js->def.prismatic, &id);
-		break;
+	case F2D_PRISMATIC_JOINT: r = f2d_create_prismatic_joint(w, &js->def.prismatic, &id); break;
 	case F2D_WELD_JOINT: r = f2d_create_weld_joint(w, &js->def.weld, &id); break;
 	case F2D_WHEEL_JOINT: r = f2d_create_wheel_joint(w, &js->def.wheel, &id); break;
 	case F2D_MOTOR_JOINT: r = f2d_create_motor_joint(w, &js->def.motor, &id); break;
@@ -204,8 +208,9 @@ static f2d_result set_limits(f2d_world *w, f2d_joint_id j, bool enable, fix16_t 
 {
 	f2d_joint_type type;
 	if (f2d_joint_get_type(w, j, &type) != F2D_OK) {
-		return f2d_set_error(w, F2D_ERROR_INVALID_HANDLE,
-		                     "set joint limits command: null, stale or foreign joint handle");
+		return f2d_set_error(
+		    w, F2D_ERROR_INVALID_HANDLE,
+		    "set joint limits command: null, stale or foreign joint handle");
 	}
 	switch (type) {
 	case F2D_REVOLUTE_JOINT: return f2d_revolute_joint_set_limits(w, j, enable, lower, upper);
@@ -216,9 +221,10 @@ static f2d_result set_limits(f2d_world *w, f2d_joint_id j, bool enable, fix16_t 
 		return r != F2D_OK ? r : f2d_distance_joint_enable_limit(w, j, enable);
 	}
 	default:
-		return f2d_set_error(w, F2D_ERROR_INVALID_HANDLE,
-		                     "set joint limits command: a weld, motor or mouse joint has no "
-		                     "limits");
+		return f2d_set_error(
+		    w, F2D_ERROR_INVALID_HANDLE,
+		    "set joint limits command: a weld, motor or mouse joint has no "
+		    "limits");
 	}
 }
 
@@ -266,7 +272,8 @@ static f2d_result apply_one(f2d_world *w, const f2d_command *c, f2d_command_resu
 		}
 		f2d_revolute_joint_set_motor_speed(w, j, c->u.motor.speed);
 		f2d_revolute_joint_set_max_motor_torque(w, j, c->u.motor.max_torque);
-		return f2d_revolute_joint_enable_motor(w, j, c->u.motor.enable); /* refuses others */
+		return f2d_revolute_joint_enable_motor(w, j,
+		                                       c->u.motor.enable); /* refuses others */
 	}
 	case F2D_CMD_PAYLOAD: return F2D_OK;
 	/* format 2: each one is one public setter, which validates and changes nothing on a
@@ -276,7 +283,8 @@ static f2d_result apply_one(f2d_world *w, const f2d_command *c, f2d_command_resu
 	case F2D_CMD_SET_BODY_TYPE:
 		return f2d_body_set_type(w, c->u.body_type.body, c->u.body_type.type);
 	case F2D_CMD_SET_GRAVITY_SCALE:
-		return f2d_body_set_gravity_scale(w, c->u.gravity_scale.body, c->u.gravity_scale.scale);
+		return f2d_body_set_gravity_scale(w, c->u.gravity_scale.body,
+		                                  c->u.gravity_scale.scale);
 	case F2D_CMD_SET_DAMPING:
 		return f2d_body_set_damping(w, c->u.damping.body, c->u.damping.linear,
 		                            c->u.damping.angular);
@@ -304,7 +312,8 @@ static f2d_result apply_one(f2d_world *w, const f2d_command *c, f2d_command_resu
 	case F2D_CMD_SET_DISTANCE_LENGTH:
 		return f2d_distance_joint_set_length(w, c->u.length.joint, c->u.length.length);
 	case F2D_CMD_SET_MOUSE_TARGET:
-		return f2d_mouse_joint_set_target(w, c->u.mouse_target.joint, c->u.mouse_target.target);
+		return f2d_mouse_joint_set_target(w, c->u.mouse_target.joint,
+		                                  c->u.mouse_target.target);
 	case F2D_CMD_SET_MOUSE_MAX_FORCE:
 		return f2d_mouse_joint_set_max_force(w, c->u.mouse_max_force.joint,
 		                                     c->u.mouse_max_force.force);
@@ -323,13 +332,31 @@ static f2d_result apply_one(f2d_world *w, const f2d_command *c, f2d_command_resu
 
 const char *f2d_command_type_name(uint8_t type)
 {
-	static const char *const names[F2D_CMD_LAST + 1] = {
-	    NULL,          "apply_force",  "apply_impulse", "set_velocity",      "create_body",
-	    "destroy_body", "set_motor",   "payload",       "set_filter",        "set_body_type",
-	    "set_gravity_scale", "set_damping", "set_fixed_rotation", "create_joint",
-	    "destroy_joint", "set_joint_motor", "set_joint_spring", "set_weld_springs",
-	    "set_joint_limits", "set_distance_length", "set_mouse_target", "set_mouse_max_force",
-	    "set_motor_joint_offsets", "set_motor_joint_max", "set_motor_joint_correction"};
+	static const char *const names[F2D_CMD_LAST + 1] = {NULL,
+	                                                    "apply_force",
+	                                                    "apply_impulse",
+	                                                    "set_velocity",
+	                                                    "create_body",
+	                                                    "destroy_body",
+	                                                    "set_motor",
+	                                                    "payload",
+	                                                    "set_filter",
+	                                                    "set_body_type",
+	                                                    "set_gravity_scale",
+	                                                    "set_damping",
+	                                                    "set_fixed_rotation",
+	                                                    "create_joint",
+	                                                    "destroy_joint",
+	                                                    "set_joint_motor",
+	                                                    "set_joint_spring",
+	                                                    "set_weld_springs",
+	                                                    "set_joint_limits",
+	                                                    "set_distance_length",
+	                                                    "set_mouse_target",
+	                                                    "set_mouse_max_force",
+	                                                    "set_motor_joint_offsets",
+	                                                    "set_motor_joint_max",
+	                                                    "set_motor_joint_correction"};
 	return type <= F2D_CMD_LAST ? names[type] : NULL;
 }
 
@@ -456,8 +483,8 @@ static bool ext_is_default(const f2d_spawn *s)
 	d.body = bd;
 	return s->shape.filter.category_bits == sd.filter.category_bits &&
 	       s->shape.filter.mask_bits == sd.filter.mask_bits &&
-	       s->shape.filter.group_index == sd.filter.group_index && ext_flags(s) == ext_flags(&d) &&
-	       s->body.gravity_scale == bd.gravity_scale &&
+	       s->shape.filter.group_index == sd.filter.group_index &&
+	       ext_flags(s) == ext_flags(&d) && s->body.gravity_scale == bd.gravity_scale &&
 	       s->body.linear_damping == bd.linear_damping &&
 	       s->body.angular_damping == bd.angular_damping;
 }
@@ -968,7 +995,8 @@ f2d_result f2d_command_decode(const uint8_t *buf, size_t len, f2d_command *out, 
 		if ((type & 64u) != 0 || (type & 15u) > (uint32_t)F2D_DYNAMIC_BODY) {
 			return F2D_ERROR_INVALID_VALUE;
 		}
-		/* without the extension, its fields (options, filter, events) keep their defaults */
+		/* without the extension, its fields (options, filter, events) keep their defaults
+		 */
 		s->body = f2d_default_body_def();
 		s->shape = f2d_default_shape_def();
 		s->body.type = (f2d_body_type)(type & 15u);
@@ -1033,7 +1061,8 @@ f2d_result f2d_command_decode(const uint8_t *buf, size_t len, f2d_command *out, 
 			s->body.linear_damping = rfix(&b);
 			s->body.angular_damping = rfix(&b);
 			if ((flags & EXT_RESERVED) != 0 || (!b.short_read && ext_is_default(s))) {
-				return F2D_ERROR_INVALID_VALUE; /* encode writes no such extension */
+				return F2D_ERROR_INVALID_VALUE; /* encode writes no such extension
+				                                 */
 			}
 		}
 		break;

@@ -141,7 +141,8 @@ bool f2d_joint_lists_consistent(const f2d_world *w)
 			    (j->body_a != i && j->body_b != i)) {
 				return false;
 			}
-			/* a joint of one body to itself counts twice in joint_count, is listed once */
+			/* a joint of one body to itself counts twice in joint_count, is listed once
+			 */
 			n += j->body_a == j->body_b ? 2 : 1;
 			k = j->body_a == i ? j->next_a : j->next_b;
 		}

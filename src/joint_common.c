@@ -79,10 +79,10 @@
  * formed as (2^16 - w)(1 + R - T) / (1 - R) / h: bounded by ~16 / h even as zeta -> 0). The
  * coefficients' rounding (1/2 LSB of Q16 on ms ~ 2 zeta x) is the accuracy limit: a 1 Hz,
  * zeta 0.1 spring at 60 Hz has ms ~ 0.021 (1,370 LSB), so 4e-4 relative. */
-#define TWO_PI_Q16 411775  /* round(2 pi 2^16) */
-#define LN2_Q30 744261118  /* round(ln 2 2^30) */
+#define TWO_PI_Q16 411775 /* round(2 pi 2^16) */
+#define LN2_Q30 744261118 /* round(ln 2 2^30) */
 #define ONE_Q30 ((int64_t)1 << 30)
-#define ZETA0_Q16 4096     /* 1/16 */
+#define ZETA0_Q16 4096 /* 1/16 */
 
 /* ---- f2d_u128_div31, faster (the same function) ----
  * floor(n / d) for d > 0, 2^31 when that is >= 2^31 (the caller saturates). f2d_u128_div31
@@ -158,9 +158,8 @@ static int64_t q30_round(int64_t a)
 static const int64_t RECIP_Q30[13] = {0,         1073741824, 536870912, 357913941, 268435456,
                                       214748365, 178956971,  153391689, 134217728, 119304647,
                                       107374182, 97612893,   89478485};
-static const int64_t RECIP2_Q30[11] = {0,       536870912, 89478485, 35791394, 19173961,
-                                       11930465, 8134408,   5899680,  4473924,  3508960,
-                                       2825636};
+static const int64_t RECIP2_Q30[11] = {0,       536870912, 89478485, 35791394, 19173961, 11930465,
+                                       8134408, 5899680,   4473924,  3508960,  2825636};
 
 /* exp(-y) in Q30 for y >= 0 in Q30 (|error| < 4 LSB, see above) */
 int64_t f2d_exp_neg_q30(int64_t y)
@@ -220,7 +219,8 @@ void f2d_make_soft(fix16_t hertz, fix16_t zeta, fix16_t h, fix16_t soft[3])
 	box2d_soft(W, X, zeta, b2);
 	/* Box2D's weight w (Q16): the larger of (x - 1) and (zeta0 - zeta) / zeta0, in [0, 1] */
 	int64_t x = (int64_t)((X + 2) >> 2); /* Q30; X < 2^42 */
-	int64_t wx = x <= ONE_Q30 ? 0 : (x >= 2 * ONE_Q30 ? F2D_ONE : (x - ONE_Q30 + (1 << 13)) >> 14);
+	int64_t wx =
+	    x <= ONE_Q30 ? 0 : (x >= 2 * ONE_Q30 ? F2D_ONE : (x - ONE_Q30 + (1 << 13)) >> 14);
 	int64_t wz = zeta >= ZETA0_Q16 ? 0 : (int64_t)(ZETA0_Q16 - zeta) << 4;
 	int64_t w = wx > wz ? wx : wz;
 	if (w >= F2D_ONE) {
@@ -253,8 +253,8 @@ void f2d_make_soft(fix16_t hertz, fix16_t zeta, fix16_t h, fix16_t soft[3])
 	int64_t brh = (e * num + den / 2) / den; /* Q16, (1 - w) br h; <= ~2^20 but for a den
 	                                          * rounded to ~0: bounded before << 16 */
 	brh = brh > ((int64_t)1 << 46) ? (int64_t)1 << 46 : brh;
-	int64_t br_m = ((brh << 16) + h / 2) / h;                 /* Q16, / h */
-	int64_t ms_m = (den + (1 << 13)) >> 14;                   /* Q16 */
+	int64_t br_m = ((brh << 16) + h / 2) / h; /* Q16, / h */
+	int64_t ms_m = (den + (1 << 13)) >> 14;   /* Q16 */
 	int64_t ms = (e * ms_m + w * b2[SOFT_MASS] + (1 << 15)) >> 16;
 	int64_t br = br_m + ((w * b2[SOFT_BIAS] + (1 << 15)) >> 16);
 	soft[SOFT_BIAS] = f2d_sat(br);

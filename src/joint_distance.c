@@ -98,7 +98,8 @@ static bool distance_solve_fast(const f2d_world *w, f2d_joint *j, f2d_body *a, f
 		if (j->enable_motor) {
 			int64_t cdot = jf_axial_cdot(&acc, j, va, vb);
 			int64_t l = jf_mul(&acc, j->axial_mass, jf_sub(&acc, j->motor_speed, cdot));
-			jf_apply_axial(&acc, &va, &vb, a, b, j, jf_motor_clamp(&acc, w, j, l, &motor));
+			jf_apply_axial(&acc, &va, &vb, a, b, j,
+			               jf_motor_clamp(&acc, w, j, l, &motor));
 		}
 		if (j->hertz > 0) {
 			int64_t cdot = jf_axial_cdot(&acc, j, va, vb);

@@ -83,8 +83,8 @@ static inline void jx_apply(f2d_world *w, f2d_body *a, f2d_body *b, f2d_vec2 p, 
 }
 
 /* A point impulse p at the arms r_a, r_b: angular parts r x p. */
-static inline void jx_apply_point(f2d_world *w, f2d_body *a, f2d_body *b, f2d_vec2 ra,
-                                  f2d_vec2 rb, f2d_vec2 p, fix16_t axial)
+static inline void jx_apply_point(f2d_world *w, f2d_body *a, f2d_body *b, f2d_vec2 ra, f2d_vec2 rb,
+                                  f2d_vec2 p, fix16_t axial)
 {
 	fix16_t la = jx_add(w, jx_cross(w, ra, p), axial);
 	fix16_t lb = jx_add(w, jx_cross(w, rb, p), axial);
@@ -234,9 +234,9 @@ static inline int64_t jf_motor_clamp(uint64_t *acc, const f2d_world *w, const f2
 static inline int64_t jf_slider_cdot(uint64_t *acc, const f2d_joint *j, jfv va, jfv vb)
 {
 	int64_t dx = jf_sub(acc, vb.x, va.x), dy = jf_sub(acc, vb.y, va.y);
-	return jf_sat(acc, f2d_wadd(jf_dot(acc, j->w_axis.x, j->w_axis.y, dx, dy),
-	                            f2d_wround16(f2d_wsub(f2d_wmul(j->a2, vb.w),
-	                                                  f2d_wmul(j->a1, va.w)))));
+	return jf_sat(
+	    acc, f2d_wadd(jf_dot(acc, j->w_axis.x, j->w_axis.y, dx, dy),
+	                  f2d_wround16(f2d_wsub(f2d_wmul(j->a2, vb.w), f2d_wmul(j->a1, va.w)))));
 }
 /* f2d_slider_solve_axial on locals */
 static inline void jf_slider_solve_axial(uint64_t *acc, const f2d_world *w, const f2d_joint *j,
@@ -250,8 +250,8 @@ static inline void jf_slider_solve_axial(uint64_t *acc, const f2d_world *w, cons
 	}
 	if (j->enable_spring && j->hertz > 0) {
 		int64_t cdot = jf_slider_cdot(acc, j, *va, *vb);
-		int64_t l = jf_soft_impulse(acc, j->soft, j->axial_mass, cdot, j->translation,
-		                            im->spring);
+		int64_t l =
+		    jf_soft_impulse(acc, j->soft, j->axial_mass, cdot, j->translation, im->spring);
 		im->spring = jf_add(acc, im->spring, l);
 		jf_apply_axial(acc, va, vb, a, b, j, l);
 	}
@@ -283,8 +283,8 @@ void f2d_joint_make_soft(f2d_joint *j, int which, fix16_t hertz, fix16_t zeta, f
 /** The rigid joints' softness: hertz = half the step rate, zeta = 2 (constants, see there). */
 void f2d_rigid_soft(const f2d_world *w, fix16_t soft[3]);
 /** One soft scalar impulse: -ms m (cdot + bias_rate c) - is accumulated (c = 0: no bias). */
-fix16_t f2d_soft_impulse(f2d_world *w, const fix16_t soft[3], fix16_t mass, fix16_t cdot,
-                         fix16_t c, fix16_t accumulated);
+fix16_t f2d_soft_impulse(f2d_world *w, const fix16_t soft[3], fix16_t mass, fix16_t cdot, fix16_t c,
+                         fix16_t accumulated);
 /** One side of a limit (Box2D v3): c > 0 speculative (bias c / h, rigid), else the rigid
  *  softness; the accumulated impulse stays >= 0. Returns the increment. */
 fix16_t f2d_limit_impulse(f2d_world *w, fix16_t mass, fix16_t cdot, fix16_t c,
@@ -333,8 +333,7 @@ void f2d_mouse_solve(f2d_world *w, f2d_joint *j);
 
 /* prismatic and wheel joints' axial part (joint_prismatic.c) */
 void f2d_slider_prestep(f2d_world *w, f2d_joint *j);
-void f2d_slider_apply_axial(f2d_world *w, const f2d_joint *j, f2d_body *a, f2d_body *b,
-                            fix16_t l);
+void f2d_slider_apply_axial(f2d_world *w, const f2d_joint *j, f2d_body *a, f2d_body *b, fix16_t l);
 fix16_t f2d_slider_axial_cdot(f2d_world *w, const f2d_joint *j, const f2d_body *a,
                               const f2d_body *b);
 void f2d_slider_solve_axial(f2d_world *w, f2d_joint *j, f2d_body *a, f2d_body *b, bool motor);
@@ -356,7 +355,7 @@ void f2d_joint_ext_reaction(const f2d_world *w, const f2d_joint *j, f2d_vec2 *li
 const char *f2d_joint_ext_check(const f2d_joint *j, f2d_body_type ta, f2d_body_type tb);
 /** Validates the common part (bodies, anchors, effective mass) and the type's fields, then
  *  allocates the joint and copies proto into it (as f2d_create_revolute_joint does). */
-f2d_result f2d_joint_ext_create(f2d_world *w, const f2d_joint *proto, f2d_body_id a,
-                                f2d_body_id b, const char *what, f2d_joint_id *out);
+f2d_result f2d_joint_ext_create(f2d_world *w, const f2d_joint *proto, f2d_body_id a, f2d_body_id b,
+                                const char *what, f2d_joint_id *out);
 
 #endif

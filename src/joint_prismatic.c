@@ -69,8 +69,7 @@ void f2d_prismatic_prestep(f2d_world *w, f2d_joint *j)
 }
 
 /* axial lambda: P = lambda a, L_a = lambda a1, L_b = lambda a2 */
-void f2d_slider_apply_axial(f2d_world *w, const f2d_joint *j, f2d_body *a, f2d_body *b,
-                            fix16_t l)
+void f2d_slider_apply_axial(f2d_world *w, const f2d_joint *j, f2d_body *a, f2d_body *b, fix16_t l)
 {
 	f2d_vec2 p = f2d_v(jx_mul(w, l, j->w_axis.x), jx_mul(w, l, j->w_axis.y));
 	jx_apply(w, a, b, p, jx_mul(w, l, j->a1), jx_mul(w, l, j->a2));
@@ -106,8 +105,8 @@ void f2d_slider_solve_axial(f2d_world *w, f2d_joint *j, f2d_body *a, f2d_body *b
 	}
 	if (j->enable_limit) {
 		fix16_t cdot = f2d_slider_axial_cdot(w, j, a, b);
-		fix16_t l = f2d_limit_impulse(w, j->axial_mass, cdot,
-		                              jx_sub(w, j->translation, j->lower), &j->lower_impulse);
+		fix16_t l = f2d_limit_impulse(
+		    w, j->axial_mass, cdot, jx_sub(w, j->translation, j->lower), &j->lower_impulse);
 		f2d_slider_apply_axial(w, j, a, b, l);
 		cdot = f2d_slider_axial_cdot(w, j, a, b);
 		l = f2d_limit_impulse(w, j->axial_mass, -cdot, jx_sub(w, j->upper, j->translation),
@@ -161,14 +160,16 @@ static bool prismatic_solve_fast(const f2d_world *w, f2d_joint *j, f2d_body *a, 
 	F2D_FAST_FOLD(acc);
 	f2d_vec2 perp = f2d_left_perp(j->w_axis);
 	int64_t dx = jf_sub(&acc, vb.x, va.x), dy = jf_sub(&acc, vb.y, va.y);
-	int64_t c1 = jf_sat(&acc, f2d_wadd(jf_dot(&acc, perp.x, perp.y, dx, dy),
-	                                   f2d_wround16(f2d_wsub(f2d_wmul(j->s2, vb.w),
-	                                                         f2d_wmul(j->s1, va.w)))));
+	int64_t c1 = jf_sat(
+	    &acc, f2d_wadd(jf_dot(&acc, perp.x, perp.y, dx, dy),
+	                   f2d_wround16(f2d_wsub(f2d_wmul(j->s2, vb.w), f2d_wmul(j->s1, va.w)))));
 	int64_t c2 = jf_sub(&acc, vb.w, va.w);
 	c1 = jf_add(&acc, c1, jf_mul(&acc, j->soft2[SOFT_BIAS], j->c_lin.x));
 	c2 = jf_add(&acc, c2, jf_mul(&acc, j->soft2[SOFT_BIAS], j->c_ang));
-	int64_t b1 = jf_sat(&acc, f2d_wround16(f2d_wadd(f2d_wmul(j->k11, c1), f2d_wmul(j->k12, c2))));
-	int64_t b2 = jf_sat(&acc, f2d_wround16(f2d_wadd(f2d_wmul(j->k12, c1), f2d_wmul(j->k22, c2))));
+	int64_t b1 =
+	    jf_sat(&acc, f2d_wround16(f2d_wadd(f2d_wmul(j->k11, c1), f2d_wmul(j->k12, c2))));
+	int64_t b2 =
+	    jf_sat(&acc, f2d_wround16(f2d_wadd(f2d_wmul(j->k12, c1), f2d_wmul(j->k22, c2))));
 	int64_t l1 = jf_sat(&acc, f2d_wsub(f2d_wsub(0, jf_mul(&acc, j->soft2[SOFT_MASS], b1)),
 	                                   jf_mul(&acc, j->soft2[SOFT_IMPULSE], j->impulse.x)));
 	int64_t l2 = jf_sat(&acc, f2d_wsub(f2d_wsub(0, jf_mul(&acc, j->soft2[SOFT_MASS], b2)),

@@ -29,7 +29,8 @@ void f2d_weld_prestep(f2d_world *w, f2d_joint *j)
 		f2d_rigid_soft(w, j->soft);
 	}
 	if (j->angular_hertz > 0) {
-		f2d_joint_make_soft(j, 1, j->angular_hertz, j->angular_damping_ratio, w->h, j->soft2);
+		f2d_joint_make_soft(j, 1, j->angular_hertz, j->angular_damping_ratio, w->h,
+		                    j->soft2);
 	} else {
 		f2d_rigid_soft(w, j->soft2);
 	}
@@ -90,8 +91,10 @@ f2d_vec2 f2d_point_cdot(f2d_world *w, const f2d_joint *j, const f2d_body *a, con
 static inline void jf_soft_point(uint64_t *acc, const f2d_joint *j, const fix16_t soft[3],
                                  int64_t vx, int64_t vy, int64_t *px, int64_t *py)
 {
-	int64_t b1 = jf_sat(acc, f2d_wround16(f2d_wadd(f2d_wmul(j->k11, vx), f2d_wmul(j->k12, vy))));
-	int64_t b2 = jf_sat(acc, f2d_wround16(f2d_wadd(f2d_wmul(j->k12, vx), f2d_wmul(j->k22, vy))));
+	int64_t b1 =
+	    jf_sat(acc, f2d_wround16(f2d_wadd(f2d_wmul(j->k11, vx), f2d_wmul(j->k12, vy))));
+	int64_t b2 =
+	    jf_sat(acc, f2d_wround16(f2d_wadd(f2d_wmul(j->k12, vx), f2d_wmul(j->k22, vy))));
 	*px = jf_sat(acc, f2d_wsub(f2d_wsub(0, jf_mul(acc, soft[SOFT_MASS], b1)),
 	                           jf_mul(acc, soft[SOFT_IMPULSE], j->impulse.x)));
 	*py = jf_sat(acc, f2d_wsub(f2d_wsub(0, jf_mul(acc, soft[SOFT_MASS], b2)),
@@ -110,8 +113,10 @@ static bool weld_solve_fast(f2d_joint *j, f2d_body *a, f2d_body *b)
 	int64_t vax, vay, vbx, vby;
 	jf_point_velocity(&acc, va, j->r_a, &vax, &vay);
 	jf_point_velocity(&acc, vb, j->r_b, &vbx, &vby);
-	int64_t vx = jf_add(&acc, jf_sub(&acc, vbx, vax), jf_mul(&acc, j->soft[SOFT_BIAS], j->c_lin.x));
-	int64_t vy = jf_add(&acc, jf_sub(&acc, vby, vay), jf_mul(&acc, j->soft[SOFT_BIAS], j->c_lin.y));
+	int64_t vx =
+	    jf_add(&acc, jf_sub(&acc, vbx, vax), jf_mul(&acc, j->soft[SOFT_BIAS], j->c_lin.x));
+	int64_t vy =
+	    jf_add(&acc, jf_sub(&acc, vby, vay), jf_mul(&acc, j->soft[SOFT_BIAS], j->c_lin.y));
 	F2D_FAST_FOLD(acc);
 	int64_t px, py;
 	jf_soft_point(&acc, j, j->soft, vx, vy, &px, &py);

@@ -73,9 +73,9 @@ static bool wheel_solve_fast(const f2d_world *w, f2d_joint *j, f2d_body *a, f2d_
 	F2D_FAST_FOLD(acc);
 	f2d_vec2 perp = f2d_left_perp(j->w_axis);
 	int64_t dx = jf_sub(&acc, vb.x, va.x), dy = jf_sub(&acc, vb.y, va.y);
-	int64_t cdot = jf_sat(&acc, f2d_wadd(jf_dot(&acc, perp.x, perp.y, dx, dy),
-	                                     f2d_wround16(f2d_wsub(f2d_wmul(j->s2, vb.w),
-	                                                           f2d_wmul(j->s1, va.w)))));
+	int64_t cdot = jf_sat(
+	    &acc, f2d_wadd(jf_dot(&acc, perp.x, perp.y, dx, dy),
+	                   f2d_wround16(f2d_wsub(f2d_wmul(j->s2, vb.w), f2d_wmul(j->s1, va.w)))));
 	int64_t l = jf_soft_impulse(&acc, j->soft2, j->mass2, cdot, j->c_lin.x, j->impulse.x);
 	int64_t ix = jf_add(&acc, j->impulse.x, l);
 	jf_apply_perp(&acc, &va, &vb, a, b, j, l);
@@ -102,7 +102,8 @@ void f2d_wheel_warm_start(f2d_world *w, f2d_joint *j)
 	}
 	JF_COUNT(j, 1);
 	f2d_slider_apply_axial(
-	    w, j, a, b, jx_sat(w, (int64_t)j->spring_impulse + j->lower_impulse - j->upper_impulse));
+	    w, j, a, b,
+	    jx_sat(w, (int64_t)j->spring_impulse + j->lower_impulse - j->upper_impulse));
 	apply_perp(w, j, a, b, j->impulse.x);
 	jx_apply(w, a, b, f2d_v(0, 0), j->motor_impulse, j->motor_impulse);
 }

@@ -907,13 +907,14 @@ static inline bool seg_maybe(const q_seg *s, int64_t lx, int64_t ly, int64_t ux,
 	}
 	int64_t c2x = lx + ux - 2 * s->ox, c2y = ly + uy - 2 * s->oy;
 	int64_t cross = s->dx * c2y - s->dy * c2x;
-	int64_t ext = (s->dy < 0 ? -s->dy : s->dy) * (ux - lx) + (s->dx < 0 ? -s->dx : s->dx) * (uy - ly);
+	int64_t ext =
+	    (s->dy < 0 ? -s->dy : s->dy) * (ux - lx) + (s->dx < 0 ? -s->dx : s->dx) * (uy - ly);
 	return (cross < 0 ? -cross : cross) <= ext;
 }
 
 /* The exact test: whether o + t d, t in [0, hi], meets the grown box, and its entry t. */
-static bool seg_box_exact(const q_seg *s, int64_t lx, int64_t ly, int64_t ux, int64_t uy,
-                          q_rat hi, q_rat *entry)
+static bool seg_box_exact(const q_seg *s, int64_t lx, int64_t ly, int64_t ux, int64_t uy, q_rat hi,
+                          q_rat *entry)
 {
 	q_rat lo = {0, 1};
 	lx -= s->gx;
@@ -927,8 +928,8 @@ static bool seg_box_exact(const q_seg *s, int64_t lx, int64_t ly, int64_t ux, in
 	return true;
 }
 
-static inline bool seg_box(const q_seg *s, int64_t lx, int64_t ly, int64_t ux, int64_t uy,
-                           q_rat hi, q_rat *entry)
+static inline bool seg_box(const q_seg *s, int64_t lx, int64_t ly, int64_t ux, int64_t uy, q_rat hi,
+                           q_rat *entry)
 {
 	return seg_maybe(s, lx, ly, ux, uy) && seg_box_exact(s, lx, ly, ux, uy, hi, entry);
 }
@@ -1168,7 +1169,8 @@ static bool ray_shape(const f2d_world *w, int32_t si, int64_t px, int64_t py, in
 		m.ny[toi.index] = n.y;
 	}
 	/* a chain segment is one-sided: rays reach it from its front only (Box2D v3) */
-	if (s->type == F2D_CHAIN_SEGMENT_SHAPE && (int64_t)b.nx[0] * dx + (int64_t)b.ny[0] * dy >= 0) {
+	if (s->type == F2D_CHAIN_SEGMENT_SHAPE &&
+	    (int64_t)b.nx[0] * dx + (int64_t)b.ny[0] * dy >= 0) {
 		return false;
 	}
 	make_hit(&m, &b, &a, dx, dy, &toi, h);
@@ -1411,15 +1413,16 @@ f2d_result f2d_world_cast_ray_closest(f2d_world *w, f2d_vec2 origin, f2d_vec2 tr
 			}
 			continue;
 		}
-		/* the leaf's shapes whose boxes meet the segment, nearest box entry first (ties: tree
-		 * order), each skipped once its entry is past hi: a nearer hit in the same leaf
-		 * spares the narrow phase of the shapes behind it */
+		/* the leaf's shapes whose boxes meet the segment, nearest box entry first (ties:
+		 * tree order), each skipped once its entry is past hi: a nearer hit in the same
+		 * leaf spares the narrow phase of the shapes behind it */
 		q_entry near[Q_BRANCH];
 		int32_t nn = 0;
 		for (int32_t i = nd->first; i < nd->first + nd->count; ++i) {
 			const f2d_aabb *b = &q->boxes[i];
 			q->shape_visits++;
-			if (!seg_node(&seg, b->lower.x, b->lower.y, b->upper.x, b->upper.y, hi, &e)) {
+			if (!seg_node(&seg, b->lower.x, b->lower.y, b->upper.x, b->upper.y, hi,
+			              &e)) {
 				continue;
 			}
 			int32_t j = nn++;
@@ -1432,7 +1435,8 @@ f2d_result f2d_world_cast_ray_closest(f2d_world *w, f2d_vec2 origin, f2d_vec2 tr
 		}
 		for (int32_t j = 0; j < nn; ++j) {
 			int32_t si = q->items[near[j].node];
-			if ((found && rat_lt64(hi, near[j].t)) || !query_sees(filter, &w->shapes[si]) ||
+			if ((found && rat_lt64(hi, near[j].t)) ||
+			    !query_sees(filter, &w->shapes[si]) ||
 			    !ray_shape(w, si, origin.x, origin.y, translation.x, translation.y, hi,
 			               &h)) {
 				continue;
@@ -1576,8 +1580,9 @@ f2d_result f2d_world_cast_shape(f2d_world *w, const f2d_query_shape *shape, f2d_
 	f2d_aabb box;
 	query_core(shape, t, &a, &box);
 	/* the box's lower corner swept against boxes grown by the query box's size */
-	q_seg seg = make_seg(box.lower.x, box.lower.y, translation.x, translation.y,
-	                     (int64_t)box.upper.x - box.lower.x, (int64_t)box.upper.y - box.lower.y);
+	q_seg seg =
+	    make_seg(box.lower.x, box.lower.y, translation.x, translation.y,
+	             (int64_t)box.upper.x - box.lower.x, (int64_t)box.upper.y - box.lower.y);
 	int32_t n = 0, m = 0;
 	if (!collect(w, 1, NULL, &seg, filter, &n)) {
 		return f2d_set_error(w, F2D_ERROR_OUT_OF_MEMORY,

@@ -718,8 +718,8 @@ static f2d_result build_soft_bridge(f2d_world *world)
 		f2d_joint_id j;
 		TRY(f2d_create_weld_joint(world, &jd, &j));
 	}
-	f2d_shape_def bs = shape_def(box_density(F2D_FIX(30), F2D_MILLI(400), F2D_MILLI(400)),
-	                             F2D_MILLI(600));
+	f2d_shape_def bs =
+	    shape_def(box_density(F2D_FIX(30), F2D_MILLI(400), F2D_MILLI(400)), F2D_MILLI(600));
 	return add_box(world, F2D_DYNAMIC_BODY, vm(200, 7000), 0, F2D_MILLI(400), F2D_MILLI(400),
 	               &bs, &box);
 }
@@ -731,8 +731,8 @@ static f2d_result build_elevator(f2d_world *world)
 {
 	f2d_body_id ground, platform, box;
 	TRY(add_ground(world, &ground));
-	f2d_shape_def ps = shape_def(box_density(F2D_FIX(50), F2D_MILLI(1500), F2D_MILLI(125)),
-	                             F2D_MILLI(800));
+	f2d_shape_def ps =
+	    shape_def(box_density(F2D_FIX(50), F2D_MILLI(1500), F2D_MILLI(125)), F2D_MILLI(800));
 	TRY(add_box(world, F2D_DYNAMIC_BODY, vm(0, 1000), 0, F2D_MILLI(1500), F2D_MILLI(125), &ps,
 	            &platform));
 	f2d_prismatic_joint_def jd = f2d_default_prismatic_joint_def();
@@ -826,13 +826,14 @@ static f2d_result build_ragdoll(f2d_world *world)
 		f2d_joint_id j;
 		TRY(f2d_create_weld_joint(world, &wd, &j));
 		/* limbs: (x, y) of the limb centre relative to the torso, joint at its top */
-		static const int32_t limb[4][2] = {{-400, 150}, {400, 150}, {-150, -900}, {150, -900}};
+		static const int32_t limb[4][2] = {
+		    {-400, 150}, {400, 150}, {-150, -900}, {150, -900}};
 		for (int32_t i = 0; i < 4; ++i) {
-			TRY(add_box(world, F2D_DYNAMIC_BODY, vm(ox + limb[i][0], oy + limb[i][1]), 0,
-			            F2D_MILLI(100), F2D_MILLI(350), &sd, &part));
+			TRY(add_box(world, F2D_DYNAMIC_BODY, vm(ox + limb[i][0], oy + limb[i][1]),
+			            0, F2D_MILLI(100), F2D_MILLI(350), &sd, &part));
 			f2d_revolute_joint_def rd;
-			TRY(f2d_init_revolute_joint_def(world, torso, part,
-			                                vm(ox + limb[i][0], oy + limb[i][1] + 300), &rd));
+			TRY(f2d_init_revolute_joint_def(
+			    world, torso, part, vm(ox + limb[i][0], oy + limb[i][1] + 300), &rd));
 			rd.enable_limit = true;
 			rd.lower_angle = F2D_MILLI(-1200);
 			rd.upper_angle = F2D_MILLI(1200);
@@ -1165,7 +1166,8 @@ static f2d_result build_capsule_ragdolls(f2d_world *world)
 		TRY(f2d_create_revolute_joint(world, &rd, &j));
 		/* arms from the shoulders (+-0.3, +0.45), legs from the hips (+-0.12, -0.5);
 		 * each limb: upper and lower capsule along -y */
-		static const int32_t root[4][2] = {{-300, 450}, {300, 450}, {-120, -500}, {120, -500}};
+		static const int32_t root[4][2] = {
+		    {-300, 450}, {300, 450}, {-120, -500}, {120, -500}};
 		static const int32_t len[4] = {550, 550, 700, 700};
 		for (int32_t i = 0; i < 4; ++i) {
 			int32_t x = ox + root[i][0], y = oy + root[i][1], l = len[i];
@@ -1203,9 +1205,9 @@ static f2d_result build_chain_terrain(f2d_world *world)
 	f2d_body_id ground;
 	f2d_body_def gd = body_def(F2D_STATIC_BODY, vm(0, 0), 0);
 	TRY(f2d_create_body(world, &gd, &ground));
-	static const int32_t hills[30] = {0,   150,  400,  700,  900,  950,  800,  500,  300, 200,
-	                                   250, 450,  800,  1200, 1500, 1600, 1450, 1100, 700, 400,
-	                                   200, 100,  50,   100,  300,  600,  900,  1100, 1200, 1250};
+	static const int32_t hills[30] = {0,   150, 400, 700,  900,  950,  800,  500,  300,  200,
+	                                  250, 450, 800, 1200, 1500, 1600, 1450, 1100, 700,  400,
+	                                  200, 100, 50,  100,  300,  600,  900,  1100, 1200, 1250};
 	f2d_vec2 pts[51];
 	int32_t n = 0;
 	for (int32_t i = 29; i >= 0; --i) { /* x = 60 .. 2 */
@@ -1265,8 +1267,8 @@ static f2d_result build_chain_terrain(f2d_world *world)
 		int32_t x = 14000 + 4500 * i, y = 4000 + 500 * (i % 3);
 		f2d_body_id b;
 		if (i % 2 == 0) {
-			TRY(add_box(world, F2D_DYNAMIC_BODY, vm(x, y), F2D_MILLI(150 * i), F2D_MILLI(400),
-			            F2D_MILLI(300), &bs, &b));
+			TRY(add_box(world, F2D_DYNAMIC_BODY, vm(x, y), F2D_MILLI(150 * i),
+			            F2D_MILLI(400), F2D_MILLI(300), &bs, &b));
 		} else {
 			TRY(add_capsule_body(world, x - 400, y, x + 400, y + 100, 250, &bs, &b));
 		}
@@ -1337,8 +1339,7 @@ static const scene_entry scene_table[] = {
     {"restitution", "circles and boxes bouncing with restitution 0..1", build_restitution},
     {"arena", "netdemo arena: 4 players, 36 props, a pinned see-saw", build_arena},
     {"long_arms", "pendulums on 7, 41 and 60 m arms and a hub with 24 spokes", build_long_arms},
-    {"soft_bridge", "12 planks joined by soft weld joints, a box dropped on it",
-     build_soft_bridge},
+    {"soft_bridge", "12 planks joined by soft weld joints, a box dropped on it", build_soft_bridge},
     {"elevator", "a platform on a prismatic joint driven up by its motor, with boxes",
      build_elevator},
     {"car_slope", "a car on wheel joints drives up a 15 degree ramp of static polygons",

@@ -204,7 +204,7 @@ static void encode_bodies(encoder *e, const f2d_world *w)
 {
 	put_word(e, (uint32_t)w->body_ids.next);
 	const f2d_body *prev = NULL; /* previous live dynamic body */
-	f2d_vec2 pc = f2d_v(0, 0); /* previous live body's centre and rotation */
+	f2d_vec2 pc = f2d_v(0, 0);   /* previous live body's centre and rotation */
 	f2d_rot pq = {0, 0};
 	for (int32_t i = 0; i < w->body_ids.next; ++i) {
 		const f2d_body *b = &w->bodies[i];
@@ -284,8 +284,7 @@ static void encode_shapes(encoder *e, const f2d_world *w)
 		bool same_material = prev != NULL && material_equal(sh, prev);
 		bool typed = sh->type >= F2D_CAPSULE_SHAPE;
 		uint32_t flags = SF_ALIVE | (sh->type == F2D_POLYGON_SHAPE ? SF_POLYGON : 0u) |
-		                 (typed ? SF_TYPE : 0u) |
-		                 (sh->user_data != 0 ? SF_USER : 0u) |
+		                 (typed ? SF_TYPE : 0u) | (sh->user_data != 0 ? SF_USER : 0u) |
 		                 (same_geometry ? SF_SAME_GEOMETRY : 0u) |
 		                 (same_material ? SF_SAME_MATERIAL : 0u);
 		p = put_u8(p, flags);
@@ -402,7 +401,8 @@ static void encode_arbiters(encoder *e, const f2d_world *w)
 		uint32_t sa = (uint32_t)a->shape_a, sb = (uint32_t)a->shape_b;
 		bool same = i > 0 && a->friction == prev_f && a->restitution == prev_r;
 		uint8_t *s = rec_begin(e), *p = s;
-		p = put_var(p, (sa - prev_a) << 2 | (uint32_t)(a->count - 1) << 1 | (same ? 1u : 0u));
+		p = put_var(p,
+		            (sa - prev_a) << 2 | (uint32_t)(a->count - 1) << 1 | (same ? 1u : 0u));
 		p = put_var(p, i > 0 && sa == prev_a ? sb - prev_b - 1 : sb - sa - 1);
 		if (!same) {
 			p = put_var(p, (uint32_t)a->friction);

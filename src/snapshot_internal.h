@@ -14,7 +14,7 @@
 #define BF_TYPE_SHIFT 1 /* bits 1-2 */
 #define BF_MOVING 8u
 #define BF_SAME_MASS 16u
-#define BF_SLEEP 32u /* a sleep record follows: u8 (1 asleep, 2 sleep disabled), sleep_time */
+#define BF_SLEEP 32u  /* a sleep record follows: u8 (1 asleep, 2 sleep disabled), sleep_time */
 #define BF_ORIGIN 64u /* the origin is stored: it is not centre - rotate(q, local centre) */
 #define BF_FORCE 128u
 #define BF_USER 256u
@@ -34,7 +34,7 @@
 #define JF_MOTOR 4u
 #define JF_COLLIDE 8u
 #define JF_USER 16u
-#define JF_TYPE 32u /* a joint of another type than revolute: its record follows (JOINT_EXT) */
+#define JF_TYPE 32u   /* a joint of another type than revolute: its record follows (JOINT_EXT) */
 #define JOINT_EXT 46u /* u8 type, axis, length, u8 spring, 6 fix16 settings, 2 impulses */
 
 /* ---- little-endian reading (the caller has checked the length) ---- */

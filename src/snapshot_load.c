@@ -56,7 +56,7 @@ typedef struct decoder {
 	fix16_t inv_mass, inv_inertia; /* and its inverses (applying pass) */
 	f2d_vec2 center_prev;          /* previous live body's centre and rotation */
 	f2d_rot q_prev;
-	f2d_shape geometry;            /* previous live shape's geometry and material */
+	f2d_shape geometry; /* previous live shape's geometry and material */
 	bool have_shape, geometry_dynamic_ok;
 } decoder;
 
@@ -477,7 +477,8 @@ static bool decode_bodies(decoder *d)
 			d->q_prev = b->q;
 			if (dynamic) {
 				if (mass_rec) {
-					if (!rd_zz(d, &b->mass, rec) || !rd_zz(d, &b->inertia, rec) ||
+					if (!rd_zz(d, &b->mass, rec) ||
+					    !rd_zz(d, &b->inertia, rec) ||
 					    !rd_zz(d, &b->local_center.x, rec) ||
 					    !rd_zz(d, &b->local_center.y, rec)) {
 						return false;
@@ -585,11 +586,13 @@ static bool decode_bodies(decoder *d)
 			}
 			/* the origin: stored only when it is not the derived one (q and the
 			 * local centre are in range here) */
-			f2d_vec2 derived = f2d_snapshot_derived_origin(b->center, b->q, b->local_center);
+			f2d_vec2 derived =
+			    f2d_snapshot_derived_origin(b->center, b->q, b->local_center);
 			if (flags & BF_ORIGIN) {
 				b->origin = f2d_v(u2i((uint32_t)b->center.x + (uint32_t)od.x),
 				                  u2i((uint32_t)b->center.y + (uint32_t)od.y));
-				if (!d->apply && b->origin.x == derived.x && b->origin.y == derived.y) {
+				if (!d->apply && b->origin.x == derived.x &&
+				    b->origin.y == derived.y) {
 					return fail(d, F2D_ERROR_INVALID_VALUE,
 					            "body %d: stored origin equals the derived one "
 					            "(not canonical)",
@@ -756,8 +759,7 @@ static bool decode_shapes(decoder *d)
 				    "shape %d: same as a previous shape that does not exist",
 				    (int)i);
 			}
-			if (same_geometry &&
-			    d->geometry.type != shape_type) {
+			if (same_geometry && d->geometry.type != shape_type) {
 				return fail(d, F2D_ERROR_INVALID_VALUE,
 				            "shape %d: same geometry as a shape of another type",
 				            (int)i);
@@ -1061,7 +1063,8 @@ static bool decode_joints(decoder *d)
 		memset(&j, 0, sizeof j);
 		j.generation = gen;
 		if (alive) {
-			size_t need = len + ((flags & JF_USER) ? 8 : 0) + ((flags & JF_TYPE) ? JOINT_EXT : 0);
+			size_t need =
+			    len + ((flags & JF_USER) ? 8 : 0) + ((flags & JF_TYPE) ? JOINT_EXT : 0);
 			if (!avail(d, need)) {
 				return truncated(d, "a joint");
 			}
@@ -1115,8 +1118,8 @@ static bool decode_joints(decoder *d)
 					            "joint %d: neither body is dynamic", (int)i);
 				}
 				if ((flags & JF_TYPE) != 0) {
-					/* the other types: canonical (type 1..6, spring flag 0 or 1)
-					 * and the creation check */
+					/* the other types: canonical (type 1..6, spring flag 0 or
+					 * 1) and the creation check */
 					const char *bad =
 					    j.type == 0 || spring > 1u
 					        ? "bad type or flag"
@@ -1126,22 +1129,24 @@ static bool decode_joints(decoder *d)
 					                    !anchor_ok(j.local_b, tb))) {
 						bad = "anchor out of range";
 					}
-					if (bad == NULL && ((flags & JF_USER) && j.user_data == 0)) {
+					if (bad == NULL &&
+					    ((flags & JF_USER) && j.user_data == 0)) {
 						bad = "user data flag without user data";
 					}
 					if (bad != NULL) {
-						return fail(d, F2D_ERROR_INVALID_VALUE, "joint %d: %s",
-						            (int)i, bad);
+						return fail(d, F2D_ERROR_INVALID_VALUE,
+						            "joint %d: %s", (int)i, bad);
 					}
 				} else if (!anchor_ok(j.local_a, ta) || !anchor_ok(j.local_b, tb) ||
-				    !within(j.reference_angle, F2D_PI) ||
-				    !within(j.lower, F2D_PI) || !within(j.upper, F2D_PI) ||
-				    (j.enable_limit && j.lower > j.upper) ||
-				    j.max_motor_torque < 0 ||
-				    !within(j.motor_speed, F2D_FIX(1000)) || !no_min(j.impulse.x) ||
-				    !no_min(j.impulse.y) || !no_min(j.motor_impulse) ||
-				    j.lower_impulse < 0 || j.upper_impulse < 0 ||
-				    ((flags & JF_USER) && j.user_data == 0)) {
+				           !within(j.reference_angle, F2D_PI) ||
+				           !within(j.lower, F2D_PI) || !within(j.upper, F2D_PI) ||
+				           (j.enable_limit && j.lower > j.upper) ||
+				           j.max_motor_torque < 0 ||
+				           !within(j.motor_speed, F2D_FIX(1000)) ||
+				           !no_min(j.impulse.x) || !no_min(j.impulse.y) ||
+				           !no_min(j.motor_impulse) || j.lower_impulse < 0 ||
+				           j.upper_impulse < 0 ||
+				           ((flags & JF_USER) && j.user_data == 0)) {
 					return fail(
 					    d, F2D_ERROR_INVALID_VALUE,
 					    "joint %d: anchor, angle, motor or impulse out of "

@@ -202,7 +202,8 @@ static inline bool hint_is_inverse(int64_t k, fix16_t hint)
 {
 	const uint64_t n = (uint64_t)1 << 33;
 	return k >= 3 && k < HINT_K_MAX && hint >= 1 &&
-	       (2 * (uint64_t)hint - 1) * (uint64_t)k <= n && (2 * (uint64_t)hint + 1) * (uint64_t)k > n;
+	       (2 * (uint64_t)hint - 1) * (uint64_t)k <= n &&
+	       (2 * (uint64_t)hint + 1) * (uint64_t)k > n;
 }
 
 static fix16_t inverse_mass_hinted(f2d_world *w, int64_t k, fix16_t hint)
@@ -279,9 +280,10 @@ static void prestep_lane(f2d_world *w, const prestep_consts *k, f2d_contact_batc
 		/* a gap that takes more than half the step to close: the body lands this step and
 		 * bounces the next (from the contact, not from up to a step's travel above it) */
 		int64_t closing = s > 0 ? mul64(s, k->inv_h) : 0;
-		pl->bounce[l] = vn < -k->threshold && arb->restitution > 0 && 2 * closing < -(int64_t)vn
-		                    ? -f2d_mul(arb->restitution, vn)
-		                    : 0;
+		pl->bounce[l] =
+		    vn < -k->threshold && arb->restitution > 0 && 2 * closing < -(int64_t)vn
+		        ? -f2d_mul(arb->restitution, vn)
+		        : 0;
 		pl->bias[l] = f2d_sat(bias);
 		pl->pn[l] = cp->pn;
 		pl->pt[l] = cp->pt;
@@ -1147,7 +1149,8 @@ AVX512 static void prestep_batch_avx512(f2d_world *w, const prestep_consts *k,
 		vq vn = vsat(vround16(
 		    vsub(vadd(lin, _mm512_mullo_epi64(wb, rnb)), _mm512_mullo_epi64(wa, rna))));
 		vq rest = vld64(st.rest);
-		vq closing = _mm512_maskz_mov_epi64(_mm512_cmpgt_epi64_mask(s, zero), vsub(zero, spec));
+		vq closing =
+		    _mm512_maskz_mov_epi64(_mm512_cmpgt_epi64_mask(s, zero), vsub(zero, spec));
 		__mmask8 bounce =
 		    _mm512_cmplt_epi64_mask(vn, _mm512_set1_epi64(-(int64_t)k->threshold)) &
 		    _mm512_cmpgt_epi64_mask(rest, zero) &
@@ -1273,13 +1276,14 @@ static void landed_bounces(f2d_world *w, const prestep_consts *k, f2d_contact_ba
 			v0 = v0 < -INT32_MAX ? -INT32_MAX : (v0 > vn ? vn : v0);
 			int64_t closing = s > 0 ? mul64(s, k->inv_h) : 0;
 			if (v0 < -(int64_t)k->threshold && 2 * closing < -(int64_t)vn) {
-				/* the bounce happens at the start of this step: half the step's gravity
-				 * acts on the rebound, target -e vn0 + h/2 (g_b - g_a) . n (a discrete
-				 * fall from rest to v covers v^2 / 2g + v h / 2, a discrete rise from a
-				 * first step at u covers u^2 / 2g + u h / 2: u = e v - g h / 2 makes the
-				 * rise e^2 v^2 / 2g, as the continuous one; measured apex ratios within
-				 * 3.5 % of e^2 for e = 0.5 and 0.9). |g . n| < 2^32, |g_b - g_a| <=
-				 * 2^32: each product fits before its round. */
+				/* the bounce happens at the start of this step: half the step's
+				 * gravity acts on the rebound, target -e vn0 + h/2 (g_b - g_a) . n
+				 * (a discrete fall from rest to v covers v^2 / 2g + v h / 2, a
+				 * discrete rise from a first step at u covers u^2 / 2g + u h / 2: u
+				 * = e v - g h / 2 makes the rise e^2 v^2 / 2g, as the continuous
+				 * one; measured apex ratios within 3.5 % of e^2 for e = 0.5 and
+				 * 0.9). |g . n| < 2^32, |g_b - g_a| <= 2^32: each product fits
+				 * before its round. */
 				int64_t ga = a->type == F2D_DYNAMIC_BODY ? a->gravity_scale : 0;
 				int64_t gb = b->type == F2D_DYNAMIC_BODY ? b->gravity_scale : 0;
 				int64_t gn = f2d_round16((int64_t)w->gravity.x * n.x +
@@ -1446,12 +1450,13 @@ void f2d_contacts_restitution(f2d_world *w)
 				if (p->bounce == 0 || p->pn == 0) {
 					continue;
 				}
-				p->bias = p->bounce; /* the target, also for f2d_contact_lcp_points */
+				p->bias =
+				    p->bounce; /* the target, also for f2d_contact_lcp_points */
 				bt->p[k].bias[l] = p->bounce;
 				int64_t vn = rel_vel64(&v, c.n, p->rn_a, p->rn_b);
 				fix16_t d = normal_step(p, vn, &saturated);
-				apply2(&v, k == 0 ? d : 0, k == 1 ? d : 0, &c, &c.p[0], &c.p[1], false,
-				       &saturated);
+				apply2(&v, k == 0 ? d : 0, k == 1 ? d : 0, &c, &c.p[0], &c.p[1],
+				       false, &saturated);
 				bt->p[k].pn[l] = p->pn;
 				arb->points[k].pn = p->pn;
 			}
@@ -1564,8 +1569,8 @@ static void make_soft(fix16_t h, int64_t f_q16, fix16_t *bias_rate, fix16_t *mas
 {
 	const int64_t zeta = 10;
 	int64_t omega = div_round_pos(f_q16 * TWO_PI_Q30, INT64_C(1) << 30); /* Q16, 1/s */
-	int64_t x = div_round_pos((int64_t)h * omega, INT64_C(1) << 8);     /* Q24 */
-	int64_t a1 = 2 * zeta * (INT64_C(1) << 24) + x;                    /* Q24 */
+	int64_t x = div_round_pos((int64_t)h * omega, INT64_C(1) << 8);      /* Q24 */
+	int64_t a1 = 2 * zeta * (INT64_C(1) << 24) + x;                      /* Q24 */
 	int64_t a2 = div_round_pos(x * a1, INT64_C(1) << 24);                /* Q24 */
 	int64_t den = (INT64_C(1) << 24) + a2;                               /* 1 + a2, Q24 */
 	*mass_scale = (fix16_t)div_round_pos(a2 << 16, den);
@@ -1614,9 +1619,10 @@ void f2d_soft_begin(f2d_world *w)
 			for (int32_t k = 0; k < arb->count; ++k) {
 				f2d_point_lanes *pl = &bt->p[k];
 				fix16_t vn = rel_vel(&v, n, pl->rn_a[l], pl->rn_b[l]);
-				pl->bounce[l] = vn < -w->def.restitution_threshold && arb->restitution > 0
-				                    ? -f2d_mul(arb->restitution, vn)
-				                    : 0;
+				pl->bounce[l] =
+				    vn < -w->def.restitution_threshold && arb->restitution > 0
+				        ? -f2d_mul(arb->restitution, vn)
+				        : 0;
 			}
 		}
 	}
@@ -1632,7 +1638,6 @@ void f2d_soft_track(f2d_world *w)
 		}
 	}
 }
-
 
 /* static and kinematic bodies: no inverse mass, their velocities stay */
 static inline void body_store(f2d_body *a, f2d_body *b, const vel64 *v)
@@ -1704,44 +1709,51 @@ void f2d_soft_solve(f2d_world *w, const f2d_softness *k, bool use_bias, int32_t 
 				int64_t vn = f2d_sat(rel_vel64(&v, c.n, p->rn_a, p->rn_b));
 				int64_t lam;
 				if (p->bounce != 0 && use_bias && vn < 0) {
-					/* a bounce pending: the approach speed of this substep (gravity
-					 * may have added to the step's) */
+					/* a bounce pending: the approach speed of this substep
+					 * (gravity may have added to the step's) */
 					fix16_t e = mul64(arb->restitution, -vn);
 					p->bounce = e > p->bounce ? e : p->bounce;
 				}
 				if (p->bounce != 0 && !use_bias) {
-					/* touched in this substep: the relax pass bounces it, once. Not yet:
-					 * no speculative impulse either (it would slow the approach before
-					 * the touch and take the bounce's speed); the next substep's soft
-					 * pass keeps the gap with the target below */
-					lam = p->pn > 0 ? mul64(p->mass_n, f2d_sat((int64_t)p->bounce - vn)) : 0;
+					/* touched in this substep: the relax pass bounces it, once.
+					 * Not yet: no speculative impulse either (it would slow the
+					 * approach before the touch and take the bounce's speed);
+					 * the next substep's soft pass keeps the gap with the
+					 * target below */
+					lam = p->pn > 0 ? mul64(p->mass_n,
+					                        f2d_sat((int64_t)p->bounce - vn))
+					                : 0;
 					p->bounce = p->pn > 0 ? 0 : p->bounce;
 				} else if (p->bounce != 0 && use_bias) {
-					/* a gap s closing at v = -vn, bouncing at e v: over the substep the
-					 * point should move -s + e v (h - s / v), that is at the mean normal
-					 * velocity e v - (1 + e) s / h (it touches in this substep when that
-					 * is above the speculative -s / h, i.e. v h > s; else the impulse
-					 * stays 0); the relax pass then gives it e v. A point found already
-					 * inside (s < 0: it came more than the speculative distance in the
-					 * last step, and gained the speed of falling -s further) bounces at
-					 * e v from depth -e^2 (-s): the energy of a bounce from the surface at
-					 * the speed it had there (e^2 (v^2 / 2 - g (-s)) per unit mass, g
-					 * along n), so the apex is e^2 times the drop, whatever the depth;
-					 * the mean velocity is e v - (1 - e^2) s / h */
+					/* a gap s closing at v = -vn, bouncing at e v: over the
+					 * substep the point should move -s + e v (h - s / v), that
+					 * is at the mean normal velocity e v - (1 + e) s / h (it
+					 * touches in this substep when that is above the
+					 * speculative -s / h, i.e. v h > s; else the impulse stays
+					 * 0); the relax pass then gives it e v. A point found
+					 * already inside (s < 0: it came more than the speculative
+					 * distance in the last step, and gained the speed of
+					 * falling -s further) bounces at e v from depth -e^2 (-s):
+					 * the energy of a bounce from the surface at the speed it
+					 * had there (e^2 (v^2 / 2 - g (-s)) per unit mass, g along
+					 * n), so the apex is e^2 times the drop, whatever the
+					 * depth; the mean velocity is e v - (1 - e^2) s / h */
 					int64_t gap = mul64(s, k->inv_h);
 					fix16_t e = arb->restitution;
-					int64_t target = s > 0 ? (int64_t)p->bounce - gap - mul64(e, gap)
-					                       : (int64_t)p->bounce - gap +
-					                             mul64(f2d_mul(e, e), gap);
+					int64_t target =
+					    s > 0 ? (int64_t)p->bounce - gap - mul64(e, gap)
+					          : (int64_t)p->bounce - gap +
+					                mul64(f2d_mul(e, e), gap);
 					lam = mul64(p->mass_n, f2d_sat(target - vn));
 				} else if (s > 0) {
 					lam = mul64(p->mass_n, f2d_sat(-mul64(s, k->inv_h) - vn));
 				} else if (use_bias) {
 					int64_t target = mul64(k->bias_rate[st], -(int64_t)s);
 					target = target < k->max_push ? target : k->max_push;
-					lam = mul64(p->mass_n,
-					            f2d_sat(target - mul64(k->mass_scale[st], vn))) -
-					      mul64(k->impulse_scale[st], p->pn);
+					lam =
+					    mul64(p->mass_n,
+					          f2d_sat(target - mul64(k->mass_scale[st], vn))) -
+					    mul64(k->impulse_scale[st], p->pn);
 				} else {
 					lam = mul64(p->mass_n, f2d_sat(-vn));
 				}
@@ -1750,8 +1762,8 @@ void f2d_soft_solve(f2d_world *w, const f2d_softness *k, bool use_bias, int32_t 
 				pn = pn < 0 ? 0 : (pn > INT32_MAX ? INT32_MAX : pn);
 				fix16_t d = (fix16_t)(pn - p->pn);
 				p->pn = (fix16_t)pn;
-				apply2(&v, q == 0 ? d : 0, q == 1 ? d : 0, &c, &c.p[0], &c.p[1], false,
-				       &saturated);
+				apply2(&v, q == 0 ? d : 0, q == 1 ? d : 0, &c, &c.p[0], &c.p[1],
+				       false, &saturated);
 			}
 			f2d_vec2 t = f2d_right_perp(c.n);
 			for (int32_t kk = 0; kk < arb->count; ++kk) {
@@ -1759,8 +1771,8 @@ void f2d_soft_solve(f2d_world *w, const f2d_softness *k, bool use_bias, int32_t 
 				cpoint *p = &c.p[q];
 				fix16_t vt = rel_vel(&v, t, p->rt_a, p->rt_b);
 				fix16_t d = friction_step(p, vt, c.friction, &saturated);
-				apply2(&v, q == 0 ? d : 0, q == 1 ? d : 0, &c, &c.p[0], &c.p[1], true,
-				       &saturated);
+				apply2(&v, q == 0 ? d : 0, q == 1 ? d : 0, &c, &c.p[0], &c.p[1],
+				       true, &saturated);
 			}
 			store_lane(bt, l, &c);
 			bt->p[0].bounce[l] = c.p[0].bounce;

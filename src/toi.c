@@ -6,11 +6,12 @@
  * points up to the gap its bodies can close in the step, so the solver stops a fast body at
  * the surface. This is the second: after the positions (and the joints' position passes), a
  * dynamic body whose velocity moves it at least half its smallest inner radius in the step
- * (h max(|v.x|, |v.y|); Box2D's "fast" body) is swept, in translation, from its centre at the start of the step to its centre now,
- * at its new rotation, against the static shapes it was paired with this step; if a sweep
- * touches one, the body is put back where it first touched (Box2D's TOI pose), with its
- * velocity: the next step's contact stops or bounces it from there. A body the speculative
- * contact already stopped at the surface ends within a few LSB of it and moves by as much.
+ * (h max(|v.x|, |v.y|); Box2D's "fast" body) is swept, in translation, from its centre at the start
+ * of the step to its centre now, at its new rotation, against the static shapes it was paired with
+ * this step; if a sweep touches one, the body is put back where it first touched (Box2D's TOI
+ * pose), with its velocity: the next step's contact stops or bounces it from there. A body the
+ * speculative contact already stopped at the surface ends within a few LSB of it and moves by as
+ * much.
  *
  * Exactness and order: the sweeps are query.c's exact casts (the Minkowski difference of the
  * two cores, rational times of impact, floor(t 2^32)); every fast body's earliest time is the
@@ -112,7 +113,8 @@ void f2d_solve_continuous(f2d_world *w)
 	}
 	/* 2. each pair of a fast body's shape and a static shape, in key order */
 	for (int32_t p = 0; p < w->pair_count; ++p) {
-		int32_t ia = (int32_t)(w->pairs[p] >> 32), ib = (int32_t)(w->pairs[p] & 0xFFFFFFFFu);
+		int32_t ia = (int32_t)(w->pairs[p] >> 32),
+		        ib = (int32_t)(w->pairs[p] & 0xFFFFFFFFu);
 		const f2d_shape *sa = &w->shapes[ia], *sb = &w->shapes[ib];
 		if (sa->is_sensor || sb->is_sensor) {
 			continue;
@@ -134,9 +136,9 @@ void f2d_solve_continuous(f2d_world *w)
 		if (f2d_sweep_shapes(w, fast, xf0, f2d_v(0, 0), wall, w->def.linear_slop) == -2) {
 			continue;
 		}
-		/* only a body whose core would cross into the wall (a disc of a quarter of its inner
-		 * radius about its centre of mass, Box2D's centroid test) is put back: one the
-		 * contacts stopped at the surface, or that grazes the wall, keeps the solver's
+		/* only a body whose core would cross into the wall (a disc of a quarter of its
+		 * inner radius about its centre of mass, Box2D's centroid test) is put back: one
+		 * the contacts stopped at the surface, or that grazes the wall, keeps the solver's
 		 * pose (no "pausing") */
 		f2d_shape core;
 		memset(&core, 0, sizeof core);

@@ -457,7 +457,8 @@ static bool soft_step(f2d_world *w, int32_t nj)
 			f2d_joints_warm_start(w, nj);
 		}
 		f2d_soft_solve(w, &soft, true, s & 1);
-		f2d_joints_solve(w, nj, w->def.iterations - 1); /* the last: impulses to the joints */
+		f2d_joints_solve(w, nj,
+		                 w->def.iterations - 1); /* the last: impulses to the joints */
 		out_of_range |= integrate_positions(w, max_t, max_r);
 		f2d_soft_track(w);
 		f2d_soft_solve(w, &soft, false, s & 1);

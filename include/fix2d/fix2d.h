@@ -240,8 +240,9 @@ f2d_result f2d_create_segment_shape(f2d_world *world, f2d_body_id body, const f2
 f2d_chain_def f2d_default_chain_def(void);
 /** One F2D_CHAIN_SEGMENT_SHAPE per edge, created in edge order (count - 1 edges, count for a
  *  loop; ids handed out as by any shape creation). out_ids (may be NULL) receives them in edge
- *  order; out_capacity must then hold them all. All or nothing: on an error nothing was created. Static and kinematic bodies only.
- *  F2D_ERROR_INVALID_VALUE (points, count, material), INVALID_HANDLE, CAPACITY, OUT_OF_MEMORY. */
+ *  order; out_capacity must then hold them all. All or nothing: on an error nothing was created.
+ * Static and kinematic bodies only. F2D_ERROR_INVALID_VALUE (points, count, material),
+ * INVALID_HANDLE, CAPACITY, OUT_OF_MEMORY. */
 f2d_result f2d_create_chain(f2d_world *world, f2d_body_id body, const f2d_chain_def *def,
                             f2d_shape_id *out_ids, int32_t out_capacity);
 /** The shape's type (F2D_CIRCLE_SHAPE for an invalid handle). */

@@ -37,21 +37,21 @@ typedef enum f2d_command_type {
 	                          F2D_CMD_SET_JOINT_MOTOR takes every joint with a motor */
 	F2D_CMD_PAYLOAD = 7,   /**< opaque game data: recorded and carried, never interpreted */
 	/* format 2: the game API (fix2d.h Shapes and Bodies) */
-	F2D_CMD_SET_FILTER = 8,         /**< f2d_shape_set_filter */
-	F2D_CMD_SET_BODY_TYPE = 9,      /**< f2d_body_set_type */
-	F2D_CMD_SET_GRAVITY_SCALE = 10, /**< f2d_body_set_gravity_scale */
-	F2D_CMD_SET_DAMPING = 11,       /**< f2d_body_set_damping (linear and angular together) */
+	F2D_CMD_SET_FILTER = 8,          /**< f2d_shape_set_filter */
+	F2D_CMD_SET_BODY_TYPE = 9,       /**< f2d_body_set_type */
+	F2D_CMD_SET_GRAVITY_SCALE = 10,  /**< f2d_body_set_gravity_scale */
+	F2D_CMD_SET_DAMPING = 11,        /**< f2d_body_set_damping (linear and angular together) */
 	F2D_CMD_SET_FIXED_ROTATION = 12, /**< f2d_body_set_fixed_rotation */
 	/* format 3: joints (fix2d/joints.h); each setter command calls the public setter named */
-	F2D_CMD_CREATE_JOINT = 13,      /**< f2d_create_<type>_joint with the def carried */
-	F2D_CMD_DESTROY_JOINT = 14,     /**< f2d_destroy_joint */
-	F2D_CMD_SET_JOINT_MOTOR = 15,   /**< f2d_joint_set_motor (revolute, distance, prismatic,
-	                                     wheel) */
-	F2D_CMD_SET_JOINT_SPRING = 16,  /**< f2d_joint_set_spring (distance, prismatic, wheel,
-	                                     mouse) */
-	F2D_CMD_SET_WELD_SPRINGS = 17,  /**< f2d_weld_joint_set_springs */
-	F2D_CMD_SET_JOINT_LIMITS = 18,  /**< revolute, prismatic and wheel: their set_limits;
-	                                     distance: set_length_range then enable_limit */
+	F2D_CMD_CREATE_JOINT = 13,        /**< f2d_create_<type>_joint with the def carried */
+	F2D_CMD_DESTROY_JOINT = 14,       /**< f2d_destroy_joint */
+	F2D_CMD_SET_JOINT_MOTOR = 15,     /**< f2d_joint_set_motor (revolute, distance, prismatic,
+	                                       wheel) */
+	F2D_CMD_SET_JOINT_SPRING = 16,    /**< f2d_joint_set_spring (distance, prismatic, wheel,
+	                                       mouse) */
+	F2D_CMD_SET_WELD_SPRINGS = 17,    /**< f2d_weld_joint_set_springs */
+	F2D_CMD_SET_JOINT_LIMITS = 18,    /**< revolute, prismatic and wheel: their set_limits;
+	                                       distance: set_length_range then enable_limit */
 	F2D_CMD_SET_DISTANCE_LENGTH = 19, /**< f2d_distance_joint_set_length */
 	F2D_CMD_SET_MOUSE_TARGET = 20,    /**< f2d_mouse_joint_set_target */
 	F2D_CMD_SET_MOUSE_MAX_FORCE = 21, /**< f2d_mouse_joint_set_max_force */
@@ -64,8 +64,8 @@ typedef enum f2d_command_type {
 #define F2D_CMD_LAST F2D_CMD_SET_MOTOR_JOINT_CORRECTION
 
 typedef enum f2d_spawn_shape {
-	F2D_SPAWN_BOX = 0,    /**< half extents, centred on the body origin */
-	F2D_SPAWN_CIRCLE = 1, /**< radius and centre */
+	F2D_SPAWN_BOX = 0,     /**< half extents, centred on the body origin */
+	F2D_SPAWN_CIRCLE = 1,  /**< radius and centre */
 	F2D_SPAWN_POLYGON = 2, /**< 3..8 CCW convex points */
 	F2D_SPAWN_CAPSULE = 3, /**< two centres and a radius (f2d_capsule's ranges) */
 	F2D_SPAWN_SEGMENT = 4, /**< format 3: a segment (static and kinematic bodies only) */
@@ -179,7 +179,8 @@ typedef struct f2d_command {
 		struct {
 			f2d_joint_id joint;
 			bool enable;
-			fix16_t lower, upper; /**< rad (revolute), m (translations, distance lengths) */
+			fix16_t lower,
+			    upper; /**< rad (revolute), m (translations, distance lengths) */
 		} limits;
 		struct {
 			f2d_joint_id joint;
@@ -210,8 +211,8 @@ typedef struct f2d_command {
 } f2d_command;
 
 typedef struct f2d_command_result {
-	f2d_result result;   /**< F2D_OK, or why this command changed nothing */
-	f2d_body_id created; /**< for F2D_CMD_CREATE_BODY */
+	f2d_result result;          /**< F2D_OK, or why this command changed nothing */
+	f2d_body_id created;        /**< for F2D_CMD_CREATE_BODY */
 	f2d_joint_id created_joint; /**< for F2D_CMD_CREATE_JOINT */
 } f2d_command_result;
 
@@ -225,11 +226,12 @@ f2d_command f2d_default_joint_command(f2d_joint_type type, uint8_t player, uint1
 /** Applies one frame of commands in canonical order (player, then sequence), whatever order
  *  they are given in, one after the other: a later command sees what the earlier ones made
  *  (a joint created by player 0 may be set by player 1 in the same frame, if its handle is
- *  known: handles are a function of the ids in use, so every peer computes the same). The batch is refused whole (F2D_ERROR_INVALID_VALUE, nothing applied)
- *  when it holds more than F2D_MAX_FRAME_COMMANDS commands, an unknown type or a repeated
- *  (player, sequence). Otherwise every command is tried: one that fails (a stale handle, a bad
- *  value) changes nothing and records its error in results[i] (results may be NULL), and the
- *  call returns F2D_OK. Payload commands do nothing. Call it before f2d_world_step. */
+ *  known: handles are a function of the ids in use, so every peer computes the same). The batch is
+ * refused whole (F2D_ERROR_INVALID_VALUE, nothing applied) when it holds more than
+ * F2D_MAX_FRAME_COMMANDS commands, an unknown type or a repeated (player, sequence). Otherwise
+ * every command is tried: one that fails (a stale handle, a bad value) changes nothing and records
+ * its error in results[i] (results may be NULL), and the call returns F2D_OK. Payload commands do
+ * nothing. Call it before f2d_world_step. */
 f2d_result f2d_world_apply_commands(f2d_world *world, const f2d_command *commands, int32_t count,
                                     f2d_command_result *results);
 

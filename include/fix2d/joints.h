@@ -187,8 +187,8 @@ f2d_result f2d_joint_get_translation(const f2d_world *world, f2d_joint_id joint,
 
 /** Springs of distance, prismatic, wheel and mouse joints (a mouse joint's spring is always
  *  on: enable is ignored there and hertz must be > 0). */
-f2d_result f2d_joint_set_spring(f2d_world *world, f2d_joint_id joint, bool enable,
-                                fix16_t hertz, fix16_t damping_ratio);
+f2d_result f2d_joint_set_spring(f2d_world *world, f2d_joint_id joint, bool enable, fix16_t hertz,
+                                fix16_t damping_ratio);
 f2d_result f2d_distance_joint_set_spring(f2d_world *world, f2d_joint_id joint, bool enable,
                                          fix16_t hertz, fix16_t damping_ratio);
 f2d_result f2d_prismatic_joint_set_spring(f2d_world *world, f2d_joint_id joint, bool enable,
@@ -212,8 +212,8 @@ f2d_result f2d_prismatic_joint_set_motor(f2d_world *world, f2d_joint_id joint, b
 f2d_result f2d_wheel_joint_set_motor(f2d_world *world, f2d_joint_id joint, bool enable,
                                      fix16_t speed, fix16_t max_torque);
 
-f2d_result f2d_motor_joint_set_offsets(f2d_world *world, f2d_joint_id joint,
-                                       f2d_vec2 linear_offset, fix16_t angular_offset);
+f2d_result f2d_motor_joint_set_offsets(f2d_world *world, f2d_joint_id joint, f2d_vec2 linear_offset,
+                                       fix16_t angular_offset);
 f2d_result f2d_motor_joint_set_max(f2d_world *world, f2d_joint_id joint, fix16_t max_force,
                                    fix16_t max_torque);
 f2d_result f2d_motor_joint_set_correction_factor(f2d_world *world, f2d_joint_id joint,

@@ -69,12 +69,12 @@
  *       motor, lower and upper impulses; [u64 user data]
  *     arbiters (version 4): u32 n, then n records in (shape a, shape b) order, each a
  *       sequence of varints: head = (a - previous a) << 2 | (point count - 1) << 1 | same,
- *       with previous a = 0 for the first record and same = 1 when friction and restitution equal the previous
- *       record's (never in the first record; when they are equal, same must be 1);
- *       gap = b - previous b - 1 when a equals the previous record's a, else b - a - 1;
- *       [friction, restitution] when same = 0; per point (1..2): feature id (the second
- *       point: its id xor the first's) bit-permuted (bit 0 stays, bits 4..31 go to 1..28,
- *       bits 1..3 to 29..31), normal impulse (0..2^31-1), tangent impulse zigzag coded
+ *       with previous a = 0 for the first record and same = 1 when friction and restitution equal
+ * the previous record's (never in the first record; when they are equal, same must be 1); gap = b -
+ * previous b - 1 when a equals the previous record's a, else b - a - 1; [friction, restitution]
+ * when same = 0; per point (1..2): feature id (the second point: its id xor the first's)
+ * bit-permuted (bit 0 stays, bits 4..31 go to 1..28, bits 1..3 to 29..31), normal impulse
+ * (0..2^31-1), tangent impulse zigzag coded
  *       ((pt << 1) ^ (pt >> 31): 0, -1, 1, -2 -> 0, 1, 2, 3)
  *     options (version 3): hit_event_threshold; u32 n, n bodies whose options are not the
  *       defaults, in id order: u32 id, gravity_scale, linear_damping, angular_damping, u8
@@ -87,8 +87,8 @@
  *       a world of the default solver has the bytes it had before the setting existed]
  * The in-process form is a 40-byte header ("fix2dmem", u32 version, u32 reserved, u64 payload
  * length, u32 ids handed out of bodies, shapes and joints, u32 reserved) and the same payload,
- * whose substep_count word is always there, followed by the pair-sweep order (u32 n or 0xFFFFFFFF, n shape ids), a cache kept so that the
- * first step after a restore costs what a normal step costs.
+ * whose substep_count word is always there, followed by the pair-sweep order (u32 n or 0xFFFFFFFF,
+ * n shape ids), a cache kept so that the first step after a restore costs what a normal step costs.
  */
 #ifndef FIX2D_SNAPSHOT_H
 #define FIX2D_SNAPSHOT_H

@@ -141,7 +141,8 @@ typedef struct f2d_world_def {
 	 *  one relax pass without push-out, in which a point that touched bounces (restitution).
 	 *  `iterations` is unused by it; the joint position passes follow as with 0. With 4, a
 	 *  40-row pyramid comes to rest (README, "Solver fidelity"). */
-	int32_t substep_count; /**< default 0; range [0, 8], time_step / substep_count >= 1/1000 s */
+	int32_t
+	    substep_count; /**< default 0; range [0, 8], time_step / substep_count >= 1/1000 s */
 	f2d_allocator allocator; /**< default: malloc/free */
 	int32_t body_capacity;   /**< initial capacity hints (grow on demand) */
 	int32_t contact_capacity;
