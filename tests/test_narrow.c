@@ -177,7 +177,7 @@ START_TEST(box_extents_and_range_edges)
 	}
 	uint64_t seed = 4242u;
 	for (int32_t n = 0; n < 200000; ++n) {
-		int64_t v = ((int64_t)rng_int(&seed, -(1 << 21), 1 << 21) << 22) +
+		int64_t v = (int64_t)rng_int(&seed, -(1 << 21), (1 << 21) - 1) * ((int64_t)1 << 22) +
 		            rng_int(&seed, 0, (1 << 22) - 1);
 		ck_assert(join_extent(split_extent(v)) == v);
 	}
