@@ -25,20 +25,6 @@ static inline bool antipodal4(const f2d_vec2 *v)
 	return v[2].x == -v[0].x && v[2].y == -v[0].y && v[3].x == -v[1].x && v[3].y == -v[1].y;
 }
 
-/* An extent n . r of a box (|n| <= 2^17, |r| < 2^26: |value| < 2^43) kept in a vector slot as
- * (value >> 16, value & 0xFFFF), both in int32, and put back together exactly (join_extent:
- * hi * 2^16 + lo = value, by the definition of >> on a negative value as floor division in
- * C99's two's complement targets; fmath.h's f2d_round16 relies on the same). */
-static inline f2d_vec2 split_extent(int64_t v)
-{
-	return f2d_v((fix16_t)(v >> 16), (fix16_t)(v & 0xFFFF));
-}
-
-static inline int64_t join_extent(f2d_vec2 e)
-{
-	return (int64_t)e.x * 65536 + e.y;
-}
-
 void f2d_shape_update_world(f2d_shape *s, f2d_transform xf, fix16_t margin)
 {
 	if (f2d_shape_is_linear(s)) {
@@ -71,14 +57,11 @@ void f2d_shape_update_world(f2d_shape *s, f2d_transform xf, fix16_t margin)
 		wp->normals[1] = n1;
 		wp->normals[2] = f2d_neg(n0);
 		wp->normals[3] = f2d_neg(n1);
-		/* the box form for collide_boxes (box_of), in slots a 4-gon does not use: p, r0,
-		 * r1, the tag, and the box's own extents n0 . r0 and n1 . r1 (exact, < 2^43) */
+		/* the box form for collide_boxes (box_of), in slots a 4-gon does not use */
 		wp->vertices[4] = xf.p;
 		wp->vertices[5] = r0;
 		wp->vertices[6] = r1;
 		wp->normals[4] = f2d_v(BOX_TAG, BOX_TAG);
-		wp->normals[5] = split_extent(f2d_dot64(n0, r0));
-		wp->normals[6] = split_extent(f2d_dot64(n1, r1));
 		fix16_t ex = f2d_max(f2d_abs(r0.x), f2d_abs(r1.x)) + margin;
 		fix16_t ey = f2d_max(f2d_abs(r0.y), f2d_abs(r1.y)) + margin;
 		s->aabb.lower = f2d_v(xf.p.x - ex, xf.p.y - ey);
@@ -269,10 +252,8 @@ static void collide_polygons(const f2d_polygon *pa, const f2d_polygon *pb, fix16
  *   n_(k+2) . vA_(k+2) = -n_k . pA + n_k . rA_k
  * so with c = n_k . (pB - pA) and e = max(|n_k . rB0|, |n_k . rB1|) + n_k . rA_k, SAT's
  * separations of edges k and k + 2 are c - e and -c - e. These are the exact 64-bit values
- * find_max_separation computes, from 6 products per box instead of 12 (n_k . rA_k, a box's
- * own extent, is made once per step with its world polygon, in slots 5 and 6 of its normals),
- * and the same first maximum is taken, so the edge, the separation and every later step are
- * the same bits.
+ * find_max_separation computes, from 8 products per box instead of 12, and the same first
+ * maximum is taken, so the edge, the separation and every later step are the same bits.
  * Magnitudes: |n| <= 2^17, |pB - pA| < 2^31, |r| < 2^26 (vertices within 512 m of their body
  * origin, bodies within 8192 m), so every sum is below 2^50. */
 
@@ -289,16 +270,16 @@ static inline int64_t abs64(int64_t v)
 	return v < 0 ? -v : v;
 }
 
-/* find_max_separation(edge, p1, p2) for two boxes (form f2 of p2; (dx, dy) = p of 2 - p of 1). */
-static inline fix16_t box_separation(int32_t *edge, const f2d_polygon *p1, const f2d_vec2 *f2,
-                                     int64_t dx, int64_t dy)
+/* find_max_separation(edge, p1, p2) for two boxes (forms f1, f2; (dx, dy) = p of 2 - p of 1). */
+static inline fix16_t box_separation(int32_t *edge, const f2d_polygon *p1, const f2d_vec2 *f1,
+                                     const f2d_vec2 *f2, int64_t dx, int64_t dy)
 {
 	int64_t s[4];
 	for (int32_t k = 0; k < 2; ++k) {
 		f2d_vec2 n = p1->normals[k];
 		int64_t c = n.x * dx + n.y * dy;
 		int64_t e0 = abs64(f2d_dot64(n, f2[1])), e1 = abs64(f2d_dot64(n, f2[2]));
-		int64_t e = (e0 > e1 ? e0 : e1) + join_extent(p1->normals[5 + k]);
+		int64_t e = (e0 > e1 ? e0 : e1) + f2d_dot64(n, f1[1 + k]);
 		s[k] = c - e;
 		s[k + 2] = -c - e;
 	}
@@ -320,11 +301,11 @@ static void collide_boxes(const f2d_polygon *pa, const f2d_vec2 *fa, const f2d_p
 {
 	int64_t dx = (int64_t)fb[0].x - fa[0].x, dy = (int64_t)fb[0].y - fa[0].y;
 	int32_t edge_a, edge_b;
-	fix16_t sep_a = box_separation(&edge_a, pa, fb, dx, dy);
+	fix16_t sep_a = box_separation(&edge_a, pa, fa, fb, dx, dy);
 	if (sep_a > speculative) {
 		return;
 	}
-	fix16_t sep_b = box_separation(&edge_b, pb, fa, -dx, -dy);
+	fix16_t sep_b = box_separation(&edge_b, pb, fb, fa, -dx, -dy);
 	if (sep_b > speculative) {
 		return;
 	}

@@ -163,24 +163,11 @@ START_TEST(non_boxes_take_the_general_path)
 }
 END_TEST
 
-/* The box form's own extents n_k . r_k, kept split in two int32 (collision.c split_extent /
- * join_extent), come back exactly over their whole range (|value| < 2^43: unit normals times
- * radii of up to 512 m), and the box path agrees with the general one at the range edges: the
- * largest and smallest boxes, at the world's corners, at every angle. */
-START_TEST(box_extents_and_range_edges)
+/* The box path agrees with the general one at the range edges: the largest and smallest boxes,
+ * at the world's corners, at every angle. */
+START_TEST(box_path_at_range_edges)
 {
-	const int64_t lim = (int64_t)1 << 43;
-	const int64_t edges[] = {0, 1, -1, 0xFFFF, -0xFFFF, 0x10000, -0x10000, 0x10001, -0x10001,
-	                         lim - 1, -(lim - 1), lim - 0x10000, -(lim - 0x10000)};
-	for (size_t i = 0; i < sizeof edges / sizeof edges[0]; ++i) {
-		ck_assert(join_extent(split_extent(edges[i])) == edges[i]);
-	}
 	uint64_t seed = 4242u;
-	for (int32_t n = 0; n < 200000; ++n) {
-		int64_t v = (int64_t)rng_int(&seed, -(1 << 21), (1 << 21) - 1) * ((int64_t)1 << 22) +
-		            rng_int(&seed, 0, (1 << 22) - 1);
-		ck_assert(join_extent(split_extent(v)) == v);
-	}
 	int32_t counts[3] = {0, 0, 0};
 	const fix16_t big = F2D_MAX_SHAPE_EXTENT / 2, tiny = F2D_MIN_SHAPE_SIZE;
 	const fix16_t far = F2D_WORLD_LIMIT - F2D_MAX_SHAPE_EXTENT;
@@ -292,7 +279,7 @@ static Suite *narrow_suite(void)
 	TCase *tc = tcase_create("box");
 	tcase_add_loop_test(tc, box_path_matches_general_path, 0, 4);
 	tcase_add_test(tc, non_boxes_take_the_general_path);
-	tcase_add_test(tc, box_extents_and_range_edges);
+	tcase_add_test(tc, box_path_at_range_edges);
 	suite_add_tcase(s, tc);
 	TCase *kept = tcase_create("kept");
 	tcase_add_loop_test(kept, kept_caches_and_manifolds_match_full_recomputation, 0, 12);
