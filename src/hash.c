@@ -33,7 +33,13 @@
  * 15 consecutive fix16 fields of a body are copied as one run on little-endian hosts (whose
  * memory order is then the encoding, checked at compile time; byte by byte elsewhere), and
  * the bytes go through XXH3's AVX2 or AVX-512 loop where the CPU has one (the same function:
- * XXH3's vector paths give the scalar one's result). */
+ * XXH3's vector paths give the scalar one's result).
+ *
+ * Speed, same bytes (issue 16, after format 4): on x86-64 CPUs with AVX-512 VBMI the body and
+ * arbiter records are gathered by byte permutations (put_bodies_vbmi, put_arbiters_vbmi), and
+ * the shape loop reads a shape's alive flag only when its options are not the defaults (one
+ * cache line a shape). F2D_HASH_CHECK builds compare every hash with the portable encoder's
+ * (f2d_hash_world_reference: every record field by field, every digest recomputed). */
 #include "core.h"
 
 #include <stddef.h>
@@ -262,9 +268,9 @@ static void put_pool(encoder *e, const f2d_id_pool *p)
 	 offsetof(f2d_contact_point, pt) == offsetof(f2d_contact_point, pn) + 4 &&                 \
 	 sizeof(int32_t) == 4 && sizeof(fix16_t) == 4 && sizeof(uint32_t) == 4)
 
-static uint8_t *put_body(uint8_t *p, const f2d_body *b)
+static uint8_t *put_body(uint8_t *p, const f2d_body *b, bool runs)
 {
-	if (HOST_LE && BODY_RUN_CONTIGUOUS) {
+	if (HOST_LE && BODY_RUN_CONTIGUOUS && runs) {
 		memcpy(p, (const unsigned char *)b + offsetof(f2d_body, origin), 4 * BODY_RUN);
 		p += 4 * BODY_RUN;
 	} else {
@@ -282,6 +288,121 @@ static uint8_t *put_body(uint8_t *p, const f2d_body *b)
 	p = w_i32(p, b->inertia);
 	return w_i32(p, b->sleep_time);
 }
+
+/* ---- AVX-512 VBMI gathers of the body and arbiter records (x86-64 with VBMI, chosen at run
+ * time; the same bytes as put_body and the arbiter runs below, checked against the portable
+ * encoder in every hash of the F2D_HASH_CHECK builds) ----
+ * A record's bytes lie in the first 128 bytes of its struct (checked at compile time): the
+ * struct is loaded as two 64-byte vectors (the second masked to the struct's size, so the
+ * last element of an array is never read past) and one byte permutation (vpermt2b) puts
+ * each byte of the record where the encoding wants it; the record is written with unmasked
+ * stores (64 + 16 bytes a body, 64 an arbiter; room() reserves them) and the next record
+ * overwrites the tail. The permutation's indices are built in registers from offsetof
+ * constants (no table). The scalar copy was most of the hash's time (issue 16): a body record
+ * took 12 loads and stores, an arbiter's 13 with a length that depends on its count; now two
+ * loads, one or two permutes and stores. */
+#define GATHER_BODY                                                                                \
+	(HOST_LE && BODY_RUN_CONTIGUOUS && offsetof(f2d_body, generation) + 4 <= 128 &&            \
+	 offsetof(f2d_body, origin) + 60 <= 128 && offsetof(f2d_body, inertia) + 4 <= 128 &&       \
+	 offsetof(f2d_body, sleep_time) + 4 <= 128 && sizeof(f2d_body) > 64 &&                     \
+	 sizeof(uint32_t) == 4)
+#define GATHER_ARBITER                                                                             \
+	(HOST_LE && ARBITER_RUNS && sizeof(f2d_arbiter) > 64 &&                                    \
+	 offsetof(f2d_arbiter, points) + sizeof(f2d_contact_point) +                               \
+	         offsetof(f2d_contact_point, pt) + 4 <=                                            \
+	     128 &&                                                                                \
+	 offsetof(f2d_contact_point, id) + 4 <= sizeof(f2d_contact_point))
+
+#if F2D_X86_SIMD
+#define VBMI_TARGET __attribute__((target("avx512f,avx512bw,avx512vbmi")))
+
+/* the struct's first 128 bytes, or its size when smaller (the mask keeps the load inside) */
+#define HI_MASK(T) (sizeof(T) >= 128 ? ~(__mmask64)0 : (((__mmask64)1 << (sizeof(T) - 64)) - 1))
+
+/* indices r + base for the bytes r in [from, 64) */
+static VBMI_TARGET __m512i idx_from(__m512i idx, int from, int base)
+{
+	__mmask64 m = from >= 64 ? 0 : ~(__mmask64)0 << from;
+	__m512i iota = _mm512_set_epi8(
+	    63, 62, 61, 60, 59, 58, 57, 56, 55, 54, 53, 52, 51, 50, 49, 48, 47, 46, 45, 44, 43, 42,
+	    41, 40, 39, 38, 37, 36, 35, 34, 33, 32, 31, 30, 29, 28, 27, 26, 25, 24, 23, 22, 21, 20,
+	    19, 18, 17, 16, 15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0);
+	return _mm512_mask_add_epi8(idx, m, iota, _mm512_set1_epi8((char)base));
+}
+
+/* The body records of slots [0, n) from p on (room() before each), as the portable loop in
+ * hash_world writes them; *nb += the live bodies with options other than the defaults. */
+static VBMI_TARGET uint8_t *put_bodies_vbmi(encoder *e, uint8_t *p, const f2d_body *bodies,
+                                            int32_t n, int32_t *nb)
+{
+	/* record bytes 0..3 generation, 4 flags (written after), 5..64 the run origin .. mass,
+	 * 65..68 inertia, 69..72 sleep_time */
+	const int run = (int)offsetof(f2d_body, origin);
+	__m512i idx0 = idx_from(_mm512_setzero_si512(), 0, (int)offsetof(f2d_body, generation));
+	idx0 = idx_from(idx0, 5, run - 5);
+	__m512i idx1 = idx_from(_mm512_setzero_si512(), 0, run + 59);
+	idx1 = idx_from(idx1, 1, (int)offsetof(f2d_body, inertia) - 1);
+	idx1 = idx_from(idx1, 5, (int)offsetof(f2d_body, sleep_time) - 5);
+	const __mmask64 hi = HI_MASK(f2d_body);
+	int32_t count = 0;
+	for (int32_t i = 0; i < n; ++i) {
+		const f2d_body *b = &bodies[i];
+		p = room(e, p, 80);
+		__m512i lo = _mm512_loadu_si512((const void *)b);
+		__m512i up = _mm512_maskz_loadu_epi8(hi, (const unsigned char *)b + 64);
+		_mm512_storeu_si512((void *)p, _mm512_permutex2var_epi8(lo, idx0, up));
+		_mm_storeu_si128((void *)(p + 64),
+		                 _mm512_castsi512_si128(_mm512_permutex2var_epi8(lo, idx1, up)));
+		bool alive = b->alive;
+		p[4] = (uint8_t)(alive ? 1u | (uint32_t)b->type << 1 | (b->awake ? 8u : 0u) |
+		                             (b->enable_sleep ? 16u : 0u)
+		                       : 0u);
+		count += alive && !f2d_body_default_options(b) ? 1 : 0;
+		p += alive ? 73 : 5; /* a dead slot: generation and 0 (the rest is overwritten) */
+	}
+	*nb += count;
+	return p;
+}
+
+/* The arbiter records of arbiters [0, n), as the portable loop in hash_world writes them. */
+static VBMI_TARGET uint8_t *put_arbiters_vbmi(encoder *e, uint8_t *p, const f2d_arbiter *arbiters,
+                                              int32_t n)
+{
+	/* record bytes 0..7 shape_a, shape_b; 8..19 friction, restitution, count; per point k
+	 * (20 + 12 k) id, (24 + 12 k) pn, pt */
+	const int pts = (int)offsetof(f2d_arbiter, points);
+	const int ps = (int)sizeof(f2d_contact_point);
+	const int id = (int)offsetof(f2d_contact_point, id);
+	const int pn = (int)offsetof(f2d_contact_point, pn);
+	__m512i idx = idx_from(_mm512_setzero_si512(), 0, (int)offsetof(f2d_arbiter, shape_a));
+	idx = idx_from(idx, 8, (int)offsetof(f2d_arbiter, friction) - 8);
+	idx = idx_from(idx, 20, pts + id - 20);
+	idx = idx_from(idx, 24, pts + pn - 24);
+	idx = idx_from(idx, 32, pts + ps + id - 32);
+	idx = idx_from(idx, 36, pts + ps + pn - 36);
+	const __mmask64 hi = HI_MASK(f2d_arbiter);
+	for (int32_t i = 0; i < n; ++i) {
+		const f2d_arbiter *a = &arbiters[i];
+		p = room(e, p, 64);
+		__m512i lo = _mm512_loadu_si512((const void *)a);
+		__m512i up = _mm512_maskz_loadu_epi8(hi, (const unsigned char *)a + 64);
+		_mm512_storeu_si512((void *)p, _mm512_permutex2var_epi8(lo, idx, up));
+		p += 20 + 12 * a->count; /* an absent second point is overwritten next */
+	}
+	return p;
+}
+
+/* VBMI on this CPU (asked at every hash, as simd_level) */
+static bool have_vbmi(void)
+{
+#ifndef F2D_NO_AVX512
+	__builtin_cpu_init();
+	return __builtin_cpu_supports("avx512vbmi") && __builtin_cpu_supports("avx512bw");
+#else
+	return false;
+#endif
+}
+#endif
 
 /* The shape's record (what its digest covers): everything of the shape that is state, except
  * its list link (kept out so that creating or destroying a sibling changes no digest). */
@@ -445,13 +566,17 @@ static void put_options(encoder *e, const f2d_world *w, int32_t nb, int32_t ns)
 	}
 }
 
-/* fresh: digests computed from the records instead of the cached ones (the reference) */
+/* fresh: digests computed from the records instead of the cached ones, and every record
+ * written field by field by the portable encoder (the reference) */
 static uint64_t hash_world(const f2d_world *w, bool fresh)
 {
 	XXH3_state_t state;
 	encoder e;
 	e.state = &state;
 	e.simd = simd_level();
+#if F2D_X86_SIMD
+	const bool gather = !fresh && e.simd == 2 && have_vbmi();
+#endif
 	e.len = 0;
 	XXH3_64bits_reset(&state);
 
@@ -478,26 +603,43 @@ static uint64_t hash_world(const f2d_world *w, bool fresh)
 	int32_t nb = 0, ns = 0; /* for put_options */
 	put_pool(&e, &w->body_ids);
 	uint8_t *p = e.buf + e.len;
-	for (int32_t i = 0; i < w->body_ids.next; ++i) {
-		const f2d_body *b = &w->bodies[i];
-		nb += b->alive && !f2d_body_default_options(b) ? 1 : 0;
-		p = room(&e, p, 80); /* 73 bytes */
-		p = w_u32(p, b->generation);
-		p = w_u8(p, b->alive ? 1u | (uint32_t)b->type << 1 | (b->awake ? 8u : 0u) |
-		                           (b->enable_sleep ? 16u : 0u)
-		                     : 0u); /* a dead slot's other fields are not state */
-		if (b->alive) {
-			p = put_body(p, b);
+#if F2D_X86_SIMD
+	if (GATHER_BODY && gather) {
+		p = put_bodies_vbmi(&e, p, w->bodies, w->body_ids.next, &nb);
+	} else
+#endif
+		for (int32_t i = 0; i < w->body_ids.next; ++i) {
+			const f2d_body *b = &w->bodies[i];
+			nb += b->alive && !f2d_body_default_options(b) ? 1 : 0;
+			p = room(&e, p, 80); /* 73 bytes */
+			p = w_u32(p, b->generation);
+			p = w_u8(p, b->alive ? 1u | (uint32_t)b->type << 1 | (b->awake ? 8u : 0u) |
+			                           (b->enable_sleep ? 16u : 0u)
+			                     : 0u); /* a dead slot's other fields are not state */
+			if (b->alive) {
+				p = put_body(p, b, !fresh);
+			}
 		}
-	}
 	end(&e, p);
 	put_pool(&e, &w->shape_ids);
 	p = e.buf + e.len;
-	for (int32_t i = 0; i < w->shape_ids.next; ++i) {
-		const f2d_shape *s = &w->shapes[i];
-		ns += s->alive && !f2d_shape_default_options(s) ? 1 : 0;
-		p = room(&e, p, 8);
-		p = w_u64(p, fresh ? shape_digest(s) : s->digest);
+	if (fresh) {
+		for (int32_t i = 0; i < w->shape_ids.next; ++i) {
+			const f2d_shape *s = &w->shapes[i];
+			ns += s->alive && !f2d_shape_default_options(s) ? 1 : 0;
+			p = room(&e, p, 8);
+			p = w_u64(p, shape_digest(s));
+		}
+	} else {
+		/* the options next to the digest first: alive (another cache line) is read only
+		 * for a shape with options */
+		const int32_t n = w->shape_ids.next;
+		for (int32_t i = 0; i < n; ++i) {
+			const f2d_shape *s = &w->shapes[i];
+			ns += !f2d_shape_default_options(s) && s->alive ? 1 : 0;
+			p = room(&e, p, 8);
+			p = w_u64(p, s->digest);
+		}
 	}
 	end(&e, p);
 	put_pool(&e, &w->joint_ids);
@@ -514,30 +656,37 @@ static uint64_t hash_world(const f2d_world *w, bool fresh)
 	need(&e, 4);
 	put_i32(&e, w->arbiter_count);
 	p = e.buf + e.len;
-	for (int32_t i = 0; i < w->arbiter_count; ++i) {
-		const f2d_arbiter *a = &w->arbiters[i];
-		p = room(&e, p, 64);
-		if (HOST_LE && ARBITER_RUNS) { /* the same bytes, copied in runs */
-			memcpy(p, a, 8);
-			memcpy(p + 8, &a->friction, 12);
-			memcpy(p + 20, &a->points[0].id, 4);
-			memcpy(p + 24, &a->points[0].pn, 8);
-			memcpy(p + 32, &a->points[1].id, 4);
-			memcpy(p + 36, &a->points[1].pn, 8);
-			p += 20 + 12 * a->count; /* an absent second point is overwritten next */
-		} else {
-			p = w_i32(p, a->shape_a);
-			p = w_i32(p, a->shape_b);
-			p = w_i32(p, a->friction);
-			p = w_i32(p, a->restitution);
-			p = w_i32(p, a->count);
-			for (int32_t k = 0; k < a->count; ++k) {
-				p = w_u32(p, a->points[k].id);
-				p = w_i32(p, a->points[k].pn);
-				p = w_i32(p, a->points[k].pt);
+#if F2D_X86_SIMD
+	if (GATHER_ARBITER && gather) {
+		p = put_arbiters_vbmi(&e, p, w->arbiters, w->arbiter_count);
+	} else
+#endif
+		for (int32_t i = 0; i < w->arbiter_count; ++i) {
+			const f2d_arbiter *a = &w->arbiters[i];
+			p = room(&e, p, 64);
+			if (HOST_LE && ARBITER_RUNS &&
+			    !fresh) { /* the same bytes, copied in runs */
+				memcpy(p, a, 8);
+				memcpy(p + 8, &a->friction, 12);
+				memcpy(p + 20, &a->points[0].id, 4);
+				memcpy(p + 24, &a->points[0].pn, 8);
+				memcpy(p + 32, &a->points[1].id, 4);
+				memcpy(p + 36, &a->points[1].pn, 8);
+				p += 20 +
+				     12 * a->count; /* an absent second point is overwritten next */
+			} else {
+				p = w_i32(p, a->shape_a);
+				p = w_i32(p, a->shape_b);
+				p = w_i32(p, a->friction);
+				p = w_i32(p, a->restitution);
+				p = w_i32(p, a->count);
+				for (int32_t k = 0; k < a->count; ++k) {
+					p = w_u32(p, a->points[k].id);
+					p = w_i32(p, a->points[k].pn);
+					p = w_i32(p, a->points[k].pt);
+				}
 			}
 		}
-	}
 	end(&e, p);
 	put_options(&e, w, nb, ns);
 	flush(&e);
@@ -561,8 +710,18 @@ uint64_t f2d_hash_world(const f2d_world *w)
 		fprintf(stderr, "fix2d: F2D_HASH_CHECK: a body's joint list is stale\n");
 		abort();
 	}
-#endif
+	/* and the fast encoders (the cached digests, the copied runs, the VBMI gathers) give the
+	 * portable encoder's bytes: a record they miss or misplace changes the hash */
+	uint64_t h = hash_world(w, false);
+	if (h != hash_world(w, true)) {
+		fprintf(stderr,
+		        "fix2d: F2D_HASH_CHECK: the fast hash differs from the reference\n");
+		abort();
+	}
+	return h;
+#else
 	return hash_world(w, false);
+#endif
 }
 
 uint64_t f2d_hash_world_reference(const f2d_world *w)
