@@ -566,9 +566,10 @@ static void put_options(encoder *e, const f2d_world *w, int32_t nb, int32_t ns)
 	}
 }
 
-/* fresh: digests computed from the records instead of the cached ones, and every record
- * written field by field by the portable encoder (the reference) */
-static uint64_t hash_world(const f2d_world *w, bool fresh)
+/* fresh: every record written field by field by the portable encoder (no runs, no gathers);
+ * fresh_digests: the shape digests computed from the records instead of the cached ones (both:
+ * the reference) */
+static uint64_t hash_world(const f2d_world *w, bool fresh, bool fresh_digests)
 {
 	XXH3_state_t state;
 	encoder e;
@@ -623,7 +624,7 @@ static uint64_t hash_world(const f2d_world *w, bool fresh)
 	end(&e, p);
 	put_pool(&e, &w->shape_ids);
 	p = e.buf + e.len;
-	if (fresh) {
+	if (fresh_digests) {
 		for (int32_t i = 0; i < w->shape_ids.next; ++i) {
 			const f2d_shape *s = &w->shapes[i];
 			ns += s->alive && !f2d_shape_default_options(s) ? 1 : 0;
@@ -712,21 +713,21 @@ uint64_t f2d_hash_world(const f2d_world *w)
 	}
 	/* and the fast encoders (the cached digests, the copied runs, the VBMI gathers) give the
 	 * portable encoder's bytes: a record they miss or misplace changes the hash */
-	uint64_t h = hash_world(w, false);
-	if (h != hash_world(w, true)) {
+	uint64_t h = hash_world(w, false, false);
+	if (h != hash_world(w, true, false)) { /* the cached digests were checked above */
 		fprintf(stderr,
 		        "fix2d: F2D_HASH_CHECK: the fast hash differs from the reference\n");
 		abort();
 	}
 	return h;
 #else
-	return hash_world(w, false);
+	return hash_world(w, false, false);
 #endif
 }
 
 uint64_t f2d_hash_world_reference(const f2d_world *w)
 {
-	return hash_world(w, true);
+	return hash_world(w, true, true);
 }
 
 /* ---- phase hashes (f2d_world_step_traced) ----
