@@ -35,8 +35,9 @@
  * the bytes go through XXH3's AVX2 or AVX-512 loop where the CPU has one (the same function:
  * XXH3's vector paths give the scalar one's result).
  *
- * Speed, same bytes (issue 16, after format 4): on x86-64 CPUs with AVX-512 VBMI the body and
- * arbiter records are gathered by byte permutations (put_bodies_vbmi, put_arbiters_vbmi), and
+ * Speed, same bytes (issue 16, after format 4): on x86-64 CPUs with AVX-512 VBMI the body,
+ * joint and arbiter records are gathered by byte permutations (put_bodies_vbmi,
+ * put_joints_vbmi, put_arbiters_vbmi), and
  * the shape loop reads a shape's alive flag only when its options are not the defaults (one
  * cache line a shape). F2D_HASH_CHECK builds compare every hash with the portable encoder's
  * (f2d_hash_world_reference: every record field by field, every digest recomputed). */
@@ -289,7 +290,7 @@ static uint8_t *put_body(uint8_t *p, const f2d_body *b, bool runs)
 	return w_i32(p, b->sleep_time);
 }
 
-/* ---- AVX-512 VBMI gathers of the body and arbiter records (x86-64 with VBMI, chosen at run
+/* ---- AVX-512 VBMI gathers of the body, joint and arbiter records (x86-64 with VBMI, chosen at run
  * time; the same bytes as put_body and the arbiter runs below, checked against the portable
  * encoder in every hash of the F2D_HASH_CHECK builds) ----
  * A record's bytes lie in the first 128 bytes of its struct (checked at compile time): the
@@ -312,6 +313,27 @@ static uint8_t *put_body(uint8_t *p, const f2d_body *b, bool runs)
 	         offsetof(f2d_contact_point, pt) + 4 <=                                            \
 	     128 &&                                                                                \
 	 offsetof(f2d_contact_point, id) + 4 <= sizeof(f2d_contact_point))
+
+static uint8_t *put_joint_other(uint8_t *p, const f2d_joint *j);
+
+/* the revolute part of a joint record: runs body_a .. reference_angle, lower ..
+ * max_motor_torque, impulse .. upper_impulse, in the first 128 bytes */
+#define GATHER_JOINT                                                                               \
+	(HOST_LE && sizeof(f2d_joint) > 64 && offsetof(f2d_joint, generation) + 4 <= 128 &&        \
+	 offsetof(f2d_joint, body_b) == offsetof(f2d_joint, body_a) + 4 &&                         \
+	 offsetof(f2d_joint, local_a) == offsetof(f2d_joint, body_a) + 8 &&                        \
+	 offsetof(f2d_joint, local_b) == offsetof(f2d_joint, body_a) + 16 &&                       \
+	 offsetof(f2d_joint, reference_angle) == offsetof(f2d_joint, body_a) + 24 &&               \
+	 offsetof(f2d_joint, upper) == offsetof(f2d_joint, lower) + 4 &&                           \
+	 offsetof(f2d_joint, motor_speed) == offsetof(f2d_joint, lower) + 8 &&                     \
+	 offsetof(f2d_joint, max_motor_torque) == offsetof(f2d_joint, lower) + 12 &&               \
+	 offsetof(f2d_joint, motor_impulse) == offsetof(f2d_joint, impulse) + 8 &&                 \
+	 offsetof(f2d_joint, lower_impulse) == offsetof(f2d_joint, impulse) + 12 &&                \
+	 offsetof(f2d_joint, upper_impulse) == offsetof(f2d_joint, impulse) + 16 &&                \
+	 offsetof(f2d_joint, reference_angle) + 4 <= 128 &&                                        \
+	 offsetof(f2d_joint, max_motor_torque) + 4 <= 128 &&                                       \
+	 offsetof(f2d_joint, upper_impulse) + 4 <= 128 && sizeof(f2d_vec2) == 8 &&                 \
+	 offsetof(f2d_vec2, y) == 4 && sizeof(fix16_t) == 4)
 
 #if F2D_X86_SIMD
 #define VBMI_TARGET __attribute__((target("avx512f,avx512bw,avx512vbmi")))
@@ -392,6 +414,44 @@ static VBMI_TARGET uint8_t *put_arbiters_vbmi(encoder *e, uint8_t *p, const f2d_
 	return p;
 }
 
+/* The joint records of slots [0, n), as the portable loop in hash_world writes them: the
+ * revolute part gathered (record bytes 0..3 generation, 4 alive, 5..32 body_a, body_b,
+ * local_a, local_b, reference_angle, 33 flags, 34..49 lower, upper, motor_speed,
+ * max_motor_torque, 50..69 impulse, motor, lower and upper impulses), the other types' fields
+ * after it by put_joint_other. */
+static VBMI_TARGET uint8_t *put_joints_vbmi(encoder *e, uint8_t *p, const f2d_joint *joints,
+                                            int32_t n)
+{
+	__m512i idx0 = idx_from(_mm512_setzero_si512(), 0, (int)offsetof(f2d_joint, generation));
+	idx0 = idx_from(idx0, 5, (int)offsetof(f2d_joint, body_a) - 5);
+	idx0 = idx_from(idx0, 34, (int)offsetof(f2d_joint, lower) - 34);
+	idx0 = idx_from(idx0, 50, (int)offsetof(f2d_joint, impulse) - 50);
+	__m512i idx1 = idx_from(_mm512_setzero_si512(), 0, (int)offsetof(f2d_joint, impulse) + 14);
+	const __mmask64 hi = HI_MASK(f2d_joint);
+	for (int32_t i = 0; i < n; ++i) {
+		const f2d_joint *j = &joints[i];
+		p = room(e, p, 192); /* 80 bytes gathered, + 46 for a joint of another type */
+		__m512i lo = _mm512_loadu_si512((const void *)j);
+		__m512i up = _mm512_maskz_loadu_epi8(hi, (const unsigned char *)j + 64);
+		_mm512_storeu_si512((void *)p, _mm512_permutex2var_epi8(lo, idx0, up));
+		_mm_storeu_si128((void *)(p + 64),
+		                 _mm512_castsi512_si128(_mm512_permutex2var_epi8(lo, idx1, up)));
+		if (!j->alive) {
+			p[4] = 0;
+			p += 5;
+			continue;
+		}
+		p[4] = 1;
+		p[33] = (uint8_t)((j->enable_limit ? 1 : 0) | (j->enable_motor ? 2 : 0) |
+		                  (j->collide_connected ? 4 : 0) | (j->type != 0 ? 8 : 0));
+		p += 70;
+		if (j->type != 0) {
+			p = put_joint_other(p, j);
+		}
+	}
+	return p;
+}
+
 /* VBMI on this CPU (asked at every hash, as simd_level) */
 static bool have_vbmi(void)
 {
@@ -456,25 +516,26 @@ static uint8_t *put_joint(uint8_t *p, const f2d_joint *j)
 	p = w_i32(p, j->motor_impulse);
 	p = w_i32(p, j->lower_impulse);
 	p = w_i32(p, j->upper_impulse);
-	if (j->type != 0) {
-		/* the other joint types (flag 8, never set for a revolute joint, whose encoding is
-		 * unchanged): u8 type, axis, length, u8 spring, hertz, damping ratio, angular
-		 * hertz and damping ratio, max force, correction factor, spring and angular
-		 * impulses */
-		p = w_u8(p, j->type);
-		p = w_vec(p, j->axis);
-		p = w_i32(p, j->length);
-		p = w_u8(p, j->enable_spring ? 1 : 0);
-		p = w_i32(p, j->hertz);
-		p = w_i32(p, j->damping_ratio);
-		p = w_i32(p, j->angular_hertz);
-		p = w_i32(p, j->angular_damping_ratio);
-		p = w_i32(p, j->max_force);
-		p = w_i32(p, j->correction_factor);
-		p = w_i32(p, j->spring_impulse);
-		p = w_i32(p, j->angular_impulse);
-	}
-	return p;
+	return j->type != 0 ? put_joint_other(p, j) : p;
+}
+
+/* the other joint types (flag 8, never set for a revolute joint, whose encoding is
+ * unchanged): u8 type, axis, length, u8 spring, hertz, damping ratio, angular hertz and
+ * damping ratio, max force, correction factor, spring and angular impulses */
+static uint8_t *put_joint_other(uint8_t *p, const f2d_joint *j)
+{
+	p = w_u8(p, j->type);
+	p = w_vec(p, j->axis);
+	p = w_i32(p, j->length);
+	p = w_u8(p, j->enable_spring ? 1 : 0);
+	p = w_i32(p, j->hertz);
+	p = w_i32(p, j->damping_ratio);
+	p = w_i32(p, j->angular_hertz);
+	p = w_i32(p, j->angular_damping_ratio);
+	p = w_i32(p, j->max_force);
+	p = w_i32(p, j->correction_factor);
+	p = w_i32(p, j->spring_impulse);
+	return w_i32(p, j->angular_impulse);
 }
 
 /* XXH3-64 of the shape's record, from scratch. */
@@ -644,16 +705,22 @@ static uint64_t hash_world(const f2d_world *w, bool fresh, bool fresh_digests)
 	}
 	end(&e, p);
 	put_pool(&e, &w->joint_ids);
-	for (int32_t i = 0; i < w->joint_ids.next; ++i) {
-		const f2d_joint *j = &w->joints[i];
-		uint8_t *q = begin(&e, 192); /* 78 bytes, + 46 for a joint of another type */
-		q = w_u32(q, j->generation);
-		q = w_u8(q, j->alive ? 1 : 0);
-		if (j->alive) {
-			q = put_joint(q, j);
+#if F2D_X86_SIMD
+	if (GATHER_JOINT && gather) {
+		end(&e, put_joints_vbmi(&e, e.buf + e.len, w->joints, w->joint_ids.next));
+	} else
+#endif
+		for (int32_t i = 0; i < w->joint_ids.next; ++i) {
+			const f2d_joint *j = &w->joints[i];
+			uint8_t *q =
+			    begin(&e, 192); /* 78 bytes, + 46 for a joint of another type */
+			q = w_u32(q, j->generation);
+			q = w_u8(q, j->alive ? 1 : 0);
+			if (j->alive) {
+				q = put_joint(q, j);
+			}
+			end(&e, q);
 		}
-		end(&e, q);
-	}
 	need(&e, 4);
 	put_i32(&e, w->arbiter_count);
 	p = e.buf + e.len;

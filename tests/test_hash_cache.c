@@ -237,7 +237,7 @@ START_TEST(scenes_and_rollbacks_keep_digests_fresh)
 END_TEST
 
 /* The fast encoders (hash.c: the copied runs, and on x86-64 CPUs with AVX-512 VBMI the byte
- * permutations that gather body and arbiter records) write the portable encoder's bytes: the
+ * permutations that gather body, joint and arbiter records) write the portable encoder's bytes: the
  * hash after every step of every catalogue scene (the large ones excepted), with sleep off and
  * on, equals the reference's (which writes every record field by field). Then a world whose
  * body slots mix dead, static, kinematic and dynamic bodies with and without options, the last
