@@ -33,7 +33,14 @@
  * 15 consecutive fix16 fields of a body are copied as one run on little-endian hosts (whose
  * memory order is then the encoding, checked at compile time; byte by byte elsewhere), and
  * the bytes go through XXH3's AVX2 or AVX-512 loop where the CPU has one (the same function:
- * XXH3's vector paths give the scalar one's result). */
+ * XXH3's vector paths give the scalar one's result).
+ *
+ * Speed, same bytes (issue 16, after format 4): on x86-64 CPUs with AVX-512 VBMI the body,
+ * joint and arbiter records are gathered by byte permutations (put_bodies_vbmi,
+ * put_joints_vbmi, put_arbiters_vbmi), and
+ * the shape loop reads a shape's alive flag only when its options are not the defaults (one
+ * cache line a shape). F2D_HASH_CHECK builds compare every hash with the portable encoder's
+ * (f2d_hash_world_reference: every record field by field, every digest recomputed). */
 #include "core.h"
 
 #include <stddef.h>
@@ -262,9 +269,9 @@ static void put_pool(encoder *e, const f2d_id_pool *p)
 	 offsetof(f2d_contact_point, pt) == offsetof(f2d_contact_point, pn) + 4 &&                 \
 	 sizeof(int32_t) == 4 && sizeof(fix16_t) == 4 && sizeof(uint32_t) == 4)
 
-static uint8_t *put_body(uint8_t *p, const f2d_body *b)
+static uint8_t *put_body(uint8_t *p, const f2d_body *b, bool runs)
 {
-	if (HOST_LE && BODY_RUN_CONTIGUOUS) {
+	if (HOST_LE && BODY_RUN_CONTIGUOUS && runs) {
 		memcpy(p, (const unsigned char *)b + offsetof(f2d_body, origin), 4 * BODY_RUN);
 		p += 4 * BODY_RUN;
 	} else {
@@ -282,6 +289,180 @@ static uint8_t *put_body(uint8_t *p, const f2d_body *b)
 	p = w_i32(p, b->inertia);
 	return w_i32(p, b->sleep_time);
 }
+
+/* ---- AVX-512 VBMI gathers of the body, joint and arbiter records (x86-64 with VBMI, chosen at run
+ * time; the same bytes as put_body and the arbiter runs below, checked against the portable
+ * encoder in every hash of the F2D_HASH_CHECK builds) ----
+ * A record's bytes lie in the first 128 bytes of its struct (checked at compile time): the
+ * struct is loaded as two 64-byte vectors (the second masked to the struct's size, so the
+ * last element of an array is never read past) and one byte permutation (vpermt2b) puts
+ * each byte of the record where the encoding wants it; the record is written with unmasked
+ * stores (64 + 16 bytes a body, 64 an arbiter; room() reserves them) and the next record
+ * overwrites the tail. The permutation's indices are built in registers from offsetof
+ * constants (no table). The scalar copy was most of the hash's time (issue 16): a body record
+ * took 12 loads and stores, an arbiter's 13 with a length that depends on its count; now two
+ * loads, one or two permutes and stores. */
+#define GATHER_BODY                                                                                \
+	(HOST_LE && BODY_RUN_CONTIGUOUS && offsetof(f2d_body, generation) + 4 <= 128 &&            \
+	 offsetof(f2d_body, origin) + 60 <= 128 && offsetof(f2d_body, inertia) + 4 <= 128 &&       \
+	 offsetof(f2d_body, sleep_time) + 4 <= 128 && sizeof(f2d_body) > 64 &&                     \
+	 sizeof(uint32_t) == 4)
+#define GATHER_ARBITER                                                                             \
+	(HOST_LE && ARBITER_RUNS && sizeof(f2d_arbiter) > 64 &&                                    \
+	 offsetof(f2d_arbiter, points) + sizeof(f2d_contact_point) +                               \
+	         offsetof(f2d_contact_point, pt) + 4 <=                                            \
+	     128 &&                                                                                \
+	 offsetof(f2d_contact_point, id) + 4 <= sizeof(f2d_contact_point))
+
+static uint8_t *put_joint_other(uint8_t *p, const f2d_joint *j);
+
+/* the revolute part of a joint record: runs body_a .. reference_angle, lower ..
+ * max_motor_torque, impulse .. upper_impulse, in the first 128 bytes */
+#define GATHER_JOINT                                                                               \
+	(HOST_LE && sizeof(f2d_joint) > 64 && offsetof(f2d_joint, generation) + 4 <= 128 &&        \
+	 offsetof(f2d_joint, body_b) == offsetof(f2d_joint, body_a) + 4 &&                         \
+	 offsetof(f2d_joint, local_a) == offsetof(f2d_joint, body_a) + 8 &&                        \
+	 offsetof(f2d_joint, local_b) == offsetof(f2d_joint, body_a) + 16 &&                       \
+	 offsetof(f2d_joint, reference_angle) == offsetof(f2d_joint, body_a) + 24 &&               \
+	 offsetof(f2d_joint, upper) == offsetof(f2d_joint, lower) + 4 &&                           \
+	 offsetof(f2d_joint, motor_speed) == offsetof(f2d_joint, lower) + 8 &&                     \
+	 offsetof(f2d_joint, max_motor_torque) == offsetof(f2d_joint, lower) + 12 &&               \
+	 offsetof(f2d_joint, motor_impulse) == offsetof(f2d_joint, impulse) + 8 &&                 \
+	 offsetof(f2d_joint, lower_impulse) == offsetof(f2d_joint, impulse) + 12 &&                \
+	 offsetof(f2d_joint, upper_impulse) == offsetof(f2d_joint, impulse) + 16 &&                \
+	 offsetof(f2d_joint, reference_angle) + 4 <= 128 &&                                        \
+	 offsetof(f2d_joint, max_motor_torque) + 4 <= 128 &&                                       \
+	 offsetof(f2d_joint, upper_impulse) + 4 <= 128 && sizeof(f2d_vec2) == 8 &&                 \
+	 offsetof(f2d_vec2, y) == 4 && sizeof(fix16_t) == 4)
+
+#if F2D_X86_SIMD
+#define VBMI_TARGET __attribute__((target("avx512f,avx512bw,avx512vbmi")))
+
+/* the struct's first 128 bytes, or its size when smaller (the mask keeps the load inside) */
+#define HI_MASK(T) (sizeof(T) >= 128 ? ~(__mmask64)0 : (((__mmask64)1 << (sizeof(T) - 64)) - 1))
+
+/* indices r + base for the bytes r in [from, 64) */
+static VBMI_TARGET __m512i idx_from(__m512i idx, int from, int base)
+{
+	__mmask64 m = from >= 64 ? 0 : ~(__mmask64)0 << from;
+	__m512i iota = _mm512_set_epi8(
+	    63, 62, 61, 60, 59, 58, 57, 56, 55, 54, 53, 52, 51, 50, 49, 48, 47, 46, 45, 44, 43, 42,
+	    41, 40, 39, 38, 37, 36, 35, 34, 33, 32, 31, 30, 29, 28, 27, 26, 25, 24, 23, 22, 21, 20,
+	    19, 18, 17, 16, 15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0);
+	return _mm512_mask_add_epi8(idx, m, iota, _mm512_set1_epi8((char)base));
+}
+
+/* The body records of slots [0, n) from p on (room() before each), as the portable loop in
+ * hash_world writes them; *nb += the live bodies with options other than the defaults. */
+static VBMI_TARGET uint8_t *put_bodies_vbmi(encoder *e, uint8_t *p, const f2d_body *bodies,
+                                            int32_t n, int32_t *nb)
+{
+	/* record bytes 0..3 generation, 4 flags (written after), 5..64 the run origin .. mass,
+	 * 65..68 inertia, 69..72 sleep_time */
+	const int run = (int)offsetof(f2d_body, origin);
+	__m512i idx0 = idx_from(_mm512_setzero_si512(), 0, (int)offsetof(f2d_body, generation));
+	idx0 = idx_from(idx0, 5, run - 5);
+	__m512i idx1 = idx_from(_mm512_setzero_si512(), 0, run + 59);
+	idx1 = idx_from(idx1, 1, (int)offsetof(f2d_body, inertia) - 1);
+	idx1 = idx_from(idx1, 5, (int)offsetof(f2d_body, sleep_time) - 5);
+	const __mmask64 hi = HI_MASK(f2d_body);
+	int32_t count = 0;
+	for (int32_t i = 0; i < n; ++i) {
+		const f2d_body *b = &bodies[i];
+		p = room(e, p, 80);
+		__m512i lo = _mm512_loadu_si512((const void *)b);
+		__m512i up = _mm512_maskz_loadu_epi8(hi, (const unsigned char *)b + 64);
+		_mm512_storeu_si512((void *)p, _mm512_permutex2var_epi8(lo, idx0, up));
+		_mm_storeu_si128((void *)(p + 64),
+		                 _mm512_castsi512_si128(_mm512_permutex2var_epi8(lo, idx1, up)));
+		bool alive = b->alive;
+		p[4] = (uint8_t)(alive ? 1u | (uint32_t)b->type << 1 | (b->awake ? 8u : 0u) |
+		                             (b->enable_sleep ? 16u : 0u)
+		                       : 0u);
+		count += alive && !f2d_body_default_options(b) ? 1 : 0;
+		p += alive ? 73 : 5; /* a dead slot: generation and 0 (the rest is overwritten) */
+	}
+	*nb += count;
+	return p;
+}
+
+/* The arbiter records of arbiters [0, n), as the portable loop in hash_world writes them. */
+static VBMI_TARGET uint8_t *put_arbiters_vbmi(encoder *e, uint8_t *p, const f2d_arbiter *arbiters,
+                                              int32_t n)
+{
+	/* record bytes 0..7 shape_a, shape_b; 8..19 friction, restitution, count; per point k
+	 * (20 + 12 k) id, (24 + 12 k) pn, pt */
+	const int pts = (int)offsetof(f2d_arbiter, points);
+	const int ps = (int)sizeof(f2d_contact_point);
+	const int id = (int)offsetof(f2d_contact_point, id);
+	const int pn = (int)offsetof(f2d_contact_point, pn);
+	__m512i idx = idx_from(_mm512_setzero_si512(), 0, (int)offsetof(f2d_arbiter, shape_a));
+	idx = idx_from(idx, 8, (int)offsetof(f2d_arbiter, friction) - 8);
+	idx = idx_from(idx, 20, pts + id - 20);
+	idx = idx_from(idx, 24, pts + pn - 24);
+	idx = idx_from(idx, 32, pts + ps + id - 32);
+	idx = idx_from(idx, 36, pts + ps + pn - 36);
+	const __mmask64 hi = HI_MASK(f2d_arbiter);
+	for (int32_t i = 0; i < n; ++i) {
+		const f2d_arbiter *a = &arbiters[i];
+		p = room(e, p, 64);
+		__m512i lo = _mm512_loadu_si512((const void *)a);
+		__m512i up = _mm512_maskz_loadu_epi8(hi, (const unsigned char *)a + 64);
+		_mm512_storeu_si512((void *)p, _mm512_permutex2var_epi8(lo, idx, up));
+		p += 20 + 12 * a->count; /* an absent second point is overwritten next */
+	}
+	return p;
+}
+
+/* The joint records of slots [0, n), as the portable loop in hash_world writes them: the
+ * revolute part gathered (record bytes 0..3 generation, 4 alive, 5..32 body_a, body_b,
+ * local_a, local_b, reference_angle, 33 flags, 34..49 lower, upper, motor_speed,
+ * max_motor_torque, 50..69 impulse, motor, lower and upper impulses), the other types' fields
+ * after it by put_joint_other. */
+static VBMI_TARGET uint8_t *put_joints_vbmi(encoder *e, uint8_t *p, const f2d_joint *joints,
+                                            int32_t n)
+{
+	__m512i idx0 = idx_from(_mm512_setzero_si512(), 0, (int)offsetof(f2d_joint, generation));
+	idx0 = idx_from(idx0, 5, (int)offsetof(f2d_joint, body_a) - 5);
+	idx0 = idx_from(idx0, 34, (int)offsetof(f2d_joint, lower) - 34);
+	idx0 = idx_from(idx0, 50, (int)offsetof(f2d_joint, impulse) - 50);
+	__m512i idx1 = idx_from(_mm512_setzero_si512(), 0, (int)offsetof(f2d_joint, impulse) + 14);
+	const __mmask64 hi = HI_MASK(f2d_joint);
+	for (int32_t i = 0; i < n; ++i) {
+		const f2d_joint *j = &joints[i];
+		p = room(e, p, 192); /* 80 bytes gathered, + 46 for a joint of another type */
+		__m512i lo = _mm512_loadu_si512((const void *)j);
+		__m512i up = _mm512_maskz_loadu_epi8(hi, (const unsigned char *)j + 64);
+		_mm512_storeu_si512((void *)p, _mm512_permutex2var_epi8(lo, idx0, up));
+		_mm_storeu_si128((void *)(p + 64),
+		                 _mm512_castsi512_si128(_mm512_permutex2var_epi8(lo, idx1, up)));
+		if (!j->alive) {
+			p[4] = 0;
+			p += 5;
+			continue;
+		}
+		p[4] = 1;
+		p[33] = (uint8_t)((j->enable_limit ? 1 : 0) | (j->enable_motor ? 2 : 0) |
+		                  (j->collide_connected ? 4 : 0) | (j->type != 0 ? 8 : 0));
+		p += 70;
+		if (j->type != 0) {
+			p = put_joint_other(p, j);
+		}
+	}
+	return p;
+}
+
+/* VBMI on this CPU (asked at every hash, as simd_level) */
+static bool have_vbmi(void)
+{
+#ifndef F2D_NO_AVX512
+	__builtin_cpu_init();
+	return __builtin_cpu_supports("avx512vbmi") && __builtin_cpu_supports("avx512bw");
+#else
+	return false;
+#endif
+}
+#endif
 
 /* The shape's record (what its digest covers): everything of the shape that is state, except
  * its list link (kept out so that creating or destroying a sibling changes no digest). */
@@ -335,25 +516,26 @@ static uint8_t *put_joint(uint8_t *p, const f2d_joint *j)
 	p = w_i32(p, j->motor_impulse);
 	p = w_i32(p, j->lower_impulse);
 	p = w_i32(p, j->upper_impulse);
-	if (j->type != 0) {
-		/* the other joint types (flag 8, never set for a revolute joint, whose encoding is
-		 * unchanged): u8 type, axis, length, u8 spring, hertz, damping ratio, angular
-		 * hertz and damping ratio, max force, correction factor, spring and angular
-		 * impulses */
-		p = w_u8(p, j->type);
-		p = w_vec(p, j->axis);
-		p = w_i32(p, j->length);
-		p = w_u8(p, j->enable_spring ? 1 : 0);
-		p = w_i32(p, j->hertz);
-		p = w_i32(p, j->damping_ratio);
-		p = w_i32(p, j->angular_hertz);
-		p = w_i32(p, j->angular_damping_ratio);
-		p = w_i32(p, j->max_force);
-		p = w_i32(p, j->correction_factor);
-		p = w_i32(p, j->spring_impulse);
-		p = w_i32(p, j->angular_impulse);
-	}
-	return p;
+	return j->type != 0 ? put_joint_other(p, j) : p;
+}
+
+/* the other joint types (flag 8, never set for a revolute joint, whose encoding is
+ * unchanged): u8 type, axis, length, u8 spring, hertz, damping ratio, angular hertz and
+ * damping ratio, max force, correction factor, spring and angular impulses */
+static uint8_t *put_joint_other(uint8_t *p, const f2d_joint *j)
+{
+	p = w_u8(p, j->type);
+	p = w_vec(p, j->axis);
+	p = w_i32(p, j->length);
+	p = w_u8(p, j->enable_spring ? 1 : 0);
+	p = w_i32(p, j->hertz);
+	p = w_i32(p, j->damping_ratio);
+	p = w_i32(p, j->angular_hertz);
+	p = w_i32(p, j->angular_damping_ratio);
+	p = w_i32(p, j->max_force);
+	p = w_i32(p, j->correction_factor);
+	p = w_i32(p, j->spring_impulse);
+	return w_i32(p, j->angular_impulse);
 }
 
 /* XXH3-64 of the shape's record, from scratch. */
@@ -445,13 +627,18 @@ static void put_options(encoder *e, const f2d_world *w, int32_t nb, int32_t ns)
 	}
 }
 
-/* fresh: digests computed from the records instead of the cached ones (the reference) */
-static uint64_t hash_world(const f2d_world *w, bool fresh)
+/* fresh: every record written field by field by the portable encoder (no runs, no gathers);
+ * fresh_digests: the shape digests computed from the records instead of the cached ones (both:
+ * the reference) */
+static uint64_t hash_world(const f2d_world *w, bool fresh, bool fresh_digests)
 {
 	XXH3_state_t state;
 	encoder e;
 	e.state = &state;
 	e.simd = simd_level();
+#if F2D_X86_SIMD
+	const bool gather = !fresh && e.simd == 2 && have_vbmi();
+#endif
 	e.len = 0;
 	XXH3_64bits_reset(&state);
 
@@ -478,66 +665,96 @@ static uint64_t hash_world(const f2d_world *w, bool fresh)
 	int32_t nb = 0, ns = 0; /* for put_options */
 	put_pool(&e, &w->body_ids);
 	uint8_t *p = e.buf + e.len;
-	for (int32_t i = 0; i < w->body_ids.next; ++i) {
-		const f2d_body *b = &w->bodies[i];
-		nb += b->alive && !f2d_body_default_options(b) ? 1 : 0;
-		p = room(&e, p, 80); /* 73 bytes */
-		p = w_u32(p, b->generation);
-		p = w_u8(p, b->alive ? 1u | (uint32_t)b->type << 1 | (b->awake ? 8u : 0u) |
-		                           (b->enable_sleep ? 16u : 0u)
-		                     : 0u); /* a dead slot's other fields are not state */
-		if (b->alive) {
-			p = put_body(p, b);
+#if F2D_X86_SIMD
+	if (GATHER_BODY && gather) {
+		p = put_bodies_vbmi(&e, p, w->bodies, w->body_ids.next, &nb);
+	} else
+#endif
+		for (int32_t i = 0; i < w->body_ids.next; ++i) {
+			const f2d_body *b = &w->bodies[i];
+			nb += b->alive && !f2d_body_default_options(b) ? 1 : 0;
+			p = room(&e, p, 80); /* 73 bytes */
+			p = w_u32(p, b->generation);
+			p = w_u8(p, b->alive ? 1u | (uint32_t)b->type << 1 | (b->awake ? 8u : 0u) |
+			                           (b->enable_sleep ? 16u : 0u)
+			                     : 0u); /* a dead slot's other fields are not state */
+			if (b->alive) {
+				p = put_body(p, b, !fresh);
+			}
 		}
-	}
 	end(&e, p);
 	put_pool(&e, &w->shape_ids);
 	p = e.buf + e.len;
-	for (int32_t i = 0; i < w->shape_ids.next; ++i) {
-		const f2d_shape *s = &w->shapes[i];
-		ns += s->alive && !f2d_shape_default_options(s) ? 1 : 0;
-		p = room(&e, p, 8);
-		p = w_u64(p, fresh ? shape_digest(s) : s->digest);
+	if (fresh_digests) {
+		for (int32_t i = 0; i < w->shape_ids.next; ++i) {
+			const f2d_shape *s = &w->shapes[i];
+			ns += s->alive && !f2d_shape_default_options(s) ? 1 : 0;
+			p = room(&e, p, 8);
+			p = w_u64(p, shape_digest(s));
+		}
+	} else {
+		/* the options next to the digest first: alive (another cache line) is read only
+		 * for a shape with options */
+		const int32_t n = w->shape_ids.next;
+		for (int32_t i = 0; i < n; ++i) {
+			const f2d_shape *s = &w->shapes[i];
+			ns += !f2d_shape_default_options(s) && s->alive ? 1 : 0;
+			p = room(&e, p, 8);
+			p = w_u64(p, s->digest);
+		}
 	}
 	end(&e, p);
 	put_pool(&e, &w->joint_ids);
-	for (int32_t i = 0; i < w->joint_ids.next; ++i) {
-		const f2d_joint *j = &w->joints[i];
-		uint8_t *q = begin(&e, 192); /* 78 bytes, + 46 for a joint of another type */
-		q = w_u32(q, j->generation);
-		q = w_u8(q, j->alive ? 1 : 0);
-		if (j->alive) {
-			q = put_joint(q, j);
+#if F2D_X86_SIMD
+	if (GATHER_JOINT && gather) {
+		end(&e, put_joints_vbmi(&e, e.buf + e.len, w->joints, w->joint_ids.next));
+	} else
+#endif
+		for (int32_t i = 0; i < w->joint_ids.next; ++i) {
+			const f2d_joint *j = &w->joints[i];
+			uint8_t *q =
+			    begin(&e, 192); /* 78 bytes, + 46 for a joint of another type */
+			q = w_u32(q, j->generation);
+			q = w_u8(q, j->alive ? 1 : 0);
+			if (j->alive) {
+				q = put_joint(q, j);
+			}
+			end(&e, q);
 		}
-		end(&e, q);
-	}
 	need(&e, 4);
 	put_i32(&e, w->arbiter_count);
 	p = e.buf + e.len;
-	for (int32_t i = 0; i < w->arbiter_count; ++i) {
-		const f2d_arbiter *a = &w->arbiters[i];
-		p = room(&e, p, 64);
-		if (HOST_LE && ARBITER_RUNS) { /* the same bytes, copied in runs */
-			memcpy(p, a, 8);
-			memcpy(p + 8, &a->friction, 12);
-			memcpy(p + 20, &a->points[0].id, 4);
-			memcpy(p + 24, &a->points[0].pn, 8);
-			memcpy(p + 32, &a->points[1].id, 4);
-			memcpy(p + 36, &a->points[1].pn, 8);
-			p += 20 + 12 * a->count; /* an absent second point is overwritten next */
-		} else {
-			p = w_i32(p, a->shape_a);
-			p = w_i32(p, a->shape_b);
-			p = w_i32(p, a->friction);
-			p = w_i32(p, a->restitution);
-			p = w_i32(p, a->count);
-			for (int32_t k = 0; k < a->count; ++k) {
-				p = w_u32(p, a->points[k].id);
-				p = w_i32(p, a->points[k].pn);
-				p = w_i32(p, a->points[k].pt);
+#if F2D_X86_SIMD
+	if (GATHER_ARBITER && gather) {
+		p = put_arbiters_vbmi(&e, p, w->arbiters, w->arbiter_count);
+	} else
+#endif
+		for (int32_t i = 0; i < w->arbiter_count; ++i) {
+			const f2d_arbiter *a = &w->arbiters[i];
+			p = room(&e, p, 64);
+			if (HOST_LE && ARBITER_RUNS &&
+			    !fresh) { /* the same bytes, copied in runs */
+				memcpy(p, a, 8);
+				memcpy(p + 8, &a->friction, 12);
+				memcpy(p + 20, &a->points[0].id, 4);
+				memcpy(p + 24, &a->points[0].pn, 8);
+				memcpy(p + 32, &a->points[1].id, 4);
+				memcpy(p + 36, &a->points[1].pn, 8);
+				p += 20 +
+				     12 * a->count; /* an absent second point is overwritten next */
+			} else {
+				p = w_i32(p, a->shape_a);
+				p = w_i32(p, a->shape_b);
+				p = w_i32(p, a->friction);
+				p = w_i32(p, a->restitution);
+				p = w_i32(p, a->count);
+				for (int32_t k = 0; k < a->count; ++k) {
+					p = w_u32(p, a->points[k].id);
+					p = w_i32(p, a->points[k].pn);
+					p = w_i32(p, a->points[k].pt);
+				}
 			}
 		}
-	}
 	end(&e, p);
 	put_options(&e, w, nb, ns);
 	flush(&e);
@@ -561,13 +778,23 @@ uint64_t f2d_hash_world(const f2d_world *w)
 		fprintf(stderr, "fix2d: F2D_HASH_CHECK: a body's joint list is stale\n");
 		abort();
 	}
+	/* and the fast encoders (the cached digests, the copied runs, the VBMI gathers) give the
+	 * portable encoder's bytes: a record they miss or misplace changes the hash */
+	uint64_t h = hash_world(w, false, false);
+	if (h != hash_world(w, true, false)) { /* the cached digests were checked above */
+		fprintf(stderr,
+		        "fix2d: F2D_HASH_CHECK: the fast hash differs from the reference\n");
+		abort();
+	}
+	return h;
+#else
+	return hash_world(w, false, false);
 #endif
-	return hash_world(w, false);
 }
 
 uint64_t f2d_hash_world_reference(const f2d_world *w)
 {
-	return hash_world(w, true);
+	return hash_world(w, true, true);
 }
 
 /* ---- phase hashes (f2d_world_step_traced) ----
