@@ -9,6 +9,7 @@
 #include "replay.h"
 
 #include <inttypes.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -294,118 +295,112 @@ static bool parse_fixes(char **tok, int n, fix16_t *out)
 	return true;
 }
 
-/* One KEY=VALUE of a joint line: the field of the def it names, by type. */
+/* The KEY=VALUE keys of a joint line: one row per field of a joint type's def (a key the type
+ * has no row for is an error). Adding a key is one row. */
 typedef struct joint_key {
+	uint8_t type; /* f2d_joint_type */
+	char kind;    /* 'f' fix16, 'v' vector, 'b' on|off */
+	uint16_t offset;
 	const char *key;
-	char kind; /* 'f' fix16, 'v' vector, 'b' on|off */
-	void *field;
 } joint_key;
 
-static int joint_keys(f2d_joint_spawn *js, joint_key *k)
+/* clang-format off */
+#define KEY(TYPE, DEF, NAME, KIND, FIELD) {TYPE, KIND, (uint16_t)offsetof(DEF, FIELD), NAME}
+#define REV(NAME, KIND, FIELD) KEY(F2D_REVOLUTE_JOINT, f2d_revolute_joint_def, NAME, KIND, FIELD)
+#define DIST(NAME, KIND, FIELD) KEY(F2D_DISTANCE_JOINT, f2d_distance_joint_def, NAME, KIND, FIELD)
+#define PRIS(NAME, KIND, FIELD) KEY(F2D_PRISMATIC_JOINT, f2d_prismatic_joint_def, NAME, KIND, FIELD)
+#define WELD(NAME, KIND, FIELD) KEY(F2D_WELD_JOINT, f2d_weld_joint_def, NAME, KIND, FIELD)
+#define WHEEL(NAME, KIND, FIELD) KEY(F2D_WHEEL_JOINT, f2d_wheel_joint_def, NAME, KIND, FIELD)
+#define MOTOR(NAME, KIND, FIELD) KEY(F2D_MOTOR_JOINT, f2d_motor_joint_def, NAME, KIND, FIELD)
+#define MOUSE(NAME, KIND, FIELD) KEY(F2D_MOUSE_JOINT, f2d_mouse_joint_def, NAME, KIND, FIELD)
+static const joint_key joint_keys[] = {
+	REV("anchor_a", 'v', local_anchor_a),
+	REV("anchor_b", 'v', local_anchor_b),
+	REV("ref", 'f', reference_angle),
+	REV("limit", 'b', enable_limit),
+	REV("lower", 'f', lower_angle),
+	REV("upper", 'f', upper_angle),
+	REV("motor", 'b', enable_motor),
+	REV("speed", 'f', motor_speed),
+	REV("max_torque", 'f', max_motor_torque),
+	REV("collide", 'b', collide_connected),
+
+	DIST("anchor_a", 'v', local_anchor_a),
+	DIST("anchor_b", 'v', local_anchor_b),
+	DIST("length", 'f', length),
+	DIST("spring", 'b', enable_spring),
+	DIST("hertz", 'f', hertz),
+	DIST("damping", 'f', damping_ratio),
+	DIST("limit", 'b', enable_limit),
+	DIST("min", 'f', min_length),
+	DIST("max", 'f', max_length),
+	DIST("motor", 'b', enable_motor),
+	DIST("speed", 'f', motor_speed),
+	DIST("max_force", 'f', max_motor_force),
+	DIST("collide", 'b', collide_connected),
+
+	PRIS("anchor_a", 'v', local_anchor_a),
+	PRIS("anchor_b", 'v', local_anchor_b),
+	PRIS("axis", 'v', local_axis_a),
+	PRIS("ref", 'f', reference_angle),
+	PRIS("spring", 'b', enable_spring),
+	PRIS("hertz", 'f', hertz),
+	PRIS("damping", 'f', damping_ratio),
+	PRIS("limit", 'b', enable_limit),
+	PRIS("lower", 'f', lower_translation),
+	PRIS("upper", 'f', upper_translation),
+	PRIS("motor", 'b', enable_motor),
+	PRIS("speed", 'f', motor_speed),
+	PRIS("max_force", 'f', max_motor_force),
+	PRIS("collide", 'b', collide_connected),
+
+	WELD("anchor_a", 'v', local_anchor_a),
+	WELD("anchor_b", 'v', local_anchor_b),
+	WELD("ref", 'f', reference_angle),
+	WELD("linear_hertz", 'f', linear_hertz),
+	WELD("linear_damping", 'f', linear_damping_ratio),
+	WELD("angular_hertz", 'f', angular_hertz),
+	WELD("angular_damping", 'f', angular_damping_ratio),
+	WELD("collide", 'b', collide_connected),
+
+	WHEEL("anchor_a", 'v', local_anchor_a),
+	WHEEL("anchor_b", 'v', local_anchor_b),
+	WHEEL("axis", 'v', local_axis_a),
+	WHEEL("spring", 'b', enable_spring),
+	WHEEL("hertz", 'f', hertz),
+	WHEEL("damping", 'f', damping_ratio),
+	WHEEL("limit", 'b', enable_limit),
+	WHEEL("lower", 'f', lower_translation),
+	WHEEL("upper", 'f', upper_translation),
+	WHEEL("motor", 'b', enable_motor),
+	WHEEL("speed", 'f', motor_speed),
+	WHEEL("max_torque", 'f', max_motor_torque),
+	WHEEL("collide", 'b', collide_connected),
+
+	MOTOR("offset", 'v', linear_offset),
+	MOTOR("angle", 'f', angular_offset),
+	MOTOR("max_force", 'f', max_force),
+	MOTOR("max_torque", 'f', max_torque),
+	MOTOR("correction", 'f', correction_factor),
+	MOTOR("collide", 'b', collide_connected),
+
+	MOUSE("target", 'v', target),
+	MOUSE("hertz", 'f', hertz),
+	MOUSE("damping", 'f', damping_ratio),
+	MOUSE("max_force", 'f', max_force),
+	MOUSE("collide", 'b', collide_connected),
+};
+/* clang-format on */
+
+/* The row of a joint type's key, or NULL. */
+static const joint_key *find_joint_key(uint8_t type, const char *key)
 {
-	int n = 0;
-#define KEY(NAME, KIND, FIELD) (k[n].key = (NAME), k[n].kind = (KIND), k[n++].field = (FIELD))
-	switch (js->type) {
-	case F2D_REVOLUTE_JOINT: {
-		f2d_revolute_joint_def *d = &js->def.revolute;
-		KEY("anchor_a", 'v', &d->local_anchor_a);
-		KEY("anchor_b", 'v', &d->local_anchor_b);
-		KEY("ref", 'f', &d->reference_angle);
-		KEY("limit", 'b', &d->enable_limit);
-		KEY("lower", 'f', &d->lower_angle);
-		KEY("upper", 'f', &d->upper_angle);
-		KEY("motor", 'b', &d->enable_motor);
-		KEY("speed", 'f', &d->motor_speed);
-		KEY("max_torque", 'f', &d->max_motor_torque);
-		KEY("collide", 'b', &d->collide_connected);
-		break;
+	for (size_t i = 0; i < sizeof joint_keys / sizeof joint_keys[0]; ++i) {
+		if (joint_keys[i].type == type && strcmp(key, joint_keys[i].key) == 0) {
+			return &joint_keys[i];
+		}
 	}
-	case F2D_DISTANCE_JOINT: {
-		f2d_distance_joint_def *d = &js->def.distance;
-		KEY("anchor_a", 'v', &d->local_anchor_a);
-		KEY("anchor_b", 'v', &d->local_anchor_b);
-		KEY("length", 'f', &d->length);
-		KEY("spring", 'b', &d->enable_spring);
-		KEY("hertz", 'f', &d->hertz);
-		KEY("damping", 'f', &d->damping_ratio);
-		KEY("limit", 'b', &d->enable_limit);
-		KEY("min", 'f', &d->min_length);
-		KEY("max", 'f', &d->max_length);
-		KEY("motor", 'b', &d->enable_motor);
-		KEY("speed", 'f', &d->motor_speed);
-		KEY("max_force", 'f', &d->max_motor_force);
-		KEY("collide", 'b', &d->collide_connected);
-		break;
-	}
-	case F2D_PRISMATIC_JOINT: {
-		f2d_prismatic_joint_def *d = &js->def.prismatic;
-		KEY("anchor_a", 'v', &d->local_anchor_a);
-		KEY("anchor_b", 'v', &d->local_anchor_b);
-		KEY("axis", 'v', &d->local_axis_a);
-		KEY("ref", 'f', &d->reference_angle);
-		KEY("spring", 'b', &d->enable_spring);
-		KEY("hertz", 'f', &d->hertz);
-		KEY("damping", 'f', &d->damping_ratio);
-		KEY("limit", 'b', &d->enable_limit);
-		KEY("lower", 'f', &d->lower_translation);
-		KEY("upper", 'f', &d->upper_translation);
-		KEY("motor", 'b', &d->enable_motor);
-		KEY("speed", 'f', &d->motor_speed);
-		KEY("max_force", 'f', &d->max_motor_force);
-		KEY("collide", 'b', &d->collide_connected);
-		break;
-	}
-	case F2D_WELD_JOINT: {
-		f2d_weld_joint_def *d = &js->def.weld;
-		KEY("anchor_a", 'v', &d->local_anchor_a);
-		KEY("anchor_b", 'v', &d->local_anchor_b);
-		KEY("ref", 'f', &d->reference_angle);
-		KEY("linear_hertz", 'f', &d->linear_hertz);
-		KEY("linear_damping", 'f', &d->linear_damping_ratio);
-		KEY("angular_hertz", 'f', &d->angular_hertz);
-		KEY("angular_damping", 'f', &d->angular_damping_ratio);
-		KEY("collide", 'b', &d->collide_connected);
-		break;
-	}
-	case F2D_WHEEL_JOINT: {
-		f2d_wheel_joint_def *d = &js->def.wheel;
-		KEY("anchor_a", 'v', &d->local_anchor_a);
-		KEY("anchor_b", 'v', &d->local_anchor_b);
-		KEY("axis", 'v', &d->local_axis_a);
-		KEY("spring", 'b', &d->enable_spring);
-		KEY("hertz", 'f', &d->hertz);
-		KEY("damping", 'f', &d->damping_ratio);
-		KEY("limit", 'b', &d->enable_limit);
-		KEY("lower", 'f', &d->lower_translation);
-		KEY("upper", 'f', &d->upper_translation);
-		KEY("motor", 'b', &d->enable_motor);
-		KEY("speed", 'f', &d->motor_speed);
-		KEY("max_torque", 'f', &d->max_motor_torque);
-		KEY("collide", 'b', &d->collide_connected);
-		break;
-	}
-	case F2D_MOTOR_JOINT: {
-		f2d_motor_joint_def *d = &js->def.motor;
-		KEY("offset", 'v', &d->linear_offset);
-		KEY("angle", 'f', &d->angular_offset);
-		KEY("max_force", 'f', &d->max_force);
-		KEY("max_torque", 'f', &d->max_torque);
-		KEY("correction", 'f', &d->correction_factor);
-		KEY("collide", 'b', &d->collide_connected);
-		break;
-	}
-	default: {
-		f2d_mouse_joint_def *d = &js->def.mouse;
-		KEY("target", 'v', &d->target);
-		KEY("hertz", 'f', &d->hertz);
-		KEY("damping", 'f', &d->damping_ratio);
-		KEY("max_force", 'f', &d->max_force);
-		KEY("collide", 'b', &d->collide_connected);
-		break;
-	}
-	}
-#undef KEY
-	return n;
+	return NULL;
 }
 
 static const char *const joint_type_names[7] = {"revolute", "distance", "prismatic", "weld",
@@ -434,27 +429,21 @@ static bool parse_joint(char **tok, int nt, f2d_command *c)
 	bodies[0].generation = a.generation;
 	bodies[1].index1 = b.index1;
 	bodies[1].generation = b.generation;
-	joint_key keys[16];
-	int nk = joint_keys(&k.u.create_joint, keys);
+	uint8_t *def = (uint8_t *)(void *)&k.u.create_joint.def;
 	for (int i = 5; i < nt; ++i) {
 		char *eq = strchr(tok[i], '=');
 		if (eq == NULL) {
 			return false;
 		}
 		*eq = '\0';
-		int found = -1;
-		for (int j = 0; j < nk; ++j) {
-			if (strcmp(tok[i], keys[j].key) == 0) {
-				found = j;
-			}
-		}
-		if (found < 0) {
+		const joint_key *key = find_joint_key(k.u.create_joint.type, tok[i]);
+		if (key == NULL) {
 			return false;
 		}
-		bool okv = keys[found].kind == 'f' ? parse_fix(eq + 1, (fix16_t *)keys[found].field)
-		           : keys[found].kind == 'v'
-		               ? parse_vec(eq + 1, (f2d_vec2 *)keys[found].field)
-		               : parse_onoff(eq + 1, (bool *)keys[found].field);
+		void *field = def + key->offset;
+		bool okv = key->kind == 'f'   ? parse_fix(eq + 1, field)
+		           : key->kind == 'v' ? parse_vec(eq + 1, field)
+		                              : parse_onoff(eq + 1, field);
 		if (!okv) {
 			return false;
 		}

@@ -4,6 +4,8 @@
 #include "core.h"
 #include "fix2d/input.h"
 
+#include <stddef.h>
+
 f2d_command f2d_default_command(f2d_command_type type, uint8_t player, uint16_t sequence)
 {
 	f2d_command c;
@@ -716,36 +718,132 @@ static void io_flag(io *o, bool *v)
 	*v = u == 1u;
 }
 
-/* The create-joint flags byte: which bits each joint type's def has (the others are 0). */
+/* ---- create-joint: one table of fields ----
+ * A create-joint command is the type byte, then its type's rows of joint_fields in table order:
+ * the flags byte gathers the 'b' rows (bit JF_*; a bit the type has no row for is 0, and refused
+ * when read), then the body handles ('h', 8 bytes), the user data ('u', 8), the fix16 values
+ * ('f', 4) and vectors ('v', 8). Adding a field to a joint type's command is one row. */
 enum { JF_COLLIDE = 1, JF_SPRING = 2, JF_LIMIT = 4, JF_MOTOR = 8 };
-static const uint8_t joint_flag_bits[7] = {
-    JF_COLLIDE | JF_LIMIT | JF_MOTOR,             /* revolute */
-    JF_COLLIDE | JF_SPRING | JF_LIMIT | JF_MOTOR, /* distance */
-    JF_COLLIDE | JF_SPRING | JF_LIMIT | JF_MOTOR, /* prismatic */
-    JF_COLLIDE,                                   /* weld */
-    JF_COLLIDE | JF_SPRING | JF_LIMIT | JF_MOTOR, /* wheel */
-    JF_COLLIDE,                                   /* motor */
-    JF_COLLIDE                                    /* mouse */
-};
 
-/* The fields every def has, and the flags byte. The bools a def lacks are dummies here. */
-static void io_joint_head(io *o, uint8_t type, f2d_body_id *a, f2d_body_id *b, uint64_t *user,
-                          bool *collide, bool *spring, bool *limit, bool *motor)
+typedef struct joint_field {
+	uint8_t type; /* f2d_joint_type */
+	char kind;    /* 'b' flag, 'h' body handle, 'u' user data, 'f' fix16, 'v' vector */
+	uint8_t bit;  /* 'b': its JF_* bit in the flags byte */
+	uint16_t offset;
+} joint_field;
+
+/* clang-format off */
+#define ROW(TYPE, KIND, BIT, DEF, FIELD) {TYPE, KIND, BIT, (uint16_t)offsetof(DEF, FIELD)}
+#define HEAD(TYPE, DEF) ROW(TYPE, 'h', 0, DEF, body_a), ROW(TYPE, 'h', 0, DEF, body_b), \
+                        ROW(TYPE, 'u', 0, DEF, user_data), ROW(TYPE, 'b', JF_COLLIDE, DEF, collide_connected)
+#define REV(K, BIT, F) ROW(F2D_REVOLUTE_JOINT, K, BIT, f2d_revolute_joint_def, F)
+#define DIST(K, BIT, F) ROW(F2D_DISTANCE_JOINT, K, BIT, f2d_distance_joint_def, F)
+#define PRIS(K, BIT, F) ROW(F2D_PRISMATIC_JOINT, K, BIT, f2d_prismatic_joint_def, F)
+#define WELD(K, F) ROW(F2D_WELD_JOINT, K, 0, f2d_weld_joint_def, F)
+#define WHEEL(K, BIT, F) ROW(F2D_WHEEL_JOINT, K, BIT, f2d_wheel_joint_def, F)
+#define MOTOR(K, F) ROW(F2D_MOTOR_JOINT, K, 0, f2d_motor_joint_def, F)
+#define MOUSE(K, F) ROW(F2D_MOUSE_JOINT, K, 0, f2d_mouse_joint_def, F)
+static const joint_field joint_fields[] = {
+	HEAD(F2D_REVOLUTE_JOINT, f2d_revolute_joint_def),
+	REV('b', JF_LIMIT, enable_limit),
+	REV('b', JF_MOTOR, enable_motor),
+	REV('v', 0, local_anchor_a),
+	REV('v', 0, local_anchor_b),
+	REV('f', 0, reference_angle),
+	REV('f', 0, lower_angle),
+	REV('f', 0, upper_angle),
+	REV('f', 0, motor_speed),
+	REV('f', 0, max_motor_torque),
+
+	HEAD(F2D_DISTANCE_JOINT, f2d_distance_joint_def),
+	DIST('b', JF_SPRING, enable_spring),
+	DIST('b', JF_LIMIT, enable_limit),
+	DIST('b', JF_MOTOR, enable_motor),
+	DIST('v', 0, local_anchor_a),
+	DIST('v', 0, local_anchor_b),
+	DIST('f', 0, length),
+	DIST('f', 0, hertz),
+	DIST('f', 0, damping_ratio),
+	DIST('f', 0, min_length),
+	DIST('f', 0, max_length),
+	DIST('f', 0, motor_speed),
+	DIST('f', 0, max_motor_force),
+
+	HEAD(F2D_PRISMATIC_JOINT, f2d_prismatic_joint_def),
+	PRIS('b', JF_SPRING, enable_spring),
+	PRIS('b', JF_LIMIT, enable_limit),
+	PRIS('b', JF_MOTOR, enable_motor),
+	PRIS('v', 0, local_anchor_a),
+	PRIS('v', 0, local_anchor_b),
+	PRIS('v', 0, local_axis_a),
+	PRIS('f', 0, reference_angle),
+	PRIS('f', 0, hertz),
+	PRIS('f', 0, damping_ratio),
+	PRIS('f', 0, lower_translation),
+	PRIS('f', 0, upper_translation),
+	PRIS('f', 0, motor_speed),
+	PRIS('f', 0, max_motor_force),
+
+	HEAD(F2D_WELD_JOINT, f2d_weld_joint_def),
+	WELD('v', local_anchor_a),
+	WELD('v', local_anchor_b),
+	WELD('f', reference_angle),
+	WELD('f', linear_hertz),
+	WELD('f', linear_damping_ratio),
+	WELD('f', angular_hertz),
+	WELD('f', angular_damping_ratio),
+
+	HEAD(F2D_WHEEL_JOINT, f2d_wheel_joint_def),
+	WHEEL('b', JF_SPRING, enable_spring),
+	WHEEL('b', JF_LIMIT, enable_limit),
+	WHEEL('b', JF_MOTOR, enable_motor),
+	WHEEL('v', 0, local_anchor_a),
+	WHEEL('v', 0, local_anchor_b),
+	WHEEL('v', 0, local_axis_a),
+	WHEEL('f', 0, hertz),
+	WHEEL('f', 0, damping_ratio),
+	WHEEL('f', 0, lower_translation),
+	WHEEL('f', 0, upper_translation),
+	WHEEL('f', 0, motor_speed),
+	WHEEL('f', 0, max_motor_torque),
+
+	HEAD(F2D_MOTOR_JOINT, f2d_motor_joint_def),
+	MOTOR('v', linear_offset),
+	MOTOR('f', angular_offset),
+	MOTOR('f', max_force),
+	MOTOR('f', max_torque),
+	MOTOR('f', correction_factor),
+
+	HEAD(F2D_MOUSE_JOINT, f2d_mouse_joint_def),
+	MOUSE('v', target),
+	MOUSE('f', hertz),
+	MOUSE('f', damping_ratio),
+	MOUSE('f', max_force),
+};
+/* clang-format on */
+#define JOINT_FIELD_COUNT ((int)(sizeof joint_fields / sizeof joint_fields[0]))
+
+/* The flags byte of a joint type's def: its 'b' rows. */
+static void io_joint_flags(io *o, uint8_t type, uint8_t *def)
 {
-	uint32_t flags = (*collide ? JF_COLLIDE : 0u) | (*spring ? JF_SPRING : 0u) |
-	                 (*limit ? JF_LIMIT : 0u) | (*motor ? JF_MOTOR : 0u);
-	flags &= joint_flag_bits[type];
+	uint32_t flags = 0, have = 0;
+	for (int i = 0; i < JOINT_FIELD_COUNT; ++i) {
+		const joint_field *f = &joint_fields[i];
+		if (f->type == type && f->kind == 'b') {
+			have |= f->bit;
+			flags |= *(bool *)(void *)(def + f->offset) ? f->bit : 0u;
+		}
+	}
 	io_u8(o, &flags);
-	if ((flags & ~(uint32_t)joint_flag_bits[type]) != 0) {
+	if ((flags & ~have) != 0) {
 		o->bad = true; /* a bit this joint type does not have */
 	}
-	*collide = (flags & JF_COLLIDE) != 0;
-	*spring = (flags & JF_SPRING) != 0;
-	*limit = (flags & JF_LIMIT) != 0;
-	*motor = (flags & JF_MOTOR) != 0;
-	io_handle(o, &a->index1, &a->generation);
-	io_handle(o, &b->index1, &b->generation);
-	io_u64(o, user);
+	for (int i = 0; i < JOINT_FIELD_COUNT; ++i) {
+		const joint_field *f = &joint_fields[i];
+		if (f->type == type && f->kind == 'b') {
+			*(bool *)(void *)(def + f->offset) = (flags & f->bit) != 0;
+		}
+	}
 }
 
 static bool io_create_joint(io *o, f2d_joint_spawn *js)
@@ -756,104 +854,24 @@ static bool io_create_joint(io *o, f2d_joint_spawn *js)
 		return false;
 	}
 	js->type = (uint8_t)type;
-	bool none = false, none2 = false, none3 = false;
-	switch (type) {
-	case F2D_REVOLUTE_JOINT: {
-		f2d_revolute_joint_def *d = &js->def.revolute;
-		io_joint_head(o, js->type, &d->body_a, &d->body_b, &d->user_data,
-		              &d->collide_connected, &none, &d->enable_limit, &d->enable_motor);
-		io_vec(o, &d->local_anchor_a);
-		io_vec(o, &d->local_anchor_b);
-		io_fix(o, &d->reference_angle);
-		io_fix(o, &d->lower_angle);
-		io_fix(o, &d->upper_angle);
-		io_fix(o, &d->motor_speed);
-		io_fix(o, &d->max_motor_torque);
-		break;
-	}
-	case F2D_DISTANCE_JOINT: {
-		f2d_distance_joint_def *d = &js->def.distance;
-		io_joint_head(o, js->type, &d->body_a, &d->body_b, &d->user_data,
-		              &d->collide_connected, &d->enable_spring, &d->enable_limit,
-		              &d->enable_motor);
-		io_vec(o, &d->local_anchor_a);
-		io_vec(o, &d->local_anchor_b);
-		io_fix(o, &d->length);
-		io_fix(o, &d->hertz);
-		io_fix(o, &d->damping_ratio);
-		io_fix(o, &d->min_length);
-		io_fix(o, &d->max_length);
-		io_fix(o, &d->motor_speed);
-		io_fix(o, &d->max_motor_force);
-		break;
-	}
-	case F2D_PRISMATIC_JOINT: {
-		f2d_prismatic_joint_def *d = &js->def.prismatic;
-		io_joint_head(o, js->type, &d->body_a, &d->body_b, &d->user_data,
-		              &d->collide_connected, &d->enable_spring, &d->enable_limit,
-		              &d->enable_motor);
-		io_vec(o, &d->local_anchor_a);
-		io_vec(o, &d->local_anchor_b);
-		io_vec(o, &d->local_axis_a);
-		io_fix(o, &d->reference_angle);
-		io_fix(o, &d->hertz);
-		io_fix(o, &d->damping_ratio);
-		io_fix(o, &d->lower_translation);
-		io_fix(o, &d->upper_translation);
-		io_fix(o, &d->motor_speed);
-		io_fix(o, &d->max_motor_force);
-		break;
-	}
-	case F2D_WELD_JOINT: {
-		f2d_weld_joint_def *d = &js->def.weld;
-		io_joint_head(o, js->type, &d->body_a, &d->body_b, &d->user_data,
-		              &d->collide_connected, &none, &none2, &none3);
-		io_vec(o, &d->local_anchor_a);
-		io_vec(o, &d->local_anchor_b);
-		io_fix(o, &d->reference_angle);
-		io_fix(o, &d->linear_hertz);
-		io_fix(o, &d->linear_damping_ratio);
-		io_fix(o, &d->angular_hertz);
-		io_fix(o, &d->angular_damping_ratio);
-		break;
-	}
-	case F2D_WHEEL_JOINT: {
-		f2d_wheel_joint_def *d = &js->def.wheel;
-		io_joint_head(o, js->type, &d->body_a, &d->body_b, &d->user_data,
-		              &d->collide_connected, &d->enable_spring, &d->enable_limit,
-		              &d->enable_motor);
-		io_vec(o, &d->local_anchor_a);
-		io_vec(o, &d->local_anchor_b);
-		io_vec(o, &d->local_axis_a);
-		io_fix(o, &d->hertz);
-		io_fix(o, &d->damping_ratio);
-		io_fix(o, &d->lower_translation);
-		io_fix(o, &d->upper_translation);
-		io_fix(o, &d->motor_speed);
-		io_fix(o, &d->max_motor_torque);
-		break;
-	}
-	case F2D_MOTOR_JOINT: {
-		f2d_motor_joint_def *d = &js->def.motor;
-		io_joint_head(o, js->type, &d->body_a, &d->body_b, &d->user_data,
-		              &d->collide_connected, &none, &none2, &none3);
-		io_vec(o, &d->linear_offset);
-		io_fix(o, &d->angular_offset);
-		io_fix(o, &d->max_force);
-		io_fix(o, &d->max_torque);
-		io_fix(o, &d->correction_factor);
-		break;
-	}
-	default: { /* F2D_MOUSE_JOINT */
-		f2d_mouse_joint_def *d = &js->def.mouse;
-		io_joint_head(o, js->type, &d->body_a, &d->body_b, &d->user_data,
-		              &d->collide_connected, &none, &none2, &none3);
-		io_vec(o, &d->target);
-		io_fix(o, &d->hertz);
-		io_fix(o, &d->damping_ratio);
-		io_fix(o, &d->max_force);
-		break;
-	}
+	uint8_t *def = (uint8_t *)(void *)&js->def;
+	io_joint_flags(o, js->type, def);
+	for (int i = 0; i < JOINT_FIELD_COUNT; ++i) {
+		const joint_field *f = &joint_fields[i];
+		void *field = def + f->offset;
+		if (f->type != type || f->kind == 'b') {
+			continue;
+		}
+		if (f->kind == 'h') {
+			f2d_body_id *id = field;
+			io_handle(o, &id->index1, &id->generation);
+		} else if (f->kind == 'u') {
+			io_u64(o, field);
+		} else if (f->kind == 'v') {
+			io_vec(o, field);
+		} else {
+			io_fix(o, field);
+		}
 	}
 	return true;
 }
