@@ -430,6 +430,119 @@ static bool parse_joint(char **tok, int nt, f2d_command *c)
 	return true;
 }
 
+/* The joint setter lines: KIND JOINT GEN [on|off] VALUE..., one row per kind: the command,
+ * where its flag goes (0: none) and where each fix16 value goes (offsets in f2d_command). */
+#define AT(FIELD) ((uint16_t)offsetof(f2d_command, u.FIELD))
+typedef struct setter {
+	const char *name;
+	f2d_command_type type;
+	uint16_t flag;
+	int values;
+	uint16_t at[4];
+} setter;
+/* clang-format off */
+static const setter setters[] = {
+	{"destroy_joint", F2D_CMD_DESTROY_JOINT, 0, 0, {0}},
+	{"joint_motor", F2D_CMD_SET_JOINT_MOTOR, AT(joint_motor.enable), 2, {AT(joint_motor.speed), AT(joint_motor.max_force)}},
+	{"spring", F2D_CMD_SET_JOINT_SPRING, AT(spring.enable), 2, {AT(spring.hertz), AT(spring.damping_ratio)}},
+	{"weld_springs", F2D_CMD_SET_WELD_SPRINGS, 0, 4, {AT(weld_springs.linear_hertz), AT(weld_springs.linear_damping_ratio),
+	                                                 AT(weld_springs.angular_hertz), AT(weld_springs.angular_damping_ratio)}},
+	{"limits", F2D_CMD_SET_JOINT_LIMITS, AT(limits.enable), 2, {AT(limits.lower), AT(limits.upper)}},
+	{"length", F2D_CMD_SET_DISTANCE_LENGTH, 0, 1, {AT(length.length)}},
+	{"mouse_target", F2D_CMD_SET_MOUSE_TARGET, 0, 2, {AT(mouse_target.target.x), AT(mouse_target.target.y)}},
+	{"mouse_force", F2D_CMD_SET_MOUSE_MAX_FORCE, 0, 1, {AT(mouse_max_force.force)}},
+	{"offsets", F2D_CMD_SET_MOTOR_JOINT_OFFSETS, 0, 3, {AT(offsets.linear.x), AT(offsets.linear.y), AT(offsets.angular)}},
+	{"motor_max", F2D_CMD_SET_MOTOR_JOINT_MAX, 0, 2, {AT(motor_max.max_force), AT(motor_max.max_torque)}},
+	{"correction", F2D_CMD_SET_MOTOR_JOINT_CORRECTION, 0, 1, {AT(correction.factor)}},
+};
+/* clang-format on */
+
+/* 1: a setter line parsed into *k, 0: not a setter, -1: a bad setter line. */
+static int parse_setter(const char *kind, char **v, int nv, uint8_t player, f2d_command *k)
+{
+	const setter *s = NULL;
+	for (size_t i = 0; i < sizeof setters / sizeof setters[0] && s == NULL; ++i) {
+		s = strcmp(kind, setters[i].name) == 0 ? &setters[i] : NULL;
+	}
+	if (s == NULL) {
+		return 0;
+	}
+	int flag = s->flag != 0 ? 1 : 0;
+	f2d_joint_id j;
+	bool on = false;
+	fix16_t x[4] = {0, 0, 0, 0};
+	if (nv != 2 + flag + s->values || !parse_joint_handle(v, &j) ||
+	    (flag && !parse_onoff(v[2], &on)) || !parse_fixes(v + 2 + flag, s->values, x)) {
+		return -1;
+	}
+	*k = f2d_default_command(s->type, player, 0);
+	/* each setter's struct starts with the joint handle (input.h) */
+	k->u.destroy_joint.joint = j;
+	uint8_t *base = (uint8_t *)(void *)k;
+	if (flag) {
+		*(bool *)(void *)(base + s->flag) = on;
+	}
+	for (int i = 0; i < s->values; ++i) {
+		*(fix16_t *)(void *)(base + s->at[i]) = x[i];
+	}
+	return 1;
+}
+
+/* 1: a capsule or segment line parsed into *k, 0: neither, -1: a bad one. */
+static int parse_segment_spawn(const char *kind, char **v, int nv, uint8_t player, f2d_command *k)
+{
+	if (strcmp(kind, "capsule") != 0 && strcmp(kind, "segment") != 0) {
+		return 0;
+	}
+	bool capsule = kind[0] == 'c';
+	fix16_t x[7];
+	if (nv != (capsule ? 7 : 6) || !parse_fixes(v, nv, x)) {
+		return -1;
+	}
+	*k = f2d_default_command(F2D_CMD_CREATE_BODY, player, 0);
+	f2d_spawn *sp = &k->u.create;
+	if (capsule) {
+		sp->kind = F2D_SPAWN_CAPSULE;
+		sp->capsule.center1 = (f2d_vec2){x[0], x[1]};
+		sp->capsule.center2 = (f2d_vec2){x[2], x[3]};
+		sp->capsule.radius = x[4];
+		sp->body.position = (f2d_vec2){x[5], x[6]};
+	} else {
+		sp->kind = F2D_SPAWN_SEGMENT;
+		sp->body.type = F2D_STATIC_BODY;
+		sp->segment.point1 = (f2d_vec2){x[0], x[1]};
+		sp->segment.point2 = (f2d_vec2){x[2], x[3]};
+		sp->body.position = (f2d_vec2){x[4], x[5]};
+	}
+	return 1;
+}
+
+/* 1: a chain line parsed into *k, 0: not a chain, -1: a bad one. */
+static int parse_chain_spawn(const char *kind, char **v, int nv, uint8_t player, f2d_command *k)
+{
+	if (strcmp(kind, "chain") != 0) {
+		return 0;
+	}
+	fix16_t x[2 + 2 * F2D_SPAWN_MAX_CHAIN_POINTS];
+	int points = (nv - 3) / 2;
+	if (!(nv >= 1 + 2 + 4 && (nv - 3) % 2 == 0 && points <= F2D_SPAWN_MAX_CHAIN_POINTS &&
+	      (strcmp(v[0], "open") == 0 || strcmp(v[0], "loop") == 0) &&
+	      parse_fixes(v + 1, nv - 1, x))) {
+		return -1;
+	}
+	*k = f2d_default_command(F2D_CMD_CREATE_BODY, player, 0);
+	f2d_spawn *sp = &k->u.create;
+	sp->kind = F2D_SPAWN_CHAIN;
+	sp->body.type = F2D_STATIC_BODY;
+	sp->body.position = (f2d_vec2){x[0], x[1]};
+	sp->loop = v[0][0] == 'l';
+	sp->count = points;
+	for (int i = 0; i < points; ++i) {
+		sp->points[i] = (f2d_vec2){x[2 + 2 * i], x[3 + 2 * i]};
+	}
+	return 1;
+}
+
 /* 1: a format-3 line parsed into *c; 0: not one (the older kinds); -1: a bad format-3 line. */
 static int parse_format3(const char *line, f2d_command *c, uint16_t *seqs)
 {
@@ -444,136 +557,21 @@ static int parse_format3(const char *line, f2d_command *c, uint16_t *seqs)
 	const char *kind = tok[2];
 	char **v = tok + 3;
 	int nv = nt - 3;
-	static const struct {
-		const char *name;
-		f2d_command_type type;
-		int values; /* after the handle: fix16 values (an on|off first when flag) */
-		bool flag;
-	} setters[] = {{"destroy_joint", F2D_CMD_DESTROY_JOINT, 0, false},
-	               {"joint_motor", F2D_CMD_SET_JOINT_MOTOR, 2, true},
-	               {"spring", F2D_CMD_SET_JOINT_SPRING, 2, true},
-	               {"weld_springs", F2D_CMD_SET_WELD_SPRINGS, 4, false},
-	               {"limits", F2D_CMD_SET_JOINT_LIMITS, 2, true},
-	               {"length", F2D_CMD_SET_DISTANCE_LENGTH, 1, false},
-	               {"mouse_target", F2D_CMD_SET_MOUSE_TARGET, 2, false},
-	               {"mouse_force", F2D_CMD_SET_MOUSE_MAX_FORCE, 1, false},
-	               {"offsets", F2D_CMD_SET_MOTOR_JOINT_OFFSETS, 3, false},
-	               {"motor_max", F2D_CMD_SET_MOTOR_JOINT_MAX, 2, false},
-	               {"correction", F2D_CMD_SET_MOTOR_JOINT_CORRECTION, 1, false}};
 	f2d_command k;
-	bool known = false, good = false;
-	for (size_t i = 0; i < sizeof setters / sizeof setters[0] && !known; ++i) {
-		if (strcmp(kind, setters[i].name) != 0) {
-			continue;
-		}
-		known = true;
-		int flag = setters[i].flag ? 1 : 0;
-		f2d_joint_id j;
-		bool on = false;
-		fix16_t x[4] = {0, 0, 0, 0};
-		if (nv != 2 + flag + setters[i].values || !parse_joint_handle(v, &j) ||
-		    (flag && !parse_onoff(v[2], &on)) ||
-		    !parse_fixes(v + 2 + flag, setters[i].values, x)) {
-			break;
-		}
-		k = f2d_default_command(setters[i].type, (uint8_t)player, 0);
-		/* each setter's struct starts with the joint handle (input.h) */
-		k.u.destroy_joint.joint = j;
-		switch (setters[i].type) {
-		case F2D_CMD_SET_JOINT_MOTOR:
-			k.u.joint_motor.enable = on;
-			k.u.joint_motor.speed = x[0];
-			k.u.joint_motor.max_force = x[1];
-			break;
-		case F2D_CMD_SET_JOINT_SPRING:
-			k.u.spring.enable = on;
-			k.u.spring.hertz = x[0];
-			k.u.spring.damping_ratio = x[1];
-			break;
-		case F2D_CMD_SET_WELD_SPRINGS:
-			k.u.weld_springs.linear_hertz = x[0];
-			k.u.weld_springs.linear_damping_ratio = x[1];
-			k.u.weld_springs.angular_hertz = x[2];
-			k.u.weld_springs.angular_damping_ratio = x[3];
-			break;
-		case F2D_CMD_SET_JOINT_LIMITS:
-			k.u.limits.enable = on;
-			k.u.limits.lower = x[0];
-			k.u.limits.upper = x[1];
-			break;
-		case F2D_CMD_SET_DISTANCE_LENGTH: k.u.length.length = x[0]; break;
-		case F2D_CMD_SET_MOUSE_TARGET:
-			k.u.mouse_target.target.x = x[0];
-			k.u.mouse_target.target.y = x[1];
-			break;
-		case F2D_CMD_SET_MOUSE_MAX_FORCE: k.u.mouse_max_force.force = x[0]; break;
-		case F2D_CMD_SET_MOTOR_JOINT_OFFSETS:
-			k.u.offsets.linear.x = x[0];
-			k.u.offsets.linear.y = x[1];
-			k.u.offsets.angular = x[2];
-			break;
-		case F2D_CMD_SET_MOTOR_JOINT_MAX:
-			k.u.motor_max.max_force = x[0];
-			k.u.motor_max.max_torque = x[1];
-			break;
-		case F2D_CMD_SET_MOTOR_JOINT_CORRECTION: k.u.correction.factor = x[0]; break;
-		default: break;
-		}
-		good = true;
-	}
-	if (!known && strcmp(kind, "joint") == 0) {
-		known = true;
+	memset(&k, 0, sizeof k);
+	int r = parse_setter(kind, v, nv, (uint8_t)player, &k);
+	if (r == 0 && strcmp(kind, "joint") == 0) {
 		k.player = (uint8_t)player;
-		good = parse_joint(v, nv, &k);
+		r = parse_joint(v, nv, &k) ? 1 : -1;
 	}
-	if (!known && (strcmp(kind, "capsule") == 0 || strcmp(kind, "segment") == 0)) {
-		known = true;
-		bool capsule = kind[0] == 'c';
-		fix16_t x[7];
-		if (nv == (capsule ? 7 : 6) && parse_fixes(v, nv, x)) {
-			k = f2d_default_command(F2D_CMD_CREATE_BODY, (uint8_t)player, 0);
-			f2d_spawn *sp = &k.u.create;
-			if (capsule) {
-				sp->kind = F2D_SPAWN_CAPSULE;
-				sp->capsule.center1 = (f2d_vec2){x[0], x[1]};
-				sp->capsule.center2 = (f2d_vec2){x[2], x[3]};
-				sp->capsule.radius = x[4];
-				sp->body.position = (f2d_vec2){x[5], x[6]};
-			} else {
-				sp->kind = F2D_SPAWN_SEGMENT;
-				sp->body.type = F2D_STATIC_BODY;
-				sp->segment.point1 = (f2d_vec2){x[0], x[1]};
-				sp->segment.point2 = (f2d_vec2){x[2], x[3]};
-				sp->body.position = (f2d_vec2){x[4], x[5]};
-			}
-			good = true;
-		}
+	if (r == 0) {
+		r = parse_segment_spawn(kind, v, nv, (uint8_t)player, &k);
 	}
-	if (!known && strcmp(kind, "chain") == 0) {
-		known = true;
-		fix16_t x[2 + 2 * F2D_SPAWN_MAX_CHAIN_POINTS];
-		int points = (nv - 3) / 2;
-		if (nv >= 1 + 2 + 4 && (nv - 3) % 2 == 0 && points <= F2D_SPAWN_MAX_CHAIN_POINTS &&
-		    (strcmp(v[0], "open") == 0 || strcmp(v[0], "loop") == 0) &&
-		    parse_fixes(v + 1, nv - 1, x)) {
-			k = f2d_default_command(F2D_CMD_CREATE_BODY, (uint8_t)player, 0);
-			f2d_spawn *sp = &k.u.create;
-			sp->kind = F2D_SPAWN_CHAIN;
-			sp->body.type = F2D_STATIC_BODY;
-			sp->body.position = (f2d_vec2){x[0], x[1]};
-			sp->loop = v[0][0] == 'l';
-			sp->count = points;
-			for (int i = 0; i < points; ++i) {
-				sp->points[i] = (f2d_vec2){x[2 + 2 * i], x[3 + 2 * i]};
-			}
-			good = true;
-		}
+	if (r == 0) {
+		r = parse_chain_spawn(kind, v, nv, (uint8_t)player, &k);
 	}
-	if (!known) {
-		return 0;
-	}
-	if (!good) {
-		return -1;
+	if (r != 1) {
+		return r;
 	}
 	k.player = (uint8_t)player;
 	k.sequence = seqs[player]++;
