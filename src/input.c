@@ -502,6 +502,71 @@ typedef struct io {
 } io;
 static bool format3_fields(io *o, f2d_command *c);
 
+/* A create-body command after the header; false for a spawn encode refuses (a kind, count or
+ * body type out of range). */
+static bool encode_spawn(wbuf *b, const f2d_spawn *s)
+{
+	if (s->kind > F2D_SPAWN_CHAIN ||
+	    (s->kind == F2D_SPAWN_POLYGON &&
+	     (s->count < 3 || s->count > F2D_MAX_POLYGON_VERTICES)) ||
+	    (s->kind == F2D_SPAWN_CHAIN && (s->count < 2 || s->count > F2D_SPAWN_MAX_CHAIN_POINTS ||
+	                                    (s->loop && s->count < 3))) ||
+	    (uint32_t)s->body.type > (uint32_t)F2D_DYNAMIC_BODY) {
+		return false;
+	}
+	/* low 4 bits: body type (0..2; 3..15 are reserved and refused); 16: sleep disabled,
+	 * 32: created asleep (so the bytes of a default def are those of format 1); 64 is
+	 * reserved: 0; 128 (format 2): the extension follows the shape */
+	bool ext = !ext_is_default(s);
+	w8(b, (uint32_t)s->body.type | (s->body.enable_sleep ? 0u : 16u) |
+	          (s->body.awake ? 0u : 32u) | (ext ? 128u : 0u));
+	wvec(b, s->body.position);
+	w32(b, (uint32_t)s->body.rotation.c);
+	w32(b, (uint32_t)s->body.rotation.s);
+	wvec(b, s->body.linear_velocity);
+	w32(b, (uint32_t)s->body.angular_velocity);
+	w64(b, s->body.user_data);
+	w32(b, (uint32_t)s->shape.density);
+	w32(b, (uint32_t)s->shape.friction);
+	w32(b, (uint32_t)s->shape.restitution);
+	w64(b, s->shape.user_data);
+	w8(b, s->kind);
+	if (s->kind == F2D_SPAWN_BOX) {
+		wvec(b, s->half_extents);
+	} else if (s->kind == F2D_SPAWN_CIRCLE) {
+		wvec(b, s->circle.center);
+		w32(b, (uint32_t)s->circle.radius);
+	} else if (s->kind == F2D_SPAWN_CAPSULE) {
+		wvec(b, s->capsule.center1);
+		wvec(b, s->capsule.center2);
+		w32(b, (uint32_t)s->capsule.radius);
+	} else if (s->kind == F2D_SPAWN_SEGMENT) {
+		wvec(b, s->segment.point1);
+		wvec(b, s->segment.point2);
+	} else if (s->kind == F2D_SPAWN_CHAIN) {
+		w8(b, (uint32_t)s->count);
+		w8(b, s->loop ? 1u : 0u);
+		for (int32_t i = 0; i < s->count; ++i) {
+			wvec(b, s->points[i]);
+		}
+	} else {
+		w8(b, (uint32_t)s->count);
+		for (int32_t i = 0; i < s->count; ++i) {
+			wvec(b, s->points[i]);
+		}
+	}
+	if (ext) {
+		w64(b, s->shape.filter.category_bits);
+		w64(b, s->shape.filter.mask_bits);
+		w32(b, (uint32_t)s->shape.filter.group_index);
+		w8(b, ext_flags(s));
+		w32(b, (uint32_t)s->body.gravity_scale);
+		w32(b, (uint32_t)s->body.linear_damping);
+		w32(b, (uint32_t)s->body.angular_damping);
+	}
+	return true;
+}
+
 f2d_result f2d_command_encode(const f2d_command *c, uint8_t *buf, size_t cap, size_t *written)
 {
 	if (c == NULL || buf == NULL || written == NULL) {
@@ -524,69 +589,11 @@ f2d_result f2d_command_encode(const f2d_command *c, uint8_t *buf, size_t cap, si
 		wvec(&b, c->u.velocity.linear);
 		w32(&b, (uint32_t)c->u.velocity.angular);
 		break;
-	case F2D_CMD_CREATE_BODY: {
-		const f2d_spawn *s = &c->u.create;
-		if (s->kind > F2D_SPAWN_CHAIN ||
-		    (s->kind == F2D_SPAWN_POLYGON &&
-		     (s->count < 3 || s->count > F2D_MAX_POLYGON_VERTICES)) ||
-		    (s->kind == F2D_SPAWN_CHAIN &&
-		     (s->count < 2 || s->count > F2D_SPAWN_MAX_CHAIN_POINTS ||
-		      (s->loop && s->count < 3))) ||
-		    (uint32_t)s->body.type > (uint32_t)F2D_DYNAMIC_BODY) {
+	case F2D_CMD_CREATE_BODY:
+		if (!encode_spawn(&b, &c->u.create)) {
 			return F2D_ERROR_INVALID_VALUE;
 		}
-		/* low 4 bits: body type (0..2; 3..15 are reserved and refused); 16: sleep disabled,
-		 * 32: created asleep (so the bytes of a default def are those of format 1); 64 is
-		 * reserved: 0; 128 (format 2): the extension follows the shape */
-		bool ext = !ext_is_default(s);
-		w8(&b, (uint32_t)s->body.type | (s->body.enable_sleep ? 0u : 16u) |
-		           (s->body.awake ? 0u : 32u) | (ext ? 128u : 0u));
-		wvec(&b, s->body.position);
-		w32(&b, (uint32_t)s->body.rotation.c);
-		w32(&b, (uint32_t)s->body.rotation.s);
-		wvec(&b, s->body.linear_velocity);
-		w32(&b, (uint32_t)s->body.angular_velocity);
-		w64(&b, s->body.user_data);
-		w32(&b, (uint32_t)s->shape.density);
-		w32(&b, (uint32_t)s->shape.friction);
-		w32(&b, (uint32_t)s->shape.restitution);
-		w64(&b, s->shape.user_data);
-		w8(&b, s->kind);
-		if (s->kind == F2D_SPAWN_BOX) {
-			wvec(&b, s->half_extents);
-		} else if (s->kind == F2D_SPAWN_CIRCLE) {
-			wvec(&b, s->circle.center);
-			w32(&b, (uint32_t)s->circle.radius);
-		} else if (s->kind == F2D_SPAWN_CAPSULE) {
-			wvec(&b, s->capsule.center1);
-			wvec(&b, s->capsule.center2);
-			w32(&b, (uint32_t)s->capsule.radius);
-		} else if (s->kind == F2D_SPAWN_SEGMENT) {
-			wvec(&b, s->segment.point1);
-			wvec(&b, s->segment.point2);
-		} else if (s->kind == F2D_SPAWN_CHAIN) {
-			w8(&b, (uint32_t)s->count);
-			w8(&b, s->loop ? 1u : 0u);
-			for (int32_t i = 0; i < s->count; ++i) {
-				wvec(&b, s->points[i]);
-			}
-		} else {
-			w8(&b, (uint32_t)s->count);
-			for (int32_t i = 0; i < s->count; ++i) {
-				wvec(&b, s->points[i]);
-			}
-		}
-		if (ext) {
-			w64(&b, s->shape.filter.category_bits);
-			w64(&b, s->shape.filter.mask_bits);
-			w32(&b, (uint32_t)s->shape.filter.group_index);
-			w8(&b, ext_flags(s));
-			w32(&b, (uint32_t)s->body.gravity_scale);
-			w32(&b, (uint32_t)s->body.linear_damping);
-			w32(&b, (uint32_t)s->body.angular_damping);
-		}
 		break;
-	}
 	case F2D_CMD_DESTROY_BODY: wbody(&b, c->u.destroy.body); break;
 	case F2D_CMD_SET_MOTOR:
 		w32(&b, (uint32_t)c->u.motor.joint.index1);
@@ -982,6 +989,88 @@ static f2d_body_id rbody(rbuf *b)
 	return id;
 }
 
+/* A create-body command after the header; false for bytes that are not the canonical
+ * encoding of a spawn (see encode_spawn). */
+static bool decode_spawn(rbuf *b, f2d_spawn *s)
+{
+	/* canonical only: every accepted byte string is the encoding of the command it
+	 * decodes to (the reserved bits and body types are refused, see encode) */
+	uint32_t type = r8(b);
+	if ((type & 64u) != 0 || (type & 15u) > (uint32_t)F2D_DYNAMIC_BODY) {
+		return false;
+	}
+	/* without the extension, its fields (options, filter, events) keep their defaults
+	 */
+	s->body = f2d_default_body_def();
+	s->shape = f2d_default_shape_def();
+	s->body.type = (f2d_body_type)(type & 15u);
+	s->body.enable_sleep = (type & 16u) == 0;
+	s->body.awake = (type & 32u) == 0;
+	s->body.position = rvec(b);
+	s->body.rotation.c = rfix(b);
+	s->body.rotation.s = rfix(b);
+	s->body.linear_velocity = rvec(b);
+	s->body.angular_velocity = rfix(b);
+	s->body.user_data = r64(b);
+	s->shape.density = rfix(b);
+	s->shape.friction = rfix(b);
+	s->shape.restitution = rfix(b);
+	s->shape.user_data = r64(b);
+	s->kind = (uint8_t)r8(b);
+	if (s->kind == F2D_SPAWN_BOX) {
+		s->half_extents = rvec(b);
+	} else if (s->kind == F2D_SPAWN_CIRCLE) {
+		s->circle.center = rvec(b);
+		s->circle.radius = rfix(b);
+	} else if (s->kind == F2D_SPAWN_POLYGON) {
+		s->count = (int32_t)r8(b);
+		if (s->count < 3 || s->count > F2D_MAX_POLYGON_VERTICES) {
+			return false;
+		}
+		for (int32_t i = 0; i < s->count; ++i) {
+			s->points[i] = rvec(b);
+		}
+	} else if (s->kind == F2D_SPAWN_CAPSULE) {
+		s->capsule.center1 = rvec(b);
+		s->capsule.center2 = rvec(b);
+		s->capsule.radius = rfix(b);
+	} else if (s->kind == F2D_SPAWN_SEGMENT) {
+		s->segment.point1 = rvec(b);
+		s->segment.point2 = rvec(b);
+	} else if (s->kind == F2D_SPAWN_CHAIN) {
+		s->count = (int32_t)r8(b);
+		uint32_t loop = r8(b);
+		if (s->count < 2 || s->count > F2D_SPAWN_MAX_CHAIN_POINTS || loop > 1u ||
+		    (loop == 1u && s->count < 3)) {
+			return false;
+		}
+		s->loop = loop == 1u;
+		for (int32_t i = 0; i < s->count; ++i) {
+			s->points[i] = rvec(b);
+		}
+	} else {
+		return false;
+	}
+	if ((type & 128u) != 0) {
+		s->shape.filter.category_bits = r64(b);
+		s->shape.filter.mask_bits = r64(b);
+		s->shape.filter.group_index = (int32_t)r32(b);
+		uint32_t flags = r8(b);
+		s->shape.enable_contact_events = (flags & EXT_CONTACT_EVENTS) != 0;
+		s->shape.enable_hit_events = (flags & EXT_HIT_EVENTS) != 0;
+		s->shape.enable_sensor_events = (flags & EXT_SENSOR_EVENTS) != 0;
+		s->shape.is_sensor = (flags & EXT_SENSOR) != 0;
+		s->body.fixed_rotation = (flags & EXT_FIXED_ROTATION) != 0;
+		s->body.gravity_scale = rfix(b);
+		s->body.linear_damping = rfix(b);
+		s->body.angular_damping = rfix(b);
+		if ((flags & EXT_RESERVED) != 0 || (!b->short_read && ext_is_default(s))) {
+			return false; /* encode writes no such extension */
+		}
+	}
+	return true;
+}
+
 f2d_result f2d_command_decode(const uint8_t *buf, size_t len, f2d_command *out, size_t *consumed)
 {
 	if (buf == NULL || out == NULL || consumed == NULL) {
@@ -1005,86 +1094,11 @@ f2d_result f2d_command_decode(const uint8_t *buf, size_t len, f2d_command *out, 
 		c.u.velocity.linear = rvec(&b);
 		c.u.velocity.angular = rfix(&b);
 		break;
-	case F2D_CMD_CREATE_BODY: {
-		f2d_spawn *s = &c.u.create;
-		/* canonical only: every accepted byte string is the encoding of the command it
-		 * decodes to (the reserved bits and body types are refused, see encode) */
-		uint32_t type = r8(&b);
-		if ((type & 64u) != 0 || (type & 15u) > (uint32_t)F2D_DYNAMIC_BODY) {
+	case F2D_CMD_CREATE_BODY:
+		if (!decode_spawn(&b, &c.u.create)) {
 			return F2D_ERROR_INVALID_VALUE;
-		}
-		/* without the extension, its fields (options, filter, events) keep their defaults
-		 */
-		s->body = f2d_default_body_def();
-		s->shape = f2d_default_shape_def();
-		s->body.type = (f2d_body_type)(type & 15u);
-		s->body.enable_sleep = (type & 16u) == 0;
-		s->body.awake = (type & 32u) == 0;
-		s->body.position = rvec(&b);
-		s->body.rotation.c = rfix(&b);
-		s->body.rotation.s = rfix(&b);
-		s->body.linear_velocity = rvec(&b);
-		s->body.angular_velocity = rfix(&b);
-		s->body.user_data = r64(&b);
-		s->shape.density = rfix(&b);
-		s->shape.friction = rfix(&b);
-		s->shape.restitution = rfix(&b);
-		s->shape.user_data = r64(&b);
-		s->kind = (uint8_t)r8(&b);
-		if (s->kind == F2D_SPAWN_BOX) {
-			s->half_extents = rvec(&b);
-		} else if (s->kind == F2D_SPAWN_CIRCLE) {
-			s->circle.center = rvec(&b);
-			s->circle.radius = rfix(&b);
-		} else if (s->kind == F2D_SPAWN_POLYGON) {
-			s->count = (int32_t)r8(&b);
-			if (s->count < 3 || s->count > F2D_MAX_POLYGON_VERTICES) {
-				return F2D_ERROR_INVALID_VALUE;
-			}
-			for (int32_t i = 0; i < s->count; ++i) {
-				s->points[i] = rvec(&b);
-			}
-		} else if (s->kind == F2D_SPAWN_CAPSULE) {
-			s->capsule.center1 = rvec(&b);
-			s->capsule.center2 = rvec(&b);
-			s->capsule.radius = rfix(&b);
-		} else if (s->kind == F2D_SPAWN_SEGMENT) {
-			s->segment.point1 = rvec(&b);
-			s->segment.point2 = rvec(&b);
-		} else if (s->kind == F2D_SPAWN_CHAIN) {
-			s->count = (int32_t)r8(&b);
-			uint32_t loop = r8(&b);
-			if (s->count < 2 || s->count > F2D_SPAWN_MAX_CHAIN_POINTS || loop > 1u ||
-			    (loop == 1u && s->count < 3)) {
-				return F2D_ERROR_INVALID_VALUE;
-			}
-			s->loop = loop == 1u;
-			for (int32_t i = 0; i < s->count; ++i) {
-				s->points[i] = rvec(&b);
-			}
-		} else {
-			return F2D_ERROR_INVALID_VALUE;
-		}
-		if ((type & 128u) != 0) {
-			s->shape.filter.category_bits = r64(&b);
-			s->shape.filter.mask_bits = r64(&b);
-			s->shape.filter.group_index = (int32_t)r32(&b);
-			uint32_t flags = r8(&b);
-			s->shape.enable_contact_events = (flags & EXT_CONTACT_EVENTS) != 0;
-			s->shape.enable_hit_events = (flags & EXT_HIT_EVENTS) != 0;
-			s->shape.enable_sensor_events = (flags & EXT_SENSOR_EVENTS) != 0;
-			s->shape.is_sensor = (flags & EXT_SENSOR) != 0;
-			s->body.fixed_rotation = (flags & EXT_FIXED_ROTATION) != 0;
-			s->body.gravity_scale = rfix(&b);
-			s->body.linear_damping = rfix(&b);
-			s->body.angular_damping = rfix(&b);
-			if ((flags & EXT_RESERVED) != 0 || (!b.short_read && ext_is_default(s))) {
-				return F2D_ERROR_INVALID_VALUE; /* encode writes no such extension
-				                                 */
-			}
 		}
 		break;
-	}
 	case F2D_CMD_DESTROY_BODY: c.u.destroy.body = rbody(&b); break;
 	case F2D_CMD_SET_MOTOR:
 		c.u.motor.joint.index1 = (int32_t)r32(&b);
