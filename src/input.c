@@ -4,6 +4,8 @@
 #include "core.h"
 #include "fix2d/input.h"
 
+#include <stddef.h>
+
 f2d_command f2d_default_command(f2d_command_type type, uint8_t player, uint16_t sequence)
 {
 	f2d_command c;
@@ -500,6 +502,71 @@ typedef struct io {
 } io;
 static bool format3_fields(io *o, f2d_command *c);
 
+/* A create-body command after the header; false for a spawn encode refuses (a kind, count or
+ * body type out of range). */
+static bool encode_spawn(wbuf *b, const f2d_spawn *s)
+{
+	if (s->kind > F2D_SPAWN_CHAIN ||
+	    (s->kind == F2D_SPAWN_POLYGON &&
+	     (s->count < 3 || s->count > F2D_MAX_POLYGON_VERTICES)) ||
+	    (s->kind == F2D_SPAWN_CHAIN && (s->count < 2 || s->count > F2D_SPAWN_MAX_CHAIN_POINTS ||
+	                                    (s->loop && s->count < 3))) ||
+	    (uint32_t)s->body.type > (uint32_t)F2D_DYNAMIC_BODY) {
+		return false;
+	}
+	/* low 4 bits: body type (0..2; 3..15 are reserved and refused); 16: sleep disabled,
+	 * 32: created asleep (so the bytes of a default def are those of format 1); 64 is
+	 * reserved: 0; 128 (format 2): the extension follows the shape */
+	bool ext = !ext_is_default(s);
+	w8(b, (uint32_t)s->body.type | (s->body.enable_sleep ? 0u : 16u) |
+	          (s->body.awake ? 0u : 32u) | (ext ? 128u : 0u));
+	wvec(b, s->body.position);
+	w32(b, (uint32_t)s->body.rotation.c);
+	w32(b, (uint32_t)s->body.rotation.s);
+	wvec(b, s->body.linear_velocity);
+	w32(b, (uint32_t)s->body.angular_velocity);
+	w64(b, s->body.user_data);
+	w32(b, (uint32_t)s->shape.density);
+	w32(b, (uint32_t)s->shape.friction);
+	w32(b, (uint32_t)s->shape.restitution);
+	w64(b, s->shape.user_data);
+	w8(b, s->kind);
+	if (s->kind == F2D_SPAWN_BOX) {
+		wvec(b, s->half_extents);
+	} else if (s->kind == F2D_SPAWN_CIRCLE) {
+		wvec(b, s->circle.center);
+		w32(b, (uint32_t)s->circle.radius);
+	} else if (s->kind == F2D_SPAWN_CAPSULE) {
+		wvec(b, s->capsule.center1);
+		wvec(b, s->capsule.center2);
+		w32(b, (uint32_t)s->capsule.radius);
+	} else if (s->kind == F2D_SPAWN_SEGMENT) {
+		wvec(b, s->segment.point1);
+		wvec(b, s->segment.point2);
+	} else if (s->kind == F2D_SPAWN_CHAIN) {
+		w8(b, (uint32_t)s->count);
+		w8(b, s->loop ? 1u : 0u);
+		for (int32_t i = 0; i < s->count; ++i) {
+			wvec(b, s->points[i]);
+		}
+	} else {
+		w8(b, (uint32_t)s->count);
+		for (int32_t i = 0; i < s->count; ++i) {
+			wvec(b, s->points[i]);
+		}
+	}
+	if (ext) {
+		w64(b, s->shape.filter.category_bits);
+		w64(b, s->shape.filter.mask_bits);
+		w32(b, (uint32_t)s->shape.filter.group_index);
+		w8(b, ext_flags(s));
+		w32(b, (uint32_t)s->body.gravity_scale);
+		w32(b, (uint32_t)s->body.linear_damping);
+		w32(b, (uint32_t)s->body.angular_damping);
+	}
+	return true;
+}
+
 f2d_result f2d_command_encode(const f2d_command *c, uint8_t *buf, size_t cap, size_t *written)
 {
 	if (c == NULL || buf == NULL || written == NULL) {
@@ -522,69 +589,11 @@ f2d_result f2d_command_encode(const f2d_command *c, uint8_t *buf, size_t cap, si
 		wvec(&b, c->u.velocity.linear);
 		w32(&b, (uint32_t)c->u.velocity.angular);
 		break;
-	case F2D_CMD_CREATE_BODY: {
-		const f2d_spawn *s = &c->u.create;
-		if (s->kind > F2D_SPAWN_CHAIN ||
-		    (s->kind == F2D_SPAWN_POLYGON &&
-		     (s->count < 3 || s->count > F2D_MAX_POLYGON_VERTICES)) ||
-		    (s->kind == F2D_SPAWN_CHAIN &&
-		     (s->count < 2 || s->count > F2D_SPAWN_MAX_CHAIN_POINTS ||
-		      (s->loop && s->count < 3))) ||
-		    (uint32_t)s->body.type > (uint32_t)F2D_DYNAMIC_BODY) {
+	case F2D_CMD_CREATE_BODY:
+		if (!encode_spawn(&b, &c->u.create)) {
 			return F2D_ERROR_INVALID_VALUE;
 		}
-		/* low 4 bits: body type (0..2; 3..15 are reserved and refused); 16: sleep disabled,
-		 * 32: created asleep (so the bytes of a default def are those of format 1); 64 is
-		 * reserved: 0; 128 (format 2): the extension follows the shape */
-		bool ext = !ext_is_default(s);
-		w8(&b, (uint32_t)s->body.type | (s->body.enable_sleep ? 0u : 16u) |
-		           (s->body.awake ? 0u : 32u) | (ext ? 128u : 0u));
-		wvec(&b, s->body.position);
-		w32(&b, (uint32_t)s->body.rotation.c);
-		w32(&b, (uint32_t)s->body.rotation.s);
-		wvec(&b, s->body.linear_velocity);
-		w32(&b, (uint32_t)s->body.angular_velocity);
-		w64(&b, s->body.user_data);
-		w32(&b, (uint32_t)s->shape.density);
-		w32(&b, (uint32_t)s->shape.friction);
-		w32(&b, (uint32_t)s->shape.restitution);
-		w64(&b, s->shape.user_data);
-		w8(&b, s->kind);
-		if (s->kind == F2D_SPAWN_BOX) {
-			wvec(&b, s->half_extents);
-		} else if (s->kind == F2D_SPAWN_CIRCLE) {
-			wvec(&b, s->circle.center);
-			w32(&b, (uint32_t)s->circle.radius);
-		} else if (s->kind == F2D_SPAWN_CAPSULE) {
-			wvec(&b, s->capsule.center1);
-			wvec(&b, s->capsule.center2);
-			w32(&b, (uint32_t)s->capsule.radius);
-		} else if (s->kind == F2D_SPAWN_SEGMENT) {
-			wvec(&b, s->segment.point1);
-			wvec(&b, s->segment.point2);
-		} else if (s->kind == F2D_SPAWN_CHAIN) {
-			w8(&b, (uint32_t)s->count);
-			w8(&b, s->loop ? 1u : 0u);
-			for (int32_t i = 0; i < s->count; ++i) {
-				wvec(&b, s->points[i]);
-			}
-		} else {
-			w8(&b, (uint32_t)s->count);
-			for (int32_t i = 0; i < s->count; ++i) {
-				wvec(&b, s->points[i]);
-			}
-		}
-		if (ext) {
-			w64(&b, s->shape.filter.category_bits);
-			w64(&b, s->shape.filter.mask_bits);
-			w32(&b, (uint32_t)s->shape.filter.group_index);
-			w8(&b, ext_flags(s));
-			w32(&b, (uint32_t)s->body.gravity_scale);
-			w32(&b, (uint32_t)s->body.linear_damping);
-			w32(&b, (uint32_t)s->body.angular_damping);
-		}
 		break;
-	}
 	case F2D_CMD_DESTROY_BODY: wbody(&b, c->u.destroy.body); break;
 	case F2D_CMD_SET_MOTOR:
 		w32(&b, (uint32_t)c->u.motor.joint.index1);
@@ -716,36 +725,132 @@ static void io_flag(io *o, bool *v)
 	*v = u == 1u;
 }
 
-/* The create-joint flags byte: which bits each joint type's def has (the others are 0). */
+/* ---- create-joint: one table of fields ----
+ * A create-joint command is the type byte, then its type's rows of joint_fields in table order:
+ * the flags byte gathers the 'b' rows (bit JF_*; a bit the type has no row for is 0, and refused
+ * when read), then the body handles ('h', 8 bytes), the user data ('u', 8), the fix16 values
+ * ('f', 4) and vectors ('v', 8). Adding a field to a joint type's command is one row. */
 enum { JF_COLLIDE = 1, JF_SPRING = 2, JF_LIMIT = 4, JF_MOTOR = 8 };
-static const uint8_t joint_flag_bits[7] = {
-    JF_COLLIDE | JF_LIMIT | JF_MOTOR,             /* revolute */
-    JF_COLLIDE | JF_SPRING | JF_LIMIT | JF_MOTOR, /* distance */
-    JF_COLLIDE | JF_SPRING | JF_LIMIT | JF_MOTOR, /* prismatic */
-    JF_COLLIDE,                                   /* weld */
-    JF_COLLIDE | JF_SPRING | JF_LIMIT | JF_MOTOR, /* wheel */
-    JF_COLLIDE,                                   /* motor */
-    JF_COLLIDE                                    /* mouse */
-};
 
-/* The fields every def has, and the flags byte. The bools a def lacks are dummies here. */
-static void io_joint_head(io *o, uint8_t type, f2d_body_id *a, f2d_body_id *b, uint64_t *user,
-                          bool *collide, bool *spring, bool *limit, bool *motor)
+typedef struct joint_field {
+	uint8_t type; /* f2d_joint_type */
+	char kind;    /* 'b' flag, 'h' body handle, 'u' user data, 'f' fix16, 'v' vector */
+	uint8_t bit;  /* 'b': its JF_* bit in the flags byte */
+	uint16_t offset;
+} joint_field;
+
+/* clang-format off */
+#define ROW(TYPE, KIND, BIT, DEF, FIELD) {TYPE, KIND, BIT, (uint16_t)offsetof(DEF, FIELD)}
+#define HEAD(TYPE, DEF) ROW(TYPE, 'h', 0, DEF, body_a), ROW(TYPE, 'h', 0, DEF, body_b), \
+                        ROW(TYPE, 'u', 0, DEF, user_data), ROW(TYPE, 'b', JF_COLLIDE, DEF, collide_connected)
+#define REV(K, BIT, F) ROW(F2D_REVOLUTE_JOINT, K, BIT, f2d_revolute_joint_def, F)
+#define DIST(K, BIT, F) ROW(F2D_DISTANCE_JOINT, K, BIT, f2d_distance_joint_def, F)
+#define PRIS(K, BIT, F) ROW(F2D_PRISMATIC_JOINT, K, BIT, f2d_prismatic_joint_def, F)
+#define WELD(K, F) ROW(F2D_WELD_JOINT, K, 0, f2d_weld_joint_def, F)
+#define WHEEL(K, BIT, F) ROW(F2D_WHEEL_JOINT, K, BIT, f2d_wheel_joint_def, F)
+#define MOTOR(K, F) ROW(F2D_MOTOR_JOINT, K, 0, f2d_motor_joint_def, F)
+#define MOUSE(K, F) ROW(F2D_MOUSE_JOINT, K, 0, f2d_mouse_joint_def, F)
+static const joint_field joint_fields[] = {
+	HEAD(F2D_REVOLUTE_JOINT, f2d_revolute_joint_def),
+	REV('b', JF_LIMIT, enable_limit),
+	REV('b', JF_MOTOR, enable_motor),
+	REV('v', 0, local_anchor_a),
+	REV('v', 0, local_anchor_b),
+	REV('f', 0, reference_angle),
+	REV('f', 0, lower_angle),
+	REV('f', 0, upper_angle),
+	REV('f', 0, motor_speed),
+	REV('f', 0, max_motor_torque),
+
+	HEAD(F2D_DISTANCE_JOINT, f2d_distance_joint_def),
+	DIST('b', JF_SPRING, enable_spring),
+	DIST('b', JF_LIMIT, enable_limit),
+	DIST('b', JF_MOTOR, enable_motor),
+	DIST('v', 0, local_anchor_a),
+	DIST('v', 0, local_anchor_b),
+	DIST('f', 0, length),
+	DIST('f', 0, hertz),
+	DIST('f', 0, damping_ratio),
+	DIST('f', 0, min_length),
+	DIST('f', 0, max_length),
+	DIST('f', 0, motor_speed),
+	DIST('f', 0, max_motor_force),
+
+	HEAD(F2D_PRISMATIC_JOINT, f2d_prismatic_joint_def),
+	PRIS('b', JF_SPRING, enable_spring),
+	PRIS('b', JF_LIMIT, enable_limit),
+	PRIS('b', JF_MOTOR, enable_motor),
+	PRIS('v', 0, local_anchor_a),
+	PRIS('v', 0, local_anchor_b),
+	PRIS('v', 0, local_axis_a),
+	PRIS('f', 0, reference_angle),
+	PRIS('f', 0, hertz),
+	PRIS('f', 0, damping_ratio),
+	PRIS('f', 0, lower_translation),
+	PRIS('f', 0, upper_translation),
+	PRIS('f', 0, motor_speed),
+	PRIS('f', 0, max_motor_force),
+
+	HEAD(F2D_WELD_JOINT, f2d_weld_joint_def),
+	WELD('v', local_anchor_a),
+	WELD('v', local_anchor_b),
+	WELD('f', reference_angle),
+	WELD('f', linear_hertz),
+	WELD('f', linear_damping_ratio),
+	WELD('f', angular_hertz),
+	WELD('f', angular_damping_ratio),
+
+	HEAD(F2D_WHEEL_JOINT, f2d_wheel_joint_def),
+	WHEEL('b', JF_SPRING, enable_spring),
+	WHEEL('b', JF_LIMIT, enable_limit),
+	WHEEL('b', JF_MOTOR, enable_motor),
+	WHEEL('v', 0, local_anchor_a),
+	WHEEL('v', 0, local_anchor_b),
+	WHEEL('v', 0, local_axis_a),
+	WHEEL('f', 0, hertz),
+	WHEEL('f', 0, damping_ratio),
+	WHEEL('f', 0, lower_translation),
+	WHEEL('f', 0, upper_translation),
+	WHEEL('f', 0, motor_speed),
+	WHEEL('f', 0, max_motor_torque),
+
+	HEAD(F2D_MOTOR_JOINT, f2d_motor_joint_def),
+	MOTOR('v', linear_offset),
+	MOTOR('f', angular_offset),
+	MOTOR('f', max_force),
+	MOTOR('f', max_torque),
+	MOTOR('f', correction_factor),
+
+	HEAD(F2D_MOUSE_JOINT, f2d_mouse_joint_def),
+	MOUSE('v', target),
+	MOUSE('f', hertz),
+	MOUSE('f', damping_ratio),
+	MOUSE('f', max_force),
+};
+/* clang-format on */
+#define JOINT_FIELD_COUNT ((int)(sizeof joint_fields / sizeof joint_fields[0]))
+
+/* The flags byte of a joint type's def: its 'b' rows. */
+static void io_joint_flags(io *o, uint8_t type, uint8_t *def)
 {
-	uint32_t flags = (*collide ? JF_COLLIDE : 0u) | (*spring ? JF_SPRING : 0u) |
-	                 (*limit ? JF_LIMIT : 0u) | (*motor ? JF_MOTOR : 0u);
-	flags &= joint_flag_bits[type];
+	uint32_t flags = 0, have = 0;
+	for (int i = 0; i < JOINT_FIELD_COUNT; ++i) {
+		const joint_field *f = &joint_fields[i];
+		if (f->type == type && f->kind == 'b') {
+			have |= f->bit;
+			flags |= *(bool *)(void *)(def + f->offset) ? f->bit : 0u;
+		}
+	}
 	io_u8(o, &flags);
-	if ((flags & ~(uint32_t)joint_flag_bits[type]) != 0) {
+	if ((flags & ~have) != 0) {
 		o->bad = true; /* a bit this joint type does not have */
 	}
-	*collide = (flags & JF_COLLIDE) != 0;
-	*spring = (flags & JF_SPRING) != 0;
-	*limit = (flags & JF_LIMIT) != 0;
-	*motor = (flags & JF_MOTOR) != 0;
-	io_handle(o, &a->index1, &a->generation);
-	io_handle(o, &b->index1, &b->generation);
-	io_u64(o, user);
+	for (int i = 0; i < JOINT_FIELD_COUNT; ++i) {
+		const joint_field *f = &joint_fields[i];
+		if (f->type == type && f->kind == 'b') {
+			*(bool *)(void *)(def + f->offset) = (flags & f->bit) != 0;
+		}
+	}
 }
 
 static bool io_create_joint(io *o, f2d_joint_spawn *js)
@@ -756,104 +861,24 @@ static bool io_create_joint(io *o, f2d_joint_spawn *js)
 		return false;
 	}
 	js->type = (uint8_t)type;
-	bool none = false, none2 = false, none3 = false;
-	switch (type) {
-	case F2D_REVOLUTE_JOINT: {
-		f2d_revolute_joint_def *d = &js->def.revolute;
-		io_joint_head(o, js->type, &d->body_a, &d->body_b, &d->user_data,
-		              &d->collide_connected, &none, &d->enable_limit, &d->enable_motor);
-		io_vec(o, &d->local_anchor_a);
-		io_vec(o, &d->local_anchor_b);
-		io_fix(o, &d->reference_angle);
-		io_fix(o, &d->lower_angle);
-		io_fix(o, &d->upper_angle);
-		io_fix(o, &d->motor_speed);
-		io_fix(o, &d->max_motor_torque);
-		break;
-	}
-	case F2D_DISTANCE_JOINT: {
-		f2d_distance_joint_def *d = &js->def.distance;
-		io_joint_head(o, js->type, &d->body_a, &d->body_b, &d->user_data,
-		              &d->collide_connected, &d->enable_spring, &d->enable_limit,
-		              &d->enable_motor);
-		io_vec(o, &d->local_anchor_a);
-		io_vec(o, &d->local_anchor_b);
-		io_fix(o, &d->length);
-		io_fix(o, &d->hertz);
-		io_fix(o, &d->damping_ratio);
-		io_fix(o, &d->min_length);
-		io_fix(o, &d->max_length);
-		io_fix(o, &d->motor_speed);
-		io_fix(o, &d->max_motor_force);
-		break;
-	}
-	case F2D_PRISMATIC_JOINT: {
-		f2d_prismatic_joint_def *d = &js->def.prismatic;
-		io_joint_head(o, js->type, &d->body_a, &d->body_b, &d->user_data,
-		              &d->collide_connected, &d->enable_spring, &d->enable_limit,
-		              &d->enable_motor);
-		io_vec(o, &d->local_anchor_a);
-		io_vec(o, &d->local_anchor_b);
-		io_vec(o, &d->local_axis_a);
-		io_fix(o, &d->reference_angle);
-		io_fix(o, &d->hertz);
-		io_fix(o, &d->damping_ratio);
-		io_fix(o, &d->lower_translation);
-		io_fix(o, &d->upper_translation);
-		io_fix(o, &d->motor_speed);
-		io_fix(o, &d->max_motor_force);
-		break;
-	}
-	case F2D_WELD_JOINT: {
-		f2d_weld_joint_def *d = &js->def.weld;
-		io_joint_head(o, js->type, &d->body_a, &d->body_b, &d->user_data,
-		              &d->collide_connected, &none, &none2, &none3);
-		io_vec(o, &d->local_anchor_a);
-		io_vec(o, &d->local_anchor_b);
-		io_fix(o, &d->reference_angle);
-		io_fix(o, &d->linear_hertz);
-		io_fix(o, &d->linear_damping_ratio);
-		io_fix(o, &d->angular_hertz);
-		io_fix(o, &d->angular_damping_ratio);
-		break;
-	}
-	case F2D_WHEEL_JOINT: {
-		f2d_wheel_joint_def *d = &js->def.wheel;
-		io_joint_head(o, js->type, &d->body_a, &d->body_b, &d->user_data,
-		              &d->collide_connected, &d->enable_spring, &d->enable_limit,
-		              &d->enable_motor);
-		io_vec(o, &d->local_anchor_a);
-		io_vec(o, &d->local_anchor_b);
-		io_vec(o, &d->local_axis_a);
-		io_fix(o, &d->hertz);
-		io_fix(o, &d->damping_ratio);
-		io_fix(o, &d->lower_translation);
-		io_fix(o, &d->upper_translation);
-		io_fix(o, &d->motor_speed);
-		io_fix(o, &d->max_motor_torque);
-		break;
-	}
-	case F2D_MOTOR_JOINT: {
-		f2d_motor_joint_def *d = &js->def.motor;
-		io_joint_head(o, js->type, &d->body_a, &d->body_b, &d->user_data,
-		              &d->collide_connected, &none, &none2, &none3);
-		io_vec(o, &d->linear_offset);
-		io_fix(o, &d->angular_offset);
-		io_fix(o, &d->max_force);
-		io_fix(o, &d->max_torque);
-		io_fix(o, &d->correction_factor);
-		break;
-	}
-	default: { /* F2D_MOUSE_JOINT */
-		f2d_mouse_joint_def *d = &js->def.mouse;
-		io_joint_head(o, js->type, &d->body_a, &d->body_b, &d->user_data,
-		              &d->collide_connected, &none, &none2, &none3);
-		io_vec(o, &d->target);
-		io_fix(o, &d->hertz);
-		io_fix(o, &d->damping_ratio);
-		io_fix(o, &d->max_force);
-		break;
-	}
+	uint8_t *def = (uint8_t *)(void *)&js->def;
+	io_joint_flags(o, js->type, def);
+	for (int i = 0; i < JOINT_FIELD_COUNT; ++i) {
+		const joint_field *f = &joint_fields[i];
+		void *field = def + f->offset;
+		if (f->type != type || f->kind == 'b') {
+			continue;
+		}
+		if (f->kind == 'h') {
+			f2d_body_id *id = field;
+			io_handle(o, &id->index1, &id->generation);
+		} else if (f->kind == 'u') {
+			io_u64(o, field);
+		} else if (f->kind == 'v') {
+			io_vec(o, field);
+		} else {
+			io_fix(o, field);
+		}
 	}
 	return true;
 }
@@ -964,6 +989,88 @@ static f2d_body_id rbody(rbuf *b)
 	return id;
 }
 
+/* A create-body command after the header; false for bytes that are not the canonical
+ * encoding of a spawn (see encode_spawn). */
+static bool decode_spawn(rbuf *b, f2d_spawn *s)
+{
+	/* canonical only: every accepted byte string is the encoding of the command it
+	 * decodes to (the reserved bits and body types are refused, see encode) */
+	uint32_t type = r8(b);
+	if ((type & 64u) != 0 || (type & 15u) > (uint32_t)F2D_DYNAMIC_BODY) {
+		return false;
+	}
+	/* without the extension, its fields (options, filter, events) keep their defaults
+	 */
+	s->body = f2d_default_body_def();
+	s->shape = f2d_default_shape_def();
+	s->body.type = (f2d_body_type)(type & 15u);
+	s->body.enable_sleep = (type & 16u) == 0;
+	s->body.awake = (type & 32u) == 0;
+	s->body.position = rvec(b);
+	s->body.rotation.c = rfix(b);
+	s->body.rotation.s = rfix(b);
+	s->body.linear_velocity = rvec(b);
+	s->body.angular_velocity = rfix(b);
+	s->body.user_data = r64(b);
+	s->shape.density = rfix(b);
+	s->shape.friction = rfix(b);
+	s->shape.restitution = rfix(b);
+	s->shape.user_data = r64(b);
+	s->kind = (uint8_t)r8(b);
+	if (s->kind == F2D_SPAWN_BOX) {
+		s->half_extents = rvec(b);
+	} else if (s->kind == F2D_SPAWN_CIRCLE) {
+		s->circle.center = rvec(b);
+		s->circle.radius = rfix(b);
+	} else if (s->kind == F2D_SPAWN_POLYGON) {
+		s->count = (int32_t)r8(b);
+		if (s->count < 3 || s->count > F2D_MAX_POLYGON_VERTICES) {
+			return false;
+		}
+		for (int32_t i = 0; i < s->count; ++i) {
+			s->points[i] = rvec(b);
+		}
+	} else if (s->kind == F2D_SPAWN_CAPSULE) {
+		s->capsule.center1 = rvec(b);
+		s->capsule.center2 = rvec(b);
+		s->capsule.radius = rfix(b);
+	} else if (s->kind == F2D_SPAWN_SEGMENT) {
+		s->segment.point1 = rvec(b);
+		s->segment.point2 = rvec(b);
+	} else if (s->kind == F2D_SPAWN_CHAIN) {
+		s->count = (int32_t)r8(b);
+		uint32_t loop = r8(b);
+		if (s->count < 2 || s->count > F2D_SPAWN_MAX_CHAIN_POINTS || loop > 1u ||
+		    (loop == 1u && s->count < 3)) {
+			return false;
+		}
+		s->loop = loop == 1u;
+		for (int32_t i = 0; i < s->count; ++i) {
+			s->points[i] = rvec(b);
+		}
+	} else {
+		return false;
+	}
+	if ((type & 128u) != 0) {
+		s->shape.filter.category_bits = r64(b);
+		s->shape.filter.mask_bits = r64(b);
+		s->shape.filter.group_index = (int32_t)r32(b);
+		uint32_t flags = r8(b);
+		s->shape.enable_contact_events = (flags & EXT_CONTACT_EVENTS) != 0;
+		s->shape.enable_hit_events = (flags & EXT_HIT_EVENTS) != 0;
+		s->shape.enable_sensor_events = (flags & EXT_SENSOR_EVENTS) != 0;
+		s->shape.is_sensor = (flags & EXT_SENSOR) != 0;
+		s->body.fixed_rotation = (flags & EXT_FIXED_ROTATION) != 0;
+		s->body.gravity_scale = rfix(b);
+		s->body.linear_damping = rfix(b);
+		s->body.angular_damping = rfix(b);
+		if ((flags & EXT_RESERVED) != 0 || (!b->short_read && ext_is_default(s))) {
+			return false; /* encode writes no such extension */
+		}
+	}
+	return true;
+}
+
 f2d_result f2d_command_decode(const uint8_t *buf, size_t len, f2d_command *out, size_t *consumed)
 {
 	if (buf == NULL || out == NULL || consumed == NULL) {
@@ -987,86 +1094,11 @@ f2d_result f2d_command_decode(const uint8_t *buf, size_t len, f2d_command *out, 
 		c.u.velocity.linear = rvec(&b);
 		c.u.velocity.angular = rfix(&b);
 		break;
-	case F2D_CMD_CREATE_BODY: {
-		f2d_spawn *s = &c.u.create;
-		/* canonical only: every accepted byte string is the encoding of the command it
-		 * decodes to (the reserved bits and body types are refused, see encode) */
-		uint32_t type = r8(&b);
-		if ((type & 64u) != 0 || (type & 15u) > (uint32_t)F2D_DYNAMIC_BODY) {
+	case F2D_CMD_CREATE_BODY:
+		if (!decode_spawn(&b, &c.u.create)) {
 			return F2D_ERROR_INVALID_VALUE;
-		}
-		/* without the extension, its fields (options, filter, events) keep their defaults
-		 */
-		s->body = f2d_default_body_def();
-		s->shape = f2d_default_shape_def();
-		s->body.type = (f2d_body_type)(type & 15u);
-		s->body.enable_sleep = (type & 16u) == 0;
-		s->body.awake = (type & 32u) == 0;
-		s->body.position = rvec(&b);
-		s->body.rotation.c = rfix(&b);
-		s->body.rotation.s = rfix(&b);
-		s->body.linear_velocity = rvec(&b);
-		s->body.angular_velocity = rfix(&b);
-		s->body.user_data = r64(&b);
-		s->shape.density = rfix(&b);
-		s->shape.friction = rfix(&b);
-		s->shape.restitution = rfix(&b);
-		s->shape.user_data = r64(&b);
-		s->kind = (uint8_t)r8(&b);
-		if (s->kind == F2D_SPAWN_BOX) {
-			s->half_extents = rvec(&b);
-		} else if (s->kind == F2D_SPAWN_CIRCLE) {
-			s->circle.center = rvec(&b);
-			s->circle.radius = rfix(&b);
-		} else if (s->kind == F2D_SPAWN_POLYGON) {
-			s->count = (int32_t)r8(&b);
-			if (s->count < 3 || s->count > F2D_MAX_POLYGON_VERTICES) {
-				return F2D_ERROR_INVALID_VALUE;
-			}
-			for (int32_t i = 0; i < s->count; ++i) {
-				s->points[i] = rvec(&b);
-			}
-		} else if (s->kind == F2D_SPAWN_CAPSULE) {
-			s->capsule.center1 = rvec(&b);
-			s->capsule.center2 = rvec(&b);
-			s->capsule.radius = rfix(&b);
-		} else if (s->kind == F2D_SPAWN_SEGMENT) {
-			s->segment.point1 = rvec(&b);
-			s->segment.point2 = rvec(&b);
-		} else if (s->kind == F2D_SPAWN_CHAIN) {
-			s->count = (int32_t)r8(&b);
-			uint32_t loop = r8(&b);
-			if (s->count < 2 || s->count > F2D_SPAWN_MAX_CHAIN_POINTS || loop > 1u ||
-			    (loop == 1u && s->count < 3)) {
-				return F2D_ERROR_INVALID_VALUE;
-			}
-			s->loop = loop == 1u;
-			for (int32_t i = 0; i < s->count; ++i) {
-				s->points[i] = rvec(&b);
-			}
-		} else {
-			return F2D_ERROR_INVALID_VALUE;
-		}
-		if ((type & 128u) != 0) {
-			s->shape.filter.category_bits = r64(&b);
-			s->shape.filter.mask_bits = r64(&b);
-			s->shape.filter.group_index = (int32_t)r32(&b);
-			uint32_t flags = r8(&b);
-			s->shape.enable_contact_events = (flags & EXT_CONTACT_EVENTS) != 0;
-			s->shape.enable_hit_events = (flags & EXT_HIT_EVENTS) != 0;
-			s->shape.enable_sensor_events = (flags & EXT_SENSOR_EVENTS) != 0;
-			s->shape.is_sensor = (flags & EXT_SENSOR) != 0;
-			s->body.fixed_rotation = (flags & EXT_FIXED_ROTATION) != 0;
-			s->body.gravity_scale = rfix(&b);
-			s->body.linear_damping = rfix(&b);
-			s->body.angular_damping = rfix(&b);
-			if ((flags & EXT_RESERVED) != 0 || (!b.short_read && ext_is_default(s))) {
-				return F2D_ERROR_INVALID_VALUE; /* encode writes no such extension
-				                                 */
-			}
 		}
 		break;
-	}
 	case F2D_CMD_DESTROY_BODY: c.u.destroy.body = rbody(&b); break;
 	case F2D_CMD_SET_MOTOR:
 		c.u.motor.joint.index1 = (int32_t)r32(&b);

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Command format 3 through fix2d-replay's text inputs (replay/record.c): a run of random_stack
+# Command format 3 through fix2d-replay's text inputs (replay/inputs.c): a run of random_stack
 # with a joint of every type, capsule/segment/chain spawns and every joint setter is recorded,
 # verifies, info counts and diff names its commands; each setter line changes the final hash (it applied),
 # the two lines meant to be refused are named on stderr, bad lines are parse errors (exit 2).

@@ -1,0 +1,434 @@
+/* fix2d-view: the timeline of a world, its sources and recording (see replay/view.c for the
+ * design: frames, keyframes, seeking, the viewer's commands).
+ * SPDX-License-Identifier: MIT */
+#include "view.h"
+#include "f2r.h"
+#include "fix2d/convert.h"
+#include "fix2d/fix2d.h"
+#include "fix2d/input.h"
+#include "fix2d/scenes.h"
+#include "fix2d/snapshot.h"
+#include "state.h"
+
+#include <SDL.h> /* the step timer */
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- a timeline: one world, its inputs per frame and its keyframes ---- */
+
+static bool grow_frames(timeline *tl, long need)
+{
+	if (need <= tl->frames_cap) {
+		return true;
+	}
+	long cap = tl->frames_cap < 256 ? 256 : tl->frames_cap;
+	while (cap < need) {
+		cap *= 2;
+	}
+	frame_in *f = realloc(tl->frames, (size_t)cap * sizeof *f);
+	if (f == NULL) {
+		return false;
+	}
+	memset(f + tl->frames_cap, 0, (size_t)(cap - tl->frames_cap) * sizeof *f);
+	tl->frames = f;
+	tl->frames_cap = cap;
+	return true;
+}
+
+static bool save_key(timeline *tl)
+{
+	long k = tl->t / tl->key_every;
+	if (tl->t % tl->key_every != 0 || k != tl->key_count) {
+		return true;
+	}
+	if (k >= tl->keys_cap) {
+		long cap = tl->keys_cap < 64 ? 64 : tl->keys_cap * 2;
+		keyframe *keys = realloc(tl->keys, (size_t)cap * sizeof *keys);
+		if (keys == NULL) {
+			return false;
+		}
+		memset(keys + tl->keys_cap, 0, (size_t)(cap - tl->keys_cap) * sizeof *keys);
+		tl->keys = keys;
+		tl->keys_cap = cap;
+	}
+	size_t need = f2d_snapshot_size(tl->w), len = 0;
+	keyframe *kf = &tl->keys[k];
+	if (need > kf->len || kf->bytes == NULL) {
+		void *b = realloc(kf->bytes, need);
+		if (b == NULL) {
+			return false;
+		}
+		kf->bytes = b;
+	}
+	if (f2d_snapshot_save(tl->w, kf->bytes, need, &len) != F2D_OK) {
+		return false;
+	}
+	kf->len = len;
+	tl->key_count = k + 1;
+	return true;
+}
+
+static bool timeline_init(timeline *tl, f2d_world *w, const char *name, long key_every)
+{
+	memset(tl, 0, sizeof *tl);
+	tl->w = w;
+	snprintf(tl->name, sizeof tl->name, "%s", name);
+	tl->key_every = key_every;
+	tl->hash_mismatch = -1;
+	return save_key(tl);
+}
+
+void timeline_free(timeline *tl)
+{
+	for (long i = 0; i < tl->frames_cap; ++i) {
+		free(tl->frames[i].commands);
+	}
+	for (long i = 0; i < tl->keys_cap; ++i) {
+		free(tl->keys[i].bytes);
+	}
+	free(tl->frames);
+	free(tl->keys);
+	free(tl->start);
+	f2d_destroy_world(tl->w);
+	memset(tl, 0, sizeof *tl);
+}
+
+/* Frame t's inputs applied and one step taken. `extra` (the viewer's commands, n_extra of
+ * them, may be 0) replace the viewer's (player DRAG_PLAYER's) earlier commands of frame t: a new
+ * input, so the timeline branches here. Their results go to extra_results (may be NULL). */
+bool simulate(timeline *tl, const f2d_command *extra, int32_t n_extra,
+              f2d_command_result *extra_results)
+{
+	if (!grow_frames(tl, tl->t + 1)) {
+		return false;
+	}
+	frame_in *fi = &tl->frames[tl->t];
+	if (n_extra > 0) {
+		/* a new input: the timeline branches here */
+		for (long f = tl->t + 1; f < tl->length; ++f) {
+			free(tl->frames[f].commands);
+			memset(&tl->frames[f], 0, sizeof tl->frames[f]);
+		}
+		tl->length = tl->t + 1;
+		if (tl->hash_mismatch >= tl->t) {
+			tl->hash_mismatch = -1;
+		}
+		long keep = tl->t / tl->key_every + 1;
+		tl->key_count = tl->key_count < keep ? tl->key_count : keep;
+		fi->has_hash = false;
+		/* the viewer's input of this frame is the new one (an earlier pass's, kept by a
+		 * rewind, would create a second joint) */
+		int32_t kept = 0;
+		for (int32_t i = 0; i < fi->count; ++i) {
+			if (fi->commands[i].player != DRAG_PLAYER) {
+				fi->commands[kept++] = fi->commands[i];
+			}
+		}
+		f2d_command *c = realloc(fi->commands, (size_t)(kept + n_extra) * sizeof *c);
+		if (c == NULL) {
+			return false;
+		}
+		for (int32_t k = 0; k < n_extra; ++k) {
+			c[kept + k] = extra[k];
+			c[kept + k].player = DRAG_PLAYER;
+			c[kept + k].sequence = (uint16_t)k;
+		}
+		fi->commands = c;
+		fi->count = kept + n_extra;
+	}
+	if (tl->t >= tl->length) {
+		tl->length = tl->t + 1;
+	}
+	Uint64 t0 = SDL_GetPerformanceCounter();
+	if (fi->count > 0) {
+		f2d_command_result *res =
+		    n_extra > 0 ? calloc((size_t)fi->count, sizeof *res) : NULL;
+		f2d_world_apply_commands(tl->w, fi->commands, fi->count, res);
+		for (int32_t k = 0; res != NULL && extra_results != NULL && k < n_extra; ++k) {
+			extra_results[k] = res[fi->count - n_extra + k];
+		}
+		free(res);
+		if (res == NULL && n_extra > 0 && extra_results != NULL) {
+			for (int32_t k = 0; k < n_extra; ++k) {
+				extra_results[k].result = F2D_ERROR_OUT_OF_MEMORY;
+			}
+		}
+	}
+	f2d_result r = f2d_world_step(tl->w);
+	Uint64 t1 = SDL_GetPerformanceCounter();
+	tl->step_ms = (double)(t1 - t0) * 1000.0 / (double)SDL_GetPerformanceFrequency();
+	tl->step_avg_ms =
+	    tl->step_avg_ms == 0 ? tl->step_ms : 0.95 * tl->step_avg_ms + 0.05 * tl->step_ms;
+	if (r != F2D_OK && r != F2D_ERROR_OUT_OF_RANGE && r != F2D_ERROR_OVERFLOW) {
+		fprintf(stderr, "%s: %s: step %ld failed: %s\n", PROG, tl->name, tl->t,
+		        f2d_error_string(r));
+		return false;
+	}
+	if (fi->has_hash && tl->hash_mismatch < 0 && fi->hash != f2d_world_hash(tl->w)) {
+		tl->hash_mismatch = tl->t;
+	}
+	tl->t += 1;
+	return save_key(tl);
+}
+
+/* The world at frame `target` (>= 0): from the last keyframe at or before it. */
+bool seek(timeline *tl, long target)
+{
+	target = target < 0 ? 0 : target;
+	if (target == tl->t) {
+		return true;
+	}
+	long k = target / tl->key_every;
+	k = k < tl->key_count - 1 ? k : tl->key_count - 1;
+	if (target < tl->t || k * tl->key_every > tl->t) {
+		if (f2d_snapshot_restore(tl->w, tl->keys[k].bytes, tl->keys[k].len) != F2D_OK) {
+			fprintf(stderr, "%s: %s: cannot restore keyframe %ld\n", PROG, tl->name, k);
+			return false;
+		}
+		tl->t = k * tl->key_every;
+	}
+	while (tl->t < target) {
+		if (!simulate(tl, NULL, 0, NULL)) {
+			return false;
+		}
+	}
+	return true;
+}
+
+/* ---- sources ---- */
+
+static bool read_file(const char *path, uint8_t **out, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	if (f == NULL) {
+		return false;
+	}
+	size_t cap = 1 << 16, n = 0;
+	uint8_t *buf = malloc(cap);
+	while (buf != NULL) {
+		n += fread(buf + n, 1, cap - n, f);
+		if (n < cap) {
+			break;
+		}
+		uint8_t *b = cap < F2R_MAX_CHUNK * 4u ? realloc(buf, cap * 2) : NULL;
+		if (b == NULL) {
+			free(buf);
+			buf = NULL;
+			break;
+		}
+		buf = b;
+		cap *= 2;
+	}
+	bool ok = buf != NULL && !ferror(f);
+	fclose(f);
+	if (!ok) {
+		free(buf);
+		return false;
+	}
+	*out = buf;
+	*len = n;
+	return true;
+}
+
+/* A scene or a replay (read whole: its frames become the timeline's inputs). */
+int open_source(timeline *tl, const char *what, long key_every)
+{
+	f2d_world *w = NULL;
+	if (f2d_scene_find(what) >= 0) {
+		if (f2d_scene_create(what, NULL, &w) != F2D_OK) {
+			fprintf(stderr, "%s: cannot build scene '%s'\n", PROG, what);
+			return EXIT_FAILURE;
+		}
+		if (!timeline_init(tl, w, what, key_every)) {
+			timeline_free(tl);
+			return EXIT_FAILURE;
+		}
+		snprintf(tl->scene, sizeof tl->scene, "%s", what);
+		return -1;
+	}
+	uint8_t *bytes = NULL;
+	size_t len = 0;
+	if (!read_file(what, &bytes, &len)) {
+		fprintf(stderr,
+		        "%s: '%s' is neither a scene (see fix2d-replay scenes) nor a readable "
+		        "file\n",
+		        PROG, what);
+		return EXIT_USAGE;
+	}
+	f2r_reader r;
+	bool opened = f2r_open_mem(&r, bytes, len);
+	free(bytes);
+	if (!opened) {
+		fprintf(stderr, "%s: %s: %s\n", PROG, what, r.error);
+		f2r_close_read(&r);
+		return EXIT_USAGE;
+	}
+	const f2r_header *h = &r.header;
+	const char *problem = NULL;
+	if (h->fingerprint != f2d_fingerprint()) {
+		problem = "recorded with another math fingerprint";
+	} else if (h->hash_format != F2R_HASH_FORMAT ||
+	           (h->fix2d_version >> 8) != (FIX2D_VERSION_WORD >> 8)) {
+		problem = "recorded by an incompatible fix2d";
+	} else if (h->start_kind == F2R_START_SCENE &&
+	           (f2d_scene_find(h->scene) < 0 ||
+	            f2d_scene_create(h->scene, NULL, &w) != F2D_OK)) {
+		problem = "its scene is unknown";
+	} else if (h->start_kind == F2R_START_SNAPSHOT &&
+	           f2d_snapshot_load_new(h->start, h->start_len, NULL, &w) != F2D_OK) {
+		problem = "its start snapshot does not load";
+	} else if (f2d_world_get_time_step(w) != h->time_step) {
+		problem = "the header's time step is not the start world's";
+	}
+	if (problem != NULL) {
+		fprintf(stderr, "%s: %s: %s\n", PROG, what, problem);
+		f2d_destroy_world(w);
+		f2r_close_read(&r);
+		return EXIT_USAGE;
+	}
+	const char *base = strrchr(what, '/');
+	base = base != NULL ? base + 1 : what;
+	int status = timeline_init(tl, w, base, key_every) ? -1 : EXIT_FAILURE;
+	tl->start_kind = h->start_kind;
+	snprintf(tl->scene, sizeof tl->scene, "%s", h->scene);
+	if (status < 0 && h->start_kind == F2R_START_SNAPSHOT) {
+		tl->start = malloc(h->start_len);
+		if (tl->start == NULL) {
+			status = EXIT_FAILURE;
+		} else {
+			memcpy(tl->start, h->start, h->start_len);
+			tl->start_len = h->start_len;
+		}
+	}
+	f2r_frame *fr = calloc(1, sizeof *fr);
+	f2r_status st = F2R_OK;
+	while (status < 0 && fr != NULL && (st = f2r_read_frame(&r, fr)) == F2R_OK) {
+		if (!grow_frames(tl, tl->length + 1)) {
+			status = EXIT_FAILURE;
+			break;
+		}
+		frame_in *fi = &tl->frames[tl->length++];
+		fi->count = fr->count;
+		fi->has_hash = fr->has_hash;
+		fi->hash = fr->hash;
+		if (fr->count > 0) {
+			fi->commands = malloc((size_t)fr->count * sizeof *fi->commands);
+			if (fi->commands == NULL) {
+				status = EXIT_FAILURE;
+				break;
+			}
+			memcpy(fi->commands, fr->commands,
+			       (size_t)fr->count * sizeof *fi->commands);
+		}
+	}
+	if (fr == NULL) {
+		status = EXIT_FAILURE;
+	}
+	if (status < 0 && st == F2R_BAD) {
+		fprintf(stderr, "%s: %s: %s\n", PROG, what, r.error);
+		status = EXIT_USAGE;
+	} else if (status < 0 && st == F2R_TRUNCATED) {
+		printf("note: %s ends without an end marker after frame %u\n", what, r.next_frame);
+	}
+	tl->recorded = tl->length;
+	free(fr);
+	f2r_close_read(&r);
+	if (status >= 0) {
+		timeline_free(tl);
+	}
+	return status;
+}
+
+/* --record: the timeline's frames [0, length) written as a replay, simulated again from the
+ * start with a hash after every frame and a portable keyframe every 60 frames. */
+bool record(timeline *tl, const char *path)
+{
+	f2r_header h;
+	memset(&h, 0, sizeof h);
+	h.fix2d_version = FIX2D_VERSION_WORD;
+	h.hash_format = F2R_HASH_FORMAT;
+	h.fingerprint = f2d_fingerprint();
+	h.time_step = f2d_world_get_time_step(tl->w);
+	h.hash_interval = 1;
+	h.start_kind = tl->start_kind;
+	snprintf(h.scene, sizeof h.scene, "%s", tl->scene);
+	h.start = tl->start;
+	h.start_len = tl->start_len;
+	long frames = tl->length;
+	if (frames == 0 || !seek(tl, 0)) {
+		fprintf(stderr, "%s: %s: nothing to record (no frame was simulated)\n", PROG, path);
+		return false;
+	}
+	f2r_writer wr;
+	f2r_frame *fr = calloc(1, sizeof *fr);
+	if (fr == NULL || !f2r_open_write(&wr, path, &h)) {
+		fprintf(stderr, "%s: cannot write '%s'\n", PROG, path);
+		free(fr);
+		return false;
+	}
+	bool ok = true;
+	for (long f = 0; ok && f < frames; ++f) {
+		const frame_in *fi = &tl->frames[f];
+		fr->index = (uint32_t)f;
+		fr->count = fi->count;
+		if (fi->count > 0) {
+			memcpy(fr->commands, fi->commands,
+			       (size_t)fi->count * sizeof *fi->commands);
+		}
+		ok = simulate(tl, NULL, 0, NULL);
+		fr->has_hash = true;
+		fr->hash = f2d_world_hash(tl->w);
+		ok = ok && f2r_write_frame(&wr, fr);
+		if (ok && (f + 1) % 60 == 0) {
+			size_t need = f2d_snapshot_portable_size(tl->w), len = 0;
+			void *buf = malloc(need);
+			ok = buf != NULL &&
+			     f2d_snapshot_save_portable(tl->w, buf, need, &len) == F2D_OK &&
+			     f2r_write_keyframe(&wr, (uint32_t)f, buf, len);
+			free(buf);
+		}
+	}
+	ok = f2r_close_write(&wr) && ok;
+	if (ok) {
+		printf("recorded %ld frames to %s, final hash %016" PRIx64 "\n", frames, path,
+		       f2d_world_hash(tl->w));
+	} else {
+		fprintf(stderr, "%s: error writing '%s'\n", PROG, path);
+	}
+	free(fr);
+	return ok;
+}
+
+/* ---- two replays: the first divergent frame ----
+ * As `fix2d-replay diff` of two replays: the first frame whose inputs differ, whose recorded
+ * hashes differ, or after whose step the simulated states differ. -2 when they never do, -1
+ * when the start worlds differ already. */
+long first_divergence(timeline *a, timeline *b)
+{
+	if (f2d_world_hash(a->w) != f2d_world_hash(b->w)) {
+		return -1;
+	}
+	long n = a->length < b->length ? a->length : b->length;
+	uint8_t ba[F2D_COMMAND_MAX_BYTES], bb[F2D_COMMAND_MAX_BYTES];
+	for (long f = 0; f < n; ++f) {
+		const frame_in *fa = &a->frames[f], *fb = &b->frames[f];
+		bool differ = fa->count != fb->count ||
+		              (fa->has_hash && fb->has_hash && fa->hash != fb->hash);
+		for (int32_t i = 0; !differ && i < fa->count; ++i) {
+			size_t la = 0, lb = 0;
+			f2d_command_encode(&fa->commands[i], ba, sizeof ba, &la);
+			f2d_command_encode(&fb->commands[i], bb, sizeof bb, &lb);
+			differ = la != lb || memcmp(ba, bb, la) != 0;
+		}
+		if (!simulate(a, NULL, 0, NULL) || !simulate(b, NULL, 0, NULL)) {
+			return -2;
+		}
+		if (differ || f2d_world_hash(a->w) != f2d_world_hash(b->w)) {
+			return f;
+		}
+	}
+	return a->length != b->length ? n : -2;
+}
