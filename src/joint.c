@@ -288,42 +288,27 @@ static inline fix16_t joint_tolerance(const f2d_world *w)
 }
 
 #define MAX_CORRECTION F2D_MILLI(500)
-void f2d_joint_prestep(f2d_world *w, f2d_joint *j)
+
+/* The parts of the pre-step that the positions change: the arms, the velocity bias from the
+ * anchor gap and the angle of the limits. With position projection on (the default, and under
+ * the soft step too), the passes rejoin the anchors of a gap above joint_tolerance on
+ * positions, and the velocity bias works on the gap clamped to the tolerance only (a bias on
+ * the whole gap would correct the same error twice, feeding energy into fast chains); with
+ * joint_position_iterations = 0 the joint is Box2D-lite's, Baumgarte-stabilised. A zero
+ * beta / h gives a zero bias (jmul(w, 0, x) is 0). */
+static void revolute_geometry(f2d_world *w, f2d_joint *j, const f2d_body *a, const f2d_body *b)
 {
-	if (j->type != F2D_REVOLUTE_JOINT) {
-		f2d_joint_ext_prestep(w, j);
-		return;
-	}
-	const f2d_body *a = &w->bodies[j->body_a];
-	const f2d_body *b = &w->bodies[j->body_b];
 	j->r_a = f2d_rotate(a->q, f2d_sub(j->local_a, a->local_center));
 	j->r_b = f2d_rotate(b->q, f2d_sub(j->local_b, b->local_center));
-	fix16_t ia = a->inv_inertia, ib = b->inv_inertia;
-	f2d_vec2 ra = j->r_a, rb = j->r_b;
-	point_mass(w, a, b, ra, rb, &j->k11, &j->k12, &j->k22);
-
-	/* With position projection on (the default), the passes rejoin the anchors of a gap above
-	 * joint_tolerance on positions, and the velocity bias works on the gap clamped to the
-	 * tolerance only (a bias on the whole gap would correct the same error twice, feeding
-	 * energy into fast chains); with joint_position_iterations = 0 the joint is Box2D-lite's,
-	 * Baumgarte-stabilised. A zero beta / h gives a zero bias (jmul(w, 0, x) is 0). */
 	fix16_t beta_h = f2d_mul(w->def.bias_factor, w->inv_h);
 	j->bias = f2d_v(0, 0);
 	if (beta_h != 0) {
-		f2d_vec2 c = anchor_gap(a, b, ra, rb);
+		f2d_vec2 c = anchor_gap(a, b, j->r_a, j->r_b);
 		if (w->def.joint_position_iterations > 0) {
 			fix16_t tol = joint_tolerance(w);
 			c = f2d_v(f2d_clamp(c.x, -tol, tol), f2d_clamp(c.y, -tol, tol));
 		}
 		j->bias = f2d_v(-jmul(w, beta_h, c.x), -jmul(w, beta_h, c.y));
-	}
-
-	/* 1 / (1/I_a + 1/I_b); a sum of 2 LSB (I = 32767 against a static body) would give 2^31.
-	 * Only the motor and the limits use it. */
-	if (j->enable_motor || j->enable_limit) {
-		int64_t ka = (int64_t)ia + ib;
-		j->axial_mass =
-		    ka > 2 ? f2d_div_exact((int64_t)1 << 16, ka) : (ka > 0 ? INT32_MAX : 0);
 	}
 	if (j->enable_limit) {
 		fix16_t angle = f2d_rot_get_angle(f2d_inv_mul_rot(a->q, b->q)) - j->reference_angle;
@@ -336,6 +321,27 @@ void f2d_joint_prestep(f2d_world *w, f2d_joint *j)
 	} else {
 		j->angle = 0;
 	}
+}
+
+void f2d_joint_prestep(f2d_world *w, f2d_joint *j)
+{
+	if (j->type != F2D_REVOLUTE_JOINT) {
+		f2d_joint_ext_prestep(w, j);
+		return;
+	}
+	const f2d_body *a = &w->bodies[j->body_a];
+	const f2d_body *b = &w->bodies[j->body_b];
+	revolute_geometry(w, j, a, b);
+	fix16_t ia = a->inv_inertia, ib = b->inv_inertia;
+	point_mass(w, a, b, j->r_a, j->r_b, &j->k11, &j->k12, &j->k22);
+
+	/* 1 / (1/I_a + 1/I_b); a sum of 2 LSB (I = 32767 against a static body) would give 2^31.
+	 * Only the motor and the limits use it. */
+	if (j->enable_motor || j->enable_limit) {
+		int64_t ka = (int64_t)ia + ib;
+		j->axial_mass =
+		    ka > 2 ? f2d_div_exact((int64_t)1 << 16, ka) : (ka > 0 ? INT32_MAX : 0);
+	}
 	if (!w->def.warm_starting) {
 		j->impulse = f2d_v(0, 0);
 		j->motor_impulse = j->lower_impulse = j->upper_impulse = 0;
@@ -346,6 +352,31 @@ void f2d_joint_prestep(f2d_world *w, f2d_joint *j)
 	if (!j->enable_limit) {
 		j->lower_impulse = j->upper_impulse = 0;
 	}
+}
+
+/* The soft step's pre-step of substeps 2..n (Box2D v3: b2PrepareJointsTask once per step, the
+ * position error from the bodies' current positions in every substep): f2d_joint_prestep ran in
+ * the first substep and left the effective masses (K^-1, the axial masses: the 128-bit 2x2
+ * inverses), the softness coefficients and the impulses' resets for the whole step; here only
+ * what the new positions change: the arms, the position errors and their bias. The masses
+ * from the step's first positions are the ones the impulses take within the step (Box2D v3
+ * also keeps its masses of b2PrepareJointsTask); the Jacobians, errors and biases are
+ * current. */
+void f2d_joint_substep(f2d_world *w, f2d_joint *j)
+{
+	if (!w->def.warm_starting) {
+		/* as each pre-step does without warm starting: every substep starts from no
+		 * accumulated impulse (each type's prestep zeroes those it uses; the others are
+		 * zero) */
+		j->impulse = f2d_v(0, 0);
+		j->motor_impulse = j->lower_impulse = j->upper_impulse = 0;
+		j->spring_impulse = j->angular_impulse = 0;
+	}
+	if (j->type != F2D_REVOLUTE_JOINT) {
+		f2d_joint_ext_substep(w, j);
+		return;
+	}
+	revolute_geometry(w, j, &w->bodies[j->body_a], &w->bodies[j->body_b]);
 }
 
 /* ---- fast path ----
@@ -839,6 +870,19 @@ void f2d_joints_color(f2d_world *w, int32_t n)
 #if JOINT_SIMD
 	if (f2d_kernel_level() == F2D_KERNEL_AVX512) {
 		build_joint_batches(w, n);
+	}
+#endif
+}
+
+void f2d_joints_substep(f2d_world *w, int32_t n)
+{
+	/* each joint writes only its own fields: any order gives the same bits */
+	for (int32_t k = 0; k < n; ++k) {
+		f2d_joint_substep(w, &w->joints[w->joint_order[k]]);
+	}
+#if JOINT_SIMD
+	if (f2d_kernel_level() == F2D_KERNEL_AVX512) {
+		build_joint_batches(w, n); /* the lanes' arms and biases of this substep */
 	}
 #endif
 }

@@ -496,6 +496,18 @@ void f2d_joint_ext_prestep(f2d_world *w, f2d_joint *j)
 	}
 }
 
+void f2d_joint_ext_substep(f2d_world *w, f2d_joint *j)
+{
+	switch (j->type) {
+	case F2D_DISTANCE_JOINT: f2d_distance_substep(w, j); break;
+	case F2D_PRISMATIC_JOINT: f2d_prismatic_substep(w, j); break;
+	case F2D_WELD_JOINT: f2d_weld_substep(w, j); break;
+	case F2D_WHEEL_JOINT: f2d_slider_substep(w, j); break;
+	case F2D_MOTOR_JOINT: f2d_motor_joint_substep(w, j); break;
+	default: f2d_mouse_substep(w, j); break;
+	}
+}
+
 void f2d_joint_ext_warm_start(f2d_world *w, f2d_joint *j)
 {
 	switch (j->type) {

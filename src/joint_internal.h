@@ -308,10 +308,19 @@ void f2d_joint_arms(f2d_world *w, f2d_joint *j);
 
 /* ---- dispatch from joint.c (j->type != F2D_REVOLUTE_JOINT) ---- */
 void f2d_joint_ext_prestep(f2d_world *w, f2d_joint *j);
+void f2d_joint_ext_substep(f2d_world *w, f2d_joint *j);
 void f2d_joint_ext_warm_start(f2d_world *w, f2d_joint *j);
 void f2d_joint_ext_solve(f2d_world *w, f2d_joint *j);
 
-/* per type: prestep (arms, masses, softness, errors), warm start, one velocity iteration */
+/* per type: prestep (arms, masses, softness, errors), warm start, one velocity iteration;
+ * _substep: the soft step's pre-step of substeps 2..n, the part of the prestep that the
+ * positions change (arms, axes, position errors; the prestep runs it first) */
+void f2d_distance_substep(f2d_world *w, f2d_joint *j);
+void f2d_prismatic_substep(f2d_world *w, f2d_joint *j);
+void f2d_weld_substep(f2d_world *w, f2d_joint *j);
+void f2d_motor_joint_substep(f2d_world *w, f2d_joint *j);
+void f2d_mouse_substep(f2d_world *w, f2d_joint *j);
+void f2d_slider_substep(f2d_world *w, f2d_joint *j);
 void f2d_distance_prestep(f2d_world *w, f2d_joint *j);
 void f2d_distance_warm_start(f2d_world *w, f2d_joint *j);
 void f2d_distance_solve(f2d_world *w, f2d_joint *j);
