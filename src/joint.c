@@ -225,8 +225,9 @@ static fix16_t inverse_or_zero(f2d_world *w, int64_t k)
  * anchor may be 16 km away). If the rounded K is singular (det <= 0: only with the smallest
  * masses against the largest arms and inverse inertias), the diagonal inverse stands in:
  * positive, and never more than twice the step K^-1 would take along any direction. */
-static inline void point_mass(f2d_world *w, const f2d_body *a, const f2d_body *b, f2d_vec2 ra,
-                              f2d_vec2 rb, fix16_t *m11, fix16_t *m12, fix16_t *m22)
+/* The entries of K (Q16, each below 2^46: see point_mass). */
+static inline void point_k(const f2d_body *a, const f2d_body *b, f2d_vec2 ra, f2d_vec2 rb,
+                           int64_t *o11, int64_t *o12, int64_t *o22)
 {
 	fix16_t ma = a->inv_mass, mb = b->inv_mass, ia = a->inv_inertia, ib = b->inv_inertia;
 	int64_t k11 = (int64_t)ma + mb, k12 = 0, k22 = (int64_t)ma + mb;
@@ -240,6 +241,15 @@ static inline void point_mass(f2d_world *w, const f2d_body *a, const f2d_body *b
 		k12 -= f2d_round16((int64_t)ib * f2d_mul(rb.x, rb.y));
 		k22 += f2d_round16((int64_t)ib * f2d_mul(rb.x, rb.x));
 	}
+	*o11 = k11;
+	*o12 = k12;
+	*o22 = k22;
+}
+
+/* K^-1 of the entries of point_k */
+static inline void point_inverse(f2d_world *w, int64_t k11, int64_t k12, int64_t k22,
+                                 fix16_t *m11, fix16_t *m12, fix16_t *m22)
+{
 	uint64_t u12 = k12 < 0 ? 0u - (uint64_t)k12 : (uint64_t)k12;
 	f2d_u128 diag = f2d_u128_mul((uint64_t)k11, (uint64_t)k22);
 	f2d_u128 off = f2d_u128_mul(u12, u12);
@@ -253,6 +263,14 @@ static inline void point_mass(f2d_world *w, const f2d_body *a, const f2d_body *b
 	*m11 = div_q16_by_q32(w, k22, det);
 	*m12 = div_q16_by_q32(w, -k12, det);
 	*m22 = div_q16_by_q32(w, k11, det);
+}
+
+static inline void point_mass(f2d_world *w, const f2d_body *a, const f2d_body *b, f2d_vec2 ra,
+                              f2d_vec2 rb, fix16_t *m11, fix16_t *m12, fix16_t *m22)
+{
+	int64_t k11, k12, k22;
+	point_k(a, b, ra, rb, &k11, &k12, &k22);
+	point_inverse(w, k11, k12, k22, m11, m12, m22);
 }
 
 /* C = (c_b + r_b) - (c_a + r_a), each component saturated to +-(2^31 - 1) (silently: its users
@@ -376,7 +394,18 @@ void f2d_joint_substep(f2d_world *w, f2d_joint *j)
 		f2d_joint_ext_substep(w, j);
 		return;
 	}
-	revolute_geometry(w, j, &w->bodies[j->body_a], &w->bodies[j->body_b]);
+	const f2d_body *a = &w->bodies[j->body_a];
+	const f2d_body *b = &w->bodies[j->body_b];
+	revolute_geometry(w, j, a, b);
+	/* K^-1 of the step stays while it still inverts the K of the new arms closely enough
+	 * (f2d_inverse22_fits); else (a body that turned far within the step, or a K so
+	 * ill-conditioned that the rounded inverse never passes: a light bob with a tiny inertia
+	 * on a long arm) it is computed again, as the pre-step does. */
+	int64_t k11, k12, k22;
+	point_k(a, b, j->r_a, j->r_b, &k11, &k12, &k22);
+	if (!f2d_inverse22_fits(j->k11, j->k12, j->k22, k11, k12, k22)) {
+		point_inverse(w, k11, k12, k22, &j->k11, &j->k12, &j->k22);
+	}
 }
 
 /* ---- fast path ----

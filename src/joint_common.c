@@ -435,10 +435,51 @@ static void inverse22(f2d_world *w, int64_t k11, int64_t k12, int64_t k22, fix16
 	*m22 = div_q16_by_q32(w, k11, det);
 }
 
+/* The soft step's substeps keep the effective masses of the step's first substep while they
+ * still invert the current K well enough (joint_internal.h). With E = M K - I, the iteration
+ * lambda += M (b - K lambda) that the velocity passes run on a constraint converges as long as
+ * E's norm is below 1 (error_next = -E error); the test asks for a max row sum of |E| <= 1/2
+ * (a norm bound of E, so the step-start masses leave at most half of an error that the exact
+ * masses would remove at once). Exact in 64 bits: with |k| < 2^31 and |m| < 2^31 each product
+ * is below 2^62, the sum of two below 2^63; a larger k (beyond 32768 in Q16: the range edges)
+ * does not pass. */
+#define FIT_K_LIMIT ((int64_t)1 << 31)
+#define FIT_ROW ((int64_t)1 << 31) /* 1/2 in Q32 */
+
+static inline int64_t abs64(int64_t x)
+{
+	return x < 0 ? -x : x;
+}
+
+bool f2d_inverse22_fits(fix16_t m11, fix16_t m12, fix16_t m22, int64_t k11, int64_t k12,
+                        int64_t k22)
+{
+	if (k11 >= FIT_K_LIMIT || k22 >= FIT_K_LIMIT || k12 >= FIT_K_LIMIT ||
+	    k12 <= -FIT_K_LIMIT || k11 < 0 || k22 < 0) {
+		return false;
+	}
+	const int64_t one = (int64_t)1 << 32; /* Q32 */
+	int64_t e11 = (int64_t)m11 * k11 + (int64_t)m12 * k12 - one;
+	int64_t e12 = (int64_t)m11 * k12 + (int64_t)m12 * k22;
+	int64_t e21 = (int64_t)m12 * k11 + (int64_t)m22 * k12;
+	int64_t e22 = (int64_t)m12 * k12 + (int64_t)m22 * k22 - one;
+	/* each |e| < 2^63 - 2^33, so each row sum of two is below 2^64: compared in halves */
+	return abs64(e11) / 2 + abs64(e12) / 2 <= FIT_ROW / 2 &&
+	       abs64(e21) / 2 + abs64(e22) / 2 <= FIT_ROW / 2;
+}
+
+bool f2d_inverse1_fits(fix16_t m, int64_t k)
+{
+	if (k >= FIT_K_LIMIT || k < 0) {
+		return false;
+	}
+	return abs64((int64_t)m * k - ((int64_t)1 << 32)) <= FIT_ROW;
+}
+
 /* Point constraint (derivation at joint.c's f2d_joint_prestep): K = (1/m_a + 1/m_b) I
  * + 1/I_a [r_a.y^2, -r_a.x r_a.y; ., r_a.x^2] + (the same for b). */
-void f2d_point_mass_inverse(f2d_world *w, const f2d_body *a, const f2d_body *b, f2d_vec2 ra,
-                            f2d_vec2 rb, fix16_t *m11, fix16_t *m12, fix16_t *m22)
+static void point_k(f2d_world *w, const f2d_body *a, const f2d_body *b, f2d_vec2 ra, f2d_vec2 rb,
+                    int64_t *o11, int64_t *o12, int64_t *o22)
 {
 	int64_t k11 = (int64_t)a->inv_mass + b->inv_mass, k12 = 0, k22 = k11;
 	if (a->inv_inertia != 0) {
@@ -451,13 +492,33 @@ void f2d_point_mass_inverse(f2d_world *w, const f2d_body *a, const f2d_body *b, 
 		k12 -= k_term(w, b->inv_inertia, rb.x, rb.y);
 		k22 += k_term(w, b->inv_inertia, rb.x, rb.x);
 	}
+	*o11 = k11;
+	*o12 = k12;
+	*o22 = k22;
+}
+
+void f2d_point_mass_inverse(f2d_world *w, const f2d_body *a, const f2d_body *b, f2d_vec2 ra,
+                            f2d_vec2 rb, fix16_t *m11, fix16_t *m12, fix16_t *m22)
+{
+	int64_t k11, k12, k22;
+	point_k(w, a, b, ra, rb, &k11, &k12, &k22);
 	inverse22(w, k11, k12, k22, m11, m12, m22);
+}
+
+void f2d_point_mass_update(f2d_world *w, const f2d_body *a, const f2d_body *b, f2d_vec2 ra,
+                           f2d_vec2 rb, fix16_t *m11, fix16_t *m12, fix16_t *m22)
+{
+	int64_t k11, k12, k22;
+	point_k(w, a, b, ra, rb, &k11, &k12, &k22);
+	if (!f2d_inverse22_fits(*m11, *m12, *m22, k11, k12, k22)) {
+		inverse22(w, k11, k12, k22, m11, m12, m22);
+	}
 }
 
 /* Prismatic block (joint_prismatic.c): K = [mA + mB + iA s1^2 + iB s2^2, iA s1 + iB s2;
  * ., iA + iB] (k22 = 1 when neither body turns). */
-void f2d_joint_block_inverse(f2d_world *w, const f2d_body *a, const f2d_body *b, fix16_t s1,
-                             fix16_t s2, fix16_t *m11, fix16_t *m12, fix16_t *m22)
+static void block_k(f2d_world *w, const f2d_body *a, const f2d_body *b, fix16_t s1, fix16_t s2,
+                    int64_t *o11, int64_t *o12, int64_t *o22)
 {
 	int64_t k11 = (int64_t)a->inv_mass + b->inv_mass + k_term(w, a->inv_inertia, s1, s1) +
 	              k_term(w, b->inv_inertia, s2, s2);
@@ -467,16 +528,47 @@ void f2d_joint_block_inverse(f2d_world *w, const f2d_body *a, const f2d_body *b,
 	if (k22 == 0) {
 		k22 = F2D_ONE;
 	}
+	*o11 = k11;
+	*o12 = k12;
+	*o22 = k22;
+}
+
+void f2d_joint_block_inverse(f2d_world *w, const f2d_body *a, const f2d_body *b, fix16_t s1,
+                             fix16_t s2, fix16_t *m11, fix16_t *m12, fix16_t *m22)
+{
+	int64_t k11, k12, k22;
+	block_k(w, a, b, s1, s2, &k11, &k12, &k22);
 	inverse22(w, k11, k12, k22, m11, m12, m22);
 }
 
+void f2d_joint_block_update(f2d_world *w, const f2d_body *a, const f2d_body *b, fix16_t s1,
+                            fix16_t s2, fix16_t *m11, fix16_t *m12, fix16_t *m22)
+{
+	int64_t k11, k12, k22;
+	block_k(w, a, b, s1, s2, &k11, &k12, &k22);
+	if (!f2d_inverse22_fits(*m11, *m12, *m22, k11, k12, k22)) {
+		inverse22(w, k11, k12, k22, m11, m12, m22);
+	}
+}
+
 /* 1 / (mA + mB + iA c1^2 + iB c2^2): the effective mass along an axis with arms' crosses c */
+static int64_t axial_k(f2d_world *w, const f2d_body *a, const f2d_body *b, fix16_t c1, fix16_t c2)
+{
+	return (int64_t)a->inv_mass + b->inv_mass + k_term(w, a->inv_inertia, c1, c1) +
+	       k_term(w, b->inv_inertia, c2, c2);
+}
+
 fix16_t f2d_joint_axial_mass(f2d_world *w, const f2d_body *a, const f2d_body *b, fix16_t c1,
                              fix16_t c2)
 {
-	int64_t k = (int64_t)a->inv_mass + b->inv_mass + k_term(w, a->inv_inertia, c1, c1) +
-	            k_term(w, b->inv_inertia, c2, c2);
-	return jx_inv(w, clamp_k(w, k));
+	return jx_inv(w, clamp_k(w, axial_k(w, a, b, c1, c2)));
+}
+
+fix16_t f2d_joint_axial_mass_update(f2d_world *w, const f2d_body *a, const f2d_body *b, fix16_t c1,
+                                    fix16_t c2, fix16_t mass)
+{
+	int64_t k = axial_k(w, a, b, c1, c2);
+	return f2d_inverse1_fits(mass, k) ? mass : jx_inv(w, clamp_k(w, k));
 }
 
 /* ---- dispatch ---- */
@@ -502,7 +594,7 @@ void f2d_joint_ext_substep(f2d_world *w, f2d_joint *j)
 	case F2D_DISTANCE_JOINT: f2d_distance_substep(w, j); break;
 	case F2D_PRISMATIC_JOINT: f2d_prismatic_substep(w, j); break;
 	case F2D_WELD_JOINT: f2d_weld_substep(w, j); break;
-	case F2D_WHEEL_JOINT: f2d_slider_substep(w, j); break;
+	case F2D_WHEEL_JOINT: f2d_wheel_substep(w, j); break;
 	case F2D_MOTOR_JOINT: f2d_motor_joint_substep(w, j); break;
 	default: f2d_mouse_substep(w, j); break;
 	}

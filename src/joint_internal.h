@@ -301,6 +301,21 @@ void f2d_joint_block_inverse(f2d_world *w, const f2d_body *a, const f2d_body *b,
 /** 1 / (mA + mB + iA c1^2 + iB c2^2): the effective mass along an axis (c: arm x axis). */
 fix16_t f2d_joint_axial_mass(f2d_world *w, const f2d_body *a, const f2d_body *b, fix16_t c1,
                              fix16_t c2);
+/** The soft step's substeps (Box2D v3 keeps its masses of b2PrepareJointsTask for the step):
+ *  whether the inverse m of an earlier K still fits the current K (entries in Q16): the max row
+ *  sum of |m K - I| at most 1/2, so the velocity passes still converge with m (derivation at
+ *  the definition); false for a k at or beyond 2^31. */
+bool f2d_inverse22_fits(fix16_t m11, fix16_t m12, fix16_t m22, int64_t k11, int64_t k12,
+                        int64_t k22);
+bool f2d_inverse1_fits(fix16_t m, int64_t k);
+/** f2d_point_mass_inverse, f2d_joint_block_inverse and f2d_joint_axial_mass of the current
+ *  arms, computed again only when the masses of the step (in *m, mass) no longer fit. */
+void f2d_point_mass_update(f2d_world *w, const f2d_body *a, const f2d_body *b, f2d_vec2 ra,
+                           f2d_vec2 rb, fix16_t *m11, fix16_t *m12, fix16_t *m22);
+void f2d_joint_block_update(f2d_world *w, const f2d_body *a, const f2d_body *b, fix16_t s1,
+                            fix16_t s2, fix16_t *m11, fix16_t *m12, fix16_t *m22);
+fix16_t f2d_joint_axial_mass_update(f2d_world *w, const f2d_body *a, const f2d_body *b, fix16_t c1,
+                                    fix16_t c2, fix16_t mass);
 /** (c_b + r_b) - (c_a + r_a), each component saturated (silently). */
 f2d_vec2 f2d_joint_anchor_gap(const f2d_body *a, const f2d_body *b, f2d_vec2 ra, f2d_vec2 rb);
 /** The arms r = R(q) (local anchor - local centre) of both bodies into j->r_a, j->r_b. */
@@ -318,6 +333,7 @@ void f2d_joint_ext_solve(f2d_world *w, f2d_joint *j);
 void f2d_distance_substep(f2d_world *w, f2d_joint *j);
 void f2d_prismatic_substep(f2d_world *w, f2d_joint *j);
 void f2d_weld_substep(f2d_world *w, f2d_joint *j);
+void f2d_wheel_substep(f2d_world *w, f2d_joint *j);
 void f2d_motor_joint_substep(f2d_world *w, f2d_joint *j);
 void f2d_mouse_substep(f2d_world *w, f2d_joint *j);
 void f2d_slider_substep(f2d_world *w, f2d_joint *j);

@@ -16,7 +16,7 @@
 void f2d_clamp_impulse_disc(f2d_vec2 *acc, fix16_t max);
 
 /* what the positions change: B's arm and the gap to the target */
-void f2d_mouse_substep(f2d_world *w, f2d_joint *j)
+static void mouse_geometry(f2d_world *w, f2d_joint *j)
 {
 	f2d_joint_arms(w, j);
 	j->r_a = f2d_v(0, 0);
@@ -25,9 +25,19 @@ void f2d_mouse_substep(f2d_world *w, f2d_joint *j)
 	                 f2d_sat((int64_t)b->center.y + j->r_b.y - j->axis.y));
 }
 
+/* the soft step's substeps 2..n: the geometry, the step's K^-1 while it fits */
+void f2d_mouse_substep(f2d_world *w, f2d_joint *j)
+{
+	mouse_geometry(w, j);
+	f2d_body none;
+	memset(&none, 0, sizeof none);
+	f2d_point_mass_update(w, &none, &w->bodies[j->body_b], j->r_a, j->r_b, &j->k11, &j->k12,
+	                      &j->k22);
+}
+
 void f2d_mouse_prestep(f2d_world *w, f2d_joint *j)
 {
-	f2d_mouse_substep(w, j);
+	mouse_geometry(w, j);
 	const f2d_body *b = &w->bodies[j->body_b];
 	f2d_body none;
 	memset(&none, 0, sizeof none);
