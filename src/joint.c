@@ -247,8 +247,8 @@ static inline void point_k(const f2d_body *a, const f2d_body *b, f2d_vec2 ra, f2
 }
 
 /* K^-1 of the entries of point_k */
-static inline void point_inverse(f2d_world *w, int64_t k11, int64_t k12, int64_t k22,
-                                 fix16_t *m11, fix16_t *m12, fix16_t *m22)
+static inline void point_inverse(f2d_world *w, int64_t k11, int64_t k12, int64_t k22, fix16_t *m11,
+                                 fix16_t *m12, fix16_t *m22)
 {
 	uint64_t u12 = k12 < 0 ? 0u - (uint64_t)k12 : (uint64_t)k12;
 	f2d_u128 diag = f2d_u128_mul((uint64_t)k11, (uint64_t)k22);
@@ -1310,7 +1310,21 @@ fix16_t f2d_joint_solve_position(f2d_world *w, f2d_joint *j)
 	c.x = f2d_clamp(c.x, -MAX_CORRECTION, MAX_CORRECTION);
 	c.y = f2d_clamp(c.y, -MAX_CORRECTION, MAX_CORRECTION);
 	fix16_t m11, m12, m22;
-	point_mass(w, a, b, ra, rb, &m11, &m12, &m22);
+	if (w->def.substep_count > 0) {
+		/* the soft step: the step's K^-1 (of the pre-step or a substep) while it fits the
+		 * K of the arms of now, as in its substeps (f2d_joint_substep); a new one is kept
+		 * for the next pass */
+		int64_t k11, k12, k22;
+		point_k(a, b, ra, rb, &k11, &k12, &k22);
+		if (!f2d_inverse22_fits(j->k11, j->k12, j->k22, k11, k12, k22)) {
+			point_inverse(w, k11, k12, k22, &j->k11, &j->k12, &j->k22);
+		}
+		m11 = j->k11;
+		m12 = j->k12;
+		m22 = j->k22;
+	} else {
+		point_mass(w, a, b, ra, rb, &m11, &m12, &m22);
+	}
 	/* |m| <= 2^31 - 1 and |c| <= 2^15: |m11 c.x + m12 c.y| <= 2^47 - 2^16, which rounds to at
 	 * most 2^31 - 1, so P needs no saturation */
 	f2d_vec2 p = f2d_v(-(fix16_t)f2d_round16((int64_t)m11 * c.x + (int64_t)m12 * c.y),

@@ -435,47 +435,6 @@ static void inverse22(f2d_world *w, int64_t k11, int64_t k12, int64_t k22, fix16
 	*m22 = div_q16_by_q32(w, k11, det);
 }
 
-/* The soft step's substeps keep the effective masses of the step's first substep while they
- * still invert the current K well enough (joint_internal.h). With E = M K - I, the iteration
- * lambda += M (b - K lambda) that the velocity passes run on a constraint converges as long as
- * E's norm is below 1 (error_next = -E error); the test asks for a max row sum of |E| <= 1/2
- * (a norm bound of E, so the step-start masses leave at most half of an error that the exact
- * masses would remove at once). Exact in 64 bits: with |k| < 2^31 and |m| < 2^31 each product
- * is below 2^62, the sum of two below 2^63; a larger k (beyond 32768 in Q16: the range edges)
- * does not pass. */
-#define FIT_K_LIMIT ((int64_t)1 << 31)
-#define FIT_ROW ((int64_t)1 << 31) /* 1/2 in Q32 */
-
-static inline int64_t abs64(int64_t x)
-{
-	return x < 0 ? -x : x;
-}
-
-bool f2d_inverse22_fits(fix16_t m11, fix16_t m12, fix16_t m22, int64_t k11, int64_t k12,
-                        int64_t k22)
-{
-	if (k11 >= FIT_K_LIMIT || k22 >= FIT_K_LIMIT || k12 >= FIT_K_LIMIT ||
-	    k12 <= -FIT_K_LIMIT || k11 < 0 || k22 < 0) {
-		return false;
-	}
-	const int64_t one = (int64_t)1 << 32; /* Q32 */
-	int64_t e11 = (int64_t)m11 * k11 + (int64_t)m12 * k12 - one;
-	int64_t e12 = (int64_t)m11 * k12 + (int64_t)m12 * k22;
-	int64_t e21 = (int64_t)m12 * k11 + (int64_t)m22 * k12;
-	int64_t e22 = (int64_t)m12 * k12 + (int64_t)m22 * k22 - one;
-	/* each |e| < 2^63 - 2^33, so each row sum of two is below 2^64: compared in halves */
-	return abs64(e11) / 2 + abs64(e12) / 2 <= FIT_ROW / 2 &&
-	       abs64(e21) / 2 + abs64(e22) / 2 <= FIT_ROW / 2;
-}
-
-bool f2d_inverse1_fits(fix16_t m, int64_t k)
-{
-	if (k >= FIT_K_LIMIT || k < 0) {
-		return false;
-	}
-	return abs64((int64_t)m * k - ((int64_t)1 << 32)) <= FIT_ROW;
-}
-
 /* Point constraint (derivation at joint.c's f2d_joint_prestep): K = (1/m_a + 1/m_b) I
  * + 1/I_a [r_a.y^2, -r_a.x r_a.y; ., r_a.x^2] + (the same for b). */
 static void point_k(f2d_world *w, const f2d_body *a, const f2d_body *b, f2d_vec2 ra, f2d_vec2 rb,

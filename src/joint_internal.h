@@ -301,13 +301,53 @@ void f2d_joint_block_inverse(f2d_world *w, const f2d_body *a, const f2d_body *b,
 /** 1 / (mA + mB + iA c1^2 + iB c2^2): the effective mass along an axis (c: arm x axis). */
 fix16_t f2d_joint_axial_mass(f2d_world *w, const f2d_body *a, const f2d_body *b, fix16_t c1,
                              fix16_t c2);
-/** The soft step's substeps (Box2D v3 keeps its masses of b2PrepareJointsTask for the step):
- *  whether the inverse m of an earlier K still fits the current K (entries in Q16): the max row
- *  sum of |m K - I| at most 1/2, so the velocity passes still converge with m (derivation at
- *  the definition); false for a k at or beyond 2^31. */
-bool f2d_inverse22_fits(fix16_t m11, fix16_t m12, fix16_t m22, int64_t k11, int64_t k12,
-                        int64_t k22);
-bool f2d_inverse1_fits(fix16_t m, int64_t k);
+/* f2d_inverse22_fits, f2d_inverse1_fits: whether the inverse m of an earlier K still fits the
+ * current K (entries in Q16); false for a k at or beyond 2^31.
+ * The soft step's substeps (and its position passes) keep the effective masses of the step's
+ * first substep while they still invert the current K well enough (Box2D v3 keeps its masses
+ * of b2PrepareJointsTask for the step; fix2d's 2x2 inverses are what cost). With E = M K - I,
+ * the iteration lambda += M (b - K lambda) that the velocity passes run on a constraint
+ * converges as long as E's norm is below 1 (error_next = -E error); the test asks for a max
+ * row sum of |E| <= 1/2 (a norm bound of E, so the step-start masses leave at most half of an
+ * error that the exact masses would remove at once). Without it a 0.2 m bob on a 7 m arm
+ * (test_joint_range) saturates: its K is so anisotropic (r^2 / I against 1 / m) that a turn of
+ * 0.03 rad within a step makes the step-start inverse overshoot perpendicular to the arm; the
+ * rounded inverse of such a K may never pass, and is then computed in every substep as before.
+ * Exact in 64 bits: with |k| < 2^31 and |m| < 2^31 each product is below 2^62, the sum of two
+ * below 2^63; a larger k (beyond 32768 in Q16: the range edges) does not pass. */
+#define FIT_K_LIMIT ((int64_t)1 << 31)
+#define FIT_ROW ((int64_t)1 << 31) /* 1/2 in Q32 */
+
+static inline int64_t fit_abs64(int64_t x)
+{
+	return x < 0 ? -x : x;
+}
+
+static inline bool f2d_inverse22_fits(fix16_t m11, fix16_t m12, fix16_t m22, int64_t k11,
+                                      int64_t k12, int64_t k22)
+{
+	if (k11 >= FIT_K_LIMIT || k22 >= FIT_K_LIMIT || k12 >= FIT_K_LIMIT || k12 <= -FIT_K_LIMIT ||
+	    k11 < 0 || k22 < 0) {
+		return false;
+	}
+	const int64_t one = (int64_t)1 << 32; /* Q32 */
+	int64_t e11 = (int64_t)m11 * k11 + (int64_t)m12 * k12 - one;
+	int64_t e12 = (int64_t)m11 * k12 + (int64_t)m12 * k22;
+	int64_t e21 = (int64_t)m12 * k11 + (int64_t)m22 * k12;
+	int64_t e22 = (int64_t)m12 * k12 + (int64_t)m22 * k22 - one;
+	/* each |e| < 2^63 - 2^33, so each row sum of two is below 2^64: compared in halves */
+	return fit_abs64(e11) / 2 + fit_abs64(e12) / 2 <= FIT_ROW / 2 &&
+	       fit_abs64(e21) / 2 + fit_abs64(e22) / 2 <= FIT_ROW / 2;
+}
+
+static inline bool f2d_inverse1_fits(fix16_t m, int64_t k)
+{
+	if (k >= FIT_K_LIMIT || k < 0) {
+		return false;
+	}
+	return fit_abs64((int64_t)m * k - ((int64_t)1 << 32)) <= FIT_ROW;
+}
+
 /** f2d_point_mass_inverse, f2d_joint_block_inverse and f2d_joint_axial_mass of the current
  *  arms, computed again only when the masses of the step (in *m, mass) no longer fit. */
 void f2d_point_mass_update(f2d_world *w, const f2d_body *a, const f2d_body *b, f2d_vec2 ra,

@@ -142,6 +142,6 @@ void f2d_wheel_solve(f2d_world *w, f2d_joint *j)
 void f2d_wheel_substep(f2d_world *w, f2d_joint *j)
 {
 	f2d_slider_substep(w, j);
-	j->mass2 = f2d_joint_axial_mass_update(w, &w->bodies[j->body_a], &w->bodies[j->body_b], j->s1,
-	                                       j->s2, j->mass2);
+	j->mass2 = f2d_joint_axial_mass_update(w, &w->bodies[j->body_a], &w->bodies[j->body_b],
+	                                       j->s1, j->s2, j->mass2);
 }

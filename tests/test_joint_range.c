@@ -180,8 +180,9 @@ static void swing(fix16_t radius, bool box, fix16_t arm, int32_t steps)
 		ck_assert_msg(d2 >= lo * lo && d2 <= hi * hi,
 		              "substeps %d, arm %d: step %d: bob at (%d, %d), off its circle",
 		              (int)substeps, arm, i, p.x, p.y);
-		ck_assert_msg(p.y <= F2D_MILLI(20), "substeps %d, arm %d: step %d: bob rose to y = %d",
-		              (int)substeps, arm, i, p.y);
+		ck_assert_msg(p.y <= F2D_MILLI(20),
+		              "substeps %d, arm %d: step %d: bob rose to y = %d", (int)substeps,
+		              arm, i, p.y);
 		if (i % 50 == 0) {
 			check_round_trips(w, i);
 		}
