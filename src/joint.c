@@ -314,7 +314,8 @@ static inline fix16_t joint_tolerance(const f2d_world *w)
  * the whole gap would correct the same error twice, feeding energy into fast chains); with
  * joint_position_iterations = 0 the joint is Box2D-lite's, Baumgarte-stabilised. A zero
  * beta / h gives a zero bias (jmul(w, 0, x) is 0). */
-static void revolute_geometry(f2d_world *w, f2d_joint *j, const f2d_body *a, const f2d_body *b)
+static inline void revolute_geometry(f2d_world *w, f2d_joint *j, const f2d_body *a,
+                                     const f2d_body *b)
 {
 	j->r_a = f2d_rotate(a->q, f2d_sub(j->local_a, a->local_center));
 	j->r_b = f2d_rotate(b->q, f2d_sub(j->local_b, b->local_center));
