@@ -318,9 +318,9 @@ fix16_t f2d_joint_axial_mass(f2d_world *w, const f2d_body *a, const f2d_body *b,
 #define FIT_K_LIMIT ((int64_t)1 << 31)
 #define FIT_ROW ((int64_t)1 << 31) /* 1/2 in Q32 */
 
-static inline int64_t fit_abs64(int64_t x)
+static inline uint64_t fit_abs64(int64_t x)
 {
-	return x < 0 ? -x : x;
+	return x < 0 ? 0u - (uint64_t)x : (uint64_t)x;
 }
 
 static inline bool f2d_inverse22_fits(fix16_t m11, fix16_t m12, fix16_t m22, int64_t k11,
@@ -335,9 +335,9 @@ static inline bool f2d_inverse22_fits(fix16_t m11, fix16_t m12, fix16_t m22, int
 	int64_t e12 = (int64_t)m11 * k12 + (int64_t)m12 * k22;
 	int64_t e21 = (int64_t)m12 * k11 + (int64_t)m22 * k12;
 	int64_t e22 = (int64_t)m12 * k12 + (int64_t)m22 * k22 - one;
-	/* each |e| < 2^63 - 2^33, so each row sum of two is below 2^64: compared in halves */
-	return fit_abs64(e11) / 2 + fit_abs64(e12) / 2 <= FIT_ROW / 2 &&
-	       fit_abs64(e21) / 2 + fit_abs64(e22) / 2 <= FIT_ROW / 2;
+	/* each |e| <= 2^63, so each row sum of two fits 64 unsigned bits */
+	return fit_abs64(e11) + fit_abs64(e12) <= (uint64_t)FIT_ROW &&
+	       fit_abs64(e21) + fit_abs64(e22) <= (uint64_t)FIT_ROW;
 }
 
 static inline bool f2d_inverse1_fits(fix16_t m, int64_t k)
@@ -345,7 +345,7 @@ static inline bool f2d_inverse1_fits(fix16_t m, int64_t k)
 	if (k >= FIT_K_LIMIT || k < 0) {
 		return false;
 	}
-	return fit_abs64((int64_t)m * k - ((int64_t)1 << 32)) <= FIT_ROW;
+	return fit_abs64((int64_t)m * k - ((int64_t)1 << 32)) <= (uint64_t)FIT_ROW;
 }
 
 /** f2d_point_mass_inverse, f2d_joint_block_inverse and f2d_joint_axial_mass of the current
