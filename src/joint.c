@@ -375,12 +375,11 @@ void f2d_joint_prestep(f2d_world *w, f2d_joint *j)
 
 /* The soft step's pre-step of substeps 2..n (Box2D v3: b2PrepareJointsTask once per step, the
  * position error from the bodies' current positions in every substep): f2d_joint_prestep ran in
- * the first substep and left the effective masses (K^-1, the axial masses: the 128-bit 2x2
- * inverses), the softness coefficients and the impulses' resets for the whole step; here only
- * what the new positions change: the arms, the position errors and their bias. The masses
- * from the step's first positions are the ones the impulses take within the step (Box2D v3
- * also keeps its masses of b2PrepareJointsTask); the Jacobians, errors and biases are
- * current. */
+ * the first substep and left the effective masses (K^-1 with its 128-bit 2x2 inverse, the axial
+ * mass), the softness coefficients and the impulses' resets for the whole step; here only
+ * what the new positions change: the arms, the position errors and their bias, and K^-1 only
+ * when the step's no longer fits the K of the new arms (f2d_inverse22_fits). The Jacobians,
+ * errors and biases are current. */
 void f2d_joint_substep(f2d_world *w, f2d_joint *j)
 {
 	if (!w->def.warm_starting) {

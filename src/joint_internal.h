@@ -304,8 +304,9 @@ fix16_t f2d_joint_axial_mass(f2d_world *w, const f2d_body *a, const f2d_body *b,
 /* f2d_inverse22_fits, f2d_inverse1_fits: whether the inverse m of an earlier K still fits the
  * current K (entries in Q16); false for a k at or beyond 2^31.
  * The soft step's substeps (and its position passes) keep the effective masses of the step's
- * first substep while they still invert the current K well enough (Box2D v3 keeps its masses
- * of b2PrepareJointsTask for the step; fix2d's 2x2 inverses are what cost). With E = M K - I,
+ * first substep while they still invert the current K well enough (Box2D v3 keeps its axial
+ * masses of b2PrepareJointsTask for the step and builds its 2x2 K, inverted by a float
+ * division, in every solve; fix2d's exact 2x2 inverses are what cost). With E = M K - I,
  * the iteration lambda += M (b - K lambda) that the velocity passes run on a constraint
  * converges as long as E's norm is below 1 (error_next = -E error); the test asks for a max
  * row sum of |E| <= 1/2 (a norm bound of E, so the step-start masses leave at most half of an
