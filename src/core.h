@@ -612,6 +612,9 @@ void f2d_islands_sleep(f2d_world *w);
 
 /* joints (joint.c) */
 void f2d_joint_prestep(f2d_world *w, f2d_joint *j);
+/** The soft step's pre-step of substeps 2..n: only what the positions change (arms, position
+ *  errors, biases); the masses and softness of f2d_joint_prestep in the first substep stay. */
+void f2d_joint_substep(f2d_world *w, f2d_joint *j);
 void f2d_joint_warm_start(f2d_world *w, f2d_joint *j);
 void f2d_joint_solve(f2d_world *w, f2d_joint *j);
 /** Colours the n joints of w->joint_list (greedily in id order, by the dynamic bodies they
@@ -625,6 +628,9 @@ bool f2d_joints_reserve(f2d_world *w);
  *  after the other. */
 /** The warm start of the n coloured joints, in the same order. */
 void f2d_joints_warm_start(f2d_world *w, int32_t n);
+/** f2d_joint_substep of the n coloured joints (the colours of the step's first substep stay:
+ *  which bodies move does not change within the step), the AVX-512 lanes refreshed. */
+void f2d_joints_substep(f2d_world *w, int32_t n);
 void f2d_joints_solve(f2d_world *w, int32_t n, int32_t iteration);
 fix16_t f2d_joint_solve_position(f2d_world *w, f2d_joint *j);
 bool f2d_bodies_joined(const f2d_world *w, int32_t a, int32_t b);

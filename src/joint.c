@@ -225,8 +225,9 @@ static fix16_t inverse_or_zero(f2d_world *w, int64_t k)
  * anchor may be 16 km away). If the rounded K is singular (det <= 0: only with the smallest
  * masses against the largest arms and inverse inertias), the diagonal inverse stands in:
  * positive, and never more than twice the step K^-1 would take along any direction. */
-static inline void point_mass(f2d_world *w, const f2d_body *a, const f2d_body *b, f2d_vec2 ra,
-                              f2d_vec2 rb, fix16_t *m11, fix16_t *m12, fix16_t *m22)
+/* The entries of K (Q16, each below 2^46: see point_mass). */
+static inline void point_k(const f2d_body *a, const f2d_body *b, f2d_vec2 ra, f2d_vec2 rb,
+                           int64_t *o11, int64_t *o12, int64_t *o22)
 {
 	fix16_t ma = a->inv_mass, mb = b->inv_mass, ia = a->inv_inertia, ib = b->inv_inertia;
 	int64_t k11 = (int64_t)ma + mb, k12 = 0, k22 = (int64_t)ma + mb;
@@ -240,6 +241,15 @@ static inline void point_mass(f2d_world *w, const f2d_body *a, const f2d_body *b
 		k12 -= f2d_round16((int64_t)ib * f2d_mul(rb.x, rb.y));
 		k22 += f2d_round16((int64_t)ib * f2d_mul(rb.x, rb.x));
 	}
+	*o11 = k11;
+	*o12 = k12;
+	*o22 = k22;
+}
+
+/* K^-1 of the entries of point_k */
+static inline void point_inverse(f2d_world *w, int64_t k11, int64_t k12, int64_t k22, fix16_t *m11,
+                                 fix16_t *m12, fix16_t *m22)
+{
 	uint64_t u12 = k12 < 0 ? 0u - (uint64_t)k12 : (uint64_t)k12;
 	f2d_u128 diag = f2d_u128_mul((uint64_t)k11, (uint64_t)k22);
 	f2d_u128 off = f2d_u128_mul(u12, u12);
@@ -253,6 +263,14 @@ static inline void point_mass(f2d_world *w, const f2d_body *a, const f2d_body *b
 	*m11 = div_q16_by_q32(w, k22, det);
 	*m12 = div_q16_by_q32(w, -k12, det);
 	*m22 = div_q16_by_q32(w, k11, det);
+}
+
+static inline void point_mass(f2d_world *w, const f2d_body *a, const f2d_body *b, f2d_vec2 ra,
+                              f2d_vec2 rb, fix16_t *m11, fix16_t *m12, fix16_t *m22)
+{
+	int64_t k11, k12, k22;
+	point_k(a, b, ra, rb, &k11, &k12, &k22);
+	point_inverse(w, k11, k12, k22, m11, m12, m22);
 }
 
 /* C = (c_b + r_b) - (c_a + r_a), each component saturated to +-(2^31 - 1) (silently: its users
@@ -288,42 +306,28 @@ static inline fix16_t joint_tolerance(const f2d_world *w)
 }
 
 #define MAX_CORRECTION F2D_MILLI(500)
-void f2d_joint_prestep(f2d_world *w, f2d_joint *j)
+
+/* The parts of the pre-step that the positions change: the arms, the velocity bias from the
+ * anchor gap and the angle of the limits. With position projection on (the default, and under
+ * the soft step too), the passes rejoin the anchors of a gap above joint_tolerance on
+ * positions, and the velocity bias works on the gap clamped to the tolerance only (a bias on
+ * the whole gap would correct the same error twice, feeding energy into fast chains); with
+ * joint_position_iterations = 0 the joint is Box2D-lite's, Baumgarte-stabilised. A zero
+ * beta / h gives a zero bias (jmul(w, 0, x) is 0). */
+static inline void revolute_geometry(f2d_world *w, f2d_joint *j, const f2d_body *a,
+                                     const f2d_body *b)
 {
-	if (j->type != F2D_REVOLUTE_JOINT) {
-		f2d_joint_ext_prestep(w, j);
-		return;
-	}
-	const f2d_body *a = &w->bodies[j->body_a];
-	const f2d_body *b = &w->bodies[j->body_b];
 	j->r_a = f2d_rotate(a->q, f2d_sub(j->local_a, a->local_center));
 	j->r_b = f2d_rotate(b->q, f2d_sub(j->local_b, b->local_center));
-	fix16_t ia = a->inv_inertia, ib = b->inv_inertia;
-	f2d_vec2 ra = j->r_a, rb = j->r_b;
-	point_mass(w, a, b, ra, rb, &j->k11, &j->k12, &j->k22);
-
-	/* With position projection on (the default), the passes rejoin the anchors of a gap above
-	 * joint_tolerance on positions, and the velocity bias works on the gap clamped to the
-	 * tolerance only (a bias on the whole gap would correct the same error twice, feeding
-	 * energy into fast chains); with joint_position_iterations = 0 the joint is Box2D-lite's,
-	 * Baumgarte-stabilised. A zero beta / h gives a zero bias (jmul(w, 0, x) is 0). */
 	fix16_t beta_h = f2d_mul(w->def.bias_factor, w->inv_h);
 	j->bias = f2d_v(0, 0);
 	if (beta_h != 0) {
-		f2d_vec2 c = anchor_gap(a, b, ra, rb);
+		f2d_vec2 c = anchor_gap(a, b, j->r_a, j->r_b);
 		if (w->def.joint_position_iterations > 0) {
 			fix16_t tol = joint_tolerance(w);
 			c = f2d_v(f2d_clamp(c.x, -tol, tol), f2d_clamp(c.y, -tol, tol));
 		}
 		j->bias = f2d_v(-jmul(w, beta_h, c.x), -jmul(w, beta_h, c.y));
-	}
-
-	/* 1 / (1/I_a + 1/I_b); a sum of 2 LSB (I = 32767 against a static body) would give 2^31.
-	 * Only the motor and the limits use it. */
-	if (j->enable_motor || j->enable_limit) {
-		int64_t ka = (int64_t)ia + ib;
-		j->axial_mass =
-		    ka > 2 ? f2d_div_exact((int64_t)1 << 16, ka) : (ka > 0 ? INT32_MAX : 0);
 	}
 	if (j->enable_limit) {
 		fix16_t angle = f2d_rot_get_angle(f2d_inv_mul_rot(a->q, b->q)) - j->reference_angle;
@@ -336,6 +340,27 @@ void f2d_joint_prestep(f2d_world *w, f2d_joint *j)
 	} else {
 		j->angle = 0;
 	}
+}
+
+void f2d_joint_prestep(f2d_world *w, f2d_joint *j)
+{
+	if (j->type != F2D_REVOLUTE_JOINT) {
+		f2d_joint_ext_prestep(w, j);
+		return;
+	}
+	const f2d_body *a = &w->bodies[j->body_a];
+	const f2d_body *b = &w->bodies[j->body_b];
+	revolute_geometry(w, j, a, b);
+	fix16_t ia = a->inv_inertia, ib = b->inv_inertia;
+	point_mass(w, a, b, j->r_a, j->r_b, &j->k11, &j->k12, &j->k22);
+
+	/* 1 / (1/I_a + 1/I_b); a sum of 2 LSB (I = 32767 against a static body) would give 2^31.
+	 * Only the motor and the limits use it. */
+	if (j->enable_motor || j->enable_limit) {
+		int64_t ka = (int64_t)ia + ib;
+		j->axial_mass =
+		    ka > 2 ? f2d_div_exact((int64_t)1 << 16, ka) : (ka > 0 ? INT32_MAX : 0);
+	}
 	if (!w->def.warm_starting) {
 		j->impulse = f2d_v(0, 0);
 		j->motor_impulse = j->lower_impulse = j->upper_impulse = 0;
@@ -345,6 +370,41 @@ void f2d_joint_prestep(f2d_world *w, f2d_joint *j)
 	}
 	if (!j->enable_limit) {
 		j->lower_impulse = j->upper_impulse = 0;
+	}
+}
+
+/* The soft step's pre-step of substeps 2..n (Box2D v3: b2PrepareJointsTask once per step, the
+ * position error from the bodies' current positions in every substep): f2d_joint_prestep ran in
+ * the first substep and left the effective masses (K^-1 with its 128-bit 2x2 inverse, the axial
+ * mass), the softness coefficients and the impulses' resets for the whole step; here only
+ * what the new positions change: the arms, the position errors and their bias, and K^-1 only
+ * when the step's no longer fits the K of the new arms (f2d_inverse22_fits). The Jacobians,
+ * errors and biases are current. */
+void f2d_joint_substep(f2d_world *w, f2d_joint *j)
+{
+	if (!w->def.warm_starting) {
+		/* as each pre-step does without warm starting: every substep starts from no
+		 * accumulated impulse (each type's prestep zeroes those it uses; the others are
+		 * zero) */
+		j->impulse = f2d_v(0, 0);
+		j->motor_impulse = j->lower_impulse = j->upper_impulse = 0;
+		j->spring_impulse = j->angular_impulse = 0;
+	}
+	if (j->type != F2D_REVOLUTE_JOINT) {
+		f2d_joint_ext_substep(w, j);
+		return;
+	}
+	const f2d_body *a = &w->bodies[j->body_a];
+	const f2d_body *b = &w->bodies[j->body_b];
+	revolute_geometry(w, j, a, b);
+	/* K^-1 of the step stays while it still inverts the K of the new arms closely enough
+	 * (f2d_inverse22_fits); else (a body that turned far within the step, or a K so
+	 * ill-conditioned that the rounded inverse never passes: a light bob with a tiny inertia
+	 * on a long arm) it is computed again, as the pre-step does. */
+	int64_t k11, k12, k22;
+	point_k(a, b, j->r_a, j->r_b, &k11, &k12, &k22);
+	if (!f2d_inverse22_fits(j->k11, j->k12, j->k22, k11, k12, k22)) {
+		point_inverse(w, k11, k12, k22, &j->k11, &j->k12, &j->k22);
 	}
 }
 
@@ -843,6 +903,19 @@ void f2d_joints_color(f2d_world *w, int32_t n)
 #endif
 }
 
+void f2d_joints_substep(f2d_world *w, int32_t n)
+{
+	/* each joint writes only its own fields: any order gives the same bits */
+	for (int32_t k = 0; k < n; ++k) {
+		f2d_joint_substep(w, &w->joints[w->joint_order[k]]);
+	}
+#if JOINT_SIMD
+	if (f2d_kernel_level() == F2D_KERNEL_AVX512) {
+		build_joint_batches(w, n); /* the lanes' arms and biases of this substep */
+	}
+#endif
+}
+
 /* One pass over the coloured joints: the warm start (warm) or a velocity iteration. */
 static void joints_pass(f2d_world *w, int32_t n, bool warm, bool last)
 {
@@ -1237,7 +1310,21 @@ fix16_t f2d_joint_solve_position(f2d_world *w, f2d_joint *j)
 	c.x = f2d_clamp(c.x, -MAX_CORRECTION, MAX_CORRECTION);
 	c.y = f2d_clamp(c.y, -MAX_CORRECTION, MAX_CORRECTION);
 	fix16_t m11, m12, m22;
-	point_mass(w, a, b, ra, rb, &m11, &m12, &m22);
+	if (w->def.substep_count > 0) {
+		/* the soft step: the step's K^-1 (of the pre-step or a substep) while it fits the
+		 * K of the arms of now, as in its substeps (f2d_joint_substep); a new one is kept
+		 * for the next pass */
+		int64_t k11, k12, k22;
+		point_k(a, b, ra, rb, &k11, &k12, &k22);
+		if (!f2d_inverse22_fits(j->k11, j->k12, j->k22, k11, k12, k22)) {
+			point_inverse(w, k11, k12, k22, &j->k11, &j->k12, &j->k22);
+		}
+		m11 = j->k11;
+		m12 = j->k12;
+		m22 = j->k22;
+	} else {
+		point_mass(w, a, b, ra, rb, &m11, &m12, &m22);
+	}
 	/* |m| <= 2^31 - 1 and |c| <= 2^15: |m11 c.x + m12 c.y| <= 2^47 - 2^16, which rounds to at
 	 * most 2^31 - 1, so P needs no saturation */
 	f2d_vec2 p = f2d_v(-(fix16_t)f2d_round16((int64_t)m11 * c.x + (int64_t)m12 * c.y),

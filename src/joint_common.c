@@ -437,8 +437,8 @@ static void inverse22(f2d_world *w, int64_t k11, int64_t k12, int64_t k22, fix16
 
 /* Point constraint (derivation at joint.c's f2d_joint_prestep): K = (1/m_a + 1/m_b) I
  * + 1/I_a [r_a.y^2, -r_a.x r_a.y; ., r_a.x^2] + (the same for b). */
-void f2d_point_mass_inverse(f2d_world *w, const f2d_body *a, const f2d_body *b, f2d_vec2 ra,
-                            f2d_vec2 rb, fix16_t *m11, fix16_t *m12, fix16_t *m22)
+static void point_k(f2d_world *w, const f2d_body *a, const f2d_body *b, f2d_vec2 ra, f2d_vec2 rb,
+                    int64_t *o11, int64_t *o12, int64_t *o22)
 {
 	int64_t k11 = (int64_t)a->inv_mass + b->inv_mass, k12 = 0, k22 = k11;
 	if (a->inv_inertia != 0) {
@@ -451,13 +451,33 @@ void f2d_point_mass_inverse(f2d_world *w, const f2d_body *a, const f2d_body *b, 
 		k12 -= k_term(w, b->inv_inertia, rb.x, rb.y);
 		k22 += k_term(w, b->inv_inertia, rb.x, rb.x);
 	}
+	*o11 = k11;
+	*o12 = k12;
+	*o22 = k22;
+}
+
+void f2d_point_mass_inverse(f2d_world *w, const f2d_body *a, const f2d_body *b, f2d_vec2 ra,
+                            f2d_vec2 rb, fix16_t *m11, fix16_t *m12, fix16_t *m22)
+{
+	int64_t k11, k12, k22;
+	point_k(w, a, b, ra, rb, &k11, &k12, &k22);
 	inverse22(w, k11, k12, k22, m11, m12, m22);
+}
+
+void f2d_point_mass_update(f2d_world *w, const f2d_body *a, const f2d_body *b, f2d_vec2 ra,
+                           f2d_vec2 rb, fix16_t *m11, fix16_t *m12, fix16_t *m22)
+{
+	int64_t k11, k12, k22;
+	point_k(w, a, b, ra, rb, &k11, &k12, &k22);
+	if (!f2d_inverse22_fits(*m11, *m12, *m22, k11, k12, k22)) {
+		inverse22(w, k11, k12, k22, m11, m12, m22);
+	}
 }
 
 /* Prismatic block (joint_prismatic.c): K = [mA + mB + iA s1^2 + iB s2^2, iA s1 + iB s2;
  * ., iA + iB] (k22 = 1 when neither body turns). */
-void f2d_joint_block_inverse(f2d_world *w, const f2d_body *a, const f2d_body *b, fix16_t s1,
-                             fix16_t s2, fix16_t *m11, fix16_t *m12, fix16_t *m22)
+static void block_k(f2d_world *w, const f2d_body *a, const f2d_body *b, fix16_t s1, fix16_t s2,
+                    int64_t *o11, int64_t *o12, int64_t *o22)
 {
 	int64_t k11 = (int64_t)a->inv_mass + b->inv_mass + k_term(w, a->inv_inertia, s1, s1) +
 	              k_term(w, b->inv_inertia, s2, s2);
@@ -467,16 +487,47 @@ void f2d_joint_block_inverse(f2d_world *w, const f2d_body *a, const f2d_body *b,
 	if (k22 == 0) {
 		k22 = F2D_ONE;
 	}
+	*o11 = k11;
+	*o12 = k12;
+	*o22 = k22;
+}
+
+void f2d_joint_block_inverse(f2d_world *w, const f2d_body *a, const f2d_body *b, fix16_t s1,
+                             fix16_t s2, fix16_t *m11, fix16_t *m12, fix16_t *m22)
+{
+	int64_t k11, k12, k22;
+	block_k(w, a, b, s1, s2, &k11, &k12, &k22);
 	inverse22(w, k11, k12, k22, m11, m12, m22);
 }
 
+void f2d_joint_block_update(f2d_world *w, const f2d_body *a, const f2d_body *b, fix16_t s1,
+                            fix16_t s2, fix16_t *m11, fix16_t *m12, fix16_t *m22)
+{
+	int64_t k11, k12, k22;
+	block_k(w, a, b, s1, s2, &k11, &k12, &k22);
+	if (!f2d_inverse22_fits(*m11, *m12, *m22, k11, k12, k22)) {
+		inverse22(w, k11, k12, k22, m11, m12, m22);
+	}
+}
+
 /* 1 / (mA + mB + iA c1^2 + iB c2^2): the effective mass along an axis with arms' crosses c */
+static int64_t axial_k(f2d_world *w, const f2d_body *a, const f2d_body *b, fix16_t c1, fix16_t c2)
+{
+	return (int64_t)a->inv_mass + b->inv_mass + k_term(w, a->inv_inertia, c1, c1) +
+	       k_term(w, b->inv_inertia, c2, c2);
+}
+
 fix16_t f2d_joint_axial_mass(f2d_world *w, const f2d_body *a, const f2d_body *b, fix16_t c1,
                              fix16_t c2)
 {
-	int64_t k = (int64_t)a->inv_mass + b->inv_mass + k_term(w, a->inv_inertia, c1, c1) +
-	            k_term(w, b->inv_inertia, c2, c2);
-	return jx_inv(w, clamp_k(w, k));
+	return jx_inv(w, clamp_k(w, axial_k(w, a, b, c1, c2)));
+}
+
+fix16_t f2d_joint_axial_mass_update(f2d_world *w, const f2d_body *a, const f2d_body *b, fix16_t c1,
+                                    fix16_t c2, fix16_t mass)
+{
+	int64_t k = axial_k(w, a, b, c1, c2);
+	return f2d_inverse1_fits(mass, k) ? mass : jx_inv(w, clamp_k(w, k));
 }
 
 /* ---- dispatch ---- */
@@ -493,6 +544,18 @@ void f2d_joint_ext_prestep(f2d_world *w, f2d_joint *j)
 	case F2D_WHEEL_JOINT: f2d_wheel_prestep(w, j); break;
 	case F2D_MOTOR_JOINT: f2d_motor_joint_prestep(w, j); break;
 	default: f2d_mouse_prestep(w, j); break;
+	}
+}
+
+void f2d_joint_ext_substep(f2d_world *w, f2d_joint *j)
+{
+	switch (j->type) {
+	case F2D_DISTANCE_JOINT: f2d_distance_substep(w, j); break;
+	case F2D_PRISMATIC_JOINT: f2d_prismatic_substep(w, j); break;
+	case F2D_WELD_JOINT: f2d_weld_substep(w, j); break;
+	case F2D_WHEEL_JOINT: f2d_wheel_substep(w, j); break;
+	case F2D_MOTOR_JOINT: f2d_motor_joint_substep(w, j); break;
+	default: f2d_mouse_substep(w, j); break;
 	}
 }
 

@@ -21,7 +21,8 @@
  */
 #include "joint_internal.h"
 
-void f2d_distance_prestep(f2d_world *w, f2d_joint *j)
+/* what the positions change: arms, axis, length, the arms' crosses with the axis */
+static void distance_geometry(f2d_world *w, f2d_joint *j)
 {
 	f2d_joint_arms(w, j);
 	const f2d_body *a = &w->bodies[j->body_a];
@@ -31,6 +32,21 @@ void f2d_distance_prestep(f2d_world *w, f2d_joint *j)
 	j->translation = len;
 	j->a1 = jx_cross(w, j->r_a, j->w_axis);
 	j->a2 = jx_cross(w, j->r_b, j->w_axis);
+}
+
+/* the soft step's substeps 2..n: the geometry, the step's axial mass while it fits */
+void f2d_distance_substep(f2d_world *w, f2d_joint *j)
+{
+	distance_geometry(w, j);
+	j->axial_mass = f2d_joint_axial_mass_update(w, &w->bodies[j->body_a], &w->bodies[j->body_b],
+	                                            j->a1, j->a2, j->axial_mass);
+}
+
+void f2d_distance_prestep(f2d_world *w, f2d_joint *j)
+{
+	distance_geometry(w, j);
+	const f2d_body *a = &w->bodies[j->body_a];
+	const f2d_body *b = &w->bodies[j->body_b];
 	j->axial_mass = f2d_joint_axial_mass(w, a, b, j->a1, j->a2);
 	f2d_joint_make_soft(j, 0, j->enable_spring ? j->hertz : 0, j->damping_ratio, w->h, j->soft);
 	f2d_rigid_soft(w, j->soft2);

@@ -301,6 +301,62 @@ void f2d_joint_block_inverse(f2d_world *w, const f2d_body *a, const f2d_body *b,
 /** 1 / (mA + mB + iA c1^2 + iB c2^2): the effective mass along an axis (c: arm x axis). */
 fix16_t f2d_joint_axial_mass(f2d_world *w, const f2d_body *a, const f2d_body *b, fix16_t c1,
                              fix16_t c2);
+/* f2d_inverse22_fits, f2d_inverse1_fits: whether the inverse m of an earlier K still fits the
+ * current K (entries in Q16); false for a k at or beyond 2^31.
+ * The soft step's substeps (and its position passes) keep the effective masses of the step's
+ * first substep while they still invert the current K well enough (Box2D v3 keeps its axial
+ * masses of b2PrepareJointsTask for the step and builds its 2x2 K, inverted by a float
+ * division, in every solve; fix2d's exact 2x2 inverses are what cost). With E = M K - I,
+ * the iteration lambda += M (b - K lambda) that the velocity passes run on a constraint
+ * converges as long as E's norm is below 1 (error_next = -E error); the test asks for a max
+ * row sum of |E| <= 1/2 (a norm bound of E, so the step-start masses leave at most half of an
+ * error that the exact masses would remove at once). Without it a 0.2 m bob on a 7 m arm
+ * (test_joint_range) saturates: its K is so anisotropic (r^2 / I against 1 / m) that a turn of
+ * 0.03 rad within a step makes the step-start inverse overshoot perpendicular to the arm; the
+ * rounded inverse of such a K may never pass, and is then computed in every substep as before.
+ * Exact in 64 bits: with |k| < 2^31 and |m| < 2^31 each product is below 2^62, the sum of two
+ * below 2^63; a larger k (beyond 32768 in Q16: the range edges) does not pass. */
+#define FIT_K_LIMIT ((int64_t)1 << 31)
+#define FIT_ROW ((int64_t)1 << 31) /* 1/2 in Q32 */
+
+static inline uint64_t fit_abs64(int64_t x)
+{
+	return x < 0 ? 0u - (uint64_t)x : (uint64_t)x;
+}
+
+static inline bool f2d_inverse22_fits(fix16_t m11, fix16_t m12, fix16_t m22, int64_t k11,
+                                      int64_t k12, int64_t k22)
+{
+	if (k11 >= FIT_K_LIMIT || k22 >= FIT_K_LIMIT || k12 >= FIT_K_LIMIT || k12 <= -FIT_K_LIMIT ||
+	    k11 < 0 || k22 < 0) {
+		return false;
+	}
+	const int64_t one = (int64_t)1 << 32; /* Q32 */
+	int64_t e11 = (int64_t)m11 * k11 + (int64_t)m12 * k12 - one;
+	int64_t e12 = (int64_t)m11 * k12 + (int64_t)m12 * k22;
+	int64_t e21 = (int64_t)m12 * k11 + (int64_t)m22 * k12;
+	int64_t e22 = (int64_t)m12 * k12 + (int64_t)m22 * k22 - one;
+	/* each |e| <= 2^63, so each row sum of two fits 64 unsigned bits */
+	return fit_abs64(e11) + fit_abs64(e12) <= (uint64_t)FIT_ROW &&
+	       fit_abs64(e21) + fit_abs64(e22) <= (uint64_t)FIT_ROW;
+}
+
+static inline bool f2d_inverse1_fits(fix16_t m, int64_t k)
+{
+	if (k >= FIT_K_LIMIT || k < 0) {
+		return false;
+	}
+	return fit_abs64((int64_t)m * k - ((int64_t)1 << 32)) <= (uint64_t)FIT_ROW;
+}
+
+/** f2d_point_mass_inverse, f2d_joint_block_inverse and f2d_joint_axial_mass of the current
+ *  arms, computed again only when the masses of the step (in *m, mass) no longer fit. */
+void f2d_point_mass_update(f2d_world *w, const f2d_body *a, const f2d_body *b, f2d_vec2 ra,
+                           f2d_vec2 rb, fix16_t *m11, fix16_t *m12, fix16_t *m22);
+void f2d_joint_block_update(f2d_world *w, const f2d_body *a, const f2d_body *b, fix16_t s1,
+                            fix16_t s2, fix16_t *m11, fix16_t *m12, fix16_t *m22);
+fix16_t f2d_joint_axial_mass_update(f2d_world *w, const f2d_body *a, const f2d_body *b, fix16_t c1,
+                                    fix16_t c2, fix16_t mass);
 /** (c_b + r_b) - (c_a + r_a), each component saturated (silently). */
 f2d_vec2 f2d_joint_anchor_gap(const f2d_body *a, const f2d_body *b, f2d_vec2 ra, f2d_vec2 rb);
 /** The arms r = R(q) (local anchor - local centre) of both bodies into j->r_a, j->r_b. */
@@ -308,10 +364,20 @@ void f2d_joint_arms(f2d_world *w, f2d_joint *j);
 
 /* ---- dispatch from joint.c (j->type != F2D_REVOLUTE_JOINT) ---- */
 void f2d_joint_ext_prestep(f2d_world *w, f2d_joint *j);
+void f2d_joint_ext_substep(f2d_world *w, f2d_joint *j);
 void f2d_joint_ext_warm_start(f2d_world *w, f2d_joint *j);
 void f2d_joint_ext_solve(f2d_world *w, f2d_joint *j);
 
-/* per type: prestep (arms, masses, softness, errors), warm start, one velocity iteration */
+/* per type: prestep (arms, masses, softness, errors), warm start, one velocity iteration;
+ * _substep: the soft step's pre-step of substeps 2..n, the part of the prestep that the
+ * positions change (arms, axes, position errors; the prestep runs it first) */
+void f2d_distance_substep(f2d_world *w, f2d_joint *j);
+void f2d_prismatic_substep(f2d_world *w, f2d_joint *j);
+void f2d_weld_substep(f2d_world *w, f2d_joint *j);
+void f2d_wheel_substep(f2d_world *w, f2d_joint *j);
+void f2d_motor_joint_substep(f2d_world *w, f2d_joint *j);
+void f2d_mouse_substep(f2d_world *w, f2d_joint *j);
+void f2d_slider_substep(f2d_world *w, f2d_joint *j);
 void f2d_distance_prestep(f2d_world *w, f2d_joint *j);
 void f2d_distance_warm_start(f2d_world *w, f2d_joint *j);
 void f2d_distance_solve(f2d_world *w, f2d_joint *j);

@@ -15,15 +15,32 @@
 
 void f2d_clamp_impulse_disc(f2d_vec2 *acc, fix16_t max);
 
-void f2d_mouse_prestep(f2d_world *w, f2d_joint *j)
+/* what the positions change: B's arm and the gap to the target */
+static void mouse_geometry(f2d_world *w, f2d_joint *j)
 {
 	f2d_joint_arms(w, j);
 	j->r_a = f2d_v(0, 0);
 	const f2d_body *b = &w->bodies[j->body_b];
-	f2d_body none;
-	memset(&none, 0, sizeof none);
 	j->c_lin = f2d_v(f2d_sat((int64_t)b->center.x + j->r_b.x - j->axis.x),
 	                 f2d_sat((int64_t)b->center.y + j->r_b.y - j->axis.y));
+}
+
+/* the soft step's substeps 2..n: the geometry, the step's K^-1 while it fits */
+void f2d_mouse_substep(f2d_world *w, f2d_joint *j)
+{
+	mouse_geometry(w, j);
+	f2d_body none;
+	memset(&none, 0, sizeof none);
+	f2d_point_mass_update(w, &none, &w->bodies[j->body_b], j->r_a, j->r_b, &j->k11, &j->k12,
+	                      &j->k22);
+}
+
+void f2d_mouse_prestep(f2d_world *w, f2d_joint *j)
+{
+	mouse_geometry(w, j);
+	const f2d_body *b = &w->bodies[j->body_b];
+	f2d_body none;
+	memset(&none, 0, sizeof none);
 	f2d_point_mass_inverse(w, &none, b, j->r_a, j->r_b, &j->k11, &j->k12, &j->k22);
 	f2d_joint_make_soft(j, 0, j->hertz, j->damping_ratio, w->h, j->soft);
 	f2d_joint_make_soft(j, 1, F2D_MILLI(500), F2D_MILLI(100), w->h, j->soft2);

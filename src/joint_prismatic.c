@@ -25,7 +25,7 @@
 #include "joint_internal.h"
 
 /* the axial and block data of a prismatic or wheel joint (shared with joint_wheel.c) */
-void f2d_slider_prestep(f2d_world *w, f2d_joint *j)
+static void slider_geometry(f2d_world *w, f2d_joint *j)
 {
 	f2d_joint_arms(w, j);
 	const f2d_body *a = &w->bodies[j->body_a];
@@ -41,6 +41,22 @@ void f2d_slider_prestep(f2d_world *w, f2d_joint *j)
 	j->a2 = jx_cross(w, j->r_b, axis);
 	j->s1 = jx_cross(w, dra, perp);
 	j->s2 = jx_cross(w, j->r_b, perp);
+}
+
+/* the soft step's substeps 2..n (prismatic and wheel): the geometry, the step's axial mass
+ * while it fits */
+void f2d_slider_substep(f2d_world *w, f2d_joint *j)
+{
+	slider_geometry(w, j);
+	j->axial_mass = f2d_joint_axial_mass_update(w, &w->bodies[j->body_a], &w->bodies[j->body_b],
+	                                            j->a1, j->a2, j->axial_mass);
+}
+
+void f2d_slider_prestep(f2d_world *w, f2d_joint *j)
+{
+	slider_geometry(w, j);
+	const f2d_body *a = &w->bodies[j->body_a];
+	const f2d_body *b = &w->bodies[j->body_b];
 	j->axial_mass = f2d_joint_axial_mass(w, a, b, j->a1, j->a2);
 	f2d_joint_make_soft(j, 0, j->enable_spring ? j->hertz : 0, j->damping_ratio, w->h, j->soft);
 	f2d_rigid_soft(w, j->soft2);
@@ -232,4 +248,15 @@ void f2d_prismatic_solve(f2d_world *w, f2d_joint *j)
 	j->impulse.x = jx_add(w, j->impulse.x, l1);
 	j->impulse.y = jx_add(w, j->impulse.y, l2);
 	apply_block(w, j, a, b, l1, l2);
+}
+
+/* the soft step's substeps 2..n: the slider's, the angle error, the step's block inverse while
+ * it fits */
+void f2d_prismatic_substep(f2d_world *w, f2d_joint *j)
+{
+	f2d_slider_substep(w, j);
+	const f2d_body *a = &w->bodies[j->body_a];
+	const f2d_body *b = &w->bodies[j->body_b];
+	j->c_ang = f2d_joint_relative_angle(a, b, j->reference_angle);
+	f2d_joint_block_update(w, a, b, j->s1, j->s2, &j->k11, &j->k12, &j->k22);
 }

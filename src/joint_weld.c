@@ -14,13 +14,29 @@
  */
 #include "joint_internal.h"
 
-void f2d_weld_prestep(f2d_world *w, f2d_joint *j)
+/* what the positions change: arms, the anchor gap and the angle error */
+static void weld_geometry(f2d_world *w, f2d_joint *j)
 {
 	f2d_joint_arms(w, j);
 	const f2d_body *a = &w->bodies[j->body_a];
 	const f2d_body *b = &w->bodies[j->body_b];
 	j->c_lin = f2d_joint_anchor_gap(a, b, j->r_a, j->r_b);
 	j->c_ang = f2d_joint_relative_angle(a, b, j->reference_angle);
+}
+
+/* the soft step's substeps 2..n: the geometry, the step's K^-1 while it fits */
+void f2d_weld_substep(f2d_world *w, f2d_joint *j)
+{
+	weld_geometry(w, j);
+	f2d_point_mass_update(w, &w->bodies[j->body_a], &w->bodies[j->body_b], j->r_a, j->r_b,
+	                      &j->k11, &j->k12, &j->k22);
+}
+
+void f2d_weld_prestep(f2d_world *w, f2d_joint *j)
+{
+	weld_geometry(w, j);
+	const f2d_body *a = &w->bodies[j->body_a];
+	const f2d_body *b = &w->bodies[j->body_b];
 	j->axial_mass = jx_inv(w, (int64_t)a->inv_inertia + b->inv_inertia);
 	f2d_point_mass_inverse(w, a, b, j->r_a, j->r_b, &j->k11, &j->k12, &j->k22);
 	if (j->hertz > 0) {

@@ -136,3 +136,12 @@ void f2d_wheel_solve(f2d_world *w, f2d_joint *j)
 	j->impulse.x = jx_add(w, j->impulse.x, l);
 	apply_perp(w, j, a, b, l);
 }
+
+/* the soft step's substeps 2..n: the slider's, the step's perpendicular mass while it fits
+ * (mass3, 1 / (1/I_a + 1/I_b), does not change with the positions) */
+void f2d_wheel_substep(f2d_world *w, f2d_joint *j)
+{
+	f2d_slider_substep(w, j);
+	j->mass2 = f2d_joint_axial_mass_update(w, &w->bodies[j->body_a], &w->bodies[j->body_b],
+	                                       j->s1, j->s2, j->mass2);
+}

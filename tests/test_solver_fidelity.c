@@ -180,6 +180,10 @@ static void check_pendulum(double density)
 	const double th = 5 * PI / 180;
 	/* T = 2 pi sqrt(L / g) (1 + theta0^2 / 16 + ...) */
 	double T = 2 * PI * sqrt(2.0 / 10.0) * (1 + th * th / 16);
+	printf("pendulum, substeps %d, density %g: amplitude %.4f deg (%+.2f %%), period %.5f s "
+	       "(%+.3f %%), anchor gap %.5f m\n",
+	       (int)substeps, density, amp, 100 * (amp / 5.0 - 1), period, 100 * (period / T - 1),
+	       gap);
 	ck_assert_msg(fabs(amp / 5.0 - 1) <= 0.02,
 	              "substeps %d, density %g: amplitude after 30 s %.4f deg, released at 5 deg",
 	              (int)substeps, density, amp);
