@@ -1,0 +1,284 @@
+/* fix2d contact solver: the soft step's contact passes (f2d_world_def.substep_count >= 1).
+ * SPDX-License-Identifier: MIT
+ */
+#include "core.h"
+#include "solver_internal.h"
+
+/* ---- the soft step (f2d_world_def.substep_count >= 1) ----
+ *
+ * Box2D v3's solver ("solve with substeps, soft contacts, relax iterations, restitution"), in
+ * Q16 integer arithmetic. world.c cuts the step into n substeps of h = time_step / n; each one
+ * integrates the velocities, warm-starts the contacts (f2d_soft_warm_start) and the joints,
+ * solves the contacts once with their soft push-out (f2d_soft_solve, use_bias) and the joints,
+ * integrates the positions (f2d_soft_track records the turn), and relaxes the contacts
+ * (f2d_soft_solve without the push-out, which takes the push-out's speed back out of the
+ * bodies: they are moved out of each other without being thrown). After the substeps,
+ * f2d_soft_end stores the impulses and f2d_contacts_restitution bounces what touched.
+ *
+ * Soft constraint (Catto, "Solver2D"; b2MakeSoft): a contact is a spring of frequency f and
+ * damping ratio zeta, integrated implicitly over h. With omega = 2 pi f:
+ *   a1 = 2 zeta + h omega,  a2 = h omega a1,  a3 = 1 / (1 + a2)
+ *   bias_rate = omega / a1,  mass_scale = a2 a3,  impulse_scale = a3
+ * and a point with depth -s > 0 solves
+ *   lambda = m_n (min(mass_scale bias_rate (-s), max_push) - mass_scale vn) - impulse_scale P_n
+ * (the accumulated impulse's own share, impulse_scale P_n, is the spring's damping of what was
+ * already applied). Here mass_scale bias_rate = omega / a1 * a2 / (1 + a2) = omega x / (1 + a2)
+ * with x = h omega (since a2 = x a1), which is what is kept (bias_rate[]). A gap (s > 0) is
+ * speculative: target -s / h, the full mass (lambda = m_n (-s/h - vn)), in both passes. The
+ * relax pass solves vn to 0 at a depth, with the full mass and no impulse share.
+ *
+ * The frequencies: f = min(30 Hz, rate / 8) (rate = 1 / h: a spring stiffer than an eighth of
+ * the substep rate is not resolved by it; 30 Hz from 4 substeps at 60 Hz on), twice that
+ * against a body that cannot move (Box2D v3.2's contactHertz and staticSoftness), zeta = 10,
+ * max_push = 3 m/s (its contactSpeed).
+ *
+ * The separation of a point during the substeps: the manifold's s0 (from the positions at the
+ * step's start), moved by the bodies' displacement since then, linearized in the turn:
+ *   s = s0 + (dc_b - dc_a) . n + dtheta_b (r_b x n) - dtheta_a (r_a x n)
+ * (a point r of a body turned by dtheta moves by dtheta x r, whose part along n is
+ * dtheta (r x n)). dc is the centre's move since f2d_soft_begin; dtheta the sum of the substeps'
+ * round16(h w) (f2d_soft_track). Both are kept in the solver's velocity rows, which the soft
+ * step does not otherwise use: row = (c.x at the start, c.y at the start, dtheta, 0).
+ *
+ * Every value is computed exactly in 64 bits and saturated (and reported) where it could leave
+ * the fix16 range, as in the exact path above; one path, scalar, in batch order (colour after
+ * colour), lane order, and per lane the normal points first (p[flip], then p[flip ^ 1]), then
+ * friction. */
+
+/* round(a / b) for a >= 0, b > 0 */
+static int64_t div_round_pos(int64_t a, int64_t b)
+{
+	return (a + b / 2) / b;
+}
+
+/* 2 pi in Q30: round(6.283185307179586 * 2^30) */
+#define TWO_PI_Q30 INT64_C(6746518852)
+
+/* Derivation of the ranges: h in [65, 6554] LSB (1/1000 s / 8 .. 1/10 s); f_q16 <= 60 Hz =
+ * 3,932,160 (also bounded by rate / 4 <= 2^32 / 65 / 4 ~ 2^24); omega_q16 = f 2 pi <= 2^25;
+ * x_q24 = h omega / 2^8 <= 6554 * 2^25 / 2^8 < 2^30 (x = h omega <= 0.1 s * 377/s = 38);
+ * a1_q24 = 20 * 2^24 + x_q24 < 2^31; a2_q24 = x a1 / 2^24 < 2^37; each product below stays
+ * under 2^62. All divisions are of non-negative values, rounded to nearest. */
+static void make_soft(fix16_t h, int64_t f_q16, fix16_t *bias_rate, fix16_t *mass_scale,
+                      fix16_t *impulse_scale)
+{
+	const int64_t zeta = 10;
+	int64_t omega = div_round_pos(f_q16 * TWO_PI_Q30, INT64_C(1) << 30); /* Q16, 1/s */
+	int64_t x = div_round_pos((int64_t)h * omega, INT64_C(1) << 8);      /* Q24 */
+	int64_t a1 = 2 * zeta * (INT64_C(1) << 24) + x;                      /* Q24 */
+	int64_t a2 = div_round_pos(x * a1, INT64_C(1) << 24);                /* Q24 */
+	int64_t den = (INT64_C(1) << 24) + a2;                               /* 1 + a2, Q24 */
+	*mass_scale = (fix16_t)div_round_pos(a2 << 16, den);
+	*impulse_scale = (fix16_t)div_round_pos(INT64_C(1) << 40, den);
+	/* omega x / (1 + a2): Q16 * Q24 / Q24 = Q16 */
+	*bias_rate = (fix16_t)div_round_pos(omega * x, den);
+}
+
+void f2d_soft_make(fix16_t h, fix16_t inv_h, f2d_softness *out)
+{
+	int64_t f = (int64_t)30 << 16; /* Q16 Hz */
+	int64_t eighth = (int64_t)inv_h / 8;
+	f = f < eighth ? f : eighth;
+	make_soft(h, f, &out->bias_rate[0], &out->mass_scale[0], &out->impulse_scale[0]);
+	make_soft(h, 2 * f, &out->bias_rate[1], &out->mass_scale[1], &out->impulse_scale[1]);
+	out->max_push = F2D_FIX(3);
+	out->inv_h = inv_h;
+}
+
+static inline vel64 body_vel(const f2d_body *a, const f2d_body *b)
+{
+	vel64 v = {a->v.x, a->v.y, a->w, b->v.x, b->v.y, b->w};
+	return v;
+}
+
+void f2d_soft_begin(f2d_world *w)
+{
+	for (int32_t i = 0; i < w->body_list_count; ++i) {
+		const f2d_body *b = &w->bodies[w->body_list[i]];
+		int64_t *r = w->solver_vel[w->body_list[i]];
+		r[0] = b->center.x;
+		r[1] = b->center.y;
+		r[2] = 0;
+		r[3] = 0;
+	}
+	/* Restitution's targets again, without the pre-step's rule for gaps (a gap that takes more
+	 * than half the step to close lands and bounces the next step): in the soft step a point
+	 * bounces in the substep in which it touches (f2d_soft_solve). The velocities are still
+	 * those of the pre-step (no substep has run). */
+	for (int32_t i = 0; i < w->batch_count; ++i) {
+		f2d_contact_batch *bt = &w->batches[i];
+		for (int32_t l = 0; l < bt->lanes; ++l) {
+			const f2d_arbiter *arb = &w->arbiters[bt->arbiter[l]];
+			vel64 v = body_vel(&w->bodies[bt->body_a[l]], &w->bodies[bt->body_b[l]]);
+			f2d_vec2 n = f2d_v(bt->nx[l], bt->ny[l]);
+			for (int32_t k = 0; k < arb->count; ++k) {
+				f2d_point_lanes *pl = &bt->p[k];
+				fix16_t vn = rel_vel(&v, n, pl->rn_a[l], pl->rn_b[l]);
+				pl->bounce[l] =
+				    vn < -w->def.restitution_threshold && arb->restitution > 0
+				        ? -f2d_mul(arb->restitution, vn)
+				        : 0;
+			}
+		}
+	}
+}
+
+/* After a substep's positions: dtheta += round16(h w), as integrate_positions turned it. */
+void f2d_soft_track(f2d_world *w)
+{
+	for (int32_t i = 0; i < w->body_list_count; ++i) {
+		const f2d_body *b = &w->bodies[w->body_list[i]];
+		if (b->type != F2D_STATIC_BODY && b->awake) {
+			w->solver_vel[w->body_list[i]][2] += f2d_mul(w->h, b->w);
+		}
+	}
+}
+
+/* static and kinematic bodies: no inverse mass, their velocities stay */
+static inline void body_store(f2d_body *a, f2d_body *b, const vel64 *v)
+{
+	if (a->type == F2D_DYNAMIC_BODY) {
+		a->v = f2d_v((fix16_t)v->vax, (fix16_t)v->vay);
+		a->w = (fix16_t)v->wa;
+	}
+	if (b->type == F2D_DYNAMIC_BODY) {
+		b->v = f2d_v((fix16_t)v->vbx, (fix16_t)v->vby);
+		b->w = (fix16_t)v->wb;
+	}
+}
+
+void f2d_soft_warm_start(f2d_world *w)
+{
+	bool saturated = false;
+	for (int32_t i = 0; i < w->batch_count; ++i) {
+		f2d_contact_batch *bt = &w->batches[i];
+		for (int32_t l = 0; l < bt->lanes; ++l) {
+			f2d_body *a = &w->bodies[bt->body_a[l]];
+			f2d_body *b = &w->bodies[bt->body_b[l]];
+			clane c;
+			load_lane(bt, l, &c);
+			vel64 v = body_vel(a, b);
+			const cpoint *p1 = &c.p[0], *p2 = &c.p[1];
+			apply2(&v, p1->pn, p2->pn, &c, p1, p2, false, &saturated);
+			apply2(&v, p1->pt, p2->pt, &c, p1, p2, true, &saturated);
+			body_store(a, b, &v);
+		}
+	}
+	w->saturated |= saturated;
+}
+
+/* The separation of point k now (see above), saturated to the fix16 range. */
+static fix16_t soft_separation(const f2d_world *w, const f2d_contact_batch *bt, int32_t l,
+                               int32_t k)
+{
+	const f2d_arbiter *arb = &w->arbiters[bt->arbiter[l]];
+	const f2d_body *a = &w->bodies[bt->body_a[l]];
+	const f2d_body *b = &w->bodies[bt->body_b[l]];
+	const int64_t *ra = w->solver_vel[bt->body_a[l]], *rb = w->solver_vel[bt->body_b[l]];
+	/* centres within the world range (|c| < 2^31): each difference < 2^33, times |n| <= 2^16 */
+	int64_t dx = ((int64_t)b->center.x - rb[0]) - ((int64_t)a->center.x - ra[0]);
+	int64_t dy = ((int64_t)b->center.y - rb[1]) - ((int64_t)a->center.y - ra[1]);
+	int64_t lin = f2d_round16(dx * bt->nx[l] + dy * bt->ny[l]);
+	/* |dtheta| <= n max_rotation / n < 2^17, |r x n| < 2^31: each product < 2^48 */
+	int64_t ang = f2d_round16(rb[2] * bt->p[k].rn_b[l] - ra[2] * bt->p[k].rn_a[l]);
+	return f2d_sat((int64_t)arb->points[k].separation + lin + ang);
+}
+
+void f2d_soft_solve(f2d_world *w, const f2d_softness *k, bool use_bias, int32_t flip)
+{
+	bool saturated = false;
+	for (int32_t i = 0; i < w->batch_count; ++i) {
+		f2d_contact_batch *bt = &w->batches[i];
+		for (int32_t l = 0; l < bt->lanes; ++l) {
+			const f2d_arbiter *arb = &w->arbiters[bt->arbiter[l]];
+			f2d_body *a = &w->bodies[bt->body_a[l]];
+			f2d_body *b = &w->bodies[bt->body_b[l]];
+			int32_t st = a->type != F2D_DYNAMIC_BODY || b->type != F2D_DYNAMIC_BODY;
+			clane c;
+			load_lane(bt, l, &c);
+			vel64 v = body_vel(a, b);
+			for (int32_t kk = 0; kk < arb->count; ++kk) {
+				int32_t q = arb->count == 2 ? kk ^ flip : kk;
+				cpoint *p = &c.p[q];
+				fix16_t s = soft_separation(w, bt, l, q);
+				int64_t vn = f2d_sat(rel_vel64(&v, c.n, p->rn_a, p->rn_b));
+				int64_t lam;
+				if (p->bounce != 0 && use_bias && vn < 0) {
+					/* a bounce pending: the approach speed of this substep
+					 * (gravity may have added to the step's) */
+					fix16_t e = mul64(arb->restitution, -vn);
+					p->bounce = e > p->bounce ? e : p->bounce;
+				}
+				if (p->bounce != 0 && !use_bias) {
+					/* touched in this substep: the relax pass bounces it, once.
+					 * Not yet: no speculative impulse either (it would slow the
+					 * approach before the touch and take the bounce's speed);
+					 * the next substep's soft pass keeps the gap with the
+					 * target below */
+					lam = p->pn > 0 ? mul64(p->mass_n,
+					                        f2d_sat((int64_t)p->bounce - vn))
+					                : 0;
+					p->bounce = p->pn > 0 ? 0 : p->bounce;
+				} else if (p->bounce != 0 && use_bias) {
+					/* a gap s closing at v = -vn, bouncing at e v: over the
+					 * substep the point should move -s + e v (h - s / v), that
+					 * is at the mean normal velocity e v - (1 + e) s / h (it
+					 * touches in this substep when that is above the
+					 * speculative -s / h, i.e. v h > s; else the impulse stays
+					 * 0); the relax pass then gives it e v. A point found
+					 * already inside (s < 0: it came more than the speculative
+					 * distance in the last step, and gained the speed of
+					 * falling -s further) bounces at e v from depth -e^2 (-s):
+					 * the energy of a bounce from the surface at the speed it
+					 * had there (e^2 (v^2 / 2 - g (-s)) per unit mass, g along
+					 * n), so the apex is e^2 times the drop, whatever the
+					 * depth; the mean velocity is e v - (1 - e^2) s / h */
+					int64_t gap = mul64(s, k->inv_h);
+					fix16_t e = arb->restitution;
+					int64_t target =
+					    s > 0 ? (int64_t)p->bounce - gap - mul64(e, gap)
+					          : (int64_t)p->bounce - gap +
+					                mul64(f2d_mul(e, e), gap);
+					lam = mul64(p->mass_n, f2d_sat(target - vn));
+				} else if (s > 0) {
+					lam = mul64(p->mass_n, f2d_sat(-mul64(s, k->inv_h) - vn));
+				} else if (use_bias) {
+					int64_t target = mul64(k->bias_rate[st], -(int64_t)s);
+					target = target < k->max_push ? target : k->max_push;
+					lam =
+					    mul64(p->mass_n,
+					          f2d_sat(target - mul64(k->mass_scale[st], vn))) -
+					    mul64(k->impulse_scale[st], p->pn);
+				} else {
+					lam = mul64(p->mass_n, f2d_sat(-vn));
+				}
+				int64_t pn = (int64_t)p->pn + lam;
+				saturated |= pn > INT32_MAX;
+				pn = pn < 0 ? 0 : (pn > INT32_MAX ? INT32_MAX : pn);
+				fix16_t d = (fix16_t)(pn - p->pn);
+				p->pn = (fix16_t)pn;
+				apply2(&v, q == 0 ? d : 0, q == 1 ? d : 0, &c, &c.p[0], &c.p[1],
+				       false, &saturated);
+			}
+			f2d_vec2 t = f2d_right_perp(c.n);
+			for (int32_t kk = 0; kk < arb->count; ++kk) {
+				int32_t q = arb->count == 2 ? kk ^ flip : kk;
+				cpoint *p = &c.p[q];
+				fix16_t vt = rel_vel(&v, t, p->rt_a, p->rt_b);
+				fix16_t d = friction_step(p, vt, c.friction, &saturated);
+				apply2(&v, q == 0 ? d : 0, q == 1 ? d : 0, &c, &c.p[0], &c.p[1],
+				       true, &saturated);
+			}
+			store_lane(bt, l, &c);
+			bt->p[0].bounce[l] = c.p[0].bounce;
+			bt->p[1].bounce[l] = c.p[1].bounce;
+			body_store(a, b, &v);
+		}
+	}
+	w->saturated |= saturated;
+}
+
+void f2d_soft_end(f2d_world *w)
+{
+	store_impulses(w);
+}
