@@ -54,38 +54,10 @@ bool f2d_solver_reserve(f2d_world *w, int32_t arbiters)
 	                arbiters > 0 ? arbiters : 1, 1) &&
 	       f2d_grow(w, (void **)&w->solver_vel, &w->solver_vel_capacity, w->body_capacity,
 	                sizeof *w->solver_vel) &&
+	       f2d_grow(w, (void **)&w->solver_disp, &w->solver_disp_capacity, w->body_capacity,
+	                sizeof *w->solver_disp) &&
 	       f2d_grow(w, (void **)&w->body_list, &w->body_list_capacity, w->body_capacity,
 	                sizeof(int32_t));
-}
-
-static inline int64_t *vel_row(f2d_world *w, int32_t body)
-{
-	return w->solver_vel[body];
-}
-
-/* The velocities of the bodies in contact go to the solver's rows before a pass and back to
- * the bodies after it (joints and integration read the bodies). */
-static void vel_in(f2d_world *w)
-{
-	for (int32_t i = 0; i < w->body_list_count; ++i) {
-		const f2d_body *b = &w->bodies[w->body_list[i]];
-		int64_t *r = w->solver_vel[w->body_list[i]];
-		r[0] = b->v.x;
-		r[1] = b->v.y;
-		r[2] = b->w;
-		r[3] = 0;
-	}
-}
-
-static void vel_out(f2d_world *w)
-{
-	for (int32_t i = 0; i < w->body_list_count; ++i) {
-		f2d_body *b = &w->bodies[w->body_list[i]];
-		const int64_t *r = w->solver_vel[w->body_list[i]];
-		b->v.x = (fix16_t)r[0];
-		b->v.y = (fix16_t)r[1];
-		b->w = (fix16_t)r[2];
-	}
 }
 
 /* Colours the active arbiters and lays the batches out: colour after colour, key order inside
@@ -168,7 +140,6 @@ static void color_arbiters(f2d_world *w)
  * A one-point arbiter is solved as a two-point one whose second point is all zero (no mass, no
  * impulse, no lever): its friction cone and normal impulse stay 0 and its coupling k12 is 0, so
  * every step of the two-point solve reduces to the one-point solve, in either point order. */
-
 
 /* a * b saturated to the fix16 range (reported) */
 static fix16_t sat_mul(f2d_world *w, fix16_t a, fix16_t b)
@@ -324,7 +295,6 @@ static void pad_lanes(f2d_contact_batch *bt)
 		}
 	}
 }
-
 
 /* ---- test-only switches (tests/test_solver_paths.c; never defined in a real build) ----
  * F2D_CONTACT_EXACT_ONLY: warm start and solve skip the fast paths and always take the exact
@@ -1171,10 +1141,10 @@ static bool joints_between(const f2d_world *w)
 	return w->joint_count > 0;
 }
 
-void f2d_contacts_warm_start(f2d_world *w)
+/* The warm start on the rows (the soft step's too: its warm start is this one). */
+void f2d_contacts_warm_rows(f2d_world *w)
 {
 	bool saturated = false;
-	vel_in(w);
 	int kernel = f2d_kernel_level();
 	for (int32_t i = 0; i < w->batch_count; ++i) {
 		f2d_contact_batch *bt = &w->batches[i];
@@ -1200,6 +1170,12 @@ void f2d_contacts_warm_start(f2d_world *w)
 		}
 	}
 	w->saturated |= saturated;
+}
+
+void f2d_contacts_warm_start(f2d_world *w)
+{
+	vel_in(w);
+	f2d_contacts_warm_rows(w);
 	if (joints_between(w) || w->def.iterations == 0) {
 		vel_out(w);
 	}

@@ -8,6 +8,36 @@
 
 #include "core.h"
 
+static inline int64_t *vel_row(f2d_world *w, int32_t body)
+{
+	return w->solver_vel[body];
+}
+
+/* The velocities of the bodies in contact go to the solver's rows before a pass and back to
+ * the bodies after it (joints and integration read the bodies). */
+static inline void vel_in(f2d_world *w)
+{
+	for (int32_t i = 0; i < w->body_list_count; ++i) {
+		const f2d_body *b = &w->bodies[w->body_list[i]];
+		int64_t *r = w->solver_vel[w->body_list[i]];
+		r[0] = b->v.x;
+		r[1] = b->v.y;
+		r[2] = b->w;
+		r[3] = 0;
+	}
+}
+
+static inline void vel_out(f2d_world *w)
+{
+	for (int32_t i = 0; i < w->body_list_count; ++i) {
+		f2d_body *b = &w->bodies[w->body_list[i]];
+		const int64_t *r = w->solver_vel[w->body_list[i]];
+		b->v.x = (fix16_t)r[0];
+		b->v.y = (fix16_t)r[1];
+		b->w = (fix16_t)r[2];
+	}
+}
+
 static inline int64_t mul64(fix16_t a, int64_t b)
 {
 	return f2d_round16((int64_t)a * b);
@@ -182,5 +212,9 @@ static inline int64_t wmul16(int64_t a, int64_t b)
 {
 	return f2d_wround16(f2d_wmul(a, b));
 }
+
+/* solver.c: the warm start of every batch on the rows w->solver_vel (SIMD kernel, scalar fast
+ * path, exact path), without vel_in / vel_out */
+void f2d_contacts_warm_rows(f2d_world *w);
 
 #endif
