@@ -1027,6 +1027,33 @@ static unsigned simd_batch(f2d_world *w, f2d_contact_batch *bt, int kernel, int3
 #endif
 }
 
+/* The soft step's pass (solver_soft.c) on one batch by the SIMD kernel; returns the lanes left
+ * over (those in skip among them). */
+unsigned f2d_soft_simd_batch(f2d_world *w, f2d_contact_batch *bt, int kernel, int32_t flip,
+                             bool use_bias, const f2d_softness *k, unsigned skip)
+{
+#if F2D_HAVE_SIMD
+	if (kernel == F2D_KERNEL_AVX512) {
+		return soft_512(w->solver_vel, w->solver_disp, bt, 0, flip, use_bias, k, skip);
+	}
+	unsigned rest = 0;
+	for (int32_t o = 0; o < bt->lanes; o += 4) {
+		rest |= soft_256(w->solver_vel, w->solver_disp, bt, o, flip, use_bias, k,
+		                 (skip >> o) & 15u)
+		        << o;
+	}
+	return rest;
+#else
+	(void)w;
+	(void)kernel;
+	(void)flip;
+	(void)use_bias;
+	(void)k;
+	(void)skip;
+	return (1u << bt->lanes) - 1u;
+#endif
+}
+
 /* ---- fast impacts (issue 15): the bounce of a body that landed last step ----
  * A point whose gap took more than half the last step to close (a speculative point: the
  * speculative distance grows with what the bodies close in a step, contact.c) stopped the body

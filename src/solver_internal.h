@@ -217,4 +217,10 @@ static inline int64_t wmul16(int64_t a, int64_t b)
  * path, exact path), without vel_in / vel_out */
 void f2d_contacts_warm_rows(f2d_world *w);
 
+/* solver.c: the soft pass (solver_soft.c's soft_lane_fast) on one batch by the SIMD kernel of
+ * that level (solver_kernel.h); returns a bit per lane left to the caller (skip among them),
+ * whose state is untouched */
+unsigned f2d_soft_simd_batch(f2d_world *w, f2d_contact_batch *bt, int kernel, int32_t flip,
+                             bool use_bias, const f2d_softness *k, unsigned skip);
+
 #endif

@@ -189,9 +189,9 @@ static inline fix16_t soft_separation(const f2d_contact_batch *bt, int32_t l, in
 #ifdef F2D_CONTACT_COUNT_PATHS
 extern uint64_t f2d_soft_path_counts[3];
 uint64_t f2d_soft_path_counts[3];
-#define COUNT_SOFT(i) (f2d_soft_path_counts[i]++)
+#define COUNT_SOFT(i, n) (f2d_soft_path_counts[i] += (uint64_t)(n))
 #else
-#define COUNT_SOFT(i) ((void)0)
+#define COUNT_SOFT(i, n) ((void)(n))
 #endif
 
 /* One lane of a soft pass, exact path (the reference): a, b the bodies' velocity rows, da, db
@@ -387,29 +387,55 @@ static inline bool soft_lane_fast(const f2d_softness *k, f2d_contact_batch *bt, 
 	return true;
 }
 
+static inline int32_t popcount_lanes(unsigned x)
+{
+	int32_t n = 0;
+	for (; x != 0; x &= x - 1) {
+		n++;
+	}
+	return n;
+}
+
+/* One soft pass: the batches in order (colour after colour); a batch of one colour by the SIMD
+ * kernel where the CPU has one (lanes of one colour share no body that moves: any order gives
+ * the same bits), else lane after lane by the scalar fast path; the lanes either leaves, and
+ * those with a bounce pending, by the exact path. */
 void f2d_soft_solve(f2d_world *w, const f2d_softness *k, bool use_bias, int32_t flip)
 {
 	bool saturated = false;
+	int kernel = f2d_kernel_level();
 	vel_in(w);
 	for (int32_t i = 0; i < w->batch_count; ++i) {
 		f2d_contact_batch *bt = &w->batches[i];
+		unsigned bounce = 0;
 		for (int32_t l = 0; l < bt->lanes; ++l) {
+			bounce |= (bt->p[0].bounce[l] | bt->p[1].bounce[l]) != 0 ? 1u << l : 0u;
+		}
+		unsigned todo = (1u << bt->lanes) - 1u;
+		if (kernel != F2D_KERNEL_SCALAR && !bt->sequential) {
+			todo = f2d_soft_simd_batch(w, bt, kernel, flip, use_bias, k, bounce);
+			COUNT_SOFT(0, bt->lanes - popcount_lanes(todo));
+		}
+		for (; todo != 0; todo &= todo - 1) {
+			int32_t l = f2d_ctz64(todo);
 			int64_t *a = w->solver_vel[bt->body_a[l]];
 			int64_t *b = w->solver_vel[bt->body_b[l]];
 			const int64_t *da = w->solver_disp[bt->body_a[l]];
 			const int64_t *db = w->solver_disp[bt->body_b[l]];
-#ifndef F2D_CONTACT_EXACT_ONLY
-			if ((bt->p[0].bounce[l] | bt->p[1].bounce[l]) != 0) {
-				COUNT_SOFT(2);
-			} else if (soft_lane_fast(k, bt, l, use_bias, flip, a, b, da, db)) {
-				COUNT_SOFT(0);
-				continue;
+			if ((bounce >> l) & 1u) {
+				COUNT_SOFT(2, 1);
 			} else {
-				COUNT_SOFT(1);
-			}
-#else
-			COUNT_SOFT((bt->p[0].bounce[l] | bt->p[1].bounce[l]) != 0 ? 2 : 1);
+#ifndef F2D_CONTACT_EXACT_ONLY
+				if (kernel == F2D_KERNEL_SCALAR || bt->sequential) {
+					if (soft_lane_fast(k, bt, l, use_bias, flip, a, b, da,
+					                   db)) {
+						COUNT_SOFT(0, 1);
+						continue;
+					}
+				}
 #endif
+				COUNT_SOFT(1, 1);
+			}
 			soft_lane_exact(w, k, bt, l, use_bias, flip, a, b, da, db, &saturated);
 		}
 	}
