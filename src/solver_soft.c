@@ -127,6 +127,7 @@ void f2d_soft_begin(f2d_world *w)
 		for (int32_t l = 0; l < F2D_LANES; ++l) {
 			bt->stiff[l] = bt->p[0].sep[l] = bt->p[1].sep[l] = 0;
 		}
+		f2d_lane any = 0;
 		for (int32_t l = 0; l < bt->lanes; ++l) {
 			const f2d_arbiter *arb = &w->arbiters[bt->arbiter[l]];
 			const f2d_body *a = &w->bodies[bt->body_a[l]];
@@ -142,8 +143,12 @@ void f2d_soft_begin(f2d_world *w)
 				        ? -f2d_mul(arb->restitution, vn)
 				        : 0;
 				pl->sep[l] = arb->points[k].separation;
+				any |= pl->bounce[l];
 			}
 		}
+		/* a lane may have a bounce pending (cleared bounces leave it set: the passes then
+		 * look at the lanes) */
+		bt->bounce = any != 0;
 	}
 }
 
@@ -162,11 +167,20 @@ void f2d_soft_track(f2d_world *w)
 	}
 }
 
+/* The rows hold the velocities from the warm start to the soft pass that follows it (world.c's
+ * order) when no joint is solved between them (as in the Gauss-Seidel passes). */
+static bool rows_kept(const f2d_world *w)
+{
+	return w->joint_count == 0 && w->def.warm_starting;
+}
+
 void f2d_soft_warm_start(f2d_world *w)
 {
 	vel_in(w);
 	f2d_contacts_warm_rows(w);
-	vel_out(w);
+	if (!rows_kept(w)) {
+		vel_out(w);
+	}
 }
 
 /* The separation of point k now (see above), saturated to the fix16 range: da, db the bodies'
@@ -404,11 +418,13 @@ void f2d_soft_solve(f2d_world *w, const f2d_softness *k, bool use_bias, int32_t 
 {
 	bool saturated = false;
 	int kernel = f2d_kernel_level();
-	vel_in(w);
+	if (!use_bias || !rows_kept(w)) {
+		vel_in(w);
+	}
 	for (int32_t i = 0; i < w->batch_count; ++i) {
 		f2d_contact_batch *bt = &w->batches[i];
 		unsigned bounce = 0;
-		for (int32_t l = 0; l < bt->lanes; ++l) {
+		for (int32_t l = 0; bt->bounce && l < bt->lanes; ++l) {
 			bounce |= (bt->p[0].bounce[l] | bt->p[1].bounce[l]) != 0 ? 1u << l : 0u;
 		}
 		unsigned todo = (1u << bt->lanes) - 1u;
