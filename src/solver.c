@@ -655,6 +655,8 @@ AVX512 static inline void rows_store_512(int64_t (*rows)[4], const int32_t *body
 #define K_SEL(p, a, b) _mm512_mask_mov_epi64(b, p, a)
 #define K_MIN(a, b) _mm512_min_epi64(a, b)
 #define K_MAX(a, b) _mm512_max_epi64(a, b)
+#define K_ANY(p) ((unsigned)(p) != 0u)
+#define K_ROUND16(p) K_SRA(K_ADD(K_ADD(p, K_SET1(0x8000)), K_SRA(p, 63)), 16)
 #define K_OKBITS(acc)                                                                              \
 	((unsigned)_mm512_cmplt_epu64_mask(acc, _mm512_set1_epi64((int64_t)FAST_LIMIT)))
 #define K_STORE_BITS(p, bits, v) _mm512_mask_cvtepi64_storeu_epi32(p, (__mmask8)(bits), v)
@@ -680,6 +682,8 @@ AVX512 static inline void rows_store_512(int64_t (*rows)[4], const int32_t *body
 #undef K_MIN
 #undef K_MAX
 #undef K_OKBITS
+#undef K_ANY
+#undef K_ROUND16
 #undef K_STORE_BITS
 #undef K_ROWS_LOAD
 #undef K_ROWS_STORE
@@ -695,6 +699,17 @@ AVX2 static inline __m256i sra_256(__m256i x, int n)
 		return sign;
 	}
 	return _mm256_or_si256(_mm256_srli_epi64(x, 16), _mm256_slli_epi64(sign, 48));
+}
+
+/* round16 (f2d_round16: (p + 2^15 + (p >> 63)) >> 16, arithmetic) in five instructions: the
+ * arithmetic shift of t as the logical shift of t + 2^63 (in [0, 2^64) for every 64-bit t, the
+ * addition modulo 2^64), less 2^47; the same bits as K_SRA for every lane value */
+AVX2 static inline __m256i rnd16_avx2(__m256i p)
+{
+	__m256i sign = _mm256_cmpgt_epi64(_mm256_setzero_si256(), p);
+	__m256i t =
+	    _mm256_add_epi64(_mm256_add_epi64(p, _mm256_set1_epi64x(INT64_MIN + 0x8000)), sign);
+	return _mm256_sub_epi64(_mm256_srli_epi64(t, 16), _mm256_set1_epi64x((int64_t)1 << 47));
 }
 
 AVX2 static inline unsigned okbits_256(__m256i acc)
@@ -764,6 +779,8 @@ AVX2 static inline void rows_store_256(int64_t (*rows)[4], const int32_t *body, 
 #define K_SEL(p, a, b) _mm256_blendv_epi8(b, a, p)
 #define K_MIN(a, b) _mm256_blendv_epi8(a, b, _mm256_cmpgt_epi64(a, b))
 #define K_MAX(a, b) _mm256_blendv_epi8(b, a, _mm256_cmpgt_epi64(a, b))
+#define K_ANY(p) (_mm256_movemask_epi8(p) != 0)
+#define K_ROUND16(p) rnd16_avx2(p)
 #define K_OKBITS(acc) okbits_256(acc)
 #define K_STORE_BITS(p, bits, v) store_bits_256(p, bits, v)
 #define K_ROWS_LOAD rows_load_256

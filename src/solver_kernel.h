@@ -12,6 +12,8 @@
  *   K_GT(a, b) K_LT(a, b)  signed compares -> kp;  K_SEL(p, a, b)  p ? a : b
  *   K_MIN(a, b) K_MAX(a, b)  signed
  *   K_OKBITS(acc)  a bit per lane whose acc is below FAST_LIMIT (unsigned)
+ *   K_ANY(p)       whether a lane predicate holds in any lane
+ *   K_ROUND16(p)   f2d_round16 of each lane (arithmetic shift)
  *   K_STORE_BITS(p, bits, v)  stores the lanes of v whose bit is set
  *   K_ROWS_LOAD / K_ROWS_STORE  the velocity rows of the lanes' bodies, transposed
  * Every function is the scalar fast path (solver.c) on K_W lanes, operation for operation; see
@@ -25,7 +27,7 @@ typedef struct K(vvel) {
 
 K_ATTR static inline kv K(round16)(kv p)
 {
-	return K_SRA(K_ADD(K_ADD(p, K_SET1(0x8000)), K_SRA(p, 63)), 16);
+	return K_ROUND16(p);
 }
 K_ATTR static inline kv K(mul16)(kv a, kv b)
 {
@@ -219,25 +221,37 @@ K_ATTR static unsigned K(soft)(int64_t (*rows)[4], int64_t (*disp)[4], f2d_conta
 	    K_SEL(K_GT(stiff, K_ZERO), K_SET1(k->impulse_scale[1]), K_SET1(k->impulse_scale[0]));
 	const kv hi = K_SET1(INT32_MAX), lo = K_SET1(-INT32_MAX);
 	f2d_point_lanes *pp[2] = {&bt->p[flip], &bt->p[flip ^ 1]};
+	/* the separations first (they do not depend on the velocities): a group whose points all
+	 * have a gap, or all a depth, computes one target */
+	kv sv[2];
+	for (int32_t i = 0; i < 2; ++i) {
+		f2d_point_lanes *p = pp[i];
+		kv ang =
+		    K(round16)(K_SUB(K_MUL(dtb, K_LD(p->rn_b + o)), K_MUL(dta, K_LD(p->rn_a + o))));
+		sv[i] = K_MAX(K_MIN(K_ADD(K_ADD(K_LD(p->sep + o), lin), ang), hi), lo);
+	}
+	bool gaps = K_ANY(K_GT(sv[0], K_ZERO)) || K_ANY(K_GT(sv[1], K_ZERO));
+	bool depths = K_ANY(K_LT(sv[0], K_SET1(1))) || K_ANY(K_LT(sv[1], K_SET1(1)));
 	kv pn[2], pt[2];
 	for (int32_t i = 0; i < 2; ++i) {
 		f2d_point_lanes *p = pp[i];
 		kv rna = K_LD(p->rn_a + o), rnb = K_LD(p->rn_b + o);
 		kv pn0 = K_LD(p->pn + o), mn = K_LD(p->mass_n + o);
-		kv ang = K(round16)(K_SUB(K_MUL(dtb, rnb), K_MUL(dta, rna)));
-		kv s = K_MAX(K_MIN(K_ADD(K_ADD(K_LD(p->sep + o), lin), ang), hi), lo);
+		kv s = sv[i];
 		kv dx = K_SUB(v.vbx, v.vax), dy = K_SUB(v.vby, v.vay);
 		kv ln = K_ADD(K_MUL(dx, nx), K_MUL(dy, ny));
 		kv vn = K_MAX(K_MIN(K(point_vel)(&v, ln, rna, rnb), hi), lo);
 		/* s > 0: m_n sat(-s / h - vn) */
-		kv gap = K(mul16)(s, K_SET1(k->inv_h));
-		kv lam_gap = K(mul16)(mn, K_MAX(K_MIN(K_SUB(K_SUB(K_ZERO, gap), vn), hi), lo));
-		kv lam;
-		if (use_bias) {
+		kv lam = K_ZERO, lam_gap = K_ZERO;
+		if (gaps) {
+			kv gap = K(mul16)(s, K_SET1(k->inv_h));
+			lam_gap = K(mul16)(mn, K_MAX(K_MIN(K_SUB(K_SUB(K_ZERO, gap), vn), hi), lo));
+		}
+		if (depths && use_bias) {
 			kv target = K_MIN(K(mul16)(br, K_SUB(K_ZERO, s)), K_SET1(k->max_push));
 			kv e = K_MAX(K_MIN(K_SUB(target, K(mul16)(ms, vn)), hi), lo);
 			lam = K_SUB(K(mul16)(mn, e), K(mul16)(is, pn0));
-		} else {
+		} else if (depths) {
 			lam = K(mul16)(mn, K_SUB(K_ZERO, vn));
 		}
 		lam = K_SEL(K_GT(s, K_ZERO), lam_gap, lam);
