@@ -137,12 +137,15 @@ void f2d_soft_begin(f2d_world *w)
 			f2d_vec2 n = f2d_v(bt->nx[l], bt->ny[l]);
 			for (int32_t k = 0; k < arb->count; ++k) {
 				f2d_point_lanes *pl = &bt->p[k];
-				fix16_t vn = rel_vel(&v, n, pl->rn_a[l], pl->rn_b[l]);
-				pl->bounce[l] =
-				    vn < -w->def.restitution_threshold && arb->restitution > 0
-				        ? -f2d_mul(arb->restitution, vn)
-				        : 0;
 				pl->sep[l] = arb->points[k].separation;
+				pl->bounce[l] = 0;
+				if (arb->restitution <= 0) {
+					continue;
+				}
+				fix16_t vn = rel_vel(&v, n, pl->rn_a[l], pl->rn_b[l]);
+				pl->bounce[l] = vn < -w->def.restitution_threshold
+				                    ? -f2d_mul(arb->restitution, vn)
+				                    : 0;
 				any |= pl->bounce[l];
 			}
 		}
