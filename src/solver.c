@@ -692,18 +692,9 @@ AVX512 static inline void rows_store_512(int64_t (*rows)[4], const int32_t *body
  * compares and blends (vpblendvb), all integer instructions. */
 #define AVX2 __attribute__((target("avx2")))
 
-AVX2 static inline __m256i sra_256(__m256i x, int n)
-{
-	__m256i sign = _mm256_cmpgt_epi64(_mm256_setzero_si256(), x);
-	if (n == 63) {
-		return sign;
-	}
-	return _mm256_or_si256(_mm256_srli_epi64(x, 16), _mm256_slli_epi64(sign, 48));
-}
-
 /* round16 (f2d_round16: (p + 2^15 + (p >> 63)) >> 16, arithmetic) in five instructions: the
  * arithmetic shift of t as the logical shift of t + 2^63 (in [0, 2^64) for every 64-bit t, the
- * addition modulo 2^64), less 2^47; the same bits as K_SRA for every lane value */
+ * addition modulo 2^64), less 2^47: the same bits as the arithmetic shift for every lane value */
 AVX2 static inline __m256i rnd16_avx2(__m256i p)
 {
 	__m256i sign = _mm256_cmpgt_epi64(_mm256_setzero_si256(), p);
@@ -773,7 +764,6 @@ AVX2 static inline void rows_store_256(int64_t (*rows)[4], const int32_t *body, 
 #define K_OR(a, b) _mm256_or_si256(a, b)
 #define K_OR3(a, b, c) _mm256_or_si256(_mm256_or_si256(a, b), c)
 #define K_MUL(a, b) _mm256_mul_epi32(a, b)
-#define K_SRA(x, n) sra_256(x, n)
 #define K_GT(a, b) _mm256_cmpgt_epi64(a, b)
 #define K_LT(a, b) _mm256_cmpgt_epi64(b, a)
 #define K_SEL(p, a, b) _mm256_blendv_epi8(b, a, p)

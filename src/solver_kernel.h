@@ -8,7 +8,6 @@
  *   kv             the vector type; kp a lane predicate (mask register or all-ones lanes)
  *   K_LD(p) K_SET1(c) K_ZERO K_ADD K_SUB K_OR K_OR3(a, b, c)
  *   K_MUL(a, b)    signed 32 x 32 -> 64 of the low halves (vpmuldq)
- *   K_SRA(x, n)    arithmetic shift right (n = 16 or 63)
  *   K_GT(a, b) K_LT(a, b)  signed compares -> kp;  K_SEL(p, a, b)  p ? a : b
  *   K_MIN(a, b) K_MAX(a, b)  signed
  *   K_OKBITS(acc)  a bit per lane whose acc is below FAST_LIMIT (unsigned)

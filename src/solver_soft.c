@@ -426,9 +426,12 @@ void f2d_soft_solve(f2d_world *w, const f2d_softness *k, bool use_bias, int32_t 
 	}
 	for (int32_t i = 0; i < w->batch_count; ++i) {
 		f2d_contact_batch *bt = &w->batches[i];
+		/* a bit per lane with a bounce pending (built by shifts: no vectorized variable
+		 * shift, which clang makes of float conversions) */
 		unsigned bounce = 0;
-		for (int32_t l = 0; bt->bounce && l < bt->lanes; ++l) {
-			bounce |= (bt->p[0].bounce[l] | bt->p[1].bounce[l]) != 0 ? 1u << l : 0u;
+		for (int32_t l = bt->bounce ? bt->lanes - 1 : -1; l >= 0; --l) {
+			bounce = bounce << 1 |
+			         ((bt->p[0].bounce[l] | bt->p[1].bounce[l]) != 0 ? 1u : 0u);
 		}
 		unsigned todo = (1u << bt->lanes) - 1u;
 		if (kernel != F2D_KERNEL_SCALAR && !bt->sequential) {
