@@ -181,6 +181,8 @@ typedef struct f2d_point_lanes {
 	/* restitution's target normal velocity -e vn0 (vn0: the relative normal velocity before
 	 * the step's forces and solve), 0 where restitution does not act */
 	f2d_lane bounce[F2D_LANES];
+	/* the soft step: the manifold's separation s0 (0 past the arbiter's points) */
+	f2d_lane sep[F2D_LANES];
 } f2d_point_lanes;
 
 typedef struct f2d_contact_batch {
@@ -190,6 +192,8 @@ typedef struct f2d_contact_batch {
 	f2d_lane k12_n[F2D_LANES], k12_t[F2D_LANES];
 	f2d_lane dva_x[F2D_LANES], dva_y[F2D_LANES], dvb_x[F2D_LANES], dvb_y[F2D_LANES]; /* n / m */
 	f2d_point_lanes p[2];
+	/* the soft step: 1 where a body cannot move (the stiffer softness), else 0 */
+	f2d_lane stiff[F2D_LANES];
 	int32_t lanes;   /* lanes in use, 1..F2D_LANES, the first ones */
 	bool sequential; /* lanes may share bodies (colour overflow): solved in lane order */
 	bool bounce;     /* a lane has a restitution target */
@@ -363,6 +367,11 @@ struct f2d_world {
 	 * (v.x, v.y, w, unused) while the contact solver runs */
 	int64_t (*solver_vel)[4];
 	int32_t solver_vel_capacity;
+	/* the soft step's displacement rows (solver_soft.c), by body id like solver_vel: the
+	 * centre's move since the step began (x, y), the turn dtheta, and the centre at the
+	 * step's start (x in the low, y in the high 32 bits) */
+	int64_t (*solver_disp)[4];
+	int32_t solver_disp_capacity;
 	int32_t *body_list;
 	int32_t body_list_count, body_list_capacity;
 	/* the ids of the joints that take part in the step (world.c), per step */

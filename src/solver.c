@@ -21,8 +21,11 @@
  *  - fast (scalar): the same expressions without saturation, checked once at the end;
  *  - AVX-512: the fast path on 8 lanes.
  * A lane whose check fails is solved again by the exact path from the unchanged state.
+ * The soft step's contact passes (f2d_world_def.substep_count >= 1) are in solver_soft.c; the
+ * helpers both use are in solver_internal.h.
  */
 #include "core.h"
+#include "solver_internal.h"
 
 /* ---- colouring and batches ---- */
 
@@ -51,38 +54,10 @@ bool f2d_solver_reserve(f2d_world *w, int32_t arbiters)
 	                arbiters > 0 ? arbiters : 1, 1) &&
 	       f2d_grow(w, (void **)&w->solver_vel, &w->solver_vel_capacity, w->body_capacity,
 	                sizeof *w->solver_vel) &&
+	       f2d_grow(w, (void **)&w->solver_disp, &w->solver_disp_capacity, w->body_capacity,
+	                sizeof *w->solver_disp) &&
 	       f2d_grow(w, (void **)&w->body_list, &w->body_list_capacity, w->body_capacity,
 	                sizeof(int32_t));
-}
-
-static inline int64_t *vel_row(f2d_world *w, int32_t body)
-{
-	return w->solver_vel[body];
-}
-
-/* The velocities of the bodies in contact go to the solver's rows before a pass and back to
- * the bodies after it (joints and integration read the bodies). */
-static void vel_in(f2d_world *w)
-{
-	for (int32_t i = 0; i < w->body_list_count; ++i) {
-		const f2d_body *b = &w->bodies[w->body_list[i]];
-		int64_t *r = w->solver_vel[w->body_list[i]];
-		r[0] = b->v.x;
-		r[1] = b->v.y;
-		r[2] = b->w;
-		r[3] = 0;
-	}
-}
-
-static void vel_out(f2d_world *w)
-{
-	for (int32_t i = 0; i < w->body_list_count; ++i) {
-		f2d_body *b = &w->bodies[w->body_list[i]];
-		const int64_t *r = w->solver_vel[w->body_list[i]];
-		b->v.x = (fix16_t)r[0];
-		b->v.y = (fix16_t)r[1];
-		b->w = (fix16_t)r[2];
-	}
 }
 
 /* Colours the active arbiters and lays the batches out: colour after colour, key order inside
@@ -165,11 +140,6 @@ static void color_arbiters(f2d_world *w)
  * A one-point arbiter is solved as a two-point one whose second point is all zero (no mass, no
  * impulse, no lever): its friction cone and normal impulse stay 0 and its coupling k12 is 0, so
  * every step of the two-point solve reduces to the one-point solve, in either point order. */
-
-static inline int64_t mul64(fix16_t a, int64_t b)
-{
-	return f2d_round16((int64_t)a * b);
-}
 
 /* a * b saturated to the fix16 range (reported) */
 static fix16_t sat_mul(f2d_world *w, fix16_t a, fix16_t b)
@@ -326,166 +296,6 @@ static void pad_lanes(f2d_contact_batch *bt)
 	}
 }
 
-/* The accumulated impulses go back to the arbiters (warm starting, hash, snapshots). */
-static void store_impulses(f2d_world *w)
-{
-	for (int32_t b = 0; b < w->batch_count; ++b) {
-		const f2d_contact_batch *bt = &w->batches[b];
-		for (int32_t l = 0; l < bt->lanes; ++l) {
-			f2d_arbiter *arb = &w->arbiters[bt->arbiter[l]];
-			for (int32_t i = 0; i < arb->count; ++i) {
-				arb->points[i].pn = bt->p[i].pn[l];
-				arb->points[i].pt = bt->p[i].pt[l];
-			}
-		}
-	}
-}
-
-/* ---- one lane, scalar ---- */
-
-/* One point of one lane, and the lane: the batch's values copied out. */
-typedef struct cpoint {
-	fix16_t rn_a, rn_b, rt_a, rt_b, wn_a, wn_b, wt_a, wt_b, mass_n, mass_t, bias, pn, pt;
-	fix16_t bounce;
-} cpoint;
-
-typedef struct clane {
-	f2d_vec2 n, dva, dvb;
-	fix16_t friction, k12_n, k12_t;
-	cpoint p[2];
-} clane;
-
-static inline void load_lane(const f2d_contact_batch *bt, int32_t l, clane *c)
-{
-	c->n = f2d_v(bt->nx[l], bt->ny[l]);
-	c->dva = f2d_v(bt->dva_x[l], bt->dva_y[l]);
-	c->dvb = f2d_v(bt->dvb_x[l], bt->dvb_y[l]);
-	c->friction = bt->friction[l];
-	c->k12_n = bt->k12_n[l];
-	c->k12_t = bt->k12_t[l];
-	for (int32_t i = 0; i < 2; ++i) {
-		const f2d_point_lanes *pl = &bt->p[i];
-		cpoint *p = &c->p[i];
-		p->rn_a = pl->rn_a[l];
-		p->rn_b = pl->rn_b[l];
-		p->rt_a = pl->rt_a[l];
-		p->rt_b = pl->rt_b[l];
-		p->wn_a = pl->wn_a[l];
-		p->wn_b = pl->wn_b[l];
-		p->wt_a = pl->wt_a[l];
-		p->wt_b = pl->wt_b[l];
-		p->mass_n = pl->mass_n[l];
-		p->mass_t = pl->mass_t[l];
-		p->bias = pl->bias[l];
-		p->pn = pl->pn[l];
-		p->pt = pl->pt[l];
-		p->bounce = pl->bounce[l];
-	}
-}
-
-static inline void store_lane(f2d_contact_batch *bt, int32_t l, const clane *c)
-{
-	for (int32_t i = 0; i < 2; ++i) {
-		bt->p[i].pn[l] = c->p[i].pn;
-		bt->p[i].pt[l] = c->p[i].pt;
-	}
-}
-
-/* Velocities of one arbiter's two bodies, held in locals while its points are solved (the
- * exact path keeps them within the fix16 range; the fast path checks them). */
-typedef struct vel64 {
-	int64_t vax, vay, wa, vbx, vby, wb;
-} vel64;
-
-/* The solver's velocity rows (w->solver_vel): v.x, v.y, w of a body, widened to 64 bits,
- * always within the fix16 range. */
-static inline vel64 load_vel(const int64_t *a, const int64_t *b)
-{
-	vel64 v = {a[0], a[1], a[2], b[0], b[1], b[2]};
-	return v;
-}
-
-static inline void store_vel(int64_t *a, int64_t *b, const vel64 *v)
-{
-	a[0] = v->vax;
-	a[1] = v->vay;
-	a[2] = v->wa;
-	b[0] = v->vbx;
-	b[1] = v->vby;
-	b[2] = v->wb;
-}
-
-/* (v_b + w_b x r_b - v_a - w_a x r_a) . d on the local copy, summed exactly in 64 bits and
- * rounded once, not saturated: |d| <= 1 and |r x d| < 2^23 (shapes of moving bodies are within
- * 32 m), so the sum is below 2^55 and the result below 2^39. */
-static inline int64_t rel_vel64(const vel64 *v, f2d_vec2 d, fix16_t rd_a, fix16_t rd_b)
-{
-	int64_t s = ((int64_t)v->vbx - v->vax) * d.x + ((int64_t)v->vby - v->vay) * d.y +
-	            (int64_t)v->wb * rd_b - (int64_t)v->wa * rd_a;
-	return f2d_round16(s);
-}
-
-static inline fix16_t rel_vel(const vel64 *v, f2d_vec2 d, fix16_t rd_a, fix16_t rd_b)
-{
-	return f2d_sat(rel_vel64(v, d, rd_a, rd_b));
-}
-
-/* v + d in 64 bits, saturated to the fix16 range; a saturation is recorded in *sat (the step
- * then reports F2D_ERROR_OVERFLOW) instead of wrapping. */
-static inline fix16_t add_sat(int64_t v, int64_t d, bool *sat)
-{
-	return f2d_sat_flag(v + d, sat);
-}
-
-/* Applies impulses l1 at point 1 and l2 at point 2 along n (tangent false) or along
- * t = (n.y, -n.x) (tangent true, response (dv.y, -dv.x)): both share the linear response, so
- * the linear change is (l1 + l2) dv; the angular one is l1 dw1 + l2 dw2. Sums in 64 bits
- * (|l1 + l2| < 2^32, |dv| <= 2^31: below 2^63), one rounding per component, saturated (and
- * reported) rather than wrapped. */
-static inline void apply2(vel64 *v, fix16_t l1, fix16_t l2, const clane *c, const cpoint *p1,
-                          const cpoint *p2, bool tangent, bool *sat)
-{
-	int64_t l = (int64_t)l1 + l2;
-	f2d_vec2 dva = tangent ? f2d_v(c->dva.y, -c->dva.x) : c->dva;
-	f2d_vec2 dvb = tangent ? f2d_v(c->dvb.y, -c->dvb.x) : c->dvb;
-	v->vax = add_sat(v->vax, -f2d_round16(l * dva.x), sat);
-	v->vay = add_sat(v->vay, -f2d_round16(l * dva.y), sat);
-	v->vbx = add_sat(v->vbx, f2d_round16(l * dvb.x), sat);
-	v->vby = add_sat(v->vby, f2d_round16(l * dvb.y), sat);
-	fix16_t wa1 = tangent ? p1->wt_a : p1->wn_a, wb1 = tangent ? p1->wt_b : p1->wn_b;
-	fix16_t wa2 = tangent ? p2->wt_a : p2->wn_a, wb2 = tangent ? p2->wt_b : p2->wn_b;
-	v->wa = add_sat(v->wa, -f2d_round16((int64_t)l1 * wa1 + (int64_t)l2 * wa2), sat);
-	v->wb = add_sat(v->wb, f2d_round16((int64_t)l1 * wb1 + (int64_t)l2 * wb2), sat);
-}
-
-/* Friction, one point: lambda = -m_t vt, |P_t| <= mu P_n; returns the applied increment.
- * P_t and the cone both lie in [-(2^31 - 1), 2^31 - 1], so their difference may not fit 32
- * bits (a cone that shrank from +max to -max in one step): the increment is saturated and the
- * accumulated impulse moves by exactly what is applied. */
-static inline fix16_t friction_step(cpoint *cp, fix16_t vt, fix16_t friction, bool *sat)
-{
-	int64_t max_pt = mul64(friction, cp->pn);
-	max_pt = max_pt > INT32_MAX ? INT32_MAX : max_pt;
-	int64_t pt = (int64_t)cp->pt - mul64(cp->mass_t, vt);
-	pt = pt < -max_pt ? -max_pt : (pt > max_pt ? max_pt : pt);
-	int64_t d64 = pt - cp->pt;
-	*sat |= d64 > INT32_MAX || d64 < -INT32_MAX;
-	fix16_t d = f2d_sat(d64);
-	cp->pt += d;
-	return d;
-}
-
-/* Normal, one point: lambda = m_n (bias - vn), P_n = max(P_n + lambda, 0). */
-static inline fix16_t normal_step(cpoint *cp, int64_t vn, bool *saturated)
-{
-	int64_t pn = (int64_t)cp->pn + mul64(cp->mass_n, f2d_sat((int64_t)cp->bias - vn));
-	*saturated |= pn > INT32_MAX;
-	pn = pn < 0 ? 0 : (pn > INT32_MAX ? INT32_MAX : pn);
-	fix16_t d = (fix16_t)pn - cp->pn;
-	cp->pn = (fix16_t)pn;
-	return d;
-}
-
 /* ---- test-only switches (tests/test_solver_paths.c; never defined in a real build) ----
  * F2D_CONTACT_EXACT_ONLY: warm start and solve skip the fast paths and always take the exact
  * path, the reference the test compares the normal build against, step by step.
@@ -565,15 +375,6 @@ static void solve_exact(clane *c, int64_t *a, int64_t *b, int32_t flip, bool *sa
  * 2^64 (in uint64_t, converted back; the same machine instructions). Whenever every check passes
  * each operand equals the exact path's (its saturations were the identity), so each product and
  * sum is one that the exact path computes in 64 bits without overflow: the results are exact. */
-#define FAST_BIAS ((uint64_t)1 << 30)
-#define FAST_LIMIT ((uint64_t)1 << 31)
-
-/* the wrapping arithmetic and the checks are fmath.h's (shared with the joint solver) */
-
-static inline int64_t wmul16(int64_t a, int64_t b)
-{
-	return f2d_wround16(f2d_wmul(a, b));
-}
 
 /* friction_step without saturation: pt and the cone as there; the increment is checked. The
  * cone and the clamped P_t are within the fix16 range, so the increment is below 2^32 in
@@ -854,6 +655,8 @@ AVX512 static inline void rows_store_512(int64_t (*rows)[4], const int32_t *body
 #define K_SEL(p, a, b) _mm512_mask_mov_epi64(b, p, a)
 #define K_MIN(a, b) _mm512_min_epi64(a, b)
 #define K_MAX(a, b) _mm512_max_epi64(a, b)
+#define K_ANY(p) ((unsigned)(p) != 0u)
+#define K_ROUND16(p) K_SRA(K_ADD(K_ADD(p, K_SET1(0x8000)), K_SRA(p, 63)), 16)
 #define K_OKBITS(acc)                                                                              \
 	((unsigned)_mm512_cmplt_epu64_mask(acc, _mm512_set1_epi64((int64_t)FAST_LIMIT)))
 #define K_STORE_BITS(p, bits, v) _mm512_mask_cvtepi64_storeu_epi32(p, (__mmask8)(bits), v)
@@ -879,6 +682,8 @@ AVX512 static inline void rows_store_512(int64_t (*rows)[4], const int32_t *body
 #undef K_MIN
 #undef K_MAX
 #undef K_OKBITS
+#undef K_ANY
+#undef K_ROUND16
 #undef K_STORE_BITS
 #undef K_ROWS_LOAD
 #undef K_ROWS_STORE
@@ -887,13 +692,15 @@ AVX512 static inline void rows_store_512(int64_t (*rows)[4], const int32_t *body
  * compares and blends (vpblendvb), all integer instructions. */
 #define AVX2 __attribute__((target("avx2")))
 
-AVX2 static inline __m256i sra_256(__m256i x, int n)
+/* round16 (f2d_round16: (p + 2^15 + (p >> 63)) >> 16, arithmetic) in five instructions: the
+ * arithmetic shift of t as the logical shift of t + 2^63 (in [0, 2^64) for every 64-bit t, the
+ * addition modulo 2^64), less 2^47: the same bits as the arithmetic shift for every lane value */
+AVX2 static inline __m256i rnd16_avx2(__m256i p)
 {
-	__m256i sign = _mm256_cmpgt_epi64(_mm256_setzero_si256(), x);
-	if (n == 63) {
-		return sign;
-	}
-	return _mm256_or_si256(_mm256_srli_epi64(x, 16), _mm256_slli_epi64(sign, 48));
+	__m256i sign = _mm256_cmpgt_epi64(_mm256_setzero_si256(), p);
+	__m256i t =
+	    _mm256_add_epi64(_mm256_add_epi64(p, _mm256_set1_epi64x(INT64_MIN + 0x8000)), sign);
+	return _mm256_sub_epi64(_mm256_srli_epi64(t, 16), _mm256_set1_epi64x((int64_t)1 << 47));
 }
 
 AVX2 static inline unsigned okbits_256(__m256i acc)
@@ -957,12 +764,13 @@ AVX2 static inline void rows_store_256(int64_t (*rows)[4], const int32_t *body, 
 #define K_OR(a, b) _mm256_or_si256(a, b)
 #define K_OR3(a, b, c) _mm256_or_si256(_mm256_or_si256(a, b), c)
 #define K_MUL(a, b) _mm256_mul_epi32(a, b)
-#define K_SRA(x, n) sra_256(x, n)
 #define K_GT(a, b) _mm256_cmpgt_epi64(a, b)
 #define K_LT(a, b) _mm256_cmpgt_epi64(b, a)
 #define K_SEL(p, a, b) _mm256_blendv_epi8(b, a, p)
 #define K_MIN(a, b) _mm256_blendv_epi8(a, b, _mm256_cmpgt_epi64(a, b))
 #define K_MAX(a, b) _mm256_blendv_epi8(b, a, _mm256_cmpgt_epi64(a, b))
+#define K_ANY(p) (_mm256_movemask_epi8(p) != 0)
+#define K_ROUND16(p) rnd16_avx2(p)
 #define K_OKBITS(acc) okbits_256(acc)
 #define K_STORE_BITS(p, bits, v) store_bits_256(p, bits, v)
 #define K_ROWS_LOAD rows_load_256
@@ -1226,6 +1034,33 @@ static unsigned simd_batch(f2d_world *w, f2d_contact_batch *bt, int kernel, int3
 #endif
 }
 
+/* The soft step's pass (solver_soft.c) on one batch by the SIMD kernel; returns the lanes left
+ * over (those in skip among them). */
+unsigned f2d_soft_simd_batch(f2d_world *w, f2d_contact_batch *bt, int kernel, int32_t flip,
+                             bool use_bias, const f2d_softness *k, unsigned skip)
+{
+#if F2D_HAVE_SIMD
+	if (kernel == F2D_KERNEL_AVX512) {
+		return soft_512(w->solver_vel, w->solver_disp, bt, 0, flip, use_bias, k, skip);
+	}
+	unsigned rest = 0;
+	for (int32_t o = 0; o < bt->lanes; o += 4) {
+		rest |= soft_256(w->solver_vel, w->solver_disp, bt, o, flip, use_bias, k,
+		                 (skip >> o) & 15u)
+		        << o;
+	}
+	return rest;
+#else
+	(void)w;
+	(void)kernel;
+	(void)flip;
+	(void)use_bias;
+	(void)k;
+	(void)skip;
+	return (1u << bt->lanes) - 1u;
+#endif
+}
+
 /* ---- fast impacts (issue 15): the bounce of a body that landed last step ----
  * A point whose gap took more than half the last step to close (a speculative point: the
  * speculative distance grows with what the bodies close in a step, contact.c) stopped the body
@@ -1340,10 +1175,10 @@ static bool joints_between(const f2d_world *w)
 	return w->joint_count > 0;
 }
 
-void f2d_contacts_warm_start(f2d_world *w)
+/* The warm start on the rows (the soft step's too: its warm start is this one). */
+void f2d_contacts_warm_rows(f2d_world *w)
 {
 	bool saturated = false;
-	vel_in(w);
 	int kernel = f2d_kernel_level();
 	for (int32_t i = 0; i < w->batch_count; ++i) {
 		f2d_contact_batch *bt = &w->batches[i];
@@ -1369,6 +1204,12 @@ void f2d_contacts_warm_start(f2d_world *w)
 		}
 	}
 	w->saturated |= saturated;
+}
+
+void f2d_contacts_warm_start(f2d_world *w)
+{
+	vel_in(w);
+	f2d_contacts_warm_rows(w);
 	if (joints_between(w) || w->def.iterations == 0) {
 		vel_out(w);
 	}
@@ -1507,283 +1348,4 @@ int32_t f2d_contact_lcp_points(const f2d_world *w, f2d_lcp_point *out, int32_t c
 		}
 	}
 	return n;
-}
-
-/* ---- the soft step (f2d_world_def.substep_count >= 1) ----
- *
- * Box2D v3's solver ("solve with substeps, soft contacts, relax iterations, restitution"), in
- * Q16 integer arithmetic. world.c cuts the step into n substeps of h = time_step / n; each one
- * integrates the velocities, warm-starts the contacts (f2d_soft_warm_start) and the joints,
- * solves the contacts once with their soft push-out (f2d_soft_solve, use_bias) and the joints,
- * integrates the positions (f2d_soft_track records the turn), and relaxes the contacts
- * (f2d_soft_solve without the push-out, which takes the push-out's speed back out of the
- * bodies: they are moved out of each other without being thrown). After the substeps,
- * f2d_soft_end stores the impulses and f2d_contacts_restitution bounces what touched.
- *
- * Soft constraint (Catto, "Solver2D"; b2MakeSoft): a contact is a spring of frequency f and
- * damping ratio zeta, integrated implicitly over h. With omega = 2 pi f:
- *   a1 = 2 zeta + h omega,  a2 = h omega a1,  a3 = 1 / (1 + a2)
- *   bias_rate = omega / a1,  mass_scale = a2 a3,  impulse_scale = a3
- * and a point with depth -s > 0 solves
- *   lambda = m_n (min(mass_scale bias_rate (-s), max_push) - mass_scale vn) - impulse_scale P_n
- * (the accumulated impulse's own share, impulse_scale P_n, is the spring's damping of what was
- * already applied). Here mass_scale bias_rate = omega / a1 * a2 / (1 + a2) = omega x / (1 + a2)
- * with x = h omega (since a2 = x a1), which is what is kept (bias_rate[]). A gap (s > 0) is
- * speculative: target -s / h, the full mass (lambda = m_n (-s/h - vn)), in both passes. The
- * relax pass solves vn to 0 at a depth, with the full mass and no impulse share.
- *
- * The frequencies: f = min(30 Hz, rate / 8) (rate = 1 / h: a spring stiffer than an eighth of
- * the substep rate is not resolved by it; 30 Hz from 4 substeps at 60 Hz on), twice that
- * against a body that cannot move (Box2D v3.2's contactHertz and staticSoftness), zeta = 10,
- * max_push = 3 m/s (its contactSpeed).
- *
- * The separation of a point during the substeps: the manifold's s0 (from the positions at the
- * step's start), moved by the bodies' displacement since then, linearized in the turn:
- *   s = s0 + (dc_b - dc_a) . n + dtheta_b (r_b x n) - dtheta_a (r_a x n)
- * (a point r of a body turned by dtheta moves by dtheta x r, whose part along n is
- * dtheta (r x n)). dc is the centre's move since f2d_soft_begin; dtheta the sum of the substeps'
- * round16(h w) (f2d_soft_track). Both are kept in the solver's velocity rows, which the soft
- * step does not otherwise use: row = (c.x at the start, c.y at the start, dtheta, 0).
- *
- * Every value is computed exactly in 64 bits and saturated (and reported) where it could leave
- * the fix16 range, as in the exact path above; one path, scalar, in batch order (colour after
- * colour), lane order, and per lane the normal points first (p[flip], then p[flip ^ 1]), then
- * friction. */
-
-/* round(a / b) for a >= 0, b > 0 */
-static int64_t div_round_pos(int64_t a, int64_t b)
-{
-	return (a + b / 2) / b;
-}
-
-/* 2 pi in Q30: round(6.283185307179586 * 2^30) */
-#define TWO_PI_Q30 INT64_C(6746518852)
-
-/* Derivation of the ranges: h in [65, 6554] LSB (1/1000 s / 8 .. 1/10 s); f_q16 <= 60 Hz =
- * 3,932,160 (also bounded by rate / 4 <= 2^32 / 65 / 4 ~ 2^24); omega_q16 = f 2 pi <= 2^25;
- * x_q24 = h omega / 2^8 <= 6554 * 2^25 / 2^8 < 2^30 (x = h omega <= 0.1 s * 377/s = 38);
- * a1_q24 = 20 * 2^24 + x_q24 < 2^31; a2_q24 = x a1 / 2^24 < 2^37; each product below stays
- * under 2^62. All divisions are of non-negative values, rounded to nearest. */
-static void make_soft(fix16_t h, int64_t f_q16, fix16_t *bias_rate, fix16_t *mass_scale,
-                      fix16_t *impulse_scale)
-{
-	const int64_t zeta = 10;
-	int64_t omega = div_round_pos(f_q16 * TWO_PI_Q30, INT64_C(1) << 30); /* Q16, 1/s */
-	int64_t x = div_round_pos((int64_t)h * omega, INT64_C(1) << 8);      /* Q24 */
-	int64_t a1 = 2 * zeta * (INT64_C(1) << 24) + x;                      /* Q24 */
-	int64_t a2 = div_round_pos(x * a1, INT64_C(1) << 24);                /* Q24 */
-	int64_t den = (INT64_C(1) << 24) + a2;                               /* 1 + a2, Q24 */
-	*mass_scale = (fix16_t)div_round_pos(a2 << 16, den);
-	*impulse_scale = (fix16_t)div_round_pos(INT64_C(1) << 40, den);
-	/* omega x / (1 + a2): Q16 * Q24 / Q24 = Q16 */
-	*bias_rate = (fix16_t)div_round_pos(omega * x, den);
-}
-
-void f2d_soft_make(fix16_t h, fix16_t inv_h, f2d_softness *out)
-{
-	int64_t f = (int64_t)30 << 16; /* Q16 Hz */
-	int64_t eighth = (int64_t)inv_h / 8;
-	f = f < eighth ? f : eighth;
-	make_soft(h, f, &out->bias_rate[0], &out->mass_scale[0], &out->impulse_scale[0]);
-	make_soft(h, 2 * f, &out->bias_rate[1], &out->mass_scale[1], &out->impulse_scale[1]);
-	out->max_push = F2D_FIX(3);
-	out->inv_h = inv_h;
-}
-
-static inline vel64 body_vel(const f2d_body *a, const f2d_body *b)
-{
-	vel64 v = {a->v.x, a->v.y, a->w, b->v.x, b->v.y, b->w};
-	return v;
-}
-
-void f2d_soft_begin(f2d_world *w)
-{
-	for (int32_t i = 0; i < w->body_list_count; ++i) {
-		const f2d_body *b = &w->bodies[w->body_list[i]];
-		int64_t *r = w->solver_vel[w->body_list[i]];
-		r[0] = b->center.x;
-		r[1] = b->center.y;
-		r[2] = 0;
-		r[3] = 0;
-	}
-	/* Restitution's targets again, without the pre-step's rule for gaps (a gap that takes more
-	 * than half the step to close lands and bounces the next step): in the soft step a point
-	 * bounces in the substep in which it touches (f2d_soft_solve). The velocities are still
-	 * those of the pre-step (no substep has run). */
-	for (int32_t i = 0; i < w->batch_count; ++i) {
-		f2d_contact_batch *bt = &w->batches[i];
-		for (int32_t l = 0; l < bt->lanes; ++l) {
-			const f2d_arbiter *arb = &w->arbiters[bt->arbiter[l]];
-			vel64 v = body_vel(&w->bodies[bt->body_a[l]], &w->bodies[bt->body_b[l]]);
-			f2d_vec2 n = f2d_v(bt->nx[l], bt->ny[l]);
-			for (int32_t k = 0; k < arb->count; ++k) {
-				f2d_point_lanes *pl = &bt->p[k];
-				fix16_t vn = rel_vel(&v, n, pl->rn_a[l], pl->rn_b[l]);
-				pl->bounce[l] =
-				    vn < -w->def.restitution_threshold && arb->restitution > 0
-				        ? -f2d_mul(arb->restitution, vn)
-				        : 0;
-			}
-		}
-	}
-}
-
-/* After a substep's positions: dtheta += round16(h w), as integrate_positions turned it. */
-void f2d_soft_track(f2d_world *w)
-{
-	for (int32_t i = 0; i < w->body_list_count; ++i) {
-		const f2d_body *b = &w->bodies[w->body_list[i]];
-		if (b->type != F2D_STATIC_BODY && b->awake) {
-			w->solver_vel[w->body_list[i]][2] += f2d_mul(w->h, b->w);
-		}
-	}
-}
-
-/* static and kinematic bodies: no inverse mass, their velocities stay */
-static inline void body_store(f2d_body *a, f2d_body *b, const vel64 *v)
-{
-	if (a->type == F2D_DYNAMIC_BODY) {
-		a->v = f2d_v((fix16_t)v->vax, (fix16_t)v->vay);
-		a->w = (fix16_t)v->wa;
-	}
-	if (b->type == F2D_DYNAMIC_BODY) {
-		b->v = f2d_v((fix16_t)v->vbx, (fix16_t)v->vby);
-		b->w = (fix16_t)v->wb;
-	}
-}
-
-void f2d_soft_warm_start(f2d_world *w)
-{
-	bool saturated = false;
-	for (int32_t i = 0; i < w->batch_count; ++i) {
-		f2d_contact_batch *bt = &w->batches[i];
-		for (int32_t l = 0; l < bt->lanes; ++l) {
-			f2d_body *a = &w->bodies[bt->body_a[l]];
-			f2d_body *b = &w->bodies[bt->body_b[l]];
-			clane c;
-			load_lane(bt, l, &c);
-			vel64 v = body_vel(a, b);
-			const cpoint *p1 = &c.p[0], *p2 = &c.p[1];
-			apply2(&v, p1->pn, p2->pn, &c, p1, p2, false, &saturated);
-			apply2(&v, p1->pt, p2->pt, &c, p1, p2, true, &saturated);
-			body_store(a, b, &v);
-		}
-	}
-	w->saturated |= saturated;
-}
-
-/* The separation of point k now (see above), saturated to the fix16 range. */
-static fix16_t soft_separation(const f2d_world *w, const f2d_contact_batch *bt, int32_t l,
-                               int32_t k)
-{
-	const f2d_arbiter *arb = &w->arbiters[bt->arbiter[l]];
-	const f2d_body *a = &w->bodies[bt->body_a[l]];
-	const f2d_body *b = &w->bodies[bt->body_b[l]];
-	const int64_t *ra = w->solver_vel[bt->body_a[l]], *rb = w->solver_vel[bt->body_b[l]];
-	/* centres within the world range (|c| < 2^31): each difference < 2^33, times |n| <= 2^16 */
-	int64_t dx = ((int64_t)b->center.x - rb[0]) - ((int64_t)a->center.x - ra[0]);
-	int64_t dy = ((int64_t)b->center.y - rb[1]) - ((int64_t)a->center.y - ra[1]);
-	int64_t lin = f2d_round16(dx * bt->nx[l] + dy * bt->ny[l]);
-	/* |dtheta| <= n max_rotation / n < 2^17, |r x n| < 2^31: each product < 2^48 */
-	int64_t ang = f2d_round16(rb[2] * bt->p[k].rn_b[l] - ra[2] * bt->p[k].rn_a[l]);
-	return f2d_sat((int64_t)arb->points[k].separation + lin + ang);
-}
-
-void f2d_soft_solve(f2d_world *w, const f2d_softness *k, bool use_bias, int32_t flip)
-{
-	bool saturated = false;
-	for (int32_t i = 0; i < w->batch_count; ++i) {
-		f2d_contact_batch *bt = &w->batches[i];
-		for (int32_t l = 0; l < bt->lanes; ++l) {
-			const f2d_arbiter *arb = &w->arbiters[bt->arbiter[l]];
-			f2d_body *a = &w->bodies[bt->body_a[l]];
-			f2d_body *b = &w->bodies[bt->body_b[l]];
-			int32_t st = a->type != F2D_DYNAMIC_BODY || b->type != F2D_DYNAMIC_BODY;
-			clane c;
-			load_lane(bt, l, &c);
-			vel64 v = body_vel(a, b);
-			for (int32_t kk = 0; kk < arb->count; ++kk) {
-				int32_t q = arb->count == 2 ? kk ^ flip : kk;
-				cpoint *p = &c.p[q];
-				fix16_t s = soft_separation(w, bt, l, q);
-				int64_t vn = f2d_sat(rel_vel64(&v, c.n, p->rn_a, p->rn_b));
-				int64_t lam;
-				if (p->bounce != 0 && use_bias && vn < 0) {
-					/* a bounce pending: the approach speed of this substep
-					 * (gravity may have added to the step's) */
-					fix16_t e = mul64(arb->restitution, -vn);
-					p->bounce = e > p->bounce ? e : p->bounce;
-				}
-				if (p->bounce != 0 && !use_bias) {
-					/* touched in this substep: the relax pass bounces it, once.
-					 * Not yet: no speculative impulse either (it would slow the
-					 * approach before the touch and take the bounce's speed);
-					 * the next substep's soft pass keeps the gap with the
-					 * target below */
-					lam = p->pn > 0 ? mul64(p->mass_n,
-					                        f2d_sat((int64_t)p->bounce - vn))
-					                : 0;
-					p->bounce = p->pn > 0 ? 0 : p->bounce;
-				} else if (p->bounce != 0 && use_bias) {
-					/* a gap s closing at v = -vn, bouncing at e v: over the
-					 * substep the point should move -s + e v (h - s / v), that
-					 * is at the mean normal velocity e v - (1 + e) s / h (it
-					 * touches in this substep when that is above the
-					 * speculative -s / h, i.e. v h > s; else the impulse stays
-					 * 0); the relax pass then gives it e v. A point found
-					 * already inside (s < 0: it came more than the speculative
-					 * distance in the last step, and gained the speed of
-					 * falling -s further) bounces at e v from depth -e^2 (-s):
-					 * the energy of a bounce from the surface at the speed it
-					 * had there (e^2 (v^2 / 2 - g (-s)) per unit mass, g along
-					 * n), so the apex is e^2 times the drop, whatever the
-					 * depth; the mean velocity is e v - (1 - e^2) s / h */
-					int64_t gap = mul64(s, k->inv_h);
-					fix16_t e = arb->restitution;
-					int64_t target =
-					    s > 0 ? (int64_t)p->bounce - gap - mul64(e, gap)
-					          : (int64_t)p->bounce - gap +
-					                mul64(f2d_mul(e, e), gap);
-					lam = mul64(p->mass_n, f2d_sat(target - vn));
-				} else if (s > 0) {
-					lam = mul64(p->mass_n, f2d_sat(-mul64(s, k->inv_h) - vn));
-				} else if (use_bias) {
-					int64_t target = mul64(k->bias_rate[st], -(int64_t)s);
-					target = target < k->max_push ? target : k->max_push;
-					lam =
-					    mul64(p->mass_n,
-					          f2d_sat(target - mul64(k->mass_scale[st], vn))) -
-					    mul64(k->impulse_scale[st], p->pn);
-				} else {
-					lam = mul64(p->mass_n, f2d_sat(-vn));
-				}
-				int64_t pn = (int64_t)p->pn + lam;
-				saturated |= pn > INT32_MAX;
-				pn = pn < 0 ? 0 : (pn > INT32_MAX ? INT32_MAX : pn);
-				fix16_t d = (fix16_t)(pn - p->pn);
-				p->pn = (fix16_t)pn;
-				apply2(&v, q == 0 ? d : 0, q == 1 ? d : 0, &c, &c.p[0], &c.p[1],
-				       false, &saturated);
-			}
-			f2d_vec2 t = f2d_right_perp(c.n);
-			for (int32_t kk = 0; kk < arb->count; ++kk) {
-				int32_t q = arb->count == 2 ? kk ^ flip : kk;
-				cpoint *p = &c.p[q];
-				fix16_t vt = rel_vel(&v, t, p->rt_a, p->rt_b);
-				fix16_t d = friction_step(p, vt, c.friction, &saturated);
-				apply2(&v, q == 0 ? d : 0, q == 1 ? d : 0, &c, &c.p[0], &c.p[1],
-				       true, &saturated);
-			}
-			store_lane(bt, l, &c);
-			bt->p[0].bounce[l] = c.p[0].bounce;
-			bt->p[1].bounce[l] = c.p[1].bounce;
-			body_store(a, b, &v);
-		}
-	}
-	w->saturated |= saturated;
-}
-
-void f2d_soft_end(f2d_world *w)
-{
-	store_impulses(w);
 }

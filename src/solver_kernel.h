@@ -8,10 +8,11 @@
  *   kv             the vector type; kp a lane predicate (mask register or all-ones lanes)
  *   K_LD(p) K_SET1(c) K_ZERO K_ADD K_SUB K_OR K_OR3(a, b, c)
  *   K_MUL(a, b)    signed 32 x 32 -> 64 of the low halves (vpmuldq)
- *   K_SRA(x, n)    arithmetic shift right (n = 16 or 63)
  *   K_GT(a, b) K_LT(a, b)  signed compares -> kp;  K_SEL(p, a, b)  p ? a : b
  *   K_MIN(a, b) K_MAX(a, b)  signed
  *   K_OKBITS(acc)  a bit per lane whose acc is below FAST_LIMIT (unsigned)
+ *   K_ANY(p)       whether a lane predicate holds in any lane
+ *   K_ROUND16(p)   f2d_round16 of each lane (arithmetic shift)
  *   K_STORE_BITS(p, bits, v)  stores the lanes of v whose bit is set
  *   K_ROWS_LOAD / K_ROWS_STORE  the velocity rows of the lanes' bodies, transposed
  * Every function is the scalar fast path (solver.c) on K_W lanes, operation for operation; see
@@ -25,7 +26,7 @@ typedef struct K(vvel) {
 
 K_ATTR static inline kv K(round16)(kv p)
 {
-	return K_SRA(K_ADD(K_ADD(p, K_SET1(0x8000)), K_SRA(p, 63)), 16);
+	return K_ROUND16(p);
 }
 K_ATTR static inline kv K(mul16)(kv a, kv b)
 {
@@ -183,6 +184,108 @@ K_ATTR static unsigned K(warm)(int64_t (*rows)[4], const f2d_contact_batch *bt, 
 	 K_LD(p2->wt_b + o), 1, &acc);
 	unsigned live = K(live)(bt, o);
 	unsigned ok = K_OKBITS(acc) & live;
+	K_ROWS_STORE(rows, bt->body_a + o, ok, v.vax, v.vay, v.wa);
+	K_ROWS_STORE(rows, bt->body_b + o, ok, v.vbx, v.vby, v.wb);
+	return live & ~ok;
+}
+
+/* soft_lane_fast (solver_soft.c) on the lanes of a group: the soft step's pass, normal points
+ * then friction, each point's impulse applied before the next point's velocity is read. As
+ * K(solve), a bit per lane it could not solve is returned (state untouched): a lane with a
+ * bounce pending (skip), or whose check failed. Besides the scalar path's checks, the moves of
+ * the centres (dc_b - dc_a, up to 2^33 in the scalar path) and the turns are checked, as
+ * product operands;
+ * every other product operand is a fix16 value, a saturated one, a clamped impulse or a checked
+ * increment. br, ms, is: bias_rate, mass_scale, impulse_scale of index 0 and 1 (stiff). */
+K_ATTR static unsigned K(soft)(int64_t (*rows)[4], int64_t (*disp)[4], f2d_contact_batch *bt,
+                               int32_t o, int32_t flip, int use_bias, const f2d_softness *k,
+                               unsigned skip)
+{
+	K(vvel) v;
+	kv dv[4];
+	K(load)(rows, bt, o, &v, dv);
+	kv acc = K(chk_vel)(&v);
+	kv dxa, dya, dta, dxb, dyb, dtb;
+	K_ROWS_LOAD(disp, bt->body_a + o, &dxa, &dya, &dta);
+	K_ROWS_LOAD(disp, bt->body_b + o, &dxb, &dyb, &dtb);
+	kv ddx = K_SUB(dxb, dxa), ddy = K_SUB(dyb, dya);
+	acc = K_OR3(acc, K(chk)(ddx), K(chk)(ddy));
+	acc = K_OR3(acc, K(chk)(dta), K(chk)(dtb));
+	kv nx = K_LD(bt->nx + o), ny = K_LD(bt->ny + o);
+	kv lin = K(round16)(K_ADD(K_MUL(ddx, nx), K_MUL(ddy, ny)));
+	kv stiff = K_LD(bt->stiff + o);
+	kv br = K_SEL(K_GT(stiff, K_ZERO), K_SET1(k->bias_rate[1]), K_SET1(k->bias_rate[0]));
+	kv ms = K_SEL(K_GT(stiff, K_ZERO), K_SET1(k->mass_scale[1]), K_SET1(k->mass_scale[0]));
+	kv is =
+	    K_SEL(K_GT(stiff, K_ZERO), K_SET1(k->impulse_scale[1]), K_SET1(k->impulse_scale[0]));
+	const kv hi = K_SET1(INT32_MAX), lo = K_SET1(-INT32_MAX);
+	f2d_point_lanes *pp[2] = {&bt->p[flip], &bt->p[flip ^ 1]};
+	/* the separations first (they do not depend on the velocities): a group whose points all
+	 * have a gap, or all a depth, computes one target */
+	kv sv[2];
+	for (int32_t i = 0; i < 2; ++i) {
+		f2d_point_lanes *p = pp[i];
+		kv ang =
+		    K(round16)(K_SUB(K_MUL(dtb, K_LD(p->rn_b + o)), K_MUL(dta, K_LD(p->rn_a + o))));
+		sv[i] = K_MAX(K_MIN(K_ADD(K_ADD(K_LD(p->sep + o), lin), ang), hi), lo);
+	}
+	bool gaps = K_ANY(K_GT(sv[0], K_ZERO)) || K_ANY(K_GT(sv[1], K_ZERO));
+	bool depths = K_ANY(K_LT(sv[0], K_SET1(1))) || K_ANY(K_LT(sv[1], K_SET1(1)));
+	kv pn[2], pt[2];
+	for (int32_t i = 0; i < 2; ++i) {
+		f2d_point_lanes *p = pp[i];
+		kv rna = K_LD(p->rn_a + o), rnb = K_LD(p->rn_b + o);
+		kv pn0 = K_LD(p->pn + o), mn = K_LD(p->mass_n + o);
+		kv s = sv[i];
+		kv dx = K_SUB(v.vbx, v.vax), dy = K_SUB(v.vby, v.vay);
+		kv ln = K_ADD(K_MUL(dx, nx), K_MUL(dy, ny));
+		kv vn = K_MAX(K_MIN(K(point_vel)(&v, ln, rna, rnb), hi), lo);
+		/* s > 0: m_n sat(-s / h - vn) */
+		kv lam = K_ZERO, lam_gap = K_ZERO;
+		if (gaps) {
+			kv gap = K(mul16)(s, K_SET1(k->inv_h));
+			lam_gap = K(mul16)(mn, K_MAX(K_MIN(K_SUB(K_SUB(K_ZERO, gap), vn), hi), lo));
+		}
+		if (depths && use_bias) {
+			kv target = K_MIN(K(mul16)(br, K_SUB(K_ZERO, s)), K_SET1(k->max_push));
+			kv e = K_MAX(K_MIN(K_SUB(target, K(mul16)(ms, vn)), hi), lo);
+			lam = K_SUB(K(mul16)(mn, e), K(mul16)(is, pn0));
+		} else if (depths) {
+			lam = K(mul16)(mn, K_SUB(K_ZERO, vn));
+		}
+		lam = K_SEL(K_GT(s, K_ZERO), lam_gap, lam);
+		kv q = K_MIN(K_MAX(K_ADD(pn0, lam), K_ZERO), hi);
+		acc = K_OR(acc, K(chk)(q));
+		pn[i] = q;
+		kv d = K_SUB(q, pn0);
+		K(apply)
+		(&v, d, K_ZERO, dv, K_LD(p->wn_a + o), K_LD(p->wn_b + o), K_ZERO, K_ZERO, 0, &acc);
+	}
+	kv mu = K_LD(bt->friction + o);
+	for (int32_t i = 0; i < 2; ++i) {
+		f2d_point_lanes *p = pp[i];
+		kv pt0 = K_LD(p->pt + o);
+		kv dx = K_SUB(v.vbx, v.vax), dy = K_SUB(v.vby, v.vay);
+		kv lt = K_SUB(K_MUL(dx, ny), K_MUL(dy, nx));
+		kv vt = K_MAX(K_MIN(K(point_vel)(&v, lt, K_LD(p->rt_a + o), K_LD(p->rt_b + o)), hi),
+		              lo);
+		kv max_pt = K_MIN(K(mul16)(mu, pn[i]), hi);
+		kv neg = K_SUB(K_ZERO, max_pt);
+		kv q = K_SUB(pt0, K(mul16)(K_LD(p->mass_t + o), vt));
+		kv r = K_SEL(K_GT(q, max_pt), max_pt, q);
+		r = K_SEL(K_LT(q, neg), neg, r);
+		kv d = K_SUB(r, pt0);
+		acc = K_OR(acc, K(chk)(d));
+		pt[i] = r;
+		K(apply)
+		(&v, d, K_ZERO, dv, K_LD(p->wt_a + o), K_LD(p->wt_b + o), K_ZERO, K_ZERO, 1, &acc);
+	}
+	unsigned live = K(live)(bt, o);
+	unsigned ok = K_OKBITS(acc) & live & ~skip;
+	K_STORE_BITS(pp[0]->pn + o, ok, pn[0]);
+	K_STORE_BITS(pp[1]->pn + o, ok, pn[1]);
+	K_STORE_BITS(pp[0]->pt + o, ok, pt[0]);
+	K_STORE_BITS(pp[1]->pt + o, ok, pt[1]);
 	K_ROWS_STORE(rows, bt->body_a + o, ok, v.vax, v.vay, v.wa);
 	K_ROWS_STORE(rows, bt->body_b + o, ok, v.vbx, v.vby, v.wb);
 	return live & ~ok;

@@ -155,6 +155,7 @@ void f2d_destroy_world(f2d_world *w)
 	f2d_free(w, w->body_colors, (size_t)w->body_color_capacity * sizeof(uint64_t));
 	f2d_free(w, w->arbiter_colors, (size_t)w->arbiter_color_capacity);
 	f2d_free(w, w->solver_vel, (size_t)w->solver_vel_capacity * sizeof *w->solver_vel);
+	f2d_free(w, w->solver_disp, (size_t)w->solver_disp_capacity * sizeof *w->solver_disp);
 	f2d_free(w, w->body_list, (size_t)w->body_list_capacity * sizeof(int32_t));
 	f2d_free(w, w->joint_list, (size_t)w->joint_list_capacity * sizeof(int32_t));
 	f2d_free(w, w->joint_order, (size_t)w->joint_order_capacity * sizeof(int32_t));

@@ -585,15 +585,16 @@ START_TEST(struct_sizes_are_known)
 		size_t size, known;
 	} sizes[] = {
 	    {"f2d_body", sizeof(f2d_body), 128},
-	    {"f2d_shape", sizeof(f2d_shape), 448}, /* + capsule, ghosts (SF_TYPE record), hash digest,
-	                                            * sweep, reach, turn (caches) */
+	    {"f2d_shape", sizeof(f2d_shape), 448}, /* + capsule, ghosts (SF_TYPE record), hash
+	                                            * digest, sweep, reach, turn (caches) */
 	    {"f2d_joint", sizeof(f2d_joint), 304}, /* + the other joint types (JF_TYPE record); the
 	                                            * spring cache and the bodies' joint-list links
 	                                            * (derived, not saved: rebuilt on load) */
 	    {"f2d_arbiter", sizeof(f2d_arbiter), 108}, /* + speculative (per step) */
 	    {"f2d_contact_point", sizeof(f2d_contact_point), 32},
 	    {"f2d_id_pool", sizeof(f2d_id_pool), 24},
-	    {"f2d_world", sizeof(struct f2d_world), 1048}, /* + query cache, events, toi, def.substep_count */
+	    {"f2d_world", sizeof(struct f2d_world),
+	     1064}, /* + query cache, events, toi, def.substep_count, solver_disp (scratch) */
 	    {"f2d_world_def", sizeof(f2d_world_def), 104}, /* + substep_count (options) */
 	    {"f2d_polygon", sizeof(f2d_polygon), 140},
 	};

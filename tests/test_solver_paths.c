@@ -36,9 +36,9 @@
  * instead of overflowing, which the FIX2D_SANITIZE build of this test checks.
  * The soft step (f2d_world_def.substep_count >= 1) too: the small catalogue scenes with 4
  * substeps, and the first 120 random stress worlds (forces and all) with 1..8 substeps. Its
- * contact passes have one exact path (no fast path to compare); the builds still differ in the
- * pre-step (AVX-512 or scalar) and the joints' paths, and the sanitizer build checks its
- * arithmetic at the extremes.
+ * contact passes (src/solver_soft.c) have a scalar fast path per lane that falls back to the
+ * exact one, counted as the "soft pass" solver (its warm start is the arbiters' and counted
+ * there); the sanitizer build checks its arithmetic at the extremes.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <inttypes.h>
@@ -283,8 +283,7 @@ static bool add_random_shape(f2d_world *w, rng *r, f2d_body_id b, bool heavy_lig
 /* a random spring: none, soft, or at the range's ends (1000 Hz, damping ratio 100) */
 static void random_spring(rng *r, fix16_t *hertz, fix16_t *zeta)
 {
-	*hertz = chance(r, 1, 4) ? 0
-	                         : (chance(r, 1, 4) ? F2D_FIX(1000) : rnd(r, 0, F2D_FIX(30)));
+	*hertz = chance(r, 1, 4) ? 0 : (chance(r, 1, 4) ? F2D_FIX(1000) : rnd(r, 0, F2D_FIX(30)));
 	*zeta = chance(r, 1, 4) ? F2D_FIX(100) : rnd(r, 0, F2D_FIX(2));
 }
 
@@ -572,8 +571,10 @@ static void stress_actions(f2d_world *w, uint64_t seed, int32_t step, bool gentl
 
 /* The solvers whose paths are counted: the arbiters (src/solver.c), the revolute joints
  * (src/joint.c), then the joint types 1..6 (src/joint_*.c: distance, prismatic, weld, wheel
- * have a fast path, motor and mouse only the exact one). */
-enum { SOLVERS = 8 };
+ * have a fast path, motor and mouse only the exact one), then the soft step's contact passes
+ * (src/solver_soft.c; its warm start is the arbiters'): lanes with a bounce pending (always
+ * exact) in the warm start's fallback column, then fast and exact lanes. */
+enum { SOLVERS = 9, SOFT_SOLVER = 8 };
 
 /* Called after every step with its result and hash; return false to stop the case. */
 typedef bool (*step_fn)(void *ctx, int32_t step, f2d_result r, uint64_t hash);
@@ -623,6 +624,23 @@ static bool run_case(int32_t c, step_fn fn, void *ctx)
 extern uint64_t f2d_contact_path_counts[4];
 extern uint64_t f2d_joint_path_counts[4];
 extern uint64_t f2d_joint_ext_path_counts[7][4];
+extern uint64_t f2d_soft_path_counts[3]; /* fast, exact (range), exact (bounce pending) */
+
+/* counter i of the "e" line */
+static uint64_t path_count(int i)
+{
+	if (i < 4) {
+		return f2d_contact_path_counts[i];
+	}
+	if (i < 8) {
+		return f2d_joint_path_counts[i - 4];
+	}
+	if (i < 4 * SOFT_SOLVER) {
+		return f2d_joint_ext_path_counts[i / 4 - 1][i % 4];
+	}
+	static const int soft_slot[4] = {-1, 2, 0, 1};
+	return soft_slot[i % 4] < 0 ? 0 : f2d_soft_path_counts[soft_slot[i % 4]];
+}
 
 static bool print_step(void *ctx, int32_t step, f2d_result r, uint64_t hash)
 {
@@ -642,6 +660,7 @@ int main(int argc, char **argv)
 		memset(f2d_contact_path_counts, 0, sizeof f2d_contact_path_counts);
 		memset(f2d_joint_path_counts, 0, sizeof f2d_joint_path_counts);
 		memset(f2d_joint_ext_path_counts, 0, sizeof f2d_joint_ext_path_counts);
+		memset(f2d_soft_path_counts, 0, sizeof f2d_soft_path_counts);
 		printf("c %d\n", (int)c);
 		if (!run_case(c, print_step, NULL)) {
 			printf("x cannot build case %d\n", (int)c);
@@ -649,10 +668,7 @@ int main(int argc, char **argv)
 		}
 		printf("e");
 		for (int i = 0; i < 4 * SOLVERS; ++i) {
-			printf(" %" PRIu64,
-			       i < 4 ? f2d_contact_path_counts[i]
-			             : (i < 8 ? f2d_joint_path_counts[i - 4]
-			                      : f2d_joint_ext_path_counts[i / 4 - 1][i % 4]));
+			printf(" %" PRIu64, path_count(i));
 		}
 		printf("\n");
 	}
@@ -671,7 +687,7 @@ static const char *const kind_names[KIND_COUNT] = {"catalogue scenes", "stressed
 typedef struct helper {
 	const char *what;
 	FILE *f;
-	char line[256];
+	char line[1024];
 } helper;
 
 static void helper_open(helper *h, const char *what, const char *path)
@@ -791,9 +807,9 @@ START_TEST(fast_path_matches_exact_path)
 	ck_assert_int_eq(pclose(scalar.f), 0);
 	ck_assert_int_eq(pclose(avx2.f), 0);
 
-	static const char *const solver_names[SOLVERS] = {"arbiters", "joints", "distance",
-	                                                  "prismatic", "weld", "wheel",
-	                                                  "motor", "mouse"};
+	static const char *const solver_names[SOLVERS] = {"arbiters",  "joints", "distance",
+	                                                  "prismatic", "weld",   "wheel",
+	                                                  "motor",     "mouse",  "soft pass"};
 	uint64_t total[HELPERS][SOLVERS][4] = {{{0}}};
 	for (int kind = 0; kind < KIND_COUNT; ++kind) {
 		for (int v = 0; v < SOLVERS; ++v) {
@@ -820,6 +836,18 @@ START_TEST(fast_path_matches_exact_path)
 		for (int i = 2; i < HELPERS; ++i) {
 			ck_assert_uint_eq(ex[1], total[i][v][0] + total[i][v][1]);
 			ck_assert_uint_eq(ex[3], total[i][v][2] + total[i][v][3]);
+		}
+		if (v == SOFT_SOLVER) {
+			/* the soft passes: the fast path did the bulk of the soft-step scenes'
+			 * work, the stress worlds made it fall back, and lanes with a bounce
+			 * pending took the exact path */
+			const uint64_t *sc = counts[KIND_SOFT_SCENE][1][v];
+			const uint64_t *ss = counts[KIND_SOFT_STRESS][1][v];
+			ck_assert_msg(nt[0] == 0 && sc[2] > 10 * (sc[1] + sc[3]),
+			              "soft pass: the fast path solved too few");
+			ck_assert_msg(ss[3] > 0, "soft pass: no lane fell back to the exact path");
+			ck_assert_msg(nt[1] > 0, "soft pass: no lane had a bounce pending");
+			continue;
 		}
 		if (v >= 6) {
 			/* the motor and mouse joints have only the exact path: they ran */

@@ -1,0 +1,226 @@
+/* fix2d contact solver internals shared by solver.c (the Gauss-Seidel passes) and
+ * solver_soft.c (the soft step): the lane copies, the velocity locals and the exact per-point
+ * operations, all static inline. Not installed; included after core.h.
+ * SPDX-License-Identifier: MIT
+ */
+#ifndef FIX2D_SOLVER_INTERNAL_H
+#define FIX2D_SOLVER_INTERNAL_H
+
+#include "core.h"
+
+static inline int64_t *vel_row(f2d_world *w, int32_t body)
+{
+	return w->solver_vel[body];
+}
+
+/* The velocities of the bodies in contact go to the solver's rows before a pass and back to
+ * the bodies after it (joints and integration read the bodies). */
+static inline void vel_in(f2d_world *w)
+{
+	for (int32_t i = 0; i < w->body_list_count; ++i) {
+		const f2d_body *b = &w->bodies[w->body_list[i]];
+		int64_t *r = w->solver_vel[w->body_list[i]];
+		r[0] = b->v.x;
+		r[1] = b->v.y;
+		r[2] = b->w;
+		r[3] = 0;
+	}
+}
+
+static inline void vel_out(f2d_world *w)
+{
+	for (int32_t i = 0; i < w->body_list_count; ++i) {
+		f2d_body *b = &w->bodies[w->body_list[i]];
+		const int64_t *r = w->solver_vel[w->body_list[i]];
+		b->v.x = (fix16_t)r[0];
+		b->v.y = (fix16_t)r[1];
+		b->w = (fix16_t)r[2];
+	}
+}
+
+static inline int64_t mul64(fix16_t a, int64_t b)
+{
+	return f2d_round16((int64_t)a * b);
+}
+
+/* The accumulated impulses go back to the arbiters (warm starting, hash, snapshots). */
+static inline void store_impulses(f2d_world *w)
+{
+	for (int32_t b = 0; b < w->batch_count; ++b) {
+		const f2d_contact_batch *bt = &w->batches[b];
+		for (int32_t l = 0; l < bt->lanes; ++l) {
+			f2d_arbiter *arb = &w->arbiters[bt->arbiter[l]];
+			for (int32_t i = 0; i < arb->count; ++i) {
+				arb->points[i].pn = bt->p[i].pn[l];
+				arb->points[i].pt = bt->p[i].pt[l];
+			}
+		}
+	}
+}
+
+/* ---- one lane, scalar ---- */
+
+/* One point of one lane, and the lane: the batch's values copied out. */
+typedef struct cpoint {
+	fix16_t rn_a, rn_b, rt_a, rt_b, wn_a, wn_b, wt_a, wt_b, mass_n, mass_t, bias, pn, pt;
+	fix16_t bounce;
+} cpoint;
+
+typedef struct clane {
+	f2d_vec2 n, dva, dvb;
+	fix16_t friction, k12_n, k12_t;
+	cpoint p[2];
+} clane;
+
+static inline void load_lane(const f2d_contact_batch *bt, int32_t l, clane *c)
+{
+	c->n = f2d_v(bt->nx[l], bt->ny[l]);
+	c->dva = f2d_v(bt->dva_x[l], bt->dva_y[l]);
+	c->dvb = f2d_v(bt->dvb_x[l], bt->dvb_y[l]);
+	c->friction = bt->friction[l];
+	c->k12_n = bt->k12_n[l];
+	c->k12_t = bt->k12_t[l];
+	for (int32_t i = 0; i < 2; ++i) {
+		const f2d_point_lanes *pl = &bt->p[i];
+		cpoint *p = &c->p[i];
+		p->rn_a = pl->rn_a[l];
+		p->rn_b = pl->rn_b[l];
+		p->rt_a = pl->rt_a[l];
+		p->rt_b = pl->rt_b[l];
+		p->wn_a = pl->wn_a[l];
+		p->wn_b = pl->wn_b[l];
+		p->wt_a = pl->wt_a[l];
+		p->wt_b = pl->wt_b[l];
+		p->mass_n = pl->mass_n[l];
+		p->mass_t = pl->mass_t[l];
+		p->bias = pl->bias[l];
+		p->pn = pl->pn[l];
+		p->pt = pl->pt[l];
+		p->bounce = pl->bounce[l];
+	}
+}
+
+static inline void store_lane(f2d_contact_batch *bt, int32_t l, const clane *c)
+{
+	for (int32_t i = 0; i < 2; ++i) {
+		bt->p[i].pn[l] = c->p[i].pn;
+		bt->p[i].pt[l] = c->p[i].pt;
+	}
+}
+
+/* Velocities of one arbiter's two bodies, held in locals while its points are solved (the
+ * exact path keeps them within the fix16 range; the fast path checks them). */
+typedef struct vel64 {
+	int64_t vax, vay, wa, vbx, vby, wb;
+} vel64;
+
+/* The solver's velocity rows (w->solver_vel): v.x, v.y, w of a body, widened to 64 bits,
+ * always within the fix16 range. */
+static inline vel64 load_vel(const int64_t *a, const int64_t *b)
+{
+	vel64 v = {a[0], a[1], a[2], b[0], b[1], b[2]};
+	return v;
+}
+
+static inline void store_vel(int64_t *a, int64_t *b, const vel64 *v)
+{
+	a[0] = v->vax;
+	a[1] = v->vay;
+	a[2] = v->wa;
+	b[0] = v->vbx;
+	b[1] = v->vby;
+	b[2] = v->wb;
+}
+
+/* (v_b + w_b x r_b - v_a - w_a x r_a) . d on the local copy, summed exactly in 64 bits and
+ * rounded once, not saturated: |d| <= 1 and |r x d| < 2^23 (shapes of moving bodies are within
+ * 32 m), so the sum is below 2^55 and the result below 2^39. */
+static inline int64_t rel_vel64(const vel64 *v, f2d_vec2 d, fix16_t rd_a, fix16_t rd_b)
+{
+	int64_t s = ((int64_t)v->vbx - v->vax) * d.x + ((int64_t)v->vby - v->vay) * d.y +
+	            (int64_t)v->wb * rd_b - (int64_t)v->wa * rd_a;
+	return f2d_round16(s);
+}
+
+static inline fix16_t rel_vel(const vel64 *v, f2d_vec2 d, fix16_t rd_a, fix16_t rd_b)
+{
+	return f2d_sat(rel_vel64(v, d, rd_a, rd_b));
+}
+
+/* v + d in 64 bits, saturated to the fix16 range; a saturation is recorded in *sat (the step
+ * then reports F2D_ERROR_OVERFLOW) instead of wrapping. */
+static inline fix16_t add_sat(int64_t v, int64_t d, bool *sat)
+{
+	return f2d_sat_flag(v + d, sat);
+}
+
+/* Applies impulses l1 at point 1 and l2 at point 2 along n (tangent false) or along
+ * t = (n.y, -n.x) (tangent true, response (dv.y, -dv.x)): both share the linear response, so
+ * the linear change is (l1 + l2) dv; the angular one is l1 dw1 + l2 dw2. Sums in 64 bits
+ * (|l1 + l2| < 2^32, |dv| <= 2^31: below 2^63), one rounding per component, saturated (and
+ * reported) rather than wrapped. */
+static inline void apply2(vel64 *v, fix16_t l1, fix16_t l2, const clane *c, const cpoint *p1,
+                          const cpoint *p2, bool tangent, bool *sat)
+{
+	int64_t l = (int64_t)l1 + l2;
+	f2d_vec2 dva = tangent ? f2d_v(c->dva.y, -c->dva.x) : c->dva;
+	f2d_vec2 dvb = tangent ? f2d_v(c->dvb.y, -c->dvb.x) : c->dvb;
+	v->vax = add_sat(v->vax, -f2d_round16(l * dva.x), sat);
+	v->vay = add_sat(v->vay, -f2d_round16(l * dva.y), sat);
+	v->vbx = add_sat(v->vbx, f2d_round16(l * dvb.x), sat);
+	v->vby = add_sat(v->vby, f2d_round16(l * dvb.y), sat);
+	fix16_t wa1 = tangent ? p1->wt_a : p1->wn_a, wb1 = tangent ? p1->wt_b : p1->wn_b;
+	fix16_t wa2 = tangent ? p2->wt_a : p2->wn_a, wb2 = tangent ? p2->wt_b : p2->wn_b;
+	v->wa = add_sat(v->wa, -f2d_round16((int64_t)l1 * wa1 + (int64_t)l2 * wa2), sat);
+	v->wb = add_sat(v->wb, f2d_round16((int64_t)l1 * wb1 + (int64_t)l2 * wb2), sat);
+}
+
+/* Friction, one point: lambda = -m_t vt, |P_t| <= mu P_n; returns the applied increment.
+ * P_t and the cone both lie in [-(2^31 - 1), 2^31 - 1], so their difference may not fit 32
+ * bits (a cone that shrank from +max to -max in one step): the increment is saturated and the
+ * accumulated impulse moves by exactly what is applied. */
+static inline fix16_t friction_step(cpoint *cp, fix16_t vt, fix16_t friction, bool *sat)
+{
+	int64_t max_pt = mul64(friction, cp->pn);
+	max_pt = max_pt > INT32_MAX ? INT32_MAX : max_pt;
+	int64_t pt = (int64_t)cp->pt - mul64(cp->mass_t, vt);
+	pt = pt < -max_pt ? -max_pt : (pt > max_pt ? max_pt : pt);
+	int64_t d64 = pt - cp->pt;
+	*sat |= d64 > INT32_MAX || d64 < -INT32_MAX;
+	fix16_t d = f2d_sat(d64);
+	cp->pt += d;
+	return d;
+}
+
+/* Normal, one point: lambda = m_n (bias - vn), P_n = max(P_n + lambda, 0). */
+static inline fix16_t normal_step(cpoint *cp, int64_t vn, bool *saturated)
+{
+	int64_t pn = (int64_t)cp->pn + mul64(cp->mass_n, f2d_sat((int64_t)cp->bias - vn));
+	*saturated |= pn > INT32_MAX;
+	pn = pn < 0 ? 0 : (pn > INT32_MAX ? INT32_MAX : pn);
+	fix16_t d = (fix16_t)pn - cp->pn;
+	cp->pn = (fix16_t)pn;
+	return d;
+}
+
+#define FAST_BIAS ((uint64_t)1 << 30)
+#define FAST_LIMIT ((uint64_t)1 << 31)
+
+/* the wrapping arithmetic and the checks are fmath.h's (shared with the joint solver) */
+
+static inline int64_t wmul16(int64_t a, int64_t b)
+{
+	return f2d_wround16(f2d_wmul(a, b));
+}
+
+/* solver.c: the warm start of every batch on the rows w->solver_vel (SIMD kernel, scalar fast
+ * path, exact path), without vel_in / vel_out */
+void f2d_contacts_warm_rows(f2d_world *w);
+
+/* solver.c: the soft pass (solver_soft.c's soft_lane_fast) on one batch by the SIMD kernel of
+ * that level (solver_kernel.h); returns a bit per lane left to the caller (skip among them),
+ * whose state is untouched */
+unsigned f2d_soft_simd_batch(f2d_world *w, f2d_contact_batch *bt, int kernel, int32_t flip,
+                             bool use_bias, const f2d_softness *k, unsigned skip);
+
+#endif

@@ -1,0 +1,471 @@
+/* fix2d contact solver: the soft step's contact passes (f2d_world_def.substep_count >= 1).
+ * SPDX-License-Identifier: MIT
+ */
+#include "core.h"
+#include "solver_internal.h"
+
+/* ---- the soft step (f2d_world_def.substep_count >= 1) ----
+ *
+ * Box2D v3's solver ("solve with substeps, soft contacts, relax iterations, restitution"), in
+ * Q16 integer arithmetic. world.c cuts the step into n substeps of h = time_step / n; each one
+ * integrates the velocities, warm-starts the contacts (f2d_soft_warm_start) and the joints,
+ * solves the contacts once with their soft push-out (f2d_soft_solve, use_bias) and the joints,
+ * integrates the positions (f2d_soft_track records the turn), and relaxes the contacts
+ * (f2d_soft_solve without the push-out, which takes the push-out's speed back out of the
+ * bodies: they are moved out of each other without being thrown). After the substeps,
+ * f2d_soft_end stores the impulses and f2d_contacts_restitution bounces what touched.
+ *
+ * Soft constraint (Catto, "Solver2D"; b2MakeSoft): a contact is a spring of frequency f and
+ * damping ratio zeta, integrated implicitly over h. With omega = 2 pi f:
+ *   a1 = 2 zeta + h omega,  a2 = h omega a1,  a3 = 1 / (1 + a2)
+ *   bias_rate = omega / a1,  mass_scale = a2 a3,  impulse_scale = a3
+ * and a point with depth -s > 0 solves
+ *   lambda = m_n (min(mass_scale bias_rate (-s), max_push) - mass_scale vn) - impulse_scale P_n
+ * (the accumulated impulse's own share, impulse_scale P_n, is the spring's damping of what was
+ * already applied). Here mass_scale bias_rate = omega / a1 * a2 / (1 + a2) = omega x / (1 + a2)
+ * with x = h omega (since a2 = x a1), which is what is kept (bias_rate[]). A gap (s > 0) is
+ * speculative: target -s / h, the full mass (lambda = m_n (-s/h - vn)), in both passes. The
+ * relax pass solves vn to 0 at a depth, with the full mass and no impulse share.
+ *
+ * The frequencies: f = min(30 Hz, rate / 8) (rate = 1 / h: a spring stiffer than an eighth of
+ * the substep rate is not resolved by it; 30 Hz from 4 substeps at 60 Hz on), twice that
+ * against a body that cannot move (Box2D v3.2's contactHertz and staticSoftness), zeta = 10,
+ * max_push = 3 m/s (its contactSpeed).
+ *
+ * The separation of a point during the substeps: the manifold's s0 (from the positions at the
+ * step's start), moved by the bodies' displacement since then, linearized in the turn:
+ *   s = s0 + (dc_b - dc_a) . n + dtheta_b (r_b x n) - dtheta_a (r_a x n)
+ * (a point r of a body turned by dtheta moves by dtheta x r, whose part along n is
+ * dtheta (r x n)). dc is the centre's move since f2d_soft_begin; dtheta the sum of the substeps'
+ * round16(h w) (f2d_soft_track). Both are kept in the displacement rows w->solver_disp, by
+ * body id: (dc.x, dc.y, dtheta, the centre at the start packed in 64 bits), written by
+ * f2d_soft_begin and f2d_soft_track for the bodies in contact (body_list). The velocities are
+ * in the rows w->solver_vel during each pass, as in the Gauss-Seidel passes (vel_in, vel_out:
+ * the joints and the integration between the passes read the bodies).
+ *
+ * Every value is computed exactly in 64 bits and saturated (and reported) where it could leave
+ * the fix16 range, as in solver.c's exact path (soft_lane_exact, the reference); in batch order
+ * (colour after colour), lane order, and per lane the normal points first (p[flip], then
+ * p[flip ^ 1]), then friction. The warm start is the Gauss-Seidel passes' own
+ * (f2d_contacts_warm_rows: the same impulses, the same operations). The soft pass has a fast
+ * path per lane (soft_lane_fast) and falls back to the exact one (see there). */
+
+/* round(a / b) for a >= 0, b > 0 */
+static int64_t div_round_pos(int64_t a, int64_t b)
+{
+	return (a + b / 2) / b;
+}
+
+/* 2 pi in Q30: round(6.283185307179586 * 2^30) */
+#define TWO_PI_Q30 INT64_C(6746518852)
+
+/* Derivation of the ranges: h in [65, 6554] LSB (1/1000 s / 8 .. 1/10 s); f_q16 <= 60 Hz =
+ * 3,932,160 (also bounded by rate / 4 <= 2^32 / 65 / 4 ~ 2^24); omega_q16 = f 2 pi <= 2^25;
+ * x_q24 = h omega / 2^8 <= 6554 * 2^25 / 2^8 < 2^30 (x = h omega <= 0.1 s * 377/s = 38);
+ * a1_q24 = 20 * 2^24 + x_q24 < 2^31; a2_q24 = x a1 / 2^24 < 2^37; each product below stays
+ * under 2^62. All divisions are of non-negative values, rounded to nearest. */
+static void make_soft(fix16_t h, int64_t f_q16, fix16_t *bias_rate, fix16_t *mass_scale,
+                      fix16_t *impulse_scale)
+{
+	const int64_t zeta = 10;
+	int64_t omega = div_round_pos(f_q16 * TWO_PI_Q30, INT64_C(1) << 30); /* Q16, 1/s */
+	int64_t x = div_round_pos((int64_t)h * omega, INT64_C(1) << 8);      /* Q24 */
+	int64_t a1 = 2 * zeta * (INT64_C(1) << 24) + x;                      /* Q24 */
+	int64_t a2 = div_round_pos(x * a1, INT64_C(1) << 24);                /* Q24 */
+	int64_t den = (INT64_C(1) << 24) + a2;                               /* 1 + a2, Q24 */
+	*mass_scale = (fix16_t)div_round_pos(a2 << 16, den);
+	*impulse_scale = (fix16_t)div_round_pos(INT64_C(1) << 40, den);
+	/* omega x / (1 + a2): Q16 * Q24 / Q24 = Q16 */
+	*bias_rate = (fix16_t)div_round_pos(omega * x, den);
+}
+
+void f2d_soft_make(fix16_t h, fix16_t inv_h, f2d_softness *out)
+{
+	int64_t f = (int64_t)30 << 16; /* Q16 Hz */
+	int64_t eighth = (int64_t)inv_h / 8;
+	f = f < eighth ? f : eighth;
+	make_soft(h, f, &out->bias_rate[0], &out->mass_scale[0], &out->impulse_scale[0]);
+	make_soft(h, 2 * f, &out->bias_rate[1], &out->mass_scale[1], &out->impulse_scale[1]);
+	out->max_push = F2D_FIX(3);
+	out->inv_h = inv_h;
+}
+
+/* The centre at the step's start, packed into the row's last word: x in the low 32 bits, y
+ * in the high (two's complement both). */
+static inline int64_t pack_center(f2d_vec2 c)
+{
+	return (int64_t)(((uint64_t)(uint32_t)c.y << 32) | (uint64_t)(uint32_t)c.x);
+}
+
+static inline int64_t start_x(int64_t packed)
+{
+	return (int32_t)(uint32_t)((uint64_t)packed & 0xFFFFFFFFu);
+}
+
+static inline int64_t start_y(int64_t packed)
+{
+	return packed >> 32;
+}
+
+void f2d_soft_begin(f2d_world *w)
+{
+	for (int32_t i = 0; i < w->body_list_count; ++i) {
+		const f2d_body *b = &w->bodies[w->body_list[i]];
+		int64_t *r = w->solver_disp[w->body_list[i]];
+		r[0] = 0;
+		r[1] = 0;
+		r[2] = 0;
+		r[3] = pack_center(b->center);
+	}
+	/* Restitution's targets again, without the pre-step's rule for gaps (a gap that takes more
+	 * than half the step to close lands and bounces the next step): in the soft step a point
+	 * bounces in the substep in which it touches (f2d_soft_solve). The velocities are still
+	 * those of the pre-step (no substep has run). The lanes also get the manifolds'
+	 * separations and the softness of each arbiter (padded lanes: 0). */
+	for (int32_t i = 0; i < w->batch_count; ++i) {
+		f2d_contact_batch *bt = &w->batches[i];
+		for (int32_t l = 0; l < F2D_LANES; ++l) {
+			bt->stiff[l] = bt->p[0].sep[l] = bt->p[1].sep[l] = 0;
+		}
+		f2d_lane any = 0;
+		for (int32_t l = 0; l < bt->lanes; ++l) {
+			const f2d_arbiter *arb = &w->arbiters[bt->arbiter[l]];
+			const f2d_body *a = &w->bodies[bt->body_a[l]];
+			const f2d_body *b = &w->bodies[bt->body_b[l]];
+			bt->stiff[l] = a->type != F2D_DYNAMIC_BODY || b->type != F2D_DYNAMIC_BODY;
+			vel64 v = {a->v.x, a->v.y, a->w, b->v.x, b->v.y, b->w};
+			f2d_vec2 n = f2d_v(bt->nx[l], bt->ny[l]);
+			for (int32_t k = 0; k < arb->count; ++k) {
+				f2d_point_lanes *pl = &bt->p[k];
+				pl->sep[l] = arb->points[k].separation;
+				pl->bounce[l] = 0;
+				if (arb->restitution <= 0) {
+					continue;
+				}
+				fix16_t vn = rel_vel(&v, n, pl->rn_a[l], pl->rn_b[l]);
+				pl->bounce[l] = vn < -w->def.restitution_threshold
+				                    ? -f2d_mul(arb->restitution, vn)
+				                    : 0;
+				any |= pl->bounce[l];
+			}
+		}
+		/* a lane may have a bounce pending (cleared bounces leave it set: the passes then
+		 * look at the lanes) */
+		bt->bounce = any != 0;
+	}
+}
+
+/* After a substep's positions: dtheta += round16(h w), as integrate_positions turned it, and
+ * the centre's move since the step began. */
+void f2d_soft_track(f2d_world *w)
+{
+	for (int32_t i = 0; i < w->body_list_count; ++i) {
+		const f2d_body *b = &w->bodies[w->body_list[i]];
+		int64_t *r = w->solver_disp[w->body_list[i]];
+		if (b->type != F2D_STATIC_BODY && b->awake) {
+			r[2] += f2d_mul(w->h, b->w);
+		}
+		r[0] = (int64_t)b->center.x - start_x(r[3]);
+		r[1] = (int64_t)b->center.y - start_y(r[3]);
+	}
+}
+
+/* The rows hold the velocities from the warm start to the soft pass that follows it (world.c's
+ * order) when no joint is solved between them (as in the Gauss-Seidel passes). */
+static bool rows_kept(const f2d_world *w)
+{
+	return w->joint_count == 0 && w->def.warm_starting;
+}
+
+void f2d_soft_warm_start(f2d_world *w)
+{
+	vel_in(w);
+	f2d_contacts_warm_rows(w);
+	if (!rows_kept(w)) {
+		vel_out(w);
+	}
+}
+
+/* The separation of point k now (see above), saturated to the fix16 range: da, db the bodies'
+ * displacement rows. Centres within the world range (|c| < 2^31): each move < 2^32, their
+ * difference < 2^33, times |n| <= 2^16; |dtheta| <= n max_rotation / n < 2^17, |r x n| < 2^31:
+ * each product < 2^48. */
+static inline fix16_t soft_separation(const f2d_contact_batch *bt, int32_t l, int32_t k,
+                                      const int64_t *da, const int64_t *db)
+{
+	int64_t dx = db[0] - da[0];
+	int64_t dy = db[1] - da[1];
+	int64_t lin = f2d_round16(dx * bt->nx[l] + dy * bt->ny[l]);
+	int64_t ang = f2d_round16(db[2] * bt->p[k].rn_b[l] - da[2] * bt->p[k].rn_a[l]);
+	return f2d_sat((int64_t)bt->p[k].sep[l] + lin + ang);
+}
+
+/* ---- test-only switches (as in solver.c; tests/test_solver_paths.c) ----
+ * F2D_CONTACT_COUNT_PATHS: the lanes each soft pass path handled (fast, exact because a value
+ * left the checked range, exact because a bounce is pending). */
+#ifdef F2D_CONTACT_COUNT_PATHS
+extern uint64_t f2d_soft_path_counts[3];
+uint64_t f2d_soft_path_counts[3];
+#define COUNT_SOFT(i, n) (f2d_soft_path_counts[i] += (uint64_t)(n))
+#else
+#define COUNT_SOFT(i, n) ((void)(n))
+#endif
+
+/* One lane of a soft pass, exact path (the reference): a, b the bodies' velocity rows, da, db
+ * their displacement rows. */
+static F2D_NOINLINE void soft_lane_exact(f2d_world *w, const f2d_softness *k, f2d_contact_batch *bt,
+                                         int32_t l, bool use_bias, int32_t flip, int64_t *a,
+                                         int64_t *b, const int64_t *da, const int64_t *db,
+                                         bool *saturated)
+{
+	const f2d_arbiter *arb = &w->arbiters[bt->arbiter[l]];
+	int32_t st = bt->stiff[l];
+	clane c;
+	load_lane(bt, l, &c);
+	vel64 v = load_vel(a, b);
+	for (int32_t kk = 0; kk < arb->count; ++kk) {
+		int32_t q = arb->count == 2 ? kk ^ flip : kk;
+		cpoint *p = &c.p[q];
+		fix16_t s = soft_separation(bt, l, q, da, db);
+		int64_t vn = f2d_sat(rel_vel64(&v, c.n, p->rn_a, p->rn_b));
+		int64_t lam;
+		if (p->bounce != 0 && use_bias && vn < 0) {
+			/* a bounce pending: the approach speed of this substep
+			 * (gravity may have added to the step's) */
+			fix16_t e = mul64(arb->restitution, -vn);
+			p->bounce = e > p->bounce ? e : p->bounce;
+		}
+		if (p->bounce != 0 && !use_bias) {
+			/* touched in this substep: the relax pass bounces it, once.
+			 * Not yet: no speculative impulse either (it would slow the
+			 * approach before the touch and take the bounce's speed);
+			 * the next substep's soft pass keeps the gap with the
+			 * target below */
+			lam = p->pn > 0 ? mul64(p->mass_n, f2d_sat((int64_t)p->bounce - vn)) : 0;
+			p->bounce = p->pn > 0 ? 0 : p->bounce;
+		} else if (p->bounce != 0 && use_bias) {
+			/* a gap s closing at v = -vn, bouncing at e v: over the
+			 * substep the point should move -s + e v (h - s / v), that
+			 * is at the mean normal velocity e v - (1 + e) s / h (it
+			 * touches in this substep when that is above the
+			 * speculative -s / h, i.e. v h > s; else the impulse stays
+			 * 0); the relax pass then gives it e v. A point found
+			 * already inside (s < 0: it came more than the speculative
+			 * distance in the last step, and gained the speed of
+			 * falling -s further) bounces at e v from depth -e^2 (-s):
+			 * the energy of a bounce from the surface at the speed it
+			 * had there (e^2 (v^2 / 2 - g (-s)) per unit mass, g along
+			 * n), so the apex is e^2 times the drop, whatever the
+			 * depth; the mean velocity is e v - (1 - e^2) s / h */
+			int64_t gap = mul64(s, k->inv_h);
+			fix16_t e = arb->restitution;
+			int64_t target = s > 0
+			                     ? (int64_t)p->bounce - gap - mul64(e, gap)
+			                     : (int64_t)p->bounce - gap + mul64(f2d_mul(e, e), gap);
+			lam = mul64(p->mass_n, f2d_sat(target - vn));
+		} else if (s > 0) {
+			lam = mul64(p->mass_n, f2d_sat(-mul64(s, k->inv_h) - vn));
+		} else if (use_bias) {
+			int64_t target = mul64(k->bias_rate[st], -(int64_t)s);
+			target = target < k->max_push ? target : k->max_push;
+			lam = mul64(p->mass_n, f2d_sat(target - mul64(k->mass_scale[st], vn))) -
+			      mul64(k->impulse_scale[st], p->pn);
+		} else {
+			lam = mul64(p->mass_n, f2d_sat(-vn));
+		}
+		int64_t pn = (int64_t)p->pn + lam;
+		*saturated |= pn > INT32_MAX;
+		pn = pn < 0 ? 0 : (pn > INT32_MAX ? INT32_MAX : pn);
+		fix16_t d = (fix16_t)(pn - p->pn);
+		p->pn = (fix16_t)pn;
+		apply2(&v, q == 0 ? d : 0, q == 1 ? d : 0, &c, &c.p[0], &c.p[1], false, saturated);
+	}
+	f2d_vec2 t = f2d_right_perp(c.n);
+	for (int32_t kk = 0; kk < arb->count; ++kk) {
+		int32_t q = arb->count == 2 ? kk ^ flip : kk;
+		cpoint *p = &c.p[q];
+		fix16_t vt = rel_vel(&v, t, p->rt_a, p->rt_b);
+		fix16_t d = friction_step(p, vt, c.friction, saturated);
+		apply2(&v, q == 0 ? d : 0, q == 1 ? d : 0, &c, &c.p[0], &c.p[1], true, saturated);
+	}
+	store_lane(bt, l, &c);
+	bt->p[0].bounce[l] = c.p[0].bounce;
+	bt->p[1].bounce[l] = c.p[1].bounce;
+	store_vel(a, b, &v);
+}
+
+/* ---- the fast path ----
+ *
+ * soft_lane_exact without a bounce (a lane with one pending falls back: bounces are rare) and
+ * without the saturations that the exact path reports: each point's new normal impulse (before
+ * the clamp to INT32_MAX), the friction increments and the velocities after each impulse are
+ * checked once at the end, x in [-2^30, 2^30) (f2d_fast_chk): there the exact path's
+ * f2d_sat_flag and add_sat are the identity and report nothing, so both give the same bits;
+ * otherwise nothing is written and the lane is solved by the exact path from the unchanged
+ * state. Every other operation is the exact path's, in the same 64-bit arithmetic: their
+ * operands are fix16 values (the rows and lanes always hold such) or values the exact path
+ * bounds the same way (its unreported f2d_sat calls are kept, and the impulses are clamped to
+ * [0, INT32_MAX] as there), so no product overflows; but the velocities, unsaturated, may
+ * leave the range after an impulse (the check then fails), so the relative velocities are
+ * summed in wrapping arithmetic (soft_rel_vel) and saturated as the exact path does: each
+ * impulse increment is below 2^32, each velocity change below 2^47, and the velocities stay
+ * below 2^50 over the lane's four applications.
+ *
+ * A one-point arbiter is solved as a two-point one (points p[flip], p[flip ^ 1]) whose second
+ * point is all zero (the pre-step's padding; sep and bounce 0 from f2d_soft_begin): its
+ * effective mass is 0, so its impulse is 0, its friction cone is 0 and its increments are 0,
+ * and an impulse of 0 changes no velocity (round16(0) = 0): the exact path's one point. */
+
+/* the impulse d at one point along n (dv, the lane's n / m, and the point's angular
+ * responses), or along t (dv = (dv.y, -dv.x), wt): apply2 with the other point's impulse 0 */
+static inline void soft_apply(vel64 *v, int64_t d, int64_t dax, int64_t day, int64_t dbx,
+                              int64_t dby, int64_t wa, int64_t wb, uint64_t *acc)
+{
+	v->vax -= f2d_round16(d * dax);
+	v->vay -= f2d_round16(d * day);
+	v->vbx += f2d_round16(d * dbx);
+	v->vby += f2d_round16(d * dby);
+	v->wa -= f2d_round16(d * wa);
+	v->wb += f2d_round16(d * wb);
+	*acc |= f2d_fast_chk(v->vax) | f2d_fast_chk(v->vay) | f2d_fast_chk(v->wa) |
+	        f2d_fast_chk(v->vbx) | f2d_fast_chk(v->vby) | f2d_fast_chk(v->wb);
+	F2D_FAST_FOLD(*acc);
+}
+
+/* rel_vel64 in wrapping arithmetic (the velocities after a failed check may be anything):
+ * the same exact sum and rounding when the velocities are within the fix16 range */
+static inline int64_t soft_rel_vel(const vel64 *v, f2d_vec2 d, int64_t rd_a, int64_t rd_b)
+{
+	int64_t s = f2d_wadd(f2d_wmul(f2d_wsub(v->vbx, v->vax), d.x),
+	                     f2d_wmul(f2d_wsub(v->vby, v->vay), d.y));
+	return f2d_wround16(f2d_wsub(f2d_wadd(s, f2d_wmul(v->wb, rd_b)), f2d_wmul(v->wa, rd_a)));
+}
+
+static inline bool soft_lane_fast(const f2d_softness *k, f2d_contact_batch *bt, int32_t l,
+                                  bool use_bias, int32_t flip, int64_t *a, int64_t *b,
+                                  const int64_t *da, const int64_t *db)
+{
+	int32_t q1 = flip, q2 = flip ^ 1;
+	f2d_point_lanes *p1 = &bt->p[q1], *p2 = &bt->p[q2];
+	f2d_vec2 n = f2d_v(bt->nx[l], bt->ny[l]);
+	int64_t dax = bt->dva_x[l], day = bt->dva_y[l], dbx = bt->dvb_x[l], dby = bt->dvb_y[l];
+	int32_t st = bt->stiff[l];
+	uint64_t acc = 0;
+	vel64 v = load_vel(a, b);
+	/* the linear part of the separations, shared */
+	int64_t lin = f2d_round16((db[0] - da[0]) * n.x + (db[1] - da[1]) * n.y);
+	int64_t pn[2], pt[2];
+	for (int32_t i = 0; i < 2; ++i) {
+		const f2d_point_lanes *p = i == 0 ? p1 : p2;
+		int64_t pn0 = p->pn[l];
+		int64_t ang = f2d_round16(db[2] * p->rn_b[l] - da[2] * p->rn_a[l]);
+		fix16_t s = f2d_sat((int64_t)p->sep[l] + lin + ang);
+		int64_t vn = f2d_sat(soft_rel_vel(&v, n, p->rn_a[l], p->rn_b[l]));
+		int64_t lam;
+		if (s > 0) {
+			lam = mul64(p->mass_n[l], f2d_sat(-mul64(s, k->inv_h) - vn));
+		} else if (use_bias) {
+			int64_t target = mul64(k->bias_rate[st], -(int64_t)s);
+			target = target < k->max_push ? target : k->max_push;
+			lam = mul64(p->mass_n[l], f2d_sat(target - mul64(k->mass_scale[st], vn))) -
+			      mul64(k->impulse_scale[st], pn0);
+		} else {
+			lam = mul64(p->mass_n[l], f2d_sat(-vn));
+		}
+		/* clamped as the exact path does, whose report at INT32_MAX the check covers */
+		int64_t q = pn0 + lam;
+		q = q < 0 ? 0 : (q > INT32_MAX ? INT32_MAX : q);
+		acc |= f2d_fast_chk(q);
+		pn[i] = q;
+		soft_apply(&v, q - pn0, dax, day, dbx, dby, p->wn_a[l], p->wn_b[l], &acc);
+	}
+	f2d_vec2 t = f2d_right_perp(n);
+	int64_t mu = bt->friction[l];
+	for (int32_t i = 0; i < 2; ++i) {
+		const f2d_point_lanes *p = i == 0 ? p1 : p2;
+		int64_t pt0 = p->pt[l];
+		int64_t vt = f2d_sat(soft_rel_vel(&v, t, p->rt_a[l], p->rt_b[l]));
+		int64_t max_pt = mul64((fix16_t)mu, pn[i]);
+		max_pt = max_pt > INT32_MAX ? INT32_MAX : max_pt;
+		int64_t q = pt0 - mul64(p->mass_t[l], vt);
+		q = q < -max_pt ? -max_pt : (q > max_pt ? max_pt : q);
+		acc |= f2d_fast_chk(q - pt0);
+		pt[i] = q;
+		soft_apply(&v, q - pt0, day, -dax, dby, -dbx, p->wt_a[l], p->wt_b[l], &acc);
+	}
+	if (!F2D_FAST_OK(acc)) {
+		return false;
+	}
+	p1->pn[l] = (fix16_t)pn[0];
+	p2->pn[l] = (fix16_t)pn[1];
+	p1->pt[l] = (fix16_t)pt[0];
+	p2->pt[l] = (fix16_t)pt[1];
+	store_vel(a, b, &v);
+	return true;
+}
+
+static inline int32_t popcount_lanes(unsigned x)
+{
+	int32_t n = 0;
+	for (; x != 0; x &= x - 1) {
+		n++;
+	}
+	return n;
+}
+
+/* One soft pass: the batches in order (colour after colour); a batch of one colour by the SIMD
+ * kernel where the CPU has one (lanes of one colour share no body that moves: any order gives
+ * the same bits), else lane after lane by the scalar fast path; the lanes either leaves, and
+ * those with a bounce pending, by the exact path. */
+void f2d_soft_solve(f2d_world *w, const f2d_softness *k, bool use_bias, int32_t flip)
+{
+	bool saturated = false;
+	int kernel = f2d_kernel_level();
+	if (!use_bias || !rows_kept(w)) {
+		vel_in(w);
+	}
+	for (int32_t i = 0; i < w->batch_count; ++i) {
+		f2d_contact_batch *bt = &w->batches[i];
+		/* a bit per lane with a bounce pending (built by shifts: no vectorized variable
+		 * shift, which clang makes of float conversions) */
+		unsigned bounce = 0;
+		for (int32_t l = bt->bounce ? bt->lanes - 1 : -1; l >= 0; --l) {
+			bounce = bounce << 1 |
+			         ((bt->p[0].bounce[l] | bt->p[1].bounce[l]) != 0 ? 1u : 0u);
+		}
+		unsigned todo = (1u << bt->lanes) - 1u;
+		if (kernel != F2D_KERNEL_SCALAR && !bt->sequential) {
+			todo = f2d_soft_simd_batch(w, bt, kernel, flip, use_bias, k, bounce);
+			COUNT_SOFT(0, bt->lanes - popcount_lanes(todo));
+		}
+		for (; todo != 0; todo &= todo - 1) {
+			int32_t l = f2d_ctz64(todo);
+			int64_t *a = w->solver_vel[bt->body_a[l]];
+			int64_t *b = w->solver_vel[bt->body_b[l]];
+			const int64_t *da = w->solver_disp[bt->body_a[l]];
+			const int64_t *db = w->solver_disp[bt->body_b[l]];
+			if ((bounce >> l) & 1u) {
+				COUNT_SOFT(2, 1);
+			} else {
+#ifndef F2D_CONTACT_EXACT_ONLY
+				if (kernel == F2D_KERNEL_SCALAR || bt->sequential) {
+					if (soft_lane_fast(k, bt, l, use_bias, flip, a, b, da,
+					                   db)) {
+						COUNT_SOFT(0, 1);
+						continue;
+					}
+				}
+#endif
+				COUNT_SOFT(1, 1);
+			}
+			soft_lane_exact(w, k, bt, l, use_bias, flip, a, b, da, db, &saturated);
+		}
+	}
+	vel_out(w);
+	w->saturated |= saturated;
+}
+
+void f2d_soft_end(f2d_world *w)
+{
+	store_impulses(w);
+}
