@@ -583,7 +583,7 @@ void f2d_contacts_restitution(f2d_world *w);
 
 /* The soft step (f2d_world_def.substep_count >= 1, Box2D v3's solver; solver.c). The softness
  * coefficients of one substep length, Q16, derived in f2d_soft_make (exact integer math). Index
- * 0: between two bodies that move, 1: against a body that cannot (twice the stiffness). */
+ * 0: between two bodies that move, 1: against a body that cannot (5/2 the frequency). */
 #define F2D_MAX_SUBSTEPS 8
 typedef struct f2d_softness {
 	fix16_t bias_rate[2];     /* mass_scale * omega / a1, 1/s: push-out speed per m of depth */

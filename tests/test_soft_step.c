@@ -246,6 +246,43 @@ START_TEST(rain1000_at_rest)
 }
 END_TEST
 
+/* The soft step colours an arbiter against a body that cannot move from the end (Box2D v3.2's
+ * rule: solved after the arbiters between moving bodies, so a pass ends with the ground's
+ * contacts satisfied; README "The soft step, built"); substep_count 0 keeps the greedy rule.
+ * After a step of a 10-row pyramid: every ground arbiter has a colour above every colour of its
+ * body's other arbiters (62, the first from the end: a box touches the ground once) with 4
+ * substeps, and colour 0 with 0 (it comes first in key order, the greedy rule's lowest). */
+START_TEST(static_contacts_colored_last)
+{
+	for (int32_t n = 0; n <= 4; n += 4) {
+		f2d_world *w = pyramid(10, n);
+		ck_assert_int_eq(f2d_world_step(w), F2D_OK);
+		int32_t ground_arbiters = 0;
+		for (int32_t i = 0; i < w->arbiter_count; ++i) {
+			const f2d_arbiter *g = &w->arbiters[i];
+			if (!g->active || w->bodies[g->body_a].type == F2D_DYNAMIC_BODY) {
+				continue;
+			}
+			ground_arbiters++;
+			int32_t c = w->arbiter_colors[i];
+			ck_assert_int_eq(c, n > 0 ? 62 : 0);
+			for (int32_t k = 0; k < w->arbiter_count; ++k) {
+				const f2d_arbiter *o = &w->arbiters[k];
+				if (k != i && o->active && (o->body_a == g->body_b || o->body_b == g->body_b)) {
+					if (n > 0) {
+						ck_assert_int_lt(w->arbiter_colors[k], c);
+					} else {
+						ck_assert_int_gt(w->arbiter_colors[k], c);
+					}
+				}
+			}
+		}
+		ck_assert_int_eq(ground_arbiters, 10); /* the bottom row */
+		f2d_destroy_world(w);
+	}
+}
+END_TEST
+
 /* one case each (CK_RUN_CASE=rain1000 runs one) */
 static void add_case(Suite *s, const char *name, const TTest *test)
 {
@@ -259,6 +296,7 @@ static Suite *suite(void)
 {
 	Suite *s = suite_create("soft_step");
 	add_case(s, "state", setting_in_hash_snapshots_and_clones);
+	add_case(s, "colours", static_contacts_colored_last);
 	add_case(s, "pyramid20", pyramid20_drop_and_rest);
 	add_case(s, "pyramid40", pyramid40_at_rest);
 	add_case(s, "chain50", chain50_gap);
