@@ -688,6 +688,8 @@ AVX512 static inline void rows_store_512(int64_t (*rows)[4], const int32_t *body
 #define K_MAX(a, b) _mm512_max_epi64(a, b)
 #define K_ANY(p) ((unsigned)(p) != 0u)
 #define K_ROUND16(p) K_SRA(K_ADD(K_ADD(p, K_SET1(0x8000)), K_SRA(p, 63)), 16)
+/* p / 8 truncating: (p + (p < 0 ? 7 : 0)) >> 3, arithmetic */
+#define K_DIV8(p) K_SRA(K_ADD(p, _mm512_and_si512(K_SRA(p, 63), K_SET1(7))), 3)
 #define K_OKBITS(acc)                                                                              \
 	((unsigned)_mm512_cmplt_epu64_mask(acc, _mm512_set1_epi64((int64_t)FAST_LIMIT)))
 #define K_STORE_BITS(p, bits, v) _mm512_mask_cvtepi64_storeu_epi32(p, (__mmask8)(bits), v)
@@ -715,6 +717,7 @@ AVX512 static inline void rows_store_512(int64_t (*rows)[4], const int32_t *body
 #undef K_OKBITS
 #undef K_ANY
 #undef K_ROUND16
+#undef K_DIV8
 #undef K_STORE_BITS
 #undef K_ROWS_LOAD
 #undef K_ROWS_STORE
@@ -732,6 +735,16 @@ AVX2 static inline __m256i rnd16_avx2(__m256i p)
 	__m256i t =
 	    _mm256_add_epi64(_mm256_add_epi64(p, _mm256_set1_epi64x(INT64_MIN + 0x8000)), sign);
 	return _mm256_sub_epi64(_mm256_srli_epi64(t, 16), _mm256_set1_epi64x((int64_t)1 << 47));
+}
+
+/* p / 8 truncating toward 0 (C's division) for |p| < 2^59: (p + (p < 0 ? 7 : 0)) >> 3,
+ * the arithmetic shift of t as the logical shift of t + 2^63 less 2^60 (as rnd16_avx2) */
+AVX2 static inline __m256i div8_avx2(__m256i p)
+{
+	__m256i sign = _mm256_cmpgt_epi64(_mm256_setzero_si256(), p);
+	__m256i t = _mm256_add_epi64(_mm256_add_epi64(p, _mm256_and_si256(sign, _mm256_set1_epi64x(7))),
+	                             _mm256_set1_epi64x(INT64_MIN));
+	return _mm256_sub_epi64(_mm256_srli_epi64(t, 3), _mm256_set1_epi64x((int64_t)1 << 60));
 }
 
 AVX2 static inline unsigned okbits_256(__m256i acc)
@@ -802,6 +815,7 @@ AVX2 static inline void rows_store_256(int64_t (*rows)[4], const int32_t *body, 
 #define K_MAX(a, b) _mm256_blendv_epi8(b, a, _mm256_cmpgt_epi64(a, b))
 #define K_ANY(p) (_mm256_movemask_epi8(p) != 0)
 #define K_ROUND16(p) rnd16_avx2(p)
+#define K_DIV8(p) div8_avx2(p)
 #define K_OKBITS(acc) okbits_256(acc)
 #define K_STORE_BITS(p, bits, v) store_bits_256(p, bits, v)
 #define K_ROWS_LOAD rows_load_256

@@ -13,6 +13,7 @@
  *   K_OKBITS(acc)  a bit per lane whose acc is below FAST_LIMIT (unsigned)
  *   K_ANY(p)       whether a lane predicate holds in any lane
  *   K_ROUND16(p)   f2d_round16 of each lane (arithmetic shift)
+ *   K_DIV8(p)      C's p / 8 of each lane (truncating toward 0), |p| < 2^59
  *   K_STORE_BITS(p, bits, v)  stores the lanes of v whose bit is set
  *   K_ROWS_LOAD / K_ROWS_STORE  the velocity rows of the lanes' bodies, transposed
  * Every function is the scalar fast path (solver.c) on K_W lanes, operation for operation; see
@@ -196,7 +197,8 @@ K_ATTR static unsigned K(warm)(int64_t (*rows)[4], const f2d_contact_batch *bt, 
  * the centres (dc_b - dc_a, up to 2^33 in the scalar path) and the turns are checked, as
  * product operands;
  * every other product operand is a fix16 value, a saturated one, a clamped impulse or a checked
- * increment. br, ms, is: bias_rate, mass_scale, impulse_scale of index 0 and 1 (stiff). */
+ * increment. The soft pass's friction anchor (soft_slip, soft_anchor) needs no check of its
+ * own: the moves and turns it multiplies are those checked, the slip is saturated. br, ms, is: bias_rate, mass_scale, impulse_scale of index 0 and 1 (stiff). */
 K_ATTR static unsigned K(soft)(int64_t (*rows)[4], int64_t (*disp)[4], f2d_contact_batch *bt,
                                int32_t o, int32_t flip, int use_bias, const f2d_softness *k,
                                unsigned skip)
@@ -262,13 +264,24 @@ K_ATTR static unsigned K(soft)(int64_t (*rows)[4], int64_t (*disp)[4], f2d_conta
 		(&v, d, K_ZERO, dv, K_LD(p->wn_a + o), K_LD(p->wn_b + o), K_ZERO, K_ZERO, 0, &acc);
 	}
 	kv mu = K_LD(bt->friction + o);
+	/* the friction anchor's linear part (soft_slip: (ddx, ddy) . (ny, -nx); ddx, ddy checked
+	 * above, so the products are exact) */
+	kv lin_t = use_bias ? K(round16)(K_SUB(K_MUL(ddx, ny), K_MUL(ddy, nx))) : K_ZERO;
 	for (int32_t i = 0; i < 2; ++i) {
 		f2d_point_lanes *p = pp[i];
 		kv pt0 = K_LD(p->pt + o);
+		kv rta = K_LD(p->rt_a + o), rtb = K_LD(p->rt_b + o);
 		kv dx = K_SUB(v.vbx, v.vax), dy = K_SUB(v.vby, v.vay);
 		kv lt = K_SUB(K_MUL(dx, ny), K_MUL(dy, nx));
-		kv vt = K_MAX(K_MIN(K(point_vel)(&v, lt, K_LD(p->rt_a + o), K_LD(p->rt_b + o)), hi),
-		              lo);
+		kv vt = K_MAX(K_MIN(K(point_vel)(&v, lt, rta, rtb), hi), lo);
+		if (use_bias) {
+			/* soft_anchor: sat(vt + round16(slip inv_h) / 8), slip saturated to fix16
+			 * (a product operand), the division truncating (K_DIV8) */
+			kv ang_t = K(round16)(K_SUB(K_MUL(dtb, rtb), K_MUL(dta, rta)));
+			kv slip = K_MAX(K_MIN(K_ADD(lin_t, ang_t), hi), lo);
+			kv a8 = K_DIV8(K(mul16)(slip, K_SET1(k->inv_h)));
+			vt = K_MAX(K_MIN(K_ADD(vt, a8), hi), lo);
+		}
 		kv max_pt = K_MIN(K(mul16)(mu, pn[i]), hi);
 		kv neg = K_SUB(K_ZERO, max_pt);
 		kv q = K_SUB(pt0, K(mul16)(K_LD(p->mass_t + o), vt));

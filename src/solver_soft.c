@@ -27,6 +27,14 @@
  * speculative: target -s / h, the full mass (lambda = m_n (-s/h - vn)), in both passes. The
  * relax pass solves vn to 0 at a depth, with the full mass and no impulse share.
  *
+ * Friction in the soft pass is anchored (soft_slip): it solves vt + (slip / h) / 8 to 0, where
+ * slip is the point's tangential motion since the step began, so a slip that rounding let
+ * through in one substep is taken back in the next ones (without it the 100-row pyramid's
+ * rows 20-60 slide apart by about 0.0006 m/s per contact, below what a substep's rounding
+ * moves, and its top creeps sideways 0.0004-0.001 m per step). Before friction_step:
+ *   vt' = f2d_sat(vt + round16(slip inv_h) / 8)   (C's division, truncating toward 0)
+ * The relax pass solves vt to 0.
+ *
  * The frequencies: f = min(30 Hz, rate / 8) (rate = 1 / h: a spring stiffer than an eighth of
  * the substep rate is not resolved by it; 30 Hz from 4 substeps at 60 Hz on; Box2D v3.2's
  * contactHertz), 5f/2 against a body that cannot move (75 Hz; Box2D v3.2's staticSoftness is
@@ -204,6 +212,30 @@ static inline fix16_t soft_separation(const f2d_contact_batch *bt, int32_t l, in
 	return f2d_sat((int64_t)bt->p[k].sep[l] + lin + ang);
 }
 
+/* The tangential slip of point k since the step began: soft_separation's linearized motion
+ * along t = right_perp(n) = (n.y, -n.x) instead of n, with r x t instead of r x n and no s0:
+ *   slip = sat(round16(dx t.x + dy t.y) + round16(dtheta_b (r_b x t) - dtheta_a (r_a x t)))
+ * what the velocity-level friction cannot see when a body's speed is rounded away in a
+ * substep's position (under 0.0018 m/s at 1/240 s) or its turn and its move round apart.
+ * Ranges as in soft_separation (|t| <= 2^16, |r x t| < 2^31): each product < 2^49. */
+static inline fix16_t soft_slip(const f2d_contact_batch *bt, int32_t l, int32_t k,
+                                const int64_t *da, const int64_t *db)
+{
+	int64_t dx = db[0] - da[0];
+	int64_t dy = db[1] - da[1];
+	int64_t lin = f2d_round16(dx * bt->ny[l] - dy * bt->nx[l]);
+	int64_t ang = f2d_round16(db[2] * bt->p[k].rt_b[l] - da[2] * bt->p[k].rt_a[l]);
+	return f2d_sat(lin + ang);
+}
+
+/* The soft pass's friction anchor on vt (see above): vt + round16(slip inv_h) / 8, the
+ * division truncating toward 0, saturated (unreported, as the separation). |slip| < 2^31,
+ * |inv_h| < 2^31: the product < 2^62, its round16 < 2^46; |vt| < 2^31: the sum < 2^47. */
+static inline int64_t soft_anchor(int64_t vt, fix16_t slip, const f2d_softness *k)
+{
+	return f2d_sat(vt + mul64(slip, k->inv_h) / 8);
+}
+
 /* ---- test-only switches (as in solver.c; tests/test_solver_paths.c) ----
  * F2D_CONTACT_COUNT_PATHS: the lanes each soft pass path handled (fast, exact because a value
  * left the checked range, exact because a bounce is pending). */
@@ -289,6 +321,10 @@ static F2D_NOINLINE void soft_lane_exact(f2d_world *w, const f2d_softness *k, f2
 		int32_t q = arb->count == 2 ? kk ^ flip : kk;
 		cpoint *p = &c.p[q];
 		fix16_t vt = rel_vel(&v, t, p->rt_a, p->rt_b);
+		if (use_bias) {
+			/* the friction anchor: the relax pass solves vt to 0 */
+			vt = (fix16_t)soft_anchor(vt, soft_slip(bt, l, q, da, db), k);
+		}
 		fix16_t d = friction_step(p, vt, c.friction, saturated);
 		apply2(&v, q == 0 ? d : 0, q == 1 ? d : 0, &c, &c.p[0], &c.p[1], true, saturated);
 	}
@@ -385,10 +421,20 @@ static inline bool soft_lane_fast(const f2d_softness *k, f2d_contact_batch *bt, 
 	}
 	f2d_vec2 t = f2d_right_perp(n);
 	int64_t mu = bt->friction[l];
+	/* the linear part of the slips (soft_slip), shared */
+	int64_t lin_t = use_bias ? f2d_round16((db[0] - da[0]) * t.x + (db[1] - da[1]) * t.y) : 0;
 	for (int32_t i = 0; i < 2; ++i) {
 		const f2d_point_lanes *p = i == 0 ? p1 : p2;
 		int64_t pt0 = p->pt[l];
 		int64_t vt = f2d_sat(soft_rel_vel(&v, t, p->rt_a[l], p->rt_b[l]));
+		if (use_bias) {
+			/* the friction anchor, exact in 64 bits with no check (soft_slip's and
+			 * soft_anchor's ranges: from the displacement rows and fix16 lane values
+			 * only, no velocity): the exact path's bits; a one-point arbiter's zero
+			 * point gets a slip, but its mass_t, cone and increment stay 0 */
+			int64_t ang_t = f2d_round16(db[2] * p->rt_b[l] - da[2] * p->rt_a[l]);
+			vt = soft_anchor(vt, f2d_sat(lin_t + ang_t), k);
+		}
 		int64_t max_pt = mul64((fix16_t)mu, pn[i]);
 		max_pt = max_pt > INT32_MAX ? INT32_MAX : max_pt;
 		int64_t q = pt0 - mul64(p->mass_t[l], vt);

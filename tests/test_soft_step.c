@@ -6,8 +6,8 @@
  *    a portable snapshot with a substep_count word of 0 (not canonical) or 9 is refused and
  *    leaves the world unchanged;
  *  - the stack goals of issue 15 with 4 substeps, sleep off: pyramid20's top drops at most
- *    0.0315 m (the issue's goal is 0.031 m, Box2D v3's 0.0313 m rounded; fix2d measures
- *    0.0314 m) and the pyramid is at rest; a 40-row pyramid (820 boxes) is at rest at step
+ *    0.0313 m (the issue's goal is 0.031 m, Box2D v3's 0.0313 m; fix2d measures 0.0312 m with
+ *    the soft pass's friction anchor, 0.0314 m before) and the pyramid is at rest; a 40-row pyramid (820 boxes) is at rest at step
  *    600 (largest speed < 0.01 m/s); chain50's joint gap stays within 0.06 m over 600 steps;
  *    rain1000 is at rest at step 600.
  * Doubles are used for measuring only. The bounce and pendulum goals under the soft step are
@@ -147,7 +147,7 @@ START_TEST(pyramid20_drop_and_rest)
 	printf("soft step, pyramid20 at step 600: top drop %.4f m, x %+.4f m, largest speed %.4f "
 	       "m/s\n",
 	       drop, dx, v);
-	ck_assert_msg(drop <= 0.0315, "top dropped %.4f m", drop);
+	ck_assert_msg(drop <= 0.0313, "top dropped %.4f m", drop);
 	ck_assert_msg(fabs(dx) <= 0.04, "top moved %.4f m sideways", dx);
 	ck_assert_msg(v < 0.01, "largest speed %.4f m/s", v);
 	f2d_destroy_world(w);
