@@ -205,6 +205,15 @@ static inline f2d_u128 f2d_u128_shl(f2d_u128 a, int n)
 	return r;
 }
 
+/** a >> n, 0 < n < 64 */
+static inline f2d_u128 f2d_u128_shr(f2d_u128 a, int n)
+{
+	f2d_u128 r;
+	r.lo = (a.lo >> n) | (a.hi << (64 - n));
+	r.hi = a.hi >> n;
+	return r;
+}
+
 /** a >> 1 */
 static inline f2d_u128 f2d_u128_half(f2d_u128 a)
 {

@@ -27,7 +27,8 @@
  * 8704 m (2^29.1), query shapes within 512 m of their position, so M's vertices are below 2^30.6
  * and translations below 2^31 in absolute value; edges below 2^26 (1024 m), normals 2^16.
  * Products a.d, a.v stay below 2^59; rational comparisons (up to 2^63 x 2^64) and the disc's
- * discriminant (2^126) use the u128 helpers below (no __int128: tcc and gcc -m32 build this).
+ * discriminant (2^126) use the f2d_u128 helpers of fmath.h (no __int128: tcc and gcc -m32 build
+ * this).
  *
  * Outputs: t32 = floor(t 2^32); fraction = (t32 + 2^15) >> 16 (Q16.16, half up); the point
  * p + round(t32 d / 2^32) for rays, the contact point on the hit shape for shape casts; the
@@ -38,69 +39,25 @@
 
 /* ---- 128-bit unsigned arithmetic from 32-bit limbs ---- */
 
-typedef struct u128 {
-	uint64_t hi, lo;
-} u128;
-
-static inline u128 mul_u64(uint64_t a, uint64_t b)
-{
-	uint64_t a0 = (uint32_t)a, a1 = a >> 32, b0 = (uint32_t)b, b1 = b >> 32;
-	uint64_t p00 = a0 * b0, p01 = a0 * b1, p10 = a1 * b0, p11 = a1 * b1;
-	uint64_t mid = (p00 >> 32) + (uint32_t)p01 + (uint32_t)p10;
-	u128 r;
-	r.lo = (mid << 32) | (uint32_t)p00;
-	r.hi = p11 + (p01 >> 32) + (p10 >> 32) + (mid >> 32);
-	return r;
-}
-
-static inline bool lt_u128(u128 a, u128 b)
-{
-	return a.hi < b.hi || (a.hi == b.hi && a.lo < b.lo);
-}
-
-static inline u128 sub_u128(u128 a, u128 b)
-{
-	u128 r;
-	r.lo = a.lo - b.lo;
-	r.hi = a.hi - b.hi - (a.lo < b.lo ? 1u : 0u);
-	return r;
-}
-
-static inline u128 add_u128(u128 a, u128 b)
-{
-	u128 r;
-	r.lo = a.lo + b.lo;
-	r.hi = a.hi + b.hi + (r.lo < a.lo ? 1u : 0u);
-	return r;
-}
-
-static inline u128 shr_u128(u128 a, unsigned k) /* 0 < k < 64 */
-{
-	u128 r;
-	r.lo = (a.lo >> k) | (a.hi << (64 - k));
-	r.hi = a.hi >> k;
-	return r;
-}
-
 /* floor(sqrt(n)), digit by digit (n < 2^126 here, so the root is below 2^63) */
-static uint64_t isqrt_u128(u128 n)
+static uint64_t isqrt_u128(f2d_u128 n)
 {
-	u128 r = {0, 0}, bit = {(uint64_t)1 << 62, 0}; /* 4^63 */
-	while (lt_u128(n, bit)) {
-		bit = shr_u128(bit, 2);
+	f2d_u128 r = {0, 0}, bit = {(uint64_t)1 << 62, 0}; /* 4^63 */
+	while (f2d_u128_less(n, bit)) {
+		bit = f2d_u128_shr(bit, 2);
 		if (bit.hi == 0 && bit.lo == 0) {
 			return 0;
 		}
 	}
 	while (bit.hi != 0 || bit.lo != 0) {
-		u128 rb = add_u128(r, bit);
-		if (!lt_u128(n, rb)) {
-			n = sub_u128(n, rb);
-			r = add_u128(shr_u128(r, 1), bit);
+		f2d_u128 rb = f2d_u128_add(r, bit);
+		if (!f2d_u128_less(n, rb)) {
+			n = f2d_u128_sub(n, rb);
+			r = f2d_u128_add(f2d_u128_shr(r, 1), bit);
 		} else {
-			r = shr_u128(r, 1);
+			r = f2d_u128_shr(r, 1);
 		}
-		bit = shr_u128(bit, 2);
+		bit = f2d_u128_shr(bit, 2);
 	}
 	return r.lo;
 }
@@ -109,7 +66,7 @@ static uint64_t isqrt_u128(u128 n)
 
 static inline bool rat_lt(q_rat a, q_rat b)
 {
-	return lt_u128(mul_u64(a.n, b.d), mul_u64(b.n, a.d));
+	return f2d_u128_less(f2d_u128_mul(a.n, b.d), f2d_u128_mul(b.n, a.d));
 }
 
 /* floor(t 2^32) for t = n / d in [0, 1]: 32 steps of long division (the remainder stays below
@@ -422,11 +379,11 @@ static int32_t cast_disc(const q_mink *m, int32_t k, int64_t dx, int64_t dy, q_r
 		return Q_MISS;
 	}
 	uint64_t a = (uint64_t)(dx * dx) + (uint64_t)(dy * dy); /* <= 2^63 */
-	u128 bb = mul_u64((uint64_t)b, (uint64_t)b), ac = mul_u64(a, vv - rr);
-	if (lt_u128(bb, ac)) {
+	f2d_u128 bb = f2d_u128_mul((uint64_t)b, (uint64_t)b), ac = f2d_u128_mul(a, vv - rr);
+	if (f2d_u128_less(bb, ac)) {
 		return Q_MISS;
 	}
-	uint64_t s = isqrt_u128(sub_u128(bb, ac)); /* s < b: c > 0 */
+	uint64_t s = isqrt_u128(f2d_u128_sub(bb, ac)); /* s < b: c > 0 */
 	q_rat t = {(uint64_t)b - s, a};
 	if (rat_lt(hi, t)) {
 		return Q_MISS;

@@ -33,15 +33,6 @@
 
 #define OVERFLOW_COLOR F2D_OVERFLOW_COLOR
 
-static inline int32_t popcount(unsigned x)
-{
-	int32_t n = 0;
-	for (; x != 0; x &= x - 1) {
-		n++;
-	}
-	return n;
-}
-
 /* Batches needed for n arbiters at most: per colour ceil(count / F2D_LANES), which sums to at
  * most n / F2D_LANES + 64 (one partial batch per colour), and never more than n. */
 bool f2d_solver_reserve(f2d_world *w, int32_t arbiters)
@@ -742,8 +733,9 @@ AVX2 static inline __m256i rnd16_avx2(__m256i p)
 AVX2 static inline __m256i div8_avx2(__m256i p)
 {
 	__m256i sign = _mm256_cmpgt_epi64(_mm256_setzero_si256(), p);
-	__m256i t = _mm256_add_epi64(_mm256_add_epi64(p, _mm256_and_si256(sign, _mm256_set1_epi64x(7))),
-	                             _mm256_set1_epi64x(INT64_MIN));
+	__m256i t =
+	    _mm256_add_epi64(_mm256_add_epi64(p, _mm256_and_si256(sign, _mm256_set1_epi64x(7))),
+	                     _mm256_set1_epi64x(INT64_MIN));
 	return _mm256_sub_epi64(_mm256_srli_epi64(t, 3), _mm256_set1_epi64x((int64_t)1 << 60));
 }
 
@@ -1230,7 +1222,7 @@ void f2d_contacts_warm_rows(f2d_world *w)
 		unsigned todo = (1u << bt->lanes) - 1u;
 		if (kernel != F2D_KERNEL_SCALAR && !bt->sequential) {
 			todo = simd_batch(w, bt, kernel, 0, true);
-			COUNT_PATH(0, bt->lanes - popcount(todo));
+			COUNT_PATH(0, bt->lanes - f2d_popcount(todo));
 		}
 		for (; todo != 0; todo &= todo - 1) {
 			int32_t l = f2d_ctz64(todo);
@@ -1274,7 +1266,7 @@ void f2d_contacts_solve(f2d_world *w, int32_t iteration)
 		f2d_contact_batch *bt = &w->batches[i];
 		if (kernel != F2D_KERNEL_SCALAR && !bt->sequential) {
 			unsigned rest = simd_batch(w, bt, kernel, flip, false);
-			COUNT_PATH(2, bt->lanes - popcount(rest));
+			COUNT_PATH(2, bt->lanes - f2d_popcount(rest));
 			for (; rest != 0; rest &= rest - 1) {
 				int32_t l = f2d_ctz64(rest);
 				clane c;

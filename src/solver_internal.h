@@ -8,6 +8,16 @@
 
 #include "core.h"
 
+/* the set bits of a lane mask (lanes left to another path, counted by the path switches) */
+static inline int32_t f2d_popcount(unsigned x)
+{
+	int32_t n = 0;
+	for (; x != 0; x &= x - 1) {
+		n++;
+	}
+	return n;
+}
+
 static inline int64_t *vel_row(f2d_world *w, int32_t body)
 {
 	return w->solver_vel[body];

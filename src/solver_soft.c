@@ -454,15 +454,6 @@ static inline bool soft_lane_fast(const f2d_softness *k, f2d_contact_batch *bt, 
 	return true;
 }
 
-static inline int32_t popcount_lanes(unsigned x)
-{
-	int32_t n = 0;
-	for (; x != 0; x &= x - 1) {
-		n++;
-	}
-	return n;
-}
-
 /* One soft pass: the batches in order (colour after colour); a batch of one colour by the SIMD
  * kernel where the CPU has one (lanes of one colour share no body that moves: any order gives
  * the same bits), else lane after lane by the scalar fast path; the lanes either leaves, and
@@ -486,7 +477,7 @@ void f2d_soft_solve(f2d_world *w, const f2d_softness *k, bool use_bias, int32_t 
 		unsigned todo = (1u << bt->lanes) - 1u;
 		if (kernel != F2D_KERNEL_SCALAR && !bt->sequential) {
 			todo = f2d_soft_simd_batch(w, bt, kernel, flip, use_bias, k, bounce);
-			COUNT_SOFT(0, bt->lanes - popcount_lanes(todo));
+			COUNT_SOFT(0, bt->lanes - f2d_popcount(todo));
 		}
 		for (; todo != 0; todo &= todo - 1) {
 			int32_t l = f2d_ctz64(todo);
