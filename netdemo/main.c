@@ -901,6 +901,53 @@ static bool guest_handshake(nd_options *o, int fd, uint32_t nonce, uint32_t *tok
 	}
 }
 
+/* The handshake of one peer per terminal: the host makes the join code unless given one,
+ * prints it and waits for the guest; the guest joins. Derives the packet key, fills both
+ * addresses (0 the host, 1 the guest) and the session token; true when joined. */
+static bool join_session(const cli *c, nd_options *o, int fd, uint16_t port,
+                         struct sockaddr_in addrs[2], uint32_t *token, uint64_t *drops,
+                         uint64_t give_up)
+{
+	memset(addrs, 0, 2 * sizeof addrs[0]);
+	if (c->listen && !o->have_code) {
+		nd_code_random(o->code);
+	}
+	nd_key_derive(o->code, &o->key);
+	if (!c->listen) {
+		addrs[1].sin_family = AF_INET;
+		addrs[1].sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+		addrs[1].sin_port = htons(port);
+		addrs[0] = o->connect_to;
+		return guest_handshake(o, fd, randombytes_random(), token, drops, give_up);
+	}
+	char code_text[ND_CODE_TEXT];
+	nd_code_format(o->code, code_text);
+	fprintf(stderr,
+	        "%s: host: waiting on 127.0.0.1:%u, join code %s\n"
+	        "%s: the guest runs: %s --connect 127.0.0.1:%u --join-code %s\n",
+	        ND_PROG, port, code_text, ND_PROG, ND_PROG, port, code_text);
+	sodium_memzero(code_text, sizeof code_text);
+	*token = randombytes_random() | 1u;
+	bool joined = host_handshake(o, fd, *token, &addrs[1], drops, give_up);
+	addrs[0].sin_family = AF_INET;
+	addrs[0].sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	addrs[0].sin_port = htons(port);
+	return joined;
+}
+
+/* This peer's report and the session's verdict (in sync, DESYNC or PEER LOST). */
+static void print_standalone(int self, int status, uint32_t frames, const nd_result *r)
+{
+	print_result(self, r);
+	if (status == ND_EXIT_OK) {
+		printf("in sync: %u frames, 2 peers, hash %016" PRIx64 "\n", frames, r->hash);
+	} else if (status == ND_EXIT_DESYNC) {
+		printf("DESYNC at frame %u\n", r->desync_frame);
+	} else if (status == ND_EXIT_LOST) {
+		printf("PEER LOST: peer %d\n", r->lost_peer);
+	}
+}
+
 static int run_standalone(cli *c)
 {
 	nd_options o = c->o;
@@ -920,36 +967,11 @@ static int run_standalone(cli *c)
 		return ND_EXIT_ERROR;
 	}
 	struct sockaddr_in addrs[2];
-	memset(addrs, 0, sizeof addrs);
 	uint32_t token = 0;
 	uint64_t give_up = nd_now_us() + (uint64_t)o.max_seconds * 1000000u;
 	uint64_t drops[ND_DROP_COUNT];
 	memset(drops, 0, sizeof drops);
-	bool joined;
-	if (c->listen && !o.have_code) {
-		nd_code_random(o.code);
-	}
-	nd_key_derive(o.code, &o.key);
-	if (c->listen) {
-		char code_text[ND_CODE_TEXT];
-		nd_code_format(o.code, code_text);
-		fprintf(stderr,
-		        "%s: host: waiting on 127.0.0.1:%u, join code %s\n"
-		        "%s: the guest runs: %s --connect 127.0.0.1:%u --join-code %s\n",
-		        ND_PROG, port, code_text, ND_PROG, ND_PROG, port, code_text);
-		sodium_memzero(code_text, sizeof code_text);
-		token = randombytes_random() | 1u;
-		joined = host_handshake(&o, fd, token, &addrs[1], drops, give_up);
-		addrs[0].sin_family = AF_INET;
-		addrs[0].sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-		addrs[0].sin_port = htons(port);
-	} else {
-		addrs[1].sin_family = AF_INET;
-		addrs[1].sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-		addrs[1].sin_port = htons(port);
-		addrs[0] = o.connect_to;
-		joined = guest_handshake(&o, fd, randombytes_random(), &token, drops, give_up);
-	}
+	bool joined = join_session(c, &o, fd, port, addrs, &token, drops, give_up);
 	sodium_memzero(o.code, sizeof o.code);
 	nd_result r;
 	int status = ND_EXIT_LOST;
@@ -973,14 +995,7 @@ static int run_standalone(cli *c)
 		r.drops[d] += drops[d];
 		r.parse_drops += drops[d];
 	}
-	print_result(self, &r);
-	if (status == ND_EXIT_OK) {
-		printf("in sync: %u frames, 2 peers, hash %016" PRIx64 "\n", o.frames, r.hash);
-	} else if (status == ND_EXIT_DESYNC) {
-		printf("DESYNC at frame %u\n", r.desync_frame);
-	} else if (status == ND_EXIT_LOST) {
-		printf("PEER LOST: peer %d\n", r.lost_peer);
-	}
+	print_standalone(self, status, o.frames, &r);
 	return status;
 }
 
