@@ -123,50 +123,80 @@ typedef struct cli {
 		}                                                                                  \
 	} while (0)
 
-/* --peers, --frames, --delay, --seed, --timeout, --max-seconds. */
-static int game_option(nd_options *o, const char *a, const char *v)
+/* An option that takes a whole number in lo..hi (else the message `want`), stored into the
+ * one field given, of its type. */
+typedef struct count_opt {
+	const char *name;
+	uint64_t lo, hi;
+	const char *want;
+	int *i;
+	uint16_t *u16;
+	uint32_t *u32;
+	uint64_t *u64;
+	int64_t *i64;
+} count_opt;
+
+static void store_count(const count_opt *k, uint64_t x)
 {
-	uint64_t x = 0;
-	if (strcmp(a, "--peers") == 0) {
-		NEED_VALUE();
-		if (!parse_u64(v, 4, &x) || x < 2) {
-			return usage("--peers wants 2..4, got", v);
-		}
-		o->peers = (int)x;
-	} else if (strcmp(a, "--frames") == 0) {
-		NEED_VALUE();
-		if (!parse_u64(v, ND_MAX_FRAMES, &x) || x == 0) {
-			return usage("--frames wants 1..1000000, got", v);
-		}
-		o->frames = (uint32_t)x;
-	} else if (strcmp(a, "--delay") == 0) {
-		NEED_VALUE();
-		if (!parse_u64(v, 8, &x)) {
-			return usage("--delay wants 0..8 frames, got", v);
-		}
-		o->delay = (uint32_t)x;
-	} else if (strcmp(a, "--seed") == 0) {
-		NEED_VALUE();
-		if (!parse_u64(v, UINT64_MAX, &x)) {
-			return usage("--seed wants a decimal number, got", v);
-		}
-		o->seed = x;
-	} else if (strcmp(a, "--timeout") == 0) {
-		NEED_VALUE();
-		if (!parse_u64(v, 600000, &x) || x < 100) {
-			return usage("--timeout wants 100..600000 ms, got", v);
-		}
-		o->timeout_ms = (uint32_t)x;
-	} else if (strcmp(a, "--max-seconds") == 0) {
-		NEED_VALUE();
-		if (!parse_u64(v, 86400, &x) || x == 0) {
-			return usage("--max-seconds wants 1..86400, got", v);
-		}
-		o->max_seconds = (uint32_t)x;
+	if (k->i != NULL) {
+		*k->i = (int)x;
+	} else if (k->u16 != NULL) {
+		*k->u16 = (uint16_t)x;
+	} else if (k->u32 != NULL) {
+		*k->u32 = (uint32_t)x;
+	} else if (k->u64 != NULL) {
+		*k->u64 = x;
 	} else {
-		return ND_NOT_MINE;
+		*k->i64 = (int64_t)x;
 	}
-	return -1;
+}
+
+/* The options that take a whole number. */
+static int count_option(cli *c, const char *a, const char *v)
+{
+	nd_options *o = &c->o;
+	const count_opt opts[] = {
+	    {"--peers", 2, 4, "--peers wants 2..4, got", .i = &o->peers},
+	    {"--frames", 1, ND_MAX_FRAMES, "--frames wants 1..1000000, got", .u32 = &o->frames},
+	    {"--delay", 0, 8, "--delay wants 0..8 frames, got", .u32 = &o->delay},
+	    {"--seed", 0, UINT64_MAX, "--seed wants a decimal number, got", .u64 = &o->seed},
+	    {"--timeout", 100, 600000, "--timeout wants 100..600000 ms, got",
+	     .u32 = &o->timeout_ms},
+	    {"--max-seconds", 1, 86400, "--max-seconds wants 1..86400, got",
+	     .u32 = &o->max_seconds},
+	    {"--listen", 1, 65535, "--listen wants a port, got", .u16 = &o->listen_port},
+	    {"--test-perturb-frame", 0, ND_MAX_FRAMES, "a frame number wanted, got",
+	     .i64 = &o->perturb_frame},
+	    {"--test-kill-frame", 0, ND_MAX_FRAMES, "a frame number wanted, got",
+	     .i64 = &o->kill_frame},
+	    {"--test-perturb-peer", 0, ND_MAX_PEERS - 1, "a peer index wanted, got",
+	     .i = &o->perturb_peer},
+	    {"--test-kill-peer", 0, ND_MAX_PEERS - 1, "a peer index wanted, got",
+	     .i = &o->kill_peer},
+	    /* internal: launched peers */
+	    {"--peer-index", 0, ND_MAX_PEERS - 1, "bad --peer-index", .i = &o->index},
+	    {"--fd", 0, 65535, "bad --fd", .i = &o->fd},
+	    {"--token", 0, UINT32_MAX, "bad --token", .u32 = &o->token},
+	};
+	for (size_t k = 0; k < sizeof opts / sizeof opts[0]; ++k) {
+		if (strcmp(a, opts[k].name) != 0) {
+			continue;
+		}
+		NEED_VALUE();
+		uint64_t x = 0;
+		if (!parse_u64(v, opts[k].hi, &x) || x < opts[k].lo) {
+			return usage(opts[k].want, v);
+		}
+		store_count(&opts[k], x);
+		if (opts[k].u16 == &o->listen_port) {
+			c->listen = true; /* one peer per terminal: the host */
+		}
+		if (opts[k].i == &o->index) {
+			c->child = true; /* a launched peer */
+		}
+		return -1;
+	}
+	return ND_NOT_MINE;
 }
 
 /* --loss, --dup, --reorder (percentages), --latency, --jitter (milliseconds). */
@@ -205,24 +235,16 @@ static int impairment_option(nd_options *o, const char *a, const char *v)
 	return -1;
 }
 
-/* --record, --bundle-dir, --listen, --join-code, --connect. */
-static int session_option(cli *c, const char *a, const char *v)
+/* --record, --bundle-dir, --join-code, --connect and the internal --ports. */
+static int text_option(cli *c, const char *a, const char *v)
 {
 	nd_options *o = &c->o;
-	uint64_t x = 0;
 	if (strcmp(a, "--record") == 0) {
 		NEED_VALUE();
 		o->record_dir = v;
 	} else if (strcmp(a, "--bundle-dir") == 0) {
 		NEED_VALUE();
 		o->bundle_dir = v;
-	} else if (strcmp(a, "--listen") == 0) {
-		NEED_VALUE();
-		if (!parse_u64(v, 65535, &x) || x == 0) {
-			return usage("--listen wants a port, got", v);
-		}
-		o->listen_port = (uint16_t)x;
-		c->listen = true;
 	} else if (strcmp(a, "--join-code") == 0) {
 		NEED_VALUE();
 		if (!nd_code_parse(v, o->code)) {
@@ -237,49 +259,6 @@ static int session_option(cli *c, const char *a, const char *v)
 			return usage("--connect wants HOST:PORT (IPv4 or localhost), got", v);
 		}
 		o->connect = true;
-	} else {
-		return ND_NOT_MINE;
-	}
-	return -1;
-}
-
-/* The test-only options and the internal ones of launched peers (--peer-index, --fd, --token,
- * --ports). */
-static int internal_option(cli *c, const char *a, const char *v)
-{
-	nd_options *o = &c->o;
-	uint64_t x = 0;
-	if (strcmp(a, "--test-perturb-frame") == 0 || strcmp(a, "--test-kill-frame") == 0) {
-		NEED_VALUE();
-		if (!parse_u64(v, ND_MAX_FRAMES, &x)) {
-			return usage("a frame number wanted, got", v);
-		}
-		*(a[7] == 'p' ? &o->perturb_frame : &o->kill_frame) = (int64_t)x;
-	} else if (strcmp(a, "--test-perturb-peer") == 0 || strcmp(a, "--test-kill-peer") == 0) {
-		NEED_VALUE();
-		if (!parse_u64(v, ND_MAX_PEERS - 1, &x)) {
-			return usage("a peer index wanted, got", v);
-		}
-		*(a[7] == 'p' ? &o->perturb_peer : &o->kill_peer) = (int)x;
-	} else if (strcmp(a, "--peer-index") == 0) {
-		NEED_VALUE();
-		if (!parse_u64(v, ND_MAX_PEERS - 1, &x)) {
-			return usage("bad --peer-index", v);
-		}
-		o->index = (int)x;
-		c->child = true;
-	} else if (strcmp(a, "--fd") == 0) {
-		NEED_VALUE();
-		if (!parse_u64(v, 65535, &x)) {
-			return usage("bad --fd", v);
-		}
-		o->fd = (int)x;
-	} else if (strcmp(a, "--token") == 0) {
-		NEED_VALUE();
-		if (!parse_u64(v, UINT32_MAX, &x)) {
-			return usage("bad --token", v);
-		}
-		o->token = (uint32_t)x;
 	} else if (strcmp(a, "--ports") == 0) {
 		NEED_VALUE();
 		c->ports_text = v;
@@ -293,15 +272,12 @@ static int internal_option(cli *c, const char *a, const char *v)
 /* One option (with its value) of argv: -1 taken, else the exit status. */
 static int parse_option(cli *c, const char *a, const char *v)
 {
-	int r = game_option(&c->o, a, v);
+	int r = count_option(c, a, v);
 	if (r == ND_NOT_MINE) {
 		r = impairment_option(&c->o, a, v);
 	}
 	if (r == ND_NOT_MINE) {
-		r = session_option(c, a, v);
-	}
-	if (r == ND_NOT_MINE) {
-		r = internal_option(c, a, v);
+		r = text_option(c, a, v);
 	}
 	return r == ND_NOT_MINE ? usage("unknown option", a) : r;
 }
