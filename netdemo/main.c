@@ -113,169 +113,181 @@ typedef struct cli {
 	const char *ports_text;
 } cli;
 
-static int parse_args(int argc, char **argv, cli *c)
-{
-	nd_options *o = &c->o;
-	memset(c, 0, sizeof *c);
-	o->peers = 2;
-	o->frames = 600;
-	o->delay = 2;
-	o->timeout_ms = 3000;
-	o->max_seconds = 300;
-	o->perturb_frame = -1;
-	o->kill_frame = -1;
-	o->perturb_peer = -1;
-	o->kill_peer = -1;
-	o->index = -1;
-	o->fd = -1;
-	for (int i = 1; i < argc; ++i) {
-		const char *a = argv[i];
-		const char *v = i + 1 < argc ? argv[i + 1] : NULL;
-		uint64_t x = 0;
-		uint32_t ppm = 0;
+/* Option parsers of one group each: ND_NOT_MINE when `a` is not theirs, -1 when it was taken
+ * with its value v, else the exit status (the message printed). */
+#define ND_NOT_MINE (-2)
 #define NEED_VALUE()                                                                               \
 	do {                                                                                       \
 		if (v == NULL) {                                                                   \
 			return usage("missing value for", a);                                      \
 		}                                                                                  \
-		++i;                                                                               \
 	} while (0)
-		if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
-			fputs(usage_text, stdout);
-			exit(0);
-		} else if (strcmp(a, "--realtime") == 0) {
-			o->realtime = true;
-		} else if (strcmp(a, "--peers") == 0) {
-			NEED_VALUE();
-			if (!parse_u64(v, 4, &x) || x < 2) {
-				return usage("--peers wants 2..4, got", v);
-			}
-			o->peers = (int)x;
-		} else if (strcmp(a, "--frames") == 0) {
-			NEED_VALUE();
-			if (!parse_u64(v, ND_MAX_FRAMES, &x) || x == 0) {
-				return usage("--frames wants 1..1000000, got", v);
-			}
-			o->frames = (uint32_t)x;
-		} else if (strcmp(a, "--delay") == 0) {
-			NEED_VALUE();
-			if (!parse_u64(v, 8, &x)) {
-				return usage("--delay wants 0..8 frames, got", v);
-			}
-			o->delay = (uint32_t)x;
-		} else if (strcmp(a, "--loss") == 0 || strcmp(a, "--dup") == 0 ||
-		           strcmp(a, "--reorder") == 0) {
-			NEED_VALUE();
-			if (!nd_parse_percent(v, &ppm)) {
-				return usage("a percentage in [0, 100] wanted, got", v);
-			}
-			if (a[2] == 'l') {
-				if (ppm >= 1000000) {
-					return usage("--loss must be below 100", v);
-				}
-				o->imp.loss_ppm = ppm;
-			} else if (a[2] == 'd') {
-				o->imp.dup_ppm = ppm;
-			} else {
-				o->imp.reorder_ppm = ppm;
-			}
-		} else if (strcmp(a, "--latency") == 0 || strcmp(a, "--jitter") == 0) {
-			NEED_VALUE();
-			if (!parse_u64(v, 10000, &x)) {
-				return usage("milliseconds in [0, 10000] wanted, got", v);
-			}
-			if (a[2] == 'l') {
-				o->imp.latency_us = (uint32_t)x * 1000;
-			} else {
-				o->imp.jitter_us = (uint32_t)x * 1000;
-			}
-		} else if (strcmp(a, "--seed") == 0) {
-			NEED_VALUE();
-			if (!parse_u64(v, UINT64_MAX, &x)) {
-				return usage("--seed wants a decimal number, got", v);
-			}
-			o->seed = x;
-		} else if (strcmp(a, "--record") == 0) {
-			NEED_VALUE();
-			o->record_dir = v;
-		} else if (strcmp(a, "--bundle-dir") == 0) {
-			NEED_VALUE();
-			o->bundle_dir = v;
-		} else if (strcmp(a, "--timeout") == 0) {
-			NEED_VALUE();
-			if (!parse_u64(v, 600000, &x) || x < 100) {
-				return usage("--timeout wants 100..600000 ms, got", v);
-			}
-			o->timeout_ms = (uint32_t)x;
-		} else if (strcmp(a, "--max-seconds") == 0) {
-			NEED_VALUE();
-			if (!parse_u64(v, 86400, &x) || x == 0) {
-				return usage("--max-seconds wants 1..86400, got", v);
-			}
-			o->max_seconds = (uint32_t)x;
-		} else if (strcmp(a, "--listen") == 0) {
-			NEED_VALUE();
-			if (!parse_u64(v, 65535, &x) || x == 0) {
-				return usage("--listen wants a port, got", v);
-			}
-			o->listen_port = (uint16_t)x;
-			c->listen = true;
-		} else if (strcmp(a, "--join-code") == 0) {
-			NEED_VALUE();
-			if (!nd_code_parse(v, o->code)) {
-				return usage("--join-code wants 24 base32 letters "
-				             "(XXXX-XXXX-XXXX-XXXX-XXXX-XXXX), got",
-				             v);
-			}
-			o->have_code = true;
-		} else if (strcmp(a, "--connect") == 0) {
-			NEED_VALUE();
-			if (!parse_host_port(v, &o->connect_to)) {
-				return usage("--connect wants HOST:PORT (IPv4 or localhost), got",
-				             v);
-			}
-			o->connect = true;
-		} else if (strcmp(a, "--test-perturb-frame") == 0 ||
-		           strcmp(a, "--test-kill-frame") == 0) {
-			NEED_VALUE();
-			if (!parse_u64(v, ND_MAX_FRAMES, &x)) {
-				return usage("a frame number wanted, got", v);
-			}
-			*(a[7] == 'p' ? &o->perturb_frame : &o->kill_frame) = (int64_t)x;
-		} else if (strcmp(a, "--test-perturb-peer") == 0 ||
-		           strcmp(a, "--test-kill-peer") == 0) {
-			NEED_VALUE();
-			if (!parse_u64(v, ND_MAX_PEERS - 1, &x)) {
-				return usage("a peer index wanted, got", v);
-			}
-			*(a[7] == 'p' ? &o->perturb_peer : &o->kill_peer) = (int)x;
-		} else if (strcmp(a, "--peer-index") == 0) { /* internal: launched peers */
-			NEED_VALUE();
-			if (!parse_u64(v, ND_MAX_PEERS - 1, &x)) {
-				return usage("bad --peer-index", v);
-			}
-			o->index = (int)x;
-			c->child = true;
-		} else if (strcmp(a, "--fd") == 0) {
-			NEED_VALUE();
-			if (!parse_u64(v, 65535, &x)) {
-				return usage("bad --fd", v);
-			}
-			o->fd = (int)x;
-		} else if (strcmp(a, "--token") == 0) {
-			NEED_VALUE();
-			if (!parse_u64(v, UINT32_MAX, &x)) {
-				return usage("bad --token", v);
-			}
-			o->token = (uint32_t)x;
-		} else if (strcmp(a, "--ports") == 0) {
-			NEED_VALUE();
-			c->ports_text = v;
-		} else {
-			return usage("unknown option", a);
-		}
-#undef NEED_VALUE
+
+/* An option that takes a whole number in lo..hi (else the message `want`), stored into the
+ * one field given, of its type. */
+typedef struct count_opt {
+	const char *name;
+	uint64_t lo, hi;
+	const char *want;
+	int *i;
+	uint16_t *u16;
+	uint32_t *u32;
+	uint64_t *u64;
+	int64_t *i64;
+} count_opt;
+
+static void store_count(const count_opt *k, uint64_t x)
+{
+	if (k->i != NULL) {
+		*k->i = (int)x;
+	} else if (k->u16 != NULL) {
+		*k->u16 = (uint16_t)x;
+	} else if (k->u32 != NULL) {
+		*k->u32 = (uint32_t)x;
+	} else if (k->u64 != NULL) {
+		*k->u64 = x;
+	} else {
+		*k->i64 = (int64_t)x;
 	}
+}
+
+/* The options that take a whole number. */
+static int count_option(cli *c, const char *a, const char *v)
+{
+	nd_options *o = &c->o;
+	const count_opt opts[] = {
+	    {"--peers", 2, 4, "--peers wants 2..4, got", .i = &o->peers},
+	    {"--frames", 1, ND_MAX_FRAMES, "--frames wants 1..1000000, got", .u32 = &o->frames},
+	    {"--delay", 0, 8, "--delay wants 0..8 frames, got", .u32 = &o->delay},
+	    {"--seed", 0, UINT64_MAX, "--seed wants a decimal number, got", .u64 = &o->seed},
+	    {"--timeout", 100, 600000, "--timeout wants 100..600000 ms, got",
+	     .u32 = &o->timeout_ms},
+	    {"--max-seconds", 1, 86400, "--max-seconds wants 1..86400, got",
+	     .u32 = &o->max_seconds},
+	    {"--listen", 1, 65535, "--listen wants a port, got", .u16 = &o->listen_port},
+	    {"--test-perturb-frame", 0, ND_MAX_FRAMES, "a frame number wanted, got",
+	     .i64 = &o->perturb_frame},
+	    {"--test-kill-frame", 0, ND_MAX_FRAMES, "a frame number wanted, got",
+	     .i64 = &o->kill_frame},
+	    {"--test-perturb-peer", 0, ND_MAX_PEERS - 1, "a peer index wanted, got",
+	     .i = &o->perturb_peer},
+	    {"--test-kill-peer", 0, ND_MAX_PEERS - 1, "a peer index wanted, got",
+	     .i = &o->kill_peer},
+	    /* internal: launched peers */
+	    {"--peer-index", 0, ND_MAX_PEERS - 1, "bad --peer-index", .i = &o->index},
+	    {"--fd", 0, 65535, "bad --fd", .i = &o->fd},
+	    {"--token", 0, UINT32_MAX, "bad --token", .u32 = &o->token},
+	};
+	for (size_t k = 0; k < sizeof opts / sizeof opts[0]; ++k) {
+		if (strcmp(a, opts[k].name) != 0) {
+			continue;
+		}
+		NEED_VALUE();
+		uint64_t x = 0;
+		if (!parse_u64(v, opts[k].hi, &x) || x < opts[k].lo) {
+			return usage(opts[k].want, v);
+		}
+		store_count(&opts[k], x);
+		if (opts[k].u16 == &o->listen_port) {
+			c->listen = true; /* one peer per terminal: the host */
+		}
+		if (opts[k].i == &o->index) {
+			c->child = true; /* a launched peer */
+		}
+		return -1;
+	}
+	return ND_NOT_MINE;
+}
+
+/* --loss, --dup, --reorder (percentages), --latency, --jitter (milliseconds). */
+static int impairment_option(nd_options *o, const char *a, const char *v)
+{
+	if (strcmp(a, "--loss") == 0 || strcmp(a, "--dup") == 0 || strcmp(a, "--reorder") == 0) {
+		NEED_VALUE();
+		uint32_t ppm = 0;
+		if (!nd_parse_percent(v, &ppm)) {
+			return usage("a percentage in [0, 100] wanted, got", v);
+		}
+		if (a[2] == 'l') {
+			if (ppm >= 1000000) {
+				return usage("--loss must be below 100", v);
+			}
+			o->imp.loss_ppm = ppm;
+		} else if (a[2] == 'd') {
+			o->imp.dup_ppm = ppm;
+		} else {
+			o->imp.reorder_ppm = ppm;
+		}
+	} else if (strcmp(a, "--latency") == 0 || strcmp(a, "--jitter") == 0) {
+		NEED_VALUE();
+		uint64_t x = 0;
+		if (!parse_u64(v, 10000, &x)) {
+			return usage("milliseconds in [0, 10000] wanted, got", v);
+		}
+		if (a[2] == 'l') {
+			o->imp.latency_us = (uint32_t)x * 1000;
+		} else {
+			o->imp.jitter_us = (uint32_t)x * 1000;
+		}
+	} else {
+		return ND_NOT_MINE;
+	}
+	return -1;
+}
+
+/* --record, --bundle-dir, --join-code, --connect and the internal --ports. */
+static int text_option(cli *c, const char *a, const char *v)
+{
+	nd_options *o = &c->o;
+	if (strcmp(a, "--record") == 0) {
+		NEED_VALUE();
+		o->record_dir = v;
+	} else if (strcmp(a, "--bundle-dir") == 0) {
+		NEED_VALUE();
+		o->bundle_dir = v;
+	} else if (strcmp(a, "--join-code") == 0) {
+		NEED_VALUE();
+		if (!nd_code_parse(v, o->code)) {
+			return usage("--join-code wants 24 base32 letters "
+			             "(XXXX-XXXX-XXXX-XXXX-XXXX-XXXX), got",
+			             v);
+		}
+		o->have_code = true;
+	} else if (strcmp(a, "--connect") == 0) {
+		NEED_VALUE();
+		if (!parse_host_port(v, &o->connect_to)) {
+			return usage("--connect wants HOST:PORT (IPv4 or localhost), got", v);
+		}
+		o->connect = true;
+	} else if (strcmp(a, "--ports") == 0) {
+		NEED_VALUE();
+		c->ports_text = v;
+	} else {
+		return ND_NOT_MINE;
+	}
+	return -1;
+}
+#undef NEED_VALUE
+
+/* One option (with its value) of argv: -1 taken, else the exit status. */
+static int parse_option(cli *c, const char *a, const char *v)
+{
+	int r = count_option(c, a, v);
+	if (r == ND_NOT_MINE) {
+		r = impairment_option(&c->o, a, v);
+	}
+	if (r == ND_NOT_MINE) {
+		r = text_option(c, a, v);
+	}
+	return r == ND_NOT_MINE ? usage("unknown option", a) : r;
+}
+
+/* The options that exclude or need each other, the join code from the environment, the
+ * directories made (by the launcher or the one peer), the test peers defaulted. -1 when all
+ * is well, else the exit status. */
+static int check_args(cli *c)
+{
+	nd_options *o = &c->o;
 	if (c->listen && o->connect) {
 		return usage("--listen and --connect exclude each other", NULL);
 	}
@@ -316,6 +328,40 @@ static int parse_args(int argc, char **argv, cli *c)
 		o->kill_peer = o->peers - 1;
 	}
 	return -1;
+}
+
+static int parse_args(int argc, char **argv, cli *c)
+{
+	nd_options *o = &c->o;
+	memset(c, 0, sizeof *c);
+	o->peers = 2;
+	o->frames = 600;
+	o->delay = 2;
+	o->timeout_ms = 3000;
+	o->max_seconds = 300;
+	o->perturb_frame = -1;
+	o->kill_frame = -1;
+	o->perturb_peer = -1;
+	o->kill_peer = -1;
+	o->index = -1;
+	o->fd = -1;
+	for (int i = 1; i < argc; ++i) {
+		const char *a = argv[i];
+		const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+		if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+			fputs(usage_text, stdout);
+			exit(0);
+		} else if (strcmp(a, "--realtime") == 0) {
+			o->realtime = true;
+			continue;
+		}
+		int r = parse_option(c, a, v);
+		if (r >= 0) {
+			return r;
+		}
+		++i; /* its value */
+	}
+	return check_args(c);
 }
 
 /* ---- reporting ---- */
@@ -444,117 +490,150 @@ static int run_child(cli *c)
 
 /* ---- the launcher ---- */
 
-static int launch(cli *c, int argc, char **argv)
-{
-	const nd_options *o = &c->o;
-	int n = o->peers;
+/* The launcher's peers: their sockets, processes and output pipes, and what they wrote. */
+typedef struct peer_procs {
+	int n;
 	int fds[ND_MAX_PEERS], out[ND_MAX_PEERS];
 	uint16_t ports[ND_MAX_PEERS];
 	pid_t pids[ND_MAX_PEERS];
-	for (int i = 0; i < n; ++i) {
-		fds[i] = nd_udp_socket(0, &ports[i]);
-		if (fds[i] < 0) {
-			fprintf(stderr, "%s: cannot open a UDP socket on 127.0.0.1: %s\n", ND_PROG,
-			        strerror(errno));
-			return ND_EXIT_ERROR;
-		}
-	}
+	int wst[ND_MAX_PEERS]; /* each one's wait status */
+	char (*text)[8192];    /* each one's output (NUL-terminated once collected) */
+	size_t used[ND_MAX_PEERS];
+} peer_procs;
+
+/* What every launched peer is told: the program, the ports, the session token and the join
+ * code (through the environment). */
+typedef struct peer_args {
 	char exe[4096];
-	ssize_t len = readlink("/proc/self/exe", exe, sizeof exe - 1);
+	char ports_text[64], token_text[16];
+	char code_text[ND_CODE_TEXT];
+} peer_args;
+
+/* The path of this program (for exec), the peers' ports, a token, and the join code: the one
+ * given, else a new one. The children read the code from their environment
+ * ($FIX2D_NETDEMO_JOIN_CODE), which other users cannot read (ps shows every user the
+ * command line). */
+static void make_peer_args(const nd_options *o, const peer_procs *p, const char *argv0,
+                           peer_args *pa)
+{
+	ssize_t len = readlink("/proc/self/exe", pa->exe, sizeof pa->exe - 1);
 	if (len <= 0) {
-		snprintf(exe, sizeof exe, "%s", argv[0]);
+		snprintf(pa->exe, sizeof pa->exe, "%s", argv0);
 	} else {
-		exe[len] = '\0';
+		pa->exe[len] = '\0';
 	}
 	uint32_t token = randombytes_random() | 1u;
-	/* the peers' join code: the one given, else a new one; the children read it from their
-	   environment ($FIX2D_NETDEMO_JOIN_CODE), which other users cannot read (ps shows every
-	   user the command line) */
 	uint8_t code[ND_CODE_BYTES];
 	if (o->have_code) {
 		memcpy(code, o->code, sizeof code);
 	} else {
 		nd_code_random(code);
 	}
-	char code_text[ND_CODE_TEXT];
-	nd_code_format(code, code_text);
+	nd_code_format(code, pa->code_text);
 	sodium_memzero(code, sizeof code);
-	char ports_text[64] = "", token_text[16], fd_text[16], index_text[16];
-	for (int i = 0; i < n; ++i) {
-		size_t at = strlen(ports_text);
-		snprintf(ports_text + at, sizeof ports_text - at, "%s%u", i ? "," : "", ports[i]);
+	pa->ports_text[0] = '\0';
+	for (int i = 0; i < p->n; ++i) {
+		size_t at = strlen(pa->ports_text);
+		snprintf(pa->ports_text + at, sizeof pa->ports_text - at, "%s%u", i ? "," : "",
+		         p->ports[i]);
 	}
-	snprintf(token_text, sizeof token_text, "%u", token);
+	snprintf(pa->token_text, sizeof pa->token_text, "%u", token);
+}
+
+/* In the child: peer i's command line (this one's arguments and the peer's own), exec'd. */
+static void exec_peer(const peer_procs *p, peer_args *pa, int i, int argc, char **argv)
+{
+	char fd_text[16], index_text[16];
+	fcntl(p->fds[i], F_SETFD, 0); /* this peer's socket survives exec */
+	if (setenv(ND_CODE_ENV, pa->code_text, 1) != 0) {
+		_exit(ND_EXIT_ERROR);
+	}
+	snprintf(fd_text, sizeof fd_text, "%d", p->fds[i]);
+	snprintf(index_text, sizeof index_text, "%d", i);
+	char **args = calloc((size_t)argc + 10, sizeof(char *));
+	if (args == NULL) {
+		_exit(ND_EXIT_ERROR);
+	}
+	int k = 0;
+	args[k++] = pa->exe;
+	for (int a = 1; a < argc; ++a) {
+		args[k++] = argv[a];
+	}
+	args[k++] = "--peer-index";
+	args[k++] = index_text;
+	args[k++] = "--fd";
+	args[k++] = fd_text;
+	args[k++] = "--ports";
+	args[k++] = pa->ports_text;
+	args[k++] = "--token";
+	args[k++] = pa->token_text;
+	args[k] = NULL;
+	execv(pa->exe, args);
+	fprintf(stderr, "%s: cannot run %s: %s\n", ND_PROG, pa->exe, strerror(errno));
+	_exit(ND_EXIT_ERROR);
+}
+
+/* The peers' sockets, then one process each with its output on a pipe. False on a failure
+ * (a socket's printed). */
+static bool start_peers(peer_procs *p, peer_args *pa, const nd_options *o, int argc, char **argv)
+{
+	for (int i = 0; i < p->n; ++i) {
+		p->fds[i] = nd_udp_socket(0, &p->ports[i]);
+		if (p->fds[i] < 0) {
+			fprintf(stderr, "%s: cannot open a UDP socket on 127.0.0.1: %s\n", ND_PROG,
+			        strerror(errno));
+			return false;
+		}
+	}
+	make_peer_args(o, p, argv[0], pa);
 	fflush(NULL);
-	for (int i = 0; i < n; ++i) {
+	for (int i = 0; i < p->n; ++i) {
 		int pfd[2];
 		if (pipe(pfd) != 0) {
-			return ND_EXIT_ERROR;
+			return false;
 		}
 		fcntl(pfd[0], F_SETFD, FD_CLOEXEC);
-		pids[i] = fork();
-		if (pids[i] < 0) {
-			return ND_EXIT_ERROR;
+		p->pids[i] = fork();
+		if (p->pids[i] < 0) {
+			return false;
 		}
-		if (pids[i] == 0) {
+		if (p->pids[i] == 0) {
 			dup2(pfd[1], STDOUT_FILENO);
 			close(pfd[1]);
-			fcntl(fds[i], F_SETFD, 0); /* this peer's socket survives exec */
-			if (setenv(ND_CODE_ENV, code_text, 1) != 0) {
-				_exit(ND_EXIT_ERROR);
-			}
-			snprintf(fd_text, sizeof fd_text, "%d", fds[i]);
-			snprintf(index_text, sizeof index_text, "%d", i);
-			char **args = calloc((size_t)argc + 10, sizeof(char *));
-			if (args == NULL) {
-				_exit(ND_EXIT_ERROR);
-			}
-			int k = 0;
-			args[k++] = exe;
-			for (int a = 1; a < argc; ++a) {
-				args[k++] = argv[a];
-			}
-			args[k++] = "--peer-index";
-			args[k++] = index_text;
-			args[k++] = "--fd";
-			args[k++] = fd_text;
-			args[k++] = "--ports";
-			args[k++] = ports_text;
-			args[k++] = "--token";
-			args[k++] = token_text;
-			args[k] = NULL;
-			execv(exe, args);
-			fprintf(stderr, "%s: cannot run %s: %s\n", ND_PROG, exe, strerror(errno));
-			_exit(ND_EXIT_ERROR);
+			exec_peer(p, pa, i, argc, argv);
 		}
 		close(pfd[1]);
-		out[i] = pfd[0];
+		p->out[i] = pfd[0];
 	}
-	sodium_memzero(code_text, sizeof code_text);
-	for (int i = 0; i < n; ++i) {
-		close(fds[i]);
+	sodium_memzero(pa->code_text, sizeof pa->code_text);
+	for (int i = 0; i < p->n; ++i) {
+		close(p->fds[i]);
 	}
-	/* collect the RESULT lines until every peer closed its output */
-	static char text[ND_MAX_PEERS][8192];
-	size_t used[ND_MAX_PEERS] = {0, 0, 0, 0};
+	return true;
+}
+
+/* Collects the peers' output (their RESULT lines) until every peer closed it (or, past the
+ * deadline, kills them), then waits for each. */
+static void collect_peers(peer_procs *p, uint32_t max_seconds)
+{
+	int n = p->n, open_count = n;
 	bool open_[ND_MAX_PEERS];
-	int open_count = n;
 	for (int i = 0; i < n; ++i) {
 		open_[i] = true;
 	}
-	uint64_t deadline = nd_now_us() + ((uint64_t)o->max_seconds + 30) * 1000000u;
+	uint64_t deadline = nd_now_us() + ((uint64_t)max_seconds + 30) * 1000000u;
 	while (open_count > 0) {
 		struct pollfd pfds[ND_MAX_PEERS];
 		for (int i = 0; i < n; ++i) {
-			pfds[i].fd = open_[i] ? out[i] : -1;
+			pfds[i].fd = open_[i] ? p->out[i] : -1;
 			pfds[i].events = POLLIN;
 			pfds[i].revents = 0;
 		}
 		if (nd_now_us() > deadline) {
 			fprintf(stderr, "%s: peers still running after %u s: stopping them\n",
-			        ND_PROG, o->max_seconds + 30);
+			        ND_PROG, max_seconds + 30);
 			for (int i = 0; i < n; ++i) {
-				kill(pids[i], SIGKILL);
+				kill(p->pids[i], SIGKILL);
 			}
 			break;
 		}
@@ -565,83 +644,120 @@ static int launch(cli *c, int argc, char **argv)
 			if (!open_[i] || pfds[i].revents == 0) {
 				continue;
 			}
-			ssize_t r = read(out[i], text[i] + used[i], sizeof text[i] - 1 - used[i]);
+			ssize_t r = read(p->out[i], p->text[i] + p->used[i],
+			                 sizeof p->text[i] - 1 - p->used[i]);
 			if (r <= 0) {
 				open_[i] = false;
 				open_count--;
-				close(out[i]);
+				close(p->out[i]);
 			} else {
-				used[i] += (size_t)r;
+				p->used[i] += (size_t)r;
 			}
 		}
 	}
-	int wst[ND_MAX_PEERS];
 	for (int i = 0; i < n; ++i) {
 		if (open_[i]) {
-			close(out[i]);
+			close(p->out[i]);
 		}
-		wst[i] = 0;
-		while (waitpid(pids[i], &wst[i], 0) < 0 && errno == EINTR) {
+		p->wst[i] = 0;
+		while (waitpid(p->pids[i], &p->wst[i], 0) < 0 && errno == EINTR) {
 		}
 	}
-	/* the report */
+}
+
+/* The peers' reports read and printed: the earliest desync, the first lost peer named by a
+ * report (lost), the first peer without one (gone), the count of errors. */
+typedef struct tally {
 	nd_result res[ND_MAX_PEERS];
 	bool have[ND_MAX_PEERS];
-	uint32_t desync = ND_NO_FRAME;
-	int lost = -1, gone = -1, errors = 0;
-	for (int i = 0; i < n; ++i) {
-		text[i][used[i]] = '\0';
-		const char *line = strstr(text[i], "RESULT ");
+	uint32_t desync;
+	int lost, gone, errors;
+} tally;
+
+static void tally_peers(peer_procs *p, tally *t)
+{
+	t->desync = ND_NO_FRAME;
+	t->lost = -1;
+	t->gone = -1;
+	t->errors = 0;
+	for (int i = 0; i < p->n; ++i) {
+		p->text[i][p->used[i]] = '\0';
+		const char *line = strstr(p->text[i], "RESULT ");
 		int idx = -1;
-		have[i] = line != NULL && read_result_line(line, &idx, &res[i]) && idx == i;
-		if (!have[i]) {
-			if (WIFSIGNALED(wst[i])) {
-				printf("peer %d: killed by signal %d\n", i, WTERMSIG(wst[i]));
+		nd_result *r = &t->res[i];
+		t->have[i] = line != NULL && read_result_line(line, &idx, r) && idx == i;
+		if (!t->have[i]) {
+			if (WIFSIGNALED(p->wst[i])) {
+				printf("peer %d: killed by signal %d\n", i, WTERMSIG(p->wst[i]));
 			} else {
 				printf("peer %d: ended without a report (exit %d)\n", i,
-				       WIFEXITED(wst[i]) ? WEXITSTATUS(wst[i]) : -1);
+				       WIFEXITED(p->wst[i]) ? WEXITSTATUS(p->wst[i]) : -1);
 			}
-			gone = gone < 0 ? i : gone;
+			t->gone = t->gone < 0 ? i : t->gone;
 			continue;
 		}
-		print_result(i, &res[i]);
-		if (res[i].desync_frame != ND_NO_FRAME && res[i].desync_frame < desync) {
-			desync = res[i].desync_frame;
+		print_result(i, r);
+		if (r->desync_frame != ND_NO_FRAME && r->desync_frame < t->desync) {
+			t->desync = r->desync_frame;
 		}
-		if (res[i].status == ND_EXIT_LOST && lost < 0) {
-			lost = res[i].lost_peer;
+		if (r->status == ND_EXIT_LOST && t->lost < 0) {
+			t->lost = r->lost_peer;
 		}
-		if (res[i].status == ND_EXIT_ERROR) {
-			errors++;
+		if (r->status == ND_EXIT_ERROR) {
+			t->errors++;
 		}
 	}
-	if (desync != ND_NO_FRAME) {
-		printf("DESYNC at frame %u\n", desync);
+}
+
+/* The verdict on the session: DESYNC, PEER LOST, did not finish, or in sync. Returns the exit
+ * status. */
+static int verdict(const tally *t, const nd_options *o, int n)
+{
+	const nd_result *res = t->res;
+	if (t->desync != ND_NO_FRAME) {
+		printf("DESYNC at frame %u\n", t->desync);
 		return ND_EXIT_DESYNC;
 	}
-	if (lost >= 0 || gone >= 0) {
-		int who = lost >= 0 ? lost : gone;
+	if (t->lost >= 0 || t->gone >= 0) {
+		int who = t->lost >= 0 ? t->lost : t->gone;
 		int survivors = 0;
 		for (int i = 0; i < n; ++i) {
-			survivors += have[i] && res[i].status == ND_EXIT_LOST;
+			survivors += t->have[i] && res[i].status == ND_EXIT_LOST;
 		}
 		printf("PEER LOST: peer %d; %d other peer%s ended cleanly\n", who, survivors,
 		       survivors == 1 ? "" : "s");
 		return ND_EXIT_LOST;
 	}
-	bool same = errors == 0;
+	bool same = t->errors == 0;
 	for (int i = 0; i < n && same; ++i) {
 		same = res[i].status == ND_EXIT_OK && res[i].confirmed == o->frames &&
 		       res[i].hash == res[0].hash && res[i].game_digest == res[0].game_digest;
 	}
 	if (!same) {
-		printf("%s: the peers did not finish (%d errors)\n", ND_PROG, errors);
+		printf("%s: the peers did not finish (%d errors)\n", ND_PROG, t->errors);
 		return ND_EXIT_ERROR;
 	}
 	printf("score: team 0 %d, team 1 %d (%u coins taken), the same on every peer\n",
 	       res[0].score[0], res[0].score[1], res[0].taken);
 	printf("in sync: %u frames, %d peers, hash %016" PRIx64 "\n", o->frames, n, res[0].hash);
 	return ND_EXIT_OK;
+}
+
+static int launch(cli *c, int argc, char **argv)
+{
+	static char text[ND_MAX_PEERS][8192];
+	peer_procs p;
+	peer_args pa;
+	memset(&p, 0, sizeof p);
+	p.n = c->o.peers;
+	p.text = text;
+	if (!start_peers(&p, &pa, &c->o, argc, argv)) {
+		return ND_EXIT_ERROR;
+	}
+	collect_peers(&p, c->o.max_seconds);
+	tally t;
+	tally_peers(&p, &t);
+	return verdict(&t, &c->o, p.n);
 }
 
 /* ---- one peer per terminal ---- */
@@ -761,6 +877,53 @@ static bool guest_handshake(nd_options *o, int fd, uint32_t nonce, uint32_t *tok
 	}
 }
 
+/* The handshake of one peer per terminal: the host makes the join code unless given one,
+ * prints it and waits for the guest; the guest joins. Derives the packet key, fills both
+ * addresses (0 the host, 1 the guest) and the session token; true when joined. */
+static bool join_session(const cli *c, nd_options *o, int fd, uint16_t port,
+                         struct sockaddr_in addrs[2], uint32_t *token, uint64_t *drops,
+                         uint64_t give_up)
+{
+	memset(addrs, 0, 2 * sizeof addrs[0]);
+	if (c->listen && !o->have_code) {
+		nd_code_random(o->code);
+	}
+	nd_key_derive(o->code, &o->key);
+	if (!c->listen) {
+		addrs[1].sin_family = AF_INET;
+		addrs[1].sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+		addrs[1].sin_port = htons(port);
+		addrs[0] = o->connect_to;
+		return guest_handshake(o, fd, randombytes_random(), token, drops, give_up);
+	}
+	char code_text[ND_CODE_TEXT];
+	nd_code_format(o->code, code_text);
+	fprintf(stderr,
+	        "%s: host: waiting on 127.0.0.1:%u, join code %s\n"
+	        "%s: the guest runs: %s --connect 127.0.0.1:%u --join-code %s\n",
+	        ND_PROG, port, code_text, ND_PROG, ND_PROG, port, code_text);
+	sodium_memzero(code_text, sizeof code_text);
+	*token = randombytes_random() | 1u;
+	bool joined = host_handshake(o, fd, *token, &addrs[1], drops, give_up);
+	addrs[0].sin_family = AF_INET;
+	addrs[0].sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	addrs[0].sin_port = htons(port);
+	return joined;
+}
+
+/* This peer's report and the session's verdict (in sync, DESYNC or PEER LOST). */
+static void print_standalone(int self, int status, uint32_t frames, const nd_result *r)
+{
+	print_result(self, r);
+	if (status == ND_EXIT_OK) {
+		printf("in sync: %u frames, 2 peers, hash %016" PRIx64 "\n", frames, r->hash);
+	} else if (status == ND_EXIT_DESYNC) {
+		printf("DESYNC at frame %u\n", r->desync_frame);
+	} else if (status == ND_EXIT_LOST) {
+		printf("PEER LOST: peer %d\n", r->lost_peer);
+	}
+}
+
 static int run_standalone(cli *c)
 {
 	nd_options o = c->o;
@@ -780,36 +943,11 @@ static int run_standalone(cli *c)
 		return ND_EXIT_ERROR;
 	}
 	struct sockaddr_in addrs[2];
-	memset(addrs, 0, sizeof addrs);
 	uint32_t token = 0;
 	uint64_t give_up = nd_now_us() + (uint64_t)o.max_seconds * 1000000u;
 	uint64_t drops[ND_DROP_COUNT];
 	memset(drops, 0, sizeof drops);
-	bool joined;
-	if (c->listen && !o.have_code) {
-		nd_code_random(o.code);
-	}
-	nd_key_derive(o.code, &o.key);
-	if (c->listen) {
-		char code_text[ND_CODE_TEXT];
-		nd_code_format(o.code, code_text);
-		fprintf(stderr,
-		        "%s: host: waiting on 127.0.0.1:%u, join code %s\n"
-		        "%s: the guest runs: %s --connect 127.0.0.1:%u --join-code %s\n",
-		        ND_PROG, port, code_text, ND_PROG, ND_PROG, port, code_text);
-		sodium_memzero(code_text, sizeof code_text);
-		token = randombytes_random() | 1u;
-		joined = host_handshake(&o, fd, token, &addrs[1], drops, give_up);
-		addrs[0].sin_family = AF_INET;
-		addrs[0].sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-		addrs[0].sin_port = htons(port);
-	} else {
-		addrs[1].sin_family = AF_INET;
-		addrs[1].sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-		addrs[1].sin_port = htons(port);
-		addrs[0] = o.connect_to;
-		joined = guest_handshake(&o, fd, randombytes_random(), &token, drops, give_up);
-	}
+	bool joined = join_session(c, &o, fd, port, addrs, &token, drops, give_up);
 	sodium_memzero(o.code, sizeof o.code);
 	nd_result r;
 	int status = ND_EXIT_LOST;
@@ -833,14 +971,7 @@ static int run_standalone(cli *c)
 		r.drops[d] += drops[d];
 		r.parse_drops += drops[d];
 	}
-	print_result(self, &r);
-	if (status == ND_EXIT_OK) {
-		printf("in sync: %u frames, 2 peers, hash %016" PRIx64 "\n", o.frames, r.hash);
-	} else if (status == ND_EXIT_DESYNC) {
-		printf("DESYNC at frame %u\n", r.desync_frame);
-	} else if (status == ND_EXIT_LOST) {
-		printf("PEER LOST: peer %d\n", r.lost_peer);
-	}
+	print_standalone(self, status, o.frames, &r);
 	return status;
 }
 

@@ -579,29 +579,35 @@ static int parse_format3(const char *line, f2d_command *c, uint16_t *seqs)
 	return 1;
 }
 
-static bool parse_command(file_inputs *in, f2d_command *c, uint16_t *seqs)
-{
-	int f3 = parse_format3(in->line, c, seqs);
-	if (f3 != 0) {
-		return f3 == 1;
-	}
+/* An older-kind line (impulse, force, velocity, destroy, motor, box, ball, payload) in words. */
+typedef struct legacy_line {
 	char tok[12][64];
-	int nt = sscanf(in->line, "%63s %63s %63s %63s %63s %63s %63s %63s %63s %63s %63s %63s",
-	                tok[0], tok[1], tok[2], tok[3], tok[4], tok[5], tok[6], tok[7], tok[8],
-	                tok[9], tok[10], tok[11]);
-	uint32_t player, a = 0, b = 0;
-	if (nt < 3 || !parse_u32(tok[1], &player) || player > 255) {
+	int nt;                /* words read */
+	uint32_t player, a, b; /* a and b: the body or joint handle's index and generation */
+	fix16_t v[4];          /* the numbers after the kind (and handle) */
+	int nv;
+} legacy_line;
+
+/* Splits an older-kind line: its words, player, handle and numbers. False when they are bad. */
+static bool split_legacy(const char *line, legacy_line *l)
+{
+	char(*tok)[64] = l->tok;
+	l->nt = sscanf(line, "%63s %63s %63s %63s %63s %63s %63s %63s %63s %63s %63s %63s", tok[0],
+	               tok[1], tok[2], tok[3], tok[4], tok[5], tok[6], tok[7], tok[8], tok[9],
+	               tok[10], tok[11]);
+	l->a = 0;
+	l->b = 0;
+	if (l->nt < 3 || !parse_u32(tok[1], &l->player) || l->player > 255) {
 		return false;
 	}
 	const char *kind = tok[2];
-	fix16_t v[4] = {0, 0, 0, 0};
-	int nv = 0;
 	bool handle = strcmp(kind, "impulse") == 0 || strcmp(kind, "force") == 0 ||
 	              strcmp(kind, "velocity") == 0 || strcmp(kind, "destroy") == 0 ||
 	              strcmp(kind, "motor") == 0;
 	int first_value = 3;
 	if (handle) {
-		if (nt < 5 || !parse_u32(tok[3], &a) || !parse_u32(tok[4], &b) || a > INT32_MAX) {
+		if (l->nt < 5 || !parse_u32(tok[3], &l->a) || !parse_u32(tok[4], &l->b) ||
+		    l->a > INT32_MAX) {
 			return false;
 		}
 		first_value = 5;
@@ -609,77 +615,135 @@ static bool parse_command(file_inputs *in, f2d_command *c, uint16_t *seqs)
 	if (strcmp(kind, "motor") == 0) {
 		first_value = 6;
 	}
+	memset(l->v, 0, sizeof l->v);
+	l->nv = 0;
 	if (strcmp(kind, "payload") != 0) {
-		for (int i = first_value; i < nt; ++i) {
-			if (nv == 4 || !parse_fix(tok[i], &v[nv++])) {
+		for (int i = first_value; i < l->nt; ++i) {
+			if (l->nv == 4 || !parse_fix(tok[i], &l->v[l->nv++])) {
 				return false;
 			}
 		}
 	}
-	uint16_t seq = seqs[player]++;
-	f2d_body_id body = {(int32_t)a, b};
+	return true;
+}
+
+/* impulse, force, velocity and destroy lines (a body's handle first): 1 parsed into *c, 0 not
+ * one of these kinds, -1 a bad one. */
+static int body_command(const legacy_line *l, uint16_t seq, f2d_command *c)
+{
+	const char *kind = l->tok[2];
+	uint8_t player = (uint8_t)l->player;
+	f2d_body_id body = {(int32_t)l->a, l->b};
 	if (strcmp(kind, "impulse") == 0 || strcmp(kind, "force") == 0) {
-		if (nv != 2) {
-			return false;
+		if (l->nv != 2) {
+			return -1;
 		}
 		*c = f2d_default_command(strcmp(kind, "impulse") == 0 ? F2D_CMD_APPLY_IMPULSE
 		                                                      : F2D_CMD_APPLY_FORCE,
-		                         (uint8_t)player, seq);
+		                         player, seq);
 		c->u.push.body = body;
-		c->u.push.vector.x = v[0];
-		c->u.push.vector.y = v[1];
+		c->u.push.vector.x = l->v[0];
+		c->u.push.vector.y = l->v[1];
 		c->u.push.point.x = INT32_MIN; /* resolved to the centre when applied */
-	} else if (strcmp(kind, "velocity") == 0 && nv == 3) {
-		*c = f2d_default_command(F2D_CMD_SET_VELOCITY, (uint8_t)player, seq);
+	} else if (strcmp(kind, "velocity") == 0 && l->nv == 3) {
+		*c = f2d_default_command(F2D_CMD_SET_VELOCITY, player, seq);
 		c->u.velocity.body = body;
-		c->u.velocity.linear.x = v[0];
-		c->u.velocity.linear.y = v[1];
-		c->u.velocity.angular = v[2];
-	} else if ((strcmp(kind, "box") == 0 && nv == 4) ||
-	           (strcmp(kind, "ball") == 0 && nv == 3)) {
-		*c = f2d_default_command(F2D_CMD_CREATE_BODY, (uint8_t)player, seq);
-		if (kind[1] == 'o') {
-			c->u.create.half_extents.x = v[0];
-			c->u.create.half_extents.y = v[1];
-			c->u.create.body.position.x = v[2];
-			c->u.create.body.position.y = v[3];
-		} else {
-			c->u.create.kind = F2D_SPAWN_CIRCLE;
-			c->u.create.circle.radius = v[0];
-			c->u.create.body.position.x = v[1];
-			c->u.create.body.position.y = v[2];
-		}
-	} else if (strcmp(kind, "destroy") == 0 && nv == 0) {
-		*c = f2d_default_command(F2D_CMD_DESTROY_BODY, (uint8_t)player, seq);
+		c->u.velocity.linear.x = l->v[0];
+		c->u.velocity.linear.y = l->v[1];
+		c->u.velocity.angular = l->v[2];
+	} else if (strcmp(kind, "destroy") == 0 && l->nv == 0) {
+		*c = f2d_default_command(F2D_CMD_DESTROY_BODY, player, seq);
 		c->u.destroy.body = body;
-	} else if (strcmp(kind, "motor") == 0 && nv == 2 && nt == 8) {
-		*c = f2d_default_command(F2D_CMD_SET_MOTOR, (uint8_t)player, seq);
-		c->u.motor.joint.index1 = (int32_t)a;
-		c->u.motor.joint.generation = b;
-		c->u.motor.enable = strcmp(tok[5], "on") == 0;
-		if (!c->u.motor.enable && strcmp(tok[5], "off") != 0) {
-			return false;
-		}
-		c->u.motor.speed = v[0];
-		c->u.motor.max_torque = v[1];
-	} else if (strcmp(kind, "payload") == 0 && nt == 4) {
-		size_t len = strlen(tok[3]);
-		if (len % 2 != 0 || len / 2 > F2D_MAX_PAYLOAD) {
-			return false;
-		}
-		*c = f2d_default_command(F2D_CMD_PAYLOAD, (uint8_t)player, seq);
-		c->u.payload.length = (uint16_t)(len / 2);
-		for (size_t i = 0; i < len / 2; ++i) {
-			unsigned int byte;
-			if (sscanf(tok[3] + 2 * i, "%2x", &byte) != 1) {
-				return false;
-			}
-			c->u.payload.bytes[i] = (uint8_t)byte;
-		}
 	} else {
+		return 0;
+	}
+	return 1;
+}
+
+/* box and ball lines: 1 parsed into *c, 0 not one of these (or a wrong count of numbers). */
+static int spawn_command(const legacy_line *l, uint16_t seq, f2d_command *c)
+{
+	const char *kind = l->tok[2];
+	if (!(strcmp(kind, "box") == 0 && l->nv == 4) &&
+	    !(strcmp(kind, "ball") == 0 && l->nv == 3)) {
+		return 0;
+	}
+	*c = f2d_default_command(F2D_CMD_CREATE_BODY, (uint8_t)l->player, seq);
+	if (kind[1] == 'o') {
+		c->u.create.half_extents.x = l->v[0];
+		c->u.create.half_extents.y = l->v[1];
+		c->u.create.body.position.x = l->v[2];
+		c->u.create.body.position.y = l->v[3];
+	} else {
+		c->u.create.kind = F2D_SPAWN_CIRCLE;
+		c->u.create.circle.radius = l->v[0];
+		c->u.create.body.position.x = l->v[1];
+		c->u.create.body.position.y = l->v[2];
+	}
+	return 1;
+}
+
+/* A motor line (a joint's handle, on|off, speed, max torque) into *c; false when bad. */
+static bool motor_command(const legacy_line *l, uint16_t seq, f2d_command *c)
+{
+	*c = f2d_default_command(F2D_CMD_SET_MOTOR, (uint8_t)l->player, seq);
+	c->u.motor.joint.index1 = (int32_t)l->a;
+	c->u.motor.joint.generation = l->b;
+	c->u.motor.enable = strcmp(l->tok[5], "on") == 0;
+	if (!c->u.motor.enable && strcmp(l->tok[5], "off") != 0) {
 		return false;
 	}
+	c->u.motor.speed = l->v[0];
+	c->u.motor.max_torque = l->v[1];
 	return true;
+}
+
+/* A payload line (the bytes in hexadecimal) into *c; false when bad. */
+static bool payload_command(const legacy_line *l, uint16_t seq, f2d_command *c)
+{
+	const char *hex = l->tok[3];
+	size_t len = strlen(hex);
+	if (len % 2 != 0 || len / 2 > F2D_MAX_PAYLOAD) {
+		return false;
+	}
+	*c = f2d_default_command(F2D_CMD_PAYLOAD, (uint8_t)l->player, seq);
+	c->u.payload.length = (uint16_t)(len / 2);
+	for (size_t i = 0; i < len / 2; ++i) {
+		unsigned int byte;
+		if (sscanf(hex + 2 * i, "%2x", &byte) != 1) {
+			return false;
+		}
+		c->u.payload.bytes[i] = (uint8_t)byte;
+	}
+	return true;
+}
+
+static bool parse_command(file_inputs *in, f2d_command *c, uint16_t *seqs)
+{
+	int f3 = parse_format3(in->line, c, seqs);
+	if (f3 != 0) {
+		return f3 == 1;
+	}
+	legacy_line l;
+	if (!split_legacy(in->line, &l)) {
+		return false;
+	}
+	const char *kind = l.tok[2];
+	uint16_t seq = seqs[l.player]++;
+	int r = body_command(&l, seq, c);
+	if (r == 0) {
+		r = spawn_command(&l, seq, c);
+	}
+	if (r != 0) {
+		return r == 1;
+	}
+	if (strcmp(kind, "motor") == 0 && l.nv == 2 && l.nt == 8) {
+		return motor_command(&l, seq, c);
+	}
+	if (strcmp(kind, "payload") == 0 && l.nt == 4) {
+		return payload_command(&l, seq, c);
+	}
+	return false;
 }
 
 /* Commands of `frame` from the file; -1 on a parse error (in->error). */

@@ -143,139 +143,201 @@ static void snapshot_label(const char *path, char *label, size_t cap)
 	snprintf(label, cap, "%s", base[0] != '\0' ? base : "snapshot");
 }
 
-int cmd_record(int argc, char **argv)
+/* What `record` was asked for. */
+typedef struct record_args {
+	const char *scene, *snapshot, *inputs, *output;
+	long frames, hash_every, key_every;
+} record_args;
+
+/* Where a recording's commands come from: random ones (seeded), or a text file's. */
+typedef struct record_inputs {
+	bool random;
+	rng r;
+	file_inputs fin;
+} record_inputs;
+
+/* Returns -1 when the arguments make a recording, else the exit status (the message printed). */
+static int parse_record_args(int argc, char **argv, record_args *a)
 {
-	const char *scene = NULL, *snapshot = NULL, *inputs = NULL, *output = NULL;
-	long frames = 0, hash_every = 1, key_every = 60;
-	const opt opts[] = {{"--frames", &frames, NULL},
-	                    {"--hash-every", &hash_every, NULL},
-	                    {"--keyframe-every", &key_every, NULL},
-	                    {"--inputs", NULL, &inputs},
-	                    {"--snapshot", NULL, &snapshot},
-	                    {"-o", NULL, &output}};
-	int status = parse_opts(argc, argv, opts, 6, &scene);
+	memset(a, 0, sizeof *a);
+	a->hash_every = 1;
+	a->key_every = 60;
+	const opt opts[] = {{"--frames", &a->frames, NULL},
+	                    {"--hash-every", &a->hash_every, NULL},
+	                    {"--keyframe-every", &a->key_every, NULL},
+	                    {"--inputs", NULL, &a->inputs},
+	                    {"--snapshot", NULL, &a->snapshot},
+	                    {"-o", NULL, &a->output}};
+	int status = parse_opts(argc, argv, opts, 6, &a->scene);
 	if (status >= 0) {
 		return status;
 	}
-	if ((scene == NULL) == (snapshot == NULL) || frames == 0 || output == NULL) {
+	if ((a->scene == NULL) == (a->snapshot == NULL) || a->frames == 0 || a->output == NULL) {
 		return usage_error("record needs SCENE or --snapshot FILE, --frames N and -o OUT",
 		                   NULL);
 	}
-	if (scene != NULL && f2d_scene_find(scene) < 0) {
-		return usage_error("unknown scene", scene);
+	if (a->scene != NULL && f2d_scene_find(a->scene) < 0) {
+		return usage_error("unknown scene", a->scene);
+	}
+	return -1;
+}
+
+/* `--inputs` (random when absent or random:SEED, else a file read to its first command line).
+ * Returns EXIT_SUCCESS, else the exit status (the message printed, nothing left open). */
+static int open_inputs(const char *inputs, record_inputs *in)
+{
+	memset(in, 0, sizeof *in);
+	in->random = inputs == NULL || strncmp(inputs, "random:", 7) == 0;
+	if (inputs != NULL && in->random) {
+		uint32_t seed;
+		if (!parse_u32(inputs + 7, &seed)) {
+			return usage_error("--inputs random:SEED needs a decimal seed, got",
+			                   inputs);
+		}
+		in->r.s = seed;
+	} else if (inputs != NULL) {
+		in->fin.f = fopen(inputs, "r");
+		if (in->fin.f == NULL) {
+			return usage_error("cannot open input file", inputs);
+		}
+		if (!file_next_line(&in->fin)) {
+			fprintf(stderr, "%s: %s: %s\n", PROG, inputs, in->fin.error);
+			fclose(in->fin.f);
+			in->fin.f = NULL;
+			return EXIT_USAGE;
+		}
+	}
+	return EXIT_SUCCESS;
+}
+
+/* The header of a recording of w: the scene's name, or the start snapshot and its label. */
+static void record_header(const record_args *a, const f2d_world *w, const uint8_t *start,
+                          size_t start_len, f2r_header *h)
+{
+	memset(h, 0, sizeof *h);
+	h->fix2d_version = FIX2D_VERSION_WORD;
+	h->hash_format = F2R_HASH_FORMAT;
+	h->fingerprint = f2d_fingerprint();
+	h->time_step = f2d_world_get_time_step(w);
+	h->hash_interval = (uint32_t)a->hash_every;
+	if (a->scene != NULL) {
+		snprintf(h->scene, sizeof h->scene, "%s", a->scene);
+	} else {
+		h->start_kind = F2R_START_SNAPSHOT;
+		snapshot_label(a->snapshot, h->scene, sizeof h->scene);
+		h->start = start;
+		h->start_len = start_len;
+	}
+}
+
+/* A file's refused commands are named on stderr (they are recorded all the same: a refused
+ * command is part of the inputs, and changes nothing). */
+static void report_refused(const char *inputs, long f, const f2r_frame *fr,
+                           const f2d_command_result *res)
+{
+	for (int32_t i = 0; i < fr->count; ++i) {
+		if (res[i].result != F2D_OK) {
+			fprintf(stderr,
+			        "%s: %s: frame %ld: player %d sequence %d: %s refused (%s)\n", PROG,
+			        inputs, f, fr->commands[i].player, fr->commands[i].sequence,
+			        f2d_command_type_name(fr->commands[i].type),
+			        f2d_error_string(res[i].result));
+		}
+	}
+}
+
+/* Frame f: its commands applied to w, the step, the frame (and a keyframe when one is due)
+ * written. Returns the exit status (the message printed). */
+static int record_frame(const record_args *a, record_inputs *in, f2d_world *w, f2r_writer *wr,
+                        f2r_frame *fr, long f)
+{
+	fr->index = (uint32_t)f;
+	fr->count = in->random ? random_frame(&in->r, w, fr->commands)
+	                       : file_frame(&in->fin, f, w, fr->commands);
+	if (fr->count < 0) {
+		fprintf(stderr, "%s: %s: %s\n", PROG, a->inputs, in->fin.error);
+		return EXIT_USAGE;
+	}
+	static f2d_command_result res[F2D_MAX_FRAME_COMMANDS];
+	f2d_world_apply_commands(w, fr->commands, fr->count, res);
+	if (!in->random) {
+		report_refused(a->inputs, f, fr, res);
+	}
+	f2d_world_step(w);
+	fr->has_hash = (f + 1) % a->hash_every == 0 || f + 1 == a->frames;
+	fr->hash = fr->has_hash ? f2d_world_hash(w) : 0;
+	if (!f2r_write_frame(wr, fr)) {
+		fprintf(stderr, "%s: error writing '%s'\n", PROG, a->output);
+		return EXIT_FAILURE;
+	}
+	if ((f + 1) % a->key_every == 0 && !write_keyframe(wr, w, (uint32_t)f)) {
+		fprintf(stderr, "%s: error writing a keyframe to '%s'\n", PROG, a->output);
+		return EXIT_FAILURE;
+	}
+	return EXIT_SUCCESS;
+}
+
+/* The recording itself: the file opened, every frame recorded, the file closed, the final
+ * hash printed. Returns the exit status. */
+static int write_recording(const record_args *a, record_inputs *in, f2d_world *w,
+                           const uint8_t *start, size_t start_len)
+{
+	f2r_header h;
+	record_header(a, w, start, start_len, &h);
+	f2r_writer wr;
+	wr.file = NULL;
+	f2r_frame *fr = calloc(1, sizeof *fr);
+	int status = EXIT_SUCCESS;
+	if (fr == NULL || !f2r_open_write(&wr, a->output, &h)) {
+		fprintf(stderr, "%s: cannot write '%s'\n", PROG, a->output);
+		status = EXIT_FAILURE;
+	}
+	for (long f = 0; status == EXIT_SUCCESS && f < a->frames; ++f) {
+		status = record_frame(a, in, w, &wr, fr, f);
+	}
+	if (wr.file != NULL && (!f2r_close_write(&wr) && status == EXIT_SUCCESS)) {
+		fprintf(stderr, "%s: error closing '%s'\n", PROG, a->output);
+		status = EXIT_FAILURE;
+	}
+	if (status == EXIT_SUCCESS) {
+		printf("recorded %ld frames, final hash %016" PRIx64 "\n", a->frames,
+		       f2d_world_hash(w));
+	}
+	free(fr);
+	return status;
+}
+
+int cmd_record(int argc, char **argv)
+{
+	record_args a;
+	int status = parse_record_args(argc, argv, &a);
+	if (status >= 0) {
+		return status;
 	}
 	f2d_world *w = NULL;
 	uint8_t *start = NULL;
 	size_t start_len = 0;
-	if (snapshot != NULL &&
-	    (status = load_start_snapshot(snapshot, &w, &start, &start_len)) != EXIT_SUCCESS) {
+	if (a.snapshot != NULL &&
+	    (status = load_start_snapshot(a.snapshot, &w, &start, &start_len)) != EXIT_SUCCESS) {
 		return status;
 	}
-	rng r = {0};
-	file_inputs fin;
-	memset(&fin, 0, sizeof fin);
-	bool random = inputs == NULL || strncmp(inputs, "random:", 7) == 0;
-	if (inputs != NULL && random) {
-		uint32_t seed;
-		if (!parse_u32(inputs + 7, &seed)) {
-			f2d_destroy_world(w);
-			free(start);
-			return usage_error("--inputs random:SEED needs a decimal seed, got",
-			                   inputs);
-		}
-		r.s = seed;
-	} else if (inputs != NULL) {
-		fin.f = fopen(inputs, "r");
-		if (fin.f == NULL) {
-			f2d_destroy_world(w);
-			free(start);
-			return usage_error("cannot open input file", inputs);
-		}
-		if (!file_next_line(&fin)) {
-			fprintf(stderr, "%s: %s: %s\n", PROG, inputs, fin.error);
-			fclose(fin.f);
-			f2d_destroy_world(w);
-			free(start);
-			return EXIT_USAGE;
-		}
+	record_inputs in;
+	if ((status = open_inputs(a.inputs, &in)) != EXIT_SUCCESS) {
+		f2d_destroy_world(w);
+		free(start);
+		return status;
 	}
-	if (scene != NULL && f2d_scene_create(scene, NULL, &w) != F2D_OK) {
-		fprintf(stderr, "%s: cannot build scene '%s'\n", PROG, scene);
-		if (fin.f != NULL) {
-			fclose(fin.f);
+	if (a.scene != NULL && f2d_scene_create(a.scene, NULL, &w) != F2D_OK) {
+		fprintf(stderr, "%s: cannot build scene '%s'\n", PROG, a.scene);
+		if (in.fin.f != NULL) {
+			fclose(in.fin.f);
 		}
 		return EXIT_FAILURE;
 	}
-	f2r_header h;
-	memset(&h, 0, sizeof h);
-	h.fix2d_version = FIX2D_VERSION_WORD;
-	h.hash_format = F2R_HASH_FORMAT;
-	h.fingerprint = f2d_fingerprint();
-	h.time_step = f2d_world_get_time_step(w);
-	h.hash_interval = (uint32_t)hash_every;
-	if (scene != NULL) {
-		snprintf(h.scene, sizeof h.scene, "%s", scene);
-	} else {
-		h.start_kind = F2R_START_SNAPSHOT;
-		snapshot_label(snapshot, h.scene, sizeof h.scene);
-		h.start = start;
-		h.start_len = start_len;
+	status = write_recording(&a, &in, w, start, start_len);
+	if (in.fin.f != NULL) {
+		fclose(in.fin.f);
 	}
-	f2r_writer wr;
-	wr.file = NULL;
-	f2r_frame *fr = calloc(1, sizeof *fr);
-	status = EXIT_SUCCESS;
-	if (fr == NULL || !f2r_open_write(&wr, output, &h)) {
-		fprintf(stderr, "%s: cannot write '%s'\n", PROG, output);
-		status = EXIT_FAILURE;
-	}
-	for (long f = 0; status == EXIT_SUCCESS && f < frames; ++f) {
-		fr->index = (uint32_t)f;
-		fr->count = random || inputs == NULL ? random_frame(&r, w, fr->commands)
-		                                     : file_frame(&fin, f, w, fr->commands);
-		if (fr->count < 0) {
-			fprintf(stderr, "%s: %s: %s\n", PROG, inputs, fin.error);
-			status = EXIT_USAGE;
-			break;
-		}
-		static f2d_command_result res[F2D_MAX_FRAME_COMMANDS];
-		f2d_world_apply_commands(w, fr->commands, fr->count, res);
-		/* a file's refused commands are named on stderr (they are recorded all the same:
-		 * a refused command is part of the inputs, and changes nothing) */
-		for (int32_t i = 0; i < fr->count && !random && inputs != NULL; ++i) {
-			if (res[i].result != F2D_OK) {
-				fprintf(
-				    stderr,
-				    "%s: %s: frame %ld: player %d sequence %d: %s refused (%s)\n",
-				    PROG, inputs, f, fr->commands[i].player,
-				    fr->commands[i].sequence,
-				    f2d_command_type_name(fr->commands[i].type),
-				    f2d_error_string(res[i].result));
-			}
-		}
-		f2d_world_step(w);
-		fr->has_hash = (f + 1) % hash_every == 0 || f + 1 == frames;
-		fr->hash = fr->has_hash ? f2d_world_hash(w) : 0;
-		if (!f2r_write_frame(&wr, fr)) {
-			fprintf(stderr, "%s: error writing '%s'\n", PROG, output);
-			status = EXIT_FAILURE;
-		} else if ((f + 1) % key_every == 0 && !write_keyframe(&wr, w, (uint32_t)f)) {
-			fprintf(stderr, "%s: error writing a keyframe to '%s'\n", PROG, output);
-			status = EXIT_FAILURE;
-		}
-	}
-	if (wr.file != NULL && (!f2r_close_write(&wr) && status == EXIT_SUCCESS)) {
-		fprintf(stderr, "%s: error closing '%s'\n", PROG, output);
-		status = EXIT_FAILURE;
-	}
-	if (status == EXIT_SUCCESS) {
-		printf("recorded %ld frames, final hash %016" PRIx64 "\n", frames,
-		       f2d_world_hash(w));
-	}
-	if (fin.f != NULL) {
-		fclose(fin.f);
-	}
-	free(fr);
 	free(start);
 	f2d_destroy_world(w);
 	int out = finish_output();
@@ -861,186 +923,256 @@ static int align_starts(f2r_reader *r[2], f2d_world *w[2], f2r_frame *scratch, c
 	return EXIT_SUCCESS;
 }
 
+/* Two replays compared frame by frame (cmd_diff_replays): their readers, the worlds they
+ * re-simulate, a frame of each, and how they are named. */
+typedef struct diff_run {
+	const char *paths[2];
+	f2r_reader ra, rb;
+	f2d_world *wa, *wb;
+	f2r_frame *fa, *fb;
+	long base[2]; /* the game frame of each replay's frame 0 */
+	bool bundles; /* either is a desync bundle */
+	char na[32], nb[32];
+	const diff_options *o;
+} diff_run;
+
+/* One frame re-simulated in both: what differs. */
+typedef struct frame_diff {
+	long frame; /* in game frames */
+	bool inputs_differ, hashes_differ, states_differ;
+	uint64_t entering, sim; /* the first world's hash entering the step and after it */
+	f2d_phase_hashes ta, tb;
+	int phase; /* the first phase that differs (with --phases), else -1 */
+} frame_diff;
+
+/* Prints how the starts of two replays from the same frame differ. */
+static void print_start_difference(const f2r_header *a, const f2r_header *b)
+{
+	bool sa_snap = a->start_kind == F2R_START_SNAPSHOT;
+	bool sb_snap = b->start_kind == F2R_START_SNAPSHOT;
+	if (sa_snap && sb_snap) {
+		printf("DIFFER at start: snapshot %s (%zu bytes) vs snapshot %s (%zu bytes)\n",
+		       a->scene, a->start_len, b->scene, b->start_len);
+	} else if (!sa_snap && !sb_snap) {
+		printf("DIFFER at start: scene %s vs %s\n", a->scene, b->scene);
+	} else {
+		printf("DIFFER at start: %s %s vs %s %s\n", sa_snap ? "snapshot" : "scene",
+		       a->scene, sb_snap ? "snapshot" : "scene", b->scene);
+	}
+}
+
+/* Both worlds built and brought to the same start. Returns the exit status (the message
+ * printed). */
+static int diff_start(diff_run *d)
+{
+	if (d->wa == NULL || d->wb == NULL || d->fa == NULL || d->fb == NULL) {
+		fprintf(stderr, "%s: cannot start the recorded worlds\n", PROG);
+		return EXIT_FAILURE;
+	}
+	if (d->base[0] != d->base[1]) {
+		f2r_reader *rs[2] = {&d->ra, &d->rb};
+		f2d_world *ws[2] = {d->wa, d->wb};
+		return align_starts(rs, ws, d->fa, d->paths, d->base);
+	}
+	if (!same_start(&d->ra.header, &d->rb.header)) {
+		print_start_difference(&d->ra.header, &d->rb.header);
+		return EXIT_FAILURE;
+	}
+	return EXIT_SUCCESS;
+}
+
+/* Names each desync bundle's peer and where it found the desync. */
+static void print_bundles(const diff_run *d)
+{
+	const f2r_header *hs[2] = {&d->ra.header, &d->rb.header};
+	for (int k = 0; k < 2; ++k) {
+		if (hs[k]->has_bundle) {
+			const f2r_bundle *b = &hs[k]->bundle;
+			printf("%s: desync bundle of peer %u of %u from frame %u (it found "
+			       "frame "
+			       "%u differ with peer %u)\n",
+			       d->paths[k], b->peer, b->peer_count, b->first_frame, b->desync_frame,
+			       b->desync_peer);
+		}
+	}
+}
+
+/* The next frame of each replay into d->fa and d->fb: true when both have one. Else the
+ * comparison ends: *status EXIT_USAGE for a bad file, EXIT_FAILURE when one ends first, and
+ * *frames -1 when two bundles end apart (what they share agrees; printed). */
+static bool read_both(diff_run *d, long *frames, int *status)
+{
+	f2r_status sa = f2r_read_frame(&d->ra, d->fa);
+	f2r_status sb = f2r_read_frame(&d->rb, d->fb);
+	if (sa == F2R_BAD || sb == F2R_BAD) {
+		fprintf(stderr, "%s: %s: %s\n", PROG, d->paths[sa == F2R_BAD ? 0 : 1],
+		        sa == F2R_BAD ? d->ra.error : d->rb.error);
+		*status = EXIT_USAGE;
+		return false;
+	}
+	if (sa == F2R_OK && sb == F2R_OK) {
+		return true;
+	}
+	if ((sa == F2R_OK || sb == F2R_OK) && d->ra.header.has_bundle && d->rb.header.has_bundle) {
+		/* a bundle ends where its writer stopped: no divergence */
+		printf("same: %ld frames, all the two bundles share (%s ends first)\n", *frames,
+		       d->paths[sa == F2R_OK ? 1 : 0]);
+		*frames = -1;
+	} else if (sa == F2R_OK || sb == F2R_OK) {
+		printf("DIFFER at frame %ld: %s ends first\n",
+		       (sa == F2R_OK ? (long)d->fa->index + d->base[0]
+		                     : (long)d->fb->index + d->base[1]),
+		       d->paths[sa == F2R_OK ? 1 : 0]);
+		*status = EXIT_FAILURE;
+	}
+	return false;
+}
+
+/* The frame just read, applied and stepped (traced) in both worlds; true when anything
+ * differs. */
+static bool step_both(diff_run *d, frame_diff *c)
+{
+	c->frame = (long)d->fa->index + d->base[0];
+	c->inputs_differ = !same_inputs(d->fa, d->fb);
+	f2d_world_apply_commands(d->wa, d->fa->commands, d->fa->count, NULL);
+	f2d_world_apply_commands(d->wb, d->fb->commands, d->fb->count, NULL);
+	c->entering = f2d_world_hash(d->wa);
+	f2d_world_step_traced(d->wa, &c->ta);
+	f2d_world_step_traced(d->wb, &c->tb);
+	c->hashes_differ = d->fa->has_hash && d->fb->has_hash && d->fa->hash != d->fb->hash;
+	c->sim = f2d_world_hash(d->wa);
+	c->states_differ = c->sim != f2d_world_hash(d->wb);
+	c->phase = d->o->phases ? first_phase(&c->ta, &c->tb) : -1;
+	return c->inputs_differ || c->hashes_differ || c->states_differ || c->phase >= 0;
+}
+
+/* The worlds the writers had after the differing frame (a recorded keyframe, or the
+ * re-simulation where it reproduces the writer's recorded hash), else the re-simulations:
+ * their bodies and fields. Returns EXIT_USAGE when a picture could not be written. */
+static int report_worlds(diff_run *d, const frame_diff *c, const recorded *xa, const recorded *xb,
+                         uint64_t rec_a, uint64_t rec_b)
+{
+	f2d_world *ka = xa->world, *kb = xb->world;
+	if (!c->inputs_differ && !c->states_differ && c->hashes_differ) {
+		ka = ka != NULL ? ka : rec_a == c->sim ? d->wa : NULL;
+		kb = kb != NULL ? kb : rec_b == c->sim ? d->wb : NULL;
+	}
+	if (ka != NULL && kb != NULL) {
+		printf("the recorded worlds after frame %ld (%s of %s, %s of %s):\n", c->frame,
+		       ka == d->wa ? "the re-simulation" : "the keyframe", d->na,
+		       kb == d->wb ? "the re-simulation" : "the keyframe", d->nb);
+		report_bodies(ka, kb, 20);
+		return report_divergence(ka, kb, d->o, c->frame) ? EXIT_SUCCESS : EXIT_USAGE;
+	}
+	report_bodies(d->wa, d->wb, 20);
+	if (c->states_differ) {
+		return report_divergence(d->wa, d->wb, d->o, c->frame) ? EXIT_SUCCESS : EXIT_USAGE;
+	}
+	if (c->hashes_differ) {
+		printf("the two simulations agree here: the recorded hashes come from "
+		       "builds or hosts that compute differently\n");
+	}
+	return EXIT_SUCCESS;
+}
+
+/* Everything known about the first differing frame. Returns the exit status: EXIT_FAILURE,
+ * or EXIT_USAGE when a picture could not be written. */
+static int report_frame(diff_run *d, const frame_diff *c)
+{
+	printf("DIFFER at frame %ld:%s%s\n", c->frame, c->inputs_differ ? " inputs" : "",
+	       c->hashes_differ || c->states_differ || c->phase >= 0 ? " hashes" : "");
+	if (c->inputs_differ) {
+		print_input_difference(d->fa, d->fb, d->na, d->nb);
+	}
+	uint64_t rec_a = d->fa->hash, rec_b = d->fb->hash;
+	recorded xa, xb;
+	memset(&xa, 0, sizeof xa);
+	memset(&xb, 0, sizeof xb);
+	if (c->hashes_differ) { /* what the writers recorded after this frame */
+		read_recorded(&d->ra, d->fa, (uint32_t)(c->frame - d->base[0]), &xa);
+		read_recorded(&d->rb, d->fb, (uint32_t)(c->frame - d->base[1]), &xb);
+	}
+	if (c->hashes_differ && !c->inputs_differ && !c->states_differ) {
+		printf("  recorded: %s %016" PRIx64 ", %s %016" PRIx64
+		       "; re-simulated from the start with the same inputs: %016" PRIx64 " (%s)\n",
+		       d->na, rec_a, d->nb, rec_b, c->sim,
+		       c->sim == rec_a   ? d->na
+		       : c->sim == rec_b ? d->nb
+		                         : "neither");
+	}
+	if (d->bundles) {
+		print_peer_hashes(&d->ra.header, &d->rb.header, c->frame);
+	}
+	if (d->o->phases) {
+		printf("first phase that differs%s: %s\n",
+		       xa.has_trace && xb.has_trace ? " in the re-simulation" : "",
+		       c->phase >= 0 ? f2d_phase_name((f2d_phase)c->phase)
+		                     : "none (only the recorded hashes differ)");
+	}
+	if (xa.has_trace && xb.has_trace) {
+		report_recorded_steps(&xa, &xb, d->na, d->nb, c->entering, &c->ta);
+	}
+	int status = report_worlds(d, c, &xa, &xb, rec_a, rec_b);
+	f2d_destroy_world(xa.world);
+	f2d_destroy_world(xb.world);
+	return status == EXIT_SUCCESS ? EXIT_FAILURE : status;
+}
+
+/* The worlds, frames and names of a comparison of two opened replays. */
+static void diff_begin(diff_run *d)
+{
+	d->wa = start_world(&d->ra.header);
+	d->wb = start_world(&d->rb.header);
+	d->fa = calloc(1, sizeof *d->fa);
+	d->fb = calloc(1, sizeof *d->fb);
+	d->base[0] = frame_base(&d->ra.header);
+	d->base[1] = frame_base(&d->rb.header);
+	d->bundles = d->ra.header.has_bundle || d->rb.header.has_bundle;
+	who(&d->ra.header, 0, d->na, sizeof d->na);
+	who(&d->rb.header, 1, d->nb, sizeof d->nb);
+	if (d->ra.header.has_bundle && d->rb.header.has_bundle &&
+	    d->ra.header.bundle.peer == d->rb.header.bundle.peer) {
+		snprintf(d->na, sizeof d->na, "the first");
+		snprintf(d->nb, sizeof d->nb, "the second");
+	}
+}
+
 int cmd_diff_replays(const char *path_a, const char *path_b, const diff_options *o)
 {
-	const char *argv[2] = {path_a, path_b};
-	f2r_reader ra, rb;
-	if (!open_replay(argv[0], &ra)) {
+	diff_run d;
+	memset(&d, 0, sizeof d);
+	d.paths[0] = path_a;
+	d.paths[1] = path_b;
+	d.o = o;
+	if (!open_replay(path_a, &d.ra)) {
 		return EXIT_USAGE;
 	}
-	if (!open_replay(argv[1], &rb)) {
-		f2r_close_read(&ra);
+	if (!open_replay(path_b, &d.rb)) {
+		f2r_close_read(&d.ra);
 		return EXIT_USAGE;
 	}
-	f2d_world *wa = start_world(&ra.header), *wb = start_world(&rb.header);
-	f2r_frame *fa = calloc(1, sizeof *fa), *fb = calloc(1, sizeof *fb);
-	long base[2] = {frame_base(&ra.header), frame_base(&rb.header)};
-	bool bundles = ra.header.has_bundle || rb.header.has_bundle;
-	char na[32], nb[32];
-	who(&ra.header, 0, na, sizeof na);
-	who(&rb.header, 1, nb, sizeof nb);
-	if (ra.header.has_bundle && rb.header.has_bundle &&
-	    ra.header.bundle.peer == rb.header.bundle.peer) {
-		snprintf(na, sizeof na, "the first");
-		snprintf(nb, sizeof nb, "the second");
+	diff_begin(&d);
+	int status = diff_start(&d);
+	if (status == EXIT_SUCCESS && d.bundles) {
+		print_bundles(&d);
 	}
-	int status = EXIT_SUCCESS;
-	if (wa == NULL || wb == NULL || fa == NULL || fb == NULL) {
-		fprintf(stderr, "%s: cannot start the recorded worlds\n", PROG);
-		status = EXIT_FAILURE;
-	} else if (base[0] != base[1]) {
-		f2r_reader *rs[2] = {&ra, &rb};
-		f2d_world *ws[2] = {wa, wb};
-		status = align_starts(rs, ws, fa, argv, base);
-	} else if (!same_start(&ra.header, &rb.header)) {
-		const f2r_header *a = &ra.header, *b = &rb.header;
-		bool sa_snap = a->start_kind == F2R_START_SNAPSHOT;
-		bool sb_snap = b->start_kind == F2R_START_SNAPSHOT;
-		if (sa_snap && sb_snap) {
-			printf(
-			    "DIFFER at start: snapshot %s (%zu bytes) vs snapshot %s (%zu bytes)\n",
-			    a->scene, a->start_len, b->scene, b->start_len);
-		} else if (!sa_snap && !sb_snap) {
-			printf("DIFFER at start: scene %s vs %s\n", a->scene, b->scene);
-		} else {
-			printf("DIFFER at start: %s %s vs %s %s\n", sa_snap ? "snapshot" : "scene",
-			       a->scene, sb_snap ? "snapshot" : "scene", b->scene);
-		}
-		status = EXIT_FAILURE;
-	}
-	if (status == EXIT_SUCCESS && bundles) {
-		const f2r_header *hs[2] = {&ra.header, &rb.header};
-		for (int k = 0; k < 2; ++k) {
-			if (hs[k]->has_bundle) {
-				const f2r_bundle *b = &hs[k]->bundle;
-				printf("%s: desync bundle of peer %u of %u from frame %u (it found "
-				       "frame "
-				       "%u differ with peer %u)\n",
-				       argv[k], b->peer, b->peer_count, b->first_frame,
-				       b->desync_frame, b->desync_peer);
-			}
-		}
-	}
-	f2r_status sa = F2R_OK, sb = F2R_OK;
 	long frames = 0;
-	while (status == EXIT_SUCCESS) {
-		sa = f2r_read_frame(&ra, fa);
-		sb = f2r_read_frame(&rb, fb);
-		if (sa == F2R_BAD || sb == F2R_BAD) {
-			fprintf(stderr, "%s: %s: %s\n", PROG, argv[sa == F2R_BAD ? 0 : 1],
-			        sa == F2R_BAD ? ra.error : rb.error);
-			status = EXIT_USAGE;
-			break;
-		}
-		if (sa != F2R_OK || sb != F2R_OK) {
-			if ((sa == F2R_OK || sb == F2R_OK) && ra.header.has_bundle &&
-			    rb.header.has_bundle) {
-				/* a bundle ends where its writer stopped: no divergence */
-				printf(
-				    "same: %ld frames, all the two bundles share (%s ends first)\n",
-				    frames, argv[sa == F2R_OK ? 1 : 0]);
-				frames = -1;
-			} else if (sa == F2R_OK || sb == F2R_OK) {
-				printf("DIFFER at frame %ld: %s ends first\n",
-				       (sa == F2R_OK ? (long)fa->index + base[0]
-				                     : (long)fb->index + base[1]),
-				       argv[sa == F2R_OK ? 1 : 0]);
-				status = EXIT_FAILURE;
-			}
-			break;
-		}
+	while (status == EXIT_SUCCESS && read_both(&d, &frames, &status)) {
 		++frames;
-		long frame = (long)fa->index + base[0];
-		bool inputs_differ = !same_inputs(fa, fb);
-		f2d_world_apply_commands(wa, fa->commands, fa->count, NULL);
-		f2d_world_apply_commands(wb, fb->commands, fb->count, NULL);
-		uint64_t entering = f2d_world_hash(wa);
-		f2d_phase_hashes ta, tb;
-		f2d_world_step_traced(wa, &ta);
-		f2d_world_step_traced(wb, &tb);
-		bool hashes_differ = fa->has_hash && fb->has_hash && fa->hash != fb->hash;
-		uint64_t sim = f2d_world_hash(wa);
-		bool states_differ = sim != f2d_world_hash(wb);
-		int phase = o->phases ? first_phase(&ta, &tb) : -1;
-		if (!inputs_differ && !hashes_differ && !states_differ && phase < 0) {
-			continue;
-		}
-		printf("DIFFER at frame %ld:%s%s\n", frame, inputs_differ ? " inputs" : "",
-		       hashes_differ || states_differ || phase >= 0 ? " hashes" : "");
-		if (inputs_differ) {
-			print_input_difference(fa, fb, na, nb);
-		}
-		uint64_t rec_a = fa->hash, rec_b = fb->hash;
-		recorded xa, xb;
-		memset(&xa, 0, sizeof xa);
-		memset(&xb, 0, sizeof xb);
-		if (hashes_differ) { /* what the writers recorded after this frame */
-			read_recorded(&ra, fa, (uint32_t)(frame - base[0]), &xa);
-			read_recorded(&rb, fb, (uint32_t)(frame - base[1]), &xb);
-		}
-		if (hashes_differ && !inputs_differ && !states_differ) {
-			printf("  recorded: %s %016" PRIx64 ", %s %016" PRIx64
-			       "; re-simulated from the start with the same inputs: %016" PRIx64
-			       " (%s)\n",
-			       na, rec_a, nb, rec_b, sim,
-			       sim == rec_a   ? na
-			       : sim == rec_b ? nb
-			                      : "neither");
-		}
-		if (bundles) {
-			print_peer_hashes(&ra.header, &rb.header, frame);
-		}
-		if (o->phases) {
-			printf("first phase that differs%s: %s\n",
-			       xa.has_trace && xb.has_trace ? " in the re-simulation" : "",
-			       phase >= 0 ? f2d_phase_name((f2d_phase)phase)
-			                  : "none (only the recorded hashes differ)");
-		}
-		if (xa.has_trace && xb.has_trace) {
-			report_recorded_steps(&xa, &xb, na, nb, entering, &ta);
-		}
-		/* the worlds the writers had after this frame: a recorded keyframe, or the
-		   re-simulation where it reproduces the writer's recorded hash */
-		f2d_world *ka = xa.world, *kb = xb.world;
-		if (!inputs_differ && !states_differ && hashes_differ) {
-			ka = ka != NULL ? ka : rec_a == sim ? wa : NULL;
-			kb = kb != NULL ? kb : rec_b == sim ? wb : NULL;
-		}
-		if (ka != NULL && kb != NULL) {
-			printf("the recorded worlds after frame %ld (%s of %s, %s of %s):\n", frame,
-			       ka == wa ? "the re-simulation" : "the keyframe", na,
-			       kb == wb ? "the re-simulation" : "the keyframe", nb);
-			report_bodies(ka, kb, 20);
-			if (!report_divergence(ka, kb, o, frame)) {
-				status = EXIT_USAGE;
-			}
-		} else {
-			report_bodies(wa, wb, 20);
-			if (states_differ) {
-				if (!report_divergence(wa, wb, o, frame)) {
-					status = EXIT_USAGE;
-				}
-			} else if (hashes_differ) {
-				printf(
-				    "the two simulations agree here: the recorded hashes come from "
-				    "builds or hosts that compute differently\n");
-			}
-		}
-		f2d_destroy_world(xa.world);
-		f2d_destroy_world(xb.world);
-		if (status == EXIT_SUCCESS) {
-			status = EXIT_FAILURE;
+		frame_diff c;
+		if (step_both(&d, &c)) {
+			status = report_frame(&d, &c);
 		}
 	}
 	if (status == EXIT_SUCCESS && frames >= 0) {
 		printf("same: %ld frames\n", frames);
 	}
-	f2d_destroy_world(wa);
-	f2d_destroy_world(wb);
-	free(fa);
-	free(fb);
-	f2r_close_read(&ra);
-	f2r_close_read(&rb);
+	f2d_destroy_world(d.wa);
+	f2d_destroy_world(d.wb);
+	free(d.fa);
+	free(d.fb);
+	f2r_close_read(&d.ra);
+	f2r_close_read(&d.rb);
 	int out = finish_output();
 	return status != EXIT_SUCCESS ? status : out;
 }

@@ -936,67 +936,94 @@ static bool parse_long(const char *t, long lo, long hi, long *out)
 	return true;
 }
 
-int main(int argc, char **argv)
+/* The command line of fix2d-view. */
+typedef struct view_args {
+	const char *sources[2];
+	int nsources;
+	const char *record_path, *script_path, *screenshot;
+	long frames, key_every;
+	int width, height;
+} view_args;
+
+/* One option at argv[*i] (its value, if any, consumed): -1 when taken, else the exit status. */
+static int parse_option(int argc, char **argv, int *i, view_args *va)
 {
-	const char *sources[2] = {NULL, NULL}, *record_path = NULL, *script_path = NULL;
-	const char *screenshot = NULL;
-	long frames = -1, key_every = 60;
-	int nsources = 0, width = 1024, height = 720;
+	const char *a = argv[*i];
+	bool has = *i + 1 < argc;
+	if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
+		return usage(NULL, NULL);
+	} else if (strcmp(a, "--record") == 0 && has) {
+		va->record_path = argv[++*i];
+	} else if (strcmp(a, "--script") == 0 && has) {
+		va->script_path = argv[++*i];
+	} else if (strcmp(a, "--screenshot") == 0 && has) {
+		va->screenshot = argv[++*i];
+	} else if (strcmp(a, "--frames") == 0 && has) {
+		if (!parse_long(argv[++*i], 0, 10000000, &va->frames)) {
+			return usage("--frames needs a count 0..10000000", argv[*i]);
+		}
+	} else if (strcmp(a, "--keyframe-every") == 0 && has) {
+		if (!parse_long(argv[++*i], 1, 1000000, &va->key_every)) {
+			return usage("--keyframe-every needs a count 1..1000000", argv[*i]);
+		}
+	} else if (strcmp(a, "--size") == 0 && has) {
+		char extra;
+		if (sscanf(argv[++*i], "%dx%d%c", &va->width, &va->height, &extra) != 2 ||
+		    va->width < 320 || va->height < 200 || va->width > 8192 || va->height > 8192) {
+			return usage("--size needs WxH, at least 320x200", argv[*i]);
+		}
+	} else if (a[0] == '-' && a[1] != '\0') {
+		return usage(has ? "unknown option" : "unknown option or missing value", a);
+	} else if (va->nsources < 2) {
+		va->sources[va->nsources++] = a;
+	} else {
+		return usage("at most two sources", a);
+	}
+	return -1;
+}
+
+/* The whole command line into *va: -1 when it is good, else the exit status. */
+static int parse_args(int argc, char **argv, view_args *va)
+{
+	memset(va, 0, sizeof *va);
+	va->frames = -1;
+	va->key_every = 60;
+	va->width = 1024;
+	va->height = 720;
 	for (int i = 1; i < argc; ++i) {
-		const char *a = argv[i];
-		bool has = i + 1 < argc;
-		if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
-			return usage(NULL, NULL);
-		} else if (strcmp(a, "--record") == 0 && has) {
-			record_path = argv[++i];
-		} else if (strcmp(a, "--script") == 0 && has) {
-			script_path = argv[++i];
-		} else if (strcmp(a, "--screenshot") == 0 && has) {
-			screenshot = argv[++i];
-		} else if (strcmp(a, "--frames") == 0 && has) {
-			if (!parse_long(argv[++i], 0, 10000000, &frames)) {
-				return usage("--frames needs a count 0..10000000", argv[i]);
-			}
-		} else if (strcmp(a, "--keyframe-every") == 0 && has) {
-			if (!parse_long(argv[++i], 1, 1000000, &key_every)) {
-				return usage("--keyframe-every needs a count 1..1000000", argv[i]);
-			}
-		} else if (strcmp(a, "--size") == 0 && has) {
-			char extra;
-			if (sscanf(argv[++i], "%dx%d%c", &width, &height, &extra) != 2 ||
-			    width < 320 || height < 200 || width > 8192 || height > 8192) {
-				return usage("--size needs WxH, at least 320x200", argv[i]);
-			}
-		} else if (a[0] == '-' && a[1] != '\0') {
-			return usage(has ? "unknown option" : "unknown option or missing value", a);
-		} else if (nsources < 2) {
-			sources[nsources++] = a;
-		} else {
-			return usage("at most two sources", a);
+		int st = parse_option(argc, argv, &i, va);
+		if (st >= 0) {
+			return st;
 		}
 	}
-	if (nsources == 0) {
+	if (va->nsources == 0) {
 		return usage("which scene or replay?", NULL);
 	}
-	if (record_path != NULL && nsources == 2) {
+	if (va->record_path != NULL && va->nsources == 2) {
 		return usage("--record takes one source", NULL);
 	}
-	if (script_path != NULL && (frames >= 0 || screenshot != NULL)) {
+	if (va->script_path != NULL && (va->frames >= 0 || va->screenshot != NULL)) {
 		return usage("--script or --frames/--screenshot, not both", NULL);
 	}
-	if (screenshot != NULL && frames < 0) {
-		frames = 0;
+	if (va->screenshot != NULL && va->frames < 0) {
+		va->frames = 0;
 	}
+	return -1;
+}
+
+/* A new viewer with the sources' timelines: -1 with *out set, else the exit status. */
+static int open_viewer(const view_args *va, viewer **out)
+{
 	viewer *vw = calloc(1, sizeof *vw);
 	if (vw == NULL) {
 		return EXIT_FAILURE;
 	}
-	vw->count = nsources;
+	vw->count = va->nsources;
 	vw->contacts = true;
 	vw->joints = true;
 	vw->divergent = -2;
-	for (int i = 0; i < nsources; ++i) {
-		int st = open_source(&vw->tl[i], sources[i], key_every);
+	for (int i = 0; i < va->nsources; ++i) {
+		int st = open_source(&vw->tl[i], va->sources[i], va->key_every);
 		if (st >= 0) {
 			for (int k = 0; k < i; ++k) {
 				timeline_free(&vw->tl[k]);
@@ -1005,105 +1032,152 @@ int main(int argc, char **argv)
 			return st;
 		}
 	}
-	int status = EXIT_SUCCESS;
-	if (nsources == 2) {
-		if (vw->tl[0].recorded == 0 || vw->tl[1].recorded == 0) {
-			status = usage("two sources must be two replays", NULL);
+	*out = vw;
+	return -1;
+}
+
+/* Prints the fields that differ at frame `at` of the two timelines, as fix2d-replay diff. */
+static void print_fields_at(viewer *vw, long at)
+{
+	st_world sa, sb;
+	char err[160];
+	if (seek_all(vw, at) && st_from_world(vw->tl[0].w, &sa, err, sizeof err)) {
+		if (st_from_world(vw->tl[1].w, &sb, err, sizeof err)) {
+			long n = st_diff(&sa, &sb, stdout, 20, NULL);
+			printf("  %ld fields differ\n", n);
+			st_free(&sb);
+		}
+		st_free(&sa);
+	}
+}
+
+/* Two replays: prints their first divergent frame and the fields there, then seeks both to it
+ * (to the start when they agree). Returns the exit status. */
+static int compare_sources(viewer *vw)
+{
+	if (vw->tl[0].recorded == 0 || vw->tl[1].recorded == 0) {
+		return usage("two sources must be two replays", NULL);
+	}
+	vw->divergent = first_divergence(&vw->tl[0], &vw->tl[1]);
+	if (vw->divergent == -2) {
+		printf("the two replays agree on all %ld frames\n", vw->tl[0].length);
+	} else {
+		long at = vw->divergent + 1;
+		if (vw->divergent == -1) {
+			printf("the start worlds differ\n");
+			at = 0;
 		} else {
-			vw->divergent = first_divergence(&vw->tl[0], &vw->tl[1]);
-			if (vw->divergent == -2) {
-				printf("the two replays agree on all %ld frames\n",
-				       vw->tl[0].length);
-			} else {
-				long at = vw->divergent + 1;
-				if (vw->divergent == -1) {
-					printf("the start worlds differ\n");
-					at = 0;
-				} else {
-					printf("first divergent frame %ld\n", vw->divergent);
-				}
-				/* at that frame: the fields, as fix2d-replay diff */
-				st_world sa, sb;
-				char err[160];
-				if (seek_all(vw, at) &&
-				    st_from_world(vw->tl[0].w, &sa, err, sizeof err)) {
-					if (st_from_world(vw->tl[1].w, &sb, err, sizeof err)) {
-						long n = st_diff(&sa, &sb, stdout, 20, NULL);
-						printf("  %ld fields differ\n", n);
-						st_free(&sb);
-					}
-					st_free(&sa);
-				}
-			}
-			fflush(stdout);
-			if (!seek_all(vw, vw->divergent == -2 ? 0 : vw->divergent + 1)) {
-				status = EXIT_FAILURE;
-			}
+			printf("first divergent frame %ld\n", vw->divergent);
+		}
+		print_fields_at(vw, at);
+	}
+	fflush(stdout);
+	if (!seek_all(vw, vw->divergent == -2 ? 0 : vw->divergent + 1)) {
+		return EXIT_FAILURE;
+	}
+	return EXIT_SUCCESS;
+}
+
+/* The script of this run: --script FILE (or - for stdin), or one made from --frames and
+ * --screenshot into `generated`. Returns the exit status (the script is left empty when it
+ * cannot be opened). */
+static int open_script(const view_args *va, script *sc, char *generated, size_t cap)
+{
+	memset(sc, 0, sizeof *sc);
+	if (va->script_path != NULL) {
+		sc->f = strcmp(va->script_path, "-") == 0 ? stdin : fopen(va->script_path, "r");
+		if (sc->f == NULL) {
+			return usage("cannot open the script", va->script_path);
+		}
+	} else if (va->frames >= 0) {
+		const char *shot = va->screenshot;
+		snprintf(generated, cap, "step %ld\n%s%s%squit\n", va->frames,
+		         shot != NULL ? "screenshot " : "", shot != NULL ? shot : "",
+		         shot != NULL ? "\n" : "");
+		sc->text = generated;
+	}
+	return EXIT_SUCCESS;
+}
+
+/* SDL, the window and its renderer. Returns the exit status. */
+static int open_window(viewer *vw, int width, int height)
+{
+	/* scripts (tests) draw with SDL's software renderer: the same pixels whatever GL
+	 * driver the machine has (SDL_RENDER_DRIVER in the environment still wins) */
+	if (vw->scripted) {
+		SDL_SetHintWithPriority(SDL_HINT_RENDER_DRIVER, "software", SDL_HINT_DEFAULT);
+	}
+	if (SDL_Init(SDL_INIT_VIDEO) != 0) {
+		fprintf(stderr, "%s: cannot start SDL video: %s\n", PROG, SDL_GetError());
+		return EXIT_FAILURE;
+	}
+	vw->window = SDL_CreateWindow("fix2d-view", SDL_WINDOWPOS_UNDEFINED,
+	                              SDL_WINDOWPOS_UNDEFINED, width, height, SDL_WINDOW_RESIZABLE);
+	vw->renderer = vw->window != NULL ? SDL_CreateRenderer(vw->window, -1, 0) : NULL;
+	if (vw->renderer == NULL) {
+		fprintf(stderr, "%s: cannot open a window: %s\n", PROG, SDL_GetError());
+		return EXIT_FAILURE;
+	}
+	return EXIT_SUCCESS;
+}
+
+/* The first view frames the world at the current frame. */
+static void frame_first_view(viewer *vw)
+{
+	int w = 0, h = 0;
+	SDL_GetRendererOutputSize(vw->renderer, &w, &h);
+	box b = {0, 0, 0, 0, true};
+	for (int i = 0; i < vw->count; ++i) {
+		st_world s;
+		char err[160];
+		if (st_from_world(vw->tl[i].w, &s, err, sizeof err)) {
+			frame_start(vw->tl[i].w, &s, &b);
+			st_free(&s);
 		}
 	}
-	script sc;
-	memset(&sc, 0, sizeof sc);
-	char generated[700];
-	if (script_path != NULL) {
-		sc.f = strcmp(script_path, "-") == 0 ? stdin : fopen(script_path, "r");
-		if (sc.f == NULL) {
-			status = usage("cannot open the script", script_path);
+	/* room for the readout above (3 or 4 lines) and the help and timeline below */
+	vw->v = fit(b, w, h - 90);
+	vw->v.oy += 50;
+}
+
+/* After a frame is shown: the script's next commands (scripted), or a wait until the next
+ * frame is due (real time: one frame per time step). Returns the exit status. */
+static int after_frame(viewer *vw, script *sc, Uint64 freq, Uint64 *next)
+{
+	if (vw->scripted) {
+		if (sc->wait > 0) {
+			--sc->wait;
 		}
-	} else if (frames >= 0) {
-		snprintf(generated, sizeof generated, "step %ld\n%s%s%squit\n", frames,
-		         screenshot != NULL ? "screenshot " : "",
-		         screenshot != NULL ? screenshot : "", screenshot != NULL ? "\n" : "");
-		sc.text = generated;
+		if (sc->wait > 0) {
+			return EXIT_SUCCESS;
+		}
+		if (!run_script(vw, sc)) {
+			return EXIT_USAGE;
+		} else if (sc->wait == 0 && !vw->quit) {
+			vw->quit = true; /* the script ended */
+		}
+		return EXIT_SUCCESS;
 	}
-	vw->scripted = sc.f != NULL || sc.text != NULL;
-	/* a person sees one world move at once; scripts and the two-replay mode start paused */
-	vw->playing = !vw->scripted && nsources == 1;
-	if (status == EXIT_SUCCESS) {
-		/* scripts (tests) draw with SDL's software renderer: the same pixels whatever GL
-		 * driver the machine has (SDL_RENDER_DRIVER in the environment still wins) */
-		if (vw->scripted) {
-			SDL_SetHintWithPriority(SDL_HINT_RENDER_DRIVER, "software",
-			                        SDL_HINT_DEFAULT);
-		}
-		if (SDL_Init(SDL_INIT_VIDEO) != 0) {
-			fprintf(stderr, "%s: cannot start SDL video: %s\n", PROG, SDL_GetError());
-			status = EXIT_FAILURE;
-		} else {
-			vw->window = SDL_CreateWindow("fix2d-view", SDL_WINDOWPOS_UNDEFINED,
-			                              SDL_WINDOWPOS_UNDEFINED, width, height,
-			                              SDL_WINDOW_RESIZABLE);
-			vw->renderer =
-			    vw->window != NULL ? SDL_CreateRenderer(vw->window, -1, 0) : NULL;
-			if (vw->renderer == NULL) {
-				fprintf(stderr, "%s: cannot open a window: %s\n", PROG,
-				        SDL_GetError());
-				status = EXIT_FAILURE;
-			}
-		}
+	*next += (Uint64)((double)freq * f2d_to_double(f2d_world_get_time_step(vw->tl[0].w)));
+	Uint64 now = SDL_GetPerformanceCounter();
+	if (*next > now) {
+		SDL_Delay((Uint32)((*next - now) * 1000 / freq));
+	} else {
+		*next = now;
 	}
-	if (status == EXIT_SUCCESS) {
-		/* the first view frames the world at the current frame */
-		int w = 0, h = 0;
-		SDL_GetRendererOutputSize(vw->renderer, &w, &h);
-		box b = {0, 0, 0, 0, true};
-		for (int i = 0; i < vw->count; ++i) {
-			st_world s;
-			char err[160];
-			if (st_from_world(vw->tl[i].w, &s, err, sizeof err)) {
-				frame_start(vw->tl[i].w, &s, &b);
-				st_free(&s);
-			}
-		}
-		/* room for the readout above (3 or 4 lines) and the help and timeline below */
-		vw->v = fit(b, w, h - 90);
-		vw->v.oy += 50;
-	}
+	return EXIT_SUCCESS;
+}
+
+/* The main loop: events, a step when playing, the picture, the script or the pacing; until
+ * quit or a failure. Returns the exit status. */
+static int run_loop(viewer *vw, script *sc)
+{
 	Uint64 freq = SDL_GetPerformanceFrequency(), next = SDL_GetPerformanceCounter();
+	int status = EXIT_SUCCESS;
 	while (status == EXIT_SUCCESS && !vw->quit) {
 		pump(vw);
 		if (vw->playing && !vw->quit && !step_forward(vw)) {
-			status = EXIT_FAILURE;
-			break;
+			return EXIT_FAILURE;
 		}
 		/* a replay pauses at its last recorded frame (right arrow or space go on) */
 		for (int i = 0; i < vw->count; ++i) {
@@ -1113,38 +1187,18 @@ int main(int argc, char **argv)
 			}
 		}
 		if (!present(vw, NULL)) {
-			status = EXIT_FAILURE;
-			break;
+			return EXIT_FAILURE;
 		}
-		if (vw->scripted) {
-			if (sc.wait > 0) {
-				--sc.wait;
-			}
-			if (sc.wait > 0) {
-				continue;
-			}
-			if (!run_script(vw, &sc)) {
-				status = EXIT_USAGE;
-			} else if (sc.wait == 0 && !vw->quit) {
-				vw->quit = true; /* the script ended */
-			}
-		} else {
-			/* real time: one frame per time step */
-			next += (Uint64)((double)freq *
-			                 f2d_to_double(f2d_world_get_time_step(vw->tl[0].w)));
-			Uint64 now = SDL_GetPerformanceCounter();
-			if (next > now) {
-				SDL_Delay((Uint32)((next - now) * 1000 / freq));
-			} else {
-				next = now;
-			}
-		}
+		status = after_frame(vw, sc, freq, &next);
 	}
-	if (status == EXIT_SUCCESS && record_path != NULL && !record(&vw->tl[0], record_path)) {
-		status = EXIT_FAILURE;
-	}
-	if (sc.f != NULL && sc.f != stdin) {
-		fclose(sc.f);
+	return status;
+}
+
+/* Closes the script, the window, SDL and the timelines; frees the viewer. */
+static void close_viewer(viewer *vw, script *sc)
+{
+	if (sc->f != NULL && sc->f != stdin) {
+		fclose(sc->f);
 	}
 	if (vw->surface != NULL) {
 		cairo_surface_destroy(vw->surface);
@@ -1163,5 +1217,33 @@ int main(int argc, char **argv)
 		timeline_free(&vw->tl[i]);
 	}
 	free(vw);
+}
+
+int main(int argc, char **argv)
+{
+	view_args va;
+	viewer *vw = NULL;
+	int status = parse_args(argc, argv, &va);
+	if (status >= 0 || (status = open_viewer(&va, &vw)) >= 0) {
+		return status;
+	}
+	status = va.nsources == 2 ? compare_sources(vw) : EXIT_SUCCESS;
+	script sc;
+	char generated[700];
+	int script_status = open_script(&va, &sc, generated, sizeof generated);
+	status = script_status != EXIT_SUCCESS ? script_status : status;
+	vw->scripted = sc.f != NULL || sc.text != NULL;
+	/* a person sees one world move at once; scripts and the two-replay mode start paused */
+	vw->playing = !vw->scripted && va.nsources == 1;
+	if (status == EXIT_SUCCESS &&
+	    (status = open_window(vw, va.width, va.height)) == EXIT_SUCCESS) {
+		frame_first_view(vw);
+		status = run_loop(vw, &sc);
+	}
+	if (status == EXIT_SUCCESS && va.record_path != NULL &&
+	    !record(&vw->tl[0], va.record_path)) {
+		status = EXIT_FAILURE;
+	}
+	close_viewer(vw, &sc);
 	return status;
 }
