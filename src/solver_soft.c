@@ -10,7 +10,8 @@
  * Q16 integer arithmetic. world.c cuts the step into n substeps of h = time_step / n; each one
  * integrates the velocities, warm-starts the contacts (f2d_soft_warm_start) and the joints,
  * solves the contacts once with their soft push-out (f2d_soft_solve, use_bias) and the joints,
- * integrates the positions (f2d_soft_track records the turn), and relaxes the contacts
+ * integrates the positions (world.c's integrate_positions adds the move and the turn to the
+ * displacement rows), and relaxes the contacts
  * (f2d_soft_solve without the push-out, which takes the push-out's speed back out of the
  * bodies: they are moved out of each other without being thrown). After the substeps,
  * f2d_soft_end stores the impulses and f2d_contacts_restitution bounces what touched.
@@ -47,17 +48,20 @@
  * step's start), moved by the bodies' displacement since then, linearized in the turn:
  *   s = s0 + (dc_b - dc_a) . n + dtheta_b (r_b x n) - dtheta_a (r_a x n)
  * (a point r of a body turned by dtheta moves by dtheta x r, whose part along n is
- * dtheta (r x n)). dc is the centre's move since f2d_soft_begin; dtheta the sum of the substeps'
- * round16(h w) (f2d_soft_track). Both are kept in the displacement rows w->solver_disp, by
- * body id: (dc.x, dc.y, dtheta, the centre at the start packed in 64 bits), written by
- * f2d_soft_begin and f2d_soft_track for the bodies in contact (body_list). The velocities are
- * in the rows w->solver_vel during each pass, as in the Gauss-Seidel passes (vel_in, vel_out:
- * the joints and the integration between the passes read the bodies).
+ * dtheta (r x n)). dc is the centre's move since the step began; dtheta the sum of the
+ * substeps' round16(h w). Both are kept in the displacement rows w->solver_disp, by body id:
+ * (dc.x, dc.y, dtheta, unused), zeroed by world.c's soft_step and summed by its
+ * integrate_positions (each substep's new centre minus the old, and the dr it turned by).
+ * Without joints the velocities live in the rows w->solver_vel for the whole step (world.c:
+ * the integrations work on the rows too; in_rows); with joints, which read and write the
+ * bodies, they are in the rows during each pass only, as in the Gauss-Seidel passes (vel_in,
+ * vel_out).
  *
  * Every value is computed exactly in 64 bits and saturated (and reported) where it could leave
  * the fix16 range, as in solver.c's exact path (soft_lane_exact, the reference); in batch order
- * (colour after colour), lane order, and per lane the normal points first (p[flip], then
- * p[flip ^ 1]), then friction. The warm start is the Gauss-Seidel passes' own
+ * (colour after colour), lane order, and per lane the normal block (points p[flip], then
+ * p[flip ^ 1] through the coupling k12_n, one application), then the friction block (k12_t;
+ * see soft_lane_exact). The warm start is the Gauss-Seidel passes' own
  * (f2d_contacts_warm_rows: the same impulses, the same operations). The soft pass has a fast
  * path per lane (soft_lane_fast) and falls back to the exact one (see there). */
 
@@ -102,33 +106,8 @@ void f2d_soft_make(fix16_t h, fix16_t inv_h, f2d_softness *out)
 	out->inv_h = inv_h;
 }
 
-/* The centre at the step's start, packed into the row's last word: x in the low 32 bits, y
- * in the high (two's complement both). */
-static inline int64_t pack_center(f2d_vec2 c)
-{
-	return (int64_t)(((uint64_t)(uint32_t)c.y << 32) | (uint64_t)(uint32_t)c.x);
-}
-
-static inline int64_t start_x(int64_t packed)
-{
-	return (int32_t)(uint32_t)((uint64_t)packed & 0xFFFFFFFFu);
-}
-
-static inline int64_t start_y(int64_t packed)
-{
-	return packed >> 32;
-}
-
 void f2d_soft_begin(f2d_world *w)
 {
-	for (int32_t i = 0; i < w->body_list_count; ++i) {
-		const f2d_body *b = &w->bodies[w->body_list[i]];
-		int64_t *r = w->solver_disp[w->body_list[i]];
-		r[0] = 0;
-		r[1] = 0;
-		r[2] = 0;
-		r[3] = pack_center(b->center);
-	}
 	/* Restitution's targets again, without the pre-step's rule for gaps (a gap that takes more
 	 * than half the step to close lands and bounces the next step): in the soft step a point
 	 * bounces in the substep in which it touches (f2d_soft_solve). The velocities are still
@@ -167,35 +146,18 @@ void f2d_soft_begin(f2d_world *w)
 	}
 }
 
-/* After a substep's positions: dtheta += round16(h w), as integrate_positions turned it, and
- * the centre's move since the step began. */
-void f2d_soft_track(f2d_world *w)
+/* in_rows: the velocities live in the rows for the whole step (world.c's soft_step without
+ * joints): no copies in or out. Else the rows hold them only during a pass, as in the
+ * Gauss-Seidel passes. */
+void f2d_soft_warm_start(f2d_world *w, bool in_rows)
 {
-	for (int32_t i = 0; i < w->body_list_count; ++i) {
-		const f2d_body *b = &w->bodies[w->body_list[i]];
-		int64_t *r = w->solver_disp[w->body_list[i]];
-		if (b->type != F2D_STATIC_BODY && b->awake) {
-			r[2] += f2d_mul(w->h, b->w);
-		}
-		r[0] = (int64_t)b->center.x - start_x(r[3]);
-		r[1] = (int64_t)b->center.y - start_y(r[3]);
+	if (in_rows) {
+		f2d_contacts_warm_rows(w);
+		return;
 	}
-}
-
-/* The rows hold the velocities from the warm start to the soft pass that follows it (world.c's
- * order) when no joint is solved between them (as in the Gauss-Seidel passes). */
-static bool rows_kept(const f2d_world *w)
-{
-	return w->joint_count == 0 && w->def.warm_starting;
-}
-
-void f2d_soft_warm_start(f2d_world *w)
-{
 	vel_in(w);
 	f2d_contacts_warm_rows(w);
-	if (!rows_kept(w)) {
-		vel_out(w);
-	}
+	vel_out(w);
 }
 
 /* The separation of point k now (see above), saturated to the fix16 range: da, db the bodies'
@@ -505,11 +467,12 @@ static inline bool soft_lane_fast(const f2d_softness *k, f2d_contact_batch *bt, 
  * kernel where the CPU has one (lanes of one colour share no body that moves: any order gives
  * the same bits), else lane after lane by the scalar fast path; the lanes either leaves, and
  * those with a bounce pending, by the exact path. */
-void f2d_soft_solve(f2d_world *w, const f2d_softness *k, bool use_bias, int32_t flip)
+void f2d_soft_solve(f2d_world *w, const f2d_softness *k, bool use_bias, int32_t flip,
+                    bool in_rows)
 {
 	bool saturated = false;
 	int kernel = f2d_kernel_level();
-	if (!use_bias || !rows_kept(w)) {
+	if (!in_rows) {
 		vel_in(w);
 	}
 	for (int32_t i = 0; i < w->batch_count; ++i) {
@@ -549,7 +512,9 @@ void f2d_soft_solve(f2d_world *w, const f2d_softness *k, bool use_bias, int32_t 
 			soft_lane_exact(w, k, bt, l, use_bias, flip, a, b, da, db, &saturated);
 		}
 	}
-	vel_out(w);
+	if (!in_rows) {
+		vel_out(w);
+	}
 	w->saturated |= saturated;
 }
 

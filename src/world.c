@@ -269,7 +269,31 @@ static fix16_t damping_factor(fix16_t h, fix16_t c)
 	return f2d_div_exact((int64_t)1 << 16, (int64_t)F2D_ONE + hc);
 }
 
-static void integrate_velocities(f2d_world *w)
+/* One body's velocity (vx, vy, om: the body's own or its solver row's) over w->h. */
+static inline void integrate_velocity(f2d_world *w, const f2d_body *b, f2d_vec2 hg, fix16_t *vx,
+                                      fix16_t *vy, fix16_t *om)
+{
+	f2d_vec2 g = hg;
+	if (b->gravity_scale != F2D_ONE) { /* |scale| <= 16, |h g| < 2^17: exact */
+		g = f2d_v(f2d_sat(f2d_round16((int64_t)b->gravity_scale * hg.x)),
+		          f2d_sat(f2d_round16((int64_t)b->gravity_scale * hg.y)));
+	}
+	*vx = add_scaled(w, *vx, g.x, b->inv_mass, b->force.x);
+	*vy = add_scaled(w, *vy, g.y, b->inv_mass, b->force.y);
+	*om = add_scaled(w, *om, 0, b->inv_inertia, b->torque);
+	if (b->linear_damping != 0) {
+		fix16_t f = damping_factor(w->h, b->linear_damping);
+		*vx = f2d_mul(*vx, f); /* |f| <= 1: in range */
+		*vy = f2d_mul(*vy, f);
+	}
+	if (b->angular_damping != 0) {
+		*om = f2d_mul(*om, damping_factor(w->h, b->angular_damping));
+	}
+}
+
+/* rows NULL: the bodies' velocities; else the soft step's rows (soft_step: rows by body id,
+ * holding every body's velocity through the substeps) */
+static void integrate_velocities(f2d_world *w, int64_t (*rows)[4])
 {
 	f2d_vec2 hg = f2d_v(f2d_mul(w->h, w->gravity.x), f2d_mul(w->h, w->gravity.y));
 	for (int32_t i = 0; i < w->body_ids.next; ++i) {
@@ -277,21 +301,16 @@ static void integrate_velocities(f2d_world *w)
 		if (!b->alive || b->type != F2D_DYNAMIC_BODY || !b->awake) {
 			continue;
 		}
-		f2d_vec2 g = hg;
-		if (b->gravity_scale != F2D_ONE) { /* |scale| <= 16, |h g| < 2^17: exact */
-			g = f2d_v(f2d_sat(f2d_round16((int64_t)b->gravity_scale * hg.x)),
-			          f2d_sat(f2d_round16((int64_t)b->gravity_scale * hg.y)));
-		}
-		b->v.x = add_scaled(w, b->v.x, g.x, b->inv_mass, b->force.x);
-		b->v.y = add_scaled(w, b->v.y, g.y, b->inv_mass, b->force.y);
-		b->w = add_scaled(w, b->w, 0, b->inv_inertia, b->torque);
-		if (b->linear_damping != 0) {
-			fix16_t f = damping_factor(w->h, b->linear_damping);
-			b->v =
-			    f2d_v(f2d_mul(b->v.x, f), f2d_mul(b->v.y, f)); /* |f| <= 1: in range */
-		}
-		if (b->angular_damping != 0) {
-			b->w = f2d_mul(b->w, damping_factor(w->h, b->angular_damping));
+		if (rows == NULL) {
+			integrate_velocity(w, b, hg, &b->v.x, &b->v.y, &b->w);
+		} else {
+			/* the rows hold fix16 values (the contact passes keep them in range) */
+			fix16_t vx = (fix16_t)rows[i][0], vy = (fix16_t)rows[i][1];
+			fix16_t om = (fix16_t)rows[i][2];
+			integrate_velocity(w, b, hg, &vx, &vy, &om);
+			rows[i][0] = vx;
+			rows[i][1] = vy;
+			rows[i][2] = om;
 		}
 	}
 }
@@ -305,10 +324,57 @@ void f2d_stop_at_edge(f2d_world *w, f2d_body *b)
 	w->stopped_at_edge = true;
 }
 
+/* One body's positions from its velocity (v, om: the body's own or its solver row's; capped
+ * here, zeroed at the world's edge). disp, when not NULL, is the body's displacement row of
+ * the soft step (solver_soft.c): the centre's move and the turn since the step began, to
+ * which this substep's are added (exact integer sums: the move is the new centre minus the
+ * old, clamp included; the turn the dr the rotation was advanced by). */
+static inline void integrate_position(f2d_world *w, f2d_body *b, f2d_vec2 *v, fix16_t *om,
+                                      int64_t max_t, int64_t max_t2, fix16_t max_r,
+                                      int64_t *disp)
+{
+	f2d_vec2 d = f2d_v(f2d_mul(w->h, v->x), f2d_mul(w->h, v->y));
+	int64_t d2 = f2d_dot64(d, d);
+	if (d2 > max_t2) {
+		fix16_t len = (fix16_t)f2d_isqrt64_round((uint64_t)d2);
+		fix16_t s = f2d_div_exact(max_t, len);
+		*v = f2d_scale(s, *v);
+		d = f2d_v(f2d_mul(w->h, v->x), f2d_mul(w->h, v->y));
+	}
+	fix16_t dr = f2d_mul(w->h, *om);
+	if (dr > max_r || dr < -max_r) {
+		*om = f2d_div_exact(dr > 0 ? max_r : -max_r, w->h);
+		dr = f2d_mul(w->h, *om);
+	}
+	f2d_vec2 c = f2d_add(b->center, d);
+	if (c.x < -F2D_WORLD_LIMIT || c.x > F2D_WORLD_LIMIT || c.y < -F2D_WORLD_LIMIT ||
+	    c.y > F2D_WORLD_LIMIT) {
+		c.x = f2d_clamp(c.x, -F2D_WORLD_LIMIT, F2D_WORLD_LIMIT);
+		c.y = f2d_clamp(c.y, -F2D_WORLD_LIMIT, F2D_WORLD_LIMIT);
+		f2d_stop_at_edge(w, b);
+		*v = f2d_v(0, 0); /* the row's too */
+		*om = 0;
+	}
+	if (disp != NULL) {
+		disp[0] += (int64_t)c.x - b->center.x;
+		disp[1] += (int64_t)c.y - b->center.y;
+		disp[2] += dr;
+	}
+	/* the origin from the local c (not read back from the body, which would wait for
+	 * the store); a zero local centre rotates to (0, 0) */
+	f2d_rot q = f2d_integrate_rotation(b->q, dr);
+	f2d_vec2 lc = b->local_center;
+	b->center = c;
+	b->q = q;
+	b->origin = (lc.x | lc.y) == 0 ? c : f2d_sub(c, f2d_rotate(q, lc));
+}
+
 /* Then positions with the new velocities: c += h v, q advanced by h w. Motion per step is
  * limited to max_translation / max_rotation (speed caps, as in Box2D); a body that would leave
- * the world range stops at its edge and the step reports it. */
-static bool integrate_positions(f2d_world *w, fix16_t max_translation, fix16_t max_rotation)
+ * the world range stops at its edge and the step reports it. rows NULL: the bodies'
+ * velocities; else the soft step's velocity rows, and disp its displacement rows (or NULL). */
+static bool integrate_positions(f2d_world *w, fix16_t max_translation, fix16_t max_rotation,
+                                int64_t (*rows)[4], int64_t (*disp)[4])
 {
 	int64_t max_t = max_translation;
 	int64_t max_t2 = max_t * max_t;
@@ -318,33 +384,17 @@ static bool integrate_positions(f2d_world *w, fix16_t max_translation, fix16_t m
 		if (!b->alive || b->type == F2D_STATIC_BODY || !b->awake) {
 			continue;
 		}
-		f2d_vec2 d = f2d_v(f2d_mul(w->h, b->v.x), f2d_mul(w->h, b->v.y));
-		int64_t d2 = f2d_dot64(d, d);
-		if (d2 > max_t2) {
-			fix16_t len = (fix16_t)f2d_isqrt64_round((uint64_t)d2);
-			fix16_t s = f2d_div_exact(max_t, len);
-			b->v = f2d_scale(s, b->v);
-			d = f2d_v(f2d_mul(w->h, b->v.x), f2d_mul(w->h, b->v.y));
+		int64_t *dr = disp != NULL ? disp[i] : NULL;
+		if (rows == NULL) {
+			integrate_position(w, b, &b->v, &b->w, max_t, max_t2, max_r, dr);
+		} else {
+			f2d_vec2 v = f2d_v((fix16_t)rows[i][0], (fix16_t)rows[i][1]);
+			fix16_t om = (fix16_t)rows[i][2];
+			integrate_position(w, b, &v, &om, max_t, max_t2, max_r, dr);
+			rows[i][0] = v.x;
+			rows[i][1] = v.y;
+			rows[i][2] = om;
 		}
-		fix16_t dr = f2d_mul(w->h, b->w);
-		if (dr > max_r || dr < -max_r) {
-			b->w = f2d_div_exact(dr > 0 ? max_r : -max_r, w->h);
-			dr = f2d_mul(w->h, b->w);
-		}
-		f2d_vec2 c = f2d_add(b->center, d);
-		if (c.x < -F2D_WORLD_LIMIT || c.x > F2D_WORLD_LIMIT || c.y < -F2D_WORLD_LIMIT ||
-		    c.y > F2D_WORLD_LIMIT) {
-			c.x = f2d_clamp(c.x, -F2D_WORLD_LIMIT, F2D_WORLD_LIMIT);
-			c.y = f2d_clamp(c.y, -F2D_WORLD_LIMIT, F2D_WORLD_LIMIT);
-			f2d_stop_at_edge(w, b);
-		}
-		/* the origin from the local c (not read back from the body, which would wait for
-		 * the store); a zero local centre rotates to (0, 0) */
-		f2d_rot q = f2d_integrate_rotation(b->q, dr);
-		f2d_vec2 lc = b->local_center;
-		b->center = c;
-		b->q = q;
-		b->origin = (lc.x | lc.y) == 0 ? c : f2d_sub(c, f2d_rotate(q, lc));
 	}
 	return w->stopped_at_edge;
 }
@@ -450,9 +500,26 @@ static bool soft_step(f2d_world *w, int32_t nj)
 	f2d_soft_make(hs, w->inv_h, &soft);
 	fix16_t max_t = w->def.max_translation / n, max_r = w->def.max_rotation / n;
 	bool out_of_range = false;
+	/* Without joints (which read and write the bodies) every body's velocity lives in its
+	 * solver row (w->solver_vel, by id) for the whole step: the integrations and the contact
+	 * passes work on the rows and the bodies get them back at the end, instead of copies in
+	 * and out around every pass (the same values, so the same bits). The displacement rows
+	 * start at 0 for every body (integrate_positions adds each substep's move and turn). */
+	int64_t(*rows)[4] = nj == 0 ? w->solver_vel : NULL;
+	for (int32_t i = 0; i < w->body_ids.next; ++i) {
+		const f2d_body *b = &w->bodies[i];
+		int64_t *r = w->solver_disp[i];
+		r[0] = r[1] = r[2] = r[3] = 0;
+		if (rows != NULL) {
+			rows[i][0] = b->v.x;
+			rows[i][1] = b->v.y;
+			rows[i][2] = b->w;
+			rows[i][3] = 0;
+		}
+	}
 	f2d_soft_begin(w);
 	for (int32_t s = 0; s < n; ++s) {
-		integrate_velocities(w);
+		integrate_velocities(w, rows);
 		if (s == 0) {
 			for (int32_t k = 0; k < nj; ++k) {
 				f2d_joint_prestep(w, &w->joints[w->joint_list[k]]);
@@ -462,15 +529,23 @@ static bool soft_step(f2d_world *w, int32_t nj)
 			f2d_joints_substep(w, nj);
 		}
 		if (w->def.warm_starting) {
-			f2d_soft_warm_start(w);
+			f2d_soft_warm_start(w, rows != NULL);
 			f2d_joints_warm_start(w, nj);
 		}
-		f2d_soft_solve(w, &soft, true, s & 1);
+		f2d_soft_solve(w, &soft, true, s & 1, rows != NULL);
 		f2d_joints_solve(w, nj,
 		                 w->def.iterations - 1); /* the last: impulses to the joints */
-		out_of_range |= integrate_positions(w, max_t, max_r);
-		f2d_soft_track(w);
-		f2d_soft_solve(w, &soft, false, s & 1);
+		out_of_range |= integrate_positions(w, max_t, max_r, rows, w->solver_disp);
+		f2d_soft_solve(w, &soft, false, s & 1, rows != NULL);
+	}
+	if (rows != NULL) {
+		for (int32_t i = 0; i < w->body_ids.next; ++i) {
+			f2d_body *b = &w->bodies[i];
+			if (b->alive && b->type != F2D_STATIC_BODY) {
+				b->v = f2d_v((fix16_t)rows[i][0], (fix16_t)rows[i][1]);
+				b->w = (fix16_t)rows[i][2];
+			}
+		}
 	}
 	w->h = h;
 	w->inv_h = inv_h;
@@ -533,7 +608,7 @@ static f2d_result step(f2d_world *w, f2d_phase_hashes *trace)
 	if (w->def.substep_count > 0) {
 		out_of_range = soft_step(w, nj);
 	} else {
-		integrate_velocities(w);
+		integrate_velocities(w, NULL);
 		for (int32_t k = 0; k < nj; ++k) {
 			f2d_joint_prestep(w, &w->joints[w->joint_list[k]]);
 		}
@@ -556,7 +631,8 @@ static f2d_result step(f2d_world *w, f2d_phase_hashes *trace)
 		trace->phase[F2D_PHASE_VELOCITIES] = f2d_hash_phase(w, F2D_PHASE_VELOCITIES);
 	}
 	if (w->def.substep_count == 0) {
-		out_of_range = integrate_positions(w, w->def.max_translation, w->def.max_rotation);
+		out_of_range = integrate_positions(w, w->def.max_translation, w->def.max_rotation, NULL,
+		                                   NULL);
 	}
 	if (out_of_range) {
 		/* a kinematic body stopped at the world's edge no longer moves: its joints may
