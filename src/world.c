@@ -269,31 +269,35 @@ static fix16_t damping_factor(fix16_t h, fix16_t c)
 	return f2d_div_exact((int64_t)1 << 16, (int64_t)F2D_ONE + hc);
 }
 
-/* One body's velocity (vx, vy, om: the body's own or its solver row's) over w->h. */
-static inline void integrate_velocity(f2d_world *w, const f2d_body *b, f2d_vec2 hg, fix16_t *vx,
-                                      fix16_t *vy, fix16_t *om)
+/* A body's velocity as three values: the body's own or its solver row's (soft_step). */
+typedef struct vel3 {
+	fix16_t x, y, w;
+} vel3;
+
+/* One body's velocity over w->h: integrate_velocities' operations on a body, for the soft
+ * step's rows (the default step keeps its own loop, whose code it leaves as it was). */
+static inline vel3 integrate_velocity(f2d_world *w, const f2d_body *b, f2d_vec2 hg, vel3 v)
 {
 	f2d_vec2 g = hg;
 	if (b->gravity_scale != F2D_ONE) { /* |scale| <= 16, |h g| < 2^17: exact */
 		g = f2d_v(f2d_sat(f2d_round16((int64_t)b->gravity_scale * hg.x)),
 		          f2d_sat(f2d_round16((int64_t)b->gravity_scale * hg.y)));
 	}
-	*vx = add_scaled(w, *vx, g.x, b->inv_mass, b->force.x);
-	*vy = add_scaled(w, *vy, g.y, b->inv_mass, b->force.y);
-	*om = add_scaled(w, *om, 0, b->inv_inertia, b->torque);
+	v.x = add_scaled(w, v.x, g.x, b->inv_mass, b->force.x);
+	v.y = add_scaled(w, v.y, g.y, b->inv_mass, b->force.y);
+	v.w = add_scaled(w, v.w, 0, b->inv_inertia, b->torque);
 	if (b->linear_damping != 0) {
 		fix16_t f = damping_factor(w->h, b->linear_damping);
-		*vx = f2d_mul(*vx, f); /* |f| <= 1: in range */
-		*vy = f2d_mul(*vy, f);
+		v.x = f2d_mul(v.x, f); /* |f| <= 1: in range */
+		v.y = f2d_mul(v.y, f);
 	}
 	if (b->angular_damping != 0) {
-		*om = f2d_mul(*om, damping_factor(w->h, b->angular_damping));
+		v.w = f2d_mul(v.w, damping_factor(w->h, b->angular_damping));
 	}
+	return v;
 }
 
-/* rows NULL: the bodies' velocities; else the soft step's rows (soft_step: rows by body id,
- * holding every body's velocity through the substeps) */
-static void integrate_velocities(f2d_world *w, int64_t (*rows)[4])
+static void integrate_velocities(f2d_world *w)
 {
 	f2d_vec2 hg = f2d_v(f2d_mul(w->h, w->gravity.x), f2d_mul(w->h, w->gravity.y));
 	for (int32_t i = 0; i < w->body_ids.next; ++i) {
@@ -301,17 +305,41 @@ static void integrate_velocities(f2d_world *w, int64_t (*rows)[4])
 		if (!b->alive || b->type != F2D_DYNAMIC_BODY || !b->awake) {
 			continue;
 		}
-		if (rows == NULL) {
-			integrate_velocity(w, b, hg, &b->v.x, &b->v.y, &b->w);
-		} else {
-			/* the rows hold fix16 values (the contact passes keep them in range) */
-			fix16_t vx = (fix16_t)rows[i][0], vy = (fix16_t)rows[i][1];
-			fix16_t om = (fix16_t)rows[i][2];
-			integrate_velocity(w, b, hg, &vx, &vy, &om);
-			rows[i][0] = vx;
-			rows[i][1] = vy;
-			rows[i][2] = om;
+		f2d_vec2 g = hg;
+		if (b->gravity_scale != F2D_ONE) { /* |scale| <= 16, |h g| < 2^17: exact */
+			g = f2d_v(f2d_sat(f2d_round16((int64_t)b->gravity_scale * hg.x)),
+			          f2d_sat(f2d_round16((int64_t)b->gravity_scale * hg.y)));
 		}
+		b->v.x = add_scaled(w, b->v.x, g.x, b->inv_mass, b->force.x);
+		b->v.y = add_scaled(w, b->v.y, g.y, b->inv_mass, b->force.y);
+		b->w = add_scaled(w, b->w, 0, b->inv_inertia, b->torque);
+		if (b->linear_damping != 0) {
+			fix16_t f = damping_factor(w->h, b->linear_damping);
+			b->v =
+			    f2d_v(f2d_mul(b->v.x, f), f2d_mul(b->v.y, f)); /* |f| <= 1: in range */
+		}
+		if (b->angular_damping != 0) {
+			b->w = f2d_mul(b->w, damping_factor(w->h, b->angular_damping));
+		}
+	}
+}
+
+/* integrate_velocities on the soft step's rows (soft_step: by body id, every body's velocity
+ * through the substeps; fix16 values, the contact passes keep them in range) */
+static void integrate_velocities_rows(f2d_world *w, int64_t (*rows)[4])
+{
+	f2d_vec2 hg = f2d_v(f2d_mul(w->h, w->gravity.x), f2d_mul(w->h, w->gravity.y));
+	for (int32_t i = 0; i < w->body_ids.next; ++i) {
+		const f2d_body *b = &w->bodies[i];
+		if (!b->alive || b->type != F2D_DYNAMIC_BODY || !b->awake) {
+			continue;
+		}
+		int64_t *r = rows[i];
+		vel3 v =
+		    integrate_velocity(w, b, hg, (vel3){(fix16_t)r[0], (fix16_t)r[1], (fix16_t)r[2]});
+		r[0] = v.x;
+		r[1] = v.y;
+		r[2] = v.w;
 	}
 }
 
@@ -324,27 +352,33 @@ void f2d_stop_at_edge(f2d_world *w, f2d_body *b)
 	w->stopped_at_edge = true;
 }
 
-/* One body's positions from its velocity (v, om: the body's own or its solver row's; capped
- * here, zeroed at the world's edge). disp, when not NULL, is the body's displacement row of
- * the soft step (solver_soft.c): the centre's move and the turn since the step began, to
- * which this substep's are added (exact integer sums: the move is the new centre minus the
- * old, clamp included; the turn the dr the rotation was advanced by). */
-static inline void integrate_position(f2d_world *w, f2d_body *b, f2d_vec2 *v, fix16_t *om,
-                                      int64_t max_t, int64_t max_t2, fix16_t max_r,
-                                      int64_t *disp)
+/* integrate_positions' operations on one body, for the soft step (the default step keeps its
+ * own loop, whose code it leaves as it was; the same operations, so the same bits).
+ * One body's positions from its velocity v (the body's own or its solver row's; capped here,
+ * zeroed at the world's edge: returns whether v changed). disp, when not NULL, is the body's
+ * displacement row of the soft step (solver_soft.c): the centre's move and the turn since the
+ * step began, to which this substep's are added (exact integer sums: the move is the new
+ * centre minus the old, clamp included; the turn the dr the rotation was advanced by). */
+static inline bool integrate_position(f2d_world *w, f2d_body *b, vel3 *v, int64_t max_t,
+                                      int64_t max_t2, fix16_t max_r, int64_t *disp)
 {
+	bool changed = false;
 	f2d_vec2 d = f2d_v(f2d_mul(w->h, v->x), f2d_mul(w->h, v->y));
 	int64_t d2 = f2d_dot64(d, d);
 	if (d2 > max_t2) {
 		fix16_t len = (fix16_t)f2d_isqrt64_round((uint64_t)d2);
 		fix16_t s = f2d_div_exact(max_t, len);
-		*v = f2d_scale(s, *v);
+		f2d_vec2 vs = f2d_scale(s, f2d_v(v->x, v->y));
+		v->x = vs.x;
+		v->y = vs.y;
 		d = f2d_v(f2d_mul(w->h, v->x), f2d_mul(w->h, v->y));
+		changed = true;
 	}
-	fix16_t dr = f2d_mul(w->h, *om);
+	fix16_t dr = f2d_mul(w->h, v->w);
 	if (dr > max_r || dr < -max_r) {
-		*om = f2d_div_exact(dr > 0 ? max_r : -max_r, w->h);
-		dr = f2d_mul(w->h, *om);
+		v->w = f2d_div_exact(dr > 0 ? max_r : -max_r, w->h);
+		dr = f2d_mul(w->h, v->w);
+		changed = true;
 	}
 	f2d_vec2 c = f2d_add(b->center, d);
 	if (c.x < -F2D_WORLD_LIMIT || c.x > F2D_WORLD_LIMIT || c.y < -F2D_WORLD_LIMIT ||
@@ -352,8 +386,8 @@ static inline void integrate_position(f2d_world *w, f2d_body *b, f2d_vec2 *v, fi
 		c.x = f2d_clamp(c.x, -F2D_WORLD_LIMIT, F2D_WORLD_LIMIT);
 		c.y = f2d_clamp(c.y, -F2D_WORLD_LIMIT, F2D_WORLD_LIMIT);
 		f2d_stop_at_edge(w, b);
-		*v = f2d_v(0, 0); /* the row's too */
-		*om = 0;
+		v->x = v->y = v->w = 0;
+		changed = true;
 	}
 	if (disp != NULL) {
 		disp[0] += (int64_t)c.x - b->center.x;
@@ -367,14 +401,13 @@ static inline void integrate_position(f2d_world *w, f2d_body *b, f2d_vec2 *v, fi
 	b->center = c;
 	b->q = q;
 	b->origin = (lc.x | lc.y) == 0 ? c : f2d_sub(c, f2d_rotate(q, lc));
+	return changed;
 }
 
 /* Then positions with the new velocities: c += h v, q advanced by h w. Motion per step is
  * limited to max_translation / max_rotation (speed caps, as in Box2D); a body that would leave
- * the world range stops at its edge and the step reports it. rows NULL: the bodies'
- * velocities; else the soft step's velocity rows, and disp its displacement rows (or NULL). */
-static bool integrate_positions(f2d_world *w, fix16_t max_translation, fix16_t max_rotation,
-                                int64_t (*rows)[4], int64_t (*disp)[4])
+ * the world range stops at its edge and the step reports it. */
+static bool integrate_positions(f2d_world *w, fix16_t max_translation, fix16_t max_rotation)
 {
 	int64_t max_t = max_translation;
 	int64_t max_t2 = max_t * max_t;
@@ -384,16 +417,63 @@ static bool integrate_positions(f2d_world *w, fix16_t max_translation, fix16_t m
 		if (!b->alive || b->type == F2D_STATIC_BODY || !b->awake) {
 			continue;
 		}
-		int64_t *dr = disp != NULL ? disp[i] : NULL;
-		if (rows == NULL) {
-			integrate_position(w, b, &b->v, &b->w, max_t, max_t2, max_r, dr);
-		} else {
-			f2d_vec2 v = f2d_v((fix16_t)rows[i][0], (fix16_t)rows[i][1]);
-			fix16_t om = (fix16_t)rows[i][2];
-			integrate_position(w, b, &v, &om, max_t, max_t2, max_r, dr);
-			rows[i][0] = v.x;
-			rows[i][1] = v.y;
-			rows[i][2] = om;
+		f2d_vec2 d = f2d_v(f2d_mul(w->h, b->v.x), f2d_mul(w->h, b->v.y));
+		int64_t d2 = f2d_dot64(d, d);
+		if (d2 > max_t2) {
+			fix16_t len = (fix16_t)f2d_isqrt64_round((uint64_t)d2);
+			fix16_t s = f2d_div_exact(max_t, len);
+			b->v = f2d_scale(s, b->v);
+			d = f2d_v(f2d_mul(w->h, b->v.x), f2d_mul(w->h, b->v.y));
+		}
+		fix16_t dr = f2d_mul(w->h, b->w);
+		if (dr > max_r || dr < -max_r) {
+			b->w = f2d_div_exact(dr > 0 ? max_r : -max_r, w->h);
+			dr = f2d_mul(w->h, b->w);
+		}
+		f2d_vec2 c = f2d_add(b->center, d);
+		if (c.x < -F2D_WORLD_LIMIT || c.x > F2D_WORLD_LIMIT || c.y < -F2D_WORLD_LIMIT ||
+		    c.y > F2D_WORLD_LIMIT) {
+			c.x = f2d_clamp(c.x, -F2D_WORLD_LIMIT, F2D_WORLD_LIMIT);
+			c.y = f2d_clamp(c.y, -F2D_WORLD_LIMIT, F2D_WORLD_LIMIT);
+			f2d_stop_at_edge(w, b);
+		}
+		/* the origin from the local c (not read back from the body, which would wait for
+		 * the store); a zero local centre rotates to (0, 0) */
+		f2d_rot q = f2d_integrate_rotation(b->q, dr);
+		f2d_vec2 lc = b->local_center;
+		b->center = c;
+		b->q = q;
+		b->origin = (lc.x | lc.y) == 0 ? c : f2d_sub(c, f2d_rotate(q, lc));
+	}
+	return w->stopped_at_edge;
+}
+
+/* integrate_positions in the soft step: the velocities from the rows (rows, by body id) or,
+ * rows NULL, the bodies; each substep's move and turn added to the displacement rows disp */
+static bool integrate_positions_soft(f2d_world *w, fix16_t max_translation,
+                                     fix16_t max_rotation, int64_t (*rows)[4],
+                                     int64_t (*disp)[4])
+{
+	int64_t max_t = max_translation;
+	int64_t max_t2 = max_t * max_t;
+	fix16_t max_r = max_rotation;
+	for (int32_t i = 0; i < w->body_ids.next; ++i) {
+		f2d_body *b = &w->bodies[i];
+		if (!b->alive || b->type == F2D_STATIC_BODY || !b->awake) {
+			continue;
+		}
+		int64_t *r = rows != NULL ? rows[i] : NULL;
+		vel3 v = r != NULL ? (vel3){(fix16_t)r[0], (fix16_t)r[1], (fix16_t)r[2]}
+		                   : (vel3){b->v.x, b->v.y, b->w};
+		if (integrate_position(w, b, &v, max_t, max_t2, max_r, disp[i])) {
+			if (r != NULL) {
+				r[0] = v.x;
+				r[1] = v.y;
+				r[2] = v.w;
+			} else {
+				b->v = f2d_v(v.x, v.y);
+				b->w = v.w;
+			}
 		}
 	}
 	return w->stopped_at_edge;
@@ -519,7 +599,11 @@ static bool soft_step(f2d_world *w, int32_t nj)
 	}
 	f2d_soft_begin(w);
 	for (int32_t s = 0; s < n; ++s) {
-		integrate_velocities(w, rows);
+		if (rows != NULL) {
+			integrate_velocities_rows(w, rows);
+		} else {
+			integrate_velocities(w);
+		}
 		if (s == 0) {
 			for (int32_t k = 0; k < nj; ++k) {
 				f2d_joint_prestep(w, &w->joints[w->joint_list[k]]);
@@ -535,7 +619,7 @@ static bool soft_step(f2d_world *w, int32_t nj)
 		f2d_soft_solve(w, &soft, true, s & 1, rows != NULL);
 		f2d_joints_solve(w, nj,
 		                 w->def.iterations - 1); /* the last: impulses to the joints */
-		out_of_range |= integrate_positions(w, max_t, max_r, rows, w->solver_disp);
+		out_of_range |= integrate_positions_soft(w, max_t, max_r, rows, w->solver_disp);
 		f2d_soft_solve(w, &soft, false, s & 1, rows != NULL);
 	}
 	if (rows != NULL) {
@@ -608,7 +692,7 @@ static f2d_result step(f2d_world *w, f2d_phase_hashes *trace)
 	if (w->def.substep_count > 0) {
 		out_of_range = soft_step(w, nj);
 	} else {
-		integrate_velocities(w, NULL);
+		integrate_velocities(w);
 		for (int32_t k = 0; k < nj; ++k) {
 			f2d_joint_prestep(w, &w->joints[w->joint_list[k]]);
 		}
@@ -631,8 +715,7 @@ static f2d_result step(f2d_world *w, f2d_phase_hashes *trace)
 		trace->phase[F2D_PHASE_VELOCITIES] = f2d_hash_phase(w, F2D_PHASE_VELOCITIES);
 	}
 	if (w->def.substep_count == 0) {
-		out_of_range = integrate_positions(w, w->def.max_translation, w->def.max_rotation, NULL,
-		                                   NULL);
+		out_of_range = integrate_positions(w, w->def.max_translation, w->def.max_rotation);
 	}
 	if (out_of_range) {
 		/* a kinematic body stopped at the world's edge no longer moves: its joints may
