@@ -457,23 +457,29 @@ static bool integrate_positions_soft(f2d_world *w, fix16_t max_translation,
 	int64_t max_t = max_translation;
 	int64_t max_t2 = max_t * max_t;
 	fix16_t max_r = max_rotation;
-	for (int32_t i = 0; i < w->body_ids.next; ++i) {
+	/* two loops, the rows or the bodies: no test per body */
+	for (int32_t i = 0; i < w->body_ids.next && rows != NULL; ++i) {
 		f2d_body *b = &w->bodies[i];
 		if (!b->alive || b->type == F2D_STATIC_BODY || !b->awake) {
 			continue;
 		}
-		int64_t *r = rows != NULL ? rows[i] : NULL;
-		vel3 v = r != NULL ? (vel3){(fix16_t)r[0], (fix16_t)r[1], (fix16_t)r[2]}
-		                   : (vel3){b->v.x, b->v.y, b->w};
+		int64_t *r = rows[i];
+		vel3 v = {(fix16_t)r[0], (fix16_t)r[1], (fix16_t)r[2]};
 		if (integrate_position(w, b, &v, max_t, max_t2, max_r, disp[i])) {
-			if (r != NULL) {
-				r[0] = v.x;
-				r[1] = v.y;
-				r[2] = v.w;
-			} else {
-				b->v = f2d_v(v.x, v.y);
-				b->w = v.w;
-			}
+			r[0] = v.x;
+			r[1] = v.y;
+			r[2] = v.w;
+		}
+	}
+	for (int32_t i = 0; i < w->body_ids.next && rows == NULL; ++i) {
+		f2d_body *b = &w->bodies[i];
+		if (!b->alive || b->type == F2D_STATIC_BODY || !b->awake) {
+			continue;
+		}
+		vel3 v = {b->v.x, b->v.y, b->w};
+		if (integrate_position(w, b, &v, max_t, max_t2, max_r, disp[i])) {
+			b->v = f2d_v(v.x, v.y);
+			b->w = v.w;
 		}
 	}
 	return w->stopped_at_edge;
