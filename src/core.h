@@ -368,8 +368,8 @@ struct f2d_world {
 	int64_t (*solver_vel)[4];
 	int32_t solver_vel_capacity;
 	/* the soft step's displacement rows (solver_soft.c), by body id like solver_vel: the
-	 * centre's move since the step began (x, y), the turn dtheta, and the centre at the
-	 * step's start (x in the low, y in the high 32 bits) */
+	 * centre's move since the step began (x, y), the turn dtheta, unused (world.c's
+	 * soft_step zeroes them, integrate_positions adds each substep's) */
 	int64_t (*solver_disp)[4];
 	int32_t solver_disp_capacity;
 	int32_t *body_list;
@@ -594,9 +594,9 @@ typedef struct f2d_softness {
 } f2d_softness;
 void f2d_soft_make(fix16_t h, fix16_t inv_h, f2d_softness *out);
 void f2d_soft_begin(f2d_world *w);
-void f2d_soft_warm_start(f2d_world *w);
-void f2d_soft_solve(f2d_world *w, const f2d_softness *k, bool use_bias, int32_t flip);
-void f2d_soft_track(f2d_world *w);
+void f2d_soft_warm_start(f2d_world *w, bool in_rows);
+void f2d_soft_solve(f2d_world *w, const f2d_softness *k, bool use_bias, int32_t flip,
+                    bool in_rows);
 void f2d_soft_end(f2d_world *w);
 
 /* Measurement hook (fix2d-bench --residual, tests): the LCP quantities of every solved contact

@@ -190,8 +190,9 @@ K_ATTR static unsigned K(warm)(int64_t (*rows)[4], const f2d_contact_batch *bt, 
 	return live & ~ok;
 }
 
-/* soft_lane_fast (solver_soft.c) on the lanes of a group: the soft step's pass, normal points
- * then friction, each point's impulse applied before the next point's velocity is read. As
+/* soft_lane_fast (solver_soft.c) on the lanes of a group: the soft step's pass, the normal
+ * block then the friction block (two points each, the second's velocity moved by the first's
+ * impulse through k12, one application per block). As
  * K(solve), a bit per lane it could not solve is returned (state untouched): a lane with a
  * bounce pending (skip), or whose check failed. Besides the scalar path's checks, the moves of
  * the centres (dc_b - dc_a, up to 2^33 in the scalar path) and the turns are checked, as
@@ -233,15 +234,21 @@ K_ATTR static unsigned K(soft)(int64_t (*rows)[4], int64_t (*disp)[4], f2d_conta
 	}
 	bool gaps = K_ANY(K_GT(sv[0], K_ZERO)) || K_ANY(K_GT(sv[1], K_ZERO));
 	bool depths = K_ANY(K_LT(sv[0], K_SET1(1))) || K_ANY(K_LT(sv[1], K_SET1(1)));
-	kv pn[2], pt[2];
+	kv pn[2], pt[2], dp[2];
+	/* the normal block: both points from the velocities as loaded, point 2's moved by point
+	 * 1's impulse through k12_n, one application */
+	kv dx = K_SUB(v.vbx, v.vax), dy = K_SUB(v.vby, v.vay);
+	kv ln = K_ADD(K_MUL(dx, nx), K_MUL(dy, ny));
 	for (int32_t i = 0; i < 2; ++i) {
 		f2d_point_lanes *p = pp[i];
 		kv rna = K_LD(p->rn_a + o), rnb = K_LD(p->rn_b + o);
 		kv pn0 = K_LD(p->pn + o), mn = K_LD(p->mass_n + o);
 		kv s = sv[i];
-		kv dx = K_SUB(v.vbx, v.vax), dy = K_SUB(v.vby, v.vay);
-		kv ln = K_ADD(K_MUL(dx, nx), K_MUL(dy, ny));
-		kv vn = K_MAX(K_MIN(K(point_vel)(&v, ln, rna, rnb), hi), lo);
+		kv vn = K(point_vel)(&v, ln, rna, rnb);
+		if (i == 1) {
+			vn = K_ADD(vn, K(mul16)(dp[0], K_LD(bt->k12_n + o)));
+		}
+		vn = K_MAX(K_MIN(vn, hi), lo);
 		/* s > 0: m_n sat(-s / h - vn) */
 		kv lam = K_ZERO, lam_gap = K_ZERO;
 		if (gaps) {
@@ -259,21 +266,31 @@ K_ATTR static unsigned K(soft)(int64_t (*rows)[4], int64_t (*disp)[4], f2d_conta
 		kv q = K_MIN(K_MAX(K_ADD(pn0, lam), K_ZERO), hi);
 		acc = K_OR(acc, K(chk)(q));
 		pn[i] = q;
-		kv d = K_SUB(q, pn0);
-		K(apply)
-		(&v, d, K_ZERO, dv, K_LD(p->wn_a + o), K_LD(p->wn_b + o), K_ZERO, K_ZERO, 0, &acc);
+		dp[i] = K_SUB(q, pn0);
 	}
+	/* |d| < 2^31 each (q and pn0 in [0, 2^31)), but their sum, a product operand of
+	 * K(apply), may not fit 32 bits (a stored impulse near INT32_MAX that drops): checked */
+	acc = K_OR(acc, K(chk)(K_ADD(dp[0], dp[1])));
+	K(apply)
+	(&v, dp[0], dp[1], dv, K_LD(pp[0]->wn_a + o), K_LD(pp[0]->wn_b + o), K_LD(pp[1]->wn_a + o),
+	 K_LD(pp[1]->wn_b + o), 0, &acc);
 	kv mu = K_LD(bt->friction + o);
 	/* the friction anchor's linear part (soft_slip: (ddx, ddy) . (ny, -nx); ddx, ddy checked
 	 * above, so the products are exact) */
 	kv lin_t = use_bias ? K(round16)(K_SUB(K_MUL(ddx, ny), K_MUL(ddy, nx))) : K_ZERO;
+	/* the friction block, as the normal one (k12_t) */
+	dx = K_SUB(v.vbx, v.vax);
+	dy = K_SUB(v.vby, v.vay);
+	kv lt = K_SUB(K_MUL(dx, ny), K_MUL(dy, nx));
 	for (int32_t i = 0; i < 2; ++i) {
 		f2d_point_lanes *p = pp[i];
 		kv pt0 = K_LD(p->pt + o);
 		kv rta = K_LD(p->rt_a + o), rtb = K_LD(p->rt_b + o);
-		kv dx = K_SUB(v.vbx, v.vax), dy = K_SUB(v.vby, v.vay);
-		kv lt = K_SUB(K_MUL(dx, ny), K_MUL(dy, nx));
-		kv vt = K_MAX(K_MIN(K(point_vel)(&v, lt, rta, rtb), hi), lo);
+		kv vt = K(point_vel)(&v, lt, rta, rtb);
+		if (i == 1) {
+			vt = K_ADD(vt, K(mul16)(dp[0], K_LD(bt->k12_t + o)));
+		}
+		vt = K_MAX(K_MIN(vt, hi), lo);
 		if (use_bias) {
 			/* soft_anchor: sat(vt + round16(slip inv_h) / 8), slip saturated to fix16
 			 * (a product operand), the division truncating (K_DIV8) */
@@ -290,9 +307,11 @@ K_ATTR static unsigned K(soft)(int64_t (*rows)[4], int64_t (*disp)[4], f2d_conta
 		kv d = K_SUB(r, pt0);
 		acc = K_OR(acc, K(chk)(d));
 		pt[i] = r;
-		K(apply)
-		(&v, d, K_ZERO, dv, K_LD(p->wt_a + o), K_LD(p->wt_b + o), K_ZERO, K_ZERO, 1, &acc);
+		dp[i] = d;
 	}
+	K(apply)
+	(&v, dp[0], dp[1], dv, K_LD(pp[0]->wt_a + o), K_LD(pp[0]->wt_b + o), K_LD(pp[1]->wt_a + o),
+	 K_LD(pp[1]->wt_b + o), 1, &acc);
 	unsigned live = K(live)(bt, o);
 	unsigned ok = K_OKBITS(acc) & live & ~skip;
 	K_STORE_BITS(pp[0]->pn + o, ok, pn[0]);

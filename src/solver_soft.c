@@ -10,7 +10,8 @@
  * Q16 integer arithmetic. world.c cuts the step into n substeps of h = time_step / n; each one
  * integrates the velocities, warm-starts the contacts (f2d_soft_warm_start) and the joints,
  * solves the contacts once with their soft push-out (f2d_soft_solve, use_bias) and the joints,
- * integrates the positions (f2d_soft_track records the turn), and relaxes the contacts
+ * integrates the positions (world.c's integrate_positions adds the move and the turn to the
+ * displacement rows), and relaxes the contacts
  * (f2d_soft_solve without the push-out, which takes the push-out's speed back out of the
  * bodies: they are moved out of each other without being thrown). After the substeps,
  * f2d_soft_end stores the impulses and f2d_contacts_restitution bounces what touched.
@@ -47,17 +48,20 @@
  * step's start), moved by the bodies' displacement since then, linearized in the turn:
  *   s = s0 + (dc_b - dc_a) . n + dtheta_b (r_b x n) - dtheta_a (r_a x n)
  * (a point r of a body turned by dtheta moves by dtheta x r, whose part along n is
- * dtheta (r x n)). dc is the centre's move since f2d_soft_begin; dtheta the sum of the substeps'
- * round16(h w) (f2d_soft_track). Both are kept in the displacement rows w->solver_disp, by
- * body id: (dc.x, dc.y, dtheta, the centre at the start packed in 64 bits), written by
- * f2d_soft_begin and f2d_soft_track for the bodies in contact (body_list). The velocities are
- * in the rows w->solver_vel during each pass, as in the Gauss-Seidel passes (vel_in, vel_out:
- * the joints and the integration between the passes read the bodies).
+ * dtheta (r x n)). dc is the centre's move since the step began; dtheta the sum of the
+ * substeps' round16(h w). Both are kept in the displacement rows w->solver_disp, by body id:
+ * (dc.x, dc.y, dtheta, unused), zeroed by world.c's soft_step and summed by its
+ * integrate_positions (each substep's new centre minus the old, and the dr it turned by).
+ * Without joints the velocities live in the rows w->solver_vel for the whole step (world.c:
+ * the integrations work on the rows too; in_rows); with joints, which read and write the
+ * bodies, they are in the rows during each pass only, as in the Gauss-Seidel passes (vel_in,
+ * vel_out).
  *
  * Every value is computed exactly in 64 bits and saturated (and reported) where it could leave
  * the fix16 range, as in solver.c's exact path (soft_lane_exact, the reference); in batch order
- * (colour after colour), lane order, and per lane the normal points first (p[flip], then
- * p[flip ^ 1]), then friction. The warm start is the Gauss-Seidel passes' own
+ * (colour after colour), lane order, and per lane the normal block (points p[flip], then
+ * p[flip ^ 1] through the coupling k12_n, one application), then the friction block (k12_t;
+ * see soft_lane_exact). The warm start is the Gauss-Seidel passes' own
  * (f2d_contacts_warm_rows: the same impulses, the same operations). The soft pass has a fast
  * path per lane (soft_lane_fast) and falls back to the exact one (see there). */
 
@@ -102,33 +106,8 @@ void f2d_soft_make(fix16_t h, fix16_t inv_h, f2d_softness *out)
 	out->inv_h = inv_h;
 }
 
-/* The centre at the step's start, packed into the row's last word: x in the low 32 bits, y
- * in the high (two's complement both). */
-static inline int64_t pack_center(f2d_vec2 c)
-{
-	return (int64_t)(((uint64_t)(uint32_t)c.y << 32) | (uint64_t)(uint32_t)c.x);
-}
-
-static inline int64_t start_x(int64_t packed)
-{
-	return (int32_t)(uint32_t)((uint64_t)packed & 0xFFFFFFFFu);
-}
-
-static inline int64_t start_y(int64_t packed)
-{
-	return packed >> 32;
-}
-
 void f2d_soft_begin(f2d_world *w)
 {
-	for (int32_t i = 0; i < w->body_list_count; ++i) {
-		const f2d_body *b = &w->bodies[w->body_list[i]];
-		int64_t *r = w->solver_disp[w->body_list[i]];
-		r[0] = 0;
-		r[1] = 0;
-		r[2] = 0;
-		r[3] = pack_center(b->center);
-	}
 	/* Restitution's targets again, without the pre-step's rule for gaps (a gap that takes more
 	 * than half the step to close lands and bounces the next step): in the soft step a point
 	 * bounces in the substep in which it touches (f2d_soft_solve). The velocities are still
@@ -167,35 +146,18 @@ void f2d_soft_begin(f2d_world *w)
 	}
 }
 
-/* After a substep's positions: dtheta += round16(h w), as integrate_positions turned it, and
- * the centre's move since the step began. */
-void f2d_soft_track(f2d_world *w)
+/* in_rows: the velocities live in the rows for the whole step (world.c's soft_step without
+ * joints): no copies in or out. Else the rows hold them only during a pass, as in the
+ * Gauss-Seidel passes. */
+void f2d_soft_warm_start(f2d_world *w, bool in_rows)
 {
-	for (int32_t i = 0; i < w->body_list_count; ++i) {
-		const f2d_body *b = &w->bodies[w->body_list[i]];
-		int64_t *r = w->solver_disp[w->body_list[i]];
-		if (b->type != F2D_STATIC_BODY && b->awake) {
-			r[2] += f2d_mul(w->h, b->w);
-		}
-		r[0] = (int64_t)b->center.x - start_x(r[3]);
-		r[1] = (int64_t)b->center.y - start_y(r[3]);
+	if (in_rows) {
+		f2d_contacts_warm_rows(w);
+		return;
 	}
-}
-
-/* The rows hold the velocities from the warm start to the soft pass that follows it (world.c's
- * order) when no joint is solved between them (as in the Gauss-Seidel passes). */
-static bool rows_kept(const f2d_world *w)
-{
-	return w->joint_count == 0 && w->def.warm_starting;
-}
-
-void f2d_soft_warm_start(f2d_world *w)
-{
 	vel_in(w);
 	f2d_contacts_warm_rows(w);
-	if (!rows_kept(w)) {
-		vel_out(w);
-	}
+	vel_out(w);
 }
 
 /* The separation of point k now (see above), saturated to the fix16 range: da, db the bodies'
@@ -248,7 +210,19 @@ uint64_t f2d_soft_path_counts[3];
 #endif
 
 /* One lane of a soft pass, exact path (the reference): a, b the bodies' velocity rows, da, db
- * their displacement rows. */
+ * their displacement rows.
+ *
+ * The two points of a manifold are solved as a block of two, as in the Gauss-Seidel passes
+ * (solve_exact): point 1's impulse is not applied before point 2 is solved; point 2's relative
+ * velocity is moved by it through the coupling instead,
+ *   vn2' = sat(vn2 + round16(d1 k12_n)),  vt2' = sat(vt2 + round16(d1 k12_t))
+ * (k12 = J2 M^-1 J1^T from the pre-step: the change of point 2's relative velocity per unit
+ * impulse at point 1, along n or t; kinematic, so it holds whatever made d1: the soft terms,
+ * mass_scale and impulse_scale, only shape d1), and both impulses are applied at once (apply2:
+ * one rounding per component). The same sequential impulses as applying d1 first, up to the
+ * rounding of the velocities in between; two applications per pass instead of four. vn2 is
+ * below 2^39 (rel_vel64), |d1| < 2^31 and |k12| < 2^31: the sum is exact in 64 bits. A
+ * one-point arbiter solves its point alone (its k12 is 0). */
 static F2D_NOINLINE void soft_lane_exact(f2d_world *w, const f2d_softness *k, f2d_contact_batch *bt,
                                          int32_t l, bool use_bias, int32_t flip, int64_t *a,
                                          int64_t *b, const int64_t *da, const int64_t *db,
@@ -259,11 +233,17 @@ static F2D_NOINLINE void soft_lane_exact(f2d_world *w, const f2d_softness *k, f2
 	clane c;
 	load_lane(bt, l, &c);
 	vel64 v = load_vel(a, b);
+	int32_t q1 = arb->count == 2 ? flip : 0;
+	fix16_t dp[2] = {0, 0}; /* the impulses of this pass, by point */
 	for (int32_t kk = 0; kk < arb->count; ++kk) {
-		int32_t q = arb->count == 2 ? kk ^ flip : kk;
+		int32_t q = q1 ^ kk;
 		cpoint *p = &c.p[q];
 		fix16_t s = soft_separation(bt, l, q, da, db);
-		int64_t vn = f2d_sat(rel_vel64(&v, c.n, p->rn_a, p->rn_b));
+		int64_t vn = rel_vel64(&v, c.n, p->rn_a, p->rn_b);
+		if (kk == 1) {
+			vn += f2d_round16((int64_t)dp[q1] * c.k12_n); /* point 1's, not applied */
+		}
+		vn = f2d_sat(vn);
 		int64_t lam;
 		if (p->bounce != 0 && use_bias && vn < 0) {
 			/* a bounce pending: the approach speed of this substep
@@ -312,22 +292,27 @@ static F2D_NOINLINE void soft_lane_exact(f2d_world *w, const f2d_softness *k, f2
 		int64_t pn = (int64_t)p->pn + lam;
 		*saturated |= pn > INT32_MAX;
 		pn = pn < 0 ? 0 : (pn > INT32_MAX ? INT32_MAX : pn);
-		fix16_t d = (fix16_t)(pn - p->pn);
+		dp[q] = (fix16_t)(pn - p->pn);
 		p->pn = (fix16_t)pn;
-		apply2(&v, q == 0 ? d : 0, q == 1 ? d : 0, &c, &c.p[0], &c.p[1], false, saturated);
 	}
+	apply2(&v, dp[0], dp[1], &c, &c.p[0], &c.p[1], false, saturated);
 	f2d_vec2 t = f2d_right_perp(c.n);
+	dp[0] = dp[1] = 0;
 	for (int32_t kk = 0; kk < arb->count; ++kk) {
-		int32_t q = arb->count == 2 ? kk ^ flip : kk;
+		int32_t q = q1 ^ kk;
 		cpoint *p = &c.p[q];
-		fix16_t vt = rel_vel(&v, t, p->rt_a, p->rt_b);
+		int64_t vt = rel_vel64(&v, t, p->rt_a, p->rt_b);
+		if (kk == 1) {
+			vt += f2d_round16((int64_t)dp[q1] * c.k12_t); /* point 1's, not applied */
+		}
+		vt = f2d_sat(vt);
 		if (use_bias) {
 			/* the friction anchor: the relax pass solves vt to 0 */
-			vt = (fix16_t)soft_anchor(vt, soft_slip(bt, l, q, da, db), k);
+			vt = soft_anchor(vt, soft_slip(bt, l, q, da, db), k);
 		}
-		fix16_t d = friction_step(p, vt, c.friction, saturated);
-		apply2(&v, q == 0 ? d : 0, q == 1 ? d : 0, &c, &c.p[0], &c.p[1], true, saturated);
+		dp[q] = friction_step(p, (fix16_t)vt, c.friction, saturated);
 	}
+	apply2(&v, dp[0], dp[1], &c, &c.p[0], &c.p[1], true, saturated);
 	store_lane(bt, l, &c);
 	bt->p[0].bounce[l] = c.p[0].bounce;
 	bt->p[1].bounce[l] = c.p[1].bounce;
@@ -338,47 +323,54 @@ static F2D_NOINLINE void soft_lane_exact(f2d_world *w, const f2d_softness *k, f2
  *
  * soft_lane_exact without a bounce (a lane with one pending falls back: bounces are rare) and
  * without the saturations that the exact path reports: each point's new normal impulse (before
- * the clamp to INT32_MAX), the friction increments and the velocities after each impulse are
- * checked once at the end, x in [-2^30, 2^30) (f2d_fast_chk): there the exact path's
- * f2d_sat_flag and add_sat are the identity and report nothing, so both give the same bits;
- * otherwise nothing is written and the lane is solved by the exact path from the unchanged
- * state. Every other operation is the exact path's, in the same 64-bit arithmetic: their
- * operands are fix16 values (the rows and lanes always hold such) or values the exact path
- * bounds the same way (its unreported f2d_sat calls are kept, and the impulses are clamped to
- * [0, INT32_MAX] as there), so no product overflows; but the velocities, unsaturated, may
- * leave the range after an impulse (the check then fails), so the relative velocities are
- * summed in wrapping arithmetic (soft_rel_vel) and saturated as the exact path does: each
- * impulse increment is below 2^32, each velocity change below 2^47, and the velocities stay
- * below 2^50 over the lane's four applications.
+ * the clamp to INT32_MAX), the friction increments and the velocities after each of the two
+ * applications are checked once at the end, x in [-2^30, 2^30) (f2d_fast_chk): there the exact
+ * path's f2d_sat_flag and add_sat are the identity and report nothing, so both give the same
+ * bits; otherwise nothing is written and the lane is solved by the exact path from the
+ * unchanged state. Every other operation is the exact path's, in the same 64-bit arithmetic:
+ * their operands are fix16 values (the rows and lanes always hold such) or values the exact
+ * path bounds the same way (its unreported f2d_sat calls are kept, among them point 2's coupled
+ * velocities, and the impulses are clamped to [0, INT32_MAX] as there), so no product of the
+ * exact path's overflows; but the velocities, unsaturated, may leave the range after the normal
+ * application (the check then fails), and a friction increment may reach 2^32, so the relative
+ * velocities, the couplings and the applications are summed in wrapping arithmetic (their
+ * results then matter only when every check passes, and then each is the exact path's value).
+ * The normal block reads the rows as loaded (fix16): its relative velocities and the coupling
+ * term are exact without wrapping.
  *
  * A one-point arbiter is solved as a two-point one (points p[flip], p[flip ^ 1]) whose second
- * point is all zero (the pre-step's padding; sep and bounce 0 from f2d_soft_begin): its
+ * point is all zero (the pre-step's padding; sep and bounce 0 from f2d_soft_begin; k12 0): its
  * effective mass is 0, so its impulse is 0, its friction cone is 0 and its increments are 0,
- * and an impulse of 0 changes no velocity (round16(0) = 0): the exact path's one point. */
+ * the coupling of a zero impulse is round16(0) = 0, and an impulse of 0 changes no velocity:
+ * the exact path's one point. */
 
-/* the impulse d at one point along n (dv, the lane's n / m, and the point's angular
- * responses), or along t (dv = (dv.y, -dv.x), wt): apply2 with the other point's impulse 0 */
-static inline void soft_apply(vel64 *v, int64_t d, int64_t dax, int64_t day, int64_t dbx,
-                              int64_t dby, int64_t wa, int64_t wb, uint64_t *acc)
+/* apply2 without saturation (apply_fast in solver.c): the impulses d1 at point 1 and d2 at
+ * point 2 along n (dv, the lane's n / m; wa1..wb2 the points' angular responses), or along t
+ * (dv = (dv.y, -dv.x), wt). Wrapping: the sums are the exact path's when the increments are
+ * within the fix16 range (|d1 + d2| < 2^32, |dv| <= 2^31: each product below 2^63), which the
+ * checks ensure whenever they pass. */
+static inline void soft_apply2(vel64 *v, int64_t d1, int64_t d2, int64_t dax, int64_t day,
+                               int64_t dbx, int64_t dby, int64_t wa1, int64_t wb1, int64_t wa2,
+                               int64_t wb2, uint64_t *acc)
 {
-	v->vax -= f2d_round16(d * dax);
-	v->vay -= f2d_round16(d * day);
-	v->vbx += f2d_round16(d * dbx);
-	v->vby += f2d_round16(d * dby);
-	v->wa -= f2d_round16(d * wa);
-	v->wb += f2d_round16(d * wb);
+	int64_t d = f2d_wadd(d1, d2);
+	v->vax = f2d_wsub(v->vax, wmul16(d, dax));
+	v->vay = f2d_wsub(v->vay, wmul16(d, day));
+	v->vbx = f2d_wadd(v->vbx, wmul16(d, dbx));
+	v->vby = f2d_wadd(v->vby, wmul16(d, dby));
+	v->wa = f2d_wsub(v->wa, f2d_wround16(f2d_wadd(f2d_wmul(d1, wa1), f2d_wmul(d2, wa2))));
+	v->wb = f2d_wadd(v->wb, f2d_wround16(f2d_wadd(f2d_wmul(d1, wb1), f2d_wmul(d2, wb2))));
 	*acc |= f2d_fast_chk(v->vax) | f2d_fast_chk(v->vay) | f2d_fast_chk(v->wa) |
 	        f2d_fast_chk(v->vbx) | f2d_fast_chk(v->vby) | f2d_fast_chk(v->wb);
 	F2D_FAST_FOLD(*acc);
 }
 
-/* rel_vel64 in wrapping arithmetic (the velocities after a failed check may be anything):
- * the same exact sum and rounding when the velocities are within the fix16 range */
-static inline int64_t soft_rel_vel(const vel64 *v, f2d_vec2 d, int64_t rd_a, int64_t rd_b)
+/* The relative velocity without the rounding (rel_vel64's sum), in wrapping arithmetic (the
+ * velocities after a failed check may be anything): the same exact sum when the velocities
+ * are within the fix16 range; lin is the linear part, shared by the two points. */
+static inline int64_t soft_point_sum(const vel64 *v, int64_t lin, int64_t rd_a, int64_t rd_b)
 {
-	int64_t s = f2d_wadd(f2d_wmul(f2d_wsub(v->vbx, v->vax), d.x),
-	                     f2d_wmul(f2d_wsub(v->vby, v->vay), d.y));
-	return f2d_wround16(f2d_wsub(f2d_wadd(s, f2d_wmul(v->wb, rd_b)), f2d_wmul(v->wa, rd_a)));
+	return f2d_wsub(f2d_wadd(lin, f2d_wmul(v->wb, rd_b)), f2d_wmul(v->wa, rd_a));
 }
 
 static inline bool soft_lane_fast(const f2d_softness *k, f2d_contact_batch *bt, int32_t l,
@@ -394,13 +386,19 @@ static inline bool soft_lane_fast(const f2d_softness *k, f2d_contact_batch *bt, 
 	vel64 v = load_vel(a, b);
 	/* the linear part of the separations, shared */
 	int64_t lin = f2d_round16((db[0] - da[0]) * n.x + (db[1] - da[1]) * n.y);
-	int64_t pn[2], pt[2];
+	/* the linear part of the normal velocities, shared (the rows as loaded) */
+	int64_t ln = (v.vbx - v.vax) * n.x + (v.vby - v.vay) * n.y;
+	int64_t pn[2], pt[2], dp[2];
 	for (int32_t i = 0; i < 2; ++i) {
 		const f2d_point_lanes *p = i == 0 ? p1 : p2;
 		int64_t pn0 = p->pn[l];
 		int64_t ang = f2d_round16(db[2] * p->rn_b[l] - da[2] * p->rn_a[l]);
 		fix16_t s = f2d_sat((int64_t)p->sep[l] + lin + ang);
-		int64_t vn = f2d_sat(soft_rel_vel(&v, n, p->rn_a[l], p->rn_b[l]));
+		int64_t vn = f2d_round16(soft_point_sum(&v, ln, p->rn_a[l], p->rn_b[l]));
+		if (i == 1) {
+			vn += f2d_round16(dp[0] * bt->k12_n[l]); /* point 1's, not applied */
+		}
+		vn = f2d_sat(vn);
 		int64_t lam;
 		if (s > 0) {
 			lam = mul64(p->mass_n[l], f2d_sat(-mul64(s, k->inv_h) - vn));
@@ -417,16 +415,25 @@ static inline bool soft_lane_fast(const f2d_softness *k, f2d_contact_batch *bt, 
 		q = q < 0 ? 0 : (q > INT32_MAX ? INT32_MAX : q);
 		acc |= f2d_fast_chk(q);
 		pn[i] = q;
-		soft_apply(&v, q - pn0, dax, day, dbx, dby, p->wn_a[l], p->wn_b[l], &acc);
+		dp[i] = q - pn0;
 	}
+	soft_apply2(&v, dp[0], dp[1], dax, day, dbx, dby, p1->wn_a[l], p1->wn_b[l], p2->wn_a[l],
+	            p2->wn_b[l], &acc);
 	f2d_vec2 t = f2d_right_perp(n);
 	int64_t mu = bt->friction[l];
 	/* the linear part of the slips (soft_slip), shared */
 	int64_t lin_t = use_bias ? f2d_round16((db[0] - da[0]) * t.x + (db[1] - da[1]) * t.y) : 0;
+	/* the linear part of the tangent velocities, shared (wrapping: v may have left the range) */
+	int64_t lt = f2d_wadd(f2d_wmul(f2d_wsub(v.vbx, v.vax), t.x),
+	                      f2d_wmul(f2d_wsub(v.vby, v.vay), t.y));
 	for (int32_t i = 0; i < 2; ++i) {
 		const f2d_point_lanes *p = i == 0 ? p1 : p2;
 		int64_t pt0 = p->pt[l];
-		int64_t vt = f2d_sat(soft_rel_vel(&v, t, p->rt_a[l], p->rt_b[l]));
+		int64_t vt = f2d_wround16(soft_point_sum(&v, lt, p->rt_a[l], p->rt_b[l]));
+		if (i == 1) {
+			vt = f2d_wadd(vt, wmul16(dp[0], bt->k12_t[l])); /* point 1's, not applied */
+		}
+		vt = f2d_sat(vt);
 		if (use_bias) {
 			/* the friction anchor, exact in 64 bits with no check (soft_slip's and
 			 * soft_anchor's ranges: from the displacement rows and fix16 lane values
@@ -441,8 +448,10 @@ static inline bool soft_lane_fast(const f2d_softness *k, f2d_contact_batch *bt, 
 		q = q < -max_pt ? -max_pt : (q > max_pt ? max_pt : q);
 		acc |= f2d_fast_chk(q - pt0);
 		pt[i] = q;
-		soft_apply(&v, q - pt0, day, -dax, dby, -dbx, p->wt_a[l], p->wt_b[l], &acc);
+		dp[i] = q - pt0;
 	}
+	soft_apply2(&v, dp[0], dp[1], day, -dax, dby, -dbx, p1->wt_a[l], p1->wt_b[l], p2->wt_a[l],
+	            p2->wt_b[l], &acc);
 	if (!F2D_FAST_OK(acc)) {
 		return false;
 	}
@@ -458,11 +467,12 @@ static inline bool soft_lane_fast(const f2d_softness *k, f2d_contact_batch *bt, 
  * kernel where the CPU has one (lanes of one colour share no body that moves: any order gives
  * the same bits), else lane after lane by the scalar fast path; the lanes either leaves, and
  * those with a bounce pending, by the exact path. */
-void f2d_soft_solve(f2d_world *w, const f2d_softness *k, bool use_bias, int32_t flip)
+void f2d_soft_solve(f2d_world *w, const f2d_softness *k, bool use_bias, int32_t flip,
+                    bool in_rows)
 {
 	bool saturated = false;
 	int kernel = f2d_kernel_level();
-	if (!use_bias || !rows_kept(w)) {
+	if (!in_rows) {
 		vel_in(w);
 	}
 	for (int32_t i = 0; i < w->batch_count; ++i) {
@@ -502,7 +512,9 @@ void f2d_soft_solve(f2d_world *w, const f2d_softness *k, bool use_bias, int32_t 
 			soft_lane_exact(w, k, bt, l, use_bias, flip, a, b, da, db, &saturated);
 		}
 	}
-	vel_out(w);
+	if (!in_rows) {
+		vel_out(w);
+	}
 	w->saturated |= saturated;
 }
 

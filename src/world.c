@@ -269,6 +269,34 @@ static fix16_t damping_factor(fix16_t h, fix16_t c)
 	return f2d_div_exact((int64_t)1 << 16, (int64_t)F2D_ONE + hc);
 }
 
+/* A body's velocity as three values: the body's own or its solver row's (soft_step). */
+typedef struct vel3 {
+	fix16_t x, y, w;
+} vel3;
+
+/* One body's velocity over w->h: integrate_velocities' operations on a body, for the soft
+ * step's rows (the default step keeps its own loop, whose code it leaves as it was). */
+static inline vel3 integrate_velocity(f2d_world *w, const f2d_body *b, f2d_vec2 hg, vel3 v)
+{
+	f2d_vec2 g = hg;
+	if (b->gravity_scale != F2D_ONE) { /* |scale| <= 16, |h g| < 2^17: exact */
+		g = f2d_v(f2d_sat(f2d_round16((int64_t)b->gravity_scale * hg.x)),
+		          f2d_sat(f2d_round16((int64_t)b->gravity_scale * hg.y)));
+	}
+	v.x = add_scaled(w, v.x, g.x, b->inv_mass, b->force.x);
+	v.y = add_scaled(w, v.y, g.y, b->inv_mass, b->force.y);
+	v.w = add_scaled(w, v.w, 0, b->inv_inertia, b->torque);
+	if (b->linear_damping != 0) {
+		fix16_t f = damping_factor(w->h, b->linear_damping);
+		v.x = f2d_mul(v.x, f); /* |f| <= 1: in range */
+		v.y = f2d_mul(v.y, f);
+	}
+	if (b->angular_damping != 0) {
+		v.w = f2d_mul(v.w, damping_factor(w->h, b->angular_damping));
+	}
+	return v;
+}
+
 static void integrate_velocities(f2d_world *w)
 {
 	f2d_vec2 hg = f2d_v(f2d_mul(w->h, w->gravity.x), f2d_mul(w->h, w->gravity.y));
@@ -296,6 +324,25 @@ static void integrate_velocities(f2d_world *w)
 	}
 }
 
+/* integrate_velocities on the soft step's rows (soft_step: by body id, every body's velocity
+ * through the substeps; fix16 values, the contact passes keep them in range) */
+static void integrate_velocities_rows(f2d_world *w, int64_t (*rows)[4])
+{
+	f2d_vec2 hg = f2d_v(f2d_mul(w->h, w->gravity.x), f2d_mul(w->h, w->gravity.y));
+	for (int32_t i = 0; i < w->body_ids.next; ++i) {
+		const f2d_body *b = &w->bodies[i];
+		if (!b->alive || b->type != F2D_DYNAMIC_BODY || !b->awake) {
+			continue;
+		}
+		int64_t *r = rows[i];
+		vel3 v =
+		    integrate_velocity(w, b, hg, (vel3){(fix16_t)r[0], (fix16_t)r[1], (fix16_t)r[2]});
+		r[0] = v.x;
+		r[1] = v.y;
+		r[2] = v.w;
+	}
+}
+
 void f2d_stop_at_edge(f2d_world *w, f2d_body *b)
 {
 	b->v = f2d_v(0, 0);
@@ -303,6 +350,58 @@ void f2d_stop_at_edge(f2d_world *w, f2d_body *b)
 	w->out_of_range_events++;
 	w->last_out_of_range_body = (int32_t)(b - w->bodies);
 	w->stopped_at_edge = true;
+}
+
+/* integrate_positions' operations on one body, for the soft step (the default step keeps its
+ * own loop, whose code it leaves as it was; the same operations, so the same bits).
+ * One body's positions from its velocity v (the body's own or its solver row's; capped here,
+ * zeroed at the world's edge: returns whether v changed). disp, when not NULL, is the body's
+ * displacement row of the soft step (solver_soft.c): the centre's move and the turn since the
+ * step began, to which this substep's are added (exact integer sums: the move is the new
+ * centre minus the old, clamp included; the turn the dr the rotation was advanced by). */
+static inline bool integrate_position(f2d_world *w, f2d_body *b, vel3 *v, int64_t max_t,
+                                      int64_t max_t2, fix16_t max_r, int64_t *disp)
+{
+	bool changed = false;
+	f2d_vec2 d = f2d_v(f2d_mul(w->h, v->x), f2d_mul(w->h, v->y));
+	int64_t d2 = f2d_dot64(d, d);
+	if (d2 > max_t2) {
+		fix16_t len = (fix16_t)f2d_isqrt64_round((uint64_t)d2);
+		fix16_t s = f2d_div_exact(max_t, len);
+		f2d_vec2 vs = f2d_scale(s, f2d_v(v->x, v->y));
+		v->x = vs.x;
+		v->y = vs.y;
+		d = f2d_v(f2d_mul(w->h, v->x), f2d_mul(w->h, v->y));
+		changed = true;
+	}
+	fix16_t dr = f2d_mul(w->h, v->w);
+	if (dr > max_r || dr < -max_r) {
+		v->w = f2d_div_exact(dr > 0 ? max_r : -max_r, w->h);
+		dr = f2d_mul(w->h, v->w);
+		changed = true;
+	}
+	f2d_vec2 c = f2d_add(b->center, d);
+	if (c.x < -F2D_WORLD_LIMIT || c.x > F2D_WORLD_LIMIT || c.y < -F2D_WORLD_LIMIT ||
+	    c.y > F2D_WORLD_LIMIT) {
+		c.x = f2d_clamp(c.x, -F2D_WORLD_LIMIT, F2D_WORLD_LIMIT);
+		c.y = f2d_clamp(c.y, -F2D_WORLD_LIMIT, F2D_WORLD_LIMIT);
+		f2d_stop_at_edge(w, b);
+		v->x = v->y = v->w = 0;
+		changed = true;
+	}
+	if (disp != NULL) {
+		disp[0] += (int64_t)c.x - b->center.x;
+		disp[1] += (int64_t)c.y - b->center.y;
+		disp[2] += dr;
+	}
+	/* the origin from the local c (not read back from the body, which would wait for
+	 * the store); a zero local centre rotates to (0, 0) */
+	f2d_rot q = f2d_integrate_rotation(b->q, dr);
+	f2d_vec2 lc = b->local_center;
+	b->center = c;
+	b->q = q;
+	b->origin = (lc.x | lc.y) == 0 ? c : f2d_sub(c, f2d_rotate(q, lc));
+	return changed;
 }
 
 /* Then positions with the new velocities: c += h v, q advanced by h w. Motion per step is
@@ -345,6 +444,43 @@ static bool integrate_positions(f2d_world *w, fix16_t max_translation, fix16_t m
 		b->center = c;
 		b->q = q;
 		b->origin = (lc.x | lc.y) == 0 ? c : f2d_sub(c, f2d_rotate(q, lc));
+	}
+	return w->stopped_at_edge;
+}
+
+/* integrate_positions in the soft step: the velocities from the rows (rows, by body id) or,
+ * rows NULL, the bodies; each substep's move and turn added to the displacement rows disp */
+static bool integrate_positions_soft(f2d_world *w, fix16_t max_translation,
+                                     fix16_t max_rotation, int64_t (*rows)[4],
+                                     int64_t (*disp)[4])
+{
+	int64_t max_t = max_translation;
+	int64_t max_t2 = max_t * max_t;
+	fix16_t max_r = max_rotation;
+	/* two loops, the rows or the bodies: no test per body */
+	for (int32_t i = 0; i < w->body_ids.next && rows != NULL; ++i) {
+		f2d_body *b = &w->bodies[i];
+		if (!b->alive || b->type == F2D_STATIC_BODY || !b->awake) {
+			continue;
+		}
+		int64_t *r = rows[i];
+		vel3 v = {(fix16_t)r[0], (fix16_t)r[1], (fix16_t)r[2]};
+		if (integrate_position(w, b, &v, max_t, max_t2, max_r, disp[i])) {
+			r[0] = v.x;
+			r[1] = v.y;
+			r[2] = v.w;
+		}
+	}
+	for (int32_t i = 0; i < w->body_ids.next && rows == NULL; ++i) {
+		f2d_body *b = &w->bodies[i];
+		if (!b->alive || b->type == F2D_STATIC_BODY || !b->awake) {
+			continue;
+		}
+		vel3 v = {b->v.x, b->v.y, b->w};
+		if (integrate_position(w, b, &v, max_t, max_t2, max_r, disp[i])) {
+			b->v = f2d_v(v.x, v.y);
+			b->w = v.w;
+		}
 	}
 	return w->stopped_at_edge;
 }
@@ -450,9 +586,30 @@ static bool soft_step(f2d_world *w, int32_t nj)
 	f2d_soft_make(hs, w->inv_h, &soft);
 	fix16_t max_t = w->def.max_translation / n, max_r = w->def.max_rotation / n;
 	bool out_of_range = false;
+	/* Without joints (which read and write the bodies) every body's velocity lives in its
+	 * solver row (w->solver_vel, by id) for the whole step: the integrations and the contact
+	 * passes work on the rows and the bodies get them back at the end, instead of copies in
+	 * and out around every pass (the same values, so the same bits). The displacement rows
+	 * start at 0 for every body (integrate_positions adds each substep's move and turn). */
+	int64_t(*rows)[4] = nj == 0 ? w->solver_vel : NULL;
+	for (int32_t i = 0; i < w->body_ids.next; ++i) {
+		const f2d_body *b = &w->bodies[i];
+		int64_t *r = w->solver_disp[i];
+		r[0] = r[1] = r[2] = r[3] = 0;
+		if (rows != NULL) {
+			rows[i][0] = b->v.x;
+			rows[i][1] = b->v.y;
+			rows[i][2] = b->w;
+			rows[i][3] = 0;
+		}
+	}
 	f2d_soft_begin(w);
 	for (int32_t s = 0; s < n; ++s) {
-		integrate_velocities(w);
+		if (rows != NULL) {
+			integrate_velocities_rows(w, rows);
+		} else {
+			integrate_velocities(w);
+		}
 		if (s == 0) {
 			for (int32_t k = 0; k < nj; ++k) {
 				f2d_joint_prestep(w, &w->joints[w->joint_list[k]]);
@@ -462,15 +619,23 @@ static bool soft_step(f2d_world *w, int32_t nj)
 			f2d_joints_substep(w, nj);
 		}
 		if (w->def.warm_starting) {
-			f2d_soft_warm_start(w);
+			f2d_soft_warm_start(w, rows != NULL);
 			f2d_joints_warm_start(w, nj);
 		}
-		f2d_soft_solve(w, &soft, true, s & 1);
+		f2d_soft_solve(w, &soft, true, s & 1, rows != NULL);
 		f2d_joints_solve(w, nj,
 		                 w->def.iterations - 1); /* the last: impulses to the joints */
-		out_of_range |= integrate_positions(w, max_t, max_r);
-		f2d_soft_track(w);
-		f2d_soft_solve(w, &soft, false, s & 1);
+		out_of_range |= integrate_positions_soft(w, max_t, max_r, rows, w->solver_disp);
+		f2d_soft_solve(w, &soft, false, s & 1, rows != NULL);
+	}
+	if (rows != NULL) {
+		for (int32_t i = 0; i < w->body_ids.next; ++i) {
+			f2d_body *b = &w->bodies[i];
+			if (b->alive && b->type != F2D_STATIC_BODY) {
+				b->v = f2d_v((fix16_t)rows[i][0], (fix16_t)rows[i][1]);
+				b->w = (fix16_t)rows[i][2];
+			}
+		}
 	}
 	w->h = h;
 	w->inv_h = inv_h;
