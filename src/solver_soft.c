@@ -36,13 +36,23 @@
  *   vt' = f2d_sat(vt + round16(slip inv_h) / 8)   (C's division, truncating toward 0)
  * The relax pass solves vt to 0.
  *
- * The frequencies: f = min(30 Hz, rate / 8) (rate = 1 / h: a spring stiffer than an eighth of
- * the substep rate is not resolved by it; 30 Hz from 4 substeps at 60 Hz on; Box2D v3.2's
- * contactHertz), 5f/2 against a body that cannot move (75 Hz; Box2D v3.2's staticSoftness is
- * 2f: with the ground's contacts solved last in each pass, see take_color_from_end in
- * solver.c, 2f lets pyramid20's top drop 0.0318 m, 5f/2 0.0314 m as before, 3f 0.0312 m but
- * the 100-row pyramid's top then drifts further), zeta = 10, max_push = 3 m/s (its
- * contactSpeed).
+ * The frequencies: f = min(40 Hz, rate / 6) (rate = 1 / h; 40 Hz from 4 substeps at 60 Hz on),
+ * 5f/2 against a body that cannot move (100 Hz; Box2D v3.2's staticSoftness is 2f; with the
+ * ground's contacts solved last in each pass, see take_color_from_end in solver.c), zeta = 7,
+ * max_push = 3 m/s (Box2D v3.2's contactSpeed). Why not Box2D v3.2's min(30 Hz, rate / 8) and
+ * zeta = 10 (engine format 10): a contact under a load F settles at a depth F / (m_n omega^2)
+ * whatever zeta (the soft pass's fixed point: m_n bias_rate (-s) = impulse_scale P_n with
+ * P_n = F h, i.e. -s = F / (m_n omega x / h)), and a stack's top sinks by the sum of its
+ * contacts' depths: the 100-row pyramid's top 0.785 m at 30 Hz (issue 15's goal: 0.5 m;
+ * Box2D v3 0.775 m), about (30/40)^2 of that at 40 Hz (0.466 m). Stiffer than rate / 6 and tall
+ * stacks jitter (45 Hz: the 40-row pyramid at 0.48 m/s). At 40 Hz the damping ratio decides
+ * whether the piles come to rest (peers driver and catalogue, 4 substeps, step 600): 10 leaves
+ * the 40-row pyramid moving at 0.034 m/s and the 100-row one awake at 30 s, 9 lets the 100-row
+ * top drift 0.28 m, 8 leaves the catalogue's rain1000 at 0.015 m/s, 7 meets every goal (the
+ * 40-row pyramid creeps 1 LSB per substep, 0.0037 m/s), 6 and 5 leave 2-3 LSB per substep. A
+ * stiffness per contact from its load (a stiffer level, up to 45 or 60 Hz, for contacts whose
+ * last impulse would settle deeper than 3-4 mm) was measured and topples the 40-row pyramid.
+ * README "The soft step, built" has the table.
  *
  * The separation of a point during the substeps: the manifold's s0 (from the positions at the
  * step's start), moved by the bodies' displacement since then, linearized in the turn:
@@ -74,15 +84,19 @@ static int64_t div_round_pos(int64_t a, int64_t b)
 /* 2 pi in Q30: round(6.283185307179586 * 2^30) */
 #define TWO_PI_Q30 INT64_C(6746518852)
 
-/* Derivation of the ranges: h in [65, 6554] LSB (1/1000 s / 8 .. 1/10 s); f_q16 <= 60 Hz =
- * 3,932,160 (also bounded by rate / 4 <= 2^32 / 65 / 4 ~ 2^24); omega_q16 = f 2 pi <= 2^25;
- * x_q24 = h omega / 2^8 <= 6554 * 2^25 / 2^8 < 2^30 (x = h omega <= 0.1 s * 377/s = 38);
- * a1_q24 = 20 * 2^24 + x_q24 < 2^31; a2_q24 = x a1 / 2^24 < 2^37; each product below stays
- * under 2^62. All divisions are of non-negative values, rounded to nearest. */
+/* The damping ratio of every contact (see "The frequencies" above for why 7). */
+#define F2D_SOFT_ZETA 7
+
+/* Derivation of the ranges: h in [65, 6554] LSB (1/1000 s / 8 .. 1/10 s); f_q16 <= 100 Hz =
+ * 6,553,600 (f <= 40 Hz, times 5/2 against static bodies); omega_q16 = f 2 pi < 41.2e6 < 2^26;
+ * x_q24 = h omega / 2^8 <= 6554 * 41.2e6 / 2^8 < 1.06e9 < 2^30 (x = h omega <= 0.1 s * 629/s);
+ * a1_q24 = 2 zeta 2^24 + x_q24 < 2^31; a2_q24 = x a1 / 2^24 < 2^37; each product below stays
+ * under 2^62 (x a1 < 2^61, a2 << 16 < 2^53, omega x < 2^56). All divisions are of non-negative
+ * values, rounded to nearest. */
 static void make_soft(fix16_t h, int64_t f_q16, fix16_t *bias_rate, fix16_t *mass_scale,
                       fix16_t *impulse_scale)
 {
-	const int64_t zeta = 10;
+	const int64_t zeta = F2D_SOFT_ZETA;
 	int64_t omega = div_round_pos(f_q16 * TWO_PI_Q30, INT64_C(1) << 30); /* Q16, 1/s */
 	int64_t x = div_round_pos((int64_t)h * omega, INT64_C(1) << 8);      /* Q24 */
 	int64_t a1 = 2 * zeta * (INT64_C(1) << 24) + x;                      /* Q24 */
@@ -96,11 +110,11 @@ static void make_soft(fix16_t h, int64_t f_q16, fix16_t *bias_rate, fix16_t *mas
 
 void f2d_soft_make(fix16_t h, fix16_t inv_h, f2d_softness *out)
 {
-	int64_t f = (int64_t)30 << 16; /* Q16 Hz */
-	int64_t eighth = (int64_t)inv_h / 8;
-	f = f < eighth ? f : eighth;
+	int64_t f = (int64_t)40 << 16; /* Q16 Hz */
+	int64_t sixth = (int64_t)inv_h / 6;
+	f = f < sixth ? f : sixth;
 	make_soft(h, f, &out->bias_rate[0], &out->mass_scale[0], &out->impulse_scale[0]);
-	/* 5f/2: f is 30 Hz or inv_h / 8 in Q16, 5 f < 2^27; the division truncates */
+	/* 5f/2: f is 40 Hz or inv_h / 6 in Q16, 5 f < 2^28; the division truncates */
 	make_soft(h, 5 * f / 2, &out->bias_rate[1], &out->mass_scale[1], &out->impulse_scale[1]);
 	out->max_push = F2D_FIX(3);
 	out->inv_h = inv_h;
