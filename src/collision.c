@@ -536,6 +536,7 @@ static void collide_circles(f2d_vec2 ca, fix16_t ra, f2d_vec2 cb, fix16_t rb, fi
 void f2d_collide_kernel(const f2d_shape *a, const f2d_shape *b, fix16_t speculative,
                         f2d_manifold *m, int kernel)
 {
+	(void)kernel; /* used by the box path where SIMD is compiled */
 	m->count = 0;
 	m->normal = f2d_v(0, 0);
 	if (f2d_shape_is_linear(a) || f2d_shape_is_linear(b)) {
@@ -557,8 +558,6 @@ void f2d_collide_kernel(const f2d_shape *a, const f2d_shape *b, fix16_t speculat
 			                     speculative, m);
 			return;
 		}
-#else
-		(void)kernel;
 #endif
 		collide_polygons(&a->world_polygon, &b->world_polygon, speculative, m);
 	} else if (a->type == F2D_POLYGON_SHAPE) {
