@@ -33,8 +33,56 @@ static inline bool antipodal4(const f2d_vec2 *v)
 	return v[2].x == -v[0].x && v[2].y == -v[0].y && v[3].x == -v[1].x && v[3].y == -v[1].y;
 }
 
-void f2d_shape_update_world(f2d_shape *s, f2d_transform xf, fix16_t margin)
+#if F2D_X86_SIMD
+#include <immintrin.h>
+
+/* round16 of each 64-bit lane, in the lane's low 32 bits (the result fits fix16: a logical shift
+ * gives the same low bits as f2d_round16's arithmetic one) */
+__attribute__((target("avx2"))) static inline __m256i round16_lo(__m256i p)
 {
+	__m256i neg = _mm256_cmpgt_epi64(_mm256_setzero_si256(), p); /* p >> 63 */
+	return _mm256_srli_epi64(_mm256_add_epi64(_mm256_add_epi64(p, _mm256_set1_epi64x(0x8000)), neg),
+	                         16);
+}
+
+/* The box branch of f2d_shape_update_world, AVX2: the four rotations f2d_rotate(q, v) of v0, v1,
+ * n0, n1 as one vector of four lanes (x, y as int32; _mm256_mul_epi32 takes the exact 64-bit
+ * products of the x halves, the y halves shifted down), rounded as f2d_round16; the sums and
+ * differences with p are the int32 ones of f2d_add / f2d_sub. The same bits as the scalar branch
+ * (tests/test_narrow.c compares them). */
+__attribute__((target("avx2"))) static void box_world_avx2(f2d_shape *s, f2d_transform xf,
+                                                           fix16_t margin)
+{
+	const f2d_polygon *p = &s->polygon;
+	f2d_polygon *wp = &s->world_polygon;
+	__m256i v = _mm256_inserti128_si256(
+	    _mm256_castsi128_si256(_mm_loadu_si128((const __m128i *)(const void *)p->vertices)),
+	    _mm_loadu_si128((const __m128i *)(const void *)p->normals), 1);
+	__m256i vy = _mm256_srli_epi64(v, 32);
+	__m256i c = _mm256_set1_epi32(xf.q.c), sn = _mm256_set1_epi32(xf.q.s);
+	__m256i x = round16_lo(_mm256_sub_epi64(_mm256_mul_epi32(c, v), _mm256_mul_epi32(sn, vy)));
+	__m256i y = round16_lo(_mm256_add_epi64(_mm256_mul_epi32(sn, v), _mm256_mul_epi32(c, vy)));
+	__m256i r = _mm256_blend_epi32(x, _mm256_slli_epi64(y, 32), 0xAA); /* r0 r1 n0 n1 */
+	__m128i r01 = _mm256_castsi256_si128(r), n01 = _mm256_extracti128_si256(r, 1);
+	__m128i pp = _mm_set_epi32(xf.p.y, xf.p.x, xf.p.y, xf.p.x);
+	_mm_storeu_si128((__m128i *)(void *)&wp->vertices[0], _mm_add_epi32(r01, pp));
+	_mm_storeu_si128((__m128i *)(void *)&wp->vertices[2], _mm_sub_epi32(pp, r01));
+	_mm_storeu_si128((__m128i *)(void *)&wp->normals[0], n01);
+	_mm_storeu_si128((__m128i *)(void *)&wp->normals[2], _mm_sub_epi32(_mm_setzero_si128(), n01));
+	wp->vertices[4] = xf.p;
+	_mm_storeu_si128((__m128i *)(void *)&wp->vertices[5], r01);
+	wp->normals[4] = f2d_v(BOX_TAG, BOX_TAG);
+	f2d_vec2 r0 = wp->vertices[5], r1 = wp->vertices[6];
+	fix16_t ex = f2d_max(f2d_abs(r0.x), f2d_abs(r1.x)) + margin;
+	fix16_t ey = f2d_max(f2d_abs(r0.y), f2d_abs(r1.y)) + margin;
+	s->aabb.lower = f2d_v(xf.p.x - ex, xf.p.y - ey);
+	s->aabb.upper = f2d_v(xf.p.x + ex, xf.p.y + ey);
+}
+#endif
+
+void f2d_shape_update_world_kernel(f2d_shape *s, f2d_transform xf, fix16_t margin, int kernel)
+{
+	(void)kernel; /* used by the box branch where SIMD is compiled */
 	if (f2d_shape_is_linear(s)) {
 		f2d_linear_update_world(s, xf, margin); /* shapes.c */
 		return;
@@ -51,6 +99,12 @@ void f2d_shape_update_world(f2d_shape *s, f2d_transform xf, fix16_t margin)
 	f2d_polygon *wp = &s->world_polygon;
 	wp->count = p->count;
 	if (p->count == 4 && antipodal4(p->vertices) && antipodal4(p->normals)) {
+#if F2D_X86_SIMD
+		if (kernel != F2D_KERNEL_SCALAR) {
+			box_world_avx2(s, xf, margin);
+			return;
+		}
+#endif
 		/* a box about the body origin: rotate(q, -v) = -rotate(q, v) exactly (round16 is
 		 * odd), so the opposite vertices and normals come from two rotations each, and the
 		 * vertices p +- r0, p +- r1 span p -+ max(|r0|, |r1|) on each axis */
@@ -305,8 +359,6 @@ static inline fix16_t box_best(int32_t *edge, const int64_t s[4])
 }
 
 #if F2D_X86_SIMD
-#include <immintrin.h>
-
 /* box_separations of A against B (s[0..3]) and of B against A (s[4..7]) at once, AVX2: the 16
  * dot products are four vectors of four, one 64-bit lane per normal (A's n0, n1, B's n0, n1).
  * A lane holds a vector's (x, y) as two int32; _mm256_mul_epi32 multiplies the low (x) halves
@@ -576,4 +628,9 @@ void f2d_collide_kernel(const f2d_shape *a, const f2d_shape *b, fix16_t speculat
 void f2d_collide(const f2d_shape *a, const f2d_shape *b, fix16_t speculative, f2d_manifold *m)
 {
 	f2d_collide_kernel(a, b, speculative, m, f2d_kernel_level());
+}
+
+void f2d_shape_update_world(f2d_shape *s, f2d_transform xf, fix16_t margin)
+{
+	f2d_shape_update_world_kernel(s, xf, margin, f2d_kernel_level());
 }

@@ -233,6 +233,9 @@ void f2d_collide_kernel(const f2d_shape *a, const f2d_shape *b, fix16_t speculat
                         f2d_manifold *m, int kernel);
 /** Refreshes the world-space cache and the fattened AABB of a shape. */
 void f2d_shape_update_world(f2d_shape *s, f2d_transform xf, fix16_t margin);
+/** f2d_shape_update_world with the kernel (F2D_KERNEL_*, at most f2d_kernel_level()) of its box
+ *  branch: the same cache from every kernel (tests/test_narrow.c). */
+void f2d_shape_update_world_kernel(f2d_shape *s, f2d_transform xf, fix16_t margin, int kernel);
 
 /* ---- geometry (geometry.c) ---- */
 /** Mass properties of one shape, Q16.16 in 64 bits so range checks happen before narrowing. */
