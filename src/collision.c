@@ -45,12 +45,13 @@ __attribute__((target("avx2"))) static inline __m256i round16_lo(__m256i p)
 	                         16);
 }
 
-/* The box branch of f2d_shape_update_world, AVX2: the four rotations f2d_rotate(q, v) of v0, v1,
+/* The box branch of f2d_shape_update_world, AVX2 (false, nothing written, for a 4-gon that is
+ * not a box about its body origin): the four rotations f2d_rotate(q, v) of v0, v1,
  * n0, n1 as one vector of four lanes (x, y as int32; _mm256_mul_epi32 takes the exact 64-bit
  * products of the x halves, the y halves shifted down), rounded as f2d_round16; the sums and
  * differences with p are the int32 ones of f2d_add / f2d_sub. The same bits as the scalar branch
  * (tests/test_narrow.c compares them). */
-__attribute__((target("avx2"))) static void box_world_avx2(f2d_shape *s, f2d_transform xf,
+__attribute__((target("avx2"))) static bool box_world_avx2(f2d_shape *s, f2d_transform xf,
                                                            fix16_t margin)
 {
 	const f2d_polygon *p = &s->polygon;
@@ -58,6 +59,15 @@ __attribute__((target("avx2"))) static void box_world_avx2(f2d_shape *s, f2d_tra
 	__m256i v = _mm256_inserti128_si256(
 	    _mm256_castsi128_si256(_mm_loadu_si128((const __m128i *)(const void *)p->vertices)),
 	    _mm_loadu_si128((const __m128i *)(const void *)p->normals), 1);
+	/* antipodal4 of the vertices and of the normals (p->count == 4): v2 v3 n2 n3 = -(v0 v1 n0
+	 * n1), the negations exact (|coordinates| <= 2^25, unit normals) */
+	__m256i w = _mm256_inserti128_si256(
+	    _mm256_castsi128_si256(_mm_loadu_si128((const __m128i *)(const void *)&p->vertices[2])),
+	    _mm_loadu_si128((const __m128i *)(const void *)&p->normals[2]), 1);
+	if (_mm256_movemask_epi8(_mm256_cmpeq_epi32(w, _mm256_sub_epi32(_mm256_setzero_si256(), v))) !=
+	    -1) {
+		return false;
+	}
 	__m256i vy = _mm256_srli_epi64(v, 32);
 	__m256i c = _mm256_set1_epi32(xf.q.c), sn = _mm256_set1_epi32(xf.q.s);
 	__m256i x = round16_lo(_mm256_sub_epi64(_mm256_mul_epi32(c, v), _mm256_mul_epi32(sn, vy)));
@@ -77,6 +87,7 @@ __attribute__((target("avx2"))) static void box_world_avx2(f2d_shape *s, f2d_tra
 	fix16_t ey = f2d_max(f2d_abs(r0.y), f2d_abs(r1.y)) + margin;
 	s->aabb.lower = f2d_v(xf.p.x - ex, xf.p.y - ey);
 	s->aabb.upper = f2d_v(xf.p.x + ex, xf.p.y + ey);
+	return true;
 }
 #endif
 
@@ -98,13 +109,12 @@ void f2d_shape_update_world_kernel(f2d_shape *s, f2d_transform xf, fix16_t margi
 	const f2d_polygon *p = &s->polygon;
 	f2d_polygon *wp = &s->world_polygon;
 	wp->count = p->count;
-	if (p->count == 4 && antipodal4(p->vertices) && antipodal4(p->normals)) {
 #if F2D_X86_SIMD
-		if (kernel != F2D_KERNEL_SCALAR) {
-			box_world_avx2(s, xf, margin);
-			return;
-		}
+	if (kernel != F2D_KERNEL_SCALAR && p->count == 4 && box_world_avx2(s, xf, margin)) {
+		return; /* the branch below, in AVX2 */
+	}
 #endif
+	if (p->count == 4 && antipodal4(p->vertices) && antipodal4(p->normals)) {
 		/* a box about the body origin: rotate(q, -v) = -rotate(q, v) exactly (round16 is
 		 * odd), so the opposite vertices and normals come from two rotations each, and the
 		 * vertices p +- r0, p +- r1 span p -+ max(|r0|, |r1|) on each axis */
