@@ -530,6 +530,7 @@ static int32_t update_caches(f2d_world *w, uint64_t *moved, int64_t mw, bool inc
 	int64_t dead1 = f2d_round16((int64_t)w->h * (w->def.linear_sleep_tolerance + f2d_abs(gh.x) +
 	                                             f2d_abs(gh.y))) +
 	                1;
+	const int kernel = f2d_kernel_level();
 	int32_t last_body = -1;
 	f2d_vec2 sweep = {0, 0};
 	int64_t turn = 0;
@@ -554,7 +555,7 @@ static int32_t update_caches(f2d_world *w, uint64_t *moved, int64_t mw, bool inc
 			turn = turn > ((int64_t)4 << 16) ? (int64_t)4 << 16 : turn;
 		}
 		if (!incremental || !cache_key_equal(s, xf, sweep)) {
-			f2d_shape_update_world(s, xf, margin);
+			f2d_shape_update_world_kernel(s, xf, margin, kernel);
 			set_cache_key(s, xf);
 			s->reach = f2d_shape_reach(s, b->center);
 			/* stretched along the predicted motion (the box stays within the world

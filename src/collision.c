@@ -19,14 +19,81 @@
  * normal's range); see f2d_shape_update_world and box_of. */
 #define BOX_TAG 0x7F2DB0C5
 
+/* collide_boxes is inlined into its scalar and AVX2 versions (a function of another target can
+ * take it only inlined) */
+#if F2D_X86_SIMD
+#define F2D_ALWAYS_INLINE inline __attribute__((always_inline))
+#else
+#define F2D_ALWAYS_INLINE inline
+#endif
+
 /* v[2] = -v[0] and v[3] = -v[1] (a box centred on the origin, or its normals) */
 static inline bool antipodal4(const f2d_vec2 *v)
 {
 	return v[2].x == -v[0].x && v[2].y == -v[0].y && v[3].x == -v[1].x && v[3].y == -v[1].y;
 }
 
-void f2d_shape_update_world(f2d_shape *s, f2d_transform xf, fix16_t margin)
+#if F2D_X86_SIMD
+#include <immintrin.h>
+
+/* round16 of each 64-bit lane, in the lane's low 32 bits (the result fits fix16: a logical shift
+ * gives the same low bits as f2d_round16's arithmetic one) */
+__attribute__((target("avx2"))) static inline __m256i round16_lo(__m256i p)
 {
+	__m256i neg = _mm256_cmpgt_epi64(_mm256_setzero_si256(), p); /* p >> 63 */
+	return _mm256_srli_epi64(_mm256_add_epi64(_mm256_add_epi64(p, _mm256_set1_epi64x(0x8000)), neg),
+	                         16);
+}
+
+/* The box branch of f2d_shape_update_world, AVX2 (false, nothing written, for a 4-gon that is
+ * not a box about its body origin): the four rotations f2d_rotate(q, v) of v0, v1,
+ * n0, n1 as one vector of four lanes (x, y as int32; _mm256_mul_epi32 takes the exact 64-bit
+ * products of the x halves, the y halves shifted down), rounded as f2d_round16; the sums and
+ * differences with p are the int32 ones of f2d_add / f2d_sub. The same bits as the scalar branch
+ * (tests/test_narrow.c compares them). */
+__attribute__((target("avx2"))) static bool box_world_avx2(f2d_shape *s, f2d_transform xf,
+                                                           fix16_t margin)
+{
+	const f2d_polygon *p = &s->polygon;
+	f2d_polygon *wp = &s->world_polygon;
+	__m256i v = _mm256_inserti128_si256(
+	    _mm256_castsi128_si256(_mm_loadu_si128((const __m128i *)(const void *)p->vertices)),
+	    _mm_loadu_si128((const __m128i *)(const void *)p->normals), 1);
+	/* antipodal4 of the vertices and of the normals (p->count == 4): v2 v3 n2 n3 = -(v0 v1 n0
+	 * n1), the negations exact (|coordinates| <= 2^25, unit normals) */
+	__m256i w = _mm256_inserti128_si256(
+	    _mm256_castsi128_si256(_mm_loadu_si128((const __m128i *)(const void *)&p->vertices[2])),
+	    _mm_loadu_si128((const __m128i *)(const void *)&p->normals[2]), 1);
+	if (_mm256_movemask_epi8(_mm256_cmpeq_epi32(w, _mm256_sub_epi32(_mm256_setzero_si256(), v))) !=
+	    -1) {
+		return false;
+	}
+	__m256i vy = _mm256_srli_epi64(v, 32);
+	__m256i c = _mm256_set1_epi32(xf.q.c), sn = _mm256_set1_epi32(xf.q.s);
+	__m256i x = round16_lo(_mm256_sub_epi64(_mm256_mul_epi32(c, v), _mm256_mul_epi32(sn, vy)));
+	__m256i y = round16_lo(_mm256_add_epi64(_mm256_mul_epi32(sn, v), _mm256_mul_epi32(c, vy)));
+	__m256i r = _mm256_blend_epi32(x, _mm256_slli_epi64(y, 32), 0xAA); /* r0 r1 n0 n1 */
+	__m128i r01 = _mm256_castsi256_si128(r), n01 = _mm256_extracti128_si256(r, 1);
+	__m128i pp = _mm_set_epi32(xf.p.y, xf.p.x, xf.p.y, xf.p.x);
+	_mm_storeu_si128((__m128i *)(void *)&wp->vertices[0], _mm_add_epi32(r01, pp));
+	_mm_storeu_si128((__m128i *)(void *)&wp->vertices[2], _mm_sub_epi32(pp, r01));
+	_mm_storeu_si128((__m128i *)(void *)&wp->normals[0], n01);
+	_mm_storeu_si128((__m128i *)(void *)&wp->normals[2], _mm_sub_epi32(_mm_setzero_si128(), n01));
+	wp->vertices[4] = xf.p;
+	_mm_storeu_si128((__m128i *)(void *)&wp->vertices[5], r01);
+	wp->normals[4] = f2d_v(BOX_TAG, BOX_TAG);
+	f2d_vec2 r0 = wp->vertices[5], r1 = wp->vertices[6];
+	fix16_t ex = f2d_max(f2d_abs(r0.x), f2d_abs(r1.x)) + margin;
+	fix16_t ey = f2d_max(f2d_abs(r0.y), f2d_abs(r1.y)) + margin;
+	s->aabb.lower = f2d_v(xf.p.x - ex, xf.p.y - ey);
+	s->aabb.upper = f2d_v(xf.p.x + ex, xf.p.y + ey);
+	return true;
+}
+#endif
+
+void f2d_shape_update_world_kernel(f2d_shape *s, f2d_transform xf, fix16_t margin, int kernel)
+{
+	(void)kernel; /* used by the box branch where SIMD is compiled */
 	if (f2d_shape_is_linear(s)) {
 		f2d_linear_update_world(s, xf, margin); /* shapes.c */
 		return;
@@ -42,6 +109,11 @@ void f2d_shape_update_world(f2d_shape *s, f2d_transform xf, fix16_t margin)
 	const f2d_polygon *p = &s->polygon;
 	f2d_polygon *wp = &s->world_polygon;
 	wp->count = p->count;
+#if F2D_X86_SIMD
+	if (kernel != F2D_KERNEL_SCALAR && p->count == 4 && box_world_avx2(s, xf, margin)) {
+		return; /* the branch below, in AVX2 */
+	}
+#endif
 	if (p->count == 4 && antipodal4(p->vertices) && antipodal4(p->normals)) {
 		/* a box about the body origin: rotate(q, -v) = -rotate(q, v) exactly (round16 is
 		 * odd), so the opposite vertices and normals come from two rotations each, and the
@@ -270,11 +342,11 @@ static inline int64_t abs64(int64_t v)
 	return v < 0 ? -v : v;
 }
 
-/* find_max_separation(edge, p1, p2) for two boxes (forms f1, f2; (dx, dy) = p of 2 - p of 1). */
-static inline fix16_t box_separation(int32_t *edge, const f2d_polygon *p1, const f2d_vec2 *f1,
-                                     const f2d_vec2 *f2, int64_t dx, int64_t dy)
+/* SAT's separations of the four edges of p1 (form f1) against box f2, (dx, dy) = p of 2 - p of
+ * 1, exact: s[k] = c - e and s[k + 2] = -c - e for k = 0, 1 (see above). */
+static inline void box_separations(int64_t s[4], const f2d_polygon *p1, const f2d_vec2 *f1,
+                                   const f2d_vec2 *f2, int64_t dx, int64_t dy)
 {
-	int64_t s[4];
 	for (int32_t k = 0; k < 2; ++k) {
 		f2d_vec2 n = p1->normals[k];
 		int64_t c = n.x * dx + n.y * dy;
@@ -283,6 +355,11 @@ static inline fix16_t box_separation(int32_t *edge, const f2d_polygon *p1, const
 		s[k] = c - e;
 		s[k + 2] = -c - e;
 	}
+}
+
+/* find_max_separation's result from the four separations: the first maximum, rounded once. */
+static inline fix16_t box_best(int32_t *edge, const int64_t s[4])
+{
 	int32_t best = 0;
 	for (int32_t i = 1; i < 4; ++i) {
 		best = s[i] > s[best] ? i : best;
@@ -291,21 +368,85 @@ static inline fix16_t box_separation(int32_t *edge, const f2d_polygon *p1, const
 	return f2d_sat(f2d_round16(s[best]));
 }
 
+#if F2D_X86_SIMD
+/* box_separations of A against B (s[0..3]) and of B against A (s[4..7]) at once, AVX2: the 16
+ * dot products are four vectors of four, one 64-bit lane per normal (A's n0, n1, B's n0, n1).
+ * A lane holds a vector's (x, y) as two int32; _mm256_mul_epi32 multiplies the low (x) halves
+ * to their exact 64-bit product, and a 32-bit right shift brings the y halves down, so each
+ * lane's dot is the exact sum f2d_dot64 computes. |abs| and max of these (below 2^50) are
+ * exact too: the same integers as box_separations, whatever the CPU (tests/test_narrow.c
+ * compares the two paths). Needs |dx|, |dy| <= INT32_MAX (c's operand is a lane's int32). */
+__attribute__((target("avx2"))) static inline void
+box_separations_avx2(int64_t s[8], const f2d_polygon *pa, const f2d_vec2 *fa,
+                     const f2d_polygon *pb, const f2d_vec2 *fb, int32_t dx, int32_t dy)
+{
+	/* normals: A's n0 n1, B's n0 n1; r: rA0 rA1 rB0 rB1 (forms' slots 1, 2) */
+	__m256i n = _mm256_inserti128_si256(
+	    _mm256_castsi128_si256(_mm_loadu_si128((const __m128i *)(const void *)pa->normals)),
+	    _mm_loadu_si128((const __m128i *)(const void *)pb->normals), 1);
+	__m256i r = _mm256_inserti128_si256(
+	    _mm256_castsi128_si256(_mm_loadu_si128((const __m128i *)(const void *)&fa[1])),
+	    _mm_loadu_si128((const __m128i *)(const void *)&fb[1]), 1);
+	/* the offsets: (dx, dy) for A's normals, (-dx, -dy) for B's */
+	__m256i d = _mm256_set_epi32(-dy, -dx, -dy, -dx, dy, dx, dy, dx);
+	__m256i r0 = _mm256_permute4x64_epi64(r, _MM_SHUFFLE(0, 0, 2, 2)); /* rB0 rB0 rA0 rA0 */
+	__m256i r1 = _mm256_permute4x64_epi64(r, _MM_SHUFFLE(1, 1, 3, 3)); /* rB1 rB1 rA1 rA1 */
+	__m256i ny = _mm256_srli_epi64(n, 32);
+	__m256i c = _mm256_add_epi64(_mm256_mul_epi32(n, d),
+	                             _mm256_mul_epi32(ny, _mm256_srli_epi64(d, 32)));
+	__m256i f = _mm256_add_epi64(_mm256_mul_epi32(n, r),
+	                             _mm256_mul_epi32(ny, _mm256_srli_epi64(r, 32)));
+	__m256i e0 = _mm256_add_epi64(_mm256_mul_epi32(n, r0),
+	                              _mm256_mul_epi32(ny, _mm256_srli_epi64(r0, 32)));
+	__m256i e1 = _mm256_add_epi64(_mm256_mul_epi32(n, r1),
+	                              _mm256_mul_epi32(ny, _mm256_srli_epi64(r1, 32)));
+	__m256i zero = _mm256_setzero_si256();
+	__m256i m0 = _mm256_cmpgt_epi64(zero, e0), m1 = _mm256_cmpgt_epi64(zero, e1);
+	e0 = _mm256_sub_epi64(_mm256_xor_si256(e0, m0), m0); /* |e0| */
+	e1 = _mm256_sub_epi64(_mm256_xor_si256(e1, m1), m1);
+	__m256i e = _mm256_add_epi64(_mm256_blendv_epi8(e1, e0, _mm256_cmpgt_epi64(e0, e1)), f);
+	__m256i lo = _mm256_sub_epi64(c, e);                          /* s[k] */
+	__m256i hi = _mm256_sub_epi64(_mm256_sub_epi64(zero, c), e); /* s[k + 2] */
+	/* lanes (A0, A1, B0, B1) of lo and hi -> A's s[0..3], B's s[0..3] */
+	_mm256_storeu_si256((__m256i *)(void *)s,
+	                    _mm256_permute2x128_si256(lo, hi, 0x20)); /* lo A, hi A */
+	_mm256_storeu_si256((__m256i *)(void *)(s + 4),
+	                    _mm256_permute2x128_si256(lo, hi, 0x31)); /* lo B, hi B */
+}
+#endif
+
 /* collide_polygons for two boxes: the separations as above; the incident edge from two
  * dots (p2's opposite normals are exact negatives and f2d_dot is odd, so the four dots are d0,
  * d1, -d0, -d1: the same first minimum); the clipping with the tangent dots of the incident
  * points taken once (clip_segment computes each twice: the second plane's dot of a point the
  * first plane kept is the same value). */
-static void collide_boxes(const f2d_polygon *pa, const f2d_vec2 *fa, const f2d_polygon *pb,
-                          const f2d_vec2 *fb, fix16_t speculative, f2d_manifold *m)
+static F2D_ALWAYS_INLINE void collide_boxes(const f2d_polygon *pa, const f2d_vec2 *fa,
+                                            const f2d_polygon *pb, const f2d_vec2 *fb,
+                                            fix16_t speculative, f2d_manifold *m, bool simd)
 {
 	int64_t dx = (int64_t)fb[0].x - fa[0].x, dy = (int64_t)fb[0].y - fa[0].y;
 	int32_t edge_a, edge_b;
-	fix16_t sep_a = box_separation(&edge_a, pa, fa, fb, dx, dy);
+	int64_t s[8]; /* A's edges, then B's */
+	bool both = false;
+#if F2D_X86_SIMD
+	if (simd && dx >= -INT32_MAX && dx <= INT32_MAX && dy >= -INT32_MAX && dy <= INT32_MAX) {
+		box_separations_avx2(s, pa, fa, pb, fb, (int32_t)dx, (int32_t)dy);
+		both = true;
+	}
+#else
+	(void)simd;
+#endif
+	if (!both) {
+		box_separations(s, pa, fa, fb, dx, dy);
+	}
+	fix16_t sep_a = box_best(&edge_a, s);
 	if (sep_a > speculative) {
 		return;
 	}
-	fix16_t sep_b = box_separation(&edge_b, pb, fb, fa, -dx, -dy);
+	if (!both) {
+		box_separations(s + 4, pb, fb, fa, -dx, -dy);
+	}
+	fix16_t sep_b = box_best(&edge_b, s + 4);
 	if (sep_b > speculative) {
 		return;
 	}
@@ -359,6 +500,24 @@ static void collide_boxes(const f2d_polygon *pa, const f2d_vec2 *fa, const f2d_p
 	}
 	emit_points(m, c, n1, v11, flip, speculative);
 }
+
+/* collide_boxes as two functions: the scalar one, and one compiled for AVX2 (the separations
+ * inlined; every other operation is integer, the same results). */
+F2D_NOINLINE static void collide_boxes_scalar(const f2d_polygon *pa, const f2d_vec2 *fa,
+                                              const f2d_polygon *pb, const f2d_vec2 *fb,
+                                              fix16_t speculative, f2d_manifold *m)
+{
+	collide_boxes(pa, fa, pb, fb, speculative, m, false);
+}
+
+#if F2D_X86_SIMD
+__attribute__((target("avx2"))) F2D_NOINLINE static void
+collide_boxes_avx2(const f2d_polygon *pa, const f2d_vec2 *fa, const f2d_polygon *pb,
+                   const f2d_vec2 *fb, fix16_t speculative, f2d_manifold *m)
+{
+	collide_boxes(pa, fa, pb, fb, speculative, m, true);
+}
+#endif
 
 #endif
 
@@ -436,8 +595,10 @@ static void collide_circles(f2d_vec2 ca, fix16_t ra, f2d_vec2 cb, fix16_t rb, fi
 	m->points[0].id = 0;
 }
 
-void f2d_collide(const f2d_shape *a, const f2d_shape *b, fix16_t speculative, f2d_manifold *m)
+void f2d_collide_kernel(const f2d_shape *a, const f2d_shape *b, fix16_t speculative,
+                        f2d_manifold *m, int kernel)
 {
+	(void)kernel; /* used by the box path where SIMD is compiled */
 	m->count = 0;
 	m->normal = f2d_v(0, 0);
 	if (f2d_shape_is_linear(a) || f2d_shape_is_linear(b)) {
@@ -448,7 +609,15 @@ void f2d_collide(const f2d_shape *a, const f2d_shape *b, fix16_t speculative, f2
 #ifndef F2D_COLLIDE_GENERAL_ONLY /* test only: tests/test_narrow.c's reference */
 		const f2d_vec2 *fa = box_of(&a->world_polygon), *fb = box_of(&b->world_polygon);
 		if (fa != NULL && fb != NULL) {
-			collide_boxes(&a->world_polygon, fa, &b->world_polygon, fb, speculative, m);
+#if F2D_X86_SIMD
+			if (kernel != F2D_KERNEL_SCALAR) {
+				collide_boxes_avx2(&a->world_polygon, fa, &b->world_polygon, fb,
+				                   speculative, m);
+				return;
+			}
+#endif
+			collide_boxes_scalar(&a->world_polygon, fa, &b->world_polygon, fb,
+			                     speculative, m);
 			return;
 		}
 #endif
@@ -464,4 +633,14 @@ void f2d_collide(const f2d_shape *a, const f2d_shape *b, fix16_t speculative, f2
 		collide_circles(a->world_center, a->circle.radius, b->world_center,
 		                b->circle.radius, speculative, m);
 	}
+}
+
+void f2d_collide(const f2d_shape *a, const f2d_shape *b, fix16_t speculative, f2d_manifold *m)
+{
+	f2d_collide_kernel(a, b, speculative, m, f2d_kernel_level());
+}
+
+void f2d_shape_update_world(f2d_shape *s, f2d_transform xf, fix16_t margin)
+{
+	f2d_shape_update_world_kernel(s, xf, margin, f2d_kernel_level());
 }

@@ -152,13 +152,14 @@ fix16_t f2d_pair_speculative(const f2d_world *w, const f2d_shape *a, const f2d_s
 	return w->def.speculative_distance + (fix16_t)closing;
 }
 
-/* fill_arbiter with a fresh manifold from the shapes' world caches. */
+/* fill_arbiter with a fresh manifold from the shapes' world caches (kernel: f2d_kernel_level(),
+ * asked once per pass). */
 static int32_t build_arbiter(const f2d_world *w, const f2d_arbiter *prev, int32_t ia, int32_t ib,
-                             f2d_arbiter *arb)
+                             f2d_arbiter *arb, int kernel)
 {
 	f2d_manifold m;
 	fix16_t spec = f2d_pair_speculative(w, &w->shapes[ia], &w->shapes[ib]);
-	f2d_collide(&w->shapes[ia], &w->shapes[ib], spec, &m);
+	f2d_collide_kernel(&w->shapes[ia], &w->shapes[ib], spec, &m, kernel);
 	int32_t n = fill_arbiter(w, prev, ia, ib, &m, arb);
 	arb->speculative = spec;
 	return n;
@@ -215,6 +216,7 @@ f2d_result f2d_update_contacts(f2d_world *w)
 	}
 	f2d_events_begin_step(w);
 	const bool sensors = w->sensor_count > 0;
+	const int kernel = f2d_kernel_level();
 	/* sleeping off: every arbiter is solved (all_awake in world.c relies on this), set here
 	 * while the arbiter is in the cache rather than in a pass of its own */
 	const bool all_active = !w->def.enable_sleep;
@@ -272,7 +274,7 @@ f2d_result f2d_update_contacts(f2d_world *w)
 		    !shape_moved(moved, ib) &&
 		    prev->speculative == f2d_pair_speculative(w, &w->shapes[ia], &w->shapes[ib]);
 		count +=
-		    (keep ? reuse_arbiter(w, prev, arb) : build_arbiter(w, prev, ia, ib, arb)) > 0
+		    (keep ? reuse_arbiter(w, prev, arb) : build_arbiter(w, prev, ia, ib, arb, kernel)) > 0
 		        ? 1
 		        : 0;
 		if (all_active) {
@@ -296,10 +298,11 @@ f2d_result f2d_update_contacts(f2d_world *w)
 void f2d_refresh_arbiters(f2d_world *w)
 {
 	int32_t k = 0;
+	const int kernel = f2d_kernel_level();
 	for (int32_t i = 0; i < w->arbiter_count; ++i) {
 		f2d_arbiter *arb = &w->arbiters[i];
 		if (arb->frozen && arb->active &&
-		    build_arbiter(w, arb, arb->shape_a, arb->shape_b, arb) == 0) {
+		    build_arbiter(w, arb, arb->shape_a, arb->shape_b, arb, kernel) == 0) {
 			continue;
 		}
 		if (k != i) {

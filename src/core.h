@@ -227,8 +227,15 @@ typedef struct f2d_manifold {
 
 /** Shapes with their world cache up to date (f2d_shape_update_world). */
 void f2d_collide(const f2d_shape *a, const f2d_shape *b, fix16_t speculative, f2d_manifold *m);
+/** f2d_collide with the kernel (F2D_KERNEL_*, at most f2d_kernel_level()) its box-box path uses:
+ *  the same manifold from every kernel (tests/test_narrow.c). */
+void f2d_collide_kernel(const f2d_shape *a, const f2d_shape *b, fix16_t speculative,
+                        f2d_manifold *m, int kernel);
 /** Refreshes the world-space cache and the fattened AABB of a shape. */
 void f2d_shape_update_world(f2d_shape *s, f2d_transform xf, fix16_t margin);
+/** f2d_shape_update_world with the kernel (F2D_KERNEL_*, at most f2d_kernel_level()) of its box
+ *  branch: the same cache from every kernel (tests/test_narrow.c). */
+void f2d_shape_update_world_kernel(f2d_shape *s, f2d_transform xf, fix16_t margin, int kernel);
 
 /* ---- geometry (geometry.c) ---- */
 /** Mass properties of one shape, Q16.16 in 64 bits so range checks happen before narrowing. */

@@ -23,10 +23,14 @@
 
 #define F2D_COLLIDE_GENERAL_ONLY
 #define f2d_collide ref_collide
+#define f2d_collide_kernel ref_collide_kernel
 #define f2d_shape_update_world ref_shape_update_world
+#define f2d_shape_update_world_kernel ref_shape_update_world_kernel
 #include "../src/collision.c"
 #undef f2d_collide
+#undef f2d_collide_kernel
 #undef f2d_shape_update_world
+#undef f2d_shape_update_world_kernel
 
 /* A value in [lo, hi] from a 64-bit LCG (Knuth's MMIX constants); the top bits are used. */
 static int32_t rng_int(uint64_t *s, int32_t lo, int32_t hi)
@@ -72,19 +76,29 @@ static f2d_rot random_rot(uint64_t *seed, int32_t mode)
 
 static void expect_same(const f2d_shape *a, const f2d_shape *b, fix16_t spec, int32_t *counts)
 {
-	f2d_manifold fast, ref;
-	memset(&fast, 0x5a, sizeof fast);
+	f2d_manifold ref;
 	memset(&ref, 0x5a, sizeof ref);
-	f2d_collide(a, b, spec, &fast);
 	ref_collide(a, b, spec, &ref);
-	ck_assert_int_eq(fast.count, ref.count);
-	ck_assert_int_eq(fast.normal.x, ref.normal.x);
-	ck_assert_int_eq(fast.normal.y, ref.normal.y);
-	for (int32_t i = 0; i < ref.count; ++i) {
-		ck_assert_int_eq(fast.points[i].point.x, ref.points[i].point.x);
-		ck_assert_int_eq(fast.points[i].point.y, ref.points[i].point.y);
-		ck_assert_int_eq(fast.points[i].separation, ref.points[i].separation);
-		ck_assert_uint_eq(fast.points[i].id, ref.points[i].id);
+	/* the library's f2d_collide (its box path on this CPU's kernel: AVX2 separations,
+	 * collide_boxes_avx2, where the CPU has AVX2), and the scalar box path */
+	const int32_t runs = f2d_kernel_level() == F2D_KERNEL_SCALAR ? 1 : 2;
+	for (int32_t run = 0; run < runs; ++run) {
+		f2d_manifold fast;
+		memset(&fast, 0x5a, sizeof fast);
+		if (run == 0) {
+			f2d_collide(a, b, spec, &fast);
+		} else {
+			f2d_collide_kernel(a, b, spec, &fast, F2D_KERNEL_SCALAR);
+		}
+		ck_assert_int_eq(fast.count, ref.count);
+		ck_assert_int_eq(fast.normal.x, ref.normal.x);
+		ck_assert_int_eq(fast.normal.y, ref.normal.y);
+		for (int32_t i = 0; i < ref.count; ++i) {
+			ck_assert_int_eq(fast.points[i].point.x, ref.points[i].point.x);
+			ck_assert_int_eq(fast.points[i].point.y, ref.points[i].point.y);
+			ck_assert_int_eq(fast.points[i].separation, ref.points[i].separation);
+			ck_assert_uint_eq(fast.points[i].id, ref.points[i].id);
+		}
 	}
 	counts[ref.count]++;
 }
@@ -195,6 +209,47 @@ START_TEST(box_path_at_range_edges)
 }
 END_TEST
 
+/* A box's world cache (f2d_shape_update_world's box branch) is the same from the scalar code and
+ * from the AVX2 one (box_world_avx2; the default on a CPU with AVX2): every byte of the shape,
+ * for boxes from the smallest to the largest, anywhere up to the world's corners, at every
+ * angle, with any margin. (On a CPU without AVX2 both runs take the scalar branch.) */
+START_TEST(box_world_cache_same_on_every_kernel)
+{
+	uint64_t seed = 99u;
+	const fix16_t big = F2D_MAX_SHAPE_EXTENT / 2, tiny = F2D_MIN_SHAPE_SIZE;
+	const fix16_t far = F2D_WORLD_LIMIT - F2D_MAX_SHAPE_EXTENT;
+	int32_t boxes = 0;
+	for (int32_t n = 0; n < 40000; ++n) {
+		int32_t kind = n % 4;
+		fix16_t hx = kind == 0 ? big : (kind == 1 ? tiny : rng_int(&seed, tiny, big));
+		fix16_t hy = kind == 0 ? tiny : (kind == 1 ? big : rng_int(&seed, tiny, big));
+		f2d_vec2 p = {rng_int(&seed, -far, far), rng_int(&seed, -far, far)};
+		if (n % 3 == 0) {
+			p = f2d_v((n & 4) ? far : -far, (n & 8) ? far : -far);
+		}
+		f2d_transform xf = {p, random_rot(&seed, n % 5)};
+		fix16_t margin = n % 7 == 0 ? 0 : rng_int(&seed, 0, F2D_MILLI(100));
+		f2d_shape a, b;
+		memset(&a, 0, sizeof a);
+		a.type = F2D_POLYGON_SHAPE;
+		if (n % 10 == 9) { /* an offset box: the general branch on both */
+			ck_assert_int_eq(f2d_make_offset_box(F2D_MILLI(400), F2D_MILLI(300),
+			                                     f2d_v(F2D_MILLI(250), -F2D_MILLI(100)),
+			                                     random_rot(&seed, 3), &a.polygon),
+			                 F2D_OK);
+		} else {
+			ck_assert_int_eq(f2d_make_box(hx, hy, &a.polygon), F2D_OK);
+		}
+		b = a;
+		f2d_shape_update_world_kernel(&a, xf, margin, F2D_KERNEL_SCALAR);
+		f2d_shape_update_world_kernel(&b, xf, margin, f2d_kernel_level());
+		ck_assert_msg(memcmp(&a, &b, sizeof a) == 0, "box %d: the caches differ", n);
+		boxes += a.world_polygon.normals[4].x == BOX_TAG ? 1 : 0;
+	}
+	ck_assert_int_gt(boxes, 30000); /* the box branch ran */
+}
+END_TEST
+
 static void expect_same_arbiters(const f2d_world *a, const f2d_world *b, const char *scene,
                                  int32_t step)
 {
@@ -280,6 +335,7 @@ static Suite *narrow_suite(void)
 	tcase_add_loop_test(tc, box_path_matches_general_path, 0, 4);
 	tcase_add_test(tc, non_boxes_take_the_general_path);
 	tcase_add_test(tc, box_path_at_range_edges);
+	tcase_add_test(tc, box_world_cache_same_on_every_kernel);
 	suite_add_tcase(s, tc);
 	TCase *kept = tcase_create("kept");
 	tcase_add_loop_test(kept, kept_caches_and_manifolds_match_full_recomputation, 0, 12);
