@@ -413,6 +413,15 @@ struct f2d_world {
 	int32_t hit_shape_count; /* live shapes with hit events on (derived) */
 	f2d_query_cache query;   /* queries (query.c): a cache */
 	uint64_t query_epoch;    /* moves when a shape may have moved (see f2d_query_cache) */
+	/* the state hash's cache of its shapes section (hash.c, format 5; a cache, not state):
+	 * shapes_digest is XXH3-64 of the slot digests of shapes [0, shape_ids.next) in id order,
+	 * shapes_options the live shapes with options other than the defaults. Valid while
+	 * shapes_cached: cleared by every change to a shape's record or options and by every
+	 * snapshot restore or load (f2d_shape_refresh_digest, f2d_hash_shapes_changed), refilled
+	 * at the start of a step (f2d_hash_cache_shapes), which changes no shape. */
+	uint64_t shapes_digest;
+	int32_t shapes_options;
+	bool shapes_cached;
 	char error[160];
 };
 
@@ -670,8 +679,14 @@ uint64_t f2d_hash_world(const f2d_world *w);
 /** The same hash with every shape digest recomputed from its record (tests: the cache is never
  *  stale when this equals f2d_hash_world). */
 uint64_t f2d_hash_world_reference(const f2d_world *w);
-/** Recomputes s->digest; call after any change to the shape's hash record (see hash.c). */
-void f2d_shape_refresh_digest(f2d_shape *s);
+/** Recomputes s->digest; call after any change to the shape's hash record (see hash.c). Also
+ *  clears the world's cache of the shapes section (f2d_hash_shapes_changed). */
+void f2d_shape_refresh_digest(f2d_world *w, f2d_shape *s);
+/** Call after any change to a shape's options (filter, sensor, event flags) or to the shape
+ *  slots that does not go through f2d_shape_refresh_digest (snapshot restore and load). */
+void f2d_hash_shapes_changed(f2d_world *w);
+/** Refills the shapes section's cache when it was cleared (f2d_world_step, before anything). */
+void f2d_hash_cache_shapes(f2d_world *w);
 /** XXH3-64 of one phase's output (f2d_world_step_traced; encodings in hash.c). */
 uint64_t f2d_hash_phase(const f2d_world *w, f2d_phase phase);
 

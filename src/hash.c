@@ -68,7 +68,7 @@
  * f2d_shape_refresh_digest whenever the record changes) instead of the record itself:
  * re-encoding every polygon every step was most of the hash's cost (issue 16). Format 4: fewer
  * bytes for bodies and shape slots (see the top of the file). Same content covered. */
-#define F2D_HASH_FORMAT 4u
+#define F2D_HASH_FORMAT 5u
 
 typedef struct encoder {
 	XXH3_state_t *state;
@@ -550,9 +550,10 @@ static uint64_t shape_digest(const f2d_shape *s)
 	return XXH3_64bits(e.buf, e.len);
 }
 
-void f2d_shape_refresh_digest(f2d_shape *s)
+void f2d_shape_refresh_digest(f2d_world *w, f2d_shape *s)
 {
 	s->digest = shape_digest(s);
+	w->shapes_cached = false; /* the shapes section folds this digest */
 }
 
 /* Options and event state (format 2 extension): written only when something is not at its
@@ -627,6 +628,46 @@ static void put_options(encoder *e, const f2d_world *w, int32_t nb, int32_t ns)
 	}
 }
 
+/* The shapes section's digest (format 5): XXH3-64 (seed 0) of the u64 digests of the shape
+ * slots [0, shape_ids.next) in id order (each the digest of its record, put_shape_record);
+ * *ns: the live shapes with options other than the defaults (for put_options). fresh_digests:
+ * every digest recomputed from its record instead of the one cached in the shape. */
+static uint64_t shapes_section(const f2d_world *w, bool fresh_digests, int simd, int32_t *ns)
+{
+	XXH3_state_t state;
+	encoder e;
+	e.state = &state;
+	e.simd = simd;
+	e.len = 0;
+	XXH3_64bits_reset(&state);
+	int32_t count = 0;
+	const int32_t n = w->shape_ids.next;
+	uint8_t *p = e.buf;
+	for (int32_t i = 0; i < n; ++i) {
+		const f2d_shape *s = &w->shapes[i];
+		count += s->alive && !f2d_shape_default_options(s) ? 1 : 0;
+		p = room(&e, p, 8);
+		p = w_u64(p, fresh_digests ? shape_digest(s) : s->digest);
+	}
+	end(&e, p);
+	flush(&e);
+	*ns = count;
+	return XXH3_64bits_digest(&state);
+}
+
+void f2d_hash_shapes_changed(f2d_world *w)
+{
+	w->shapes_cached = false;
+}
+
+void f2d_hash_cache_shapes(f2d_world *w)
+{
+	if (!w->shapes_cached) {
+		w->shapes_digest = shapes_section(w, false, simd_level(), &w->shapes_options);
+		w->shapes_cached = true;
+	}
+}
+
 /* fresh: every record written field by field by the portable encoder (no runs, no gathers);
  * fresh_digests: the shape digests computed from the records instead of the cached ones (both:
  * the reference) */
@@ -684,25 +725,14 @@ static uint64_t hash_world(const f2d_world *w, bool fresh, bool fresh_digests)
 		}
 	end(&e, p);
 	put_pool(&e, &w->shape_ids);
-	p = e.buf + e.len;
-	if (fresh_digests) {
-		for (int32_t i = 0; i < w->shape_ids.next; ++i) {
-			const f2d_shape *s = &w->shapes[i];
-			ns += s->alive && !f2d_shape_default_options(s) ? 1 : 0;
-			p = room(&e, p, 8);
-			p = w_u64(p, shape_digest(s));
-		}
+	need(&e, 8);
+	if (!fresh && w->shapes_cached) { /* the step's case: one u64 for all shapes */
+		put_u64(&e, w->shapes_digest);
+		ns = w->shapes_options;
 	} else {
-		/* the options next to the digest first: alive (another cache line) is read only
-		 * for a shape with options */
-		const int32_t n = w->shape_ids.next;
-		for (int32_t i = 0; i < n; ++i) {
-			const f2d_shape *s = &w->shapes[i];
-			ns += !f2d_shape_default_options(s) && s->alive ? 1 : 0;
-			p = room(&e, p, 8);
-			p = w_u64(p, s->digest);
-		}
+		put_u64(&e, shapes_section(w, fresh_digests, e.simd, &ns));
 	}
+	p = e.buf + e.len;
 	end(&e, p);
 	put_pool(&e, &w->joint_ids);
 #if F2D_X86_SIMD
@@ -781,7 +811,7 @@ uint64_t f2d_hash_world(const f2d_world *w)
 	/* and the fast encoders (the cached digests, the copied runs, the VBMI gathers) give the
 	 * portable encoder's bytes: a record they miss or misplace changes the hash */
 	uint64_t h = hash_world(w, false, false);
-	if (h != hash_world(w, true, false)) { /* the cached digests were checked above */
+	if (h != hash_world(w, true, true)) { /* the shapes section recomputed from scratch */
 		fprintf(stderr,
 		        "fix2d: F2D_HASH_CHECK: the fast hash differs from the reference\n");
 		abort();

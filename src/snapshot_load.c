@@ -508,6 +508,7 @@ f2d_result f2d_snapshot_load_payload(f2d_world *w, const uint8_t *payload, size_
 	a.arbiter_count = d.arbiter_count;
 	a.arbiters_end = d.arbiters_end;
 	decode_payload(&a); /* cannot fail: every check passed above */
+	f2d_hash_shapes_changed(w); /* shape slots and options were rewritten */
 	if (!caches) {
 		w->sweep_dirty = true;
 	}

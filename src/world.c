@@ -481,6 +481,7 @@ static bool soft_step(f2d_world *w, int32_t nj)
 /* The step. trace is NULL for f2d_world_step: then each phase costs one pointer test. */
 static f2d_result step(f2d_world *w, f2d_phase_hashes *trace)
 {
+	f2d_hash_cache_shapes(w); /* the step changes no shape: the hash after it reuses this */
 	f2d_events_clear_output(w);
 	if (nothing_moves(w)) {
 		perturb_for_test(w);

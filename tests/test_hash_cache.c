@@ -194,9 +194,16 @@ START_TEST(every_mutation_keeps_digests_fresh)
 	 * it inside f2d_world_hash instead) */
 #ifndef F2D_HASH_CHECK
 	ck_assert(w4->shape_ids.next > 0);
+	ck_assert(w4->shapes_cached); /* refilled by the steps */
+	w4->shapes_digest ^= 1;       /* a stale shapes section (format 5) */
+	ck_assert(f2d_world_hash(w4) != f2d_hash_world_reference(w4));
+	w4->shapes_digest ^= 1;
+	FRESH(w4);
+	w4->shapes_cached = false; /* a stale shape digest, folded when the section is not cached */
 	w4->shapes[0].digest ^= 1;
 	ck_assert(f2d_world_hash(w4) != f2d_hash_world_reference(w4));
 	w4->shapes[0].digest ^= 1;
+	FRESH(w4);
 #endif
 	f2d_destroy_world(w4);
 	f2d_destroy_world(w3);
