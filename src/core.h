@@ -22,6 +22,11 @@ void f2d_free(f2d_world *w, void *p, size_t size);
 /** Grows *array (element size elem) to hold at least need elements; returns false on OOM
  *  (then *array and *capacity are unchanged). */
 bool f2d_grow(f2d_world *w, void **array, int32_t *capacity, int32_t need, size_t elem);
+/** f2d_grow for an array that starts on a 64-byte boundary (the arbiters); freed with
+ *  f2d_free_aligned, copied with f2d_alloc_aligned. */
+bool f2d_grow_aligned(f2d_world *w, void **array, int32_t *capacity, int32_t need, size_t elem);
+void *f2d_alloc_aligned(f2d_world *w, size_t size);
+void f2d_free_aligned(f2d_world *w, void *p, size_t size);
 
 /* ---- id pool: deterministic allocation, LIFO reuse of freed ids ---- */
 typedef struct f2d_id_pool {
@@ -141,25 +146,32 @@ typedef struct f2d_joint {
 	int32_t next_a, next_b;
 } f2d_joint;
 
+/* The fields the state hash reads come first (hash.c: id, pn, pt of a point; shape_a ..
+ * count and both points' of an arbiter), so that they lie in an arbiter's first 44 bytes. */
 typedef struct f2d_contact_point {
 	uint32_t id;       /* feature id: which edges/vertices made this point */
+	fix16_t pn, pt;    /* accumulated normal and tangent impulses */
 	f2d_vec2 r_a, r_b; /* from the centres of mass to the point */
 	fix16_t separation;
-	fix16_t pn, pt; /* accumulated normal and tangent impulses */
-} f2d_contact_point;    /* the solver's data of a point are in f2d_contact_batch */
+} f2d_contact_point; /* the solver's data of a point are in f2d_contact_batch */
 
+/* 128 bytes, and the arrays of them (w->arbiters, w->arbiters_next) 64-byte aligned
+ * (f2d_grow_aligned): the hashed fields (the first 44 bytes) are one cache line an arbiter
+ * (issue 16; they were two or three). */
 typedef struct f2d_arbiter {
 	int32_t shape_a, shape_b; /* key, shape_a < shape_b */
-	int32_t body_a, body_b;
-	f2d_vec2 normal; /* from A to B */
 	fix16_t friction, restitution;
 	int32_t count;
+	f2d_contact_point points[2];
+	int32_t body_a, body_b;
+	f2d_vec2 normal;     /* from A to B */
 	bool frozen;         /* per step: copied unchanged because neither body could move */
 	bool active;         /* per step: solved (one body moves); set by f2d_islands_wake */
 	fix16_t speculative; /* per step: the gap up to which its manifold kept points
 	                      * (f2d_pair_speculative; contact.c) */
-	f2d_contact_point points[2];
+	uint8_t pad[20];     /* to 128 bytes: two arbiters never share a cache line */
 } f2d_arbiter;
+typedef char f2d_arbiter_is_128_bytes[sizeof(f2d_arbiter) == 128 ? 1 : -1];
 
 /* ---- the contact solver's working set (solver.c) ----
  * The active arbiters of a step, coloured so that no two arbiters of one colour share a dynamic

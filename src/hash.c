@@ -314,6 +314,12 @@ static uint8_t *put_body(uint8_t *p, const f2d_body *b, bool runs)
 	     128 &&                                                                                \
 	 offsetof(f2d_contact_point, id) + 4 <= sizeof(f2d_contact_point))
 
+/* every byte of an arbiter's record in its first 64 bytes (core.h orders the fields so) */
+#define ARBITER_ONE_LINE                                                                           \
+	(offsetof(f2d_arbiter, points) + sizeof(f2d_contact_point) +                               \
+	     offsetof(f2d_contact_point, pt) + 4 <=                                                \
+	 64)
+
 static uint8_t *put_joint_other(uint8_t *p, const f2d_joint *j);
 
 /* the revolute part of a joint record: runs body_a .. reference_angle, lower ..
@@ -407,7 +413,10 @@ static VBMI_TARGET uint8_t *put_arbiters_vbmi(encoder *e, uint8_t *p, const f2d_
 		const f2d_arbiter *a = &arbiters[i];
 		p = room(e, p, 64);
 		__m512i lo = _mm512_loadu_si512((const void *)a);
-		__m512i up = _mm512_maskz_loadu_epi8(hi, (const unsigned char *)a + 64);
+		/* the record in the first 64 bytes (core.h's layout): one line read an arbiter */
+		__m512i up = ARBITER_ONE_LINE
+		                 ? lo
+		                 : _mm512_maskz_loadu_epi8(hi, (const unsigned char *)a + 64);
 		_mm512_storeu_si512((void *)p, _mm512_permutex2var_epi8(lo, idx, up));
 		p += 20 + 12 * a->count; /* an absent second point is overwritten next */
 	}

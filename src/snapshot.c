@@ -815,6 +815,22 @@ static bool dup_array(f2d_world *c, void **array, const void *src, int32_t capac
 	return true;
 }
 
+/* dup_array for a 64-byte aligned array (f2d_grow_aligned: the arbiters) */
+static bool dup_aligned(f2d_world *c, void **array, const void *src, int32_t capacity,
+                        size_t elem)
+{
+	*array = NULL;
+	if (capacity <= 0 || src == NULL) {
+		return true;
+	}
+	*array = f2d_alloc_aligned(c, (size_t)capacity * elem);
+	if (*array == NULL) {
+		return false;
+	}
+	memcpy(*array, src, (size_t)capacity * elem);
+	return true;
+}
+
 f2d_result f2d_world_clone(const f2d_world *src, f2d_world **out)
 {
 	if (src == NULL || out == NULL) {
@@ -887,8 +903,8 @@ f2d_result f2d_world_clone(const f2d_world *src, f2d_world **out)
 	    dup_array(c, (void **)&c->joint_ids.free_ids, src->joint_ids.free_ids,
 	              src->joint_ids.free_capacity, sizeof(int32_t)) &&
 	    (c->joint_ids.free_capacity = src->joint_ids.free_capacity, true) &&
-	    dup_array(c, (void **)&c->arbiters, src->arbiters, src->arbiter_capacity,
-	              sizeof(f2d_arbiter)) &&
+	    dup_aligned(c, (void **)&c->arbiters, src->arbiters, src->arbiter_capacity,
+	                sizeof(f2d_arbiter)) &&
 	    (c->arbiter_capacity = src->arbiter_capacity, true) &&
 	    dup_array(c, (void **)&c->sweep, src->sweep, src->sweep_capacity, sizeof(int32_t)) &&
 	    (c->sweep_capacity = src->sweep_capacity, true) &&

@@ -1215,8 +1215,8 @@ bool f2d_decode_arbiters(decoder *d)
 		                       "truncated: %u arbiters cannot fit in %zu bytes",
 		                       (unsigned)n, (size_t)(d->end - d->p));
 	}
-	if (!f2d_grow(w, (void **)&w->arbiters_next, &w->arbiters_next_capacity, (int32_t)n,
-	              sizeof(f2d_arbiter))) {
+	if (!f2d_grow_aligned(w, (void **)&w->arbiters_next, &w->arbiters_next_capacity,
+	                      (int32_t)n, sizeof(f2d_arbiter))) {
 		return f2d_decode_fail(d, F2D_ERROR_OUT_OF_MEMORY, "allocator returned NULL");
 	}
 	d->arbiter_count = (int32_t)n;
