@@ -165,7 +165,7 @@ f2d_result f2d_pool_alloc(f2d_world *w, f2d_id_pool *pool, void **array, int32_t
 	/* the free list can hold every id ever handed out, so freeing never allocates */
 	if (!f2d_grow(w, (void **)&pool->free_ids, &pool->free_capacity, pool->next + 1,
 	              sizeof(int32_t)) ||
-	    !f2d_grow(w, array, capacity, pool->next + 1, elem)) {
+	    !f2d_grow_aligned(w, array, capacity, pool->next + 1, elem)) {
 		return f2d_set_error(w, F2D_ERROR_OUT_OF_MEMORY, "allocator returned NULL");
 	}
 	*id = pool->next++;

@@ -888,10 +888,10 @@ f2d_result f2d_spawn_body(f2d_world *w, const f2d_body_def *bd, const f2d_shape_
 		return r;
 	}
 	int32_t nb = w->body_ids.next + 1, ns = w->shape_ids.next + 1;
-	if (!f2d_grow(w, (void **)&w->bodies, &w->body_capacity, nb, sizeof(f2d_body)) ||
+	if (!f2d_grow_aligned(w, (void **)&w->bodies, &w->body_capacity, nb, sizeof(f2d_body)) ||
 	    !f2d_grow(w, (void **)&w->body_ids.free_ids, &w->body_ids.free_capacity, nb,
 	              sizeof(int32_t)) ||
-	    !f2d_grow(w, (void **)&w->shapes, &w->shape_capacity, ns, sizeof(f2d_shape)) ||
+	    !f2d_grow_aligned(w, (void **)&w->shapes, &w->shape_capacity, ns, sizeof(f2d_shape)) ||
 	    !f2d_grow(w, (void **)&w->shape_ids.free_ids, &w->shape_ids.free_capacity, ns,
 	              sizeof(int32_t))) {
 		return f2d_set_error(w, F2D_ERROR_OUT_OF_MEMORY, "allocator returned NULL");

@@ -22,7 +22,8 @@ void f2d_free(f2d_world *w, void *p, size_t size);
 /** Grows *array (element size elem) to hold at least need elements; returns false on OOM
  *  (then *array and *capacity are unchanged). */
 bool f2d_grow(f2d_world *w, void **array, int32_t *capacity, int32_t need, size_t elem);
-/** f2d_grow for an array that starts on a 64-byte boundary (the arbiters); freed with
+/** f2d_grow for an array that starts on a 64-byte boundary (bodies, shapes, joints, arbiters:
+ *  the state hash reads whole cache lines of them); freed with
  *  f2d_free_aligned, copied with f2d_alloc_aligned. */
 bool f2d_grow_aligned(f2d_world *w, void **array, int32_t *capacity, int32_t need, size_t elem);
 void *f2d_alloc_aligned(f2d_world *w, size_t size);

@@ -815,7 +815,7 @@ static bool dup_array(f2d_world *c, void **array, const void *src, int32_t capac
 	return true;
 }
 
-/* dup_array for a 64-byte aligned array (f2d_grow_aligned: the arbiters) */
+/* dup_array for a 64-byte aligned array (f2d_grow_aligned: bodies, shapes, joints, arbiters) */
 static bool dup_aligned(f2d_world *c, void **array, const void *src, int32_t capacity,
                         size_t elem)
 {
@@ -886,13 +886,14 @@ f2d_result f2d_world_clone(const f2d_world *src, f2d_world **out)
 	c->events.pending_count = src->events.pending_count;
 	c->island_capacity = c->island_data_capacity = 0;
 	bool ok =
-	    dup_array(c, (void **)&c->bodies, src->bodies, src->body_capacity, sizeof(f2d_body)) &&
+	    dup_aligned(c, (void **)&c->bodies, src->bodies, src->body_capacity,
+	                sizeof(f2d_body)) &&
 	    (c->body_capacity = src->body_capacity, true) &&
-	    dup_array(c, (void **)&c->shapes, src->shapes, src->shape_capacity,
-	              sizeof(f2d_shape)) &&
+	    dup_aligned(c, (void **)&c->shapes, src->shapes, src->shape_capacity,
+	                sizeof(f2d_shape)) &&
 	    (c->shape_capacity = src->shape_capacity, true) &&
-	    dup_array(c, (void **)&c->joints, src->joints, src->joint_capacity,
-	              sizeof(f2d_joint)) &&
+	    dup_aligned(c, (void **)&c->joints, src->joints, src->joint_capacity,
+	                sizeof(f2d_joint)) &&
 	    (c->joint_capacity = src->joint_capacity, true) &&
 	    dup_array(c, (void **)&c->body_ids.free_ids, src->body_ids.free_ids,
 	              src->body_ids.free_capacity, sizeof(int32_t)) &&

@@ -120,10 +120,10 @@ f2d_result f2d_create_world(const f2d_world_def *def, f2d_world **out)
 	w->inv_h = f2d_div_exact((int64_t)1 << 16, def->time_step);
 	w->last_out_of_range_body = F2D_NULL_INDEX;
 	int32_t bc = def->body_capacity;
-	if (!f2d_grow(w, (void **)&w->bodies, &w->body_capacity, bc, sizeof(f2d_body)) ||
-	    !f2d_grow(w, (void **)&w->shapes, &w->shape_capacity, bc, sizeof(f2d_shape)) ||
-	    !f2d_grow_aligned(w, (void **)&w->arbiters, &w->arbiter_capacity,
-	                      def->contact_capacity, sizeof(f2d_arbiter))) {
+	if (!f2d_grow_aligned(w, (void **)&w->bodies, &w->body_capacity, bc, sizeof(f2d_body)) ||
+	    !f2d_grow_aligned(w, (void **)&w->shapes, &w->shape_capacity, bc, sizeof(f2d_shape)) ||
+	    !f2d_grow_aligned(w, (void **)&w->arbiters, &w->arbiter_capacity, def->contact_capacity,
+	                      sizeof(f2d_arbiter))) {
 		f2d_destroy_world(w);
 		return F2D_ERROR_OUT_OF_MEMORY;
 	}
@@ -143,9 +143,9 @@ void f2d_destroy_world(f2d_world *w)
 		return;
 	}
 	f2d_events_free(w);
-	f2d_free(w, w->bodies, (size_t)w->body_capacity * sizeof(f2d_body));
-	f2d_free(w, w->shapes, (size_t)w->shape_capacity * sizeof(f2d_shape));
-	f2d_free(w, w->joints, (size_t)w->joint_capacity * sizeof(f2d_joint));
+	f2d_free_aligned(w, w->bodies, (size_t)w->body_capacity * sizeof(f2d_body));
+	f2d_free_aligned(w, w->shapes, (size_t)w->shape_capacity * sizeof(f2d_shape));
+	f2d_free_aligned(w, w->joints, (size_t)w->joint_capacity * sizeof(f2d_joint));
 	f2d_free(w, w->body_ids.free_ids, (size_t)w->body_ids.free_capacity * sizeof(int32_t));
 	f2d_free(w, w->shape_ids.free_ids, (size_t)w->shape_ids.free_capacity * sizeof(int32_t));
 	f2d_free(w, w->joint_ids.free_ids, (size_t)w->joint_ids.free_capacity * sizeof(int32_t));
