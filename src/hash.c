@@ -2,7 +2,7 @@
  * determines the future of the world. Never raw struct memory (padding, endianness).
  * SPDX-License-Identifier: MIT
  *
- * Encoding (format 4; README "Determinism", "The state hash"), every integer little-endian,
+ * Encoding (format 5; README "Determinism", "The state hash"), every integer little-endian,
  * fix16 as int32:
  *   u32 format, u64 step_count,
  *   settings: gravity.x, gravity.y, h, iterations, joint_position_iterations, bias_factor,
@@ -17,10 +17,12 @@
  *            inertia (of mass, inertia and the fixed-rotation option), the shape list (of the
  *            shapes' bodies, in id order) and the joint count (of the joints' bodies), as the
  *            snapshots leave them out.
- *     shape: u64 digest, where digest = XXH3-64 (seed 0) of the shape's record: u32
- *            generation, u8 alive, and when alive type, body, density, friction, restitution,
- *            polygon (count, vertices, normals, centroid), circle (center, radius) or capsule,
- *            segment, chain segment (centers, radius, ghosts) (put_shape_record)
+ *     shapes (format 5): not one record a slot but, after the pool, one u64: XXH3-64 (seed
+ *            0) of the slots' u64 digests in id order (shapes_section), where a slot's digest
+ *            = XXH3-64 (seed 0) of the shape's record: u32 generation, u8 alive, and when
+ *            alive type, body, density, friction, restitution, polygon (count, vertices,
+ *            normals, centroid), circle (center, radius) or capsule, segment, chain segment
+ *            (centers, radius, ghosts) (put_shape_record)
  *     joint: u32 generation, u8 alive, and when alive bodies, anchors, reference angle, flags,
  *            limits, motor, accumulated impulses; a joint of another type than revolute has
  *            flag 8 and its fields after (put_joint)
@@ -35,12 +37,23 @@
  * the bytes go through XXH3's AVX2 or AVX-512 loop where the CPU has one (the same function:
  * XXH3's vector paths give the scalar one's result).
  *
+ * Format 5 against 4 (issue 16): the shapes section is one u64 instead of a digest a slot, so
+ * that it can be cached in the world (f2d_world.shapes_digest, with the count of shapes with
+ * options for put_options): shapes do not change in a step, and reading every shape's cache
+ * line for its 8-byte digest was a third of the hash's memory traffic on pyramid20. The cache
+ * is cleared by every change to a shape (f2d_shape_refresh_digest, f2d_hash_shapes_changed)
+ * and refilled at the start of a step (f2d_hash_cache_shapes); a hash taken before that folds
+ * the digests as it goes. Same content covered.
+ *
  * Speed, same bytes (issue 16, after format 4): on x86-64 CPUs with AVX-512 VBMI the body,
  * joint and arbiter records are gathered by byte permutations (put_bodies_vbmi,
  * put_joints_vbmi, put_arbiters_vbmi), and
  * the shape loop reads a shape's alive flag only when its options are not the defaults (one
  * cache line a shape). F2D_HASH_CHECK builds compare every hash with the portable encoder's
- * (f2d_hash_world_reference: every record field by field, every digest recomputed). */
+ * (f2d_hash_world_reference: every record field by field, every digest and the shapes section
+ * recomputed). core.h lays out an arbiter so that its record lies in its first 64 bytes, and
+ * keeps bodies, shapes, joints and arbiters in 64-byte aligned arrays (one line an arbiter,
+ * two a body). */
 #include "core.h"
 
 #include <stddef.h>
@@ -67,7 +80,8 @@
 /* Format 3: a shape slot is its record's digest (cached in f2d_shape.digest, refreshed by
  * f2d_shape_refresh_digest whenever the record changes) instead of the record itself:
  * re-encoding every polygon every step was most of the hash's cost (issue 16). Format 4: fewer
- * bytes for bodies and shape slots (see the top of the file). Same content covered. */
+ * bytes for bodies and shape slots. Format 5: the shapes section is one cached u64 (see the top
+ * of the file). Same content covered. */
 #define F2D_HASH_FORMAT 5u
 
 typedef struct encoder {

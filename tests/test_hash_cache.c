@@ -1,4 +1,5 @@
-/* fix2d tests: the state hash's cached shape digests (hash format 3) are never stale.
+/* fix2d tests: the state hash's cached shape digests (hash format 3) and shapes section (hash
+ * format 5) are never stale.
  * SPDX-License-Identifier: MIT
  *
  * f2d_world_hash folds each shape's cached digest (f2d_shape.digest); f2d_hash_world_reference
