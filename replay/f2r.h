@@ -52,9 +52,10 @@
 #define F2R_VERSION 1
 /** The hash format of the hashes a replay records (one value for every writer and reader:
  *  fix2d-replay, fix2d-view, fix2d-netdemo). 2: the library's hash format 3 (cached shape
- *  digests); 3: its hash format 4 (compact body records, issue 16); a replay of another is
- *  refused as recorded by an incompatible fix2d. */
-#define F2R_HASH_FORMAT 3u
+ *  digests); 3: its hash format 4 (compact body records, issue 16); 4: its hash format 5 (the
+ *  shapes section one cached u64, issue 16); a replay of another is refused as recorded by an
+ *  incompatible fix2d. */
+#define F2R_HASH_FORMAT 4u
 #define F2R_MAX_CHUNK (1u << 24) /* 16 MiB: far above any frame, guards allocations */
 
 #define F2R_MAX_PEERS 16

@@ -104,6 +104,51 @@ bool f2d_grow(f2d_world *w, void **array, int32_t *capacity, int32_t need, size_
 	return true;
 }
 
+/* 64-byte aligned blocks: the allocator's block is 64 bytes longer, the aligned start is 1 to 64
+ * bytes into it, and the byte before the start holds that distance (for f2d_free_aligned). */
+void *f2d_alloc_aligned(f2d_world *w, size_t size)
+{
+	uint8_t *p = f2d_alloc(w, size + 64);
+	if (p == NULL) {
+		return NULL;
+	}
+	size_t off = 64 - (size_t)((uintptr_t)p & 63u); /* 1..64 */
+	p += off;
+	p[-1] = (uint8_t)off;
+	return p;
+}
+
+void f2d_free_aligned(f2d_world *w, void *p, size_t size)
+{
+	if (p != NULL) {
+		uint8_t *q = p;
+		f2d_free(w, q - q[-1], size + 64);
+	}
+}
+
+bool f2d_grow_aligned(f2d_world *w, void **array, int32_t *capacity, int32_t need, size_t elem)
+{
+	if (need <= *capacity) {
+		return true;
+	}
+	int64_t cap = *capacity < 16 ? 16 : *capacity;
+	while (cap < need) {
+		cap *= 2;
+	}
+	void *p = f2d_alloc_aligned(w, (size_t)cap * elem);
+	if (p == NULL) {
+		return false;
+	}
+	if (*array != NULL) {
+		memcpy(p, *array, (size_t)*capacity * elem);
+		f2d_free_aligned(w, *array, (size_t)*capacity * elem);
+	}
+	memset((char *)p + (size_t)*capacity * elem, 0, (size_t)(cap - *capacity) * elem);
+	*array = p;
+	*capacity = (int32_t)cap;
+	return true;
+}
+
 /* ---- id pools ---- */
 
 f2d_result f2d_pool_alloc(f2d_world *w, f2d_id_pool *pool, void **array, int32_t *capacity,
@@ -120,7 +165,7 @@ f2d_result f2d_pool_alloc(f2d_world *w, f2d_id_pool *pool, void **array, int32_t
 	/* the free list can hold every id ever handed out, so freeing never allocates */
 	if (!f2d_grow(w, (void **)&pool->free_ids, &pool->free_capacity, pool->next + 1,
 	              sizeof(int32_t)) ||
-	    !f2d_grow(w, array, capacity, pool->next + 1, elem)) {
+	    !f2d_grow_aligned(w, array, capacity, pool->next + 1, elem)) {
 		return f2d_set_error(w, F2D_ERROR_OUT_OF_MEMORY, "allocator returned NULL");
 	}
 	*id = pool->next++;

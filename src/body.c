@@ -689,7 +689,7 @@ static f2d_result create_shape(f2d_world *w, f2d_body_id body_id, const f2d_shap
 	}
 	s->next = *link;
 	*link = id;
-	f2d_shape_refresh_digest(s);
+	f2d_shape_refresh_digest(w, s);
 	(void)apply_body_mass(b, &bm); /* checked above */
 	f2d_wake_body(w, s->body);
 	w->shape_count++;
@@ -800,7 +800,7 @@ f2d_result f2d_destroy_shape(f2d_world *w, f2d_shape_id id)
 	memset(s, 0, sizeof *s);
 	s->generation = gen == 0 ? 1 : gen;
 	s->next = F2D_NULL_INDEX;
-	f2d_shape_refresh_digest(s);
+	f2d_shape_refresh_digest(w, s);
 	f2d_pool_free(w, &w->shape_ids, index);
 	w->shape_count--;
 	w->sweep_dirty = true;
@@ -888,10 +888,10 @@ f2d_result f2d_spawn_body(f2d_world *w, const f2d_body_def *bd, const f2d_shape_
 		return r;
 	}
 	int32_t nb = w->body_ids.next + 1, ns = w->shape_ids.next + 1;
-	if (!f2d_grow(w, (void **)&w->bodies, &w->body_capacity, nb, sizeof(f2d_body)) ||
+	if (!f2d_grow_aligned(w, (void **)&w->bodies, &w->body_capacity, nb, sizeof(f2d_body)) ||
 	    !f2d_grow(w, (void **)&w->body_ids.free_ids, &w->body_ids.free_capacity, nb,
 	              sizeof(int32_t)) ||
-	    !f2d_grow(w, (void **)&w->shapes, &w->shape_capacity, ns, sizeof(f2d_shape)) ||
+	    !f2d_grow_aligned(w, (void **)&w->shapes, &w->shape_capacity, ns, sizeof(f2d_shape)) ||
 	    !f2d_grow(w, (void **)&w->shape_ids.free_ids, &w->shape_ids.free_capacity, ns,
 	              sizeof(int32_t))) {
 		return f2d_set_error(w, F2D_ERROR_OUT_OF_MEMORY, "allocator returned NULL");
@@ -935,7 +935,8 @@ f2d_result f2d_shape_set_filter(f2d_world *w, f2d_shape_id id, f2d_filter filter
 		return w == NULL ? F2D_ERROR_NULL_ARGUMENT : F2D_ERROR_INVALID_HANDLE;
 	}
 	s->filter = filter;
-	w->sweep_dirty = true; /* the pairs may change */
+	f2d_hash_shapes_changed(w); /* the options section counts the shapes with filters */
+	w->sweep_dirty = true;      /* the pairs may change */
 	f2d_wake_body(w, s->body);
 	return F2D_OK;
 }
@@ -963,7 +964,7 @@ f2d_result f2d_shape_set_friction(f2d_world *w, f2d_shape_id id, fix16_t frictio
 		                     "shape_set_friction: friction must be in [0, 4]");
 	}
 	s->friction = friction;
-	f2d_shape_refresh_digest(s);
+	f2d_shape_refresh_digest(w, s);
 	return F2D_OK;
 }
 
@@ -978,7 +979,7 @@ f2d_result f2d_shape_set_restitution(f2d_world *w, f2d_shape_id id, fix16_t rest
 		                     "shape_set_restitution: restitution must be in [0, 1]");
 	}
 	s->restitution = restitution;
-	f2d_shape_refresh_digest(s);
+	f2d_shape_refresh_digest(w, s);
 	return F2D_OK;
 }
 
@@ -1005,7 +1006,7 @@ f2d_result f2d_shape_set_density(f2d_world *w, f2d_shape_id id, fix16_t density)
 		return r;
 	}
 	(void)apply_body_mass(b, &bm); /* checked above */
-	f2d_shape_refresh_digest(s);
+	f2d_shape_refresh_digest(w, s);
 	f2d_wake_body(w, s->body);
 	return F2D_OK;
 }

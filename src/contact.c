@@ -207,8 +207,8 @@ f2d_result f2d_update_contacts(f2d_world *w)
 	if (r != F2D_OK) {
 		return r;
 	}
-	if (!f2d_grow(w, (void **)&w->arbiters_next, &w->arbiters_next_capacity, w->pair_count,
-	              sizeof(f2d_arbiter)) ||
+	if (!f2d_grow_aligned(w, (void **)&w->arbiters_next, &w->arbiters_next_capacity,
+	                      w->pair_count, sizeof(f2d_arbiter)) ||
 	    !f2d_solver_reserve(w, w->pair_count) || !f2d_events_reserve(w, w->pair_count) ||
 	    !f2d_continuous_reserve(w)) {
 		w->contacts_stale = true; /* the caches moved on, the arbiters did not */

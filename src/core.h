@@ -22,6 +22,12 @@ void f2d_free(f2d_world *w, void *p, size_t size);
 /** Grows *array (element size elem) to hold at least need elements; returns false on OOM
  *  (then *array and *capacity are unchanged). */
 bool f2d_grow(f2d_world *w, void **array, int32_t *capacity, int32_t need, size_t elem);
+/** f2d_grow for an array that starts on a 64-byte boundary (bodies, shapes, joints, arbiters:
+ *  the state hash reads whole cache lines of them); freed with
+ *  f2d_free_aligned, copied with f2d_alloc_aligned. */
+bool f2d_grow_aligned(f2d_world *w, void **array, int32_t *capacity, int32_t need, size_t elem);
+void *f2d_alloc_aligned(f2d_world *w, size_t size);
+void f2d_free_aligned(f2d_world *w, void *p, size_t size);
 
 /* ---- id pool: deterministic allocation, LIFO reuse of freed ids ---- */
 typedef struct f2d_id_pool {
@@ -141,25 +147,32 @@ typedef struct f2d_joint {
 	int32_t next_a, next_b;
 } f2d_joint;
 
+/* The fields the state hash reads come first (hash.c: id, pn, pt of a point; shape_a ..
+ * count and both points' of an arbiter), so that they lie in an arbiter's first 44 bytes. */
 typedef struct f2d_contact_point {
 	uint32_t id;       /* feature id: which edges/vertices made this point */
+	fix16_t pn, pt;    /* accumulated normal and tangent impulses */
 	f2d_vec2 r_a, r_b; /* from the centres of mass to the point */
 	fix16_t separation;
-	fix16_t pn, pt; /* accumulated normal and tangent impulses */
-} f2d_contact_point;    /* the solver's data of a point are in f2d_contact_batch */
+} f2d_contact_point; /* the solver's data of a point are in f2d_contact_batch */
 
+/* 128 bytes, and the arrays of them (w->arbiters, w->arbiters_next) 64-byte aligned
+ * (f2d_grow_aligned): the hashed fields (the first 44 bytes) are one cache line an arbiter
+ * (issue 16; they were two or three). */
 typedef struct f2d_arbiter {
 	int32_t shape_a, shape_b; /* key, shape_a < shape_b */
-	int32_t body_a, body_b;
-	f2d_vec2 normal; /* from A to B */
 	fix16_t friction, restitution;
 	int32_t count;
+	f2d_contact_point points[2];
+	int32_t body_a, body_b;
+	f2d_vec2 normal;     /* from A to B */
 	bool frozen;         /* per step: copied unchanged because neither body could move */
 	bool active;         /* per step: solved (one body moves); set by f2d_islands_wake */
 	fix16_t speculative; /* per step: the gap up to which its manifold kept points
 	                      * (f2d_pair_speculative; contact.c) */
-	f2d_contact_point points[2];
+	uint8_t pad[20];     /* to 128 bytes: two arbiters never share a cache line */
 } f2d_arbiter;
+typedef char f2d_arbiter_is_128_bytes[sizeof(f2d_arbiter) == 128 ? 1 : -1];
 
 /* ---- the contact solver's working set (solver.c) ----
  * The active arbiters of a step, coloured so that no two arbiters of one colour share a dynamic
@@ -420,6 +433,15 @@ struct f2d_world {
 	int32_t hit_shape_count; /* live shapes with hit events on (derived) */
 	f2d_query_cache query;   /* queries (query.c): a cache */
 	uint64_t query_epoch;    /* moves when a shape may have moved (see f2d_query_cache) */
+	/* the state hash's cache of its shapes section (hash.c, format 5; a cache, not state):
+	 * shapes_digest is XXH3-64 of the slot digests of shapes [0, shape_ids.next) in id order,
+	 * shapes_options the live shapes with options other than the defaults. Valid while
+	 * shapes_cached: cleared by every change to a shape's record or options and by every
+	 * snapshot restore or load (f2d_shape_refresh_digest, f2d_hash_shapes_changed), refilled
+	 * at the start of a step (f2d_hash_cache_shapes), which changes no shape. */
+	uint64_t shapes_digest;
+	int32_t shapes_options;
+	bool shapes_cached;
 	char error[160];
 };
 
@@ -677,8 +699,14 @@ uint64_t f2d_hash_world(const f2d_world *w);
 /** The same hash with every shape digest recomputed from its record (tests: the cache is never
  *  stale when this equals f2d_hash_world). */
 uint64_t f2d_hash_world_reference(const f2d_world *w);
-/** Recomputes s->digest; call after any change to the shape's hash record (see hash.c). */
-void f2d_shape_refresh_digest(f2d_shape *s);
+/** Recomputes s->digest; call after any change to the shape's hash record (see hash.c). Also
+ *  clears the world's cache of the shapes section (f2d_hash_shapes_changed). */
+void f2d_shape_refresh_digest(f2d_world *w, f2d_shape *s);
+/** Call after any change to a shape's options (filter, sensor, event flags) or to the shape
+ *  slots that does not go through f2d_shape_refresh_digest (snapshot restore and load). */
+void f2d_hash_shapes_changed(f2d_world *w);
+/** Refills the shapes section's cache when it was cleared (f2d_world_step, before anything). */
+void f2d_hash_cache_shapes(f2d_world *w);
 /** XXH3-64 of one phase's output (f2d_world_step_traced; encodings in hash.c). */
 uint64_t f2d_hash_phase(const f2d_world *w, f2d_phase phase);
 

@@ -2,7 +2,7 @@
  * determines the future of the world. Never raw struct memory (padding, endianness).
  * SPDX-License-Identifier: MIT
  *
- * Encoding (format 4; README "Determinism", "The state hash"), every integer little-endian,
+ * Encoding (format 5; README "Determinism", "The state hash"), every integer little-endian,
  * fix16 as int32:
  *   u32 format, u64 step_count,
  *   settings: gravity.x, gravity.y, h, iterations, joint_position_iterations, bias_factor,
@@ -17,10 +17,12 @@
  *            inertia (of mass, inertia and the fixed-rotation option), the shape list (of the
  *            shapes' bodies, in id order) and the joint count (of the joints' bodies), as the
  *            snapshots leave them out.
- *     shape: u64 digest, where digest = XXH3-64 (seed 0) of the shape's record: u32
- *            generation, u8 alive, and when alive type, body, density, friction, restitution,
- *            polygon (count, vertices, normals, centroid), circle (center, radius) or capsule,
- *            segment, chain segment (centers, radius, ghosts) (put_shape_record)
+ *     shapes (format 5): not one record a slot but, after the pool, one u64: XXH3-64 (seed
+ *            0) of the slots' u64 digests in id order (shapes_section), where a slot's digest
+ *            = XXH3-64 (seed 0) of the shape's record: u32 generation, u8 alive, and when
+ *            alive type, body, density, friction, restitution, polygon (count, vertices,
+ *            normals, centroid), circle (center, radius) or capsule, segment, chain segment
+ *            (centers, radius, ghosts) (put_shape_record)
  *     joint: u32 generation, u8 alive, and when alive bodies, anchors, reference angle, flags,
  *            limits, motor, accumulated impulses; a joint of another type than revolute has
  *            flag 8 and its fields after (put_joint)
@@ -35,12 +37,23 @@
  * the bytes go through XXH3's AVX2 or AVX-512 loop where the CPU has one (the same function:
  * XXH3's vector paths give the scalar one's result).
  *
+ * Format 5 against 4 (issue 16): the shapes section is one u64 instead of a digest a slot, so
+ * that it can be cached in the world (f2d_world.shapes_digest, with the count of shapes with
+ * options for put_options): shapes do not change in a step, and reading every shape's cache
+ * line for its 8-byte digest was a third of the hash's memory traffic on pyramid20. The cache
+ * is cleared by every change to a shape (f2d_shape_refresh_digest, f2d_hash_shapes_changed)
+ * and refilled at the start of a step (f2d_hash_cache_shapes); a hash taken before that folds
+ * the digests as it goes. Same content covered.
+ *
  * Speed, same bytes (issue 16, after format 4): on x86-64 CPUs with AVX-512 VBMI the body,
  * joint and arbiter records are gathered by byte permutations (put_bodies_vbmi,
  * put_joints_vbmi, put_arbiters_vbmi), and
  * the shape loop reads a shape's alive flag only when its options are not the defaults (one
  * cache line a shape). F2D_HASH_CHECK builds compare every hash with the portable encoder's
- * (f2d_hash_world_reference: every record field by field, every digest recomputed). */
+ * (f2d_hash_world_reference: every record field by field, every digest and the shapes section
+ * recomputed). core.h lays out an arbiter so that its record lies in its first 64 bytes, and
+ * keeps bodies, shapes, joints and arbiters in 64-byte aligned arrays (one line an arbiter,
+ * two a body). */
 #include "core.h"
 
 #include <stddef.h>
@@ -67,8 +80,9 @@
 /* Format 3: a shape slot is its record's digest (cached in f2d_shape.digest, refreshed by
  * f2d_shape_refresh_digest whenever the record changes) instead of the record itself:
  * re-encoding every polygon every step was most of the hash's cost (issue 16). Format 4: fewer
- * bytes for bodies and shape slots (see the top of the file). Same content covered. */
-#define F2D_HASH_FORMAT 4u
+ * bytes for bodies and shape slots. Format 5: the shapes section is one cached u64 (see the top
+ * of the file). Same content covered. */
+#define F2D_HASH_FORMAT 5u
 
 typedef struct encoder {
 	XXH3_state_t *state;
@@ -314,6 +328,12 @@ static uint8_t *put_body(uint8_t *p, const f2d_body *b, bool runs)
 	     128 &&                                                                                \
 	 offsetof(f2d_contact_point, id) + 4 <= sizeof(f2d_contact_point))
 
+/* every byte of an arbiter's record in its first 64 bytes (core.h orders the fields so) */
+#define ARBITER_ONE_LINE                                                                           \
+	(offsetof(f2d_arbiter, points) + sizeof(f2d_contact_point) +                               \
+	     offsetof(f2d_contact_point, pt) + 4 <=                                                \
+	 64)
+
 static uint8_t *put_joint_other(uint8_t *p, const f2d_joint *j);
 
 /* the revolute part of a joint record: runs body_a .. reference_angle, lower ..
@@ -407,7 +427,10 @@ static VBMI_TARGET uint8_t *put_arbiters_vbmi(encoder *e, uint8_t *p, const f2d_
 		const f2d_arbiter *a = &arbiters[i];
 		p = room(e, p, 64);
 		__m512i lo = _mm512_loadu_si512((const void *)a);
-		__m512i up = _mm512_maskz_loadu_epi8(hi, (const unsigned char *)a + 64);
+		/* the record in the first 64 bytes (core.h's layout): one line read an arbiter */
+		__m512i up = ARBITER_ONE_LINE
+		                 ? lo
+		                 : _mm512_maskz_loadu_epi8(hi, (const unsigned char *)a + 64);
 		_mm512_storeu_si512((void *)p, _mm512_permutex2var_epi8(lo, idx, up));
 		p += 20 + 12 * a->count; /* an absent second point is overwritten next */
 	}
@@ -550,9 +573,10 @@ static uint64_t shape_digest(const f2d_shape *s)
 	return XXH3_64bits(e.buf, e.len);
 }
 
-void f2d_shape_refresh_digest(f2d_shape *s)
+void f2d_shape_refresh_digest(f2d_world *w, f2d_shape *s)
 {
 	s->digest = shape_digest(s);
+	w->shapes_cached = false; /* the shapes section folds this digest */
 }
 
 /* Options and event state (format 2 extension): written only when something is not at its
@@ -627,6 +651,46 @@ static void put_options(encoder *e, const f2d_world *w, int32_t nb, int32_t ns)
 	}
 }
 
+/* The shapes section's digest (format 5): XXH3-64 (seed 0) of the u64 digests of the shape
+ * slots [0, shape_ids.next) in id order (each the digest of its record, put_shape_record);
+ * *ns: the live shapes with options other than the defaults (for put_options). fresh_digests:
+ * every digest recomputed from its record instead of the one cached in the shape. */
+static uint64_t shapes_section(const f2d_world *w, bool fresh_digests, int simd, int32_t *ns)
+{
+	XXH3_state_t state;
+	encoder e;
+	e.state = &state;
+	e.simd = simd;
+	e.len = 0;
+	XXH3_64bits_reset(&state);
+	int32_t count = 0;
+	const int32_t n = w->shape_ids.next;
+	uint8_t *p = e.buf;
+	for (int32_t i = 0; i < n; ++i) {
+		const f2d_shape *s = &w->shapes[i];
+		count += s->alive && !f2d_shape_default_options(s) ? 1 : 0;
+		p = room(&e, p, 8);
+		p = w_u64(p, fresh_digests ? shape_digest(s) : s->digest);
+	}
+	end(&e, p);
+	flush(&e);
+	*ns = count;
+	return XXH3_64bits_digest(&state);
+}
+
+void f2d_hash_shapes_changed(f2d_world *w)
+{
+	w->shapes_cached = false;
+}
+
+void f2d_hash_cache_shapes(f2d_world *w)
+{
+	if (!w->shapes_cached) {
+		w->shapes_digest = shapes_section(w, false, simd_level(), &w->shapes_options);
+		w->shapes_cached = true;
+	}
+}
+
 /* fresh: every record written field by field by the portable encoder (no runs, no gathers);
  * fresh_digests: the shape digests computed from the records instead of the cached ones (both:
  * the reference) */
@@ -684,25 +748,14 @@ static uint64_t hash_world(const f2d_world *w, bool fresh, bool fresh_digests)
 		}
 	end(&e, p);
 	put_pool(&e, &w->shape_ids);
-	p = e.buf + e.len;
-	if (fresh_digests) {
-		for (int32_t i = 0; i < w->shape_ids.next; ++i) {
-			const f2d_shape *s = &w->shapes[i];
-			ns += s->alive && !f2d_shape_default_options(s) ? 1 : 0;
-			p = room(&e, p, 8);
-			p = w_u64(p, shape_digest(s));
-		}
+	need(&e, 8);
+	if (!fresh && w->shapes_cached) { /* the step's case: one u64 for all shapes */
+		put_u64(&e, w->shapes_digest);
+		ns = w->shapes_options;
 	} else {
-		/* the options next to the digest first: alive (another cache line) is read only
-		 * for a shape with options */
-		const int32_t n = w->shape_ids.next;
-		for (int32_t i = 0; i < n; ++i) {
-			const f2d_shape *s = &w->shapes[i];
-			ns += !f2d_shape_default_options(s) && s->alive ? 1 : 0;
-			p = room(&e, p, 8);
-			p = w_u64(p, s->digest);
-		}
+		put_u64(&e, shapes_section(w, fresh_digests, e.simd, &ns));
 	}
+	p = e.buf + e.len;
 	end(&e, p);
 	put_pool(&e, &w->joint_ids);
 #if F2D_X86_SIMD
@@ -781,7 +834,7 @@ uint64_t f2d_hash_world(const f2d_world *w)
 	/* and the fast encoders (the cached digests, the copied runs, the VBMI gathers) give the
 	 * portable encoder's bytes: a record they miss or misplace changes the hash */
 	uint64_t h = hash_world(w, false, false);
-	if (h != hash_world(w, true, false)) { /* the cached digests were checked above */
+	if (h != hash_world(w, true, true)) { /* the shapes section recomputed from scratch */
 		fprintf(stderr,
 		        "fix2d: F2D_HASH_CHECK: the fast hash differs from the reference\n");
 		abort();

@@ -97,13 +97,13 @@ static f2d_result spawn_chain(f2d_world *w, const f2d_spawn *sp, f2d_body_id *ou
 		                     F2D_MAX_OBJECTS);
 	}
 	int32_t nb = w->body_ids.next + 1;
-	if (!f2d_grow(w, (void **)&w->bodies, &w->body_capacity, nb, sizeof(f2d_body)) ||
+	if (!f2d_grow_aligned(w, (void **)&w->bodies, &w->body_capacity, nb, sizeof(f2d_body)) ||
 	    !f2d_grow(w, (void **)&w->body_ids.free_ids, &w->body_ids.free_capacity, nb,
 	              sizeof(int32_t)) ||
 	    !f2d_grow(w, (void **)&pool->free_ids, &pool->free_capacity, pool->next + fresh,
 	              sizeof(int32_t)) ||
-	    !f2d_grow(w, (void **)&w->shapes, &w->shape_capacity, pool->next + fresh,
-	              sizeof(f2d_shape))) {
+	    !f2d_grow_aligned(w, (void **)&w->shapes, &w->shape_capacity, pool->next + fresh,
+	                      sizeof(f2d_shape))) {
 		return f2d_set_error(w, F2D_ERROR_OUT_OF_MEMORY, "%s: allocator returned NULL",
 		                     what);
 	}

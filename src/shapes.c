@@ -195,8 +195,8 @@ f2d_result f2d_create_chain(f2d_world *w, f2d_body_id body, const f2d_chain_def 
 	}
 	if (!f2d_grow(w, (void **)&pool->free_ids, &pool->free_capacity, pool->next + fresh,
 	              sizeof(int32_t)) ||
-	    !f2d_grow(w, (void **)&w->shapes, &w->shape_capacity, pool->next + fresh,
-	              sizeof(f2d_shape))) {
+	    !f2d_grow_aligned(w, (void **)&w->shapes, &w->shape_capacity, pool->next + fresh,
+	                      sizeof(f2d_shape))) {
 		return f2d_set_error(w, F2D_ERROR_OUT_OF_MEMORY,
 		                     "create_chain: allocator returned NULL; nothing was created");
 	}

@@ -815,6 +815,22 @@ static bool dup_array(f2d_world *c, void **array, const void *src, int32_t capac
 	return true;
 }
 
+/* dup_array for a 64-byte aligned array (f2d_grow_aligned: bodies, shapes, joints, arbiters) */
+static bool dup_aligned(f2d_world *c, void **array, const void *src, int32_t capacity,
+                        size_t elem)
+{
+	*array = NULL;
+	if (capacity <= 0 || src == NULL) {
+		return true;
+	}
+	*array = f2d_alloc_aligned(c, (size_t)capacity * elem);
+	if (*array == NULL) {
+		return false;
+	}
+	memcpy(*array, src, (size_t)capacity * elem);
+	return true;
+}
+
 f2d_result f2d_world_clone(const f2d_world *src, f2d_world **out)
 {
 	if (src == NULL || out == NULL) {
@@ -870,13 +886,14 @@ f2d_result f2d_world_clone(const f2d_world *src, f2d_world **out)
 	c->events.pending_count = src->events.pending_count;
 	c->island_capacity = c->island_data_capacity = 0;
 	bool ok =
-	    dup_array(c, (void **)&c->bodies, src->bodies, src->body_capacity, sizeof(f2d_body)) &&
+	    dup_aligned(c, (void **)&c->bodies, src->bodies, src->body_capacity,
+	                sizeof(f2d_body)) &&
 	    (c->body_capacity = src->body_capacity, true) &&
-	    dup_array(c, (void **)&c->shapes, src->shapes, src->shape_capacity,
-	              sizeof(f2d_shape)) &&
+	    dup_aligned(c, (void **)&c->shapes, src->shapes, src->shape_capacity,
+	                sizeof(f2d_shape)) &&
 	    (c->shape_capacity = src->shape_capacity, true) &&
-	    dup_array(c, (void **)&c->joints, src->joints, src->joint_capacity,
-	              sizeof(f2d_joint)) &&
+	    dup_aligned(c, (void **)&c->joints, src->joints, src->joint_capacity,
+	                sizeof(f2d_joint)) &&
 	    (c->joint_capacity = src->joint_capacity, true) &&
 	    dup_array(c, (void **)&c->body_ids.free_ids, src->body_ids.free_ids,
 	              src->body_ids.free_capacity, sizeof(int32_t)) &&
@@ -887,8 +904,8 @@ f2d_result f2d_world_clone(const f2d_world *src, f2d_world **out)
 	    dup_array(c, (void **)&c->joint_ids.free_ids, src->joint_ids.free_ids,
 	              src->joint_ids.free_capacity, sizeof(int32_t)) &&
 	    (c->joint_ids.free_capacity = src->joint_ids.free_capacity, true) &&
-	    dup_array(c, (void **)&c->arbiters, src->arbiters, src->arbiter_capacity,
-	              sizeof(f2d_arbiter)) &&
+	    dup_aligned(c, (void **)&c->arbiters, src->arbiters, src->arbiter_capacity,
+	                sizeof(f2d_arbiter)) &&
 	    (c->arbiter_capacity = src->arbiter_capacity, true) &&
 	    dup_array(c, (void **)&c->sweep, src->sweep, src->sweep_capacity, sizeof(int32_t)) &&
 	    (c->sweep_capacity = src->sweep_capacity, true) &&

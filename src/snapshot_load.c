@@ -453,11 +453,12 @@ static f2d_result reserve_marks(f2d_world *w, decoder *d, const uint32_t *counts
 /* room for everything the applying pass writes (the counts of the validating pass d) */
 static bool grow_for_apply(f2d_world *w, const decoder *d)
 {
-	return f2d_grow(w, (void **)&w->bodies, &w->body_capacity, d->next[0], sizeof(f2d_body)) &&
-	       f2d_grow(w, (void **)&w->shapes, &w->shape_capacity, d->next[1],
-	                sizeof(f2d_shape)) &&
-	       f2d_grow(w, (void **)&w->joints, &w->joint_capacity, d->next[2],
-	                sizeof(f2d_joint)) &&
+	return f2d_grow_aligned(w, (void **)&w->bodies, &w->body_capacity, d->next[0],
+	                        sizeof(f2d_body)) &&
+	       f2d_grow_aligned(w, (void **)&w->shapes, &w->shape_capacity, d->next[1],
+	                        sizeof(f2d_shape)) &&
+	       f2d_grow_aligned(w, (void **)&w->joints, &w->joint_capacity, d->next[2],
+	                        sizeof(f2d_joint)) &&
 	       f2d_grow(w, (void **)&w->body_ids.free_ids, &w->body_ids.free_capacity, d->next[0],
 	                sizeof(int32_t)) &&
 	       f2d_grow(w, (void **)&w->shape_ids.free_ids, &w->shape_ids.free_capacity, d->next[1],
@@ -508,6 +509,7 @@ f2d_result f2d_snapshot_load_payload(f2d_world *w, const uint8_t *payload, size_
 	a.arbiter_count = d.arbiter_count;
 	a.arbiters_end = d.arbiters_end;
 	decode_payload(&a); /* cannot fail: every check passed above */
+	f2d_hash_shapes_changed(w); /* shape slots and options were rewritten */
 	if (!caches) {
 		w->sweep_dirty = true;
 	}

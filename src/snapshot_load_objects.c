@@ -571,7 +571,7 @@ static void decode_dead_shape(decoder *d, int32_t i, uint32_t gen)
 	if (same) {
 		s->digest = digest;
 	} else {
-		f2d_shape_refresh_digest(s);
+		f2d_shape_refresh_digest(d->w, s);
 	}
 }
 
@@ -736,8 +736,8 @@ static bool shape_body_ok(decoder *d, int32_t i, uint32_t body, fix16_t density)
 
 /* Every state field of a live f2d_shape is written (the world-space cache and box are
  * recomputed by the step); the geometry is copied only when it differs. */
-static void apply_shape(f2d_shape *s, const f2d_shape *g, uint32_t gen, uint32_t body, material m,
-                        uint64_t user)
+static void apply_shape(f2d_world *w, f2d_shape *s, const f2d_shape *g, uint32_t gen,
+                        uint32_t body, material m, uint64_t user)
 {
 	bool keep = s->alive && s->type == g->type && geometry_equal(s, g);
 	/* the cached hash digest stays valid when the whole record is unchanged (a rollback's
@@ -778,7 +778,7 @@ static void apply_shape(f2d_shape *s, const f2d_shape *g, uint32_t gen, uint32_t
 	s->enable_hit_events = false;
 	s->enable_sensor_events = true;
 	if (!same) {
-		f2d_shape_refresh_digest(s);
+		f2d_shape_refresh_digest(w, s);
 	}
 }
 
@@ -832,7 +832,7 @@ static bool decode_live_shape(decoder *d, int32_t i, uint32_t gen, uint32_t flag
 	d->have_shape = true;
 	d->alive[1]++;
 	if (d->apply) {
-		apply_shape(&d->w->shapes[i], g, gen, body, m, user);
+		apply_shape(d->w, &d->w->shapes[i], g, gen, body, m, user);
 	}
 	return true;
 }
@@ -1215,8 +1215,8 @@ bool f2d_decode_arbiters(decoder *d)
 		                       "truncated: %u arbiters cannot fit in %zu bytes",
 		                       (unsigned)n, (size_t)(d->end - d->p));
 	}
-	if (!f2d_grow(w, (void **)&w->arbiters_next, &w->arbiters_next_capacity, (int32_t)n,
-	              sizeof(f2d_arbiter))) {
+	if (!f2d_grow_aligned(w, (void **)&w->arbiters_next, &w->arbiters_next_capacity,
+	                      (int32_t)n, sizeof(f2d_arbiter))) {
 		return f2d_decode_fail(d, F2D_ERROR_OUT_OF_MEMORY, "allocator returned NULL");
 	}
 	d->arbiter_count = (int32_t)n;

@@ -120,10 +120,10 @@ f2d_result f2d_create_world(const f2d_world_def *def, f2d_world **out)
 	w->inv_h = f2d_div_exact((int64_t)1 << 16, def->time_step);
 	w->last_out_of_range_body = F2D_NULL_INDEX;
 	int32_t bc = def->body_capacity;
-	if (!f2d_grow(w, (void **)&w->bodies, &w->body_capacity, bc, sizeof(f2d_body)) ||
-	    !f2d_grow(w, (void **)&w->shapes, &w->shape_capacity, bc, sizeof(f2d_shape)) ||
-	    !f2d_grow(w, (void **)&w->arbiters, &w->arbiter_capacity, def->contact_capacity,
-	              sizeof(f2d_arbiter))) {
+	if (!f2d_grow_aligned(w, (void **)&w->bodies, &w->body_capacity, bc, sizeof(f2d_body)) ||
+	    !f2d_grow_aligned(w, (void **)&w->shapes, &w->shape_capacity, bc, sizeof(f2d_shape)) ||
+	    !f2d_grow_aligned(w, (void **)&w->arbiters, &w->arbiter_capacity, def->contact_capacity,
+	                      sizeof(f2d_arbiter))) {
 		f2d_destroy_world(w);
 		return F2D_ERROR_OUT_OF_MEMORY;
 	}
@@ -143,14 +143,15 @@ void f2d_destroy_world(f2d_world *w)
 		return;
 	}
 	f2d_events_free(w);
-	f2d_free(w, w->bodies, (size_t)w->body_capacity * sizeof(f2d_body));
-	f2d_free(w, w->shapes, (size_t)w->shape_capacity * sizeof(f2d_shape));
-	f2d_free(w, w->joints, (size_t)w->joint_capacity * sizeof(f2d_joint));
+	f2d_free_aligned(w, w->bodies, (size_t)w->body_capacity * sizeof(f2d_body));
+	f2d_free_aligned(w, w->shapes, (size_t)w->shape_capacity * sizeof(f2d_shape));
+	f2d_free_aligned(w, w->joints, (size_t)w->joint_capacity * sizeof(f2d_joint));
 	f2d_free(w, w->body_ids.free_ids, (size_t)w->body_ids.free_capacity * sizeof(int32_t));
 	f2d_free(w, w->shape_ids.free_ids, (size_t)w->shape_ids.free_capacity * sizeof(int32_t));
 	f2d_free(w, w->joint_ids.free_ids, (size_t)w->joint_ids.free_capacity * sizeof(int32_t));
-	f2d_free(w, w->arbiters, (size_t)w->arbiter_capacity * sizeof(f2d_arbiter));
-	f2d_free(w, w->arbiters_next, (size_t)w->arbiters_next_capacity * sizeof(f2d_arbiter));
+	f2d_free_aligned(w, w->arbiters, (size_t)w->arbiter_capacity * sizeof(f2d_arbiter));
+	f2d_free_aligned(w, w->arbiters_next,
+	                 (size_t)w->arbiters_next_capacity * sizeof(f2d_arbiter));
 	f2d_free(w, w->batches, (size_t)w->batch_capacity * sizeof(f2d_contact_batch));
 	f2d_free(w, w->body_colors, (size_t)w->body_color_capacity * sizeof(uint64_t));
 	f2d_free(w, w->arbiter_colors, (size_t)w->arbiter_color_capacity);
@@ -646,6 +647,7 @@ static bool soft_step(f2d_world *w, int32_t nj)
 /* The step. trace is NULL for f2d_world_step: then each phase costs one pointer test. */
 static f2d_result step(f2d_world *w, f2d_phase_hashes *trace)
 {
+	f2d_hash_cache_shapes(w); /* the step changes no shape: the hash after it reuses this */
 	f2d_events_clear_output(w);
 	if (nothing_moves(w)) {
 		perturb_for_test(w);

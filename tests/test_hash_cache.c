@@ -1,4 +1,5 @@
-/* fix2d tests: the state hash's cached shape digests (hash format 3) are never stale.
+/* fix2d tests: the state hash's cached shape digests (hash format 3) and shapes section (hash
+ * format 5) are never stale.
  * SPDX-License-Identifier: MIT
  *
  * f2d_world_hash folds each shape's cached digest (f2d_shape.digest); f2d_hash_world_reference
@@ -194,9 +195,16 @@ START_TEST(every_mutation_keeps_digests_fresh)
 	 * it inside f2d_world_hash instead) */
 #ifndef F2D_HASH_CHECK
 	ck_assert(w4->shape_ids.next > 0);
+	ck_assert(w4->shapes_cached); /* refilled by the steps */
+	w4->shapes_digest ^= 1;       /* a stale shapes section (format 5) */
+	ck_assert(f2d_world_hash(w4) != f2d_hash_world_reference(w4));
+	w4->shapes_digest ^= 1;
+	FRESH(w4);
+	w4->shapes_cached = false; /* a stale shape digest, folded when the section is not cached */
 	w4->shapes[0].digest ^= 1;
 	ck_assert(f2d_world_hash(w4) != f2d_hash_world_reference(w4));
 	w4->shapes[0].digest ^= 1;
+	FRESH(w4);
 #endif
 	f2d_destroy_world(w4);
 	f2d_destroy_world(w3);
@@ -312,6 +320,136 @@ START_TEST(fast_encoders_write_the_reference_bytes)
 }
 END_TEST
 
+/* ---- every shape property through the public API (hash format 5: the shapes section is
+ * cached between steps) ----
+ * A world that does not move (no gravity, bodies apart, sleep off) is stepped once (the step
+ * fills the cache), one property of one shape is changed through the public API, and the hash
+ * must change and equal the hash of a world built with that property from the start and stepped
+ * once; then both step once more (the cache refilled) and still agree. */
+typedef struct still_props {
+	fix16_t friction, restitution, density;
+	f2d_filter filter;
+	int extra;          /* 0 none; 1 a third shape on the dynamic body; 2 it, then destroyed */
+	fix16_t extra_size; /* the third shape's half size */
+} still_props;
+
+static still_props base_props(void)
+{
+	still_props p;
+	p.friction = F2D_ONE * 6 / 10;
+	p.restitution = 0;
+	p.density = F2D_ONE;
+	p.filter = f2d_default_filter();
+	p.extra = 0;
+	p.extra_size = F2D_ONE / 4;
+	return p;
+}
+
+static f2d_world *still_world(const still_props *p, f2d_shape_id *target, f2d_shape_id *extra,
+                              f2d_body_id *dyn)
+{
+	f2d_world_def d = f2d_default_world_def();
+	d.gravity = (f2d_vec2){0, 0};
+	d.enable_sleep = false;
+	f2d_world *w = NULL;
+	CHECK_OK(f2d_create_world(&d, &w));
+	f2d_body_id ground = add_body(w, F2D_STATIC_BODY, 0, 0);
+	add_box(w, ground, F2D_FIX(10), F2D_ONE);
+	*dyn = add_body(w, F2D_DYNAMIC_BODY, 0, F2D_FIX(5));
+	f2d_shape_def sd = f2d_default_shape_def();
+	sd.friction = p->friction;
+	sd.restitution = p->restitution;
+	sd.density = p->density;
+	sd.filter = p->filter;
+	f2d_polygon box;
+	CHECK_OK(f2d_make_box(F2D_ONE / 2, F2D_ONE / 2, &box));
+	CHECK_OK(f2d_create_polygon_shape(w, *dyn, &sd, &box, target));
+	add_circle(w, *dyn, F2D_ONE / 2, F2D_FIX(2));
+	if (p->extra != 0) {
+		*extra = add_box(w, *dyn, p->extra_size, p->extra_size);
+		if (p->extra == 2) {
+			CHECK_OK(f2d_destroy_shape(w, *extra));
+		}
+	}
+	CHECK_OK(f2d_world_step(w));
+	FRESH(w);
+	return w;
+}
+
+enum { SET_FRICTION, SET_RESTITUTION, SET_DENSITY, SET_CATEGORY, SET_MASK, SET_GROUP, CREATE,
+       DESTROY, MUTATION_COUNT };
+
+START_TEST(each_shape_property_changes_the_hash_as_a_fresh_world)
+{
+	const int m = _i;
+	still_props before = base_props(), after = base_props();
+	if (m == DESTROY) {
+		before.extra = 1;
+		after.extra = 2;
+		after.extra_size = F2D_ONE / 3; /* a dead slot's record does not depend on its past */
+	}
+	f2d_shape_id target, extra, fresh_target, fresh_extra;
+	f2d_body_id dyn, fresh_dyn;
+	f2d_world *w = still_world(&before, &target, &extra, &dyn);
+	uint64_t h0 = f2d_world_hash(w);
+	switch (m) {
+	case SET_FRICTION:
+		after.friction = F2D_ONE / 5;
+		CHECK_OK(f2d_shape_set_friction(w, target, after.friction));
+		break;
+	case SET_RESTITUTION:
+		after.restitution = F2D_ONE / 2;
+		CHECK_OK(f2d_shape_set_restitution(w, target, after.restitution));
+		break;
+	case SET_DENSITY:
+		after.density = F2D_FIX(3);
+		CHECK_OK(f2d_shape_set_density(w, target, after.density));
+		break;
+	case SET_CATEGORY:
+		after.filter.category_bits = 4;
+		CHECK_OK(f2d_shape_set_filter(w, target, after.filter));
+		break;
+	case SET_MASK:
+		after.filter.mask_bits = ~(uint64_t)2;
+		CHECK_OK(f2d_shape_set_filter(w, target, after.filter));
+		break;
+	case SET_GROUP:
+		after.filter.group_index = -3;
+		CHECK_OK(f2d_shape_set_filter(w, target, after.filter));
+		break;
+	case CREATE:
+		after.extra = 1;
+		extra = add_box(w, dyn, after.extra_size, after.extra_size);
+		break;
+	case DESTROY:
+	default:
+		CHECK_OK(f2d_destroy_shape(w, extra));
+		break;
+	}
+	uint64_t h1 = f2d_world_hash(w);
+	ck_assert_msg(h1 != h0, "mutation %d did not change the hash", m);
+	FRESH(w);
+	f2d_world *f = still_world(&after, &fresh_target, &fresh_extra, &fresh_dyn);
+	ck_assert_msg(f2d_world_hash(f) == h1,
+	              "mutation %d: the hash differs from a world built with the new state", m);
+	for (int i = 0; i < 2; ++i) {
+		CHECK_OK(f2d_world_step(w));
+		CHECK_OK(f2d_world_step(f));
+		FRESH(w);
+		ck_assert_msg(f2d_world_hash(f) == f2d_world_hash(w),
+		              "mutation %d: the worlds differ after step %d", m, i + 1);
+	}
+	/* a world of the original state, after as many steps, still differs */
+	f2d_world *o = still_world(&before, &fresh_target, &fresh_extra, &fresh_dyn);
+	CHECK_OK(f2d_world_step(o));
+	CHECK_OK(f2d_world_step(o));
+	ck_assert_uint_ne(f2d_world_hash(o), f2d_world_hash(w));
+	f2d_destroy_world(o);
+	f2d_destroy_world(f);
+	f2d_destroy_world(w);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("hash_cache");
@@ -320,6 +458,8 @@ int main(void)
 	tcase_add_test(tc, every_mutation_keeps_digests_fresh);
 	tcase_add_test(tc, scenes_and_rollbacks_keep_digests_fresh);
 	tcase_add_test(tc, fast_encoders_write_the_reference_bytes);
+	tcase_add_loop_test(tc, each_shape_property_changes_the_hash_as_a_fresh_world, 0,
+	                    MUTATION_COUNT);
 	suite_add_tcase(s, tc);
 	SRunner *sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);

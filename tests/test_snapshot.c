@@ -590,11 +590,12 @@ START_TEST(struct_sizes_are_known)
 	    {"f2d_joint", sizeof(f2d_joint), 304}, /* + the other joint types (JF_TYPE record); the
 	                                            * spring cache and the bodies' joint-list links
 	                                            * (derived, not saved: rebuilt on load) */
-	    {"f2d_arbiter", sizeof(f2d_arbiter), 108}, /* + speculative (per step) */
+	    {"f2d_arbiter", sizeof(f2d_arbiter), 128}, /* + speculative (per step), padding */
 	    {"f2d_contact_point", sizeof(f2d_contact_point), 32},
 	    {"f2d_id_pool", sizeof(f2d_id_pool), 24},
 	    {"f2d_world", sizeof(struct f2d_world),
-	     1064}, /* + query cache, events, toi, def.substep_count, solver_disp (scratch) */
+	     1080}, /* + query cache, events, toi, def.substep_count, solver_disp (scratch), the
+	            * hash's shapes section cache */
 	    {"f2d_world_def", sizeof(f2d_world_def), 104}, /* + substep_count (options) */
 	    {"f2d_polygon", sizeof(f2d_polygon), 140},
 	};
