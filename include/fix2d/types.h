@@ -171,7 +171,8 @@ typedef struct f2d_body_def {
 	fix16_t gravity_scale;
 	/** Damping, 1/s, default 0; range [0, 1000]. Each step, after gravity and forces,
 	 *  v = round(v f) with f = 1 / (1 + h c) computed once per step as a Q16 fraction (Box2D's
-	 *  form, in exact integer arithmetic; see f2d_damping_factor in src/world.c). */
+	 *  form, in exact integer arithmetic; see f2d_damping_factor in src/world.c); with the
+	 *  soft step (the default) in each substep, h the substep. */
 	fix16_t linear_damping;
 	fix16_t angular_damping;
 	/** Keeps the body from turning (infinite rotational inertia), default false. */
