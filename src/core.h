@@ -361,8 +361,11 @@ struct f2d_world {
 	int32_t batch_count, batch_capacity;
 	uint64_t *body_colors;
 	int32_t body_color_capacity;
-	uint8_t *arbiter_colors;
-	int32_t arbiter_color_capacity;
+	/* per arbiter index, the last colouring's key of the arbiter and its colour (solver.c,
+	 * color_key); colored_count: the arbiters it covered (the colouring is reused while the
+	 * keys stay the same) */
+	uint64_t *arbiter_colors;
+	int32_t arbiter_color_capacity, colored_count;
 	/* the velocities of the bodies in contact (body_list), by body id, 4 int64 per body
 	 * (v.x, v.y, w, unused) while the contact solver runs */
 	int64_t (*solver_vel)[4];

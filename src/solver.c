@@ -44,7 +44,7 @@ bool f2d_solver_reserve(f2d_world *w, int32_t arbiters)
 	       f2d_grow(w, (void **)&w->body_colors, &w->body_color_capacity, w->body_capacity,
 	                sizeof(uint64_t)) &&
 	       f2d_grow(w, (void **)&w->arbiter_colors, &w->arbiter_color_capacity,
-	                arbiters > 0 ? arbiters : 1, 1) &&
+	                arbiters > 0 ? arbiters : 1, sizeof(uint64_t)) &&
 	       f2d_grow(w, (void **)&w->solver_vel, &w->solver_vel_capacity, w->body_capacity,
 	                sizeof *w->solver_vel) &&
 	       f2d_grow(w, (void **)&w->solver_disp, &w->solver_disp_capacity, w->body_capacity,
@@ -75,14 +75,70 @@ static int32_t take_color_from_end(uint64_t *used, int32_t d)
 	return OVERFLOW_COLOR;
 }
 
+/* ---- reuse of the last colouring ----
+ * The colouring and the batch layout (which arbiter in which lane of which batch, body_list)
+ * are a function of the sequence, in index order, of the arbiters' keys: whether the arbiter
+ * is active, its two body indices, which of them can move (dynamic), and which solver colours
+ * (the soft step's take_color_from_end). A resting or slowly changing scene keeps that sequence
+ * from one step to the next: then the last layout is the one colour_arbiters would build, and
+ * is kept (a pass that compares one word per arbiter instead of the colouring and the
+ * packing). Exact: the key holds every input of the colouring (body indices are below
+ * F2D_MAX_OBJECTS = 2^20 < 2^26), so equal keys give equal layouts; the sanitizer builds
+ * (F2D_HASH_CHECK, their debug switch) colour again every time the layout is kept and abort if
+ * it differs. Nothing else reads the layout's arrays between steps; a clone starts with
+ * colored_count 0 (snapshot.c), which only a world without arbiters (an empty layout) matches.
+ *
+ * A key: bits 8..33 body_a, 34..59 body_b, 60 body_b dynamic, 61 body_a dynamic, 62 the soft
+ * step, 63 active; 0 for an inactive arbiter. Bits 0..7 of arbiter_colors[i] hold the colour
+ * the colouring gave it (not part of the key). */
+#define KEY_COLOR_MASK ((uint64_t)0xFF)
+#if F2D_MAX_OBJECTS > (1 << 26)
+#error "color_key packs body indices in 26 bits"
+#endif
+
+static inline uint64_t color_key(const f2d_world *w, const f2d_arbiter *arb, bool soft)
+{
+	if (!arb->active) {
+		return 0;
+	}
+	uint64_t da = w->bodies[arb->body_a].type == F2D_DYNAMIC_BODY;
+	uint64_t db = w->bodies[arb->body_b].type == F2D_DYNAMIC_BODY;
+	return (uint64_t)1 << 63 | (uint64_t)soft << 62 | da << 61 | db << 60 |
+	       (uint64_t)(uint32_t)arb->body_b << 34 | (uint64_t)(uint32_t)arb->body_a << 8;
+}
+
+/* Whether every arbiter has the key it had at the last colouring (and there are as many). */
+static bool same_keys(const f2d_world *w, bool soft)
+{
+	if (w->colored_count != w->arbiter_count) {
+		return false;
+	}
+	const uint64_t *key = w->arbiter_colors;
+	for (int32_t i = 0; i < w->arbiter_count; ++i) {
+		if ((key[i] & ~KEY_COLOR_MASK) != color_key(w, &w->arbiters[i], soft)) {
+			return false;
+		}
+	}
+	return true;
+}
+
+#ifndef F2D_CONTACT_COUNT_PATHS
+#define COUNT_COLORING(reused) ((void)0)
+#else
+/* colourings reused, colourings built (test_solver_paths' counted helper) */
+extern uint64_t f2d_coloring_counts[2];
+uint64_t f2d_coloring_counts[2];
+#define COUNT_COLORING(reused) (f2d_coloring_counts[(reused) ? 0 : 1]++)
+#endif
+
 /* Colours the active arbiters and lays the batches out: colour after colour, key order inside
  * a colour; fills body_a, body_b, arbiter and lanes (the rest is the pre-step's). In the soft
  * step an arbiter with one body that cannot move takes its colour from the end
- * (take_color_from_end). */
-static void color_arbiters(f2d_world *w)
+ * (take_color_from_end). Records each arbiter's key (same_keys). */
+static void build_coloring(f2d_world *w, bool soft)
 {
 	uint64_t *used = w->body_colors;
-	uint8_t *color = w->arbiter_colors;
+	uint64_t *color = w->arbiter_colors;
 	int32_t count[64] = {0};
 	/* used[] is zero but for the bodies the last colouring listed (the arrays start zeroed,
 	 * grow zeroed, and only listed bodies are marked) */
@@ -92,11 +148,11 @@ static void color_arbiters(f2d_world *w)
 	/* Colours, in key order; the bodies in contact are listed on the way, once each (bit 63
 	 * of used, never a colour, marks them). */
 	const uint64_t listed = (uint64_t)1 << OVERFLOW_COLOR;
-	const bool soft = w->def.substep_count > 0;
 	int32_t nl = 0;
 	for (int32_t i = 0; i < w->arbiter_count; ++i) {
 		const f2d_arbiter *arb = &w->arbiters[i];
 		if (!arb->active) {
+			color[i] = 0;
 			continue;
 		}
 		int32_t ia = arb->body_a, ib = arb->body_b;
@@ -113,10 +169,11 @@ static void color_arbiters(f2d_world *w)
 		                ? take_color_from_end(
 		                      used, w->bodies[ia].type == F2D_DYNAMIC_BODY ? ia : ib)
 		                : f2d_take_color(used, w->bodies, ia, ib);
-		color[i] = (uint8_t)c;
+		color[i] = color_key(w, arb, soft) | (uint64_t)c;
 		count[c]++;
 	}
 	w->body_list_count = nl;
+	w->colored_count = w->arbiter_count;
 	/* first batch of each colour */
 	int32_t first[64], fill[64];
 	int32_t nb = 0;
@@ -134,7 +191,7 @@ static void color_arbiters(f2d_world *w)
 		if (!arb->active) {
 			continue;
 		}
-		int32_t c = color[i];
+		int32_t c = (int32_t)(color[i] & KEY_COLOR_MASK);
 		f2d_contact_batch *bt = &w->batches[first[c] + fill[c] / F2D_LANES];
 		int32_t l = bt->lanes++;
 		fill[c]++;
@@ -143,6 +200,81 @@ static void color_arbiters(f2d_world *w)
 		bt->body_a[l] = arb->body_a;
 		bt->body_b[l] = arb->body_b;
 	}
+}
+
+#ifdef F2D_HASH_CHECK
+#include <stdio.h>
+#include <stdlib.h>
+
+/* The kept layout against a fresh colouring: abort if they differ (sanitizer builds). */
+static void check_kept_coloring(f2d_world *w, bool soft)
+{
+	int32_t nb = w->batch_count, nl = w->body_list_count;
+	size_t bytes = sizeof(int32_t) * ((size_t)nb * (3 * F2D_LANES + 2) + (size_t)nl + 1);
+	int32_t *old = malloc(bytes);
+	if (old == NULL) {
+		fprintf(stderr, "fix2d: F2D_HASH_CHECK: out of memory\n");
+		abort();
+	}
+	int32_t *o = old;
+	for (int32_t b = 0; b < nb; ++b) {
+		const f2d_contact_batch *bt = &w->batches[b];
+		*o++ = bt->lanes;
+		*o++ = bt->sequential;
+		for (int32_t l = 0; l < F2D_LANES; ++l) {
+			*o++ = l < bt->lanes ? bt->arbiter[l] : -1;
+			*o++ = l < bt->lanes ? bt->body_a[l] : -1;
+			*o++ = l < bt->lanes ? bt->body_b[l] : -1;
+		}
+	}
+	for (int32_t i = 0; i < nl; ++i) {
+		*o++ = w->body_list[i];
+	}
+	build_coloring(w, soft);
+	bool same = w->batch_count == nb && w->body_list_count == nl;
+	o = old;
+	for (int32_t b = 0; same && b < nb; ++b) {
+		const f2d_contact_batch *bt = &w->batches[b];
+		same = *o++ == bt->lanes && *o++ == bt->sequential;
+		for (int32_t l = 0; same && l < F2D_LANES; ++l) {
+			same = *o++ == (l < bt->lanes ? bt->arbiter[l] : -1) &&
+			       *o++ == (l < bt->lanes ? bt->body_a[l] : -1) &&
+			       *o++ == (l < bt->lanes ? bt->body_b[l] : -1);
+		}
+	}
+	for (int32_t i = 0; same && i < nl; ++i) {
+		same = *o++ == w->body_list[i];
+	}
+	free(old);
+	if (!same) {
+		fprintf(stderr, "fix2d: F2D_HASH_CHECK: the kept contact colouring differs from "
+		                "a fresh one\n");
+		abort();
+	}
+}
+#endif
+
+/* The reference build (F2D_CONTACT_EXACT_ONLY, test_solver_paths) colours every step: the test
+ * compares it with this one step by step. */
+#ifdef F2D_CONTACT_EXACT_ONLY
+#define KEEP_COLORING 0
+#else
+#define KEEP_COLORING 1
+#endif
+
+/* The layout of this step: the last one when every key is the same, else a new colouring. */
+static void color_arbiters(f2d_world *w)
+{
+	const bool soft = w->def.substep_count > 0;
+	if (KEEP_COLORING && same_keys(w, soft)) {
+		COUNT_COLORING(true);
+#ifdef F2D_HASH_CHECK
+		check_kept_coloring(w, soft);
+#endif
+		return;
+	}
+	COUNT_COLORING(false);
+	build_coloring(w, soft);
 }
 
 /* ---- pre-step ----

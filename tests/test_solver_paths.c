@@ -625,6 +625,7 @@ extern uint64_t f2d_contact_path_counts[4];
 extern uint64_t f2d_joint_path_counts[4];
 extern uint64_t f2d_joint_ext_path_counts[7][4];
 extern uint64_t f2d_soft_path_counts[3]; /* fast, exact (range), exact (bounce pending) */
+extern uint64_t f2d_coloring_counts[2];    /* contact colourings kept, built (solver.c) */
 
 /* counter i of the "e" line */
 static uint64_t path_count(int i)
@@ -661,6 +662,7 @@ int main(int argc, char **argv)
 		memset(f2d_joint_path_counts, 0, sizeof f2d_joint_path_counts);
 		memset(f2d_joint_ext_path_counts, 0, sizeof f2d_joint_ext_path_counts);
 		memset(f2d_soft_path_counts, 0, sizeof f2d_soft_path_counts);
+		memset(f2d_coloring_counts, 0, sizeof f2d_coloring_counts);
 		printf("c %d\n", (int)c);
 		if (!run_case(c, print_step, NULL)) {
 			printf("x cannot build case %d\n", (int)c);
@@ -670,7 +672,8 @@ int main(int argc, char **argv)
 		for (int i = 0; i < 4 * SOLVERS; ++i) {
 			printf(" %" PRIu64, path_count(i));
 		}
-		printf("\n");
+		printf("\nk %" PRIu64 " %" PRIu64 "\n", f2d_coloring_counts[0],
+		       f2d_coloring_counts[1]);
 	}
 	return fflush(stdout) == 0 ? 0 : 1;
 }
@@ -777,6 +780,10 @@ START_TEST(fast_path_matches_exact_path)
 	 * arbiters (contact.c), 1: the revolute joints (joint.c), 2..7: joint types 1..6 */
 	uint64_t counts[KIND_COUNT][HELPERS][SOLVERS][4];
 	memset(counts, 0, sizeof counts);
+	/* [kind][helper][kept, built]: the contact colourings (solver.c keeps the last one while
+	 * the active arbiters' keys stay the same; the exact-only build never does) */
+	uint64_t colorings[KIND_COUNT][HELPERS][2];
+	memset(colorings, 0, sizeof colorings);
 	for (int32_t c = 0; c < cases; ++c) {
 		world_case k = describe_case(c);
 		for (int i = 0; i < HELPERS; ++i) {
@@ -800,6 +807,14 @@ START_TEST(fast_path_matches_exact_path)
 				counts[k.kind][i][j / 4][j % 4] += n;
 				t = end;
 			}
+			t = helper_line(hs[i], 'k');
+			uint64_t kept = 0, built = 0;
+			ck_assert_msg(t != NULL &&
+			                  sscanf(t, "%" SCNu64 " %" SCNu64, &kept, &built) == 2,
+			              "%s helper: bad colourings line \"%.100s\"", hs[i]->what,
+			              hs[i]->line);
+			colorings[k.kind][i][0] += kept;
+			colorings[k.kind][i][1] += built;
 		}
 	}
 	ck_assert_int_eq(pclose(exact.f), 0);
@@ -822,6 +837,24 @@ START_TEST(fast_path_matches_exact_path)
 					total[i][v][j] += counts[kind][i][v][j];
 				}
 			}
+		}
+	}
+	for (int kind = 0; kind < KIND_COUNT; ++kind) {
+		const uint64_t *n = colorings[kind][1], *ex = colorings[kind][0];
+		printf("%-21s contact colourings: %10" PRIu64 " kept %8" PRIu64 " built\n",
+		       kind_names[kind], n[0], n[1]);
+		/* the reference colours every step (and so as often as the others keep or build);
+		 * the normal build kept the colouring of the catalogue scenes in both solvers (the
+		 * comparison above shows that it is the one a new colouring gives) and built it
+		 * whenever the arbiters changed */
+		ck_assert_uint_eq(ex[0], 0);
+		for (int i = 1; i < HELPERS; ++i) {
+			ck_assert_uint_eq(colorings[kind][i][0] + colorings[kind][i][1], ex[1]);
+		}
+		ck_assert_msg(n[1] > 0, "%s: no contact colouring was built", kind_names[kind]);
+		if (kind == KIND_SCENE || kind == KIND_SOFT_SCENE) {
+			ck_assert_msg(n[0] > n[1], "%s: few contact colourings were kept",
+			              kind_names[kind]);
 		}
 	}
 	fflush(stdout);
