@@ -124,11 +124,14 @@ static bool same_keys(const f2d_world *w, bool soft)
 
 #ifndef F2D_CONTACT_COUNT_PATHS
 #define COUNT_COLORING(reused) ((void)0)
+#define COUNT_LANES(kept, n) ((void)(n))
 #else
-/* colourings reused, colourings built (test_solver_paths' counted helper) */
-extern uint64_t f2d_coloring_counts[2];
-uint64_t f2d_coloring_counts[2];
+/* colourings kept, colourings built, lanes whose constants were kept, lanes computed
+ * (test_solver_paths' helpers) */
+extern uint64_t f2d_coloring_counts[4];
+uint64_t f2d_coloring_counts[4];
 #define COUNT_COLORING(reused) (f2d_coloring_counts[(reused) ? 0 : 1]++)
+#define COUNT_LANES(kept, n) (f2d_coloring_counts[(kept) ? 2 : 3] += (uint64_t)(n))
 #endif
 
 /* Colours the active arbiters and lays the batches out: colour after colour, key order inside
@@ -185,6 +188,7 @@ static void build_coloring(f2d_world *w, bool soft)
 	w->batch_count = nb;
 	for (int32_t b = 0; b < nb; ++b) {
 		w->batches[b].lanes = 0;
+		w->batches[b].kept = 0; /* a new layout: no lane's constants are known */
 	}
 	for (int32_t i = 0; i < w->arbiter_count; ++i) {
 		const f2d_arbiter *arb = &w->arbiters[i];
@@ -205,6 +209,7 @@ static void build_coloring(f2d_world *w, bool soft)
 #ifdef F2D_HASH_CHECK
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 /* The kept layout against a fresh colouring: abort if they differ (sanitizer builds). */
 static void check_kept_coloring(f2d_world *w, bool soft)
@@ -230,7 +235,19 @@ static void check_kept_coloring(f2d_world *w, bool soft)
 	for (int32_t i = 0; i < nl; ++i) {
 		*o++ = w->body_list[i];
 	}
-	build_coloring(w, soft);
+	unsigned *kept = malloc(sizeof(unsigned) * (size_t)(nb + 1));
+	if (kept == NULL) {
+		fprintf(stderr, "fix2d: F2D_HASH_CHECK: out of memory\n");
+		abort();
+	}
+	for (int32_t b = 0; b < nb; ++b) {
+		kept[b] = w->batches[b].kept;
+	}
+	build_coloring(w, soft); /* clears kept: the layout is the same, so it is restored */
+	for (int32_t b = 0; b < nb && b < w->batch_count; ++b) {
+		w->batches[b].kept = kept[b];
+	}
+	free(kept);
 	bool same = w->batch_count == nb && w->body_list_count == nl;
 	o = old;
 	for (int32_t b = 0; same && b < nb; ++b) {
@@ -346,33 +363,84 @@ typedef struct prestep_consts {
 	fix16_t inv_h, slop, threshold, beta_inv_h;
 } prestep_consts;
 
-static void prestep_lane(f2d_world *w, const prestep_consts *k, f2d_contact_batch *bt, int32_t l)
+/* ---- kept lanes ----
+ * The geometric constants of a lane (n, n / m, r x n, r x t, (r x d) / I, the effective masses
+ * and k12) are a function of the normal, the point count, the points' lever arms r_a, r_b and
+ * the two bodies' inverse masses and inertias, nothing else (prestep_geometry). A resting
+ * contact keeps all of them bit for bit from one step to the next (pyramid20: 3 lanes in 4,
+ * with 4 substeps 9 in 10). A lane whose inputs equal those it last computed its constants
+ * from (stored in the batch; bit l of bt->kept says they are that lane's) keeps the constants:
+ * the same function of the same inputs. Only the motion part (bias, restitution, impulses) is
+ * computed again. A lane whose constants saturated (reported) is not kept, so that the report
+ * repeats. The layout decides which arbiter a lane holds: a new layout clears kept
+ * (build_coloring); a kept one (the same arbiters in the same lanes) keeps it, and the inputs
+ * are compared anyway, so even another arbiter in the lane would be exact. The reference
+ * build (F2D_CONTACT_EXACT_ONLY) computes every lane; test_solver_paths compares it with this
+ * one step by step, and the sanitizer builds (F2D_HASH_CHECK) compute every kept batch again
+ * and abort if a byte differs (check_kept_batch). */
+#ifdef F2D_CONTACT_EXACT_ONLY
+#define KEEP_LANES 0
+#else
+#define KEEP_LANES 1
+#endif
+
+/* Whether lane l's stored inputs are arb's and its bodies' (kept lanes only). */
+static bool lane_inputs_same(const f2d_contact_batch *bt, int32_t l, const f2d_arbiter *arb,
+                             const f2d_body *a, const f2d_body *b)
 {
-	const f2d_arbiter *arb = &w->arbiters[bt->arbiter[l]];
-	const f2d_body *a = &w->bodies[arb->body_a];
-	const f2d_body *b = &w->bodies[arb->body_b];
+	if (((bt->kept >> l) & 1u) == 0 || bt->nx[l] != arb->normal.x ||
+	    bt->ny[l] != arb->normal.y || bt->points[l] != arb->count ||
+	    bt->ima[l] != a->inv_mass || bt->imb[l] != b->inv_mass ||
+	    bt->iia[l] != a->inv_inertia || bt->iib[l] != b->inv_inertia) {
+		return false;
+	}
+	for (int32_t i = 0; i < arb->count; ++i) {
+		const f2d_point_lanes *pl = &bt->p[i];
+		const f2d_contact_point *cp = &arb->points[i];
+		if (pl->rax[l] != cp->r_a.x || pl->ray[l] != cp->r_a.y || pl->rbx[l] != cp->r_b.x ||
+		    pl->rby[l] != cp->r_b.y) {
+			return false;
+		}
+	}
+	return true;
+}
+
+/* The geometric constants of lane l and their inputs (kept_lanes); returns whether none
+ * saturated. */
+static bool prestep_geometry(f2d_world *w, f2d_contact_batch *bt, int32_t l,
+                             const f2d_arbiter *arb, const f2d_body *a, const f2d_body *b)
+{
+	bool saturated = w->saturated;
+	w->saturated = false;
 	f2d_vec2 n = arb->normal;
 	f2d_vec2 t = f2d_right_perp(n);
 	bt->nx[l] = n.x;
 	bt->ny[l] = n.y;
-	bt->friction[l] = arb->friction;
+	bt->points[l] = arb->count;
+	bt->ima[l] = a->inv_mass;
+	bt->imb[l] = b->inv_mass;
+	bt->iia[l] = a->inv_inertia;
+	bt->iib[l] = b->inv_inertia;
 	/* the tangent response t / m = (n.y, -n.x) / m is (dv.y, -dv.x) exactly (round16 is odd
 	 * and |f2d_mul(m, n.x)| <= m), so only n / m is kept */
 	bt->dva_x[l] = f2d_mul(a->inv_mass, n.x);
 	bt->dva_y[l] = f2d_mul(a->inv_mass, n.y);
 	bt->dvb_x[l] = f2d_mul(b->inv_mass, n.x);
 	bt->dvb_y[l] = f2d_mul(b->inv_mass, n.y);
-	int64_t lin = ((int64_t)b->v.x - a->v.x) * n.x + ((int64_t)b->v.y - a->v.y) * n.y;
 	for (int32_t i = 0; i < 2; ++i) {
 		f2d_point_lanes *pl = &bt->p[i];
 		if (i >= arb->count) {
 			pl->rn_a[l] = pl->rn_b[l] = pl->rt_a[l] = pl->rt_b[l] = 0;
 			pl->wn_a[l] = pl->wn_b[l] = pl->wt_a[l] = pl->wt_b[l] = 0;
-			pl->mass_n[l] = pl->mass_t[l] = pl->bias[l] = pl->pn[l] = pl->pt[l] = 0;
-			pl->bounce[l] = 0;
+			pl->mass_n[l] = pl->mass_t[l] = 0;
+			pl->rax[l] = pl->ray[l] = pl->rbx[l] = pl->rby[l] = 0;
 			continue;
 		}
 		const f2d_contact_point *cp = &arb->points[i];
+		pl->rax[l] = cp->r_a.x;
+		pl->ray[l] = cp->r_a.y;
+		pl->rbx[l] = cp->r_b.x;
+		pl->rby[l] = cp->r_b.y;
 		fix16_t rna = f2d_cross(cp->r_a, n), rnb = f2d_cross(cp->r_b, n);
 		fix16_t rta = f2d_cross(cp->r_a, t), rtb = f2d_cross(cp->r_b, t);
 		pl->rn_a[l] = rna;
@@ -391,7 +459,52 @@ static void prestep_lane(f2d_world *w, const prestep_consts *k, f2d_contact_batc
 		             mul64(b->inv_inertia, f2d_round16((int64_t)rtb * rtb));
 		pl->mass_n[l] = inverse_mass_hinted(w, kn, pl->mass_n[l]);
 		pl->mass_t[l] = inverse_mass_hinted(w, kt, pl->mass_t[l]);
+	}
+	/* k12 = J1 M^-1 J2^T: the change of the relative velocity at point 2 per unit impulse at
+	 * point 1 (and vice versa; it is symmetric): 1/m_a + 1/m_b + (r1a x d)(r2a x d) / I_a +
+	 * (r1b x d)(r2b x d) / I_b. 0 for one point. */
+	if (arb->count == 2) {
+		const f2d_point_lanes *p1 = &bt->p[0], *p2 = &bt->p[1];
+		int64_t m = (int64_t)a->inv_mass + b->inv_mass;
+		int64_t kn =
+		    m + mul64(a->inv_inertia, f2d_round16((int64_t)p1->rn_a[l] * p2->rn_a[l])) +
+		    mul64(b->inv_inertia, f2d_round16((int64_t)p1->rn_b[l] * p2->rn_b[l]));
+		int64_t kt =
+		    m + mul64(a->inv_inertia, f2d_round16((int64_t)p1->rt_a[l] * p2->rt_a[l])) +
+		    mul64(b->inv_inertia, f2d_round16((int64_t)p1->rt_b[l] * p2->rt_b[l]));
+		bt->k12_n[l] = f2d_sat(kn);
+		bt->k12_t[l] = f2d_sat(kt);
+	} else {
+		bt->k12_n[l] = bt->k12_t[l] = 0;
+	}
+	bool ok = !w->saturated;
+	w->saturated = saturated || !ok;
+	return ok;
+}
 
+static void prestep_lane(f2d_world *w, const prestep_consts *k, f2d_contact_batch *bt, int32_t l)
+{
+	const f2d_arbiter *arb = &w->arbiters[bt->arbiter[l]];
+	const f2d_body *a = &w->bodies[arb->body_a];
+	const f2d_body *b = &w->bodies[arb->body_b];
+	bt->friction[l] = arb->friction;
+	if (!KEEP_LANES || !lane_inputs_same(bt, l, arb, a, b)) {
+		bool ok = prestep_geometry(w, bt, l, arb, a, b);
+		bt->kept = (bt->kept & ~(1u << l)) | (KEEP_LANES && ok ? 1u << l : 0u);
+		COUNT_LANES(false, 1);
+	} else {
+		COUNT_LANES(true, 1);
+	}
+	f2d_vec2 n = arb->normal;
+	int64_t lin = ((int64_t)b->v.x - a->v.x) * n.x + ((int64_t)b->v.y - a->v.y) * n.y;
+	for (int32_t i = 0; i < 2; ++i) {
+		f2d_point_lanes *pl = &bt->p[i];
+		if (i >= arb->count) {
+			pl->bias[l] = pl->pn[l] = pl->pt[l] = pl->bounce[l] = 0;
+			continue;
+		}
+		const f2d_contact_point *cp = &arb->points[i];
+		fix16_t rna = pl->rn_a[l], rnb = pl->rn_b[l];
 		fix16_t s = cp->separation;
 		int64_t bias;
 		if (s > 0) {
@@ -411,23 +524,6 @@ static void prestep_lane(f2d_world *w, const prestep_consts *k, f2d_contact_batc
 		pl->bias[l] = f2d_sat(bias);
 		pl->pn[l] = cp->pn;
 		pl->pt[l] = cp->pt;
-	}
-	/* k12 = J1 M^-1 J2^T: the change of the relative velocity at point 2 per unit impulse at
-	 * point 1 (and vice versa; it is symmetric): 1/m_a + 1/m_b + (r1a x d)(r2a x d) / I_a +
-	 * (r1b x d)(r2b x d) / I_b. 0 for one point. */
-	if (arb->count == 2) {
-		const f2d_point_lanes *p1 = &bt->p[0], *p2 = &bt->p[1];
-		int64_t m = (int64_t)a->inv_mass + b->inv_mass;
-		int64_t kn =
-		    m + mul64(a->inv_inertia, f2d_round16((int64_t)p1->rn_a[l] * p2->rn_a[l])) +
-		    mul64(b->inv_inertia, f2d_round16((int64_t)p1->rn_b[l] * p2->rn_b[l]));
-		int64_t kt =
-		    m + mul64(a->inv_inertia, f2d_round16((int64_t)p1->rt_a[l] * p2->rt_a[l])) +
-		    mul64(b->inv_inertia, f2d_round16((int64_t)p1->rt_b[l] * p2->rt_b[l]));
-		bt->k12_n[l] = f2d_sat(kn);
-		bt->k12_t[l] = f2d_sat(kt);
-	} else {
-		bt->k12_n[l] = bt->k12_t[l] = 0;
 	}
 }
 
@@ -956,6 +1052,7 @@ typedef struct prestep_stage {
 	int64_t vax[F2D_LANES], vay[F2D_LANES], wa[F2D_LANES];
 	int64_t vbx[F2D_LANES], vby[F2D_LANES], wb[F2D_LANES];
 	int64_t rest[F2D_LANES], two[F2D_LANES];
+	int64_t nx[F2D_LANES], ny[F2D_LANES], points[F2D_LANES];
 	struct {
 		int64_t rax[F2D_LANES], ray[F2D_LANES], rbx[F2D_LANES], rby[F2D_LANES];
 		int64_t sep[F2D_LANES];
@@ -969,6 +1066,7 @@ static void stage_zero(prestep_stage *st, int32_t l, int32_t from_point)
 		st->ima[l] = st->imb[l] = st->iia[l] = st->iib[l] = 0;
 		st->vax[l] = st->vay[l] = st->wa[l] = st->vbx[l] = st->vby[l] = st->wb[l] = 0;
 		st->rest[l] = st->two[l] = 0;
+		st->nx[l] = st->ny[l] = st->points[l] = 0;
 	}
 	for (int32_t i = from_point; i < 2; ++i) {
 		st->p[i].rax[l] = st->p[i].ray[l] = st->p[i].rbx[l] = st->p[i].rby[l] = 0;
@@ -985,8 +1083,9 @@ static void stage_lanes(const f2d_world *w, f2d_contact_batch *bt, prestep_stage
 		const f2d_arbiter *arb = &w->arbiters[bt->arbiter[l]];
 		const f2d_body *a = &w->bodies[arb->body_a];
 		const f2d_body *b = &w->bodies[arb->body_b];
-		bt->nx[l] = arb->normal.x;
-		bt->ny[l] = arb->normal.y;
+		st->nx[l] = arb->normal.x;
+		st->ny[l] = arb->normal.y;
+		st->points[l] = arb->count;
 		bt->friction[l] = arb->friction;
 		st->ima[l] = a->inv_mass;
 		st->imb[l] = b->inv_mass;
@@ -1074,28 +1173,52 @@ AVX512 static void inverse_masses_avx512(f2d_world *w, const int64_t *k, f2d_lan
 	}
 }
 
-AVX512 static void prestep_batch_avx512(f2d_world *w, const prestep_consts *k,
-                                        f2d_contact_batch *bt)
+/* The lanes (in use) whose staged inputs equal those their constants came from (kept_lanes). */
+AVX512 static __mmask8 kept_avx512(const f2d_contact_batch *bt, const prestep_stage *st,
+                                   __mmask8 lanes)
 {
-	prestep_stage st;
-	stage_lanes(w, bt, &st);
+	__mmask8 same = lanes & (__mmask8)bt->kept;
+	same &= _mm512_cmpeq_epi64_mask(vld(bt->nx), vld64(st->nx)) &
+	        _mm512_cmpeq_epi64_mask(vld(bt->ny), vld64(st->ny)) &
+	        _mm512_cmpeq_epi64_mask(vld(bt->points), vld64(st->points)) &
+	        _mm512_cmpeq_epi64_mask(vld(bt->ima), vld64(st->ima)) &
+	        _mm512_cmpeq_epi64_mask(vld(bt->imb), vld64(st->imb)) &
+	        _mm512_cmpeq_epi64_mask(vld(bt->iia), vld64(st->iia)) &
+	        _mm512_cmpeq_epi64_mask(vld(bt->iib), vld64(st->iib));
+	for (int32_t i = 0; i < 2; ++i) {
+		const f2d_point_lanes *pl = &bt->p[i];
+		same &= _mm512_cmpeq_epi64_mask(vld(pl->rax), vld64(st->p[i].rax)) &
+		        _mm512_cmpeq_epi64_mask(vld(pl->ray), vld64(st->p[i].ray)) &
+		        _mm512_cmpeq_epi64_mask(vld(pl->rbx), vld64(st->p[i].rbx)) &
+		        _mm512_cmpeq_epi64_mask(vld(pl->rby), vld64(st->p[i].rby));
+	}
+	return same;
+}
+
+/* The geometric constants of the batch (prestep_geometry on 8 lanes) and their inputs; returns
+ * the lanes in use whose constants did not saturate. */
+AVX512 static __mmask8 geometry_avx512(f2d_world *w, f2d_contact_batch *bt, prestep_stage *st,
+                                       __mmask8 lanes)
+{
 	__mmask8 sat = 0;
-	vq nx = vld(bt->nx), ny = vld(bt->ny);
-	vq ima = vld64(st.ima), imb = vld64(st.imb), iia = vld64(st.iia), iib = vld64(st.iib);
+	vq nx = vst(bt->nx, vld64(st->nx)), ny = vst(bt->ny, vld64(st->ny));
+	vst(bt->points, vld64(st->points));
+	vq ima = vst(bt->ima, vld64(st->ima)), imb = vst(bt->imb, vld64(st->imb));
+	vq iia = vst(bt->iia, vld64(st->iia)), iib = vst(bt->iib, vld64(st->iib));
 	vst(bt->dva_x, vround16(vmul(ima, nx)));
 	vst(bt->dva_y, vround16(vmul(ima, ny)));
 	vst(bt->dvb_x, vround16(vmul(imb, nx)));
 	vst(bt->dvb_y, vround16(vmul(imb, ny)));
-	vq lin = vadd(_mm512_mullo_epi64(vsub(vld64(st.vbx), vld64(st.vax)), nx),
-	              _mm512_mullo_epi64(vsub(vld64(st.vby), vld64(st.vay)), ny));
-	vq wa = vld64(st.wa), wb = vld64(st.wb), m = vadd(ima, imb);
-	__mmask8 two = _mm512_test_epi64_mask(vld64(st.two), vld64(st.two));
+	vq m = vadd(ima, imb);
+	__mmask8 two = _mm512_test_epi64_mask(vld64(st->two), vld64(st->two));
 	__mmask8 has[2] = {0xFF, two};
+	/* 0 < k < 2 saturates in inverse_mass: such a lane is not kept */
+	__mmask8 tiny = 0;
 	vq rn[2][2], rt[2][2]; /* [point][body] */
 	for (int32_t i = 0; i < 2; ++i) {
 		f2d_point_lanes *pl = &bt->p[i];
-		vq rax = vld64(st.p[i].rax), ray = vld64(st.p[i].ray);
-		vq rbx = vld64(st.p[i].rbx), rby = vld64(st.p[i].rby);
+		vq rax = vst(pl->rax, vld64(st->p[i].rax)), ray = vst(pl->ray, vld64(st->p[i].ray));
+		vq rbx = vst(pl->rbx, vld64(st->p[i].rbx)), rby = vst(pl->rby, vld64(st->p[i].rby));
 		/* r x n = r.x n.y - r.y n.x;  r x t = r.x (-n.x) - r.y n.y */
 		vq rna = vtrunc32(vround16(vsub(vmul(rax, ny), vmul(ray, nx))));
 		vq rnb = vtrunc32(vround16(vsub(vmul(rbx, ny), vmul(rby, nx))));
@@ -1111,9 +1234,55 @@ AVX512 static void prestep_batch_avx512(f2d_world *w, const prestep_consts *k,
 		vst(pl->wn_b, vsat_flag(vround16(vmul(iib, rnb)), &sat));
 		vst(pl->wt_a, vsat_flag(vround16(vmul(iia, rta)), &sat));
 		vst(pl->wt_b, vsat_flag(vround16(vmul(iib, rtb)), &sat));
-		_mm512_storeu_si512(st.kn[i], vk(m, iia, iib, rna, rna, rnb, rnb));
-		_mm512_storeu_si512(st.kt[i], vk(m, iia, iib, rta, rta, rtb, rtb));
+		vq kn = vk(m, iia, iib, rna, rna, rnb, rnb), kt = vk(m, iia, iib, rta, rta, rtb, rtb);
+		_mm512_storeu_si512(st->kn[i], kn);
+		_mm512_storeu_si512(st->kt[i], kt);
+		vq zero = _mm512_setzero_si512(), two_q = _mm512_set1_epi64(2);
+		tiny |= has[i] & ((_mm512_cmpgt_epi64_mask(kn, zero) &
+		                   _mm512_cmplt_epi64_mask(kn, two_q)) |
+		                  (_mm512_cmpgt_epi64_mask(kt, zero) &
+		                   _mm512_cmplt_epi64_mask(kt, two_q)));
+	}
+	vst(bt->k12_n, _mm512_maskz_mov_epi64(
+	                   two, vsat(vk(m, iia, iib, rn[0][0], rn[1][0], rn[0][1], rn[1][1]))));
+	vst(bt->k12_t, _mm512_maskz_mov_epi64(
+	                   two, vsat(vk(m, iia, iib, rt[0][0], rt[1][0], rt[0][1], rt[1][1]))));
+	if (sat & lanes) {
+		w->saturated = true;
+	}
+	for (int32_t i = 0; i < 2; ++i) {
+		__mmask8 on = has[i] & lanes;
+		inverse_masses_avx512(w, st->kn[i], bt->p[i].mass_n, on, lanes);
+		inverse_masses_avx512(w, st->kt[i], bt->p[i].mass_t, on, lanes);
+	}
+	return lanes & (__mmask8) ~(sat | tiny);
+}
 
+AVX512 static void prestep_batch_avx512(f2d_world *w, const prestep_consts *k,
+                                        f2d_contact_batch *bt)
+{
+	prestep_stage st;
+	stage_lanes(w, bt, &st);
+	__mmask8 lanes = (__mmask8)((1u << bt->lanes) - 1u);
+	/* a batch whose every lane is kept keeps its constants; any other computes all of them
+	 * (8 lanes cost what one does) */
+	if (!KEEP_LANES || kept_avx512(bt, &st, lanes) != lanes) {
+		__mmask8 ok = geometry_avx512(w, bt, &st, lanes);
+		bt->kept = KEEP_LANES ? ok : 0u;
+		COUNT_LANES(false, bt->lanes);
+	} else {
+		COUNT_LANES(true, bt->lanes);
+	}
+	/* the motion part (prestep_lane's), on the constants */
+	vq nx = vld(bt->nx), ny = vld(bt->ny);
+	vq lin = vadd(_mm512_mullo_epi64(vsub(vld64(st.vbx), vld64(st.vax)), nx),
+	              _mm512_mullo_epi64(vsub(vld64(st.vby), vld64(st.vay)), ny));
+	vq wa = vld64(st.wa), wb = vld64(st.wb);
+	__mmask8 two = _mm512_test_epi64_mask(vld64(st.two), vld64(st.two));
+	__mmask8 has[2] = {0xFF, two};
+	for (int32_t i = 0; i < 2; ++i) {
+		f2d_point_lanes *pl = &bt->p[i];
+		vq rna = vld(pl->rn_a), rnb = vld(pl->rn_b);
 		/* bias: s > 0: -s / h; else beta / h max(0, -s - slop); restitution */
 		vq s = vld64(st.p[i].sep);
 		vq zero = _mm512_setzero_si512();
@@ -1135,19 +1304,6 @@ AVX512 static void prestep_batch_avx512(f2d_world *w, const prestep_consts *k,
 		vq rb = vsub(zero, vtrunc32(vround16(vmul(rest, vn))));
 		vst(pl->bounce, _mm512_maskz_mov_epi64(has[i] & bounce, rb));
 		vst(pl->bias, _mm512_maskz_mov_epi64(has[i], vsat(bias)));
-	}
-	vst(bt->k12_n, _mm512_maskz_mov_epi64(
-	                   two, vsat(vk(m, iia, iib, rn[0][0], rn[1][0], rn[0][1], rn[1][1]))));
-	vst(bt->k12_t, _mm512_maskz_mov_epi64(
-	                   two, vsat(vk(m, iia, iib, rt[0][0], rt[1][0], rt[0][1], rt[1][1]))));
-	if (sat & (__mmask8)((1u << bt->lanes) - 1u)) {
-		w->saturated = true;
-	}
-	__mmask8 lanes = (__mmask8)((1u << bt->lanes) - 1u);
-	for (int32_t i = 0; i < 2; ++i) {
-		__mmask8 on = has[i] & lanes;
-		inverse_masses_avx512(w, st.kn[i], bt->p[i].mass_n, on, lanes);
-		inverse_masses_avx512(w, st.kt[i], bt->p[i].mass_t, on, lanes);
 	}
 }
 
@@ -1303,27 +1459,65 @@ static void landed_bounces(f2d_world *w, const prestep_consts *k, f2d_contact_ba
 
 /* ---- the passes ---- */
 
+static void prestep_batch(f2d_world *w, const prestep_consts *k, f2d_contact_batch *bt, bool simd)
+{
+	pad_lanes(bt);
+#if F2D_HAVE_SIMD
+	if (simd) {
+		prestep_batch_avx512(w, k, bt);
+		return;
+	}
+#endif
+	(void)simd;
+	for (int32_t l = 0; l < bt->lanes; ++l) {
+		prestep_lane(w, k, bt, l);
+	}
+}
+
+#ifdef F2D_HASH_CHECK
+/* A batch with kept lanes against the same batch computed afresh (kept_lanes): every byte and
+ * the saturation report must agree (sanitizer builds). */
+static void check_kept_batch(f2d_world *w, const prestep_consts *k, f2d_contact_batch *bt,
+                             bool simd)
+{
+	f2d_contact_batch *ref = malloc(sizeof *ref);
+	if (ref == NULL) {
+		fprintf(stderr, "fix2d: F2D_HASH_CHECK: out of memory\n");
+		abort();
+	}
+	memcpy(ref, bt, sizeof *ref);
+	ref->kept = 0;
+	bool saturated = w->saturated;
+	prestep_batch(w, k, ref, simd);
+	bool ref_saturated = w->saturated;
+	w->saturated = saturated;
+	prestep_batch(w, k, bt, simd);
+	bool same = memcmp(ref, bt, sizeof *ref) == 0 && ref_saturated == w->saturated;
+	free(ref);
+	if (!same) {
+		fprintf(stderr, "fix2d: F2D_HASH_CHECK: kept contact constants differ from "
+		                "fresh ones\n");
+		abort();
+	}
+}
+#endif
+
 void f2d_contacts_prestep(f2d_world *w)
 {
 	color_arbiters(w);
 	prestep_consts k = {w->inv_h, w->def.linear_slop, w->def.restitution_threshold,
 	                    f2d_mul(w->def.bias_factor, w->inv_h)};
-#if F2D_HAVE_SIMD
-	bool simd = f2d_kernel_level() == F2D_KERNEL_AVX512;
-#endif
+	bool simd = F2D_HAVE_SIMD && f2d_kernel_level() == F2D_KERNEL_AVX512;
 	bool any = false;
 	for (int32_t b = 0; b < w->batch_count; ++b) {
 		f2d_contact_batch *bt = &w->batches[b];
-		pad_lanes(bt);
-#if F2D_HAVE_SIMD
-		if (simd) {
-			prestep_batch_avx512(w, &k, bt);
+#ifdef F2D_HASH_CHECK
+		if (bt->kept != 0) {
+			check_kept_batch(w, &k, bt, simd);
 		} else
 #endif
 		{
-			for (int32_t l = 0; l < bt->lanes; ++l) {
-				prestep_lane(w, &k, bt, l);
-			}
+			prestep_batch(w, &k, bt, simd);
 		}
 		landed_bounces(w, &k, bt);
 		/* padded lanes have no bounce */
