@@ -1488,7 +1488,14 @@ static void check_kept_batch(f2d_world *w, const prestep_consts *k, f2d_contact_
 	memcpy(ref, bt, sizeof *ref);
 	ref->kept = 0;
 	bool saturated = w->saturated;
+#ifdef F2D_CONTACT_COUNT_PATHS
+	uint64_t counts[4]; /* the reference run is not counted */
+	memcpy(counts, f2d_coloring_counts, sizeof counts);
+#endif
 	prestep_batch(w, k, ref, simd);
+#ifdef F2D_CONTACT_COUNT_PATHS
+	memcpy(f2d_coloring_counts, counts, sizeof counts);
+#endif
 	bool ref_saturated = w->saturated;
 	w->saturated = saturated;
 	prestep_batch(w, k, bt, simd);
