@@ -196,6 +196,9 @@ typedef struct f2d_point_lanes {
 	f2d_lane bounce[F2D_LANES];
 	/* the soft step: the manifold's separation s0 (0 past the arbiter's points) */
 	f2d_lane sep[F2D_LANES];
+	/* the lever arms r_a, r_b the pre-step computed rn_a .. mass_t from (0 past the
+	 * arbiter's points; solver.c, kept_lanes) */
+	f2d_lane rax[F2D_LANES], ray[F2D_LANES], rbx[F2D_LANES], rby[F2D_LANES];
 } f2d_point_lanes;
 
 typedef struct f2d_contact_batch {
@@ -210,6 +213,14 @@ typedef struct f2d_contact_batch {
 	int32_t lanes;   /* lanes in use, 1..F2D_LANES, the first ones */
 	bool sequential; /* lanes may share bodies (colour overflow): solved in lane order */
 	bool bounce;     /* a lane has a restitution target */
+	/* The pre-step's geometric lane constants (n, n / m, r x n, r x t, (r x d) / I, the
+	 * effective masses, k12) are a function of the normal, the points' lever arms (above), the
+	 * point count and the bodies' inverse masses: these inputs as they were when the constants
+	 * were computed, and the lanes whose constants they are (kept: bit l; 0 when the layout
+	 * is new; solver.c, kept_lanes). */
+	f2d_lane ima[F2D_LANES], imb[F2D_LANES], iia[F2D_LANES], iib[F2D_LANES];
+	f2d_lane points[F2D_LANES];
+	unsigned kept;
 } f2d_contact_batch;
 
 /* Up to 8 joints of one colour for the AVX-512 joint pass (joint.c): their constants for the
@@ -381,8 +392,11 @@ struct f2d_world {
 	int32_t batch_count, batch_capacity;
 	uint64_t *body_colors;
 	int32_t body_color_capacity;
-	uint8_t *arbiter_colors;
-	int32_t arbiter_color_capacity;
+	/* per arbiter index, the last colouring's key of the arbiter and its colour (solver.c,
+	 * color_key); colored_count: the arbiters it covered (the colouring is reused while the
+	 * keys stay the same) */
+	uint64_t *arbiter_colors;
+	int32_t arbiter_color_capacity, colored_count;
 	/* the velocities of the bodies in contact (body_list), by body id, 4 int64 per body
 	 * (v.x, v.y, w, unused) while the contact solver runs */
 	int64_t (*solver_vel)[4];

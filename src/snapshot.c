@@ -860,7 +860,7 @@ f2d_result f2d_world_clone(const f2d_world *src, f2d_world **out)
 	c->body_colors = NULL;
 	c->arbiter_colors = NULL;
 	c->batch_count = c->batch_capacity = c->body_color_capacity = 0;
-	c->arbiter_color_capacity = c->solver_vel_capacity = 0;
+	c->arbiter_color_capacity = c->solver_vel_capacity = c->colored_count = 0;
 	c->solver_vel = NULL;
 	c->solver_disp = NULL;
 	c->solver_disp_capacity = 0;

@@ -44,7 +44,7 @@ bool f2d_solver_reserve(f2d_world *w, int32_t arbiters)
 	       f2d_grow(w, (void **)&w->body_colors, &w->body_color_capacity, w->body_capacity,
 	                sizeof(uint64_t)) &&
 	       f2d_grow(w, (void **)&w->arbiter_colors, &w->arbiter_color_capacity,
-	                arbiters > 0 ? arbiters : 1, 1) &&
+	                arbiters > 0 ? arbiters : 1, sizeof(uint64_t)) &&
 	       f2d_grow(w, (void **)&w->solver_vel, &w->solver_vel_capacity, w->body_capacity,
 	                sizeof *w->solver_vel) &&
 	       f2d_grow(w, (void **)&w->solver_disp, &w->solver_disp_capacity, w->body_capacity,
@@ -75,14 +75,73 @@ static int32_t take_color_from_end(uint64_t *used, int32_t d)
 	return OVERFLOW_COLOR;
 }
 
+/* ---- reuse of the last colouring ----
+ * The colouring and the batch layout (which arbiter in which lane of which batch, body_list)
+ * are a function of the sequence, in index order, of the arbiters' keys: whether the arbiter
+ * is active, its two body indices, which of them can move (dynamic), and which solver colours
+ * (the soft step's take_color_from_end). A resting or slowly changing scene keeps that sequence
+ * from one step to the next: then the last layout is the one colour_arbiters would build, and
+ * is kept (a pass that compares one word per arbiter instead of the colouring and the
+ * packing). Exact: the key holds every input of the colouring (body indices are below
+ * F2D_MAX_OBJECTS = 2^20 < 2^26), so equal keys give equal layouts; the sanitizer builds
+ * (F2D_HASH_CHECK, their debug switch) colour again every time the layout is kept and abort if
+ * it differs. Nothing else reads the layout's arrays between steps; a clone starts with
+ * colored_count 0 (snapshot.c), which only a world without arbiters (an empty layout) matches.
+ *
+ * A key: bits 8..33 body_a, 34..59 body_b, 60 body_b dynamic, 61 body_a dynamic, 62 the soft
+ * step, 63 active; 0 for an inactive arbiter. Bits 0..7 of arbiter_colors[i] hold the colour
+ * the colouring gave it (not part of the key). */
+#define KEY_COLOR_MASK ((uint64_t)0xFF)
+#if F2D_MAX_OBJECTS > (1 << 26)
+#error "color_key packs body indices in 26 bits"
+#endif
+
+static inline uint64_t color_key(const f2d_world *w, const f2d_arbiter *arb, bool soft)
+{
+	if (!arb->active) {
+		return 0;
+	}
+	uint64_t da = w->bodies[arb->body_a].type == F2D_DYNAMIC_BODY;
+	uint64_t db = w->bodies[arb->body_b].type == F2D_DYNAMIC_BODY;
+	return (uint64_t)1 << 63 | (uint64_t)soft << 62 | da << 61 | db << 60 |
+	       (uint64_t)(uint32_t)arb->body_b << 34 | (uint64_t)(uint32_t)arb->body_a << 8;
+}
+
+/* Whether every arbiter has the key it had at the last colouring (and there are as many). */
+static bool same_keys(const f2d_world *w, bool soft)
+{
+	if (w->colored_count != w->arbiter_count) {
+		return false;
+	}
+	const uint64_t *key = w->arbiter_colors;
+	for (int32_t i = 0; i < w->arbiter_count; ++i) {
+		if ((key[i] & ~KEY_COLOR_MASK) != color_key(w, &w->arbiters[i], soft)) {
+			return false;
+		}
+	}
+	return true;
+}
+
+#ifndef F2D_CONTACT_COUNT_PATHS
+#define COUNT_COLORING(reused) ((void)0)
+#define COUNT_LANES(kept, n) ((void)(n))
+#else
+/* colourings kept, colourings built, lanes whose constants were kept, lanes computed
+ * (test_solver_paths' helpers) */
+extern uint64_t f2d_coloring_counts[4];
+uint64_t f2d_coloring_counts[4];
+#define COUNT_COLORING(reused) (f2d_coloring_counts[(reused) ? 0 : 1]++)
+#define COUNT_LANES(kept, n) (f2d_coloring_counts[(kept) ? 2 : 3] += (uint64_t)(n))
+#endif
+
 /* Colours the active arbiters and lays the batches out: colour after colour, key order inside
  * a colour; fills body_a, body_b, arbiter and lanes (the rest is the pre-step's). In the soft
  * step an arbiter with one body that cannot move takes its colour from the end
- * (take_color_from_end). */
-static void color_arbiters(f2d_world *w)
+ * (take_color_from_end). Records each arbiter's key (same_keys). */
+static void build_coloring(f2d_world *w, bool soft)
 {
 	uint64_t *used = w->body_colors;
-	uint8_t *color = w->arbiter_colors;
+	uint64_t *color = w->arbiter_colors;
 	int32_t count[64] = {0};
 	/* used[] is zero but for the bodies the last colouring listed (the arrays start zeroed,
 	 * grow zeroed, and only listed bodies are marked) */
@@ -92,11 +151,11 @@ static void color_arbiters(f2d_world *w)
 	/* Colours, in key order; the bodies in contact are listed on the way, once each (bit 63
 	 * of used, never a colour, marks them). */
 	const uint64_t listed = (uint64_t)1 << OVERFLOW_COLOR;
-	const bool soft = w->def.substep_count > 0;
 	int32_t nl = 0;
 	for (int32_t i = 0; i < w->arbiter_count; ++i) {
 		const f2d_arbiter *arb = &w->arbiters[i];
 		if (!arb->active) {
+			color[i] = 0;
 			continue;
 		}
 		int32_t ia = arb->body_a, ib = arb->body_b;
@@ -113,10 +172,11 @@ static void color_arbiters(f2d_world *w)
 		                ? take_color_from_end(
 		                      used, w->bodies[ia].type == F2D_DYNAMIC_BODY ? ia : ib)
 		                : f2d_take_color(used, w->bodies, ia, ib);
-		color[i] = (uint8_t)c;
+		color[i] = color_key(w, arb, soft) | (uint64_t)c;
 		count[c]++;
 	}
 	w->body_list_count = nl;
+	w->colored_count = w->arbiter_count;
 	/* first batch of each colour */
 	int32_t first[64], fill[64];
 	int32_t nb = 0;
@@ -128,13 +188,14 @@ static void color_arbiters(f2d_world *w)
 	w->batch_count = nb;
 	for (int32_t b = 0; b < nb; ++b) {
 		w->batches[b].lanes = 0;
+		w->batches[b].kept = 0; /* a new layout: no lane's constants are known */
 	}
 	for (int32_t i = 0; i < w->arbiter_count; ++i) {
 		const f2d_arbiter *arb = &w->arbiters[i];
 		if (!arb->active) {
 			continue;
 		}
-		int32_t c = color[i];
+		int32_t c = (int32_t)(color[i] & KEY_COLOR_MASK);
 		f2d_contact_batch *bt = &w->batches[first[c] + fill[c] / F2D_LANES];
 		int32_t l = bt->lanes++;
 		fill[c]++;
@@ -143,6 +204,94 @@ static void color_arbiters(f2d_world *w)
 		bt->body_a[l] = arb->body_a;
 		bt->body_b[l] = arb->body_b;
 	}
+}
+
+#ifdef F2D_HASH_CHECK
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The kept layout against a fresh colouring: abort if they differ (sanitizer builds). */
+static void check_kept_coloring(f2d_world *w, bool soft)
+{
+	int32_t nb = w->batch_count, nl = w->body_list_count;
+	size_t bytes = sizeof(int32_t) * ((size_t)nb * (3 * F2D_LANES + 2) + (size_t)nl + 1);
+	int32_t *old = malloc(bytes);
+	if (old == NULL) {
+		fprintf(stderr, "fix2d: F2D_HASH_CHECK: out of memory\n");
+		abort();
+	}
+	int32_t *o = old;
+	for (int32_t b = 0; b < nb; ++b) {
+		const f2d_contact_batch *bt = &w->batches[b];
+		*o++ = bt->lanes;
+		*o++ = bt->sequential;
+		for (int32_t l = 0; l < F2D_LANES; ++l) {
+			*o++ = l < bt->lanes ? bt->arbiter[l] : -1;
+			*o++ = l < bt->lanes ? bt->body_a[l] : -1;
+			*o++ = l < bt->lanes ? bt->body_b[l] : -1;
+		}
+	}
+	for (int32_t i = 0; i < nl; ++i) {
+		*o++ = w->body_list[i];
+	}
+	unsigned *kept = malloc(sizeof(unsigned) * (size_t)(nb + 1));
+	if (kept == NULL) {
+		fprintf(stderr, "fix2d: F2D_HASH_CHECK: out of memory\n");
+		abort();
+	}
+	for (int32_t b = 0; b < nb; ++b) {
+		kept[b] = w->batches[b].kept;
+	}
+	build_coloring(w, soft); /* clears kept: the layout is the same, so it is restored */
+	for (int32_t b = 0; b < nb && b < w->batch_count; ++b) {
+		w->batches[b].kept = kept[b];
+	}
+	free(kept);
+	bool same = w->batch_count == nb && w->body_list_count == nl;
+	o = old;
+	for (int32_t b = 0; same && b < nb; ++b) {
+		const f2d_contact_batch *bt = &w->batches[b];
+		same = *o++ == bt->lanes && *o++ == bt->sequential;
+		for (int32_t l = 0; same && l < F2D_LANES; ++l) {
+			same = *o++ == (l < bt->lanes ? bt->arbiter[l] : -1) &&
+			       *o++ == (l < bt->lanes ? bt->body_a[l] : -1) &&
+			       *o++ == (l < bt->lanes ? bt->body_b[l] : -1);
+		}
+	}
+	for (int32_t i = 0; same && i < nl; ++i) {
+		same = *o++ == w->body_list[i];
+	}
+	free(old);
+	if (!same) {
+		fprintf(stderr, "fix2d: F2D_HASH_CHECK: the kept contact colouring differs from "
+		                "a fresh one\n");
+		abort();
+	}
+}
+#endif
+
+/* The reference build (F2D_CONTACT_EXACT_ONLY, test_solver_paths) colours every step: the test
+ * compares it with this one step by step. */
+#ifdef F2D_CONTACT_EXACT_ONLY
+#define KEEP_COLORING 0
+#else
+#define KEEP_COLORING 1
+#endif
+
+/* The layout of this step: the last one when every key is the same, else a new colouring. */
+static void color_arbiters(f2d_world *w)
+{
+	const bool soft = w->def.substep_count > 0;
+	if (KEEP_COLORING && same_keys(w, soft)) {
+		COUNT_COLORING(true);
+#ifdef F2D_HASH_CHECK
+		check_kept_coloring(w, soft);
+#endif
+		return;
+	}
+	COUNT_COLORING(false);
+	build_coloring(w, soft);
 }
 
 /* ---- pre-step ----
@@ -214,33 +363,84 @@ typedef struct prestep_consts {
 	fix16_t inv_h, slop, threshold, beta_inv_h;
 } prestep_consts;
 
-static void prestep_lane(f2d_world *w, const prestep_consts *k, f2d_contact_batch *bt, int32_t l)
+/* ---- kept lanes ----
+ * The geometric constants of a lane (n, n / m, r x n, r x t, (r x d) / I, the effective masses
+ * and k12) are a function of the normal, the point count, the points' lever arms r_a, r_b and
+ * the two bodies' inverse masses and inertias, nothing else (prestep_geometry). A resting
+ * contact keeps all of them bit for bit from one step to the next (pyramid20: 3 lanes in 4,
+ * with 4 substeps 9 in 10). A lane whose inputs equal those it last computed its constants
+ * from (stored in the batch; bit l of bt->kept says they are that lane's) keeps the constants:
+ * the same function of the same inputs. Only the motion part (bias, restitution, impulses) is
+ * computed again. A lane whose constants saturated (reported) is not kept, so that the report
+ * repeats. The layout decides which arbiter a lane holds: a new layout clears kept
+ * (build_coloring); a kept one (the same arbiters in the same lanes) keeps it, and the inputs
+ * are compared anyway, so even another arbiter in the lane would be exact. The reference
+ * build (F2D_CONTACT_EXACT_ONLY) computes every lane; test_solver_paths compares it with this
+ * one step by step, and the sanitizer builds (F2D_HASH_CHECK) compute every kept batch again
+ * and abort if a byte differs (check_kept_batch). */
+#ifdef F2D_CONTACT_EXACT_ONLY
+#define KEEP_LANES 0
+#else
+#define KEEP_LANES 1
+#endif
+
+/* Whether lane l's stored inputs are arb's and its bodies' (kept lanes only). */
+static bool lane_inputs_same(const f2d_contact_batch *bt, int32_t l, const f2d_arbiter *arb,
+                             const f2d_body *a, const f2d_body *b)
 {
-	const f2d_arbiter *arb = &w->arbiters[bt->arbiter[l]];
-	const f2d_body *a = &w->bodies[arb->body_a];
-	const f2d_body *b = &w->bodies[arb->body_b];
+	if (((bt->kept >> l) & 1u) == 0 || bt->nx[l] != arb->normal.x ||
+	    bt->ny[l] != arb->normal.y || bt->points[l] != arb->count ||
+	    bt->ima[l] != a->inv_mass || bt->imb[l] != b->inv_mass ||
+	    bt->iia[l] != a->inv_inertia || bt->iib[l] != b->inv_inertia) {
+		return false;
+	}
+	for (int32_t i = 0; i < arb->count; ++i) {
+		const f2d_point_lanes *pl = &bt->p[i];
+		const f2d_contact_point *cp = &arb->points[i];
+		if (pl->rax[l] != cp->r_a.x || pl->ray[l] != cp->r_a.y || pl->rbx[l] != cp->r_b.x ||
+		    pl->rby[l] != cp->r_b.y) {
+			return false;
+		}
+	}
+	return true;
+}
+
+/* The geometric constants of lane l and their inputs (kept_lanes); returns whether none
+ * saturated. */
+static bool prestep_geometry(f2d_world *w, f2d_contact_batch *bt, int32_t l,
+                             const f2d_arbiter *arb, const f2d_body *a, const f2d_body *b)
+{
+	bool saturated = w->saturated;
+	w->saturated = false;
 	f2d_vec2 n = arb->normal;
 	f2d_vec2 t = f2d_right_perp(n);
 	bt->nx[l] = n.x;
 	bt->ny[l] = n.y;
-	bt->friction[l] = arb->friction;
+	bt->points[l] = arb->count;
+	bt->ima[l] = a->inv_mass;
+	bt->imb[l] = b->inv_mass;
+	bt->iia[l] = a->inv_inertia;
+	bt->iib[l] = b->inv_inertia;
 	/* the tangent response t / m = (n.y, -n.x) / m is (dv.y, -dv.x) exactly (round16 is odd
 	 * and |f2d_mul(m, n.x)| <= m), so only n / m is kept */
 	bt->dva_x[l] = f2d_mul(a->inv_mass, n.x);
 	bt->dva_y[l] = f2d_mul(a->inv_mass, n.y);
 	bt->dvb_x[l] = f2d_mul(b->inv_mass, n.x);
 	bt->dvb_y[l] = f2d_mul(b->inv_mass, n.y);
-	int64_t lin = ((int64_t)b->v.x - a->v.x) * n.x + ((int64_t)b->v.y - a->v.y) * n.y;
 	for (int32_t i = 0; i < 2; ++i) {
 		f2d_point_lanes *pl = &bt->p[i];
 		if (i >= arb->count) {
 			pl->rn_a[l] = pl->rn_b[l] = pl->rt_a[l] = pl->rt_b[l] = 0;
 			pl->wn_a[l] = pl->wn_b[l] = pl->wt_a[l] = pl->wt_b[l] = 0;
-			pl->mass_n[l] = pl->mass_t[l] = pl->bias[l] = pl->pn[l] = pl->pt[l] = 0;
-			pl->bounce[l] = 0;
+			pl->mass_n[l] = pl->mass_t[l] = 0;
+			pl->rax[l] = pl->ray[l] = pl->rbx[l] = pl->rby[l] = 0;
 			continue;
 		}
 		const f2d_contact_point *cp = &arb->points[i];
+		pl->rax[l] = cp->r_a.x;
+		pl->ray[l] = cp->r_a.y;
+		pl->rbx[l] = cp->r_b.x;
+		pl->rby[l] = cp->r_b.y;
 		fix16_t rna = f2d_cross(cp->r_a, n), rnb = f2d_cross(cp->r_b, n);
 		fix16_t rta = f2d_cross(cp->r_a, t), rtb = f2d_cross(cp->r_b, t);
 		pl->rn_a[l] = rna;
@@ -259,7 +459,52 @@ static void prestep_lane(f2d_world *w, const prestep_consts *k, f2d_contact_batc
 		             mul64(b->inv_inertia, f2d_round16((int64_t)rtb * rtb));
 		pl->mass_n[l] = inverse_mass_hinted(w, kn, pl->mass_n[l]);
 		pl->mass_t[l] = inverse_mass_hinted(w, kt, pl->mass_t[l]);
+	}
+	/* k12 = J1 M^-1 J2^T: the change of the relative velocity at point 2 per unit impulse at
+	 * point 1 (and vice versa; it is symmetric): 1/m_a + 1/m_b + (r1a x d)(r2a x d) / I_a +
+	 * (r1b x d)(r2b x d) / I_b. 0 for one point. */
+	if (arb->count == 2) {
+		const f2d_point_lanes *p1 = &bt->p[0], *p2 = &bt->p[1];
+		int64_t m = (int64_t)a->inv_mass + b->inv_mass;
+		int64_t kn =
+		    m + mul64(a->inv_inertia, f2d_round16((int64_t)p1->rn_a[l] * p2->rn_a[l])) +
+		    mul64(b->inv_inertia, f2d_round16((int64_t)p1->rn_b[l] * p2->rn_b[l]));
+		int64_t kt =
+		    m + mul64(a->inv_inertia, f2d_round16((int64_t)p1->rt_a[l] * p2->rt_a[l])) +
+		    mul64(b->inv_inertia, f2d_round16((int64_t)p1->rt_b[l] * p2->rt_b[l]));
+		bt->k12_n[l] = f2d_sat(kn);
+		bt->k12_t[l] = f2d_sat(kt);
+	} else {
+		bt->k12_n[l] = bt->k12_t[l] = 0;
+	}
+	bool ok = !w->saturated;
+	w->saturated = saturated || !ok;
+	return ok;
+}
 
+static void prestep_lane(f2d_world *w, const prestep_consts *k, f2d_contact_batch *bt, int32_t l)
+{
+	const f2d_arbiter *arb = &w->arbiters[bt->arbiter[l]];
+	const f2d_body *a = &w->bodies[arb->body_a];
+	const f2d_body *b = &w->bodies[arb->body_b];
+	bt->friction[l] = arb->friction;
+	if (!KEEP_LANES || !lane_inputs_same(bt, l, arb, a, b)) {
+		bool ok = prestep_geometry(w, bt, l, arb, a, b);
+		bt->kept = (bt->kept & ~(1u << l)) | (KEEP_LANES && ok ? 1u << l : 0u);
+		COUNT_LANES(false, 1);
+	} else {
+		COUNT_LANES(true, 1);
+	}
+	f2d_vec2 n = arb->normal;
+	int64_t lin = ((int64_t)b->v.x - a->v.x) * n.x + ((int64_t)b->v.y - a->v.y) * n.y;
+	for (int32_t i = 0; i < 2; ++i) {
+		f2d_point_lanes *pl = &bt->p[i];
+		if (i >= arb->count) {
+			pl->bias[l] = pl->pn[l] = pl->pt[l] = pl->bounce[l] = 0;
+			continue;
+		}
+		const f2d_contact_point *cp = &arb->points[i];
+		fix16_t rna = pl->rn_a[l], rnb = pl->rn_b[l];
 		fix16_t s = cp->separation;
 		int64_t bias;
 		if (s > 0) {
@@ -279,23 +524,6 @@ static void prestep_lane(f2d_world *w, const prestep_consts *k, f2d_contact_batc
 		pl->bias[l] = f2d_sat(bias);
 		pl->pn[l] = cp->pn;
 		pl->pt[l] = cp->pt;
-	}
-	/* k12 = J1 M^-1 J2^T: the change of the relative velocity at point 2 per unit impulse at
-	 * point 1 (and vice versa; it is symmetric): 1/m_a + 1/m_b + (r1a x d)(r2a x d) / I_a +
-	 * (r1b x d)(r2b x d) / I_b. 0 for one point. */
-	if (arb->count == 2) {
-		const f2d_point_lanes *p1 = &bt->p[0], *p2 = &bt->p[1];
-		int64_t m = (int64_t)a->inv_mass + b->inv_mass;
-		int64_t kn =
-		    m + mul64(a->inv_inertia, f2d_round16((int64_t)p1->rn_a[l] * p2->rn_a[l])) +
-		    mul64(b->inv_inertia, f2d_round16((int64_t)p1->rn_b[l] * p2->rn_b[l]));
-		int64_t kt =
-		    m + mul64(a->inv_inertia, f2d_round16((int64_t)p1->rt_a[l] * p2->rt_a[l])) +
-		    mul64(b->inv_inertia, f2d_round16((int64_t)p1->rt_b[l] * p2->rt_b[l]));
-		bt->k12_n[l] = f2d_sat(kn);
-		bt->k12_t[l] = f2d_sat(kt);
-	} else {
-		bt->k12_n[l] = bt->k12_t[l] = 0;
 	}
 }
 
@@ -824,6 +1052,7 @@ typedef struct prestep_stage {
 	int64_t vax[F2D_LANES], vay[F2D_LANES], wa[F2D_LANES];
 	int64_t vbx[F2D_LANES], vby[F2D_LANES], wb[F2D_LANES];
 	int64_t rest[F2D_LANES], two[F2D_LANES];
+	int64_t nx[F2D_LANES], ny[F2D_LANES], points[F2D_LANES];
 	struct {
 		int64_t rax[F2D_LANES], ray[F2D_LANES], rbx[F2D_LANES], rby[F2D_LANES];
 		int64_t sep[F2D_LANES];
@@ -837,6 +1066,7 @@ static void stage_zero(prestep_stage *st, int32_t l, int32_t from_point)
 		st->ima[l] = st->imb[l] = st->iia[l] = st->iib[l] = 0;
 		st->vax[l] = st->vay[l] = st->wa[l] = st->vbx[l] = st->vby[l] = st->wb[l] = 0;
 		st->rest[l] = st->two[l] = 0;
+		st->nx[l] = st->ny[l] = st->points[l] = 0;
 	}
 	for (int32_t i = from_point; i < 2; ++i) {
 		st->p[i].rax[l] = st->p[i].ray[l] = st->p[i].rbx[l] = st->p[i].rby[l] = 0;
@@ -853,8 +1083,9 @@ static void stage_lanes(const f2d_world *w, f2d_contact_batch *bt, prestep_stage
 		const f2d_arbiter *arb = &w->arbiters[bt->arbiter[l]];
 		const f2d_body *a = &w->bodies[arb->body_a];
 		const f2d_body *b = &w->bodies[arb->body_b];
-		bt->nx[l] = arb->normal.x;
-		bt->ny[l] = arb->normal.y;
+		st->nx[l] = arb->normal.x;
+		st->ny[l] = arb->normal.y;
+		st->points[l] = arb->count;
 		bt->friction[l] = arb->friction;
 		st->ima[l] = a->inv_mass;
 		st->imb[l] = b->inv_mass;
@@ -942,28 +1173,52 @@ AVX512 static void inverse_masses_avx512(f2d_world *w, const int64_t *k, f2d_lan
 	}
 }
 
-AVX512 static void prestep_batch_avx512(f2d_world *w, const prestep_consts *k,
-                                        f2d_contact_batch *bt)
+/* The lanes (in use) whose staged inputs equal those their constants came from (kept_lanes). */
+AVX512 static __mmask8 kept_avx512(const f2d_contact_batch *bt, const prestep_stage *st,
+                                   __mmask8 lanes)
 {
-	prestep_stage st;
-	stage_lanes(w, bt, &st);
+	__mmask8 same = lanes & (__mmask8)bt->kept;
+	same &= _mm512_cmpeq_epi64_mask(vld(bt->nx), vld64(st->nx)) &
+	        _mm512_cmpeq_epi64_mask(vld(bt->ny), vld64(st->ny)) &
+	        _mm512_cmpeq_epi64_mask(vld(bt->points), vld64(st->points)) &
+	        _mm512_cmpeq_epi64_mask(vld(bt->ima), vld64(st->ima)) &
+	        _mm512_cmpeq_epi64_mask(vld(bt->imb), vld64(st->imb)) &
+	        _mm512_cmpeq_epi64_mask(vld(bt->iia), vld64(st->iia)) &
+	        _mm512_cmpeq_epi64_mask(vld(bt->iib), vld64(st->iib));
+	for (int32_t i = 0; i < 2; ++i) {
+		const f2d_point_lanes *pl = &bt->p[i];
+		same &= _mm512_cmpeq_epi64_mask(vld(pl->rax), vld64(st->p[i].rax)) &
+		        _mm512_cmpeq_epi64_mask(vld(pl->ray), vld64(st->p[i].ray)) &
+		        _mm512_cmpeq_epi64_mask(vld(pl->rbx), vld64(st->p[i].rbx)) &
+		        _mm512_cmpeq_epi64_mask(vld(pl->rby), vld64(st->p[i].rby));
+	}
+	return same;
+}
+
+/* The geometric constants of the batch (prestep_geometry on 8 lanes) and their inputs; returns
+ * the lanes in use whose constants did not saturate. */
+AVX512 static __mmask8 geometry_avx512(f2d_world *w, f2d_contact_batch *bt, prestep_stage *st,
+                                       __mmask8 lanes)
+{
 	__mmask8 sat = 0;
-	vq nx = vld(bt->nx), ny = vld(bt->ny);
-	vq ima = vld64(st.ima), imb = vld64(st.imb), iia = vld64(st.iia), iib = vld64(st.iib);
+	vq nx = vst(bt->nx, vld64(st->nx)), ny = vst(bt->ny, vld64(st->ny));
+	vst(bt->points, vld64(st->points));
+	vq ima = vst(bt->ima, vld64(st->ima)), imb = vst(bt->imb, vld64(st->imb));
+	vq iia = vst(bt->iia, vld64(st->iia)), iib = vst(bt->iib, vld64(st->iib));
 	vst(bt->dva_x, vround16(vmul(ima, nx)));
 	vst(bt->dva_y, vround16(vmul(ima, ny)));
 	vst(bt->dvb_x, vround16(vmul(imb, nx)));
 	vst(bt->dvb_y, vround16(vmul(imb, ny)));
-	vq lin = vadd(_mm512_mullo_epi64(vsub(vld64(st.vbx), vld64(st.vax)), nx),
-	              _mm512_mullo_epi64(vsub(vld64(st.vby), vld64(st.vay)), ny));
-	vq wa = vld64(st.wa), wb = vld64(st.wb), m = vadd(ima, imb);
-	__mmask8 two = _mm512_test_epi64_mask(vld64(st.two), vld64(st.two));
+	vq m = vadd(ima, imb);
+	__mmask8 two = _mm512_test_epi64_mask(vld64(st->two), vld64(st->two));
 	__mmask8 has[2] = {0xFF, two};
+	/* 0 < k < 2 saturates in inverse_mass: such a lane is not kept */
+	__mmask8 tiny = 0;
 	vq rn[2][2], rt[2][2]; /* [point][body] */
 	for (int32_t i = 0; i < 2; ++i) {
 		f2d_point_lanes *pl = &bt->p[i];
-		vq rax = vld64(st.p[i].rax), ray = vld64(st.p[i].ray);
-		vq rbx = vld64(st.p[i].rbx), rby = vld64(st.p[i].rby);
+		vq rax = vst(pl->rax, vld64(st->p[i].rax)), ray = vst(pl->ray, vld64(st->p[i].ray));
+		vq rbx = vst(pl->rbx, vld64(st->p[i].rbx)), rby = vst(pl->rby, vld64(st->p[i].rby));
 		/* r x n = r.x n.y - r.y n.x;  r x t = r.x (-n.x) - r.y n.y */
 		vq rna = vtrunc32(vround16(vsub(vmul(rax, ny), vmul(ray, nx))));
 		vq rnb = vtrunc32(vround16(vsub(vmul(rbx, ny), vmul(rby, nx))));
@@ -979,9 +1234,55 @@ AVX512 static void prestep_batch_avx512(f2d_world *w, const prestep_consts *k,
 		vst(pl->wn_b, vsat_flag(vround16(vmul(iib, rnb)), &sat));
 		vst(pl->wt_a, vsat_flag(vround16(vmul(iia, rta)), &sat));
 		vst(pl->wt_b, vsat_flag(vround16(vmul(iib, rtb)), &sat));
-		_mm512_storeu_si512(st.kn[i], vk(m, iia, iib, rna, rna, rnb, rnb));
-		_mm512_storeu_si512(st.kt[i], vk(m, iia, iib, rta, rta, rtb, rtb));
+		vq kn = vk(m, iia, iib, rna, rna, rnb, rnb), kt = vk(m, iia, iib, rta, rta, rtb, rtb);
+		_mm512_storeu_si512(st->kn[i], kn);
+		_mm512_storeu_si512(st->kt[i], kt);
+		vq zero = _mm512_setzero_si512(), two_q = _mm512_set1_epi64(2);
+		tiny |= has[i] & ((_mm512_cmpgt_epi64_mask(kn, zero) &
+		                   _mm512_cmplt_epi64_mask(kn, two_q)) |
+		                  (_mm512_cmpgt_epi64_mask(kt, zero) &
+		                   _mm512_cmplt_epi64_mask(kt, two_q)));
+	}
+	vst(bt->k12_n, _mm512_maskz_mov_epi64(
+	                   two, vsat(vk(m, iia, iib, rn[0][0], rn[1][0], rn[0][1], rn[1][1]))));
+	vst(bt->k12_t, _mm512_maskz_mov_epi64(
+	                   two, vsat(vk(m, iia, iib, rt[0][0], rt[1][0], rt[0][1], rt[1][1]))));
+	if (sat & lanes) {
+		w->saturated = true;
+	}
+	for (int32_t i = 0; i < 2; ++i) {
+		__mmask8 on = has[i] & lanes;
+		inverse_masses_avx512(w, st->kn[i], bt->p[i].mass_n, on, lanes);
+		inverse_masses_avx512(w, st->kt[i], bt->p[i].mass_t, on, lanes);
+	}
+	return lanes & (__mmask8) ~(sat | tiny);
+}
 
+AVX512 static void prestep_batch_avx512(f2d_world *w, const prestep_consts *k,
+                                        f2d_contact_batch *bt)
+{
+	prestep_stage st;
+	stage_lanes(w, bt, &st);
+	__mmask8 lanes = (__mmask8)((1u << bt->lanes) - 1u);
+	/* a batch whose every lane is kept keeps its constants; any other computes all of them
+	 * (8 lanes cost what one does) */
+	if (!KEEP_LANES || kept_avx512(bt, &st, lanes) != lanes) {
+		__mmask8 ok = geometry_avx512(w, bt, &st, lanes);
+		bt->kept = KEEP_LANES ? ok : 0u;
+		COUNT_LANES(false, bt->lanes);
+	} else {
+		COUNT_LANES(true, bt->lanes);
+	}
+	/* the motion part (prestep_lane's), on the constants */
+	vq nx = vld(bt->nx), ny = vld(bt->ny);
+	vq lin = vadd(_mm512_mullo_epi64(vsub(vld64(st.vbx), vld64(st.vax)), nx),
+	              _mm512_mullo_epi64(vsub(vld64(st.vby), vld64(st.vay)), ny));
+	vq wa = vld64(st.wa), wb = vld64(st.wb);
+	__mmask8 two = _mm512_test_epi64_mask(vld64(st.two), vld64(st.two));
+	__mmask8 has[2] = {0xFF, two};
+	for (int32_t i = 0; i < 2; ++i) {
+		f2d_point_lanes *pl = &bt->p[i];
+		vq rna = vld(pl->rn_a), rnb = vld(pl->rn_b);
 		/* bias: s > 0: -s / h; else beta / h max(0, -s - slop); restitution */
 		vq s = vld64(st.p[i].sep);
 		vq zero = _mm512_setzero_si512();
@@ -1003,19 +1304,6 @@ AVX512 static void prestep_batch_avx512(f2d_world *w, const prestep_consts *k,
 		vq rb = vsub(zero, vtrunc32(vround16(vmul(rest, vn))));
 		vst(pl->bounce, _mm512_maskz_mov_epi64(has[i] & bounce, rb));
 		vst(pl->bias, _mm512_maskz_mov_epi64(has[i], vsat(bias)));
-	}
-	vst(bt->k12_n, _mm512_maskz_mov_epi64(
-	                   two, vsat(vk(m, iia, iib, rn[0][0], rn[1][0], rn[0][1], rn[1][1]))));
-	vst(bt->k12_t, _mm512_maskz_mov_epi64(
-	                   two, vsat(vk(m, iia, iib, rt[0][0], rt[1][0], rt[0][1], rt[1][1]))));
-	if (sat & (__mmask8)((1u << bt->lanes) - 1u)) {
-		w->saturated = true;
-	}
-	__mmask8 lanes = (__mmask8)((1u << bt->lanes) - 1u);
-	for (int32_t i = 0; i < 2; ++i) {
-		__mmask8 on = has[i] & lanes;
-		inverse_masses_avx512(w, st.kn[i], bt->p[i].mass_n, on, lanes);
-		inverse_masses_avx512(w, st.kt[i], bt->p[i].mass_t, on, lanes);
 	}
 }
 
@@ -1171,27 +1459,72 @@ static void landed_bounces(f2d_world *w, const prestep_consts *k, f2d_contact_ba
 
 /* ---- the passes ---- */
 
+static void prestep_batch(f2d_world *w, const prestep_consts *k, f2d_contact_batch *bt, bool simd)
+{
+	pad_lanes(bt);
+#if F2D_HAVE_SIMD
+	if (simd) {
+		prestep_batch_avx512(w, k, bt);
+		return;
+	}
+#endif
+	(void)simd;
+	for (int32_t l = 0; l < bt->lanes; ++l) {
+		prestep_lane(w, k, bt, l);
+	}
+}
+
+#ifdef F2D_HASH_CHECK
+/* A batch with kept lanes against the same batch computed afresh (kept_lanes): every byte and
+ * the saturation report must agree (sanitizer builds). */
+static void check_kept_batch(f2d_world *w, const prestep_consts *k, f2d_contact_batch *bt,
+                             bool simd)
+{
+	f2d_contact_batch *ref = malloc(sizeof *ref);
+	if (ref == NULL) {
+		fprintf(stderr, "fix2d: F2D_HASH_CHECK: out of memory\n");
+		abort();
+	}
+	memcpy(ref, bt, sizeof *ref);
+	ref->kept = 0;
+	bool saturated = w->saturated;
+#ifdef F2D_CONTACT_COUNT_PATHS
+	uint64_t counts[4]; /* the reference run is not counted */
+	memcpy(counts, f2d_coloring_counts, sizeof counts);
+#endif
+	prestep_batch(w, k, ref, simd);
+#ifdef F2D_CONTACT_COUNT_PATHS
+	memcpy(f2d_coloring_counts, counts, sizeof counts);
+#endif
+	bool ref_saturated = w->saturated;
+	w->saturated = saturated;
+	prestep_batch(w, k, bt, simd);
+	bool same = memcmp(ref, bt, sizeof *ref) == 0 && ref_saturated == w->saturated;
+	free(ref);
+	if (!same) {
+		fprintf(stderr, "fix2d: F2D_HASH_CHECK: kept contact constants differ from "
+		                "fresh ones\n");
+		abort();
+	}
+}
+#endif
+
 void f2d_contacts_prestep(f2d_world *w)
 {
 	color_arbiters(w);
 	prestep_consts k = {w->inv_h, w->def.linear_slop, w->def.restitution_threshold,
 	                    f2d_mul(w->def.bias_factor, w->inv_h)};
-#if F2D_HAVE_SIMD
-	bool simd = f2d_kernel_level() == F2D_KERNEL_AVX512;
-#endif
+	bool simd = F2D_HAVE_SIMD && f2d_kernel_level() == F2D_KERNEL_AVX512;
 	bool any = false;
 	for (int32_t b = 0; b < w->batch_count; ++b) {
 		f2d_contact_batch *bt = &w->batches[b];
-		pad_lanes(bt);
-#if F2D_HAVE_SIMD
-		if (simd) {
-			prestep_batch_avx512(w, &k, bt);
+#ifdef F2D_HASH_CHECK
+		if (bt->kept != 0) {
+			check_kept_batch(w, &k, bt, simd);
 		} else
 #endif
 		{
-			for (int32_t l = 0; l < bt->lanes; ++l) {
-				prestep_lane(w, &k, bt, l);
-			}
+			prestep_batch(w, &k, bt, simd);
 		}
 		landed_bounces(w, &k, bt);
 		/* padded lanes have no bounce */

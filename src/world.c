@@ -157,7 +157,7 @@ void f2d_destroy_world(f2d_world *w)
 	                 (size_t)w->arbiters_next_capacity * sizeof(f2d_arbiter));
 	f2d_free(w, w->batches, (size_t)w->batch_capacity * sizeof(f2d_contact_batch));
 	f2d_free(w, w->body_colors, (size_t)w->body_color_capacity * sizeof(uint64_t));
-	f2d_free(w, w->arbiter_colors, (size_t)w->arbiter_color_capacity);
+	f2d_free(w, w->arbiter_colors, (size_t)w->arbiter_color_capacity * sizeof(uint64_t));
 	f2d_free(w, w->solver_vel, (size_t)w->solver_vel_capacity * sizeof *w->solver_vel);
 	f2d_free(w, w->solver_disp, (size_t)w->solver_disp_capacity * sizeof *w->solver_disp);
 	f2d_free(w, w->body_list, (size_t)w->body_list_capacity * sizeof(int32_t));

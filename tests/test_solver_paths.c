@@ -629,6 +629,8 @@ extern uint64_t f2d_contact_path_counts[4];
 extern uint64_t f2d_joint_path_counts[4];
 extern uint64_t f2d_joint_ext_path_counts[7][4];
 extern uint64_t f2d_soft_path_counts[3]; /* fast, exact (range), exact (bounce pending) */
+/* contact colourings kept, built; lanes whose constants were kept, computed (solver.c) */
+extern uint64_t f2d_coloring_counts[4];
 
 /* counter i of the "e" line */
 static uint64_t path_count(int i)
@@ -665,6 +667,7 @@ int main(int argc, char **argv)
 		memset(f2d_joint_path_counts, 0, sizeof f2d_joint_path_counts);
 		memset(f2d_joint_ext_path_counts, 0, sizeof f2d_joint_ext_path_counts);
 		memset(f2d_soft_path_counts, 0, sizeof f2d_soft_path_counts);
+		memset(f2d_coloring_counts, 0, sizeof f2d_coloring_counts);
 		printf("c %d\n", (int)c);
 		if (!run_case(c, print_step, NULL)) {
 			printf("x cannot build case %d\n", (int)c);
@@ -674,7 +677,9 @@ int main(int argc, char **argv)
 		for (int i = 0; i < 4 * SOLVERS; ++i) {
 			printf(" %" PRIu64, path_count(i));
 		}
-		printf("\n");
+		printf("\nk %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 "\n",
+		       f2d_coloring_counts[0], f2d_coloring_counts[1], f2d_coloring_counts[2],
+		       f2d_coloring_counts[3]);
 	}
 	return fflush(stdout) == 0 ? 0 : 1;
 }
@@ -781,6 +786,12 @@ START_TEST(fast_path_matches_exact_path)
 	 * arbiters (contact.c), 1: the revolute joints (joint.c), 2..7: joint types 1..6 */
 	uint64_t counts[KIND_COUNT][HELPERS][SOLVERS][4];
 	memset(counts, 0, sizeof counts);
+	/* [kind][helper][kept, built, lanes kept, lanes computed]: the contact colourings
+	 * (solver.c keeps the last one while the active arbiters' keys stay the same) and the
+	 * lanes whose geometric constants were kept (their inputs unchanged); the exact-only
+	 * build keeps neither */
+	uint64_t colorings[KIND_COUNT][HELPERS][4];
+	memset(colorings, 0, sizeof colorings);
 	for (int32_t c = 0; c < cases; ++c) {
 		world_case k = describe_case(c);
 		for (int i = 0; i < HELPERS; ++i) {
@@ -804,6 +815,17 @@ START_TEST(fast_path_matches_exact_path)
 				counts[k.kind][i][j / 4][j % 4] += n;
 				t = end;
 			}
+			t = helper_line(hs[i], 'k');
+			uint64_t n[4] = {0, 0, 0, 0};
+			ck_assert_msg(t != NULL && sscanf(t,
+			                                  "%" SCNu64 " %" SCNu64 " %" SCNu64
+			                                  " %" SCNu64,
+			                                  &n[0], &n[1], &n[2], &n[3]) == 4,
+			              "%s helper: bad colourings line \"%.100s\"", hs[i]->what,
+			              hs[i]->line);
+			for (int j = 0; j < 4; ++j) {
+				colorings[k.kind][i][j] += n[j];
+			}
 		}
 	}
 	ck_assert_int_eq(pclose(exact.f), 0);
@@ -826,6 +848,33 @@ START_TEST(fast_path_matches_exact_path)
 					total[i][v][j] += counts[kind][i][v][j];
 				}
 			}
+		}
+	}
+	for (int kind = 0; kind < KIND_COUNT; ++kind) {
+		const uint64_t *n = colorings[kind][1], *ex = colorings[kind][0];
+		printf("%-21s contact colourings: %10" PRIu64 " kept %8" PRIu64
+		       " built;  lanes: %10" PRIu64 " kept %10" PRIu64 " computed\n",
+		       kind_names[kind], n[0], n[1], n[2], n[3]);
+		/* the reference colours every step (and so as often as the others keep or build);
+		 * the normal build kept the colouring of the catalogue scenes in both solvers (the
+		 * comparison above shows that it is the one a new colouring gives) and built it
+		 * whenever the arbiters changed */
+		ck_assert_uint_eq(ex[0], 0);
+		ck_assert_uint_eq(ex[2], 0);
+		for (int i = 1; i < HELPERS; ++i) {
+			const uint64_t *h = colorings[kind][i];
+			ck_assert_uint_eq(h[0] + h[1], ex[1]);
+			ck_assert_uint_eq(h[2] + h[3], ex[3]);
+			if (kind == KIND_SCENE || kind == KIND_SOFT_SCENE) {
+				/* both kept-lane paths (AVX-512 batches, scalar lanes) ran */
+				ck_assert_msg(h[2] > 0, "%s, %s helper: no lane was kept",
+				              kind_names[kind], hs[i]->what);
+			}
+		}
+		ck_assert_msg(n[1] > 0, "%s: no contact colouring was built", kind_names[kind]);
+		if (kind == KIND_SCENE || kind == KIND_SOFT_SCENE) {
+			ck_assert_msg(n[0] > n[1], "%s: few contact colourings were kept",
+			              kind_names[kind]);
 		}
 	}
 	fflush(stdout);
