@@ -474,7 +474,7 @@ static void encode_options(encoder *e, const f2d_world *w, bool portable)
 		rec_end(e, st, put_u32(p, pe->gen_b));
 	}
 	/* the solver (f2d_world_def.substep_count): in the portable form only when it is not 0,
-	 * so that a world of the Gauss-Seidel solver has the bytes it always had; in-process always */
+	 * so that a world of the default solver has the bytes it always had; in-process always */
 	if (!portable || w->def.substep_count != 0) {
 		put_word(e, (uint32_t)w->def.substep_count);
 	}

@@ -84,7 +84,7 @@
  *       increasing order: u64 (sensor id << 32 | visitor id); u32 n, n end events owed by
  *       destroyed shapes, in destroy order: u8 kind (0 contact, 1 sensor), u32 shape a,
  *       generation a, shape b, generation b; [u32 substep_count (1..8), only when it is not 0:
- *       a world of the Gauss-Seidel solver (0) has the bytes it had before the setting existed]
+ *       a world of the default solver has the bytes it had before the setting existed]
  * The in-process form is a 40-byte header ("fix2dmem", u32 version, u32 reserved, u64 payload
  * length, u32 ids handed out of bodies, shapes and joints, u32 reserved) and the same payload,
  * whose substep_count word is always there, followed by the pair-sweep order (u32 n or 0xFFFFFFFF,
