@@ -1030,10 +1030,30 @@ f2d_result f2d_joint_get_type(const f2d_world *w, f2d_joint_id id, f2d_joint_typ
 	return F2D_OK;
 }
 
-/* impulse / h, saturated (h >= 1/1000: |impulse| 1000 may pass the range) */
+/* 1 / h of the solve that accumulated the joints' impulses, Q16: the Gauss-Seidel solver
+ * (substep_count 0) accumulates over the step, time_step; the soft step (n = substep_count
+ * >= 1) warm-starts each substep from the last and leaves the impulses of its last substep,
+ * hs = round(time_step / n) (world.c's soft_step, the same expression), as Box2D v3's
+ * b2GetJointConstraintForce (world->inv_h = subStepCount * inv_dt). Computed from the def,
+ * not from w->inv_h (which is the substep's while the soft step runs): the same value before,
+ * during and after a step. time_step >= 65 n LSB (check_world_def): hs >= 65, 1/hs <= 1008.3,
+ * < 2^27 in Q16. */
+static fix16_t solve_inv_h(const f2d_world *w)
+{
+	int64_t n = w->def.substep_count;
+	int64_t h = w->def.time_step;
+	if (n > 0) {
+		h = (h + n / 2) / n;
+	}
+	return f2d_div_exact((int64_t)1 << 16, h);
+}
+
+/* impulse / h of its solve, saturated: |impulse| < 2^31 and 1/h < 2^27 in Q16, the product
+ * < 2^58 fits; the force passes the fix16 range (32768 N) from |impulse| 32.5 N s at 1/h 1008
+ * or 546 N s at 60 Hz: then +-(2^31 - 1) LSB (f2d_sat) */
 static fix16_t per_h(const f2d_world *w, fix16_t impulse)
 {
-	return f2d_sat(f2d_round16((int64_t)impulse * w->inv_h));
+	return f2d_sat(f2d_round16((int64_t)impulse * solve_inv_h(w)));
 }
 
 f2d_result f2d_joint_get_reaction_force(const f2d_world *w, f2d_joint_id id, f2d_vec2 *force)

@@ -160,10 +160,13 @@ f2d_result f2d_create_mouse_joint(f2d_world *world, const f2d_mouse_joint_def *d
  * F2D_ERROR_NULL_ARGUMENT or F2D_ERROR_INVALID_HANDLE. */
 f2d_result f2d_joint_get_type(const f2d_world *world, f2d_joint_id joint, f2d_joint_type *type);
 /** The force the joint applied to body B in the last step (its accumulated impulses / h), N,
- *  world frame; A received the opposite. For breakable joints: compare with a threshold. */
+ *  world frame; A received the opposite. For breakable joints: compare with a threshold.
+ *  h is the time the impulses were accumulated over: time_step for the Gauss-Seidel solver
+ *  (substep_count 0), the last substep's round(time_step / substep_count) for the soft step
+ *  (as Box2D v3's b2Joint_GetConstraintForce). Saturated to the fix16 range. */
 f2d_result f2d_joint_get_reaction_force(const f2d_world *world, f2d_joint_id joint,
                                         f2d_vec2 *force);
-/** The constraint torque on B in the last step (angular impulses / h), N m. */
+/** The constraint torque on B in the last step (angular impulses / h, h as above), N m. */
 f2d_result f2d_joint_get_reaction_torque(const f2d_world *world, f2d_joint_id joint,
                                          fix16_t *torque);
 
