@@ -1,6 +1,6 @@
 /* fix2d-replay: a world's state from its portable snapshot, and field-level diffs.
  * Public API only: the bytes come from f2d_snapshot_save_portable and follow the format
- * documented in fix2d/snapshot.h (version 5).
+ * documented in fix2d/snapshot.h (version 6).
  * SPDX-License-Identifier: MIT
  */
 #include "state.h"
@@ -401,14 +401,14 @@ bool st_parse(const uint8_t *bytes, size_t len, st_world *s, char *err, size_t e
 	r.p += r.bad ? 0 : 8 * (size_t)s->overlap_count;
 	s->pending_count = count_of(&r, 17);
 	r.p += r.bad ? 0 : 17 * (size_t)s->pending_count;
-	s->substep_count = !r.bad && r.end - r.p == 4 ? i32(&r) : 0;
+	s->substep_count = i32(&r); /* always there (version 6) */
 	if (s->bodies == NULL || s->shapes == NULL || s->joints == NULL || s->arbiters == NULL) {
 		snprintf(err, err_cap, "out of memory");
 		st_free(s);
 		return false;
 	}
 	if (r.bad || r.p != r.end) {
-		snprintf(err, err_cap, "not the snapshot format version 5 this tool reads");
+		snprintf(err, err_cap, "not the snapshot format version 6 this tool reads");
 		st_free(s);
 		return false;
 	}

@@ -425,7 +425,7 @@ static void encode_arbiters(encoder *e, const f2d_world *w)
 
 /* Options and event state (version 3): settings and records for what is not at its default,
  * sensor overlaps, end events owed by destroyed shapes (see include/fix2d/snapshot.h). */
-static void encode_options(encoder *e, const f2d_world *w, bool portable)
+static void encode_options(encoder *e, const f2d_world *w)
 {
 	put_word(e, (uint32_t)w->def.hit_event_threshold);
 	int32_t n = 0;
@@ -473,11 +473,10 @@ static void encode_options(encoder *e, const f2d_world *w, bool portable)
 		p = put_i32(p, pe->b);
 		rec_end(e, st, put_u32(p, pe->gen_b));
 	}
-	/* the solver (f2d_world_def.substep_count): in the portable form only when it is not 0,
-	 * so that a world of the default solver has the bytes it always had; in-process always */
-	if (!portable || w->def.substep_count != 0) {
-		put_word(e, (uint32_t)w->def.substep_count);
-	}
+	/* the solver (f2d_world_def.substep_count), in both forms always (portable format 6; in 5
+	 * it was left out when 0, so a payload cut just before it, header and checksum rewritten,
+	 * loaded as a world of the Gauss-Seidel solver) */
+	put_word(e, (uint32_t)w->def.substep_count);
 }
 
 static void encode_caches(encoder *e, const f2d_world *w)
@@ -503,7 +502,7 @@ static void encode_payload(encoder *e, const f2d_world *w, bool portable, f2d_sn
 	size_t n4 = e->n;
 	encode_arbiters(e, w);
 	size_t n5a = e->n;
-	encode_options(e, w, portable);
+	encode_options(e, w);
 	size_t n5 = e->n;
 	if (!portable) {
 		encode_caches(e, w);
@@ -860,7 +859,7 @@ f2d_result f2d_world_clone(const f2d_world *src, f2d_world **out)
 	c->body_colors = NULL;
 	c->arbiter_colors = NULL;
 	c->batch_count = c->batch_capacity = c->body_color_capacity = 0;
-	c->arbiter_color_capacity = c->solver_vel_capacity = c->colored_count = 0;
+	c->arbiter_color_capacity = c->solver_vel_capacity = 0;
 	c->solver_vel = NULL;
 	c->solver_disp = NULL;
 	c->solver_disp_capacity = 0;

@@ -37,7 +37,11 @@ typedef struct decoder {
 	/* portable form: stored masses are checked against the shapes (check_masses) */
 	bool check_mass;
 	size_t mass_off, md_off, head_off, link_off;
+	/* the Gauss-Seidel step's speed bounds (speed_bound); the first live body beyond them (-1:
+	 * none), refused only once the solver is known to be that one (decode_options) */
 	fix16_t vmax, wmax;
+	int32_t fast_body;
+	fix16_t time_step; /* checked against substep_count when that is read */
 	bool enable_sleep; /* settings, for the sleep records */
 	fix16_t time_to_sleep;
 	int32_t last_oor;

@@ -72,6 +72,8 @@ static bool world_settings_ok(decoder *d, const f2d_world_def *def, uint32_t war
 	d->last_oor = last;
 	d->vmax = speed_bound(def->max_translation, def->time_step);
 	d->wmax = speed_bound(def->max_rotation, def->time_step);
+	d->fast_body = -1;
+	d->time_step = def->time_step;
 	return true;
 }
 
@@ -306,6 +308,26 @@ static bool decode_pending(decoder *d)
 	return true;
 }
 
+/* substep_count as f2d_create_world accepts it (with the time step read before), and the
+ * bodies' velocities within what that solver leaves (see body_values_ok) */
+static bool substeps_ok(decoder *d, uint32_t substeps)
+{
+	if (substeps > F2D_MAX_SUBSTEPS ||
+	    (substeps > 0 && (int64_t)d->time_step < 65 * (int64_t)substeps)) {
+		return f2d_decode_fail(d, F2D_ERROR_INVALID_VALUE,
+		                       "substep_count %u: must be in [0, 8], each substep at least "
+		                       "1/1000 s (time_step %d LSB)",
+		                       (unsigned)substeps, (int)d->time_step);
+	}
+	if (substeps == 0 && d->fast_body >= 0) {
+		return f2d_decode_fail(d, F2D_ERROR_INVALID_VALUE,
+		                       "body %d: velocity out of range of the Gauss-Seidel step "
+		                       "(substep_count 0)",
+		                       (int)d->fast_body);
+	}
+	return true;
+}
+
 static bool decode_options(decoder *d)
 {
 	f2d_world *w = d->w;
@@ -323,19 +345,14 @@ static bool decode_options(decoder *d)
 	    !decode_overlaps(d) || !avail(d, 4) || !decode_pending(d)) {
 		return d->result != F2D_OK ? false : truncated(d, "the options");
 	}
-	/* substep_count: always in the in-process form; in the portable one, the payload's last
-	 * word when it is not 0 (absent: 0) */
-	uint32_t substeps = 0;
-	if (d->caches || d->p != d->end) {
-		if (!avail(d, 4)) {
-			return truncated(d, "the options");
-		}
-		substeps = rd_u32(d);
-		if (!d->apply && (substeps > F2D_MAX_SUBSTEPS || (substeps == 0 && !d->caches))) {
-			return f2d_decode_fail(d, F2D_ERROR_INVALID_VALUE,
-			                       "substep_count %u: must be in [1, 8] when written",
-			                       (unsigned)substeps);
-		}
+	/* substep_count: always there (portable format 6: a payload cut before it is truncated,
+	 * not a world of the Gauss-Seidel solver) */
+	if (!avail(d, 4)) {
+		return truncated(d, "the options");
+	}
+	uint32_t substeps = rd_u32(d);
+	if (!d->apply && !substeps_ok(d, substeps)) {
+		return false;
 	}
 	if (d->apply) {
 		w->def.substep_count = (int32_t)substeps;

@@ -265,11 +265,24 @@ static bool body_values_ok(decoder *d, int32_t i, const f2d_body *b, uint32_t fl
 		return f2d_decode_fail(d, F2D_ERROR_INVALID_VALUE,
 		                       "body %d: rotation is not unit length", (int)i);
 	}
+	/* Velocities: the soft step (substep_count >= 1) caps motion in each substep's position
+	 * integration, but the relax pass and restitution after the last one change velocities
+	 * again, bounded only by the fix16 saturation of the contact and joint solvers
+	 * ([-INT32_MAX, INT32_MAX]; a light body of tiny inertia hit by a heavy one spins up to
+	 * vn / (2 sqrt(I / m)), ~8192 vn at the range edges): every value but INT32_MIN is a state
+	 * that step leaves. The Gauss-Seidel step (0) ends with the capped integration: |v| <=
+	 * max_translation / h, |w| <= max_rotation / h (vmax, wmax: twice that, at least the
+	 * 4096 a user may set). Which step the world takes is read after the bodies (the options),
+	 * so a body beyond the Gauss-Seidel bounds is remembered and refused there. */
 	if ((flags & BF_MOVING) &&
-	    ((b->v.x == 0 && b->v.y == 0 && b->w == 0) || !within(b->v.x, d->vmax) ||
-	     !within(b->v.y, d->vmax) || !within(b->w, d->wmax))) {
+	    ((b->v.x == 0 && b->v.y == 0 && b->w == 0) || !no_min(b->v.x) || !no_min(b->v.y) ||
+	     !no_min(b->w))) {
 		return f2d_decode_fail(d, F2D_ERROR_INVALID_VALUE,
 		                       "body %d: velocity out of range (or zero, flagged)", (int)i);
+	}
+	if ((flags & BF_MOVING) && d->fast_body < 0 &&
+	    (!within(b->v.x, d->vmax) || !within(b->v.y, d->vmax) || !within(b->w, d->wmax))) {
+		d->fast_body = i;
 	}
 	if ((flags & BF_FORCE) &&
 	    ((b->force.x == 0 && b->force.y == 0 && b->torque == 0) || !no_min(b->force.x) ||

@@ -569,6 +569,107 @@ START_TEST(empty_world_round_trip)
 }
 END_TEST
 
+/* ---- velocities the soft step leaves (regression: fuzz_joints seed
+ * soft_step_restore_velocity_flag) ----
+ * The soft step caps motion in each substep's position integration, but its relax pass (and
+ * restitution) after the last one changes velocities again, bounded only by the solvers'
+ * saturation to [-INT32_MAX, INT32_MAX]: the seed's world left a body spinning at 17485 rad/s
+ * (v.x -266.8 m/s), and its own snapshot was refused ("velocity out of range") because the
+ * loader held every world to the Gauss-Seidel step's bound (2 max_translation / h, at least
+ * the 4096 a user may set). A world of substep_count >= 1 restores any such velocity (and
+ * continues bit for bit, under UBSan too: the range edges are stepped); a world of the
+ * Gauss-Seidel step (0), which ends with the capped integration, still refuses them. */
+static f2d_world *stepped_pyramid(int32_t substeps)
+{
+	f2d_world_def def = f2d_default_world_def();
+	def.substep_count = substeps;
+	f2d_world *w = NULL;
+	CHECK_OK(f2d_scene_create("pyramid", &def, &w));
+	for (int i = 0; i < 20; ++i) {
+		f2d_world_step(w);
+	}
+	return w;
+}
+
+/* the last live dynamic body */
+static f2d_body *last_dynamic(f2d_world *w)
+{
+	for (int32_t i = w->body_ids.next - 1; i >= 0; --i) {
+		if (w->bodies[i].alive && w->bodies[i].type == F2D_DYNAMIC_BODY) {
+			return &w->bodies[i];
+		}
+	}
+	ck_abort_msg("no dynamic body");
+	return NULL;
+}
+
+START_TEST(soft_step_velocities_round_trip)
+{
+	static const fix16_t cases[][3] = {
+	    {-17488166, 5515079, 1145886455}, /* the seed's body 14 after its step */
+	    {0, 0, INT32_MAX},                /* the saturation edges */
+	    {-INT32_MAX, INT32_MAX, -INT32_MAX},
+	    {F2D_FIX(4097), 0, 0}, /* just past the old bound */
+	};
+	for (size_t k = 0; k < sizeof cases / sizeof cases[0]; ++k) {
+		f2d_world *w = stepped_pyramid(4);
+		f2d_body *b = last_dynamic(w);
+		b->v = f2d_v(cases[k][0], cases[k][1]);
+		b->w = cases[k][2];
+		b->awake = true;
+		b->sleep_time = 0;
+		uint64_t h = f2d_world_hash(w);
+		slot m = {0}, p = {0};
+		slot_save(w, &m);
+		portable_save(w, &p);
+		f2d_world *r = make_scene("dominos"), *l = NULL;
+		ck_assert_msg(f2d_snapshot_restore(r, m.bytes, m.size) == F2D_OK, "case %d: %s",
+		              (int)k, f2d_world_last_error(r));
+		ck_assert_uint_eq(f2d_world_hash(r), h);
+		CHECK_OK(f2d_snapshot_load_new(p.bytes, p.size, NULL, &l));
+		ck_assert_uint_eq(f2d_world_hash(l), h);
+		for (int i = 0; i < 10; ++i) {
+			f2d_result a = f2d_world_step(w);
+			ck_assert_int_eq(f2d_world_step(r), a);
+			ck_assert_int_eq(f2d_world_step(l), a);
+			ck_assert_uint_eq(f2d_world_hash(r), f2d_world_hash(w));
+			ck_assert_uint_eq(f2d_world_hash(l), f2d_world_hash(w));
+		}
+		free(m.bytes);
+		free(p.bytes);
+		f2d_destroy_world(w);
+		f2d_destroy_world(r);
+		f2d_destroy_world(l);
+	}
+	/* the Gauss-Seidel step: the seed's spin is refused (world unchanged), the user's
+	 * largest speed is not */
+	f2d_world *g = stepped_pyramid(0);
+	f2d_body *b = last_dynamic(g);
+	b->awake = true;
+	b->sleep_time = 0;
+	b->v = f2d_v(F2D_FIX(-4096), 0);
+	b->w = F2D_FIX(4096);
+	slot m = {0}, p = {0};
+	slot_save(g, &m);
+	f2d_world *r = make_scene("dominos");
+	CHECK_OK(f2d_snapshot_restore(r, m.bytes, m.size));
+	ck_assert_uint_eq(f2d_world_hash(r), f2d_world_hash(g));
+	b->w = 1145886455;
+	slot_save(g, &m);
+	portable_save(g, &p);
+	uint64_t before = f2d_world_hash(r);
+	ck_assert_int_eq(f2d_snapshot_restore(r, m.bytes, m.size), F2D_ERROR_INVALID_VALUE);
+	ck_assert_ptr_nonnull(strstr(f2d_world_last_error(r), "Gauss-Seidel"));
+	ck_assert_int_eq(f2d_snapshot_load(r, p.bytes, p.size), F2D_ERROR_INVALID_VALUE);
+	ck_assert_ptr_nonnull(strstr(f2d_world_last_error(r), "velocity"));
+	ck_assert_uint_eq(f2d_world_hash(r), before);
+	free(m.bytes);
+	free(p.bytes);
+	f2d_destroy_world(g);
+	f2d_destroy_world(r);
+}
+END_TEST
+
 /* ---- the snapshot knows every field ----
  * The sizes of the core.h structs as the snapshot code knows them (LP64). A new field changes
  * a size: store it in src/snapshot.c (encoder, decoder and its validation; clone for a pointer
@@ -618,6 +719,7 @@ int main(void)
 	TCase *tc = tcase_create("snapshot");
 	tcase_set_timeout(tc, 900);
 	tcase_add_test(tc, struct_sizes_are_known);
+	tcase_add_test(tc, soft_step_velocities_round_trip);
 	tcase_add_test(tc, rollback_resimulation_every_scene);
 	tcase_add_test(tc, sync_test_every_scene);
 	tcase_add_test(tc, sync_test_catches_nondeterminism);

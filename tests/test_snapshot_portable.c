@@ -389,6 +389,10 @@ static void spec_parse(const uint8_t *pl, size_t len, spec *s)
 	o += 4 + 8 * (size_t)le32(pl + o);
 	o += 4 + 17 * (size_t)le32(pl + o);
 	s->end = o;
+	/* u32 substep_count (0..8), always there (version 6) */
+	ck_assert_uint_le(o + 4, len);
+	ck_assert_uint_le(le32(pl + o), 8);
+	o += 4;
 	ck_assert_uint_eq(o, len);
 }
 
@@ -559,19 +563,28 @@ static void expect_arbiters_refused(target *t, const slot *good, const spec *sp,
 	free(b);
 }
 
-/* good with its body records replaced by `sec` (len bytes, the count included) */
-static void expect_bodies_refused(target *t, const slot *good, const spec *sp,
-                                  const uint8_t *sec, size_t len, f2d_result want,
-                                  const char *needle, const char *what)
+/* good with its body records replaced by `sec` (len bytes, the count included): a new buffer
+ * of *size bytes, checksum fixed */
+static uint8_t *bodies_replaced(const slot *good, const spec *sp, const uint8_t *sec, size_t len,
+                                size_t *size)
 {
 	size_t head = 40 + sp->body_next, tail = good->size - 40 - sp->body_free;
-	size_t size = head + len + tail;
-	uint8_t *b = malloc(size);
+	*size = head + len + tail;
+	uint8_t *b = malloc(*size);
 	ck_assert_ptr_nonnull(b);
 	memcpy(b, good->bytes, head);
 	memcpy(b + head, sec, len);
 	memcpy(b + head + len, good->bytes + 40 + sp->body_free, tail);
-	fix_checksum(b, size);
+	fix_checksum(b, *size);
+	return b;
+}
+
+static void expect_bodies_refused(target *t, const slot *good, const spec *sp,
+                                  const uint8_t *sec, size_t len, f2d_result want,
+                                  const char *needle, const char *what)
+{
+	size_t size;
+	uint8_t *b = bodies_replaced(good, sp, sec, len, &size);
 	expect_refused(t, b, size, want, needle, what);
 	free(b);
 }
@@ -629,6 +642,31 @@ START_TEST(corrupt_portable_snapshots_are_refused)
 	memcpy(b, good.bytes, good.size);
 	b[good.size] = 0;
 	expect_refused(&t, b, good.size + 1, F2D_ERROR_INVALID_VALUE, "trailing", "trailing");
+	/* the substep_count word (the payload's last, always there in version 6): cut just
+	 * before it (header and checksum rewritten) is a truncation, not a world of the
+	 * Gauss-Seidel solver; beyond 8, or substeps shorter than 1/1000 s, refused */
+	ck_assert_uint_eq(le32(good.bytes + good.size - 4), 4);
+	memcpy(b, good.bytes, good.size - 4);
+	fix_checksum(b, good.size - 4);
+	expect_refused(&t, b, good.size - 4, F2D_ERROR_INVALID_VALUE, "truncated in the options",
+	               "cut before substep_count");
+	expect_patch_refused(&t, &good, good.size - 44, 9, F2D_ERROR_INVALID_VALUE,
+	                     "substep_count", "substep_count 9");
+	memcpy(b, good.bytes, good.size);
+	put_le32(b + 40 + 16, 100); /* time step 100 LSB: valid for 0 or 1 substep, not for 8 */
+	put_le32(b + good.size - 4, 8);
+	fix_checksum(b, good.size);
+	expect_refused(&t, b, good.size, F2D_ERROR_INVALID_VALUE, "1/1000 s",
+	               "8 substeps of 12 LSB");
+	put_le32(b + good.size - 4, 1);
+	fix_checksum(b, good.size);
+	{
+		f2d_world *one = NULL;
+		ck_assert_int_eq(f2d_snapshot_load_new(b, good.size, NULL, &one), F2D_OK);
+		ck_assert_int_eq(one->def.substep_count, 1);
+		ck_assert_int_eq(one->def.time_step, 100);
+		f2d_destroy_world(one);
+	}
 	/* magic, version, reserved, fingerprint, checksum */
 	memcpy(b, good.bytes, good.size);
 	b[0] = 'F';
@@ -698,8 +736,34 @@ START_TEST(corrupt_portable_snapshots_are_refused)
 	{
 		uint32_t f = sp.body[1].flags;
 		ck_assert(f & 8); /* moving */
-		BODY_CASE(1, x->v[0] = F2D_FIX(30000), F2D_ERROR_INVALID_VALUE, "velocity",
-		          "velocity");
+		/* a velocity beyond the Gauss-Seidel step's bound (2 max_translation / h) is a
+		 * state the soft step leaves (its relax pass follows the last capped
+		 * integration): accepted in a world of substep_count 4 (small_world's default),
+		 * refused when the word says 0; INT32_MIN (never out of a saturation) always */
+		BODY_CASE(1, x->v[0] = INT32_MIN, F2D_ERROR_INVALID_VALUE, "velocity",
+		          "velocity INT32_MIN");
+		BODY_CASE(1, x->v[2] = INT32_MIN, F2D_ERROR_INVALID_VALUE, "velocity",
+		          "angular velocity INT32_MIN");
+		{
+			struct spec_body fast[SPEC_MAX];
+			memcpy(fast, sp.body, sizeof fast);
+			fast[1].v[0] = F2D_FIX(30000);
+			fast[1].v[2] = INT32_MAX;
+			size_t fsize, flen = spec_encode_bodies(fast, sp.bodies, bsec);
+			uint8_t *fb = bodies_replaced(&good, &sp, bsec, flen, &fsize);
+			ck_assert_uint_eq(le32(fb + fsize - 4), 4); /* substep_count */
+			f2d_world *fw = NULL;
+			ck_assert_int_eq(f2d_snapshot_load_new(fb, fsize, NULL, &fw), F2D_OK);
+			ck_assert_int_eq(fw->bodies[1].v.x, F2D_FIX(30000));
+			ck_assert_int_eq(fw->bodies[1].w, INT32_MAX);
+			ck_assert_int_eq(fw->def.substep_count, 4);
+			f2d_destroy_world(fw);
+			put_le32(fb + fsize - 4, 0);
+			fix_checksum(fb, fsize);
+			expect_refused(&t, fb, fsize, F2D_ERROR_INVALID_VALUE, "Gauss-Seidel",
+			               "velocity 30000 in a world of substep_count 0");
+			free(fb);
+		}
 		BODY_CASE(1, x->v[0] = x->v[1] = x->v[2] = 0, F2D_ERROR_INVALID_VALUE, "velocity",
 		          "zero velocity flagged");
 		ck_assert(f & 128); /* force */
@@ -1129,7 +1193,7 @@ START_TEST(corrupt_in_process_snapshots_are_refused)
 	put_le32(b + 40 + sp.body_free + 8, le32(b + 40 + sp.body_free + 4));
 	EXPECT_RESTORE_FAILS(b, good.size, F2D_ERROR_INVALID_HANDLE, "repeated");
 	/* the sweep order (in-process only): after the options and their substep_count word
-	 * (always in the in-process form, absent from this portable one: substeps 0) */
+	 * (always in the in-process form; sp.end is the options' end, before the word) */
 	size_t sweep = 40 + sp.end + 4;
 	uint32_t n_sweep = le32(good.bytes + sweep);
 	if (n_sweep != 0xFFFFFFFFu) {

@@ -27,7 +27,7 @@
  * one (re-saving a loaded snapshot gives the same bytes). A refused snapshot returns an error
  * code, f2d_world_last_error(world) says what was wrong, and the world is unchanged.
  *
- * Portable format, version 5 (every integer little-endian; fix16 values as int32):
+ * Portable format, version 6 (every integer little-endian; fix16 values as int32):
  *   header (40 bytes): "fix2dsnp", u32 format version, u32 reserved (0),
  *     u64 math-flavour fingerprint, u64 payload length, u64 XXH3-64 of the payload (seed 0)
  *   varint: LEB128 (7 bits a byte, low group first, the high bit set when more follow; at
@@ -83,8 +83,9 @@
  *       2 contact events, 4 hit events, 8 sensor events); u32 n, n sensor overlaps in
  *       increasing order: u64 (sensor id << 32 | visitor id); u32 n, n end events owed by
  *       destroyed shapes, in destroy order: u8 kind (0 contact, 1 sensor), u32 shape a,
- *       generation a, shape b, generation b; [u32 substep_count (1..8), only when it is not 0:
- *       a world of the default solver has the bytes it had before the setting existed]
+ *       generation a, shape b, generation b; u32 substep_count (0..8; 0: the Gauss-Seidel
+ *       solver; version 6: always there, in version 5 only when not 0, so a payload cut just
+ *       before it was a valid world of the other solver)
  * The in-process form is a 40-byte header ("fix2dmem", u32 version, u32 reserved, u64 payload
  * length, u32 ids handed out of bodies, shapes and joints, u32 reserved) and the same payload,
  * whose substep_count word is always there, followed by the pair-sweep order (u32 n or 0xFFFFFFFF,
@@ -100,7 +101,7 @@ extern "C" {
 #endif
 
 /** Version of the portable format this build writes and reads. */
-#define F2D_SNAPSHOT_FORMAT_VERSION 5
+#define F2D_SNAPSHOT_FORMAT_VERSION 6
 
 /* ---- In-process snapshots (rollback) ---- */
 
