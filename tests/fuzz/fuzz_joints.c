@@ -6,7 +6,8 @@
  * position passes, bit 2 no warm starting, bit 3 "loaded": every joint's anchors are set to
  * the fuzzed values directly, as a portable snapshot may carry them (the loader accepts 64 m
  * from a moving body and 16 km from a static one, and no effective-mass bound), and the world
- * the test steps is the one f2d_snapshot_load_new makes of the saved bytes). Then bodies (a
+ * the test steps is the one f2d_snapshot_load_new makes of the saved bytes), bits 4-7: the
+ * solver (1..8: the soft step with that many substeps, else the Gauss-Seidel step). Then bodies (a
  * static ground, up to 16 moving bodies: kind, offset up to +-64 m, shape, size, density),
  * joints (up to 64: bodies, anchors, motor speed and torque up to the limits, angle limits,
  * collide_connected) and a step count.
@@ -110,6 +111,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	wd.enable_sleep = (flags & 1) != 0;
 	wd.joint_position_iterations = (flags & 2) ? 0 : wd.joint_position_iterations;
 	wd.warm_starting = (flags & 4) == 0;
+	wd.substep_count = ((flags >> 4) >= 1 && (flags >> 4) <= 8) ? (int32_t)(flags >> 4) : 0;
 	bool loaded = (flags & 8) != 0;
 	f2d_world *w = NULL;
 	check(f2d_create_world(&wd, &w) == F2D_OK, "world");
