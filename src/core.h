@@ -440,6 +440,7 @@ struct f2d_world {
 	uint64_t out_of_range_events, overflow_events;
 	int32_t last_out_of_range_body;
 	bool saturated;          /* set by the solver when an impulse saturated in this step */
+	bool joint_relax;        /* inside f2d_joints_relax (the soft step's joint relax pass) */
 	bool bounce;             /* per step: a batch has a restitution target (solver.c) */
 	bool stopped_at_edge;    /* set when a body was stopped at the world limit in this step */
 	f2d_events events;       /* events.c: the last step's events and the state behind them */
@@ -684,6 +685,8 @@ void f2d_joints_warm_start(f2d_world *w, int32_t n);
  *  which bodies move does not change within the step), the AVX-512 lanes refreshed. */
 void f2d_joints_substep(f2d_world *w, int32_t n);
 void f2d_joints_solve(f2d_world *w, int32_t n, int32_t iteration);
+/** The soft step's joint relax pass: rigid rows without bias, in the solve pass's order. */
+void f2d_joints_relax(f2d_world *w, int32_t n);
 fix16_t f2d_joint_solve_position(f2d_world *w, f2d_joint *j);
 bool f2d_bodies_joined(const f2d_world *w, int32_t a, int32_t b);
 /* Puts live joint id at the head of its bodies' joint lists / takes it out (joint.c). */

@@ -593,7 +593,8 @@ F2D_NOINLINE static void solve_angular(f2d_world *w, f2d_joint *j, f2d_body *a, 
 		apply_angular(w, a, b, jsat(w, (int64_t)j->motor_impulse - old));
 	}
 	if (j->enable_limit) {
-		fix16_t beta_h = jmul(w, w->def.bias_factor, w->inv_h);
+		/* the relax pass (f2d_joints_relax): no Baumgarte share, the speculative one stays */
+		fix16_t beta_h = w->joint_relax ? 0 : jmul(w, w->def.bias_factor, w->inv_h);
 		/* lower: C = angle - lower, Cdot = w_b - w_a; upper: the mirror image */
 		fix16_t d = limit_step(w, j, j->angle - j->lower, jsat(w, (int64_t)b->w - a->w),
 		                       beta_h, &j->lower_impulse);
@@ -948,6 +949,60 @@ void f2d_joints_warm_start(f2d_world *w, int32_t n)
 void f2d_joints_solve(f2d_world *w, int32_t n, int32_t iteration)
 {
 	joints_pass(w, n, false, iteration == w->def.iterations - 1);
+}
+
+/* Whether a softness triple is the rigid one of this h (f2d_rigid_soft): a spring whose Q16
+ * triple equals it solves as the rigid row does, and relaxes as it. */
+static bool soft_is_rigid(const fix16_t s[3], const fix16_t rigid[3])
+{
+	return s[0] == rigid[0] && s[1] == rigid[1] && s[2] == rigid[2];
+}
+
+/* The soft step's joint relax pass (Box2D v3's b2_stageRelax, useBias = false), after the
+ * positions of the substep moved: one velocity pass over the joints in the order of the
+ * solve pass (joint_order: colour after colour, id order inside one; inside a colour the
+ * order changes no bit, so the AVX-512 batches' order gives the same bits), each joint
+ * solved by the scalar code (fast path, else exact) with
+ *   the rigid rows without position bias and with the full mass: softness (bias rate 0,
+ *     mass scale 1, impulse scale 0) in place of f2d_rigid_soft's, and the revolute point's
+ *     Baumgarte bias 0: the pass removes the velocity that the biased solve added to close
+ *     the position error, so a held weld or arm comes to rest instead of being pushed by its
+ *     own correction in every substep;
+ *   the user's springs (distance, prismatic, weld, wheel, mouse) as in the solve: their
+ *     softness is their law (Box2D v3 applies the spring whatever useBias is);
+ *   the limits: the speculative part (c > 0: bias c / h) stays, the violated part has no
+ *     bias and the full mass (w->joint_relax, read by f2d_limit_impulse and solve_angular);
+ *   the motors as in the solve; the motor joint's correction (cf / h, soft[SOFT_BIAS] of a
+ *     motor joint) as in the solve, as Box2D v3's motor joint has no useBias.
+ * The swapped softness is put back after each joint: the next substep's solve uses the
+ * softness of the step's pre-step. */
+void f2d_joints_relax(f2d_world *w, int32_t n)
+{
+	static const fix16_t relax[3] = {0, F2D_ONE, 0};
+	fix16_t rigid[3];
+	f2d_rigid_soft(w, rigid); /* before the flag: the solve's rigid triple */
+	w->joint_relax = true;
+	for (int32_t i = 0; i < n; ++i) {
+		f2d_joint *j = &w->joints[w->joint_order[i]];
+		f2d_vec2 bias = j->bias;
+		fix16_t s1[3], s2[3];
+		memcpy(s1, j->soft, sizeof s1);
+		memcpy(s2, j->soft2, sizeof s2);
+		bool r1 = j->type != F2D_MOTOR_JOINT && soft_is_rigid(s1, rigid);
+		bool r2 = j->type != F2D_MOTOR_JOINT && soft_is_rigid(s2, rigid);
+		if (r1) {
+			memcpy(j->soft, relax, sizeof relax);
+		}
+		if (r2) {
+			memcpy(j->soft2, relax, sizeof relax);
+		}
+		j->bias = f2d_v(0, 0);
+		f2d_joint_solve(w, j);
+		j->bias = bias;
+		memcpy(j->soft, s1, sizeof s1);
+		memcpy(j->soft2, s2, sizeof s2);
+	}
+	w->joint_relax = false;
 }
 
 /* ---- API ---- */

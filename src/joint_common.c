@@ -294,6 +294,13 @@ void f2d_joint_make_soft(f2d_joint *j, int which, fix16_t hertz, fix16_t zeta, f
 
 void f2d_rigid_soft(const f2d_world *w, fix16_t soft[3])
 {
+	if (w->joint_relax) {
+		/* the relax pass (f2d_joints_relax): rigid without bias, the full mass */
+		soft[SOFT_BIAS] = 0;
+		soft[SOFT_MASS] = F2D_ONE;
+		soft[SOFT_IMPULSE] = 0;
+		return;
+	}
 	soft[SOFT_BIAS] = f2d_mul(RIGID_BIAS_Q16, w->inv_h); /* inv_h <= 1000: exact */
 	soft[SOFT_MASS] = RIGID_MASS_Q16;
 	soft[SOFT_IMPULSE] = RIGID_IMPULSE_Q16;

@@ -405,6 +405,32 @@ static inline bool integrate_position(f2d_world *w, f2d_body *b, vel3 *v, int64_
 	return changed;
 }
 
+/* The soft step's caps on the velocities the joint relax pass leaves (it runs after the
+ * positions moved, so integrate_position's cap is behind it): each awake dynamic body's
+ * velocity scaled as integrate_position scales it, so that h v moves at most max_t and h w
+ * turns at most max_r; the step's velocities stay within what a snapshot accepts (twice
+ * max_translation / time_step). Per body, in id order (no body reads another). */
+static void cap_speeds_soft(f2d_world *w, int64_t max_t, fix16_t max_r)
+{
+	int64_t max_t2 = max_t * max_t;
+	for (int32_t i = 0; i < w->body_ids.next; ++i) {
+		f2d_body *b = &w->bodies[i];
+		if (!b->alive || b->type == F2D_STATIC_BODY || !b->awake) {
+			continue;
+		}
+		f2d_vec2 d = f2d_v(f2d_mul(w->h, b->v.x), f2d_mul(w->h, b->v.y));
+		int64_t d2 = f2d_dot64(d, d);
+		if (d2 > max_t2) {
+			fix16_t len = (fix16_t)f2d_isqrt64_round((uint64_t)d2);
+			b->v = f2d_scale(f2d_div_exact((fix16_t)max_t, len), b->v);
+		}
+		fix16_t dr = f2d_mul(w->h, b->w);
+		if (dr > max_r || dr < -max_r) {
+			b->w = f2d_div_exact(dr > 0 ? max_r : -max_r, w->h);
+		}
+	}
+}
+
 /* Then positions with the new velocities: c += h v, q advanced by h w. Motion per step is
  * limited to max_translation / max_rotation (speed caps, as in Box2D); a body that would leave
  * the world range stops at its edge and the step reports it. */
@@ -571,7 +597,8 @@ const char *f2d_phase_name(f2d_phase phase)
  *   pendulum);
  *   warm start contacts and joints; solve contacts (soft push-out) and joints;
  *   integrate positions (max_translation and max_rotation / n each: the step's caps hold);
- *   relax the contacts (no push-out).
+ *   relax the joints (f2d_joints_relax: rigid rows without bias) and the contacts (no
+ *   push-out).
  * The velocity phase hash is taken after restitution, the positions are final after the
  * substeps (the joint position passes follow as in the other solver: without them chain50's
  * anchors part by 0.55 m, Box2D v3's by 0.35 m; with them 0.044 m). Returns whether a body
@@ -627,6 +654,10 @@ static bool soft_step(f2d_world *w, int32_t nj)
 		f2d_joints_solve(w, nj,
 		                 w->def.iterations - 1); /* the last: impulses to the joints */
 		out_of_range |= integrate_positions_soft(w, max_t, max_r, rows, w->solver_disp);
+		if (nj > 0) {
+			f2d_joints_relax(w, nj); /* Box2D v3's relax stage: joints, then contacts */
+			cap_speeds_soft(w, max_t, max_r);
+		}
 		f2d_soft_solve(w, &soft, false, s & 1, rows != NULL);
 	}
 	if (rows != NULL) {
