@@ -474,9 +474,8 @@ static f2d_world *new_world_n(fix16_t gravity_y, fix16_t h, int32_t n)
  * the span the impulse was accumulated over (the substep under the soft step): m g for every
  * substep count; the step's h gave m g / n. The torque getter under every solver: see
  * motor_joint_every_substep_count. (A revolute motor of speed 0 holding a horizontal arm, and
- * weld_keeps_relative_pose, report m g L only under the Gauss-Seidel solver: under the soft
- * step the held arm rattles, its last substep's impulse is 0.77 to 1.47 m g, see the
- * report of branch sjoint: the soft step has no joint relax pass.) */
+ * a welded beam, rest under the soft step since its joint relax pass (engine format 13):
+ * joints_rest_every_substep_count.) */
 static const int32_t substep_counts[] = {0, 1, 2, 3, 4, 5, 8};
 
 START_TEST(reaction_force_every_substep_count)

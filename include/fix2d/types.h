@@ -136,9 +136,10 @@ typedef struct f2d_world_def {
 	/** The solver (issue 15). 0: Box2D-lite's step, `iterations` Gauss-Seidel passes with
 	 *  Baumgarte bias. 1..8: Box2D v3's soft step, the step cut into this many substeps of
 	 *  time_step / substep_count, each: gravity and forces, the joints' pre-step, warm start,
-	 *  one soft contact pass (min(30 Hz, substep rate / 8) contacts, twice that against bodies
-	 *  that cannot move, damping ratio 10, push-out at most 3 m/s), the joints, positions,
-	 *  one relax pass without push-out, in which a point that touched bounces (restitution).
+	 *  one soft contact pass (min(40 Hz, substep rate / 6) contacts, 5/2 of that against
+	 *  bodies that cannot move, damping ratio 7, push-out at most 3 m/s), the joints,
+	 *  positions, the joints relaxed without their position bias, one contact relax pass
+	 *  without push-out, in which a point that touched bounces (restitution).
 	 *  `iterations` is unused by it; the joint position passes follow as with 0. With 4, a
 	 *  40-row pyramid comes to rest (README, "Solver fidelity"). */
 	int32_t
