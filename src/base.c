@@ -81,29 +81,6 @@ void f2d_free(f2d_world *w, void *p, size_t size)
 	}
 }
 
-bool f2d_grow(f2d_world *w, void **array, int32_t *capacity, int32_t need, size_t elem)
-{
-	if (need <= *capacity) {
-		return true;
-	}
-	int64_t cap = *capacity < 16 ? 16 : *capacity;
-	while (cap < need) {
-		cap *= 2;
-	}
-	void *p = f2d_alloc(w, (size_t)cap * elem);
-	if (p == NULL) {
-		return false;
-	}
-	if (*array != NULL) {
-		memcpy(p, *array, (size_t)*capacity * elem);
-		f2d_free(w, *array, (size_t)*capacity * elem);
-	}
-	memset((char *)p + (size_t)*capacity * elem, 0, (size_t)(cap - *capacity) * elem);
-	*array = p;
-	*capacity = (int32_t)cap;
-	return true;
-}
-
 /* 64-byte aligned blocks: the allocator's block is 64 bytes longer, the aligned start is 1 to 64
  * bytes into it, and the byte before the start holds that distance (for f2d_free_aligned). */
 void *f2d_alloc_aligned(f2d_world *w, size_t size)
@@ -126,7 +103,10 @@ void f2d_free_aligned(f2d_world *w, void *p, size_t size)
 	}
 }
 
-bool f2d_grow_aligned(f2d_world *w, void **array, int32_t *capacity, int32_t need, size_t elem)
+/* Grows an array to at least need elements (doubling, from 16), zeroing the new tail; the
+ * block is 64-byte aligned when aligned is set (f2d_alloc_aligned / f2d_free_aligned). */
+static bool grow(f2d_world *w, void **array, int32_t *capacity, int32_t need, size_t elem,
+                 bool aligned)
 {
 	if (need <= *capacity) {
 		return true;
@@ -135,18 +115,33 @@ bool f2d_grow_aligned(f2d_world *w, void **array, int32_t *capacity, int32_t nee
 	while (cap < need) {
 		cap *= 2;
 	}
-	void *p = f2d_alloc_aligned(w, (size_t)cap * elem);
+	size_t old = (size_t)*capacity * elem;
+	void *p = aligned ? f2d_alloc_aligned(w, (size_t)cap * elem) : f2d_alloc(w, (size_t)cap * elem);
 	if (p == NULL) {
 		return false;
 	}
 	if (*array != NULL) {
-		memcpy(p, *array, (size_t)*capacity * elem);
-		f2d_free_aligned(w, *array, (size_t)*capacity * elem);
+		memcpy(p, *array, old);
+		if (aligned) {
+			f2d_free_aligned(w, *array, old);
+		} else {
+			f2d_free(w, *array, old);
+		}
 	}
-	memset((char *)p + (size_t)*capacity * elem, 0, (size_t)(cap - *capacity) * elem);
+	memset((char *)p + old, 0, (size_t)(cap - *capacity) * elem);
 	*array = p;
 	*capacity = (int32_t)cap;
 	return true;
+}
+
+bool f2d_grow(f2d_world *w, void **array, int32_t *capacity, int32_t need, size_t elem)
+{
+	return grow(w, array, capacity, need, elem, false);
+}
+
+bool f2d_grow_aligned(f2d_world *w, void **array, int32_t *capacity, int32_t need, size_t elem)
+{
+	return grow(w, array, capacity, need, elem, true);
 }
 
 /* ---- id pools ---- */

@@ -800,34 +800,33 @@ f2d_result f2d_snapshot_check(const void *bytes, size_t size, const f2d_world_de
 
 /* ---- clone: whole structs and arrays (same binary, same process) ---- */
 
-static bool dup_array(f2d_world *c, void **array, const void *src, int32_t capacity, size_t elem)
+/* A copy of an array of capacity elements; 64-byte aligned when aligned is set (the arrays
+ * f2d_grow_aligned keeps: bodies, shapes, joints, arbiters) */
+static bool dup_block(f2d_world *c, void **array, const void *src, int32_t capacity, size_t elem,
+                      bool aligned)
 {
 	*array = NULL;
 	if (capacity <= 0 || src == NULL) {
 		return true;
 	}
-	*array = f2d_alloc(c, (size_t)capacity * elem);
+	size_t n = (size_t)capacity * elem;
+	*array = aligned ? f2d_alloc_aligned(c, n) : f2d_alloc(c, n);
 	if (*array == NULL) {
 		return false;
 	}
-	memcpy(*array, src, (size_t)capacity * elem);
+	memcpy(*array, src, n);
 	return true;
 }
 
-/* dup_array for a 64-byte aligned array (f2d_grow_aligned: bodies, shapes, joints, arbiters) */
+static bool dup_array(f2d_world *c, void **array, const void *src, int32_t capacity, size_t elem)
+{
+	return dup_block(c, array, src, capacity, elem, false);
+}
+
 static bool dup_aligned(f2d_world *c, void **array, const void *src, int32_t capacity,
                         size_t elem)
 {
-	*array = NULL;
-	if (capacity <= 0 || src == NULL) {
-		return true;
-	}
-	*array = f2d_alloc_aligned(c, (size_t)capacity * elem);
-	if (*array == NULL) {
-		return false;
-	}
-	memcpy(*array, src, (size_t)capacity * elem);
-	return true;
+	return dup_block(c, array, src, capacity, elem, true);
 }
 
 f2d_result f2d_world_clone(const f2d_world *src, f2d_world **out)
