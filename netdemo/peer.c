@@ -671,7 +671,8 @@ static void run_loop(peer *p, run_state *rs, int fd)
 			break;
 		}
 		if (now > rs->deadline) {
-			fprintf(stderr, "%s: peer %d: gave up after %u s (frame %u, %u confirmed)\n",
+			fprintf(stderr,
+			        "%s: peer %d: gave up after %u s (frame %u, %u confirmed)\n",
 			        ND_PROG, p->self, p->o->max_seconds, p->cur, p->sync);
 			rs->status = ND_EXIT_ERROR;
 			break;

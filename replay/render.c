@@ -184,7 +184,8 @@ static int parse_render_option(int argc, char **argv, int *i, render_args *a)
 	const char *value = NULL;
 	int m;
 	if ((m = match_valued_option(argc, argv, i, "--frame", &value)) != 0) {
-		if (m < 0 || (strcmp(value, "0") != 0 && !parse_count(value, MAX_STEPS, &a->frame))) {
+		if (m < 0 ||
+		    (strcmp(value, "0") != 0 && !parse_count(value, MAX_STEPS, &a->frame))) {
 			return bad_count("--frame", m < 0 ? "" : value);
 		}
 	} else if ((m = match_valued_option(argc, argv, i, "--to", &value)) != 0) {
@@ -272,8 +273,8 @@ static int collect_frames(source *src, const render_args *a, frame_state *fs, lo
 			++at;
 		}
 		if (at < want) {
-			fprintf(stderr, "%s: %s ends at frame %ld, before frame %ld\n", PROG, a->what,
-			        at, want);
+			fprintf(stderr, "%s: %s ends at frame %ld, before frame %ld\n", PROG,
+			        a->what, at, want);
 			return EXIT_USAGE;
 		}
 		char err[160];
@@ -323,8 +324,7 @@ static void draw_tile_borders(cairo_t *cr, const layout *l)
 }
 
 /* the tiles in one view (the union of what each frame frames) into the output file */
-static int draw_filmstrip(const render_args *a, const layout *l, frame_state *fs,
-                          const char *name)
+static int draw_filmstrip(const render_args *a, const layout *l, frame_state *fs, const char *name)
 {
 	box b = {0, 0, 0, 0, true};
 	for (long i = 0; i < l->count; ++i) {

@@ -405,7 +405,7 @@ static void parse_arbiter(rd *r, st_arbiter *a, const st_arbiter *p)
 	uint32_t head = var(r), gap = var(r);
 	a->shape_a = (int32_t)((p != NULL ? (uint32_t)p->shape_a : 0u) + (head >> 2));
 	a->shape_b = (int32_t)((p != NULL && a->shape_a == p->shape_a ? (uint32_t)p->shape_b
-	                                                               : (uint32_t)a->shape_a) +
+	                                                              : (uint32_t)a->shape_a) +
 	                       1u + gap);
 	a->count = 1 + (int32_t)((head >> 1) & 1u);
 	if ((head & 1u) && p != NULL) {

@@ -220,10 +220,10 @@ static bool mouse_joint_command(viewer *vw, f2d_command *c)
 	f2d_mouse_joint_def *m = &c->u.create_joint.def.mouse;
 	m->body_a = anchor;
 	m->body_b = vw->drag_body;
-	m->target = vw->drag_joint.index1 == 0
-	                ? vw->drag_press
-	                : f2d_transform_point(f2d_body_get_transform(tl->w, vw->drag_body),
-	                                      vw->drag_local);
+	m->target =
+	    vw->drag_joint.index1 == 0
+	        ? vw->drag_press
+	        : f2d_transform_point(f2d_body_get_transform(tl->w, vw->drag_body), vw->drag_local);
 	m->hertz = F2D_FIX(5);
 	m->damping_ratio = F2D_MILLI(700);
 	int64_t force = (int64_t)f2d_body_get_mass(tl->w, vw->drag_body) * 1000;
@@ -467,8 +467,8 @@ static void draw_drag(const viewer *vw, cairo_t *cr)
 	if (!vw->dragging || !f2d_body_is_valid(vw->tl[0].w, vw->drag_body)) {
 		return;
 	}
-	f2d_vec2 p = f2d_transform_point(f2d_body_get_transform(vw->tl[0].w, vw->drag_body),
-	                                 vw->drag_local);
+	f2d_vec2 p =
+	    f2d_transform_point(f2d_body_get_transform(vw->tl[0].w, vw->drag_body), vw->drag_local);
 	double ax, ay, bx, by;
 	to_px(&vw->v, d(p.x), d(p.y), &ax, &ay);
 	to_px(&vw->v, d(vw->drag_target.x), d(vw->drag_target.y), &bx, &by);
@@ -847,10 +847,10 @@ static bool script_key(viewer *vw, const char *name)
 	static const struct {
 		const char *name;
 		SDL_Keycode code;
-	} keys[] = {{"space", SDLK_SPACE}, {"right", SDLK_RIGHT}, {"left", SDLK_LEFT},
-	            {"home", SDLK_HOME},   {"end", SDLK_END},     {"plus", SDLK_PLUS},
-	            {"minus", SDLK_MINUS}, {"a", SDLK_a},         {"c", SDLK_c},
-	            {"j", SDLK_j},         {"d", SDLK_d},         {"q", SDLK_q},
+	} keys[] = {{"space", SDLK_SPACE},  {"right", SDLK_RIGHT}, {"left", SDLK_LEFT},
+	            {"home", SDLK_HOME},    {"end", SDLK_END},     {"plus", SDLK_PLUS},
+	            {"minus", SDLK_MINUS},  {"a", SDLK_a},         {"c", SDLK_c},
+	            {"j", SDLK_j},          {"d", SDLK_d},         {"q", SDLK_q},
 	            {"escape", SDLK_ESCAPE}};
 	bool ok = false;
 	for (size_t i = 0; i < sizeof keys / sizeof keys[0]; ++i) {
@@ -918,8 +918,8 @@ static void script_print(const viewer *vw)
 }
 
 /* One command (words w1, w2: got of them); false when it cannot be done. */
-static bool script_command(viewer *vw, script *sc, const char *buf, const char *w1,
-                           const char *w2, int got)
+static bool script_command(viewer *vw, script *sc, const char *buf, const char *w1, const char *w2,
+                           int got)
 {
 	if (strcmp(w1, "key") == 0) {
 		return got == 2 && script_key(vw, w2);
