@@ -417,11 +417,17 @@ static void send_all(peer *p, uint64_t now, uint64_t *last_send, int urgency, ui
 	}
 }
 
-int nd_peer_run(const nd_options *o, int fd, const struct sockaddr_in *addrs, int npeers, int self,
-                uint32_t token, nd_result *res)
+/* The run's loop state (nd_peer_run). */
+typedef struct run_state {
+	uint64_t last_send[ND_MAX_PEERS];
+	uint64_t next_tick, ended_at, deadline;
+	bool ending, reported_desync, stalled, syncing;
+	int status;
+} run_state;
+
+static void peer_reset(peer *p, const nd_options *o, const struct sockaddr_in *addrs, int npeers,
+                       int self, nd_result *res)
 {
-	static peer pp;
-	peer *p = &pp;
 	memset(p, 0, sizeof *p);
 	memset(res, 0, sizeof *res);
 	res->status = ND_EXIT_ERROR;
@@ -433,16 +439,22 @@ int nd_peer_run(const nd_options *o, int fd, const struct sockaddr_in *addrs, in
 	p->npeers = npeers;
 	p->addrs = addrs;
 	p->res = res;
-	uint64_t start = nd_now_us();
+}
+
+/* The scene, the session, the link and the snapshot ring; false (said) when one cannot be
+ * made. */
+static bool peer_open(peer *p, int fd, uint32_t token)
+{
+	const nd_options *o = p->o;
 	if (f2d_scene_create(ND_SCENE, NULL, &p->world) != F2D_OK ||
 	    !nd_game_players(p->world, p->players)) {
 		fprintf(stderr, "%s: cannot build the scene '%s'\n", ND_PROG, ND_SCENE);
-		return ND_EXIT_ERROR;
+		return false;
 	}
-	if (!nd_session_init(&p->s, npeers, self, token, o->frames, o->delay, &o->key) ||
-	    !nd_link_init(&p->link, fd, &o->imp, (uint64_t)self)) {
+	if (!nd_session_init(&p->s, p->npeers, p->self, token, o->frames, o->delay, &o->key) ||
+	    !nd_link_init(&p->link, fd, &o->imp, (uint64_t)p->self)) {
 		fprintf(stderr, "%s: out of memory\n", ND_PROG);
-		return ND_EXIT_ERROR;
+		return false;
 	}
 	size_t cap = 4 * f2d_snapshot_size(p->world) + 65536;
 	for (int k = 0; k < ND_RING; ++k) {
@@ -450,166 +462,219 @@ int nd_peer_run(const nd_options *o, int fd, const struct sockaddr_in *addrs, in
 		p->snap_cap[k] = cap;
 		if (p->snap[k] == NULL) {
 			fprintf(stderr, "%s: out of memory\n", ND_PROG);
-			return ND_EXIT_ERROR;
+			return false;
 		}
 	}
-	nd_script_init(&p->script, o->seed, self);
+	nd_script_init(&p->script, o->seed, p->self);
 	nd_game_init(&p->game);
 	p->confirmed_game = p->game;
-	bool ok = open_replay(p);
-	if (ok && (!save_snapshot(p, 0) || !keep_state(p, 0))) {
-		ok = false;
-	}
+	return true;
+}
 
-	uint64_t last_send[ND_MAX_PEERS] = {0, 0, 0, 0};
-	uint64_t next_tick = start, ended_at = 0,
-	         deadline = start + (uint64_t)o->max_seconds * 1000000u;
-	bool ending = false, reported_desync = false, stalled = false, syncing = false;
-	int status = ND_EXIT_OK;
-	for (int q = 0; q < npeers; ++q) {
-		p->s.remote[q].last_heard_ms = start / 1000;
+static void receive_all(peer *p, uint64_t now)
+{
+	uint8_t buf[ND_MAX_PACKET + 64];
+	struct sockaddr_in from;
+	long n;
+	while ((n = nd_link_recv(&p->link, buf, sizeof buf, &from)) >= 0) {
+		nd_session_receive(&p->s, peer_of(p, &from), buf, (size_t)n, now / 1000);
 	}
-	while (ok) {
+}
+
+/* the first desync the session found: said once, and the run ends */
+static void note_desync(peer *p, run_state *rs, uint64_t now)
+{
+	if (p->s.desync_frame == ND_NO_FRAME || rs->reported_desync) {
+		return;
+	}
+	rs->reported_desync = true;
+	fprintf(stderr,
+	        "%s: peer %d: DESYNC at frame %u: our %s %016" PRIx64 ", peer %d has %016" PRIx64
+	        "\n",
+	        ND_PROG, p->self, p->s.desync_frame,
+	        p->s.desync_game ? "game state (same world hash)" : "hash", p->s.desync_local,
+	        p->s.desync_peer, p->s.desync_remote);
+	rs->status = ND_EXIT_DESYNC;
+	if (!rs->ending) {
+		rs->ending = true;
+		rs->ended_at = now;
+	}
+}
+
+/* confirms the frames whose inputs are all known; returns that count */
+static uint32_t confirm_known(peer *p)
+{
+	uint32_t known = nd_session_known(&p->s);
+	confirm(p, known < p->cur ? known : p->cur);
+	return known;
+}
+
+/* whether a new frame may be simulated now: the rollback window, time sync (counting the
+ * stalls and waits) and, in real time, the frame clock */
+static bool may_advance(peer *p, run_state *rs, uint64_t now, uint32_t known)
+{
+	const nd_options *o = p->o;
+	nd_result *res = p->res;
+	bool may = p->cur < o->frames && p->cur < known + ND_WINDOW;
+	bool window_full = p->cur < o->frames && !may;
+	res->stalls += window_full && !rs->stalled; /* times the window stopped us */
+	rs->stalled = window_full;
+	bool sync_wait = may && timesync_wait(p) >= 2;
+	if (sync_wait) {
+		may = false;
+		if (o->realtime && now >= rs->next_tick) {
+			rs->next_tick += ND_FRAME_US; /* skip one tick */
+			res->timesync_waits++;
+		}
+	}
+	res->timesync_waits += !o->realtime && sync_wait && !rs->syncing;
+	rs->syncing = sync_wait;
+	return may && !(o->realtime && now < rs->next_tick);
+}
+
+/* one new frame: our input, the step, its snapshot; false when the snapshot fails */
+static bool advance(peer *p, run_state *rs, uint64_t now)
+{
+	const nd_options *o = p->o;
+	if (o->kill_frame >= 0 && (int64_t)p->cur == o->kill_frame) {
+		fflush(NULL);
+		raise(SIGKILL); /* test only: vanish without a word */
+	}
+	nd_session_add_local_input(&p->s, nd_script_next(&p->script));
+	simulate(p, p->cur);
+	p->cur++;
+	if (!save_snapshot(p, p->cur)) {
+		return false;
+	}
+	if (o->realtime) {
+		rs->next_tick += ND_FRAME_US;
+		if (rs->next_tick + 4 * ND_FRAME_US < now) {
+			rs->next_tick = now; /* far behind: do not sprint */
+		}
+	}
+	confirm_known(p);
+	return true;
+}
+
+/* the work of a frame (its rollbacks included) into the frame time statistics */
+static void account_work(peer *p, uint64_t t0, bool worked, bool advanced)
+{
+	if (worked) {
+		p->work_us += nd_now_us() - t0;
+	}
+	if (advanced) {
+		p->frame_samples++;
+		p->total_frame_us += p->work_us;
+		p->max_frame_us = p->work_us > p->max_frame_us ? p->work_us : p->max_frame_us;
+		p->work_us = 0;
+	}
+}
+
+/* One turn of the game: a rollback when an input differed, confirmation, a new frame when
+ * allowed (*advanced), the end when everything is exchanged. false on an error. */
+static bool play(peer *p, run_state *rs, uint64_t now, bool *advanced)
+{
+	uint64_t t0 = nd_now_us();
+	bool worked = false;
+	if (p->s.first_wrong < p->cur) {
+		if (!rollback(p)) {
+			rs->status = ND_EXIT_ERROR;
+			return false;
+		}
+		worked = true;
+	}
+	p->s.first_wrong = ND_NO_FRAME;
+	uint32_t known = confirm_known(p);
+	if (may_advance(p, rs, now, known)) {
+		if (!advance(p, rs, now)) {
+			rs->status = ND_EXIT_ERROR;
+			return false;
+		}
+		*advanced = worked = true;
+	}
+	account_work(p, t0, worked, *advanced);
+	if (everything_exchanged(p)) {
+		rs->ending = true;
+		rs->ended_at = now;
+	}
+	return true;
+}
+
+static uint8_t send_flags(const run_state *rs)
+{
+	uint8_t flags = 0;
+	if (rs->ending && rs->status == ND_EXIT_OK) {
+		flags |= ND_FLAG_DONE;
+	}
+	if (rs->status == ND_EXIT_DESYNC) {
+		flags |= ND_FLAG_DESYNC;
+	}
+	return flags;
+}
+
+/* the end: everyone done (or told of the desync), or the linger is over */
+static bool all_finished(const peer *p, const run_state *rs, uint64_t now)
+{
+	bool all = true;
+	for (int q = 0; q < p->npeers; ++q) {
+		const nd_remote *r = &p->s.remote[q];
+		if (q != p->self && !r->done && !r->desync) {
+			all = false;
+		}
+	}
+	return (all && rs->status != ND_EXIT_DESYNC) || now - rs->ended_at > LINGER_US ||
+	       (rs->status == ND_EXIT_DESYNC && all && now - rs->ended_at > 200000);
+}
+
+/* a peer that disappeared (nothing heard for the timeout): said, and the run ends */
+static bool peer_lost(peer *p, run_state *rs, uint64_t now)
+{
+	const nd_options *o = p->o;
+	int lost = -1;
+	for (int q = 0; q < p->npeers && lost < 0; ++q) {
+		const nd_remote *r = &p->s.remote[q];
+		if (q != p->self && !r->done && now / 1000 - r->last_heard_ms > o->timeout_ms) {
+			lost = q;
+		}
+	}
+	if (lost < 0) {
+		return false;
+	}
+	fprintf(stderr,
+	        "%s: peer %d: peer %d lost: nothing heard for %u ms (at frame %u, %u confirmed)\n",
+	        ND_PROG, p->self, lost, o->timeout_ms, p->cur, p->sync);
+	p->res->lost_peer = lost;
+	rs->status = ND_EXIT_LOST;
+	return true;
+}
+
+/* Until the end, a desync reported to all, a lost peer, an error or the deadline. */
+static void run_loop(peer *p, run_state *rs, int fd)
+{
+	for (;;) {
 		uint64_t now = nd_now_us();
 		nd_link_flush(&p->link, now);
-		uint8_t buf[ND_MAX_PACKET + 64];
-		struct sockaddr_in from;
-		long n;
-		while ((n = nd_link_recv(&p->link, buf, sizeof buf, &from)) >= 0) {
-			nd_session_receive(&p->s, peer_of(p, &from), buf, (size_t)n, now / 1000);
-		}
-		if (p->s.desync_frame != ND_NO_FRAME && !reported_desync) {
-			reported_desync = true;
-			fprintf(stderr,
-			        "%s: peer %d: DESYNC at frame %u: our %s %016" PRIx64
-			        ", peer %d has %016" PRIx64 "\n",
-			        ND_PROG, self, p->s.desync_frame,
-			        p->s.desync_game ? "game state (same world hash)" : "hash",
-			        p->s.desync_local, p->s.desync_peer, p->s.desync_remote);
-			status = ND_EXIT_DESYNC;
-			if (!ending) {
-				ending = true;
-				ended_at = now;
-			}
-		}
+		receive_all(p, now);
+		note_desync(p, rs, now);
 		bool advanced = false;
-		if (!ending) {
-			uint64_t t0 = nd_now_us();
-			bool worked = false;
-			if (p->s.first_wrong < p->cur) {
-				if (!rollback(p)) {
-					status = ND_EXIT_ERROR;
-					break;
-				}
-				worked = true;
-			}
-			p->s.first_wrong = ND_NO_FRAME;
-			uint32_t known = nd_session_known(&p->s);
-			confirm(p, known < p->cur ? known : p->cur);
-			bool may = p->cur < o->frames && p->cur < known + ND_WINDOW;
-			bool window_full = p->cur < o->frames && !may;
-			res->stalls += window_full && !stalled; /* times the window stopped us */
-			stalled = window_full;
-			bool sync_wait = may && timesync_wait(p) >= 2;
-			if (sync_wait) {
-				may = false;
-				if (o->realtime && now >= next_tick) {
-					next_tick += ND_FRAME_US; /* skip one tick */
-					res->timesync_waits++;
-				}
-			}
-			res->timesync_waits += !o->realtime && sync_wait && !syncing;
-			syncing = sync_wait;
-			if (may && o->realtime && now < next_tick) {
-				may = false;
-			}
-			if (may) {
-				if (o->kill_frame >= 0 && (int64_t)p->cur == o->kill_frame) {
-					fflush(NULL);
-					raise(SIGKILL); /* test only: vanish without a word */
-				}
-				nd_session_add_local_input(&p->s, nd_script_next(&p->script));
-				simulate(p, p->cur);
-				p->cur++;
-				if (!save_snapshot(p, p->cur)) {
-					status = ND_EXIT_ERROR;
-					break;
-				}
-				advanced = worked = true;
-				if (o->realtime) {
-					next_tick += ND_FRAME_US;
-					if (next_tick + 4 * ND_FRAME_US < now) {
-						next_tick = now; /* far behind: do not sprint */
-					}
-				}
-				known = nd_session_known(&p->s);
-				confirm(p, known < p->cur ? known : p->cur);
-			}
-			if (worked) {
-				p->work_us += nd_now_us() - t0;
-			}
-			if (advanced) {
-				p->frame_samples++;
-				p->total_frame_us += p->work_us;
-				p->max_frame_us =
-				    p->work_us > p->max_frame_us ? p->work_us : p->max_frame_us;
-				p->work_us = 0;
-			}
-			if (everything_exchanged(p)) {
-				ending = true;
-				ended_at = now;
-			}
+		if (!rs->ending && !play(p, rs, now, &advanced)) {
+			break;
 		}
-		uint8_t flags = 0;
-		if (ending && status == ND_EXIT_OK) {
-			flags |= ND_FLAG_DONE;
+		uint8_t flags = send_flags(rs);
+		send_all(p, now, rs->last_send, advanced ? 1 : 0, flags);
+		if (rs->ending && all_finished(p, rs, now)) {
+			send_all(p, now, rs->last_send, 2, flags); /* a last word, at once */
+			nd_link_flush(&p->link, UINT64_MAX);
+			break;
 		}
-		if (status == ND_EXIT_DESYNC) {
-			flags |= ND_FLAG_DESYNC;
+		if (!rs->ending && peer_lost(p, rs, now)) {
+			break;
 		}
-		send_all(p, now, last_send, advanced ? 1 : 0, flags);
-		/* the end: everyone done (or told of the desync), or the linger is over */
-		if (ending) {
-			bool all = true;
-			for (int q = 0; q < npeers; ++q) {
-				const nd_remote *r = &p->s.remote[q];
-				if (q != self && !r->done && !r->desync) {
-					all = false;
-				}
-			}
-			if ((all && status != ND_EXIT_DESYNC) || now - ended_at > LINGER_US ||
-			    (status == ND_EXIT_DESYNC && all && now - ended_at > 200000)) {
-				send_all(p, now, last_send, 2, flags); /* a last word, at once */
-				nd_link_flush(&p->link, UINT64_MAX);
-				break;
-			}
-		}
-		/* a peer that disappeared */
-		if (!ending) {
-			int lost = -1;
-			for (int q = 0; q < npeers && lost < 0; ++q) {
-				const nd_remote *r = &p->s.remote[q];
-				if (q != self && !r->done &&
-				    now / 1000 - r->last_heard_ms > o->timeout_ms) {
-					lost = q;
-				}
-			}
-			if (lost >= 0) {
-				fprintf(
-				    stderr,
-				    "%s: peer %d: peer %d lost: nothing heard for %u ms (at frame "
-				    "%u, %u confirmed)\n",
-				    ND_PROG, self, lost, o->timeout_ms, p->cur, p->sync);
-				res->lost_peer = lost;
-				status = ND_EXIT_LOST;
-				break;
-			}
-		}
-		if (now > deadline) {
+		if (now > rs->deadline) {
 			fprintf(stderr,
 			        "%s: peer %d: gave up after %u s (frame %u, %u confirmed)\n",
-			        ND_PROG, self, o->max_seconds, p->cur, p->sync);
-			status = ND_EXIT_ERROR;
+			        ND_PROG, p->self, p->o->max_seconds, p->cur, p->sync);
+			rs->status = ND_EXIT_ERROR;
 			break;
 		}
 		if (!advanced) { /* wait for a datagram, at most 1 ms */
@@ -617,19 +682,16 @@ int nd_peer_run(const nd_options *o, int fd, const struct sockaddr_in *addrs, in
 			poll(&pfd, 1, nd_link_next_due(&p->link, nd_now_us()) == 0 ? 0 : 1);
 		}
 	}
-	if (!ok) {
-		status = ND_EXIT_ERROR;
-	}
-	if (p->recording && !f2r_close_write(&p->replay)) {
-		fprintf(stderr, "%s: peer %d: error closing the replay\n", ND_PROG, self);
-	}
-	if (p->s.desync_frame != ND_NO_FRAME) {
-		write_bundle(p); /* last: it restores old states into the world */
-	}
+}
+
+/* the result: status, frames, hashes, score, timing, link and parser counts */
+static void peer_report(const peer *p, int status, uint64_t start)
+{
+	nd_result *res = p->res;
 	res->status = status;
 	res->frames = p->cur;
 	res->confirmed = p->sync;
-	res->hash = p->sync > 0 ? p->s.hashes[self][p->sync - 1] : f2d_world_hash(p->world);
+	res->hash = p->sync > 0 ? p->s.hashes[p->self][p->sync - 1] : f2d_world_hash(p->world);
 	for (int t = 0; t < ND_TEAMS; ++t) {
 		res->score[t] = p->confirmed_game.score[t];
 	}
@@ -651,10 +713,14 @@ int nd_peer_run(const nd_options *o, int fd, const struct sockaddr_in *addrs, in
 		res->drops[d] = p->s.drops[d];
 		res->parse_drops += p->s.drops[d];
 	}
-	for (int q = 0; q < npeers; ++q) {
+	for (int q = 0; q < p->npeers; ++q) {
 		res->dup_seen += p->s.remote[q].duplicates;
 		res->reorder_seen += p->s.remote[q].out_of_order;
 	}
+}
+
+static void peer_free(peer *p)
+{
 	for (int k = 0; k < ND_RING; ++k) {
 		free(p->snap[k]);
 	}
@@ -665,5 +731,41 @@ int nd_peer_run(const nd_options *o, int fd, const struct sockaddr_in *addrs, in
 	nd_link_free(&p->link);
 	nd_session_free(&p->s);
 	f2d_destroy_world(p->world);
+}
+
+int nd_peer_run(const nd_options *o, int fd, const struct sockaddr_in *addrs, int npeers, int self,
+                uint32_t token, nd_result *res)
+{
+	static peer pp;
+	peer *p = &pp;
+	peer_reset(p, o, addrs, npeers, self, res);
+	uint64_t start = nd_now_us();
+	if (!peer_open(p, fd, token)) {
+		return ND_EXIT_ERROR;
+	}
+	bool ok = open_replay(p);
+	if (ok && (!save_snapshot(p, 0) || !keep_state(p, 0))) {
+		ok = false;
+	}
+	run_state rs;
+	memset(&rs, 0, sizeof rs);
+	rs.next_tick = start;
+	rs.deadline = start + (uint64_t)o->max_seconds * 1000000u;
+	rs.status = ND_EXIT_OK;
+	for (int q = 0; q < npeers; ++q) {
+		p->s.remote[q].last_heard_ms = start / 1000;
+	}
+	if (ok) {
+		run_loop(p, &rs, fd);
+	}
+	int status = ok ? rs.status : ND_EXIT_ERROR;
+	if (p->recording && !f2r_close_write(&p->replay)) {
+		fprintf(stderr, "%s: peer %d: error closing the replay\n", ND_PROG, self);
+	}
+	if (p->s.desync_frame != ND_NO_FRAME) {
+		write_bundle(p); /* last: it restores old states into the world */
+	}
+	peer_report(p, status, start);
+	peer_free(p);
 	return status;
 }

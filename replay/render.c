@@ -171,143 +171,202 @@ static bool parse_size(const char *t, int *w, int *h)
 	return true;
 }
 
-int cmd_render(int argc, char **argv)
+/* the options of render */
+typedef struct render_args {
+	const char *what, *output, *size;
+	long frame, to, every;
+	bool aabb;
+} render_args;
+
+/* -1 when the arguments are good, else the exit status (the message printed) */
+static int parse_render_option(int argc, char **argv, int *i, render_args *a)
 {
-	const char *what = NULL, *output = NULL, *size = NULL;
-	long frame = 0, to = -1, every = 1;
-	bool aabb = false;
+	const char *value = NULL;
+	int m;
+	if ((m = match_valued_option(argc, argv, i, "--frame", &value)) != 0) {
+		if (m < 0 ||
+		    (strcmp(value, "0") != 0 && !parse_count(value, MAX_STEPS, &a->frame))) {
+			return bad_count("--frame", m < 0 ? "" : value);
+		}
+	} else if ((m = match_valued_option(argc, argv, i, "--to", &value)) != 0) {
+		if (m < 0 || !parse_count(value, MAX_STEPS, &a->to)) {
+			return bad_count("--to", m < 0 ? "" : value);
+		}
+	} else if ((m = match_valued_option(argc, argv, i, "--every", &value)) != 0) {
+		if (m < 0 || !parse_count(value, MAX_STEPS, &a->every)) {
+			return bad_count("--every", m < 0 ? "" : value);
+		}
+	} else if ((m = match_valued_option(argc, argv, i, "--size", &value)) != 0) {
+		a->size = value;
+		if (m < 0) {
+			return usage_error("--size needs WxH", NULL);
+		}
+	} else if ((m = match_valued_option(argc, argv, i, "-o", &value)) != 0) {
+		if (m < 0) {
+			return usage_error("-o needs a file name", NULL);
+		}
+		a->output = value;
+	} else if (argv[*i][0] == '-' && argv[*i][1] != '\0') {
+		return usage_error("unknown option", argv[*i]);
+	} else if (a->what == NULL) {
+		a->what = argv[*i];
+	} else {
+		return usage_error("unexpected argument", argv[*i]);
+	}
+	return -1;
+}
+
+static int parse_render_args(int argc, char **argv, render_args *a)
+{
+	*a = (render_args){NULL, NULL, NULL, 0, -1, 1, false};
 	for (int i = 0; i < argc; ++i) {
-		const char *value = NULL;
-		int m;
 		if (is_help(argv[i])) {
 			return usage_error("see the usage", "help");
 		}
 		if (strcmp(argv[i], "--aabb") == 0) {
-			aabb = true;
-		} else if ((m = match_valued_option(argc, argv, &i, "--frame", &value)) != 0) {
-			if (m < 0 ||
-			    (strcmp(value, "0") != 0 && !parse_count(value, MAX_STEPS, &frame))) {
-				return bad_count("--frame", m < 0 ? "" : value);
-			}
-		} else if ((m = match_valued_option(argc, argv, &i, "--to", &value)) != 0) {
-			if (m < 0 || !parse_count(value, MAX_STEPS, &to)) {
-				return bad_count("--to", m < 0 ? "" : value);
-			}
-		} else if ((m = match_valued_option(argc, argv, &i, "--every", &value)) != 0) {
-			if (m < 0 || !parse_count(value, MAX_STEPS, &every)) {
-				return bad_count("--every", m < 0 ? "" : value);
-			}
-		} else if ((m = match_valued_option(argc, argv, &i, "--size", &value)) != 0) {
-			size = value;
-			if (m < 0) {
-				return usage_error("--size needs WxH", NULL);
-			}
-		} else if ((m = match_valued_option(argc, argv, &i, "-o", &value)) != 0) {
-			if (m < 0) {
-				return usage_error("-o needs a file name", NULL);
-			}
-			output = value;
-		} else if (argv[i][0] == '-' && argv[i][1] != '\0') {
-			return usage_error("unknown option", argv[i]);
-		} else if (what == NULL) {
-			what = argv[i];
-		} else {
-			return usage_error("unexpected argument", argv[i]);
+			a->aabb = true;
+			continue;
+		}
+		int status = parse_render_option(argc, argv, &i, a);
+		if (status >= 0) {
+			return status;
 		}
 	}
-	if (what == NULL || output == NULL) {
+	if (a->what == NULL || a->output == NULL) {
 		return usage_error("render needs SCENE|FILE and -o OUT.png|OUT.svg", NULL);
 	}
-	if (to >= 0 && to < frame) {
+	if (a->to >= 0 && a->to < a->frame) {
 		return usage_error("--to must not be before --frame", NULL);
 	}
-	long count = to < 0 ? 1 : (to - frame) / every + 1;
-	if (count > 64) {
+	return -1;
+}
+
+/* the picture's layout: count tiles of tw x th in cols x rows */
+typedef struct layout {
+	long count;
+	int tw, th, cols, rows;
+} layout;
+
+static int make_layout(const render_args *a, layout *l)
+{
+	l->count = a->to < 0 ? 1 : (a->to - a->frame) / a->every + 1;
+	if (l->count > 64) {
 		return usage_error("a filmstrip has at most 64 frames (raise --every)", NULL);
 	}
-	int tw = count == 1 ? 800 : 400, th = count == 1 ? 600 : 300;
-	if (size != NULL && !parse_size(size, &tw, &th)) {
-		return usage_error("--size needs WxH, each 64..8192", size);
+	l->tw = l->count == 1 ? 800 : 400;
+	l->th = l->count == 1 ? 600 : 300;
+	if (a->size != NULL && !parse_size(a->size, &l->tw, &l->th)) {
+		return usage_error("--size needs WxH, each 64..8192", a->size);
 	}
-	int cols = count < 4 ? (int)count : 4, rows = (int)((count + cols - 1) / cols);
+	l->cols = l->count < 4 ? (int)l->count : 4;
+	l->rows = (int)((l->count + l->cols - 1) / l->cols);
+	return -1;
+}
 
-	source src;
-	int status = source_open(&src, what);
-	if (status >= 0) {
-		return status;
-	}
-	frame_state *fs = calloc((size_t)count, sizeof *fs);
-	long at = 0, k = 0;
-	status = fs != NULL ? EXIT_SUCCESS : EXIT_FAILURE;
-	while (status == EXIT_SUCCESS && k < count) {
-		long want = frame + k * every;
-		while (at < want && source_advance(&src)) {
+/* the worlds of the frames frame, frame + every, ... into fs (count of them) */
+static int collect_frames(source *src, const render_args *a, frame_state *fs, long count)
+{
+	long at = 0;
+	for (long k = 0; k < count; ++k) {
+		long want = a->frame + k * a->every;
+		while (at < want && source_advance(src)) {
 			++at;
 		}
 		if (at < want) {
-			fprintf(stderr, "%s: %s ends at frame %ld, before frame %ld\n", PROG, what,
-			        at, want);
-			status = EXIT_USAGE;
-			break;
+			fprintf(stderr, "%s: %s ends at frame %ld, before frame %ld\n", PROG,
+			        a->what, at, want);
+			return EXIT_USAGE;
 		}
 		char err[160];
 		fs[k].frame = want;
-		if (f2d_world_clone(src.w, &fs[k].world) != F2D_OK ||
+		if (f2d_world_clone(src->w, &fs[k].world) != F2D_OK ||
 		    !st_from_world(fs[k].world, &fs[k].s, err, sizeof err)) {
-			status = EXIT_FAILURE;
-			break;
+			return EXIT_FAILURE;
 		}
-		++k;
 	}
+	return EXIT_SUCCESS;
+}
+
+static void draw_tiles(cairo_t *cr, const view *v, const layout *l, frame_state *fs,
+                       const char *name, bool aabb)
+{
+	draw_opts o = {aabb, true, true, NULL, 0, false};
+	for (long i = 0; i < l->count; ++i) {
+		int cx = (int)(i % l->cols) * l->tw, cy = (int)(i / l->cols) * l->th;
+		char label[160];
+		snprintf(label, sizeof label, "%s  step %" PRIu64 "  hash %016" PRIx64, name,
+		         fs[i].s.step, fs[i].s.hash);
+		cairo_save(cr);
+		cairo_translate(cr, cx, cy);
+		cairo_rectangle(cr, 0, 0, l->tw, l->th);
+		cairo_clip(cr);
+		draw_tile(cr, v, l->tw, l->th, fs[i].world, &fs[i].s, &o, label);
+		cairo_restore(cr);
+		printf("tile %ld frame %ld step %" PRIu64 " hash %016" PRIx64
+		       " origin %.3f %.3f scale %.4f\n",
+		       i, fs[i].frame, fs[i].s.step, fs[i].s.hash, v->ox + cx, v->oy + cy, v->s);
+	}
+}
+
+static void draw_tile_borders(cairo_t *cr, const layout *l)
+{
+	cairo_set_source_rgb(cr, 0.35, 0.35, 0.38);
+	cairo_set_line_width(cr, 1);
+	for (int c = 1; c < l->cols; ++c) {
+		cairo_move_to(cr, c * l->tw + 0.5, 0);
+		cairo_line_to(cr, c * l->tw + 0.5, l->th * l->rows);
+	}
+	for (int r = 1; r < l->rows; ++r) {
+		cairo_move_to(cr, 0, r * l->th + 0.5);
+		cairo_line_to(cr, l->tw * l->cols, r * l->th + 0.5);
+	}
+	cairo_stroke(cr);
+}
+
+/* the tiles in one view (the union of what each frame frames) into the output file */
+static int draw_filmstrip(const render_args *a, const layout *l, frame_state *fs, const char *name)
+{
+	box b = {0, 0, 0, 0, true};
+	for (long i = 0; i < l->count; ++i) {
+		frame_world(fs[i].world, &fs[i].s, &b);
+	}
+	view v = fit(b, l->tw, l->th);
+	cairo_surface_t *sf = make_surface(a->output, l->tw * l->cols, l->th * l->rows);
+	if (sf == NULL) {
+		fprintf(stderr, "%s: %s: this cairo cannot write SVG\n", PROG, a->output);
+		return EXIT_FAILURE;
+	}
+	cairo_t *cr = cairo_create(sf);
+	draw_tiles(cr, &v, l, fs, name, a->aabb);
+	if (l->count > 1) {
+		draw_tile_borders(cr, l);
+	}
+	cairo_destroy(cr);
+	return finish_surface(sf, a->output) ? EXIT_SUCCESS : EXIT_FAILURE;
+}
+
+int cmd_render(int argc, char **argv)
+{
+	render_args a;
+	layout l = {0, 0, 0, 0, 0};
+	int status = parse_render_args(argc, argv, &a);
+	if (status < 0) {
+		status = make_layout(&a, &l);
+	}
+	if (status >= 0) {
+		return status;
+	}
+	source src;
+	status = source_open(&src, a.what);
+	if (status >= 0) {
+		return status;
+	}
+	frame_state *fs = calloc((size_t)l.count, sizeof *fs);
+	status = fs != NULL ? collect_frames(&src, &a, fs, l.count) : EXIT_FAILURE;
 	if (status == EXIT_SUCCESS) {
-		/* one view for every tile: the union of what each frame frames */
-		box b = {0, 0, 0, 0, true};
-		for (long i = 0; i < count; ++i) {
-			frame_world(fs[i].world, &fs[i].s, &b);
-		}
-		view v = fit(b, tw, th);
-		cairo_surface_t *sf = make_surface(output, tw * cols, th * rows);
-		if (sf == NULL) {
-			fprintf(stderr, "%s: %s: this cairo cannot write SVG\n", PROG, output);
-			status = EXIT_FAILURE;
-		} else {
-			cairo_t *cr = cairo_create(sf);
-			draw_opts o = {aabb, true, true, NULL, 0, false};
-			for (long i = 0; i < count; ++i) {
-				int cx = (int)(i % cols) * tw, cy = (int)(i / cols) * th;
-				char label[160];
-				snprintf(label, sizeof label,
-				         "%s  step %" PRIu64 "  hash %016" PRIx64, src.name,
-				         fs[i].s.step, fs[i].s.hash);
-				cairo_save(cr);
-				cairo_translate(cr, cx, cy);
-				cairo_rectangle(cr, 0, 0, tw, th);
-				cairo_clip(cr);
-				draw_tile(cr, &v, tw, th, fs[i].world, &fs[i].s, &o, label);
-				cairo_restore(cr);
-				printf("tile %ld frame %ld step %" PRIu64 " hash %016" PRIx64
-				       " origin %.3f %.3f scale %.4f\n",
-				       i, fs[i].frame, fs[i].s.step, fs[i].s.hash, v.ox + cx,
-				       v.oy + cy, v.s);
-			}
-			if (count > 1) { /* tile borders */
-				cairo_set_source_rgb(cr, 0.35, 0.35, 0.38);
-				cairo_set_line_width(cr, 1);
-				for (int c = 1; c < cols; ++c) {
-					cairo_move_to(cr, c * tw + 0.5, 0);
-					cairo_line_to(cr, c * tw + 0.5, th * rows);
-				}
-				for (int r = 1; r < rows; ++r) {
-					cairo_move_to(cr, 0, r * th + 0.5);
-					cairo_line_to(cr, tw * cols, r * th + 0.5);
-				}
-				cairo_stroke(cr);
-			}
-			cairo_destroy(cr);
-			status = finish_surface(sf, output) ? EXIT_SUCCESS : EXIT_FAILURE;
-		}
+		status = draw_filmstrip(&a, &l, fs, src.name);
 	}
-	for (long i = 0; fs != NULL && i < count; ++i) {
+	for (long i = 0; fs != NULL && i < l.count; ++i) {
 		st_free(&fs[i].s);
 		f2d_destroy_world(fs[i].world);
 	}

@@ -134,239 +134,310 @@ static void skip_free_list(rd *r)
 	}
 }
 
-bool st_parse(const uint8_t *bytes, size_t len, st_world *s, char *err, size_t err_cap)
+/* the header: step, gravity, time step; the settings and capacities are skipped */
+static void parse_header(rd *r, st_world *s)
 {
-	memset(s, 0, sizeof *s);
-	if (f2d_snapshot_check(bytes, len, NULL, err, err_cap) != F2D_OK) {
+	s->step = u64(r);
+	s->gravity = vec(r);
+	s->time_step = i32(r);
+	for (int k = 0; k < 8; ++k) { /* iterations .. max_rotation */
+		(void)u32(r);
+	}
+	(void)u8(r);
+	(void)u8(r);
+	for (int k = 0; k < 5; ++k) { /* tolerances, time_to_sleep, capacities */
+		(void)u32(r);
+	}
+	s->out_of_range_events = u64(r);
+	s->overflow_events = u64(r);
+	(void)u32(r);
+}
+
+/* what a body record is coded against: the previous body's centre and rotation, the previous
+ * dynamic body's mass data */
+typedef struct body_context {
+	const st_body *prev;
+	f2d_vec2 pc;
+	f2d_rot pq;
+} body_context;
+
+static void parse_body_mass(rd *r, st_body *b, uint32_t f, body_context *bc)
+{
+	if ((f & 16u) && bc->prev != NULL) {
+		b->mass = bc->prev->mass;
+		b->inertia = bc->prev->inertia;
+		b->local_center = bc->prev->local_center;
+	} else {
+		b->mass = zz(r);
+		b->inertia = zz(r);
+		b->local_center.x = zz(r);
+		b->local_center.y = zz(r);
+	}
+	bc->prev = b;
+}
+
+static void parse_body_sleep(rd *r, st_body *b, uint32_t f)
+{
+	b->awake = 1;
+	b->enable_sleep = 1;
+	if (f & 32u) {
+		uint32_t sl = u8(r);
+		b->awake = (sl & 1u) ? 0 : 1;
+		b->enable_sleep = (sl & 2u) ? 0 : 1;
+		b->sleep_time = zz(r);
+	}
+}
+
+/* the triple (x, y, z) zigzag-coded: velocity or force */
+static void zz3(rd *r, fix16_t *x, fix16_t *y, fix16_t *z)
+{
+	*x = zz(r);
+	*y = zz(r);
+	*z = zz(r);
+}
+
+static void parse_body(rd *r, st_body *b, body_context *bc)
+{
+	b->generation = var(r);
+	uint32_t f = var(r);
+	if ((f & 1u) == 0) {
+		return;
+	}
+	b->alive = true;
+	b->type = (int32_t)((f >> 1) & 3u);
+	b->center.x = bc->pc.x = delta(r, bc->pc.x);
+	b->center.y = bc->pc.y = delta(r, bc->pc.y);
+	b->q.c = bc->pq.c = delta(r, bc->pq.c);
+	b->q.s = bc->pq.s = delta(r, bc->pq.s);
+	f2d_vec2 od = {0, 0};
+	if (f & 64u) { /* the origin stored */
+		od.x = zz(r);
+		od.y = zz(r);
+	}
+	if (f & 8u) {
+		zz3(r, &b->v.x, &b->v.y, &b->w);
+	}
+	if (f & 128u) {
+		zz3(r, &b->force.x, &b->force.y, &b->torque);
+	}
+	if (b->type == F2D_DYNAMIC_BODY) {
+		parse_body_mass(r, b, f, bc);
+	}
+	if (f & 64u) {
+		b->origin.x = as_i32((uint32_t)b->center.x + (uint32_t)od.x);
+		b->origin.y = as_i32((uint32_t)b->center.y + (uint32_t)od.y);
+	} else {
+		b->origin = derived_origin(b->center, b->q, b->local_center);
+	}
+	if (f & 256u) {
+		b->user_data = u64(r);
+	}
+	parse_body_sleep(r, b, f);
+}
+
+static void parse_bodies(rd *r, st_world *s)
+{
+	s->body_count = count_of(r, 2);
+	s->bodies = calloc((size_t)s->body_count + 1, sizeof *s->bodies);
+	body_context bc = {NULL, {0, 0}, {0, 0}};
+	for (int32_t i = 0; s->bodies != NULL && i < s->body_count && !r->bad; ++i) {
+		parse_body(r, &s->bodies[i], &bc);
+	}
+	skip_free_list(r);
+}
+
+/* a capsule (2), segment (3) or chain segment (4): two points, then a radius or the ghosts */
+static void parse_segment_geometry(rd *r, st_shape *sh)
+{
+	sh->count = 2;
+	sh->vertices[0] = vec(r);
+	sh->vertices[1] = vec(r);
+	if (sh->type == 2) {
+		sh->radius = i32(r);
+	} else if (sh->type == 4) {
+		sh->vertices[2] = vec(r);
+		sh->vertices[3] = vec(r);
+	}
+	sh->center.x = (fix16_t)(((int64_t)sh->vertices[0].x + sh->vertices[1].x) / 2);
+	sh->center.y = (fix16_t)(((int64_t)sh->vertices[0].y + sh->vertices[1].y) / 2);
+}
+
+/* the geometry, or the previous shape's (flag 8); false on a bad vertex count */
+static bool parse_shape_geometry(rd *r, st_shape *sh, uint32_t f, const st_shape *ps)
+{
+	if ((f & 8u) && ps != NULL) {
+		sh->count = ps->count;
+		memcpy(sh->vertices, ps->vertices, sizeof sh->vertices);
+		sh->center = ps->center;
+		sh->radius = ps->radius;
+	} else if (sh->type >= 2) {
+		parse_segment_geometry(r, sh);
+	} else if (sh->polygon) {
+		sh->count = (int32_t)u8(r);
+		if (sh->count > F2D_MAX_POLYGON_VERTICES) {
+			r->bad = true;
+			return false;
+		}
+		for (int32_t k = 0; k < sh->count; ++k) {
+			sh->vertices[k] = vec(r);
+		}
+	} else {
+		sh->center = vec(r);
+		sh->radius = i32(r);
+	}
+	return true;
+}
+
+/* one shape record; false on a bad type or vertex count (r->bad set) */
+static bool parse_shape(rd *r, st_shape *sh, uint32_t f, const st_shape *ps, int32_t *prev_body)
+{
+	sh->alive = true;
+	sh->polygon = (f & 2u) ? 1 : 0;
+	sh->type = sh->polygon;
+	if (f & 32u) { /* a type byte: capsule, segment, chain segment */
+		sh->type = (int32_t)u8(r);
+		if (sh->type < 2 || sh->type > 4) {
+			r->bad = true;
+			return false;
+		}
+	}
+	sh->body = *prev_body = delta(r, *prev_body + 1);
+	if ((f & 16u) && ps != NULL) {
+		sh->density = ps->density;
+		sh->friction = ps->friction;
+		sh->restitution = ps->restitution;
+	} else {
+		sh->density = i32(r);
+		sh->friction = i32(r);
+		sh->restitution = i32(r);
+	}
+	if (!parse_shape_geometry(r, sh, f, ps)) {
 		return false;
 	}
-	rd r = {bytes + 40, bytes + len, false};
-	s->step = u64(&r);
-	s->gravity = vec(&r);
-	s->time_step = i32(&r);
-	for (int k = 0; k < 8; ++k) { /* iterations .. max_rotation */
-		(void)u32(&r);
+	if (f & 4u) {
+		sh->user_data = u64(r);
 	}
-	(void)u8(&r);
-	(void)u8(&r);
-	for (int k = 0; k < 5; ++k) { /* tolerances, time_to_sleep, capacities */
-		(void)u32(&r);
-	}
-	s->out_of_range_events = u64(&r);
-	s->overflow_events = u64(&r);
-	(void)u32(&r);
+	return true;
+}
 
-	s->body_count = count_of(&r, 2);
-	s->bodies = calloc((size_t)s->body_count + 1, sizeof *s->bodies);
-	const st_body *prev = NULL;
-	f2d_vec2 pc = {0, 0};
-	f2d_rot pq = {0, 0};
-	for (int32_t i = 0; s->bodies != NULL && i < s->body_count && !r.bad; ++i) {
-		st_body *b = &s->bodies[i];
-		b->generation = var(&r);
-		uint32_t f = var(&r);
-		if ((f & 1u) == 0) {
-			continue;
-		}
-		b->alive = true;
-		b->type = (int32_t)((f >> 1) & 3u);
-		b->center.x = pc.x = delta(&r, pc.x);
-		b->center.y = pc.y = delta(&r, pc.y);
-		b->q.c = pq.c = delta(&r, pq.c);
-		b->q.s = pq.s = delta(&r, pq.s);
-		f2d_vec2 od = {0, 0};
-		if (f & 64u) { /* the origin stored */
-			od.x = zz(&r);
-			od.y = zz(&r);
-		}
-		if (f & 8u) {
-			b->v.x = zz(&r);
-			b->v.y = zz(&r);
-			b->w = zz(&r);
-		}
-		if (f & 128u) {
-			b->force.x = zz(&r);
-			b->force.y = zz(&r);
-			b->torque = zz(&r);
-		}
-		if (b->type == F2D_DYNAMIC_BODY) {
-			if ((f & 16u) && prev != NULL) {
-				b->mass = prev->mass;
-				b->inertia = prev->inertia;
-				b->local_center = prev->local_center;
-			} else {
-				b->mass = zz(&r);
-				b->inertia = zz(&r);
-				b->local_center.x = zz(&r);
-				b->local_center.y = zz(&r);
-			}
-			prev = b;
-		}
-		if (f & 64u) {
-			b->origin.x = as_i32((uint32_t)b->center.x + (uint32_t)od.x);
-			b->origin.y = as_i32((uint32_t)b->center.y + (uint32_t)od.y);
-		} else {
-			b->origin = derived_origin(b->center, b->q, b->local_center);
-		}
-		if (f & 256u) {
-			b->user_data = u64(&r);
-		}
-		b->awake = 1;
-		b->enable_sleep = 1;
-		if (f & 32u) {
-			uint32_t sl = u8(&r);
-			b->awake = (sl & 1u) ? 0 : 1;
-			b->enable_sleep = (sl & 2u) ? 0 : 1;
-			b->sleep_time = zz(&r);
-		}
-	}
-	skip_free_list(&r);
-
-	s->shape_count = count_of(&r, 2);
+static void parse_shapes(rd *r, st_world *s)
+{
+	s->shape_count = count_of(r, 2);
 	s->shapes = calloc((size_t)s->shape_count + 1, sizeof *s->shapes);
 	const st_shape *ps = NULL;
 	int32_t prev_body = -1;
-	for (int32_t i = 0; s->shapes != NULL && i < s->shape_count && !r.bad; ++i) {
+	for (int32_t i = 0; s->shapes != NULL && i < s->shape_count && !r->bad; ++i) {
 		st_shape *sh = &s->shapes[i];
-		sh->generation = var(&r);
-		uint32_t f = u8(&r);
+		sh->generation = var(r);
+		uint32_t f = u8(r);
 		if ((f & 1u) == 0) {
 			continue;
 		}
-		sh->alive = true;
-		sh->polygon = (f & 2u) ? 1 : 0;
-		sh->type = sh->polygon;
-		if (f & 32u) { /* a type byte: capsule, segment, chain segment */
-			sh->type = (int32_t)u8(&r);
-			if (sh->type < 2 || sh->type > 4) {
-				r.bad = true;
-				break;
-			}
-		}
-		sh->body = prev_body = delta(&r, prev_body + 1);
-		if ((f & 16u) && ps != NULL) {
-			sh->density = ps->density;
-			sh->friction = ps->friction;
-			sh->restitution = ps->restitution;
-		} else {
-			sh->density = i32(&r);
-			sh->friction = i32(&r);
-			sh->restitution = i32(&r);
-		}
-		if ((f & 8u) && ps != NULL) {
-			sh->count = ps->count;
-			memcpy(sh->vertices, ps->vertices, sizeof sh->vertices);
-			sh->center = ps->center;
-			sh->radius = ps->radius;
-		} else if (sh->type >= 2) {
-			sh->count = 2;
-			sh->vertices[0] = vec(&r);
-			sh->vertices[1] = vec(&r);
-			if (sh->type == 2) {
-				sh->radius = i32(&r);
-			} else if (sh->type == 4) {
-				sh->vertices[2] = vec(&r);
-				sh->vertices[3] = vec(&r);
-			}
-			sh->center.x =
-			    (fix16_t)(((int64_t)sh->vertices[0].x + sh->vertices[1].x) / 2);
-			sh->center.y =
-			    (fix16_t)(((int64_t)sh->vertices[0].y + sh->vertices[1].y) / 2);
-		} else if (sh->polygon) {
-			sh->count = (int32_t)u8(&r);
-			if (sh->count > F2D_MAX_POLYGON_VERTICES) {
-				r.bad = true;
-				break;
-			}
-			for (int32_t k = 0; k < sh->count; ++k) {
-				sh->vertices[k] = vec(&r);
-			}
-		} else {
-			sh->center = vec(&r);
-			sh->radius = i32(&r);
-		}
-		if (f & 4u) {
-			sh->user_data = u64(&r);
+		if (!parse_shape(r, sh, f, ps, &prev_body)) {
+			break;
 		}
 		ps = sh;
 	}
-	skip_free_list(&r);
+	skip_free_list(r);
+}
 
-	s->joint_count = count_of(&r, 5);
+/* the record of a joint of another type than revolute (fix2d/snapshot.h) */
+static void parse_joint_extra(rd *r, st_joint *j)
+{
+	j->type = (int32_t)u8(r);
+	j->axis = vec(r);
+	j->length = i32(r);
+	j->enable_spring = (int32_t)u8(r);
+	j->hertz = i32(r);
+	j->damping_ratio = i32(r);
+	j->angular_hertz = i32(r);
+	j->angular_damping_ratio = i32(r);
+	j->max_force = i32(r);
+	j->correction_factor = i32(r);
+	j->spring_impulse = i32(r);
+	j->angular_impulse = i32(r);
+}
+
+static void parse_joint(rd *r, st_joint *j)
+{
+	j->generation = u32(r);
+	uint32_t f = u8(r);
+	if ((f & 1u) == 0) {
+		return;
+	}
+	j->alive = true;
+	j->flags = (int32_t)(f & 14u);
+	j->body_a = i32(r);
+	j->body_b = i32(r);
+	j->local_a = vec(r);
+	j->local_b = vec(r);
+	j->reference_angle = i32(r);
+	j->lower = i32(r);
+	j->upper = i32(r);
+	j->motor_speed = i32(r);
+	j->max_motor_torque = i32(r);
+	j->impulse = vec(r);
+	j->motor_impulse = i32(r);
+	j->lower_impulse = i32(r);
+	j->upper_impulse = i32(r);
+	if (f & 32u) { /* another joint type: its record (fix2d/snapshot.h) */
+		parse_joint_extra(r, j);
+	}
+	if (f & 16u) {
+		j->user_data = u64(r);
+	}
+}
+
+static void parse_joints(rd *r, st_world *s)
+{
+	s->joint_count = count_of(r, 5);
 	s->joints = calloc((size_t)s->joint_count + 1, sizeof *s->joints);
-	for (int32_t i = 0; s->joints != NULL && i < s->joint_count && !r.bad; ++i) {
-		st_joint *j = &s->joints[i];
-		j->generation = u32(&r);
-		uint32_t f = u8(&r);
-		if ((f & 1u) == 0) {
-			continue;
-		}
-		j->alive = true;
-		j->flags = (int32_t)(f & 14u);
-		j->body_a = i32(&r);
-		j->body_b = i32(&r);
-		j->local_a = vec(&r);
-		j->local_b = vec(&r);
-		j->reference_angle = i32(&r);
-		j->lower = i32(&r);
-		j->upper = i32(&r);
-		j->motor_speed = i32(&r);
-		j->max_motor_torque = i32(&r);
-		j->impulse = vec(&r);
-		j->motor_impulse = i32(&r);
-		j->lower_impulse = i32(&r);
-		j->upper_impulse = i32(&r);
-		if (f & 32u) { /* another joint type: its record (fix2d/snapshot.h) */
-			j->type = (int32_t)u8(&r);
-			j->axis = vec(&r);
-			j->length = i32(&r);
-			j->enable_spring = (int32_t)u8(&r);
-			j->hertz = i32(&r);
-			j->damping_ratio = i32(&r);
-			j->angular_hertz = i32(&r);
-			j->angular_damping_ratio = i32(&r);
-			j->max_force = i32(&r);
-			j->correction_factor = i32(&r);
-			j->spring_impulse = i32(&r);
-			j->angular_impulse = i32(&r);
-		}
-		if (f & 16u) {
-			j->user_data = u64(&r);
-		}
+	for (int32_t i = 0; s->joints != NULL && i < s->joint_count && !r->bad; ++i) {
+		parse_joint(r, &s->joints[i]);
 	}
-	skip_free_list(&r);
+	skip_free_list(r);
+}
 
-	/* arbiters (format 4): varints, shapes delta-coded, material when it changes, the second
-	 * id xor the first, pt zigzag (include/fix2d/snapshot.h) */
-	s->arbiter_count = count_of(&r, 5);
-	s->arbiters = calloc((size_t)s->arbiter_count + 1, sizeof *s->arbiters);
-	for (int32_t i = 0; s->arbiters != NULL && i < s->arbiter_count && !r.bad; ++i) {
-		st_arbiter *a = &s->arbiters[i];
-		const st_arbiter *p = i > 0 ? &s->arbiters[i - 1] : NULL;
-		uint32_t head = var(&r), gap = var(&r);
-		a->shape_a = (int32_t)((p != NULL ? (uint32_t)p->shape_a : 0u) + (head >> 2));
-		a->shape_b =
-		    (int32_t)((p != NULL && a->shape_a == p->shape_a ? (uint32_t)p->shape_b
-		                                                     : (uint32_t)a->shape_a) +
-		              1u + gap);
-		a->count = 1 + (int32_t)((head >> 1) & 1u);
-		if ((head & 1u) && p != NULL) {
-			a->friction = p->friction;
-			a->restitution = p->restitution;
-		} else {
-			a->friction = (int32_t)var(&r);
-			a->restitution = (int32_t)var(&r);
-		}
-		for (int32_t k = 0; k < a->count; ++k) {
-			uint32_t t = var(&r); /* the id bit-permuted (snapshot.h) */
-			uint32_t id = (t & 1u) | (((t >> 1) & 0x0FFFFFFFu) << 4) | ((t >> 29) << 1);
-			a->id[k] = k == 0 ? id : id ^ a->id[0];
-			a->pn[k] = (int32_t)var(&r);
-			uint32_t z = var(&r);
-			a->pt[k] = (z & 1u) ? -(int32_t)(z >> 1) - 1 : (int32_t)(z >> 1);
-		}
+/* arbiters (format 4): varints, shapes delta-coded, material when it changes, the second
+ * id xor the first, pt zigzag (include/fix2d/snapshot.h) */
+static void parse_arbiter(rd *r, st_arbiter *a, const st_arbiter *p)
+{
+	uint32_t head = var(r), gap = var(r);
+	a->shape_a = (int32_t)((p != NULL ? (uint32_t)p->shape_a : 0u) + (head >> 2));
+	a->shape_b = (int32_t)((p != NULL && a->shape_a == p->shape_a ? (uint32_t)p->shape_b
+	                                                              : (uint32_t)a->shape_a) +
+	                       1u + gap);
+	a->count = 1 + (int32_t)((head >> 1) & 1u);
+	if ((head & 1u) && p != NULL) {
+		a->friction = p->friction;
+		a->restitution = p->restitution;
+	} else {
+		a->friction = (int32_t)var(r);
+		a->restitution = (int32_t)var(r);
 	}
-	/* options: defaults first, then the records of what differs */
+	for (int32_t k = 0; k < a->count; ++k) {
+		uint32_t t = var(r); /* the id bit-permuted (snapshot.h) */
+		uint32_t id = (t & 1u) | (((t >> 1) & 0x0FFFFFFFu) << 4) | ((t >> 29) << 1);
+		a->id[k] = k == 0 ? id : id ^ a->id[0];
+		a->pn[k] = (int32_t)var(r);
+		uint32_t z = var(r);
+		a->pt[k] = (z & 1u) ? -(int32_t)(z >> 1) - 1 : (int32_t)(z >> 1);
+	}
+}
+
+static void parse_arbiters(rd *r, st_world *s)
+{
+	s->arbiter_count = count_of(r, 5);
+	s->arbiters = calloc((size_t)s->arbiter_count + 1, sizeof *s->arbiters);
+	for (int32_t i = 0; s->arbiters != NULL && i < s->arbiter_count && !r->bad; ++i) {
+		parse_arbiter(r, &s->arbiters[i], i > 0 ? &s->arbiters[i - 1] : NULL);
+	}
+}
+
+/* options: defaults first, then the records of what differs (an id out of range is read
+ * and dropped) */
+static void parse_options(rd *r, st_world *s)
+{
 	for (int32_t i = 0; s->bodies != NULL && i < s->body_count; ++i) {
 		s->bodies[i].gravity_scale = F2D_ONE;
 	}
@@ -375,33 +446,54 @@ bool st_parse(const uint8_t *bytes, size_t len, st_world *s, char *err, size_t e
 		s->shapes[i].mask_bits = UINT64_MAX;
 		s->shapes[i].flags = 2 | 8;
 	}
-	s->hit_event_threshold = i32(&r);
-	int32_t nbo = count_of(&r, 17);
-	for (int32_t i = 0; i < nbo && !r.bad; ++i) {
-		int32_t id = i32(&r);
+	s->hit_event_threshold = i32(r);
+	int32_t nbo = count_of(r, 17);
+	for (int32_t i = 0; i < nbo && !r->bad; ++i) {
+		int32_t id = i32(r);
 		st_body tmp,
 		    *b = s->bodies != NULL && id >= 0 && id < s->body_count ? &s->bodies[id] : &tmp;
-		b->gravity_scale = i32(&r);
-		b->linear_damping = i32(&r);
-		b->angular_damping = i32(&r);
-		b->fixed_rotation = (int32_t)u8(&r);
+		b->gravity_scale = i32(r);
+		b->linear_damping = i32(r);
+		b->angular_damping = i32(r);
+		b->fixed_rotation = (int32_t)u8(r);
 	}
-	int32_t nso = count_of(&r, 25);
-	for (int32_t i = 0; i < nso && !r.bad; ++i) {
-		int32_t id = i32(&r);
+	int32_t nso = count_of(r, 25);
+	for (int32_t i = 0; i < nso && !r->bad; ++i) {
+		int32_t id = i32(r);
 		st_shape tmp, *sh = s->shapes != NULL && id >= 0 && id < s->shape_count
 		                        ? &s->shapes[id]
 		                        : &tmp;
-		sh->category_bits = u64(&r);
-		sh->mask_bits = u64(&r);
-		sh->group_index = i32(&r);
-		sh->flags = (int32_t)u8(&r);
+		sh->category_bits = u64(r);
+		sh->mask_bits = u64(r);
+		sh->group_index = i32(r);
+		sh->flags = (int32_t)u8(r);
 	}
-	s->overlap_count = count_of(&r, 8);
-	r.p += r.bad ? 0 : 8 * (size_t)s->overlap_count;
-	s->pending_count = count_of(&r, 17);
-	r.p += r.bad ? 0 : 17 * (size_t)s->pending_count;
-	s->substep_count = i32(&r); /* always there (version 6) */
+}
+
+/* the overlap and pending lists (counted and skipped), then the substep count (version 6) */
+static void parse_tail(rd *r, st_world *s)
+{
+	s->overlap_count = count_of(r, 8);
+	r->p += r->bad ? 0 : 8 * (size_t)s->overlap_count;
+	s->pending_count = count_of(r, 17);
+	r->p += r->bad ? 0 : 17 * (size_t)s->pending_count;
+	s->substep_count = i32(r); /* always there (version 6) */
+}
+
+bool st_parse(const uint8_t *bytes, size_t len, st_world *s, char *err, size_t err_cap)
+{
+	memset(s, 0, sizeof *s);
+	if (f2d_snapshot_check(bytes, len, NULL, err, err_cap) != F2D_OK) {
+		return false;
+	}
+	rd r = {bytes + 40, bytes + len, false};
+	parse_header(&r, s);
+	parse_bodies(&r, s);
+	parse_shapes(&r, s);
+	parse_joints(&r, s);
+	parse_arbiters(&r, s);
+	parse_options(&r, s);
+	parse_tail(&r, s);
 	if (s->bodies == NULL || s->shapes == NULL || s->joints == NULL || s->arbiters == NULL) {
 		snprintf(err, err_cap, "out of memory");
 		st_free(s);

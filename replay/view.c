@@ -198,6 +198,113 @@ static int32_t drag_anchor(const st_world *s, int32_t body, f2d_body_id *out)
 	return 0;
 }
 
+/* CREATE_JOINT of the drag's mouse joint into *c; false when the drag cannot have one (no
+ * state, or no other body to anchor it to: the drag ends) */
+static bool mouse_joint_command(viewer *vw, f2d_command *c)
+{
+	timeline *tl = &vw->tl[0];
+	st_world s;
+	char err[160];
+	f2d_body_id anchor;
+	if (!st_from_world(tl->w, &s, err, sizeof err)) {
+		return false;
+	}
+	if (!drag_anchor(&s, vw->drag_body.index1 - 1, &anchor)) {
+		printf("drag: frame %ld: no other body to anchor a mouse joint to\n", tl->t);
+		vw->dragging = false;
+		st_free(&s);
+		return false;
+	}
+	st_free(&s);
+	*c = f2d_default_joint_command(F2D_MOUSE_JOINT, DRAG_PLAYER, 0);
+	f2d_mouse_joint_def *m = &c->u.create_joint.def.mouse;
+	m->body_a = anchor;
+	m->body_b = vw->drag_body;
+	m->target =
+	    vw->drag_joint.index1 == 0
+	        ? vw->drag_press
+	        : f2d_transform_point(f2d_body_get_transform(tl->w, vw->drag_body), vw->drag_local);
+	m->hertz = F2D_FIX(5);
+	m->damping_ratio = F2D_MILLI(700);
+	int64_t force = (int64_t)f2d_body_get_mass(tl->w, vw->drag_body) * 1000;
+	m->max_force = (fix16_t)(force > INT32_MAX ? INT32_MAX : force);
+	m->collide_connected = true;
+	m->user_data = DRAG_TAG;
+	vw->joint_target = m->target;
+	return true;
+}
+
+/* a held body: its joint made, or its target moved to the cursor */
+static int32_t held_commands(viewer *vw, f2d_command *out, int32_t *create_at)
+{
+	int32_t n = 0;
+	if (!is_drag_joint(vw->tl[0].w, vw->drag_joint)) {
+		if (!mouse_joint_command(vw, &out[n])) {
+			return 0;
+		}
+		*create_at = n++;
+	} else if (!vw->drag_synced || vw->drag_target.x != vw->joint_target.x ||
+	           vw->drag_target.y != vw->joint_target.y) {
+		f2d_command *c = &out[n++];
+		*c = f2d_default_command(F2D_CMD_SET_MOUSE_TARGET, DRAG_PLAYER, 0);
+		c->u.mouse_target.joint = vw->drag_joint;
+		c->u.mouse_target.target = vw->drag_target;
+		vw->joint_target = vw->drag_target;
+	}
+	vw->drag_synced = true;
+	return n;
+}
+
+/* a released body: its joint destroyed */
+static int32_t release_commands(viewer *vw, f2d_command *out)
+{
+	timeline *tl = &vw->tl[0];
+	vw->release_pending = false;
+	if (!is_drag_joint(tl->w, vw->drag_joint)) {
+		return 0;
+	}
+	*out = f2d_default_command(F2D_CMD_DESTROY_JOINT, DRAG_PLAYER, 0);
+	out->u.destroy_joint.joint = vw->drag_joint;
+	printf("drag: frame %ld: mouse joint %" PRId32 ":%" PRIu32 " destroyed\n", tl->t,
+	       vw->drag_joint.index1 - 1, vw->drag_joint.generation);
+	return 1;
+}
+
+/* the other joints of the viewer put first in out (n commands there): a create then reuses
+ * their ids. Returns the new count. */
+static int32_t destroy_orphans(viewer *vw, f2d_command *out, int32_t n, int32_t *create_at)
+{
+	timeline *tl = &vw->tl[0];
+	st_world s;
+	char err[160];
+	if (!st_from_world(tl->w, &s, err, sizeof err)) {
+		return n;
+	}
+	f2d_command orphans[DRAG_MAX_COMMANDS];
+	int32_t k = 0;
+	for (int32_t i = 0; i < s.joint_count && k + n < DRAG_MAX_COMMANDS; ++i) {
+		const st_joint *j = &s.joints[i];
+		f2d_joint_id id = {i + 1, j->generation};
+		if (j->alive && j->type == F2D_MOUSE_JOINT && j->user_data == DRAG_TAG &&
+		    (id.index1 != vw->drag_joint.index1 ||
+		     id.generation != vw->drag_joint.generation)) {
+			orphans[k] = f2d_default_command(F2D_CMD_DESTROY_JOINT, DRAG_PLAYER, 0);
+			orphans[k++].u.destroy_joint.joint = id;
+			printf("drag: frame %ld: mouse joint %" PRId32 ":%" PRIu32
+			       " of an earlier drag destroyed\n",
+			       tl->t, i, j->generation);
+		}
+	}
+	st_free(&s);
+	if (k > 0) {
+		memmove(out + k, out, (size_t)n * sizeof *out);
+		memcpy(out, orphans, (size_t)k * sizeof *out);
+		n += k;
+		*create_at += *create_at >= 0 ? k : 0;
+	}
+	return n;
+}
+
 static int32_t drag_commands(viewer *vw, f2d_command *out, int32_t *create_at)
 {
 	timeline *tl = &vw->tl[0];
@@ -211,91 +318,11 @@ static int32_t drag_commands(viewer *vw, f2d_command *out, int32_t *create_at)
 		return 0;
 	}
 	if (vw->dragging) {
-		if (!is_drag_joint(tl->w, vw->drag_joint)) {
-			st_world s;
-			char err[160];
-			f2d_body_id anchor;
-			if (!st_from_world(tl->w, &s, err, sizeof err)) {
-				return 0;
-			}
-			if (!drag_anchor(&s, vw->drag_body.index1 - 1, &anchor)) {
-				printf(
-				    "drag: frame %ld: no other body to anchor a mouse joint to\n",
-				    tl->t);
-				vw->dragging = false;
-				st_free(&s);
-				return 0;
-			}
-			st_free(&s);
-			f2d_command *c = &out[n];
-			*c = f2d_default_joint_command(F2D_MOUSE_JOINT, DRAG_PLAYER, 0);
-			f2d_mouse_joint_def *m = &c->u.create_joint.def.mouse;
-			m->body_a = anchor;
-			m->body_b = vw->drag_body;
-			m->target =
-			    vw->drag_joint.index1 == 0
-			        ? vw->drag_press
-			        : f2d_transform_point(f2d_body_get_transform(tl->w, vw->drag_body),
-			                              vw->drag_local);
-			m->hertz = F2D_FIX(5);
-			m->damping_ratio = F2D_MILLI(700);
-			int64_t force = (int64_t)f2d_body_get_mass(tl->w, vw->drag_body) * 1000;
-			m->max_force = (fix16_t)(force > INT32_MAX ? INT32_MAX : force);
-			m->collide_connected = true;
-			m->user_data = DRAG_TAG;
-			vw->joint_target = m->target;
-			*create_at = n++;
-		} else if (!vw->drag_synced || vw->drag_target.x != vw->joint_target.x ||
-		           vw->drag_target.y != vw->joint_target.y) {
-			f2d_command *c = &out[n++];
-			*c = f2d_default_command(F2D_CMD_SET_MOUSE_TARGET, DRAG_PLAYER, 0);
-			c->u.mouse_target.joint = vw->drag_joint;
-			c->u.mouse_target.target = vw->drag_target;
-			vw->joint_target = vw->drag_target;
-		}
-		vw->drag_synced = true;
+		n = held_commands(vw, out, create_at);
 	} else if (vw->release_pending) {
-		vw->release_pending = false;
-		if (is_drag_joint(tl->w, vw->drag_joint)) {
-			f2d_command *c = &out[n++];
-			*c = f2d_default_command(F2D_CMD_DESTROY_JOINT, DRAG_PLAYER, 0);
-			c->u.destroy_joint.joint = vw->drag_joint;
-			printf("drag: frame %ld: mouse joint %" PRId32 ":%" PRIu32 " destroyed\n",
-			       tl->t, vw->drag_joint.index1 - 1, vw->drag_joint.generation);
-		}
+		n = release_commands(vw, out);
 	}
-	if (n == 0) {
-		return 0;
-	}
-	/* the other joints of the viewer, first (a create then reuses their ids) */
-	st_world s;
-	char err[160];
-	if (st_from_world(tl->w, &s, err, sizeof err)) {
-		f2d_command orphans[DRAG_MAX_COMMANDS];
-		int32_t k = 0;
-		for (int32_t i = 0; i < s.joint_count && k + n < DRAG_MAX_COMMANDS; ++i) {
-			const st_joint *j = &s.joints[i];
-			f2d_joint_id id = {i + 1, j->generation};
-			if (j->alive && j->type == F2D_MOUSE_JOINT && j->user_data == DRAG_TAG &&
-			    (id.index1 != vw->drag_joint.index1 ||
-			     id.generation != vw->drag_joint.generation)) {
-				orphans[k] =
-				    f2d_default_command(F2D_CMD_DESTROY_JOINT, DRAG_PLAYER, 0);
-				orphans[k++].u.destroy_joint.joint = id;
-				printf("drag: frame %ld: mouse joint %" PRId32 ":%" PRIu32
-				       " of an earlier drag destroyed\n",
-				       tl->t, i, j->generation);
-			}
-		}
-		st_free(&s);
-		if (k > 0) {
-			memmove(out + k, out, (size_t)n * sizeof *out);
-			memcpy(out, orphans, (size_t)k * sizeof *out);
-			n += k;
-			*create_at += *create_at >= 0 ? k : 0;
-		}
-	}
-	return n;
+	return n == 0 ? 0 : destroy_orphans(vw, out, n, create_at);
 }
 
 /* One frame forward on every timeline (with the viewer's mouse joint commands). */
@@ -397,12 +424,10 @@ static void hud_line(cairo_t *cr, int row, rgb c, const char *text)
 	draw_text(cr, 8, 16 + 15 * row, 12, text);
 }
 
-/* The picture of the current frame, into vw->surface. */
-static void draw_frame(viewer *vw)
+/* The worlds: one drawn; or two as diff --png: the second filled (differing bodies red), the
+ * first as outlines. Returns the number of fields that differ (two worlds). */
+static long draw_worlds(viewer *vw, cairo_t *cr)
 {
-	cairo_t *cr = cairo_create(vw->surface);
-	set_fill(cr, BACKGROUND, 1.0);
-	cairo_paint(cr);
 	st_world s[2];
 	char err[160];
 	int have = 0;
@@ -417,7 +442,6 @@ static void draw_frame(viewer *vw)
 	uint8_t *diverged = NULL;
 	long differ = 0;
 	if (have == 2) {
-		/* as diff --png: the second filled (differing bodies red), the first as outlines */
 		differ = st_diff(&s[0], &s[1], NULL, 0, &diverged);
 		o.diverged = diverged;
 		o.diverged_count =
@@ -430,41 +454,42 @@ static void draw_frame(viewer *vw)
 		draw_bodies(cr, &vw->v, &s[0], &o);
 		draw_details(cr, &vw->v, vw->tl[0].w, &s[0], &o);
 	}
-	if (vw->dragging && f2d_body_is_valid(vw->tl[0].w, vw->drag_body)) {
-		f2d_vec2 p = f2d_transform_point(f2d_body_get_transform(vw->tl[0].w, vw->drag_body),
-		                                 vw->drag_local);
-		double ax, ay, bx, by;
-		to_px(&vw->v, d(p.x), d(p.y), &ax, &ay);
-		to_px(&vw->v, d(vw->drag_target.x), d(vw->drag_target.y), &bx, &by);
-		cairo_set_source_rgb(cr, CONTACT_C.r, CONTACT_C.g, CONTACT_C.b);
-		cairo_set_line_width(cr, 1.5);
-		cairo_move_to(cr, ax, ay);
-		cairo_line_to(cr, bx, by);
-		cairo_stroke(cr);
-		cairo_arc(cr, bx, by, 3, 0, 6.283185307179586);
-		cairo_fill(cr);
+	free(diverged);
+	for (int i = 0; i < have; ++i) {
+		st_free(&s[i]);
 	}
-	/* the readout */
+	return differ;
+}
+
+/* a held body: a line from its grabbed point to the cursor */
+static void draw_drag(const viewer *vw, cairo_t *cr)
+{
+	if (!vw->dragging || !f2d_body_is_valid(vw->tl[0].w, vw->drag_body)) {
+		return;
+	}
+	f2d_vec2 p =
+	    f2d_transform_point(f2d_body_get_transform(vw->tl[0].w, vw->drag_body), vw->drag_local);
+	double ax, ay, bx, by;
+	to_px(&vw->v, d(p.x), d(p.y), &ax, &ay);
+	to_px(&vw->v, d(vw->drag_target.x), d(vw->drag_target.y), &bx, &by);
+	cairo_set_source_rgb(cr, CONTACT_C.r, CONTACT_C.g, CONTACT_C.b);
+	cairo_set_line_width(cr, 1.5);
+	cairo_move_to(cr, ax, ay);
+	cairo_line_to(cr, bx, by);
+	cairo_stroke(cr);
+	cairo_arc(cr, bx, by, 3, 0, 6.283185307179586);
+	cairo_fill(cr);
+}
+
+/* the readout's third and fourth lines: the two replays' divergence, or a replay's hashes */
+static void draw_agreement(const viewer *vw, cairo_t *cr, long differ)
+{
 	const timeline *a = &vw->tl[0];
-	f2d_world_stats st;
-	f2d_world_get_stats(a->w, &st);
 	char line[256];
-	long end = timeline_end(vw);
-	snprintf(line, sizeof line, "%s  frame %ld/%ld  step %" PRIu64 "  hash %016" PRIx64 "  %s",
-	         a->name, a->t, end, st.step_count, f2d_world_hash(a->w),
-	         vw->playing ? "playing" : "paused");
-	hud_line(cr, 0, TEXT_C, line);
-	snprintf(line, sizeof line,
-	         "step %.3f ms (avg %.3f)  bodies %d  awake %d  contacts %d (%d points)  islands %d"
-	         "  joints %d",
-	         a->step_ms, a->step_avg_ms, st.body_count, st.awake_body_count, st.arbiter_count,
-	         st.contact_point_count, st.island_count, st.joint_count);
-	hud_line(cr, 1, TEXT_C, line);
-	int row = 2;
 	if (vw->count == 2) {
 		snprintf(line, sizeof line, "outline: %s  filled: %s  hash %016" PRIx64, a->name,
 		         vw->tl[1].name, f2d_world_hash(vw->tl[1].w));
-		hud_line(cr, row++, TEXT_C, line);
+		hud_line(cr, 2, TEXT_C, line);
 		if (vw->divergent == -2) {
 			snprintf(line, sizeof line, "the two replays agree on every frame");
 		} else if (vw->divergent == -1) {
@@ -476,7 +501,7 @@ static void draw_frame(viewer *vw)
 			    "first divergent frame %ld%s; %ld fields differ here", vw->divergent,
 			    a->t == vw->divergent + 1 ? " (shown)" : " (D jumps there)", differ);
 		}
-		hud_line(cr, row++, differ > 0 || a->t == vw->divergent + 1 ? DIVERGED_C : TEXT_C,
+		hud_line(cr, 3, differ > 0 || a->t == vw->divergent + 1 ? DIVERGED_C : TEXT_C,
 		         line);
 	} else if (a->recorded > 0) {
 		if (a->hash_mismatch >= 0) {
@@ -487,37 +512,69 @@ static void draw_frame(viewer *vw)
 			snprintf(line, sizeof line,
 			         "replay: %ld recorded frames, hashes agree so far", a->recorded);
 		}
-		hud_line(cr, row++, a->hash_mismatch >= 0 ? DIVERGED_C : TEXT_C, line);
+		hud_line(cr, 2, a->hash_mismatch >= 0 ? DIVERGED_C : TEXT_C, line);
 	}
-	(void)row;
+}
+
+/* the readout: frame, step, hash, timing and counts, then draw_agreement's lines */
+static void draw_readout(const viewer *vw, cairo_t *cr, long differ, long end)
+{
+	const timeline *a = &vw->tl[0];
+	f2d_world_stats st;
+	f2d_world_get_stats(a->w, &st);
+	char line[256];
+	snprintf(line, sizeof line, "%s  frame %ld/%ld  step %" PRIu64 "  hash %016" PRIx64 "  %s",
+	         a->name, a->t, end, st.step_count, f2d_world_hash(a->w),
+	         vw->playing ? "playing" : "paused");
+	hud_line(cr, 0, TEXT_C, line);
+	snprintf(line, sizeof line,
+	         "step %.3f ms (avg %.3f)  bodies %d  awake %d  contacts %d (%d points)  islands %d"
+	         "  joints %d",
+	         a->step_ms, a->step_avg_ms, st.body_count, st.awake_body_count, st.arbiter_count,
+	         st.contact_point_count, st.island_count, st.joint_count);
+	hud_line(cr, 1, TEXT_C, line);
+	draw_agreement(vw, cr, differ);
+}
+
+/* the timeline bar: position, and the first divergent frame in red */
+static void draw_timeline_bar(const viewer *vw, cairo_t *cr, long end)
+{
+	double x0 = 200, x1 = vw->width - 12, y = vw->height - 14;
+	cairo_set_source_rgb(cr, 0.35, 0.35, 0.38);
+	cairo_rectangle(cr, x0, y - 2, x1 - x0, 4);
+	cairo_fill(cr);
+	if (vw->count == 2 && vw->divergent >= 0) {
+		double dx = x0 + (x1 - x0) * (double)(vw->divergent + 1) / (double)end;
+		cairo_set_source_rgb(cr, DIVERGED_C.r, DIVERGED_C.g, DIVERGED_C.b);
+		cairo_rectangle(cr, dx - 1, y - 7, 3, 14);
+		cairo_fill(cr);
+	}
+	double px = x0 + (x1 - x0) * (double)vw->tl[0].t / (double)end;
+	cairo_set_source_rgb(cr, TEXT_C.r, TEXT_C.g, TEXT_C.b);
+	cairo_rectangle(cr, px - 2, y - 5, 4, 10);
+	cairo_fill(cr);
+}
+
+/* The picture of the current frame, into vw->surface. */
+static void draw_frame(viewer *vw)
+{
+	cairo_t *cr = cairo_create(vw->surface);
+	set_fill(cr, BACKGROUND, 1.0);
+	cairo_paint(cr);
+	long differ = draw_worlds(vw, cr);
+	draw_drag(vw, cr);
+	long end = timeline_end(vw);
+	draw_readout(vw, cr, differ, end);
 	cairo_set_source_rgb(cr, 0.6, 0.6, 0.65);
 	draw_text(cr, 8, vw->height - 34, 11,
 	          "space play  <- -> step  home end  +/- wheel zoom  right-drag pan  left-drag body"
 	          "  A aabb  C contacts  J joints  D divergence  Q quit");
 	draw_scale(cr, &vw->v, vw->height);
-	/* the timeline bar: position, and the first divergent frame in red */
 	if (end > 0) {
-		double x0 = 200, x1 = vw->width - 12, y = vw->height - 14;
-		cairo_set_source_rgb(cr, 0.35, 0.35, 0.38);
-		cairo_rectangle(cr, x0, y - 2, x1 - x0, 4);
-		cairo_fill(cr);
-		if (vw->count == 2 && vw->divergent >= 0) {
-			double dx = x0 + (x1 - x0) * (double)(vw->divergent + 1) / (double)end;
-			cairo_set_source_rgb(cr, DIVERGED_C.r, DIVERGED_C.g, DIVERGED_C.b);
-			cairo_rectangle(cr, dx - 1, y - 7, 3, 14);
-			cairo_fill(cr);
-		}
-		double px = x0 + (x1 - x0) * (double)a->t / (double)end;
-		cairo_set_source_rgb(cr, TEXT_C.r, TEXT_C.g, TEXT_C.b);
-		cairo_rectangle(cr, px - 2, y - 5, 4, 10);
-		cairo_fill(cr);
+		draw_timeline_bar(vw, cr, end);
 	}
 	cairo_destroy(cr);
 	cairo_surface_flush(vw->surface);
-	free(diverged);
-	for (int i = 0; i < have; ++i) {
-		st_free(&s[i]);
-	}
 }
 
 static uint64_t step_of(const f2d_world *w)
@@ -784,15 +841,124 @@ static void print_joints(const viewer *vw)
 	st_free(&s);
 }
 
+/* key NAME: the key pressed; false for a name not in the list */
+static bool script_key(viewer *vw, const char *name)
+{
+	static const struct {
+		const char *name;
+		SDL_Keycode code;
+	} keys[] = {{"space", SDLK_SPACE},  {"right", SDLK_RIGHT}, {"left", SDLK_LEFT},
+	            {"home", SDLK_HOME},    {"end", SDLK_END},     {"plus", SDLK_PLUS},
+	            {"minus", SDLK_MINUS},  {"a", SDLK_a},         {"c", SDLK_c},
+	            {"j", SDLK_j},          {"d", SDLK_d},         {"q", SDLK_q},
+	            {"escape", SDLK_ESCAPE}};
+	bool ok = false;
+	for (size_t i = 0; i < sizeof keys / sizeof keys[0]; ++i) {
+		if (strcmp(name, keys[i].name) == 0) {
+			SDL_Event e;
+			memset(&e, 0, sizeof e);
+			e.type = SDL_KEYDOWN;
+			e.key.state = SDL_PRESSED;
+			e.key.keysym.sym = keys[i].code;
+			e.key.windowID = SDL_GetWindowID(vw->window);
+			SDL_PushEvent(&e);
+			pump(vw);
+			ok = true;
+		}
+	}
+	return ok;
+}
+
+/* mouse move X Y, mouse down|up left|right X Y; false for another form */
+static bool script_mouse(viewer *vw, const char *buf, const char *w2)
+{
+	char w3[512] = "";
+	double x = 0, y = 0;
+	if (strcmp(w2, "move") == 0 && sscanf(buf, "%*s %*s %lf %lf", &x, &y) == 2) {
+		push_mouse(vw, SDL_MOUSEMOTION, 0, x, y);
+		return true;
+	}
+	if ((strcmp(w2, "down") == 0 || strcmp(w2, "up") == 0) &&
+	    sscanf(buf, "%*s %*s %31s %lf %lf", w3, &x, &y) == 3 &&
+	    (strcmp(w3, "left") == 0 || strcmp(w3, "right") == 0)) {
+		push_mouse(vw, strcmp(w2, "down") == 0 ? SDL_MOUSEBUTTONDOWN : SDL_MOUSEBUTTONUP,
+		           strcmp(w3, "left") == 0 ? SDL_BUTTON_LEFT : SDL_BUTTON_RIGHT, x, y);
+		return true;
+	}
+	return false;
+}
+
+/* step N, wait N (0..10^7); false for another form */
+static bool script_steps(viewer *vw, script *sc, const char *buf, const char *w1)
+{
+	long n = 0;
+	if (sscanf(buf, "%*s %ld", &n) != 1 || n < 0 || n > 10000000) {
+		return false;
+	}
+	if (w1[0] == 'w') {
+		sc->wait = n;
+	}
+	for (long i = 0; w1[0] == 's' && i < n && !vw->quit; ++i) {
+		vw->playing = false;
+		vw->quit = !step_forward(vw);
+	}
+	return true;
+}
+
+static void script_print(const viewer *vw)
+{
+	printf("frame %ld hash %016" PRIx64, vw->tl[0].t, f2d_world_hash(vw->tl[0].w));
+	if (vw->count == 2) {
+		printf(" hash %016" PRIx64 " divergent %ld", f2d_world_hash(vw->tl[1].w),
+		       vw->divergent);
+	} else if (vw->tl[0].hash_mismatch >= 0) {
+		printf(" recorded-hash-differs %ld", vw->tl[0].hash_mismatch);
+	}
+	printf("\n");
+}
+
+/* One command (words w1, w2: got of them); false when it cannot be done. */
+static bool script_command(viewer *vw, script *sc, const char *buf, const char *w1, const char *w2,
+                           int got)
+{
+	if (strcmp(w1, "key") == 0) {
+		return got == 2 && script_key(vw, w2);
+	}
+	if (strcmp(w1, "mouse") == 0) {
+		return script_mouse(vw, buf, w2);
+	}
+	if (strcmp(w1, "step") == 0 || strcmp(w1, "wait") == 0) {
+		return script_steps(vw, sc, buf, w1);
+	}
+	if (strcmp(w1, "screenshot") == 0) {
+		char path[512] = "";
+		if (got != 2) {
+			return false;
+		}
+		sscanf(buf, "%*s %511s", path);
+		return present(vw, path);
+	}
+	if (strcmp(w1, "print") == 0) {
+		script_print(vw);
+	} else if (strcmp(w1, "bodies") == 0) {
+		print_bodies(vw);
+	} else if (strcmp(w1, "joints") == 0) {
+		print_joints(vw);
+	} else if (strcmp(w1, "quit") == 0) {
+		vw->quit = true;
+	} else {
+		return false;
+	}
+	return true;
+}
+
 /* Runs script commands until a wait, the end or quit. false on a bad line (exit 2). */
 static bool run_script(viewer *vw, script *sc)
 {
 	char buf[512];
 	while (!vw->quit && sc->wait == 0 && script_line(sc, buf, sizeof buf)) {
 		++sc->line_no;
-		char w1[32] = "", w2[32] = "", w3[512] = "";
-		double x = 0, y = 0;
-		long n = 0;
+		char w1[32] = "", w2[32] = "";
 		char *hash = strchr(buf, '#');
 		if (hash != NULL) {
 			*hash = '\0';
@@ -801,73 +967,7 @@ static bool run_script(viewer *vw, script *sc)
 		if (got <= 0) {
 			continue;
 		}
-		bool ok = true;
-		if (strcmp(w1, "key") == 0 && got == 2) {
-			static const struct {
-				const char *name;
-				SDL_Keycode code;
-			} keys[] = {
-			    {"space", SDLK_SPACE},  {"right", SDLK_RIGHT}, {"left", SDLK_LEFT},
-			    {"home", SDLK_HOME},    {"end", SDLK_END},     {"plus", SDLK_PLUS},
-			    {"minus", SDLK_MINUS},  {"a", SDLK_a},         {"c", SDLK_c},
-			    {"j", SDLK_j},          {"d", SDLK_d},         {"q", SDLK_q},
-			    {"escape", SDLK_ESCAPE}};
-			ok = false;
-			for (size_t i = 0; i < sizeof keys / sizeof keys[0]; ++i) {
-				if (strcmp(w2, keys[i].name) == 0) {
-					SDL_Event e;
-					memset(&e, 0, sizeof e);
-					e.type = SDL_KEYDOWN;
-					e.key.state = SDL_PRESSED;
-					e.key.keysym.sym = keys[i].code;
-					e.key.windowID = SDL_GetWindowID(vw->window);
-					SDL_PushEvent(&e);
-					pump(vw);
-					ok = true;
-				}
-			}
-		} else if (strcmp(w1, "mouse") == 0 && strcmp(w2, "move") == 0 &&
-		           sscanf(buf, "%*s %*s %lf %lf", &x, &y) == 2) {
-			push_mouse(vw, SDL_MOUSEMOTION, 0, x, y);
-		} else if (strcmp(w1, "mouse") == 0 &&
-		           (strcmp(w2, "down") == 0 || strcmp(w2, "up") == 0) &&
-		           sscanf(buf, "%*s %*s %31s %lf %lf", w3, &x, &y) == 3 &&
-		           (strcmp(w3, "left") == 0 || strcmp(w3, "right") == 0)) {
-			push_mouse(
-			    vw, strcmp(w2, "down") == 0 ? SDL_MOUSEBUTTONDOWN : SDL_MOUSEBUTTONUP,
-			    strcmp(w3, "left") == 0 ? SDL_BUTTON_LEFT : SDL_BUTTON_RIGHT, x, y);
-		} else if ((strcmp(w1, "step") == 0 || strcmp(w1, "wait") == 0) &&
-		           sscanf(buf, "%*s %ld", &n) == 1 && n >= 0 && n <= 10000000) {
-			if (w1[0] == 'w') {
-				sc->wait = n;
-			}
-			for (long i = 0; w1[0] == 's' && i < n && !vw->quit; ++i) {
-				vw->playing = false;
-				vw->quit = !step_forward(vw);
-			}
-		} else if (strcmp(w1, "screenshot") == 0 && got == 2) {
-			sscanf(buf, "%*s %511s", w3);
-			ok = present(vw, w3);
-		} else if (strcmp(w1, "print") == 0) {
-			printf("frame %ld hash %016" PRIx64, vw->tl[0].t,
-			       f2d_world_hash(vw->tl[0].w));
-			if (vw->count == 2) {
-				printf(" hash %016" PRIx64 " divergent %ld",
-				       f2d_world_hash(vw->tl[1].w), vw->divergent);
-			} else if (vw->tl[0].hash_mismatch >= 0) {
-				printf(" recorded-hash-differs %ld", vw->tl[0].hash_mismatch);
-			}
-			printf("\n");
-		} else if (strcmp(w1, "bodies") == 0) {
-			print_bodies(vw);
-		} else if (strcmp(w1, "joints") == 0) {
-			print_joints(vw);
-		} else if (strcmp(w1, "quit") == 0) {
-			vw->quit = true;
-		} else {
-			ok = false;
-		}
-		if (!ok) {
+		if (!script_command(vw, sc, buf, w1, w2, got)) {
 			fprintf(stderr, "%s: script line %ld: cannot do '%s'\n", PROG, sc->line_no,
 			        buf);
 			return false;
