@@ -733,9 +733,13 @@ uint64_t f2d_hash_world_reference(const f2d_world *w);
  *  clears the world's cache of the shapes section (f2d_hash_shapes_changed). */
 void f2d_shape_refresh_digest(f2d_world *w, f2d_shape *s);
 /** Call after any change to a shape's options (filter, sensor, event flags) or to the shape
- *  slots that does not go through f2d_shape_refresh_digest (snapshot restore and load). */
+ *  slots that does not go through f2d_shape_refresh_digest (snapshot restore and load), and
+ *  (hash format 6: the bodies' mass section and option count are cached with the shapes
+ *  section) after any change to a body's mass, inertia, local centre or options, and any body
+ *  create or destroy. */
 void f2d_hash_shapes_changed(f2d_world *w);
-/** Refills the shapes section's cache when it was cleared (f2d_world_step, before anything). */
+/** Refills the cache of the shapes and mass sections when it was cleared (f2d_world_step,
+ *  before anything). */
 void f2d_hash_cache_shapes(f2d_world *w);
 /** XXH3-64 of one phase's output (f2d_world_step_traced; encodings in hash.c). */
 uint64_t f2d_hash_phase(const f2d_world *w, f2d_phase phase);

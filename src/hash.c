@@ -2,7 +2,7 @@
  * determines the future of the world. Never raw struct memory (padding, endianness).
  * SPDX-License-Identifier: MIT
  *
- * Encoding (format 5; README "Determinism", "The state hash"), every integer little-endian,
+ * Encoding (format 6; README "Determinism", "The state hash"), every integer little-endian,
  * fix16 as int32:
  *   u32 format, u64 step_count,
  *   settings: gravity.x, gravity.y, h, iterations, joint_position_iterations, bias_factor,
@@ -12,11 +12,12 @@
  *   for bodies, shapes, joints: the id pool (next, free_count, free ids in stack order), then
  *   for each slot in [0, next):
  *     body:  u32 generation, u8 flags (0 dead; alive: 1 | type << 1 | 8 awake | 16 sleep
- *            enabled), and when alive 15 i32: origin, q.c, q.s, center, local_center, v, w, force,
- * torque, mass, then inertia, sleep_time (17 i32). Derived values are left out: inverse mass and
- *            inertia (of mass, inertia and the fixed-rotation option), the shape list (of the
- *            shapes' bodies, in id order) and the joint count (of the joints' bodies), as the
- *            snapshots leave them out.
+ *            enabled), and when alive 13 i32: sleep_time, origin, q.c, q.s, center, v, w,
+ *            force, torque; after the last slot one u64 (format 6, masses_section): XXH3-64
+ *            (seed 0) of the live bodies' mass, inertia, local_center in id order. Derived
+ *            values are left out: inverse mass and inertia (of mass, inertia and the
+ *            fixed-rotation option), the shape list (of the shapes' bodies, in id order) and
+ *            the joint count (of the joints' bodies), as the snapshots leave them out.
  *     shapes (format 5): not one record a slot but, after the pool, one u64: XXH3-64 (seed
  *            0) of the slots' u64 digests in id order (shapes_section), where a slot's digest
  *            = XXH3-64 (seed 0) of the shape's record: u32 generation, u8 alive, and when
@@ -26,8 +27,8 @@
  *     joint: u32 generation, u8 alive, and when alive bodies, anchors, reference angle, flags,
  *            limits, motor, accumulated impulses; a joint of another type than revolute has
  *            flag 8 and its fields after (put_joint)
- *   u32 arbiter count; per arbiter: shape_a, shape_b, friction, restitution, count, and per
- *   point: u32 id, pn, pt; then the options (put_options).
+ *   u32 arbiter count; per arbiter: shape_a, shape_b, friction, restitution, u8 count (format
+ *   6; u32 before), and per point: u32 id, pn, pt; then the options (put_options).
  * User data is not part of the hash (it does not change the simulation).
  *
  * Format 4 against 3 (issue 16): the body record drops the four derived values and packs its
@@ -44,6 +45,16 @@
  * is cleared by every change to a shape (f2d_shape_refresh_digest, f2d_hash_shapes_changed)
  * and refilled at the start of a step (f2d_hash_cache_shapes); a hash taken before that folds
  * the digests as it goes. Same content covered.
+ *
+ * Format 6 against 5 (issue 16): core.h puts a body's hashed per-step fields in its first 64
+ * bytes (generation, the flag bools, type, then sleep_time .. torque), and the body record is
+ * those (57 bytes, was 73): one cache line read a body, one load and one permutation with VBMI.
+ * mass, inertia and local_center change only with the shapes, the body type and fixed
+ * rotation, and snapshots: they are one u64 for all bodies, cached in the world with the
+ * shapes section (f2d_world.masses_digest), as is the count of bodies with options
+ * (bodies_options: counting it every hash read each body's second line). An arbiter's count
+ * (0..2) is one byte. Same content covered: every hashed value of format 5 is still hashed,
+ * the mass data through its digest.
  *
  * Speed, same bytes (issue 16, after format 4): on x86-64 CPUs with AVX-512 VBMI the body,
  * joint and arbiter records are gathered by byte permutations (put_bodies_vbmi,
@@ -80,8 +91,9 @@
 /* Format 3: a shape slot is its record's digest (cached in f2d_shape.digest, refreshed by
  * f2d_shape_refresh_digest whenever the record changes) instead of the record itself:
  * re-encoding every polygon every step was most of the hash's cost (issue 16). Format 4: fewer
- * bytes for bodies and shape slots. Format 5: the shapes section is one cached u64 (see the top
- * of the file). Same content covered. */
+ * bytes for bodies and shape slots. Format 5: the shapes section is one cached u64. Format 6:
+ * the bodies' mass data one cached u64, a body record one cache line, an arbiter's count a byte
+ * (see the top of the file). Same content covered. */
 #define F2D_HASH_FORMAT 6u
 
 typedef struct encoder {
