@@ -206,9 +206,11 @@ static bool moved_centre_velocity(const f2d_body *b, f2d_vec2 local_center, f2d_
 	return vx == v_out->x && vy == v_out->y;
 }
 
-/* Applies new mass data; false when the velocity had to be saturated (see above). */
-static bool apply_body_mass(f2d_body *b, const body_mass *bm)
+/* Applies new mass data; false when the velocity had to be saturated (see above). The state
+ * hash's cached mass section is cleared (hash format 6; refilled at the next step). */
+static bool apply_body_mass(f2d_world *w, f2d_body *b, const body_mass *bm)
 {
+	f2d_hash_shapes_changed(w);
 	f2d_vec2 c, v;
 	bool ok = moved_centre_velocity(b, bm->local_center, &c, &v);
 	b->mass = bm->mass;
@@ -357,7 +359,7 @@ f2d_result f2d_create_body(f2d_world *w, const f2d_body_def *def, f2d_body_id *o
 	}
 	body_mass bm;
 	compute_body_mass(w, b, NULL, &bm); /* cannot fail without shapes */
-	(void)apply_body_mass(b, &bm);      /* nor move the centre */
+	(void)apply_body_mass(w, b, &bm);      /* nor move the centre */
 	w->body_count++;
 	out->index1 = id + 1;
 	out->generation = gen;
@@ -401,6 +403,7 @@ f2d_result f2d_destroy_body(f2d_world *w, f2d_body_id id)
 	b->joint_list = F2D_NULL_INDEX;
 	f2d_pool_free(w, &w->body_ids, index);
 	w->body_count--;
+	f2d_hash_shapes_changed(w); /* the hash's cached mass section (format 6) */
 	return F2D_OK;
 }
 
@@ -690,7 +693,7 @@ static f2d_result create_shape(f2d_world *w, f2d_body_id body_id, const f2d_shap
 	s->next = *link;
 	*link = id;
 	f2d_shape_refresh_digest(w, s);
-	(void)apply_body_mass(b, &bm); /* checked above */
+	(void)apply_body_mass(w, b, &bm); /* checked above */
 	f2d_wake_body(w, s->body);
 	w->shape_count++;
 	w->sensor_count += s->is_sensor ? 1 : 0;
@@ -815,7 +818,7 @@ f2d_result f2d_destroy_shape(f2d_world *w, f2d_shape_id id)
 				bm.mass = bm.inv_mass = F2D_ONE;
 			}
 		}
-		if (!apply_body_mass(b, &bm)) {
+		if (!apply_body_mass(w, b, &bm)) {
 			return f2d_set_error(
 			    w, F2D_ERROR_OVERFLOW,
 			    "destroy_shape: the shape was destroyed; the centre of mass "
@@ -1005,7 +1008,7 @@ f2d_result f2d_shape_set_density(f2d_world *w, f2d_shape_id id, fix16_t density)
 		s->density = old;
 		return r;
 	}
-	(void)apply_body_mass(b, &bm); /* checked above */
+	(void)apply_body_mass(w, b, &bm); /* checked above */
 	f2d_shape_refresh_digest(w, s);
 	f2d_wake_body(w, s->body);
 	return F2D_OK;
@@ -1040,6 +1043,7 @@ f2d_result f2d_body_set_gravity_scale(f2d_world *w, f2d_body_id id, fix16_t scal
 		                     "body_set_gravity_scale: scale must be in [-16, 16]");
 	}
 	b->gravity_scale = scale;
+	f2d_hash_shapes_changed(w); /* the hash's cached count of bodies with options */
 	return F2D_OK;
 }
 
@@ -1055,6 +1059,7 @@ f2d_result f2d_body_set_damping(f2d_world *w, f2d_body_id id, fix16_t linear, fi
 	}
 	b->linear_damping = linear;
 	b->angular_damping = angular;
+	f2d_hash_shapes_changed(w); /* the hash's cached count of bodies with options */
 	return F2D_OK;
 }
 
@@ -1077,7 +1082,7 @@ f2d_result f2d_body_set_fixed_rotation(f2d_world *w, f2d_body_id id, bool fixed)
 		return r;
 	}
 	b->fixed_rotation = fixed;
-	(void)apply_body_mass(b, &bm); /* the centre of mass does not move */
+	(void)apply_body_mass(w, b, &bm); /* the centre of mass does not move */
 	if (fixed) {
 		b->w = 0;
 	}
@@ -1154,7 +1159,7 @@ f2d_result f2d_body_set_type(f2d_world *w, f2d_body_id id, f2d_body_type type)
 	if (type != F2D_DYNAMIC_BODY) {
 		b->fixed_rotation = false;
 	}
-	(void)apply_body_mass(b, &bm);
+	(void)apply_body_mass(w, b, &bm);
 	if (type == F2D_STATIC_BODY) {
 		b->v = f2d_v(0, 0);
 		b->w = 0;

@@ -38,17 +38,28 @@ typedef struct f2d_id_pool {
 
 /* ---- objects ---- */
 typedef struct f2d_body {
+	/* first cache line (64 bytes; the body array is 64-byte aligned): the state a step
+	 * changes and the hash reads every step (hash format 6: generation, the flags, then
+	 * sleep_time .. torque as one run; hash.c checks this layout at compile time) */
 	uint32_t generation; /* bumped on destroy; live iff alive */
 	bool alive;
+	/* sleeping (island.c): state, hashed and in snapshots */
+	bool awake;        /* dynamic: simulated this step; kinematic/static: always true */
+	bool enable_sleep; /* false: sleep_time stays 0, so the body's island never sleeps */
+	bool fixed_rotation; /* option (default false): inv_inertia is 0; inertia keeps the
+	                      * shapes' value */
 	f2d_body_type type;
-	f2d_vec2 origin; /* body origin (the user's position) */
+	fix16_t sleep_time; /* s spent below the sleep tolerances, capped at time_to_sleep */
+	f2d_vec2 origin;    /* body origin (the user's position) */
 	f2d_rot q;
-	f2d_vec2 center;       /* centre of mass, world */
-	f2d_vec2 local_center; /* centre of mass, body frame */
-	f2d_vec2 v;            /* of the centre of mass */
+	f2d_vec2 center; /* centre of mass, world */
+	f2d_vec2 v;      /* of the centre of mass */
 	fix16_t w;
 	f2d_vec2 force;
 	fix16_t torque;
+	/* second line: the mass data (state that changes only with the shapes, the type and
+	 * the snapshots: hash format 6 hashes it as one cached u64 for all bodies) and the rest */
+	f2d_vec2 local_center; /* centre of mass, body frame */
 	fix16_t mass, inv_mass;
 	fix16_t inertia, inv_inertia; /* about the centre of mass */
 	int32_t shape_list;           /* first shape id, linked by shape.next */
@@ -56,13 +67,8 @@ typedef struct f2d_body {
 	int32_t joint_list; /* derived, not state: first attached joint id, linked by the joints'
 	                     * next_a / next_b (joint.c f2d_joint_link; rebuilt on load) */
 	uint64_t user_data;
-	/* sleeping (island.c): state, hashed and in snapshots */
-	bool awake;         /* dynamic: simulated this step; kinematic/static: always true */
-	bool enable_sleep;  /* false: sleep_time stays 0, so the body's island never sleeps */
-	fix16_t sleep_time; /* s spent below the sleep tolerances, capped at time_to_sleep */
-	/* options (state; defaults 1, 0, 0, false) */
+	/* options (state; defaults 1, 0, 0, and fixed_rotation false above) */
 	fix16_t gravity_scale, linear_damping, angular_damping;
-	bool fixed_rotation; /* inv_inertia is 0; inertia keeps the shapes' value */
 } f2d_body;
 
 /* Can the body move this step? An awake dynamic body, or a kinematic body with a velocity. */
@@ -455,6 +461,13 @@ struct f2d_world {
 	 * snapshot restore or load (f2d_shape_refresh_digest, f2d_hash_shapes_changed), refilled
 	 * at the start of a step (f2d_hash_cache_shapes), which changes no shape. */
 	uint64_t shapes_digest;
+	/* format 6, valid with it: XXH3-64 of the live bodies' mass, inertia and local centre in
+	 * id order (hash.c masses_section; cleared as well by every body create and destroy, type
+	 * and fixed-rotation change: f2d_hash_shapes_changed) */
+	uint64_t masses_digest;
+	int32_t bodies_options; /* format 6, valid with it: the live bodies with options other
+	                         * than the defaults (for the options section; cleared as well by
+	                         * the gravity scale and damping setters) */
 	int32_t shapes_options;
 	bool shapes_cached;
 	char error[160];
@@ -720,9 +733,13 @@ uint64_t f2d_hash_world_reference(const f2d_world *w);
  *  clears the world's cache of the shapes section (f2d_hash_shapes_changed). */
 void f2d_shape_refresh_digest(f2d_world *w, f2d_shape *s);
 /** Call after any change to a shape's options (filter, sensor, event flags) or to the shape
- *  slots that does not go through f2d_shape_refresh_digest (snapshot restore and load). */
+ *  slots that does not go through f2d_shape_refresh_digest (snapshot restore and load), and
+ *  (hash format 6: the bodies' mass section and option count are cached with the shapes
+ *  section) after any change to a body's mass, inertia, local centre or options, and any body
+ *  create or destroy. */
 void f2d_hash_shapes_changed(f2d_world *w);
-/** Refills the shapes section's cache when it was cleared (f2d_world_step, before anything). */
+/** Refills the cache of the shapes and mass sections when it was cleared (f2d_world_step,
+ *  before anything). */
 void f2d_hash_cache_shapes(f2d_world *w);
 /** XXH3-64 of one phase's output (f2d_world_step_traced; encodings in hash.c). */
 uint64_t f2d_hash_phase(const f2d_world *w, f2d_phase phase);

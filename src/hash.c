@@ -2,7 +2,7 @@
  * determines the future of the world. Never raw struct memory (padding, endianness).
  * SPDX-License-Identifier: MIT
  *
- * Encoding (format 5; README "Determinism", "The state hash"), every integer little-endian,
+ * Encoding (format 6; README "Determinism", "The state hash"), every integer little-endian,
  * fix16 as int32:
  *   u32 format, u64 step_count,
  *   settings: gravity.x, gravity.y, h, iterations, joint_position_iterations, bias_factor,
@@ -12,11 +12,12 @@
  *   for bodies, shapes, joints: the id pool (next, free_count, free ids in stack order), then
  *   for each slot in [0, next):
  *     body:  u32 generation, u8 flags (0 dead; alive: 1 | type << 1 | 8 awake | 16 sleep
- *            enabled), and when alive 15 i32: origin, q.c, q.s, center, local_center, v, w, force,
- * torque, mass, then inertia, sleep_time (17 i32). Derived values are left out: inverse mass and
- *            inertia (of mass, inertia and the fixed-rotation option), the shape list (of the
- *            shapes' bodies, in id order) and the joint count (of the joints' bodies), as the
- *            snapshots leave them out.
+ *            enabled), and when alive 13 i32: sleep_time, origin, q.c, q.s, center, v, w,
+ *            force, torque; after the last slot one u64 (format 6, masses_section): XXH3-64
+ *            (seed 0) of the live bodies' mass, inertia, local_center in id order. Derived
+ *            values are left out: inverse mass and inertia (of mass, inertia and the
+ *            fixed-rotation option), the shape list (of the shapes' bodies, in id order) and
+ *            the joint count (of the joints' bodies), as the snapshots leave them out.
  *     shapes (format 5): not one record a slot but, after the pool, one u64: XXH3-64 (seed
  *            0) of the slots' u64 digests in id order (shapes_section), where a slot's digest
  *            = XXH3-64 (seed 0) of the shape's record: u32 generation, u8 alive, and when
@@ -26,8 +27,8 @@
  *     joint: u32 generation, u8 alive, and when alive bodies, anchors, reference angle, flags,
  *            limits, motor, accumulated impulses; a joint of another type than revolute has
  *            flag 8 and its fields after (put_joint)
- *   u32 arbiter count; per arbiter: shape_a, shape_b, friction, restitution, count, and per
- *   point: u32 id, pn, pt; then the options (put_options).
+ *   u32 arbiter count; per arbiter: shape_a, shape_b, friction, restitution, u8 count (format
+ *   6; u32 before), and per point: u32 id, pn, pt; then the options (put_options).
  * User data is not part of the hash (it does not change the simulation).
  *
  * Format 4 against 3 (issue 16): the body record drops the four derived values and packs its
@@ -44,6 +45,16 @@
  * is cleared by every change to a shape (f2d_shape_refresh_digest, f2d_hash_shapes_changed)
  * and refilled at the start of a step (f2d_hash_cache_shapes); a hash taken before that folds
  * the digests as it goes. Same content covered.
+ *
+ * Format 6 against 5 (issue 16): core.h puts a body's hashed per-step fields in its first 64
+ * bytes (generation, the flag bools, type, then sleep_time .. torque), and the body record is
+ * those (57 bytes, was 73): one cache line read a body, one load and one permutation with VBMI.
+ * mass, inertia and local_center change only with the shapes, the body type and fixed
+ * rotation, and snapshots: they are one u64 for all bodies, cached in the world with the
+ * shapes section (f2d_world.masses_digest), as is the count of bodies with options
+ * (bodies_options: counting it every hash read each body's second line). An arbiter's count
+ * (0..2) is one byte. Same content covered: every hashed value of format 5 is still hashed,
+ * the mass data through its digest.
  *
  * Speed, same bytes (issue 16, after format 4): on x86-64 CPUs with AVX-512 VBMI the body,
  * joint and arbiter records are gathered by byte permutations (put_bodies_vbmi,
@@ -80,9 +91,10 @@
 /* Format 3: a shape slot is its record's digest (cached in f2d_shape.digest, refreshed by
  * f2d_shape_refresh_digest whenever the record changes) instead of the record itself:
  * re-encoding every polygon every step was most of the hash's cost (issue 16). Format 4: fewer
- * bytes for bodies and shape slots. Format 5: the shapes section is one cached u64 (see the top
- * of the file). Same content covered. */
-#define F2D_HASH_FORMAT 5u
+ * bytes for bodies and shape slots. Format 5: the shapes section is one cached u64. Format 6:
+ * the bodies' mass data one cached u64, a body record one cache line, an arbiter's count a byte
+ * (see the top of the file). Same content covered. */
+#define F2D_HASH_FORMAT 6u
 
 typedef struct encoder {
 	XXH3_state_t *state;
@@ -258,21 +270,20 @@ static void put_pool(encoder *e, const f2d_id_pool *p)
 	}
 }
 
-/* The body's 15 consecutive fix16 fields origin .. mass (core.h): when they lie in memory as
- * 15 int32 one after the other (checked here at compile time), a little-endian host's bytes of
- * them are their encoding and are copied as one run. */
-#define BODY_RUN 15
+/* The body's 13 consecutive fix16 fields sleep_time .. torque (core.h, the body's first cache
+ * line): when they lie in memory as 13 int32 one after the other (checked here at compile
+ * time), a little-endian host's bytes of them are their encoding and are copied as one run. */
+#define BODY_RUN 13
 #define BODY_RUN_CONTIGUOUS                                                                        \
-	(offsetof(f2d_body, q) == offsetof(f2d_body, origin) + 8 &&                                \
-	 offsetof(f2d_body, center) == offsetof(f2d_body, origin) + 16 &&                          \
-	 offsetof(f2d_body, local_center) == offsetof(f2d_body, origin) + 24 &&                    \
-	 offsetof(f2d_body, v) == offsetof(f2d_body, origin) + 32 &&                               \
-	 offsetof(f2d_body, w) == offsetof(f2d_body, origin) + 40 &&                               \
-	 offsetof(f2d_body, force) == offsetof(f2d_body, origin) + 44 &&                           \
-	 offsetof(f2d_body, torque) == offsetof(f2d_body, origin) + 52 &&                          \
-	 offsetof(f2d_body, mass) == offsetof(f2d_body, origin) + 56 && sizeof(f2d_vec2) == 8 &&   \
-	 sizeof(f2d_rot) == 8 && offsetof(f2d_rot, s) == 4 && offsetof(f2d_vec2, y) == 4 &&        \
-	 sizeof(fix16_t) == 4)
+	(offsetof(f2d_body, origin) == offsetof(f2d_body, sleep_time) + 4 &&                       \
+	 offsetof(f2d_body, q) == offsetof(f2d_body, sleep_time) + 12 &&                           \
+	 offsetof(f2d_body, center) == offsetof(f2d_body, sleep_time) + 20 &&                      \
+	 offsetof(f2d_body, v) == offsetof(f2d_body, sleep_time) + 28 &&                           \
+	 offsetof(f2d_body, w) == offsetof(f2d_body, sleep_time) + 36 &&                           \
+	 offsetof(f2d_body, force) == offsetof(f2d_body, sleep_time) + 40 &&                       \
+	 offsetof(f2d_body, torque) == offsetof(f2d_body, sleep_time) + 48 &&                      \
+	 sizeof(f2d_vec2) == 8 && sizeof(f2d_rot) == 8 && offsetof(f2d_rot, s) == 4 &&             \
+	 offsetof(f2d_vec2, y) == 4 && sizeof(fix16_t) == 4)
 
 /* The arbiter's runs: shape_a, shape_b; friction, restitution, count; a point's pn, pt. An
  * arbiter has at most 2 points. */
@@ -283,25 +294,29 @@ static void put_pool(encoder *e, const f2d_id_pool *p)
 	 offsetof(f2d_contact_point, pt) == offsetof(f2d_contact_point, pn) + 4 &&                 \
 	 sizeof(int32_t) == 4 && sizeof(fix16_t) == 4 && sizeof(uint32_t) == 4)
 
+/* a live body's flags byte: 1 | type << 1 | 8 awake | 16 sleep enabled */
+static inline uint8_t body_flags(const f2d_body *b)
+{
+	return (uint8_t)(1u | (uint32_t)b->type << 1 | (b->awake ? 8u : 0u) |
+	                 (b->enable_sleep ? 16u : 0u));
+}
+
+/* after the flags: the run sleep_time .. torque */
 static uint8_t *put_body(uint8_t *p, const f2d_body *b, bool runs)
 {
 	if (HOST_LE && BODY_RUN_CONTIGUOUS && runs) {
-		memcpy(p, (const unsigned char *)b + offsetof(f2d_body, origin), 4 * BODY_RUN);
-		p += 4 * BODY_RUN;
-	} else {
-		p = w_vec(p, b->origin);
-		p = w_i32(p, b->q.c);
-		p = w_i32(p, b->q.s);
-		p = w_vec(p, b->center);
-		p = w_vec(p, b->local_center);
-		p = w_vec(p, b->v);
-		p = w_i32(p, b->w);
-		p = w_vec(p, b->force);
-		p = w_i32(p, b->torque);
-		p = w_i32(p, b->mass);
+		memcpy(p, (const unsigned char *)b + offsetof(f2d_body, sleep_time), 4 * BODY_RUN);
+		return p + 4 * BODY_RUN;
 	}
-	p = w_i32(p, b->inertia);
-	return w_i32(p, b->sleep_time);
+	p = w_i32(p, b->sleep_time);
+	p = w_vec(p, b->origin);
+	p = w_i32(p, b->q.c);
+	p = w_i32(p, b->q.s);
+	p = w_vec(p, b->center);
+	p = w_vec(p, b->v);
+	p = w_i32(p, b->w);
+	p = w_vec(p, b->force);
+	return w_i32(p, b->torque);
 }
 
 /* ---- AVX-512 VBMI gathers of the body, joint and arbiter records (x86-64 with VBMI, chosen at run
@@ -317,9 +332,8 @@ static uint8_t *put_body(uint8_t *p, const f2d_body *b, bool runs)
  * took 12 loads and stores, an arbiter's 13 with a length that depends on its count; now two
  * loads, one or two permutes and stores. */
 #define GATHER_BODY                                                                                \
-	(HOST_LE && BODY_RUN_CONTIGUOUS && offsetof(f2d_body, generation) + 4 <= 128 &&            \
-	 offsetof(f2d_body, origin) + 60 <= 128 && offsetof(f2d_body, inertia) + 4 <= 128 &&       \
-	 offsetof(f2d_body, sleep_time) + 4 <= 128 && sizeof(f2d_body) > 64 &&                     \
+	(HOST_LE && BODY_RUN_CONTIGUOUS && offsetof(f2d_body, generation) + 4 <= 64 &&             \
+	 offsetof(f2d_body, sleep_time) + 4 * BODY_RUN <= 64 && sizeof(f2d_body) >= 64 &&          \
 	 sizeof(uint32_t) == 4)
 #define GATHER_ARBITER                                                                             \
 	(HOST_LE && ARBITER_RUNS && sizeof(f2d_arbiter) > 64 &&                                    \
@@ -373,36 +387,24 @@ static VBMI_TARGET __m512i idx_from(__m512i idx, int from, int base)
 }
 
 /* The body records of slots [0, n) from p on (room() before each), as the portable loop in
- * hash_world writes them; *nb += the live bodies with options other than the defaults. */
+ * hash_world writes them (one line read a body: the options are counted by masses_section). */
 static VBMI_TARGET uint8_t *put_bodies_vbmi(encoder *e, uint8_t *p, const f2d_body *bodies,
-                                            int32_t n, int32_t *nb)
+                                            int32_t n)
 {
-	/* record bytes 0..3 generation, 4 flags (written after), 5..64 the run origin .. mass,
-	 * 65..68 inertia, 69..72 sleep_time */
-	const int run = (int)offsetof(f2d_body, origin);
-	__m512i idx0 = idx_from(_mm512_setzero_si512(), 0, (int)offsetof(f2d_body, generation));
-	idx0 = idx_from(idx0, 5, run - 5);
-	__m512i idx1 = idx_from(_mm512_setzero_si512(), 0, run + 59);
-	idx1 = idx_from(idx1, 1, (int)offsetof(f2d_body, inertia) - 1);
-	idx1 = idx_from(idx1, 5, (int)offsetof(f2d_body, sleep_time) - 5);
-	const __mmask64 hi = HI_MASK(f2d_body);
-	int32_t count = 0;
+	/* record bytes 0..3 generation, 4 flags (written after), 5..56 the run sleep_time ..
+	 * torque: all in the body's first 64 bytes (core.h), one line read a body */
+	const int run = (int)offsetof(f2d_body, sleep_time);
+	__m512i idx = idx_from(_mm512_setzero_si512(), 0, (int)offsetof(f2d_body, generation));
+	idx = idx_from(idx, 5, run - 5);
 	for (int32_t i = 0; i < n; ++i) {
 		const f2d_body *b = &bodies[i];
-		p = room(e, p, 80);
+		p = room(e, p, 64);
 		__m512i lo = _mm512_loadu_si512((const void *)b);
-		__m512i up = _mm512_maskz_loadu_epi8(hi, (const unsigned char *)b + 64);
-		_mm512_storeu_si512((void *)p, _mm512_permutex2var_epi8(lo, idx0, up));
-		_mm_storeu_si128((void *)(p + 64),
-		                 _mm512_castsi512_si128(_mm512_permutex2var_epi8(lo, idx1, up)));
-		bool alive = b->alive;
-		p[4] = (uint8_t)(alive ? 1u | (uint32_t)b->type << 1 | (b->awake ? 8u : 0u) |
-		                             (b->enable_sleep ? 16u : 0u)
-		                       : 0u);
-		count += alive && !f2d_body_default_options(b) ? 1 : 0;
-		p += alive ? 73 : 5; /* a dead slot: generation and 0 (the rest is overwritten) */
+		_mm512_storeu_si512((void *)p, _mm512_permutexvar_epi8(idx, lo));
+		const bool alive = b->alive;
+		p[4] = alive ? body_flags(b) : 0;
+		p += alive ? 57 : 5; /* a dead slot: generation and 0 (the rest is overwritten) */
 	}
-	*nb += count;
 	return p;
 }
 
@@ -410,18 +412,18 @@ static VBMI_TARGET uint8_t *put_bodies_vbmi(encoder *e, uint8_t *p, const f2d_bo
 static VBMI_TARGET uint8_t *put_arbiters_vbmi(encoder *e, uint8_t *p, const f2d_arbiter *arbiters,
                                               int32_t n)
 {
-	/* record bytes 0..7 shape_a, shape_b; 8..19 friction, restitution, count; per point k
-	 * (20 + 12 k) id, (24 + 12 k) pn, pt */
+	/* record bytes 0..7 shape_a, shape_b; 8..15 friction, restitution, 16 count (its low
+	 * byte); per point k (17 + 12 k) id, (21 + 12 k) pn, pt */
 	const int pts = (int)offsetof(f2d_arbiter, points);
 	const int ps = (int)sizeof(f2d_contact_point);
 	const int id = (int)offsetof(f2d_contact_point, id);
 	const int pn = (int)offsetof(f2d_contact_point, pn);
 	__m512i idx = idx_from(_mm512_setzero_si512(), 0, (int)offsetof(f2d_arbiter, shape_a));
 	idx = idx_from(idx, 8, (int)offsetof(f2d_arbiter, friction) - 8);
-	idx = idx_from(idx, 20, pts + id - 20);
-	idx = idx_from(idx, 24, pts + pn - 24);
-	idx = idx_from(idx, 32, pts + ps + id - 32);
-	idx = idx_from(idx, 36, pts + ps + pn - 36);
+	idx = idx_from(idx, 17, pts + id - 17);
+	idx = idx_from(idx, 21, pts + pn - 21);
+	idx = idx_from(idx, 29, pts + ps + id - 29);
+	idx = idx_from(idx, 33, pts + ps + pn - 33);
 	const __mmask64 hi = HI_MASK(f2d_arbiter);
 	for (int32_t i = 0; i < n; ++i) {
 		const f2d_arbiter *a = &arbiters[i];
@@ -432,7 +434,7 @@ static VBMI_TARGET uint8_t *put_arbiters_vbmi(encoder *e, uint8_t *p, const f2d_
 		                 ? lo
 		                 : _mm512_maskz_loadu_epi8(hi, (const unsigned char *)a + 64);
 		_mm512_storeu_si512((void *)p, _mm512_permutex2var_epi8(lo, idx, up));
-		p += 20 + 12 * a->count; /* an absent second point is overwritten next */
+		p += 17 + 12 * a->count; /* an absent second point is overwritten next */
 	}
 	return p;
 }
@@ -678,6 +680,36 @@ static uint64_t shapes_section(const f2d_world *w, bool fresh_digests, int simd,
 	return XXH3_64bits_digest(&state);
 }
 
+/* The bodies' mass section's digest (format 6): XXH3-64 (seed 0) of, per live body slot in
+ * [0, body_ids.next) in id order, i32 mass, inertia, local centre x, y (which slots are live
+ * the body records say). */
+static uint64_t masses_section(const f2d_world *w, int simd, int32_t *nb)
+{
+	int32_t count = 0;
+	XXH3_state_t state;
+	encoder e;
+	e.state = &state;
+	e.simd = simd;
+	e.len = 0;
+	XXH3_64bits_reset(&state);
+	const int32_t n = w->body_ids.next;
+	uint8_t *p = e.buf;
+	for (int32_t i = 0; i < n; ++i) {
+		const f2d_body *b = &w->bodies[i];
+		if (b->alive) {
+			count += f2d_body_default_options(b) ? 0 : 1;
+			p = room(&e, p, 16);
+			p = w_i32(p, b->mass);
+			p = w_i32(p, b->inertia);
+			p = w_vec(p, b->local_center);
+		}
+	}
+	end(&e, p);
+	flush(&e);
+	*nb = count;
+	return XXH3_64bits_digest(&state);
+}
+
 void f2d_hash_shapes_changed(f2d_world *w)
 {
 	w->shapes_cached = false;
@@ -686,7 +718,9 @@ void f2d_hash_shapes_changed(f2d_world *w)
 void f2d_hash_cache_shapes(f2d_world *w)
 {
 	if (!w->shapes_cached) {
-		w->shapes_digest = shapes_section(w, false, simd_level(), &w->shapes_options);
+		const int simd = simd_level();
+		w->shapes_digest = shapes_section(w, false, simd, &w->shapes_options);
+		w->masses_digest = masses_section(w, simd, &w->bodies_options);
 		w->shapes_cached = true;
 	}
 }
@@ -731,22 +765,27 @@ static uint64_t hash_world(const f2d_world *w, bool fresh, bool fresh_digests)
 	uint8_t *p = e.buf + e.len;
 #if F2D_X86_SIMD
 	if (GATHER_BODY && gather) {
-		p = put_bodies_vbmi(&e, p, w->bodies, w->body_ids.next, &nb);
+		p = put_bodies_vbmi(&e, p, w->bodies, w->body_ids.next);
 	} else
 #endif
 		for (int32_t i = 0; i < w->body_ids.next; ++i) {
 			const f2d_body *b = &w->bodies[i];
-			nb += b->alive && !f2d_body_default_options(b) ? 1 : 0;
-			p = room(&e, p, 80); /* 73 bytes */
+			p = room(&e, p, 64); /* 57 bytes */
 			p = w_u32(p, b->generation);
-			p = w_u8(p, b->alive ? 1u | (uint32_t)b->type << 1 | (b->awake ? 8u : 0u) |
-			                           (b->enable_sleep ? 16u : 0u)
+			p = w_u8(p, b->alive ? body_flags(b)
 			                     : 0u); /* a dead slot's other fields are not state */
 			if (b->alive) {
 				p = put_body(p, b, !fresh);
 			}
 		}
 	end(&e, p);
+	need(&e, 8); /* format 6: the bodies' mass data, one u64 (cached between changes) */
+	if (!fresh && w->shapes_cached) {
+		put_u64(&e, w->masses_digest);
+		nb = w->bodies_options;
+	} else {
+		put_u64(&e, masses_section(w, e.simd, &nb));
+	}
 	put_pool(&e, &w->shape_ids);
 	need(&e, 8);
 	if (!fresh && w->shapes_cached) { /* the step's case: one u64 for all shapes */
@@ -788,19 +827,19 @@ static uint64_t hash_world(const f2d_world *w, bool fresh, bool fresh_digests)
 			if (HOST_LE && ARBITER_RUNS &&
 			    !fresh) { /* the same bytes, copied in runs */
 				memcpy(p, a, 8);
-				memcpy(p + 8, &a->friction, 12);
-				memcpy(p + 20, &a->points[0].id, 4);
-				memcpy(p + 24, &a->points[0].pn, 8);
-				memcpy(p + 32, &a->points[1].id, 4);
-				memcpy(p + 36, &a->points[1].pn, 8);
-				p += 20 +
+				memcpy(p + 8, &a->friction, 9); /* count's low byte last */
+				memcpy(p + 17, &a->points[0].id, 4);
+				memcpy(p + 21, &a->points[0].pn, 8);
+				memcpy(p + 29, &a->points[1].id, 4);
+				memcpy(p + 33, &a->points[1].pn, 8);
+				p += 17 +
 				     12 * a->count; /* an absent second point is overwritten next */
 			} else {
 				p = w_i32(p, a->shape_a);
 				p = w_i32(p, a->shape_b);
 				p = w_i32(p, a->friction);
 				p = w_i32(p, a->restitution);
-				p = w_i32(p, a->count);
+				p = w_u8(p, (uint32_t)a->count); /* 0, 1 or 2 */
 				for (int32_t k = 0; k < a->count; ++k) {
 					p = w_u32(p, a->points[k].id);
 					p = w_i32(p, a->points[k].pn);
