@@ -233,22 +233,26 @@ static bool read_file(const char *path, uint8_t **out, size_t *len)
 	return true;
 }
 
-/* A scene or a replay (read whole: its frames become the timeline's inputs). */
-int open_source(timeline *tl, const char *what, long key_every)
+/* A scene by name: the timeline from its world. -1 on success, else the exit status. */
+static int open_scene_source(timeline *tl, const char *what, long key_every)
 {
 	f2d_world *w = NULL;
-	if (f2d_scene_find(what) >= 0) {
-		if (f2d_scene_create(what, NULL, &w) != F2D_OK) {
-			fprintf(stderr, "%s: cannot build scene '%s'\n", PROG, what);
-			return EXIT_FAILURE;
-		}
-		if (!timeline_init(tl, w, what, key_every)) {
-			timeline_free(tl);
-			return EXIT_FAILURE;
-		}
-		snprintf(tl->scene, sizeof tl->scene, "%s", what);
-		return -1;
+	if (f2d_scene_create(what, NULL, &w) != F2D_OK) {
+		fprintf(stderr, "%s: cannot build scene '%s'\n", PROG, what);
+		return EXIT_FAILURE;
 	}
+	if (!timeline_init(tl, w, what, key_every)) {
+		timeline_free(tl);
+		return EXIT_FAILURE;
+	}
+	snprintf(tl->scene, sizeof tl->scene, "%s", what);
+	return -1;
+}
+
+/* The file `what` read whole and opened as a replay in *r. -1 on success, else the exit
+ * status (with a message). */
+static int open_replay_file(const char *what, f2r_reader *r)
+{
 	uint8_t *bytes = NULL;
 	size_t len = 0;
 	if (!read_file(what, &bytes, &len)) {
@@ -258,54 +262,60 @@ int open_source(timeline *tl, const char *what, long key_every)
 		        PROG, what);
 		return EXIT_USAGE;
 	}
-	f2r_reader r;
-	bool opened = f2r_open_mem(&r, bytes, len);
+	bool opened = f2r_open_mem(r, bytes, len);
 	free(bytes);
 	if (!opened) {
-		fprintf(stderr, "%s: %s: %s\n", PROG, what, r.error);
-		f2r_close_read(&r);
+		fprintf(stderr, "%s: %s: %s\n", PROG, what, r->error);
+		f2r_close_read(r);
 		return EXIT_USAGE;
 	}
-	const f2r_header *h = &r.header;
-	const char *problem = NULL;
+	return -1;
+}
+
+/* The replay's start world in *w (which the caller destroys); NULL, or what is wrong with the
+ * header (the checks in this order). */
+static const char *start_world_problem(const f2r_header *h, f2d_world **w)
+{
 	if (h->fingerprint != f2d_fingerprint()) {
-		problem = "recorded with another math fingerprint";
+		return "recorded with another math fingerprint";
 	} else if (h->hash_format != F2R_HASH_FORMAT ||
 	           (h->fix2d_version >> 8) != (FIX2D_VERSION_WORD >> 8)) {
-		problem = "recorded by an incompatible fix2d";
+		return "recorded by an incompatible fix2d";
 	} else if (h->start_kind == F2R_START_SCENE &&
 	           (f2d_scene_find(h->scene) < 0 ||
-	            f2d_scene_create(h->scene, NULL, &w) != F2D_OK)) {
-		problem = "its scene is unknown";
+	            f2d_scene_create(h->scene, NULL, w) != F2D_OK)) {
+		return "its scene is unknown";
 	} else if (h->start_kind == F2R_START_SNAPSHOT &&
-	           f2d_snapshot_load_new(h->start, h->start_len, NULL, &w) != F2D_OK) {
-		problem = "its start snapshot does not load";
-	} else if (f2d_world_get_time_step(w) != h->time_step) {
-		problem = "the header's time step is not the start world's";
+	           f2d_snapshot_load_new(h->start, h->start_len, NULL, w) != F2D_OK) {
+		return "its start snapshot does not load";
+	} else if (f2d_world_get_time_step(*w) != h->time_step) {
+		return "the header's time step is not the start world's";
 	}
-	if (problem != NULL) {
-		fprintf(stderr, "%s: %s: %s\n", PROG, what, problem);
-		f2d_destroy_world(w);
-		f2r_close_read(&r);
-		return EXIT_USAGE;
+	return NULL;
+}
+
+/* A copy of the start snapshot of a replay that starts from one; false when out of memory. */
+static bool keep_start(timeline *tl, const f2r_header *h)
+{
+	if (h->start_kind != F2R_START_SNAPSHOT) {
+		return true;
 	}
-	const char *base = strrchr(what, '/');
-	base = base != NULL ? base + 1 : what;
-	int status = timeline_init(tl, w, base, key_every) ? -1 : EXIT_FAILURE;
-	tl->start_kind = h->start_kind;
-	snprintf(tl->scene, sizeof tl->scene, "%s", h->scene);
-	if (status < 0 && h->start_kind == F2R_START_SNAPSHOT) {
-		tl->start = malloc(h->start_len);
-		if (tl->start == NULL) {
-			status = EXIT_FAILURE;
-		} else {
-			memcpy(tl->start, h->start, h->start_len);
-			tl->start_len = h->start_len;
-		}
+	tl->start = malloc(h->start_len);
+	if (tl->start == NULL) {
+		return false;
 	}
+	memcpy(tl->start, h->start, h->start_len);
+	tl->start_len = h->start_len;
+	return true;
+}
+
+/* The replay's frames appended to the timeline's inputs until the reader stops (*st: why).
+ * -1 on success, else EXIT_FAILURE (out of memory). */
+static int read_frames(timeline *tl, f2r_reader *r, f2r_status *st)
+{
 	f2r_frame *fr = calloc(1, sizeof *fr);
-	f2r_status st = F2R_OK;
-	while (status < 0 && fr != NULL && (st = f2r_read_frame(&r, fr)) == F2R_OK) {
+	int status = fr != NULL ? -1 : EXIT_FAILURE;
+	while (status < 0 && (*st = f2r_read_frame(r, fr)) == F2R_OK) {
 		if (!grow_frames(tl, tl->length + 1)) {
 			status = EXIT_FAILURE;
 			break;
@@ -324,8 +334,39 @@ int open_source(timeline *tl, const char *what, long key_every)
 			       (size_t)fr->count * sizeof *fi->commands);
 		}
 	}
-	if (fr == NULL) {
+	free(fr);
+	return status;
+}
+
+/* A replay file: the timeline from its start world, its frames as the inputs. -1 on success,
+ * else the exit status (with a message). */
+static int open_replay_source(timeline *tl, const char *what, long key_every)
+{
+	f2r_reader r;
+	int status = open_replay_file(what, &r);
+	if (status >= 0) {
+		return status;
+	}
+	const f2r_header *h = &r.header;
+	f2d_world *w = NULL;
+	const char *problem = start_world_problem(h, &w);
+	if (problem != NULL) {
+		fprintf(stderr, "%s: %s: %s\n", PROG, what, problem);
+		f2d_destroy_world(w);
+		f2r_close_read(&r);
+		return EXIT_USAGE;
+	}
+	const char *base = strrchr(what, '/');
+	base = base != NULL ? base + 1 : what;
+	status = timeline_init(tl, w, base, key_every) ? -1 : EXIT_FAILURE;
+	tl->start_kind = h->start_kind;
+	snprintf(tl->scene, sizeof tl->scene, "%s", h->scene);
+	if (status < 0 && !keep_start(tl, h)) {
 		status = EXIT_FAILURE;
+	}
+	f2r_status st = F2R_OK;
+	if (status < 0) {
+		status = read_frames(tl, &r, &st);
 	}
 	if (status < 0 && st == F2R_BAD) {
 		fprintf(stderr, "%s: %s: %s\n", PROG, what, r.error);
@@ -334,12 +375,20 @@ int open_source(timeline *tl, const char *what, long key_every)
 		printf("note: %s ends without an end marker after frame %u\n", what, r.next_frame);
 	}
 	tl->recorded = tl->length;
-	free(fr);
 	f2r_close_read(&r);
 	if (status >= 0) {
 		timeline_free(tl);
 	}
 	return status;
+}
+
+/* A scene or a replay (read whole: its frames become the timeline's inputs). */
+int open_source(timeline *tl, const char *what, long key_every)
+{
+	if (f2d_scene_find(what) >= 0) {
+		return open_scene_source(tl, what, key_every);
+	}
+	return open_replay_source(tl, what, key_every);
 }
 
 /* --record: the timeline's frames [0, length) written as a replay, simulated again from the
