@@ -96,6 +96,70 @@ void timeline_free(timeline *tl)
 	memset(tl, 0, sizeof *tl);
 }
 
+/* A new input at frame t: the timeline branches here. The frames after t, the keyframes
+ * after t's and a hash mismatch at or after t are dropped; t's recorded hash no longer
+ * applies. */
+static void branch_here(timeline *tl)
+{
+	for (long f = tl->t + 1; f < tl->length; ++f) {
+		free(tl->frames[f].commands);
+		memset(&tl->frames[f], 0, sizeof tl->frames[f]);
+	}
+	tl->length = tl->t + 1;
+	if (tl->hash_mismatch >= tl->t) {
+		tl->hash_mismatch = -1;
+	}
+	long keep = tl->t / tl->key_every + 1;
+	tl->key_count = tl->key_count < keep ? tl->key_count : keep;
+	tl->frames[tl->t].has_hash = false;
+}
+
+/* The viewer's input of frame fi is the new one, extra (an earlier pass's, kept by a rewind,
+ * would create a second joint): the other players' commands kept in order, then extra as
+ * player DRAG_PLAYER's, numbered from 0. False when out of memory. */
+static bool replace_viewer_input(frame_in *fi, const f2d_command *extra, int32_t n_extra)
+{
+	int32_t kept = 0;
+	for (int32_t i = 0; i < fi->count; ++i) {
+		if (fi->commands[i].player != DRAG_PLAYER) {
+			fi->commands[kept++] = fi->commands[i];
+		}
+	}
+	f2d_command *c = realloc(fi->commands, (size_t)(kept + n_extra) * sizeof *c);
+	if (c == NULL) {
+		return false;
+	}
+	for (int32_t k = 0; k < n_extra; ++k) {
+		c[kept + k] = extra[k];
+		c[kept + k].player = DRAG_PLAYER;
+		c[kept + k].sequence = (uint16_t)k;
+	}
+	fi->commands = c;
+	fi->count = kept + n_extra;
+	return true;
+}
+
+/* Frame fi's commands applied to the world; the results of its last n_extra (the viewer's)
+ * go to extra_results (may be NULL; all out of memory when the results cannot be kept). */
+static void apply_frame(timeline *tl, const frame_in *fi, int32_t n_extra,
+                        f2d_command_result *extra_results)
+{
+	if (fi->count <= 0) {
+		return;
+	}
+	f2d_command_result *res = n_extra > 0 ? calloc((size_t)fi->count, sizeof *res) : NULL;
+	f2d_world_apply_commands(tl->w, fi->commands, fi->count, res);
+	for (int32_t k = 0; res != NULL && extra_results != NULL && k < n_extra; ++k) {
+		extra_results[k] = res[fi->count - n_extra + k];
+	}
+	free(res);
+	if (res == NULL && n_extra > 0 && extra_results != NULL) {
+		for (int32_t k = 0; k < n_extra; ++k) {
+			extra_results[k].result = F2D_ERROR_OUT_OF_MEMORY;
+		}
+	}
+}
+
 /* Frame t's inputs applied and one step taken. `extra` (the viewer's commands, n_extra of
  * them, may be 0) replace the viewer's (player DRAG_PLAYER's) earlier commands of frame t: a new
  * input, so the timeline branches here. Their results go to extra_results (may be NULL). */
@@ -107,56 +171,16 @@ bool simulate(timeline *tl, const f2d_command *extra, int32_t n_extra,
 	}
 	frame_in *fi = &tl->frames[tl->t];
 	if (n_extra > 0) {
-		/* a new input: the timeline branches here */
-		for (long f = tl->t + 1; f < tl->length; ++f) {
-			free(tl->frames[f].commands);
-			memset(&tl->frames[f], 0, sizeof tl->frames[f]);
-		}
-		tl->length = tl->t + 1;
-		if (tl->hash_mismatch >= tl->t) {
-			tl->hash_mismatch = -1;
-		}
-		long keep = tl->t / tl->key_every + 1;
-		tl->key_count = tl->key_count < keep ? tl->key_count : keep;
-		fi->has_hash = false;
-		/* the viewer's input of this frame is the new one (an earlier pass's, kept by a
-		 * rewind, would create a second joint) */
-		int32_t kept = 0;
-		for (int32_t i = 0; i < fi->count; ++i) {
-			if (fi->commands[i].player != DRAG_PLAYER) {
-				fi->commands[kept++] = fi->commands[i];
-			}
-		}
-		f2d_command *c = realloc(fi->commands, (size_t)(kept + n_extra) * sizeof *c);
-		if (c == NULL) {
+		branch_here(tl);
+		if (!replace_viewer_input(fi, extra, n_extra)) {
 			return false;
 		}
-		for (int32_t k = 0; k < n_extra; ++k) {
-			c[kept + k] = extra[k];
-			c[kept + k].player = DRAG_PLAYER;
-			c[kept + k].sequence = (uint16_t)k;
-		}
-		fi->commands = c;
-		fi->count = kept + n_extra;
 	}
 	if (tl->t >= tl->length) {
 		tl->length = tl->t + 1;
 	}
 	Uint64 t0 = SDL_GetPerformanceCounter();
-	if (fi->count > 0) {
-		f2d_command_result *res =
-		    n_extra > 0 ? calloc((size_t)fi->count, sizeof *res) : NULL;
-		f2d_world_apply_commands(tl->w, fi->commands, fi->count, res);
-		for (int32_t k = 0; res != NULL && extra_results != NULL && k < n_extra; ++k) {
-			extra_results[k] = res[fi->count - n_extra + k];
-		}
-		free(res);
-		if (res == NULL && n_extra > 0 && extra_results != NULL) {
-			for (int32_t k = 0; k < n_extra; ++k) {
-				extra_results[k].result = F2D_ERROR_OUT_OF_MEMORY;
-			}
-		}
-	}
+	apply_frame(tl, fi, n_extra, extra_results);
 	f2d_result r = f2d_world_step(tl->w);
 	Uint64 t1 = SDL_GetPerformanceCounter();
 	tl->step_ms = (double)(t1 - t0) * 1000.0 / (double)SDL_GetPerformanceFrequency();
