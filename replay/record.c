@@ -437,6 +437,34 @@ bool replay_start(const char *path, f2r_reader *r, f2d_world **w)
 	return true;
 }
 
+/* Body ia of a and body ib of b (the same index): whether position, velocity, angle, angular
+ * velocity or generation differ; printed ("body <id>: dx ... at <x> <y>") when `show`. */
+static bool body_differs(const f2d_world *a, f2d_body_id ia, const f2d_world *b, f2d_body_id ib,
+                         bool show)
+{
+	f2d_vec2 pa = f2d_body_get_position(a, ia), pb = f2d_body_get_position(b, ib);
+	f2d_vec2 va = f2d_body_get_linear_velocity(a, ia);
+	f2d_vec2 vb = f2d_body_get_linear_velocity(b, ib);
+	fix16_t aa = f2d_body_get_angle(a, ia), ab = f2d_body_get_angle(b, ib);
+	fix16_t wa = f2d_body_get_angular_velocity(a, ia);
+	fix16_t wb = f2d_body_get_angular_velocity(b, ib);
+	if (pa.x == pb.x && pa.y == pb.y && va.x == vb.x && va.y == vb.y && aa == ab && wa == wb &&
+	    ia.generation == ib.generation) {
+		return false;
+	}
+	if (show) {
+		char s[8][24];
+		printf("  body %d: dx %s dy %s dangle %s dvx %s dvy %s dw %s at %s "
+		       "%s\n",
+		       ia.index1 - 1, f2d_format_fix(pb.x - pa.x, 6, s[0]),
+		       f2d_format_fix(pb.y - pa.y, 6, s[1]), f2d_format_fix(ab - aa, 6, s[2]),
+		       f2d_format_fix(vb.x - va.x, 6, s[3]), f2d_format_fix(vb.y - va.y, 6, s[4]),
+		       f2d_format_fix(wb - wa, 6, s[5]), f2d_format_fix(pa.x, 6, s[6]),
+		       f2d_format_fix(pa.y, 6, s[7]));
+	}
+	return true;
+}
+
 /* Bodies that differ between two worlds after the same frame, in id order (at most `limit`
  * lines: "body <id>: dx ... dw ... at <x> <y>", the first world's position), then the count and
  * the contact and joint counts of both. */
@@ -447,45 +475,22 @@ static void report_bodies(const f2d_world *a, const f2d_world *b, int limit)
 	na = na > 4096 ? 4096 : na;
 	nb = nb > 4096 ? 4096 : nb;
 	int shown = 0, differ = 0;
-	char s[8][24];
 	for (int32_t i = 0, j = 0; i < na || j < nb;) {
-		if (j >= nb || (i < na && ia[i].index1 < ib[j].index1)) {
+		bool first_only = j >= nb || (i < na && ia[i].index1 < ib[j].index1);
+		if (first_only || i >= na || ib[j].index1 < ia[i].index1) {
 			if (shown++ < limit) {
-				printf("  body %d only in the first\n", ia[i].index1 - 1);
+				printf("  body %d only in the %s\n",
+				       first_only ? ia[i].index1 - 1 : ib[j].index1 - 1,
+				       first_only ? "first" : "second");
 			}
 			++differ;
-			++i;
+			i += first_only;
+			j += !first_only;
 			continue;
 		}
-		if (i >= na || ib[j].index1 < ia[i].index1) {
-			if (shown++ < limit) {
-				printf("  body %d only in the second\n", ib[j].index1 - 1);
-			}
+		if (body_differs(a, ia[i], b, ib[j], shown < limit)) {
 			++differ;
-			++j;
-			continue;
-		}
-		f2d_vec2 pa = f2d_body_get_position(a, ia[i]), pb = f2d_body_get_position(b, ib[j]);
-		f2d_vec2 va = f2d_body_get_linear_velocity(a, ia[i]);
-		f2d_vec2 vb = f2d_body_get_linear_velocity(b, ib[j]);
-		fix16_t aa = f2d_body_get_angle(a, ia[i]), ab = f2d_body_get_angle(b, ib[j]);
-		fix16_t wa = f2d_body_get_angular_velocity(a, ia[i]);
-		fix16_t wb = f2d_body_get_angular_velocity(b, ib[j]);
-		if (pa.x != pb.x || pa.y != pb.y || va.x != vb.x || va.y != vb.y || aa != ab ||
-		    wa != wb || ia[i].generation != ib[j].generation) {
-			++differ;
-			if (shown++ < limit) {
-				printf("  body %d: dx %s dy %s dangle %s dvx %s dvy %s dw %s at %s "
-				       "%s\n",
-				       ia[i].index1 - 1, f2d_format_fix(pb.x - pa.x, 6, s[0]),
-				       f2d_format_fix(pb.y - pa.y, 6, s[1]),
-				       f2d_format_fix(ab - aa, 6, s[2]),
-				       f2d_format_fix(vb.x - va.x, 6, s[3]),
-				       f2d_format_fix(vb.y - va.y, 6, s[4]),
-				       f2d_format_fix(wb - wa, 6, s[5]),
-				       f2d_format_fix(pa.x, 6, s[6]),
-				       f2d_format_fix(pa.y, 6, s[7]));
-			}
+			++shown;
 		}
 		++i;
 		++j;

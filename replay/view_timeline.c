@@ -415,33 +415,25 @@ int open_source(timeline *tl, const char *what, long key_every)
 	return open_replay_source(tl, what, key_every);
 }
 
-/* --record: the timeline's frames [0, length) written as a replay, simulated again from the
- * start with a hash after every frame and a portable keyframe every 60 frames. */
-bool record(timeline *tl, const char *path)
+/* The header of the timeline's replay: its start (scene or snapshot), a hash every frame. */
+static void record_header(const timeline *tl, f2r_header *h)
 {
-	f2r_header h;
-	memset(&h, 0, sizeof h);
-	h.fix2d_version = FIX2D_VERSION_WORD;
-	h.hash_format = F2R_HASH_FORMAT;
-	h.fingerprint = f2d_fingerprint();
-	h.time_step = f2d_world_get_time_step(tl->w);
-	h.hash_interval = 1;
-	h.start_kind = tl->start_kind;
-	snprintf(h.scene, sizeof h.scene, "%s", tl->scene);
-	h.start = tl->start;
-	h.start_len = tl->start_len;
-	long frames = tl->length;
-	if (frames == 0 || !seek(tl, 0)) {
-		fprintf(stderr, "%s: %s: nothing to record (no frame was simulated)\n", PROG, path);
-		return false;
-	}
-	f2r_writer wr;
-	f2r_frame *fr = calloc(1, sizeof *fr);
-	if (fr == NULL || !f2r_open_write(&wr, path, &h)) {
-		fprintf(stderr, "%s: cannot write '%s'\n", PROG, path);
-		free(fr);
-		return false;
-	}
+	memset(h, 0, sizeof *h);
+	h->fix2d_version = FIX2D_VERSION_WORD;
+	h->hash_format = F2R_HASH_FORMAT;
+	h->fingerprint = f2d_fingerprint();
+	h->time_step = f2d_world_get_time_step(tl->w);
+	h->hash_interval = 1;
+	h->start_kind = tl->start_kind;
+	snprintf(h->scene, sizeof h->scene, "%s", tl->scene);
+	h->start = tl->start;
+	h->start_len = tl->start_len;
+}
+
+/* Frames [0, frames) simulated again from frame 0 and written with their hashes, and a
+ * portable keyframe after every 60th; false on the first failure. */
+static bool record_frames(timeline *tl, f2r_writer *wr, f2r_frame *fr, long frames)
+{
 	bool ok = true;
 	for (long f = 0; ok && f < frames; ++f) {
 		const frame_in *fi = &tl->frames[f];
@@ -454,16 +446,38 @@ bool record(timeline *tl, const char *path)
 		ok = simulate(tl, NULL, 0, NULL);
 		fr->has_hash = true;
 		fr->hash = f2d_world_hash(tl->w);
-		ok = ok && f2r_write_frame(&wr, fr);
+		ok = ok && f2r_write_frame(wr, fr);
 		if (ok && (f + 1) % 60 == 0) {
 			size_t need = f2d_snapshot_portable_size(tl->w), len = 0;
 			void *buf = malloc(need);
 			ok = buf != NULL &&
 			     f2d_snapshot_save_portable(tl->w, buf, need, &len) == F2D_OK &&
-			     f2r_write_keyframe(&wr, (uint32_t)f, buf, len);
+			     f2r_write_keyframe(wr, (uint32_t)f, buf, len);
 			free(buf);
 		}
 	}
+	return ok;
+}
+
+/* --record: the timeline's frames [0, length) written as a replay, simulated again from the
+ * start with a hash after every frame and a portable keyframe every 60 frames. */
+bool record(timeline *tl, const char *path)
+{
+	f2r_header h;
+	record_header(tl, &h);
+	long frames = tl->length;
+	if (frames == 0 || !seek(tl, 0)) {
+		fprintf(stderr, "%s: %s: nothing to record (no frame was simulated)\n", PROG, path);
+		return false;
+	}
+	f2r_writer wr;
+	f2r_frame *fr = calloc(1, sizeof *fr);
+	if (fr == NULL || !f2r_open_write(&wr, path, &h)) {
+		fprintf(stderr, "%s: cannot write '%s'\n", PROG, path);
+		free(fr);
+		return false;
+	}
+	bool ok = record_frames(tl, &wr, fr, frames);
 	ok = f2r_close_write(&wr) && ok;
 	if (ok) {
 		printf("recorded %ld frames to %s, final hash %016" PRIx64 "\n", frames, path,
