@@ -36,8 +36,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define FIX2D_VERSION_WORD                                                                         \
-	((uint32_t)F2D_VERSION_MAJOR << 16 | (uint32_t)F2D_VERSION_MINOR << 8 | F2D_VERSION_PATCH)
 #define LINGER_US 1500000u /* after the end: keep answering so the others can finish */
 
 typedef struct peer {
@@ -266,12 +264,7 @@ static bool open_replay(peer *p)
 	char path[4096];
 	snprintf(path, sizeof path, "%s/peer%d.f2r", p->o->record_dir, p->self);
 	f2r_header h;
-	memset(&h, 0, sizeof h);
-	h.fix2d_version = FIX2D_VERSION_WORD;
-	h.hash_format = F2R_HASH_FORMAT;
-	h.fingerprint = f2d_fingerprint();
-	h.time_step = f2d_world_get_time_step(p->world);
-	h.hash_interval = 1;
+	f2r_header_init(&h, p->world, 1);
 	snprintf(h.scene, sizeof h.scene, "%s", ND_SCENE);
 	p->rframe = calloc(1, sizeof *p->rframe);
 	if (p->rframe == NULL || !f2r_open_write(&p->replay, path, &h)) {
@@ -335,12 +328,7 @@ static void bundle_header(const peer *p, uint32_t first, const uint8_t *start, s
 {
 	const nd_session *s = &p->s;
 	uint32_t d = s->desync_frame, end = p->sync;
-	memset(h, 0, sizeof *h);
-	h->fix2d_version = FIX2D_VERSION_WORD;
-	h->hash_format = F2R_HASH_FORMAT;
-	h->fingerprint = f2d_fingerprint();
-	h->time_step = f2d_world_get_time_step(p->world);
-	h->hash_interval = 1;
+	f2r_header_init(h, p->world, 1);
 	h->start_kind = F2R_START_SNAPSHOT;
 	snprintf(h->scene, sizeof h->scene, "desync-peer%d-frame%u", p->self, d);
 	h->start = start;

@@ -177,6 +177,16 @@ static bool write_bundle_chunk(f2r_writer *w, const f2r_bundle *b)
 	return ok;
 }
 
+void f2r_header_init(f2r_header *h, const f2d_world *w, uint32_t hash_interval)
+{
+	memset(h, 0, sizeof *h);
+	h->fix2d_version = FIX2D_VERSION_WORD;
+	h->hash_format = F2R_HASH_FORMAT;
+	h->fingerprint = f2d_fingerprint();
+	h->time_step = f2d_world_get_time_step(w);
+	h->hash_interval = hash_interval;
+}
+
 bool f2r_open_write(f2r_writer *w, const char *path, const f2r_header *h)
 {
 	memset(w, 0, sizeof *w);

@@ -14,9 +14,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define FIX2D_VERSION_WORD                                                                         \
-	((uint32_t)F2D_VERSION_MAJOR << 16 | (uint32_t)F2D_VERSION_MINOR << 8 | F2D_VERSION_PATCH)
-
 /* ---- options: a table of `--name VALUE` counts and texts, plus one positional ---- */
 
 typedef struct opt {
@@ -214,12 +211,7 @@ static int open_inputs(const char *inputs, record_inputs *in)
 static void record_header(const record_args *a, const f2d_world *w, const uint8_t *start,
                           size_t start_len, f2r_header *h)
 {
-	memset(h, 0, sizeof *h);
-	h->fix2d_version = FIX2D_VERSION_WORD;
-	h->hash_format = F2R_HASH_FORMAT;
-	h->fingerprint = f2d_fingerprint();
-	h->time_step = f2d_world_get_time_step(w);
-	h->hash_interval = (uint32_t)a->hash_every;
+	f2r_header_init(h, w, (uint32_t)a->hash_every);
 	if (a->scene != NULL) {
 		snprintf(h->scene, sizeof h->scene, "%s", a->scene);
 	} else {

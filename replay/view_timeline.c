@@ -418,12 +418,7 @@ int open_source(timeline *tl, const char *what, long key_every)
 /* The header of the timeline's replay: its start (scene or snapshot), a hash every frame. */
 static void record_header(const timeline *tl, f2r_header *h)
 {
-	memset(h, 0, sizeof *h);
-	h->fix2d_version = FIX2D_VERSION_WORD;
-	h->hash_format = F2R_HASH_FORMAT;
-	h->fingerprint = f2d_fingerprint();
-	h->time_step = f2d_world_get_time_step(tl->w);
-	h->hash_interval = 1;
+	f2r_header_init(h, tl->w, 1);
 	h->start_kind = tl->start_kind;
 	snprintf(h->scene, sizeof h->scene, "%s", tl->scene);
 	h->start = tl->start;
