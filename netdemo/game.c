@@ -194,80 +194,108 @@ static bool is_teammate(const f2d_body_id players[ND_PLAYERS], int team, f2d_bod
 	return false;
 }
 
+/* The bodies a push may pick from: the world's first 256 bodies (ids), and the players. */
+typedef struct push_scope {
+	f2d_world *world;
+	const f2d_body_id *players;
+	const f2d_body_id *ids;
+	int32_t count;
+} push_scope;
+
+/* The next push candidate of player body b (centre c, of team `team`) after (floor_d2,
+ * floor_i) in (squared distance, index) order: a dynamic body other than b and b's teammates,
+ * strictly within reach (2.5 m); -1 when there is none, else its index in s->ids with its
+ * squared distance in *d2. */
+static int32_t next_candidate(const push_scope *s, f2d_body_id b, int team, f2d_vec2 c,
+                              int64_t floor_d2, int32_t floor_i, int64_t *d2)
+{
+	static const int64_t reach = F2D_MILLI(2500);
+	int32_t cand = -1;
+	int64_t cand_d2 = reach * reach;
+	for (int32_t i = 0; i < s->count; ++i) {
+		if (s->ids[i].index1 == b.index1 ||
+		    f2d_body_get_type(s->world, s->ids[i]) != F2D_DYNAMIC_BODY ||
+		    is_teammate(s->players, team, s->ids[i])) {
+			continue;
+		}
+		f2d_vec2 t = f2d_body_get_world_center(s->world, s->ids[i]);
+		int64_t dx = (int64_t)t.x - c.x, dy = (int64_t)t.y - c.y;
+		int64_t di = dx * dx + dy * dy;
+		bool after = di > floor_d2 || (di == floor_d2 && i > floor_i);
+		if (after && di < cand_d2) {
+			cand_d2 = di;
+			cand = i;
+		}
+	}
+	*d2 = cand_d2;
+	return cand;
+}
+
+/* The body player p (body b, centre c) pushes: the nearest visible body, candidates in reach
+ * by (distance, id), each tried in turn (selection of the next nearest: few bodies are in
+ * reach); its index in s->ids, or -1. */
+static int32_t push_target(const push_scope *s, int p, f2d_body_id b, f2d_vec2 c)
+{
+	int team = nd_game_team(p);
+	int64_t floor_d2 = -1;
+	int32_t floor_i = -1;
+	for (;;) {
+		int64_t d2;
+		int32_t cand = next_candidate(s, b, team, c, floor_d2, floor_i, &d2);
+		if (cand < 0) {
+			return -1;
+		}
+		if (sees(s->world, team, c, s->ids[cand],
+		         f2d_body_get_world_center(s->world, s->ids[cand]))) {
+			return cand;
+		}
+		floor_d2 = d2;
+		floor_i = cand;
+	}
+}
+
+/* Player p's commands for input in (nonzero, its body valid) into out: run, jump, push, in
+ * this order; returns how many. */
+static int32_t player_commands(const push_scope *s, int p, uint8_t in, f2d_command *out)
+{
+	f2d_world *world = s->world;
+	f2d_body_id b = s->players[p];
+	int32_t n = 0;
+	uint16_t seq = 0;
+	fix16_t m = f2d_body_get_mass(world, b);
+	f2d_vec2 v = f2d_body_get_linear_velocity(world, b);
+	f2d_vec2 c = f2d_body_get_world_center(world, b);
+	int dir = ((in & ND_RIGHT) != 0) - ((in & ND_LEFT) != 0);
+	if (dir != 0 && (fix16_t)(dir * v.x) < F2D_FIX(5)) {
+		out[n++] = impulse((uint8_t)p, seq++, b, dir * times_mass(m, F2D_MILLI(400)), 0, c);
+	}
+	if ((in & ND_JUMP) != 0 && v.y < F2D_MILLI(200) && v.y > F2D_MILLI(-200)) {
+		out[n++] = impulse((uint8_t)p, seq++, b, 0, times_mass(m, F2D_MILLI(6500)), c);
+	}
+	int32_t best = (in & ND_PUSH) != 0 ? push_target(s, p, b, c) : -1;
+	if (best >= 0) {
+		f2d_body_id t = s->ids[best];
+		f2d_vec2 tc = f2d_body_get_world_center(world, t);
+		fix16_t mt = f2d_body_get_mass(world, t);
+		int away = tc.x >= c.x ? 1 : -1;
+		out[n++] = impulse((uint8_t)p, seq++, t, away * times_mass(mt, F2D_FIX(4)),
+		                   times_mass(mt, F2D_FIX(2)), tc);
+	}
+	return n;
+}
+
 int32_t nd_game_commands(f2d_world *world, const f2d_body_id players[ND_PLAYERS],
                          const uint8_t *inputs, int count, f2d_command *out)
 {
-	static const int64_t reach = F2D_MILLI(2500);
 	f2d_body_id ids[256];
 	int32_t nbodies = f2d_world_get_bodies(world, ids, 256);
-	nbodies = nbodies > 256 ? 256 : nbodies;
+	push_scope s = {world, players, ids, nbodies > 256 ? 256 : nbodies};
 	int32_t n = 0;
 	for (int p = 0; p < count && p < ND_PLAYERS; ++p) {
-		uint8_t in = inputs[p];
-		f2d_body_id b = players[p];
-		if (in == 0 || !f2d_body_is_valid(world, b)) {
+		if (inputs[p] == 0 || !f2d_body_is_valid(world, players[p])) {
 			continue;
 		}
-		uint16_t seq = 0;
-		fix16_t m = f2d_body_get_mass(world, b);
-		f2d_vec2 v = f2d_body_get_linear_velocity(world, b);
-		f2d_vec2 c = f2d_body_get_world_center(world, b);
-		int dir = ((in & ND_RIGHT) != 0) - ((in & ND_LEFT) != 0);
-		if (dir != 0 && (fix16_t)(dir * v.x) < F2D_FIX(5)) {
-			out[n++] = impulse((uint8_t)p, seq++, b,
-			                   dir * times_mass(m, F2D_MILLI(400)), 0, c);
-		}
-		if ((in & ND_JUMP) != 0 && v.y < F2D_MILLI(200) && v.y > F2D_MILLI(-200)) {
-			out[n++] =
-			    impulse((uint8_t)p, seq++, b, 0, times_mass(m, F2D_MILLI(6500)), c);
-		}
-		if ((in & ND_PUSH) != 0) {
-			/* the nearest visible body: candidates in reach by (distance, id), each
-			   tried in turn (selection of the next nearest: few bodies are in reach) */
-			int team = nd_game_team(p);
-			int32_t best = -1;
-			int64_t floor_d2 = -1;
-			int32_t floor_i = -1;
-			for (;;) {
-				int32_t cand = -1;
-				int64_t cand_d2 = reach * reach;
-				for (int32_t i = 0; i < nbodies; ++i) {
-					if (ids[i].index1 == b.index1 ||
-					    f2d_body_get_type(world, ids[i]) != F2D_DYNAMIC_BODY ||
-					    is_teammate(players, team, ids[i])) {
-						continue;
-					}
-					f2d_vec2 t = f2d_body_get_world_center(world, ids[i]);
-					int64_t dx = (int64_t)t.x - c.x, dy = (int64_t)t.y - c.y;
-					int64_t d2 = dx * dx + dy * dy;
-					bool after =
-					    d2 > floor_d2 || (d2 == floor_d2 && i > floor_i);
-					if (after && d2 < cand_d2) {
-						cand_d2 = d2;
-						cand = i;
-					}
-				}
-				if (cand < 0) {
-					break;
-				}
-				if (sees(world, team, c, ids[cand],
-				         f2d_body_get_world_center(world, ids[cand]))) {
-					best = cand;
-					break;
-				}
-				floor_d2 = cand_d2;
-				floor_i = cand;
-			}
-			if (best >= 0) {
-				f2d_body_id t = ids[best];
-				f2d_vec2 tc = f2d_body_get_world_center(world, t);
-				fix16_t mt = f2d_body_get_mass(world, t);
-				int away = tc.x >= c.x ? 1 : -1;
-				out[n++] =
-				    impulse((uint8_t)p, seq++, t, away * times_mass(mt, F2D_FIX(4)),
-				            times_mass(mt, F2D_FIX(2)), tc);
-			}
-		}
+		n += player_commands(&s, p, inputs[p], out + n);
 	}
 	return n;
 }

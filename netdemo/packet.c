@@ -37,6 +37,69 @@ static uint64_t r64(rd *r)
 	return lo | (uint64_t)r32(r) << 32;
 }
 
+/* A GAME packet's body (the header read) from a packet of len bytes: -1, or the drop reason. */
+static int parse_game(rd *r, size_t len, nd_packet *p)
+{
+	if (len < ND_GAME_FIXED_BYTES) {
+		return ND_DROP_LENGTH;
+	}
+	p->frame = r32(r);
+	p->advantage = (int32_t)r32(r);
+	p->input_ack = r32(r);
+	p->hash_ack = r32(r);
+	p->desync_frame = r32(r);
+	p->input_start = r32(r);
+	p->input_count = (uint8_t)r8(r);
+	p->hash_count = (uint8_t)r8(r);
+	p->hash_start = r32(r);
+	if (p->input_count > ND_MAX_PACKET_INPUTS || p->hash_count > ND_MAX_PACKET_HASHES) {
+		return ND_DROP_FIELD;
+	}
+	size_t want = ND_GAME_FIXED_BYTES + (size_t)p->input_count + 16 * (size_t)p->hash_count;
+	if (len != want) {
+		return ND_DROP_LENGTH;
+	}
+	for (uint32_t i = 0; i < p->input_count; ++i) {
+		p->inputs[i] = (uint8_t)r8(r);
+		if ((p->inputs[i] & ~ND_INPUT_MASK) != 0) {
+			return ND_DROP_FIELD;
+		}
+	}
+	for (uint32_t i = 0; i < p->hash_count; ++i) {
+		p->hashes[i] = r64(r);
+		p->games[i] = r64(r);
+	}
+	if (((p->flags & ND_FLAG_DESYNC) != 0) != (p->desync_frame != ND_NO_FRAME)) {
+		return ND_DROP_FIELD;
+	}
+	return -1;
+}
+
+/* The body of a packet of type p->type (the header read): -1, or the drop reason. */
+static int parse_body(rd *r, size_t len, nd_packet *p)
+{
+	switch (p->type) {
+	case ND_PKT_GAME: return parse_game(r, len, p);
+	case ND_PKT_HELLO:
+		if (len != ND_HELLO_BYTES) {
+			return ND_DROP_LENGTH;
+		}
+		p->nonce = r32(r);
+		return -1;
+	case ND_PKT_WELCOME:
+		if (len != ND_WELCOME_BYTES) {
+			return ND_DROP_LENGTH;
+		}
+		p->nonce = r32(r);
+		p->frames = r32(r);
+		p->delay = r32(r);
+		p->peers = (uint8_t)r8(r);
+		p->your_index = (uint8_t)r8(r);
+		return -1;
+	default: return ND_DROP_TYPE;
+	}
+}
+
 int nd_packet_parse(const uint8_t *data, size_t len, nd_packet *out)
 {
 	/* magic and version first, as soon as there are bytes for them: a packet of another
@@ -69,60 +132,9 @@ int nd_packet_parse(const uint8_t *data, size_t len, nd_packet *out)
 	if ((p.flags & ~ND_FLAG_MASK) != 0) {
 		return ND_DROP_FIELD;
 	}
-	switch (p.type) {
-	case ND_PKT_GAME: {
-		if (len < ND_GAME_FIXED_BYTES) {
-			return ND_DROP_LENGTH;
-		}
-		p.frame = r32(&r);
-		p.advantage = (int32_t)r32(&r);
-		p.input_ack = r32(&r);
-		p.hash_ack = r32(&r);
-		p.desync_frame = r32(&r);
-		p.input_start = r32(&r);
-		p.input_count = (uint8_t)r8(&r);
-		p.hash_count = (uint8_t)r8(&r);
-		p.hash_start = r32(&r);
-		if (p.input_count > ND_MAX_PACKET_INPUTS || p.hash_count > ND_MAX_PACKET_HASHES) {
-			return ND_DROP_FIELD;
-		}
-		size_t want =
-		    ND_GAME_FIXED_BYTES + (size_t)p.input_count + 16 * (size_t)p.hash_count;
-		if (len != want) {
-			return ND_DROP_LENGTH;
-		}
-		for (uint32_t i = 0; i < p.input_count; ++i) {
-			p.inputs[i] = (uint8_t)r8(&r);
-			if ((p.inputs[i] & ~ND_INPUT_MASK) != 0) {
-				return ND_DROP_FIELD;
-			}
-		}
-		for (uint32_t i = 0; i < p.hash_count; ++i) {
-			p.hashes[i] = r64(&r);
-			p.games[i] = r64(&r);
-		}
-		if (((p.flags & ND_FLAG_DESYNC) != 0) != (p.desync_frame != ND_NO_FRAME)) {
-			return ND_DROP_FIELD;
-		}
-		break;
-	}
-	case ND_PKT_HELLO:
-		if (len != ND_HELLO_BYTES) {
-			return ND_DROP_LENGTH;
-		}
-		p.nonce = r32(&r);
-		break;
-	case ND_PKT_WELCOME:
-		if (len != ND_WELCOME_BYTES) {
-			return ND_DROP_LENGTH;
-		}
-		p.nonce = r32(&r);
-		p.frames = r32(&r);
-		p.delay = r32(&r);
-		p.peers = (uint8_t)r8(&r);
-		p.your_index = (uint8_t)r8(&r);
-		break;
-	default: return ND_DROP_TYPE;
+	int why = parse_body(&r, len, &p);
+	if (why >= 0) {
+		return why;
 	}
 	if (r.pos != len) { /* cannot happen: every branch checked the length */
 		return ND_DROP_LENGTH;

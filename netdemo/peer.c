@@ -36,8 +36,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define FIX2D_VERSION_WORD                                                                         \
-	((uint32_t)F2D_VERSION_MAJOR << 16 | (uint32_t)F2D_VERSION_MINOR << 8 | F2D_VERSION_PATCH)
 #define LINGER_US 1500000u /* after the end: keep answering so the others can finish */
 
 typedef struct peer {
@@ -266,12 +264,7 @@ static bool open_replay(peer *p)
 	char path[4096];
 	snprintf(path, sizeof path, "%s/peer%d.f2r", p->o->record_dir, p->self);
 	f2r_header h;
-	memset(&h, 0, sizeof h);
-	h.fix2d_version = FIX2D_VERSION_WORD;
-	h.hash_format = F2R_HASH_FORMAT;
-	h.fingerprint = f2d_fingerprint();
-	h.time_step = f2d_world_get_time_step(p->world);
-	h.hash_interval = 1;
+	f2r_header_init(&h, p->world, 1);
 	snprintf(h.scene, sizeof h.scene, "%s", ND_SCENE);
 	p->rframe = calloc(1, sizeof *p->rframe);
 	if (p->rframe == NULL || !f2r_open_write(&p->replay, path, &h)) {
@@ -302,18 +295,12 @@ static size_t portable_state(peer *p, uint32_t g, uint8_t **buf, size_t *cap)
 	return f2d_snapshot_save_portable(p->world, *buf, *cap, &len) == F2D_OK ? len : 0;
 }
 
-/* The desync bundle (README, "Desync bundles"): DIR/desync-peer<i>-frame<D>.f2r, a replay
- * (replay/f2r.h) that starts from the portable snapshot of the state after frame D-1 (the
- * last frame whose hashes agree: every hash we hold for frames before D is ours), then every
- * frame we confirmed from D on with its commands, our hash, the hash entering the step and
- * the step as we traced it (f2d_world_step_traced), the portable snapshot of our world after
- * it (a keyframe), and in its 'P' chunk every peer's hashes for frames D-1 .. as we hold
- * them. Called after the game: the world is ours to use. Returns false (with a message) when
- * no bundle could be written. */
-static bool write_bundle(peer *p)
+/* Whether a desync bundle can be written for frames desync_frame .. sync-1: false (with a
+ * message when the reason is worth one) when there is no desync, our states were lost or the
+ * state before the desync frame is no longer kept. */
+static bool bundle_possible(const peer *p)
 {
-	const nd_session *s = &p->s;
-	uint32_t d = s->desync_frame, end = p->sync;
+	uint32_t d = p->s.desync_frame, end = p->sync;
 	if (d == ND_NO_FRAME || d >= end) {
 		return false; /* (we hold our hash of D, so D < sync) */
 	}
@@ -330,42 +317,45 @@ static bool write_bundle(peer *p)
 		    ND_PROG, p->self, d, ND_HISTORY);
 		return false;
 	}
-	char path[4096];
-	const char *dir = p->o->bundle_dir != NULL ? p->o->bundle_dir : ".";
-	snprintf(path, sizeof path, "%s/desync-peer%d-frame%u.f2r", dir, p->self, d);
-	uint8_t *buf = NULL;
-	size_t cap = 0, len = portable_state(p, d, &buf, &cap);
-	bool ok = len > 0 && (d == 0 || f2d_world_hash(p->world) == s->hashes[p->self][d - 1]);
-	uint64_t start_hash = f2d_world_hash(p->world);
-	f2r_header h;
-	memset(&h, 0, sizeof h);
-	h.fix2d_version = FIX2D_VERSION_WORD;
-	h.hash_format = F2R_HASH_FORMAT;
-	h.fingerprint = f2d_fingerprint();
-	h.time_step = f2d_world_get_time_step(p->world);
-	h.hash_interval = 1;
-	h.start_kind = F2R_START_SNAPSHOT;
-	snprintf(h.scene, sizeof h.scene, "desync-peer%d-frame%u", p->self, d);
-	h.start = buf;
-	h.start_len = len;
-	h.has_bundle = true;
-	f2r_bundle *b = &h.bundle;
+	return true;
+}
+
+/* The bundle's header: it starts from the portable snapshot start[0..len) of the state after
+ * frame first (= D-1, or 0 when D is 0), and its 'P' chunk holds every peer's hashes from
+ * first on (up to the sync point). */
+static void bundle_header(const peer *p, uint32_t first, const uint8_t *start, size_t len,
+                          f2r_header *h)
+{
+	const nd_session *s = &p->s;
+	uint32_t d = s->desync_frame, end = p->sync;
+	f2r_header_init(h, p->world, 1);
+	h->start_kind = F2R_START_SNAPSHOT;
+	snprintf(h->scene, sizeof h->scene, "desync-peer%d-frame%u", p->self, d);
+	h->start = start;
+	h->start_len = len;
+	h->has_bundle = true;
+	f2r_bundle *b = &h->bundle;
 	b->peer = (uint8_t)p->self;
 	b->peer_count = (uint8_t)p->npeers;
 	b->desync_peer = (uint8_t)s->desync_peer;
 	b->first_frame = d;
 	b->desync_frame = d;
-	uint32_t first = d > 0 ? d - 1 : 0;
 	for (int q = 0; q < p->npeers; ++q) {
 		uint32_t have = s->hash_count[q] < end ? s->hash_count[q] : end;
 		b->peers[q].first = first;
 		b->peers[q].count = have > first ? have - first : 0;
 		b->peers[q].hash = s->hashes[q] + first;
 	}
-	f2r_writer w;
-	f2r_frame *fr = calloc(1, sizeof *fr);
-	ok = ok && fr != NULL && f2r_open_write(&w, path, &h);
-	bool opened = ok;
+}
+
+/* The bundle's frames D .. sync-1 into the open writer w: each frame's commands and our hash,
+ * its traced step, and the keyframe of our world after it, which must hash to our hash of
+ * the frame. *buf (of capacity *cap) is the snapshot buffer, grown as needed. */
+static bool write_bundle_frames(peer *p, f2r_writer *w, f2r_frame *fr, uint8_t **buf, size_t *cap)
+{
+	const nd_session *s = &p->s;
+	uint32_t d = s->desync_frame, end = p->sync;
+	bool ok = true;
 	for (uint32_t f = d; ok && f < end; ++f) {
 		int k = (int)(f % ND_HISTORY);
 		fr->index = f - d;
@@ -373,13 +363,45 @@ static bool write_bundle(peer *p)
 		memcpy(fr->commands, p->hist_cmds[k], sizeof(f2d_command) * (size_t)fr->count);
 		fr->has_hash = true;
 		fr->hash = s->hashes[p->self][f];
-		ok = f2r_write_frame(&w, fr) &&
-		     f2r_write_trace(&w, f - d, p->hist_entering[k], &p->hist_trace[k]);
+		ok = f2r_write_frame(w, fr) &&
+		     f2r_write_trace(w, f - d, p->hist_entering[k], &p->hist_trace[k]);
 		/* the keyframe: our world after frame f, which must hash to our hash of f */
-		len = ok ? portable_state(p, f + 1, &buf, &cap) : 0;
+		size_t len = ok ? portable_state(p, f + 1, buf, cap) : 0;
 		ok = len > 0 && f2d_world_hash(p->world) == fr->hash &&
-		     f2r_write_keyframe(&w, f - d, buf, len);
+		     f2r_write_keyframe(w, f - d, *buf, len);
 	}
+	return ok;
+}
+
+/* The desync bundle (README, "Desync bundles"): DIR/desync-peer<i>-frame<D>.f2r, a replay
+ * (replay/f2r.h) that starts from the portable snapshot of the state after frame D-1 (the
+ * last frame whose hashes agree: every hash we hold for frames before D is ours), then every
+ * frame we confirmed from D on with its commands, our hash, the hash entering the step and
+ * the step as we traced it (f2d_world_step_traced), the portable snapshot of our world after
+ * it (a keyframe), and in its 'P' chunk every peer's hashes for frames D-1 .. as we hold
+ * them. Called after the game: the world is ours to use. Returns false (with a message) when
+ * no bundle could be written. */
+static bool write_bundle(peer *p)
+{
+	if (!bundle_possible(p)) {
+		return false;
+	}
+	uint32_t d = p->s.desync_frame, end = p->sync;
+	char path[4096];
+	const char *dir = p->o->bundle_dir != NULL ? p->o->bundle_dir : ".";
+	snprintf(path, sizeof path, "%s/desync-peer%d-frame%u.f2r", dir, p->self, d);
+	uint8_t *buf = NULL;
+	size_t cap = 0, len = portable_state(p, d, &buf, &cap);
+	bool ok = len > 0 && (d == 0 || f2d_world_hash(p->world) == p->s.hashes[p->self][d - 1]);
+	uint64_t start_hash = f2d_world_hash(p->world);
+	uint32_t first = d > 0 ? d - 1 : 0;
+	f2r_header h;
+	bundle_header(p, first, buf, len, &h);
+	f2r_writer w;
+	f2r_frame *fr = calloc(1, sizeof *fr);
+	ok = ok && fr != NULL && f2r_open_write(&w, path, &h);
+	bool opened = ok;
+	ok = ok && write_bundle_frames(p, &w, fr, &buf, &cap);
 	if (opened && !f2r_close_write(&w)) {
 		ok = false;
 	}

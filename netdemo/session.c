@@ -112,6 +112,105 @@ static void seq_accept(nd_remote *r, uint32_t seq)
 	r->seen[b / 64] |= (uint64_t)1 << (b % 64);
 }
 
+/* Whether the packet's frame numbers fit the session: within the game, continuing (not past)
+ * what we hold from its sender, acknowledging only what we sent, and confirming (hashing)
+ * only frames whose input from us the sender has. Checked before anything changes. */
+static bool frames_fit(const nd_session *s, int from, const nd_packet *p)
+{
+	uint32_t have_in = s->input_count[from], have_hash = s->hash_count[from];
+	uint32_t ours_in = s->input_count[s->self], ours_hash = s->hash_count[s->self];
+	uint64_t in_end = (uint64_t)p->input_start + p->input_count;
+	uint64_t hash_end = (uint64_t)p->hash_start + p->hash_count;
+	return !(p->frame > s->frames || in_end > s->frames || hash_end > s->frames ||
+	         p->input_start > have_in || p->hash_start > have_hash || p->input_ack > ours_in ||
+	         p->input_ack < s->delay || p->hash_ack > ours_hash ||
+	         (p->desync_frame != ND_NO_FRAME && p->desync_frame >= s->frames) ||
+	         p->advantage > (int32_t)s->frames || p->advantage < -(int32_t)s->frames ||
+	         hash_end > ours_in);
+}
+
+/* Whether the packet repeats an input, hash or game digest we hold with another value. */
+static bool conflicts(const nd_session *s, int from, const nd_packet *p)
+{
+	uint32_t have_in = s->input_count[from], have_hash = s->hash_count[from];
+	for (uint32_t i = 0; i < p->input_count; ++i) {
+		uint32_t f = p->input_start + i;
+		if (f < have_in && s->inputs[from][f] != p->inputs[i]) {
+			return true;
+		}
+	}
+	for (uint32_t i = 0; i < p->hash_count; ++i) {
+		uint32_t f = p->hash_start + i;
+		if (f < have_hash &&
+		    (s->hashes[from][f] != p->hashes[i] || s->games[from][f] != p->games[i])) {
+			return true;
+		}
+	}
+	return false;
+}
+
+/* An accepted packet's news about its sender: heard, round trip, current frame (from the
+ * newest packet only), done, desync, acknowledgements. */
+static void note_remote(nd_remote *r, const nd_packet *p, uint64_t now_ms)
+{
+	bool newest = p->seq >= r->highest_seq;
+	seq_accept(r, p->seq);
+	r->received++;
+	r->heard = true;
+	r->last_heard_ms = now_ms;
+	r->last_send_ms = p->send_ms;
+	if (p->echo_ms != 0) {
+		r->rtt_ms = (uint32_t)now_ms - p->echo_ms;
+	}
+	if (newest) { /* the newest packet tells the current frame */
+		r->frame = p->frame;
+		r->advantage = p->advantage;
+	}
+	r->done = r->done || (p->flags & ND_FLAG_DONE) != 0;
+	if ((p->flags & ND_FLAG_DESYNC) != 0) {
+		r->desync = true;
+		if (p->desync_frame < r->desync_frame) {
+			r->desync_frame = p->desync_frame;
+		}
+	}
+	if (p->input_ack > r->input_acked) {
+		r->input_acked = p->input_ack;
+	}
+	if (p->hash_ack > r->hash_acked) {
+		r->hash_acked = p->hash_ack;
+	}
+}
+
+/* The packet's new inputs and hashes (those past what we hold from its sender), in frame
+ * order: a new input for a frame we simulated with another marks a rollback, a new hash of
+ * a frame we hashed is compared with ours. */
+static void take_frames(nd_session *s, int from, const nd_packet *p)
+{
+	for (uint32_t i = 0; i < p->input_count; ++i) {
+		uint32_t f = p->input_start + i;
+		if (f < s->input_count[from]) {
+			continue;
+		}
+		s->inputs[from][f] = p->inputs[i];
+		s->input_count[from] = f + 1;
+		if (f < s->simulated && s->used[from][f] != p->inputs[i] && f < s->first_wrong) {
+			s->first_wrong = f; /* a misprediction: roll back */
+		}
+	}
+	for (uint32_t i = 0; i < p->hash_count; ++i) {
+		uint32_t f = p->hash_start + i;
+		if (f < s->hash_count[from]) {
+			continue;
+		}
+		s->hashes[from][f] = p->hashes[i];
+		s->games[from][f] = p->games[i];
+		s->hash_count[from] = f + 1;
+		if (f < s->hash_count[s->self]) {
+			compare(s, f, from);
+		}
+	}
+}
+
 bool nd_session_receive(nd_session *s, int from, const uint8_t *data, size_t len, uint64_t now_ms)
 {
 	nd_packet p;
@@ -134,82 +233,15 @@ bool nd_session_receive(nd_session *s, int from, const uint8_t *data, size_t len
 		return drop(s, ND_DROP_REPLAY);
 	}
 	/* frame numbers: everything checked before anything changes */
-	uint32_t have_in = s->input_count[from], have_hash = s->hash_count[from];
-	uint32_t ours_in = s->input_count[s->self], ours_hash = s->hash_count[s->self];
-	uint64_t in_end = (uint64_t)p.input_start + p.input_count;
-	uint64_t hash_end = (uint64_t)p.hash_start + p.hash_count;
-	if (p.frame > s->frames || in_end > s->frames || hash_end > s->frames ||
-	    p.input_start > have_in || p.hash_start > have_hash || p.input_ack > ours_in ||
-	    p.input_ack < s->delay || p.hash_ack > ours_hash ||
-	    (p.desync_frame != ND_NO_FRAME && p.desync_frame >= s->frames) ||
-	    p.advantage > (int32_t)s->frames || p.advantage < -(int32_t)s->frames ||
-	    hash_end > ours_in) {
-		/* a peer cannot confirm a frame whose input from us it does not have */
+	if (!frames_fit(s, from, &p)) {
 		return drop(s, ND_DROP_FRAME);
 	}
-	for (uint32_t i = 0; i < p.input_count; ++i) {
-		uint32_t f = p.input_start + i;
-		if (f < have_in && s->inputs[from][f] != p.inputs[i]) {
-			return drop(s, ND_DROP_CONFLICT);
-		}
-	}
-	for (uint32_t i = 0; i < p.hash_count; ++i) {
-		uint32_t f = p.hash_start + i;
-		if (f < have_hash &&
-		    (s->hashes[from][f] != p.hashes[i] || s->games[from][f] != p.games[i])) {
-			return drop(s, ND_DROP_CONFLICT);
-		}
+	if (conflicts(s, from, &p)) {
+		return drop(s, ND_DROP_CONFLICT);
 	}
 	/* accepted */
-	bool newest = p.seq >= r->highest_seq;
-	seq_accept(r, p.seq);
-	r->received++;
-	r->heard = true;
-	r->last_heard_ms = now_ms;
-	r->last_send_ms = p.send_ms;
-	if (p.echo_ms != 0) {
-		r->rtt_ms = (uint32_t)now_ms - p.echo_ms;
-	}
-	if (newest) { /* the newest packet tells the current frame */
-		r->frame = p.frame;
-		r->advantage = p.advantage;
-	}
-	r->done = r->done || (p.flags & ND_FLAG_DONE) != 0;
-	if ((p.flags & ND_FLAG_DESYNC) != 0) {
-		r->desync = true;
-		if (p.desync_frame < r->desync_frame) {
-			r->desync_frame = p.desync_frame;
-		}
-	}
-	if (p.input_ack > r->input_acked) {
-		r->input_acked = p.input_ack;
-	}
-	if (p.hash_ack > r->hash_acked) {
-		r->hash_acked = p.hash_ack;
-	}
-	for (uint32_t i = 0; i < p.input_count; ++i) {
-		uint32_t f = p.input_start + i;
-		if (f < s->input_count[from]) {
-			continue;
-		}
-		s->inputs[from][f] = p.inputs[i];
-		s->input_count[from] = f + 1;
-		if (f < s->simulated && s->used[from][f] != p.inputs[i] && f < s->first_wrong) {
-			s->first_wrong = f; /* a misprediction: roll back */
-		}
-	}
-	for (uint32_t i = 0; i < p.hash_count; ++i) {
-		uint32_t f = p.hash_start + i;
-		if (f < s->hash_count[from]) {
-			continue;
-		}
-		s->hashes[from][f] = p.hashes[i];
-		s->games[from][f] = p.games[i];
-		s->hash_count[from] = f + 1;
-		if (f < s->hash_count[s->self]) {
-			compare(s, f, from);
-		}
-	}
+	note_remote(r, &p, now_ms);
+	take_frames(s, from, &p);
 	return true;
 }
 

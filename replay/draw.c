@@ -217,97 +217,130 @@ void draw_bodies(cairo_t *cr, const view *v, const st_world *s, const draw_opts 
 	}
 }
 
-void draw_details(cairo_t *cr, const view *v, f2d_world *w, const st_world *s, const draw_opts *o)
+/* Every live shape's AABB (from the world), by shape id. */
+static void draw_aabbs(cairo_t *cr, const view *v, f2d_world *w, const st_world *s)
 {
 	double px, py, qx, qy;
-	if (o->aabb) {
-		cairo_set_line_width(cr, 1.0);
-		cairo_set_source_rgb(cr, AABB_C.r, AABB_C.g, AABB_C.b);
-		for (int32_t i = 0; i < s->shape_count; ++i) {
-			if (!s->shapes[i].alive) {
-				continue;
-			}
-			f2d_shape_id id = {i + 1, s->shapes[i].generation};
-			f2d_aabb a = f2d_shape_get_aabb(w, id);
-			to_px(v, d(a.lower.x), d(a.upper.y), &px, &py);
-			to_px(v, d(a.upper.x), d(a.lower.y), &qx, &qy);
-			cairo_rectangle(cr, px, py, qx - px, qy - py);
-			cairo_stroke(cr);
+	cairo_set_line_width(cr, 1.0);
+	cairo_set_source_rgb(cr, AABB_C.r, AABB_C.g, AABB_C.b);
+	for (int32_t i = 0; i < s->shape_count; ++i) {
+		if (!s->shapes[i].alive) {
+			continue;
+		}
+		f2d_shape_id id = {i + 1, s->shapes[i].generation};
+		f2d_aabb a = f2d_shape_get_aabb(w, id);
+		to_px(v, d(a.lower.x), d(a.upper.y), &px, &py);
+		to_px(v, d(a.upper.x), d(a.lower.y), &qx, &qy);
+		cairo_rectangle(cr, px, py, qx - px, qy - py);
+		cairo_stroke(cr);
+	}
+}
+
+/* A mouse joint: A is only a reference: B's centre to its anchor ab, to the target (the
+ * joint's axis field holds it), a dot at the target. */
+static void draw_mouse_joint(cairo_t *cr, const view *v, const st_joint *j, const st_body *bb,
+                             f2d_vec2 ab)
+{
+	double px, py, qx, qy;
+	to_px(v, d(bb->center.x), d(bb->center.y), &px, &py);
+	cairo_move_to(cr, px, py);
+	to_px(v, d(ab.x), d(ab.y), &px, &py);
+	cairo_line_to(cr, px, py);
+	to_px(v, d(j->axis.x), d(j->axis.y), &qx, &qy);
+	cairo_line_to(cr, qx, qy);
+	cairo_stroke(cr);
+	cairo_arc(cr, qx, qy, 2.5, 0, TWO_PI);
+	cairo_fill(cr);
+}
+
+/* Another joint: centre of A to its anchor aa, to B's anchor ab, to the centre of B (a static
+ * body's side is left out: its centre may be far away), a dot at A's anchor. */
+static void draw_joint_lines(cairo_t *cr, const view *v, const st_body *ba, const st_body *bb,
+                             f2d_vec2 aa, f2d_vec2 ab)
+{
+	double px, py, qx, qy;
+	to_px(v, d(aa.x), d(aa.y), &qx, &qy);
+	cairo_move_to(cr, qx, qy);
+	if (ba->type != F2D_STATIC_BODY) {
+		to_px(v, d(ba->center.x), d(ba->center.y), &px, &py);
+		cairo_line_to(cr, px, py);
+		cairo_move_to(cr, qx, qy);
+	}
+	to_px(v, d(ab.x), d(ab.y), &qx, &qy);
+	cairo_line_to(cr, qx, qy);
+	if (bb->type != F2D_STATIC_BODY) {
+		to_px(v, d(bb->center.x), d(bb->center.y), &px, &py);
+		cairo_line_to(cr, px, py);
+	}
+	cairo_stroke(cr);
+	to_px(v, d(aa.x), d(aa.y), &qx, &qy);
+	cairo_arc(cr, qx, qy, 2.5, 0, TWO_PI);
+	cairo_fill(cr);
+}
+
+/* Every live joint with world anchors, by joint id. */
+static void draw_joints(cairo_t *cr, const view *v, f2d_world *w, const st_world *s)
+{
+	cairo_set_line_width(cr, 1.5);
+	cairo_set_source_rgb(cr, JOINT_C.r, JOINT_C.g, JOINT_C.b);
+	for (int32_t i = 0; i < s->joint_count; ++i) {
+		const st_joint *j = &s->joints[i];
+		if (!j->alive) {
+			continue;
+		}
+		f2d_joint_id id = {i + 1, j->generation};
+		f2d_vec2 aa, ab;
+		if (f2d_joint_get_world_anchors(w, id, &aa, &ab) != F2D_OK) {
+			continue;
+		}
+		const st_body *ba = &s->bodies[j->body_a], *bb = &s->bodies[j->body_b];
+		if (j->type == F2D_MOUSE_JOINT) {
+			draw_mouse_joint(cr, v, j, bb, ab);
+		} else {
+			draw_joint_lines(cr, v, ba, bb, aa, ab);
 		}
 	}
-	if (o->joints) {
-		cairo_set_line_width(cr, 1.5);
-		cairo_set_source_rgb(cr, JOINT_C.r, JOINT_C.g, JOINT_C.b);
-		for (int32_t i = 0; i < s->joint_count; ++i) {
-			const st_joint *j = &s->joints[i];
-			if (!j->alive) {
-				continue;
-			}
-			f2d_joint_id id = {i + 1, j->generation};
-			f2d_vec2 aa, ab;
-			if (f2d_joint_get_world_anchors(w, id, &aa, &ab) != F2D_OK) {
-				continue;
-			}
-			const st_body *ba = &s->bodies[j->body_a], *bb = &s->bodies[j->body_b];
-			if (j->type == F2D_MOUSE_JOINT) {
-				/* A is only a reference: B's centre to its anchor, to the target
-				 * (the joint's axis field holds it), a dot at the target */
-				to_px(v, d(bb->center.x), d(bb->center.y), &px, &py);
-				cairo_move_to(cr, px, py);
-				to_px(v, d(ab.x), d(ab.y), &px, &py);
-				cairo_line_to(cr, px, py);
-				to_px(v, d(j->axis.x), d(j->axis.y), &qx, &qy);
-				cairo_line_to(cr, qx, qy);
-				cairo_stroke(cr);
-				cairo_arc(cr, qx, qy, 2.5, 0, TWO_PI);
-				cairo_fill(cr);
-				continue;
-			}
-			/* centre of A to its anchor, to B's anchor, to the centre of B (a static
-			 * body's side is left out: its centre may be far away) */
-			to_px(v, d(aa.x), d(aa.y), &qx, &qy);
-			cairo_move_to(cr, qx, qy);
-			if (ba->type != F2D_STATIC_BODY) {
-				to_px(v, d(ba->center.x), d(ba->center.y), &px, &py);
-				cairo_line_to(cr, px, py);
-				cairo_move_to(cr, qx, qy);
-			}
-			to_px(v, d(ab.x), d(ab.y), &qx, &qy);
-			cairo_line_to(cr, qx, qy);
-			if (bb->type != F2D_STATIC_BODY) {
-				to_px(v, d(bb->center.x), d(bb->center.y), &px, &py);
-				cairo_line_to(cr, px, py);
-			}
+}
+
+/* Every contact point with known geometry (f2d_world_get_contacts' order): its normal and a
+ * small square. */
+static void draw_contacts(cairo_t *cr, const view *v, f2d_world *w)
+{
+	double px, py;
+	int32_t n = f2d_world_get_contacts(w, NULL, 0);
+	f2d_contact_data *c = n > 0 ? malloc((size_t)n * sizeof *c) : NULL;
+	n = c != NULL ? f2d_world_get_contacts(w, c, n) : 0;
+	double len = fmin(14.0, fmax(5.0, 0.3 * v->s));
+	cairo_set_line_width(cr, 1.0);
+	for (int32_t i = 0; i < n; ++i) {
+		if (!c[i].geometry_known) {
+			continue;
+		}
+		for (int32_t k = 0; k < c[i].point_count; ++k) {
+			const f2d_contact_point_data *p = &c[i].points[k];
+			to_px(v, d(p->point.x), d(p->point.y), &px, &py);
+			cairo_set_source_rgb(cr, NORMAL_C.r, NORMAL_C.g, NORMAL_C.b);
+			cairo_move_to(cr, px, py);
+			cairo_line_to(cr, px + len * d(c[i].normal.x), py - len * d(c[i].normal.y));
 			cairo_stroke(cr);
-			to_px(v, d(aa.x), d(aa.y), &qx, &qy);
-			cairo_arc(cr, qx, qy, 2.5, 0, TWO_PI);
+			cairo_set_source_rgb(cr, CONTACT_C.r, CONTACT_C.g, CONTACT_C.b);
+			cairo_rectangle(cr, px - 1.5, py - 1.5, 3, 3);
 			cairo_fill(cr);
 		}
 	}
+	free(c);
+}
+
+void draw_details(cairo_t *cr, const view *v, f2d_world *w, const st_world *s, const draw_opts *o)
+{
+	if (o->aabb) {
+		draw_aabbs(cr, v, w, s);
+	}
+	if (o->joints) {
+		draw_joints(cr, v, w, s);
+	}
 	if (o->contacts) {
-		int32_t n = f2d_world_get_contacts(w, NULL, 0);
-		f2d_contact_data *c = n > 0 ? malloc((size_t)n * sizeof *c) : NULL;
-		n = c != NULL ? f2d_world_get_contacts(w, c, n) : 0;
-		double len = fmin(14.0, fmax(5.0, 0.3 * v->s));
-		cairo_set_line_width(cr, 1.0);
-		for (int32_t i = 0; i < n; ++i) {
-			if (!c[i].geometry_known) {
-				continue;
-			}
-			for (int32_t k = 0; k < c[i].point_count; ++k) {
-				const f2d_contact_point_data *p = &c[i].points[k];
-				to_px(v, d(p->point.x), d(p->point.y), &px, &py);
-				cairo_set_source_rgb(cr, NORMAL_C.r, NORMAL_C.g, NORMAL_C.b);
-				cairo_move_to(cr, px, py);
-				cairo_line_to(cr, px + len * d(c[i].normal.x),
-				              py - len * d(c[i].normal.y));
-				cairo_stroke(cr);
-				cairo_set_source_rgb(cr, CONTACT_C.r, CONTACT_C.g, CONTACT_C.b);
-				cairo_rectangle(cr, px - 1.5, py - 1.5, 3, 3);
-				cairo_fill(cr);
-			}
-		}
-		free(c);
+		draw_contacts(cr, v, w);
 	}
 }
 

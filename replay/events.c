@@ -122,40 +122,37 @@ static void print_head(long step, const char *kind)
 	printf("event %ld %s", step, kind);
 }
 
-static void digest_events(event_digest *d, const f2d_world *w, long step)
+/* An event of two shapes: digested, and printed as "event <step> <kind> <a> <b>". */
+static void pair_event(event_digest *d, long step, const char *kind, f2d_shape_id a, f2d_shape_id b)
 {
-	f2d_contact_events ce;
-	f2d_sensor_events se;
-	f2d_world_get_contact_events(w, &ce);
-	f2d_world_get_sensor_events(w, &se);
+	put_shape(d, a);
+	put_shape(d, b);
+	if (d->print) {
+		print_head(step, kind);
+		print_shape(a);
+		print_shape(b);
+		putchar('\n');
+	}
+}
+
+/* Contact events: begin ('B'), end ('E') and hit ('H'), each list after its count. */
+static void digest_contact_events(event_digest *d, const f2d_contact_events *ce, long step)
+{
 	put_u8(d, 'B');
-	put_u32(d, (uint32_t)ce.begin_count);
-	for (int32_t i = 0; i < ce.begin_count; ++i) {
-		put_shape(d, ce.begin_events[i].shape_a);
-		put_shape(d, ce.begin_events[i].shape_b);
-		if (d->print) {
-			print_head(step, "begin");
-			print_shape(ce.begin_events[i].shape_a);
-			print_shape(ce.begin_events[i].shape_b);
-			putchar('\n');
-		}
+	put_u32(d, (uint32_t)ce->begin_count);
+	for (int32_t i = 0; i < ce->begin_count; ++i) {
+		pair_event(d, step, "begin", ce->begin_events[i].shape_a,
+		           ce->begin_events[i].shape_b);
 	}
 	put_u8(d, 'E');
-	put_u32(d, (uint32_t)ce.end_count);
-	for (int32_t i = 0; i < ce.end_count; ++i) {
-		put_shape(d, ce.end_events[i].shape_a);
-		put_shape(d, ce.end_events[i].shape_b);
-		if (d->print) {
-			print_head(step, "end");
-			print_shape(ce.end_events[i].shape_a);
-			print_shape(ce.end_events[i].shape_b);
-			putchar('\n');
-		}
+	put_u32(d, (uint32_t)ce->end_count);
+	for (int32_t i = 0; i < ce->end_count; ++i) {
+		pair_event(d, step, "end", ce->end_events[i].shape_a, ce->end_events[i].shape_b);
 	}
 	put_u8(d, 'H');
-	put_u32(d, (uint32_t)ce.hit_count);
-	for (int32_t i = 0; i < ce.hit_count; ++i) {
-		const f2d_contact_hit_event *h = &ce.hit_events[i];
+	put_u32(d, (uint32_t)ce->hit_count);
+	for (int32_t i = 0; i < ce->hit_count; ++i) {
+		const f2d_contact_hit_event *h = &ce->hit_events[i];
 		put_shape(d, h->shape_a);
 		put_shape(d, h->shape_b);
 		put_vec(d, h->point);
@@ -169,29 +166,26 @@ static void digest_events(event_digest *d, const f2d_world *w, long step)
 			       h->point.x, h->point.y, h->normal.x, h->normal.y, h->approach_speed);
 		}
 	}
+}
+
+static void digest_events(event_digest *d, const f2d_world *w, long step)
+{
+	f2d_contact_events ce;
+	f2d_sensor_events se;
+	f2d_world_get_contact_events(w, &ce);
+	f2d_world_get_sensor_events(w, &se);
+	digest_contact_events(d, &ce, step);
 	put_u8(d, 'S');
 	put_u32(d, (uint32_t)se.begin_count);
 	for (int32_t i = 0; i < se.begin_count; ++i) {
-		put_shape(d, se.begin_events[i].sensor_shape);
-		put_shape(d, se.begin_events[i].visitor_shape);
-		if (d->print) {
-			print_head(step, "sensor_begin");
-			print_shape(se.begin_events[i].sensor_shape);
-			print_shape(se.begin_events[i].visitor_shape);
-			putchar('\n');
-		}
+		pair_event(d, step, "sensor_begin", se.begin_events[i].sensor_shape,
+		           se.begin_events[i].visitor_shape);
 	}
 	put_u8(d, 'T');
 	put_u32(d, (uint32_t)se.end_count);
 	for (int32_t i = 0; i < se.end_count; ++i) {
-		put_shape(d, se.end_events[i].sensor_shape);
-		put_shape(d, se.end_events[i].visitor_shape);
-		if (d->print) {
-			print_head(step, "sensor_end");
-			print_shape(se.end_events[i].sensor_shape);
-			print_shape(se.end_events[i].visitor_shape);
-			putchar('\n');
-		}
+		pair_event(d, step, "sensor_end", se.end_events[i].sensor_shape,
+		           se.end_events[i].visitor_shape);
 	}
 	d->events += (uint64_t)ce.begin_count + (uint64_t)ce.end_count + (uint64_t)ce.hit_count +
 	             (uint64_t)se.begin_count + (uint64_t)se.end_count;
@@ -268,45 +262,48 @@ static void ray_closest(event_digest *d, f2d_world *w, uint8_t number, f2d_vec2 
 	}
 }
 
-static void digest_queries(event_digest *d, f2d_world *w, long step)
+/* Queries 0-17: the rays (n: the step's drift), `red` sees only shapes of category 2. */
+static void query_rays(event_digest *d, f2d_world *w, int32_t n, uint8_t *q, f2d_query_filter all,
+                       f2d_query_filter red)
 {
-	const int32_t n = (int32_t)(step % 1000000);
-	const f2d_query_filter all = f2d_default_query_filter();
-	f2d_query_filter red = all; /* sees only shapes of category 2 */
-	red.mask_bits = 2;
-	uint8_t q = 0;
-	d->count = 0;
 	/* 8 rays down through the scene, x from -21 m every 6 m, drifting with n */
-	for (int32_t k = 0; k < 8; ++k, ++q) {
+	for (int32_t k = 0; k < 8; ++k, ++*q) {
 		fix16_t x = F2D_FIX(-21 + 6 * k) + (fix16_t)(((n * 37) % 64) << 10);
 		fix16_t dx = (fix16_t)(((n + 3 * k) % 9 - 4) * (F2D_ONE / 4));
-		ray_closest(d, w, q, vec(x, F2D_FIX(30)), vec(dx, F2D_FIX(-32)), all);
+		ray_closest(d, w, *q, vec(x, F2D_FIX(30)), vec(dx, F2D_FIX(-32)), all);
 	}
 	/* 6 rays across the scene near the ground (y 0.2 .. 5), alternately left to right and
 	 * right to left; the last two see only category 2 */
-	for (int32_t k = 0; k < 6; ++k, ++q) {
+	for (int32_t k = 0; k < 6; ++k, ++*q) {
 		fix16_t y = MM(200 + 900 * k) + (fix16_t)((n % 32) << 10);
 		bool left = (k & 1) == 0;
-		ray_closest(d, w, q, vec(left ? F2D_FIX(-30) : F2D_FIX(30), y),
+		ray_closest(d, w, *q, vec(left ? F2D_FIX(-30) : F2D_FIX(30), y),
 		            vec(left ? F2D_FIX(60) : F2D_FIX(-60), 0), k >= 4 ? red : all);
 	}
 	/* a short ray in the empty sky (a miss) */
-	ray_closest(d, w, q++, vec(F2D_FIX(n % 20 - 10), F2D_FIX(40)), vec(MM(500), MM(500)), all);
+	ray_closest(d, w, (*q)++, vec(F2D_FIX(n % 20 - 10), F2D_FIX(40)), vec(MM(500), MM(500)),
+	            all);
 	/* a ray that starts inside the ground box: it does not hit that shape */
-	ray_closest(d, w, q++, vec(F2D_FIX(n % 16 - 8), MM(-250)), vec(MM(300), F2D_FIX(5)), all);
+	ray_closest(d, w, (*q)++, vec(F2D_FIX(n % 16 - 8), MM(-250)), vec(MM(300), F2D_FIX(5)),
+	            all);
 	/* two rays with every hit */
 	f2d_result r;
-	query_head(d, q++);
+	query_head(d, (*q)++);
 	r = f2d_world_cast_ray(w, vec(F2D_FIX(-25), F2D_FIX(15)),
 	                       vec(F2D_FIX(50), F2D_FIX(-16) + (fix16_t)((n % 10) * (F2D_ONE / 5))),
 	                       all, on_cast, d);
 	list_done(d, r);
-	query_head(d, q++);
+	query_head(d, (*q)++);
 	r = f2d_world_cast_ray(w, vec(F2D_FIX(25), MM(500) + (fix16_t)((n % 16) << 12)),
 	                       vec(F2D_FIX(-50), F2D_FIX(3)), red, on_cast, d);
 	list_done(d, r);
-	/* 4 AABBs: one moving along the ground, one wandering (category 2 only), a small one whose
-	 * size changes, one far from everything */
+}
+
+/* Queries 18-21, 4 AABBs: one moving along the ground, one wandering (category 2 only), a
+ * small one whose size changes, one far from everything. */
+static void query_boxes(event_digest *d, f2d_world *w, int32_t n, uint8_t *q, f2d_query_filter all,
+                        f2d_query_filter red)
+{
 	f2d_aabb boxes[4];
 	boxes[0].lower = vec(F2D_FIX(n % 40 - 21), 0);
 	boxes[0].upper = vec(F2D_FIX(n % 40 - 19), F2D_FIX(2));
@@ -318,11 +315,16 @@ static void digest_queries(event_digest *d, f2d_world *w, long step)
 	boxes[3].lower = vec(F2D_FIX(200), F2D_FIX(200));
 	boxes[3].upper = vec(F2D_FIX(201), F2D_FIX(201));
 	for (int32_t k = 0; k < 4; ++k) {
-		query_head(d, q++);
-		r = f2d_world_query_aabb(w, boxes[k], k == 1 ? red : all, on_overlap, d);
+		query_head(d, (*q)++);
+		f2d_result r = f2d_world_query_aabb(w, boxes[k], k == 1 ? red : all, on_overlap, d);
 		list_done(d, r);
 	}
-	/* 2 overlaps: a circle and a turned box */
+}
+
+/* Queries 22-24: 2 overlaps (a circle and a turned box), then a circle (0.3 m) cast 12 m
+ * down. */
+static void query_shapes(event_digest *d, f2d_world *w, int32_t n, uint8_t *q, f2d_query_filter all)
+{
 	f2d_query_shape circle;
 	memset(&circle, 0, sizeof circle);
 	circle.type = F2D_CIRCLE_SHAPE;
@@ -330,8 +332,8 @@ static void digest_queries(event_digest *d, f2d_world *w, long step)
 	f2d_transform xf;
 	xf.p = vec(F2D_FIX((n * 3) % 30 - 15), F2D_FIX(1) + (fix16_t)((n % 5) * (F2D_ONE / 2)));
 	xf.q = f2d_make_rot(0);
-	query_head(d, q++);
-	r = f2d_world_overlap_shape(w, &circle, xf, all, on_overlap, d);
+	query_head(d, (*q)++);
+	f2d_result r = f2d_world_overlap_shape(w, &circle, xf, all, on_overlap, d);
 	list_done(d, r);
 	f2d_query_shape box;
 	memset(&box, 0, sizeof box);
@@ -339,18 +341,30 @@ static void digest_queries(event_digest *d, f2d_world *w, long step)
 	r = f2d_make_box(F2D_ONE, MM(500), &box.polygon);
 	xf.p = vec(F2D_FIX((n * 5) % 20 - 10), F2D_FIX(3));
 	xf.q = f2d_make_rot((fix16_t)((n % 8) * MM(200)));
-	query_head(d, q++);
+	query_head(d, (*q)++);
 	if (r == F2D_OK) {
 		r = f2d_world_overlap_shape(w, &box, xf, all, on_overlap, d);
 	}
 	list_done(d, r);
-	/* a circle (0.3 m) cast 12 m down */
 	circle.circle.radius = MM(300);
 	xf.p = vec(F2D_FIX(n % 24 - 12), F2D_FIX(12));
 	xf.q = f2d_make_rot(0);
-	query_head(d, q++);
+	query_head(d, (*q)++);
 	r = f2d_world_cast_shape(w, &circle, xf, vec(MM(500), F2D_FIX(-12)), all, on_cast, d);
 	list_done(d, r);
+}
+
+static void digest_queries(event_digest *d, f2d_world *w, long step)
+{
+	const int32_t n = (int32_t)(step % 1000000);
+	const f2d_query_filter all = f2d_default_query_filter();
+	f2d_query_filter red = all; /* sees only shapes of category 2 */
+	red.mask_bits = 2;
+	uint8_t q = 0;
+	d->count = 0;
+	query_rays(d, w, n, &q, all, red);
+	query_boxes(d, w, n, &q, all, red);
+	query_shapes(d, w, n, &q, all);
 }
 
 void event_digest_step(event_digest *d, f2d_world *world, long step)

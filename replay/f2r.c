@@ -133,6 +133,60 @@ static bool write_chunk(f2r_writer *w, uint8_t kind, const out *payload)
 	return ok;
 }
 
+/* The 8-byte file header and the 'H' chunk (the scene's name is name_len bytes). */
+static bool write_header(f2r_writer *w, const f2r_header *h, size_t name_len)
+{
+	uint8_t head[8] = {magic[0], magic[1], magic[2], magic[3], F2R_VERSION, 0, 0, 0};
+	out p = {NULL, 0, 0, false};
+	put32(&p, h->fix2d_version);
+	put32(&p, h->hash_format);
+	put64(&p, h->fingerprint);
+	put32(&p, (uint32_t)h->time_step);
+	put32(&p, h->hash_interval);
+	put8(&p, h->start_kind);
+	put8(&p, (uint32_t)name_len);
+	put(&p, h->scene, name_len);
+	put32(&p, h->scene_param);
+	bool ok = fwrite(head, 1, sizeof head, w->file) == sizeof head && write_chunk(w, 'H', &p);
+	free(p.p);
+	return ok;
+}
+
+/* A desync bundle's 'P' chunk; false (nothing written) when its peer numbers are out of
+ * range. */
+static bool write_bundle_chunk(f2r_writer *w, const f2r_bundle *b)
+{
+	out s = {NULL, 0, 0, false};
+	bool ok = b->peer_count >= 1 && b->peer_count <= F2R_MAX_PEERS && b->peer < b->peer_count &&
+	          b->desync_peer < b->peer_count;
+	put8(&s, b->peer);
+	put8(&s, b->peer_count);
+	put8(&s, b->desync_peer);
+	put32(&s, b->first_frame);
+	put32(&s, b->desync_frame);
+	for (int q = 0; ok && q < b->peer_count; ++q) {
+		const f2r_peer_hashes *ph = &b->peers[q];
+		put32(&s, ph->first);
+		put32(&s, ph->count);
+		for (uint32_t i = 0; i < ph->count; ++i) {
+			put64(&s, ph->hash[i]);
+		}
+	}
+	ok = ok && write_chunk(w, 'P', &s);
+	free(s.p);
+	return ok;
+}
+
+void f2r_header_init(f2r_header *h, const f2d_world *w, uint32_t hash_interval)
+{
+	memset(h, 0, sizeof *h);
+	h->fix2d_version = FIX2D_VERSION_WORD;
+	h->hash_format = F2R_HASH_FORMAT;
+	h->fingerprint = f2d_fingerprint();
+	h->time_step = f2d_world_get_time_step(w);
+	h->hash_interval = hash_interval;
+}
+
 bool f2r_open_write(f2r_writer *w, const char *path, const f2r_header *h)
 {
 	memset(w, 0, sizeof *w);
@@ -151,19 +205,7 @@ bool f2r_open_write(f2r_writer *w, const char *path, const f2r_header *h)
 	if (w->file == NULL) {
 		return false;
 	}
-	uint8_t head[8] = {magic[0], magic[1], magic[2], magic[3], F2R_VERSION, 0, 0, 0};
-	out p = {NULL, 0, 0, false};
-	put32(&p, h->fix2d_version);
-	put32(&p, h->hash_format);
-	put64(&p, h->fingerprint);
-	put32(&p, (uint32_t)h->time_step);
-	put32(&p, h->hash_interval);
-	put8(&p, h->start_kind);
-	put8(&p, (uint32_t)name_len);
-	put(&p, h->scene, name_len);
-	put32(&p, h->scene_param);
-	bool ok = fwrite(head, 1, sizeof head, w->file) == sizeof head && write_chunk(w, 'H', &p);
-	free(p.p);
+	bool ok = write_header(w, h, name_len);
 	if (ok && snap) {
 		out s = {NULL, 0, 0, false};
 		put(&s, h->start, h->start_len);
@@ -171,25 +213,7 @@ bool f2r_open_write(f2r_writer *w, const char *path, const f2r_header *h)
 		free(s.p);
 	}
 	if (ok && h->has_bundle) {
-		const f2r_bundle *b = &h->bundle;
-		out s = {NULL, 0, 0, false};
-		ok = b->peer_count >= 1 && b->peer_count <= F2R_MAX_PEERS &&
-		     b->peer < b->peer_count && b->desync_peer < b->peer_count;
-		put8(&s, b->peer);
-		put8(&s, b->peer_count);
-		put8(&s, b->desync_peer);
-		put32(&s, b->first_frame);
-		put32(&s, b->desync_frame);
-		for (int q = 0; ok && q < b->peer_count; ++q) {
-			const f2r_peer_hashes *ph = &b->peers[q];
-			put32(&s, ph->first);
-			put32(&s, ph->count);
-			for (uint32_t i = 0; i < ph->count; ++i) {
-				put64(&s, ph->hash[i]);
-			}
-		}
-		ok = ok && write_chunk(w, 'P', &s);
-		free(s.p);
+		ok = write_bundle_chunk(w, &h->bundle);
 	}
 	if (!ok) {
 		fclose(w->file);
@@ -340,7 +364,8 @@ static bool parse_bundle(f2r_reader *r, in *p)
 	return true;
 }
 
-static bool parse_start(f2r_reader *r)
+/* The 8-byte file header: magic, format version, reserved zeros. */
+static bool check_file_header(f2r_reader *r)
 {
 	if (r->size < 8) {
 		return fail(r, r->size == 0 ? "empty file" : "truncated file header");
@@ -356,6 +381,12 @@ static bool parse_start(f2r_reader *r)
 		return fail(r, "reserved bytes 6-7 of the file header are not zero");
 	}
 	r->pos = 8;
+	return true;
+}
+
+/* The 'H' chunk (the first) into r->header. */
+static bool parse_header_chunk(f2r_reader *r)
+{
 	uint8_t kind = 0;
 	in p;
 	f2r_status st = next_chunk(r, &kind, &p);
@@ -389,16 +420,18 @@ static bool parse_start(f2r_reader *r)
 	if (h->scene_param != 0) {
 		return fail(r, "reserved scene parameter in the header is not zero");
 	}
-	if (h->start_kind == F2R_START_SCENE) {
-		return true;
-	}
-	if (h->start_kind != F2R_START_SNAPSHOT) {
-		return fail(r, "unknown start kind");
-	}
-	/* kind 1: the start snapshot comes next; without it nothing can be verified, so a file
-	 * cut off inside it is refused like a cut-off header */
+	return true;
+}
+
+/* Start kind 1: the 'S' chunk after the header, checked as a snapshot, then a desync
+ * bundle's 'P' chunk if one follows. Without the snapshot nothing can be verified, so a file
+ * cut off inside it is refused like a cut-off header. */
+static bool parse_start_snapshot(f2r_reader *r)
+{
+	uint8_t kind = 0;
+	in p;
 	size_t at = r->pos;
-	st = next_chunk(r, &kind, &p);
+	f2r_status st = next_chunk(r, &kind, &p);
 	if (st == F2R_TRUNCATED) {
 		return fail(r, "truncated start snapshot");
 	}
@@ -416,8 +449,8 @@ static bool parse_start(f2r_reader *r)
 		snprintf(msg, sizeof msg, "bad start snapshot: %s", why);
 		return fail(r, msg);
 	}
-	h->start = p.p;
-	h->start_len = p.len;
+	r->header.start = p.p;
+	r->header.start_len = p.len;
 	/* a desync bundle's peers chunk may follow */
 	at = r->pos;
 	if (next_chunk(r, &kind, &p) != F2R_OK || kind != 'P') {
@@ -425,6 +458,20 @@ static bool parse_start(f2r_reader *r)
 		return true;
 	}
 	return parse_bundle(r, &p);
+}
+
+static bool parse_start(f2r_reader *r)
+{
+	if (!check_file_header(r) || !parse_header_chunk(r)) {
+		return false;
+	}
+	if (r->header.start_kind == F2R_START_SCENE) {
+		return true;
+	}
+	if (r->header.start_kind != F2R_START_SNAPSHOT) {
+		return fail(r, "unknown start kind");
+	}
+	return parse_start_snapshot(r);
 }
 
 bool f2r_open_read(f2r_reader *r, const char *path)
@@ -472,6 +519,76 @@ bool f2r_open_mem(f2r_reader *r, const uint8_t *data, size_t size)
 	return parse_start(r);
 }
 
+/* A 'T' chunk's body (after its frame number): the hash entering the step and the step's
+ * phase and state hashes. */
+static bool read_trace(f2r_reader *r, in *p, uint32_t frame)
+{
+	r->trace_entering = get64(p);
+	if (get8(p) != F2D_PHASE_COUNT) {
+		return fail(r, "trace of another set of phases");
+	}
+	for (int i = 0; i < F2D_PHASE_COUNT; ++i) {
+		r->trace.phase[i] = get64(p);
+	}
+	r->trace.state = get64(p);
+	if (p->short_read || p->pos != p->len) {
+		return fail(r, "malformed trace");
+	}
+	r->trace_frame = frame;
+	r->trace_new = true;
+	return true;
+}
+
+/* A keyframe ('K') or trace ('T') chunk, which belongs to the frame just read. */
+static bool read_side_chunk(f2r_reader *r, uint8_t kind, in *p)
+{
+	uint32_t frame = get32(p);
+	if (p->short_read || r->next_frame == 0 || frame != r->next_frame - 1) {
+		return fail(r, kind == 'K' ? "keyframe out of place" : "trace out of place");
+	}
+	if (kind == 'T') {
+		return read_trace(r, p, frame);
+	}
+	r->key = p->p + 4;
+	r->key_len = p->len - 4;
+	r->key_frame = frame;
+	r->key_new = true;
+	return true;
+}
+
+/* An 'F' chunk: the next frame's index, commands and optional hash. */
+static f2r_status read_frame_chunk(f2r_reader *r, in *p, f2r_frame *f)
+{
+	f->index = get32(p);
+	f->count = (int32_t)(get8(p) | get8(p) << 8);
+	if (p->short_read || f->index != r->next_frame) {
+		fail(r, "frames out of order");
+		return F2R_BAD;
+	}
+	if (f->count > F2D_MAX_FRAME_COMMANDS) {
+		fail(r, "too many commands in a frame");
+		return F2R_BAD;
+	}
+	for (int32_t i = 0; i < f->count; ++i) {
+		size_t used = 0;
+		if (f2d_command_decode(p->p + p->pos, p->len - p->pos, &f->commands[i], &used) !=
+		    F2D_OK) {
+			fail(r, "malformed command");
+			return F2R_BAD;
+		}
+		p->pos += used;
+	}
+	uint32_t has = get8(p);
+	f->has_hash = has == 1;
+	f->hash = f->has_hash ? get64(p) : 0;
+	if (p->short_read || has > 1 || p->pos != p->len) {
+		fail(r, "malformed frame");
+		return F2R_BAD;
+	}
+	r->next_frame++;
+	return F2R_OK;
+}
+
 f2r_status f2r_read_frame(f2r_reader *r, f2r_frame *f)
 {
 	if (r->ended) {
@@ -483,33 +600,9 @@ f2r_status f2r_read_frame(f2r_reader *r, f2r_frame *f)
 	r->trace_new = false;
 	f2r_status st;
 	while ((st = next_chunk(r, &kind, &p)) == F2R_OK && (kind == 'K' || kind == 'T')) {
-		uint32_t frame = get32(&p);
-		if (p.short_read || r->next_frame == 0 || frame != r->next_frame - 1) {
-			fail(r, kind == 'K' ? "keyframe out of place" : "trace out of place");
+		if (!read_side_chunk(r, kind, &p)) {
 			return F2R_BAD;
 		}
-		if (kind == 'T') {
-			r->trace_entering = get64(&p);
-			if (get8(&p) != F2D_PHASE_COUNT) {
-				fail(r, "trace of another set of phases");
-				return F2R_BAD;
-			}
-			for (int i = 0; i < F2D_PHASE_COUNT; ++i) {
-				r->trace.phase[i] = get64(&p);
-			}
-			r->trace.state = get64(&p);
-			if (p.short_read || p.pos != p.len) {
-				fail(r, "malformed trace");
-				return F2R_BAD;
-			}
-			r->trace_frame = frame;
-			r->trace_new = true;
-			continue;
-		}
-		r->key = p.p + 4;
-		r->key_len = p.len - 4;
-		r->key_frame = frame;
-		r->key_new = true;
 	}
 	if (st != F2R_OK) {
 		return st;
@@ -531,34 +624,7 @@ f2r_status f2r_read_frame(f2r_reader *r, f2r_frame *f)
 		fail(r, "unknown chunk kind");
 		return F2R_BAD;
 	}
-	f->index = get32(&p);
-	f->count = (int32_t)(get8(&p) | get8(&p) << 8);
-	if (p.short_read || f->index != r->next_frame) {
-		fail(r, "frames out of order");
-		return F2R_BAD;
-	}
-	if (f->count > F2D_MAX_FRAME_COMMANDS) {
-		fail(r, "too many commands in a frame");
-		return F2R_BAD;
-	}
-	for (int32_t i = 0; i < f->count; ++i) {
-		size_t used = 0;
-		if (f2d_command_decode(p.p + p.pos, p.len - p.pos, &f->commands[i], &used) !=
-		    F2D_OK) {
-			fail(r, "malformed command");
-			return F2R_BAD;
-		}
-		p.pos += used;
-	}
-	uint32_t has = get8(&p);
-	f->has_hash = has == 1;
-	f->hash = f->has_hash ? get64(&p) : 0;
-	if (p.short_read || has > 1 || p.pos != p.len) {
-		fail(r, "malformed frame");
-		return F2R_BAD;
-	}
-	r->next_frame++;
-	return F2R_OK;
+	return read_frame_chunk(r, &p, f);
 }
 
 void f2r_close_read(f2r_reader *r)

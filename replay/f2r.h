@@ -43,6 +43,7 @@
 #ifndef FIX2D_REPLAY_F2R_H
 #define FIX2D_REPLAY_F2R_H
 
+#include "fix2d/fix2d.h"
 #include "fix2d/input.h"
 
 #include <stdbool.h>
@@ -56,6 +57,10 @@
  *  shapes section one cached u64, issue 16); a replay of another is refused as recorded by an
  *  incompatible fix2d. */
 #define F2R_HASH_FORMAT 4u
+/** The fix2d version a header records: major << 16 | minor << 8 | patch (a reader refuses
+ *  another major or minor). */
+#define FIX2D_VERSION_WORD                                                                         \
+	((uint32_t)F2D_VERSION_MAJOR << 16 | (uint32_t)F2D_VERSION_MINOR << 8 | F2D_VERSION_PATCH)
 #define F2R_MAX_CHUNK (1u << 24) /* 16 MiB: far above any frame, guards allocations */
 
 #define F2R_MAX_PEERS 16
@@ -112,6 +117,10 @@ typedef struct f2r_writer {
 	uint32_t frames;
 } f2r_writer;
 
+/* A new replay's header: this build's fix2d version, hash format and math fingerprint, the
+ * time step of the start world w and a hash every hash_interval frames; everything else zero
+ * (start kind 0, the scene; no bundle). */
+void f2r_header_init(f2r_header *h, const f2d_world *w, uint32_t hash_interval);
 bool f2r_open_write(f2r_writer *w, const char *path, const f2r_header *h);
 bool f2r_write_frame(f2r_writer *w, const f2r_frame *f);
 /** A keyframe: the portable snapshot of the world after frame `frame` (write it right after

@@ -25,6 +25,37 @@ static fix16_t rng_fix(rng *r, fix16_t lo, fix16_t hi)
 	return (fix16_t)(lo + (int64_t)(((uint64_t)rng_next(r) * span) >> 32));
 }
 
+/* A push of body b (mass from w): a kick of up to 3 m/s in any direction, up to 6 m/s
+ * upwards, at its centre of mass. */
+static f2d_command random_push(rng *r, const f2d_world *w, f2d_body_id b, uint8_t player,
+                               uint16_t seq)
+{
+	f2d_command c = f2d_default_command(F2D_CMD_APPLY_IMPULSE, player, seq);
+	c.u.push.body = b;
+	fix16_t m = f2d_body_get_mass(w, b);
+	c.u.push.vector.x = (fix16_t)(((int64_t)m * rng_fix(r, F2D_FIX(-3), F2D_FIX(3))) >> 16);
+	c.u.push.vector.y = (fix16_t)(((int64_t)m * rng_fix(r, 0, F2D_FIX(6))) >> 16);
+	c.u.push.point = f2d_body_get_world_center(w, b);
+	return c;
+}
+
+/* A spawn at x -10..10 m, y 8..14 m: a ball of radius 0.2..0.5 m or a box of half extents
+ * 0.2..0.6 m, one chance in two. */
+static f2d_command random_spawn(rng *r, uint8_t player, uint16_t seq)
+{
+	f2d_command c = f2d_default_command(F2D_CMD_CREATE_BODY, player, seq);
+	c.u.create.body.position.x = rng_fix(r, F2D_FIX(-10), F2D_FIX(10));
+	c.u.create.body.position.y = rng_fix(r, F2D_FIX(8), F2D_FIX(14));
+	if (rng_next(r) & 1) {
+		c.u.create.kind = F2D_SPAWN_CIRCLE;
+		c.u.create.circle.radius = rng_fix(r, F2D_MILLI(200), F2D_MILLI(500));
+	} else {
+		c.u.create.half_extents.x = rng_fix(r, F2D_MILLI(200), F2D_MILLI(600));
+		c.u.create.half_extents.y = rng_fix(r, F2D_MILLI(200), F2D_MILLI(600));
+	}
+	return c;
+}
+
 /* Up to 4 players; each frame a player may push a dynamic body, now and then one spawns a
  * box or a ball, destroys a body or sends a payload. Chosen from the world's current bodies,
  * so the stream depends on the simulation, like a real game's would. */
@@ -41,43 +72,19 @@ int32_t random_frame(rng *r, const f2d_world *w, f2d_command *out)
 			ids[dyn++] = ids[i];
 		}
 	}
-	int32_t n = 0;
+	int32_t n = 0; /* at most one command a player a frame: its sequence number is 0 */
 	for (uint8_t player = 0; player < 4; ++player) {
-		uint16_t seq = 0;
 		uint32_t roll = rng_next(r) % 960;
 		if (roll < 120 && dyn > 0) {
-			f2d_body_id b = ids[rng_next(r) % (uint32_t)dyn];
-			f2d_command c = f2d_default_command(F2D_CMD_APPLY_IMPULSE, player, seq++);
-			c.u.push.body = b;
-			fix16_t m = f2d_body_get_mass(w, b);
-			/* a kick of up to 3 m/s in any direction, up to 6 m/s upwards */
-			c.u.push.vector.x =
-			    (fix16_t)(((int64_t)m * rng_fix(r, F2D_FIX(-3), F2D_FIX(3))) >> 16);
-			c.u.push.vector.y =
-			    (fix16_t)(((int64_t)m * rng_fix(r, 0, F2D_FIX(6))) >> 16);
-			c.u.push.point = f2d_body_get_world_center(w, b);
-			out[n++] = c;
+			out[n++] = random_push(r, w, ids[rng_next(r) % (uint32_t)dyn], player, 0);
 		} else if (roll < 128) {
-			f2d_command c = f2d_default_command(F2D_CMD_CREATE_BODY, player, seq++);
-			c.u.create.body.position.x = rng_fix(r, F2D_FIX(-10), F2D_FIX(10));
-			c.u.create.body.position.y = rng_fix(r, F2D_FIX(8), F2D_FIX(14));
-			if (rng_next(r) & 1) {
-				c.u.create.kind = F2D_SPAWN_CIRCLE;
-				c.u.create.circle.radius =
-				    rng_fix(r, F2D_MILLI(200), F2D_MILLI(500));
-			} else {
-				c.u.create.half_extents.x =
-				    rng_fix(r, F2D_MILLI(200), F2D_MILLI(600));
-				c.u.create.half_extents.y =
-				    rng_fix(r, F2D_MILLI(200), F2D_MILLI(600));
-			}
-			out[n++] = c;
+			out[n++] = random_spawn(r, player, 0);
 		} else if (roll < 131 && dyn > 0) {
-			f2d_command c = f2d_default_command(F2D_CMD_DESTROY_BODY, player, seq++);
+			f2d_command c = f2d_default_command(F2D_CMD_DESTROY_BODY, player, 0);
 			c.u.destroy.body = ids[rng_next(r) % (uint32_t)dyn];
 			out[n++] = c;
 		} else if (roll < 140) {
-			f2d_command c = f2d_default_command(F2D_CMD_PAYLOAD, player, seq++);
+			f2d_command c = f2d_default_command(F2D_CMD_PAYLOAD, player, 0);
 			c.u.payload.length = 4;
 			uint32_t v = rng_next(r);
 			memcpy(c.u.payload.bytes, &v, 4);

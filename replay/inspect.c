@@ -118,6 +118,53 @@ static bool parse_phase_line(const char *text, phase_line *l)
 	return false;
 }
 
+/* The first hash of the two lines that differs (the phases in order, then the state hash,
+ * F2D_PHASE_COUNT; the phases only when both lines have them), or -1. */
+static int first_difference(const phase_line *a, const phase_line *b)
+{
+	for (int p = 0; p <= F2D_PHASE_COUNT; ++p) {
+		if (a->hash[p] != b->hash[p] &&
+		    (p == F2D_PHASE_COUNT || (a->has_phases && b->has_phases))) {
+			return p;
+		}
+	}
+	return -1;
+}
+
+/* "DIFFER at step N: first phase that differs: X", then every hash of both lines. */
+static void print_phase_difference(const phase_line *a, const phase_line *b, int first)
+{
+	printf("DIFFER at step %llu: first phase that differs: %s\n", a->step,
+	       first < F2D_PHASE_COUNT ? f2d_phase_name((f2d_phase)first)
+	                               : "hash (the state after the step only)");
+	for (int p = 0; p <= F2D_PHASE_COUNT; ++p) {
+		printf("  %-10s %016llx %016llx%s\n",
+		       p < F2D_PHASE_COUNT ? f2d_phase_name((f2d_phase)p) : "hash", a->hash[p],
+		       b->hash[p], a->hash[p] != b->hash[p] ? "  differs" : "");
+	}
+}
+
+/* Line `lines` of both files: -1 when they agree, else the exit status (reported). */
+static int compare_phase_lines(const char *la, const char *lb, long lines)
+{
+	phase_line a, b;
+	if (!parse_phase_line(la, &a) || !parse_phase_line(lb, &b)) {
+		fprintf(stderr, "%s: line %ld is not a `run --phases` line\n", PROG, lines);
+		return EXIT_USAGE;
+	}
+	if (a.step != b.step) {
+		printf("DIFFER at line %ld: step %llu vs %llu (not the same steps)\n", lines,
+		       a.step, b.step);
+		return EXIT_FAILURE;
+	}
+	int first = first_difference(&a, &b);
+	if (first >= 0) {
+		print_phase_difference(&a, &b, first);
+		return EXIT_FAILURE;
+	}
+	return -1;
+}
+
 static int diff_phase_texts(const char *pa, const char *pb)
 {
 	FILE *fa = fopen(pa, "r"), *fb = fopen(pb, "r");
@@ -133,10 +180,11 @@ static int diff_phase_texts(const char *pa, const char *pb)
 	}
 	char la[512], lb[512];
 	long lines = 0;
-	int status = EXIT_SUCCESS;
-	for (;;) {
+	int status = -1;
+	while (status < 0) {
 		bool ea = fgets(la, sizeof la, fa) == NULL, eb = fgets(lb, sizeof lb, fb) == NULL;
 		if (ea || eb) {
+			status = EXIT_SUCCESS;
 			if (ea != eb) {
 				printf("DIFFER after %ld steps: %s ends first\n", lines,
 				       ea ? pa : pb);
@@ -145,38 +193,7 @@ static int diff_phase_texts(const char *pa, const char *pb)
 			break;
 		}
 		++lines;
-		phase_line a, b;
-		if (!parse_phase_line(la, &a) || !parse_phase_line(lb, &b)) {
-			fprintf(stderr, "%s: line %ld is not a `run --phases` line\n", PROG, lines);
-			status = EXIT_USAGE;
-			break;
-		}
-		if (a.step != b.step) {
-			printf("DIFFER at line %ld: step %llu vs %llu (not the same steps)\n",
-			       lines, a.step, b.step);
-			status = EXIT_FAILURE;
-			break;
-		}
-		int first = -1;
-		for (int p = 0; p <= F2D_PHASE_COUNT && first < 0; ++p) {
-			if (a.hash[p] != b.hash[p] &&
-			    (p == F2D_PHASE_COUNT || (a.has_phases && b.has_phases))) {
-				first = p;
-			}
-		}
-		if (first >= 0) {
-			printf("DIFFER at step %llu: first phase that differs: %s\n", a.step,
-			       first < F2D_PHASE_COUNT ? f2d_phase_name((f2d_phase)first)
-			                               : "hash (the state after the step only)");
-			for (int p = 0; p <= F2D_PHASE_COUNT; ++p) {
-				printf("  %-10s %016llx %016llx%s\n",
-				       p < F2D_PHASE_COUNT ? f2d_phase_name((f2d_phase)p) : "hash",
-				       a.hash[p], b.hash[p],
-				       a.hash[p] != b.hash[p] ? "  differs" : "");
-			}
-			status = EXIT_FAILURE;
-			break;
-		}
+		status = compare_phase_lines(la, lb, lines);
 	}
 	fclose(fa);
 	fclose(fb);
@@ -252,10 +269,10 @@ static int diff_snapshots(const char *pa, const char *pb, const diff_options *o)
 	return status;
 }
 
-int cmd_diff(int argc, char **argv)
+/* diff's arguments: options into *o, the two files into paths. -1 to go on, else the exit
+ * status (a usage error). */
+static int parse_diff_args(int argc, char **argv, diff_options *o, const char *paths[2])
 {
-	diff_options o = {false, NULL, DEFAULT_FIELD_LINES};
-	const char *paths[2] = {NULL, NULL};
 	int np = 0;
 	for (int i = 0; i < argc; ++i) {
 		const char *value = NULL;
@@ -264,14 +281,14 @@ int cmd_diff(int argc, char **argv)
 			return usage_error("see the usage", "help");
 		}
 		if (strcmp(argv[i], "--phases") == 0) {
-			o.phases = true;
+			o->phases = true;
 		} else if ((m = match_valued_option(argc, argv, &i, "--png", &value)) != 0) {
 			if (m < 0) {
 				return usage_error("--png needs a file name", NULL);
 			}
-			o.png = value;
+			o->png = value;
 		} else if ((m = match_valued_option(argc, argv, &i, "--limit", &value)) != 0) {
-			if (m < 0 || !parse_count(value, MAX_STEPS, &o.limit)) {
+			if (m < 0 || !parse_count(value, MAX_STEPS, &o->limit)) {
 				return bad_count("--limit", m < 0 ? "" : value);
 			}
 		} else if (argv[i][0] == '-' && argv[i][1] != '\0') {
@@ -286,6 +303,17 @@ int cmd_diff(int argc, char **argv)
 		return usage_error(
 		    "diff takes two files (replays, snapshots or `run --phases` outputs)", NULL);
 	}
+	return -1;
+}
+
+int cmd_diff(int argc, char **argv)
+{
+	diff_options o = {false, NULL, DEFAULT_FIELD_LINES};
+	const char *paths[2] = {NULL, NULL};
+	int status = parse_diff_args(argc, argv, &o, paths);
+	if (status >= 0) {
+		return status;
+	}
 	if (o.png != NULL && !render_available()) {
 		fprintf(stderr,
 		        "%s: --png: this fix2d-replay was built without cairo "
@@ -294,7 +322,6 @@ int cmd_diff(int argc, char **argv)
 		return EXIT_USAGE;
 	}
 	file_kind ka = kind_of(paths[0]), kb = kind_of(paths[1]);
-	int status;
 	if (ka == FK_NONE || kb == FK_NONE) {
 		fprintf(stderr, "%s: %s: cannot open file\n", PROG, paths[ka == FK_NONE ? 0 : 1]);
 		return EXIT_USAGE;

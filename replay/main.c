@@ -140,6 +140,49 @@ typedef struct run_options {
 	bool digest; /* the digest line only */
 } run_options;
 
+/* One of run's arguments at argv[*i] (a valued option consumes the next): -1 on success, else
+ * the exit status to return (0 for --help). */
+static int parse_run_option(int argc, char **argv, int *i, run_options *opt)
+{
+	const char *arg = argv[*i];
+	const char *value = NULL;
+	int m;
+	if (strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0) {
+		print_usage(stdout);
+		return finish_output();
+	}
+	if ((m = match_valued_option(argc, argv, i, "--steps", &value)) != 0) {
+		if (m < 0) {
+			return usage_error("--steps needs a value", NULL);
+		}
+		return parse_count(value, MAX_STEPS, &opt->steps) ? -1
+		                                                  : bad_count("--steps", value);
+	}
+	if ((m = match_valued_option(argc, argv, i, "--every", &value)) != 0) {
+		if (m < 0) {
+			return usage_error("--every needs a value", NULL);
+		}
+		return parse_count(value, MAX_STEPS, &opt->every) ? -1
+		                                                  : bad_count("--every", value);
+	}
+	if (strcmp(arg, "--bodies") == 0) {
+		opt->bodies = true;
+	} else if (strcmp(arg, "--phases") == 0) {
+		opt->phases = true;
+	} else if (strcmp(arg, "--events") == 0) {
+		opt->events = true;
+	} else if (strcmp(arg, "--digest") == 0) {
+		opt->digest = true;
+	} else if (arg[0] == '-' && arg[1] != '\0') {
+		return usage_error("unknown option", arg);
+	} else if (opt->scene == NULL) {
+		opt->scene = arg;
+	} else {
+		return usage_error("unexpected argument", arg);
+	}
+	return -1;
+}
+
 /* Returns -1 on success, else the exit status to return (0 for --help). */
 static int parse_run_options(int argc, char **argv, run_options *opt)
 {
@@ -151,41 +194,9 @@ static int parse_run_options(int argc, char **argv, run_options *opt)
 	opt->events = false;
 	opt->digest = false;
 	for (int i = 0; i < argc; ++i) {
-		const char *arg = argv[i];
-		const char *value = NULL;
-		int m;
-		if (strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0) {
-			print_usage(stdout);
-			return finish_output();
-		}
-		if ((m = match_valued_option(argc, argv, &i, "--steps", &value)) != 0) {
-			if (m < 0) {
-				return usage_error("--steps needs a value", NULL);
-			}
-			if (!parse_count(value, MAX_STEPS, &opt->steps)) {
-				return bad_count("--steps", value);
-			}
-		} else if ((m = match_valued_option(argc, argv, &i, "--every", &value)) != 0) {
-			if (m < 0) {
-				return usage_error("--every needs a value", NULL);
-			}
-			if (!parse_count(value, MAX_STEPS, &opt->every)) {
-				return bad_count("--every", value);
-			}
-		} else if (strcmp(arg, "--bodies") == 0) {
-			opt->bodies = true;
-		} else if (strcmp(arg, "--phases") == 0) {
-			opt->phases = true;
-		} else if (strcmp(arg, "--events") == 0) {
-			opt->events = true;
-		} else if (strcmp(arg, "--digest") == 0) {
-			opt->digest = true;
-		} else if (arg[0] == '-' && arg[1] != '\0') {
-			return usage_error("unknown option", arg);
-		} else if (opt->scene == NULL) {
-			opt->scene = arg;
-		} else {
-			return usage_error("unexpected argument", arg);
+		int status = parse_run_option(argc, argv, &i, opt);
+		if (status >= 0) {
+			return status;
 		}
 	}
 	if (opt->scene == NULL) {

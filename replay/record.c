@@ -14,9 +14,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define FIX2D_VERSION_WORD                                                                         \
-	((uint32_t)F2D_VERSION_MAJOR << 16 | (uint32_t)F2D_VERSION_MINOR << 8 | F2D_VERSION_PATCH)
-
 /* ---- options: a table of `--name VALUE` counts and texts, plus one positional ---- */
 
 typedef struct opt {
@@ -214,12 +211,7 @@ static int open_inputs(const char *inputs, record_inputs *in)
 static void record_header(const record_args *a, const f2d_world *w, const uint8_t *start,
                           size_t start_len, f2r_header *h)
 {
-	memset(h, 0, sizeof *h);
-	h->fix2d_version = FIX2D_VERSION_WORD;
-	h->hash_format = F2R_HASH_FORMAT;
-	h->fingerprint = f2d_fingerprint();
-	h->time_step = f2d_world_get_time_step(w);
-	h->hash_interval = (uint32_t)a->hash_every;
+	f2r_header_init(h, w, (uint32_t)a->hash_every);
 	if (a->scene != NULL) {
 		snprintf(h->scene, sizeof h->scene, "%s", a->scene);
 	} else {
@@ -437,6 +429,34 @@ bool replay_start(const char *path, f2r_reader *r, f2d_world **w)
 	return true;
 }
 
+/* Body ia of a and body ib of b (the same index): whether position, velocity, angle, angular
+ * velocity or generation differ; printed ("body <id>: dx ... at <x> <y>") when `show`. */
+static bool body_differs(const f2d_world *a, f2d_body_id ia, const f2d_world *b, f2d_body_id ib,
+                         bool show)
+{
+	f2d_vec2 pa = f2d_body_get_position(a, ia), pb = f2d_body_get_position(b, ib);
+	f2d_vec2 va = f2d_body_get_linear_velocity(a, ia);
+	f2d_vec2 vb = f2d_body_get_linear_velocity(b, ib);
+	fix16_t aa = f2d_body_get_angle(a, ia), ab = f2d_body_get_angle(b, ib);
+	fix16_t wa = f2d_body_get_angular_velocity(a, ia);
+	fix16_t wb = f2d_body_get_angular_velocity(b, ib);
+	if (pa.x == pb.x && pa.y == pb.y && va.x == vb.x && va.y == vb.y && aa == ab && wa == wb &&
+	    ia.generation == ib.generation) {
+		return false;
+	}
+	if (show) {
+		char s[8][24];
+		printf("  body %d: dx %s dy %s dangle %s dvx %s dvy %s dw %s at %s "
+		       "%s\n",
+		       ia.index1 - 1, f2d_format_fix(pb.x - pa.x, 6, s[0]),
+		       f2d_format_fix(pb.y - pa.y, 6, s[1]), f2d_format_fix(ab - aa, 6, s[2]),
+		       f2d_format_fix(vb.x - va.x, 6, s[3]), f2d_format_fix(vb.y - va.y, 6, s[4]),
+		       f2d_format_fix(wb - wa, 6, s[5]), f2d_format_fix(pa.x, 6, s[6]),
+		       f2d_format_fix(pa.y, 6, s[7]));
+	}
+	return true;
+}
+
 /* Bodies that differ between two worlds after the same frame, in id order (at most `limit`
  * lines: "body <id>: dx ... dw ... at <x> <y>", the first world's position), then the count and
  * the contact and joint counts of both. */
@@ -447,45 +467,22 @@ static void report_bodies(const f2d_world *a, const f2d_world *b, int limit)
 	na = na > 4096 ? 4096 : na;
 	nb = nb > 4096 ? 4096 : nb;
 	int shown = 0, differ = 0;
-	char s[8][24];
 	for (int32_t i = 0, j = 0; i < na || j < nb;) {
-		if (j >= nb || (i < na && ia[i].index1 < ib[j].index1)) {
+		bool first_only = j >= nb || (i < na && ia[i].index1 < ib[j].index1);
+		if (first_only || i >= na || ib[j].index1 < ia[i].index1) {
 			if (shown++ < limit) {
-				printf("  body %d only in the first\n", ia[i].index1 - 1);
+				printf("  body %d only in the %s\n",
+				       first_only ? ia[i].index1 - 1 : ib[j].index1 - 1,
+				       first_only ? "first" : "second");
 			}
 			++differ;
-			++i;
+			i += first_only;
+			j += !first_only;
 			continue;
 		}
-		if (i >= na || ib[j].index1 < ia[i].index1) {
-			if (shown++ < limit) {
-				printf("  body %d only in the second\n", ib[j].index1 - 1);
-			}
+		if (body_differs(a, ia[i], b, ib[j], shown < limit)) {
 			++differ;
-			++j;
-			continue;
-		}
-		f2d_vec2 pa = f2d_body_get_position(a, ia[i]), pb = f2d_body_get_position(b, ib[j]);
-		f2d_vec2 va = f2d_body_get_linear_velocity(a, ia[i]);
-		f2d_vec2 vb = f2d_body_get_linear_velocity(b, ib[j]);
-		fix16_t aa = f2d_body_get_angle(a, ia[i]), ab = f2d_body_get_angle(b, ib[j]);
-		fix16_t wa = f2d_body_get_angular_velocity(a, ia[i]);
-		fix16_t wb = f2d_body_get_angular_velocity(b, ib[j]);
-		if (pa.x != pb.x || pa.y != pb.y || va.x != vb.x || va.y != vb.y || aa != ab ||
-		    wa != wb || ia[i].generation != ib[j].generation) {
-			++differ;
-			if (shown++ < limit) {
-				printf("  body %d: dx %s dy %s dangle %s dvx %s dvy %s dw %s at %s "
-				       "%s\n",
-				       ia[i].index1 - 1, f2d_format_fix(pb.x - pa.x, 6, s[0]),
-				       f2d_format_fix(pb.y - pa.y, 6, s[1]),
-				       f2d_format_fix(ab - aa, 6, s[2]),
-				       f2d_format_fix(vb.x - va.x, 6, s[3]),
-				       f2d_format_fix(vb.y - va.y, 6, s[4]),
-				       f2d_format_fix(wb - wa, 6, s[5]),
-				       f2d_format_fix(pa.x, 6, s[6]),
-				       f2d_format_fix(pa.y, 6, s[7]));
-			}
+			++shown;
 		}
 		++i;
 		++j;
@@ -509,6 +506,50 @@ static void report_end(const f2r_reader *r, f2r_status st, const char *path)
 
 /* ---- verify ---- */
 
+/* The keyframe just read (the first recorded state at or after the divergence) against the
+ * simulation w, body by body. */
+static void compare_keyframe(const f2r_reader *r, f2d_world *w)
+{
+	f2d_world *rec = NULL;
+	long at = (long)r->key_frame + frame_base(&r->header);
+	if (f2d_snapshot_load_new(r->key, r->key_len, NULL, &rec) == F2D_OK) {
+		printf("recorded keyframe at frame %ld against this simulation:\n", at);
+		report_bodies(rec, w, 20);
+		f2d_destroy_world(rec);
+	} else {
+		printf("the recorded keyframe at frame %ld does not load\n", at);
+	}
+}
+
+/* Every frame simulated from w and its hash checked until the first divergence (reported,
+ * *diverged = its frame), then up to the keyframe that follows it (compared body by body);
+ * *last: the last frame simulated. Returns how the reader stopped. */
+static f2r_status verify_frames(f2r_reader *r, f2d_world *w, f2r_frame *fr, long *diverged,
+                                long *last)
+{
+	f2r_status st;
+	while ((st = f2r_read_frame(r, fr)) == F2R_OK || (st == F2R_END && r->key_new)) {
+		if (*diverged >= 0 && r->key_new && (long)r->key_frame == *last) {
+			compare_keyframe(r, w);
+			break;
+		}
+		if (st != F2R_OK) {
+			break;
+		}
+		f2d_world_apply_commands(w, fr->commands, fr->count, NULL);
+		f2d_world_step(w);
+		*last = fr->index;
+		if (fr->has_hash && *diverged < 0 && f2d_world_hash(w) != fr->hash) {
+			printf("DIVERGED at frame %ld: recorded hash %016" PRIx64
+			       ", simulated %016" PRIx64 "\n",
+			       (long)fr->index + frame_base(&r->header), fr->hash,
+			       f2d_world_hash(w));
+			*diverged = fr->index;
+		}
+	}
+	return st;
+}
+
 int cmd_verify(int argc, char **argv)
 {
 	if (argc != 1 || is_help(argv[0])) {
@@ -527,40 +568,9 @@ int cmd_verify(int argc, char **argv)
 		f2r_close_read(&r);
 		return EXIT_FAILURE;
 	}
-	int status = EXIT_SUCCESS;
-	f2r_status st;
 	long diverged = -1, last = -1;
-	while ((st = f2r_read_frame(&r, fr)) == F2R_OK || (st == F2R_END && r.key_new)) {
-		if (diverged >= 0 && r.key_new && (long)r.key_frame == last) {
-			/* the first recorded state at or after the divergence: compare body by body
-			 */
-			f2d_world *rec = NULL;
-			long at = (long)r.key_frame + frame_base(&r.header);
-			if (f2d_snapshot_load_new(r.key, r.key_len, NULL, &rec) == F2D_OK) {
-				printf("recorded keyframe at frame %ld against this simulation:\n",
-				       at);
-				report_bodies(rec, w, 20);
-				f2d_destroy_world(rec);
-			} else {
-				printf("the recorded keyframe at frame %ld does not load\n", at);
-			}
-			break;
-		}
-		if (st != F2R_OK) {
-			break;
-		}
-		f2d_world_apply_commands(w, fr->commands, fr->count, NULL);
-		f2d_world_step(w);
-		last = fr->index;
-		if (fr->has_hash && diverged < 0 && f2d_world_hash(w) != fr->hash) {
-			printf("DIVERGED at frame %ld: recorded hash %016" PRIx64
-			       ", simulated %016" PRIx64 "\n",
-			       (long)fr->index + frame_base(&r.header), fr->hash,
-			       f2d_world_hash(w));
-			status = EXIT_FAILURE;
-			diverged = fr->index;
-		}
-	}
+	f2r_status st = verify_frames(&r, w, fr, &diverged, &last);
+	int status = diverged >= 0 ? EXIT_FAILURE : EXIT_SUCCESS;
 	if (diverged >= 0 && !(r.key_new && (long)r.key_frame == last)) {
 		printf("no recorded keyframe after frame %ld to compare bodies with (record with "
 		       "--keyframe-every K)\n",
@@ -604,6 +614,77 @@ static void print_bundle(const f2r_header *h, uint32_t frames)
 	}
 }
 
+/* What info counts over the frames. */
+typedef struct info_counts {
+	uint64_t per_player[256], per_type[F2D_CMD_LAST + 1];
+	uint32_t hashes;
+} info_counts;
+
+/* Every frame's commands by player and by type, and the recorded hashes; returns how the
+ * reader stopped. */
+static f2r_status count_frames(f2r_reader *r, f2r_frame *fr, info_counts *c)
+{
+	memset(c, 0, sizeof *c);
+	f2r_status st;
+	while ((st = f2r_read_frame(r, fr)) == F2R_OK) {
+		for (int32_t i = 0; i < fr->count; ++i) {
+			c->per_player[fr->commands[i].player]++;
+			c->per_type[fr->commands[i].type]++; /* decode accepted only known types */
+		}
+		c->hashes += fr->has_hash ? 1u : 0u;
+	}
+	return st;
+}
+
+/* The header's lines: format, versions, fingerprint, and the start (a snapshot's step, bodies
+ * and hash, or the scene). */
+static void print_info_header(const char *path, const f2r_header *h)
+{
+	printf("replay %s\n", path);
+	printf("format f2r %d, fix2d %u.%u.%u, hash format %u, fingerprint %016" PRIx64 "\n",
+	       F2R_VERSION, h->fix2d_version >> 16, (h->fix2d_version >> 8) & 0xFFu,
+	       h->fix2d_version & 0xFFu, h->hash_format, h->fingerprint);
+	char ts[24];
+	f2d_format_fix(h->time_step, 6, ts);
+	if (h->start_kind != F2R_START_SNAPSHOT) {
+		printf("start scene %s, time step %s s\n", h->scene, ts);
+		return;
+	}
+	f2d_world *w = start_world(h);
+	f2d_world_stats ws;
+	memset(&ws, 0, sizeof ws);
+	if (w != NULL) {
+		f2d_world_get_stats(w, &ws);
+	}
+	printf("start snapshot %s, %zu bytes, step %" PRIu64 ", %d bodies, hash %016" PRIx64
+	       ", time step %s s\n",
+	       h->scene, h->start_len, ws.step_count, ws.body_count,
+	       w != NULL ? f2d_world_hash(w) : 0, ts);
+	f2d_destroy_world(w);
+}
+
+/* The inputs by player, then the commands by type, named as f2d_command_type_name, in type
+ * order. */
+static void print_info_counts(const info_counts *c)
+{
+	for (int p = 0; p < 256; ++p) {
+		if (c->per_player[p] > 0) {
+			printf("player %d inputs %" PRIu64 "\n", p, c->per_player[p]);
+		}
+	}
+	const char *sep = "commands";
+	for (int t = 1; t <= F2D_CMD_LAST; ++t) {
+		if (c->per_type[t] > 0) {
+			printf("%s %s %" PRIu64, sep, f2d_command_type_name((uint8_t)t),
+			       c->per_type[t]);
+			sep = ",";
+		}
+	}
+	if (sep[0] == ',') {
+		printf("\n");
+	}
+}
+
 int cmd_info(int argc, char **argv)
 {
 	if (argc != 1 || is_help(argv[0])) {
@@ -618,69 +699,22 @@ int cmd_info(int argc, char **argv)
 		f2r_close_read(&r);
 		return EXIT_FAILURE;
 	}
-	uint64_t per_player[256], per_type[F2D_CMD_LAST + 1];
-	memset(per_player, 0, sizeof per_player);
-	memset(per_type, 0, sizeof per_type);
-	uint32_t hashes = 0;
-	f2r_status st;
-	while ((st = f2r_read_frame(&r, fr)) == F2R_OK) {
-		for (int32_t i = 0; i < fr->count; ++i) {
-			per_player[fr->commands[i].player]++;
-			per_type[fr->commands[i].type]++; /* decode accepted only known types */
-		}
-		hashes += fr->has_hash ? 1u : 0u;
-	}
+	info_counts c;
+	f2r_status st = count_frames(&r, fr, &c);
 	int status = EXIT_SUCCESS;
 	if (st == F2R_BAD) {
 		fprintf(stderr, "%s: %s: %s\n", PROG, argv[0], r.error);
 		status = EXIT_USAGE;
 	} else {
 		const f2r_header *h = &r.header;
-		printf("replay %s\n", argv[0]);
-		printf("format f2r %d, fix2d %u.%u.%u, hash format %u, fingerprint %016" PRIx64
-		       "\n",
-		       F2R_VERSION, h->fix2d_version >> 16, (h->fix2d_version >> 8) & 0xFFu,
-		       h->fix2d_version & 0xFFu, h->hash_format, h->fingerprint);
-		char ts[24];
-		f2d_format_fix(h->time_step, 6, ts);
-		if (h->start_kind == F2R_START_SNAPSHOT) {
-			f2d_world *w = start_world(h);
-			f2d_world_stats ws;
-			memset(&ws, 0, sizeof ws);
-			if (w != NULL) {
-				f2d_world_get_stats(w, &ws);
-			}
-			printf("start snapshot %s, %zu bytes, step %" PRIu64
-			       ", %d bodies, hash %016" PRIx64 ", time step %s s\n",
-			       h->scene, h->start_len, ws.step_count, ws.body_count,
-			       w != NULL ? f2d_world_hash(w) : 0, ts);
-			f2d_destroy_world(w);
-		} else {
-			printf("start scene %s, time step %s s\n", h->scene, ts);
-		}
+		print_info_header(argv[0], h);
 		if (h->has_bundle) {
 			print_bundle(h, r.next_frame);
 		}
 		printf("frames %u%s, hashes %u (every %u frames)\n", r.next_frame,
-		       st == F2R_TRUNCATED ? " (cut off: no end marker)" : "", hashes,
+		       st == F2R_TRUNCATED ? " (cut off: no end marker)" : "", c.hashes,
 		       h->hash_interval);
-		for (int p = 0; p < 256; ++p) {
-			if (per_player[p] > 0) {
-				printf("player %d inputs %" PRIu64 "\n", p, per_player[p]);
-			}
-		}
-		/* the commands by type, named as f2d_command_type_name, in type order */
-		const char *sep = "commands";
-		for (int t = 1; t <= F2D_CMD_LAST; ++t) {
-			if (per_type[t] > 0) {
-				printf("%s %s %" PRIu64, sep, f2d_command_type_name((uint8_t)t),
-				       per_type[t]);
-				sep = ",";
-			}
-		}
-		if (sep[0] == ',') {
-			printf("\n");
-		}
+		print_info_counts(&c);
 	}
 	free(fr);
 	f2r_close_read(&r);

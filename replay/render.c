@@ -424,6 +424,65 @@ static void delta_label(f2d_world *a, f2d_world *b, int32_t id, char *out, size_
 	}
 }
 
+/* One label in the right-hand column, row `row` (from the top), with a leader from the body's
+ * centre (px, py): the text on a patch of background, in the diverged colour. */
+static void draw_diff_label(cairo_t *cr, int width, double px, double py, int row,
+                            const char *label)
+{
+	double ty = 34 + 15 * row;
+	cairo_set_source_rgb(cr, DIVERGED_C.r, DIVERGED_C.g, DIVERGED_C.b);
+	cairo_set_line_width(cr, 1);
+	cairo_move_to(cr, px, py);
+	cairo_line_to(cr, width - 8 - 0.0, ty - 4); /* leader to the label column */
+	cairo_stroke(cr);
+	cairo_select_font_face(cr, "monospace", CAIRO_FONT_SLANT_NORMAL, CAIRO_FONT_WEIGHT_NORMAL);
+	cairo_set_font_size(cr, 11);
+	cairo_text_extents_t te;
+	cairo_text_extents(cr, label, &te);
+	set_fill(cr, BACKGROUND, 1.0);
+	cairo_rectangle(cr, width - 12 - te.width, ty - 12, te.width + 8, 15);
+	cairo_fill(cr);
+	cairo_set_source_rgb(cr, DIVERGED_C.r, DIVERGED_C.g, DIVERGED_C.b);
+	draw_text(cr, width - 8 - te.width, ty, 11, label);
+}
+
+/* The labels of the diverged bodies (alive in the second world), at most 12, in id order. */
+static void draw_diff_labels(cairo_t *cr, const view *v, int width, f2d_world *a, f2d_world *b,
+                             const st_world *sb, const unsigned char *diverged, int count)
+{
+	int labelled = 0;
+	for (int32_t i = 0; i < count && labelled < 12; ++i) {
+		if (diverged == NULL || !diverged[i] || i >= sb->body_count ||
+		    !sb->bodies[i].alive) {
+			continue;
+		}
+		char label[200];
+		delta_label(a, b, i, label, sizeof label);
+		double px, py;
+		to_px(v, d(sb->bodies[i].center.x), d(sb->bodies[i].center.y), &px, &py);
+		draw_diff_label(cr, width, px, py, labelled, label);
+		++labelled;
+	}
+}
+
+/* The diff picture on surface sf (width x height, view v): the second world filled (the
+ * diverged bodies in red) under the first world's outlines, the labels and the legend. */
+static void draw_diff(cairo_surface_t *sf, const view *v, int width, int height, f2d_world *a,
+                      const st_world *sa, f2d_world *b, const st_world *sb,
+                      const unsigned char *diverged, int count, const char *title)
+{
+	cairo_t *cr = cairo_create(sf);
+	draw_opts second = {false, true, true, diverged, count, false};
+	draw_tile(cr, v, width, height, b, sb, &second, title);
+	draw_opts first = {false, false, false, NULL, 0, true};
+	draw_bodies(cr, v, sa, &first);
+	draw_diff_labels(cr, v, width, a, b, sb, diverged, count);
+	cairo_set_source_rgb(cr, 0.45, 0.55, 0.95);
+	draw_text(cr, 8, height - 30, 11, "outline: first world; filled: second (red: differs)");
+	printf("diff picture origin %.3f %.3f scale %.4f\n", v->ox, v->oy, v->s);
+	cairo_destroy(cr);
+}
+
 bool render_diff(f2d_world *a, f2d_world *b, const unsigned char *diverged, int count,
                  const char *path, const char *title)
 {
@@ -446,45 +505,7 @@ bool render_diff(f2d_world *a, f2d_world *b, const unsigned char *diverged, int 
 	cairo_surface_t *sf = make_surface(path, width, height);
 	bool ok = sf != NULL;
 	if (ok) {
-		cairo_t *cr = cairo_create(sf);
-		draw_opts second = {false, true, true, diverged, count, false};
-		draw_tile(cr, &v, width, height, b, &sb, &second, title);
-		draw_opts first = {false, false, false, NULL, 0, true};
-		draw_bodies(cr, &v, &sa, &first);
-		/* labels of the diverged bodies, at most 12, in id order */
-		int labelled = 0;
-		for (int32_t i = 0; i < count && labelled < 12; ++i) {
-			if (diverged == NULL || !diverged[i] || i >= sb.body_count ||
-			    !sb.bodies[i].alive) {
-				continue;
-			}
-			char label[200];
-			delta_label(a, b, i, label, sizeof label);
-			double px, py;
-			to_px(&v, d(sb.bodies[i].center.x), d(sb.bodies[i].center.y), &px, &py);
-			double ty = 34 + 15 * labelled;
-			cairo_set_source_rgb(cr, DIVERGED_C.r, DIVERGED_C.g, DIVERGED_C.b);
-			cairo_set_line_width(cr, 1);
-			cairo_move_to(cr, px, py);
-			cairo_line_to(cr, width - 8 - 0.0, ty - 4); /* leader to the label column */
-			cairo_stroke(cr);
-			cairo_select_font_face(cr, "monospace", CAIRO_FONT_SLANT_NORMAL,
-			                       CAIRO_FONT_WEIGHT_NORMAL);
-			cairo_set_font_size(cr, 11);
-			cairo_text_extents_t te;
-			cairo_text_extents(cr, label, &te);
-			set_fill(cr, BACKGROUND, 1.0);
-			cairo_rectangle(cr, width - 12 - te.width, ty - 12, te.width + 8, 15);
-			cairo_fill(cr);
-			cairo_set_source_rgb(cr, DIVERGED_C.r, DIVERGED_C.g, DIVERGED_C.b);
-			draw_text(cr, width - 8 - te.width, ty, 11, label);
-			++labelled;
-		}
-		cairo_set_source_rgb(cr, 0.45, 0.55, 0.95);
-		draw_text(cr, 8, height - 30, 11,
-		          "outline: first world; filled: second (red: differs)");
-		printf("diff picture origin %.3f %.3f scale %.4f\n", v.ox, v.oy, v.s);
-		cairo_destroy(cr);
+		draw_diff(sf, &v, width, height, a, &sa, b, &sb, diverged, count, title);
 		ok = finish_surface(sf, path);
 	} else {
 		fprintf(stderr, "%s: %s: cannot make the surface\n", PROG, path);

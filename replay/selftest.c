@@ -108,93 +108,115 @@ static bool next_scene(conformance *c)
 	return false;
 }
 
+/* No scene left: every chain must name a catalogue scene (a chain the catalogue lost is a
+ * scene this build cannot check), then the verdict. */
+static conformance_status catalogue_done(conformance *c)
+{
+	if (c->only == NULL && c->matched != golden_chain_count) {
+		for (int32_t i = 0; i < golden_chain_count; ++i) {
+			if (f2d_scene_find(golden_chains[i].scene) < 0) {
+				snprintf(c->message, sizeof c->message,
+				         "conformance FAILED: golden chain %s "
+				         "names no catalogue "
+				         "scene",
+				         golden_chains[i].scene);
+				return fail(c, golden_chains[i].scene, 0);
+			}
+		}
+	}
+	c->status = CONFORMANCE_OK;
+	snprintf(c->message, sizeof c->message, "conformance ok %" PRId32 " scenes %ld steps",
+	         c->scenes, c->steps);
+	return c->status;
+}
+
+/* The phase hashes of a step, little-endian, folded into the scene's digest. */
+static void fold_phases(conformance *c, const f2d_phase_hashes *ph)
+{
+	uint8_t bytes[8 * F2D_PHASE_COUNT];
+	for (int p = 0; p < F2D_PHASE_COUNT; ++p) {
+		for (int b = 0; b < 8; ++b) {
+			bytes[8 * p + b] = (uint8_t)(ph->phase[p] >> (8 * b));
+		}
+	}
+	c->phase_digest = XXH3_64bits_withSeed(bytes, sizeof bytes, c->phase_digest);
+}
+
+/* One step of the current scene, its hash compared with the chain's; false when it failed. */
+static bool check_step(conformance *c)
+{
+	const golden_chain *chain = c->chain;
+	f2d_phase_hashes ph;
+	f2d_result r = f2d_world_step_traced(c->world, &ph);
+	c->step += 1;
+	/* OUT_OF_RANGE and OVERFLOW report saturation: the step is complete and its hash is
+	 * compared (the chains were recorded the same way, fix2d-replay run) */
+	if (r != F2D_OK && r != F2D_ERROR_OUT_OF_RANGE && r != F2D_ERROR_OVERFLOW) {
+		snprintf(c->message, sizeof c->message,
+		         "conformance FAILED: scene %s step %ld: the step failed: %s", chain->scene,
+		         c->step, f2d_error_string(r));
+		fail(c, chain->scene, c->step);
+		return false;
+	}
+	uint64_t got = f2d_world_hash(c->world);
+	uint64_t want = chain->hashes[c->step - 1];
+	if (got != want) {
+		snprintf(c->message, sizeof c->message,
+		         "conformance FAILED: scene %s step %ld: hash %016" PRIx64
+		         ", golden %016" PRIx64,
+		         chain->scene, c->step, got, want);
+		fail(c, chain->scene, c->step);
+		return false;
+	}
+	fold_phases(c, &ph);
+	c->steps += 1;
+	return true;
+}
+
+/* The current scene's chain is done: its phase digest printed or checked, the scene closed;
+ * false when the digest disagrees. */
+static bool finish_scene(conformance *c)
+{
+	const golden_chain *chain = c->chain;
+	if (c->print_phases) {
+		printf("%s %016" PRIx64 "\n", chain->scene, c->phase_digest);
+	} else if (c->phase_digest != chain->phases) {
+		snprintf(c->message, sizeof c->message,
+		         "conformance FAILED: scene %s: every step's state hash agrees, "
+		         "but "
+		         "the phase hashes of its %ld steps do not (digest %016" PRIx64
+		         ", golden %016" PRIx64 "): compare fix2d-replay run %s --phases",
+		         chain->scene, c->step, c->phase_digest, chain->phases, chain->scene);
+		fail(c, chain->scene, c->step);
+		return false;
+	}
+	f2d_destroy_world(c->world);
+	c->world = NULL;
+	c->finished = chain;
+	c->chain = NULL;
+	c->scenes += 1;
+	c->catalogue_index += 1;
+	return true;
+}
+
 conformance_status conformance_advance(conformance *c, long max_steps)
 {
 	long budget = max_steps;
 	while (c->status == CONFORMANCE_RUNNING) {
 		if (c->chain == NULL && !next_scene(c)) {
-			if (c->status != CONFORMANCE_RUNNING) {
-				return c->status;
-			}
-			/* every chain must name a catalogue scene: a chain the catalogue lost is a
-			 * scene this build cannot check */
-			if (c->only == NULL && c->matched != golden_chain_count) {
-				for (int32_t i = 0; i < golden_chain_count; ++i) {
-					if (f2d_scene_find(golden_chains[i].scene) < 0) {
-						snprintf(c->message, sizeof c->message,
-						         "conformance FAILED: golden chain %s "
-						         "names no catalogue "
-						         "scene",
-						         golden_chains[i].scene);
-						return fail(c, golden_chains[i].scene, 0);
-					}
-				}
-			}
-			c->status = CONFORMANCE_OK;
-			snprintf(c->message, sizeof c->message,
-			         "conformance ok %" PRId32 " scenes %ld steps", c->scenes,
-			         c->steps);
-			return c->status;
+			return c->status != CONFORMANCE_RUNNING ? c->status : catalogue_done(c);
 		}
 		if (budget <= 0) {
 			return c->status;
 		}
-		const golden_chain *chain = c->chain;
-		while (c->step < chain->steps && budget > 0) {
-			f2d_phase_hashes ph;
-			f2d_result r = f2d_world_step_traced(c->world, &ph);
-			c->step += 1;
+		while (c->step < c->chain->steps && budget > 0) {
 			budget -= 1;
-			/* OUT_OF_RANGE and OVERFLOW report saturation: the step is complete and its
-			 * hash is compared (the chains were recorded the same way, fix2d-replay
-			 * run) */
-			if (r != F2D_OK && r != F2D_ERROR_OUT_OF_RANGE && r != F2D_ERROR_OVERFLOW) {
-				snprintf(
-				    c->message, sizeof c->message,
-				    "conformance FAILED: scene %s step %ld: the step failed: %s",
-				    chain->scene, c->step, f2d_error_string(r));
-				return fail(c, chain->scene, c->step);
+			if (!check_step(c)) {
+				return c->status;
 			}
-			uint64_t got = f2d_world_hash(c->world);
-			uint64_t want = chain->hashes[c->step - 1];
-			if (got != want) {
-				snprintf(c->message, sizeof c->message,
-				         "conformance FAILED: scene %s step %ld: hash %016" PRIx64
-				         ", golden %016" PRIx64,
-				         chain->scene, c->step, got, want);
-				return fail(c, chain->scene, c->step);
-			}
-			uint8_t bytes[8 * F2D_PHASE_COUNT];
-			for (int p = 0; p < F2D_PHASE_COUNT; ++p) {
-				for (int b = 0; b < 8; ++b) {
-					bytes[8 * p + b] = (uint8_t)(ph.phase[p] >> (8 * b));
-				}
-			}
-			c->phase_digest =
-			    XXH3_64bits_withSeed(bytes, sizeof bytes, c->phase_digest);
-			c->steps += 1;
 		}
-		if (c->step == chain->steps) {
-			if (c->print_phases) {
-				printf("%s %016" PRIx64 "\n", chain->scene, c->phase_digest);
-			} else if (c->phase_digest != chain->phases) {
-				snprintf(
-				    c->message, sizeof c->message,
-				    "conformance FAILED: scene %s: every step's state hash agrees, "
-				    "but "
-				    "the phase hashes of its %ld steps do not (digest %016" PRIx64
-				    ", golden %016" PRIx64
-				    "): compare fix2d-replay run %s --phases",
-				    chain->scene, c->step, c->phase_digest, chain->phases,
-				    chain->scene);
-				return fail(c, chain->scene, c->step);
-			}
-			f2d_destroy_world(c->world);
-			c->world = NULL;
-			c->finished = chain;
-			c->chain = NULL;
-			c->scenes += 1;
-			c->catalogue_index += 1;
+		if (c->step == c->chain->steps && !finish_scene(c)) {
+			return c->status;
 		}
 	}
 	return c->status;
@@ -208,44 +230,60 @@ void conformance_end(conformance *c)
 	}
 }
 
-int cmd_selftest(int argc, char **argv)
+/* selftest --help */
+static int selftest_help(void)
 {
-	const char *only = NULL;
-	bool verbose = false;
-	bool print_phases = false; /* regenerates tests/golden/phases.txt */
+	printf("usage: %s selftest [--scene NAME] [--verbose] [--print-phases]\n"
+	       "  runs every catalogue scene that has a golden chain (%" PRId32
+	       " compiled in), compares\n"
+	       "  the hash after every step, checks the math flavour and the engine "
+	       "fingerprint;\n"
+	       "  prints 'conformance ok <scenes> scenes <steps> steps' (exit 0) or "
+	       "the "
+	       "first\n"
+	       "  divergent scene and step (exit 1); the phase hashes of every step "
+	       "are\n"
+	       "  checked too (tests/golden/phases.txt). --print-phases prints this "
+	       "host's\n"
+	       "  phase digests instead (how tests/golden/phases.txt is made)\n",
+	       PROG, golden_chain_count);
+	return finish_output();
+}
+
+/* selftest's arguments: -1 to run, else the exit status (help printed, or a usage error). */
+static int parse_selftest_args(int argc, char **argv, const char **only, bool *verbose,
+                               bool *print_phases)
+{
 	for (int i = 0; i < argc; ++i) {
 		const char *value = NULL;
 		int m;
 		if (is_help(argv[i])) {
-			printf(
-			    "usage: %s selftest [--scene NAME] [--verbose] [--print-phases]\n"
-			    "  runs every catalogue scene that has a golden chain (%" PRId32
-			    " compiled in), compares\n"
-			    "  the hash after every step, checks the math flavour and the engine "
-			    "fingerprint;\n"
-			    "  prints 'conformance ok <scenes> scenes <steps> steps' (exit 0) or "
-			    "the "
-			    "first\n"
-			    "  divergent scene and step (exit 1); the phase hashes of every step "
-			    "are\n"
-			    "  checked too (tests/golden/phases.txt). --print-phases prints this "
-			    "host's\n"
-			    "  phase digests instead (how tests/golden/phases.txt is made)\n",
-			    PROG, golden_chain_count);
-			return finish_output();
+			return selftest_help();
 		}
 		if ((m = match_valued_option(argc, argv, &i, "--scene", &value)) != 0) {
 			if (m < 0) {
 				return usage_error("--scene needs a value", NULL);
 			}
-			only = value;
+			*only = value;
 		} else if (strcmp(argv[i], "--verbose") == 0 || strcmp(argv[i], "-v") == 0) {
-			verbose = true;
+			*verbose = true;
 		} else if (strcmp(argv[i], "--print-phases") == 0) {
-			print_phases = true;
+			*print_phases = true;
 		} else {
 			return usage_error("unknown selftest argument", argv[i]);
 		}
+	}
+	return -1;
+}
+
+int cmd_selftest(int argc, char **argv)
+{
+	const char *only = NULL;
+	bool verbose = false;
+	bool print_phases = false; /* regenerates tests/golden/phases.txt */
+	int status = parse_selftest_args(argc, argv, &only, &verbose, &print_phases);
+	if (status >= 0) {
+		return status;
 	}
 	if (only != NULL && (f2d_scene_find(only) < 0 || golden_find(only) == NULL)) {
 		fprintf(stderr, "%s: selftest: '%s' is not a catalogue scene with a golden chain\n",

@@ -743,92 +743,112 @@ static int32_t body_of_shape(const st_world *s, int32_t shape)
 	           : -1;
 }
 
-long st_diff(const st_world *a, const st_world *b, FILE *out, long limit, uint8_t **diverged)
+/* "  body 3: only in the first" (or second): a record alive in one state only. */
+static void only_in(diff_out *d, const char *what, int32_t id, bool first)
 {
-	diff_out d = {out, limit, 0, 0};
-	int32_t nb = a->body_count > b->body_count ? a->body_count : b->body_count;
-	uint8_t *div = NULL;
-	if (diverged != NULL) {
-		div = calloc((size_t)nb + 1, 1);
-		*diverged = div;
-	}
+	line(d, "  %s %d: %s\n", what, id, first ? "only in the first" : "only in the second");
+	d->fields++;
+}
+
+/* The world's own fields: step, settings, event counters. */
+static void diff_world(diff_out *d, const st_world *a, const st_world *b)
+{
 	if (a->step != b->step) {
-		line(&d, "  world step: %" PRIu64 " -> %" PRIu64 "\n", a->step, b->step);
-		d.fields++;
+		line(d, "  world step: %" PRIu64 " -> %" PRIu64 "\n", a->step, b->step);
+		d->fields++;
 	}
 	if (a->gravity.x != b->gravity.x || a->gravity.y != b->gravity.y ||
 	    a->time_step != b->time_step) {
-		line(&d, "  world settings differ (gravity or time step)\n");
-		d.fields++;
+		line(d, "  world settings differ (gravity or time step)\n");
+		d->fields++;
 	}
 	if (a->out_of_range_events != b->out_of_range_events ||
 	    a->overflow_events != b->overflow_events) {
-		line(&d,
+		line(d,
 		     "  world events: out of range %" PRIu64 " -> %" PRIu64 ", overflow %" PRIu64
 		     " -> %" PRIu64 "\n",
 		     a->out_of_range_events, b->out_of_range_events, a->overflow_events,
 		     b->overflow_events);
-		d.fields++;
+		d->fields++;
 	}
+}
+
+/* Bodies by id; a differing body is marked in div (nb entries). */
+static void diff_bodies(diff_out *d, const st_world *a, const st_world *b, uint8_t *div, int32_t nb)
+{
 	static const st_body no_body;
 	for (int32_t i = 0; i < nb; ++i) {
 		const st_body *x = i < a->body_count ? &a->bodies[i] : &no_body;
 		const st_body *y = i < b->body_count ? &b->bodies[i] : &no_body;
 		if (x->alive != y->alive) {
-			line(&d, "  body %d: %s\n", i,
-			     x->alive ? "only in the first" : "only in the second");
-			d.fields++;
+			only_in(d, "body", i, x->alive);
 			mark(div, nb, i);
 		} else if (x->alive &&
-		           diff_record(&d, "body", i, x, y, body_fields, COUNT(body_fields)) > 0) {
+		           diff_record(d, "body", i, x, y, body_fields, COUNT(body_fields)) > 0) {
 			mark(div, nb, i);
 		}
 	}
+}
+
+/* Shapes by id; a differing shape marks its body (in either state). */
+static void diff_shapes(diff_out *d, const st_world *a, const st_world *b, uint8_t *div, int32_t nb)
+{
 	int32_t ns = a->shape_count > b->shape_count ? a->shape_count : b->shape_count;
 	static const st_shape no_shape;
 	for (int32_t i = 0; i < ns; ++i) {
 		const st_shape *x = i < a->shape_count ? &a->shapes[i] : &no_shape;
 		const st_shape *y = i < b->shape_count ? &b->shapes[i] : &no_shape;
 		if (x->alive != y->alive) {
-			line(&d, "  shape %d: %s\n", i,
-			     x->alive ? "only in the first" : "only in the second");
-			d.fields++;
+			only_in(d, "shape", i, x->alive);
 			mark(div, nb, x->alive ? x->body : y->body);
-		} else if (x->alive && diff_record(&d, "shape", i, x, y, shape_fields,
+		} else if (x->alive && diff_record(d, "shape", i, x, y, shape_fields,
 		                                   COUNT(shape_fields)) > 0) {
 			mark(div, nb, x->body);
 			mark(div, nb, y->body);
 		}
 	}
+}
+
+/* Joints by id; a differing joint marks its two bodies (a joint alive in one state only
+ * marks none). */
+static void diff_joints(diff_out *d, const st_world *a, const st_world *b, uint8_t *div, int32_t nb)
+{
 	int32_t nj = a->joint_count > b->joint_count ? a->joint_count : b->joint_count;
 	static const st_joint no_joint;
 	for (int32_t i = 0; i < nj; ++i) {
 		const st_joint *x = i < a->joint_count ? &a->joints[i] : &no_joint;
 		const st_joint *y = i < b->joint_count ? &b->joints[i] : &no_joint;
 		if (x->alive != y->alive) {
-			line(&d, "  joint %d: %s\n", i,
-			     x->alive ? "only in the first" : "only in the second");
-			d.fields++;
-		} else if (x->alive && diff_record(&d, "joint", i, x, y, joint_fields,
+			only_in(d, "joint", i, x->alive);
+		} else if (x->alive && diff_record(d, "joint", i, x, y, joint_fields,
 		                                   COUNT(joint_fields)) > 0) {
 			mark(div, nb, x->body_a);
 			mark(div, nb, x->body_b);
 		}
 	}
-	/* arbiters: merged by key (shape a, shape b) */
+}
+
+/* An arbiter's key (shape a, shape b); UINT64_MAX past the end of a list. */
+static uint64_t arbiter_key(const st_arbiter *x)
+{
+	return x != NULL ? (uint64_t)x->shape_a << 32 | (uint32_t)x->shape_b : UINT64_MAX;
+}
+
+/* Arbiters, both lists sorted by key, merged by key; a differing contact marks the bodies of
+ * its shapes (in the state that holds it). */
+static void diff_arbiters(diff_out *d, const st_world *a, const st_world *b, uint8_t *div,
+                          int32_t nb)
+{
 	for (int32_t i = 0, j = 0; i < a->arbiter_count || j < b->arbiter_count;) {
 		const st_arbiter *x = i < a->arbiter_count ? &a->arbiters[i] : NULL;
 		const st_arbiter *y = j < b->arbiter_count ? &b->arbiters[j] : NULL;
-		uint64_t kx =
-		    x != NULL ? (uint64_t)x->shape_a << 32 | (uint32_t)x->shape_b : UINT64_MAX;
-		uint64_t ky =
-		    y != NULL ? (uint64_t)y->shape_a << 32 | (uint32_t)y->shape_b : UINT64_MAX;
+		uint64_t kx = arbiter_key(x), ky = arbiter_key(y);
 		if (kx != ky) {
 			const st_arbiter *only = kx < ky ? x : y;
 			const st_world *w = kx < ky ? a : b;
-			line(&d, "  contact %d-%d: only in the %s\n", only->shape_a, only->shape_b,
+			line(d, "  contact %d-%d: only in the %s\n", only->shape_a, only->shape_b,
 			     kx < ky ? "first" : "second");
-			d.fields++;
+			d->fields++;
 			mark(div, nb, body_of_shape(w, only->shape_a));
 			mark(div, nb, body_of_shape(w, only->shape_b));
 			if (kx < ky) {
@@ -840,13 +860,29 @@ long st_diff(const st_world *a, const st_world *b, FILE *out, long limit, uint8_
 		}
 		char name[48];
 		snprintf(name, sizeof name, "contact %d-%d", x->shape_a, x->shape_b);
-		if (diff_record(&d, name, -1, x, y, arbiter_fields, COUNT(arbiter_fields)) > 0) {
+		if (diff_record(d, name, -1, x, y, arbiter_fields, COUNT(arbiter_fields)) > 0) {
 			mark(div, nb, body_of_shape(a, x->shape_a));
 			mark(div, nb, body_of_shape(a, x->shape_b));
 		}
 		++i;
 		++j;
 	}
+}
+
+long st_diff(const st_world *a, const st_world *b, FILE *out, long limit, uint8_t **diverged)
+{
+	diff_out d = {out, limit, 0, 0};
+	int32_t nb = a->body_count > b->body_count ? a->body_count : b->body_count;
+	uint8_t *div = NULL;
+	if (diverged != NULL) {
+		div = calloc((size_t)nb + 1, 1);
+		*diverged = div;
+	}
+	diff_world(&d, a, b);
+	diff_bodies(&d, a, b, div, nb);
+	diff_shapes(&d, a, b, div, nb);
+	diff_joints(&d, a, b, div, nb);
+	diff_arbiters(&d, a, b, div, nb); /* contacts: merged by key (shape a, shape b) */
 	if (out != NULL && d.lines > limit) {
 		fprintf(out, "  ... %ld more\n", d.lines - limit);
 	}

@@ -14,8 +14,6 @@
 
 #define PROG "fix2d-view"
 #define EXIT_USAGE 2
-#define FIX2D_VERSION_WORD                                                                         \
-	((uint32_t)F2D_VERSION_MAJOR << 16 | (uint32_t)F2D_VERSION_MINOR << 8 | F2D_VERSION_PATCH)
 #define DRAG_PLAYER 255 /* the viewer's commands: player 255 */
 
 typedef struct frame_in {

@@ -96,6 +96,70 @@ void timeline_free(timeline *tl)
 	memset(tl, 0, sizeof *tl);
 }
 
+/* A new input at frame t: the timeline branches here. The frames after t, the keyframes
+ * after t's and a hash mismatch at or after t are dropped; t's recorded hash no longer
+ * applies. */
+static void branch_here(timeline *tl)
+{
+	for (long f = tl->t + 1; f < tl->length; ++f) {
+		free(tl->frames[f].commands);
+		memset(&tl->frames[f], 0, sizeof tl->frames[f]);
+	}
+	tl->length = tl->t + 1;
+	if (tl->hash_mismatch >= tl->t) {
+		tl->hash_mismatch = -1;
+	}
+	long keep = tl->t / tl->key_every + 1;
+	tl->key_count = tl->key_count < keep ? tl->key_count : keep;
+	tl->frames[tl->t].has_hash = false;
+}
+
+/* The viewer's input of frame fi is the new one, extra (an earlier pass's, kept by a rewind,
+ * would create a second joint): the other players' commands kept in order, then extra as
+ * player DRAG_PLAYER's, numbered from 0. False when out of memory. */
+static bool replace_viewer_input(frame_in *fi, const f2d_command *extra, int32_t n_extra)
+{
+	int32_t kept = 0;
+	for (int32_t i = 0; i < fi->count; ++i) {
+		if (fi->commands[i].player != DRAG_PLAYER) {
+			fi->commands[kept++] = fi->commands[i];
+		}
+	}
+	f2d_command *c = realloc(fi->commands, (size_t)(kept + n_extra) * sizeof *c);
+	if (c == NULL) {
+		return false;
+	}
+	for (int32_t k = 0; k < n_extra; ++k) {
+		c[kept + k] = extra[k];
+		c[kept + k].player = DRAG_PLAYER;
+		c[kept + k].sequence = (uint16_t)k;
+	}
+	fi->commands = c;
+	fi->count = kept + n_extra;
+	return true;
+}
+
+/* Frame fi's commands applied to the world; the results of its last n_extra (the viewer's)
+ * go to extra_results (may be NULL; all out of memory when the results cannot be kept). */
+static void apply_frame(timeline *tl, const frame_in *fi, int32_t n_extra,
+                        f2d_command_result *extra_results)
+{
+	if (fi->count <= 0) {
+		return;
+	}
+	f2d_command_result *res = n_extra > 0 ? calloc((size_t)fi->count, sizeof *res) : NULL;
+	f2d_world_apply_commands(tl->w, fi->commands, fi->count, res);
+	for (int32_t k = 0; res != NULL && extra_results != NULL && k < n_extra; ++k) {
+		extra_results[k] = res[fi->count - n_extra + k];
+	}
+	free(res);
+	if (res == NULL && n_extra > 0 && extra_results != NULL) {
+		for (int32_t k = 0; k < n_extra; ++k) {
+			extra_results[k].result = F2D_ERROR_OUT_OF_MEMORY;
+		}
+	}
+}
+
 /* Frame t's inputs applied and one step taken. `extra` (the viewer's commands, n_extra of
  * them, may be 0) replace the viewer's (player DRAG_PLAYER's) earlier commands of frame t: a new
  * input, so the timeline branches here. Their results go to extra_results (may be NULL). */
@@ -107,56 +171,16 @@ bool simulate(timeline *tl, const f2d_command *extra, int32_t n_extra,
 	}
 	frame_in *fi = &tl->frames[tl->t];
 	if (n_extra > 0) {
-		/* a new input: the timeline branches here */
-		for (long f = tl->t + 1; f < tl->length; ++f) {
-			free(tl->frames[f].commands);
-			memset(&tl->frames[f], 0, sizeof tl->frames[f]);
-		}
-		tl->length = tl->t + 1;
-		if (tl->hash_mismatch >= tl->t) {
-			tl->hash_mismatch = -1;
-		}
-		long keep = tl->t / tl->key_every + 1;
-		tl->key_count = tl->key_count < keep ? tl->key_count : keep;
-		fi->has_hash = false;
-		/* the viewer's input of this frame is the new one (an earlier pass's, kept by a
-		 * rewind, would create a second joint) */
-		int32_t kept = 0;
-		for (int32_t i = 0; i < fi->count; ++i) {
-			if (fi->commands[i].player != DRAG_PLAYER) {
-				fi->commands[kept++] = fi->commands[i];
-			}
-		}
-		f2d_command *c = realloc(fi->commands, (size_t)(kept + n_extra) * sizeof *c);
-		if (c == NULL) {
+		branch_here(tl);
+		if (!replace_viewer_input(fi, extra, n_extra)) {
 			return false;
 		}
-		for (int32_t k = 0; k < n_extra; ++k) {
-			c[kept + k] = extra[k];
-			c[kept + k].player = DRAG_PLAYER;
-			c[kept + k].sequence = (uint16_t)k;
-		}
-		fi->commands = c;
-		fi->count = kept + n_extra;
 	}
 	if (tl->t >= tl->length) {
 		tl->length = tl->t + 1;
 	}
 	Uint64 t0 = SDL_GetPerformanceCounter();
-	if (fi->count > 0) {
-		f2d_command_result *res =
-		    n_extra > 0 ? calloc((size_t)fi->count, sizeof *res) : NULL;
-		f2d_world_apply_commands(tl->w, fi->commands, fi->count, res);
-		for (int32_t k = 0; res != NULL && extra_results != NULL && k < n_extra; ++k) {
-			extra_results[k] = res[fi->count - n_extra + k];
-		}
-		free(res);
-		if (res == NULL && n_extra > 0 && extra_results != NULL) {
-			for (int32_t k = 0; k < n_extra; ++k) {
-				extra_results[k].result = F2D_ERROR_OUT_OF_MEMORY;
-			}
-		}
-	}
+	apply_frame(tl, fi, n_extra, extra_results);
 	f2d_result r = f2d_world_step(tl->w);
 	Uint64 t1 = SDL_GetPerformanceCounter();
 	tl->step_ms = (double)(t1 - t0) * 1000.0 / (double)SDL_GetPerformanceFrequency();
@@ -233,22 +257,26 @@ static bool read_file(const char *path, uint8_t **out, size_t *len)
 	return true;
 }
 
-/* A scene or a replay (read whole: its frames become the timeline's inputs). */
-int open_source(timeline *tl, const char *what, long key_every)
+/* A scene by name: the timeline from its world. -1 on success, else the exit status. */
+static int open_scene_source(timeline *tl, const char *what, long key_every)
 {
 	f2d_world *w = NULL;
-	if (f2d_scene_find(what) >= 0) {
-		if (f2d_scene_create(what, NULL, &w) != F2D_OK) {
-			fprintf(stderr, "%s: cannot build scene '%s'\n", PROG, what);
-			return EXIT_FAILURE;
-		}
-		if (!timeline_init(tl, w, what, key_every)) {
-			timeline_free(tl);
-			return EXIT_FAILURE;
-		}
-		snprintf(tl->scene, sizeof tl->scene, "%s", what);
-		return -1;
+	if (f2d_scene_create(what, NULL, &w) != F2D_OK) {
+		fprintf(stderr, "%s: cannot build scene '%s'\n", PROG, what);
+		return EXIT_FAILURE;
 	}
+	if (!timeline_init(tl, w, what, key_every)) {
+		timeline_free(tl);
+		return EXIT_FAILURE;
+	}
+	snprintf(tl->scene, sizeof tl->scene, "%s", what);
+	return -1;
+}
+
+/* The file `what` read whole and opened as a replay in *r. -1 on success, else the exit
+ * status (with a message). */
+static int open_replay_file(const char *what, f2r_reader *r)
+{
 	uint8_t *bytes = NULL;
 	size_t len = 0;
 	if (!read_file(what, &bytes, &len)) {
@@ -258,54 +286,60 @@ int open_source(timeline *tl, const char *what, long key_every)
 		        PROG, what);
 		return EXIT_USAGE;
 	}
-	f2r_reader r;
-	bool opened = f2r_open_mem(&r, bytes, len);
+	bool opened = f2r_open_mem(r, bytes, len);
 	free(bytes);
 	if (!opened) {
-		fprintf(stderr, "%s: %s: %s\n", PROG, what, r.error);
-		f2r_close_read(&r);
+		fprintf(stderr, "%s: %s: %s\n", PROG, what, r->error);
+		f2r_close_read(r);
 		return EXIT_USAGE;
 	}
-	const f2r_header *h = &r.header;
-	const char *problem = NULL;
+	return -1;
+}
+
+/* The replay's start world in *w (which the caller destroys); NULL, or what is wrong with the
+ * header (the checks in this order). */
+static const char *start_world_problem(const f2r_header *h, f2d_world **w)
+{
 	if (h->fingerprint != f2d_fingerprint()) {
-		problem = "recorded with another math fingerprint";
+		return "recorded with another math fingerprint";
 	} else if (h->hash_format != F2R_HASH_FORMAT ||
 	           (h->fix2d_version >> 8) != (FIX2D_VERSION_WORD >> 8)) {
-		problem = "recorded by an incompatible fix2d";
+		return "recorded by an incompatible fix2d";
 	} else if (h->start_kind == F2R_START_SCENE &&
 	           (f2d_scene_find(h->scene) < 0 ||
-	            f2d_scene_create(h->scene, NULL, &w) != F2D_OK)) {
-		problem = "its scene is unknown";
+	            f2d_scene_create(h->scene, NULL, w) != F2D_OK)) {
+		return "its scene is unknown";
 	} else if (h->start_kind == F2R_START_SNAPSHOT &&
-	           f2d_snapshot_load_new(h->start, h->start_len, NULL, &w) != F2D_OK) {
-		problem = "its start snapshot does not load";
-	} else if (f2d_world_get_time_step(w) != h->time_step) {
-		problem = "the header's time step is not the start world's";
+	           f2d_snapshot_load_new(h->start, h->start_len, NULL, w) != F2D_OK) {
+		return "its start snapshot does not load";
+	} else if (f2d_world_get_time_step(*w) != h->time_step) {
+		return "the header's time step is not the start world's";
 	}
-	if (problem != NULL) {
-		fprintf(stderr, "%s: %s: %s\n", PROG, what, problem);
-		f2d_destroy_world(w);
-		f2r_close_read(&r);
-		return EXIT_USAGE;
+	return NULL;
+}
+
+/* A copy of the start snapshot of a replay that starts from one; false when out of memory. */
+static bool keep_start(timeline *tl, const f2r_header *h)
+{
+	if (h->start_kind != F2R_START_SNAPSHOT) {
+		return true;
 	}
-	const char *base = strrchr(what, '/');
-	base = base != NULL ? base + 1 : what;
-	int status = timeline_init(tl, w, base, key_every) ? -1 : EXIT_FAILURE;
-	tl->start_kind = h->start_kind;
-	snprintf(tl->scene, sizeof tl->scene, "%s", h->scene);
-	if (status < 0 && h->start_kind == F2R_START_SNAPSHOT) {
-		tl->start = malloc(h->start_len);
-		if (tl->start == NULL) {
-			status = EXIT_FAILURE;
-		} else {
-			memcpy(tl->start, h->start, h->start_len);
-			tl->start_len = h->start_len;
-		}
+	tl->start = malloc(h->start_len);
+	if (tl->start == NULL) {
+		return false;
 	}
+	memcpy(tl->start, h->start, h->start_len);
+	tl->start_len = h->start_len;
+	return true;
+}
+
+/* The replay's frames appended to the timeline's inputs until the reader stops (*st: why).
+ * -1 on success, else EXIT_FAILURE (out of memory). */
+static int read_frames(timeline *tl, f2r_reader *r, f2r_status *st)
+{
 	f2r_frame *fr = calloc(1, sizeof *fr);
-	f2r_status st = F2R_OK;
-	while (status < 0 && fr != NULL && (st = f2r_read_frame(&r, fr)) == F2R_OK) {
+	int status = fr != NULL ? -1 : EXIT_FAILURE;
+	while (status < 0 && (*st = f2r_read_frame(r, fr)) == F2R_OK) {
 		if (!grow_frames(tl, tl->length + 1)) {
 			status = EXIT_FAILURE;
 			break;
@@ -324,8 +358,39 @@ int open_source(timeline *tl, const char *what, long key_every)
 			       (size_t)fr->count * sizeof *fi->commands);
 		}
 	}
-	if (fr == NULL) {
+	free(fr);
+	return status;
+}
+
+/* A replay file: the timeline from its start world, its frames as the inputs. -1 on success,
+ * else the exit status (with a message). */
+static int open_replay_source(timeline *tl, const char *what, long key_every)
+{
+	f2r_reader r;
+	int status = open_replay_file(what, &r);
+	if (status >= 0) {
+		return status;
+	}
+	const f2r_header *h = &r.header;
+	f2d_world *w = NULL;
+	const char *problem = start_world_problem(h, &w);
+	if (problem != NULL) {
+		fprintf(stderr, "%s: %s: %s\n", PROG, what, problem);
+		f2d_destroy_world(w);
+		f2r_close_read(&r);
+		return EXIT_USAGE;
+	}
+	const char *base = strrchr(what, '/');
+	base = base != NULL ? base + 1 : what;
+	status = timeline_init(tl, w, base, key_every) ? -1 : EXIT_FAILURE;
+	tl->start_kind = h->start_kind;
+	snprintf(tl->scene, sizeof tl->scene, "%s", h->scene);
+	if (status < 0 && !keep_start(tl, h)) {
 		status = EXIT_FAILURE;
+	}
+	f2r_status st = F2R_OK;
+	if (status < 0) {
+		status = read_frames(tl, &r, &st);
 	}
 	if (status < 0 && st == F2R_BAD) {
 		fprintf(stderr, "%s: %s: %s\n", PROG, what, r.error);
@@ -334,7 +399,6 @@ int open_source(timeline *tl, const char *what, long key_every)
 		printf("note: %s ends without an end marker after frame %u\n", what, r.next_frame);
 	}
 	tl->recorded = tl->length;
-	free(fr);
 	f2r_close_read(&r);
 	if (status >= 0) {
 		timeline_free(tl);
@@ -342,33 +406,29 @@ int open_source(timeline *tl, const char *what, long key_every)
 	return status;
 }
 
-/* --record: the timeline's frames [0, length) written as a replay, simulated again from the
- * start with a hash after every frame and a portable keyframe every 60 frames. */
-bool record(timeline *tl, const char *path)
+/* A scene or a replay (read whole: its frames become the timeline's inputs). */
+int open_source(timeline *tl, const char *what, long key_every)
 {
-	f2r_header h;
-	memset(&h, 0, sizeof h);
-	h.fix2d_version = FIX2D_VERSION_WORD;
-	h.hash_format = F2R_HASH_FORMAT;
-	h.fingerprint = f2d_fingerprint();
-	h.time_step = f2d_world_get_time_step(tl->w);
-	h.hash_interval = 1;
-	h.start_kind = tl->start_kind;
-	snprintf(h.scene, sizeof h.scene, "%s", tl->scene);
-	h.start = tl->start;
-	h.start_len = tl->start_len;
-	long frames = tl->length;
-	if (frames == 0 || !seek(tl, 0)) {
-		fprintf(stderr, "%s: %s: nothing to record (no frame was simulated)\n", PROG, path);
-		return false;
+	if (f2d_scene_find(what) >= 0) {
+		return open_scene_source(tl, what, key_every);
 	}
-	f2r_writer wr;
-	f2r_frame *fr = calloc(1, sizeof *fr);
-	if (fr == NULL || !f2r_open_write(&wr, path, &h)) {
-		fprintf(stderr, "%s: cannot write '%s'\n", PROG, path);
-		free(fr);
-		return false;
-	}
+	return open_replay_source(tl, what, key_every);
+}
+
+/* The header of the timeline's replay: its start (scene or snapshot), a hash every frame. */
+static void record_header(const timeline *tl, f2r_header *h)
+{
+	f2r_header_init(h, tl->w, 1);
+	h->start_kind = tl->start_kind;
+	snprintf(h->scene, sizeof h->scene, "%s", tl->scene);
+	h->start = tl->start;
+	h->start_len = tl->start_len;
+}
+
+/* Frames [0, frames) simulated again from frame 0 and written with their hashes, and a
+ * portable keyframe after every 60th; false on the first failure. */
+static bool record_frames(timeline *tl, f2r_writer *wr, f2r_frame *fr, long frames)
+{
 	bool ok = true;
 	for (long f = 0; ok && f < frames; ++f) {
 		const frame_in *fi = &tl->frames[f];
@@ -381,16 +441,38 @@ bool record(timeline *tl, const char *path)
 		ok = simulate(tl, NULL, 0, NULL);
 		fr->has_hash = true;
 		fr->hash = f2d_world_hash(tl->w);
-		ok = ok && f2r_write_frame(&wr, fr);
+		ok = ok && f2r_write_frame(wr, fr);
 		if (ok && (f + 1) % 60 == 0) {
 			size_t need = f2d_snapshot_portable_size(tl->w), len = 0;
 			void *buf = malloc(need);
 			ok = buf != NULL &&
 			     f2d_snapshot_save_portable(tl->w, buf, need, &len) == F2D_OK &&
-			     f2r_write_keyframe(&wr, (uint32_t)f, buf, len);
+			     f2r_write_keyframe(wr, (uint32_t)f, buf, len);
 			free(buf);
 		}
 	}
+	return ok;
+}
+
+/* --record: the timeline's frames [0, length) written as a replay, simulated again from the
+ * start with a hash after every frame and a portable keyframe every 60 frames. */
+bool record(timeline *tl, const char *path)
+{
+	f2r_header h;
+	record_header(tl, &h);
+	long frames = tl->length;
+	if (frames == 0 || !seek(tl, 0)) {
+		fprintf(stderr, "%s: %s: nothing to record (no frame was simulated)\n", PROG, path);
+		return false;
+	}
+	f2r_writer wr;
+	f2r_frame *fr = calloc(1, sizeof *fr);
+	if (fr == NULL || !f2r_open_write(&wr, path, &h)) {
+		fprintf(stderr, "%s: cannot write '%s'\n", PROG, path);
+		free(fr);
+		return false;
+	}
+	bool ok = record_frames(tl, &wr, fr, frames);
 	ok = f2r_close_write(&wr) && ok;
 	if (ok) {
 		printf("recorded %ld frames to %s, final hash %016" PRIx64 "\n", frames, path,
