@@ -635,13 +635,23 @@ void f2d_joint_solve(f2d_world *w, f2d_joint *j)
  * (solve_point_fast on 8 lanes) with the result of one after the other. A joint with a motor or
  * limits, and a lane whose range check fails, takes f2d_joint_solve (fast path, else exact). */
 
-/* One joint by the scalar code: its warm start or one velocity iteration. */
-static inline void joint_scalar(f2d_world *w, f2d_joint *j, bool warm)
+/* What a pass over the joints does: the warm start, a velocity iteration, or the soft step's
+ * relax iteration (f2d_joints_relax). */
+typedef enum joint_pass { PASS_WARM, PASS_SOLVE, PASS_RELAX } joint_pass;
+
+static void joint_relax(f2d_world *w, f2d_joint *j, const fix16_t rigid[3]);
+
+/* One joint by the scalar code: its warm start, one velocity iteration or its relax
+ * iteration (rigid: f2d_rigid_soft's triple, read by PASS_RELAX only). */
+static inline void joint_scalar(f2d_world *w, f2d_joint *j, joint_pass pass,
+                                const fix16_t rigid[3])
 {
-	if (warm) {
+	if (pass == PASS_WARM) {
 		f2d_joint_warm_start(w, j);
-	} else {
+	} else if (pass == PASS_SOLVE) {
 		f2d_joint_solve(w, j);
+	} else {
+		joint_relax(w, j, rigid);
 	}
 }
 
@@ -674,14 +684,17 @@ AVX512 static inline __m512i jchk(__m512i x)
  * impulses), so vpmuldq (32 x 32 -> 64) gives solve_point_fast's products whenever the lane's
  * check passes. v: the lanes' velocities in, the new ones out; the impulses are updated in the
  * batch for the lanes that passed, which are returned. */
-AVX512 static unsigned joint_lanes_avx512(f2d_joint_batch *x, int64_t v[6][8])
+AVX512 static unsigned joint_lanes_avx512(f2d_joint_batch *x, int64_t v[6][8], bool relax)
 {
 	__m512i vax = jld(v[0]), vay = jld(v[1]), wa = jld(v[2]);
 	__m512i vbx = jld(v[3]), vby = jld(v[4]), wb = jld(v[5]);
 	__m512i rax = jld(x->rax), ray = jld(x->ray), rbx = jld(x->rbx), rby = jld(x->rby);
 	__m512i cx = JADD(JSUB(JSUB(vbx, jr16(JMUL(wb, rby))), vax), jr16(JMUL(wa, ray)));
 	__m512i cy = JSUB(JSUB(JADD(vby, jr16(JMUL(wb, rbx))), vay), jr16(JMUL(wa, rax)));
-	__m512i rx = JSUB(jld(x->bx), cx), ry = JSUB(jld(x->by), cy);
+	/* the relax pass (f2d_joints_relax): the point's bias 0 */
+	__m512i bx = relax ? _mm512_setzero_si512() : jld(x->bx);
+	__m512i by = relax ? _mm512_setzero_si512() : jld(x->by);
+	__m512i rx = JSUB(bx, cx), ry = JSUB(by, cy);
 	__m512i acc = JOR3(jchk(cx), jchk(cy), _mm512_or_si512(jchk(rx), jchk(ry)));
 	__m512i k12 = jld(x->k12);
 	__m512i px = jr16(JADD(JMUL(jld(x->k11), rx), JMUL(k12, ry)));
@@ -752,8 +765,10 @@ static inline void joint_to_lane(f2d_joint_batch *x, int32_t l, const f2d_joint 
 
 /* Up to 8 joints of one colour: those without motor and limits (x->live) in lanes, the rest
  * (and the lanes that failed their check) by f2d_joint_solve; all independent. */
-static void joint_batch_pass(f2d_world *w, f2d_joint_batch *x, bool warm, bool last)
+static void joint_batch_pass(f2d_world *w, f2d_joint_batch *x, joint_pass pass, bool last,
+                             const fix16_t rigid[3])
 {
+	bool warm = pass == PASS_WARM;
 	int64_t v[6][8];
 	f2d_body *bodies = w->bodies;
 	for (int32_t l = 0; l < 8; ++l) {
@@ -763,7 +778,7 @@ static void joint_batch_pass(f2d_world *w, f2d_joint_batch *x, bool warm, bool l
 	}
 	for (int32_t l = 0; l < x->n; ++l) {
 		if ((x->live >> l & 1u) == 0) {
-			joint_scalar(w, &w->joints[x->ids[l]], warm);
+			joint_scalar(w, &w->joints[x->ids[l]], pass, rigid);
 			continue;
 		}
 		const f2d_body *a = &bodies[x->ba[l]];
@@ -775,7 +790,7 @@ static void joint_batch_pass(f2d_world *w, f2d_joint_batch *x, bool warm, bool l
 		v[4][l] = b->v.y;
 		v[5][l] = b->w;
 	}
-	unsigned ok = warm ? joint_warm_avx512(x, v) : joint_lanes_avx512(x, v);
+	unsigned ok = warm ? joint_warm_avx512(x, v) : joint_lanes_avx512(x, v, pass == PASS_RELAX);
 	for (int32_t l = 0; l < x->n; ++l) {
 		if ((ok >> l & 1u) != 0) {
 			f2d_body *a = &bodies[x->ba[l]];
@@ -792,7 +807,7 @@ static void joint_batch_pass(f2d_world *w, f2d_joint_batch *x, bool warm, bool l
 			/* from the unchanged state, with the lane's impulse */
 			f2d_joint *j = &w->joints[x->ids[l]];
 			lane_to_joint(x, l, j);
-			joint_scalar(w, j, warm);
+			joint_scalar(w, j, pass, rigid);
 			joint_to_lane(x, l, j);
 		}
 	}
@@ -917,19 +932,21 @@ void f2d_joints_substep(f2d_world *w, int32_t n)
 #endif
 }
 
-/* One pass over the coloured joints: the warm start (warm) or a velocity iteration. */
-static void joints_pass(f2d_world *w, int32_t n, bool warm, bool last)
+/* One pass over the coloured joints (pass: warm start, velocity iteration or relax
+ * iteration; last: the lanes' impulses go back to their joints). */
+static void joints_pass(f2d_world *w, int32_t n, joint_pass pass, bool last,
+                        const fix16_t rigid[3])
 {
 #if JOINT_SIMD
 	if (f2d_kernel_level() == F2D_KERNEL_AVX512) {
 		for (int32_t b = 0; b < w->joint_batch_count; ++b) {
 			f2d_joint_batch *x = &w->joint_batches[b];
 			if (!x->sequential) {
-				joint_batch_pass(w, x, warm, last);
+				joint_batch_pass(w, x, pass, last, rigid);
 				continue;
 			}
 			for (int32_t l = 0; l < x->n; ++l) {
-				joint_scalar(w, &w->joints[x->ids[l]], warm);
+				joint_scalar(w, &w->joints[x->ids[l]], pass, rigid);
 			}
 		}
 		return;
@@ -937,18 +954,18 @@ static void joints_pass(f2d_world *w, int32_t n, bool warm, bool last)
 #endif
 	(void)last;
 	for (int32_t i = 0; i < n; ++i) {
-		joint_scalar(w, &w->joints[w->joint_order[i]], warm);
+		joint_scalar(w, &w->joints[w->joint_order[i]], pass, rigid);
 	}
 }
 
 void f2d_joints_warm_start(f2d_world *w, int32_t n)
 {
-	joints_pass(w, n, true, false);
+	joints_pass(w, n, PASS_WARM, false, NULL);
 }
 
 void f2d_joints_solve(f2d_world *w, int32_t n, int32_t iteration)
 {
-	joints_pass(w, n, false, iteration == w->def.iterations - 1);
+	joints_pass(w, n, PASS_SOLVE, iteration == w->def.iterations - 1, NULL);
 }
 
 /* Whether a softness triple is the rigid one of this h (f2d_rigid_soft): a spring whose Q16
@@ -978,31 +995,43 @@ static bool soft_is_rigid(const fix16_t s[3], const fix16_t rigid[3])
  * softness of the step's pre-step. */
 void f2d_joints_relax(f2d_world *w, int32_t n)
 {
-	static const fix16_t relax[3] = {0, F2D_ONE, 0};
 	fix16_t rigid[3];
 	f2d_rigid_soft(w, rigid); /* before the flag: the solve's rigid triple */
 	w->joint_relax = true;
-	for (int32_t i = 0; i < n; ++i) {
-		f2d_joint *j = &w->joints[w->joint_order[i]];
-		f2d_vec2 bias = j->bias;
-		fix16_t s1[3], s2[3];
-		memcpy(s1, j->soft, sizeof s1);
-		memcpy(s2, j->soft2, sizeof s2);
-		bool r1 = j->type != F2D_MOTOR_JOINT && soft_is_rigid(s1, rigid);
-		bool r2 = j->type != F2D_MOTOR_JOINT && soft_is_rigid(s2, rigid);
-		if (r1) {
-			memcpy(j->soft, relax, sizeof relax);
-		}
-		if (r2) {
-			memcpy(j->soft2, relax, sizeof relax);
-		}
-		j->bias = f2d_v(0, 0);
+	/* the solve pass's order and batches (on AVX-512: the lanes of revolute joints without
+	 * motor and limits, with their point bias 0 in the lanes; the others one by one); the
+	 * lanes' impulses go back to their joints, as after the solve pass */
+	joints_pass(w, n, PASS_RELAX, true, rigid);
+	w->joint_relax = false;
+}
+
+/* One joint's relax iteration (f2d_joints_relax). A revolute joint reads no softness triple
+ * (its rows are rigid: bias, motor and limits), so only its point bias is swapped. */
+static void joint_relax(f2d_world *w, f2d_joint *j, const fix16_t rigid[3])
+{
+	static const fix16_t relax[3] = {0, F2D_ONE, 0};
+	f2d_vec2 bias = j->bias;
+	j->bias = f2d_v(0, 0);
+	if (j->type == F2D_REVOLUTE_JOINT) {
 		f2d_joint_solve(w, j);
 		j->bias = bias;
-		memcpy(j->soft, s1, sizeof s1);
-		memcpy(j->soft2, s2, sizeof s2);
+		return;
 	}
-	w->joint_relax = false;
+	fix16_t s1[3], s2[3];
+	memcpy(s1, j->soft, sizeof s1);
+	memcpy(s2, j->soft2, sizeof s2);
+	bool r1 = j->type != F2D_MOTOR_JOINT && soft_is_rigid(s1, rigid);
+	bool r2 = j->type != F2D_MOTOR_JOINT && soft_is_rigid(s2, rigid);
+	if (r1) {
+		memcpy(j->soft, relax, sizeof relax);
+	}
+	if (r2) {
+		memcpy(j->soft2, relax, sizeof relax);
+	}
+	f2d_joint_solve(w, j);
+	j->bias = bias;
+	memcpy(j->soft, s1, sizeof s1);
+	memcpy(j->soft2, s2, sizeof s2);
 }
 
 /* ---- API ---- */
