@@ -860,6 +860,33 @@ static void build_joint_batches(f2d_world *w, int32_t n)
 	}
 	w->joint_batch_count = nb;
 }
+
+/* The lanes' values that the substep geometry changes (f2d_joints_substep: arms, biases,
+ * K^-1) and the impulses, from their joints; the rest of build_joint_batches' (bodies, masses,
+ * lanes) is the step's. */
+static void refresh_joint_batches(f2d_world *w)
+{
+	for (int32_t nb = 0; nb < w->joint_batch_count; ++nb) {
+		f2d_joint_batch *x = &w->joint_batches[nb];
+		for (int32_t l = 0; l < x->n; ++l) {
+			if ((x->live >> l & 1u) == 0) {
+				continue;
+			}
+			const f2d_joint *j = &w->joints[x->ids[l]];
+			x->rax[l] = j->r_a.x;
+			x->ray[l] = j->r_a.y;
+			x->rbx[l] = j->r_b.x;
+			x->rby[l] = j->r_b.y;
+			x->bx[l] = j->bias.x;
+			x->by[l] = j->bias.y;
+			x->k11[l] = j->k11;
+			x->k12[l] = j->k12;
+			x->k22[l] = j->k22;
+			x->ix[l] = j->impulse.x;
+			x->iy[l] = j->impulse.y;
+		}
+	}
+}
 #else
 #define JOINT_SIMD 0
 #endif
@@ -927,7 +954,7 @@ void f2d_joints_substep(f2d_world *w, int32_t n)
 	}
 #if JOINT_SIMD
 	if (f2d_kernel_level() == F2D_KERNEL_AVX512) {
-		build_joint_batches(w, n); /* the lanes' arms and biases of this substep */
+		refresh_joint_batches(w); /* the lanes' arms and biases of this substep */
 	}
 #endif
 }
