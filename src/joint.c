@@ -861,29 +861,180 @@ static void build_joint_batches(f2d_world *w, int32_t n)
 	w->joint_batch_count = nb;
 }
 
-/* The lanes' values that the substep geometry changes (f2d_joints_substep: arms, biases,
- * K^-1) and the impulses, from their joints; the rest of build_joint_batches' (bodies, masses,
- * lanes) is the step's. */
-static void refresh_joint_batches(f2d_world *w)
+/* A lane's values that the substep geometry changes (f2d_joints_substep: arms, biases, K^-1)
+ * and the impulses, from its joint; the rest of build_joint_batches' (bodies, masses, lanes)
+ * is the step's. */
+static inline void refresh_lane(f2d_joint_batch *x, int32_t l, const f2d_joint *j)
 {
+	x->rax[l] = j->r_a.x;
+	x->ray[l] = j->r_a.y;
+	x->rbx[l] = j->r_b.x;
+	x->rby[l] = j->r_b.y;
+	x->bx[l] = j->bias.x;
+	x->by[l] = j->bias.y;
+	x->k11[l] = j->k11;
+	x->k12[l] = j->k12;
+	x->k22[l] = j->k22;
+	x->ix[l] = j->impulse.x;
+	x->iy[l] = j->impulse.y;
+}
+
+/* (fix16_t) of a 64-bit lane: its low 32 bits, sign-extended (the casts of f2d_rotate and
+ * f2d_mul, which keep the low 32 bits) */
+AVX512 static inline __m512i jtrunc32(__m512i v)
+{
+	return _mm512_cvtepi32_epi64(_mm512_cvtepi64_epi32(v));
+}
+/* f2d_mul of two fix16 lanes */
+AVX512 static inline __m512i jfmul(__m512i a, __m512i b)
+{
+	return jtrunc32(jr16(JMUL(a, b)));
+}
+
+/* In-lane inputs of joint_substep_avx512, loaded one lane at a time. */
+typedef struct substep_in {
+	int64_t qac[8], qas[8], lax[8], lay[8], cax[8], cay[8];
+	int64_t qbc[8], qbs[8], lbx[8], lby[8], cbx[8], cby[8];
+	int64_t m11[8], m12[8], m22[8];
+} substep_in;
+
+/* f2d_joint_substep of a batch's live lanes (revolute joints without motor and limits, warm
+ * starting on: revolute_geometry with its angle 0, point_k, f2d_inverse22_fits), operation for
+ * operation on 8 lanes: every product is of two fix16 values (rotations, local arms, the arms,
+ * the gap, beta / h, inverse masses and inertias, the step's K^-1 against a k that passed the
+ * test's range check), so vpmuldq computes it; the casts of f2d_rotate and f2d_mul keep the low
+ * 32 bits as there, and f2d_sat is a clamp. The bias is jmul's, checked as the fast paths
+ * check (in [-2^30, 2^30): then jsat was the identity). Returns the lanes whose bias passed
+ * (the others run f2d_joint_substep) and in *fits those whose K^-1 still fits; the arms,
+ * biases and K into the lanes (rax..rby, bx, by) and k (k11, k12, k22 of now). */
+AVX512 static unsigned joint_substep_avx512(f2d_joint_batch *x, const substep_in *in,
+                                            fix16_t beta_h, fix16_t tol, bool clamp,
+                                            int64_t k[3][8], unsigned *fits)
+{
+	__m512i qac = jld(in->qac), qas = jld(in->qas), lax = jld(in->lax), lay = jld(in->lay);
+	__m512i qbc = jld(in->qbc), qbs = jld(in->qbs), lbx = jld(in->lbx), lby = jld(in->lby);
+	__m512i rax = jtrunc32(jr16(JSUB(JMUL(qac, lax), JMUL(qas, lay))));
+	__m512i ray = jtrunc32(jr16(JADD(JMUL(qas, lax), JMUL(qac, lay))));
+	__m512i rbx = jtrunc32(jr16(JSUB(JMUL(qbc, lbx), JMUL(qbs, lby))));
+	__m512i rby = jtrunc32(jr16(JADD(JMUL(qbs, lbx), JMUL(qbc, lby))));
+	__m512i zero = _mm512_setzero_si512(), acc = zero;
+	__m512i bx = zero, by = zero;
+	if (beta_h != 0) {
+		__m512i smax = _mm512_set1_epi64(INT32_MAX), smin = _mm512_set1_epi64(-INT32_MAX);
+		__m512i gx = JSUB(JSUB(JADD(jld(in->cbx), rbx), jld(in->cax)), rax);
+		__m512i gy = JSUB(JSUB(JADD(jld(in->cby), rby), jld(in->cay)), ray);
+		gx = _mm512_max_epi64(_mm512_min_epi64(gx, smax), smin);
+		gy = _mm512_max_epi64(_mm512_min_epi64(gy, smax), smin);
+		if (clamp) {
+			__m512i hi = _mm512_set1_epi64(tol), lo = _mm512_set1_epi64(-(int64_t)tol);
+			gx = _mm512_min_epi64(_mm512_max_epi64(gx, lo), hi);
+			gy = _mm512_min_epi64(_mm512_max_epi64(gy, lo), hi);
+		}
+		__m512i bh = _mm512_set1_epi64(beta_h);
+		__m512i px = jr16(JMUL(bh, gx)), py = jr16(JMUL(bh, gy));
+		acc = _mm512_or_si512(jchk(px), jchk(py));
+		bx = JSUB(zero, px);
+		by = JSUB(zero, py);
+	}
+	unsigned ok =
+	    (unsigned)_mm512_cmplt_epu64_mask(acc, _mm512_set1_epi64((int64_t)1 << 31)) & x->live;
+	__m512i ia = jld(x->ia), ib = jld(x->ib);
+	__m512i msum = JADD(jld(x->ma), jld(x->mb));
+	__m512i k11 = JADD(JADD(msum, jr16(JMUL(ia, jfmul(ray, ray)))),
+	                   jr16(JMUL(ib, jfmul(rby, rby))));
+	__m512i k12 = JSUB(JSUB(zero, jr16(JMUL(ia, jfmul(rax, ray)))),
+	                   jr16(JMUL(ib, jfmul(rbx, rby))));
+	__m512i k22 = JADD(JADD(msum, jr16(JMUL(ia, jfmul(rax, rax)))),
+	                   jr16(JMUL(ib, jfmul(rbx, rbx))));
+	/* f2d_inverse22_fits: the range test, then the row sums of |M K - I| */
+	__m512i lim = _mm512_set1_epi64(FIT_K_LIMIT), nlim = _mm512_set1_epi64(-FIT_K_LIMIT);
+	__mmask8 in_range = _mm512_cmplt_epi64_mask(k11, lim) & _mm512_cmplt_epi64_mask(k22, lim) &
+	                    _mm512_cmplt_epi64_mask(k12, lim) & _mm512_cmpgt_epi64_mask(k12, nlim) &
+	                    _mm512_cmpge_epi64_mask(k11, zero) & _mm512_cmpge_epi64_mask(k22, zero);
+	__m512i one = _mm512_set1_epi64((int64_t)1 << 32);
+	__m512i m11 = jld(in->m11), m12 = jld(in->m12), m22 = jld(in->m22);
+	__m512i e11 = JSUB(JADD(JMUL(m11, k11), JMUL(m12, k12)), one);
+	__m512i e12 = JADD(JMUL(m11, k12), JMUL(m12, k22));
+	__m512i e21 = JADD(JMUL(m12, k11), JMUL(m22, k12));
+	__m512i e22 = JSUB(JADD(JMUL(m12, k12), JMUL(m22, k22)), one);
+	__m512i row = _mm512_set1_epi64(FIT_ROW);
+	__m512i s1 = JADD(_mm512_abs_epi64(e11), _mm512_abs_epi64(e12));
+	__m512i s2 = JADD(_mm512_abs_epi64(e21), _mm512_abs_epi64(e22));
+	*fits = (unsigned)(in_range & _mm512_cmple_epu64_mask(s1, row) &
+	                   _mm512_cmple_epu64_mask(s2, row));
+	_mm512_storeu_si512(x->rax, rax);
+	_mm512_storeu_si512(x->ray, ray);
+	_mm512_storeu_si512(x->rbx, rbx);
+	_mm512_storeu_si512(x->rby, rby);
+	_mm512_storeu_si512(x->bx, bx);
+	_mm512_storeu_si512(x->by, by);
+	_mm512_storeu_si512(k[0], k11);
+	_mm512_storeu_si512(k[1], k12);
+	_mm512_storeu_si512(k[2], k22);
+	return ok;
+}
+
+/* f2d_joints_substep over the batches: the live lanes of a batch by joint_substep_avx512 (a
+ * lane whose bias check failed, and every other joint, by f2d_joint_substep), then each
+ * lane's values from its joint. Each joint writes only its own fields: any order gives the
+ * same bits. */
+static void joints_substep_batches(f2d_world *w)
+{
+	fix16_t beta_h = f2d_mul(w->def.bias_factor, w->inv_h);
+	fix16_t tol = joint_tolerance(w);
+	bool clamp = w->def.joint_position_iterations > 0;
+	const f2d_body *bodies = w->bodies;
 	for (int32_t nb = 0; nb < w->joint_batch_count; ++nb) {
 		f2d_joint_batch *x = &w->joint_batches[nb];
-		for (int32_t l = 0; l < x->n; ++l) {
-			if ((x->live >> l & 1u) == 0) {
-				continue;
+		unsigned ok = 0, fits = 0;
+		int64_t k[3][8];
+		if (x->live != 0 && w->def.warm_starting) {
+			substep_in in;
+			memset(&in, 0, sizeof in);
+			for (int32_t l = 0; l < x->n; ++l) {
+				if ((x->live >> l & 1u) == 0) {
+					continue;
+				}
+				const f2d_joint *j = &w->joints[x->ids[l]];
+				const f2d_body *a = &bodies[x->ba[l]];
+				const f2d_body *b = &bodies[x->bb[l]];
+				f2d_vec2 la = f2d_sub(j->local_a, a->local_center);
+				f2d_vec2 lb = f2d_sub(j->local_b, b->local_center);
+				in.qac[l] = a->q.c;
+				in.qas[l] = a->q.s;
+				in.lax[l] = la.x;
+				in.lay[l] = la.y;
+				in.cax[l] = a->center.x;
+				in.cay[l] = a->center.y;
+				in.qbc[l] = b->q.c;
+				in.qbs[l] = b->q.s;
+				in.lbx[l] = lb.x;
+				in.lby[l] = lb.y;
+				in.cbx[l] = b->center.x;
+				in.cby[l] = b->center.y;
+				in.m11[l] = j->k11;
+				in.m12[l] = j->k12;
+				in.m22[l] = j->k22;
 			}
-			const f2d_joint *j = &w->joints[x->ids[l]];
-			x->rax[l] = j->r_a.x;
-			x->ray[l] = j->r_a.y;
-			x->rbx[l] = j->r_b.x;
-			x->rby[l] = j->r_b.y;
-			x->bx[l] = j->bias.x;
-			x->by[l] = j->bias.y;
-			x->k11[l] = j->k11;
-			x->k12[l] = j->k12;
-			x->k22[l] = j->k22;
-			x->ix[l] = j->impulse.x;
-			x->iy[l] = j->impulse.y;
+			ok = joint_substep_avx512(x, &in, beta_h, tol, clamp, k, &fits);
+		}
+		for (int32_t l = 0; l < x->n; ++l) {
+			f2d_joint *j = &w->joints[x->ids[l]];
+			if ((ok >> l & 1u) == 0) {
+				f2d_joint_substep(w, j);
+			} else {
+				j->r_a = f2d_v((fix16_t)x->rax[l], (fix16_t)x->ray[l]);
+				j->r_b = f2d_v((fix16_t)x->rbx[l], (fix16_t)x->rby[l]);
+				j->bias = f2d_v((fix16_t)x->bx[l], (fix16_t)x->by[l]);
+				j->angle = 0;
+				if ((fits >> l & 1u) == 0) {
+					point_inverse(w, k[0][l], k[1][l], k[2][l], &j->k11, &j->k12,
+					              &j->k22);
+				}
+			}
+			if ((x->live >> l & 1u) != 0) {
+				refresh_lane(x, l, j);
+			}
 		}
 	}
 }
@@ -948,15 +1099,16 @@ void f2d_joints_color(f2d_world *w, int32_t n)
 
 void f2d_joints_substep(f2d_world *w, int32_t n)
 {
+#if JOINT_SIMD
+	if (f2d_kernel_level() == F2D_KERNEL_AVX512) {
+		joints_substep_batches(w); /* and the lanes' arms and biases of this substep */
+		return;
+	}
+#endif
 	/* each joint writes only its own fields: any order gives the same bits */
 	for (int32_t k = 0; k < n; ++k) {
 		f2d_joint_substep(w, &w->joints[w->joint_order[k]]);
 	}
-#if JOINT_SIMD
-	if (f2d_kernel_level() == F2D_KERNEL_AVX512) {
-		refresh_joint_batches(w); /* the lanes' arms and biases of this substep */
-	}
-#endif
 }
 
 /* One pass over the coloured joints (pass: warm start, velocity iteration or relax
