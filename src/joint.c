@@ -643,8 +643,7 @@ static void joint_relax(f2d_world *w, f2d_joint *j, const fix16_t rigid[3]);
 
 /* One joint by the scalar code: its warm start, one velocity iteration or its relax
  * iteration (rigid: f2d_rigid_soft's triple, read by PASS_RELAX only). */
-static inline void joint_scalar(f2d_world *w, f2d_joint *j, joint_pass pass,
-                                const fix16_t rigid[3])
+static inline void joint_scalar(f2d_world *w, f2d_joint *j, joint_pass pass, const fix16_t rigid[3])
 {
 	if (pass == PASS_WARM) {
 		f2d_joint_warm_start(w, j);
@@ -940,12 +939,12 @@ AVX512 static unsigned joint_substep_avx512(f2d_joint_batch *x, const substep_in
 	    (unsigned)_mm512_cmplt_epu64_mask(acc, _mm512_set1_epi64((int64_t)1 << 31)) & x->live;
 	__m512i ia = jld(x->ia), ib = jld(x->ib);
 	__m512i msum = JADD(jld(x->ma), jld(x->mb));
-	__m512i k11 = JADD(JADD(msum, jr16(JMUL(ia, jfmul(ray, ray)))),
-	                   jr16(JMUL(ib, jfmul(rby, rby))));
-	__m512i k12 = JSUB(JSUB(zero, jr16(JMUL(ia, jfmul(rax, ray)))),
-	                   jr16(JMUL(ib, jfmul(rbx, rby))));
-	__m512i k22 = JADD(JADD(msum, jr16(JMUL(ia, jfmul(rax, rax)))),
-	                   jr16(JMUL(ib, jfmul(rbx, rbx))));
+	__m512i k11 =
+	    JADD(JADD(msum, jr16(JMUL(ia, jfmul(ray, ray)))), jr16(JMUL(ib, jfmul(rby, rby))));
+	__m512i k12 =
+	    JSUB(JSUB(zero, jr16(JMUL(ia, jfmul(rax, ray)))), jr16(JMUL(ib, jfmul(rbx, rby))));
+	__m512i k22 =
+	    JADD(JADD(msum, jr16(JMUL(ia, jfmul(rax, rax)))), jr16(JMUL(ib, jfmul(rbx, rbx))));
 	/* f2d_inverse22_fits: the range test, then the row sums of |M K - I| */
 	__m512i lim = _mm512_set1_epi64(FIT_K_LIMIT), nlim = _mm512_set1_epi64(-FIT_K_LIMIT);
 	__mmask8 in_range = _mm512_cmplt_epi64_mask(k11, lim) & _mm512_cmplt_epi64_mask(k22, lim) &
@@ -1028,8 +1027,8 @@ static void joints_substep_batches(f2d_world *w)
 				j->bias = f2d_v((fix16_t)x->bx[l], (fix16_t)x->by[l]);
 				j->angle = 0;
 				if ((fits >> l & 1u) == 0) {
-					point_inverse(w, k[0][l], k[1][l], k[2][l], &j->k11, &j->k12,
-					              &j->k22);
+					point_inverse(w, k[0][l], k[1][l], k[2][l], &j->k11,
+					              &j->k12, &j->k22);
 				}
 			}
 			if ((x->live >> l & 1u) != 0) {
@@ -1113,8 +1112,7 @@ void f2d_joints_substep(f2d_world *w, int32_t n)
 
 /* One pass over the coloured joints (pass: warm start, velocity iteration or relax
  * iteration; last: the lanes' impulses go back to their joints). */
-static void joints_pass(f2d_world *w, int32_t n, joint_pass pass, bool last,
-                        const fix16_t rigid[3])
+static void joints_pass(f2d_world *w, int32_t n, joint_pass pass, bool last, const fix16_t rigid[3])
 {
 #if JOINT_SIMD
 	if (f2d_kernel_level() == F2D_KERNEL_AVX512) {
