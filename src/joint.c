@@ -635,13 +635,22 @@ void f2d_joint_solve(f2d_world *w, f2d_joint *j)
  * (solve_point_fast on 8 lanes) with the result of one after the other. A joint with a motor or
  * limits, and a lane whose range check fails, takes f2d_joint_solve (fast path, else exact). */
 
-/* One joint by the scalar code: its warm start or one velocity iteration. */
-static inline void joint_scalar(f2d_world *w, f2d_joint *j, bool warm)
+/* What a pass over the joints does: the warm start, a velocity iteration, or the soft step's
+ * relax iteration (f2d_joints_relax). */
+typedef enum joint_pass { PASS_WARM, PASS_SOLVE, PASS_RELAX } joint_pass;
+
+static void joint_relax(f2d_world *w, f2d_joint *j, const fix16_t rigid[3]);
+
+/* One joint by the scalar code: its warm start, one velocity iteration or its relax
+ * iteration (rigid: f2d_rigid_soft's triple, read by PASS_RELAX only). */
+static inline void joint_scalar(f2d_world *w, f2d_joint *j, joint_pass pass, const fix16_t rigid[3])
 {
-	if (warm) {
+	if (pass == PASS_WARM) {
 		f2d_joint_warm_start(w, j);
-	} else {
+	} else if (pass == PASS_SOLVE) {
 		f2d_joint_solve(w, j);
+	} else {
+		joint_relax(w, j, rigid);
 	}
 }
 
@@ -674,14 +683,17 @@ AVX512 static inline __m512i jchk(__m512i x)
  * impulses), so vpmuldq (32 x 32 -> 64) gives solve_point_fast's products whenever the lane's
  * check passes. v: the lanes' velocities in, the new ones out; the impulses are updated in the
  * batch for the lanes that passed, which are returned. */
-AVX512 static unsigned joint_lanes_avx512(f2d_joint_batch *x, int64_t v[6][8])
+AVX512 static unsigned joint_lanes_avx512(f2d_joint_batch *x, int64_t v[6][8], bool relax)
 {
 	__m512i vax = jld(v[0]), vay = jld(v[1]), wa = jld(v[2]);
 	__m512i vbx = jld(v[3]), vby = jld(v[4]), wb = jld(v[5]);
 	__m512i rax = jld(x->rax), ray = jld(x->ray), rbx = jld(x->rbx), rby = jld(x->rby);
 	__m512i cx = JADD(JSUB(JSUB(vbx, jr16(JMUL(wb, rby))), vax), jr16(JMUL(wa, ray)));
 	__m512i cy = JSUB(JSUB(JADD(vby, jr16(JMUL(wb, rbx))), vay), jr16(JMUL(wa, rax)));
-	__m512i rx = JSUB(jld(x->bx), cx), ry = JSUB(jld(x->by), cy);
+	/* the relax pass (f2d_joints_relax): the point's bias 0 */
+	__m512i bx = relax ? _mm512_setzero_si512() : jld(x->bx);
+	__m512i by = relax ? _mm512_setzero_si512() : jld(x->by);
+	__m512i rx = JSUB(bx, cx), ry = JSUB(by, cy);
 	__m512i acc = JOR3(jchk(cx), jchk(cy), _mm512_or_si512(jchk(rx), jchk(ry)));
 	__m512i k12 = jld(x->k12);
 	__m512i px = jr16(JADD(JMUL(jld(x->k11), rx), JMUL(k12, ry)));
@@ -752,8 +764,10 @@ static inline void joint_to_lane(f2d_joint_batch *x, int32_t l, const f2d_joint 
 
 /* Up to 8 joints of one colour: those without motor and limits (x->live) in lanes, the rest
  * (and the lanes that failed their check) by f2d_joint_solve; all independent. */
-static void joint_batch_pass(f2d_world *w, f2d_joint_batch *x, bool warm, bool last)
+static void joint_batch_pass(f2d_world *w, f2d_joint_batch *x, joint_pass pass, bool last,
+                             const fix16_t rigid[3])
 {
+	bool warm = pass == PASS_WARM;
 	int64_t v[6][8];
 	f2d_body *bodies = w->bodies;
 	for (int32_t l = 0; l < 8; ++l) {
@@ -763,7 +777,7 @@ static void joint_batch_pass(f2d_world *w, f2d_joint_batch *x, bool warm, bool l
 	}
 	for (int32_t l = 0; l < x->n; ++l) {
 		if ((x->live >> l & 1u) == 0) {
-			joint_scalar(w, &w->joints[x->ids[l]], warm);
+			joint_scalar(w, &w->joints[x->ids[l]], pass, rigid);
 			continue;
 		}
 		const f2d_body *a = &bodies[x->ba[l]];
@@ -775,7 +789,7 @@ static void joint_batch_pass(f2d_world *w, f2d_joint_batch *x, bool warm, bool l
 		v[4][l] = b->v.y;
 		v[5][l] = b->w;
 	}
-	unsigned ok = warm ? joint_warm_avx512(x, v) : joint_lanes_avx512(x, v);
+	unsigned ok = warm ? joint_warm_avx512(x, v) : joint_lanes_avx512(x, v, pass == PASS_RELAX);
 	for (int32_t l = 0; l < x->n; ++l) {
 		if ((ok >> l & 1u) != 0) {
 			f2d_body *a = &bodies[x->ba[l]];
@@ -792,7 +806,7 @@ static void joint_batch_pass(f2d_world *w, f2d_joint_batch *x, bool warm, bool l
 			/* from the unchanged state, with the lane's impulse */
 			f2d_joint *j = &w->joints[x->ids[l]];
 			lane_to_joint(x, l, j);
-			joint_scalar(w, j, warm);
+			joint_scalar(w, j, pass, rigid);
 			joint_to_lane(x, l, j);
 		}
 	}
@@ -844,6 +858,184 @@ static void build_joint_batches(f2d_world *w, int32_t n)
 		i = e;
 	}
 	w->joint_batch_count = nb;
+}
+
+/* A lane's values that the substep geometry changes (f2d_joints_substep: arms, biases, K^-1)
+ * and the impulses, from its joint; the rest of build_joint_batches' (bodies, masses, lanes)
+ * is the step's. */
+static inline void refresh_lane(f2d_joint_batch *x, int32_t l, const f2d_joint *j)
+{
+	x->rax[l] = j->r_a.x;
+	x->ray[l] = j->r_a.y;
+	x->rbx[l] = j->r_b.x;
+	x->rby[l] = j->r_b.y;
+	x->bx[l] = j->bias.x;
+	x->by[l] = j->bias.y;
+	x->k11[l] = j->k11;
+	x->k12[l] = j->k12;
+	x->k22[l] = j->k22;
+	x->ix[l] = j->impulse.x;
+	x->iy[l] = j->impulse.y;
+}
+
+/* (fix16_t) of a 64-bit lane: its low 32 bits, sign-extended (the casts of f2d_rotate and
+ * f2d_mul, which keep the low 32 bits) */
+AVX512 static inline __m512i jtrunc32(__m512i v)
+{
+	return _mm512_cvtepi32_epi64(_mm512_cvtepi64_epi32(v));
+}
+/* f2d_mul of two fix16 lanes */
+AVX512 static inline __m512i jfmul(__m512i a, __m512i b)
+{
+	return jtrunc32(jr16(JMUL(a, b)));
+}
+
+/* In-lane inputs of joint_substep_avx512, loaded one lane at a time. */
+typedef struct substep_in {
+	int64_t qac[8], qas[8], lax[8], lay[8], cax[8], cay[8];
+	int64_t qbc[8], qbs[8], lbx[8], lby[8], cbx[8], cby[8];
+	int64_t m11[8], m12[8], m22[8];
+} substep_in;
+
+/* f2d_joint_substep of a batch's live lanes (revolute joints without motor and limits, warm
+ * starting on: revolute_geometry with its angle 0, point_k, f2d_inverse22_fits), operation for
+ * operation on 8 lanes: every product is of two fix16 values (rotations, local arms, the arms,
+ * the gap, beta / h, inverse masses and inertias, the step's K^-1 against a k that passed the
+ * test's range check), so vpmuldq computes it; the casts of f2d_rotate and f2d_mul keep the low
+ * 32 bits as there, and f2d_sat is a clamp. The bias is jmul's, checked as the fast paths
+ * check (in [-2^30, 2^30): then jsat was the identity). Returns the lanes whose bias passed
+ * (the others run f2d_joint_substep) and in *fits those whose K^-1 still fits; the arms,
+ * biases and K into the lanes (rax..rby, bx, by) and k (k11, k12, k22 of now). */
+AVX512 static unsigned joint_substep_avx512(f2d_joint_batch *x, const substep_in *in,
+                                            fix16_t beta_h, fix16_t tol, bool clamp,
+                                            int64_t k[3][8], unsigned *fits)
+{
+	__m512i qac = jld(in->qac), qas = jld(in->qas), lax = jld(in->lax), lay = jld(in->lay);
+	__m512i qbc = jld(in->qbc), qbs = jld(in->qbs), lbx = jld(in->lbx), lby = jld(in->lby);
+	__m512i rax = jtrunc32(jr16(JSUB(JMUL(qac, lax), JMUL(qas, lay))));
+	__m512i ray = jtrunc32(jr16(JADD(JMUL(qas, lax), JMUL(qac, lay))));
+	__m512i rbx = jtrunc32(jr16(JSUB(JMUL(qbc, lbx), JMUL(qbs, lby))));
+	__m512i rby = jtrunc32(jr16(JADD(JMUL(qbs, lbx), JMUL(qbc, lby))));
+	__m512i zero = _mm512_setzero_si512(), acc = zero;
+	__m512i bx = zero, by = zero;
+	if (beta_h != 0) {
+		__m512i smax = _mm512_set1_epi64(INT32_MAX), smin = _mm512_set1_epi64(-INT32_MAX);
+		__m512i gx = JSUB(JSUB(JADD(jld(in->cbx), rbx), jld(in->cax)), rax);
+		__m512i gy = JSUB(JSUB(JADD(jld(in->cby), rby), jld(in->cay)), ray);
+		gx = _mm512_max_epi64(_mm512_min_epi64(gx, smax), smin);
+		gy = _mm512_max_epi64(_mm512_min_epi64(gy, smax), smin);
+		if (clamp) {
+			__m512i hi = _mm512_set1_epi64(tol), lo = _mm512_set1_epi64(-(int64_t)tol);
+			gx = _mm512_min_epi64(_mm512_max_epi64(gx, lo), hi);
+			gy = _mm512_min_epi64(_mm512_max_epi64(gy, lo), hi);
+		}
+		__m512i bh = _mm512_set1_epi64(beta_h);
+		__m512i px = jr16(JMUL(bh, gx)), py = jr16(JMUL(bh, gy));
+		acc = _mm512_or_si512(jchk(px), jchk(py));
+		bx = JSUB(zero, px);
+		by = JSUB(zero, py);
+	}
+	unsigned ok =
+	    (unsigned)_mm512_cmplt_epu64_mask(acc, _mm512_set1_epi64((int64_t)1 << 31)) & x->live;
+	__m512i ia = jld(x->ia), ib = jld(x->ib);
+	__m512i msum = JADD(jld(x->ma), jld(x->mb));
+	__m512i k11 =
+	    JADD(JADD(msum, jr16(JMUL(ia, jfmul(ray, ray)))), jr16(JMUL(ib, jfmul(rby, rby))));
+	__m512i k12 =
+	    JSUB(JSUB(zero, jr16(JMUL(ia, jfmul(rax, ray)))), jr16(JMUL(ib, jfmul(rbx, rby))));
+	__m512i k22 =
+	    JADD(JADD(msum, jr16(JMUL(ia, jfmul(rax, rax)))), jr16(JMUL(ib, jfmul(rbx, rbx))));
+	/* f2d_inverse22_fits: the range test, then the row sums of |M K - I| */
+	__m512i lim = _mm512_set1_epi64(FIT_K_LIMIT), nlim = _mm512_set1_epi64(-FIT_K_LIMIT);
+	__mmask8 in_range = _mm512_cmplt_epi64_mask(k11, lim) & _mm512_cmplt_epi64_mask(k22, lim) &
+	                    _mm512_cmplt_epi64_mask(k12, lim) & _mm512_cmpgt_epi64_mask(k12, nlim) &
+	                    _mm512_cmpge_epi64_mask(k11, zero) & _mm512_cmpge_epi64_mask(k22, zero);
+	__m512i one = _mm512_set1_epi64((int64_t)1 << 32);
+	__m512i m11 = jld(in->m11), m12 = jld(in->m12), m22 = jld(in->m22);
+	__m512i e11 = JSUB(JADD(JMUL(m11, k11), JMUL(m12, k12)), one);
+	__m512i e12 = JADD(JMUL(m11, k12), JMUL(m12, k22));
+	__m512i e21 = JADD(JMUL(m12, k11), JMUL(m22, k12));
+	__m512i e22 = JSUB(JADD(JMUL(m12, k12), JMUL(m22, k22)), one);
+	__m512i row = _mm512_set1_epi64(FIT_ROW);
+	__m512i s1 = JADD(_mm512_abs_epi64(e11), _mm512_abs_epi64(e12));
+	__m512i s2 = JADD(_mm512_abs_epi64(e21), _mm512_abs_epi64(e22));
+	*fits = (unsigned)(in_range & _mm512_cmple_epu64_mask(s1, row) &
+	                   _mm512_cmple_epu64_mask(s2, row));
+	_mm512_storeu_si512(x->rax, rax);
+	_mm512_storeu_si512(x->ray, ray);
+	_mm512_storeu_si512(x->rbx, rbx);
+	_mm512_storeu_si512(x->rby, rby);
+	_mm512_storeu_si512(x->bx, bx);
+	_mm512_storeu_si512(x->by, by);
+	_mm512_storeu_si512(k[0], k11);
+	_mm512_storeu_si512(k[1], k12);
+	_mm512_storeu_si512(k[2], k22);
+	return ok;
+}
+
+/* f2d_joints_substep over the batches: the live lanes of a batch by joint_substep_avx512 (a
+ * lane whose bias check failed, and every other joint, by f2d_joint_substep), then each
+ * lane's values from its joint. Each joint writes only its own fields: any order gives the
+ * same bits. */
+static void joints_substep_batches(f2d_world *w)
+{
+	fix16_t beta_h = f2d_mul(w->def.bias_factor, w->inv_h);
+	fix16_t tol = joint_tolerance(w);
+	bool clamp = w->def.joint_position_iterations > 0;
+	const f2d_body *bodies = w->bodies;
+	for (int32_t nb = 0; nb < w->joint_batch_count; ++nb) {
+		f2d_joint_batch *x = &w->joint_batches[nb];
+		unsigned ok = 0, fits = 0;
+		int64_t k[3][8];
+		if (x->live != 0 && w->def.warm_starting) {
+			substep_in in;
+			memset(&in, 0, sizeof in);
+			for (int32_t l = 0; l < x->n; ++l) {
+				if ((x->live >> l & 1u) == 0) {
+					continue;
+				}
+				const f2d_joint *j = &w->joints[x->ids[l]];
+				const f2d_body *a = &bodies[x->ba[l]];
+				const f2d_body *b = &bodies[x->bb[l]];
+				f2d_vec2 la = f2d_sub(j->local_a, a->local_center);
+				f2d_vec2 lb = f2d_sub(j->local_b, b->local_center);
+				in.qac[l] = a->q.c;
+				in.qas[l] = a->q.s;
+				in.lax[l] = la.x;
+				in.lay[l] = la.y;
+				in.cax[l] = a->center.x;
+				in.cay[l] = a->center.y;
+				in.qbc[l] = b->q.c;
+				in.qbs[l] = b->q.s;
+				in.lbx[l] = lb.x;
+				in.lby[l] = lb.y;
+				in.cbx[l] = b->center.x;
+				in.cby[l] = b->center.y;
+				in.m11[l] = j->k11;
+				in.m12[l] = j->k12;
+				in.m22[l] = j->k22;
+			}
+			ok = joint_substep_avx512(x, &in, beta_h, tol, clamp, k, &fits);
+		}
+		for (int32_t l = 0; l < x->n; ++l) {
+			f2d_joint *j = &w->joints[x->ids[l]];
+			if ((ok >> l & 1u) == 0) {
+				f2d_joint_substep(w, j);
+			} else {
+				j->r_a = f2d_v((fix16_t)x->rax[l], (fix16_t)x->ray[l]);
+				j->r_b = f2d_v((fix16_t)x->rbx[l], (fix16_t)x->rby[l]);
+				j->bias = f2d_v((fix16_t)x->bx[l], (fix16_t)x->by[l]);
+				j->angle = 0;
+				if ((fits >> l & 1u) == 0) {
+					point_inverse(w, k[0][l], k[1][l], k[2][l], &j->k11,
+					              &j->k12, &j->k22);
+				}
+			}
+			if ((x->live >> l & 1u) != 0) {
+				refresh_lane(x, l, j);
+			}
+		}
+	}
 }
 #else
 #define JOINT_SIMD 0
@@ -906,30 +1098,32 @@ void f2d_joints_color(f2d_world *w, int32_t n)
 
 void f2d_joints_substep(f2d_world *w, int32_t n)
 {
+#if JOINT_SIMD
+	if (f2d_kernel_level() == F2D_KERNEL_AVX512) {
+		joints_substep_batches(w); /* and the lanes' arms and biases of this substep */
+		return;
+	}
+#endif
 	/* each joint writes only its own fields: any order gives the same bits */
 	for (int32_t k = 0; k < n; ++k) {
 		f2d_joint_substep(w, &w->joints[w->joint_order[k]]);
 	}
-#if JOINT_SIMD
-	if (f2d_kernel_level() == F2D_KERNEL_AVX512) {
-		build_joint_batches(w, n); /* the lanes' arms and biases of this substep */
-	}
-#endif
 }
 
-/* One pass over the coloured joints: the warm start (warm) or a velocity iteration. */
-static void joints_pass(f2d_world *w, int32_t n, bool warm, bool last)
+/* One pass over the coloured joints (pass: warm start, velocity iteration or relax
+ * iteration; last: the lanes' impulses go back to their joints). */
+static void joints_pass(f2d_world *w, int32_t n, joint_pass pass, bool last, const fix16_t rigid[3])
 {
 #if JOINT_SIMD
 	if (f2d_kernel_level() == F2D_KERNEL_AVX512) {
 		for (int32_t b = 0; b < w->joint_batch_count; ++b) {
 			f2d_joint_batch *x = &w->joint_batches[b];
 			if (!x->sequential) {
-				joint_batch_pass(w, x, warm, last);
+				joint_batch_pass(w, x, pass, last, rigid);
 				continue;
 			}
 			for (int32_t l = 0; l < x->n; ++l) {
-				joint_scalar(w, &w->joints[x->ids[l]], warm);
+				joint_scalar(w, &w->joints[x->ids[l]], pass, rigid);
 			}
 		}
 		return;
@@ -937,18 +1131,18 @@ static void joints_pass(f2d_world *w, int32_t n, bool warm, bool last)
 #endif
 	(void)last;
 	for (int32_t i = 0; i < n; ++i) {
-		joint_scalar(w, &w->joints[w->joint_order[i]], warm);
+		joint_scalar(w, &w->joints[w->joint_order[i]], pass, rigid);
 	}
 }
 
 void f2d_joints_warm_start(f2d_world *w, int32_t n)
 {
-	joints_pass(w, n, true, false);
+	joints_pass(w, n, PASS_WARM, false, NULL);
 }
 
 void f2d_joints_solve(f2d_world *w, int32_t n, int32_t iteration)
 {
-	joints_pass(w, n, false, iteration == w->def.iterations - 1);
+	joints_pass(w, n, PASS_SOLVE, iteration == w->def.iterations - 1, NULL);
 }
 
 /* Whether a softness triple is the rigid one of this h (f2d_rigid_soft): a spring whose Q16
@@ -978,31 +1172,43 @@ static bool soft_is_rigid(const fix16_t s[3], const fix16_t rigid[3])
  * softness of the step's pre-step. */
 void f2d_joints_relax(f2d_world *w, int32_t n)
 {
-	static const fix16_t relax[3] = {0, F2D_ONE, 0};
 	fix16_t rigid[3];
 	f2d_rigid_soft(w, rigid); /* before the flag: the solve's rigid triple */
 	w->joint_relax = true;
-	for (int32_t i = 0; i < n; ++i) {
-		f2d_joint *j = &w->joints[w->joint_order[i]];
-		f2d_vec2 bias = j->bias;
-		fix16_t s1[3], s2[3];
-		memcpy(s1, j->soft, sizeof s1);
-		memcpy(s2, j->soft2, sizeof s2);
-		bool r1 = j->type != F2D_MOTOR_JOINT && soft_is_rigid(s1, rigid);
-		bool r2 = j->type != F2D_MOTOR_JOINT && soft_is_rigid(s2, rigid);
-		if (r1) {
-			memcpy(j->soft, relax, sizeof relax);
-		}
-		if (r2) {
-			memcpy(j->soft2, relax, sizeof relax);
-		}
-		j->bias = f2d_v(0, 0);
+	/* the solve pass's order and batches (on AVX-512: the lanes of revolute joints without
+	 * motor and limits, with their point bias 0 in the lanes; the others one by one); the
+	 * lanes' impulses go back to their joints, as after the solve pass */
+	joints_pass(w, n, PASS_RELAX, true, rigid);
+	w->joint_relax = false;
+}
+
+/* One joint's relax iteration (f2d_joints_relax). A revolute joint reads no softness triple
+ * (its rows are rigid: bias, motor and limits), so only its point bias is swapped. */
+static void joint_relax(f2d_world *w, f2d_joint *j, const fix16_t rigid[3])
+{
+	static const fix16_t relax[3] = {0, F2D_ONE, 0};
+	f2d_vec2 bias = j->bias;
+	j->bias = f2d_v(0, 0);
+	if (j->type == F2D_REVOLUTE_JOINT) {
 		f2d_joint_solve(w, j);
 		j->bias = bias;
-		memcpy(j->soft, s1, sizeof s1);
-		memcpy(j->soft2, s2, sizeof s2);
+		return;
 	}
-	w->joint_relax = false;
+	fix16_t s1[3], s2[3];
+	memcpy(s1, j->soft, sizeof s1);
+	memcpy(s2, j->soft2, sizeof s2);
+	bool r1 = j->type != F2D_MOTOR_JOINT && soft_is_rigid(s1, rigid);
+	bool r2 = j->type != F2D_MOTOR_JOINT && soft_is_rigid(s2, rigid);
+	if (r1) {
+		memcpy(j->soft, relax, sizeof relax);
+	}
+	if (r2) {
+		memcpy(j->soft2, relax, sizeof relax);
+	}
+	f2d_joint_solve(w, j);
+	j->bias = bias;
+	memcpy(j->soft, s1, sizeof s1);
+	memcpy(j->soft2, s2, sizeof s2);
 }
 
 /* ---- API ---- */
