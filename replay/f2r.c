@@ -560,7 +560,9 @@ static bool read_side_chunk(f2r_reader *r, uint8_t kind, in *p)
 static f2r_status read_frame_chunk(f2r_reader *r, in *p, f2r_frame *f)
 {
 	f->index = get32(p);
-	f->count = (int32_t)(get8(p) | get8(p) << 8);
+	uint32_t lo = get8(p); /* two statements: C leaves the order of two reads in one */
+	uint32_t hi = get8(p); /* expression unspecified, and lo must be the first byte */
+	f->count = (int32_t)(lo | hi << 8);
 	if (p->short_read || f->index != r->next_frame) {
 		fail(r, "frames out of order");
 		return F2R_BAD;

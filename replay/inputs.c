@@ -61,7 +61,7 @@ static f2d_command random_spawn(rng *r, uint8_t player, uint16_t seq)
  * so the stream depends on the simulation, like a real game's would. */
 int32_t random_frame(rng *r, const f2d_world *w, f2d_command *out)
 {
-	static f2d_body_id ids[4096];
+	f2d_body_id ids[4096]; /* 32 KiB on the stack: no state kept between calls */
 	int32_t total = f2d_world_get_bodies(w, ids, 4096);
 	if (total > 4096) {
 		total = 4096;
@@ -87,7 +87,9 @@ int32_t random_frame(rng *r, const f2d_world *w, f2d_command *out)
 			f2d_command c = f2d_default_command(F2D_CMD_PAYLOAD, player, 0);
 			c.u.payload.length = 4;
 			uint32_t v = rng_next(r);
-			memcpy(c.u.payload.bytes, &v, 4);
+			for (int k = 0; k < 4; ++k) { /* little-endian on every host */
+				c.u.payload.bytes[k] = (uint8_t)(v >> (8 * k));
+			}
 			out[n++] = c;
 		}
 	}

@@ -250,7 +250,7 @@ static int record_frame(const record_args *a, record_inputs *in, f2d_world *w, f
 		fprintf(stderr, "%s: %s: %s\n", PROG, a->inputs, in->fin.error);
 		return EXIT_USAGE;
 	}
-	static f2d_command_result res[F2D_MAX_FRAME_COMMANDS];
+	f2d_command_result res[F2D_MAX_FRAME_COMMANDS];
 	f2d_world_apply_commands(w, fr->commands, fr->count, res);
 	if (!in->random) {
 		report_refused(a->inputs, f, fr, res);
@@ -462,7 +462,7 @@ static bool body_differs(const f2d_world *a, f2d_body_id ia, const f2d_world *b,
  * the contact and joint counts of both. */
 static void report_bodies(const f2d_world *a, const f2d_world *b, int limit)
 {
-	static f2d_body_id ia[4096], ib[4096];
+	f2d_body_id ia[4096], ib[4096]; /* 64 KiB on the stack: no state kept between calls */
 	int32_t na = f2d_world_get_bodies(a, ia, 4096), nb = f2d_world_get_bodies(b, ib, 4096);
 	na = na > 4096 ? 4096 : na;
 	nb = nb > 4096 ? 4096 : nb;
