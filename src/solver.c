@@ -970,8 +970,9 @@ AVX2 static inline __m256i div8_avx2(__m256i p)
 AVX2 static inline unsigned okbits_256(__m256i acc)
 {
 	__m256i ok = _mm256_cmpeq_epi64(_mm256_srli_epi64(acc, 31), _mm256_setzero_si256());
-	unsigned m = (unsigned)_mm256_movemask_epi8(ok);
-	return (m & 1u) | ((m >> 7) & 2u) | ((m >> 14) & 4u) | ((m >> 21) & 8u);
+	/* the top bit of each 64-bit lane (vmovmskpd: a move of bits, no floating-point
+	 * arithmetic; the lanes are all-ones or zero) */
+	return (unsigned)_mm256_movemask_pd(_mm256_castsi256_pd(ok));
 }
 
 /* the low halves of the 4 lanes (the fix16 values), stored where bits says */
@@ -1509,6 +1510,24 @@ static void check_kept_batch(f2d_world *w, const prestep_consts *k, f2d_contact_
 }
 #endif
 
+/* The lanes whose body a / b can move (bt->moves_a, moves_b). A body with inverse mass and
+ * inverse inertia 0 (static, kinematic) gets n / m = 0 and (r x d) / I = 0 in every lane it is
+ * in, so every pass adds round16(lambda 0) = 0 to its row: the row a SIMD kernel would store is
+ * the one it loaded, and lanes of a group that share such a body all store that same row. Not
+ * storing it gives the same bits, and the rows of the ground no longer chain one group's
+ * stores to the next group's loads (a store-to-load dependency through memory for every
+ * group with a ground contact). */
+static void moving_lanes(f2d_contact_batch *bt)
+{
+	unsigned ma = 0, mb = 0;
+	for (int32_t l = 0; l < bt->lanes; ++l) {
+		ma |= (unsigned)((bt->ima[l] | bt->iia[l]) != 0) << l;
+		mb |= (unsigned)((bt->imb[l] | bt->iib[l]) != 0) << l;
+	}
+	bt->moves_a = ma;
+	bt->moves_b = mb;
+}
+
 void f2d_contacts_prestep(f2d_world *w)
 {
 	color_arbiters(w);
@@ -1527,6 +1546,7 @@ void f2d_contacts_prestep(f2d_world *w)
 			prestep_batch(w, &k, bt, simd);
 		}
 		landed_bounces(w, &k, bt);
+		moving_lanes(bt);
 		/* padded lanes have no bounce */
 		f2d_lane or = 0;
 		for (int32_t l = 0; l < F2D_LANES; ++l) {

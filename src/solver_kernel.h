@@ -161,8 +161,8 @@ K_ATTR static unsigned K(solve)(int64_t (*rows)[4], f2d_contact_batch *bt, int32
 	K_STORE_BITS(l2->pt + o, ok, K_ADD(K_LD(l2->pt + o), d2));
 	K_STORE_BITS(l1->pn + o, ok, pn1);
 	K_STORE_BITS(l2->pn + o, ok, pn2);
-	K_ROWS_STORE(rows, bt->body_a + o, ok, v.vax, v.vay, v.wa);
-	K_ROWS_STORE(rows, bt->body_b + o, ok, v.vbx, v.vby, v.wb);
+	K_ROWS_STORE(rows, bt->body_a + o, ok & (bt->moves_a >> o), v.vax, v.vay, v.wa);
+	K_ROWS_STORE(rows, bt->body_b + o, ok & (bt->moves_b >> o), v.vbx, v.vby, v.wb);
 	return live & ~ok;
 }
 
@@ -185,8 +185,8 @@ K_ATTR static unsigned K(warm)(int64_t (*rows)[4], const f2d_contact_batch *bt, 
 	 K_LD(p2->wt_b + o), 1, &acc);
 	unsigned live = K(live)(bt, o);
 	unsigned ok = K_OKBITS(acc) & live;
-	K_ROWS_STORE(rows, bt->body_a + o, ok, v.vax, v.vay, v.wa);
-	K_ROWS_STORE(rows, bt->body_b + o, ok, v.vbx, v.vby, v.wb);
+	K_ROWS_STORE(rows, bt->body_a + o, ok & (bt->moves_a >> o), v.vax, v.vay, v.wa);
+	K_ROWS_STORE(rows, bt->body_b + o, ok & (bt->moves_b >> o), v.vbx, v.vby, v.wb);
 	return live & ~ok;
 }
 
@@ -318,7 +318,7 @@ K_ATTR static unsigned K(soft)(int64_t (*rows)[4], int64_t (*disp)[4], f2d_conta
 	K_STORE_BITS(pp[1]->pn + o, ok, pn[1]);
 	K_STORE_BITS(pp[0]->pt + o, ok, pt[0]);
 	K_STORE_BITS(pp[1]->pt + o, ok, pt[1]);
-	K_ROWS_STORE(rows, bt->body_a + o, ok, v.vax, v.vay, v.wa);
-	K_ROWS_STORE(rows, bt->body_b + o, ok, v.vbx, v.vby, v.wb);
+	K_ROWS_STORE(rows, bt->body_a + o, ok & (bt->moves_a >> o), v.vax, v.vay, v.wa);
+	K_ROWS_STORE(rows, bt->body_b + o, ok & (bt->moves_b >> o), v.vbx, v.vby, v.wb);
 	return live & ~ok;
 }
