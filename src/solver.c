@@ -887,6 +887,9 @@ AVX512 static inline void rows_store_512(int64_t (*rows)[4], const int32_t *body
 	}
 }
 
+/* the kernels are inlined into their batch loops (solver_kernel.h K(solve_batch)) */
+#define K_INLINE __attribute__((always_inline))
+
 #define K(name) name##_512
 #define K_ATTR AVX512
 #define K_W 8
@@ -1340,16 +1343,10 @@ static unsigned simd_batch(f2d_world *w, f2d_contact_batch *bt, int kernel, int3
 {
 #if F2D_HAVE_SIMD
 	if (kernel == F2D_KERNEL_AVX512) {
-		return warm ? warm_512(w->solver_vel, bt, 0)
-		            : solve_512(w->solver_vel, bt, 0, flip);
+		return warm ? warm_batch_512(w->solver_vel, bt)
+		            : solve_batch_512(w->solver_vel, bt, flip);
 	}
-	unsigned rest = 0;
-	for (int32_t o = 0; o < bt->lanes; o += 4) {
-		rest |=
-		    (warm ? warm_256(w->solver_vel, bt, o) : solve_256(w->solver_vel, bt, o, flip))
-		    << o;
-	}
-	return rest;
+	return warm ? warm_batch_256(w->solver_vel, bt) : solve_batch_256(w->solver_vel, bt, flip);
 #else
 	(void)w;
 	(void)bt;
@@ -1367,15 +1364,9 @@ unsigned f2d_soft_simd_batch(f2d_world *w, f2d_contact_batch *bt, int kernel, in
 {
 #if F2D_HAVE_SIMD
 	if (kernel == F2D_KERNEL_AVX512) {
-		return soft_512(w->solver_vel, w->solver_disp, bt, 0, flip, use_bias, k, skip);
+		return soft_batch_512(w->solver_vel, w->solver_disp, bt, flip, use_bias, k, skip);
 	}
-	unsigned rest = 0;
-	for (int32_t o = 0; o < bt->lanes; o += 4) {
-		rest |= soft_256(w->solver_vel, w->solver_disp, bt, o, flip, use_bias, k,
-		                 (skip >> o) & 15u)
-		        << o;
-	}
-	return rest;
+	return soft_batch_256(w->solver_vel, w->solver_disp, bt, flip, use_bias, k, skip);
 #else
 	(void)w;
 	(void)kernel;
