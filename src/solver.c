@@ -887,8 +887,10 @@ AVX512 static inline void rows_store_512(int64_t (*rows)[4], const int32_t *body
 	}
 }
 
-/* the kernels are inlined into their batch loops (solver_kernel.h K(solve_batch)) */
-#define K_INLINE __attribute__((always_inline))
+/* AVX-512: one group is a batch, called directly (measured: inlined into a batch loop, the
+ * 8-lane kernels ran 3-4 % slower on pyramid20) */
+#define K_BATCH 0
+#define K_INLINE
 
 #define K(name) name##_512
 #define K_ATTR AVX512
@@ -1019,6 +1021,12 @@ AVX2 static inline void rows_store_256(int64_t (*rows)[4], const int32_t *body, 
 		}
 	}
 }
+
+/* AVX2: the groups of a batch in one call (solver_kernel.h K(solve_batch)) */
+#undef K_BATCH
+#undef K_INLINE
+#define K_BATCH 1
+#define K_INLINE __attribute__((always_inline))
 
 #define K(name) name##_256
 #define K_ATTR AVX2
@@ -1595,8 +1603,8 @@ static unsigned simd_batch(f2d_world *w, f2d_contact_batch *bt, int kernel, int3
 {
 #if F2D_HAVE_SIMD
 	if (kernel == F2D_KERNEL_AVX512) {
-		return warm ? warm_batch_512(w->solver_vel, bt)
-		            : solve_batch_512(w->solver_vel, bt, flip);
+		return warm ? warm_512(w->solver_vel, bt, 0)
+		            : solve_512(w->solver_vel, bt, 0, flip);
 	}
 	return warm ? warm_batch_256(w->solver_vel, bt) : solve_batch_256(w->solver_vel, bt, flip);
 #else
@@ -1616,7 +1624,7 @@ unsigned f2d_soft_simd_batch(f2d_world *w, f2d_contact_batch *bt, int kernel, in
 {
 #if F2D_HAVE_SIMD
 	if (kernel == F2D_KERNEL_AVX512) {
-		return soft_batch_512(w->solver_vel, w->solver_disp, bt, flip, use_bias, k, skip);
+		return soft_512(w->solver_vel, w->solver_disp, bt, 0, flip, use_bias, k, skip);
 	}
 	return soft_batch_256(w->solver_vel, w->solver_disp, bt, flip, use_bias, k, skip);
 #else

@@ -16,7 +16,8 @@
  *   K_DIV8(p)      C's p / 8 of each lane (truncating toward 0), |p| < 2^59
  *   K_STORE_BITS(p, bits, v)  stores the lanes of v whose bit is set
  *   K_ROWS_LOAD / K_ROWS_STORE  the velocity rows of the lanes' bodies, transposed
- *   K_INLINE       the attribute that inlines a group's kernel into its batch loop
+ *   K_BATCH        1: the batch loops K(solve_batch) ... are built, the group kernels inlined
+ *                  into them (K_INLINE: always_inline); 0: the caller calls the group kernels
  * Every function is the scalar fast path (solver.c) on K_W lanes, operation for operation; see
  * there and at "---- SIMD ----" why the products are exact when a lane's check passes. A lane
  * group is K_W lanes of a batch from lane o.
@@ -324,6 +325,7 @@ K_ATTR static inline K_INLINE unsigned K(soft)(int64_t (*rows)[4], int64_t (*dis
 	return live & ~ok;
 }
 
+#if K_BATCH
 /* K(solve), K(warm), K(soft) on every group of a batch, in lane order: one call per batch, so
  * the kernels' register saves and restores are paid once per batch (AVX2: two groups), not per
  * group; a bit per lane left over (bit o + i: lane i of the group at o) */
@@ -357,3 +359,4 @@ K_ATTR static unsigned K(soft_batch)(int64_t (*rows)[4], int64_t (*disp)[4], f2d
 	}
 	return rest;
 }
+#endif
