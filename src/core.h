@@ -227,6 +227,10 @@ typedef struct f2d_contact_batch {
 	f2d_lane ima[F2D_LANES], imb[F2D_LANES], iia[F2D_LANES], iib[F2D_LANES];
 	f2d_lane points[F2D_LANES];
 	unsigned kept;
+	/* the lanes (in use) whose body a / body b can be moved by a contact impulse (inverse mass
+	 * or inverse inertia not 0); the SIMD kernels store only those rows (solver.c,
+	 * moving_lanes) */
+	unsigned moves_a, moves_b;
 } f2d_contact_batch;
 
 /* Up to 8 joints of one colour for the AVX-512 joint pass (joint.c): their constants for the

@@ -887,6 +887,11 @@ AVX512 static inline void rows_store_512(int64_t (*rows)[4], const int32_t *body
 	}
 }
 
+/* AVX-512: one group is a batch, called directly (measured: inlined into a batch loop, the
+ * 8-lane kernels ran 3-4 % slower on pyramid20) */
+#define K_BATCH 0
+#define K_INLINE
+
 #define K(name) name##_512
 #define K_ATTR AVX512
 #define K_W 8
@@ -970,8 +975,9 @@ AVX2 static inline __m256i div8_avx2(__m256i p)
 AVX2 static inline unsigned okbits_256(__m256i acc)
 {
 	__m256i ok = _mm256_cmpeq_epi64(_mm256_srli_epi64(acc, 31), _mm256_setzero_si256());
-	unsigned m = (unsigned)_mm256_movemask_epi8(ok);
-	return (m & 1u) | ((m >> 7) & 2u) | ((m >> 14) & 4u) | ((m >> 21) & 8u);
+	/* the top bit of each 64-bit lane (vmovmskpd: a move of bits, no floating-point
+	 * arithmetic; the lanes are all-ones or zero) */
+	return (unsigned)_mm256_movemask_pd(_mm256_castsi256_pd(ok));
 }
 
 /* the low halves of the 4 lanes (the fix16 values), stored where bits says */
@@ -1015,6 +1021,12 @@ AVX2 static inline void rows_store_256(int64_t (*rows)[4], const int32_t *body, 
 		}
 	}
 }
+
+/* AVX2: the groups of a batch in one call (solver_kernel.h K(solve_batch)) */
+#undef K_BATCH
+#undef K_INLINE
+#define K_BATCH 1
+#define K_INLINE __attribute__((always_inline))
 
 #define K(name) name##_256
 #define K_ATTR AVX2
@@ -1307,6 +1319,258 @@ AVX512 static void prestep_batch_avx512(f2d_world *w, const prestep_consts *k,
 	}
 }
 
+/* prestep_batch_avx512 on the AVX2 kernel's 4 lanes, group after group, operation for
+ * operation (the staging is the same): vpmullq is built from three vpmuludq of the 32-bit
+ * halves (mullo_avx2: the same low 64 bits), the lane masks are vectors (all-ones lanes),
+ * min / max / selects are compares and blends. */
+AVX2 static inline __m256i ld32_avx2(const f2d_lane *p)
+{
+	return _mm256_cvtepi32_epi64(_mm_loadu_si128((const __m128i *)(const void *)p));
+}
+AVX2 static inline __m256i ld64_avx2(const int64_t *p)
+{
+	return _mm256_loadu_si256((const __m256i *)(const void *)p);
+}
+/* the low halves of the 4 lanes in the low 128 bits */
+AVX2 static inline __m128i lows_avx2(__m256i x)
+{
+	return _mm256_castsi256_si128(
+	    _mm256_permutevar8x32_epi32(x, _mm256_setr_epi32(0, 2, 4, 6, 0, 2, 4, 6)));
+}
+/* stores the low halves (a truncation to fix16, as vst) and returns x */
+AVX2 static inline __m256i st32_avx2(f2d_lane *p, __m256i x)
+{
+	_mm_storeu_si128((__m128i *)(void *)p, lows_avx2(x));
+	return x;
+}
+AVX2 static inline __m256i trunc32_avx2(__m256i x)
+{
+	return _mm256_cvtepi32_epi64(lows_avx2(x));
+}
+AVX2 static inline __m256i gt_avx2(__m256i a, __m256i b)
+{
+	return _mm256_cmpgt_epi64(a, b);
+}
+AVX2 static inline __m256i sat_avx2(__m256i x)
+{
+	const __m256i hi = _mm256_set1_epi64x(INT32_MAX), lo = _mm256_set1_epi64x(-INT32_MAX);
+	x = _mm256_blendv_epi8(x, hi, gt_avx2(x, hi));
+	return _mm256_blendv_epi8(x, lo, gt_avx2(lo, x));
+}
+/* a * b modulo 2^64 (vpmullq): al bl + ((al bh + ah bl) << 32), with the unsigned 32-bit
+ * halves; every term is taken modulo 2^64, as the product is */
+AVX2 static inline __m256i mullo_avx2(__m256i a, __m256i b)
+{
+	__m256i cross = _mm256_add_epi64(_mm256_mul_epu32(a, _mm256_srli_epi64(b, 32)),
+	                                 _mm256_mul_epu32(_mm256_srli_epi64(a, 32), b));
+	return _mm256_add_epi64(_mm256_mul_epu32(a, b), _mm256_slli_epi64(cross, 32));
+}
+AVX2 static inline unsigned bits_avx2(__m256i p)
+{
+	return (unsigned)_mm256_movemask_pd(_mm256_castsi256_pd(p)); /* a move of sign bits */
+}
+/* vk */
+AVX2 static inline __m256i k_avx2(__m256i m, __m256i iia, __m256i iib, __m256i ra1, __m256i ra2,
+                                  __m256i rb1, __m256i rb2)
+{
+	__m256i ta = rnd16_avx2(mullo_avx2(iia, rnd16_avx2(_mm256_mul_epi32(ra1, ra2))));
+	__m256i tb = rnd16_avx2(mullo_avx2(iib, rnd16_avx2(_mm256_mul_epi32(rb1, rb2))));
+	return _mm256_add_epi64(_mm256_add_epi64(m, ta), tb);
+}
+
+/* inverse_masses_avx512 on the group's 4 lanes (k, m from the group's first lane) */
+AVX2 static void inverse_masses_avx2(f2d_world *w, const int64_t *k, f2d_lane *m, unsigned on,
+                                     unsigned lanes)
+{
+	__m256i kq = ld64_avx2(k), hint = ld32_avx2(m);
+	__m256i n = _mm256_set1_epi64x((int64_t)1 << 33), one = _mm256_set1_epi64x(1);
+	__m256i h2 = _mm256_add_epi64(hint, hint);
+	__m256i ok = _mm256_and_si256(
+	    _mm256_and_si256(gt_avx2(kq, _mm256_set1_epi64x(2)),
+	                     gt_avx2(_mm256_set1_epi64x(HINT_K_MAX), kq)),
+	    gt_avx2(hint, _mm256_setzero_si256()));
+	ok = _mm256_and_si256(
+	    ok, _mm256_andnot_si256(gt_avx2(mullo_avx2(_mm256_sub_epi64(h2, one), kq), n),
+	                            gt_avx2(mullo_avx2(_mm256_add_epi64(h2, one), kq), n)));
+	for (unsigned t = on & ~bits_avx2(ok); t != 0; t &= t - 1) {
+		int32_t l = f2d_ctz64(t);
+		m[l] = inverse_mass(w, k[l]);
+	}
+	for (unsigned t = lanes & ~on; t != 0; t &= t - 1) {
+		m[f2d_ctz64(t)] = 0;
+	}
+}
+
+/* kept_avx512 */
+AVX2 static inline __m256i same_avx2(const f2d_lane *a, const int64_t *b)
+{
+	return _mm256_cmpeq_epi64(ld32_avx2(a), ld64_avx2(b));
+}
+AVX2 static unsigned kept_avx2(const f2d_contact_batch *bt, const prestep_stage *st,
+                               unsigned lanes)
+{
+	unsigned same = 0;
+	for (int32_t o = 0; o < bt->lanes; o += 4) {
+		__m256i e = _mm256_and_si256(same_avx2(bt->nx + o, st->nx + o),
+		                             same_avx2(bt->ny + o, st->ny + o));
+		e = _mm256_and_si256(e, same_avx2(bt->points + o, st->points + o));
+		e = _mm256_and_si256(e, _mm256_and_si256(same_avx2(bt->ima + o, st->ima + o),
+		                                         same_avx2(bt->imb + o, st->imb + o)));
+		e = _mm256_and_si256(e, _mm256_and_si256(same_avx2(bt->iia + o, st->iia + o),
+		                                         same_avx2(bt->iib + o, st->iib + o)));
+		for (int32_t i = 0; i < 2; ++i) {
+			const f2d_point_lanes *pl = &bt->p[i];
+			e = _mm256_and_si256(
+			    e, _mm256_and_si256(same_avx2(pl->rax + o, st->p[i].rax + o),
+			                        same_avx2(pl->ray + o, st->p[i].ray + o)));
+			e = _mm256_and_si256(
+			    e, _mm256_and_si256(same_avx2(pl->rbx + o, st->p[i].rbx + o),
+			                        same_avx2(pl->rby + o, st->p[i].rby + o)));
+		}
+		same |= bits_avx2(e) << o;
+	}
+	return same & lanes & bt->kept;
+}
+
+/* geometry_avx512 on the group at o (lanes: its lanes in use, bits 0..3) */
+AVX2 static unsigned geometry_avx2(f2d_world *w, f2d_contact_batch *bt, prestep_stage *st,
+                                   int32_t o, unsigned lanes)
+{
+	const __m256i zero = _mm256_setzero_si256();
+	__m256i sat = zero;
+	__m256i nx = st32_avx2(bt->nx + o, ld64_avx2(st->nx + o));
+	__m256i ny = st32_avx2(bt->ny + o, ld64_avx2(st->ny + o));
+	st32_avx2(bt->points + o, ld64_avx2(st->points + o));
+	__m256i ima = st32_avx2(bt->ima + o, ld64_avx2(st->ima + o));
+	__m256i imb = st32_avx2(bt->imb + o, ld64_avx2(st->imb + o));
+	__m256i iia = st32_avx2(bt->iia + o, ld64_avx2(st->iia + o));
+	__m256i iib = st32_avx2(bt->iib + o, ld64_avx2(st->iib + o));
+	st32_avx2(bt->dva_x + o, rnd16_avx2(_mm256_mul_epi32(ima, nx)));
+	st32_avx2(bt->dva_y + o, rnd16_avx2(_mm256_mul_epi32(ima, ny)));
+	st32_avx2(bt->dvb_x + o, rnd16_avx2(_mm256_mul_epi32(imb, nx)));
+	st32_avx2(bt->dvb_y + o, rnd16_avx2(_mm256_mul_epi32(imb, ny)));
+	__m256i m = _mm256_add_epi64(ima, imb);
+	__m256i two = ld64_avx2(st->two + o); /* -1 or 0 */
+	__m256i has[2] = {_mm256_set1_epi64x(-1), two};
+	__m256i tiny = zero, two_q = _mm256_set1_epi64x(2);
+	__m256i rn[2][2], rt[2][2]; /* [point][body] */
+	for (int32_t i = 0; i < 2; ++i) {
+		f2d_point_lanes *pl = &bt->p[i];
+		__m256i rax = st32_avx2(pl->rax + o, ld64_avx2(st->p[i].rax + o));
+		__m256i ray = st32_avx2(pl->ray + o, ld64_avx2(st->p[i].ray + o));
+		__m256i rbx = st32_avx2(pl->rbx + o, ld64_avx2(st->p[i].rbx + o));
+		__m256i rby = st32_avx2(pl->rby + o, ld64_avx2(st->p[i].rby + o));
+		__m256i mnx = _mm256_sub_epi64(zero, nx);
+		__m256i rna = trunc32_avx2(rnd16_avx2(
+		    _mm256_sub_epi64(_mm256_mul_epi32(rax, ny), _mm256_mul_epi32(ray, nx))));
+		__m256i rnb = trunc32_avx2(rnd16_avx2(
+		    _mm256_sub_epi64(_mm256_mul_epi32(rbx, ny), _mm256_mul_epi32(rby, nx))));
+		__m256i rta = trunc32_avx2(rnd16_avx2(
+		    _mm256_sub_epi64(_mm256_mul_epi32(rax, mnx), _mm256_mul_epi32(ray, ny))));
+		__m256i rtb = trunc32_avx2(rnd16_avx2(
+		    _mm256_sub_epi64(_mm256_mul_epi32(rbx, mnx), _mm256_mul_epi32(rby, ny))));
+		rn[i][0] = st32_avx2(pl->rn_a + o, rna);
+		rn[i][1] = st32_avx2(pl->rn_b + o, rnb);
+		rt[i][0] = st32_avx2(pl->rt_a + o, rta);
+		rt[i][1] = st32_avx2(pl->rt_b + o, rtb);
+		__m256i wv[4] = {_mm256_mul_epi32(iia, rna), _mm256_mul_epi32(iib, rnb),
+		                 _mm256_mul_epi32(iia, rta), _mm256_mul_epi32(iib, rtb)};
+		f2d_lane *wd[4] = {pl->wn_a + o, pl->wn_b + o, pl->wt_a + o, pl->wt_b + o};
+		for (int32_t j = 0; j < 4; ++j) {
+			__m256i r = rnd16_avx2(wv[j]), q = sat_avx2(r);
+			sat = _mm256_or_si256(sat, _mm256_xor_si256(_mm256_cmpeq_epi64(q, r),
+			                                            _mm256_set1_epi64x(-1)));
+			st32_avx2(wd[j], q);
+		}
+		__m256i kn = k_avx2(m, iia, iib, rna, rna, rnb, rnb);
+		__m256i kt = k_avx2(m, iia, iib, rta, rta, rtb, rtb);
+		_mm256_storeu_si256((__m256i *)(void *)(st->kn[i] + o), kn);
+		_mm256_storeu_si256((__m256i *)(void *)(st->kt[i] + o), kt);
+		__m256i tn = _mm256_and_si256(gt_avx2(kn, zero), gt_avx2(two_q, kn));
+		__m256i tt = _mm256_and_si256(gt_avx2(kt, zero), gt_avx2(two_q, kt));
+		tiny = _mm256_or_si256(tiny, _mm256_and_si256(has[i], _mm256_or_si256(tn, tt)));
+	}
+	st32_avx2(bt->k12_n + o,
+	          _mm256_and_si256(two, sat_avx2(k_avx2(m, iia, iib, rn[0][0], rn[1][0], rn[0][1],
+	                                                rn[1][1]))));
+	st32_avx2(bt->k12_t + o,
+	          _mm256_and_si256(two, sat_avx2(k_avx2(m, iia, iib, rt[0][0], rt[1][0], rt[0][1],
+	                                                rt[1][1]))));
+	unsigned sat_bits = bits_avx2(sat);
+	if (sat_bits & lanes) {
+		w->saturated = true;
+	}
+	for (int32_t i = 0; i < 2; ++i) {
+		unsigned on = bits_avx2(has[i]) & lanes;
+		inverse_masses_avx2(w, st->kn[i] + o, bt->p[i].mass_n + o, on, lanes);
+		inverse_masses_avx2(w, st->kt[i] + o, bt->p[i].mass_t + o, on, lanes);
+	}
+	return lanes & ~(sat_bits | bits_avx2(tiny));
+}
+
+/* the motion part of prestep_batch_avx512 on the group at o */
+AVX2 static void motion_avx2(const prestep_consts *k, f2d_contact_batch *bt,
+                             const prestep_stage *st, int32_t o)
+{
+	const __m256i zero = _mm256_setzero_si256();
+	__m256i nx = ld32_avx2(bt->nx + o), ny = ld32_avx2(bt->ny + o);
+	__m256i lin = _mm256_add_epi64(
+	    mullo_avx2(_mm256_sub_epi64(ld64_avx2(st->vbx + o), ld64_avx2(st->vax + o)), nx),
+	    mullo_avx2(_mm256_sub_epi64(ld64_avx2(st->vby + o), ld64_avx2(st->vay + o)), ny));
+	__m256i wa = ld64_avx2(st->wa + o), wb = ld64_avx2(st->wb + o);
+	__m256i rest = ld64_avx2(st->rest + o);
+	__m256i has[2] = {_mm256_set1_epi64x(-1), ld64_avx2(st->two + o)};
+	for (int32_t i = 0; i < 2; ++i) {
+		f2d_point_lanes *pl = &bt->p[i];
+		__m256i rna = ld32_avx2(pl->rn_a + o), rnb = ld32_avx2(pl->rn_b + o);
+		__m256i s = ld64_avx2(st->p[i].sep + o);
+		__m256i spec = _mm256_sub_epi64(
+		    zero, rnd16_avx2(_mm256_mul_epi32(s, _mm256_set1_epi64x(k->inv_h))));
+		__m256i pen = _mm256_sub_epi64(_mm256_sub_epi64(zero, s), _mm256_set1_epi64x(k->slop));
+		__m256i push = _mm256_and_si256(
+		    gt_avx2(pen, zero),
+		    rnd16_avx2(_mm256_mul_epi32(_mm256_set1_epi64x(k->beta_inv_h), pen)));
+		__m256i gap = gt_avx2(s, zero);
+		__m256i bias = _mm256_blendv_epi8(push, spec, gap);
+		/* wa, wb, rna, rnb are fix16 values: vpmuldq is vpmullq's product */
+		__m256i vn = sat_avx2(rnd16_avx2(_mm256_sub_epi64(
+		    _mm256_add_epi64(lin, _mm256_mul_epi32(wb, rnb)), _mm256_mul_epi32(wa, rna))));
+		__m256i closing = _mm256_and_si256(gap, _mm256_sub_epi64(zero, spec));
+		__m256i bounce = _mm256_and_si256(
+		    _mm256_and_si256(gt_avx2(_mm256_set1_epi64x(-(int64_t)k->threshold), vn),
+		                     gt_avx2(rest, zero)),
+		    gt_avx2(_mm256_sub_epi64(zero, vn), _mm256_add_epi64(closing, closing)));
+		__m256i rb = _mm256_sub_epi64(
+		    zero, trunc32_avx2(rnd16_avx2(_mm256_mul_epi32(rest, vn))));
+		st32_avx2(pl->bounce + o, _mm256_and_si256(_mm256_and_si256(has[i], bounce), rb));
+		st32_avx2(pl->bias + o, _mm256_and_si256(has[i], sat_avx2(bias)));
+	}
+}
+
+AVX2 static void prestep_batch_avx2(f2d_world *w, const prestep_consts *k, f2d_contact_batch *bt)
+{
+	prestep_stage st;
+	stage_lanes(w, bt, &st);
+	unsigned lanes = (1u << bt->lanes) - 1u;
+	/* a group (4 lanes) whose every lane is kept keeps its constants; any other computes all
+	 * of them (as prestep_batch_avx512 does per batch) */
+	unsigned same = KEEP_LANES ? kept_avx2(bt, &st, lanes) : 0u, kept = 0;
+	for (int32_t o = 0; o < bt->lanes; o += 4) {
+		unsigned g = (lanes >> o) & 15u;
+		if (((same >> o) & 15u) != g) {
+			kept |= geometry_avx2(w, bt, &st, o, g) << o;
+			COUNT_LANES(false, f2d_popcount(g));
+		} else {
+			kept |= g << o;
+			COUNT_LANES(true, f2d_popcount(g));
+		}
+	}
+	bt->kept = KEEP_LANES ? kept : 0u;
+	for (int32_t o = 0; o < bt->lanes; o += 4) {
+		motion_avx2(k, bt, &st, o);
+	}
+}
+
 #endif
 
 /* The kernel this CPU runs (F2D_KERNEL_*): asked of the CPU at each pass (a load and a test:
@@ -1342,13 +1606,7 @@ static unsigned simd_batch(f2d_world *w, f2d_contact_batch *bt, int kernel, int3
 		return warm ? warm_512(w->solver_vel, bt, 0)
 		            : solve_512(w->solver_vel, bt, 0, flip);
 	}
-	unsigned rest = 0;
-	for (int32_t o = 0; o < bt->lanes; o += 4) {
-		rest |=
-		    (warm ? warm_256(w->solver_vel, bt, o) : solve_256(w->solver_vel, bt, o, flip))
-		    << o;
-	}
-	return rest;
+	return warm ? warm_batch_256(w->solver_vel, bt) : solve_batch_256(w->solver_vel, bt, flip);
 #else
 	(void)w;
 	(void)bt;
@@ -1368,13 +1626,7 @@ unsigned f2d_soft_simd_batch(f2d_world *w, f2d_contact_batch *bt, int kernel, in
 	if (kernel == F2D_KERNEL_AVX512) {
 		return soft_512(w->solver_vel, w->solver_disp, bt, 0, flip, use_bias, k, skip);
 	}
-	unsigned rest = 0;
-	for (int32_t o = 0; o < bt->lanes; o += 4) {
-		rest |= soft_256(w->solver_vel, w->solver_disp, bt, o, flip, use_bias, k,
-		                 (skip >> o) & 15u)
-		        << o;
-	}
-	return rest;
+	return soft_batch_256(w->solver_vel, w->solver_disp, bt, flip, use_bias, k, skip);
 #else
 	(void)w;
 	(void)kernel;
@@ -1459,16 +1711,20 @@ static void landed_bounces(f2d_world *w, const prestep_consts *k, f2d_contact_ba
 
 /* ---- the passes ---- */
 
-static void prestep_batch(f2d_world *w, const prestep_consts *k, f2d_contact_batch *bt, bool simd)
+static void prestep_batch(f2d_world *w, const prestep_consts *k, f2d_contact_batch *bt, int kernel)
 {
 	pad_lanes(bt);
 #if F2D_HAVE_SIMD
-	if (simd) {
+	if (kernel == F2D_KERNEL_AVX512) {
 		prestep_batch_avx512(w, k, bt);
 		return;
 	}
+	if (kernel == F2D_KERNEL_AVX2) {
+		prestep_batch_avx2(w, k, bt);
+		return;
+	}
 #endif
-	(void)simd;
+	(void)kernel;
 	for (int32_t l = 0; l < bt->lanes; ++l) {
 		prestep_lane(w, k, bt, l);
 	}
@@ -1478,7 +1734,7 @@ static void prestep_batch(f2d_world *w, const prestep_consts *k, f2d_contact_bat
 /* A batch with kept lanes against the same batch computed afresh (kept_lanes): every byte and
  * the saturation report must agree (sanitizer builds). */
 static void check_kept_batch(f2d_world *w, const prestep_consts *k, f2d_contact_batch *bt,
-                             bool simd)
+                             int kernel)
 {
 	f2d_contact_batch *ref = malloc(sizeof *ref);
 	if (ref == NULL) {
@@ -1492,13 +1748,13 @@ static void check_kept_batch(f2d_world *w, const prestep_consts *k, f2d_contact_
 	uint64_t counts[4]; /* the reference run is not counted */
 	memcpy(counts, f2d_coloring_counts, sizeof counts);
 #endif
-	prestep_batch(w, k, ref, simd);
+	prestep_batch(w, k, ref, kernel);
 #ifdef F2D_CONTACT_COUNT_PATHS
 	memcpy(f2d_coloring_counts, counts, sizeof counts);
 #endif
 	bool ref_saturated = w->saturated;
 	w->saturated = saturated;
-	prestep_batch(w, k, bt, simd);
+	prestep_batch(w, k, bt, kernel);
 	bool same = memcmp(ref, bt, sizeof *ref) == 0 && ref_saturated == w->saturated;
 	free(ref);
 	if (!same) {
@@ -1509,24 +1765,43 @@ static void check_kept_batch(f2d_world *w, const prestep_consts *k, f2d_contact_
 }
 #endif
 
+/* The lanes whose body a / b can move (bt->moves_a, moves_b). A body with inverse mass and
+ * inverse inertia 0 (static, kinematic) gets n / m = 0 and (r x d) / I = 0 in every lane it is
+ * in, so every pass adds round16(lambda 0) = 0 to its row: the row a SIMD kernel would store is
+ * the one it loaded, and lanes of a group that share such a body all store that same row. Not
+ * storing it gives the same bits, and the rows of the ground no longer chain one group's
+ * stores to the next group's loads (a store-to-load dependency through memory for every
+ * group with a ground contact). */
+static void moving_lanes(f2d_contact_batch *bt)
+{
+	unsigned ma = 0, mb = 0;
+	for (int32_t l = 0; l < bt->lanes; ++l) {
+		ma |= (unsigned)((bt->ima[l] | bt->iia[l]) != 0) << l;
+		mb |= (unsigned)((bt->imb[l] | bt->iib[l]) != 0) << l;
+	}
+	bt->moves_a = ma;
+	bt->moves_b = mb;
+}
+
 void f2d_contacts_prestep(f2d_world *w)
 {
 	color_arbiters(w);
 	prestep_consts k = {w->inv_h, w->def.linear_slop, w->def.restitution_threshold,
 	                    f2d_mul(w->def.bias_factor, w->inv_h)};
-	bool simd = F2D_HAVE_SIMD && f2d_kernel_level() == F2D_KERNEL_AVX512;
+	int kernel = F2D_HAVE_SIMD ? f2d_kernel_level() : F2D_KERNEL_SCALAR;
 	bool any = false;
 	for (int32_t b = 0; b < w->batch_count; ++b) {
 		f2d_contact_batch *bt = &w->batches[b];
 #ifdef F2D_HASH_CHECK
 		if (bt->kept != 0) {
-			check_kept_batch(w, &k, bt, simd);
+			check_kept_batch(w, &k, bt, kernel);
 		} else
 #endif
 		{
-			prestep_batch(w, &k, bt, simd);
+			prestep_batch(w, &k, bt, kernel);
 		}
 		landed_bounces(w, &k, bt);
+		moving_lanes(bt);
 		/* padded lanes have no bounce */
 		f2d_lane or = 0;
 		for (int32_t l = 0; l < F2D_LANES; ++l) {

@@ -16,6 +16,8 @@
  *   K_DIV8(p)      C's p / 8 of each lane (truncating toward 0), |p| < 2^59
  *   K_STORE_BITS(p, bits, v)  stores the lanes of v whose bit is set
  *   K_ROWS_LOAD / K_ROWS_STORE  the velocity rows of the lanes' bodies, transposed
+ *   K_BATCH        1: the batch loops K(solve_batch) ... are built, the group kernels inlined
+ *                  into them (K_INLINE: always_inline); 0: the caller calls the group kernels
  * Every function is the scalar fast path (solver.c) on K_W lanes, operation for operation; see
  * there and at "---- SIMD ----" why the products are exact when a lane's check passes. A lane
  * group is K_W lanes of a batch from lane o.
@@ -119,7 +121,7 @@ static inline unsigned K(live)(const f2d_contact_batch *bt, int32_t o)
 
 /* solve_fast on the lanes of a group; returns a bit per lane it could not solve (their state
  * is untouched: the caller solves them by the exact path) */
-K_ATTR static unsigned K(solve)(int64_t (*rows)[4], f2d_contact_batch *bt, int32_t o, int32_t flip)
+K_ATTR static inline K_INLINE unsigned K(solve)(int64_t (*rows)[4], f2d_contact_batch *bt, int32_t o, int32_t flip)
 {
 	K(vvel) v;
 	kv dv[4];
@@ -161,14 +163,14 @@ K_ATTR static unsigned K(solve)(int64_t (*rows)[4], f2d_contact_batch *bt, int32
 	K_STORE_BITS(l2->pt + o, ok, K_ADD(K_LD(l2->pt + o), d2));
 	K_STORE_BITS(l1->pn + o, ok, pn1);
 	K_STORE_BITS(l2->pn + o, ok, pn2);
-	K_ROWS_STORE(rows, bt->body_a + o, ok, v.vax, v.vay, v.wa);
-	K_ROWS_STORE(rows, bt->body_b + o, ok, v.vbx, v.vby, v.wb);
+	K_ROWS_STORE(rows, bt->body_a + o, ok & (bt->moves_a >> o), v.vax, v.vay, v.wa);
+	K_ROWS_STORE(rows, bt->body_b + o, ok & (bt->moves_b >> o), v.vbx, v.vby, v.wb);
 	return live & ~ok;
 }
 
 /* warm_start_fast on the lanes of a group (apply twice); as K(solve). The accumulated
  * impulses are checked too: their sum is a product operand. */
-K_ATTR static unsigned K(warm)(int64_t (*rows)[4], const f2d_contact_batch *bt, int32_t o)
+K_ATTR static inline K_INLINE unsigned K(warm)(int64_t (*rows)[4], const f2d_contact_batch *bt, int32_t o)
 {
 	K(vvel) v;
 	kv dv[4];
@@ -185,8 +187,8 @@ K_ATTR static unsigned K(warm)(int64_t (*rows)[4], const f2d_contact_batch *bt, 
 	 K_LD(p2->wt_b + o), 1, &acc);
 	unsigned live = K(live)(bt, o);
 	unsigned ok = K_OKBITS(acc) & live;
-	K_ROWS_STORE(rows, bt->body_a + o, ok, v.vax, v.vay, v.wa);
-	K_ROWS_STORE(rows, bt->body_b + o, ok, v.vbx, v.vby, v.wb);
+	K_ROWS_STORE(rows, bt->body_a + o, ok & (bt->moves_a >> o), v.vax, v.vay, v.wa);
+	K_ROWS_STORE(rows, bt->body_b + o, ok & (bt->moves_b >> o), v.vbx, v.vby, v.wb);
 	return live & ~ok;
 }
 
@@ -200,7 +202,7 @@ K_ATTR static unsigned K(warm)(int64_t (*rows)[4], const f2d_contact_batch *bt, 
  * every other product operand is a fix16 value, a saturated one, a clamped impulse or a checked
  * increment. The soft pass's friction anchor (soft_slip, soft_anchor) needs no check of its
  * own: the moves and turns it multiplies are those checked, the slip is saturated. br, ms, is: bias_rate, mass_scale, impulse_scale of index 0 and 1 (stiff). */
-K_ATTR static unsigned K(soft)(int64_t (*rows)[4], int64_t (*disp)[4], f2d_contact_batch *bt,
+K_ATTR static inline K_INLINE unsigned K(soft)(int64_t (*rows)[4], int64_t (*disp)[4], f2d_contact_batch *bt,
                                int32_t o, int32_t flip, int use_bias, const f2d_softness *k,
                                unsigned skip)
 {
@@ -318,7 +320,43 @@ K_ATTR static unsigned K(soft)(int64_t (*rows)[4], int64_t (*disp)[4], f2d_conta
 	K_STORE_BITS(pp[1]->pn + o, ok, pn[1]);
 	K_STORE_BITS(pp[0]->pt + o, ok, pt[0]);
 	K_STORE_BITS(pp[1]->pt + o, ok, pt[1]);
-	K_ROWS_STORE(rows, bt->body_a + o, ok, v.vax, v.vay, v.wa);
-	K_ROWS_STORE(rows, bt->body_b + o, ok, v.vbx, v.vby, v.wb);
+	K_ROWS_STORE(rows, bt->body_a + o, ok & (bt->moves_a >> o), v.vax, v.vay, v.wa);
+	K_ROWS_STORE(rows, bt->body_b + o, ok & (bt->moves_b >> o), v.vbx, v.vby, v.wb);
 	return live & ~ok;
 }
+
+#if K_BATCH
+/* K(solve), K(warm), K(soft) on every group of a batch, in lane order: one call per batch, so
+ * the kernels' register saves and restores are paid once per batch (AVX2: two groups), not per
+ * group; a bit per lane left over (bit o + i: lane i of the group at o) */
+K_ATTR static unsigned K(solve_batch)(int64_t (*rows)[4], f2d_contact_batch *bt, int32_t flip)
+{
+	unsigned rest = 0;
+	for (int32_t o = 0; o < bt->lanes; o += K_W) {
+		rest |= K(solve)(rows, bt, o, flip) << o;
+	}
+	return rest;
+}
+
+K_ATTR static unsigned K(warm_batch)(int64_t (*rows)[4], const f2d_contact_batch *bt)
+{
+	unsigned rest = 0;
+	for (int32_t o = 0; o < bt->lanes; o += K_W) {
+		rest |= K(warm)(rows, bt, o) << o;
+	}
+	return rest;
+}
+
+K_ATTR static unsigned K(soft_batch)(int64_t (*rows)[4], int64_t (*disp)[4], f2d_contact_batch *bt,
+                                     int32_t flip, int use_bias, const f2d_softness *k,
+                                     unsigned skip)
+{
+	unsigned rest = 0;
+	for (int32_t o = 0; o < bt->lanes; o += K_W) {
+		rest |= K(soft)(rows, disp, bt, o, flip, use_bias, k,
+		                (skip >> o) & ((1u << K_W) - 1u))
+		        << o;
+	}
+	return rest;
+}
+#endif
