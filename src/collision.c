@@ -140,8 +140,8 @@ void f2d_shape_update_world_kernel(f2d_shape *s, f2d_transform xf, fix16_t margi
 		s->aabb.upper = f2d_v(xf.p.x + ex, xf.p.y + ey);
 		return;
 	}
-	if (p->count == 4) {
-		wp->normals[4] = f2d_v(0, 0); /* no box form */
+	if (p->count <= 4) {
+		wp->normals[4] = f2d_v(0, 0); /* no box form (box_of reads only this slot) */
 	}
 	f2d_vec2 lo = {INT32_MAX, INT32_MAX}, hi = {-INT32_MAX, -INT32_MAX};
 	for (int32_t i = 0; i < p->count; ++i) {
@@ -329,12 +329,13 @@ static void collide_polygons(const f2d_polygon *pa, const f2d_polygon *pb, fix16
  * Magnitudes: |n| <= 2^17, |pB - pA| < 2^31, |r| < 2^26 (vertices within 512 m of their body
  * origin, bodies within 8192 m), so every sum is below 2^50. */
 
-/* The box form a world polygon carries, or NULL: [0] = p, [1] = r0, [2] = r1. */
+/* The box form a world polygon carries, or NULL: [0] = p, [1] = r0, [2] = r1. The tag alone
+ * decides: f2d_shape_update_world writes normals[4] of every polygon, the tag for a box, zero
+ * for any other 4-gon or fewer, a unit normal (|x|, |y| <= 1 << 16, never the tag) from 5
+ * vertices up; so the count, in the shape's third cache line, is not read (core.h). */
 static inline const f2d_vec2 *box_of(const f2d_polygon *p)
 {
-	return p->count == 4 && p->normals[4].x == BOX_TAG && p->normals[4].y == BOX_TAG
-	           ? &p->vertices[4]
-	           : NULL;
+	return p->normals[4].x == BOX_TAG && p->normals[4].y == BOX_TAG ? &p->vertices[4] : NULL;
 }
 
 static inline int64_t abs64(int64_t v)
