@@ -89,9 +89,13 @@ typedef struct bp {
 	int32_t count; /* pair keys written at w->pairs + out */
 } bp;
 
+/* the pair's key: the lower id in the high half (ids >= 0; min and max as selects, not a
+ * branch: which of a and b is lower is a coin toss to the branch predictor) */
 static inline uint64_t key_of(int32_t a, int32_t b)
 {
-	return a < b ? f2d_pair_key(a, b) : f2d_pair_key(b, a);
+	uint32_t ua = (uint32_t)a, ub = (uint32_t)b;
+	uint32_t lo = ua < ub ? ua : ub;
+	return ((uint64_t)lo << 32) | (ua ^ ub ^ lo);
 }
 
 static void bp_point(bp *c, bool swapped)
@@ -300,9 +304,10 @@ static bool sweep_band(bp *c, int32_t s, int32_t e, uint32_t band, bool swapped)
 			if (b->lx > ux) {
 				break;
 			}
-			/* y_overlap, and the first band both are listed in is this one */
-			if (ly > b->uy || b->ly > uy || (dynamic | (b->flags & BOX_DYNAMIC)) == 0 ||
-			    (first > b->first ? first : b->first) != band) {
+			/* y_overlap, and the first band both are listed in is this one (the four tests
+			 * combined without short-circuit: one branch, not four that mispredict) */
+			if ((ly > b->uy) | (b->ly > uy) | ((dynamic | (b->flags & BOX_DYNAMIC)) == 0) |
+			    ((first > b->first ? first : b->first) != band)) {
 				continue;
 			}
 			if (!report(c, a, b, swapped)) {

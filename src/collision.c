@@ -140,8 +140,8 @@ void f2d_shape_update_world_kernel(f2d_shape *s, f2d_transform xf, fix16_t margi
 		s->aabb.upper = f2d_v(xf.p.x + ex, xf.p.y + ey);
 		return;
 	}
-	if (p->count == 4) {
-		wp->normals[4] = f2d_v(0, 0); /* no box form */
+	if (p->count <= 4) {
+		wp->normals[4] = f2d_v(0, 0); /* no box form (box_of reads only this slot) */
 	}
 	f2d_vec2 lo = {INT32_MAX, INT32_MAX}, hi = {-INT32_MAX, -INT32_MAX};
 	for (int32_t i = 0; i < p->count; ++i) {
@@ -329,12 +329,13 @@ static void collide_polygons(const f2d_polygon *pa, const f2d_polygon *pb, fix16
  * Magnitudes: |n| <= 2^17, |pB - pA| < 2^31, |r| < 2^26 (vertices within 512 m of their body
  * origin, bodies within 8192 m), so every sum is below 2^50. */
 
-/* The box form a world polygon carries, or NULL: [0] = p, [1] = r0, [2] = r1. */
+/* The box form a world polygon carries, or NULL: [0] = p, [1] = r0, [2] = r1. The tag alone
+ * decides: f2d_shape_update_world writes normals[4] of every polygon, the tag for a box, zero
+ * for any other 4-gon or fewer, a unit normal (|x|, |y| <= 1 << 16, never the tag) from 5
+ * vertices up; so the count, in the shape's third cache line, is not read (core.h). */
 static inline const f2d_vec2 *box_of(const f2d_polygon *p)
 {
-	return p->count == 4 && p->normals[4].x == BOX_TAG && p->normals[4].y == BOX_TAG
-	           ? &p->vertices[4]
-	           : NULL;
+	return p->normals[4].x == BOX_TAG && p->normals[4].y == BOX_TAG ? &p->vertices[4] : NULL;
 }
 
 static inline int64_t abs64(int64_t v)
@@ -357,15 +358,17 @@ static inline void box_separations(int64_t s[4], const f2d_polygon *p1, const f2
 	}
 }
 
-/* find_max_separation's result from the four separations: the first maximum, rounded once. */
+/* find_max_separation's result from the four separations: the first maximum, rounded once.
+ * As a tournament (0 against 1, 2 against 3, then the winners, each won by the lower index on a
+ * tie) it is the same index as the scan, in selects the compiler makes branch-free (the scan's
+ * data-dependent branches mispredicted). */
 static inline fix16_t box_best(int32_t *edge, const int64_t s[4])
 {
-	int32_t best = 0;
-	for (int32_t i = 1; i < 4; ++i) {
-		best = s[i] > s[best] ? i : best;
-	}
-	*edge = best;
-	return f2d_sat(f2d_round16(s[best]));
+	bool up01 = s[1] > s[0], up23 = s[3] > s[2];
+	int64_t v01 = up01 ? s[1] : s[0], v23 = up23 ? s[3] : s[2];
+	bool up = v23 > v01;
+	*edge = up ? 2 + (int32_t)up23 : (int32_t)up01;
+	return f2d_sat(f2d_round16(up ? v23 : v01));
 }
 
 #if F2D_X86_SIMD
@@ -455,15 +458,12 @@ static F2D_ALWAYS_INLINE void collide_boxes(const f2d_polygon *pa, const f2d_vec
 	int32_t edge1 = flip ? edge_b : edge_a;
 	f2d_vec2 n1 = p1->normals[edge1];
 
-	fix16_t d[4];
-	d[0] = f2d_dot(n1, p2->normals[0]);
-	d[1] = f2d_dot(n1, p2->normals[1]);
-	d[2] = -d[0];
-	d[3] = -d[1];
-	int32_t edge2 = 0;
-	for (int32_t i = 1; i < 4; ++i) {
-		edge2 = d[i] < d[edge2] ? i : edge2;
-	}
+	/* the first minimum of d0, d1, -d0, -d1 (d = n1 . p2's normals 0, 1), as box_best's
+	 * tournament */
+	fix16_t d0 = f2d_dot(n1, p2->normals[0]), d1 = f2d_dot(n1, p2->normals[1]);
+	bool dn01 = d1 < d0, dn23 = -d1 < -d0;
+	fix16_t m01 = dn01 ? d1 : d0, m23 = dn23 ? -d1 : -d0;
+	int32_t edge2 = m23 < m01 ? 2 + (int32_t)dn23 : (int32_t)dn01;
 	uint32_t base = (flip ? ID_FLIP : 0u) | ((uint32_t)edge1 << 8) | ((uint32_t)edge2 << 4);
 	clip_vertex c[2];
 	c[0].v = p2->vertices[edge2];

@@ -10,6 +10,7 @@
 #include "fix2d/fix2d.h"
 #include "fmath.h"
 
+#include <stddef.h>
 #include <string.h>
 
 #define F2D_NULL_INDEX (-1)
@@ -79,24 +80,27 @@ static inline bool f2d_body_active(const f2d_body *b)
 	           : (b->type == F2D_KINEMATIC_BODY && (b->v.x != 0 || b->v.y != 0 || b->w != 0));
 }
 
+/* Layout (issue 16, the contact pipeline): the shapes array is 64-byte aligned and a shape is
+ * 7 cache lines. What a box pair's narrow phase reads of each shape (type, body, sweep, turn
+ * for the speculative distance, the world vertices, normals 0..1 and the box tag in normals[4],
+ * collision.c box_of) lies in its first two lines (bytes 0..127); it used to take four (the
+ * count in line 2, turn in line 3). The AABB, count and cache key follow in line 2. */
 typedef struct f2d_shape {
-	uint32_t generation;
-	bool alive;
 	f2d_shape_type type;
 	int32_t body;
-	int32_t next; /* next shape of the same body, in id order */
-	/* per-step cache (not state): the shape in world coordinates and its fattened box; next
-	 * to the type, so that the narrow and broad phases read the first three cache lines of a
-	 * shape only */
-	f2d_polygon world_polygon; /* vertices and normals only */
-	f2d_vec2 world_center;     /* circle centre */
-	f2d_aabb aabb;
 	f2d_vec2 sweep; /* the body's predicted motion the AABB was stretched by (broadphase.c,
 	                 * f2d_body_sweep): part of the cache's key */
-	fix16_t reach;  /* a bound on the shape's distance from its body's centre of mass (from
-	                 * the AABB, with the cache) */
 	fix16_t turn;   /* per step: h |w| reach, how far the body's turn may move the shape
 	                 * (broadphase.c, every step; contact.c's speculative distance) */
+	/* per-step cache (not state): the shape in world coordinates and its fattened box */
+	f2d_polygon world_polygon; /* vertices and normals only (bytes 20..147) */
+	f2d_vec2 world_center;     /* circle centre */
+	f2d_aabb aabb;
+	fix16_t reach; /* a bound on the shape's distance from its body's centre of mass (from
+	                * the AABB, with the cache) */
+	uint32_t generation;
+	bool alive;
+	int32_t next; /* next shape of the same body, in id order */
 	f2d_polygon polygon;
 	f2d_circle circle;
 	/* capsule (radius > 0), segment and chain segment (radius 0; shapes.c) */
@@ -114,6 +118,10 @@ typedef struct f2d_shape {
 	bool is_sensor;
 	bool enable_contact_events, enable_hit_events, enable_sensor_events;
 } f2d_shape;
+_Static_assert(offsetof(f2d_shape, world_polygon) + offsetof(f2d_polygon, normals) +
+                       5 * sizeof(f2d_vec2) <=
+                   128,
+               "a box pair's narrow phase reads the first two cache lines of a shape");
 
 typedef struct f2d_joint {
 	uint32_t generation;
