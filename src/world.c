@@ -29,6 +29,9 @@ f2d_world_def f2d_default_world_def(void)
 	d.allocator = f2d_default_allocator();
 	d.body_capacity = 16;
 	d.contact_capacity = 16;
+	/* the soft step (issue 15): tall stacks stand with the defaults; 0 is the Gauss-Seidel
+	 * solver of Box2D-lite (`iterations`, Baumgarte bias) */
+	d.substep_count = 4;
 	return d;
 }
 

@@ -8,8 +8,8 @@
  *  - that the world accepts its own state: save -> restore and save_portable -> load both
  *    succeed and give back the same hash (rollback, keyframes and late join depend on it).
  * Under the sanitizer build (tests/run_all.sh) any signed overflow aborts the test.
- * The cases that step run under both solvers (loop index 0: the default, substep_count 0;
- * 1: the soft step, 4 substeps, and 1..8 substeps over the random graphs' seeds), so the soft
+ * The cases that step run under both solvers (loop index 0: the Gauss-Seidel solver,
+ * substep_count 0; 1: the soft step, 4 substeps (the default), and 1..8 substeps over the random graphs' seeds), so the soft
  * step's joint pre-step (the per-step part in the first substep, the per-substep part in the
  * others) and its position passes see the same range edges.
  * SPDX-License-Identifier: MIT
