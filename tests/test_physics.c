@@ -73,17 +73,17 @@ static void step(f2d_world *w, int n)
 
 /* ---- free fall: exactly the fixed-point recurrence v += h g, x += h v ----
  * for each solver (loop index 0: the Gauss-Seidel step, one recurrence step of h per step;
- * 1: the soft step, the default, n = 4 recurrence steps of its substep round(h / n)) */
+ * 1: the default, the soft step: n recurrence steps of its substep round(h / n), n the
+ * default's substep_count) */
 START_TEST(free_fall_exact)
 {
-	static const int32_t substeps[2] = {0, 4};
 	f2d_world_def def = f2d_default_world_def();
-	def.substep_count = substeps[_i];
+	def.substep_count = _i == 0 ? 0 : def.substep_count;
 	f2d_world *w = NULL;
 	ck_assert_int_eq(f2d_create_world(&def, &w), F2D_OK);
 	f2d_body_id b = add_box(w, F2D_DYNAMIC_BODY, 0, 100, 0, 0.5, 0.5, 1, 0.6);
 	fix16_t h = f2d_world_get_time_step(w);
-	int32_t n = substeps[_i] > 0 ? substeps[_i] : 1;
+	int32_t n = def.substep_count > 0 ? def.substep_count : 1;
 	fix16_t hs = (fix16_t)((h + n / 2) / n);
 	fix16_t y = f2d_body_get_position(w, b).y;
 	fix16_t v = 0;
