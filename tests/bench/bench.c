@@ -120,8 +120,8 @@ static void print_usage(FILE *out)
 	    "  --runs R    runs per scene, 1..%ld (default %ld); the median is reported\n"
 	    "  --warmup W  untimed steps before the timed ones, 0..%ld (default %ld)\n"
 	    "  --sleep     let islands sleep (default: sleeping off in every world)\n"
-	    "  --substeps N  the solver: f2d_world_def.substep_count, 0..8 (default 4, the soft\n"
-	    "              step; 0 the Gauss-Seidel solver)\n"
+	    "  --substeps N  the solver: f2d_world_def.substep_count, 0..8 (default %d, the\n"
+	    "              world's default: the soft step; 0 the Gauss-Seidel solver)\n"
 	    "  --scaling   also the broad phase's series: large_pyramid_1k, _2k, _4k, "
 	    "large_pyramid,\n"
 	    "              large_pyramid_10k (1k..10k boxes), then a summary\n"
@@ -159,7 +159,8 @@ static void print_usage(FILE *out)
 	    "  scaling <name> bodies <n> ms_per_step <ms> us_per_body <us>\n"
 	    "  scaling growth bodies x<ratio> ms_per_step x<ratio> (<first> to <last>)\n",
 	    PROG, MAX_COUNT, DEFAULT_STEPS, DEFAULT_RAIN_STEPS, DEFAULT_LARGE_STEPS, MAX_RUNS,
-	    DEFAULT_RUNS, MAX_COUNT, DEFAULT_WARMUP, ROLLBACK_FRAMES);
+	    DEFAULT_RUNS, MAX_COUNT, DEFAULT_WARMUP, (int)f2d_default_world_def().substep_count,
+	    ROLLBACK_FRAMES);
 }
 
 static int usage_error(const char *message, const char *detail)
