@@ -86,7 +86,7 @@ typedef struct st_world {
 	st_arbiter *arbiters;
 	uint64_t hash; /* f2d_world_hash when read from a world, else 0 */
 	fix16_t hit_event_threshold;
-	int32_t substep_count;                /* 0: the default solver (absent from the bytes) */
+	int32_t substep_count;                /* 0: the Gauss-Seidel solver */
 	int32_t overlap_count, pending_count; /* sensor overlaps, end events owed */
 } st_world;
 

@@ -592,7 +592,7 @@ void f2d_shape_refresh_digest(f2d_world *w, f2d_shape *s)
  *       events),
  *   u32 n; n sensor overlaps (u64 key), u32 n; n pending ends (u8 kind, i32 a, u32 gen_a, i32 b,
  *       u32 gen_b),
- *   [i32 substep_count, only when it is not 0 (the soft step; a world of the default solver
+ *   [i32 substep_count, only when it is not 0 (the soft step; a world of the Gauss-Seidel solver
  *       hashes as before)]. */
 static void put_options(encoder *e, const f2d_world *w, int32_t nb, int32_t ns)
 {

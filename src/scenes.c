@@ -1319,6 +1319,16 @@ static f2d_result build_long_arms(f2d_world *world)
 	return F2D_OK;
 }
 
+/* A scene whose name ends in "_gs" is the Gauss-Seidel solver's (substep_count 0, whatever
+ * the def asks: the default is the soft step): pyramid_gs and
+ * ragdoll_gs are pyramid and ragdoll (a stack's contacts; revolute limits, a weld, a distance
+ * rope), so that both solvers are in the golden chains and every matrix cell. */
+static bool gauss_seidel_scene(const char *name)
+{
+	size_t n = strlen(name);
+	return n > 3 && strcmp(name + n - 3, "_gs") == 0;
+}
+
 static const scene_entry scene_table[] = {
     {"single_box", "one 1x1 box (mass 200) dropped onto the ground", build_single_box},
     {"pendulum", "a 1x1 box (mass 100) on a pin at (0, 11)", build_pendulum},
@@ -1360,6 +1370,8 @@ static const scene_entry scene_table[] = {
      build_chain_terrain},
     {"soft_step", "the soft step (4 substeps): pyramid20, two bouncing balls, an 8-link chain",
      build_soft_step},
+    {"pyramid_gs", "pyramid with the Gauss-Seidel solver (substep_count 0)", build_pyramid},
+    {"ragdoll_gs", "ragdoll with the Gauss-Seidel solver (substep_count 0)", build_ragdoll},
     {"large_pyramid", "benchmark: 100-row pyramid of 5,050 1x1 boxes", build_large_pyramid},
     {"large_pyramid_1k", "benchmark: 45-row pyramid, 1,035 boxes", build_large_pyramid_1k},
     {"large_pyramid_2k", "benchmark: 63-row pyramid, 2,016 boxes", build_large_pyramid_2k},
@@ -1409,6 +1421,8 @@ f2d_result f2d_scene_create(const char *name, const f2d_world_def *def, f2d_worl
 	f2d_world_def d = def != NULL ? *def : f2d_default_world_def();
 	if (scene_table[index].build == build_soft_step && d.substep_count == 0) {
 		d.substep_count = 4; /* the scene is the soft step's */
+	} else if (gauss_seidel_scene(name)) {
+		d.substep_count = 0; /* the scene is the Gauss-Seidel solver's */
 	}
 	f2d_world *world = NULL;
 	f2d_result result = f2d_create_world(&d, &world);

@@ -85,6 +85,10 @@ static bool decode_world(decoder *d)
 	}
 	uint64_t step_count = rd_u64(d);
 	f2d_world_def def = f2d_default_world_def();
+	/* the solver is read with the options (its word, always there); until then the settings
+	 * are checked as the Gauss-Seidel solver's, not against the default's substeps (a
+	 * time_step below 4/1000 s is a valid world of 0), and substeps_ok checks the word */
+	def.substep_count = 0;
 	def.allocator.alloc = NULL;
 	def.allocator.free = NULL;
 	def.allocator.context = NULL;

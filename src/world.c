@@ -6,6 +6,12 @@
 
 /* ---- world ---- */
 
+/* The default solver (issue 15): Box2D v3's soft step with this many substeps, so that tall
+ * stacks stand and rest with the default settings (0 is the Gauss-Seidel solver of Box2D-lite:
+ * `iterations`, Baumgarte bias). The one place the count is written: the tests read it from
+ * f2d_default_world_def(); types.h documents it (test_api checks that the two agree). */
+enum { DEFAULT_SUBSTEP_COUNT = 4 };
+
 f2d_world_def f2d_default_world_def(void)
 {
 	f2d_world_def d;
@@ -29,6 +35,7 @@ f2d_world_def f2d_default_world_def(void)
 	d.allocator = f2d_default_allocator();
 	d.body_capacity = 16;
 	d.contact_capacity = 16;
+	d.substep_count = DEFAULT_SUBSTEP_COUNT;
 	return d;
 }
 

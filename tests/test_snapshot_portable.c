@@ -645,7 +645,8 @@ START_TEST(corrupt_portable_snapshots_are_refused)
 	/* the substep_count word (the payload's last, always there in version 6): cut just
 	 * before it (header and checksum rewritten) is a truncation, not a world of the
 	 * Gauss-Seidel solver; beyond 8, or substeps shorter than 1/1000 s, refused */
-	ck_assert_uint_eq(le32(good.bytes + good.size - 4), 0); /* the default: Gauss-Seidel */
+	ck_assert_uint_eq(le32(good.bytes + good.size - 4),
+	                  (uint32_t)f2d_default_world_def().substep_count); /* the default */
 	memcpy(b, good.bytes, good.size - 4);
 	fix_checksum(b, good.size - 4);
 	expect_refused(&t, b, good.size - 4, F2D_ERROR_INVALID_VALUE, "truncated in the options",
@@ -751,8 +752,9 @@ START_TEST(corrupt_portable_snapshots_are_refused)
 			fast[1].v[2] = INT32_MAX;
 			size_t fsize, flen = spec_encode_bodies(fast, sp.bodies, bsec);
 			uint8_t *fb = bodies_replaced(&good, &sp, bsec, flen, &fsize);
-			ck_assert_uint_eq(le32(fb + fsize - 4), 0); /* the default solver */
-			put_le32(fb + fsize - 4, 4);                /* made a world of 4 substeps */
+			ck_assert_uint_eq(le32(fb + fsize - 4),
+			                  (uint32_t)f2d_default_world_def().substep_count);
+			put_le32(fb + fsize - 4, 4); /* made a world of 4 substeps */
 			fix_checksum(fb, fsize);
 			f2d_world *fw = NULL;
 			ck_assert_int_eq(f2d_snapshot_load_new(fb, fsize, NULL, &fw), F2D_OK);

@@ -151,6 +151,51 @@ START_TEST(setting_in_hash_snapshots_and_clones)
 }
 END_TEST
 
+/* The default is the soft step (4 substeps) after engine format 13; a world of the
+ * Gauss-Seidel solver (0) with a time step too short for the default's substeps (1/1000 s,
+ * 65 LSB) is valid, and both snapshot forms of it load and step as it does: the loader checks
+ * the settings as the Gauss-Seidel solver's before it reads the solver word (0), not against
+ * the default's substeps. */
+START_TEST(gauss_seidel_world_short_step_loads)
+{
+	f2d_world_def def = f2d_default_world_def();
+	ck_assert_int_ge(def.substep_count, 2); /* the default soft step cannot cut 1/1000 s */
+	def.time_step = 65;
+	ck_assert_ptr_nonnull(f2d_world_def_problem(&def)); /* 65 / n < 65 LSB */
+	def.substep_count = 0;
+	f2d_world *w = NULL;
+	ck_assert_int_eq(f2d_scene_create("pyramid", &def, &w), F2D_OK);
+	for (int i = 0; i < 20; ++i) {
+		ck_assert_int_eq(f2d_world_step(w), F2D_OK);
+	}
+	size_t psize = f2d_snapshot_portable_size(w), msize = f2d_snapshot_size(w), n = 0;
+	uint8_t *port = malloc(psize), *mem = malloc(msize);
+	ck_assert_int_eq(f2d_snapshot_save_portable(w, port, psize, &n), F2D_OK);
+	ck_assert_int_eq(f2d_snapshot_save(w, mem, msize, &n), F2D_OK);
+	f2d_world *loaded = NULL, *restored = NULL;
+	ck_assert_int_eq(f2d_snapshot_check(port, psize, NULL, NULL, 0), F2D_OK);
+	ck_assert_int_eq(f2d_snapshot_load_new(port, psize, NULL, &loaded), F2D_OK);
+	ck_assert_int_eq(loaded->def.substep_count, 0);
+	ck_assert_int_eq(loaded->def.time_step, 65);
+	f2d_world_def soft = f2d_default_world_def(); /* the soft step */
+	ck_assert_int_eq(f2d_create_world(&soft, &restored), F2D_OK);
+	ck_assert_int_eq(f2d_snapshot_restore(restored, mem, msize), F2D_OK);
+	ck_assert_int_eq(restored->def.substep_count, 0);
+	for (int i = 0; i < 30; ++i) {
+		ck_assert_int_eq(f2d_world_step(w), F2D_OK);
+		ck_assert_int_eq(f2d_world_step(loaded), F2D_OK);
+		ck_assert_int_eq(f2d_world_step(restored), F2D_OK);
+		ck_assert_uint_eq(f2d_world_hash(loaded), f2d_world_hash(w));
+		ck_assert_uint_eq(f2d_world_hash(restored), f2d_world_hash(w));
+	}
+	free(port);
+	free(mem);
+	f2d_destroy_world(w);
+	f2d_destroy_world(loaded);
+	f2d_destroy_world(restored);
+}
+END_TEST
+
 /* ---- the stack goals ---- */
 
 START_TEST(pyramid20_drop_and_rest)
@@ -360,6 +405,7 @@ static Suite *suite(void)
 {
 	Suite *s = suite_create("soft_step");
 	add_case(s, "state", setting_in_hash_snapshots_and_clones);
+	add_case(s, "gauss_seidel_load", gauss_seidel_world_short_step_loads);
 	add_case(s, "colours", static_contacts_colored_last);
 	add_case(s, "softness", softness_rule);
 	add_case(s, "pyramid20", pyramid20_drop_and_rest);

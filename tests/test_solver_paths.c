@@ -24,7 +24,8 @@
  * line per step, read here through a pipe (separate processes: the libraries export the
  * same symbols). Run a helper by hand to see its chain: `test_solver_paths_exact [case]`.
  *
- * The worlds: every catalogue scene (fix2d/scenes.h) as built (joints: pendulum, bridge,
+ * The worlds: every catalogue scene (fix2d/scenes.h) as built, with the Gauss-Seidel solver
+ * (substep_count 0 set explicitly: the default is the soft step) (joints: pendulum, bridge,
  * chains, hinges with limits and motors, ...); the small catalogue scenes again under random
  * forces, torques, impulses and velocity changes; and seeded random worlds (boxes, polygons,
  * circles, compound and kinematic bodies, masses from 2^-8 to 2^14 kg, speeds up to the
@@ -437,6 +438,8 @@ static f2d_world *build_stress_world(int32_t seed, int32_t substeps)
 	def.max_rotation = rnd(&r, F2D_MILLI(10), 102943);
 	def.warm_starting = !chance(&r, 1, 8);
 	def.enable_sleep = chance(&r, 1, 2);
+	/* 0: the Gauss-Seidel solver's worlds (explicit: the default is the soft step) */
+	def.substep_count = 0;
 	if (substeps > 0) {
 		def.substep_count = substeps < def.time_step / 65 ? substeps : def.time_step / 65;
 	}
@@ -584,14 +587,15 @@ static bool run_case(int32_t c, step_fn fn, void *ctx)
 {
 	world_case k = describe_case(c);
 	f2d_world *w = NULL;
-	f2d_world_def soft = f2d_default_world_def();
+	f2d_world_def soft = f2d_default_world_def(), gs = f2d_default_world_def();
 	soft.substep_count = 4;
+	gs.substep_count = 0; /* the scene and stressed-scene cases: the Gauss-Seidel solver's */
 	if (k.kind == KIND_STRESS) {
 		w = build_stress_world(k.index, 0);
 	} else if (k.kind == KIND_SOFT_STRESS) {
 		w = build_stress_world(k.index, 1 + k.index % F2D_SOFT_MAX);
 	} else if (f2d_scene_create(f2d_scene_name(k.index),
-	                            k.kind == KIND_SOFT_SCENE ? &soft : NULL, &w) != F2D_OK) {
+	                            k.kind == KIND_SOFT_SCENE ? &soft : &gs, &w) != F2D_OK) {
 		w = NULL;
 	}
 	if (w == NULL) {

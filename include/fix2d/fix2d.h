@@ -122,6 +122,8 @@ const char *f2d_phase_name(f2d_phase phase);
 typedef struct f2d_contact_point_data {
 	f2d_vec2 point;          /**< world, m: midway between the two surfaces */
 	fix16_t separation;      /**< m, negative when overlapping */
+	/* accumulated over the solver's step: with the soft step (substep_count >= 1, the
+	 * default) over its last substep, time_step / substep_count (as Box2D v3's) */
 	fix16_t normal_impulse;  /**< accumulated, N s */
 	fix16_t tangent_impulse; /**< accumulated, N s */
 	uint32_t id;             /**< feature id (which edges or vertices made the point) */

@@ -22,8 +22,9 @@ const char *f2d_scene_description(int32_t index);
 /** Index of the named scene, or -1. */
 int32_t f2d_scene_find(const char *name);
 /** Builds the named scene into a new world. def may be NULL (defaults); a scene uses def as
- *  given (all scenes assume the default gravity (0,-10) and time step 1/60).
- *  Unknown name: F2D_ERROR_INVALID_VALUE. */
+ *  given (all scenes assume the default gravity (0,-10) and time step 1/60), except the solver
+ *  of three: soft_step takes substep_count 4 when def asks 0, pyramid_gs and ragdoll_gs always
+ *  take 0 (the Gauss-Seidel solver). Unknown name: F2D_ERROR_INVALID_VALUE. */
 f2d_result f2d_scene_create(const char *name, const f2d_world_def *def, f2d_world **out);
 
 #ifdef __cplusplus

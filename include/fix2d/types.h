@@ -112,8 +112,10 @@ typedef struct f2d_world f2d_world;
 
 typedef struct f2d_world_def {
 	f2d_vec2 gravity;   /**< m/s^2, default (0, -10) */
-	fix16_t time_step;  /**< seconds, default 1/60 (1092 LSB); range [1/1000, 1/10] */
-	int32_t iterations; /**< velocity iterations per step, default 10; range [1, 100] */
+	fix16_t time_step;  /**< seconds, default 1/60 (1092 LSB); range [1/1000, 1/10] and
+	                       time_step / substep_count >= 1/1000 s (4/1000 with 4 substeps) */
+	int32_t iterations; /**< velocity iterations per step, default 10; range [1, 100]; the
+	                       Gauss-Seidel solver's (substep_count 0) only */
 	int32_t joint_position_iterations; /**< most joint position projection passes, default 4;
 	                                      [0, 20] */
 	fix16_t bias_factor;               /**< Baumgarte factor beta, default 0.2; range [0, 1] */
@@ -133,17 +135,18 @@ typedef struct f2d_world_def {
 	/** Approach speed, m/s, above which a contact of a shape with enable_hit_events makes a
 	 *  hit event; default 1; range [0, 32767]. Events only: it never changes the motion. */
 	fix16_t hit_event_threshold;
-	/** The solver (issue 15). 0: Box2D-lite's step, `iterations` Gauss-Seidel passes with
-	 *  Baumgarte bias. 1..8: Box2D v3's soft step, the step cut into this many substeps of
-	 *  time_step / substep_count, each: gravity and forces, the joints' pre-step, warm start,
-	 *  one soft contact pass (min(40 Hz, substep rate / 6) contacts, 5/2 of that against
-	 *  bodies that cannot move, damping ratio 7, push-out at most 3 m/s), the joints,
-	 *  positions, the joints relaxed without their position bias, one contact relax pass
-	 *  without push-out, in which a point that touched bounces (restitution).
+	/** The solver (issue 15). 1..8 (default 4): Box2D v3's soft step, the step cut into this
+	 *  many substeps of time_step / substep_count, each: gravity and forces, the joints'
+	 *  pre-step, warm start, one soft contact pass (min(40 Hz, substep rate / 6) contacts,
+	 *  5/2 of that against bodies that cannot move, damping ratio 7, push-out at most 3 m/s),
+	 *  the joints, positions, the joints relaxed without their position bias, one contact
+	 *  relax pass without push-out, in which a point that touched bounces (restitution).
 	 *  `iterations` is unused by it; the joint position passes follow as with 0. With 4, a
-	 *  40-row pyramid comes to rest (README, "Solver fidelity"). */
+	 *  40-row pyramid comes to rest (README, "Solver fidelity").
+	 *  0: Box2D-lite's step, `iterations` Gauss-Seidel passes with Baumgarte bias (the default
+	 *  through engine format 13). */
 	int32_t
-	    substep_count; /**< default 0; range [0, 8], time_step / substep_count >= 1/1000 s */
+	    substep_count; /**< default 4; range [0, 8], time_step / substep_count >= 1/1000 s */
 	f2d_allocator allocator; /**< default: malloc/free */
 	int32_t body_capacity;   /**< initial capacity hints (grow on demand) */
 	int32_t contact_capacity;
@@ -169,7 +172,8 @@ typedef struct f2d_body_def {
 	fix16_t gravity_scale;
 	/** Damping, 1/s, default 0; range [0, 1000]. Each step, after gravity and forces,
 	 *  v = round(v f) with f = 1 / (1 + h c) computed once per step as a Q16 fraction (Box2D's
-	 *  form, in exact integer arithmetic; see f2d_damping_factor in src/world.c). */
+	 *  form, in exact integer arithmetic; see f2d_damping_factor in src/world.c); with the
+	 *  soft step (the default) in each substep, h the substep. */
 	fix16_t linear_damping;
 	fix16_t angular_damping;
 	/** Keeps the body from turning (infinite rotational inertia), default false. */

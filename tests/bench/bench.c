@@ -84,7 +84,7 @@ typedef struct bench_options {
 	bool queries;  /* --queries: the query line for every scene (rain1000 always) */
 	bool residual; /* --residual: the contacts' LCP residual per iteration count, no timing */
 	bool events;   /* --events: step cost with every event on against events off, only that */
-	long substeps; /* --substeps N: f2d_world_def.substep_count (0: the default solver) */
+	long substeps; /* --substeps N: f2d_world_def.substep_count (0: the Gauss-Seidel solver) */
 } bench_options;
 
 /* --scaling: the broad phase's series, 1k to 10k boxes (ms per step should grow ~n log n) */
@@ -120,8 +120,8 @@ static void print_usage(FILE *out)
 	    "  --runs R    runs per scene, 1..%ld (default %ld); the median is reported\n"
 	    "  --warmup W  untimed steps before the timed ones, 0..%ld (default %ld)\n"
 	    "  --sleep     let islands sleep (default: sleeping off in every world)\n"
-	    "  --substeps N  the soft step with N substeps (f2d_world_def.substep_count, 0..8;\n"
-	    "              default 0, the Gauss-Seidel solver)\n"
+	    "  --substeps N  the solver: f2d_world_def.substep_count, 0..8 (default %d, the\n"
+	    "              world's default: the soft step; 0 the Gauss-Seidel solver)\n"
 	    "  --scaling   also the broad phase's series: large_pyramid_1k, _2k, _4k, "
 	    "large_pyramid,\n"
 	    "              large_pyramid_10k (1k..10k boxes), then a summary\n"
@@ -159,7 +159,8 @@ static void print_usage(FILE *out)
 	    "  scaling <name> bodies <n> ms_per_step <ms> us_per_body <us>\n"
 	    "  scaling growth bodies x<ratio> ms_per_step x<ratio> (<first> to <last>)\n",
 	    PROG, MAX_COUNT, DEFAULT_STEPS, DEFAULT_RAIN_STEPS, DEFAULT_LARGE_STEPS, MAX_RUNS,
-	    DEFAULT_RUNS, MAX_COUNT, DEFAULT_WARMUP, ROLLBACK_FRAMES);
+	    DEFAULT_RUNS, MAX_COUNT, DEFAULT_WARMUP, (int)f2d_default_world_def().substep_count,
+	    ROLLBACK_FRAMES);
 }
 
 static int usage_error(const char *message, const char *detail)
@@ -198,7 +199,7 @@ static int parse_options(int argc, char **argv, bench_options *opt)
 	opt->scaling = false;
 	opt->residual = false;
 	opt->events = false;
-	opt->substeps = 0;
+	opt->substeps = f2d_default_world_def().substep_count;
 	opt->scenes = malloc((size_t)(argc > 0 ? argc : 1) * sizeof *opt->scenes);
 	if (opt->scenes == NULL) {
 		fprintf(stderr, "%s: out of memory\n", PROG);
@@ -967,6 +968,7 @@ static int residual_scene(const char *scene, long steps)
 		f2d_world_def def = f2d_default_world_def();
 		def.enable_sleep = false;
 		def.iterations = iterations[k];
+		def.substep_count = 0; /* the iteration count is the Gauss-Seidel solver's */
 		f2d_world *world = NULL;
 		if (f2d_scene_create(scene, &def, &world) != F2D_OK) {
 			fprintf(stderr, "%s: cannot build scene '%s'\n", PROG, scene);

@@ -145,7 +145,7 @@ fi
 # shellcheck disable=SC2086
 "${CC:-cc}" -std=c11 -Wall -Wextra -Werror "$game_example" $flags -o "$work_dir/game_example"
 game_out=$("$work_dir/game_example")
-want_game=$(printf '%s\n' "step 10: entered the zone" "step 54: left the zone" "step 57: landed" \
+want_game=$(printf '%s\n' "step 10: entered the zone" "step 54: left the zone" "step 58: landed" \
 	"step 58: hit the floor at 622440/65536 m/s" "ground below: yes, 58980/65536 m down")
 if [ "$game_out" != "$want_game" ]; then
 	printf 'FAIL: the Game API example printed:\n%s\nwanted (as the README says):\n%s\n' \

@@ -48,7 +48,7 @@ ALL_CELLS=(gcc-O0 gcc-O2 gcc-O3 gcc-Os clang-O0 clang-O3 clang-O3-ffast-math tcc
 GOLDEN_SCENES=(pyramid20 rain1000 chain50 hinges80 random_stack circles polygons restitution
 	bridge dominos single_box pendulum varying_friction pyramid teeter multi_pendulum arena long_arms
 	soft_bridge elevator car_slope ragdoll sensor_gates filtered_teams one_way ray_field capsule_ragdolls chain_terrain
-	soft_step)
+	soft_step pyramid_gs ragdoll_gs)
 golden_steps() { [[ $1 == rain1000 ]] && echo 300 || echo 1000; }
 
 WARNINGS=(-std=c11 -Wall -Wextra -Wpedantic -Wshadow -Wstrict-prototypes -Wvla -Werror)
