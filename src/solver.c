@@ -1775,9 +1775,12 @@ static void check_kept_batch(f2d_world *w, const prestep_consts *k, f2d_contact_
 static void moving_lanes(f2d_contact_batch *bt)
 {
 	unsigned ma = 0, mb = 0;
-	for (int32_t l = 0; l < bt->lanes; ++l) {
-		ma |= (unsigned)((bt->ima[l] | bt->iia[l]) != 0) << l;
-		mb |= (unsigned)((bt->imb[l] | bt->iib[l]) != 0) << l;
+	/* from the last lane down, a shift and an or: a recurrence, which no compiler turns into
+	 * vector shifts by a lane index (clang -O3 built 1 << l through float conversions, and
+	 * no_float.sh refuses those in the step) */
+	for (int32_t l = bt->lanes - 1; l >= 0; --l) {
+		ma = ma << 1 | (unsigned)((bt->ima[l] | bt->iia[l]) != 0);
+		mb = mb << 1 | (unsigned)((bt->imb[l] | bt->iib[l]) != 0);
 	}
 	bt->moves_a = ma;
 	bt->moves_b = mb;
