@@ -552,17 +552,43 @@ static int32_t list_active_joints(f2d_world *w)
 /* Test only, never in a real build: the deliberately broken cell of tests/matrix. Step
  * F2D_TEST_PERTURB_STEP adds one LSB to the x velocity of the lowest-id dynamic body, right
  * after the velocity solve (so a traced step names "velocities" as the first phase that
- * differs; a whole-asleep step adds it to the state it leaves). */
+ * differs; a whole-asleep step adds it to the state it leaves). If that step then puts the
+ * body to sleep, which zeroes its velocity, perturb_after_sleep adds the LSB again, so the
+ * state the step leaves differs in every scene (the soft step settles random_stack's boxes
+ * into sleep at step 61). */
+#ifdef F2D_TEST_PERTURB_STEP
+static f2d_body *perturbed_body(f2d_world *w)
+{
+	if (w->step_count + 1 != (uint64_t)(F2D_TEST_PERTURB_STEP)) {
+		return NULL;
+	}
+	for (int32_t i = 0; i < w->body_ids.next; ++i) {
+		if (w->bodies[i].alive && w->bodies[i].type == F2D_DYNAMIC_BODY) {
+			return &w->bodies[i];
+		}
+	}
+	return NULL;
+}
+#endif
+
 static void perturb_for_test(f2d_world *w)
 {
 #ifdef F2D_TEST_PERTURB_STEP
-	if (w->step_count + 1 == (uint64_t)(F2D_TEST_PERTURB_STEP)) {
-		for (int32_t i = 0; i < w->body_ids.next; ++i) {
-			if (w->bodies[i].alive && w->bodies[i].type == F2D_DYNAMIC_BODY) {
-				w->bodies[i].v.x += 1;
-				break;
-			}
-		}
+	f2d_body *b = perturbed_body(w);
+	if (b != NULL) {
+		b->v.x += 1;
+	}
+#else
+	(void)w;
+#endif
+}
+
+static void perturb_after_sleep(f2d_world *w)
+{
+#ifdef F2D_TEST_PERTURB_STEP
+	f2d_body *b = perturbed_body(w);
+	if (b != NULL && !b->awake && b->v.x == 0 && b->v.y == 0 && b->w == 0) {
+		b->v.x += 1; /* put to sleep in this step (a body asleep before keeps its +1) */
 	}
 #else
 	(void)w;
@@ -795,6 +821,7 @@ static f2d_result step(f2d_world *w, f2d_phase_hashes *trace)
 	}
 	if (w->def.enable_sleep) {
 		f2d_islands_sleep(w);
+		perturb_after_sleep(w);
 	}
 
 	for (int32_t i = 0; i < w->body_ids.next; ++i) {
