@@ -812,6 +812,24 @@ static void joint_batch_pass(f2d_world *w, f2d_joint_batch *x, joint_pass pass, 
 	}
 }
 
+/* A lane's values that the substep geometry changes (f2d_joints_substep: arms, biases, K^-1)
+ * and the impulses, from its joint; the rest of build_joint_batches' (bodies, masses, lanes)
+ * is the step's. */
+static inline void refresh_lane(f2d_joint_batch *x, int32_t l, const f2d_joint *j)
+{
+	x->rax[l] = j->r_a.x;
+	x->ray[l] = j->r_a.y;
+	x->rbx[l] = j->r_b.x;
+	x->rby[l] = j->r_b.y;
+	x->bx[l] = j->bias.x;
+	x->by[l] = j->bias.y;
+	x->k11[l] = j->k11;
+	x->k12[l] = j->k12;
+	x->k22[l] = j->k22;
+	x->ix[l] = j->impulse.x;
+	x->iy[l] = j->impulse.y;
+}
+
 /* The batches of the coloured joints (f2d_joints_color's order): the constants of each lane
  * once per step. */
 static void build_joint_batches(f2d_world *w, int32_t n)
@@ -843,39 +861,11 @@ static void build_joint_batches(f2d_world *w, int32_t n)
 			x->mb[l] = b->inv_mass;
 			x->ia[l] = a->inv_inertia;
 			x->ib[l] = b->inv_inertia;
-			x->rax[l] = j->r_a.x;
-			x->ray[l] = j->r_a.y;
-			x->rbx[l] = j->r_b.x;
-			x->rby[l] = j->r_b.y;
-			x->bx[l] = j->bias.x;
-			x->by[l] = j->bias.y;
-			x->k11[l] = j->k11;
-			x->k12[l] = j->k12;
-			x->k22[l] = j->k22;
-			x->ix[l] = j->impulse.x;
-			x->iy[l] = j->impulse.y;
+			refresh_lane(x, l, j);
 		}
 		i = e;
 	}
 	w->joint_batch_count = nb;
-}
-
-/* A lane's values that the substep geometry changes (f2d_joints_substep: arms, biases, K^-1)
- * and the impulses, from its joint; the rest of build_joint_batches' (bodies, masses, lanes)
- * is the step's. */
-static inline void refresh_lane(f2d_joint_batch *x, int32_t l, const f2d_joint *j)
-{
-	x->rax[l] = j->r_a.x;
-	x->ray[l] = j->r_a.y;
-	x->rbx[l] = j->r_b.x;
-	x->rby[l] = j->r_b.y;
-	x->bx[l] = j->bias.x;
-	x->by[l] = j->bias.y;
-	x->k11[l] = j->k11;
-	x->k12[l] = j->k12;
-	x->k22[l] = j->k22;
-	x->ix[l] = j->impulse.x;
-	x->iy[l] = j->impulse.y;
 }
 
 /* (fix16_t) of a 64-bit lane: its low 32 bits, sign-extended (the casts of f2d_rotate and
