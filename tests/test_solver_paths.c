@@ -64,7 +64,7 @@ enum {
 	SOFT_SCENE_STEPS = 100,
 	GAP_WORLDS = 6,
 	GAP_STEPS = 4,
-	GAP_LANES = 16
+	GAP_LANES = 18
 };
 
 /* splitmix64 */
@@ -600,8 +600,8 @@ static void stress_actions(f2d_world *w, uint64_t seed, int32_t step, bool gentl
  * body of its own at the origin (anchor A = the body's position - the gap), so the joints
  * share no body: one colour, batches of 8 in id order. The gap only shrinks (the bias pulls
  * the body to its anchor; no gravity) and by at most max_translation = 0.01 m = 655 LSB per
- * step, GAP_STEPS steps in all (2,620 LSB): a lane 4,096 LSB or 1 m beyond the boundary
- * fails in every substep geometry (substeps 2..n of each step), one at G - 1 or -G (just
+ * step, GAP_STEPS steps in all (2,620 LSB): a lane 4,096 LSB, 1 m or G + 2 m beyond the
+ * boundary fails in every substep geometry (substeps 2..n of each step), one at G - 1 or -G (just
  * inside) passes in every one, and the counts are exact. */
 typedef struct gap_world {
 	int32_t substeps, hs;
@@ -624,12 +624,15 @@ static int64_t gap_limit(int32_t i)
 static const struct {
 	char what;
 	int8_t axis, sign; /* axis 0: x, 1: y, 2: none (ordinary) */
-	int32_t off;       /* beyond: LSB past G; ordinary: the gap */
+	int32_t off;       /* beyond: LSB past G (-1: G + 2^17 past G: a bias past the fix16
+	                    * range, which f2d_joint_substep saturates and reports and the lanes'
+	                    * cast would wrap); ordinary: the gap */
 } gap_lanes[GAP_LANES] = {
-    {'b', 0, 1, 4096}, {'i', 0, 1, 0},       {'o', 2, 0, 0},     {'b', 0, -1, 4096},
-    {'i', 0, -1, 0},   {'o', 2, 0, 655},     {'b', 1, 1, 4096},  {'i', 1, 1, 0},
-    {'o', 2, 0, -655}, {'b', 0, 1, 65536},   {'i', 1, -1, 0},    {'o', 2, 0, 65536},
-    {'b', 1, -1, 4096}, {'o', 2, 0, -196608}, {'b', 0, -1, 65536}, {'o', 2, 0, 64}};
+    {'b', 0, 1, 4096},  {'i', 0, 1, 0},       {'o', 2, 0, 0},       {'b', 0, -1, 4096},
+    {'i', 0, -1, 0},    {'b', 0, 1, -1},      {'o', 2, 0, 655},     {'b', 1, 1, 4096},
+    {'i', 1, 1, 0},     {'o', 2, 0, -655},    {'b', 0, 1, 65536},   {'i', 1, -1, 0},
+    {'o', 2, 0, 65536}, {'b', 1, -1, 4096},   {'o', 2, 0, -196608}, {'b', 0, -1, 65536},
+    {'b', 1, -1, -1},   {'o', 2, 0, 64}};
 
 static f2d_world *build_gap_world(int32_t i)
 {
@@ -659,10 +662,11 @@ static f2d_world *build_gap_world(int32_t i)
 		f2d_circle c = {{0, 0}, F2D_MILLI(500)};
 		f2d_shape_id sid;
 		f2d_create_circle_shape(w, body, &sd, &c, &sid);
-		int64_t gap = gap_lanes[k].what == 'b' ? lim + gap_lanes[k].off
+		int64_t off = gap_lanes[k].off < 0 ? lim + 131072 : gap_lanes[k].off;
+		int64_t gap = gap_lanes[k].what == 'b' ? lim + off
 		                                       : (gap_lanes[k].what == 'i' ? lim - 1 : 0);
 		if (gap_lanes[k].sign < 0) {
-			gap = gap_lanes[k].what == 'b' ? -lim - 1 - gap_lanes[k].off : -lim;
+			gap = gap_lanes[k].what == 'b' ? -lim - 1 - off : -lim;
 		}
 		f2d_vec2 gv = {0, 0};
 		if (gap_lanes[k].axis == 0) {
