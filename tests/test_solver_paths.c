@@ -40,6 +40,10 @@
  * contact passes (src/solver_soft.c) have a scalar fast path per lane that falls back to the
  * exact one, counted as the "soft pass" solver (its warm start is the arbiters' and counted
  * there); the sanitizer build checks its arithmetic at the extremes.
+ * The joint-gap worlds (gap_world) reach the AVX-512 substep geometry's bias-check fallback of
+ * the revolute joints, with lanes on both sides of its boundary mixed with ordinary lanes in
+ * each batch; the helpers count it (f2d_joint_substep_counts, F2D_JOINT_COUNT_PATHS) and the
+ * test requires the exact counts.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <inttypes.h>
@@ -602,15 +606,17 @@ static void stress_actions(f2d_world *w, uint64_t seed, int32_t step, bool gentl
  * the body to its anchor; no gravity) and by at most max_translation = 0.01 m = 655 LSB per
  * step, GAP_STEPS steps in all (2,620 LSB): a lane 4,096 LSB, 1 m or G + 2 m beyond the
  * boundary fails in every substep geometry (substeps 2..n of each step), one at G - 1 or -G (just
- * inside) passes in every one, and the counts are exact. */
+ * inside when made, a little further in by substep 2) passes in every one, and the counts are
+ * exact. The inside edge is so pinned to within the first substep's move (at most
+ * max_translation / substeps): a check 1 LSB of gap too strict fails 1 of the 6 worlds. */
 typedef struct gap_world {
 	int32_t substeps, hs;
 	fix16_t bias_factor;
 } gap_world;
 
-static const gap_world gap_worlds[GAP_WORLDS] = {
-    {2, 256, F2D_ONE}, {4, 256, F2D_ONE},     {8, 256, F2D_ONE},
-    {4, 128, F2D_ONE}, {4, 256, F2D_ONE / 2}, {8, 128, F2D_ONE / 2}};
+static const gap_world gap_worlds[GAP_WORLDS] = {{2, 256, F2D_ONE},     {4, 256, F2D_ONE},
+                                                 {8, 256, F2D_ONE},     {4, 128, F2D_ONE},
+                                                 {4, 256, F2D_ONE / 2}, {8, 128, F2D_ONE / 2}};
 
 /* G of world i in LSB: B = (2^32 / hs) * bias_factor / 2^16 */
 static int64_t gap_limit(int32_t i)
@@ -627,12 +633,12 @@ static const struct {
 	int32_t off;       /* beyond: LSB past G (-1: G + 2^17 past G: a bias past the fix16
 	                    * range, which f2d_joint_substep saturates and reports and the lanes'
 	                    * cast would wrap); ordinary: the gap */
-} gap_lanes[GAP_LANES] = {
-    {'b', 0, 1, 4096},  {'i', 0, 1, 0},       {'o', 2, 0, 0},       {'b', 0, -1, 4096},
-    {'i', 0, -1, 0},    {'b', 0, 1, -1},      {'o', 2, 0, 655},     {'b', 1, 1, 4096},
-    {'i', 1, 1, 0},     {'o', 2, 0, -655},    {'b', 0, 1, 65536},   {'i', 1, -1, 0},
-    {'o', 2, 0, 65536}, {'b', 1, -1, 4096},   {'o', 2, 0, -196608}, {'b', 0, -1, 65536},
-    {'b', 1, -1, -1},   {'o', 2, 0, 64}};
+} gap_lanes[GAP_LANES] = {{'b', 0, 1, 4096},   {'i', 0, 1, 0},     {'o', 2, 0, 0},
+                          {'b', 0, -1, 4096},  {'i', 0, -1, 0},    {'b', 0, 1, -1},
+                          {'o', 2, 0, 655},    {'b', 1, 1, 4096},  {'i', 1, 1, 0},
+                          {'o', 2, 0, -655},   {'b', 0, 1, 65536}, {'i', 1, -1, 0},
+                          {'o', 2, 0, 65536},  {'b', 1, -1, 4096}, {'o', 2, 0, -196608},
+                          {'b', 0, -1, 65536}, {'b', 1, -1, -1},   {'o', 2, 0, 64}};
 
 static f2d_world *build_gap_world(int32_t i)
 {
@@ -663,8 +669,8 @@ static f2d_world *build_gap_world(int32_t i)
 		f2d_shape_id sid;
 		f2d_create_circle_shape(w, body, &sd, &c, &sid);
 		int64_t off = gap_lanes[k].off < 0 ? lim + 131072 : gap_lanes[k].off;
-		int64_t gap = gap_lanes[k].what == 'b' ? lim + off
-		                                       : (gap_lanes[k].what == 'i' ? lim - 1 : 0);
+		int64_t gap =
+		    gap_lanes[k].what == 'b' ? lim + off : (gap_lanes[k].what == 'i' ? lim - 1 : 0);
 		if (gap_lanes[k].sign < 0) {
 			gap = gap_lanes[k].what == 'b' ? -lim - 1 - off : -lim;
 		}
@@ -817,9 +823,9 @@ int main(int argc, char **argv)
 /* ---- the test ---- */
 #include <check.h>
 
-static const char *const kind_names[KIND_COUNT] = {"catalogue scenes", "stressed scenes",
+static const char *const kind_names[KIND_COUNT] = {"catalogue scenes",     "stressed scenes",
                                                    "random stress worlds", "soft-step scenes",
-                                                   "soft-step stress", "joint-gap worlds"};
+                                                   "soft-step stress",     "joint-gap worlds"};
 
 typedef struct helper {
 	const char *what;
