@@ -428,8 +428,15 @@ void f2d_joint_substep(f2d_world *w, f2d_joint *j)
 extern uint64_t f2d_joint_path_counts[4];
 uint64_t f2d_joint_path_counts[4];
 #define COUNT_PATH(i) (f2d_joint_path_counts[i]++)
+/* the soft step's substep geometry on AVX-512 (joints_substep_batches): lanes done on 8 lanes,
+ * lanes whose bias check failed (f2d_joint_substep instead), lanes whose K^-1 was inverted
+ * again */
+extern uint64_t f2d_joint_substep_counts[3];
+uint64_t f2d_joint_substep_counts[3];
+#define COUNT_SUBSTEP(i) (f2d_joint_substep_counts[i]++)
 #else
 #define COUNT_PATH(i) ((void)0)
+#define COUNT_SUBSTEP(i) ((void)0)
 #endif
 #ifdef F2D_JOINT_EXACT_ONLY
 enum { FAST_PATH = 0 };
@@ -1010,13 +1017,18 @@ static void joints_substep_batches(f2d_world *w)
 		for (int32_t l = 0; l < x->n; ++l) {
 			f2d_joint *j = &w->joints[x->ids[l]];
 			if ((ok >> l & 1u) == 0) {
+				if ((x->live >> l & 1u) != 0 && w->def.warm_starting) {
+					COUNT_SUBSTEP(1);
+				}
 				f2d_joint_substep(w, j);
 			} else {
+				COUNT_SUBSTEP(0);
 				j->r_a = f2d_v((fix16_t)x->rax[l], (fix16_t)x->ray[l]);
 				j->r_b = f2d_v((fix16_t)x->rbx[l], (fix16_t)x->rby[l]);
 				j->bias = f2d_v((fix16_t)x->bx[l], (fix16_t)x->by[l]);
 				j->angle = 0;
 				if ((fits >> l & 1u) == 0) {
+					COUNT_SUBSTEP(2);
 					point_inverse(w, k[0][l], k[1][l], k[2][l], &j->k11,
 					              &j->k12, &j->k22);
 				}

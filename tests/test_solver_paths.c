@@ -40,6 +40,10 @@
  * contact passes (src/solver_soft.c) have a scalar fast path per lane that falls back to the
  * exact one, counted as the "soft pass" solver (its warm start is the arbiters' and counted
  * there); the sanitizer build checks its arithmetic at the extremes.
+ * The joint-gap worlds (gap_world) reach the AVX-512 substep geometry's bias-check fallback of
+ * the revolute joints, with lanes on both sides of its boundary mixed with ordinary lanes in
+ * each batch; the helpers count it (f2d_joint_substep_counts, F2D_JOINT_COUNT_PATHS) and the
+ * test requires the exact counts.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <inttypes.h>
@@ -61,7 +65,10 @@ enum {
 	STRESS_STEPS = 120,
 	STRESSED_SCENE_STEPS = 150,
 	SOFT_WORLDS = 120,
-	SOFT_SCENE_STEPS = 100
+	SOFT_SCENE_STEPS = 100,
+	GAP_WORLDS = 6,
+	GAP_STEPS = 4,
+	GAP_LANES = 18
 };
 
 /* splitmix64 */
@@ -112,6 +119,7 @@ typedef enum case_kind {
 	KIND_STRESS,
 	KIND_SOFT_SCENE,  /* the small catalogue scenes with the soft step, 4 substeps */
 	KIND_SOFT_STRESS, /* the first SOFT_WORLDS stress worlds with the soft step */
+	KIND_JOINT_GAP,   /* revolute joints at the AVX-512 substep's bias boundary (gap_world) */
 	KIND_COUNT
 } case_kind;
 
@@ -132,7 +140,8 @@ static int32_t stressed_scene_count(void)
 
 static int32_t case_count(void)
 {
-	return f2d_scene_count() + 2 * stressed_scene_count() + STRESS_WORLDS + SOFT_WORLDS;
+	return f2d_scene_count() + 2 * stressed_scene_count() + STRESS_WORLDS + SOFT_WORLDS +
+	       GAP_WORLDS;
 }
 
 typedef struct world_case {
@@ -197,6 +206,13 @@ static world_case describe_case(int32_t c)
 		return k;
 	}
 	c -= stressed;
+	if (c >= SOFT_WORLDS) {
+		k.kind = KIND_JOINT_GAP;
+		k.index = c - SOFT_WORLDS;
+		k.steps = GAP_STEPS;
+		snprintf(k.name, sizeof k.name, "joint-gap world %d", (int)k.index);
+		return k;
+	}
 	k.kind = KIND_SOFT_STRESS;
 	k.index = c;
 	k.steps = STRESS_STEPS;
@@ -572,6 +588,116 @@ static void stress_actions(f2d_world *w, uint64_t seed, int32_t step, bool gentl
 	}
 }
 
+/* ---- the joint-gap worlds ----
+ * The soft step's substep geometry of revolute joints without motor and limits runs on 8
+ * AVX-512 lanes (src/joint.c, joint_substep_avx512) and checks each lane's bias the way the
+ * fast paths check: p = jr16(beta_h * gap) in [-2^30, 2^30) per axis, gap the anchors' gap
+ * (clamped to the tolerance only with joint position passes, so here
+ * joint_position_iterations = 0), else the lane runs f2d_joint_substep. These worlds put
+ * lanes on both sides of that boundary, mixed in each batch of 8 with ordinary lanes, and
+ * choose the substep and bias factor so that beta_h is a power of two and the boundary exact:
+ * a substep of hs = 256 or 128 LSB (time_step = hs * substeps) makes inv_h = 2^32 / hs
+ * exactly (2^24 or 2^25 LSB), bias_factor 1 or 1/2 makes beta_h = B * 2^16 with B = 2^32 /
+ * hs * bias_factor, and p = B * gap exactly (no rounding): the check fails iff
+ * gap >= G or gap < -G, G = 2^30 / B LSB (64 m at hs 256, bias 1).
+ * Every joint ties a dynamic body (a circle at its centre, the joint's anchor B) to a static
+ * body of its own at the origin (anchor A = the body's position - the gap), so the joints
+ * share no body: one colour, batches of 8 in id order. The gap only shrinks (the bias pulls
+ * the body to its anchor; no gravity) and by at most max_translation = 0.01 m = 655 LSB per
+ * step, GAP_STEPS steps in all (2,620 LSB): a lane 4,096 LSB, 1 m or G + 2 m beyond the
+ * boundary fails in every substep geometry (substeps 2..n of each step), one at G - 1 or -G (just
+ * inside when made, a little further in by substep 2) passes in every one, and the counts are
+ * exact. The inside edge is so pinned to within the first substep's move (at most
+ * max_translation / substeps): a check 1 LSB of gap too strict fails 1 of the 6 worlds. */
+typedef struct gap_world {
+	int32_t substeps, hs;
+	fix16_t bias_factor;
+} gap_world;
+
+static const gap_world gap_worlds[GAP_WORLDS] = {{2, 256, F2D_ONE},     {4, 256, F2D_ONE},
+                                                 {8, 256, F2D_ONE},     {4, 128, F2D_ONE},
+                                                 {4, 256, F2D_ONE / 2}, {8, 128, F2D_ONE / 2}};
+
+/* G of world i in LSB: B = (2^32 / hs) * bias_factor / 2^16 */
+static int64_t gap_limit(int32_t i)
+{
+	int64_t b = (((int64_t)1 << 32) / gap_worlds[i].hs) * gap_worlds[i].bias_factor >> 32;
+	return ((int64_t)1 << 30) / b;
+}
+
+/* lane k's gap: 'b' fails the check (beyond), 'i' just inside (G - 1 or -G), 'o' ordinary;
+ * the sides: x+, x-, y+, y- */
+static const struct {
+	char what;
+	int8_t axis, sign; /* axis 0: x, 1: y, 2: none (ordinary) */
+	int32_t off;       /* beyond: LSB past G (-1: G + 2^17 past G: a bias past the fix16
+	                    * range, which f2d_joint_substep saturates and reports and the lanes'
+	                    * cast would wrap); ordinary: the gap */
+} gap_lanes[GAP_LANES] = {{'b', 0, 1, 4096},   {'i', 0, 1, 0},     {'o', 2, 0, 0},
+                          {'b', 0, -1, 4096},  {'i', 0, -1, 0},    {'b', 0, 1, -1},
+                          {'o', 2, 0, 655},    {'b', 1, 1, 4096},  {'i', 1, 1, 0},
+                          {'o', 2, 0, -655},   {'b', 0, 1, 65536}, {'i', 1, -1, 0},
+                          {'o', 2, 0, 65536},  {'b', 1, -1, 4096}, {'o', 2, 0, -196608},
+                          {'b', 0, -1, 65536}, {'b', 1, -1, -1},   {'o', 2, 0, 64}};
+
+static f2d_world *build_gap_world(int32_t i)
+{
+	const gap_world *g = &gap_worlds[i];
+	f2d_world_def def = f2d_default_world_def();
+	def.substep_count = g->substeps;
+	def.time_step = g->hs * g->substeps;
+	def.bias_factor = g->bias_factor;
+	def.joint_position_iterations = 0;
+	def.gravity = (f2d_vec2){0, 0};
+	def.max_translation = F2D_MILLI(10);
+	def.enable_sleep = false;
+	def.warm_starting = true;
+	f2d_world *w = NULL;
+	if (f2d_create_world(&def, &w) != F2D_OK) {
+		return NULL;
+	}
+	int64_t lim = gap_limit(i);
+	for (int32_t k = 0; k < GAP_LANES; ++k) {
+		f2d_body_def bd = f2d_default_body_def();
+		f2d_body_id ground, body;
+		f2d_create_body(w, &bd, &ground);
+		bd.type = F2D_DYNAMIC_BODY;
+		bd.position = (f2d_vec2){F2D_FIX(10) * k, 0};
+		f2d_create_body(w, &bd, &body);
+		f2d_shape_def sd = f2d_default_shape_def();
+		f2d_circle c = {{0, 0}, F2D_MILLI(500)};
+		f2d_shape_id sid;
+		f2d_create_circle_shape(w, body, &sd, &c, &sid);
+		int64_t off = gap_lanes[k].off < 0 ? lim + 131072 : gap_lanes[k].off;
+		int64_t gap =
+		    gap_lanes[k].what == 'b' ? lim + off : (gap_lanes[k].what == 'i' ? lim - 1 : 0);
+		if (gap_lanes[k].sign < 0) {
+			gap = gap_lanes[k].what == 'b' ? -lim - 1 - off : -lim;
+		}
+		f2d_vec2 gv = {0, 0};
+		if (gap_lanes[k].axis == 0) {
+			gv.x = (fix16_t)gap;
+		} else if (gap_lanes[k].axis == 1) {
+			gv.y = (fix16_t)gap;
+		} else {
+			gv.x = gap_lanes[k].off;
+			gv.y = -gap_lanes[k].off / 2;
+		}
+		f2d_revolute_joint_def jd = f2d_default_revolute_joint_def();
+		jd.body_a = ground;
+		jd.body_b = body;
+		/* gap = anchor B - anchor A (anchor_gap) */
+		jd.local_anchor_a = (f2d_vec2){bd.position.x - gv.x, bd.position.y - gv.y};
+		jd.local_anchor_b = (f2d_vec2){0, 0};
+		f2d_joint_id j;
+		if (f2d_create_revolute_joint(w, &jd, &j) != F2D_OK) {
+			f2d_destroy_world(w);
+			return NULL;
+		}
+	}
+	return w;
+}
+
 /* The solvers whose paths are counted: the arbiters (src/solver.c), the revolute joints
  * (src/joint.c), then the joint types 1..6 (src/joint_*.c: distance, prismatic, weld, wheel
  * have a fast path, motor and mouse only the exact one), then the soft step's contact passes
@@ -594,6 +720,8 @@ static bool run_case(int32_t c, step_fn fn, void *ctx)
 		w = build_stress_world(k.index, 0);
 	} else if (k.kind == KIND_SOFT_STRESS) {
 		w = build_stress_world(k.index, 1 + k.index % F2D_SOFT_MAX);
+	} else if (k.kind == KIND_JOINT_GAP) {
+		w = build_gap_world(k.index);
 	} else if (f2d_scene_create(f2d_scene_name(k.index),
 	                            k.kind == KIND_SOFT_SCENE ? &soft : &gs, &w) != F2D_OK) {
 		w = NULL;
@@ -606,7 +734,7 @@ static bool run_case(int32_t c, step_fn fn, void *ctx)
 	 * makes the contact solver fall back; jointed worlds get them too. */
 	bool gentle = false;
 	for (int32_t s = 1; s <= k.steps; ++s) {
-		if (k.kind != KIND_SCENE && k.kind != KIND_SOFT_SCENE) {
+		if (k.kind != KIND_SCENE && k.kind != KIND_SOFT_SCENE && k.kind != KIND_JOINT_GAP) {
 			stress_actions(w, seed, s, gentle);
 		}
 		f2d_result r = f2d_world_step(w);
@@ -631,6 +759,9 @@ extern uint64_t f2d_joint_ext_path_counts[7][4];
 extern uint64_t f2d_soft_path_counts[3]; /* fast, exact (range), exact (bounce pending) */
 /* contact colourings kept, built; lanes whose constants were kept, computed (solver.c) */
 extern uint64_t f2d_coloring_counts[4];
+/* the AVX-512 substep geometry of revolute joints: lanes on 8 lanes, bias-check fallbacks,
+ * K^-1 inverted again (joint.c) */
+extern uint64_t f2d_joint_substep_counts[3];
 
 /* counter i of the "e" line */
 static uint64_t path_count(int i)
@@ -668,6 +799,7 @@ int main(int argc, char **argv)
 		memset(f2d_joint_ext_path_counts, 0, sizeof f2d_joint_ext_path_counts);
 		memset(f2d_soft_path_counts, 0, sizeof f2d_soft_path_counts);
 		memset(f2d_coloring_counts, 0, sizeof f2d_coloring_counts);
+		memset(f2d_joint_substep_counts, 0, sizeof f2d_joint_substep_counts);
 		printf("c %d\n", (int)c);
 		if (!run_case(c, print_step, NULL)) {
 			printf("x cannot build case %d\n", (int)c);
@@ -680,6 +812,8 @@ int main(int argc, char **argv)
 		printf("\nk %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 "\n",
 		       f2d_coloring_counts[0], f2d_coloring_counts[1], f2d_coloring_counts[2],
 		       f2d_coloring_counts[3]);
+		printf("j %" PRIu64 " %" PRIu64 " %" PRIu64 "\n", f2d_joint_substep_counts[0],
+		       f2d_joint_substep_counts[1], f2d_joint_substep_counts[2]);
 	}
 	return fflush(stdout) == 0 ? 0 : 1;
 }
@@ -689,9 +823,9 @@ int main(int argc, char **argv)
 /* ---- the test ---- */
 #include <check.h>
 
-static const char *const kind_names[KIND_COUNT] = {"catalogue scenes", "stressed scenes",
+static const char *const kind_names[KIND_COUNT] = {"catalogue scenes",     "stressed scenes",
                                                    "random stress worlds", "soft-step scenes",
-                                                   "soft-step stress"};
+                                                   "soft-step stress",     "joint-gap worlds"};
 
 typedef struct helper {
 	const char *what;
@@ -759,6 +893,16 @@ static bool compare_step(void *ctx, int32_t step, f2d_result r, uint64_t hash)
 	return true;
 }
 
+/* the joint-gap worlds' lanes of one kind (gap_lanes) */
+static int32_t gap_lane_count(char what)
+{
+	int32_t n = 0;
+	for (int32_t k = 0; k < GAP_LANES; ++k) {
+		n += gap_lanes[k].what == what ? 1 : 0;
+	}
+	return n;
+}
+
 START_TEST(fast_path_matches_exact_path)
 {
 	helper exact, counted, scalar, avx2;
@@ -792,6 +936,12 @@ START_TEST(fast_path_matches_exact_path)
 	 * build keeps neither */
 	uint64_t colorings[KIND_COUNT][HELPERS][4];
 	memset(colorings, 0, sizeof colorings);
+	/* [kind][helper][lanes on 8 lanes, bias-check fallbacks, K^-1 again]: the AVX-512
+	 * substep geometry of the revolute joints; gap_seen: the joint-gap worlds' counts of the
+	 * path-counting helper, by world */
+	uint64_t substeps[KIND_COUNT][HELPERS][3], gap_seen[GAP_WORLDS][3];
+	memset(substeps, 0, sizeof substeps);
+	memset(gap_seen, 0, sizeof gap_seen);
 	for (int32_t c = 0; c < cases; ++c) {
 		world_case k = describe_case(c);
 		for (int i = 0; i < HELPERS; ++i) {
@@ -825,6 +975,17 @@ START_TEST(fast_path_matches_exact_path)
 			              hs[i]->line);
 			for (int j = 0; j < 4; ++j) {
 				colorings[k.kind][i][j] += n[j];
+			}
+			t = helper_line(hs[i], 'j');
+			ck_assert_msg(t != NULL && sscanf(t, "%" SCNu64 " %" SCNu64 " %" SCNu64,
+			                                  &n[0], &n[1], &n[2]) == 3,
+			              "%s helper: bad substep line \"%.100s\"", hs[i]->what,
+			              hs[i]->line);
+			for (int j = 0; j < 3; ++j) {
+				substeps[k.kind][i][j] += n[j];
+				if (k.kind == KIND_JOINT_GAP && i == 1) {
+					gap_seen[k.index][j] = n[j];
+				}
 			}
 		}
 	}
@@ -871,11 +1032,47 @@ START_TEST(fast_path_matches_exact_path)
 				              kind_names[kind], hs[i]->what);
 			}
 		}
+		if (kind == KIND_JOINT_GAP) {
+			continue; /* no contacts there */
+		}
 		ck_assert_msg(n[1] > 0, "%s: no contact colouring was built", kind_names[kind]);
 		if (kind == KIND_SCENE || kind == KIND_SOFT_SCENE) {
 			ck_assert_msg(n[0] > n[1], "%s: few contact colourings were kept",
 			              kind_names[kind]);
 		}
+	}
+	/* The AVX-512 substep geometry: only the path-counting helper runs it (the normal
+	 * library's kernel, where that is AVX-512); the others never do. */
+	bool avx512 = strcmp(normal, "avx512") == 0;
+	for (int kind = 0; kind < KIND_COUNT; ++kind) {
+		const uint64_t *n = substeps[kind][1];
+		printf("%-21s joint substeps on AVX-512: %8" PRIu64 " lanes %6" PRIu64
+		       " bias fallbacks %6" PRIu64 " K^-1 again\n",
+		       kind_names[kind], n[0], n[1], n[2]);
+		for (int i = 0; i < HELPERS; ++i) {
+			for (int j = 0; j < 3; ++j) {
+				ck_assert_msg(i == 1 || substeps[kind][i][j] == 0,
+				              "%s helper ran the AVX-512 substep geometry",
+				              hs[i]->what);
+			}
+		}
+	}
+	/* The joint-gap worlds: every lane beyond the boundary fell back and every other lane
+	 * (just inside it, ordinary) passed, in each of substeps 2..n of every step, exactly;
+	 * the comparison above showed the fallback gives the exact path's bits. */
+	for (int32_t g = 0; g < GAP_WORLDS && avx512; ++g) {
+		uint64_t rounds = (uint64_t)(gap_worlds[g].substeps - 1) * GAP_STEPS;
+		uint64_t beyond = (uint64_t)gap_lane_count('b');
+		printf("joint-gap world %d (%d substeps, G %" PRId64 " LSB): %" PRIu64
+		       " lanes, %" PRIu64 " bias fallbacks\n",
+		       (int)g, (int)gap_worlds[g].substeps, gap_limit(g), gap_seen[g][0],
+		       gap_seen[g][1]);
+		ck_assert_msg(gap_seen[g][1] == beyond * rounds &&
+		                  gap_seen[g][0] == (GAP_LANES - beyond) * rounds,
+		              "joint-gap world %d: %" PRIu64 " bias fallbacks (expected %" PRIu64
+		              "), %" PRIu64 " lanes on AVX-512 (expected %" PRIu64 ")",
+		              (int)g, gap_seen[g][1], beyond * rounds, gap_seen[g][0],
+		              (GAP_LANES - beyond) * rounds);
 	}
 	fflush(stdout);
 	for (int v = 0; v < SOLVERS; ++v) {
