@@ -82,21 +82,16 @@ _Static_assert(sizeof(bp_band) == 2 * sizeof(uint64_t), "bp_band is 2 words of s
 typedef struct bp {
 	f2d_world *w;
 	int64_t hdr; /* the moved-shape bitmap comes first: the scratch starts at w->pairs + hdr */
-	int64_t off_keys, off_tmp, off_bands, off_tall, out;
+	int64_t off_keys, off_tmp, off_bands, off_tall, off_cnt, out;
+	int64_t tail; /* words kept free behind the room for sorting the pair keys */
 	bp_box *boxes;
 	uint64_t *keys, *tmp, *tall;
 	bp_band *bands;
-	int32_t count; /* pair keys written at w->pairs + out */
+	uint32_t *cnt;  /* pairs per lower id (ids counters), then sort_pairs' group starts */
+	uint64_t *pkey; /* the pair keys, at w->pairs + hdr + out */
+	int32_t count;  /* pair keys written at pkey */
+	int32_t room;   /* pair keys that fit before w->pairs must grow */
 } bp;
-
-/* the pair's key: the lower id in the high half (ids >= 0; min and max as selects, not a
- * branch: which of a and b is lower is a coin toss to the branch predictor) */
-static inline uint64_t key_of(int32_t a, int32_t b)
-{
-	uint32_t ua = (uint32_t)a, ub = (uint32_t)b;
-	uint32_t lo = ua < ub ? ua : ub;
-	return ((uint64_t)lo << 32) | (ua ^ ub ^ lo);
-}
 
 static void bp_point(bp *c, bool swapped)
 {
@@ -106,6 +101,11 @@ static void bp_point(bp *c, bool swapped)
 	c->tmp = base + (swapped ? c->off_keys : c->off_tmp);
 	c->bands = (bp_band *)(void *)(base + c->off_bands);
 	c->tall = base + c->off_tall;
+	c->cnt = (uint32_t *)(void *)(base + c->off_cnt);
+	c->pkey = base + c->out;
+	/* room for the keys and as many again behind them (sort_pairs), then the tail */
+	int64_t free_words = (int64_t)c->w->pair_capacity - c->hdr - c->out - c->tail;
+	c->room = free_words < 0 ? 0 : (int32_t)(free_words / 2);
 }
 
 static bool bp_reserve(bp *c, int64_t words, bool swapped)
@@ -230,12 +230,13 @@ static void rebuild_order(f2d_world *w, uint64_t *scratch, int32_t n)
 /* report's rare part: room for one more key (and as much again behind, to sort them). */
 F2D_NOINLINE static bool reserve_key(bp *c, bool swapped)
 {
-	return bp_reserve(c, c->out + 2 * ((int64_t)c->count + 1), swapped);
+	return bp_reserve(c, c->out + 2 * ((int64_t)c->count + 1) + c->tail, swapped);
 }
 
 /* Boxes a and b overlap and one is dynamic (y_overlap): the rest of the filter (the same body
  * never; f2d_should_collide for any pair with a special shape or two jointed bodies), then the
- * key. May grow w->pairs (the caller re-reads its box pointers). */
+ * key, counted under its lower id for sort_pairs. May grow w->pairs (the caller re-reads its box
+ * pointers). */
 static inline bool report(bp *c, const bp_box *a, const bp_box *b, bool swapped)
 {
 	if (a->body == b->body || ((((a->flags | b->flags) & BOX_SPECIAL) != 0 ||
@@ -243,43 +244,49 @@ static inline bool report(bp *c, const bp_box *a, const bp_box *b, bool swapped)
 	                           !f2d_should_collide(c->w, a->id, b->id))) {
 		return true;
 	}
-	uint64_t key = key_of(a->id, b->id); /* a and b are in w->pairs, which may move now */
-	if (c->hdr + c->out + 2 * ((int64_t)c->count + 1) > c->w->pair_capacity &&
-	    !reserve_key(c, swapped)) {
+	/* the pair's key: the lower id in the high half (ids >= 0; min and max as selects, not
+	 * a branch: which of a and b is lower is a coin toss to the branch predictor); a and b
+	 * are in w->pairs, which may move now */
+	uint32_t ua = (uint32_t)a->id, ub = (uint32_t)b->id;
+	uint32_t lo = ua < ub ? ua : ub;
+	uint64_t key = ((uint64_t)lo << 32) | (ua ^ ub ^ lo);
+	if (c->count >= c->room && !reserve_key(c, swapped)) {
 		return false;
 	}
-	c->w->pairs[c->hdr + c->out + c->count++] = key;
+	c->pkey[c->count++] = key;
+	++c->cnt[lo];
 	return true;
 }
 
-/* Step 5: the n keys (a << 32 | b, a < b < ids) in increasing order, using tmp (room for n keys)
- * and count (ids + 1 words); returns where they ended. A counting sort on a (one pass to
- * count, one to place; stable) groups them by a in order, and an insertion sort then orders each
- * group on b: it only moves a key past larger keys of its own group, a few per key (each shape
- * meets a few others). The unique sorted order, as the LSD radix sort (four passes of 256
- * buckets for 1,000 shapes) gave. */
-static uint64_t *sort_pairs(uint64_t *keys, uint64_t *tmp, uint32_t *count, int32_t n, int32_t ids)
+/* Step 5: the n keys (a << 32 | b, a < b < ids) in increasing order, written to dst (which
+ * overlaps neither keys nor the counters). count[a] holds how many keys have lower id a
+ * (report counted them); start (ids words) gets each group's first slot. A counting sort on a
+ * places every key in its group (stable), and an insertion within the group, as it is placed,
+ * orders the group on b: a key only moves past larger keys of its own group, a few per key
+ * (each shape meets a few others). The unique sorted order, as the LSD radix sort (four passes
+ * of 256 buckets for 1,000 shapes) and the counting sort with an insertion sort pass after it
+ * gave. */
+static void sort_pairs(const uint64_t *keys, uint64_t *dst, uint32_t *count, uint32_t *start,
+                       int32_t n, int32_t ids)
 {
-	memset(count, 0, ((size_t)ids + 1) * sizeof *count);
+	uint32_t pos = 0;
+	for (int32_t a = 0; a < ids; ++a) {
+		uint32_t k = count[a];
+		start[a] = pos;
+		count[a] = pos; /* now the next free slot of group a */
+		pos += k;
+	}
 	for (int32_t i = 0; i < n; ++i) {
-		++count[(keys[i] >> 32) + 1];
-	}
-	for (int32_t a = 1; a <= ids; ++a) {
-		count[a] += count[a - 1];
-	}
-	for (int32_t i = 0; i < n; ++i) {
-		tmp[count[keys[i] >> 32]++] = keys[i];
-	}
-	for (int32_t i = 1; i < n; ++i) {
-		uint64_t k = tmp[i];
-		int32_t j = i - 1;
-		while (j >= 0 && tmp[j] > k) {
-			tmp[j + 1] = tmp[j];
+		uint64_t k = keys[i];
+		uint32_t a = (uint32_t)(k >> 32);
+		uint32_t j = count[a]++;
+		const uint32_t s = start[a];
+		while (j > s && dst[j - 1] > k) {
+			dst[j] = dst[j - 1];
 			--j;
 		}
-		tmp[j + 1] = k;
+		dst[j] = k;
 	}
-	return tmp;
 }
 
 /* y overlap, and at least one of the two on a dynamic body */
@@ -693,10 +700,15 @@ static f2d_result find_pairs(f2d_world *w)
 	c.off_tmp = c.off_keys + key_room;
 	c.off_bands = c.off_tmp + key_room;
 	c.off_tall = c.off_bands + 2 * (entries + 1);
-	c.out = c.off_tall + n;
-	if (!bp_reserve(&c, c.out + 2 + mw + 1, false)) {
+	/* the pair counters and sort_pairs' group starts: ids words of 2 uint32 */
+	int64_t ids = w->shape_ids.next;
+	c.off_cnt = c.off_tall + n;
+	c.out = c.off_cnt + ids;
+	c.tail = mw + 1; /* finish's bitmap and marker behind the sorted keys */
+	if (!bp_reserve(&c, c.out + 2 + c.tail, false)) {
 		return F2D_ERROR_OUT_OF_MEMORY;
 	}
+	memset(c.cnt, 0, (size_t)ids * sizeof *c.cnt);
 
 	/* 3. band lists: (band - band_min) << 32 | rank, made in rank order, sorted on the band */
 	int64_t e = 0;
@@ -751,16 +763,23 @@ static f2d_result find_pairs(f2d_world *w)
 		return F2D_ERROR_OUT_OF_MEMORY;
 	}
 
-	/* 5. the keys in order, at the front of w->pairs, then the bitmap and the marker (the
-	 * counts of the sort go where the bitmap and marker will follow the sorted keys) */
-	int64_t ids = w->shape_ids.next;
-	int64_t tail = (ids + 2) / 2 > mw + 1 ? (ids + 2) / 2 : mw + 1;
-	if (!bp_reserve(&c, c.out + 2 * (int64_t)c.count + tail, swapped)) {
-		return F2D_ERROR_OUT_OF_MEMORY;
+	/* 5. the keys in order, at the front of w->pairs, then the bitmap and the marker. The
+	 * keys are sorted straight to the front when that leaves the keys and the counters alone
+	 * (count <= hdr + off_cnt; the bitmap is first copied behind the keys), else behind the
+	 * keys and moved to the front by finish. */
+	uint64_t *base = w->pairs + c.hdr;
+	uint32_t *start = (uint32_t *)(void *)(base + c.off_cnt) + ids;
+	if ((int64_t)c.count <= c.hdr + c.off_cnt) {
+		uint64_t *behind = c.pkey + c.count; /* count + tail words are free there */
+		memcpy(behind, w->pairs + moved_at, (size_t)mw * sizeof *behind);
+		sort_pairs(c.pkey, w->pairs, c.cnt, start, c.count, (int32_t)ids);
+		memmove(w->pairs + c.count, behind, (size_t)mw * sizeof *behind);
+		w->pairs[c.count + mw] = STEP_MARK ^ w->step_count;
+		w->pair_count = c.count;
+		return F2D_OK;
 	}
-	uint64_t *out = w->pairs + c.hdr + c.out;
-	uint64_t *sorted = sort_pairs(out, out + c.count, (uint32_t *)(void *)(out + 2 * c.count),
-	                              c.count, (int32_t)ids);
+	uint64_t *sorted = c.pkey + c.count;
+	sort_pairs(c.pkey, sorted, c.cnt, start, c.count, (int32_t)ids);
 	finish(w, sorted, c.count, w->pairs + moved_at, mw);
 	return F2D_OK;
 }
