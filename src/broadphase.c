@@ -72,7 +72,19 @@ typedef struct bp_band {
 	int64_t width; /* widest box listed in the band (ux - lx) */
 } bp_band;
 
+/* One entry of a band's list: the listed box's extents, and meta = rank << 2 | ENT_START |
+ * ENT_DYNAMIC (ranks < 2^29: the scratch's 5 words per box are below 2^31 words). The sweep
+ * reads the entries of a band in a row, never the boxes (but for a pair to report). */
+typedef struct bp_ent {
+	fix16_t lx, ux, ly, uy;
+	uint32_t meta;
+} bp_ent;
+#define ENT_DYNAMIC 1u /* on a dynamic body (BOX_DYNAMIC) */
+#define ENT_START 2u   /* the box's first band is this band */
+
 _Static_assert(sizeof(bp_box) == 5 * sizeof(uint64_t), "bp_box is 5 words of scratch");
+_Static_assert(sizeof(bp_ent) == 5 * sizeof(uint32_t), "bp_ent is 5 half words of scratch");
+_Static_assert(BOX_DYNAMIC == ENT_DYNAMIC, "a box's dynamic flag is its entries' flag");
 _Static_assert(sizeof(bp_band) == 2 * sizeof(uint64_t), "bp_band is 2 words of scratch");
 
 /* The step's scratch, all in w->pairs: boxes (5n words), keys and tmp (max(E, n) each), band
@@ -82,11 +94,13 @@ _Static_assert(sizeof(bp_band) == 2 * sizeof(uint64_t), "bp_band is 2 words of s
 typedef struct bp {
 	f2d_world *w;
 	int64_t hdr; /* the moved-shape bitmap comes first: the scratch starts at w->pairs + hdr */
-	int64_t off_keys, off_tmp, off_bands, off_tall, off_cnt, out;
+	int64_t off_keys, off_tmp, off_ents, off_bands, off_hist, off_tall, off_cnt, out;
 	int64_t tail; /* words kept free behind the room for sorting the pair keys */
 	bp_box *boxes;
 	uint64_t *keys, *tmp, *tall;
 	bp_band *bands;
+	bp_ent *ents;    /* the bands' lists, band after band */
+	uint32_t *hist;  /* the dense band count (entries per band, then next slot) and width */
 	uint32_t *cnt;  /* pairs per lower id (ids counters), then sort_pairs' group starts */
 	uint64_t *pkey; /* the pair keys, at w->pairs + hdr + out */
 	int32_t count;  /* pair keys written at pkey */
@@ -101,6 +115,8 @@ static void bp_point(bp *c, bool swapped)
 	c->tmp = base + (swapped ? c->off_keys : c->off_tmp);
 	c->bands = (bp_band *)(void *)(base + c->off_bands);
 	c->tall = base + c->off_tall;
+	c->ents = (bp_ent *)(void *)(base + c->off_ents);
+	c->hist = (uint32_t *)(void *)(base + c->off_hist);
 	c->cnt = (uint32_t *)(void *)(base + c->off_cnt);
 	c->pkey = base + c->out;
 	/* room for the keys and as many again behind them (sort_pairs), then the tail */
@@ -295,40 +311,40 @@ static inline bool y_overlap(const bp_box *a, const bp_box *b)
 	return a->ly <= b->uy && b->ly <= a->uy && ((a->flags | b->flags) & BOX_DYNAMIC) != 0;
 }
 
-/* Step 3: the x sweep of one band, entries keys[s, e). */
-static bool sweep_band(bp *c, int32_t s, int32_t e, uint32_t band, bool swapped)
+/* Step 3: the x sweep of one band, entries ents[s, e). A pair is reported in the first band
+ * both are listed in, max(first_a, first_b): as both are listed here (first <= band), that is
+ * this band exactly when one of them starts here (ENT_START). With "one is dynamic" the test is
+ * then one mask: (meta_a | meta_b) has both ENT_DYNAMIC and ENT_START. */
+static bool sweep_band(bp *c, int32_t s, int32_t e, bool swapped)
 {
 	for (int32_t i = s; i < e; ++i) {
-		/* a's fields in locals: report may move the boxes (then both pointers are taken
+		/* a's fields in locals: report may move the entries (then the pointer is taken
 		 * again), and the compiler cannot tell that its stores leave them alone */
-		const uint64_t *keys = c->keys;
-		const bp_box *boxes = c->boxes;
-		const bp_box *a = &boxes[(uint32_t)keys[i]];
-		const fix16_t ux = a->ux, ly = a->ly, uy = a->uy;
-		const uint32_t first = a->first, dynamic = a->flags & BOX_DYNAMIC;
+		const bp_ent *ents = c->ents;
+		const fix16_t ux = ents[i].ux, ly = ents[i].ly, uy = ents[i].uy;
+		const uint32_t ma = ents[i].meta;
 		for (int32_t j = i + 1; j < e; ++j) {
-			const bp_box *b = &boxes[(uint32_t)keys[j]];
+			const bp_ent *b = &ents[j];
 			if (b->lx > ux) {
 				break;
 			}
-			/* y_overlap, and the first band both are listed in is this one (the four tests
-			 * combined without short-circuit: one branch, not four that mispredict) */
-			if ((ly > b->uy) | (b->ly > uy) | ((dynamic | (b->flags & BOX_DYNAMIC)) == 0) |
-			    ((first > b->first ? first : b->first) != band)) {
+			/* the three tests combined without short-circuit: one branch, not three that
+			 * mispredict */
+			if ((ly > b->uy) | (b->ly > uy) |
+			    (((ma | b->meta) & (ENT_DYNAMIC | ENT_START)) != (ENT_DYNAMIC | ENT_START))) {
 				continue;
 			}
-			if (!report(c, a, b, swapped)) {
+			if (!report(c, &c->boxes[ma >> 2], &c->boxes[b->meta >> 2], swapped)) {
 				return false;
 			}
-			keys = c->keys;
-			boxes = c->boxes;
-			a = &boxes[(uint32_t)keys[i]];
+			ents = c->ents;
 		}
 	}
 	return true;
 }
 
-/* Step 4: tall box t against the listed boxes of the bands it covers. */
+/* Step 4: tall box t against the listed boxes of the bands it covers (the first shared band,
+ * max(first_t, first_b), is this band when t or b starts here). */
 static bool query_tall(bp *c, uint32_t t, int32_t band_count, bool swapped)
 {
 	uint32_t first = c->boxes[t].first, last = c->boxes[t].last;
@@ -348,7 +364,7 @@ static bool query_tall(bp *c, uint32_t t, int32_t band_count, bool swapped)
 		int32_t i = s, j = e; /* first entry with lower.x >= from */
 		while (i < j) {
 			int32_t mid = i + (j - i) / 2;
-			if (c->boxes[(uint32_t)c->keys[mid]].lx < from) {
+			if (c->ents[mid].lx < from) {
 				i = mid + 1;
 			} else {
 				j = mid;
@@ -356,15 +372,16 @@ static bool query_tall(bp *c, uint32_t t, int32_t band_count, bool swapped)
 		}
 		for (; i < e; ++i) {
 			const bp_box *a = &c->boxes[t];
-			const bp_box *b = &c->boxes[(uint32_t)c->keys[i]];
+			const bp_ent *b = &c->ents[i];
 			if (b->lx > a->ux) {
 				break;
 			}
-			if (b->ux < a->lx || !y_overlap(a, b) ||
-			    (first > b->first ? first : b->first) != band) {
+			if (b->ux < a->lx || a->ly > b->uy || b->ly > a->uy ||
+			    ((a->flags | b->meta) & ENT_DYNAMIC) == 0 ||
+			    (first != band && (b->meta & ENT_START) == 0)) {
 				continue;
 			}
-			if (!report(c, a, b, swapped)) {
+			if (!report(c, a, &c->boxes[b->meta >> 2], swapped)) {
 				return false;
 			}
 		}
@@ -696,10 +713,17 @@ static f2d_result find_pairs(f2d_world *w)
 	}
 	int32_t e_count = (int32_t)entries;           /* <= TALL_SPAN n */
 	int64_t key_room = entries > n ? entries : n; /* the x-order rebuild used these words too */
+	/* The band lists are made by a counting sort on the band when the occupied range of
+	 * bands is no larger than a constant times the entries (memory and time O(n)), else by
+	 * the radix sort of (band << 32 | rank) keys; both list each band's boxes in x order. */
+	int64_t range = entries > 0 ? (int64_t)band_max - band_min + 1 : 0;
+	bool dense = range <= 2 * entries + 64;
 	c.off_keys = 5 * (int64_t)n;
 	c.off_tmp = c.off_keys + key_room;
-	c.off_bands = c.off_tmp + key_room;
-	c.off_tall = c.off_bands + 2 * (entries + 1);
+	c.off_ents = c.off_tmp + key_room;
+	c.off_bands = c.off_ents + (5 * entries + 1) / 2;
+	c.off_hist = c.off_bands + 2 * (entries + 1);
+	c.off_tall = c.off_hist + (dense ? range : 0); /* count and width: 2 uint32 per band */
 	/* the pair counters and sort_pairs' group starts: ids words of 2 uint32 */
 	int64_t ids = w->shape_ids.next;
 	c.off_cnt = c.off_tall + n;
@@ -710,45 +734,93 @@ static f2d_result find_pairs(f2d_world *w)
 	}
 	memset(c.cnt, 0, (size_t)ids * sizeof *c.cnt);
 
-	/* 3. band lists: (band - band_min) << 32 | rank, made in rank order, sorted on the band */
-	int64_t e = 0;
+	/* 3. band lists, each in x order (rank order), then the table of occupied bands */
+	int32_t band_count = 0;
 	tall_count = 0;
-	for (int32_t r = 0; r < n; ++r) {
-		const bp_box *b = &c.boxes[r];
-		if (b->last - b->first >= TALL_SPAN) {
-			c.tall[tall_count++] = (uint32_t)r;
-			continue;
-		}
-		for (uint32_t band = b->first;; ++band) {
-			c.keys[e++] = ((uint64_t)(band - band_min) << 32) | (uint32_t)r;
-			if (band == b->last) {
-				break;
+	if (dense) {
+		uint32_t *count = c.hist, *width = c.hist + range;
+		memset(c.hist, 0, (size_t)range * 2 * sizeof *c.hist);
+		for (int32_t r = 0; r < n; ++r) {
+			const bp_box *b = &c.boxes[r];
+			if (b->last - b->first >= TALL_SPAN) {
+				c.tall[tall_count++] = (uint32_t)r;
+				continue;
+			}
+			uint32_t wd = (uint32_t)((int64_t)b->ux - b->lx); /* < 2^32 */
+			for (uint32_t band = b->first - band_min; band <= b->last - band_min; ++band) {
+				++count[band];
+				width[band] = width[band] > wd ? width[band] : wd;
 			}
 		}
-	}
-	bool swapped = entries > 0 && radix_sort(c.keys, c.tmp, e_count, 0,
-	                                         bits_for((uint64_t)(band_max - band_min)));
-	bp_point(&c, swapped);
-	int32_t band_count = 0;
-	for (int32_t i = 0; i < e_count; ++i) {
-		uint32_t band = (uint32_t)(c.keys[i] >> 32) + band_min;
-		const bp_box *b = &c.boxes[(uint32_t)c.keys[i]];
-		int64_t width = (int64_t)b->ux - b->lx;
-		if (band_count == 0 || c.bands[band_count - 1].band != band) {
-			c.bands[band_count].band = band;
-			c.bands[band_count].start = i;
-			c.bands[band_count].width = width;
-			++band_count;
-		} else if (width > c.bands[band_count - 1].width) {
-			c.bands[band_count - 1].width = width;
+		uint32_t pos = 0;
+		for (int64_t i = 0; i < range; ++i) {
+			uint32_t k2 = count[i];
+			count[i] = pos;
+			if (k2 != 0) {
+				c.bands[band_count].band = band_min + (uint32_t)i;
+				c.bands[band_count].start = (int32_t)pos;
+				c.bands[band_count].width = width[i];
+				++band_count;
+				pos += k2;
+			}
 		}
+		for (int32_t r = 0; r < n; ++r) {
+			const bp_box *b = &c.boxes[r];
+			if (b->last - b->first >= TALL_SPAN) {
+				continue;
+			}
+			bp_ent en = {b->lx, b->ux, b->ly, b->uy,
+			             (uint32_t)r << 2 | ENT_START | (b->flags & BOX_DYNAMIC)};
+			for (uint32_t band = b->first - band_min; band <= b->last - band_min; ++band) {
+				c.ents[count[band]++] = en;
+				en.meta &= ~ENT_START;
+			}
+		}
+	} else {
+		/* (band - band_min) << 32 | rank, made in rank order, sorted on the band */
+		int64_t e = 0;
+		for (int32_t r = 0; r < n; ++r) {
+			const bp_box *b = &c.boxes[r];
+			if (b->last - b->first >= TALL_SPAN) {
+				c.tall[tall_count++] = (uint32_t)r;
+				continue;
+			}
+			for (uint32_t band = b->first;; ++band) {
+				c.keys[e++] = ((uint64_t)(band - band_min) << 32) | (uint32_t)r;
+				if (band == b->last) {
+					break;
+				}
+			}
+		}
+		bool swapped = entries > 0 && radix_sort(c.keys, c.tmp, e_count, 0,
+		                                         bits_for((uint64_t)(band_max - band_min)));
+		bp_point(&c, swapped);
+		for (int32_t i = 0; i < e_count; ++i) {
+			uint32_t band = (uint32_t)(c.keys[i] >> 32) + band_min;
+			uint32_t r = (uint32_t)c.keys[i];
+			const bp_box *b = &c.boxes[r];
+			int64_t width = (int64_t)b->ux - b->lx;
+			bp_ent en = {b->lx, b->ux, b->ly, b->uy,
+			             r << 2 | (band == b->first ? ENT_START : 0u) |
+			                 (b->flags & BOX_DYNAMIC)};
+			c.ents[i] = en;
+			if (band_count == 0 || c.bands[band_count - 1].band != band) {
+				c.bands[band_count].band = band;
+				c.bands[band_count].start = i;
+				c.bands[band_count].width = width;
+				++band_count;
+			} else if (width > c.bands[band_count - 1].width) {
+				c.bands[band_count - 1].width = width;
+			}
+		}
+		bp_point(&c, false); /* the keys are done with */
 	}
 	c.bands[band_count].band = UINT32_MAX;
 	c.bands[band_count].start = e_count;
 	c.bands[band_count].width = 0;
+	const bool swapped = false;
 	for (int32_t k2 = 0; k2 < band_count; ++k2) {
-		if (!sweep_band(&c, c.bands[k2].start, c.bands[k2 + 1].start, c.bands[k2].band,
-		                swapped)) {
+		if (!sweep_band(&c, c.bands[k2].start, c.bands[k2 + 1].start, swapped)) {
 			return F2D_ERROR_OUT_OF_MEMORY;
 		}
 	}
