@@ -474,37 +474,53 @@ static inline fix16_t sweep_component(int64_t d, int64_t dead, int64_t max_t)
  * time_to_sleep is a single step). Magnitudes: |v| <= 2^28 (4096 m/s) plus h g (|g|
  * gravity_scale saturates at 2^31, h <= 6554): |v + h g| < 2^32, times h < 2^45; the clamp
  * bounds the result by max_translation. */
-f2d_vec2 f2d_body_sweep(const f2d_world *w, const f2d_body *b, f2d_vec2 gh, int64_t dead1)
+/* f2d_body_sweep's world constants, read once per step (the cache loop's stores to the shapes
+ * would otherwise make the compiler read them again for every body) */
+typedef struct sweep_k {
+	int64_t h, tol, max_t, dead1;
+	f2d_vec2 gh;
+} sweep_k;
+
+static inline sweep_k sweep_constants(const f2d_world *w, f2d_vec2 gh, int64_t dead1)
+{
+	sweep_k k = {w->h, w->def.linear_sleep_tolerance, w->def.max_translation, dead1, gh};
+	return k;
+}
+
+static inline f2d_vec2 body_sweep(const sweep_k *k, const f2d_body *b)
 {
 	int64_t vx, vy, dead;
 	if (b->type == F2D_DYNAMIC_BODY && b->awake) {
-		int64_t gx = gh.x, gy = gh.y;
-		dead = dead1;
+		int64_t gx = k->gh.x, gy = k->gh.y;
+		dead = k->dead1;
 		if (b->gravity_scale != F2D_ONE) {
-			gx = f2d_mul(b->gravity_scale, gh.x);
-			gy = f2d_mul(b->gravity_scale, gh.y);
+			gx = f2d_mul(b->gravity_scale, k->gh.x);
+			gy = f2d_mul(b->gravity_scale, k->gh.y);
 			int64_t g = (gx < 0 ? -gx : gx) + (gy < 0 ? -gy : gy);
-			dead = f2d_round16((int64_t)w->h * (w->def.linear_sleep_tolerance + g)) + 1;
+			dead = f2d_round16(k->h * (k->tol + g)) + 1;
 		}
 		vx = (int64_t)b->v.x + gx;
 		vy = (int64_t)b->v.y + gy;
 		if (b->force.x != 0 || b->force.y != 0) {
 			/* the step's force too: |F| / m < 2^55 before its round, times h < 2^52 */
-			vx += f2d_round16((int64_t)w->h *
-			                  f2d_round16((int64_t)b->force.x * b->inv_mass));
-			vy += f2d_round16((int64_t)w->h *
-			                  f2d_round16((int64_t)b->force.y * b->inv_mass));
+			vx += f2d_round16(k->h * f2d_round16((int64_t)b->force.x * b->inv_mass));
+			vy += f2d_round16(k->h * f2d_round16((int64_t)b->force.y * b->inv_mass));
 		}
 	} else if (b->type == F2D_KINEMATIC_BODY) {
 		vx = b->v.x;
 		vy = b->v.y;
-		dead = f2d_round16((int64_t)w->h * w->def.linear_sleep_tolerance) + 1;
+		dead = f2d_round16(k->h * k->tol) + 1;
 	} else {
 		return f2d_v(0, 0);
 	}
-	int64_t max_t = w->def.max_translation;
-	return f2d_v(sweep_component(f2d_round16((int64_t)w->h * vx), dead, max_t),
-	             sweep_component(f2d_round16((int64_t)w->h * vy), dead, max_t));
+	return f2d_v(sweep_component(f2d_round16(k->h * vx), dead, k->max_t),
+	             sweep_component(f2d_round16(k->h * vy), dead, k->max_t));
+}
+
+f2d_vec2 f2d_body_sweep(const f2d_world *w, const f2d_body *b, f2d_vec2 gh, int64_t dead1)
+{
+	sweep_k k = sweep_constants(w, gh, dead1);
+	return body_sweep(&k, b);
 }
 
 /* The AABB's farthest side from the centre c, times 3/2 > sqrt 2 (the AABB's corner may be
@@ -559,12 +575,14 @@ static int32_t update_caches(f2d_world *w, uint64_t *moved, int64_t mw, bool inc
 	int64_t dead1 = f2d_round16((int64_t)w->h * (w->def.linear_sleep_tolerance + f2d_abs(gh.x) +
 	                                             f2d_abs(gh.y))) +
 	                1;
+	const sweep_k sk = sweep_constants(w, gh, dead1);
 	const int kernel = f2d_kernel_level();
+	const int32_t shape_count = w->shape_ids.next;
 	int32_t last_body = -1;
 	f2d_vec2 sweep = {0, 0};
 	int64_t turn = 0;
 	memset(moved, 0, (size_t)mw * sizeof *moved);
-	for (int32_t i = 0; i < w->shape_ids.next; ++i) {
+	for (int32_t i = 0; i < shape_count; ++i) {
 		f2d_shape *s = &w->shapes[i];
 		if (!s->alive) {
 			continue;
@@ -574,13 +592,11 @@ static int32_t update_caches(f2d_world *w, uint64_t *moved, int64_t mw, bool inc
 		f2d_transform xf = {b->origin, b->q}; /* f2d_body_xf, without the call */
 		if (s->body != last_body) {
 			last_body = s->body;
-			sweep = f2d_body_sweep(w, b, gh, dead1);
+			sweep = body_sweep(&sk, b);
 			/* the turn per step, rounded up, at most 4 rad (|w| <= 2^31, h <= 6554) */
-			turn =
-			    b->w == 0 || !f2d_body_active(b)
-			        ? 0
-			        : ((int64_t)w->h * (b->w < 0 ? -(int64_t)b->w : b->w) + 0xFFFF) >>
-			              16;
+			turn = b->w == 0 || !f2d_body_active(b)
+			           ? 0
+			           : (sk.h * (b->w < 0 ? -(int64_t)b->w : b->w) + 0xFFFF) >> 16;
 			turn = turn > ((int64_t)4 << 16) ? (int64_t)4 << 16 : turn;
 		}
 		if (!incremental || !cache_key_equal(s, xf, sweep)) {
