@@ -140,28 +140,45 @@ static bool bp_reserve(bp *c, int64_t words, bool swapped)
 
 /* ---- sorting ---- */
 
-static bool sweep_less(const f2d_shape *shapes, int32_t a, int32_t b)
+/* The x order's sort key: lower.x biased to unsigned in the high half, the id in the low half,
+ * so that (lower.x, id) order is unsigned key order. */
+static inline uint64_t order_key(const f2d_shape *shapes, int32_t id)
 {
-	fix16_t xa = shapes[a].aabb.lower.x, xb = shapes[b].aabb.lower.x;
-	return xa < xb || (xa == xb && a < b);
+	uint32_t x = (uint32_t)((int64_t)shapes[id].aabb.lower.x - INT32_MIN);
+	return ((uint64_t)x << 32) | (uint32_t)id;
 }
 
-/* Insertion sort of last step's x order: near linear when little moved. Gives up (false) after
- * REPAIR_MOVES moves per shape; ids is a permutation of the same shapes either way. */
-static bool repair_order(int32_t *ids, int32_t n, const f2d_shape *shapes)
+/* Insertion sort of last step's x order: near linear when little moved. The keys of the ids in
+ * last step's order are gathered into keys[0, n) first, so that the sort compares words in a
+ * row instead of reading two shapes per comparison. Gives up (false) after REPAIR_MOVES moves
+ * per shape; ids is left as it was then. */
+static bool repair_order(int32_t *ids, uint64_t *keys, int32_t n, const f2d_shape *shapes)
 {
+	for (int32_t i = 0; i < n; ++i) {
+		keys[i] = order_key(shapes, ids[i]);
+	}
 	int64_t budget = (int64_t)REPAIR_MOVES * n + 64;
+	bool moved = false;
 	for (int32_t i = 1; i < n; ++i) {
-		int32_t v = ids[i];
+		uint64_t v = keys[i];
 		int32_t j = i - 1;
-		while (j >= 0 && sweep_less(shapes, v, ids[j])) {
-			ids[j + 1] = ids[j];
+		if (keys[j] <= v) {
+			continue;
+		}
+		do {
+			keys[j + 1] = keys[j];
 			--j;
 			--budget;
-		}
-		ids[j + 1] = v;
+		} while (j >= 0 && keys[j] > v);
+		keys[j + 1] = v;
+		moved = true;
 		if (budget < 0) {
 			return false;
+		}
+	}
+	if (moved) {
+		for (int32_t i = 0; i < n; ++i) {
+			ids[i] = (int32_t)(keys[i] & 0xFFFFFFFFu);
 		}
 	}
 	return true;
@@ -231,7 +248,7 @@ static void rebuild_order(f2d_world *w, uint64_t *scratch, int32_t n)
 		const f2d_shape *s = &w->shapes[i];
 		if (s->alive) {
 			uint32_t x = (uint32_t)((int64_t)s->aabb.lower.x - INT32_MIN);
-			keys[k++] = ((uint64_t)x << 32) | (uint32_t)i;
+			keys[k++] = ((uint64_t)x << 32) | (uint32_t)i; /* order_key */
 		}
 	}
 	const uint64_t *sorted =
@@ -675,7 +692,8 @@ static f2d_result find_pairs(f2d_world *w)
 	if (!f2d_grow(w, (void **)&w->sweep, &w->sweep_capacity, n, sizeof(int32_t))) {
 		return F2D_ERROR_OUT_OF_MEMORY;
 	}
-	if (w->sweep_dirty || w->sweep_count != n || !repair_order(w->sweep, n, w->shapes)) {
+	if (w->sweep_dirty || w->sweep_count != n ||
+	    !repair_order(w->sweep, w->pairs + c.hdr + 5 * (int64_t)n, n, w->shapes)) {
 		rebuild_order(w, w->pairs + c.hdr, n);
 		w->sweep_count = n;
 		w->sweep_dirty = false;
