@@ -100,7 +100,7 @@ typedef struct bp {
 	uint64_t *keys, *tmp, *tall;
 	bp_band *bands;
 	bp_ent *ents;    /* the bands' lists, band after band */
-	uint32_t *hist;  /* the dense band count (entries per band, then next slot) and width */
+	uint32_t *hist;  /* the dense band count (entries per band, then the next slot) */
 	uint32_t *cnt;  /* pairs per lower id (ids counters), then sort_pairs' group starts */
 	uint64_t *pkey; /* the pair keys, at w->pairs + hdr + out */
 	int32_t count;  /* pair keys written at pkey */
@@ -699,9 +699,11 @@ static f2d_result find_pairs(f2d_world *w)
 		w->sweep_dirty = false;
 	}
 
-	/* 2. boxes in x order, band height from the dynamic shapes' mean height */
+	/* 2. boxes in x order, band height from the dynamic shapes' mean height, and the y range
+	 * of all boxes */
 	int64_t height_sum = 0;
 	int32_t dynamic_count = 0;
+	fix16_t y_lo = INT32_MAX, y_hi = INT32_MIN;
 	for (int32_t r = 0; r < n; ++r) {
 		const f2d_shape *s = &w->shapes[w->sweep[r]];
 		bp_box *b = &c.boxes[r];
@@ -716,6 +718,8 @@ static f2d_result find_pairs(f2d_world *w)
 		           (body->joint_count > 0 ? BOX_JOINTED : 0u) |
 		           (f2d_shape_special(s) ? BOX_SPECIAL : 0u);
 		b->unused = 0;
+		y_lo = b->ly < y_lo ? b->ly : y_lo;
+		y_hi = b->uy > y_hi ? b->uy : y_hi;
 		if ((b->flags & BOX_DYNAMIC) != 0) {
 			height_sum += (int64_t)b->uy - b->ly;
 			++dynamic_count;
@@ -730,6 +734,24 @@ static f2d_result find_pairs(f2d_world *w)
 	while (k < 31 && ((int64_t)1 << k) < mean) {
 		++k;
 	}
+	/* The band lists are made by a counting sort on the band when the bands from the lowest
+	 * box to the highest are at most 2 n + 64 (memory and time O(n)), else by the radix sort
+	 * of (band << 32 | rank) keys; both list each band's boxes in x order. The counts are made
+	 * in the pass that finds each box's bands. Scratch: boxes 5n, the x order's keys 2n, the
+	 * tall list n, the counts (range uint32 when dense), then what needs the entry count E. */
+	const uint32_t band_lo = band_of(y_lo, k);
+	const int64_t range = (int64_t)band_of(y_hi, k) - band_lo + 1;
+	const bool dense = range <= 2 * (int64_t)n + 64;
+	c.off_tall = 7 * (int64_t)n;
+	c.off_hist = c.off_tall + n;
+	int64_t hist_words = dense ? (range + 1) / 2 : 0;
+	if (!bp_reserve(&c, c.off_hist + hist_words, false)) {
+		return F2D_ERROR_OUT_OF_MEMORY;
+	}
+	uint32_t *count = c.hist;
+	if (dense) {
+		memset(count, 0, (size_t)range * sizeof *count);
+	}
 	int64_t entries = 0;
 	int32_t tall_count = 0;
 	uint32_t band_min = UINT32_MAX, band_max = 0;
@@ -738,62 +760,46 @@ static f2d_result find_pairs(f2d_world *w)
 		b->first = band_of(b->ly, k);
 		b->last = band_of(b->uy, k);
 		if (b->last - b->first >= TALL_SPAN) {
-			++tall_count;
+			c.tall[tall_count++] = (uint32_t)r;
 			continue;
 		}
 		entries += b->last - b->first + 1;
 		band_min = b->first < band_min ? b->first : band_min;
 		band_max = b->last > band_max ? b->last : band_max;
+		if (dense) {
+			for (uint32_t band = b->first - band_lo; band <= b->last - band_lo; ++band) {
+				++count[band];
+			}
+		}
 	}
-	int32_t e_count = (int32_t)entries;           /* <= TALL_SPAN n */
-	int64_t key_room = entries > n ? entries : n; /* the x-order rebuild used these words too */
-	/* The band lists are made by a counting sort on the band when the occupied range of
-	 * bands is no larger than a constant times the entries (memory and time O(n)), else by
-	 * the radix sort of (band << 32 | rank) keys; both list each band's boxes in x order. */
-	int64_t range = entries > 0 ? (int64_t)band_max - band_min + 1 : 0;
-	bool dense = range <= 2 * entries + 64;
-	c.off_keys = 5 * (int64_t)n;
-	c.off_tmp = c.off_keys + key_room;
-	c.off_ents = c.off_tmp + key_room;
+	int32_t e_count = (int32_t)entries; /* <= TALL_SPAN n */
+	c.off_keys = c.off_hist + hist_words;
+	c.off_tmp = c.off_keys + (dense ? 0 : entries);
+	c.off_ents = c.off_tmp + (dense ? 0 : entries);
 	c.off_bands = c.off_ents + (5 * entries + 1) / 2;
-	c.off_hist = c.off_bands + 2 * (entries + 1);
-	c.off_tall = c.off_hist + (dense ? range : 0); /* count and width: 2 uint32 per band */
 	/* the pair counters and sort_pairs' group starts: ids words of 2 uint32 */
 	int64_t ids = w->shape_ids.next;
-	c.off_cnt = c.off_tall + n;
+	c.off_cnt = c.off_bands + 2 * (entries + 1);
 	c.out = c.off_cnt + ids;
 	c.tail = mw + 1; /* finish's bitmap and marker behind the sorted keys */
 	if (!bp_reserve(&c, c.out + 2 + c.tail, false)) {
 		return F2D_ERROR_OUT_OF_MEMORY;
 	}
+	count = c.hist;
 	memset(c.cnt, 0, (size_t)ids * sizeof *c.cnt);
 
-	/* 3. band lists, each in x order (rank order), then the table of occupied bands */
+	/* 3. band lists, each in x order (rank order), then the table of occupied bands with
+	 * the widest box of each (which only the tall boxes' look-ups need) */
 	int32_t band_count = 0;
-	tall_count = 0;
 	if (dense) {
-		uint32_t *count = c.hist, *width = c.hist + range;
-		memset(c.hist, 0, (size_t)range * 2 * sizeof *c.hist);
-		for (int32_t r = 0; r < n; ++r) {
-			const bp_box *b = &c.boxes[r];
-			if (b->last - b->first >= TALL_SPAN) {
-				c.tall[tall_count++] = (uint32_t)r;
-				continue;
-			}
-			uint32_t wd = (uint32_t)((int64_t)b->ux - b->lx); /* < 2^32 */
-			for (uint32_t band = b->first - band_min; band <= b->last - band_min; ++band) {
-				++count[band];
-				width[band] = width[band] > wd ? width[band] : wd;
-			}
-		}
 		uint32_t pos = 0;
 		for (int64_t i = 0; i < range; ++i) {
 			uint32_t k2 = count[i];
 			count[i] = pos;
 			if (k2 != 0) {
-				c.bands[band_count].band = band_min + (uint32_t)i;
+				c.bands[band_count].band = band_lo + (uint32_t)i;
 				c.bands[band_count].start = (int32_t)pos;
-				c.bands[band_count].width = width[i];
+				c.bands[band_count].width = 0;
 				++band_count;
 				pos += k2;
 			}
@@ -805,10 +811,19 @@ static f2d_result find_pairs(f2d_world *w)
 			}
 			bp_ent en = {b->lx, b->ux, b->ly, b->uy,
 			             (uint32_t)r << 2 | ENT_START | (b->flags & BOX_DYNAMIC)};
-			for (uint32_t band = b->first - band_min; band <= b->last - band_min; ++band) {
+			for (uint32_t band = b->first - band_lo; band <= b->last - band_lo; ++band) {
 				c.ents[count[band]++] = en;
 				en.meta &= ~ENT_START;
 			}
+		}
+		c.bands[band_count].start = e_count;
+		for (int32_t b2 = 0; tall_count > 0 && b2 < band_count; ++b2) {
+			int64_t wd = 0;
+			for (int32_t i = c.bands[b2].start; i < c.bands[b2 + 1].start; ++i) {
+				int64_t d = (int64_t)c.ents[i].ux - c.ents[i].lx;
+				wd = d > wd ? d : wd;
+			}
+			c.bands[b2].width = wd;
 		}
 	} else {
 		/* (band - band_min) << 32 | rank, made in rank order, sorted on the band */
@@ -816,7 +831,6 @@ static f2d_result find_pairs(f2d_world *w)
 		for (int32_t r = 0; r < n; ++r) {
 			const bp_box *b = &c.boxes[r];
 			if (b->last - b->first >= TALL_SPAN) {
-				c.tall[tall_count++] = (uint32_t)r;
 				continue;
 			}
 			for (uint32_t band = b->first;; ++band) {
@@ -833,7 +847,7 @@ static f2d_result find_pairs(f2d_world *w)
 			uint32_t band = (uint32_t)(c.keys[i] >> 32) + band_min;
 			uint32_t r = (uint32_t)c.keys[i];
 			const bp_box *b = &c.boxes[r];
-			int64_t width = (int64_t)b->ux - b->lx;
+			int64_t wd = (int64_t)b->ux - b->lx;
 			bp_ent en = {b->lx, b->ux, b->ly, b->uy,
 			             r << 2 | (band == b->first ? ENT_START : 0u) |
 			                 (b->flags & BOX_DYNAMIC)};
@@ -841,10 +855,10 @@ static f2d_result find_pairs(f2d_world *w)
 			if (band_count == 0 || c.bands[band_count - 1].band != band) {
 				c.bands[band_count].band = band;
 				c.bands[band_count].start = i;
-				c.bands[band_count].width = width;
+				c.bands[band_count].width = wd;
 				++band_count;
-			} else if (width > c.bands[band_count - 1].width) {
-				c.bands[band_count - 1].width = width;
+			} else if (wd > c.bands[band_count - 1].width) {
+				c.bands[band_count - 1].width = wd;
 			}
 		}
 		bp_point(&c, false); /* the keys are done with */
