@@ -100,7 +100,7 @@ typedef struct bp {
 	uint64_t *keys, *tmp, *tall;
 	bp_band *bands;
 	bp_ent *ents;    /* the bands' lists, band after band */
-	uint32_t *hist;  /* the dense band count (entries per band, then the next slot) */
+	uint32_t *hist;  /* the dense band count (entries per band, then the next slot), width */
 	uint32_t *cnt;  /* pairs per lower id (ids counters), then sort_pairs' group starts */
 	uint64_t *pkey; /* the pair keys, at w->pairs + hdr + out */
 	int32_t count;  /* pair keys written at pkey */
@@ -738,19 +738,20 @@ static f2d_result find_pairs(f2d_world *w)
 	 * box to the highest are at most 2 n + 64 (memory and time O(n)), else by the radix sort
 	 * of (band << 32 | rank) keys; both list each band's boxes in x order. The counts are made
 	 * in the pass that finds each box's bands. Scratch: boxes 5n, the x order's keys 2n, the
-	 * tall list n, the counts (range uint32 when dense), then what needs the entry count E. */
+	 * tall list n, the counts and widest boxes (range uint32 each when dense), then what needs
+	 * the entry count E. */
 	const uint32_t band_lo = band_of(y_lo, k);
 	const int64_t range = (int64_t)band_of(y_hi, k) - band_lo + 1;
 	const bool dense = range <= 2 * (int64_t)n + 64;
 	c.off_tall = 7 * (int64_t)n;
 	c.off_hist = c.off_tall + n;
-	int64_t hist_words = dense ? (range + 1) / 2 : 0;
+	int64_t hist_words = dense ? range : 0;
 	if (!bp_reserve(&c, c.off_hist + hist_words, false)) {
 		return F2D_ERROR_OUT_OF_MEMORY;
 	}
-	uint32_t *count = c.hist;
+	uint32_t *count = c.hist, *width = c.hist + hist_words; /* range uint32 after count */
 	if (dense) {
-		memset(count, 0, (size_t)range * sizeof *count);
+		memset(count, 0, (size_t)range * 2 * sizeof *count);
 	}
 	int64_t entries = 0;
 	int32_t tall_count = 0;
@@ -767,8 +768,10 @@ static f2d_result find_pairs(f2d_world *w)
 		band_min = b->first < band_min ? b->first : band_min;
 		band_max = b->last > band_max ? b->last : band_max;
 		if (dense) {
+			uint32_t wd = (uint32_t)((int64_t)b->ux - b->lx); /* < 2^32 */
 			for (uint32_t band = b->first - band_lo; band <= b->last - band_lo; ++band) {
 				++count[band];
+				width[band] = width[band] > wd ? width[band] : wd;
 			}
 		}
 	}
@@ -786,10 +789,11 @@ static f2d_result find_pairs(f2d_world *w)
 		return F2D_ERROR_OUT_OF_MEMORY;
 	}
 	count = c.hist;
+	width = c.hist + hist_words;
 	memset(c.cnt, 0, (size_t)ids * sizeof *c.cnt);
 
-	/* 3. band lists, each in x order (rank order), then the table of occupied bands with
-	 * the widest box of each (which only the tall boxes' look-ups need) */
+	/* 3. band lists, each in x order (rank order), and the table of occupied bands with the
+	 * widest box of each (for the tall boxes' look-ups) */
 	int32_t band_count = 0;
 	if (dense) {
 		uint32_t pos = 0;
@@ -799,7 +803,7 @@ static f2d_result find_pairs(f2d_world *w)
 			if (k2 != 0) {
 				c.bands[band_count].band = band_lo + (uint32_t)i;
 				c.bands[band_count].start = (int32_t)pos;
-				c.bands[band_count].width = 0;
+				c.bands[band_count].width = width[i];
 				++band_count;
 				pos += k2;
 			}
@@ -815,15 +819,6 @@ static f2d_result find_pairs(f2d_world *w)
 				c.ents[count[band]++] = en;
 				en.meta &= ~ENT_START;
 			}
-		}
-		c.bands[band_count].start = e_count;
-		for (int32_t b2 = 0; tall_count > 0 && b2 < band_count; ++b2) {
-			int64_t wd = 0;
-			for (int32_t i = c.bands[b2].start; i < c.bands[b2 + 1].start; ++i) {
-				int64_t d = (int64_t)c.ents[i].ux - c.ents[i].lx;
-				wd = d > wd ? d : wd;
-			}
-			c.bands[b2].width = wd;
 		}
 	} else {
 		/* (band - band_min) << 32 | rank, made in rank order, sorted on the band */
