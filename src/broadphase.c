@@ -20,20 +20,27 @@
  *     below the mean AABB height of the dynamic shapes (the static ones may be huge). The band
  *     of y is (y - INT32_MIN) >> k: bands are monotone in y and only the occupied ones are ever
  *     listed, so no cost or memory is proportional to the size of the world.
- *  3. A shape touching at most TALL_SPAN bands is listed in each band it touches: keys
- *     (band << 32 | x rank), made in x order and stably radix-sorted on the band, give every
- *     band's list in x order. Each band is swept on x (stop at lower.x > upper.x, then a y
- *     test). Two overlapping shapes share the bands from the higher of their first bands to the
- *     lower of their last ones; the pair is reported only in the first of these, so once. In a
- *     tall pile a band holds about two rows, so the sweep meets O(1) shapes per shape instead of
- *     the whole column (O(n sqrt n) for a pyramid with one sweep over the whole world).
+ *  3. A shape touching at most TALL_SPAN bands is listed in each band it touches, as an entry
+ *     holding its extents (bp_ent): every band's list in x order, the lists band after band.
+ *     They are made by a counting sort on the band (entries per band, counted in the pass that
+ *     finds each box's bands, then placed in x order) when the bands from the lowest box to
+ *     the highest number at most 2 n + 64; else (shapes spread over a world much taller than
+ *     they are) keys (band << 32 | x rank), made in x order, are stably radix-sorted on the
+ *     band, which costs nothing proportional to the size of the world. Each band is swept on
+ *     x (stop at lower.x > upper.x, then a y test), reading its entries in a row. Two
+ *     overlapping shapes share the bands from the higher of their first bands to the lower of
+ *     their last ones; the pair is reported only in the first of these, so once: the band
+ *     where one of the two starts (an entry's flag). In a tall pile a band holds about two
+ *     rows, so the sweep meets O(1) shapes per shape instead of the whole column (O(n sqrt n)
+ *     for a pyramid with one sweep over the whole world).
  *  4. Taller shapes (walls, huge static blocks) are kept out of the bands, where a 16 km wall
  *     would need thousands of entries. Each one looks itself up: for every occupied band it
  *     covers (binary search in the band table), a binary search for the first listed shape that
  *     may reach it on x (lower.x >= its lower.x - the band's widest box), a scan up to its
  *     upper.x, and the same first-shared-band rule. Tall shapes among themselves: one x sweep
  *     over their own list (in x order).
- *  5. The pair keys are radix-sorted on the bits the ids need.
+ *  5. The pair keys, counted per lower id as they are found, are placed by a counting sort on
+ *     the lower id, each group kept in order as it fills (a few keys per group).
  * Cost: O(n) per step plus the near-linear repair of the x order, O(pairs + n) sweeps when the
  * moving shapes have similar sizes, O(log n) per covered band per tall shape. All scratch lives
  * in w->pairs (grown with f2d_grow only when a count grows): no allocation at steady state.
@@ -87,10 +94,11 @@ _Static_assert(sizeof(bp_ent) == 5 * sizeof(uint32_t), "bp_ent is 5 half words o
 _Static_assert(BOX_DYNAMIC == ENT_DYNAMIC, "a box's dynamic flag is its entries' flag");
 _Static_assert(sizeof(bp_band) == 2 * sizeof(uint64_t), "bp_band is 2 words of scratch");
 
-/* The step's scratch, all in w->pairs: boxes (5n words), keys and tmp (max(E, n) each), band
- * table (2 (E + 1)), tall list (n); the pair keys follow at offset out (with as much room behind
- * for sorting them). Each region holds one type during a step. Pointers are recomputed whenever
- * w->pairs grows. */
+/* The step's scratch, all in w->pairs: boxes (5n words), the x order's keys (2n), tall list
+ * (n), the dense band counts and widths (range words, dense only), the band keys and tmp (E
+ * each, sparse only), the entries (5E/2), the band table (2 (E + 1)), the pair counters (ids);
+ * the pair keys follow at offset out (with as much room behind for sorting them, then tail).
+ * Each region holds one type during a step. Pointers are recomputed whenever w->pairs grows. */
 typedef struct bp {
 	f2d_world *w;
 	int64_t hdr; /* the moved-shape bitmap comes first: the scratch starts at w->pairs + hdr */
