@@ -22,17 +22,16 @@
  *     listed, so no cost or memory is proportional to the size of the world.
  *  3. A shape touching at most TALL_SPAN bands is listed in each band it touches, as an entry
  *     holding its extents (bp_ent): every band's list in x order, the lists band after band.
- *     They are made by a counting sort on the band (entries per band, counted in the pass that
- *     finds each box's bands, then placed in x order) when the bands from the lowest box to
- *     the highest number at most 2 n + 64; else (shapes spread over a world much taller than
- *     they are) keys (band << 32 | x rank), made in x order, are stably radix-sorted on the
- *     band, which costs nothing proportional to the size of the world. Each band is swept on
- *     x (stop at lower.x > upper.x, then a y test), reading its entries in a row. Two
- *     overlapping shapes share the bands from the higher of their first bands to the lower of
- *     their last ones; the pair is reported only in the first of these, so once: the band
- *     where one of the two starts (an entry's flag). In a tall pile a band holds about two
- *     rows, so the sweep meets O(1) shapes per shape instead of the whole column (O(n sqrt n)
- *     for a pyramid with one sweep over the whole world).
+ *     They are made by a counting sort on the band (entries per band, then placed in x order)
+ *     when the occupied range of bands numbers at most 2 entries + 64; else (shapes spread over
+ *     a world much taller than they are) keys (band << 32 | x rank), made in x order, are
+ *     stably radix-sorted on the band, which costs nothing proportional to the size of the
+ *     world. Each band is swept on x (stop at lower.x > upper.x, then a y test), reading its
+ *     entries in a row. Two overlapping shapes share the bands from the higher of their first
+ *     bands to the lower of their last ones; the pair is reported only in the first of these,
+ *     so once: the band where one of the two starts (an entry's flag). In a tall pile a band
+ *     holds about two rows, so the sweep meets O(1) shapes per shape instead of the whole
+ *     column (O(n sqrt n) for a pyramid with one sweep over the whole world).
  *  4. Taller shapes (walls, huge static blocks) are kept out of the bands, where a 16 km wall
  *     would need thousands of entries. Each one looks itself up: for every occupied band it
  *     covers (binary search in the band table), a binary search for the first listed shape that
@@ -94,11 +93,12 @@ _Static_assert(sizeof(bp_ent) == 5 * sizeof(uint32_t), "bp_ent is 5 half words o
 _Static_assert(BOX_DYNAMIC == ENT_DYNAMIC, "a box's dynamic flag is its entries' flag");
 _Static_assert(sizeof(bp_band) == 2 * sizeof(uint64_t), "bp_band is 2 words of scratch");
 
-/* The step's scratch, all in w->pairs: boxes (5n words), the x order's keys (2n), tall list
- * (n), the dense band counts and widths (range words, dense only), the band keys and tmp (E
- * each, sparse only), the entries (5E/2), the band table (2 (E + 1)), the pair counters (ids);
- * the pair keys follow at offset out (with as much room behind for sorting them, then tail).
- * Each region holds one type during a step. Pointers are recomputed whenever w->pairs grows. */
+/* The step's scratch, all in w->pairs: boxes (5n words), keys and tmp (max(E, n) each; the x
+ * order's keys use the first 2n words), the entries (5E/2), the band table (2 (E + 1)), the
+ * dense band counts and widths (range words, dense only), tall list (n), the pair counters
+ * (ids); the pair keys follow at offset out (with as much room behind for sorting them, then
+ * tail). Each region holds one type during a step. Pointers are recomputed whenever w->pairs
+ * grows. */
 typedef struct bp {
 	f2d_world *w;
 	int64_t hdr; /* the moved-shape bitmap comes first: the scratch starts at w->pairs + hdr */
@@ -108,7 +108,7 @@ typedef struct bp {
 	uint64_t *keys, *tmp, *tall;
 	bp_band *bands;
 	bp_ent *ents;    /* the bands' lists, band after band */
-	uint32_t *hist;  /* the dense band count (entries per band, then the next slot), width */
+	uint32_t *hist;  /* the dense band count (entries per band, then next slot) and width */
 	uint32_t *cnt;  /* pairs per lower id (ids counters), then sort_pairs' group starts */
 	uint64_t *pkey; /* the pair keys, at w->pairs + hdr + out */
 	int32_t count;  /* pair keys written at pkey */
@@ -707,11 +707,9 @@ static f2d_result find_pairs(f2d_world *w)
 		w->sweep_dirty = false;
 	}
 
-	/* 2. boxes in x order, band height from the dynamic shapes' mean height, and the y range
-	 * of all boxes */
+	/* 2. boxes in x order, band height from the dynamic shapes' mean height */
 	int64_t height_sum = 0;
 	int32_t dynamic_count = 0;
-	fix16_t y_lo = INT32_MAX, y_hi = INT32_MIN;
 	for (int32_t r = 0; r < n; ++r) {
 		const f2d_shape *s = &w->shapes[w->sweep[r]];
 		bp_box *b = &c.boxes[r];
@@ -726,8 +724,6 @@ static f2d_result find_pairs(f2d_world *w)
 		           (body->joint_count > 0 ? BOX_JOINTED : 0u) |
 		           (f2d_shape_special(s) ? BOX_SPECIAL : 0u);
 		b->unused = 0;
-		y_lo = b->ly < y_lo ? b->ly : y_lo;
-		y_hi = b->uy > y_hi ? b->uy : y_hi;
 		if ((b->flags & BOX_DYNAMIC) != 0) {
 			height_sum += (int64_t)b->uy - b->ly;
 			++dynamic_count;
@@ -742,25 +738,6 @@ static f2d_result find_pairs(f2d_world *w)
 	while (k < 31 && ((int64_t)1 << k) < mean) {
 		++k;
 	}
-	/* The band lists are made by a counting sort on the band when the bands from the lowest
-	 * box to the highest are at most 2 n + 64 (memory and time O(n)), else by the radix sort
-	 * of (band << 32 | rank) keys; both list each band's boxes in x order. The counts are made
-	 * in the pass that finds each box's bands. Scratch: boxes 5n, the x order's keys 2n, the
-	 * tall list n, the counts and widest boxes (range uint32 each when dense), then what needs
-	 * the entry count E. */
-	const uint32_t band_lo = band_of(y_lo, k);
-	const int64_t range = (int64_t)band_of(y_hi, k) - band_lo + 1;
-	const bool dense = range <= 2 * (int64_t)n + 64;
-	c.off_tall = 7 * (int64_t)n;
-	c.off_hist = c.off_tall + n;
-	int64_t hist_words = dense ? range : 0;
-	if (!bp_reserve(&c, c.off_hist + hist_words, false)) {
-		return F2D_ERROR_OUT_OF_MEMORY;
-	}
-	uint32_t *count = c.hist, *width = c.hist + hist_words; /* range uint32 after count */
-	if (dense) {
-		memset(count, 0, (size_t)range * 2 * sizeof *count);
-	}
 	int64_t entries = 0;
 	int32_t tall_count = 0;
 	uint32_t band_min = UINT32_MAX, band_max = 0;
@@ -769,47 +746,64 @@ static f2d_result find_pairs(f2d_world *w)
 		b->first = band_of(b->ly, k);
 		b->last = band_of(b->uy, k);
 		if (b->last - b->first >= TALL_SPAN) {
-			c.tall[tall_count++] = (uint32_t)r;
+			++tall_count;
 			continue;
 		}
 		entries += b->last - b->first + 1;
 		band_min = b->first < band_min ? b->first : band_min;
 		band_max = b->last > band_max ? b->last : band_max;
-		if (dense) {
-			uint32_t wd = (uint32_t)((int64_t)b->ux - b->lx); /* < 2^32 */
-			for (uint32_t band = b->first - band_lo; band <= b->last - band_lo; ++band) {
-				++count[band];
-				width[band] = width[band] > wd ? width[band] : wd;
-			}
-		}
 	}
-	int32_t e_count = (int32_t)entries; /* <= TALL_SPAN n */
-	c.off_keys = c.off_hist + hist_words;
-	c.off_tmp = c.off_keys + (dense ? 0 : entries);
-	c.off_ents = c.off_tmp + (dense ? 0 : entries);
+	int32_t e_count = (int32_t)entries;           /* <= TALL_SPAN n */
+	int64_t key_room = entries > n ? entries : n; /* the x-order rebuild used these words too */
+	/* The band lists are made by a counting sort on the band when the occupied range of
+	 * bands is no larger than a constant times the entries (memory and time O(n)), else by
+	 * the radix sort of (band << 32 | rank) keys; both list each band's boxes in x order. */
+	int64_t range = entries > 0 ? (int64_t)band_max - band_min + 1 : 0;
+	bool dense = range <= 2 * entries + 64;
+	c.off_keys = 5 * (int64_t)n;
+	c.off_tmp = c.off_keys + key_room;
+	c.off_ents = c.off_tmp + key_room;
 	c.off_bands = c.off_ents + (5 * entries + 1) / 2;
+	c.off_hist = c.off_bands + 2 * (entries + 1);
+	c.off_tall = c.off_hist + (dense ? range : 0); /* count and width: 2 uint32 per band */
 	/* the pair counters and sort_pairs' group starts: ids words of 2 uint32 */
 	int64_t ids = w->shape_ids.next;
-	c.off_cnt = c.off_bands + 2 * (entries + 1);
+	c.off_cnt = c.off_tall + n;
 	c.out = c.off_cnt + ids;
 	c.tail = mw + 1; /* finish's bitmap and marker behind the sorted keys */
 	if (!bp_reserve(&c, c.out + 2 + c.tail, false)) {
 		return F2D_ERROR_OUT_OF_MEMORY;
 	}
-	count = c.hist;
-	width = c.hist + hist_words;
 	memset(c.cnt, 0, (size_t)ids * sizeof *c.cnt);
 
-	/* 3. band lists, each in x order (rank order), and the table of occupied bands with the
-	 * widest box of each (for the tall boxes' look-ups) */
+	/* 3. band lists, each in x order (rank order), then the table of occupied bands (with the
+	 * widest box of each, which only the tall boxes' look-ups need) */
 	int32_t band_count = 0;
+	const bool widths = tall_count > 0;
+	tall_count = 0;
 	if (dense) {
+		uint32_t *count = c.hist, *width = c.hist + range;
+		memset(c.hist, 0, (size_t)range * 2 * sizeof *c.hist);
+		for (int32_t r = 0; r < n; ++r) {
+			const bp_box *b = &c.boxes[r];
+			if (b->last - b->first >= TALL_SPAN) {
+				c.tall[tall_count++] = (uint32_t)r;
+				continue;
+			}
+			uint32_t wd = (uint32_t)((int64_t)b->ux - b->lx); /* < 2^32 */
+			for (uint32_t band = b->first - band_min; band <= b->last - band_min; ++band) {
+				++count[band];
+				if (widths) {
+					width[band] = width[band] > wd ? width[band] : wd;
+				}
+			}
+		}
 		uint32_t pos = 0;
 		for (int64_t i = 0; i < range; ++i) {
 			uint32_t k2 = count[i];
 			count[i] = pos;
 			if (k2 != 0) {
-				c.bands[band_count].band = band_lo + (uint32_t)i;
+				c.bands[band_count].band = band_min + (uint32_t)i;
 				c.bands[band_count].start = (int32_t)pos;
 				c.bands[band_count].width = width[i];
 				++band_count;
@@ -823,7 +817,7 @@ static f2d_result find_pairs(f2d_world *w)
 			}
 			bp_ent en = {b->lx, b->ux, b->ly, b->uy,
 			             (uint32_t)r << 2 | ENT_START | (b->flags & BOX_DYNAMIC)};
-			for (uint32_t band = b->first - band_lo; band <= b->last - band_lo; ++band) {
+			for (uint32_t band = b->first - band_min; band <= b->last - band_min; ++band) {
 				c.ents[count[band]++] = en;
 				en.meta &= ~ENT_START;
 			}
@@ -834,6 +828,7 @@ static f2d_result find_pairs(f2d_world *w)
 		for (int32_t r = 0; r < n; ++r) {
 			const bp_box *b = &c.boxes[r];
 			if (b->last - b->first >= TALL_SPAN) {
+				c.tall[tall_count++] = (uint32_t)r;
 				continue;
 			}
 			for (uint32_t band = b->first;; ++band) {
@@ -850,7 +845,7 @@ static f2d_result find_pairs(f2d_world *w)
 			uint32_t band = (uint32_t)(c.keys[i] >> 32) + band_min;
 			uint32_t r = (uint32_t)c.keys[i];
 			const bp_box *b = &c.boxes[r];
-			int64_t wd = (int64_t)b->ux - b->lx;
+			int64_t width = (int64_t)b->ux - b->lx;
 			bp_ent en = {b->lx, b->ux, b->ly, b->uy,
 			             r << 2 | (band == b->first ? ENT_START : 0u) |
 			                 (b->flags & BOX_DYNAMIC)};
@@ -858,10 +853,10 @@ static f2d_result find_pairs(f2d_world *w)
 			if (band_count == 0 || c.bands[band_count - 1].band != band) {
 				c.bands[band_count].band = band;
 				c.bands[band_count].start = i;
-				c.bands[band_count].width = wd;
+				c.bands[band_count].width = width;
 				++band_count;
-			} else if (wd > c.bands[band_count - 1].width) {
-				c.bands[band_count - 1].width = wd;
+			} else if (width > c.bands[band_count - 1].width) {
+				c.bands[band_count - 1].width = width;
 			}
 		}
 		bp_point(&c, false); /* the keys are done with */
