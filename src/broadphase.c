@@ -78,23 +78,23 @@ typedef struct bp_band {
 	int64_t width; /* widest box listed in the band (ux - lx) */
 } bp_band;
 
-/* One entry of a band's list: the listed box's extents, and meta = rank << 2 | ENT_START |
- * ENT_DYNAMIC (ranks < 2^29: the scratch's 5 words per box are below 2^31 words). The sweep
- * reads the entries of a band in a row, never the boxes (but for a pair to report). */
+/* One entry of a band's list: the listed box's extents, shape id, body and meta = the box's
+ * flags | ENT_START. The sweep reads the entries of a band in a row, never the boxes. */
 typedef struct bp_ent {
 	fix16_t lx, ux, ly, uy;
+	int32_t id, body;
 	uint32_t meta;
 } bp_ent;
-#define ENT_DYNAMIC 1u /* on a dynamic body (BOX_DYNAMIC) */
-#define ENT_START 2u   /* the box's first band is this band */
+#define ENT_DYNAMIC BOX_DYNAMIC /* on a dynamic body */
+#define ENT_START 8u            /* the box's first band is this band */
 
 _Static_assert(sizeof(bp_box) == 5 * sizeof(uint64_t), "bp_box is 5 words of scratch");
-_Static_assert(sizeof(bp_ent) == 5 * sizeof(uint32_t), "bp_ent is 5 half words of scratch");
-_Static_assert(BOX_DYNAMIC == ENT_DYNAMIC, "a box's dynamic flag is its entries' flag");
+_Static_assert(sizeof(bp_ent) == 7 * sizeof(uint32_t), "bp_ent is 7 half words of scratch");
+_Static_assert((ENT_START & (BOX_DYNAMIC | BOX_JOINTED | BOX_SPECIAL)) == 0, "flags apart");
 _Static_assert(sizeof(bp_band) == 2 * sizeof(uint64_t), "bp_band is 2 words of scratch");
 
 /* The step's scratch, all in w->pairs: boxes (5n words), keys and tmp (max(E, n) each; the x
- * order's keys use the first 2n words), the entries (5E/2), the band table (2 (E + 1)), the
+ * order's keys use the first 2n words), the entries (7E/2), the band table (2 (E + 1)), the
  * dense band counts and widths (range words, dense only), tall list (n), the pair counters
  * (ids); the pair keys follow at offset out (with as much room behind for sorting them, then
  * tail). Each region holds one type during a step. Pointers are recomputed whenever w->pairs
@@ -274,21 +274,20 @@ F2D_NOINLINE static bool reserve_key(bp *c, bool swapped)
 	return bp_reserve(c, c->out + 2 * ((int64_t)c->count + 1) + c->tail, swapped);
 }
 
-/* Boxes a and b overlap and one is dynamic (y_overlap): the rest of the filter (the same body
- * never; f2d_should_collide for any pair with a special shape or two jointed bodies), then the
- * key, counted under its lower id for sort_pairs. May grow w->pairs (the caller re-reads its box
- * pointers). */
-static inline bool report(bp *c, const bp_box *a, const bp_box *b, bool swapped)
+/* Shapes a and b (ids, bodies, BOX_ flags) overlap and one is dynamic (y_overlap): the rest of
+ * the filter (the same body never; f2d_should_collide for any pair with a special shape or two
+ * jointed bodies), then the key, counted under its lower id for sort_pairs. May grow w->pairs
+ * (the caller re-reads its pointers into it). */
+static inline bool report(bp *c, int32_t ida, int32_t ba, uint32_t fa, int32_t idb, int32_t bb,
+                          uint32_t fb, bool swapped)
 {
-	if (a->body == b->body || ((((a->flags | b->flags) & BOX_SPECIAL) != 0 ||
-	                            (a->flags & b->flags & BOX_JOINTED) != 0) &&
-	                           !f2d_should_collide(c->w, a->id, b->id))) {
+	if (ba == bb || ((((fa | fb) & BOX_SPECIAL) != 0 || (fa & fb & BOX_JOINTED) != 0) &&
+	                 !f2d_should_collide(c->w, ida, idb))) {
 		return true;
 	}
 	/* the pair's key: the lower id in the high half (ids >= 0; min and max as selects, not
-	 * a branch: which of a and b is lower is a coin toss to the branch predictor); a and b
-	 * are in w->pairs, which may move now */
-	uint32_t ua = (uint32_t)a->id, ub = (uint32_t)b->id;
+	 * a branch: which of a and b is lower is a coin toss to the branch predictor) */
+	uint32_t ua = (uint32_t)ida, ub = (uint32_t)idb;
 	uint32_t lo = ua < ub ? ua : ub;
 	uint64_t key = ((uint64_t)lo << 32) | (ua ^ ub ^ lo);
 	if (c->count >= c->room && !reserve_key(c, swapped)) {
@@ -348,6 +347,7 @@ static bool sweep_band(bp *c, int32_t s, int32_t e, bool swapped)
 		const bp_ent *ents = c->ents;
 		const fix16_t ux = ents[i].ux, ly = ents[i].ly, uy = ents[i].uy;
 		const uint32_t ma = ents[i].meta;
+		const int32_t ida = ents[i].id, ba = ents[i].body;
 		for (int32_t j = i + 1; j < e; ++j) {
 			const bp_ent *b = &ents[j];
 			if (b->lx > ux) {
@@ -359,7 +359,7 @@ static bool sweep_band(bp *c, int32_t s, int32_t e, bool swapped)
 			    (((ma | b->meta) & (ENT_DYNAMIC | ENT_START)) != (ENT_DYNAMIC | ENT_START))) {
 				continue;
 			}
-			if (!report(c, &c->boxes[ma >> 2], &c->boxes[b->meta >> 2], swapped)) {
+			if (!report(c, ida, ba, ma, b->id, b->body, b->meta, swapped)) {
 				return false;
 			}
 			ents = c->ents;
@@ -406,7 +406,7 @@ static bool query_tall(bp *c, uint32_t t, int32_t band_count, bool swapped)
 			    (first != band && (b->meta & ENT_START) == 0)) {
 				continue;
 			}
-			if (!report(c, a, &c->boxes[b->meta >> 2], swapped)) {
+			if (!report(c, a->id, a->body, a->flags, b->id, b->body, b->meta, swapped)) {
 				return false;
 			}
 		}
@@ -424,7 +424,8 @@ static bool sweep_tall(bp *c, int32_t tall_count, bool swapped)
 			if (b->lx > a->ux) {
 				break;
 			}
-			if (y_overlap(a, b) && !report(c, a, b, swapped)) {
+			if (y_overlap(a, b) &&
+			    !report(c, a->id, a->body, a->flags, b->id, b->body, b->flags, swapped)) {
 				return false;
 			}
 		}
@@ -763,7 +764,7 @@ static f2d_result find_pairs(f2d_world *w)
 	c.off_keys = 5 * (int64_t)n;
 	c.off_tmp = c.off_keys + key_room;
 	c.off_ents = c.off_tmp + key_room;
-	c.off_bands = c.off_ents + (5 * entries + 1) / 2;
+	c.off_bands = c.off_ents + (7 * entries + 1) / 2;
 	c.off_hist = c.off_bands + 2 * (entries + 1);
 	c.off_tall = c.off_hist + (dense ? range : 0); /* count and width: 2 uint32 per band */
 	/* the pair counters and sort_pairs' group starts: ids words of 2 uint32 */
@@ -815,8 +816,7 @@ static f2d_result find_pairs(f2d_world *w)
 			if (b->last - b->first >= TALL_SPAN) {
 				continue;
 			}
-			bp_ent en = {b->lx, b->ux, b->ly, b->uy,
-			             (uint32_t)r << 2 | ENT_START | (b->flags & BOX_DYNAMIC)};
+			bp_ent en = {b->lx, b->ux, b->ly, b->uy, b->id, b->body, b->flags | ENT_START};
 			for (uint32_t band = b->first - band_min; band <= b->last - band_min; ++band) {
 				c.ents[count[band]++] = en;
 				en.meta &= ~ENT_START;
@@ -846,9 +846,8 @@ static f2d_result find_pairs(f2d_world *w)
 			uint32_t r = (uint32_t)c.keys[i];
 			const bp_box *b = &c.boxes[r];
 			int64_t width = (int64_t)b->ux - b->lx;
-			bp_ent en = {b->lx, b->ux, b->ly, b->uy,
-			             r << 2 | (band == b->first ? ENT_START : 0u) |
-			                 (b->flags & BOX_DYNAMIC)};
+			bp_ent en = {b->lx, b->ux, b->ly, b->uy, b->id, b->body,
+			             b->flags | (band == b->first ? ENT_START : 0u)};
 			c.ents[i] = en;
 			if (band_count == 0 || c.bands[band_count - 1].band != band) {
 				c.bands[band_count].band = band;
