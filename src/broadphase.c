@@ -20,20 +20,26 @@
  *     below the mean AABB height of the dynamic shapes (the static ones may be huge). The band
  *     of y is (y - INT32_MIN) >> k: bands are monotone in y and only the occupied ones are ever
  *     listed, so no cost or memory is proportional to the size of the world.
- *  3. A shape touching at most TALL_SPAN bands is listed in each band it touches: keys
- *     (band << 32 | x rank), made in x order and stably radix-sorted on the band, give every
- *     band's list in x order. Each band is swept on x (stop at lower.x > upper.x, then a y
- *     test). Two overlapping shapes share the bands from the higher of their first bands to the
- *     lower of their last ones; the pair is reported only in the first of these, so once. In a
- *     tall pile a band holds about two rows, so the sweep meets O(1) shapes per shape instead of
- *     the whole column (O(n sqrt n) for a pyramid with one sweep over the whole world).
+ *  3. A shape touching at most TALL_SPAN bands is listed in each band it touches, as an entry
+ *     holding its extents (bp_ent): every band's list in x order, the lists band after band.
+ *     They are made by a counting sort on the band (entries per band, then placed in x order)
+ *     when the occupied range of bands numbers at most 2 entries + 64; else (shapes spread over
+ *     a world much taller than they are) keys (band << 32 | x rank), made in x order, are
+ *     stably radix-sorted on the band, which costs nothing proportional to the size of the
+ *     world. Each band is swept on x (stop at lower.x > upper.x, then a y test), reading its
+ *     entries in a row. Two overlapping shapes share the bands from the higher of their first
+ *     bands to the lower of their last ones; the pair is reported only in the first of these,
+ *     so once: the band where one of the two starts (an entry's flag). In a tall pile a band
+ *     holds about two rows, so the sweep meets O(1) shapes per shape instead of the whole
+ *     column (O(n sqrt n) for a pyramid with one sweep over the whole world).
  *  4. Taller shapes (walls, huge static blocks) are kept out of the bands, where a 16 km wall
  *     would need thousands of entries. Each one looks itself up: for every occupied band it
  *     covers (binary search in the band table), a binary search for the first listed shape that
  *     may reach it on x (lower.x >= its lower.x - the band's widest box), a scan up to its
  *     upper.x, and the same first-shared-band rule. Tall shapes among themselves: one x sweep
  *     over their own list (in x order).
- *  5. The pair keys are radix-sorted on the bits the ids need.
+ *  5. The pair keys, counted per lower id as they are found, are placed by a counting sort on
+ *     the lower id, each group kept in order as it fills (a few keys per group).
  * Cost: O(n) per step plus the near-linear repair of the x order, O(pairs + n) sweeps when the
  * moving shapes have similar sizes, O(log n) per covered band per tall shape. All scratch lives
  * in w->pairs (grown with f2d_grow only when a count grows): no allocation at steady state.
@@ -72,31 +78,42 @@ typedef struct bp_band {
 	int64_t width; /* widest box listed in the band (ux - lx) */
 } bp_band;
 
+/* One entry of a band's list: the listed box's extents, shape id, body and meta = the box's
+ * flags | ENT_START. The sweep reads the entries of a band in a row, never the boxes. */
+typedef struct bp_ent {
+	fix16_t lx, ux, ly, uy;
+	int32_t id, body;
+	uint32_t meta;
+} bp_ent;
+#define ENT_DYNAMIC BOX_DYNAMIC /* on a dynamic body */
+#define ENT_START 8u            /* the box's first band is this band */
+
 _Static_assert(sizeof(bp_box) == 5 * sizeof(uint64_t), "bp_box is 5 words of scratch");
+_Static_assert(sizeof(bp_ent) == 7 * sizeof(uint32_t), "bp_ent is 7 half words of scratch");
+_Static_assert((ENT_START & (BOX_DYNAMIC | BOX_JOINTED | BOX_SPECIAL)) == 0, "flags apart");
 _Static_assert(sizeof(bp_band) == 2 * sizeof(uint64_t), "bp_band is 2 words of scratch");
 
-/* The step's scratch, all in w->pairs: boxes (5n words), keys and tmp (max(E, n) each), band
- * table (2 (E + 1)), tall list (n); the pair keys follow at offset out (with as much room behind
- * for sorting them). Each region holds one type during a step. Pointers are recomputed whenever
- * w->pairs grows. */
+/* The step's scratch, all in w->pairs: boxes (5n words), keys and tmp (max(E, n) each; the x
+ * order's keys use the first 2n words), the entries (7E/2), the band table (2 (E + 1)), the
+ * dense band counts and widths (range words, dense only), tall list (n), the pair counters
+ * (ids); the pair keys follow at offset out (with as much room behind for sorting them, then
+ * tail). Each region holds one type during a step. Pointers are recomputed whenever w->pairs
+ * grows. */
 typedef struct bp {
 	f2d_world *w;
 	int64_t hdr; /* the moved-shape bitmap comes first: the scratch starts at w->pairs + hdr */
-	int64_t off_keys, off_tmp, off_bands, off_tall, out;
+	int64_t off_keys, off_tmp, off_ents, off_bands, off_hist, off_tall, off_cnt, out;
+	int64_t tail; /* words kept free behind the room for sorting the pair keys */
 	bp_box *boxes;
 	uint64_t *keys, *tmp, *tall;
 	bp_band *bands;
-	int32_t count; /* pair keys written at w->pairs + out */
+	bp_ent *ents;    /* the bands' lists, band after band */
+	uint32_t *hist;  /* the dense band count (entries per band, then next slot) and width */
+	uint32_t *cnt;  /* pairs per lower id (ids counters), then sort_pairs' group starts */
+	uint64_t *pkey; /* the pair keys, at w->pairs + hdr + out */
+	int32_t count;  /* pair keys written at pkey */
+	int32_t room;   /* pair keys that fit before w->pairs must grow */
 } bp;
-
-/* the pair's key: the lower id in the high half (ids >= 0; min and max as selects, not a
- * branch: which of a and b is lower is a coin toss to the branch predictor) */
-static inline uint64_t key_of(int32_t a, int32_t b)
-{
-	uint32_t ua = (uint32_t)a, ub = (uint32_t)b;
-	uint32_t lo = ua < ub ? ua : ub;
-	return ((uint64_t)lo << 32) | (ua ^ ub ^ lo);
-}
 
 static void bp_point(bp *c, bool swapped)
 {
@@ -106,6 +123,13 @@ static void bp_point(bp *c, bool swapped)
 	c->tmp = base + (swapped ? c->off_keys : c->off_tmp);
 	c->bands = (bp_band *)(void *)(base + c->off_bands);
 	c->tall = base + c->off_tall;
+	c->ents = (bp_ent *)(void *)(base + c->off_ents);
+	c->hist = (uint32_t *)(void *)(base + c->off_hist);
+	c->cnt = (uint32_t *)(void *)(base + c->off_cnt);
+	c->pkey = base + c->out;
+	/* room for the keys and as many again behind them (sort_pairs), then the tail */
+	int64_t free_words = (int64_t)c->w->pair_capacity - c->hdr - c->out - c->tail;
+	c->room = free_words < 0 ? 0 : (int32_t)(free_words / 2);
 }
 
 static bool bp_reserve(bp *c, int64_t words, bool swapped)
@@ -124,28 +148,45 @@ static bool bp_reserve(bp *c, int64_t words, bool swapped)
 
 /* ---- sorting ---- */
 
-static bool sweep_less(const f2d_shape *shapes, int32_t a, int32_t b)
+/* The x order's sort key: lower.x biased to unsigned in the high half, the id in the low half,
+ * so that (lower.x, id) order is unsigned key order. */
+static inline uint64_t order_key(const f2d_shape *shapes, int32_t id)
 {
-	fix16_t xa = shapes[a].aabb.lower.x, xb = shapes[b].aabb.lower.x;
-	return xa < xb || (xa == xb && a < b);
+	uint32_t x = (uint32_t)((int64_t)shapes[id].aabb.lower.x - INT32_MIN);
+	return ((uint64_t)x << 32) | (uint32_t)id;
 }
 
-/* Insertion sort of last step's x order: near linear when little moved. Gives up (false) after
- * REPAIR_MOVES moves per shape; ids is a permutation of the same shapes either way. */
-static bool repair_order(int32_t *ids, int32_t n, const f2d_shape *shapes)
+/* Insertion sort of last step's x order: near linear when little moved. The keys of the ids in
+ * last step's order are gathered into keys[0, n) first, so that the sort compares words in a
+ * row instead of reading two shapes per comparison. Gives up (false) after REPAIR_MOVES moves
+ * per shape; ids is left as it was then. */
+static bool repair_order(int32_t *ids, uint64_t *keys, int32_t n, const f2d_shape *shapes)
 {
+	for (int32_t i = 0; i < n; ++i) {
+		keys[i] = order_key(shapes, ids[i]);
+	}
 	int64_t budget = (int64_t)REPAIR_MOVES * n + 64;
+	bool moved = false;
 	for (int32_t i = 1; i < n; ++i) {
-		int32_t v = ids[i];
+		uint64_t v = keys[i];
 		int32_t j = i - 1;
-		while (j >= 0 && sweep_less(shapes, v, ids[j])) {
-			ids[j + 1] = ids[j];
+		if (keys[j] <= v) {
+			continue;
+		}
+		do {
+			keys[j + 1] = keys[j];
 			--j;
 			--budget;
-		}
-		ids[j + 1] = v;
+		} while (j >= 0 && keys[j] > v);
+		keys[j + 1] = v;
+		moved = true;
 		if (budget < 0) {
 			return false;
+		}
+	}
+	if (moved) {
+		for (int32_t i = 0; i < n; ++i) {
+			ids[i] = (int32_t)(keys[i] & 0xFFFFFFFFu);
 		}
 	}
 	return true;
@@ -215,7 +256,7 @@ static void rebuild_order(f2d_world *w, uint64_t *scratch, int32_t n)
 		const f2d_shape *s = &w->shapes[i];
 		if (s->alive) {
 			uint32_t x = (uint32_t)((int64_t)s->aabb.lower.x - INT32_MIN);
-			keys[k++] = ((uint64_t)x << 32) | (uint32_t)i;
+			keys[k++] = ((uint64_t)x << 32) | (uint32_t)i; /* order_key */
 		}
 	}
 	const uint64_t *sorted =
@@ -230,56 +271,62 @@ static void rebuild_order(f2d_world *w, uint64_t *scratch, int32_t n)
 /* report's rare part: room for one more key (and as much again behind, to sort them). */
 F2D_NOINLINE static bool reserve_key(bp *c, bool swapped)
 {
-	return bp_reserve(c, c->out + 2 * ((int64_t)c->count + 1), swapped);
+	return bp_reserve(c, c->out + 2 * ((int64_t)c->count + 1) + c->tail, swapped);
 }
 
-/* Boxes a and b overlap and one is dynamic (y_overlap): the rest of the filter (the same body
- * never; f2d_should_collide for any pair with a special shape or two jointed bodies), then the
- * key. May grow w->pairs (the caller re-reads its box pointers). */
-static inline bool report(bp *c, const bp_box *a, const bp_box *b, bool swapped)
+/* Shapes a and b (ids, bodies, BOX_ flags) overlap and one is dynamic (y_overlap): the rest of
+ * the filter (the same body never; f2d_should_collide for any pair with a special shape or two
+ * jointed bodies), then the key, counted under its lower id for sort_pairs. May grow w->pairs
+ * (the caller re-reads its pointers into it). */
+static inline bool report(bp *c, int32_t ida, int32_t ba, uint32_t fa, int32_t idb, int32_t bb,
+                          uint32_t fb, bool swapped)
 {
-	if (a->body == b->body || ((((a->flags | b->flags) & BOX_SPECIAL) != 0 ||
-	                            (a->flags & b->flags & BOX_JOINTED) != 0) &&
-	                           !f2d_should_collide(c->w, a->id, b->id))) {
+	if (ba == bb || ((((fa | fb) & BOX_SPECIAL) != 0 || (fa & fb & BOX_JOINTED) != 0) &&
+	                 !f2d_should_collide(c->w, ida, idb))) {
 		return true;
 	}
-	uint64_t key = key_of(a->id, b->id); /* a and b are in w->pairs, which may move now */
-	if (c->hdr + c->out + 2 * ((int64_t)c->count + 1) > c->w->pair_capacity &&
-	    !reserve_key(c, swapped)) {
+	/* the pair's key: the lower id in the high half (ids >= 0; min and max as selects, not
+	 * a branch: which of a and b is lower is a coin toss to the branch predictor) */
+	uint32_t ua = (uint32_t)ida, ub = (uint32_t)idb;
+	uint32_t lo = ua < ub ? ua : ub;
+	uint64_t key = ((uint64_t)lo << 32) | (ua ^ ub ^ lo);
+	if (c->count >= c->room && !reserve_key(c, swapped)) {
 		return false;
 	}
-	c->w->pairs[c->hdr + c->out + c->count++] = key;
+	c->pkey[c->count++] = key;
+	++c->cnt[lo];
 	return true;
 }
 
-/* Step 5: the n keys (a << 32 | b, a < b < ids) in increasing order, using tmp (room for n keys)
- * and count (ids + 1 words); returns where they ended. A counting sort on a (one pass to
- * count, one to place; stable) groups them by a in order, and an insertion sort then orders each
- * group on b: it only moves a key past larger keys of its own group, a few per key (each shape
- * meets a few others). The unique sorted order, as the LSD radix sort (four passes of 256
- * buckets for 1,000 shapes) gave. */
-static uint64_t *sort_pairs(uint64_t *keys, uint64_t *tmp, uint32_t *count, int32_t n, int32_t ids)
+/* Step 5: the n keys (a << 32 | b, a < b < ids) in increasing order, written to dst (which
+ * overlaps neither keys nor the counters). count[a] holds how many keys have lower id a
+ * (report counted them); start (ids words) gets each group's first slot. A counting sort on a
+ * places every key in its group (stable), and an insertion within the group, as it is placed,
+ * orders the group on b: a key only moves past larger keys of its own group, a few per key
+ * (each shape meets a few others). The unique sorted order, as the LSD radix sort (four passes
+ * of 256 buckets for 1,000 shapes) and the counting sort with an insertion sort pass after it
+ * gave. */
+static void sort_pairs(const uint64_t *keys, uint64_t *dst, uint32_t *count, uint32_t *start,
+                       int32_t n, int32_t ids)
 {
-	memset(count, 0, ((size_t)ids + 1) * sizeof *count);
+	uint32_t pos = 0;
+	for (int32_t a = 0; a < ids; ++a) {
+		uint32_t k = count[a];
+		start[a] = pos;
+		count[a] = pos; /* now the next free slot of group a */
+		pos += k;
+	}
 	for (int32_t i = 0; i < n; ++i) {
-		++count[(keys[i] >> 32) + 1];
-	}
-	for (int32_t a = 1; a <= ids; ++a) {
-		count[a] += count[a - 1];
-	}
-	for (int32_t i = 0; i < n; ++i) {
-		tmp[count[keys[i] >> 32]++] = keys[i];
-	}
-	for (int32_t i = 1; i < n; ++i) {
-		uint64_t k = tmp[i];
-		int32_t j = i - 1;
-		while (j >= 0 && tmp[j] > k) {
-			tmp[j + 1] = tmp[j];
+		uint64_t k = keys[i];
+		uint32_t a = (uint32_t)(k >> 32);
+		uint32_t j = count[a]++;
+		const uint32_t s = start[a];
+		while (j > s && dst[j - 1] > k) {
+			dst[j] = dst[j - 1];
 			--j;
 		}
-		tmp[j + 1] = k;
+		dst[j] = k;
 	}
-	return tmp;
 }
 
 /* y overlap, and at least one of the two on a dynamic body */
@@ -288,40 +335,41 @@ static inline bool y_overlap(const bp_box *a, const bp_box *b)
 	return a->ly <= b->uy && b->ly <= a->uy && ((a->flags | b->flags) & BOX_DYNAMIC) != 0;
 }
 
-/* Step 3: the x sweep of one band, entries keys[s, e). */
-static bool sweep_band(bp *c, int32_t s, int32_t e, uint32_t band, bool swapped)
+/* Step 3: the x sweep of one band, entries ents[s, e). A pair is reported in the first band
+ * both are listed in, max(first_a, first_b): as both are listed here (first <= band), that is
+ * this band exactly when one of them starts here (ENT_START). With "one is dynamic" the test is
+ * then one mask: (meta_a | meta_b) has both ENT_DYNAMIC and ENT_START. */
+static bool sweep_band(bp *c, int32_t s, int32_t e, bool swapped)
 {
 	for (int32_t i = s; i < e; ++i) {
-		/* a's fields in locals: report may move the boxes (then both pointers are taken
+		/* a's fields in locals: report may move the entries (then the pointer is taken
 		 * again), and the compiler cannot tell that its stores leave them alone */
-		const uint64_t *keys = c->keys;
-		const bp_box *boxes = c->boxes;
-		const bp_box *a = &boxes[(uint32_t)keys[i]];
-		const fix16_t ux = a->ux, ly = a->ly, uy = a->uy;
-		const uint32_t first = a->first, dynamic = a->flags & BOX_DYNAMIC;
+		const bp_ent *ents = c->ents;
+		const fix16_t ux = ents[i].ux, ly = ents[i].ly, uy = ents[i].uy;
+		const uint32_t ma = ents[i].meta;
+		const int32_t ida = ents[i].id, ba = ents[i].body;
 		for (int32_t j = i + 1; j < e; ++j) {
-			const bp_box *b = &boxes[(uint32_t)keys[j]];
+			const bp_ent *b = &ents[j];
 			if (b->lx > ux) {
 				break;
 			}
-			/* y_overlap, and the first band both are listed in is this one (the four tests
-			 * combined without short-circuit: one branch, not four that mispredict) */
-			if ((ly > b->uy) | (b->ly > uy) | ((dynamic | (b->flags & BOX_DYNAMIC)) == 0) |
-			    ((first > b->first ? first : b->first) != band)) {
+			/* the three tests combined without short-circuit: one branch, not three that
+			 * mispredict */
+			if ((ly > b->uy) | (b->ly > uy) |
+			    (((ma | b->meta) & (ENT_DYNAMIC | ENT_START)) != (ENT_DYNAMIC | ENT_START))) {
 				continue;
 			}
-			if (!report(c, a, b, swapped)) {
+			if (!report(c, ida, ba, ma, b->id, b->body, b->meta, swapped)) {
 				return false;
 			}
-			keys = c->keys;
-			boxes = c->boxes;
-			a = &boxes[(uint32_t)keys[i]];
+			ents = c->ents;
 		}
 	}
 	return true;
 }
 
-/* Step 4: tall box t against the listed boxes of the bands it covers. */
+/* Step 4: tall box t against the listed boxes of the bands it covers (the first shared band,
+ * max(first_t, first_b), is this band when t or b starts here). */
 static bool query_tall(bp *c, uint32_t t, int32_t band_count, bool swapped)
 {
 	uint32_t first = c->boxes[t].first, last = c->boxes[t].last;
@@ -341,7 +389,7 @@ static bool query_tall(bp *c, uint32_t t, int32_t band_count, bool swapped)
 		int32_t i = s, j = e; /* first entry with lower.x >= from */
 		while (i < j) {
 			int32_t mid = i + (j - i) / 2;
-			if (c->boxes[(uint32_t)c->keys[mid]].lx < from) {
+			if (c->ents[mid].lx < from) {
 				i = mid + 1;
 			} else {
 				j = mid;
@@ -349,15 +397,16 @@ static bool query_tall(bp *c, uint32_t t, int32_t band_count, bool swapped)
 		}
 		for (; i < e; ++i) {
 			const bp_box *a = &c->boxes[t];
-			const bp_box *b = &c->boxes[(uint32_t)c->keys[i]];
+			const bp_ent *b = &c->ents[i];
 			if (b->lx > a->ux) {
 				break;
 			}
-			if (b->ux < a->lx || !y_overlap(a, b) ||
-			    (first > b->first ? first : b->first) != band) {
+			if (b->ux < a->lx || a->ly > b->uy || b->ly > a->uy ||
+			    ((a->flags | b->meta) & ENT_DYNAMIC) == 0 ||
+			    (first != band && (b->meta & ENT_START) == 0)) {
 				continue;
 			}
-			if (!report(c, a, b, swapped)) {
+			if (!report(c, a->id, a->body, a->flags, b->id, b->body, b->meta, swapped)) {
 				return false;
 			}
 		}
@@ -375,7 +424,8 @@ static bool sweep_tall(bp *c, int32_t tall_count, bool swapped)
 			if (b->lx > a->ux) {
 				break;
 			}
-			if (y_overlap(a, b) && !report(c, a, b, swapped)) {
+			if (y_overlap(a, b) &&
+			    !report(c, a->id, a->body, a->flags, b->id, b->body, b->flags, swapped)) {
 				return false;
 			}
 		}
@@ -450,37 +500,53 @@ static inline fix16_t sweep_component(int64_t d, int64_t dead, int64_t max_t)
  * time_to_sleep is a single step). Magnitudes: |v| <= 2^28 (4096 m/s) plus h g (|g|
  * gravity_scale saturates at 2^31, h <= 6554): |v + h g| < 2^32, times h < 2^45; the clamp
  * bounds the result by max_translation. */
-f2d_vec2 f2d_body_sweep(const f2d_world *w, const f2d_body *b, f2d_vec2 gh, int64_t dead1)
+/* f2d_body_sweep's world constants, read once per step (the cache loop's stores to the shapes
+ * would otherwise make the compiler read them again for every body) */
+typedef struct sweep_k {
+	int64_t h, tol, max_t, dead1;
+	f2d_vec2 gh;
+} sweep_k;
+
+static inline sweep_k sweep_constants(const f2d_world *w, f2d_vec2 gh, int64_t dead1)
+{
+	sweep_k k = {w->h, w->def.linear_sleep_tolerance, w->def.max_translation, dead1, gh};
+	return k;
+}
+
+static inline f2d_vec2 body_sweep(const sweep_k *k, const f2d_body *b)
 {
 	int64_t vx, vy, dead;
 	if (b->type == F2D_DYNAMIC_BODY && b->awake) {
-		int64_t gx = gh.x, gy = gh.y;
-		dead = dead1;
+		int64_t gx = k->gh.x, gy = k->gh.y;
+		dead = k->dead1;
 		if (b->gravity_scale != F2D_ONE) {
-			gx = f2d_mul(b->gravity_scale, gh.x);
-			gy = f2d_mul(b->gravity_scale, gh.y);
+			gx = f2d_mul(b->gravity_scale, k->gh.x);
+			gy = f2d_mul(b->gravity_scale, k->gh.y);
 			int64_t g = (gx < 0 ? -gx : gx) + (gy < 0 ? -gy : gy);
-			dead = f2d_round16((int64_t)w->h * (w->def.linear_sleep_tolerance + g)) + 1;
+			dead = f2d_round16(k->h * (k->tol + g)) + 1;
 		}
 		vx = (int64_t)b->v.x + gx;
 		vy = (int64_t)b->v.y + gy;
 		if (b->force.x != 0 || b->force.y != 0) {
 			/* the step's force too: |F| / m < 2^55 before its round, times h < 2^52 */
-			vx += f2d_round16((int64_t)w->h *
-			                  f2d_round16((int64_t)b->force.x * b->inv_mass));
-			vy += f2d_round16((int64_t)w->h *
-			                  f2d_round16((int64_t)b->force.y * b->inv_mass));
+			vx += f2d_round16(k->h * f2d_round16((int64_t)b->force.x * b->inv_mass));
+			vy += f2d_round16(k->h * f2d_round16((int64_t)b->force.y * b->inv_mass));
 		}
 	} else if (b->type == F2D_KINEMATIC_BODY) {
 		vx = b->v.x;
 		vy = b->v.y;
-		dead = f2d_round16((int64_t)w->h * w->def.linear_sleep_tolerance) + 1;
+		dead = f2d_round16(k->h * k->tol) + 1;
 	} else {
 		return f2d_v(0, 0);
 	}
-	int64_t max_t = w->def.max_translation;
-	return f2d_v(sweep_component(f2d_round16((int64_t)w->h * vx), dead, max_t),
-	             sweep_component(f2d_round16((int64_t)w->h * vy), dead, max_t));
+	return f2d_v(sweep_component(f2d_round16(k->h * vx), dead, k->max_t),
+	             sweep_component(f2d_round16(k->h * vy), dead, k->max_t));
+}
+
+f2d_vec2 f2d_body_sweep(const f2d_world *w, const f2d_body *b, f2d_vec2 gh, int64_t dead1)
+{
+	sweep_k k = sweep_constants(w, gh, dead1);
+	return body_sweep(&k, b);
 }
 
 /* The AABB's farthest side from the centre c, times 3/2 > sqrt 2 (the AABB's corner may be
@@ -535,12 +601,14 @@ static int32_t update_caches(f2d_world *w, uint64_t *moved, int64_t mw, bool inc
 	int64_t dead1 = f2d_round16((int64_t)w->h * (w->def.linear_sleep_tolerance + f2d_abs(gh.x) +
 	                                             f2d_abs(gh.y))) +
 	                1;
+	const sweep_k sk = sweep_constants(w, gh, dead1);
 	const int kernel = f2d_kernel_level();
+	const int32_t shape_count = w->shape_ids.next;
 	int32_t last_body = -1;
 	f2d_vec2 sweep = {0, 0};
 	int64_t turn = 0;
 	memset(moved, 0, (size_t)mw * sizeof *moved);
-	for (int32_t i = 0; i < w->shape_ids.next; ++i) {
+	for (int32_t i = 0; i < shape_count; ++i) {
 		f2d_shape *s = &w->shapes[i];
 		if (!s->alive) {
 			continue;
@@ -550,13 +618,11 @@ static int32_t update_caches(f2d_world *w, uint64_t *moved, int64_t mw, bool inc
 		f2d_transform xf = {b->origin, b->q}; /* f2d_body_xf, without the call */
 		if (s->body != last_body) {
 			last_body = s->body;
-			sweep = f2d_body_sweep(w, b, gh, dead1);
+			sweep = body_sweep(&sk, b);
 			/* the turn per step, rounded up, at most 4 rad (|w| <= 2^31, h <= 6554) */
-			turn =
-			    b->w == 0 || !f2d_body_active(b)
-			        ? 0
-			        : ((int64_t)w->h * (b->w < 0 ? -(int64_t)b->w : b->w) + 0xFFFF) >>
-			              16;
+			turn = b->w == 0 || !f2d_body_active(b)
+			           ? 0
+			           : (sk.h * (b->w < 0 ? -(int64_t)b->w : b->w) + 0xFFFF) >> 16;
 			turn = turn > ((int64_t)4 << 16) ? (int64_t)4 << 16 : turn;
 		}
 		if (!incremental || !cache_key_equal(s, xf, sweep)) {
@@ -635,7 +701,8 @@ static f2d_result find_pairs(f2d_world *w)
 	if (!f2d_grow(w, (void **)&w->sweep, &w->sweep_capacity, n, sizeof(int32_t))) {
 		return F2D_ERROR_OUT_OF_MEMORY;
 	}
-	if (w->sweep_dirty || w->sweep_count != n || !repair_order(w->sweep, n, w->shapes)) {
+	if (w->sweep_dirty || w->sweep_count != n ||
+	    !repair_order(w->sweep, w->pairs + c.hdr + 5 * (int64_t)n, n, w->shapes)) {
 		rebuild_order(w, w->pairs + c.hdr, n);
 		w->sweep_count = n;
 		w->sweep_dirty = false;
@@ -689,54 +756,116 @@ static f2d_result find_pairs(f2d_world *w)
 	}
 	int32_t e_count = (int32_t)entries;           /* <= TALL_SPAN n */
 	int64_t key_room = entries > n ? entries : n; /* the x-order rebuild used these words too */
+	/* The band lists are made by a counting sort on the band when the occupied range of
+	 * bands is no larger than a constant times the entries (memory and time O(n)), else by
+	 * the radix sort of (band << 32 | rank) keys; both list each band's boxes in x order. */
+	int64_t range = entries > 0 ? (int64_t)band_max - band_min + 1 : 0;
+	bool dense = range <= 2 * entries + 64;
 	c.off_keys = 5 * (int64_t)n;
 	c.off_tmp = c.off_keys + key_room;
-	c.off_bands = c.off_tmp + key_room;
-	c.off_tall = c.off_bands + 2 * (entries + 1);
-	c.out = c.off_tall + n;
-	if (!bp_reserve(&c, c.out + 2 + mw + 1, false)) {
+	c.off_ents = c.off_tmp + key_room;
+	c.off_bands = c.off_ents + (7 * entries + 1) / 2;
+	c.off_hist = c.off_bands + 2 * (entries + 1);
+	c.off_tall = c.off_hist + (dense ? range : 0); /* count and width: 2 uint32 per band */
+	/* the pair counters and sort_pairs' group starts: ids words of 2 uint32 */
+	int64_t ids = w->shape_ids.next;
+	c.off_cnt = c.off_tall + n;
+	c.out = c.off_cnt + ids;
+	c.tail = mw + 1; /* finish's bitmap and marker behind the sorted keys */
+	if (!bp_reserve(&c, c.out + 2 + c.tail, false)) {
 		return F2D_ERROR_OUT_OF_MEMORY;
 	}
+	memset(c.cnt, 0, (size_t)ids * sizeof *c.cnt);
 
-	/* 3. band lists: (band - band_min) << 32 | rank, made in rank order, sorted on the band */
-	int64_t e = 0;
+	/* 3. band lists, each in x order (rank order), then the table of occupied bands (with the
+	 * widest box of each, which only the tall boxes' look-ups need) */
+	int32_t band_count = 0;
+	const bool widths = tall_count > 0;
 	tall_count = 0;
-	for (int32_t r = 0; r < n; ++r) {
-		const bp_box *b = &c.boxes[r];
-		if (b->last - b->first >= TALL_SPAN) {
-			c.tall[tall_count++] = (uint32_t)r;
-			continue;
-		}
-		for (uint32_t band = b->first;; ++band) {
-			c.keys[e++] = ((uint64_t)(band - band_min) << 32) | (uint32_t)r;
-			if (band == b->last) {
-				break;
+	if (dense) {
+		uint32_t *count = c.hist, *width = c.hist + range;
+		memset(c.hist, 0, (size_t)range * 2 * sizeof *c.hist);
+		for (int32_t r = 0; r < n; ++r) {
+			const bp_box *b = &c.boxes[r];
+			if (b->last - b->first >= TALL_SPAN) {
+				c.tall[tall_count++] = (uint32_t)r;
+				continue;
+			}
+			uint32_t wd = (uint32_t)((int64_t)b->ux - b->lx); /* < 2^32 */
+			for (uint32_t band = b->first - band_min; band <= b->last - band_min; ++band) {
+				++count[band];
+				if (widths) {
+					width[band] = width[band] > wd ? width[band] : wd;
+				}
 			}
 		}
-	}
-	bool swapped = entries > 0 && radix_sort(c.keys, c.tmp, e_count, 0,
-	                                         bits_for((uint64_t)(band_max - band_min)));
-	bp_point(&c, swapped);
-	int32_t band_count = 0;
-	for (int32_t i = 0; i < e_count; ++i) {
-		uint32_t band = (uint32_t)(c.keys[i] >> 32) + band_min;
-		const bp_box *b = &c.boxes[(uint32_t)c.keys[i]];
-		int64_t width = (int64_t)b->ux - b->lx;
-		if (band_count == 0 || c.bands[band_count - 1].band != band) {
-			c.bands[band_count].band = band;
-			c.bands[band_count].start = i;
-			c.bands[band_count].width = width;
-			++band_count;
-		} else if (width > c.bands[band_count - 1].width) {
-			c.bands[band_count - 1].width = width;
+		uint32_t pos = 0;
+		for (int64_t i = 0; i < range; ++i) {
+			uint32_t k2 = count[i];
+			count[i] = pos;
+			if (k2 != 0) {
+				c.bands[band_count].band = band_min + (uint32_t)i;
+				c.bands[band_count].start = (int32_t)pos;
+				c.bands[band_count].width = width[i];
+				++band_count;
+				pos += k2;
+			}
 		}
+		for (int32_t r = 0; r < n; ++r) {
+			const bp_box *b = &c.boxes[r];
+			if (b->last - b->first >= TALL_SPAN) {
+				continue;
+			}
+			bp_ent en = {b->lx, b->ux, b->ly, b->uy, b->id, b->body, b->flags | ENT_START};
+			for (uint32_t band = b->first - band_min; band <= b->last - band_min; ++band) {
+				c.ents[count[band]++] = en;
+				en.meta &= ~ENT_START;
+			}
+		}
+	} else {
+		/* (band - band_min) << 32 | rank, made in rank order, sorted on the band */
+		int64_t e = 0;
+		for (int32_t r = 0; r < n; ++r) {
+			const bp_box *b = &c.boxes[r];
+			if (b->last - b->first >= TALL_SPAN) {
+				c.tall[tall_count++] = (uint32_t)r;
+				continue;
+			}
+			for (uint32_t band = b->first;; ++band) {
+				c.keys[e++] = ((uint64_t)(band - band_min) << 32) | (uint32_t)r;
+				if (band == b->last) {
+					break;
+				}
+			}
+		}
+		bool swapped = entries > 0 && radix_sort(c.keys, c.tmp, e_count, 0,
+		                                         bits_for((uint64_t)(band_max - band_min)));
+		bp_point(&c, swapped);
+		for (int32_t i = 0; i < e_count; ++i) {
+			uint32_t band = (uint32_t)(c.keys[i] >> 32) + band_min;
+			uint32_t r = (uint32_t)c.keys[i];
+			const bp_box *b = &c.boxes[r];
+			int64_t width = (int64_t)b->ux - b->lx;
+			bp_ent en = {b->lx, b->ux, b->ly, b->uy, b->id, b->body,
+			             b->flags | (band == b->first ? ENT_START : 0u)};
+			c.ents[i] = en;
+			if (band_count == 0 || c.bands[band_count - 1].band != band) {
+				c.bands[band_count].band = band;
+				c.bands[band_count].start = i;
+				c.bands[band_count].width = width;
+				++band_count;
+			} else if (width > c.bands[band_count - 1].width) {
+				c.bands[band_count - 1].width = width;
+			}
+		}
+		bp_point(&c, false); /* the keys are done with */
 	}
 	c.bands[band_count].band = UINT32_MAX;
 	c.bands[band_count].start = e_count;
 	c.bands[band_count].width = 0;
+	const bool swapped = false;
 	for (int32_t k2 = 0; k2 < band_count; ++k2) {
-		if (!sweep_band(&c, c.bands[k2].start, c.bands[k2 + 1].start, c.bands[k2].band,
-		                swapped)) {
+		if (!sweep_band(&c, c.bands[k2].start, c.bands[k2 + 1].start, swapped)) {
 			return F2D_ERROR_OUT_OF_MEMORY;
 		}
 	}
@@ -751,16 +880,23 @@ static f2d_result find_pairs(f2d_world *w)
 		return F2D_ERROR_OUT_OF_MEMORY;
 	}
 
-	/* 5. the keys in order, at the front of w->pairs, then the bitmap and the marker (the
-	 * counts of the sort go where the bitmap and marker will follow the sorted keys) */
-	int64_t ids = w->shape_ids.next;
-	int64_t tail = (ids + 2) / 2 > mw + 1 ? (ids + 2) / 2 : mw + 1;
-	if (!bp_reserve(&c, c.out + 2 * (int64_t)c.count + tail, swapped)) {
-		return F2D_ERROR_OUT_OF_MEMORY;
+	/* 5. the keys in order, at the front of w->pairs, then the bitmap and the marker. The
+	 * keys are sorted straight to the front when that leaves the keys and the counters alone
+	 * (count <= hdr + off_cnt; the bitmap is first copied behind the keys), else behind the
+	 * keys and moved to the front by finish. */
+	uint64_t *base = w->pairs + c.hdr;
+	uint32_t *start = (uint32_t *)(void *)(base + c.off_cnt) + ids;
+	if ((int64_t)c.count <= c.hdr + c.off_cnt) {
+		uint64_t *behind = c.pkey + c.count; /* count + tail words are free there */
+		memcpy(behind, w->pairs + moved_at, (size_t)mw * sizeof *behind);
+		sort_pairs(c.pkey, w->pairs, c.cnt, start, c.count, (int32_t)ids);
+		memmove(w->pairs + c.count, behind, (size_t)mw * sizeof *behind);
+		w->pairs[c.count + mw] = STEP_MARK ^ w->step_count;
+		w->pair_count = c.count;
+		return F2D_OK;
 	}
-	uint64_t *out = w->pairs + c.hdr + c.out;
-	uint64_t *sorted = sort_pairs(out, out + c.count, (uint32_t *)(void *)(out + 2 * c.count),
-	                              c.count, (int32_t)ids);
+	uint64_t *sorted = c.pkey + c.count;
+	sort_pairs(c.pkey, sorted, c.cnt, start, c.count, (int32_t)ids);
 	finish(w, sorted, c.count, w->pairs + moved_at, mw);
 	return F2D_OK;
 }

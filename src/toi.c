@@ -87,22 +87,27 @@ void f2d_solve_continuous(f2d_world *w)
 	uint64_t *toi = w->toi;
 	int32_t n = w->body_ids.next;
 	bool any = false;
-	/* 1. fast bodies: toi = TOI_ONE (no touch yet), the rest TOI_NONE */
+	/* 1. fast bodies: toi = TOI_ONE (no touch yet), the rest TOI_NONE. The step moved the
+	 * centre by h v (integrate_positions; a joint's position pass may add a little): fast is
+	 * h max(|v.x|, |v.y|) >= half the inner radius, as Box2D's |v| h >= minExtent / 2, and a
+	 * body that moved at most linear_slop is never fast. That test comes first, as a bound on
+	 * the speed: for p = h max(|v.x|, |v.y|) >= 0, round16(p) <= slop iff p + 2^15 <
+	 * (slop + 1) 2^16, i.e. p < lim, iff max(|v.x|, |v.y|) < ceil(lim / h) (h > 0; slop <=
+	 * 2^15 and lim < 2^32). */
+	const int64_t h = w->h;
+	const int64_t lim = ((int64_t)w->def.linear_slop + 1) * 65536 - 32768;
+	const int64_t vlim = (lim + h - 1) / h;
 	for (int32_t i = 0; i < n; ++i) {
 		const f2d_body *b = &w->bodies[i];
 		toi[i] = TOI_NONE;
-		if (!b->alive || b->type != F2D_DYNAMIC_BODY || !b->awake || b->shape_list < 0) {
-			continue;
-		}
-		/* the step moved the centre by h v (integrate_positions; a joint's position pass
-		 * may add a little): fast is h max(|v.x|, |v.y|) >= half the inner radius, as
-		 * Box2D's |v| h >= minExtent / 2 */
 		int64_t vx = b->v.x < 0 ? -(int64_t)b->v.x : b->v.x;
 		int64_t vy = b->v.y < 0 ? -(int64_t)b->v.y : b->v.y;
-		int64_t m = f2d_round16((vx > vy ? vx : vy) * w->h); /* < 2^31 * 2^13 before */
-		if (m <= w->def.linear_slop) {
+		int64_t vmax = vx > vy ? vx : vy;
+		if (vmax < vlim || !b->alive || b->type != F2D_DYNAMIC_BODY || !b->awake ||
+		    b->shape_list < 0) {
 			continue;
 		}
+		int64_t m = f2d_round16(vmax * h); /* < 2^31 * 2^13 before; > linear_slop */
 		if (2 * m >= body_inner(w, b)) {
 			toi[i] = TOI_ONE;
 			any = true;

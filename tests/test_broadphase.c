@@ -8,6 +8,7 @@
  *    brute-force O(n^2) set of overlapping pairs that may collide, in key order;
  *  - the persistent x order is a pure cache: scrambled or marked dirty, the pairs are the same;
  *  - catalogue scenes agree with brute force along their run;
+ *  - a crowded pile (far more pairs than scratch in front of them) agrees too;
  *  - stepping allocates nothing at steady state.
  */
 #include <check.h>
@@ -321,6 +322,39 @@ START_TEST(degenerate_worlds)
 }
 END_TEST
 
+/* A crowded pile, every shape over every other: far more pairs (n (n - 1) / 2, > 30 n) than
+ * the scratch in front of them, so the keys are sorted behind themselves and moved to the
+ * front, and w->pairs grows while they are found; stepped, the pile explodes and thins out. */
+START_TEST(crowded_pile)
+{
+	rworld *r = malloc(sizeof *r);
+	ck_assert_ptr_nonnull(r);
+	memset(r, 0, sizeof *r);
+	r->rng = 11;
+	f2d_world_def def = f2d_default_world_def();
+	ck_assert_int_eq(f2d_create_world(&def, &r->w), F2D_OK);
+	f2d_vec2 zero = {0, 0};
+	add_box_shape(r, add_body(r, F2D_STATIC_BODY, 0, -F2D_MILLI(500), 0), F2D_FIX(40),
+	              F2D_MILLI(500), zero);
+	const int n = 80;
+	for (int i = 0; i < n; ++i) {
+		f2d_body_id b = add_body(r, F2D_DYNAMIC_BODY, rng_int(&r->rng, -F2D_MILLI(20), F2D_MILLI(20)),
+		                         F2D_FIX(2) + rng_int(&r->rng, -F2D_MILLI(20), F2D_MILLI(20)), 0);
+		add_box_shape(r, b, F2D_ONE, F2D_ONE, zero);
+	}
+	ck_assert_int_gt(check_pairs(r->w, "pile"), 30 * n);
+	for (int s = 0; s < 6; ++s) {
+		f2d_result res = f2d_world_step(r->w);
+		ck_assert(res == F2D_OK || res == F2D_ERROR_OUT_OF_RANGE || res == F2D_ERROR_OVERFLOW);
+		char what[32];
+		snprintf(what, sizeof what, "pile step %d", s);
+		check_pairs(r->w, what);
+	}
+	f2d_destroy_world(r->w);
+	free(r);
+}
+END_TEST
+
 START_TEST(scenes_match_brute_force)
 {
 	static const char *const names[] = {"pyramid20", "rain1000", "arena",
@@ -388,6 +422,7 @@ static Suite *broadphase_suite(void)
 	tcase_add_test(tc, random_worlds_match_brute_force);
 	tcase_add_test(tc, degenerate_worlds);
 	tcase_add_test(tc, scenes_match_brute_force);
+	tcase_add_test(tc, crowded_pile);
 	tcase_add_test(tc, steady_state_allocates_nothing);
 	suite_add_tcase(s, tc);
 	return s;
