@@ -207,33 +207,35 @@ static inline bool shape_moved(const uint64_t *moved, int32_t id)
  * into the array they are read from: the new arbiter of a pair is written at index count, the
  * old ones are read at index rd >= count, so a removed pair leaves a slot behind and the rest
  * slide down into it. A new pair with no slot left (count == rd) first moves the old arbiter
- * at rd to the back of a FIFO ring (w->arbiters_next, which held the whole second array before:
- * now only the olds an insertion displaced, until a later removal makes room again: on
- * rain1000 about 200 of 1,850 arbiters a step). The unmerged olds are the ring's, in order,
- * then arbs[rd..old_count): the same sequence as the old array's, so every arbiter is built
- * from the same prev as before, and the result is the same array, byte for byte in every field
- * a reader sees. Memory: the arbiters' lines are read and written in one array that stays in
- * cache, instead of a second array written every step. */
+ * at rd to the back of a FIFO queue (w->arbiters_next, which held the whole second array
+ * before: now only the olds an insertion displaced, until a later removal makes room again; on
+ * rain1000 about 200 of 1,850 arbiters a step). The unmerged olds are the queue's, in order,
+ * then arbs[rd..old_count): the old array's sequence, so every arbiter is built from the same
+ * prev as before, and the result is the same array in every field a reader sees
+ * (tests/test_merge.c checks it against the merge's definition). Memory: the arbiters' lines
+ * are read and written in one array that stays in cache, instead of a second array written
+ * every step. The queue never wraps: an old is queued only before a write at its slot, at most
+ * one per pair, and w->arbiters_next holds pair_count. */
 typedef struct old_cursor {
-	f2d_arbiter *arbs, *ring;
-	int32_t rd, old_count;    /* olds arbs[rd..old_count) after the ring's */
-	int32_t head, size, cap;  /* ring[head], size of them, modulo cap */
-	const f2d_arbiter *cur;   /* the first unmerged old, or NULL */
-	uint64_t key;             /* its key, UINT64_MAX for none (above every key: ids < 2^31) */
+	f2d_arbiter *arbs, *queue;
+	int32_t rd, old_count;  /* olds arbs[rd..old_count) after the queue's */
+	int32_t head, tail;     /* queue[head..tail) */
+	const f2d_arbiter *cur; /* the first unmerged old, or NULL */
+	uint64_t key;           /* its key, UINT64_MAX for none (above every key: ids < 2^31) */
 } old_cursor;
 
 static inline void cursor_load(old_cursor *c)
 {
-	c->cur = c->size > 0 ? &c->ring[c->head] : (c->rd < c->old_count ? &c->arbs[c->rd] : NULL);
+	c->cur = c->head < c->tail ? &c->queue[c->head]
+	                           : (c->rd < c->old_count ? &c->arbs[c->rd] : NULL);
 	c->key = c->cur != NULL ? f2d_pair_key(c->cur->shape_a, c->cur->shape_b) : UINT64_MAX;
 }
 
 /* the first unmerged old is merged (or removed) */
 static inline void cursor_next(old_cursor *c)
 {
-	if (c->size > 0) {
-		c->head = c->head + 1 == c->cap ? 0 : c->head + 1;
-		c->size--;
+	if (c->head < c->tail) {
+		c->head++;
 	} else {
 		c->rd++;
 	}
@@ -241,17 +243,13 @@ static inline void cursor_next(old_cursor *c)
 }
 
 /* Slot arbs[count] is about to be written: an unmerged old there (count == rd) goes to the
- * ring's back, unless it is prev itself (then the arbiter is rebuilt in place). The ring never
- * overflows: it holds at most the pairs merged so far that had no old (cap >= pair_count). */
+ * queue's back, unless it is prev itself (then the arbiter is rebuilt in place). */
 static inline void cursor_free_slot(old_cursor *c, int32_t count, const f2d_arbiter *prev)
 {
 	if (count != c->rd || c->rd >= c->old_count || prev == &c->arbs[c->rd]) {
 		return;
 	}
-	int32_t tail = c->head + c->size < c->cap ? c->head + c->size : c->head + c->size - c->cap;
-	c->ring[tail] = c->arbs[c->rd];
-	c->size++;
-	c->rd++;
+	c->queue[c->tail++] = c->arbs[c->rd++];
 	cursor_load(c); /* the first unmerged old may have been the one moved */
 }
 
@@ -282,8 +280,7 @@ f2d_result f2d_update_contacts(f2d_world *w)
 	const int32_t pair_count = w->pair_count;
 	const f2d_body *bodies = w->bodies;
 	f2d_arbiter *arbs = w->arbiters;
-	old_cursor olds = {arbs, w->arbiters_next, 0, w->arbiter_count, 0, 0,
-	                   w->arbiters_next_capacity, NULL, UINT64_MAX};
+	old_cursor olds = {arbs, w->arbiters_next, 0, w->arbiter_count, 0, 0, NULL, UINT64_MAX};
 	cursor_load(&olds);
 	/* merge by key */
 	int32_t count = 0;

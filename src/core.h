@@ -400,7 +400,7 @@ struct f2d_world {
 	f2d_id_pool joint_ids;
 
 	/* arbiters sorted by (shape_a, shape_b); rebuilt every step by merging in place
-	 * (contact.c); arbiters_next is scratch: the merge's ring of displaced arbiters, and the
+	 * (contact.c); arbiters_next is scratch: the merge's queue of displaced arbiters, and the
 	 * snapshot loader's second buffer (swapped in) */
 	f2d_arbiter *arbiters;
 	int32_t arbiter_count, arbiter_capacity;
