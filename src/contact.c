@@ -203,56 +203,20 @@ static inline bool shape_moved(const uint64_t *moved, int32_t id)
 	return ((moved[id >> 6] >> (id & 63)) & 1u) != 0;
 }
 
-/* The old arbiters not yet merged (issue 16: the merge is in place). The arbiters are merged
- * into the array they are read from: the new arbiter of a pair is written at index count, the
- * old ones are read at index rd >= count, so a removed pair leaves a slot behind and the rest
- * slide down into it. A new pair with no slot left (count == rd) first moves the old arbiter
- * at rd to the back of a FIFO queue (w->arbiters_next, which held the whole second array
- * before: now only the olds an insertion displaced, until a later removal makes room again; on
- * rain1000 about 200 of 1,850 arbiters a step). The unmerged olds are the queue's, in order,
- * then arbs[rd..old_count): the old array's sequence, so every arbiter is built from the same
- * prev as before, and the result is the same array in every field a reader sees
- * (tests/test_merge.c checks it against the merge's definition). Memory: the arbiters' lines
- * are read and written in one array that stays in cache, instead of a second array written
- * every step. The queue never wraps: an old is queued only before a write at its slot, at most
- * one per pair, and w->arbiters_next holds pair_count. */
-typedef struct old_cursor {
-	f2d_arbiter *arbs, *queue;
-	int32_t rd, old_count;  /* olds arbs[rd..old_count) after the queue's */
-	int32_t head, tail;     /* queue[head..tail) */
-	const f2d_arbiter *cur; /* the first unmerged old, or NULL */
-	uint64_t key;           /* its key, UINT64_MAX for none (above every key: ids < 2^31) */
-} old_cursor;
-
-static inline void cursor_load(old_cursor *c)
-{
-	c->cur = c->head < c->tail ? &c->queue[c->head]
-	                           : (c->rd < c->old_count ? &c->arbs[c->rd] : NULL);
-	c->key = c->cur != NULL ? f2d_pair_key(c->cur->shape_a, c->cur->shape_b) : UINT64_MAX;
-}
-
-/* the first unmerged old is merged (or removed) */
-static inline void cursor_next(old_cursor *c)
-{
-	if (c->head < c->tail) {
-		c->head++;
-	} else {
-		c->rd++;
-	}
-	cursor_load(c);
-}
-
-/* Slot arbs[count] is about to be written: an unmerged old there (count == rd) goes to the
- * queue's back, unless it is prev itself (then the arbiter is rebuilt in place). */
-static inline void cursor_free_slot(old_cursor *c, int32_t count, const f2d_arbiter *prev)
-{
-	if (count != c->rd || c->rd >= c->old_count || prev == &c->arbs[c->rd]) {
-		return;
-	}
-	c->queue[c->tail++] = c->arbs[c->rd++];
-	cursor_load(c); /* the first unmerged old may have been the one moved */
-}
-
+/* The merge is in place (issue 16): the arbiters are merged into the array they are read
+ * from. The new arbiter of a pair is written at index count, the old ones are read at index
+ * rd >= count, so a removed pair leaves a slot behind and the rest slide down into it. A new
+ * pair with no slot left (count == rd) first moves the old arbiter at rd to the back of a FIFO
+ * queue (w->arbiters_next, which held the whole second array before: now only the olds an
+ * insertion displaced, until a later removal makes room again; on rain1000 about 200 of 1,850
+ * arbiters a step). The unmerged olds, old number o onwards (key start_keys[o], events.c), are
+ * the queue's, in order, then arbs[rd..old_count), rd = o + (tail - head): the old array's
+ * sequence, so every arbiter is built from the same prev as before, and the result is the same
+ * array in every field a reader sees (tests/test_merge.c checks it against the merge's
+ * definition). Memory: the arbiters' lines are read and written in one array that stays in
+ * cache, instead of a second array written every step; an old that is removed is not read.
+ * The queue never wraps: an old is queued only before a write at its slot, at most one per
+ * pair, and w->arbiters_next holds pair_count. */
 f2d_result f2d_update_contacts(f2d_world *w)
 {
 	f2d_result r = f2d_find_pairs(w);
@@ -279,24 +243,37 @@ f2d_result f2d_update_contacts(f2d_world *w)
 	const uint64_t *pairs = w->pairs, *moved = w->pairs + w->pair_count;
 	const int32_t pair_count = w->pair_count;
 	const f2d_body *bodies = w->bodies;
-	f2d_arbiter *arbs = w->arbiters;
-	old_cursor olds = {arbs, w->arbiters_next, 0, w->arbiter_count, 0, 0, NULL, UINT64_MAX};
-	cursor_load(&olds);
-	/* merge by key */
-	int32_t count = 0;
+	f2d_arbiter *arbs = w->arbiters, *queue = w->arbiters_next;
+	const uint64_t *old_keys = w->events.start_keys;
+	const int32_t old_count = w->arbiter_count;
+	/* merge by key; UINT64_MAX (past the last old arbiter) is above every key, as ids < 2^31 */
+	int32_t o = 0, head = 0, tail = 0, count = 0;
+	uint64_t old_key = old_count > 0 ? old_keys[0] : UINT64_MAX;
 	for (int32_t p = 0; p < pair_count; ++p) {
 		uint64_t key = pairs[p];
 		int32_t ia = (int32_t)(key >> 32), ib = (int32_t)(key & 0xFFFFFFFFu);
-		while (olds.key < key) {
-			cursor_next(&olds); /* a pair that is gone: removed */
+		while (old_key < key) { /* a pair that is gone: removed */
+			head += head < tail ? 1 : 0;
+			++o;
+			old_key = o < old_count ? old_keys[o] : UINT64_MAX;
 		}
 		if (sensors && (w->shapes[ia].is_sensor || w->shapes[ib].is_sensor)) {
 			f2d_events_sensor_pair(w, ia, ib); /* an overlap, never an arbiter */
 			continue;
 		}
 		f2d_arbiter *arb = &arbs[count];
-		cursor_free_slot(&olds, count, olds.key == key ? olds.cur : NULL);
-		const f2d_arbiter *prev = olds.key == key ? olds.cur : NULL;
+		const f2d_arbiter *prev = NULL;
+		int32_t rd = o + (tail - head);
+		if (old_key == key) {
+			/* old o is queue[head], or arbs[o] = arb itself when count == rd (rebuilt in
+			 * place) */
+			prev = head < tail ? &queue[head] : &arbs[o];
+		}
+		if (count == rd && rd < old_count && prev != arb) {
+			/* the slot's old waits in the queue (prev is not it: prev is in the queue
+			 * already, or there is none) */
+			queue[tail++] = arbs[rd];
+		}
 		/* Neither body can move (asleep, static or a resting kinematic): the manifold would
 		 * not change, keep the arbiter as it is (frozen; see f2d_refresh_arbiters). */
 		if (prev != NULL && !f2d_body_active(&bodies[prev->body_a]) &&
