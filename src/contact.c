@@ -252,10 +252,13 @@ f2d_result f2d_update_contacts(f2d_world *w)
 	for (int32_t p = 0; p < pair_count; ++p) {
 		uint64_t key = pairs[p];
 		int32_t ia = (int32_t)(key >> 32), ib = (int32_t)(key & 0xFFFFFFFFu);
-		while (old_key < key) { /* a pair that is gone: removed */
-			head += head < tail ? 1 : 0;
-			++o;
-			old_key = o < old_count ? old_keys[o] : UINT64_MAX;
+		if (old_key < key) { /* pairs that are gone: removed (the queue's first) */
+			int32_t o0 = o;
+			do {
+				++o;
+				old_key = o < old_count ? old_keys[o] : UINT64_MAX;
+			} while (old_key < key);
+			head = tail - head < o - o0 ? tail : head + (o - o0);
 		}
 		if (sensors && (w->shapes[ia].is_sensor || w->shapes[ib].is_sensor)) {
 			f2d_events_sensor_pair(w, ia, ib); /* an overlap, never an arbiter */
@@ -263,16 +266,22 @@ f2d_result f2d_update_contacts(f2d_world *w)
 		}
 		f2d_arbiter *arb = &arbs[count];
 		const f2d_arbiter *prev = NULL;
-		int32_t rd = o + (tail - head);
-		if (old_key == key) {
-			/* old o is queue[head], or arbs[o] = arb itself when count == rd (rebuilt in
-			 * place) */
-			prev = head < tail ? &queue[head] : &arbs[o];
-		}
-		if (count == rd && rd < old_count && prev != arb) {
-			/* the slot's old waits in the queue (prev is not it: prev is in the queue
-			 * already, or there is none) */
-			queue[tail++] = arbs[rd];
+		if (head == tail) {
+			/* the queue is empty (rd = o, the common case): old o is arbs[o], which is arb
+			 * itself when count == o (rebuilt in place); else it is not this pair's, and
+			 * waits in the queue when it is in the slot */
+			if (old_key == key) {
+				prev = &arbs[o];
+			} else if (count == o && o < old_count) {
+				queue[tail++] = arbs[o];
+			}
+		} else {
+			/* old o is queue[head]; the slot's old, arbs[rd], is never prev */
+			int32_t rd = o + (tail - head);
+			prev = old_key == key ? &queue[head] : NULL;
+			if (count == rd && rd < old_count) {
+				queue[tail++] = arbs[rd];
+			}
 		}
 		/* Neither body can move (asleep, static or a resting kinematic): the manifold would
 		 * not change, keep the arbiter as it is (frozen; see f2d_refresh_arbiters). */
