@@ -264,27 +264,25 @@ f2d_result f2d_update_contacts(f2d_world *w)
 			f2d_events_sensor_pair(w, ia, ib); /* an overlap, never an arbiter */
 			continue;
 		}
+		f2d_arbiter *arb = &arbs[count];
 		const f2d_arbiter *prev = NULL;
-		/* busy: the slot arbs[count] holds an unmerged old that is not prev; the arbiter is
-		 * then made in tmp and the old queued only if the pair keeps an arbiter (a new pair
-		 * the broad phase reports with no points, common, moves nothing) */
-		bool busy;
 		if (head == tail) {
-			/* the queue is empty (rd = o, the common case): old o is arbs[o], which is the
-			 * slot itself when count == o (rebuilt in place) */
+			/* the queue is empty (rd = o, the common case): old o is arbs[o], which is arb
+			 * itself when count == o (rebuilt in place); else it is not this pair's, and
+			 * waits in the queue when it is in the slot */
 			if (old_key == key) {
 				prev = &arbs[o];
+			} else if (count == o && o < old_count) {
+				queue[tail++] = arbs[o];
 			}
-			busy = count == o && o < old_count && prev == NULL;
 		} else {
 			/* old o is queue[head]; the slot's old, arbs[rd], is never prev */
 			int32_t rd = o + (tail - head);
 			prev = old_key == key ? &queue[head] : NULL;
-			busy = count == rd && rd < old_count;
+			if (count == rd && rd < old_count) {
+				queue[tail++] = arbs[rd];
+			}
 		}
-		f2d_arbiter tmp;
-		f2d_arbiter *arb = busy ? &tmp : &arbs[count];
-		bool kept;
 		/* Neither body can move (asleep, static or a resting kinematic): the manifold would
 		 * not change, keep the arbiter as it is (frozen; see f2d_refresh_arbiters). */
 		if (prev != NULL && !f2d_body_active(&bodies[prev->body_a]) &&
@@ -293,39 +291,34 @@ f2d_result f2d_update_contacts(f2d_world *w)
 				*arb = *prev;
 			}
 			arb->frozen = true;
-			kept = true;
-		} else {
-			/* Neither shape's cache was remade: the manifold is prev's, if prev was built
-			 * from the caches of the previous step. Every arbiter that is not frozen was
-			 * (built or kept here, or rebuilt by f2d_refresh_arbiters, from that step's
-			 * caches); a frozen one may be older (its bodies slept while they moved, or a
-			 * snapshot restored it), and is rebuilt. The rest of build_arbiter's input is
-			 * the same too: the bodies' centres (a body whose origin and rotation did not
-			 * change kept its centre: the step moves the centre and derives origin =
-			 * centre - rotate(q, local centre) exactly, and what changes a centre outside
-			 * the step, a shape made or destroyed or a transform set, makes the broad phase
-			 * remake every cache), the speculative distance (changed only by loading a
-			 * snapshot, likewise), friction and restitution (prev's in both cases). */
-			bool keep =
-			    prev != NULL && !prev->frozen && !shape_moved(moved, ia) &&
-			    !shape_moved(moved, ib) &&
-			    prev->speculative == f2d_pair_speculative(w, &w->shapes[ia], &w->shapes[ib]);
-			kept = (keep ? reuse_arbiter(w, prev, arb)
-			             : build_arbiter(w, prev, ia, ib, arb, kernel)) > 0;
-		}
-		if (!kept) {
+			if (all_active) {
+				arb->active = true;
+			}
+			count++;
 			continue;
 		}
-		/* the per-step flag (f2d_islands_wake sets it when sleeping is on; tmp's is unset) */
-		if (all_active || busy) {
-			arb->active = all_active;
+		/* Neither shape's cache was remade: the manifold is prev's, if prev was built from
+		 * the caches of the previous step. Every arbiter that is not frozen was (built or
+		 * kept here, or rebuilt by f2d_refresh_arbiters, from that step's caches); a frozen
+		 * one may be older (its bodies slept while they moved, or a snapshot restored it),
+		 * and is rebuilt. The rest of build_arbiter's input is the same too: the bodies'
+		 * centres (a body whose origin and rotation did not change kept its centre: the
+		 * step moves the centre and derives origin = centre - rotate(q, local centre)
+		 * exactly, and what changes a centre outside the step, a shape made or destroyed
+		 * or a transform set, makes the broad phase remake every cache), the speculative
+		 * distance (changed only by loading a snapshot, likewise), friction and
+		 * restitution (prev's in both cases). */
+		bool keep =
+		    prev != NULL && !prev->frozen && !shape_moved(moved, ia) &&
+		    !shape_moved(moved, ib) &&
+		    prev->speculative == f2d_pair_speculative(w, &w->shapes[ia], &w->shapes[ib]);
+		count +=
+		    (keep ? reuse_arbiter(w, prev, arb) : build_arbiter(w, prev, ia, ib, arb, kernel)) > 0
+		        ? 1
+		        : 0;
+		if (all_active) {
+			arb->active = true;
 		}
-		if (busy) {
-			int32_t rd = o + (tail - head);
-			queue[tail++] = arbs[rd]; /* the slot's old waits in the queue */
-			arbs[count] = tmp;
-		}
-		count++;
 	}
 	w->arbiter_count = count; /* the olds not merged (keys past the last pair) are removed */
 	return F2D_OK;
