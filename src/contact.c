@@ -208,8 +208,8 @@ static inline bool shape_moved(const uint64_t *moved, int32_t id)
  * rd >= count, so a removed pair leaves a slot behind and the rest slide down into it. A new
  * pair with no slot left (count == rd) first moves the old arbiter at rd to the back of a FIFO
  * queue (w->arbiters_next, which held the whole second array before: now only the olds an
- * insertion displaced, until a later removal makes room again; on rain1000 about 200 of 1,850
- * arbiters a step). The unmerged olds, old number o onwards (key start_keys[o], events.c), are
+ * insertion displaced, until a later removal makes room again; on rain1000 several hundred of
+ * 1,850 arbiters a step, as a new pair without points queues the slot's old too). The unmerged olds, old number o onwards (key start_keys[o], events.c), are
  * the queue's, in order, then arbs[rd..old_count), rd = o + (tail - head): the old array's
  * sequence, so every arbiter is built from the same prev as before, and the result is the same
  * array in every field a reader sees (tests/test_merge.c checks it against the merge's
