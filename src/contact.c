@@ -180,7 +180,9 @@ static int32_t reuse_arbiter(const f2d_world *w, const f2d_arbiter *prev, f2d_ar
 	if (count == 0) {
 		return 0;
 	}
-	*arb = *prev;
+	if (arb != prev) { /* in place (f2d_update_contacts): nothing to copy */
+		*arb = *prev;
+	}
 	arb->frozen = false;
 	if (!w->def.warm_starting) {
 		arb->points[0].pn = arb->points[0].pt = 0;
@@ -201,13 +203,29 @@ static inline bool shape_moved(const uint64_t *moved, int32_t id)
 	return ((moved[id >> 6] >> (id & 63)) & 1u) != 0;
 }
 
+/* The merge is in place (issue 16): the arbiters are merged into the array they are read
+ * from. The new arbiter of a pair is written at index count, the old ones are read at index
+ * rd >= count, so a removed pair leaves a slot behind and the rest slide down into it. A new
+ * pair with no slot left (count == rd) first moves the old arbiter at rd to the back of a FIFO
+ * queue (w->arbiters_next, which held the whole second array before: now only the olds an
+ * insertion displaced, until a later removal makes room again; on rain1000 several hundred of
+ * 1,850 arbiters a step, as a new pair without points queues the slot's old too). The unmerged olds, old number o onwards (key start_keys[o], events.c), are
+ * the queue's, in order, then arbs[rd..old_count), rd = o + (tail - head): the old array's
+ * sequence, so every arbiter is built from the same prev as before, and the result is the same
+ * array in every field a reader sees (tests/test_merge.c checks it against the merge's
+ * definition). Memory: the arbiters' lines are read and written in one array that stays in
+ * cache, instead of a second array written every step; an old that is removed is not read.
+ * The queue never wraps: an old is queued only before a write at its slot, at most one per
+ * pair, and w->arbiters_next holds pair_count. */
 f2d_result f2d_update_contacts(f2d_world *w)
 {
 	f2d_result r = f2d_find_pairs(w);
 	if (r != F2D_OK) {
 		return r;
 	}
-	if (!f2d_grow_aligned(w, (void **)&w->arbiters_next, &w->arbiters_next_capacity,
+	if (!f2d_grow_aligned(w, (void **)&w->arbiters, &w->arbiter_capacity, w->pair_count,
+	                      sizeof(f2d_arbiter)) ||
+	    !f2d_grow_aligned(w, (void **)&w->arbiters_next, &w->arbiters_next_capacity,
 	                      w->pair_count, sizeof(f2d_arbiter)) ||
 	    !f2d_solver_reserve(w, w->pair_count) || !f2d_events_reserve(w, w->pair_count) ||
 	    !f2d_continuous_reserve(w)) {
@@ -217,40 +235,61 @@ f2d_result f2d_update_contacts(f2d_world *w)
 	f2d_events_begin_step(w);
 	const bool sensors = w->sensor_count > 0;
 	const int kernel = f2d_kernel_level();
-	/* sleeping off: every arbiter is solved (all_awake in world.c relies on this), set here
+	/* sleeping off: every arbiter is solved (all_active in world.c relies on this), set here
 	 * while the arbiter is in the cache rather than in a pass of its own */
 	const bool all_active = !w->def.enable_sleep;
 	/* after the pair keys, f2d_find_pairs leaves the bitmap of shapes whose cache it remade
 	 * (every shape unless the caches of the previous step could be kept; broadphase.c) */
 	const uint64_t *pairs = w->pairs, *moved = w->pairs + w->pair_count;
-	const int32_t pair_count = w->pair_count, old_count = w->arbiter_count;
-	const f2d_arbiter *olds = w->arbiters;
+	const int32_t pair_count = w->pair_count;
 	const f2d_body *bodies = w->bodies;
-	f2d_arbiter *next = w->arbiters_next;
+	f2d_arbiter *arbs = w->arbiters, *queue = w->arbiters_next;
+	const uint64_t *old_keys = w->events.start_keys;
+	const int32_t old_count = w->arbiter_count;
 	/* merge by key; UINT64_MAX (past the last old arbiter) is above every key, as ids < 2^31 */
-	int32_t old = 0, count = 0;
-	uint64_t old_key =
-	    old_count > 0 ? f2d_pair_key(olds[0].shape_a, olds[0].shape_b) : UINT64_MAX;
+	int32_t o = 0, head = 0, tail = 0, count = 0;
+	uint64_t old_key = old_count > 0 ? old_keys[0] : UINT64_MAX;
 	for (int32_t p = 0; p < pair_count; ++p) {
 		uint64_t key = pairs[p];
 		int32_t ia = (int32_t)(key >> 32), ib = (int32_t)(key & 0xFFFFFFFFu);
-		while (old_key < key) {
-			++old;
-			old_key = old < old_count
-			              ? f2d_pair_key(olds[old].shape_a, olds[old].shape_b)
-			              : UINT64_MAX;
+		if (old_key < key) { /* pairs that are gone: removed (the queue's first) */
+			int32_t o0 = o;
+			do {
+				++o;
+				old_key = o < old_count ? old_keys[o] : UINT64_MAX;
+			} while (old_key < key);
+			head = tail - head < o - o0 ? tail : head + (o - o0);
 		}
 		if (sensors && (w->shapes[ia].is_sensor || w->shapes[ib].is_sensor)) {
 			f2d_events_sensor_pair(w, ia, ib); /* an overlap, never an arbiter */
 			continue;
 		}
-		const f2d_arbiter *prev = old_key == key ? &olds[old] : NULL;
-		f2d_arbiter *arb = &next[count];
+		f2d_arbiter *arb = &arbs[count];
+		const f2d_arbiter *prev = NULL;
+		if (head == tail) {
+			/* the queue is empty (rd = o, the common case): old o is arbs[o], which is arb
+			 * itself when count == o (rebuilt in place); else it is not this pair's, and
+			 * waits in the queue when it is in the slot */
+			if (old_key == key) {
+				prev = &arbs[o];
+			} else if (count == o && o < old_count) {
+				queue[tail++] = arbs[o];
+			}
+		} else {
+			/* old o is queue[head]; the slot's old, arbs[rd], is never prev */
+			int32_t rd = o + (tail - head);
+			prev = old_key == key ? &queue[head] : NULL;
+			if (count == rd && rd < old_count) {
+				queue[tail++] = arbs[rd];
+			}
+		}
 		/* Neither body can move (asleep, static or a resting kinematic): the manifold would
 		 * not change, keep the arbiter as it is (frozen; see f2d_refresh_arbiters). */
 		if (prev != NULL && !f2d_body_active(&bodies[prev->body_a]) &&
 		    !f2d_body_active(&bodies[prev->body_b])) {
-			*arb = *prev;
+			if (arb != prev) {
+				*arb = *prev;
+			}
 			arb->frozen = true;
 			if (all_active) {
 				arb->active = true;
@@ -281,13 +320,7 @@ f2d_result f2d_update_contacts(f2d_world *w)
 			arb->active = true;
 		}
 	}
-	f2d_arbiter *t = w->arbiters;
-	int32_t tc = w->arbiter_capacity;
-	w->arbiters = w->arbiters_next;
-	w->arbiter_capacity = w->arbiters_next_capacity;
-	w->arbiter_count = count;
-	w->arbiters_next = t;
-	w->arbiters_next_capacity = tc;
+	w->arbiter_count = count; /* the olds not merged (keys past the last pair) are removed */
 	return F2D_OK;
 }
 

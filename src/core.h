@@ -399,7 +399,9 @@ struct f2d_world {
 	int32_t joint_capacity;
 	f2d_id_pool joint_ids;
 
-	/* arbiters sorted by (shape_a, shape_b); rebuilt every step by merging */
+	/* arbiters sorted by (shape_a, shape_b); rebuilt every step by merging in place
+	 * (contact.c); arbiters_next is scratch: the merge's queue of displaced arbiters, and the
+	 * snapshot loader's second buffer (swapped in) */
 	f2d_arbiter *arbiters;
 	int32_t arbiter_count, arbiter_capacity;
 	f2d_arbiter *arbiters_next;
