@@ -1624,7 +1624,7 @@ unsigned f2d_soft_simd_batch(f2d_world *w, f2d_contact_batch *bt, int kernel, in
 {
 #if F2D_HAVE_SIMD
 	if (kernel == F2D_KERNEL_AVX512) {
-		return soft_512(w->solver_vel, w->solver_disp, bt, 0, flip, use_bias, k, skip);
+		return soft_batch_512(w->solver_vel, w->solver_disp, bt, flip, use_bias, k, skip);
 	}
 	return soft_batch_256(w->solver_vel, w->solver_disp, bt, flip, use_bias, k, skip);
 #else
