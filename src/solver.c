@@ -807,6 +807,12 @@ static void solve_lane(f2d_world *w, f2d_contact_batch *bt, int32_t l, int32_t f
 #if F2D_HAVE_SIMD
 #include <immintrin.h>
 
+/* The soft pass's constants of a substep (f2d_softness) as 64-bit words, read by the kernels
+ * as broadcasts: br, ms, is by the lane's stiffness (index 1: against a body that cannot move) */
+typedef struct soft_consts {
+	int64_t br[2], ms[2], is[2], inv_h, max_push;
+} soft_consts;
+
 /* AVX-512 (F, DQ): 8 lanes */
 #define AVX512 __attribute__((target("avx512f,avx512dq,avx2")))
 
@@ -896,6 +902,7 @@ AVX512 static inline void rows_store_512(int64_t (*rows)[4], const int32_t *body
 #define K_ATTR AVX512
 #define K_W 8
 #define kv __m512i
+#define kp __mmask8
 #define K_LD(p) vld(p)
 #define K_SET1(c) _mm512_set1_epi64(c)
 #define K_ZERO _mm512_setzero_si512()
@@ -924,6 +931,7 @@ AVX512 static inline void rows_store_512(int64_t (*rows)[4], const int32_t *body
 #undef K_ATTR
 #undef K_W
 #undef kv
+#undef kp
 #undef K_LD
 #undef K_SET1
 #undef K_ZERO
@@ -1032,6 +1040,7 @@ AVX2 static inline void rows_store_256(int64_t (*rows)[4], const int32_t *body, 
 #define K_ATTR AVX2
 #define K_W 4
 #define kv __m256i
+#define kp __m256i
 #define K_LD(p) _mm256_cvtepi32_epi64(_mm_loadu_si128((const __m128i *)(const void *)(p)))
 #define K_SET1(c) _mm256_set1_epi64x(c)
 #define K_ZERO _mm256_setzero_si256()
@@ -1623,10 +1632,15 @@ unsigned f2d_soft_simd_batch(f2d_world *w, f2d_contact_batch *bt, int kernel, in
                              bool use_bias, const f2d_softness *k, unsigned skip)
 {
 #if F2D_HAVE_SIMD
+	const soft_consts c = {{k->bias_rate[0], k->bias_rate[1]},
+	                       {k->mass_scale[0], k->mass_scale[1]},
+	                       {k->impulse_scale[0], k->impulse_scale[1]},
+	                       k->inv_h,
+	                       k->max_push};
 	if (kernel == F2D_KERNEL_AVX512) {
-		return soft_batch_512(w->solver_vel, w->solver_disp, bt, flip, use_bias, k, skip);
+		return soft_batch_512(w->solver_vel, w->solver_disp, bt, flip, use_bias, &c, skip);
 	}
-	return soft_batch_256(w->solver_vel, w->solver_disp, bt, flip, use_bias, k, skip);
+	return soft_batch_256(w->solver_vel, w->solver_disp, bt, flip, use_bias, &c, skip);
 #else
 	(void)w;
 	(void)kernel;

@@ -199,11 +199,16 @@ K_ATTR static inline K_INLINE unsigned K(warm)(int64_t (*rows)[4], const f2d_con
  * bounce pending (skip), or whose check failed. Besides the scalar path's checks, the moves of
  * the centres (dc_b - dc_a, up to 2^33 in the scalar path) and the turns are checked, as
  * product operands;
- * every other product operand is a fix16 value, a saturated one, a clamped impulse or a checked
- * increment. The soft pass's friction anchor (soft_slip, soft_anchor) needs no check of its
- * own: the moves and turns it multiplies are those checked, the slip is saturated. br, ms, is: bias_rate, mass_scale, impulse_scale of index 0 and 1 (stiff). */
+ * every other product operand is a fix16 value, a clamped impulse or a checked value.
+ * Where the exact path saturates without a report (the separations, the relative velocities,
+ * the targets' errors, the slips and the anchored vt), the kernel checks instead: a lane whose
+ * value is in [-2^30, 2^30) gets the exact path's bits (the saturation is the identity there),
+ * any other falls back (values of 16384 m, m/s or more; cheaper than the clamps on AVX2, which
+ * has no 64-bit min and max). The upper clamp of P_n at INT32_MAX is the check's too. br, ms,
+ * is: bias_rate, mass_scale, impulse_scale of index 0 and 1 (stiff), from soft_consts
+ * (solver.c: 64-bit words, read as broadcasts). */
 K_ATTR static inline __attribute__((always_inline)) unsigned K(soft)(int64_t (*rows)[4], int64_t (*disp)[4], f2d_contact_batch *bt,
-                               int32_t o, int32_t flip, int use_bias, const f2d_softness *k,
+                               int32_t o, int32_t flip, int use_bias, const soft_consts *k,
                                unsigned skip)
 {
 	K(vvel) v;
@@ -218,12 +223,14 @@ K_ATTR static inline __attribute__((always_inline)) unsigned K(soft)(int64_t (*r
 	acc = K_OR3(acc, K(chk)(dta), K(chk)(dtb));
 	kv nx = K_LD(bt->nx + o), ny = K_LD(bt->ny + o);
 	kv lin = K(round16)(K_ADD(K_MUL(ddx, nx), K_MUL(ddy, ny)));
-	kv stiff = K_LD(bt->stiff + o);
-	kv br = K_SEL(K_GT(stiff, K_ZERO), K_SET1(k->bias_rate[1]), K_SET1(k->bias_rate[0]));
-	kv ms = K_SEL(K_GT(stiff, K_ZERO), K_SET1(k->mass_scale[1]), K_SET1(k->mass_scale[0]));
-	kv is =
-	    K_SEL(K_GT(stiff, K_ZERO), K_SET1(k->impulse_scale[1]), K_SET1(k->impulse_scale[0]));
-	const kv hi = K_SET1(INT32_MAX), lo = K_SET1(-INT32_MAX);
+	const kv hi = K_SET1(INT32_MAX);
+	kv br = K_ZERO, ms = K_ZERO, is = K_ZERO;
+	if (use_bias) {
+		kp stiff = K_GT(K_LD(bt->stiff + o), K_ZERO);
+		br = K_SEL(stiff, K_SET1(k->br[1]), K_SET1(k->br[0]));
+		ms = K_SEL(stiff, K_SET1(k->ms[1]), K_SET1(k->ms[0]));
+		is = K_SEL(stiff, K_SET1(k->is[1]), K_SET1(k->is[0]));
+	}
 	f2d_point_lanes *pp[2] = {&bt->p[flip], &bt->p[flip ^ 1]};
 	/* the separations first (they do not depend on the velocities): a group whose points all
 	 * have a gap, or all a depth, computes one target */
@@ -232,7 +239,24 @@ K_ATTR static inline __attribute__((always_inline)) unsigned K(soft)(int64_t (*r
 		f2d_point_lanes *p = pp[i];
 		kv ang =
 		    K(round16)(K_SUB(K_MUL(dtb, K_LD(p->rn_b + o)), K_MUL(dta, K_LD(p->rn_a + o))));
-		sv[i] = K_MAX(K_MIN(K_ADD(K_ADD(K_LD(p->sep + o), lin), ang), hi), lo);
+		sv[i] = K_ADD(K_ADD(K_LD(p->sep + o), lin), ang);
+		acc = K_OR(acc, K(chk)(sv[i]));
+	}
+	/* the friction anchors (soft_slip, soft_anchor: round16(slip inv_h) / 8, the slip a product
+	 * operand, checked; the division truncating, K_DIV8), which do not depend on the velocities
+	 * either: the displacements are not needed past here */
+	kv a8[2] = {K_ZERO, K_ZERO};
+	if (use_bias) {
+		/* the linear part, shared: (ddx, ddy) . (ny, -nx); ddx, ddy checked above */
+		kv lin_t = K(round16)(K_SUB(K_MUL(ddx, ny), K_MUL(ddy, nx)));
+		for (int32_t i = 0; i < 2; ++i) {
+			f2d_point_lanes *p = pp[i];
+			kv ang_t = K(round16)(
+			    K_SUB(K_MUL(dtb, K_LD(p->rt_b + o)), K_MUL(dta, K_LD(p->rt_a + o))));
+			kv slip = K_ADD(lin_t, ang_t);
+			acc = K_OR(acc, K(chk)(slip));
+			a8[i] = K_DIV8(K(mul16)(slip, K_SET1(k->inv_h)));
+		}
 	}
 	bool gaps = K_ANY(K_GT(sv[0], K_ZERO)) || K_ANY(K_GT(sv[1], K_ZERO));
 	bool depths = K_ANY(K_LT(sv[0], K_SET1(1))) || K_ANY(K_LT(sv[1], K_SET1(1)));
@@ -250,22 +274,26 @@ K_ATTR static inline __attribute__((always_inline)) unsigned K(soft)(int64_t (*r
 		if (i == 1) {
 			vn = K_ADD(vn, K(mul16)(dp[0], K_LD(bt->k12_n + o)));
 		}
-		vn = K_MAX(K_MIN(vn, hi), lo);
+		acc = K_OR(acc, K(chk)(vn));
 		/* s > 0: m_n sat(-s / h - vn) */
 		kv lam = K_ZERO, lam_gap = K_ZERO;
 		if (gaps) {
 			kv gap = K(mul16)(s, K_SET1(k->inv_h));
-			lam_gap = K(mul16)(mn, K_MAX(K_MIN(K_SUB(K_SUB(K_ZERO, gap), vn), hi), lo));
+			kv e = K_SUB(K_SUB(K_ZERO, gap), vn);
+			acc = K_OR(acc, K(chk)(e));
+			lam_gap = K(mul16)(mn, e);
 		}
 		if (depths && use_bias) {
 			kv target = K_MIN(K(mul16)(br, K_SUB(K_ZERO, s)), K_SET1(k->max_push));
-			kv e = K_MAX(K_MIN(K_SUB(target, K(mul16)(ms, vn)), hi), lo);
+			kv e = K_SUB(target, K(mul16)(ms, vn));
+			acc = K_OR(acc, K(chk)(e));
 			lam = K_SUB(K(mul16)(mn, e), K(mul16)(is, pn0));
 		} else if (depths) {
 			lam = K(mul16)(mn, K_SUB(K_ZERO, vn));
 		}
 		lam = K_SEL(K_GT(s, K_ZERO), lam_gap, lam);
-		kv q = K_MIN(K_MAX(K_ADD(pn0, lam), K_ZERO), hi);
+		/* the clamp at INT32_MAX is the check's: a q above it fails */
+		kv q = K_MAX(K_ADD(pn0, lam), K_ZERO);
 		acc = K_OR(acc, K(chk)(q));
 		pn[i] = q;
 		dp[i] = K_SUB(q, pn0);
@@ -277,9 +305,6 @@ K_ATTR static inline __attribute__((always_inline)) unsigned K(soft)(int64_t (*r
 	(&v, dp[0], dp[1], dv, K_LD(pp[0]->wn_a + o), K_LD(pp[0]->wn_b + o), K_LD(pp[1]->wn_a + o),
 	 K_LD(pp[1]->wn_b + o), 0, &acc);
 	kv mu = K_LD(bt->friction + o);
-	/* the friction anchor's linear part (soft_slip: (ddx, ddy) . (ny, -nx); ddx, ddy checked
-	 * above, so the products are exact) */
-	kv lin_t = use_bias ? K(round16)(K_SUB(K_MUL(ddx, ny), K_MUL(ddy, nx))) : K_ZERO;
 	/* the friction block, as the normal one (k12_t) */
 	dx = K_SUB(v.vbx, v.vax);
 	dy = K_SUB(v.vby, v.vay);
@@ -292,14 +317,11 @@ K_ATTR static inline __attribute__((always_inline)) unsigned K(soft)(int64_t (*r
 		if (i == 1) {
 			vt = K_ADD(vt, K(mul16)(dp[0], K_LD(bt->k12_t + o)));
 		}
-		vt = K_MAX(K_MIN(vt, hi), lo);
+		acc = K_OR(acc, K(chk)(vt));
 		if (use_bias) {
-			/* soft_anchor: sat(vt + round16(slip inv_h) / 8), slip saturated to fix16
-			 * (a product operand), the division truncating (K_DIV8) */
-			kv ang_t = K(round16)(K_SUB(K_MUL(dtb, rtb), K_MUL(dta, rta)));
-			kv slip = K_MAX(K_MIN(K_ADD(lin_t, ang_t), hi), lo);
-			kv a8 = K_DIV8(K(mul16)(slip, K_SET1(k->inv_h)));
-			vt = K_MAX(K_MIN(K_ADD(vt, a8), hi), lo);
+			/* soft_anchor: sat(vt + a8), checked */
+			vt = K_ADD(vt, a8[i]);
+			acc = K_OR(acc, K(chk)(vt));
 		}
 		kv max_pt = K_MIN(K(mul16)(mu, pn[i]), hi);
 		kv neg = K_SUB(K_ZERO, max_pt);
@@ -352,7 +374,7 @@ K_ATTR static unsigned K(warm_batch)(int64_t (*rows)[4], const f2d_contact_batch
  * use_bias are gone (measured: callgrind, AVX2, pyramid20 and rain1000) */
 #define K_SOFT_BATCH(FB, F, B)                                                                    \
 	K_ATTR static unsigned K(soft_batch_##FB)(int64_t(*rows)[4], int64_t(*disp)[4],           \
-	                                          f2d_contact_batch * bt, const f2d_softness *k,  \
+	                                          f2d_contact_batch * bt, const soft_consts *k,    \
 	                                          unsigned skip)                                  \
 	{                                                                                         \
 		unsigned rest = 0;                                                                \
@@ -368,7 +390,7 @@ K_ATTR static unsigned K(warm_batch)(int64_t (*rows)[4], const f2d_contact_batch
  * as K_SOFT_BATCH */
 #define K_SOFT_BATCH(FB, F, B)                                                                    \
 	K_ATTR static unsigned K(soft_batch_##FB)(int64_t(*rows)[4], int64_t(*disp)[4],           \
-	                                          f2d_contact_batch * bt, const f2d_softness *k,  \
+	                                          f2d_contact_batch * bt, const soft_consts *k,    \
 	                                          unsigned skip)                                  \
 	{                                                                                         \
 		return K(soft)(rows, disp, bt, 0, F, B, k, skip);                                 \
@@ -383,7 +405,7 @@ K_SOFT_BATCH(f1b1, 1, 1)
 /* The soft pass on one batch: the variant of (flip, use_bias) */
 K_ATTR static inline unsigned K(soft_batch)(int64_t (*rows)[4], int64_t (*disp)[4],
                                             f2d_contact_batch *bt, int32_t flip, int use_bias,
-                                            const f2d_softness *k, unsigned skip)
+                                            const soft_consts *k, unsigned skip)
 {
 	if (flip) {
 		return use_bias ? K(soft_batch_f1b1)(rows, disp, bt, k, skip)
