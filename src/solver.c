@@ -807,12 +807,6 @@ static void solve_lane(f2d_world *w, f2d_contact_batch *bt, int32_t l, int32_t f
 #if F2D_HAVE_SIMD
 #include <immintrin.h>
 
-/* The soft pass's constants of a substep (f2d_softness) as 64-bit words, read by the kernels
- * as broadcasts: br, ms, is by the lane's stiffness (index 1: against a body that cannot move) */
-typedef struct soft_consts {
-	int64_t br[2], ms[2], is[2], inv_h, max_push;
-} soft_consts;
-
 /* AVX-512 (F, DQ): 8 lanes */
 #define AVX512 __attribute__((target("avx512f,avx512dq,avx2")))
 
@@ -1629,18 +1623,13 @@ static unsigned simd_batch(f2d_world *w, f2d_contact_batch *bt, int kernel, int3
 /* The soft step's pass (solver_soft.c) on one batch by the SIMD kernel; returns the lanes left
  * over (those in skip among them). */
 unsigned f2d_soft_simd_batch(f2d_world *w, f2d_contact_batch *bt, int kernel, int32_t flip,
-                             bool use_bias, const f2d_softness *k, unsigned skip)
+                             bool use_bias, const f2d_soft_consts *k, unsigned skip)
 {
 #if F2D_HAVE_SIMD
-	const soft_consts c = {{k->bias_rate[0], k->bias_rate[1]},
-	                       {k->mass_scale[0], k->mass_scale[1]},
-	                       {k->impulse_scale[0], k->impulse_scale[1]},
-	                       k->inv_h,
-	                       k->max_push};
 	if (kernel == F2D_KERNEL_AVX512) {
-		return soft_batch_512(w->solver_vel, w->solver_disp, bt, flip, use_bias, &c, skip);
+		return soft_batch_512(w->solver_vel, w->solver_disp, bt, flip, use_bias, k, skip);
 	}
-	return soft_batch_256(w->solver_vel, w->solver_disp, bt, flip, use_bias, &c, skip);
+	return soft_batch_256(w->solver_vel, w->solver_disp, bt, flip, use_bias, k, skip);
 #else
 	(void)w;
 	(void)kernel;

@@ -227,10 +227,18 @@ static inline int64_t wmul16(int64_t a, int64_t b)
  * path, exact path), without vel_in / vel_out */
 void f2d_contacts_warm_rows(f2d_world *w);
 
+/* The soft pass's constants of a substep (f2d_softness) as 64-bit words, read by the SIMD
+ * kernels as broadcasts (solver_soft.c makes them once per pass): br, ms, is the bias_rate,
+ * mass_scale and impulse_scale by the lane's stiffness (index 1: against a body that cannot
+ * move) */
+typedef struct f2d_soft_consts {
+	int64_t br[2], ms[2], is[2], inv_h, max_push;
+} f2d_soft_consts;
+
 /* solver.c: the soft pass (solver_soft.c's soft_lane_fast) on one batch by the SIMD kernel of
  * that level (solver_kernel.h); returns a bit per lane left to the caller (skip among them),
  * whose state is untouched */
 unsigned f2d_soft_simd_batch(f2d_world *w, f2d_contact_batch *bt, int kernel, int32_t flip,
-                             bool use_bias, const f2d_softness *k, unsigned skip);
+                             bool use_bias, const f2d_soft_consts *k, unsigned skip);
 
 #endif

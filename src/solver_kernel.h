@@ -205,10 +205,10 @@ K_ATTR static inline K_INLINE unsigned K(warm)(int64_t (*rows)[4], const f2d_con
  * value is in [-2^30, 2^30) gets the exact path's bits (the saturation is the identity there),
  * any other falls back (values of 16384 m, m/s or more; cheaper than the clamps on AVX2, which
  * has no 64-bit min and max). The upper clamp of P_n at INT32_MAX is the check's too. br, ms,
- * is: bias_rate, mass_scale, impulse_scale of index 0 and 1 (stiff), from soft_consts
- * (solver.c: 64-bit words, read as broadcasts). */
+ * is: bias_rate, mass_scale, impulse_scale of index 0 and 1 (stiff), from f2d_soft_consts
+ * (solver_internal.h: 64-bit words, read as broadcasts). */
 K_ATTR static inline __attribute__((always_inline)) unsigned K(soft)(int64_t (*rows)[4], int64_t (*disp)[4], f2d_contact_batch *bt,
-                               int32_t o, int32_t flip, int use_bias, const soft_consts *k,
+                               int32_t o, int32_t flip, int use_bias, const f2d_soft_consts *k,
                                unsigned skip)
 {
 	K(vvel) v;
@@ -374,7 +374,7 @@ K_ATTR static unsigned K(warm_batch)(int64_t (*rows)[4], const f2d_contact_batch
  * use_bias are gone (measured: callgrind, AVX2, pyramid20 and rain1000) */
 #define K_SOFT_BATCH(FB, F, B)                                                                    \
 	K_ATTR static unsigned K(soft_batch_##FB)(int64_t(*rows)[4], int64_t(*disp)[4],           \
-	                                          f2d_contact_batch * bt, const soft_consts *k,    \
+	                                          f2d_contact_batch * bt, const f2d_soft_consts *k, \
 	                                          unsigned skip)                                  \
 	{                                                                                         \
 		unsigned rest = 0;                                                                \
@@ -390,7 +390,7 @@ K_ATTR static unsigned K(warm_batch)(int64_t (*rows)[4], const f2d_contact_batch
  * as K_SOFT_BATCH */
 #define K_SOFT_BATCH(FB, F, B)                                                                    \
 	K_ATTR static unsigned K(soft_batch_##FB)(int64_t(*rows)[4], int64_t(*disp)[4],           \
-	                                          f2d_contact_batch * bt, const soft_consts *k,    \
+	                                          f2d_contact_batch * bt, const f2d_soft_consts *k, \
 	                                          unsigned skip)                                  \
 	{                                                                                         \
 		return K(soft)(rows, disp, bt, 0, F, B, k, skip);                                 \
@@ -402,10 +402,11 @@ K_SOFT_BATCH(f1b0, 1, 0)
 K_SOFT_BATCH(f1b1, 1, 1)
 #undef K_SOFT_BATCH
 
-/* The soft pass on one batch: the variant of (flip, use_bias) */
-K_ATTR static inline unsigned K(soft_batch)(int64_t (*rows)[4], int64_t (*disp)[4],
-                                            f2d_contact_batch *bt, int32_t flip, int use_bias,
-                                            const soft_consts *k, unsigned skip)
+/* The soft pass on one batch: the variant of (flip, use_bias) (no target attribute: inlined
+ * into its caller) */
+static inline unsigned K(soft_batch)(int64_t (*rows)[4], int64_t (*disp)[4],
+                                     f2d_contact_batch *bt, int32_t flip, int use_bias,
+                                     const f2d_soft_consts *k, unsigned skip)
 {
 	if (flip) {
 		return use_bias ? K(soft_batch_f1b1)(rows, disp, bt, k, skip)

@@ -496,6 +496,11 @@ void f2d_soft_solve(f2d_world *w, const f2d_softness *k, bool use_bias, int32_t 
 {
 	bool saturated = false;
 	int kernel = f2d_kernel_level();
+	const f2d_soft_consts kc = {{k->bias_rate[0], k->bias_rate[1]},
+	                            {k->mass_scale[0], k->mass_scale[1]},
+	                            {k->impulse_scale[0], k->impulse_scale[1]},
+	                            k->inv_h,
+	                            k->max_push};
 	if (!in_rows) {
 		vel_in(w);
 	}
@@ -510,7 +515,7 @@ void f2d_soft_solve(f2d_world *w, const f2d_softness *k, bool use_bias, int32_t 
 		}
 		unsigned todo = (1u << bt->lanes) - 1u;
 		if (kernel != F2D_KERNEL_SCALAR && !bt->sequential) {
-			todo = f2d_soft_simd_batch(w, bt, kernel, flip, use_bias, k, bounce);
+			todo = f2d_soft_simd_batch(w, bt, kernel, flip, use_bias, &kc, bounce);
 			COUNT_SOFT(0, bt->lanes - f2d_popcount(todo));
 		}
 		for (; todo != 0; todo &= todo - 1) {
