@@ -1601,43 +1601,60 @@ const char *f2d_solver_kernel(void)
 	return names[f2d_kernel_level()];
 }
 
-/* Warm start or solve of one batch by the SIMD kernel; returns the lanes left over. */
-static unsigned simd_batch(f2d_world *w, f2d_contact_batch *bt, int kernel, int32_t flip, bool warm)
+/* Solve of one batch by the SIMD kernel; returns the lanes left over. */
+static unsigned simd_batch(f2d_world *w, f2d_contact_batch *bt, int kernel, int32_t flip)
 {
 #if F2D_HAVE_SIMD
 	if (kernel == F2D_KERNEL_AVX512) {
-		return warm ? warm_512(w->solver_vel, bt, 0)
-		            : solve_512(w->solver_vel, bt, 0, flip);
+		return solve_512(w->solver_vel, bt, 0, flip);
 	}
-	return warm ? warm_batch_256(w->solver_vel, bt) : solve_batch_256(w->solver_vel, bt, flip);
+	return solve_batch_256(w->solver_vel, bt, flip);
 #else
 	(void)w;
 	(void)bt;
 	(void)kernel;
 	(void)flip;
-	(void)warm;
 	return 0;
 #endif
 }
 
-/* The soft step's pass (solver_soft.c) on one batch by the SIMD kernel; returns the lanes left
- * over (those in skip among them). */
-unsigned f2d_soft_simd_batch(f2d_world *w, f2d_contact_batch *bt, int kernel, int32_t flip,
-                             bool use_bias, const f2d_soft_consts *k, unsigned skip)
+/* The warm start by the SIMD kernel from batch i on (K(warm_run) in solver_kernel.h): the index
+ * of the batch it stopped at (sequential, or with the lanes *rest left over); without SIMD
+ * kernels i. */
+static int32_t simd_warm_run(f2d_world *w, int32_t i, int kernel, unsigned *rest)
 {
 #if F2D_HAVE_SIMD
 	if (kernel == F2D_KERNEL_AVX512) {
-		return soft_batch_512(w->solver_vel, w->solver_disp, bt, flip, use_bias, k, skip);
+		return warm_run_512(w->solver_vel, w->batches, i, w->batch_count, rest);
 	}
-	return soft_batch_256(w->solver_vel, w->solver_disp, bt, flip, use_bias, k, skip);
+	return warm_run_256(w->solver_vel, w->batches, i, w->batch_count, rest);
+#else
+	(void)w;
+	(void)kernel;
+	(void)rest;
+	return i;
+#endif
+}
+
+/* The soft step's pass (solver_soft.c) by the SIMD kernel from batch i on (solver_internal.h). */
+int32_t f2d_soft_simd_run(f2d_world *w, int32_t i, int kernel, int32_t flip, bool use_bias,
+                          const f2d_soft_consts *k, unsigned *rest)
+{
+#if F2D_HAVE_SIMD
+	if (kernel == F2D_KERNEL_AVX512) {
+		return soft_run_512(w->solver_vel, w->solver_disp, w->batches, i, w->batch_count, flip,
+		                    use_bias, k, rest);
+	}
+	return soft_run_256(w->solver_vel, w->solver_disp, w->batches, i, w->batch_count, flip,
+	                    use_bias, k, rest);
 #else
 	(void)w;
 	(void)kernel;
 	(void)flip;
 	(void)use_bias;
 	(void)k;
-	(void)skip;
-	return (1u << bt->lanes) - 1u;
+	(void)rest;
+	return i;
 #endif
 }
 
@@ -1832,11 +1849,23 @@ void f2d_contacts_warm_rows(f2d_world *w)
 	bool saturated = false;
 	int kernel = f2d_kernel_level();
 	for (int32_t i = 0; i < w->batch_count; ++i) {
+		unsigned todo = 0;
+		if (kernel != F2D_KERNEL_SCALAR) {
+			/* the SIMD kernel on the batches from i on, up to a sequential one or one
+			 * with lanes left over (todo) */
+			int32_t j = simd_warm_run(w, i, kernel, &todo);
+			for (; i < j; ++i) {
+				COUNT_PATH(0, w->batches[i].lanes);
+			}
+			if (i == w->batch_count) {
+				break;
+			}
+		}
 		f2d_contact_batch *bt = &w->batches[i];
-		unsigned todo = (1u << bt->lanes) - 1u;
 		if (kernel != F2D_KERNEL_SCALAR && !bt->sequential) {
-			todo = simd_batch(w, bt, kernel, 0, true);
 			COUNT_PATH(0, bt->lanes - f2d_popcount(todo));
+		} else {
+			todo = (1u << bt->lanes) - 1u;
 		}
 		for (; todo != 0; todo &= todo - 1) {
 			int32_t l = f2d_ctz64(todo);
@@ -1879,7 +1908,7 @@ void f2d_contacts_solve(f2d_world *w, int32_t iteration)
 	for (int32_t i = 0; i < w->batch_count; ++i) {
 		f2d_contact_batch *bt = &w->batches[i];
 		if (kernel != F2D_KERNEL_SCALAR && !bt->sequential) {
-			unsigned rest = simd_batch(w, bt, kernel, flip, false);
+			unsigned rest = simd_batch(w, bt, kernel, flip);
 			COUNT_PATH(2, bt->lanes - f2d_popcount(rest));
 			for (; rest != 0; rest &= rest - 1) {
 				int32_t l = f2d_ctz64(rest);

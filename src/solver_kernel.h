@@ -360,58 +360,95 @@ K_ATTR static unsigned K(solve_batch)(int64_t (*rows)[4], f2d_contact_batch *bt,
 	return rest;
 }
 
-K_ATTR static unsigned K(warm_batch)(int64_t (*rows)[4], const f2d_contact_batch *bt)
-{
-	unsigned rest = 0;
-	for (int32_t o = 0; o < bt->lanes; o += K_W) {
-		rest |= K(warm)(rows, bt, o) << o;
-	}
-	return rest;
-}
+/* K(warm) on every group of a batch in lane order; a bit per lane left over */
+#define K_WARM_GROUPS(rows, bt, rest)                                                             \
+	do {                                                                                      \
+		for (int32_t o = 0; o < (bt)->lanes; o += K_W) {                                  \
+			rest |= K(warm)(rows, bt, o) << o;                                        \
+		}                                                                                 \
+	} while (0)
 
-/* K(soft) on every group of a batch, one function per (flip, use_bias): both are constants
- * there, so the points' lanes are addressed from bt by fixed offsets and the branches on
- * use_bias are gone (measured: callgrind, AVX2, pyramid20 and rain1000) */
-#define K_SOFT_BATCH(FB, F, B)                                                                    \
-	K_ATTR static unsigned K(soft_batch_##FB)(int64_t(*rows)[4], int64_t(*disp)[4],           \
-	                                          f2d_contact_batch * bt, const f2d_soft_consts *k, \
-	                                          unsigned skip)                                  \
-	{                                                                                         \
-		unsigned rest = 0;                                                                \
-		for (int32_t o = 0; o < bt->lanes; o += K_W) {                                    \
-			rest |= K(soft)(rows, disp, bt, o, F, B, k,                               \
-			                (skip >> o) & ((1u << K_W) - 1u))                         \
+/* K(soft) on every group of a batch in lane order; a bit per lane left over */
+#define K_SOFT_GROUPS(rows, disp, bt, F, B, k, skip, rest)                                        \
+	do {                                                                                      \
+		for (int32_t o = 0; o < (bt)->lanes; o += K_W) {                                  \
+			rest |= K(soft)(rows, disp, bt, o, F, B, k, ((skip) >> o) & ((1u << K_W) - 1u)) \
 			        << o;                                                             \
 		}                                                                                 \
-		return rest;                                                                      \
-	}
+	} while (0)
 #else
-/* K(soft) on the one group of a batch (K_W = F2D_LANES), one function per (flip, use_bias),
- * as K_SOFT_BATCH */
-#define K_SOFT_BATCH(FB, F, B)                                                                    \
-	K_ATTR static unsigned K(soft_batch_##FB)(int64_t(*rows)[4], int64_t(*disp)[4],           \
-	                                          f2d_contact_batch * bt, const f2d_soft_consts *k, \
-	                                          unsigned skip)                                  \
-	{                                                                                         \
-		return K(soft)(rows, disp, bt, 0, F, B, k, skip);                                 \
-	}
+/* K(warm) on the one group of a batch (K_W = F2D_LANES) */
+#define K_WARM_GROUPS(rows, bt, rest) (rest = K(warm)(rows, bt, 0))
+/* K(soft) on the one group of a batch (K_W = F2D_LANES) */
+#define K_SOFT_GROUPS(rows, disp, bt, F, B, k, skip, rest)                                        \
+	(rest = K(soft)(rows, disp, bt, 0, F, B, k, skip))
 #endif
-K_SOFT_BATCH(f0b0, 0, 0)
-K_SOFT_BATCH(f0b1, 0, 1)
-K_SOFT_BATCH(f1b0, 1, 0)
-K_SOFT_BATCH(f1b1, 1, 1)
-#undef K_SOFT_BATCH
+/* The warm start on the batches from i on, in order, as K_SOFT_RUN below: one call runs many
+ * batches; it stops at a sequential batch (untouched), after a batch with lanes left over
+ * (their bits in *rest, their state untouched) or at n, and returns the index of the batch it
+ * stopped at. */
+K_ATTR static int32_t K(warm_run)(int64_t (*rows)[4], const f2d_contact_batch *bts, int32_t i,
+                                  int32_t n, unsigned *rest)
+{
+	for (; i < n; ++i) {
+		const f2d_contact_batch *bt = &bts[i];
+		if (bt->sequential) {
+			break;
+		}
+		unsigned r = 0;
+		K_WARM_GROUPS(rows, bt, r);
+		if (r != 0) {
+			*rest = r;
+			break;
+		}
+	}
+	return i;
+}
+#undef K_WARM_GROUPS
 
-/* The soft pass on one batch: the variant of (flip, use_bias) (no target attribute: inlined
- * into its caller) */
-static inline unsigned K(soft_batch)(int64_t (*rows)[4], int64_t (*disp)[4],
-                                     f2d_contact_batch *bt, int32_t flip, int use_bias,
-                                     const f2d_soft_consts *k, unsigned skip)
+/* The soft pass on the batches from i on, in order, one function per (flip, use_bias): both are
+ * constants there, so the points' lanes are addressed from bt by fixed offsets and the branches
+ * on use_bias are gone; and one call runs many batches (the set-up of the constants and the
+ * register saves once). It stops at a sequential batch (untouched: the caller's), after a
+ * batch with lanes left over (those with a bounce pending, f2d_soft_bounce_lanes, among them;
+ * their bits in *rest, their state untouched) or at n, and returns the index of the batch it
+ * stopped at. */
+#define K_SOFT_RUN(FB, F, B)                                                                      \
+	K_ATTR static int32_t K(soft_run_##FB)(int64_t(*rows)[4], int64_t(*disp)[4],              \
+	                                       f2d_contact_batch * bts, int32_t i, int32_t n,     \
+	                                       const f2d_soft_consts *k, unsigned *rest)          \
+	{                                                                                         \
+		for (; i < n; ++i) {                                                              \
+			f2d_contact_batch *bt = &bts[i];                                          \
+			if (bt->sequential) {                                                     \
+				break;                                                            \
+			}                                                                         \
+			unsigned skip = bt->bounce ? f2d_soft_bounce_lanes(bt) : 0u, r = 0;       \
+			K_SOFT_GROUPS(rows, disp, bt, F, B, k, skip, r);                          \
+			if (r != 0) {                                                             \
+				*rest = r;                                                        \
+				break;                                                            \
+			}                                                                         \
+		}                                                                                 \
+		return i;                                                                         \
+	}
+K_SOFT_RUN(f0b0, 0, 0)
+K_SOFT_RUN(f0b1, 0, 1)
+K_SOFT_RUN(f1b0, 1, 0)
+K_SOFT_RUN(f1b1, 1, 1)
+#undef K_SOFT_RUN
+#undef K_SOFT_GROUPS
+
+/* The soft pass's run (K_SOFT_RUN) of the variant of (flip, use_bias) (no target attribute:
+ * inlined into its caller) */
+static inline int32_t K(soft_run)(int64_t (*rows)[4], int64_t (*disp)[4], f2d_contact_batch *bts,
+                                  int32_t i, int32_t n, int32_t flip, int use_bias,
+                                  const f2d_soft_consts *k, unsigned *rest)
 {
 	if (flip) {
-		return use_bias ? K(soft_batch_f1b1)(rows, disp, bt, k, skip)
-		                : K(soft_batch_f1b0)(rows, disp, bt, k, skip);
+		return use_bias ? K(soft_run_f1b1)(rows, disp, bts, i, n, k, rest)
+		                : K(soft_run_f1b0)(rows, disp, bts, i, n, k, rest);
 	}
-	return use_bias ? K(soft_batch_f0b1)(rows, disp, bt, k, skip)
-	                : K(soft_batch_f0b0)(rows, disp, bt, k, skip);
+	return use_bias ? K(soft_run_f0b1)(rows, disp, bts, i, n, k, rest)
+	                : K(soft_run_f0b0)(rows, disp, bts, i, n, k, rest);
 }
