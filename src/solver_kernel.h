@@ -168,8 +168,9 @@ K_ATTR static inline K_INLINE unsigned K(solve)(int64_t (*rows)[4], f2d_contact_
 	return live & ~ok;
 }
 
-/* warm_start_fast on the lanes of a group (apply twice); as K(solve). The accumulated
- * impulses are checked too: their sum is a product operand. */
+/* warm_start_fast on the lanes of a group (apply twice); as K(solve). The sums of the
+ * accumulated impulses are checked too: each is a product operand (the impulses themselves are
+ * stored fix16 values, 32-bit operands as they are). */
 K_ATTR static inline K_INLINE unsigned K(warm)(int64_t (*rows)[4], const f2d_contact_batch *bt, int32_t o)
 {
 	K(vvel) v;
@@ -178,7 +179,7 @@ K_ATTR static inline K_INLINE unsigned K(warm)(int64_t (*rows)[4], const f2d_con
 	const f2d_point_lanes *p1 = &bt->p[0], *p2 = &bt->p[1];
 	kv pn1 = K_LD(p1->pn + o), pn2 = K_LD(p2->pn + o);
 	kv pt1 = K_LD(p1->pt + o), pt2 = K_LD(p2->pt + o);
-	kv acc = K_OR3(K(chk_vel)(&v), K_OR3(K(chk)(pn1), K(chk)(pn2), K(chk)(pt1)), K(chk)(pt2));
+	kv acc = K_OR3(K(chk_vel)(&v), K(chk)(K_ADD(pn1, pn2)), K(chk)(K_ADD(pt1, pt2)));
 	K(apply)
 	(&v, pn1, pn2, dv, K_LD(p1->wn_a + o), K_LD(p1->wn_b + o), K_LD(p2->wn_a + o),
 	 K_LD(p2->wn_b + o), 0, &acc);
