@@ -121,7 +121,7 @@ static inline unsigned K(live)(const f2d_contact_batch *bt, int32_t o)
 
 /* solve_fast on the lanes of a group; returns a bit per lane it could not solve (their state
  * is untouched: the caller solves them by the exact path) */
-K_ATTR static inline K_INLINE unsigned K(solve)(int64_t (*rows)[4], f2d_contact_batch *bt, int32_t o, int32_t flip)
+K_ATTR static inline __attribute__((always_inline)) unsigned K(solve)(int64_t (*rows)[4], f2d_contact_batch *bt, int32_t o, int32_t flip)
 {
 	K(vvel) v;
 	kv dv[4];
@@ -349,18 +349,16 @@ K_ATTR static inline __attribute__((always_inline)) unsigned K(soft)(int64_t (*r
 }
 
 #if K_BATCH
-/* K(solve), K(warm), K(soft) on every group of a batch, in lane order: one call per batch, so
- * the kernels' register saves and restores are paid once per batch (AVX2: two groups), not per
- * group; a bit per lane left over (bit o + i: lane i of the group at o) */
-K_ATTR static unsigned K(solve_batch)(int64_t (*rows)[4], f2d_contact_batch *bt, int32_t flip)
-{
-	unsigned rest = 0;
-	for (int32_t o = 0; o < bt->lanes; o += K_W) {
-		rest |= K(solve)(rows, bt, o, flip) << o;
-	}
-	return rest;
-}
-
+/* The group kernels on every group of a batch, in lane order, inside the runs below (one call
+ * per run of batches: the kernels' register saves and restores are paid once per run); a bit
+ * per lane left over (bit o + i: lane i of the group at o) */
+/* K(solve) on every group of a batch in lane order; a bit per lane left over */
+#define K_SOLVE_GROUPS(rows, bt, F, rest)                                                         \
+	do {                                                                                      \
+		for (int32_t o = 0; o < (bt)->lanes; o += K_W) {                                  \
+			rest |= K(solve)(rows, bt, o, F) << o;                                    \
+		}                                                                                 \
+	} while (0)
 /* K(warm) on every group of a batch in lane order; a bit per lane left over */
 #define K_WARM_GROUPS(rows, bt, rest)                                                             \
 	do {                                                                                      \
@@ -378,6 +376,8 @@ K_ATTR static unsigned K(solve_batch)(int64_t (*rows)[4], f2d_contact_batch *bt,
 		}                                                                                 \
 	} while (0)
 #else
+/* K(solve) on the one group of a batch (K_W = F2D_LANES) */
+#define K_SOLVE_GROUPS(rows, bt, F, rest) (rest = K(solve)(rows, bt, 0, F))
 /* K(warm) on the one group of a batch (K_W = F2D_LANES) */
 #define K_WARM_GROUPS(rows, bt, rest) (rest = K(warm)(rows, bt, 0))
 /* K(soft) on the one group of a batch (K_W = F2D_LANES) */
@@ -406,6 +406,31 @@ K_ATTR static int32_t K(warm_run)(int64_t (*rows)[4], const f2d_contact_batch *b
 	return i;
 }
 #undef K_WARM_GROUPS
+
+/* A Gauss-Seidel pass on the batches from i on, as K(warm_run), one function per flip (a
+ * constant there, as in K_SOFT_RUN) */
+#define K_SOLVE_RUN(F)                                                                            \
+	K_ATTR static int32_t K(solve_run_f##F)(int64_t(*rows)[4], f2d_contact_batch * bts,       \
+	                                        int32_t i, int32_t n, unsigned *rest)             \
+	{                                                                                         \
+		for (; i < n; ++i) {                                                              \
+			f2d_contact_batch *bt = &bts[i];                                          \
+			if (bt->sequential) {                                                     \
+				break;                                                            \
+			}                                                                         \
+			unsigned r = 0;                                                           \
+			K_SOLVE_GROUPS(rows, bt, F, r);                                           \
+			if (r != 0) {                                                             \
+				*rest = r;                                                        \
+				break;                                                            \
+			}                                                                         \
+		}                                                                                 \
+		return i;                                                                         \
+	}
+K_SOLVE_RUN(0)
+K_SOLVE_RUN(1)
+#undef K_SOLVE_RUN
+#undef K_SOLVE_GROUPS
 
 /* The soft pass on the batches from i on, in order, one function per (flip, use_bias): both are
  * constants there, so the points' lanes are addressed from bt by fixed offsets and the branches
