@@ -16,8 +16,9 @@
  *   K_DIV8(p)      C's p / 8 of each lane (truncating toward 0), |p| < 2^59
  *   K_STORE_BITS(p, bits, v)  stores the lanes of v whose bit is set
  *   K_ROWS_LOAD / K_ROWS_STORE  the velocity rows of the lanes' bodies, transposed
- *   K_BATCH        1: the batch loops K(solve_batch) ... are built, the group kernels inlined
- *                  into them (K_INLINE: always_inline); 0: the caller calls the group kernels
+ *   K_BATCH        1: a batch is several groups (a loop over them); 0: a batch is one group
+ *   K_INLINE       the group kernels' inlining (the soft and solve ones are always inlined into
+ *                  the runs of batches K(soft_run_*), K(solve_run_f*); K(warm) by K_INLINE)
  * Every function is the scalar fast path (solver.c) on K_W lanes, operation for operation; see
  * there and at "---- SIMD ----" why the products are exact when a lane's check passes. A lane
  * group is K_W lanes of a batch from lane o.
