@@ -227,10 +227,32 @@ static inline int64_t wmul16(int64_t a, int64_t b)
  * path, exact path), without vel_in / vel_out */
 void f2d_contacts_warm_rows(f2d_world *w);
 
-/* solver.c: the soft pass (solver_soft.c's soft_lane_fast) on one batch by the SIMD kernel of
- * that level (solver_kernel.h); returns a bit per lane left to the caller (skip among them),
- * whose state is untouched */
-unsigned f2d_soft_simd_batch(f2d_world *w, f2d_contact_batch *bt, int kernel, int32_t flip,
-                             bool use_bias, const f2d_softness *k, unsigned skip);
+/* The soft pass's constants of a substep (f2d_softness) as 64-bit words, read by the SIMD
+ * kernels as broadcasts (solver_soft.c makes them once per pass): br, ms, is the bias_rate,
+ * mass_scale and impulse_scale by the lane's stiffness (index 1: against a body that cannot
+ * move) */
+typedef struct f2d_soft_consts {
+	int64_t br[2], ms[2], is[2], inv_h, max_push;
+} f2d_soft_consts;
+
+/* A bit per lane of the batch with a bounce pending (the soft passes leave those to the exact
+ * path). Built by shifts: no vectorized variable shift, which clang makes of float
+ * conversions. */
+static inline unsigned f2d_soft_bounce_lanes(const f2d_contact_batch *bt)
+{
+	unsigned bounce = 0;
+	for (int32_t l = bt->bounce ? bt->lanes - 1 : -1; l >= 0; --l) {
+		bounce = bounce << 1 | ((bt->p[0].bounce[l] | bt->p[1].bounce[l]) != 0 ? 1u : 0u);
+	}
+	return bounce;
+}
+
+/* solver.c: the soft pass (solver_soft.c's soft_lane_fast) by the SIMD kernel of that level
+ * (solver_kernel.h) on the batches from i on, in order: it stops at a sequential batch
+ * (untouched), after a batch with lanes left over (those with a bounce pending among them;
+ * their bits in *rest, their state untouched) or at the end, and returns the index of the
+ * batch it stopped at. Without SIMD kernels: i, rest untouched. */
+int32_t f2d_soft_simd_run(f2d_world *w, int32_t i, int kernel, int32_t flip, bool use_bias,
+                          const f2d_soft_consts *k, unsigned *rest);
 
 #endif

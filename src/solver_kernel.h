@@ -16,8 +16,9 @@
  *   K_DIV8(p)      C's p / 8 of each lane (truncating toward 0), |p| < 2^59
  *   K_STORE_BITS(p, bits, v)  stores the lanes of v whose bit is set
  *   K_ROWS_LOAD / K_ROWS_STORE  the velocity rows of the lanes' bodies, transposed
- *   K_BATCH        1: the batch loops K(solve_batch) ... are built, the group kernels inlined
- *                  into them (K_INLINE: always_inline); 0: the caller calls the group kernels
+ *   K_BATCH        1: a batch is several groups (a loop over them); 0: a batch is one group
+ *   K_INLINE       the group kernels' inlining (the soft and solve ones are always inlined into
+ *                  the runs of batches K(soft_run_*), K(solve_run_f*); K(warm) by K_INLINE)
  * Every function is the scalar fast path (solver.c) on K_W lanes, operation for operation; see
  * there and at "---- SIMD ----" why the products are exact when a lane's check passes. A lane
  * group is K_W lanes of a batch from lane o.
@@ -121,7 +122,7 @@ static inline unsigned K(live)(const f2d_contact_batch *bt, int32_t o)
 
 /* solve_fast on the lanes of a group; returns a bit per lane it could not solve (their state
  * is untouched: the caller solves them by the exact path) */
-K_ATTR static inline K_INLINE unsigned K(solve)(int64_t (*rows)[4], f2d_contact_batch *bt, int32_t o, int32_t flip)
+K_ATTR static inline __attribute__((always_inline)) unsigned K(solve)(int64_t (*rows)[4], f2d_contact_batch *bt, int32_t o, int32_t flip)
 {
 	K(vvel) v;
 	kv dv[4];
@@ -168,8 +169,9 @@ K_ATTR static inline K_INLINE unsigned K(solve)(int64_t (*rows)[4], f2d_contact_
 	return live & ~ok;
 }
 
-/* warm_start_fast on the lanes of a group (apply twice); as K(solve). The accumulated
- * impulses are checked too: their sum is a product operand. */
+/* warm_start_fast on the lanes of a group (apply twice); as K(solve). The sums of the
+ * accumulated impulses are checked too: each is a product operand (the impulses themselves are
+ * stored fix16 values, 32-bit operands as they are). */
 K_ATTR static inline K_INLINE unsigned K(warm)(int64_t (*rows)[4], const f2d_contact_batch *bt, int32_t o)
 {
 	K(vvel) v;
@@ -178,7 +180,7 @@ K_ATTR static inline K_INLINE unsigned K(warm)(int64_t (*rows)[4], const f2d_con
 	const f2d_point_lanes *p1 = &bt->p[0], *p2 = &bt->p[1];
 	kv pn1 = K_LD(p1->pn + o), pn2 = K_LD(p2->pn + o);
 	kv pt1 = K_LD(p1->pt + o), pt2 = K_LD(p2->pt + o);
-	kv acc = K_OR3(K(chk_vel)(&v), K_OR3(K(chk)(pn1), K(chk)(pn2), K(chk)(pt1)), K(chk)(pt2));
+	kv acc = K_OR3(K(chk_vel)(&v), K(chk)(K_ADD(pn1, pn2)), K(chk)(K_ADD(pt1, pt2)));
 	K(apply)
 	(&v, pn1, pn2, dv, K_LD(p1->wn_a + o), K_LD(p1->wn_b + o), K_LD(p2->wn_a + o),
 	 K_LD(p2->wn_b + o), 0, &acc);
@@ -199,11 +201,16 @@ K_ATTR static inline K_INLINE unsigned K(warm)(int64_t (*rows)[4], const f2d_con
  * bounce pending (skip), or whose check failed. Besides the scalar path's checks, the moves of
  * the centres (dc_b - dc_a, up to 2^33 in the scalar path) and the turns are checked, as
  * product operands;
- * every other product operand is a fix16 value, a saturated one, a clamped impulse or a checked
- * increment. The soft pass's friction anchor (soft_slip, soft_anchor) needs no check of its
- * own: the moves and turns it multiplies are those checked, the slip is saturated. br, ms, is: bias_rate, mass_scale, impulse_scale of index 0 and 1 (stiff). */
-K_ATTR static inline K_INLINE unsigned K(soft)(int64_t (*rows)[4], int64_t (*disp)[4], f2d_contact_batch *bt,
-                               int32_t o, int32_t flip, int use_bias, const f2d_softness *k,
+ * every other product operand is a fix16 value, a clamped impulse or a checked value.
+ * Where the exact path saturates without a report (the separations, the relative velocities,
+ * the targets' errors, the slips and the anchored vt), the kernel checks instead: a lane whose
+ * value is in [-2^30, 2^30) gets the exact path's bits (the saturation is the identity there),
+ * any other falls back (values of 16384 m, m/s or more; cheaper than the clamps on AVX2, which
+ * has no 64-bit min and max). The upper clamp of P_n at INT32_MAX is the check's too. br, ms,
+ * is: bias_rate, mass_scale, impulse_scale of index 0 and 1 (stiff), from f2d_soft_consts
+ * (solver_internal.h: 64-bit words, read as broadcasts). */
+K_ATTR static inline __attribute__((always_inline)) unsigned K(soft)(int64_t (*rows)[4], int64_t (*disp)[4], f2d_contact_batch *bt,
+                               int32_t o, int32_t flip, int use_bias, const f2d_soft_consts *k,
                                unsigned skip)
 {
 	K(vvel) v;
@@ -218,12 +225,14 @@ K_ATTR static inline K_INLINE unsigned K(soft)(int64_t (*rows)[4], int64_t (*dis
 	acc = K_OR3(acc, K(chk)(dta), K(chk)(dtb));
 	kv nx = K_LD(bt->nx + o), ny = K_LD(bt->ny + o);
 	kv lin = K(round16)(K_ADD(K_MUL(ddx, nx), K_MUL(ddy, ny)));
-	kv stiff = K_LD(bt->stiff + o);
-	kv br = K_SEL(K_GT(stiff, K_ZERO), K_SET1(k->bias_rate[1]), K_SET1(k->bias_rate[0]));
-	kv ms = K_SEL(K_GT(stiff, K_ZERO), K_SET1(k->mass_scale[1]), K_SET1(k->mass_scale[0]));
-	kv is =
-	    K_SEL(K_GT(stiff, K_ZERO), K_SET1(k->impulse_scale[1]), K_SET1(k->impulse_scale[0]));
-	const kv hi = K_SET1(INT32_MAX), lo = K_SET1(-INT32_MAX);
+	const kv hi = K_SET1(INT32_MAX);
+	kv br = K_ZERO, ms = K_ZERO, is = K_ZERO;
+	if (use_bias) {
+		kp stiff = K_GT(K_LD(bt->stiff + o), K_ZERO);
+		br = K_SEL(stiff, K_SET1(k->br[1]), K_SET1(k->br[0]));
+		ms = K_SEL(stiff, K_SET1(k->ms[1]), K_SET1(k->ms[0]));
+		is = K_SEL(stiff, K_SET1(k->is[1]), K_SET1(k->is[0]));
+	}
 	f2d_point_lanes *pp[2] = {&bt->p[flip], &bt->p[flip ^ 1]};
 	/* the separations first (they do not depend on the velocities): a group whose points all
 	 * have a gap, or all a depth, computes one target */
@@ -232,7 +241,24 @@ K_ATTR static inline K_INLINE unsigned K(soft)(int64_t (*rows)[4], int64_t (*dis
 		f2d_point_lanes *p = pp[i];
 		kv ang =
 		    K(round16)(K_SUB(K_MUL(dtb, K_LD(p->rn_b + o)), K_MUL(dta, K_LD(p->rn_a + o))));
-		sv[i] = K_MAX(K_MIN(K_ADD(K_ADD(K_LD(p->sep + o), lin), ang), hi), lo);
+		sv[i] = K_ADD(K_ADD(K_LD(p->sep + o), lin), ang);
+		acc = K_OR(acc, K(chk)(sv[i]));
+	}
+	/* the friction anchors (soft_slip, soft_anchor: round16(slip inv_h) / 8, the slip a product
+	 * operand, checked; the division truncating, K_DIV8), which do not depend on the velocities
+	 * either: the displacements are not needed past here */
+	kv a8[2] = {K_ZERO, K_ZERO};
+	if (use_bias) {
+		/* the linear part, shared: (ddx, ddy) . (ny, -nx); ddx, ddy checked above */
+		kv lin_t = K(round16)(K_SUB(K_MUL(ddx, ny), K_MUL(ddy, nx)));
+		for (int32_t i = 0; i < 2; ++i) {
+			f2d_point_lanes *p = pp[i];
+			kv ang_t = K(round16)(
+			    K_SUB(K_MUL(dtb, K_LD(p->rt_b + o)), K_MUL(dta, K_LD(p->rt_a + o))));
+			kv slip = K_ADD(lin_t, ang_t);
+			acc = K_OR(acc, K(chk)(slip));
+			a8[i] = K_DIV8(K(mul16)(slip, K_SET1(k->inv_h)));
+		}
 	}
 	bool gaps = K_ANY(K_GT(sv[0], K_ZERO)) || K_ANY(K_GT(sv[1], K_ZERO));
 	bool depths = K_ANY(K_LT(sv[0], K_SET1(1))) || K_ANY(K_LT(sv[1], K_SET1(1)));
@@ -250,22 +276,26 @@ K_ATTR static inline K_INLINE unsigned K(soft)(int64_t (*rows)[4], int64_t (*dis
 		if (i == 1) {
 			vn = K_ADD(vn, K(mul16)(dp[0], K_LD(bt->k12_n + o)));
 		}
-		vn = K_MAX(K_MIN(vn, hi), lo);
+		acc = K_OR(acc, K(chk)(vn));
 		/* s > 0: m_n sat(-s / h - vn) */
 		kv lam = K_ZERO, lam_gap = K_ZERO;
 		if (gaps) {
 			kv gap = K(mul16)(s, K_SET1(k->inv_h));
-			lam_gap = K(mul16)(mn, K_MAX(K_MIN(K_SUB(K_SUB(K_ZERO, gap), vn), hi), lo));
+			kv e = K_SUB(K_SUB(K_ZERO, gap), vn);
+			acc = K_OR(acc, K(chk)(e));
+			lam_gap = K(mul16)(mn, e);
 		}
 		if (depths && use_bias) {
 			kv target = K_MIN(K(mul16)(br, K_SUB(K_ZERO, s)), K_SET1(k->max_push));
-			kv e = K_MAX(K_MIN(K_SUB(target, K(mul16)(ms, vn)), hi), lo);
+			kv e = K_SUB(target, K(mul16)(ms, vn));
+			acc = K_OR(acc, K(chk)(e));
 			lam = K_SUB(K(mul16)(mn, e), K(mul16)(is, pn0));
 		} else if (depths) {
 			lam = K(mul16)(mn, K_SUB(K_ZERO, vn));
 		}
 		lam = K_SEL(K_GT(s, K_ZERO), lam_gap, lam);
-		kv q = K_MIN(K_MAX(K_ADD(pn0, lam), K_ZERO), hi);
+		/* the clamp at INT32_MAX is the check's: a q above it fails */
+		kv q = K_MAX(K_ADD(pn0, lam), K_ZERO);
 		acc = K_OR(acc, K(chk)(q));
 		pn[i] = q;
 		dp[i] = K_SUB(q, pn0);
@@ -277,9 +307,6 @@ K_ATTR static inline K_INLINE unsigned K(soft)(int64_t (*rows)[4], int64_t (*dis
 	(&v, dp[0], dp[1], dv, K_LD(pp[0]->wn_a + o), K_LD(pp[0]->wn_b + o), K_LD(pp[1]->wn_a + o),
 	 K_LD(pp[1]->wn_b + o), 0, &acc);
 	kv mu = K_LD(bt->friction + o);
-	/* the friction anchor's linear part (soft_slip: (ddx, ddy) . (ny, -nx); ddx, ddy checked
-	 * above, so the products are exact) */
-	kv lin_t = use_bias ? K(round16)(K_SUB(K_MUL(ddx, ny), K_MUL(ddy, nx))) : K_ZERO;
 	/* the friction block, as the normal one (k12_t) */
 	dx = K_SUB(v.vbx, v.vax);
 	dy = K_SUB(v.vby, v.vay);
@@ -292,14 +319,11 @@ K_ATTR static inline K_INLINE unsigned K(soft)(int64_t (*rows)[4], int64_t (*dis
 		if (i == 1) {
 			vt = K_ADD(vt, K(mul16)(dp[0], K_LD(bt->k12_t + o)));
 		}
-		vt = K_MAX(K_MIN(vt, hi), lo);
+		acc = K_OR(acc, K(chk)(vt));
 		if (use_bias) {
-			/* soft_anchor: sat(vt + round16(slip inv_h) / 8), slip saturated to fix16
-			 * (a product operand), the division truncating (K_DIV8) */
-			kv ang_t = K(round16)(K_SUB(K_MUL(dtb, rtb), K_MUL(dta, rta)));
-			kv slip = K_MAX(K_MIN(K_ADD(lin_t, ang_t), hi), lo);
-			kv a8 = K_DIV8(K(mul16)(slip, K_SET1(k->inv_h)));
-			vt = K_MAX(K_MIN(K_ADD(vt, a8), hi), lo);
+			/* soft_anchor: sat(vt + a8), checked */
+			vt = K_ADD(vt, a8[i]);
+			acc = K_OR(acc, K(chk)(vt));
 		}
 		kv max_pt = K_MIN(K(mul16)(mu, pn[i]), hi);
 		kv neg = K_SUB(K_ZERO, max_pt);
@@ -326,37 +350,132 @@ K_ATTR static inline K_INLINE unsigned K(soft)(int64_t (*rows)[4], int64_t (*dis
 }
 
 #if K_BATCH
-/* K(solve), K(warm), K(soft) on every group of a batch, in lane order: one call per batch, so
- * the kernels' register saves and restores are paid once per batch (AVX2: two groups), not per
- * group; a bit per lane left over (bit o + i: lane i of the group at o) */
-K_ATTR static unsigned K(solve_batch)(int64_t (*rows)[4], f2d_contact_batch *bt, int32_t flip)
-{
-	unsigned rest = 0;
-	for (int32_t o = 0; o < bt->lanes; o += K_W) {
-		rest |= K(solve)(rows, bt, o, flip) << o;
-	}
-	return rest;
-}
+/* The group kernels on every group of a batch, in lane order, inside the runs below (one call
+ * per run of batches: the kernels' register saves and restores are paid once per run); a bit
+ * per lane left over (bit o + i: lane i of the group at o) */
+/* K(solve) on every group of a batch in lane order; a bit per lane left over */
+#define K_SOLVE_GROUPS(rows, bt, F, rest)                                                         \
+	do {                                                                                      \
+		for (int32_t o = 0; o < (bt)->lanes; o += K_W) {                                  \
+			rest |= K(solve)(rows, bt, o, F) << o;                                    \
+		}                                                                                 \
+	} while (0)
+/* K(warm) on every group of a batch in lane order; a bit per lane left over */
+#define K_WARM_GROUPS(rows, bt, rest)                                                             \
+	do {                                                                                      \
+		for (int32_t o = 0; o < (bt)->lanes; o += K_W) {                                  \
+			rest |= K(warm)(rows, bt, o) << o;                                        \
+		}                                                                                 \
+	} while (0)
 
-K_ATTR static unsigned K(warm_batch)(int64_t (*rows)[4], const f2d_contact_batch *bt)
-{
-	unsigned rest = 0;
-	for (int32_t o = 0; o < bt->lanes; o += K_W) {
-		rest |= K(warm)(rows, bt, o) << o;
-	}
-	return rest;
-}
-
-K_ATTR static unsigned K(soft_batch)(int64_t (*rows)[4], int64_t (*disp)[4], f2d_contact_batch *bt,
-                                     int32_t flip, int use_bias, const f2d_softness *k,
-                                     unsigned skip)
-{
-	unsigned rest = 0;
-	for (int32_t o = 0; o < bt->lanes; o += K_W) {
-		rest |= K(soft)(rows, disp, bt, o, flip, use_bias, k,
-		                (skip >> o) & ((1u << K_W) - 1u))
-		        << o;
-	}
-	return rest;
-}
+/* K(soft) on every group of a batch in lane order; a bit per lane left over */
+#define K_SOFT_GROUPS(rows, disp, bt, F, B, k, skip, rest)                                        \
+	do {                                                                                      \
+		for (int32_t o = 0; o < (bt)->lanes; o += K_W) {                                  \
+			rest |= K(soft)(rows, disp, bt, o, F, B, k, ((skip) >> o) & ((1u << K_W) - 1u)) \
+			        << o;                                                             \
+		}                                                                                 \
+	} while (0)
+#else
+/* K(solve) on the one group of a batch (K_W = F2D_LANES) */
+#define K_SOLVE_GROUPS(rows, bt, F, rest) (rest = K(solve)(rows, bt, 0, F))
+/* K(warm) on the one group of a batch (K_W = F2D_LANES) */
+#define K_WARM_GROUPS(rows, bt, rest) (rest = K(warm)(rows, bt, 0))
+/* K(soft) on the one group of a batch (K_W = F2D_LANES) */
+#define K_SOFT_GROUPS(rows, disp, bt, F, B, k, skip, rest)                                        \
+	(rest = K(soft)(rows, disp, bt, 0, F, B, k, skip))
 #endif
+/* The warm start on the batches from i on, in order, as K_SOFT_RUN below: one call runs many
+ * batches; it stops at a sequential batch (untouched), after a batch with lanes left over
+ * (their bits in *rest, their state untouched) or at n, and returns the index of the batch it
+ * stopped at. */
+K_ATTR static int32_t K(warm_run)(int64_t (*rows)[4], const f2d_contact_batch *bts, int32_t i,
+                                  int32_t n, unsigned *rest)
+{
+	for (; i < n; ++i) {
+		const f2d_contact_batch *bt = &bts[i];
+		if (bt->sequential) {
+			break;
+		}
+		unsigned r = 0;
+		K_WARM_GROUPS(rows, bt, r);
+		if (r != 0) {
+			*rest = r;
+			break;
+		}
+	}
+	return i;
+}
+#undef K_WARM_GROUPS
+
+/* A Gauss-Seidel pass on the batches from i on, as K(warm_run), one function per flip (a
+ * constant there, as in K_SOFT_RUN) */
+#define K_SOLVE_RUN(F)                                                                            \
+	K_ATTR static int32_t K(solve_run_f##F)(int64_t(*rows)[4], f2d_contact_batch * bts,       \
+	                                        int32_t i, int32_t n, unsigned *rest)             \
+	{                                                                                         \
+		for (; i < n; ++i) {                                                              \
+			f2d_contact_batch *bt = &bts[i];                                          \
+			if (bt->sequential) {                                                     \
+				break;                                                            \
+			}                                                                         \
+			unsigned r = 0;                                                           \
+			K_SOLVE_GROUPS(rows, bt, F, r);                                           \
+			if (r != 0) {                                                             \
+				*rest = r;                                                        \
+				break;                                                            \
+			}                                                                         \
+		}                                                                                 \
+		return i;                                                                         \
+	}
+K_SOLVE_RUN(0)
+K_SOLVE_RUN(1)
+#undef K_SOLVE_RUN
+#undef K_SOLVE_GROUPS
+
+/* The soft pass on the batches from i on, in order, one function per (flip, use_bias): both are
+ * constants there, so the points' lanes are addressed from bt by fixed offsets and the branches
+ * on use_bias are gone; and one call runs many batches (the set-up of the constants and the
+ * register saves once). It stops at a sequential batch (untouched: the caller's), after a
+ * batch with lanes left over (those with a bounce pending, f2d_soft_bounce_lanes, among them;
+ * their bits in *rest, their state untouched) or at n, and returns the index of the batch it
+ * stopped at. */
+#define K_SOFT_RUN(FB, F, B)                                                                      \
+	K_ATTR static int32_t K(soft_run_##FB)(int64_t(*rows)[4], int64_t(*disp)[4],              \
+	                                       f2d_contact_batch * bts, int32_t i, int32_t n,     \
+	                                       const f2d_soft_consts *k, unsigned *rest)          \
+	{                                                                                         \
+		for (; i < n; ++i) {                                                              \
+			f2d_contact_batch *bt = &bts[i];                                          \
+			if (bt->sequential) {                                                     \
+				break;                                                            \
+			}                                                                         \
+			unsigned skip = bt->bounce ? f2d_soft_bounce_lanes(bt) : 0u, r = 0;       \
+			K_SOFT_GROUPS(rows, disp, bt, F, B, k, skip, r);                          \
+			if (r != 0) {                                                             \
+				*rest = r;                                                        \
+				break;                                                            \
+			}                                                                         \
+		}                                                                                 \
+		return i;                                                                         \
+	}
+K_SOFT_RUN(f0b0, 0, 0)
+K_SOFT_RUN(f0b1, 0, 1)
+K_SOFT_RUN(f1b0, 1, 0)
+K_SOFT_RUN(f1b1, 1, 1)
+#undef K_SOFT_RUN
+#undef K_SOFT_GROUPS
+
+/* The soft pass's run (K_SOFT_RUN) of the variant of (flip, use_bias) (no target attribute:
+ * inlined into its caller) */
+static inline int32_t K(soft_run)(int64_t (*rows)[4], int64_t (*disp)[4], f2d_contact_batch *bts,
+                                  int32_t i, int32_t n, int32_t flip, int use_bias,
+                                  const f2d_soft_consts *k, unsigned *rest)
+{
+	if (flip) {
+		return use_bias ? K(soft_run_f1b1)(rows, disp, bts, i, n, k, rest)
+		                : K(soft_run_f1b0)(rows, disp, bts, i, n, k, rest);
+	}
+	return use_bias ? K(soft_run_f0b1)(rows, disp, bts, i, n, k, rest)
+	                : K(soft_run_f0b0)(rows, disp, bts, i, n, k, rest);
+}

@@ -489,29 +489,42 @@ static inline bool soft_lane_fast(const f2d_softness *k, f2d_contact_batch *bt, 
 
 /* One soft pass: the batches in order (colour after colour); a batch of one colour by the SIMD
  * kernel where the CPU has one (lanes of one colour share no body that moves: any order gives
- * the same bits), else lane after lane by the scalar fast path; the lanes either leaves, and
- * those with a bounce pending, by the exact path. */
+ * the same bits; one call runs the batches up to one with lanes left over, f2d_soft_simd_run),
+ * else lane after lane by the scalar fast path; the lanes either leaves, and those with a
+ * bounce pending, by the exact path. */
 void f2d_soft_solve(f2d_world *w, const f2d_softness *k, bool use_bias, int32_t flip,
                     bool in_rows)
 {
 	bool saturated = false;
 	int kernel = f2d_kernel_level();
+	const f2d_soft_consts kc = {{k->bias_rate[0], k->bias_rate[1]},
+	                            {k->mass_scale[0], k->mass_scale[1]},
+	                            {k->impulse_scale[0], k->impulse_scale[1]},
+	                            k->inv_h,
+	                            k->max_push};
 	if (!in_rows) {
 		vel_in(w);
 	}
 	for (int32_t i = 0; i < w->batch_count; ++i) {
-		f2d_contact_batch *bt = &w->batches[i];
-		/* a bit per lane with a bounce pending (built by shifts: no vectorized variable
-		 * shift, which clang makes of float conversions) */
-		unsigned bounce = 0;
-		for (int32_t l = bt->bounce ? bt->lanes - 1 : -1; l >= 0; --l) {
-			bounce = bounce << 1 |
-			         ((bt->p[0].bounce[l] | bt->p[1].bounce[l]) != 0 ? 1u : 0u);
+		unsigned todo = 0;
+		if (kernel != F2D_KERNEL_SCALAR) {
+			/* the SIMD kernel on the batches from i on, up to a sequential one or one
+			 * with lanes left over (todo) */
+			int32_t j = f2d_soft_simd_run(w, i, kernel, flip, use_bias, &kc, &todo);
+			for (; i < j; ++i) {
+				COUNT_SOFT(0, w->batches[i].lanes);
+			}
+			if (i == w->batch_count) {
+				break;
+			}
 		}
-		unsigned todo = (1u << bt->lanes) - 1u;
+		f2d_contact_batch *bt = &w->batches[i];
+		/* a bit per lane with a bounce pending */
+		unsigned bounce = f2d_soft_bounce_lanes(bt);
 		if (kernel != F2D_KERNEL_SCALAR && !bt->sequential) {
-			todo = f2d_soft_simd_batch(w, bt, kernel, flip, use_bias, k, bounce);
 			COUNT_SOFT(0, bt->lanes - f2d_popcount(todo));
+		} else {
+			todo = (1u << bt->lanes) - 1u;
 		}
 		for (; todo != 0; todo &= todo - 1) {
 			int32_t l = f2d_ctz64(todo);
