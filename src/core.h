@@ -435,6 +435,11 @@ struct f2d_world {
 	int32_t joint_order_color_capacity;
 	f2d_joint_batch *joint_batches;
 	int32_t joint_batch_count, joint_batch_capacity;
+	/* the last joint colouring's input (joint.c, f2d_joints_color): per joint of joint_list
+	 * its id, bodies and flags; joint_color_n: that colouring's n + 1 (0: none). The colours,
+	 * joint_order and the batches' layout are reused while it stays the same. */
+	int32_t (*joint_color_key)[4];
+	int32_t joint_color_key_capacity, joint_color_n;
 
 	/* cache: the live shape ids sorted by (aabb.lower.x, id) for the broad phase */
 	int32_t *sweep;

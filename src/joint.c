@@ -1050,6 +1050,8 @@ bool f2d_joints_reserve(f2d_world *w)
 	return f2d_grow(w, (void **)&w->body_colors, &w->body_color_capacity, w->body_capacity,
 	                sizeof(uint64_t)) &&
 	       f2d_grow(w, (void **)&w->joint_list, &w->joint_list_capacity, n, sizeof(int32_t)) &&
+	       f2d_grow(w, (void **)&w->joint_color_key, &w->joint_color_key_capacity, n,
+	                sizeof(int32_t[4])) &&
 	       f2d_grow(w, (void **)&w->joint_order, &w->joint_order_capacity, n,
 	                sizeof(int32_t)) &&
 	       f2d_grow(w, (void **)&w->joint_order_color, &w->joint_order_color_capacity, n, 1) &&
@@ -1057,8 +1059,71 @@ bool f2d_joints_reserve(f2d_world *w)
 	                sizeof(f2d_joint_batch));
 }
 
+/* Whether the colouring of the n joints of w->joint_list would be the last one's, whose key
+ * (w->joint_color_key) is rewritten with this one's. The colouring below is a function of n and,
+ * per joint in list order, of its id, its bodies' ids and whether each is dynamic (all that
+ * f2d_take_color reads); the batches' layout (build_joint_batches) also of whether the joint
+ * may take a lane (a revolute joint without motor and limits). Those are the key, compared
+ * exactly: an equal key gives the same joint_order, colours and layout, which nothing else
+ * writes. The batches' per-step values (masses, arms, K^-1, impulses) are not in it. */
+static bool joint_colors_kept(f2d_world *w, int32_t n)
+{
+	const int32_t *list = w->joint_list;
+	const f2d_body *bodies = w->bodies;
+	int32_t(*key)[4] = w->joint_color_key;
+	int32_t diff = w->joint_color_n ^ (n + 1);
+	for (int32_t k = 0; k < n; ++k) {
+		const f2d_joint *j = &w->joints[list[k]];
+		int32_t flags = (bodies[j->body_a].type == F2D_DYNAMIC_BODY ? 1 : 0) |
+		                (bodies[j->body_b].type == F2D_DYNAMIC_BODY ? 2 : 0) |
+		                (j->type == F2D_REVOLUTE_JOINT && !j->enable_motor && !j->enable_limit
+		                     ? 4
+		                     : 0);
+		diff |= (key[k][0] ^ list[k]) | (key[k][1] ^ j->body_a) | (key[k][2] ^ j->body_b) |
+		        (key[k][3] ^ flags);
+		key[k][0] = list[k];
+		key[k][1] = j->body_a;
+		key[k][2] = j->body_b;
+		key[k][3] = flags;
+	}
+	w->joint_color_n = n + 1;
+	return diff == 0;
+}
+
+#if JOINT_SIMD
+/* The batches of an unchanged layout (joint_colors_kept): each live lane's masses and values
+ * of this step, as build_joint_batches writes them. */
+static void refresh_joint_batches(f2d_world *w)
+{
+	for (int32_t nb = 0; nb < w->joint_batch_count; ++nb) {
+		f2d_joint_batch *x = &w->joint_batches[nb];
+		for (int32_t l = 0; l < x->n; ++l) {
+			if ((x->live >> l & 1u) == 0) {
+				continue;
+			}
+			const f2d_joint *j = &w->joints[x->ids[l]];
+			const f2d_body *a = &w->bodies[x->ba[l]];
+			const f2d_body *b = &w->bodies[x->bb[l]];
+			x->ma[l] = a->inv_mass;
+			x->mb[l] = b->inv_mass;
+			x->ia[l] = a->inv_inertia;
+			x->ib[l] = b->inv_inertia;
+			refresh_lane(x, l, j);
+		}
+	}
+}
+#endif
+
 void f2d_joints_color(f2d_world *w, int32_t n)
 {
+	if (joint_colors_kept(w, n)) {
+#if JOINT_SIMD
+		if (f2d_kernel_level() == F2D_KERNEL_AVX512) {
+			refresh_joint_batches(w);
+		}
+#endif
+		return;
+	}
 	uint64_t *used = w->body_colors; /* free after the contacts' pre-step; left zero here */
 	const int32_t *list = w->joint_list;
 	int32_t count[64] = {0};

@@ -169,6 +169,7 @@ void f2d_destroy_world(f2d_world *w)
 	f2d_free(w, w->joint_order, (size_t)w->joint_order_capacity * sizeof(int32_t));
 	f2d_free(w, w->joint_order_color, (size_t)w->joint_order_color_capacity);
 	f2d_free(w, w->joint_batches, (size_t)w->joint_batch_capacity * sizeof(f2d_joint_batch));
+	f2d_free(w, w->joint_color_key, (size_t)w->joint_color_key_capacity * sizeof(int32_t[4]));
 	f2d_free(w, w->sweep, (size_t)w->sweep_capacity * sizeof(int32_t));
 	f2d_free(w, w->pairs, (size_t)w->pair_capacity * sizeof(uint64_t));
 	f2d_free(w, w->toi, (size_t)w->toi_capacity * sizeof(uint64_t));
