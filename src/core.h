@@ -435,7 +435,7 @@ struct f2d_world {
 	int32_t joint_order_color_capacity;
 	f2d_joint_batch *joint_batches;
 	int32_t joint_batch_count, joint_batch_capacity;
-	/* the last joint colouring's input (joint.c, f2d_joints_color): per joint of joint_list
+	/* the last joint colouring's input (joint.c, f2d_joints_prestep): per joint of joint_list
 	 * its id, bodies and flags; joint_color_n: that colouring's n + 1 (0: none). The colours,
 	 * joint_order and the batches' layout are reused while it stays the same. */
 	int32_t (*joint_color_key)[4];
@@ -700,9 +700,10 @@ void f2d_joint_prestep(f2d_world *w, f2d_joint *j);
 void f2d_joint_substep(f2d_world *w, f2d_joint *j);
 void f2d_joint_warm_start(f2d_world *w, f2d_joint *j);
 void f2d_joint_solve(f2d_world *w, f2d_joint *j);
-/** Colours the n joints of w->joint_list (greedily in id order, by the dynamic bodies they
- *  share) into w->joint_order, colour after colour, and w->joint_order_color. */
-void f2d_joints_color(f2d_world *w, int32_t n);
+/** f2d_joint_prestep of the n joints of w->joint_list, and their colouring (greedily in id
+ *  order, by the dynamic bodies they share) into w->joint_order, colour after colour, and
+ *  w->joint_order_color (kept from the last step while its input is the same). */
+void f2d_joints_prestep(f2d_world *w, int32_t n);
 /** Grows the joint passes' scratch (list, colour order, batches) for every joint id; false
  *  (nothing changed) on OOM. Called before the step changes anything. */
 bool f2d_joints_reserve(f2d_world *w);

@@ -663,6 +663,7 @@ static inline void joint_scalar(f2d_world *w, f2d_joint *j, joint_pass pass, con
 
 #if F2D_X86_SIMD && !defined(F2D_JOINT_EXACT_ONLY)
 #include <immintrin.h>
+#include <stddef.h>
 #define JOINT_SIMD 1
 #define AVX512 __attribute__((target("avx512f,avx512dq,avx2")))
 
@@ -685,15 +686,58 @@ AVX512 static inline __m512i jchk(__m512i x)
 #define JSUB _mm512_sub_epi64
 #define JOR3(a, b, c) _mm512_ternarylogic_epi64(a, b, c, 0xFE)
 
+/* The lanes' fields straight from the bodies and joints (instead of 8 scalar stores to a
+ * staging array and a vector load of it, which stalls on the store forwarding): a masked
+ * 8-byte gather per lane, at byte offset off of element idx[l] of an array of elements of
+ * size bytes (a multiple of 8), 0 in the lanes outside m. Ids are below F2D_MAX_OBJECTS =
+ * 2^20, so idx[l] * size / 8 < 2^26 fits the 32-bit indices. x86 is little-endian: the
+ * first fix16 of the 8 bytes is the low half (jlo32), the second the high half (jhi32), each
+ * sign-extended as the scalar code's (int64_t) casts. */
+_Static_assert(F2D_MAX_OBJECTS <= (1 << 20), "joint lane gathers: 32-bit indices");
+_Static_assert(sizeof(f2d_body) % 8 == 0 && sizeof(f2d_joint) % 8 == 0,
+               "joint lane gathers: elements of whole 8-byte words");
+AVX512 static inline __m512i jgather(const void *array, size_t size, size_t off,
+                                     const int32_t idx[8], __mmask8 m)
+{
+	__m256i i = _mm256_mullo_epi32(_mm256_loadu_si256((const __m256i *)(const void *)idx),
+	                               _mm256_set1_epi32((int32_t)(size / 8)));
+	return _mm512_mask_i32gather_epi64(_mm512_setzero_si512(), m, i,
+	                                   (const char *)array + off, 8);
+}
+AVX512 static inline __m512i jlo32(__m512i g)
+{
+	return _mm512_srai_epi64(_mm512_slli_epi64(g, 32), 32);
+}
+AVX512 static inline __m512i jhi32(__m512i g)
+{
+	return _mm512_srai_epi64(g, 32);
+}
+/* v.x, v.y and w of the bodies idx[l] of the lanes m (0 elsewhere) into o[0..2] */
+AVX512 static inline void jgather_vel(const f2d_body *bodies, const int32_t idx[8], __mmask8 m,
+                                      __m512i o[3])
+{
+	__m512i v = jgather(bodies, sizeof(f2d_body), offsetof(f2d_body, v), idx, m);
+	__m512i w = jgather(bodies, sizeof(f2d_body), offsetof(f2d_body, w), idx, m);
+	o[0] = jlo32(v);
+	o[1] = jhi32(v);
+	o[2] = jlo32(w);
+}
+_Static_assert(offsetof(f2d_body, v) % 4 == 0 && offsetof(f2d_body, w) + 8 <= sizeof(f2d_body),
+               "joint lane gathers: the 8 bytes at w lie in the body");
+
 /* solve_point_fast on 8 lanes, operation for operation. Every product operand is a fix16
  * value (velocities, arms, K^-1, masses) or a checked one (bias - Cdot, P, the angular
  * impulses), so vpmuldq (32 x 32 -> 64) gives solve_point_fast's products whenever the lane's
  * check passes. v: the lanes' velocities in, the new ones out; the impulses are updated in the
  * batch for the lanes that passed, which are returned. */
-AVX512 static unsigned joint_lanes_avx512(f2d_joint_batch *x, int64_t v[6][8], bool relax)
+AVX512 static unsigned joint_lanes_avx512(f2d_joint_batch *x, const f2d_body *bodies,
+                                          int64_t v[6][8], bool relax)
 {
-	__m512i vax = jld(v[0]), vay = jld(v[1]), wa = jld(v[2]);
-	__m512i vbx = jld(v[3]), vby = jld(v[4]), wb = jld(v[5]);
+	__m512i in[6];
+	jgather_vel(bodies, x->ba, (__mmask8)x->live, in);
+	jgather_vel(bodies, x->bb, (__mmask8)x->live, in + 3);
+	__m512i vax = in[0], vay = in[1], wa = in[2];
+	__m512i vbx = in[3], vby = in[4], wb = in[5];
 	__m512i rax = jld(x->rax), ray = jld(x->ray), rbx = jld(x->rbx), rby = jld(x->rby);
 	__m512i cx = JADD(JSUB(JSUB(vbx, jr16(JMUL(wb, rby))), vax), jr16(JMUL(wa, ray)));
 	__m512i cy = JSUB(JSUB(JADD(vby, jr16(JMUL(wb, rbx))), vay), jr16(JMUL(wa, rax)));
@@ -733,18 +777,22 @@ AVX512 static unsigned joint_lanes_avx512(f2d_joint_batch *x, int64_t v[6][8], b
 
 /* warm_start_fast on 8 lanes without motor and limits (no axial impulse): apply_point_fast
  * with P the accumulated impulse (fix16 values); returns the lanes that passed. */
-AVX512 static unsigned joint_warm_avx512(const f2d_joint_batch *x, int64_t v[6][8])
+AVX512 static unsigned joint_warm_avx512(const f2d_joint_batch *x, const f2d_body *bodies,
+                                         int64_t v[6][8])
 {
+	__m512i in[6];
+	jgather_vel(bodies, x->ba, (__mmask8)x->live, in);
+	jgather_vel(bodies, x->bb, (__mmask8)x->live, in + 3);
 	__m512i px = jld(x->ix), py = jld(x->iy);
 	__m512i ma = jld(x->ma), mb = jld(x->mb);
-	__m512i vax = JSUB(jld(v[0]), jr16(JMUL(ma, px)));
-	__m512i vay = JSUB(jld(v[1]), jr16(JMUL(ma, py)));
-	__m512i vbx = JADD(jld(v[3]), jr16(JMUL(mb, px)));
-	__m512i vby = JADD(jld(v[4]), jr16(JMUL(mb, py)));
+	__m512i vax = JSUB(in[0], jr16(JMUL(ma, px)));
+	__m512i vay = JSUB(in[1], jr16(JMUL(ma, py)));
+	__m512i vbx = JADD(in[3], jr16(JMUL(mb, px)));
+	__m512i vby = JADD(in[4], jr16(JMUL(mb, py)));
 	__m512i ca = jr16(JSUB(JMUL(jld(x->rax), py), JMUL(jld(x->ray), px)));
 	__m512i cb = jr16(JSUB(JMUL(jld(x->rbx), py), JMUL(jld(x->rby), px)));
-	__m512i wa = JSUB(jld(v[2]), jr16(JMUL(jld(x->ia), ca)));
-	__m512i wb = JADD(jld(v[5]), jr16(JMUL(jld(x->ib), cb)));
+	__m512i wa = JSUB(in[2], jr16(JMUL(jld(x->ia), ca)));
+	__m512i wb = JADD(in[5], jr16(JMUL(jld(x->ib), cb)));
 	__m512i acc =
 	    JOR3(JOR3(jchk(vax), jchk(vay), jchk(wa)), JOR3(jchk(vbx), jchk(vby), jchk(wb)),
 	         _mm512_or_si512(jchk(ca), jchk(cb)));
@@ -775,28 +823,19 @@ static void joint_batch_pass(f2d_world *w, f2d_joint_batch *x, joint_pass pass, 
                              const fix16_t rigid[3])
 {
 	bool warm = pass == PASS_WARM;
-	int64_t v[6][8];
+	int64_t v[6][8]; /* the lanes' new velocities */
 	f2d_body *bodies = w->bodies;
-	for (int32_t l = 0; l < 8; ++l) {
-		if ((x->live >> l & 1u) == 0) {
-			v[0][l] = v[1][l] = v[2][l] = v[3][l] = v[4][l] = v[5][l] = 0;
+	/* the other joints first (they share no body that moves with a lane: one colour), then
+	 * the lanes gather their velocities (0 in the lanes that are not live) */
+	if (x->live != (1u << x->n) - 1u) {
+		for (int32_t l = 0; l < x->n; ++l) {
+			if ((x->live >> l & 1u) == 0) {
+				joint_scalar(w, &w->joints[x->ids[l]], pass, rigid);
+			}
 		}
 	}
-	for (int32_t l = 0; l < x->n; ++l) {
-		if ((x->live >> l & 1u) == 0) {
-			joint_scalar(w, &w->joints[x->ids[l]], pass, rigid);
-			continue;
-		}
-		const f2d_body *a = &bodies[x->ba[l]];
-		const f2d_body *b = &bodies[x->bb[l]];
-		v[0][l] = a->v.x;
-		v[1][l] = a->v.y;
-		v[2][l] = a->w;
-		v[3][l] = b->v.x;
-		v[4][l] = b->v.y;
-		v[5][l] = b->w;
-	}
-	unsigned ok = warm ? joint_warm_avx512(x, v) : joint_lanes_avx512(x, v, pass == PASS_RELAX);
+	unsigned ok = warm ? joint_warm_avx512(x, bodies, v)
+	                   : joint_lanes_avx512(x, bodies, v, pass == PASS_RELAX);
 	for (int32_t l = 0; l < x->n; ++l) {
 		if ((ok >> l & 1u) != 0) {
 			f2d_body *a = &bodies[x->ba[l]];
@@ -837,8 +876,8 @@ static inline void refresh_lane(f2d_joint_batch *x, int32_t l, const f2d_joint *
 	x->iy[l] = j->impulse.y;
 }
 
-/* The batches of the coloured joints (f2d_joints_color's order): the constants of each lane
- * once per step. */
+/* The batches of the coloured joints (color_joints' order): the layout and each lane's masses
+ * (prestep_batches adds the step's values). */
 static void build_joint_batches(f2d_world *w, int32_t n)
 {
 	int32_t nb = 0;
@@ -868,7 +907,6 @@ static void build_joint_batches(f2d_world *w, int32_t n)
 			x->mb[l] = b->inv_mass;
 			x->ia[l] = a->inv_inertia;
 			x->ib[l] = b->inv_inertia;
-			refresh_lane(x, l, j);
 		}
 		i = e;
 	}
@@ -887,12 +925,54 @@ AVX512 static inline __m512i jfmul(__m512i a, __m512i b)
 	return jtrunc32(jr16(JMUL(a, b)));
 }
 
-/* In-lane inputs of joint_substep_avx512, loaded one lane at a time. */
+/* The in-lane inputs of joint_substep_avx512, gathered (jgather) for the lanes m (0 in the
+ * others): the rotations and centres of both bodies, the joint's local anchors less the
+ * bodies' local centres (f2d_sub: a 32-bit difference; only its low 32 bits are read, by
+ * vpmuldq) and the step's K^-1. */
 typedef struct substep_in {
-	int64_t qac[8], qas[8], lax[8], lay[8], cax[8], cay[8];
-	int64_t qbc[8], qbs[8], lbx[8], lby[8], cbx[8], cby[8];
-	int64_t m11[8], m12[8], m22[8];
+	__m512i qac, qas, lax, lay, cax, cay;
+	__m512i qbc, qbs, lbx, lby, cbx, cby;
+	__m512i m11, m12, m22;
 } substep_in;
+
+_Static_assert(offsetof(f2d_body, q.s) == offsetof(f2d_body, q.c) + 4 &&
+                   offsetof(f2d_body, center.y) == offsetof(f2d_body, center.x) + 4 &&
+                   offsetof(f2d_body, local_center.y) == offsetof(f2d_body, local_center.x) + 4 &&
+                   offsetof(f2d_joint, k12) == offsetof(f2d_joint, k11) + 4 &&
+                   offsetof(f2d_joint, k22) == offsetof(f2d_joint, k12) + 4 &&
+                   offsetof(f2d_joint, local_a.y) == offsetof(f2d_joint, local_a.x) + 4 &&
+                   offsetof(f2d_joint, local_b.y) == offsetof(f2d_joint, local_b.x) + 4,
+               "substep gathers: pairs of adjacent fix16 fields");
+
+AVX512 static inline void substep_gather(const f2d_joint_batch *x, const f2d_body *bodies,
+                                         const f2d_joint *joints, __mmask8 m, substep_in *in)
+{
+	const size_t bs = sizeof(f2d_body), js = sizeof(f2d_joint);
+	__m512i g = jgather(bodies, bs, offsetof(f2d_body, q), x->ba, m);
+	in->qac = jlo32(g);
+	in->qas = jhi32(g);
+	g = jgather(bodies, bs, offsetof(f2d_body, center), x->ba, m);
+	in->cax = jlo32(g);
+	in->cay = jhi32(g);
+	__m512i lc = jgather(bodies, bs, offsetof(f2d_body, local_center), x->ba, m);
+	g = jgather(joints, js, offsetof(f2d_joint, local_a), x->ids, m);
+	in->lax = JSUB(g, lc);           /* low half: local_a.x - local_center.x (mod 2^32) */
+	in->lay = JSUB(jhi32(g), jhi32(lc));
+	g = jgather(bodies, bs, offsetof(f2d_body, q), x->bb, m);
+	in->qbc = jlo32(g);
+	in->qbs = jhi32(g);
+	g = jgather(bodies, bs, offsetof(f2d_body, center), x->bb, m);
+	in->cbx = jlo32(g);
+	in->cby = jhi32(g);
+	lc = jgather(bodies, bs, offsetof(f2d_body, local_center), x->bb, m);
+	g = jgather(joints, js, offsetof(f2d_joint, local_b), x->ids, m);
+	in->lbx = JSUB(g, lc);
+	in->lby = JSUB(jhi32(g), jhi32(lc));
+	g = jgather(joints, js, offsetof(f2d_joint, k11), x->ids, m);
+	in->m11 = jlo32(g);
+	in->m12 = jhi32(g);
+	in->m22 = jlo32(jgather(joints, js, offsetof(f2d_joint, k22), x->ids, m));
+}
 
 /* f2d_joint_substep of a batch's live lanes (revolute joints without motor and limits, warm
  * starting on: revolute_geometry with its angle 0, point_k, f2d_inverse22_fits), operation for
@@ -903,12 +983,15 @@ typedef struct substep_in {
  * check (in [-2^30, 2^30): then jsat was the identity). Returns the lanes whose bias passed
  * (the others run f2d_joint_substep) and in *fits those whose K^-1 still fits; the arms,
  * biases and K into the lanes (rax..rby, bx, by) and k (k11, k12, k22 of now). */
-AVX512 static unsigned joint_substep_avx512(f2d_joint_batch *x, const substep_in *in,
-                                            fix16_t beta_h, fix16_t tol, bool clamp,
-                                            int64_t k[3][8], unsigned *fits)
+AVX512 static unsigned joint_substep_avx512(f2d_joint_batch *x, const f2d_body *bodies,
+                                            const f2d_joint *joints, fix16_t beta_h,
+                                            fix16_t tol, bool clamp, int64_t k[3][8],
+                                            unsigned *fits)
 {
-	__m512i qac = jld(in->qac), qas = jld(in->qas), lax = jld(in->lax), lay = jld(in->lay);
-	__m512i qbc = jld(in->qbc), qbs = jld(in->qbs), lbx = jld(in->lbx), lby = jld(in->lby);
+	substep_in in;
+	substep_gather(x, bodies, joints, (__mmask8)x->live, &in);
+	__m512i qac = in.qac, qas = in.qas, lax = in.lax, lay = in.lay;
+	__m512i qbc = in.qbc, qbs = in.qbs, lbx = in.lbx, lby = in.lby;
 	__m512i rax = jtrunc32(jr16(JSUB(JMUL(qac, lax), JMUL(qas, lay))));
 	__m512i ray = jtrunc32(jr16(JADD(JMUL(qas, lax), JMUL(qac, lay))));
 	__m512i rbx = jtrunc32(jr16(JSUB(JMUL(qbc, lbx), JMUL(qbs, lby))));
@@ -917,8 +1000,8 @@ AVX512 static unsigned joint_substep_avx512(f2d_joint_batch *x, const substep_in
 	__m512i bx = zero, by = zero;
 	if (beta_h != 0) {
 		__m512i smax = _mm512_set1_epi64(INT32_MAX), smin = _mm512_set1_epi64(-INT32_MAX);
-		__m512i gx = JSUB(JSUB(JADD(jld(in->cbx), rbx), jld(in->cax)), rax);
-		__m512i gy = JSUB(JSUB(JADD(jld(in->cby), rby), jld(in->cay)), ray);
+		__m512i gx = JSUB(JSUB(JADD(in.cbx, rbx), in.cax), rax);
+		__m512i gy = JSUB(JSUB(JADD(in.cby, rby), in.cay), ray);
 		gx = _mm512_max_epi64(_mm512_min_epi64(gx, smax), smin);
 		gy = _mm512_max_epi64(_mm512_min_epi64(gy, smax), smin);
 		if (clamp) {
@@ -948,7 +1031,7 @@ AVX512 static unsigned joint_substep_avx512(f2d_joint_batch *x, const substep_in
 	                    _mm512_cmplt_epi64_mask(k12, lim) & _mm512_cmpgt_epi64_mask(k12, nlim) &
 	                    _mm512_cmpge_epi64_mask(k11, zero) & _mm512_cmpge_epi64_mask(k22, zero);
 	__m512i one = _mm512_set1_epi64((int64_t)1 << 32);
-	__m512i m11 = jld(in->m11), m12 = jld(in->m12), m22 = jld(in->m22);
+	__m512i m11 = in.m11, m12 = in.m12, m22 = in.m22;
 	__m512i e11 = JSUB(JADD(JMUL(m11, k11), JMUL(m12, k12)), one);
 	__m512i e12 = JADD(JMUL(m11, k12), JMUL(m12, k22));
 	__m512i e21 = JADD(JMUL(m12, k11), JMUL(m22, k12));
@@ -971,9 +1054,9 @@ AVX512 static unsigned joint_substep_avx512(f2d_joint_batch *x, const substep_in
 }
 
 /* f2d_joints_substep over the batches: the live lanes of a batch by joint_substep_avx512 (a
- * lane whose bias check failed, and every other joint, by f2d_joint_substep), then each
- * lane's values from its joint. Each joint writes only its own fields: any order gives the
- * same bits. */
+ * lane whose bias check failed, and every other joint, by f2d_joint_substep), then the
+ * values of each lane that f2d_joint_substep computed from its joint. Each joint writes only
+ * its own fields: any order gives the same bits. */
 static void joints_substep_batches(f2d_world *w)
 {
 	fix16_t beta_h = f2d_mul(w->def.bias_factor, w->inv_h);
@@ -985,34 +1068,8 @@ static void joints_substep_batches(f2d_world *w)
 		unsigned ok = 0, fits = 0;
 		int64_t k[3][8];
 		if (x->live != 0 && w->def.warm_starting) {
-			substep_in in;
-			memset(&in, 0, sizeof in);
-			for (int32_t l = 0; l < x->n; ++l) {
-				if ((x->live >> l & 1u) == 0) {
-					continue;
-				}
-				const f2d_joint *j = &w->joints[x->ids[l]];
-				const f2d_body *a = &bodies[x->ba[l]];
-				const f2d_body *b = &bodies[x->bb[l]];
-				f2d_vec2 la = f2d_sub(j->local_a, a->local_center);
-				f2d_vec2 lb = f2d_sub(j->local_b, b->local_center);
-				in.qac[l] = a->q.c;
-				in.qas[l] = a->q.s;
-				in.lax[l] = la.x;
-				in.lay[l] = la.y;
-				in.cax[l] = a->center.x;
-				in.cay[l] = a->center.y;
-				in.qbc[l] = b->q.c;
-				in.qbs[l] = b->q.s;
-				in.lbx[l] = lb.x;
-				in.lby[l] = lb.y;
-				in.cbx[l] = b->center.x;
-				in.cby[l] = b->center.y;
-				in.m11[l] = j->k11;
-				in.m12[l] = j->k12;
-				in.m22[l] = j->k22;
-			}
-			ok = joint_substep_avx512(x, &in, beta_h, tol, clamp, k, &fits);
+			ok = joint_substep_avx512(x, bodies, w->joints, beta_h, tol, clamp, k,
+			                          &fits);
 		}
 		for (int32_t l = 0; l < x->n; ++l) {
 			f2d_joint *j = &w->joints[x->ids[l]];
@@ -1031,7 +1088,15 @@ static void joints_substep_batches(f2d_world *w)
 					COUNT_SUBSTEP(2);
 					point_inverse(w, k[0][l], k[1][l], k[2][l], &j->k11,
 					              &j->k12, &j->k22);
+					x->k11[l] = j->k11;
+					x->k12[l] = j->k12;
+					x->k22[l] = j->k22;
 				}
+				/* the lane holds the rest already: the arms and biases from
+				 * joint_substep_avx512, K^-1 unless inverted again, and the
+				 * impulses, which the last pass of the previous substep (the relax
+				 * pass, last = true) left equal in the lane and the joint */
+				continue;
 			}
 			if ((x->live >> l & 1u) != 0) {
 				refresh_lane(x, l, j);
@@ -1091,9 +1156,9 @@ static bool joint_colors_kept(f2d_world *w, int32_t n)
 }
 
 #if JOINT_SIMD
-/* The batches of an unchanged layout (joint_colors_kept): each live lane's masses and values
- * of this step, as build_joint_batches writes them. */
-static void refresh_joint_batches(f2d_world *w)
+/* The batches of an unchanged layout (joint_colors_kept): each live lane's masses, as
+ * build_joint_batches writes them. */
+static void refresh_joint_masses(f2d_world *w)
 {
 	for (int32_t nb = 0; nb < w->joint_batch_count; ++nb) {
 		f2d_joint_batch *x = &w->joint_batches[nb];
@@ -1101,29 +1166,65 @@ static void refresh_joint_batches(f2d_world *w)
 			if ((x->live >> l & 1u) == 0) {
 				continue;
 			}
-			const f2d_joint *j = &w->joints[x->ids[l]];
 			const f2d_body *a = &w->bodies[x->ba[l]];
 			const f2d_body *b = &w->bodies[x->bb[l]];
 			x->ma[l] = a->inv_mass;
 			x->mb[l] = b->inv_mass;
 			x->ia[l] = a->inv_inertia;
 			x->ib[l] = b->inv_inertia;
-			refresh_lane(x, l, j);
+		}
+	}
+}
+
+/* f2d_joint_prestep of every joint of the batches: the live lanes' geometry (revolute_geometry
+ * with its angle 0 and point_k: a live lane has no limits) on 8 lanes by
+ * joint_substep_avx512, which computes f2d_joint_substep's, the same expressions; then, as
+ * f2d_joint_prestep, K^-1 by point_inverse of that K (whatever the fits test said), no axial
+ * mass (no motor, no limits) and the impulses' resets (the motor's and the limits' always,
+ * the point's without warm starting). A lane whose bias check failed, and every other joint,
+ * takes f2d_joint_prestep. Then each live lane's values from its joint. Each joint writes
+ * only its own fields: any order gives the same bits. */
+static void prestep_batches(f2d_world *w)
+{
+	fix16_t beta_h = f2d_mul(w->def.bias_factor, w->inv_h);
+	fix16_t tol = joint_tolerance(w);
+	bool clamp = w->def.joint_position_iterations > 0;
+	for (int32_t nb = 0; nb < w->joint_batch_count; ++nb) {
+		f2d_joint_batch *x = &w->joint_batches[nb];
+		unsigned ok = 0, fits = 0;
+		int64_t k[3][8];
+		if (x->live != 0) {
+			ok = joint_substep_avx512(x, w->bodies, w->joints, beta_h, tol, clamp, k,
+			                          &fits);
+		}
+		for (int32_t l = 0; l < x->n; ++l) {
+			f2d_joint *j = &w->joints[x->ids[l]];
+			if ((ok >> l & 1u) == 0) {
+				f2d_joint_prestep(w, j);
+			} else {
+				j->r_a = f2d_v((fix16_t)x->rax[l], (fix16_t)x->ray[l]);
+				j->r_b = f2d_v((fix16_t)x->rbx[l], (fix16_t)x->rby[l]);
+				j->bias = f2d_v((fix16_t)x->bx[l], (fix16_t)x->by[l]);
+				j->angle = 0;
+				point_inverse(w, k[0][l], k[1][l], k[2][l], &j->k11, &j->k12,
+				              &j->k22);
+				if (!w->def.warm_starting) {
+					j->impulse = f2d_v(0, 0);
+				}
+				j->motor_impulse = j->lower_impulse = j->upper_impulse = 0;
+			}
+			if ((x->live >> l & 1u) != 0) {
+				refresh_lane(x, l, j);
+			}
 		}
 	}
 }
 #endif
 
-void f2d_joints_color(f2d_world *w, int32_t n)
+/* The colouring of the n joints of w->joint_list (greedily in id order, by the dynamic bodies
+ * they share) into w->joint_order, colour after colour, and w->joint_order_color. */
+static void color_joints(f2d_world *w, int32_t n)
 {
-	if (joint_colors_kept(w, n)) {
-#if JOINT_SIMD
-		if (f2d_kernel_level() == F2D_KERNEL_AVX512) {
-			refresh_joint_batches(w);
-		}
-#endif
-		return;
-	}
 	uint64_t *used = w->body_colors; /* free after the contacts' pre-step; left zero here */
 	const int32_t *list = w->joint_list;
 	int32_t count[64] = {0};
@@ -1156,11 +1257,28 @@ void f2d_joints_color(f2d_world *w, int32_t n)
 		const f2d_joint *j = &w->joints[list[k]];
 		used[j->body_a] = used[j->body_b] = 0;
 	}
+}
+
+void f2d_joints_prestep(f2d_world *w, int32_t n)
+{
+	bool kept = joint_colors_kept(w, n);
+	if (!kept) {
+		color_joints(w, n);
+	}
 #if JOINT_SIMD
 	if (f2d_kernel_level() == F2D_KERNEL_AVX512) {
-		build_joint_batches(w, n);
+		if (kept) {
+			refresh_joint_masses(w);
+		} else {
+			build_joint_batches(w, n);
+		}
+		prestep_batches(w);
+		return;
 	}
 #endif
+	for (int32_t k = 0; k < n; ++k) {
+		f2d_joint_prestep(w, &w->joints[w->joint_list[k]]);
+	}
 }
 
 void f2d_joints_substep(f2d_world *w, int32_t n)

@@ -673,10 +673,7 @@ static bool soft_step(f2d_world *w, int32_t nj)
 			integrate_velocities(w);
 		}
 		if (s == 0) {
-			for (int32_t k = 0; k < nj; ++k) {
-				f2d_joint_prestep(w, &w->joints[w->joint_list[k]]);
-			}
-			f2d_joints_color(w, nj);
+			f2d_joints_prestep(w, nj); /* and their colours */
 		} else {
 			f2d_joints_substep(w, nj);
 		}
@@ -766,10 +763,7 @@ static f2d_result step(f2d_world *w, f2d_phase_hashes *trace)
 		out_of_range = soft_step(w, nj);
 	} else {
 		integrate_velocities(w);
-		for (int32_t k = 0; k < nj; ++k) {
-			f2d_joint_prestep(w, &w->joints[w->joint_list[k]]);
-		}
-		f2d_joints_color(w, nj);
+		f2d_joints_prestep(w, nj); /* and their colours */
 		if (w->def.warm_starting) {
 			f2d_contacts_warm_start(w);
 			f2d_joints_warm_start(w, nj);
