@@ -172,17 +172,21 @@ bool f2d_bodies_joined(const f2d_world *w, int32_t a, int32_t b)
  * |num| < 2^30 one 64-bit division (a light body on a long arm, or a small inertia, passes
  * either bound); otherwise the same rounding in 128 bits: floor((|num| 2^32 + floor(det / 2)) /
  * det) with the sign of num, which is what the 64-bit form computes whenever it fits. */
+static inline fix16_t div_q16_by_q32_64(f2d_world *w, int64_t num, int64_t den)
+{
+	int64_t n = num * 4294967296LL;
+	int64_t q = (n >= 0 ? n + den / 2 : n - den / 2) / den;
+	if (q > INT32_MAX || q < -INT32_MAX) {
+		w->saturated = true;
+	}
+	return f2d_sat(q);
+}
+
 static fix16_t div_q16_by_q32(f2d_world *w, int64_t num, f2d_u128 det)
 {
 	const int64_t b30 = (int64_t)1 << 30;
 	if (det.hi == 0 && det.lo <= (uint64_t)INT64_MAX && num < b30 && num > -b30) {
-		int64_t den = (int64_t)det.lo;
-		int64_t n = num * 4294967296LL;
-		int64_t q = (n >= 0 ? n + den / 2 : n - den / 2) / den;
-		if (q > INT32_MAX || q < -INT32_MAX) {
-			w->saturated = true;
-		}
-		return f2d_sat(q);
+		return div_q16_by_q32_64(w, num, (int64_t)det.lo); /* |num| < 2^30, 0 < den < 2^63 */
 	}
 	uint64_t mag = num < 0 ? 0u - (uint64_t)num : (uint64_t)num; /* < 2^47 */
 	f2d_u128 n = f2d_u128_add(f2d_u128_shl(f2d_u128_from(mag), 32), f2d_u128_half(det));
@@ -250,6 +254,27 @@ static inline void point_k(const f2d_body *a, const f2d_body *b, f2d_vec2 ra, f2
 static inline void point_inverse(f2d_world *w, int64_t k11, int64_t k12, int64_t k22, fix16_t *m11,
                                  fix16_t *m12, fix16_t *m22)
 {
+#ifndef F2D_JOINT_EXACT_ONLY /* test_solver_paths' reference keeps the 128-bit form only */
+	const int64_t b30 = (int64_t)1 << 30;
+	if (k11 >= 0 && k11 < b30 && k22 >= 0 && k22 < b30 && k12 > -b30 && k12 < b30) {
+		/* The usual case (inverse masses and r^2 / I below 2^14 in all): each product is
+		 * below 2^60, so diag, off and det are the 128-bit form's values in 64 bits, the
+		 * same branch is taken, and with |num| < 2^30 and 0 < det < 2^60 div_q16_by_q32
+		 * takes its one-division branch: the same bits without the 128-bit arithmetic. */
+		int64_t diag = k11 * k22, off = k12 * k12;
+		if (off >= diag) {
+			*m11 = inverse_or_zero(w, k11);
+			*m12 = 0;
+			*m22 = inverse_or_zero(w, k22);
+			return;
+		}
+		int64_t det = diag - off;
+		*m11 = div_q16_by_q32_64(w, k22, det);
+		*m12 = div_q16_by_q32_64(w, -k12, det);
+		*m22 = div_q16_by_q32_64(w, k11, det);
+		return;
+	}
+#endif
 	uint64_t u12 = k12 < 0 ? 0u - (uint64_t)k12 : (uint64_t)k12;
 	f2d_u128 diag = f2d_u128_mul((uint64_t)k11, (uint64_t)k22);
 	f2d_u128 off = f2d_u128_mul(u12, u12);
@@ -806,6 +831,137 @@ AVX512 static unsigned joint_warm_avx512(const f2d_joint_batch *x, const f2d_bod
 	       x->live;
 }
 
+/* ---- the same lanes on AVX2 (a CPU without AVX-512, and valgrind): 4 lanes at a time ----
+ * Operation for operation joint_lanes_avx512 and joint_warm_avx512 on 4 x 64-bit lanes.
+ * vpmuldq (_mm256_mul_epi32) is the same product; AVX2 has no 64-bit arithmetic shift, so
+ * j2r16 shifts logically and fills the top 16 bits with the sign (cmpgt against 0), which is
+ * the arithmetic shift; the check accumulator is below 2^31 unsigned iff it shifted right by
+ * 31 is 0. The velocities are read by scalar loads into the vectors (0 in lanes not live). */
+#define AVX2 __attribute__((target("avx2")))
+AVX2 static inline __m256i j2ld(const int64_t *p)
+{
+	return _mm256_loadu_si256((const __m256i *)(const void *)p);
+}
+AVX2 static inline __m256i j2r16(__m256i p)
+{
+	__m256i zero = _mm256_setzero_si256();
+	__m256i r = _mm256_add_epi64(_mm256_add_epi64(p, _mm256_set1_epi64x(0x8000)),
+	                             _mm256_cmpgt_epi64(zero, p));
+	return _mm256_or_si256(_mm256_srli_epi64(r, 16),
+	                       _mm256_slli_epi64(_mm256_cmpgt_epi64(zero, r), 48));
+}
+AVX2 static inline __m256i j2chk(__m256i x)
+{
+	return _mm256_add_epi64(x, _mm256_set1_epi64x((int64_t)1 << 30));
+}
+/* the lanes h..h+3 whose accumulator is below 2^31, as bits h..h+3 */
+AVX2 static inline unsigned j2ok(__m256i acc, int32_t h)
+{
+	__m256i hi = _mm256_srli_epi64(acc, 31);
+	__m256i z = _mm256_cmpeq_epi64(hi, _mm256_setzero_si256());
+	return (unsigned)_mm256_movemask_pd(_mm256_castsi256_pd(z)) << h;
+}
+#define J2MUL _mm256_mul_epi32
+#define J2ADD _mm256_add_epi64
+#define J2SUB _mm256_sub_epi64
+#define J2OR _mm256_or_si256
+/* v.x, v.y, w of bodies idx[h..h+3] of the live lanes (0 in the others) into o[0..2] */
+AVX2 static inline void j2vel(const f2d_joint_batch *x, const f2d_body *bodies,
+                              const int32_t idx[8], int32_t h, __m256i o[3])
+{
+	int64_t t[3][4];
+	for (int32_t l = 0; l < 4; ++l) {
+		if ((x->live >> (h + l) & 1u) != 0) {
+			const f2d_body *b = &bodies[idx[h + l]];
+			t[0][l] = b->v.x;
+			t[1][l] = b->v.y;
+			t[2][l] = b->w;
+		} else {
+			t[0][l] = t[1][l] = t[2][l] = 0;
+		}
+	}
+	for (int32_t k = 0; k < 3; ++k) {
+		o[k] = _mm256_set_epi64x(t[k][3], t[k][2], t[k][1], t[k][0]);
+	}
+}
+AVX2 static inline void j2store(int64_t v[6][8], int32_t h, __m256i vax, __m256i vay,
+                                __m256i wa, __m256i vbx, __m256i vby, __m256i wb)
+{
+	_mm256_storeu_si256((__m256i *)(void *)&v[0][h], vax);
+	_mm256_storeu_si256((__m256i *)(void *)&v[1][h], vay);
+	_mm256_storeu_si256((__m256i *)(void *)&v[2][h], wa);
+	_mm256_storeu_si256((__m256i *)(void *)&v[3][h], vbx);
+	_mm256_storeu_si256((__m256i *)(void *)&v[4][h], vby);
+	_mm256_storeu_si256((__m256i *)(void *)&v[5][h], wb);
+}
+
+/* joint_lanes_avx512 for the lanes h..h+3 */
+AVX2 static unsigned joint_lanes_avx2(f2d_joint_batch *x, const f2d_body *bodies,
+                                      int64_t v[6][8], bool relax, int32_t h)
+{
+	__m256i in[6];
+	j2vel(x, bodies, x->ba, h, in);
+	j2vel(x, bodies, x->bb, h, in + 3);
+	__m256i vax = in[0], vay = in[1], wa = in[2];
+	__m256i vbx = in[3], vby = in[4], wb = in[5];
+	__m256i rax = j2ld(x->rax + h), ray = j2ld(x->ray + h);
+	__m256i rbx = j2ld(x->rbx + h), rby = j2ld(x->rby + h);
+	__m256i cx = J2ADD(J2SUB(J2SUB(vbx, j2r16(J2MUL(wb, rby))), vax), j2r16(J2MUL(wa, ray)));
+	__m256i cy = J2SUB(J2SUB(J2ADD(vby, j2r16(J2MUL(wb, rbx))), vay), j2r16(J2MUL(wa, rax)));
+	/* the relax pass (f2d_joints_relax): the point's bias 0 */
+	__m256i bx = relax ? _mm256_setzero_si256() : j2ld(x->bx + h);
+	__m256i by = relax ? _mm256_setzero_si256() : j2ld(x->by + h);
+	__m256i rx = J2SUB(bx, cx), ry = J2SUB(by, cy);
+	__m256i acc = J2OR(J2OR(j2chk(cx), j2chk(cy)), J2OR(j2chk(rx), j2chk(ry)));
+	__m256i k12 = j2ld(x->k12 + h);
+	__m256i px = j2r16(J2ADD(J2MUL(j2ld(x->k11 + h), rx), J2MUL(k12, ry)));
+	__m256i py = j2r16(J2ADD(J2MUL(k12, rx), J2MUL(j2ld(x->k22 + h), ry)));
+	__m256i ix = J2ADD(j2ld(x->ix + h), px), iy = J2ADD(j2ld(x->iy + h), py);
+	acc = J2OR(acc, J2OR(J2OR(j2chk(px), j2chk(py)), J2OR(j2chk(ix), j2chk(iy))));
+	__m256i ma = j2ld(x->ma + h), mb = j2ld(x->mb + h);
+	vax = J2SUB(vax, j2r16(J2MUL(ma, px)));
+	vay = J2SUB(vay, j2r16(J2MUL(ma, py)));
+	vbx = J2ADD(vbx, j2r16(J2MUL(mb, px)));
+	vby = J2ADD(vby, j2r16(J2MUL(mb, py)));
+	__m256i ca = j2r16(J2SUB(J2MUL(rax, py), J2MUL(ray, px)));
+	__m256i cb = j2r16(J2SUB(J2MUL(rbx, py), J2MUL(rby, px)));
+	wa = J2SUB(wa, j2r16(J2MUL(j2ld(x->ia + h), ca)));
+	wb = J2ADD(wb, j2r16(J2MUL(j2ld(x->ib + h), cb)));
+	acc = J2OR(acc, J2OR(j2chk(ca), j2chk(cb)));
+	acc = J2OR(acc, J2OR(J2OR(j2chk(vax), j2chk(vay)), j2chk(wa)));
+	acc = J2OR(acc, J2OR(J2OR(j2chk(vbx), j2chk(vby)), j2chk(wb)));
+	unsigned ok = j2ok(acc, h) & x->live;
+	j2store(v, h, vax, vay, wa, vbx, vby, wb);
+	__m256i keep = _mm256_set_epi64x(ok >> (h + 3) & 1u ? -1 : 0, ok >> (h + 2) & 1u ? -1 : 0,
+	                                  ok >> (h + 1) & 1u ? -1 : 0, ok >> h & 1u ? -1 : 0);
+	_mm256_maskstore_epi64((long long *)(void *)(x->ix + h), keep, ix);
+	_mm256_maskstore_epi64((long long *)(void *)(x->iy + h), keep, iy);
+	return ok;
+}
+
+/* joint_warm_avx512 for the lanes h..h+3 */
+AVX2 static unsigned joint_warm_avx2(const f2d_joint_batch *x, const f2d_body *bodies,
+                                     int64_t v[6][8], int32_t h)
+{
+	__m256i in[6];
+	j2vel(x, bodies, x->ba, h, in);
+	j2vel(x, bodies, x->bb, h, in + 3);
+	__m256i px = j2ld(x->ix + h), py = j2ld(x->iy + h);
+	__m256i ma = j2ld(x->ma + h), mb = j2ld(x->mb + h);
+	__m256i vax = J2SUB(in[0], j2r16(J2MUL(ma, px)));
+	__m256i vay = J2SUB(in[1], j2r16(J2MUL(ma, py)));
+	__m256i vbx = J2ADD(in[3], j2r16(J2MUL(mb, px)));
+	__m256i vby = J2ADD(in[4], j2r16(J2MUL(mb, py)));
+	__m256i ca = j2r16(J2SUB(J2MUL(j2ld(x->rax + h), py), J2MUL(j2ld(x->ray + h), px)));
+	__m256i cb = j2r16(J2SUB(J2MUL(j2ld(x->rbx + h), py), J2MUL(j2ld(x->rby + h), px)));
+	__m256i wa = J2SUB(in[2], j2r16(J2MUL(j2ld(x->ia + h), ca)));
+	__m256i wb = J2ADD(in[5], j2r16(J2MUL(j2ld(x->ib + h), cb)));
+	__m256i acc = J2OR(J2OR(J2OR(j2chk(vax), j2chk(vay)), J2OR(j2chk(wa), j2chk(vbx))),
+	                   J2OR(J2OR(j2chk(vby), j2chk(wb)), J2OR(j2chk(ca), j2chk(cb))));
+	j2store(v, h, vax, vay, wa, vbx, vby, wb);
+	return j2ok(acc, h) & x->live;
+}
+
 /* A batch's lane impulse to and from its joint (around a scalar solve, and at the end). */
 static inline void lane_to_joint(const f2d_joint_batch *x, int32_t l, f2d_joint *j)
 {
@@ -834,8 +990,22 @@ static void joint_batch_pass(f2d_world *w, f2d_joint_batch *x, joint_pass pass, 
 			}
 		}
 	}
-	unsigned ok = warm ? joint_warm_avx512(x, bodies, v)
-	                   : joint_lanes_avx512(x, bodies, v, pass == PASS_RELAX);
+	unsigned ok = 0;
+	if (x->live == 0) {
+		return; /* no lanes: the scalar joints above were all */
+	}
+	if (f2d_kernel_level() == F2D_KERNEL_AVX512) {
+		ok = warm ? joint_warm_avx512(x, bodies, v)
+		          : joint_lanes_avx512(x, bodies, v, pass == PASS_RELAX);
+	} else {
+		for (int32_t h = 0; h < x->n; h += 4) {
+			if ((x->live >> h & 15u) == 0) {
+				continue;
+			}
+			ok |= warm ? joint_warm_avx2(x, bodies, v, h)
+			           : joint_lanes_avx2(x, bodies, v, pass == PASS_RELAX, h);
+		}
+	}
 	for (int32_t l = 0; l < x->n; ++l) {
 		if ((ok >> l & 1u) != 0) {
 			f2d_body *a = &bodies[x->ba[l]];
@@ -1176,6 +1346,20 @@ static void refresh_joint_masses(f2d_world *w)
 	}
 }
 
+/* Every live lane's values from its joint (after the scalar pre-step or substep geometry: the
+ * AVX2 kernel). */
+static void refresh_lanes(f2d_world *w)
+{
+	for (int32_t nb = 0; nb < w->joint_batch_count; ++nb) {
+		f2d_joint_batch *x = &w->joint_batches[nb];
+		for (int32_t l = 0; l < x->n; ++l) {
+			if ((x->live >> l & 1u) != 0) {
+				refresh_lane(x, l, &w->joints[x->ids[l]]);
+			}
+		}
+	}
+}
+
 /* f2d_joint_prestep of every joint of the batches: the live lanes' geometry (revolute_geometry
  * with its angle 0 and point_k: a live lane has no limits) on 8 lanes by
  * joint_substep_avx512, which computes f2d_joint_substep's, the same expressions; then, as
@@ -1266,25 +1450,34 @@ void f2d_joints_prestep(f2d_world *w, int32_t n)
 		color_joints(w, n);
 	}
 #if JOINT_SIMD
-	if (f2d_kernel_level() == F2D_KERNEL_AVX512) {
+	int kernel = f2d_kernel_level();
+	if (kernel >= F2D_KERNEL_AVX2) {
 		if (kept) {
 			refresh_joint_masses(w);
 		} else {
 			build_joint_batches(w, n);
 		}
-		prestep_batches(w);
-		return;
+		if (kernel == F2D_KERNEL_AVX512) {
+			prestep_batches(w);
+			return;
+		}
 	}
 #endif
 	for (int32_t k = 0; k < n; ++k) {
 		f2d_joint_prestep(w, &w->joints[w->joint_list[k]]);
 	}
+#if JOINT_SIMD
+	if (kernel >= F2D_KERNEL_AVX2) {
+		refresh_lanes(w);
+	}
+#endif
 }
 
 void f2d_joints_substep(f2d_world *w, int32_t n)
 {
 #if JOINT_SIMD
-	if (f2d_kernel_level() == F2D_KERNEL_AVX512) {
+	int kernel = f2d_kernel_level();
+	if (kernel == F2D_KERNEL_AVX512) {
 		joints_substep_batches(w); /* and the lanes' arms and biases of this substep */
 		return;
 	}
@@ -1293,6 +1486,11 @@ void f2d_joints_substep(f2d_world *w, int32_t n)
 	for (int32_t k = 0; k < n; ++k) {
 		f2d_joint_substep(w, &w->joints[w->joint_order[k]]);
 	}
+#if JOINT_SIMD
+	if (kernel == F2D_KERNEL_AVX2) {
+		refresh_lanes(w); /* the AVX2 lanes: their values of this substep */
+	}
+#endif
 }
 
 /* One pass over the coloured joints (pass: warm start, velocity iteration or relax
@@ -1300,7 +1498,7 @@ void f2d_joints_substep(f2d_world *w, int32_t n)
 static void joints_pass(f2d_world *w, int32_t n, joint_pass pass, bool last, const fix16_t rigid[3])
 {
 #if JOINT_SIMD
-	if (f2d_kernel_level() == F2D_KERNEL_AVX512) {
+	if (f2d_kernel_level() >= F2D_KERNEL_AVX2) {
 		for (int32_t b = 0; b < w->joint_batch_count; ++b) {
 			f2d_joint_batch *x = &w->joint_batches[b];
 			if (!x->sequential) {
