@@ -248,6 +248,9 @@ typedef struct f2d_joint_batch {
 	int64_t ma[8], mb[8], ia[8], ib[8];
 	int64_t rax[8], ray[8], rbx[8], rby[8], bx[8], by[8];
 	int64_t k11[8], k12[8], k22[8], ix[8], iy[8];
+	/* local anchor - local centre of body a and of body b (the pre-step's, for the step's
+	 * substeps on AVX-512) */
+	int64_t lax[8], lay[8], lbx[8], lby[8];
 	int32_t ids[8], ba[8], bb[8]; /* joint, body a, body b */
 	int32_t n;
 	unsigned live;   /* lanes solved in SIMD: no motor, no limits */

@@ -1095,10 +1095,12 @@ AVX512 static inline __m512i jfmul(__m512i a, __m512i b)
 	return jtrunc32(jr16(JMUL(a, b)));
 }
 
-/* The in-lane inputs of joint_substep_avx512, gathered (jgather) for the lanes m (0 in the
- * others): the rotations and centres of both bodies, the joint's local anchors less the
- * bodies' local centres (f2d_sub: a 32-bit difference; only its low 32 bits are read, by
- * vpmuldq) and the step's K^-1. */
+/* The in-lane inputs of joint_substep_avx512 for the lanes m (0 in the others): the
+ * rotations and centres of both bodies, gathered (jgather); the joint's local anchors less
+ * the bodies' local centres (f2d_sub: a 32-bit difference; only its low 32 bits are read, by
+ * vpmuldq), gathered in the pre-step (fresh) and kept in the batch for the substeps (no
+ * substep changes them); the step's K^-1 from the batch (refresh_lane and the substeps keep
+ * it equal to the joint's). */
 typedef struct substep_in {
 	__m512i qac, qas, lax, lay, cax, cay;
 	__m512i qbc, qbs, lbx, lby, cbx, cby;
@@ -1114,8 +1116,9 @@ _Static_assert(offsetof(f2d_body, q.s) == offsetof(f2d_body, q.c) + 4 &&
                    offsetof(f2d_joint, local_b.y) == offsetof(f2d_joint, local_b.x) + 4,
                "substep gathers: pairs of adjacent fix16 fields");
 
-AVX512 static inline void substep_gather(const f2d_joint_batch *x, const f2d_body *bodies,
-                                         const f2d_joint *joints, __mmask8 m, substep_in *in)
+AVX512 static inline void substep_gather(f2d_joint_batch *x, const f2d_body *bodies,
+                                         const f2d_joint *joints, __mmask8 m, bool fresh,
+                                         substep_in *in)
 {
 	const size_t bs = sizeof(f2d_body), js = sizeof(f2d_joint);
 	__m512i g = jgather(bodies, bs, offsetof(f2d_body, q), x->ba, m);
@@ -1124,24 +1127,30 @@ AVX512 static inline void substep_gather(const f2d_joint_batch *x, const f2d_bod
 	g = jgather(bodies, bs, offsetof(f2d_body, center), x->ba, m);
 	in->cax = jlo32(g);
 	in->cay = jhi32(g);
-	__m512i lc = jgather(bodies, bs, offsetof(f2d_body, local_center), x->ba, m);
-	g = jgather(joints, js, offsetof(f2d_joint, local_a), x->ids, m);
-	in->lax = JSUB(g, lc);           /* low half: local_a.x - local_center.x (mod 2^32) */
-	in->lay = JSUB(jhi32(g), jhi32(lc));
 	g = jgather(bodies, bs, offsetof(f2d_body, q), x->bb, m);
 	in->qbc = jlo32(g);
 	in->qbs = jhi32(g);
 	g = jgather(bodies, bs, offsetof(f2d_body, center), x->bb, m);
 	in->cbx = jlo32(g);
 	in->cby = jhi32(g);
-	lc = jgather(bodies, bs, offsetof(f2d_body, local_center), x->bb, m);
-	g = jgather(joints, js, offsetof(f2d_joint, local_b), x->ids, m);
-	in->lbx = JSUB(g, lc);
-	in->lby = JSUB(jhi32(g), jhi32(lc));
-	g = jgather(joints, js, offsetof(f2d_joint, k11), x->ids, m);
-	in->m11 = jlo32(g);
-	in->m12 = jhi32(g);
-	in->m22 = jlo32(jgather(joints, js, offsetof(f2d_joint, k22), x->ids, m));
+	if (fresh) {
+		__m512i lc = jgather(bodies, bs, offsetof(f2d_body, local_center), x->ba, m);
+		g = jgather(joints, js, offsetof(f2d_joint, local_a), x->ids, m);
+		/* low half: local_a.x - local_center.x (mod 2^32) */
+		_mm512_storeu_si512(x->lax, JSUB(g, lc));
+		_mm512_storeu_si512(x->lay, JSUB(jhi32(g), jhi32(lc)));
+		lc = jgather(bodies, bs, offsetof(f2d_body, local_center), x->bb, m);
+		g = jgather(joints, js, offsetof(f2d_joint, local_b), x->ids, m);
+		_mm512_storeu_si512(x->lbx, JSUB(g, lc));
+		_mm512_storeu_si512(x->lby, JSUB(jhi32(g), jhi32(lc)));
+	}
+	in->lax = jld(x->lax);
+	in->lay = jld(x->lay);
+	in->lbx = jld(x->lbx);
+	in->lby = jld(x->lby);
+	in->m11 = jld(x->k11);
+	in->m12 = jld(x->k12);
+	in->m22 = jld(x->k22);
 }
 
 /* f2d_joint_substep of a batch's live lanes (revolute joints without motor and limits, warm
@@ -1154,12 +1163,12 @@ AVX512 static inline void substep_gather(const f2d_joint_batch *x, const f2d_bod
  * (the others run f2d_joint_substep) and in *fits those whose K^-1 still fits; the arms,
  * biases and K into the lanes (rax..rby, bx, by) and k (k11, k12, k22 of now). */
 AVX512 static unsigned joint_substep_avx512(f2d_joint_batch *x, const f2d_body *bodies,
-                                            const f2d_joint *joints, fix16_t beta_h,
-                                            fix16_t tol, bool clamp, int64_t k[3][8],
-                                            unsigned *fits)
+                                            const f2d_joint *joints, bool fresh,
+                                            fix16_t beta_h, fix16_t tol, bool clamp,
+                                            int64_t k[3][8], unsigned *fits)
 {
 	substep_in in;
-	substep_gather(x, bodies, joints, (__mmask8)x->live, &in);
+	substep_gather(x, bodies, joints, (__mmask8)x->live, fresh, &in);
 	__m512i qac = in.qac, qas = in.qas, lax = in.lax, lay = in.lay;
 	__m512i qbc = in.qbc, qbs = in.qbs, lbx = in.lbx, lby = in.lby;
 	__m512i rax = jtrunc32(jr16(JSUB(JMUL(qac, lax), JMUL(qas, lay))));
@@ -1223,23 +1232,192 @@ AVX512 static unsigned joint_substep_avx512(f2d_joint_batch *x, const f2d_body *
 	return ok;
 }
 
+/* ---- joint_substep_avx512 on AVX2, 4 lanes at a time (lanes h..h+3) ----
+ * Operation for operation: j2trunc32 sign-extends the low 32 bits (the high half of each
+ * lane from the low half's sign, srai_epi32 by 31 and a dword shuffle), min and max by
+ * cmpgt and blend, |x| as (x ^ s) - s with s the sign (|INT64_MIN| = INT64_MIN, as
+ * _mm512_abs_epi64 and fit_abs64 as unsigned), unsigned compares as signed ones of the values
+ * with their top bit flipped. The bodies' rotations and centres by scalar loads (0 in the
+ * lanes not live); the arms' local vectors and K^-1 from the batch as there. */
+AVX2 static inline __m256i j2trunc32(__m256i v)
+{
+	__m256i sign = _mm256_shuffle_epi32(_mm256_srai_epi32(v, 31), _MM_SHUFFLE(2, 2, 0, 0));
+	return _mm256_blend_epi32(v, sign, 0xAA);
+}
+AVX2 static inline __m256i j2fmul(__m256i a, __m256i b)
+{
+	return j2trunc32(j2r16(J2MUL(a, b)));
+}
+AVX2 static inline __m256i j2min(__m256i a, __m256i b)
+{
+	return _mm256_blendv_epi8(a, b, _mm256_cmpgt_epi64(a, b));
+}
+AVX2 static inline __m256i j2max(__m256i a, __m256i b)
+{
+	return _mm256_blendv_epi8(a, b, _mm256_cmpgt_epi64(b, a));
+}
+AVX2 static inline __m256i j2abs(__m256i x)
+{
+	__m256i s = _mm256_cmpgt_epi64(_mm256_setzero_si256(), x);
+	return _mm256_sub_epi64(_mm256_xor_si256(x, s), s);
+}
+/* lanes where a <= b as unsigned 64-bit values, all ones */
+AVX2 static inline __m256i j2le_u(__m256i a, __m256i b)
+{
+	__m256i top = _mm256_set1_epi64x(INT64_MIN);
+	__m256i gt = _mm256_cmpgt_epi64(_mm256_xor_si256(a, top), _mm256_xor_si256(b, top));
+	return _mm256_xor_si256(gt, _mm256_set1_epi64x(-1));
+}
+AVX2 static inline unsigned j2mask(__m256i m, int32_t h)
+{
+	return (unsigned)_mm256_movemask_pd(_mm256_castsi256_pd(m)) << h;
+}
+AVX2 static inline void j2st(int64_t *p, __m256i v)
+{
+	_mm256_storeu_si256((__m256i *)(void *)p, v);
+}
+
+AVX2 static unsigned joint_substep_avx2(f2d_joint_batch *x, const f2d_body *bodies, int32_t h,
+                                        fix16_t beta_h, fix16_t tol, bool clamp,
+                                        int64_t k[3][8], unsigned *fits)
+{
+	int64_t t[8][4];
+	for (int32_t l = 0; l < 4; ++l) {
+		if ((x->live >> (h + l) & 1u) != 0) {
+			const f2d_body *a = &bodies[x->ba[h + l]];
+			const f2d_body *b = &bodies[x->bb[h + l]];
+			t[0][l] = a->q.c;
+			t[1][l] = a->q.s;
+			t[2][l] = a->center.x;
+			t[3][l] = a->center.y;
+			t[4][l] = b->q.c;
+			t[5][l] = b->q.s;
+			t[6][l] = b->center.x;
+			t[7][l] = b->center.y;
+		} else {
+			for (int32_t i = 0; i < 8; ++i) {
+				t[i][l] = 0;
+			}
+		}
+	}
+	__m256i in[8];
+	for (int32_t i = 0; i < 8; ++i) {
+		in[i] = _mm256_set_epi64x(t[i][3], t[i][2], t[i][1], t[i][0]);
+	}
+	__m256i qac = in[0], qas = in[1], qbc = in[4], qbs = in[5];
+	__m256i lax = j2ld(x->lax + h), lay = j2ld(x->lay + h);
+	__m256i lbx = j2ld(x->lbx + h), lby = j2ld(x->lby + h);
+	__m256i rax = j2trunc32(j2r16(J2SUB(J2MUL(qac, lax), J2MUL(qas, lay))));
+	__m256i ray = j2trunc32(j2r16(J2ADD(J2MUL(qas, lax), J2MUL(qac, lay))));
+	__m256i rbx = j2trunc32(j2r16(J2SUB(J2MUL(qbc, lbx), J2MUL(qbs, lby))));
+	__m256i rby = j2trunc32(j2r16(J2ADD(J2MUL(qbs, lbx), J2MUL(qbc, lby))));
+	__m256i zero = _mm256_setzero_si256(), acc = zero;
+	__m256i bx = zero, by = zero;
+	if (beta_h != 0) {
+		__m256i smax = _mm256_set1_epi64x(INT32_MAX), smin = _mm256_set1_epi64x(-INT32_MAX);
+		__m256i gx = J2SUB(J2SUB(J2ADD(in[6], rbx), in[2]), rax);
+		__m256i gy = J2SUB(J2SUB(J2ADD(in[7], rby), in[3]), ray);
+		gx = j2max(j2min(gx, smax), smin);
+		gy = j2max(j2min(gy, smax), smin);
+		if (clamp) {
+			__m256i hi = _mm256_set1_epi64x(tol), lo = _mm256_set1_epi64x(-(int64_t)tol);
+			gx = j2min(j2max(gx, lo), hi);
+			gy = j2min(j2max(gy, lo), hi);
+		}
+		__m256i bh = _mm256_set1_epi64x(beta_h);
+		__m256i px = j2r16(J2MUL(bh, gx)), py = j2r16(J2MUL(bh, gy));
+		acc = J2OR(j2chk(px), j2chk(py));
+		bx = J2SUB(zero, px);
+		by = J2SUB(zero, py);
+	}
+	unsigned ok = j2ok(acc, h) & x->live;
+	__m256i ia = j2ld(x->ia + h), ib = j2ld(x->ib + h);
+	__m256i msum = J2ADD(j2ld(x->ma + h), j2ld(x->mb + h));
+	__m256i k11 = J2ADD(J2ADD(msum, j2r16(J2MUL(ia, j2fmul(ray, ray)))),
+	                    j2r16(J2MUL(ib, j2fmul(rby, rby))));
+	__m256i k12 = J2SUB(J2SUB(zero, j2r16(J2MUL(ia, j2fmul(rax, ray)))),
+	                    j2r16(J2MUL(ib, j2fmul(rbx, rby))));
+	__m256i k22 = J2ADD(J2ADD(msum, j2r16(J2MUL(ia, j2fmul(rax, rax)))),
+	                    j2r16(J2MUL(ib, j2fmul(rbx, rbx))));
+	/* f2d_inverse22_fits: the range test, then the row sums of |M K - I| */
+	__m256i lim = _mm256_set1_epi64x(FIT_K_LIMIT), nlim = _mm256_set1_epi64x(-FIT_K_LIMIT);
+	__m256i in_range = _mm256_and_si256(
+	    _mm256_and_si256(_mm256_cmpgt_epi64(lim, k11), _mm256_cmpgt_epi64(lim, k22)),
+	    _mm256_and_si256(_mm256_cmpgt_epi64(lim, k12), _mm256_cmpgt_epi64(k12, nlim)));
+	__m256i negative = J2OR(_mm256_cmpgt_epi64(zero, k11), _mm256_cmpgt_epi64(zero, k22));
+	in_range = _mm256_andnot_si256(negative, in_range);
+	__m256i one = _mm256_set1_epi64x((int64_t)1 << 32);
+	__m256i m11 = j2ld(x->k11 + h), m12 = j2ld(x->k12 + h), m22 = j2ld(x->k22 + h);
+	__m256i e11 = J2SUB(J2ADD(J2MUL(m11, k11), J2MUL(m12, k12)), one);
+	__m256i e12 = J2ADD(J2MUL(m11, k12), J2MUL(m12, k22));
+	__m256i e21 = J2ADD(J2MUL(m12, k11), J2MUL(m22, k12));
+	__m256i e22 = J2SUB(J2ADD(J2MUL(m12, k12), J2MUL(m22, k22)), one);
+	__m256i row = _mm256_set1_epi64x(FIT_ROW);
+	__m256i s1 = J2ADD(j2abs(e11), j2abs(e12));
+	__m256i s2 = J2ADD(j2abs(e21), j2abs(e22));
+	__m256i f = _mm256_and_si256(in_range, _mm256_and_si256(j2le_u(s1, row), j2le_u(s2, row)));
+	*fits |= j2mask(f, h);
+	j2st(x->rax + h, rax);
+	j2st(x->ray + h, ray);
+	j2st(x->rbx + h, rbx);
+	j2st(x->rby + h, rby);
+	j2st(x->bx + h, bx);
+	j2st(x->by + h, by);
+	j2st(k[0] + h, k11);
+	j2st(k[1] + h, k12);
+	j2st(k[2] + h, k22);
+	return ok;
+}
+
+/* The substep geometry of a batch's live lanes on this kernel (joint_substep_avx512, or
+ * joint_substep_avx2 on each half with live lanes; fresh: the pre-step, which computes the
+ * arms' local vectors of the step first) */
+static unsigned substep_lanes(f2d_world *w, f2d_joint_batch *x, int kernel, bool fresh,
+                              fix16_t beta_h, fix16_t tol, bool clamp, int64_t k[3][8],
+                              unsigned *fits)
+{
+	*fits = 0;
+	if (kernel == F2D_KERNEL_AVX512) {
+		return joint_substep_avx512(x, w->bodies, w->joints, fresh, beta_h, tol, clamp, k,
+		                            fits);
+	}
+	if (fresh) {
+		for (int32_t l = 0; l < x->n; ++l) {
+			if ((x->live >> l & 1u) != 0) {
+				const f2d_joint *j = &w->joints[x->ids[l]];
+				f2d_vec2 la = f2d_sub(j->local_a, w->bodies[x->ba[l]].local_center);
+				f2d_vec2 lb = f2d_sub(j->local_b, w->bodies[x->bb[l]].local_center);
+				x->lax[l] = la.x;
+				x->lay[l] = la.y;
+				x->lbx[l] = lb.x;
+				x->lby[l] = lb.y;
+			}
+		}
+	}
+	unsigned ok = 0;
+	for (int32_t h = 0; h < x->n; h += 4) {
+		if ((x->live >> h & 15u) != 0) {
+			ok |= joint_substep_avx2(x, w->bodies, h, beta_h, tol, clamp, k, fits);
+		}
+	}
+	return ok;
+}
+
 /* f2d_joints_substep over the batches: the live lanes of a batch by joint_substep_avx512 (a
  * lane whose bias check failed, and every other joint, by f2d_joint_substep), then the
  * values of each lane that f2d_joint_substep computed from its joint. Each joint writes only
  * its own fields: any order gives the same bits. */
-static void joints_substep_batches(f2d_world *w)
+static void joints_substep_batches(f2d_world *w, int kernel)
 {
 	fix16_t beta_h = f2d_mul(w->def.bias_factor, w->inv_h);
 	fix16_t tol = joint_tolerance(w);
 	bool clamp = w->def.joint_position_iterations > 0;
-	const f2d_body *bodies = w->bodies;
 	for (int32_t nb = 0; nb < w->joint_batch_count; ++nb) {
 		f2d_joint_batch *x = &w->joint_batches[nb];
 		unsigned ok = 0, fits = 0;
 		int64_t k[3][8];
 		if (x->live != 0 && w->def.warm_starting) {
-			ok = joint_substep_avx512(x, bodies, w->joints, beta_h, tol, clamp, k,
-			                          &fits);
+			ok = substep_lanes(w, x, kernel, false, beta_h, tol, clamp, k, &fits);
 		}
 		for (int32_t l = 0; l < x->n; ++l) {
 			f2d_joint *j = &w->joints[x->ids[l]];
@@ -1346,29 +1524,15 @@ static void refresh_joint_masses(f2d_world *w)
 	}
 }
 
-/* Every live lane's values from its joint (after the scalar pre-step or substep geometry: the
- * AVX2 kernel). */
-static void refresh_lanes(f2d_world *w)
-{
-	for (int32_t nb = 0; nb < w->joint_batch_count; ++nb) {
-		f2d_joint_batch *x = &w->joint_batches[nb];
-		for (int32_t l = 0; l < x->n; ++l) {
-			if ((x->live >> l & 1u) != 0) {
-				refresh_lane(x, l, &w->joints[x->ids[l]]);
-			}
-		}
-	}
-}
-
 /* f2d_joint_prestep of every joint of the batches: the live lanes' geometry (revolute_geometry
- * with its angle 0 and point_k: a live lane has no limits) on 8 lanes by
- * joint_substep_avx512, which computes f2d_joint_substep's, the same expressions; then, as
+ * with its angle 0 and point_k: a live lane has no limits) in lanes by substep_lanes
+ * (joint_substep_avx512 or _avx2), which compute f2d_joint_substep's, the same expressions; then, as
  * f2d_joint_prestep, K^-1 by point_inverse of that K (whatever the fits test said), no axial
  * mass (no motor, no limits) and the impulses' resets (the motor's and the limits' always,
  * the point's without warm starting). A lane whose bias check failed, and every other joint,
  * takes f2d_joint_prestep. Then each live lane's values from its joint. Each joint writes
  * only its own fields: any order gives the same bits. */
-static void prestep_batches(f2d_world *w)
+static void prestep_batches(f2d_world *w, int kernel)
 {
 	fix16_t beta_h = f2d_mul(w->def.bias_factor, w->inv_h);
 	fix16_t tol = joint_tolerance(w);
@@ -1378,8 +1542,8 @@ static void prestep_batches(f2d_world *w)
 		unsigned ok = 0, fits = 0;
 		int64_t k[3][8];
 		if (x->live != 0) {
-			ok = joint_substep_avx512(x, w->bodies, w->joints, beta_h, tol, clamp, k,
-			                          &fits);
+			/* (its fits test reads the lanes' K^-1 of before: not used here) */
+			ok = substep_lanes(w, x, kernel, true, beta_h, tol, clamp, k, &fits);
 		}
 		for (int32_t l = 0; l < x->n; ++l) {
 			f2d_joint *j = &w->joints[x->ids[l]];
@@ -1457,28 +1621,22 @@ void f2d_joints_prestep(f2d_world *w, int32_t n)
 		} else {
 			build_joint_batches(w, n);
 		}
-		if (kernel == F2D_KERNEL_AVX512) {
-			prestep_batches(w);
-			return;
-		}
+		prestep_batches(w, kernel);
+		return;
 	}
 #endif
 	for (int32_t k = 0; k < n; ++k) {
 		f2d_joint_prestep(w, &w->joints[w->joint_list[k]]);
 	}
-#if JOINT_SIMD
-	if (kernel >= F2D_KERNEL_AVX2) {
-		refresh_lanes(w);
-	}
-#endif
 }
 
 void f2d_joints_substep(f2d_world *w, int32_t n)
 {
 #if JOINT_SIMD
 	int kernel = f2d_kernel_level();
-	if (kernel == F2D_KERNEL_AVX512) {
-		joints_substep_batches(w); /* and the lanes' arms and biases of this substep */
+	if (kernel >= F2D_KERNEL_AVX2) {
+		/* and the lanes' arms and biases of this substep */
+		joints_substep_batches(w, kernel);
 		return;
 	}
 #endif
@@ -1486,11 +1644,6 @@ void f2d_joints_substep(f2d_world *w, int32_t n)
 	for (int32_t k = 0; k < n; ++k) {
 		f2d_joint_substep(w, &w->joints[w->joint_order[k]]);
 	}
-#if JOINT_SIMD
-	if (kernel == F2D_KERNEL_AVX2) {
-		refresh_lanes(w); /* the AVX2 lanes: their values of this substep */
-	}
-#endif
 }
 
 /* One pass over the coloured joints (pass: warm start, velocity iteration or relax
