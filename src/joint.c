@@ -991,9 +991,6 @@ static void joint_batch_pass(f2d_world *w, f2d_joint_batch *x, joint_pass pass, 
 		}
 	}
 	unsigned ok = 0;
-	if (x->live == 0) {
-		return; /* no lanes: the scalar joints above were all */
-	}
 	if (f2d_kernel_level() == F2D_KERNEL_AVX512) {
 		ok = warm ? joint_warm_avx512(x, bodies, v)
 		          : joint_lanes_avx512(x, bodies, v, pass == PASS_RELAX);
@@ -1654,10 +1651,12 @@ static void joints_pass(f2d_world *w, int32_t n, joint_pass pass, bool last, con
 	if (f2d_kernel_level() >= F2D_KERNEL_AVX2) {
 		for (int32_t b = 0; b < w->joint_batch_count; ++b) {
 			f2d_joint_batch *x = &w->joint_batches[b];
-			if (!x->sequential) {
+			if (x->live != 0) {
 				joint_batch_pass(w, x, pass, last, rigid);
 				continue;
 			}
+			/* the overflow colour, a single joint, or no lane (joints with motor or
+			 * limits, other types): one after the other */
 			for (int32_t l = 0; l < x->n; ++l) {
 				joint_scalar(w, &w->joints[x->ids[l]], pass, rigid);
 			}
