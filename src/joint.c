@@ -976,7 +976,7 @@ static inline void joint_to_lane(f2d_joint_batch *x, int32_t l, const f2d_joint 
 /* Up to 8 joints of one colour: those without motor and limits (x->live) in lanes, the rest
  * (and the lanes that failed their check) by f2d_joint_solve; all independent. */
 static void joint_batch_pass(f2d_world *w, f2d_joint_batch *x, joint_pass pass, bool last,
-                             const fix16_t rigid[3])
+                             const fix16_t rigid[3], int kernel)
 {
 	bool warm = pass == PASS_WARM;
 	int64_t v[6][8]; /* the lanes' new velocities */
@@ -991,7 +991,7 @@ static void joint_batch_pass(f2d_world *w, f2d_joint_batch *x, joint_pass pass, 
 		}
 	}
 	unsigned ok = 0;
-	if (f2d_kernel_level() == F2D_KERNEL_AVX512) {
+	if (kernel == F2D_KERNEL_AVX512) {
 		ok = warm ? joint_warm_avx512(x, bodies, v)
 		          : joint_lanes_avx512(x, bodies, v, pass == PASS_RELAX);
 	} else {
@@ -1648,11 +1648,12 @@ void f2d_joints_substep(f2d_world *w, int32_t n)
 static void joints_pass(f2d_world *w, int32_t n, joint_pass pass, bool last, const fix16_t rigid[3])
 {
 #if JOINT_SIMD
-	if (f2d_kernel_level() >= F2D_KERNEL_AVX2) {
+	int kernel = f2d_kernel_level();
+	if (kernel >= F2D_KERNEL_AVX2) {
 		for (int32_t b = 0; b < w->joint_batch_count; ++b) {
 			f2d_joint_batch *x = &w->joint_batches[b];
 			if (x->live != 0) {
-				joint_batch_pass(w, x, pass, last, rigid);
+				joint_batch_pass(w, x, pass, last, rigid, kernel);
 				continue;
 			}
 			/* the overflow colour, a single joint, or no lane (joints with motor or
