@@ -248,6 +248,9 @@ typedef struct f2d_joint_batch {
 	int64_t ma[8], mb[8], ia[8], ib[8];
 	int64_t rax[8], ray[8], rbx[8], rby[8], bx[8], by[8];
 	int64_t k11[8], k12[8], k22[8], ix[8], iy[8];
+	/* local anchor - local centre of body a and of body b (the pre-step's, for the step's
+	 * substeps on AVX-512) */
+	int64_t lax[8], lay[8], lbx[8], lby[8];
 	int32_t ids[8], ba[8], bb[8]; /* joint, body a, body b */
 	int32_t n;
 	unsigned live;   /* lanes solved in SIMD: no motor, no limits */
@@ -437,6 +440,11 @@ struct f2d_world {
 	int32_t joint_order_color_capacity;
 	f2d_joint_batch *joint_batches;
 	int32_t joint_batch_count, joint_batch_capacity;
+	/* the last joint colouring's input (joint.c, f2d_joints_prestep): per joint of joint_list
+	 * its id, bodies and flags; joint_color_n: that colouring's n + 1 (0: none). The colours,
+	 * joint_order and the batches' layout are reused while it stays the same. */
+	int32_t (*joint_color_key)[4];
+	int32_t joint_color_key_capacity, joint_color_n;
 
 	/* cache: the live shape ids sorted by (aabb.lower.x, id) for the broad phase */
 	int32_t *sweep;
@@ -697,9 +705,10 @@ void f2d_joint_prestep(f2d_world *w, f2d_joint *j);
 void f2d_joint_substep(f2d_world *w, f2d_joint *j);
 void f2d_joint_warm_start(f2d_world *w, f2d_joint *j);
 void f2d_joint_solve(f2d_world *w, f2d_joint *j);
-/** Colours the n joints of w->joint_list (greedily in id order, by the dynamic bodies they
- *  share) into w->joint_order, colour after colour, and w->joint_order_color. */
-void f2d_joints_color(f2d_world *w, int32_t n);
+/** f2d_joint_prestep of the n joints of w->joint_list, and their colouring (greedily in id
+ *  order, by the dynamic bodies they share) into w->joint_order, colour after colour, and
+ *  w->joint_order_color (kept from the last step while its input is the same). */
+void f2d_joints_prestep(f2d_world *w, int32_t n);
 /** Grows the joint passes' scratch (list, colour order, batches) for every joint id; false
  *  (nothing changed) on OOM. Called before the step changes anything. */
 bool f2d_joints_reserve(f2d_world *w);

@@ -172,17 +172,21 @@ bool f2d_bodies_joined(const f2d_world *w, int32_t a, int32_t b)
  * |num| < 2^30 one 64-bit division (a light body on a long arm, or a small inertia, passes
  * either bound); otherwise the same rounding in 128 bits: floor((|num| 2^32 + floor(det / 2)) /
  * det) with the sign of num, which is what the 64-bit form computes whenever it fits. */
+static inline fix16_t div_q16_by_q32_64(f2d_world *w, int64_t num, int64_t den)
+{
+	int64_t n = num * 4294967296LL;
+	int64_t q = (n >= 0 ? n + den / 2 : n - den / 2) / den;
+	if (q > INT32_MAX || q < -INT32_MAX) {
+		w->saturated = true;
+	}
+	return f2d_sat(q);
+}
+
 static fix16_t div_q16_by_q32(f2d_world *w, int64_t num, f2d_u128 det)
 {
 	const int64_t b30 = (int64_t)1 << 30;
 	if (det.hi == 0 && det.lo <= (uint64_t)INT64_MAX && num < b30 && num > -b30) {
-		int64_t den = (int64_t)det.lo;
-		int64_t n = num * 4294967296LL;
-		int64_t q = (n >= 0 ? n + den / 2 : n - den / 2) / den;
-		if (q > INT32_MAX || q < -INT32_MAX) {
-			w->saturated = true;
-		}
-		return f2d_sat(q);
+		return div_q16_by_q32_64(w, num, (int64_t)det.lo); /* |num| < 2^30, 0 < den < 2^63 */
 	}
 	uint64_t mag = num < 0 ? 0u - (uint64_t)num : (uint64_t)num; /* < 2^47 */
 	f2d_u128 n = f2d_u128_add(f2d_u128_shl(f2d_u128_from(mag), 32), f2d_u128_half(det));
@@ -250,6 +254,27 @@ static inline void point_k(const f2d_body *a, const f2d_body *b, f2d_vec2 ra, f2
 static inline void point_inverse(f2d_world *w, int64_t k11, int64_t k12, int64_t k22, fix16_t *m11,
                                  fix16_t *m12, fix16_t *m22)
 {
+#ifndef F2D_JOINT_EXACT_ONLY /* test_solver_paths' reference keeps the 128-bit form only */
+	const int64_t b30 = (int64_t)1 << 30;
+	if (k11 >= 0 && k11 < b30 && k22 >= 0 && k22 < b30 && k12 > -b30 && k12 < b30) {
+		/* The usual case (inverse masses and r^2 / I below 2^14 in all): each product is
+		 * below 2^60, so diag, off and det are the 128-bit form's values in 64 bits, the
+		 * same branch is taken, and with |num| < 2^30 and 0 < det < 2^60 div_q16_by_q32
+		 * takes its one-division branch: the same bits without the 128-bit arithmetic. */
+		int64_t diag = k11 * k22, off = k12 * k12;
+		if (off >= diag) {
+			*m11 = inverse_or_zero(w, k11);
+			*m12 = 0;
+			*m22 = inverse_or_zero(w, k22);
+			return;
+		}
+		int64_t det = diag - off;
+		*m11 = div_q16_by_q32_64(w, k22, det);
+		*m12 = div_q16_by_q32_64(w, -k12, det);
+		*m22 = div_q16_by_q32_64(w, k11, det);
+		return;
+	}
+#endif
 	uint64_t u12 = k12 < 0 ? 0u - (uint64_t)k12 : (uint64_t)k12;
 	f2d_u128 diag = f2d_u128_mul((uint64_t)k11, (uint64_t)k22);
 	f2d_u128 off = f2d_u128_mul(u12, u12);
@@ -663,6 +688,7 @@ static inline void joint_scalar(f2d_world *w, f2d_joint *j, joint_pass pass, con
 
 #if F2D_X86_SIMD && !defined(F2D_JOINT_EXACT_ONLY)
 #include <immintrin.h>
+#include <stddef.h>
 #define JOINT_SIMD 1
 #define AVX512 __attribute__((target("avx512f,avx512dq,avx2")))
 
@@ -685,15 +711,58 @@ AVX512 static inline __m512i jchk(__m512i x)
 #define JSUB _mm512_sub_epi64
 #define JOR3(a, b, c) _mm512_ternarylogic_epi64(a, b, c, 0xFE)
 
+/* The lanes' fields straight from the bodies and joints (instead of 8 scalar stores to a
+ * staging array and a vector load of it, which stalls on the store forwarding): a masked
+ * 8-byte gather per lane, at byte offset off of element idx[l] of an array of elements of
+ * size bytes (a multiple of 8), 0 in the lanes outside m. Ids are below F2D_MAX_OBJECTS =
+ * 2^20, so idx[l] * size / 8 < 2^26 fits the 32-bit indices. x86 is little-endian: the
+ * first fix16 of the 8 bytes is the low half (jlo32), the second the high half (jhi32), each
+ * sign-extended as the scalar code's (int64_t) casts. */
+_Static_assert(F2D_MAX_OBJECTS <= (1 << 20), "joint lane gathers: 32-bit indices");
+_Static_assert(sizeof(f2d_body) % 8 == 0 && sizeof(f2d_joint) % 8 == 0,
+               "joint lane gathers: elements of whole 8-byte words");
+AVX512 static inline __m512i jgather(const void *array, size_t size, size_t off,
+                                     const int32_t idx[8], __mmask8 m)
+{
+	__m256i i = _mm256_mullo_epi32(_mm256_loadu_si256((const __m256i *)(const void *)idx),
+	                               _mm256_set1_epi32((int32_t)(size / 8)));
+	return _mm512_mask_i32gather_epi64(_mm512_setzero_si512(), m, i,
+	                                   (const char *)array + off, 8);
+}
+AVX512 static inline __m512i jlo32(__m512i g)
+{
+	return _mm512_srai_epi64(_mm512_slli_epi64(g, 32), 32);
+}
+AVX512 static inline __m512i jhi32(__m512i g)
+{
+	return _mm512_srai_epi64(g, 32);
+}
+/* v.x, v.y and w of the bodies idx[l] of the lanes m (0 elsewhere) into o[0..2] */
+AVX512 static inline void jgather_vel(const f2d_body *bodies, const int32_t idx[8], __mmask8 m,
+                                      __m512i o[3])
+{
+	__m512i v = jgather(bodies, sizeof(f2d_body), offsetof(f2d_body, v), idx, m);
+	__m512i w = jgather(bodies, sizeof(f2d_body), offsetof(f2d_body, w), idx, m);
+	o[0] = jlo32(v);
+	o[1] = jhi32(v);
+	o[2] = jlo32(w);
+}
+_Static_assert(offsetof(f2d_body, v) % 4 == 0 && offsetof(f2d_body, w) + 8 <= sizeof(f2d_body),
+               "joint lane gathers: the 8 bytes at w lie in the body");
+
 /* solve_point_fast on 8 lanes, operation for operation. Every product operand is a fix16
  * value (velocities, arms, K^-1, masses) or a checked one (bias - Cdot, P, the angular
  * impulses), so vpmuldq (32 x 32 -> 64) gives solve_point_fast's products whenever the lane's
  * check passes. v: the lanes' velocities in, the new ones out; the impulses are updated in the
  * batch for the lanes that passed, which are returned. */
-AVX512 static unsigned joint_lanes_avx512(f2d_joint_batch *x, int64_t v[6][8], bool relax)
+AVX512 static unsigned joint_lanes_avx512(f2d_joint_batch *x, const f2d_body *bodies,
+                                          int64_t v[6][8], bool relax)
 {
-	__m512i vax = jld(v[0]), vay = jld(v[1]), wa = jld(v[2]);
-	__m512i vbx = jld(v[3]), vby = jld(v[4]), wb = jld(v[5]);
+	__m512i in[6];
+	jgather_vel(bodies, x->ba, (__mmask8)x->live, in);
+	jgather_vel(bodies, x->bb, (__mmask8)x->live, in + 3);
+	__m512i vax = in[0], vay = in[1], wa = in[2];
+	__m512i vbx = in[3], vby = in[4], wb = in[5];
 	__m512i rax = jld(x->rax), ray = jld(x->ray), rbx = jld(x->rbx), rby = jld(x->rby);
 	__m512i cx = JADD(JSUB(JSUB(vbx, jr16(JMUL(wb, rby))), vax), jr16(JMUL(wa, ray)));
 	__m512i cy = JSUB(JSUB(JADD(vby, jr16(JMUL(wb, rbx))), vay), jr16(JMUL(wa, rax)));
@@ -733,18 +802,22 @@ AVX512 static unsigned joint_lanes_avx512(f2d_joint_batch *x, int64_t v[6][8], b
 
 /* warm_start_fast on 8 lanes without motor and limits (no axial impulse): apply_point_fast
  * with P the accumulated impulse (fix16 values); returns the lanes that passed. */
-AVX512 static unsigned joint_warm_avx512(const f2d_joint_batch *x, int64_t v[6][8])
+AVX512 static unsigned joint_warm_avx512(const f2d_joint_batch *x, const f2d_body *bodies,
+                                         int64_t v[6][8])
 {
+	__m512i in[6];
+	jgather_vel(bodies, x->ba, (__mmask8)x->live, in);
+	jgather_vel(bodies, x->bb, (__mmask8)x->live, in + 3);
 	__m512i px = jld(x->ix), py = jld(x->iy);
 	__m512i ma = jld(x->ma), mb = jld(x->mb);
-	__m512i vax = JSUB(jld(v[0]), jr16(JMUL(ma, px)));
-	__m512i vay = JSUB(jld(v[1]), jr16(JMUL(ma, py)));
-	__m512i vbx = JADD(jld(v[3]), jr16(JMUL(mb, px)));
-	__m512i vby = JADD(jld(v[4]), jr16(JMUL(mb, py)));
+	__m512i vax = JSUB(in[0], jr16(JMUL(ma, px)));
+	__m512i vay = JSUB(in[1], jr16(JMUL(ma, py)));
+	__m512i vbx = JADD(in[3], jr16(JMUL(mb, px)));
+	__m512i vby = JADD(in[4], jr16(JMUL(mb, py)));
 	__m512i ca = jr16(JSUB(JMUL(jld(x->rax), py), JMUL(jld(x->ray), px)));
 	__m512i cb = jr16(JSUB(JMUL(jld(x->rbx), py), JMUL(jld(x->rby), px)));
-	__m512i wa = JSUB(jld(v[2]), jr16(JMUL(jld(x->ia), ca)));
-	__m512i wb = JADD(jld(v[5]), jr16(JMUL(jld(x->ib), cb)));
+	__m512i wa = JSUB(in[2], jr16(JMUL(jld(x->ia), ca)));
+	__m512i wb = JADD(in[5], jr16(JMUL(jld(x->ib), cb)));
 	__m512i acc =
 	    JOR3(JOR3(jchk(vax), jchk(vay), jchk(wa)), JOR3(jchk(vbx), jchk(vby), jchk(wb)),
 	         _mm512_or_si512(jchk(ca), jchk(cb)));
@@ -756,6 +829,137 @@ AVX512 static unsigned joint_warm_avx512(const f2d_joint_batch *x, int64_t v[6][
 	_mm512_storeu_si512(v[5], wb);
 	return (unsigned)_mm512_cmplt_epu64_mask(acc, _mm512_set1_epi64((int64_t)1 << 31)) &
 	       x->live;
+}
+
+/* ---- the same lanes on AVX2 (a CPU without AVX-512, and valgrind): 4 lanes at a time ----
+ * Operation for operation joint_lanes_avx512 and joint_warm_avx512 on 4 x 64-bit lanes.
+ * vpmuldq (_mm256_mul_epi32) is the same product; AVX2 has no 64-bit arithmetic shift, so
+ * j2r16 shifts logically and fills the top 16 bits with the sign (cmpgt against 0), which is
+ * the arithmetic shift; the check accumulator is below 2^31 unsigned iff it shifted right by
+ * 31 is 0. The velocities are read by scalar loads into the vectors (0 in lanes not live). */
+#define AVX2 __attribute__((target("avx2")))
+AVX2 static inline __m256i j2ld(const int64_t *p)
+{
+	return _mm256_loadu_si256((const __m256i *)(const void *)p);
+}
+AVX2 static inline __m256i j2r16(__m256i p)
+{
+	__m256i zero = _mm256_setzero_si256();
+	__m256i r = _mm256_add_epi64(_mm256_add_epi64(p, _mm256_set1_epi64x(0x8000)),
+	                             _mm256_cmpgt_epi64(zero, p));
+	return _mm256_or_si256(_mm256_srli_epi64(r, 16),
+	                       _mm256_slli_epi64(_mm256_cmpgt_epi64(zero, r), 48));
+}
+AVX2 static inline __m256i j2chk(__m256i x)
+{
+	return _mm256_add_epi64(x, _mm256_set1_epi64x((int64_t)1 << 30));
+}
+/* the lanes h..h+3 whose accumulator is below 2^31, as bits h..h+3 */
+AVX2 static inline unsigned j2ok(__m256i acc, int32_t h)
+{
+	__m256i hi = _mm256_srli_epi64(acc, 31);
+	__m256i z = _mm256_cmpeq_epi64(hi, _mm256_setzero_si256());
+	return (unsigned)_mm256_movemask_pd(_mm256_castsi256_pd(z)) << h;
+}
+#define J2MUL _mm256_mul_epi32
+#define J2ADD _mm256_add_epi64
+#define J2SUB _mm256_sub_epi64
+#define J2OR _mm256_or_si256
+/* v.x, v.y, w of bodies idx[h..h+3] of the live lanes (0 in the others) into o[0..2] */
+AVX2 static inline void j2vel(const f2d_joint_batch *x, const f2d_body *bodies,
+                              const int32_t idx[8], int32_t h, __m256i o[3])
+{
+	int64_t t[3][4];
+	for (int32_t l = 0; l < 4; ++l) {
+		if ((x->live >> (h + l) & 1u) != 0) {
+			const f2d_body *b = &bodies[idx[h + l]];
+			t[0][l] = b->v.x;
+			t[1][l] = b->v.y;
+			t[2][l] = b->w;
+		} else {
+			t[0][l] = t[1][l] = t[2][l] = 0;
+		}
+	}
+	for (int32_t k = 0; k < 3; ++k) {
+		o[k] = _mm256_set_epi64x(t[k][3], t[k][2], t[k][1], t[k][0]);
+	}
+}
+AVX2 static inline void j2store(int64_t v[6][8], int32_t h, __m256i vax, __m256i vay,
+                                __m256i wa, __m256i vbx, __m256i vby, __m256i wb)
+{
+	_mm256_storeu_si256((__m256i *)(void *)&v[0][h], vax);
+	_mm256_storeu_si256((__m256i *)(void *)&v[1][h], vay);
+	_mm256_storeu_si256((__m256i *)(void *)&v[2][h], wa);
+	_mm256_storeu_si256((__m256i *)(void *)&v[3][h], vbx);
+	_mm256_storeu_si256((__m256i *)(void *)&v[4][h], vby);
+	_mm256_storeu_si256((__m256i *)(void *)&v[5][h], wb);
+}
+
+/* joint_lanes_avx512 for the lanes h..h+3 */
+AVX2 static unsigned joint_lanes_avx2(f2d_joint_batch *x, const f2d_body *bodies,
+                                      int64_t v[6][8], bool relax, int32_t h)
+{
+	__m256i in[6];
+	j2vel(x, bodies, x->ba, h, in);
+	j2vel(x, bodies, x->bb, h, in + 3);
+	__m256i vax = in[0], vay = in[1], wa = in[2];
+	__m256i vbx = in[3], vby = in[4], wb = in[5];
+	__m256i rax = j2ld(x->rax + h), ray = j2ld(x->ray + h);
+	__m256i rbx = j2ld(x->rbx + h), rby = j2ld(x->rby + h);
+	__m256i cx = J2ADD(J2SUB(J2SUB(vbx, j2r16(J2MUL(wb, rby))), vax), j2r16(J2MUL(wa, ray)));
+	__m256i cy = J2SUB(J2SUB(J2ADD(vby, j2r16(J2MUL(wb, rbx))), vay), j2r16(J2MUL(wa, rax)));
+	/* the relax pass (f2d_joints_relax): the point's bias 0 */
+	__m256i bx = relax ? _mm256_setzero_si256() : j2ld(x->bx + h);
+	__m256i by = relax ? _mm256_setzero_si256() : j2ld(x->by + h);
+	__m256i rx = J2SUB(bx, cx), ry = J2SUB(by, cy);
+	__m256i acc = J2OR(J2OR(j2chk(cx), j2chk(cy)), J2OR(j2chk(rx), j2chk(ry)));
+	__m256i k12 = j2ld(x->k12 + h);
+	__m256i px = j2r16(J2ADD(J2MUL(j2ld(x->k11 + h), rx), J2MUL(k12, ry)));
+	__m256i py = j2r16(J2ADD(J2MUL(k12, rx), J2MUL(j2ld(x->k22 + h), ry)));
+	__m256i ix = J2ADD(j2ld(x->ix + h), px), iy = J2ADD(j2ld(x->iy + h), py);
+	acc = J2OR(acc, J2OR(J2OR(j2chk(px), j2chk(py)), J2OR(j2chk(ix), j2chk(iy))));
+	__m256i ma = j2ld(x->ma + h), mb = j2ld(x->mb + h);
+	vax = J2SUB(vax, j2r16(J2MUL(ma, px)));
+	vay = J2SUB(vay, j2r16(J2MUL(ma, py)));
+	vbx = J2ADD(vbx, j2r16(J2MUL(mb, px)));
+	vby = J2ADD(vby, j2r16(J2MUL(mb, py)));
+	__m256i ca = j2r16(J2SUB(J2MUL(rax, py), J2MUL(ray, px)));
+	__m256i cb = j2r16(J2SUB(J2MUL(rbx, py), J2MUL(rby, px)));
+	wa = J2SUB(wa, j2r16(J2MUL(j2ld(x->ia + h), ca)));
+	wb = J2ADD(wb, j2r16(J2MUL(j2ld(x->ib + h), cb)));
+	acc = J2OR(acc, J2OR(j2chk(ca), j2chk(cb)));
+	acc = J2OR(acc, J2OR(J2OR(j2chk(vax), j2chk(vay)), j2chk(wa)));
+	acc = J2OR(acc, J2OR(J2OR(j2chk(vbx), j2chk(vby)), j2chk(wb)));
+	unsigned ok = j2ok(acc, h) & x->live;
+	j2store(v, h, vax, vay, wa, vbx, vby, wb);
+	__m256i keep = _mm256_set_epi64x(ok >> (h + 3) & 1u ? -1 : 0, ok >> (h + 2) & 1u ? -1 : 0,
+	                                  ok >> (h + 1) & 1u ? -1 : 0, ok >> h & 1u ? -1 : 0);
+	_mm256_maskstore_epi64((long long *)(void *)(x->ix + h), keep, ix);
+	_mm256_maskstore_epi64((long long *)(void *)(x->iy + h), keep, iy);
+	return ok;
+}
+
+/* joint_warm_avx512 for the lanes h..h+3 */
+AVX2 static unsigned joint_warm_avx2(const f2d_joint_batch *x, const f2d_body *bodies,
+                                     int64_t v[6][8], int32_t h)
+{
+	__m256i in[6];
+	j2vel(x, bodies, x->ba, h, in);
+	j2vel(x, bodies, x->bb, h, in + 3);
+	__m256i px = j2ld(x->ix + h), py = j2ld(x->iy + h);
+	__m256i ma = j2ld(x->ma + h), mb = j2ld(x->mb + h);
+	__m256i vax = J2SUB(in[0], j2r16(J2MUL(ma, px)));
+	__m256i vay = J2SUB(in[1], j2r16(J2MUL(ma, py)));
+	__m256i vbx = J2ADD(in[3], j2r16(J2MUL(mb, px)));
+	__m256i vby = J2ADD(in[4], j2r16(J2MUL(mb, py)));
+	__m256i ca = j2r16(J2SUB(J2MUL(j2ld(x->rax + h), py), J2MUL(j2ld(x->ray + h), px)));
+	__m256i cb = j2r16(J2SUB(J2MUL(j2ld(x->rbx + h), py), J2MUL(j2ld(x->rby + h), px)));
+	__m256i wa = J2SUB(in[2], j2r16(J2MUL(j2ld(x->ia + h), ca)));
+	__m256i wb = J2ADD(in[5], j2r16(J2MUL(j2ld(x->ib + h), cb)));
+	__m256i acc = J2OR(J2OR(J2OR(j2chk(vax), j2chk(vay)), J2OR(j2chk(wa), j2chk(vbx))),
+	                   J2OR(J2OR(j2chk(vby), j2chk(wb)), J2OR(j2chk(ca), j2chk(cb))));
+	j2store(v, h, vax, vay, wa, vbx, vby, wb);
+	return j2ok(acc, h) & x->live;
 }
 
 /* A batch's lane impulse to and from its joint (around a scalar solve, and at the end). */
@@ -772,31 +976,33 @@ static inline void joint_to_lane(f2d_joint_batch *x, int32_t l, const f2d_joint 
 /* Up to 8 joints of one colour: those without motor and limits (x->live) in lanes, the rest
  * (and the lanes that failed their check) by f2d_joint_solve; all independent. */
 static void joint_batch_pass(f2d_world *w, f2d_joint_batch *x, joint_pass pass, bool last,
-                             const fix16_t rigid[3])
+                             const fix16_t rigid[3], int kernel)
 {
 	bool warm = pass == PASS_WARM;
-	int64_t v[6][8];
+	int64_t v[6][8]; /* the lanes' new velocities */
 	f2d_body *bodies = w->bodies;
-	for (int32_t l = 0; l < 8; ++l) {
-		if ((x->live >> l & 1u) == 0) {
-			v[0][l] = v[1][l] = v[2][l] = v[3][l] = v[4][l] = v[5][l] = 0;
+	/* the other joints first (they share no body that moves with a lane: one colour), then
+	 * the lanes gather their velocities (0 in the lanes that are not live) */
+	if (x->live != (1u << x->n) - 1u) {
+		for (int32_t l = 0; l < x->n; ++l) {
+			if ((x->live >> l & 1u) == 0) {
+				joint_scalar(w, &w->joints[x->ids[l]], pass, rigid);
+			}
 		}
 	}
-	for (int32_t l = 0; l < x->n; ++l) {
-		if ((x->live >> l & 1u) == 0) {
-			joint_scalar(w, &w->joints[x->ids[l]], pass, rigid);
-			continue;
+	unsigned ok = 0;
+	if (kernel == F2D_KERNEL_AVX512) {
+		ok = warm ? joint_warm_avx512(x, bodies, v)
+		          : joint_lanes_avx512(x, bodies, v, pass == PASS_RELAX);
+	} else {
+		for (int32_t h = 0; h < x->n; h += 4) {
+			if ((x->live >> h & 15u) == 0) {
+				continue;
+			}
+			ok |= warm ? joint_warm_avx2(x, bodies, v, h)
+			           : joint_lanes_avx2(x, bodies, v, pass == PASS_RELAX, h);
 		}
-		const f2d_body *a = &bodies[x->ba[l]];
-		const f2d_body *b = &bodies[x->bb[l]];
-		v[0][l] = a->v.x;
-		v[1][l] = a->v.y;
-		v[2][l] = a->w;
-		v[3][l] = b->v.x;
-		v[4][l] = b->v.y;
-		v[5][l] = b->w;
 	}
-	unsigned ok = warm ? joint_warm_avx512(x, v) : joint_lanes_avx512(x, v, pass == PASS_RELAX);
 	for (int32_t l = 0; l < x->n; ++l) {
 		if ((ok >> l & 1u) != 0) {
 			f2d_body *a = &bodies[x->ba[l]];
@@ -837,8 +1043,8 @@ static inline void refresh_lane(f2d_joint_batch *x, int32_t l, const f2d_joint *
 	x->iy[l] = j->impulse.y;
 }
 
-/* The batches of the coloured joints (f2d_joints_color's order): the constants of each lane
- * once per step. */
+/* The batches of the coloured joints (color_joints' order): the layout and each lane's masses
+ * (prestep_batches adds the step's values). */
 static void build_joint_batches(f2d_world *w, int32_t n)
 {
 	int32_t nb = 0;
@@ -868,7 +1074,6 @@ static void build_joint_batches(f2d_world *w, int32_t n)
 			x->mb[l] = b->inv_mass;
 			x->ia[l] = a->inv_inertia;
 			x->ib[l] = b->inv_inertia;
-			refresh_lane(x, l, j);
 		}
 		i = e;
 	}
@@ -887,12 +1092,63 @@ AVX512 static inline __m512i jfmul(__m512i a, __m512i b)
 	return jtrunc32(jr16(JMUL(a, b)));
 }
 
-/* In-lane inputs of joint_substep_avx512, loaded one lane at a time. */
+/* The in-lane inputs of joint_substep_avx512 for the lanes m (0 in the others): the
+ * rotations and centres of both bodies, gathered (jgather); the joint's local anchors less
+ * the bodies' local centres (f2d_sub: a 32-bit difference; only its low 32 bits are read, by
+ * vpmuldq), gathered in the pre-step (fresh) and kept in the batch for the substeps (no
+ * substep changes them); the step's K^-1 from the batch (refresh_lane and the substeps keep
+ * it equal to the joint's). */
 typedef struct substep_in {
-	int64_t qac[8], qas[8], lax[8], lay[8], cax[8], cay[8];
-	int64_t qbc[8], qbs[8], lbx[8], lby[8], cbx[8], cby[8];
-	int64_t m11[8], m12[8], m22[8];
+	__m512i qac, qas, lax, lay, cax, cay;
+	__m512i qbc, qbs, lbx, lby, cbx, cby;
+	__m512i m11, m12, m22;
 } substep_in;
+
+_Static_assert(offsetof(f2d_body, q.s) == offsetof(f2d_body, q.c) + 4 &&
+                   offsetof(f2d_body, center.y) == offsetof(f2d_body, center.x) + 4 &&
+                   offsetof(f2d_body, local_center.y) == offsetof(f2d_body, local_center.x) + 4 &&
+                   offsetof(f2d_joint, k12) == offsetof(f2d_joint, k11) + 4 &&
+                   offsetof(f2d_joint, k22) == offsetof(f2d_joint, k12) + 4 &&
+                   offsetof(f2d_joint, local_a.y) == offsetof(f2d_joint, local_a.x) + 4 &&
+                   offsetof(f2d_joint, local_b.y) == offsetof(f2d_joint, local_b.x) + 4,
+               "substep gathers: pairs of adjacent fix16 fields");
+
+AVX512 static inline void substep_gather(f2d_joint_batch *x, const f2d_body *bodies,
+                                         const f2d_joint *joints, __mmask8 m, bool fresh,
+                                         substep_in *in)
+{
+	const size_t bs = sizeof(f2d_body), js = sizeof(f2d_joint);
+	__m512i g = jgather(bodies, bs, offsetof(f2d_body, q), x->ba, m);
+	in->qac = jlo32(g);
+	in->qas = jhi32(g);
+	g = jgather(bodies, bs, offsetof(f2d_body, center), x->ba, m);
+	in->cax = jlo32(g);
+	in->cay = jhi32(g);
+	g = jgather(bodies, bs, offsetof(f2d_body, q), x->bb, m);
+	in->qbc = jlo32(g);
+	in->qbs = jhi32(g);
+	g = jgather(bodies, bs, offsetof(f2d_body, center), x->bb, m);
+	in->cbx = jlo32(g);
+	in->cby = jhi32(g);
+	if (fresh) {
+		__m512i lc = jgather(bodies, bs, offsetof(f2d_body, local_center), x->ba, m);
+		g = jgather(joints, js, offsetof(f2d_joint, local_a), x->ids, m);
+		/* low half: local_a.x - local_center.x (mod 2^32) */
+		_mm512_storeu_si512(x->lax, JSUB(g, lc));
+		_mm512_storeu_si512(x->lay, JSUB(jhi32(g), jhi32(lc)));
+		lc = jgather(bodies, bs, offsetof(f2d_body, local_center), x->bb, m);
+		g = jgather(joints, js, offsetof(f2d_joint, local_b), x->ids, m);
+		_mm512_storeu_si512(x->lbx, JSUB(g, lc));
+		_mm512_storeu_si512(x->lby, JSUB(jhi32(g), jhi32(lc)));
+	}
+	in->lax = jld(x->lax);
+	in->lay = jld(x->lay);
+	in->lbx = jld(x->lbx);
+	in->lby = jld(x->lby);
+	in->m11 = jld(x->k11);
+	in->m12 = jld(x->k12);
+	in->m22 = jld(x->k22);
+}
 
 /* f2d_joint_substep of a batch's live lanes (revolute joints without motor and limits, warm
  * starting on: revolute_geometry with its angle 0, point_k, f2d_inverse22_fits), operation for
@@ -903,12 +1159,15 @@ typedef struct substep_in {
  * check (in [-2^30, 2^30): then jsat was the identity). Returns the lanes whose bias passed
  * (the others run f2d_joint_substep) and in *fits those whose K^-1 still fits; the arms,
  * biases and K into the lanes (rax..rby, bx, by) and k (k11, k12, k22 of now). */
-AVX512 static unsigned joint_substep_avx512(f2d_joint_batch *x, const substep_in *in,
+AVX512 static unsigned joint_substep_avx512(f2d_joint_batch *x, const f2d_body *bodies,
+                                            const f2d_joint *joints, bool fresh,
                                             fix16_t beta_h, fix16_t tol, bool clamp,
                                             int64_t k[3][8], unsigned *fits)
 {
-	__m512i qac = jld(in->qac), qas = jld(in->qas), lax = jld(in->lax), lay = jld(in->lay);
-	__m512i qbc = jld(in->qbc), qbs = jld(in->qbs), lbx = jld(in->lbx), lby = jld(in->lby);
+	substep_in in;
+	substep_gather(x, bodies, joints, (__mmask8)x->live, fresh, &in);
+	__m512i qac = in.qac, qas = in.qas, lax = in.lax, lay = in.lay;
+	__m512i qbc = in.qbc, qbs = in.qbs, lbx = in.lbx, lby = in.lby;
 	__m512i rax = jtrunc32(jr16(JSUB(JMUL(qac, lax), JMUL(qas, lay))));
 	__m512i ray = jtrunc32(jr16(JADD(JMUL(qas, lax), JMUL(qac, lay))));
 	__m512i rbx = jtrunc32(jr16(JSUB(JMUL(qbc, lbx), JMUL(qbs, lby))));
@@ -917,8 +1176,8 @@ AVX512 static unsigned joint_substep_avx512(f2d_joint_batch *x, const substep_in
 	__m512i bx = zero, by = zero;
 	if (beta_h != 0) {
 		__m512i smax = _mm512_set1_epi64(INT32_MAX), smin = _mm512_set1_epi64(-INT32_MAX);
-		__m512i gx = JSUB(JSUB(JADD(jld(in->cbx), rbx), jld(in->cax)), rax);
-		__m512i gy = JSUB(JSUB(JADD(jld(in->cby), rby), jld(in->cay)), ray);
+		__m512i gx = JSUB(JSUB(JADD(in.cbx, rbx), in.cax), rax);
+		__m512i gy = JSUB(JSUB(JADD(in.cby, rby), in.cay), ray);
 		gx = _mm512_max_epi64(_mm512_min_epi64(gx, smax), smin);
 		gy = _mm512_max_epi64(_mm512_min_epi64(gy, smax), smin);
 		if (clamp) {
@@ -948,7 +1207,7 @@ AVX512 static unsigned joint_substep_avx512(f2d_joint_batch *x, const substep_in
 	                    _mm512_cmplt_epi64_mask(k12, lim) & _mm512_cmpgt_epi64_mask(k12, nlim) &
 	                    _mm512_cmpge_epi64_mask(k11, zero) & _mm512_cmpge_epi64_mask(k22, zero);
 	__m512i one = _mm512_set1_epi64((int64_t)1 << 32);
-	__m512i m11 = jld(in->m11), m12 = jld(in->m12), m22 = jld(in->m22);
+	__m512i m11 = in.m11, m12 = in.m12, m22 = in.m22;
 	__m512i e11 = JSUB(JADD(JMUL(m11, k11), JMUL(m12, k12)), one);
 	__m512i e12 = JADD(JMUL(m11, k12), JMUL(m12, k22));
 	__m512i e21 = JADD(JMUL(m12, k11), JMUL(m22, k12));
@@ -970,49 +1229,192 @@ AVX512 static unsigned joint_substep_avx512(f2d_joint_batch *x, const substep_in
 	return ok;
 }
 
+/* ---- joint_substep_avx512 on AVX2, 4 lanes at a time (lanes h..h+3) ----
+ * Operation for operation: j2trunc32 sign-extends the low 32 bits (the high half of each
+ * lane from the low half's sign, srai_epi32 by 31 and a dword shuffle), min and max by
+ * cmpgt and blend, |x| as (x ^ s) - s with s the sign (|INT64_MIN| = INT64_MIN, as
+ * _mm512_abs_epi64 and fit_abs64 as unsigned), unsigned compares as signed ones of the values
+ * with their top bit flipped. The bodies' rotations and centres by scalar loads (0 in the
+ * lanes not live); the arms' local vectors and K^-1 from the batch as there. */
+AVX2 static inline __m256i j2trunc32(__m256i v)
+{
+	__m256i sign = _mm256_shuffle_epi32(_mm256_srai_epi32(v, 31), _MM_SHUFFLE(2, 2, 0, 0));
+	return _mm256_blend_epi32(v, sign, 0xAA);
+}
+AVX2 static inline __m256i j2fmul(__m256i a, __m256i b)
+{
+	return j2trunc32(j2r16(J2MUL(a, b)));
+}
+AVX2 static inline __m256i j2min(__m256i a, __m256i b)
+{
+	return _mm256_blendv_epi8(a, b, _mm256_cmpgt_epi64(a, b));
+}
+AVX2 static inline __m256i j2max(__m256i a, __m256i b)
+{
+	return _mm256_blendv_epi8(a, b, _mm256_cmpgt_epi64(b, a));
+}
+AVX2 static inline __m256i j2abs(__m256i x)
+{
+	__m256i s = _mm256_cmpgt_epi64(_mm256_setzero_si256(), x);
+	return _mm256_sub_epi64(_mm256_xor_si256(x, s), s);
+}
+/* lanes where a <= b as unsigned 64-bit values, all ones */
+AVX2 static inline __m256i j2le_u(__m256i a, __m256i b)
+{
+	__m256i top = _mm256_set1_epi64x(INT64_MIN);
+	__m256i gt = _mm256_cmpgt_epi64(_mm256_xor_si256(a, top), _mm256_xor_si256(b, top));
+	return _mm256_xor_si256(gt, _mm256_set1_epi64x(-1));
+}
+AVX2 static inline unsigned j2mask(__m256i m, int32_t h)
+{
+	return (unsigned)_mm256_movemask_pd(_mm256_castsi256_pd(m)) << h;
+}
+AVX2 static inline void j2st(int64_t *p, __m256i v)
+{
+	_mm256_storeu_si256((__m256i *)(void *)p, v);
+}
+
+AVX2 static unsigned joint_substep_avx2(f2d_joint_batch *x, const f2d_body *bodies, int32_t h,
+                                        fix16_t beta_h, fix16_t tol, bool clamp,
+                                        int64_t k[3][8], unsigned *fits)
+{
+	int64_t t[8][4];
+	for (int32_t l = 0; l < 4; ++l) {
+		if ((x->live >> (h + l) & 1u) != 0) {
+			const f2d_body *a = &bodies[x->ba[h + l]];
+			const f2d_body *b = &bodies[x->bb[h + l]];
+			t[0][l] = a->q.c;
+			t[1][l] = a->q.s;
+			t[2][l] = a->center.x;
+			t[3][l] = a->center.y;
+			t[4][l] = b->q.c;
+			t[5][l] = b->q.s;
+			t[6][l] = b->center.x;
+			t[7][l] = b->center.y;
+		} else {
+			for (int32_t i = 0; i < 8; ++i) {
+				t[i][l] = 0;
+			}
+		}
+	}
+	__m256i in[8];
+	for (int32_t i = 0; i < 8; ++i) {
+		in[i] = _mm256_set_epi64x(t[i][3], t[i][2], t[i][1], t[i][0]);
+	}
+	__m256i qac = in[0], qas = in[1], qbc = in[4], qbs = in[5];
+	__m256i lax = j2ld(x->lax + h), lay = j2ld(x->lay + h);
+	__m256i lbx = j2ld(x->lbx + h), lby = j2ld(x->lby + h);
+	__m256i rax = j2trunc32(j2r16(J2SUB(J2MUL(qac, lax), J2MUL(qas, lay))));
+	__m256i ray = j2trunc32(j2r16(J2ADD(J2MUL(qas, lax), J2MUL(qac, lay))));
+	__m256i rbx = j2trunc32(j2r16(J2SUB(J2MUL(qbc, lbx), J2MUL(qbs, lby))));
+	__m256i rby = j2trunc32(j2r16(J2ADD(J2MUL(qbs, lbx), J2MUL(qbc, lby))));
+	__m256i zero = _mm256_setzero_si256(), acc = zero;
+	__m256i bx = zero, by = zero;
+	if (beta_h != 0) {
+		__m256i smax = _mm256_set1_epi64x(INT32_MAX), smin = _mm256_set1_epi64x(-INT32_MAX);
+		__m256i gx = J2SUB(J2SUB(J2ADD(in[6], rbx), in[2]), rax);
+		__m256i gy = J2SUB(J2SUB(J2ADD(in[7], rby), in[3]), ray);
+		gx = j2max(j2min(gx, smax), smin);
+		gy = j2max(j2min(gy, smax), smin);
+		if (clamp) {
+			__m256i hi = _mm256_set1_epi64x(tol), lo = _mm256_set1_epi64x(-(int64_t)tol);
+			gx = j2min(j2max(gx, lo), hi);
+			gy = j2min(j2max(gy, lo), hi);
+		}
+		__m256i bh = _mm256_set1_epi64x(beta_h);
+		__m256i px = j2r16(J2MUL(bh, gx)), py = j2r16(J2MUL(bh, gy));
+		acc = J2OR(j2chk(px), j2chk(py));
+		bx = J2SUB(zero, px);
+		by = J2SUB(zero, py);
+	}
+	unsigned ok = j2ok(acc, h) & x->live;
+	__m256i ia = j2ld(x->ia + h), ib = j2ld(x->ib + h);
+	__m256i msum = J2ADD(j2ld(x->ma + h), j2ld(x->mb + h));
+	__m256i k11 = J2ADD(J2ADD(msum, j2r16(J2MUL(ia, j2fmul(ray, ray)))),
+	                    j2r16(J2MUL(ib, j2fmul(rby, rby))));
+	__m256i k12 = J2SUB(J2SUB(zero, j2r16(J2MUL(ia, j2fmul(rax, ray)))),
+	                    j2r16(J2MUL(ib, j2fmul(rbx, rby))));
+	__m256i k22 = J2ADD(J2ADD(msum, j2r16(J2MUL(ia, j2fmul(rax, rax)))),
+	                    j2r16(J2MUL(ib, j2fmul(rbx, rbx))));
+	/* f2d_inverse22_fits: the range test, then the row sums of |M K - I| */
+	__m256i lim = _mm256_set1_epi64x(FIT_K_LIMIT), nlim = _mm256_set1_epi64x(-FIT_K_LIMIT);
+	__m256i in_range = _mm256_and_si256(
+	    _mm256_and_si256(_mm256_cmpgt_epi64(lim, k11), _mm256_cmpgt_epi64(lim, k22)),
+	    _mm256_and_si256(_mm256_cmpgt_epi64(lim, k12), _mm256_cmpgt_epi64(k12, nlim)));
+	__m256i negative = J2OR(_mm256_cmpgt_epi64(zero, k11), _mm256_cmpgt_epi64(zero, k22));
+	in_range = _mm256_andnot_si256(negative, in_range);
+	__m256i one = _mm256_set1_epi64x((int64_t)1 << 32);
+	__m256i m11 = j2ld(x->k11 + h), m12 = j2ld(x->k12 + h), m22 = j2ld(x->k22 + h);
+	__m256i e11 = J2SUB(J2ADD(J2MUL(m11, k11), J2MUL(m12, k12)), one);
+	__m256i e12 = J2ADD(J2MUL(m11, k12), J2MUL(m12, k22));
+	__m256i e21 = J2ADD(J2MUL(m12, k11), J2MUL(m22, k12));
+	__m256i e22 = J2SUB(J2ADD(J2MUL(m12, k12), J2MUL(m22, k22)), one);
+	__m256i row = _mm256_set1_epi64x(FIT_ROW);
+	__m256i s1 = J2ADD(j2abs(e11), j2abs(e12));
+	__m256i s2 = J2ADD(j2abs(e21), j2abs(e22));
+	__m256i f = _mm256_and_si256(in_range, _mm256_and_si256(j2le_u(s1, row), j2le_u(s2, row)));
+	*fits |= j2mask(f, h);
+	j2st(x->rax + h, rax);
+	j2st(x->ray + h, ray);
+	j2st(x->rbx + h, rbx);
+	j2st(x->rby + h, rby);
+	j2st(x->bx + h, bx);
+	j2st(x->by + h, by);
+	j2st(k[0] + h, k11);
+	j2st(k[1] + h, k12);
+	j2st(k[2] + h, k22);
+	return ok;
+}
+
+/* The substep geometry of a batch's live lanes on this kernel (joint_substep_avx512, or
+ * joint_substep_avx2 on each half with live lanes; fresh: the pre-step, which computes the
+ * arms' local vectors of the step first) */
+static unsigned substep_lanes(f2d_world *w, f2d_joint_batch *x, int kernel, bool fresh,
+                              fix16_t beta_h, fix16_t tol, bool clamp, int64_t k[3][8],
+                              unsigned *fits)
+{
+	*fits = 0;
+	if (kernel == F2D_KERNEL_AVX512) {
+		return joint_substep_avx512(x, w->bodies, w->joints, fresh, beta_h, tol, clamp, k,
+		                            fits);
+	}
+	if (fresh) {
+		for (int32_t l = 0; l < x->n; ++l) {
+			if ((x->live >> l & 1u) != 0) {
+				const f2d_joint *j = &w->joints[x->ids[l]];
+				f2d_vec2 la = f2d_sub(j->local_a, w->bodies[x->ba[l]].local_center);
+				f2d_vec2 lb = f2d_sub(j->local_b, w->bodies[x->bb[l]].local_center);
+				x->lax[l] = la.x;
+				x->lay[l] = la.y;
+				x->lbx[l] = lb.x;
+				x->lby[l] = lb.y;
+			}
+		}
+	}
+	unsigned ok = 0;
+	for (int32_t h = 0; h < x->n; h += 4) {
+		if ((x->live >> h & 15u) != 0) {
+			ok |= joint_substep_avx2(x, w->bodies, h, beta_h, tol, clamp, k, fits);
+		}
+	}
+	return ok;
+}
+
 /* f2d_joints_substep over the batches: the live lanes of a batch by joint_substep_avx512 (a
- * lane whose bias check failed, and every other joint, by f2d_joint_substep), then each
- * lane's values from its joint. Each joint writes only its own fields: any order gives the
- * same bits. */
-static void joints_substep_batches(f2d_world *w)
+ * lane whose bias check failed, and every other joint, by f2d_joint_substep), then the
+ * values of each lane that f2d_joint_substep computed from its joint. Each joint writes only
+ * its own fields: any order gives the same bits. */
+static void joints_substep_batches(f2d_world *w, int kernel)
 {
 	fix16_t beta_h = f2d_mul(w->def.bias_factor, w->inv_h);
 	fix16_t tol = joint_tolerance(w);
 	bool clamp = w->def.joint_position_iterations > 0;
-	const f2d_body *bodies = w->bodies;
 	for (int32_t nb = 0; nb < w->joint_batch_count; ++nb) {
 		f2d_joint_batch *x = &w->joint_batches[nb];
 		unsigned ok = 0, fits = 0;
 		int64_t k[3][8];
 		if (x->live != 0 && w->def.warm_starting) {
-			substep_in in;
-			memset(&in, 0, sizeof in);
-			for (int32_t l = 0; l < x->n; ++l) {
-				if ((x->live >> l & 1u) == 0) {
-					continue;
-				}
-				const f2d_joint *j = &w->joints[x->ids[l]];
-				const f2d_body *a = &bodies[x->ba[l]];
-				const f2d_body *b = &bodies[x->bb[l]];
-				f2d_vec2 la = f2d_sub(j->local_a, a->local_center);
-				f2d_vec2 lb = f2d_sub(j->local_b, b->local_center);
-				in.qac[l] = a->q.c;
-				in.qas[l] = a->q.s;
-				in.lax[l] = la.x;
-				in.lay[l] = la.y;
-				in.cax[l] = a->center.x;
-				in.cay[l] = a->center.y;
-				in.qbc[l] = b->q.c;
-				in.qbs[l] = b->q.s;
-				in.lbx[l] = lb.x;
-				in.lby[l] = lb.y;
-				in.cbx[l] = b->center.x;
-				in.cby[l] = b->center.y;
-				in.m11[l] = j->k11;
-				in.m12[l] = j->k12;
-				in.m22[l] = j->k22;
-			}
-			ok = joint_substep_avx512(x, &in, beta_h, tol, clamp, k, &fits);
+			ok = substep_lanes(w, x, kernel, false, beta_h, tol, clamp, k, &fits);
 		}
 		for (int32_t l = 0; l < x->n; ++l) {
 			f2d_joint *j = &w->joints[x->ids[l]];
@@ -1031,7 +1433,15 @@ static void joints_substep_batches(f2d_world *w)
 					COUNT_SUBSTEP(2);
 					point_inverse(w, k[0][l], k[1][l], k[2][l], &j->k11,
 					              &j->k12, &j->k22);
+					x->k11[l] = j->k11;
+					x->k12[l] = j->k12;
+					x->k22[l] = j->k22;
 				}
+				/* the lane holds the rest already: the arms and biases from
+				 * joint_substep_avx512, K^-1 unless inverted again, and the
+				 * impulses, which the last pass of the previous substep (the relax
+				 * pass, last = true) left equal in the lane and the joint */
+				continue;
 			}
 			if ((x->live >> l & 1u) != 0) {
 				refresh_lane(x, l, j);
@@ -1050,6 +1460,8 @@ bool f2d_joints_reserve(f2d_world *w)
 	return f2d_grow(w, (void **)&w->body_colors, &w->body_color_capacity, w->body_capacity,
 	                sizeof(uint64_t)) &&
 	       f2d_grow(w, (void **)&w->joint_list, &w->joint_list_capacity, n, sizeof(int32_t)) &&
+	       f2d_grow(w, (void **)&w->joint_color_key, &w->joint_color_key_capacity, n,
+	                sizeof(int32_t[4])) &&
 	       f2d_grow(w, (void **)&w->joint_order, &w->joint_order_capacity, n,
 	                sizeof(int32_t)) &&
 	       f2d_grow(w, (void **)&w->joint_order_color, &w->joint_order_color_capacity, n, 1) &&
@@ -1057,7 +1469,106 @@ bool f2d_joints_reserve(f2d_world *w)
 	                sizeof(f2d_joint_batch));
 }
 
-void f2d_joints_color(f2d_world *w, int32_t n)
+/* Whether the colouring of the n joints of w->joint_list would be the last one's, whose key
+ * (w->joint_color_key) is rewritten with this one's. The colouring below is a function of n and,
+ * per joint in list order, of its id, its bodies' ids and whether each is dynamic (all that
+ * f2d_take_color reads); the batches' layout (build_joint_batches) also of whether the joint
+ * may take a lane (a revolute joint without motor and limits). Those are the key, compared
+ * exactly: an equal key gives the same joint_order, colours and layout, which nothing else
+ * writes. The batches' per-step values (masses, arms, K^-1, impulses) are not in it. */
+static bool joint_colors_kept(f2d_world *w, int32_t n)
+{
+	const int32_t *list = w->joint_list;
+	const f2d_body *bodies = w->bodies;
+	int32_t(*key)[4] = w->joint_color_key;
+	int32_t diff = w->joint_color_n ^ (n + 1);
+	for (int32_t k = 0; k < n; ++k) {
+		const f2d_joint *j = &w->joints[list[k]];
+		int32_t flags = (bodies[j->body_a].type == F2D_DYNAMIC_BODY ? 1 : 0) |
+		                (bodies[j->body_b].type == F2D_DYNAMIC_BODY ? 2 : 0) |
+		                (j->type == F2D_REVOLUTE_JOINT && !j->enable_motor && !j->enable_limit
+		                     ? 4
+		                     : 0);
+		diff |= (key[k][0] ^ list[k]) | (key[k][1] ^ j->body_a) | (key[k][2] ^ j->body_b) |
+		        (key[k][3] ^ flags);
+		key[k][0] = list[k];
+		key[k][1] = j->body_a;
+		key[k][2] = j->body_b;
+		key[k][3] = flags;
+	}
+	w->joint_color_n = n + 1;
+	return diff == 0;
+}
+
+#if JOINT_SIMD
+/* The batches of an unchanged layout (joint_colors_kept): each live lane's masses, as
+ * build_joint_batches writes them. */
+static void refresh_joint_masses(f2d_world *w)
+{
+	for (int32_t nb = 0; nb < w->joint_batch_count; ++nb) {
+		f2d_joint_batch *x = &w->joint_batches[nb];
+		for (int32_t l = 0; l < x->n; ++l) {
+			if ((x->live >> l & 1u) == 0) {
+				continue;
+			}
+			const f2d_body *a = &w->bodies[x->ba[l]];
+			const f2d_body *b = &w->bodies[x->bb[l]];
+			x->ma[l] = a->inv_mass;
+			x->mb[l] = b->inv_mass;
+			x->ia[l] = a->inv_inertia;
+			x->ib[l] = b->inv_inertia;
+		}
+	}
+}
+
+/* f2d_joint_prestep of every joint of the batches: the live lanes' geometry (revolute_geometry
+ * with its angle 0 and point_k: a live lane has no limits) in lanes by substep_lanes
+ * (joint_substep_avx512 or _avx2), which compute f2d_joint_substep's, the same expressions; then, as
+ * f2d_joint_prestep, K^-1 by point_inverse of that K (whatever the fits test said), no axial
+ * mass (no motor, no limits) and the impulses' resets (the motor's and the limits' always,
+ * the point's without warm starting). A lane whose bias check failed, and every other joint,
+ * takes f2d_joint_prestep. Then each live lane's values from its joint. Each joint writes
+ * only its own fields: any order gives the same bits. */
+static void prestep_batches(f2d_world *w, int kernel)
+{
+	fix16_t beta_h = f2d_mul(w->def.bias_factor, w->inv_h);
+	fix16_t tol = joint_tolerance(w);
+	bool clamp = w->def.joint_position_iterations > 0;
+	for (int32_t nb = 0; nb < w->joint_batch_count; ++nb) {
+		f2d_joint_batch *x = &w->joint_batches[nb];
+		unsigned ok = 0, fits = 0;
+		int64_t k[3][8];
+		if (x->live != 0) {
+			/* (its fits test reads the lanes' K^-1 of before: not used here) */
+			ok = substep_lanes(w, x, kernel, true, beta_h, tol, clamp, k, &fits);
+		}
+		for (int32_t l = 0; l < x->n; ++l) {
+			f2d_joint *j = &w->joints[x->ids[l]];
+			if ((ok >> l & 1u) == 0) {
+				f2d_joint_prestep(w, j);
+			} else {
+				j->r_a = f2d_v((fix16_t)x->rax[l], (fix16_t)x->ray[l]);
+				j->r_b = f2d_v((fix16_t)x->rbx[l], (fix16_t)x->rby[l]);
+				j->bias = f2d_v((fix16_t)x->bx[l], (fix16_t)x->by[l]);
+				j->angle = 0;
+				point_inverse(w, k[0][l], k[1][l], k[2][l], &j->k11, &j->k12,
+				              &j->k22);
+				if (!w->def.warm_starting) {
+					j->impulse = f2d_v(0, 0);
+				}
+				j->motor_impulse = j->lower_impulse = j->upper_impulse = 0;
+			}
+			if ((x->live >> l & 1u) != 0) {
+				refresh_lane(x, l, j);
+			}
+		}
+	}
+}
+#endif
+
+/* The colouring of the n joints of w->joint_list (greedily in id order, by the dynamic bodies
+ * they share) into w->joint_order, colour after colour, and w->joint_order_color. */
+static void color_joints(f2d_world *w, int32_t n)
 {
 	uint64_t *used = w->body_colors; /* free after the contacts' pre-step; left zero here */
 	const int32_t *list = w->joint_list;
@@ -1091,18 +1602,38 @@ void f2d_joints_color(f2d_world *w, int32_t n)
 		const f2d_joint *j = &w->joints[list[k]];
 		used[j->body_a] = used[j->body_b] = 0;
 	}
+}
+
+void f2d_joints_prestep(f2d_world *w, int32_t n)
+{
+	bool kept = joint_colors_kept(w, n);
+	if (!kept) {
+		color_joints(w, n);
+	}
 #if JOINT_SIMD
-	if (f2d_kernel_level() == F2D_KERNEL_AVX512) {
-		build_joint_batches(w, n);
+	int kernel = f2d_kernel_level();
+	if (kernel >= F2D_KERNEL_AVX2) {
+		if (kept) {
+			refresh_joint_masses(w);
+		} else {
+			build_joint_batches(w, n);
+		}
+		prestep_batches(w, kernel);
+		return;
 	}
 #endif
+	for (int32_t k = 0; k < n; ++k) {
+		f2d_joint_prestep(w, &w->joints[w->joint_list[k]]);
+	}
 }
 
 void f2d_joints_substep(f2d_world *w, int32_t n)
 {
 #if JOINT_SIMD
-	if (f2d_kernel_level() == F2D_KERNEL_AVX512) {
-		joints_substep_batches(w); /* and the lanes' arms and biases of this substep */
+	int kernel = f2d_kernel_level();
+	if (kernel >= F2D_KERNEL_AVX2) {
+		/* and the lanes' arms and biases of this substep */
+		joints_substep_batches(w, kernel);
 		return;
 	}
 #endif
@@ -1117,13 +1648,16 @@ void f2d_joints_substep(f2d_world *w, int32_t n)
 static void joints_pass(f2d_world *w, int32_t n, joint_pass pass, bool last, const fix16_t rigid[3])
 {
 #if JOINT_SIMD
-	if (f2d_kernel_level() == F2D_KERNEL_AVX512) {
+	int kernel = f2d_kernel_level();
+	if (kernel >= F2D_KERNEL_AVX2) {
 		for (int32_t b = 0; b < w->joint_batch_count; ++b) {
 			f2d_joint_batch *x = &w->joint_batches[b];
-			if (!x->sequential) {
-				joint_batch_pass(w, x, pass, last, rigid);
+			if (x->live != 0) {
+				joint_batch_pass(w, x, pass, last, rigid, kernel);
 				continue;
 			}
+			/* the overflow colour, a single joint, or no lane (joints with motor or
+			 * limits, other types): one after the other */
 			for (int32_t l = 0; l < x->n; ++l) {
 				joint_scalar(w, &w->joints[x->ids[l]], pass, rigid);
 			}

@@ -871,6 +871,8 @@ f2d_result f2d_world_clone(const f2d_world *src, f2d_world **out)
 	c->joint_order_capacity = c->joint_order_color_capacity = 0;
 	c->joint_batches = NULL;
 	c->joint_batch_count = c->joint_batch_capacity = 0;
+	c->joint_color_key = NULL;
+	c->joint_color_key_capacity = c->joint_color_n = 0;
 	c->body_capacity = c->shape_capacity = c->joint_capacity = 0;
 	c->body_ids.free_capacity = c->shape_ids.free_capacity = c->joint_ids.free_capacity = 0;
 	c->arbiter_capacity = c->arbiters_next_capacity = c->sweep_capacity = 0;

@@ -169,6 +169,7 @@ void f2d_destroy_world(f2d_world *w)
 	f2d_free(w, w->joint_order, (size_t)w->joint_order_capacity * sizeof(int32_t));
 	f2d_free(w, w->joint_order_color, (size_t)w->joint_order_color_capacity);
 	f2d_free(w, w->joint_batches, (size_t)w->joint_batch_capacity * sizeof(f2d_joint_batch));
+	f2d_free(w, w->joint_color_key, (size_t)w->joint_color_key_capacity * sizeof(int32_t[4]));
 	f2d_free(w, w->sweep, (size_t)w->sweep_capacity * sizeof(int32_t));
 	f2d_free(w, w->pairs, (size_t)w->pair_capacity * sizeof(uint64_t));
 	f2d_free(w, w->toi, (size_t)w->toi_capacity * sizeof(uint64_t));
@@ -672,10 +673,7 @@ static bool soft_step(f2d_world *w, int32_t nj)
 			integrate_velocities(w);
 		}
 		if (s == 0) {
-			for (int32_t k = 0; k < nj; ++k) {
-				f2d_joint_prestep(w, &w->joints[w->joint_list[k]]);
-			}
-			f2d_joints_color(w, nj);
+			f2d_joints_prestep(w, nj); /* and their colours */
 		} else {
 			f2d_joints_substep(w, nj);
 		}
@@ -765,10 +763,7 @@ static f2d_result step(f2d_world *w, f2d_phase_hashes *trace)
 		out_of_range = soft_step(w, nj);
 	} else {
 		integrate_velocities(w);
-		for (int32_t k = 0; k < nj; ++k) {
-			f2d_joint_prestep(w, &w->joints[w->joint_list[k]]);
-		}
-		f2d_joints_color(w, nj);
+		f2d_joints_prestep(w, nj); /* and their colours */
 		if (w->def.warm_starting) {
 			f2d_contacts_warm_start(w);
 			f2d_joints_warm_start(w, nj);

@@ -805,6 +805,74 @@ START_TEST(snapshots_and_clone_with_every_kind)
 }
 END_TEST
 
+/* The joints' colouring and AVX-512 batch layout are kept from the last step while its input
+ * (the joint list, each joint's bodies, which of them are dynamic, which joints may take a
+ * lane) is the same (joint.c, joint_colors_kept). A clone starts without that cache: before
+ * every step the world is cloned and both are stepped, and their hashes must agree, through
+ * steps that keep the layout and steps after each change of its input (a motor or limit
+ * switched, a joint destroyed, a joint created in the freed id with other bodies, a body made
+ * static, kinematic and dynamic again), under the soft and the Gauss-Seidel step. */
+static void step_against_clone(f2d_world *w, int n, const char *what)
+{
+	for (int i = 0; i < n; ++i) {
+		f2d_world *c = NULL;
+		CHECK_OK(f2d_world_clone(w, &c));
+		steps(w, 1);
+		steps(c, 1);
+		ck_assert_msg(f2d_world_hash(c) == f2d_world_hash(w), "%s: step %d differs", what, i);
+		f2d_destroy_world(c);
+	}
+}
+
+START_TEST(joint_colors_kept_only_while_the_same)
+{
+	static const int32_t subs[] = {4, 0};
+	f2d_world_def wd = f2d_default_world_def();
+	wd.gravity = v2(0, F2D_FIX(-10));
+	wd.enable_sleep = false;
+	wd.substep_count = subs[_i];
+	f2d_world *w = NULL;
+	CHECK_OK(f2d_create_world(&wd, &w));
+	enum { N = 40 };
+	f2d_body_id ground = add_box(w, F2D_STATIC_BODY, v2(0, F2D_FIX(-1)), F2D_FIX(50), F2D_ONE,
+	                             F2D_ONE);
+	f2d_body_id link[N];
+	f2d_joint_id joint[N];
+	for (int i = 0; i < N; ++i) {
+		link[i] = add_box(w, F2D_DYNAMIC_BODY, v2(F2D_FIX(i) + F2D_MILLI(500), F2D_FIX(30)),
+		                  F2D_MILLI(375), F2D_MILLI(125), F2D_ONE);
+		f2d_revolute_joint_def jd;
+		CHECK_OK(f2d_init_revolute_joint_def(w, i == 0 ? ground : link[i - 1], link[i],
+		                                     v2(F2D_FIX(i), F2D_FIX(30)), &jd));
+		CHECK_OK(f2d_create_revolute_joint(w, &jd, &joint[i]));
+	}
+	step_against_clone(w, 5, "unchanged");
+	CHECK_OK(f2d_revolute_joint_set_max_motor_torque(w, joint[5], F2D_FIX(50)));
+	CHECK_OK(f2d_revolute_joint_set_motor_speed(w, joint[5], F2D_FIX(2)));
+	CHECK_OK(f2d_revolute_joint_enable_motor(w, joint[5], true));
+	step_against_clone(w, 3, "motor on");
+	CHECK_OK(f2d_revolute_joint_enable_motor(w, joint[5], false));
+	step_against_clone(w, 3, "motor off");
+	CHECK_OK(f2d_revolute_joint_set_limits(w, joint[9], true, -F2D_MILLI(100), F2D_MILLI(100)));
+	step_against_clone(w, 3, "limits on");
+	CHECK_OK(f2d_destroy_joint(w, joint[20]));
+	step_against_clone(w, 3, "joint destroyed");
+	/* the freed id again, between other bodies: the same count of joints */
+	f2d_revolute_joint_def jd;
+	f2d_vec2 p = f2d_body_get_position(w, link[22]);
+	CHECK_OK(f2d_init_revolute_joint_def(w, link[19], link[22], p, &jd));
+	CHECK_OK(f2d_create_revolute_joint(w, &jd, &joint[20]));
+	step_against_clone(w, 3, "joint created");
+	CHECK_OK(f2d_body_set_type(w, link[12], F2D_STATIC_BODY));
+	step_against_clone(w, 3, "body static");
+	CHECK_OK(f2d_body_set_type(w, link[12], F2D_KINEMATIC_BODY));
+	step_against_clone(w, 3, "body kinematic");
+	CHECK_OK(f2d_body_set_type(w, link[12], F2D_DYNAMIC_BODY));
+	step_against_clone(w, 3, "body dynamic");
+	f2d_destroy_world(w);
+}
+END_TEST
+
 /* The loader refuses joint records no world can hold: a revolute type under the type flag,
  * an unknown type, reserved flag bits, an unused field set. Found by editing the saved bytes of
  * a world with one distance joint (the record's offsets are found by searching its values). */
@@ -1364,6 +1432,7 @@ static Suite *joints_suite(void)
 	tcase_add_test(tc, motor_joint_every_substep_count);
 	tcase_add_test(tc, snapshots_and_clone_with_every_kind);
 	tcase_add_test(tc, snapshot_refuses_bad_joint_records);
+	tcase_add_loop_test(tc, joint_colors_kept_only_while_the_same, 0, 2);
 	tcase_add_test(tc, bad_input_on_every_new_function);
 	tcase_add_test(tc, range_edges);
 	suite_add_tcase(s, tc);

@@ -936,10 +936,10 @@ START_TEST(fast_path_matches_exact_path)
 	 * build keeps neither */
 	uint64_t colorings[KIND_COUNT][HELPERS][4];
 	memset(colorings, 0, sizeof colorings);
-	/* [kind][helper][lanes on 8 lanes, bias-check fallbacks, K^-1 again]: the AVX-512
-	 * substep geometry of the revolute joints; gap_seen: the joint-gap worlds' counts of the
-	 * path-counting helper, by world */
-	uint64_t substeps[KIND_COUNT][HELPERS][3], gap_seen[GAP_WORLDS][3];
+	/* [kind][helper][lanes, bias-check fallbacks, K^-1 again]: the substep geometry of the
+	 * revolute joints in lanes (AVX-512 or AVX2); gap_seen: the joint-gap worlds' counts of
+	 * each helper, by world */
+	uint64_t substeps[KIND_COUNT][HELPERS][3], gap_seen[GAP_WORLDS][HELPERS][3];
 	memset(substeps, 0, sizeof substeps);
 	memset(gap_seen, 0, sizeof gap_seen);
 	for (int32_t c = 0; c < cases; ++c) {
@@ -983,8 +983,8 @@ START_TEST(fast_path_matches_exact_path)
 			              hs[i]->line);
 			for (int j = 0; j < 3; ++j) {
 				substeps[k.kind][i][j] += n[j];
-				if (k.kind == KIND_JOINT_GAP && i == 1) {
-					gap_seen[k.index][j] = n[j];
+				if (k.kind == KIND_JOINT_GAP) {
+					gap_seen[k.index][i][j] = n[j];
 				}
 			}
 		}
@@ -1041,38 +1041,46 @@ START_TEST(fast_path_matches_exact_path)
 			              kind_names[kind]);
 		}
 	}
-	/* The AVX-512 substep geometry: only the path-counting helper runs it (the normal
-	 * library's kernel, where that is AVX-512); the others never do. */
-	bool avx512 = strcmp(normal, "avx512") == 0;
+	/* The substep geometry in lanes: the helpers with a SIMD kernel run it (path-counting:
+	 * the normal library's kernel, AVX-512 or AVX2; avx2-kernel: AVX2), the exact-only and
+	 * scalar-kernel helpers never do. */
+	bool simd = strcmp(normal, "scalar") != 0;
 	for (int kind = 0; kind < KIND_COUNT; ++kind) {
-		const uint64_t *n = substeps[kind][1];
-		printf("%-21s joint substeps on AVX-512: %8" PRIu64 " lanes %6" PRIu64
-		       " bias fallbacks %6" PRIu64 " K^-1 again\n",
-		       kind_names[kind], n[0], n[1], n[2]);
+		for (int i = 1; i < HELPERS; i += 2) {
+			const uint64_t *n = substeps[kind][i];
+			printf("%-21s joint substeps in lanes (%s): %8" PRIu64 " lanes %6" PRIu64
+			       " bias fallbacks %6" PRIu64 " K^-1 again\n",
+			       kind_names[kind], kernels[i], n[0], n[1], n[2]);
+		}
 		for (int i = 0; i < HELPERS; ++i) {
 			for (int j = 0; j < 3; ++j) {
-				ck_assert_msg(i == 1 || substeps[kind][i][j] == 0,
-				              "%s helper ran the AVX-512 substep geometry",
+				ck_assert_msg(((i == 1 || i == 3) && simd) || substeps[kind][i][j] == 0,
+				              "%s helper ran the substep geometry in lanes",
 				              hs[i]->what);
 			}
 		}
 	}
 	/* The joint-gap worlds: every lane beyond the boundary fell back and every other lane
-	 * (just inside it, ordinary) passed, in each of substeps 2..n of every step, exactly;
-	 * the comparison above showed the fallback gives the exact path's bits. */
-	for (int32_t g = 0; g < GAP_WORLDS && avx512; ++g) {
+	 * (just inside it, ordinary) passed, in each of substeps 2..n of every step, exactly, on
+	 * each SIMD kernel; the comparison above showed the fallback gives the exact path's
+	 * bits. */
+	for (int32_t g = 0; g < GAP_WORLDS && simd; ++g) {
 		uint64_t rounds = (uint64_t)(gap_worlds[g].substeps - 1) * GAP_STEPS;
 		uint64_t beyond = (uint64_t)gap_lane_count('b');
-		printf("joint-gap world %d (%d substeps, G %" PRId64 " LSB): %" PRIu64
-		       " lanes, %" PRIu64 " bias fallbacks\n",
-		       (int)g, (int)gap_worlds[g].substeps, gap_limit(g), gap_seen[g][0],
-		       gap_seen[g][1]);
-		ck_assert_msg(gap_seen[g][1] == beyond * rounds &&
-		                  gap_seen[g][0] == (GAP_LANES - beyond) * rounds,
-		              "joint-gap world %d: %" PRIu64 " bias fallbacks (expected %" PRIu64
-		              "), %" PRIu64 " lanes on AVX-512 (expected %" PRIu64 ")",
-		              (int)g, gap_seen[g][1], beyond * rounds, gap_seen[g][0],
-		              (GAP_LANES - beyond) * rounds);
+		for (int i = 1; i < HELPERS; i += 2) {
+			const uint64_t *seen = gap_seen[g][i];
+			printf("joint-gap world %d (%d substeps, G %" PRId64 " LSB, %s): %" PRIu64
+			       " lanes, %" PRIu64 " bias fallbacks\n",
+			       (int)g, (int)gap_worlds[g].substeps, gap_limit(g), kernels[i],
+			       seen[0], seen[1]);
+			ck_assert_msg(seen[1] == beyond * rounds &&
+			                  seen[0] == (GAP_LANES - beyond) * rounds,
+			              "joint-gap world %d, %s: %" PRIu64
+			              " bias fallbacks (expected %" PRIu64 "), %" PRIu64
+			              " lanes (expected %" PRIu64 ")",
+			              (int)g, kernels[i], seen[1], beyond * rounds, seen[0],
+			              (GAP_LANES - beyond) * rounds);
+		}
 	}
 	fflush(stdout);
 	for (int v = 0; v < SOLVERS; ++v) {
