@@ -972,12 +972,14 @@ f2d_result f2d_sync_test(f2d_world *w, int32_t frames, int32_t rollback,
 	uint64_t *hashes = f2d_alloc(w, hashes_size);
 	f2d_result *results = f2d_alloc(w, results_size);
 	sync_slot *ring = f2d_alloc(w, ring_size);
+	if (ring != NULL) {
+		memset(ring, 0, ring_size); /* freed slot by slot below, also when another failed */
+	}
 	f2d_result r = F2D_OK;
 	if (hashes == NULL || results == NULL || ring == NULL) {
 		r = f2d_set_error(w, F2D_ERROR_OUT_OF_MEMORY, "sync_test: allocator returned NULL");
 		goto done;
 	}
-	memset(ring, 0, ring_size);
 	hashes[0] = f2d_world_hash(w);
 	for (int32_t f = 0; f < frames; ++f) {
 		r = sync_save(w, &ring[f % slots]);
