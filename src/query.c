@@ -887,33 +887,46 @@ static inline void closest_leaf(f2d_world *w, q_closest *c, const f2d_query_node
 	}
 }
 
-/* The tree searched nearest first from the root (a stack of at most Q_STACK entries). */
-static void closest_search(f2d_world *w, q_closest *c)
+/* The tree searched nearest first from the root (a stack of at most Q_STACK entries); whether
+ * the ray hits a shape, the closest hit into *best. The search state is this function's own
+ * (the helpers are inlined into it), so that it stays in registers across the counters' stores. */
+static bool closest_search(f2d_world *w, f2d_vec2 origin, f2d_vec2 translation,
+                           f2d_query_filter filter, q_hit *best)
 {
 	f2d_query_cache *q = &w->query;
+	q_closest c;
+	c.origin = origin;
+	c.translation = translation;
+	c.filter = filter;
+	c.seg = make_seg(origin.x, origin.y, translation.x, translation.y, 0, 0);
+	c.hi.n = c.hi.d = 1;
+	memset(&c.best, 0, sizeof c.best);
+	c.found = false;
 	q_entry stack[Q_STACK];
 	int32_t sp = 0;
 	q_rat e;
 	if (q->node_count > 0) {
 		const f2d_query_node *root = &q->nodes[q->node_count - 1];
-		if (seg_node(&c->seg, root->lx, root->ly, root->ux, root->uy, c->hi, &e)) {
+		if (seg_node(&c.seg, root->lx, root->ly, root->ux, root->uy, c.hi, &e)) {
 			stack[sp].node = q->node_count - 1;
 			stack[sp++].t = e;
 		}
 	}
 	while (sp > 0) {
 		q_entry top = stack[--sp];
-		if (c->found && rat_lt64(c->hi, top.t)) {
+		if (c.found && rat_lt64(c.hi, top.t)) {
 			continue;
 		}
 		const f2d_query_node *nd = &q->nodes[top.node];
 		q->node_visits++;
 		if (top.node >= q->leaf_count) {
-			closest_push_children(q, c, nd, stack, &sp);
+			closest_push_children(q, &c, nd, stack, &sp);
 		} else {
-			closest_leaf(w, c, nd);
+			closest_leaf(w, &c, nd);
 		}
 	}
+	*best = c.best;
+	return c.found;
 }
 
 f2d_result f2d_world_cast_ray_closest(f2d_world *w, f2d_vec2 origin, f2d_vec2 translation,
@@ -934,19 +947,12 @@ f2d_result f2d_world_cast_ray_closest(f2d_world *w, f2d_vec2 origin, f2d_vec2 tr
 	if (r != F2D_OK) {
 		return r;
 	}
-	q_closest c;
-	memset(&c, 0, sizeof c);
-	c.origin = origin;
-	c.translation = translation;
-	c.filter = filter;
-	c.seg = make_seg(origin.x, origin.y, translation.x, translation.y, 0, 0);
-	c.hi.n = c.hi.d = 1;
-	closest_search(w, &c);
-	if (c.found) {
-		out->shape = shape_handle(w, c.best.shape);
-		out->point = c.best.point;
-		out->normal = c.best.normal;
-		out->fraction = c.best.fraction;
+	q_hit best;
+	if (closest_search(w, origin, translation, filter, &best)) {
+		out->shape = shape_handle(w, best.shape);
+		out->point = best.point;
+		out->normal = best.normal;
+		out->fraction = best.fraction;
 		out->hit = true;
 	}
 	return F2D_OK;
