@@ -892,9 +892,10 @@ static void io_spawn_defs(io *o, f2d_spawn *s)
  * (or loop byte) out of range. */
 static bool io_spawn_points(io *o, f2d_spawn *s, bool chain)
 {
-	uint32_t count = (uint32_t)s->count, loop = s->loop ? 1u : 0u;
+	uint32_t count = (uint32_t)s->count, loop = 0;
 	io_u8(o, &count);
-	if (chain) {
+	if (chain) { /* a polygon's loop field is not read: it is not part of the command */
+		loop = s->loop ? 1u : 0u;
 		io_u8(o, &loop);
 	}
 	bool ok = chain ? count >= 2 && count <= F2D_SPAWN_MAX_CHAIN_POINTS && loop <= 1u &&
