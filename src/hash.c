@@ -581,6 +581,66 @@ void f2d_shape_refresh_digest(f2d_world *w, f2d_shape *s)
 	w->shapes_cached = false; /* the shapes section folds this digest */
 }
 
+/* the nb live bodies with options other than the defaults. The loop stops after the nb
+ * records there are: a world of the soft step writes the options section for its substep
+ * word, and then read every body's second cache line for none (the soft step's pyramid20 hash
+ * took 45 % longer than its Gauss-Seidel twin's). */
+static void put_body_options(encoder *e, const f2d_world *w, int32_t nb)
+{
+	for (int32_t i = 0, k = 0; k < nb && i < w->body_ids.next; ++i) {
+		const f2d_body *b = &w->bodies[i];
+		if (b->alive && !f2d_body_default_options(b)) {
+			k++;
+			need(e, 32);
+			put_i32(e, i);
+			put_i32(e, b->gravity_scale);
+			put_i32(e, b->linear_damping);
+			put_i32(e, b->angular_damping);
+			put_u8(e, b->fixed_rotation ? 1 : 0);
+		}
+	}
+}
+
+/* the ns live shapes with filters or flags other than the defaults (the loop stops after them,
+ * as the bodies') */
+static void put_shape_options(encoder *e, const f2d_world *w, int32_t ns)
+{
+	for (int32_t i = 0, k = 0; k < ns && i < w->shape_ids.next; ++i) {
+		const f2d_shape *s = &w->shapes[i];
+		if (s->alive && !f2d_shape_default_options(s)) {
+			k++;
+			need(e, 32);
+			put_i32(e, i);
+			put_u64(e, s->filter.category_bits);
+			put_u64(e, s->filter.mask_bits);
+			put_i32(e, s->filter.group_index);
+			put_u8(e, (uint8_t)f2d_shape_option_flags(s));
+		}
+	}
+}
+
+/* the sensor overlaps and the pending ends */
+static void put_event_state(encoder *e, const f2d_events *ev)
+{
+	need(e, 4);
+	put_i32(e, ev->overlap_count);
+	for (int32_t i = 0; i < ev->overlap_count; ++i) {
+		need(e, 8);
+		put_u64(e, ev->overlaps[i]);
+	}
+	need(e, 4);
+	put_i32(e, ev->pending_count);
+	for (int32_t i = 0; i < ev->pending_count; ++i) {
+		const f2d_pending_end *p = &ev->pending[i];
+		need(e, 20);
+		put_u8(e, p->sensor);
+		put_i32(e, p->a);
+		put_u32(e, p->gen_a);
+		put_i32(e, p->b);
+		put_u32(e, p->gen_b);
+	}
+}
+
 /* Options and event state (format 2 extension): written only when something is not at its
  * default, so the hash of a world without them is the one format 2 always gave (the golden
  * chains). After the arbiter section (which is self-delimiting) either nothing follows, or:
@@ -606,53 +666,11 @@ static void put_options(encoder *e, const f2d_world *w, int32_t nb, int32_t ns)
 	need(e, 8);
 	put_i32(e, w->def.hit_event_threshold);
 	put_i32(e, nb);
-	/* the loops stop after the nb (ns) records there are: a world of the soft step writes this
-	 * section for its substep word, and then read every body's second cache line and every
-	 * shape for none (the soft step's pyramid20 hash took 45 % longer than its Gauss-Seidel
-	 * twin's) */
-	for (int32_t i = 0, k = 0; k < nb && i < w->body_ids.next; ++i) {
-		const f2d_body *b = &w->bodies[i];
-		if (b->alive && !f2d_body_default_options(b)) {
-			k++;
-			need(e, 32);
-			put_i32(e, i);
-			put_i32(e, b->gravity_scale);
-			put_i32(e, b->linear_damping);
-			put_i32(e, b->angular_damping);
-			put_u8(e, b->fixed_rotation ? 1 : 0);
-		}
-	}
+	put_body_options(e, w, nb);
 	need(e, 4);
 	put_i32(e, ns);
-	for (int32_t i = 0, k = 0; k < ns && i < w->shape_ids.next; ++i) {
-		const f2d_shape *s = &w->shapes[i];
-		if (s->alive && !f2d_shape_default_options(s)) {
-			k++;
-			need(e, 32);
-			put_i32(e, i);
-			put_u64(e, s->filter.category_bits);
-			put_u64(e, s->filter.mask_bits);
-			put_i32(e, s->filter.group_index);
-			put_u8(e, (uint8_t)f2d_shape_option_flags(s));
-		}
-	}
-	need(e, 4);
-	put_i32(e, ev->overlap_count);
-	for (int32_t i = 0; i < ev->overlap_count; ++i) {
-		need(e, 8);
-		put_u64(e, ev->overlaps[i]);
-	}
-	need(e, 4);
-	put_i32(e, ev->pending_count);
-	for (int32_t i = 0; i < ev->pending_count; ++i) {
-		const f2d_pending_end *p = &ev->pending[i];
-		need(e, 20);
-		put_u8(e, p->sensor);
-		put_i32(e, p->a);
-		put_u32(e, p->gen_a);
-		put_i32(e, p->b);
-		put_u32(e, p->gen_b);
-	}
+	put_shape_options(e, w, ns);
+	put_event_state(e, ev);
 	if (w->def.substep_count != 0) {
 		need(e, 4);
 		put_i32(e, w->def.substep_count);
@@ -782,29 +800,33 @@ static void put_bodies(encoder *e, const f2d_world *w, bool fresh, bool gather)
 }
 
 /* format 6: the bodies' mass data, one u64 (cached between changes, recomputed when fresh);
- * *nb: the live bodies with options (for put_options) */
-static void put_masses(encoder *e, const f2d_world *w, bool fresh, int32_t *nb)
+ * returns the live bodies with options (for put_options) */
+static int32_t put_masses(encoder *e, const f2d_world *w, bool fresh)
 {
+	int32_t nb;
 	need(e, 8);
 	if (!fresh && w->shapes_cached) {
 		put_u64(e, w->masses_digest);
-		*nb = w->bodies_options;
+		nb = w->bodies_options;
 	} else {
-		put_u64(e, masses_section(w, e->simd, nb));
+		put_u64(e, masses_section(w, e->simd, &nb));
 	}
+	return nb;
 }
 
-/* format 5: the shapes section, one u64 (the step's case: the cached one); *ns: the live
+/* format 5: the shapes section, one u64 (the step's case: the cached one); returns the live
  * shapes with options (for put_options) */
-static void put_shapes(encoder *e, const f2d_world *w, bool fresh, bool fresh_digests, int32_t *ns)
+static int32_t put_shapes(encoder *e, const f2d_world *w, bool fresh, bool fresh_digests)
 {
+	int32_t ns;
 	need(e, 8);
 	if (!fresh && w->shapes_cached) {
 		put_u64(e, w->shapes_digest);
-		*ns = w->shapes_options;
+		ns = w->shapes_options;
 	} else {
-		put_u64(e, shapes_section(w, fresh_digests, e->simd, ns));
+		put_u64(e, shapes_section(w, fresh_digests, e->simd, &ns));
 	}
+	return ns;
 }
 
 /* The joint slots [0, joint_ids.next): u32 generation, u8 alive, and when alive put_joint's
@@ -898,13 +920,12 @@ static uint64_t hash_world(const f2d_world *w, bool fresh, bool fresh_digests)
 	gather = !fresh && e.simd == 2 && have_vbmi();
 #endif
 	XXH3_64bits_reset(&state);
-	int32_t nb = 0, ns = 0; /* for put_options */
 	put_settings(&e, w);
 	put_pool(&e, &w->body_ids);
 	put_bodies(&e, w, fresh, gather);
-	put_masses(&e, w, fresh, &nb);
+	int32_t nb = put_masses(&e, w, fresh); /* for put_options */
 	put_pool(&e, &w->shape_ids);
-	put_shapes(&e, w, fresh, fresh_digests, &ns);
+	int32_t ns = put_shapes(&e, w, fresh, fresh_digests);
 	put_pool(&e, &w->joint_ids);
 	put_joints(&e, w, gather);
 	put_arbiters(&e, w, fresh, gather);
