@@ -387,7 +387,7 @@ static VBMI_TARGET __m512i idx_from(__m512i idx, int from, int base)
 }
 
 /* The body records of slots [0, n) from p on (room() before each), as the portable loop in
- * hash_world writes them (one line read a body: the options are counted by masses_section). */
+ * put_bodies writes them (one line read a body: the options are counted by masses_section). */
 static VBMI_TARGET uint8_t *put_bodies_vbmi(encoder *e, uint8_t *p, const f2d_body *bodies,
                                             int32_t n)
 {
@@ -408,7 +408,7 @@ static VBMI_TARGET uint8_t *put_bodies_vbmi(encoder *e, uint8_t *p, const f2d_bo
 	return p;
 }
 
-/* The arbiter records of arbiters [0, n), as the portable loop in hash_world writes them. */
+/* The arbiter records of arbiters [0, n), as the portable loop in put_arbiters writes them. */
 static VBMI_TARGET uint8_t *put_arbiters_vbmi(encoder *e, uint8_t *p, const f2d_arbiter *arbiters,
                                               int32_t n)
 {
@@ -439,7 +439,7 @@ static VBMI_TARGET uint8_t *put_arbiters_vbmi(encoder *e, uint8_t *p, const f2d_
 	return p;
 }
 
-/* The joint records of slots [0, n), as the portable loop in hash_world writes them: the
+/* The joint records of slots [0, n), as the portable loop in put_joints writes them: the
  * revolute part gathered (record bytes 0..3 generation, 4 alive, 5..32 body_a, body_b,
  * local_a, local_b, reference_angle, 33 flags, 34..49 lower, upper, motor_speed,
  * max_motor_torque, 50..69 impulse, motor, lower and upper impulses), the other types' fields
@@ -581,35 +581,12 @@ void f2d_shape_refresh_digest(f2d_world *w, f2d_shape *s)
 	w->shapes_cached = false; /* the shapes section folds this digest */
 }
 
-/* Options and event state (format 2 extension): written only when something is not at its
- * default, so the hash of a world without them is the one format 2 always gave (the golden
- * chains). After the arbiter section (which is self-delimiting) either nothing follows, or:
- *   u32 hit_event_threshold,
- *   u32 n; n bodies with options other than the defaults: i32 id, gravity_scale,
- *       linear_damping, angular_damping, u8 fixed_rotation,
- *   u32 n; n shapes with filters or flags other than the defaults: i32 id, u64 category,
- *       u64 mask, i32 group, u8 flags (1 sensor, 2 contact events, 4 hit events, 8 sensor
- *       events),
- *   u32 n; n sensor overlaps (u64 key), u32 n; n pending ends (u8 kind, i32 a, u32 gen_a, i32 b,
- *       u32 gen_b),
- *   [i32 substep_count, only when it is not 0 (the soft step; a world of the Gauss-Seidel solver
- *       hashes as before)]. */
-static void put_options(encoder *e, const f2d_world *w, int32_t nb, int32_t ns)
+/* the nb live bodies with options other than the defaults. The loop stops after the nb
+ * records there are: a world of the soft step writes the options section for its substep
+ * word, and then read every body's second cache line for none (the soft step's pyramid20 hash
+ * took 45 % longer than its Gauss-Seidel twin's). */
+static void put_body_options(encoder *e, const f2d_world *w, int32_t nb)
 {
-	/* nb, ns: the live bodies and shapes with options other than the defaults (counted by
-	 * hash_world's loops over them) */
-	const f2d_events *ev = &w->events;
-	if (nb == 0 && ns == 0 && ev->overlap_count == 0 && ev->pending_count == 0 &&
-	    w->def.hit_event_threshold == F2D_ONE && w->def.substep_count == 0) {
-		return;
-	}
-	need(e, 8);
-	put_i32(e, w->def.hit_event_threshold);
-	put_i32(e, nb);
-	/* the loops stop after the nb (ns) records there are: a world of the soft step writes this
-	 * section for its substep word, and then read every body's second cache line and every
-	 * shape for none (the soft step's pyramid20 hash took 45 % longer than its Gauss-Seidel
-	 * twin's) */
 	for (int32_t i = 0, k = 0; k < nb && i < w->body_ids.next; ++i) {
 		const f2d_body *b = &w->bodies[i];
 		if (b->alive && !f2d_body_default_options(b)) {
@@ -622,8 +599,12 @@ static void put_options(encoder *e, const f2d_world *w, int32_t nb, int32_t ns)
 			put_u8(e, b->fixed_rotation ? 1 : 0);
 		}
 	}
-	need(e, 4);
-	put_i32(e, ns);
+}
+
+/* the ns live shapes with filters or flags other than the defaults (the loop stops after them,
+ * as the bodies') */
+static void put_shape_options(encoder *e, const f2d_world *w, int32_t ns)
+{
 	for (int32_t i = 0, k = 0; k < ns && i < w->shape_ids.next; ++i) {
 		const f2d_shape *s = &w->shapes[i];
 		if (s->alive && !f2d_shape_default_options(s)) {
@@ -636,6 +617,11 @@ static void put_options(encoder *e, const f2d_world *w, int32_t nb, int32_t ns)
 			put_u8(e, (uint8_t)f2d_shape_option_flags(s));
 		}
 	}
+}
+
+/* the sensor overlaps and the pending ends */
+static void put_event_state(encoder *e, const f2d_events *ev)
+{
 	need(e, 4);
 	put_i32(e, ev->overlap_count);
 	for (int32_t i = 0; i < ev->overlap_count; ++i) {
@@ -653,6 +639,38 @@ static void put_options(encoder *e, const f2d_world *w, int32_t nb, int32_t ns)
 		put_i32(e, p->b);
 		put_u32(e, p->gen_b);
 	}
+}
+
+/* Options and event state (format 2 extension): written only when something is not at its
+ * default, so the hash of a world without them is the one format 2 always gave (the golden
+ * chains). After the arbiter section (which is self-delimiting) either nothing follows, or:
+ *   u32 hit_event_threshold,
+ *   u32 n; n bodies with options other than the defaults: i32 id, gravity_scale,
+ *       linear_damping, angular_damping, u8 fixed_rotation,
+ *   u32 n; n shapes with filters or flags other than the defaults: i32 id, u64 category,
+ *       u64 mask, i32 group, u8 flags (1 sensor, 2 contact events, 4 hit events, 8 sensor
+ *       events),
+ *   u32 n; n sensor overlaps (u64 key), u32 n; n pending ends (u8 kind, i32 a, u32 gen_a, i32 b,
+ *       u32 gen_b),
+ *   [i32 substep_count, only when it is not 0 (the soft step; a world of the Gauss-Seidel solver
+ *       hashes as before)]. */
+static void put_options(encoder *e, const f2d_world *w, int32_t nb, int32_t ns)
+{
+	/* nb, ns: the live bodies and shapes with options other than the defaults (counted by
+	 * masses_section and shapes_section) */
+	const f2d_events *ev = &w->events;
+	if (nb == 0 && ns == 0 && ev->overlap_count == 0 && ev->pending_count == 0 &&
+	    w->def.hit_event_threshold == F2D_ONE && w->def.substep_count == 0) {
+		return;
+	}
+	need(e, 8);
+	put_i32(e, w->def.hit_event_threshold);
+	put_i32(e, nb);
+	put_body_options(e, w, nb);
+	need(e, 4);
+	put_i32(e, ns);
+	put_shape_options(e, w, ns);
+	put_event_state(e, ev);
 	if (w->def.substep_count != 0) {
 		need(e, 4);
 		put_i32(e, w->def.substep_count);
@@ -731,6 +749,162 @@ void f2d_hash_cache_shapes(f2d_world *w)
 	}
 }
 
+/* the format and the settings */
+static void put_settings(encoder *e, const f2d_world *w)
+{
+	const f2d_world_def *d = &w->def;
+	need(e, 96);
+	put_u32(e, F2D_HASH_FORMAT);
+	put_u64(e, w->step_count);
+	put_vec(e, w->gravity);
+	put_i32(e, w->h);
+	put_i32(e, d->iterations);
+	put_i32(e, d->joint_position_iterations);
+	put_i32(e, d->bias_factor);
+	put_i32(e, d->linear_slop);
+	put_i32(e, d->speculative_distance);
+	put_i32(e, d->restitution_threshold);
+	put_i32(e, d->max_translation);
+	put_i32(e, d->max_rotation);
+	put_u8(e, d->warm_starting ? 1 : 0);
+	put_u8(e, d->enable_sleep ? 1 : 0);
+	put_i32(e, d->linear_sleep_tolerance);
+	put_i32(e, d->angular_sleep_tolerance);
+	put_i32(e, d->time_to_sleep);
+}
+
+/* The body slots [0, body_ids.next): u32 generation, u8 flags (0 for a dead slot, whose other
+ * fields are not state), and when alive the run sleep_time .. torque (57 bytes); gathered with
+ * VBMI when gather is set, copied as one run unless fresh. */
+static void put_bodies(encoder *e, const f2d_world *w, bool fresh, bool gather)
+{
+	uint8_t *p = e->buf + e->len;
+#if F2D_X86_SIMD
+	if (GATHER_BODY && gather) {
+		end(e, put_bodies_vbmi(e, p, w->bodies, w->body_ids.next));
+		return;
+	}
+#else
+	(void)gather;
+#endif
+	for (int32_t i = 0; i < w->body_ids.next; ++i) {
+		const f2d_body *b = &w->bodies[i];
+		p = room(e, p, 64);
+		p = w_u32(p, b->generation);
+		p = w_u8(p, b->alive ? body_flags(b) : 0u);
+		if (b->alive) {
+			p = put_body(p, b, !fresh);
+		}
+	}
+	end(e, p);
+}
+
+/* format 6: the bodies' mass data, one u64 (cached between changes, recomputed when fresh);
+ * returns the live bodies with options (for put_options) */
+static int32_t put_masses(encoder *e, const f2d_world *w, bool fresh)
+{
+	int32_t nb;
+	need(e, 8);
+	if (!fresh && w->shapes_cached) {
+		put_u64(e, w->masses_digest);
+		nb = w->bodies_options;
+	} else {
+		put_u64(e, masses_section(w, e->simd, &nb));
+	}
+	return nb;
+}
+
+/* format 5: the shapes section, one u64 (the step's case: the cached one); returns the live
+ * shapes with options (for put_options) */
+static int32_t put_shapes(encoder *e, const f2d_world *w, bool fresh, bool fresh_digests)
+{
+	int32_t ns;
+	need(e, 8);
+	if (!fresh && w->shapes_cached) {
+		put_u64(e, w->shapes_digest);
+		ns = w->shapes_options;
+	} else {
+		put_u64(e, shapes_section(w, fresh_digests, e->simd, &ns));
+	}
+	return ns;
+}
+
+/* The joint slots [0, joint_ids.next): u32 generation, u8 alive, and when alive put_joint's
+ * record (gathered with VBMI when gather is set). */
+static void put_joints(encoder *e, const f2d_world *w, bool gather)
+{
+#if F2D_X86_SIMD
+	if (GATHER_JOINT && gather) {
+		end(e, put_joints_vbmi(e, e->buf + e->len, w->joints, w->joint_ids.next));
+		return;
+	}
+#else
+	(void)gather;
+#endif
+	for (int32_t i = 0; i < w->joint_ids.next; ++i) {
+		const f2d_joint *j = &w->joints[i];
+		uint8_t *q = begin(e, 192); /* 78 bytes, + 46 for a joint of another type */
+		q = w_u32(q, j->generation);
+		q = w_u8(q, j->alive ? 1 : 0);
+		if (j->alive) {
+			q = put_joint(q, j);
+		}
+		end(e, q);
+	}
+}
+
+/* an arbiter's record field by field: shape_a, shape_b, friction, restitution, u8 count (0, 1
+ * or 2), per point u32 id, pn, pt */
+static inline uint8_t *put_arbiter(uint8_t *p, const f2d_arbiter *a)
+{
+	p = w_i32(p, a->shape_a);
+	p = w_i32(p, a->shape_b);
+	p = w_i32(p, a->friction);
+	p = w_i32(p, a->restitution);
+	p = w_u8(p, (uint32_t)a->count);
+	for (int32_t k = 0; k < a->count; ++k) {
+		p = w_u32(p, a->points[k].id);
+		p = w_i32(p, a->points[k].pn);
+		p = w_i32(p, a->points[k].pt);
+	}
+	return p;
+}
+
+/* the same bytes copied in runs (little-endian hosts, ARBITER_RUNS); 41 bytes written */
+static inline uint8_t *put_arbiter_runs(uint8_t *p, const f2d_arbiter *a)
+{
+	memcpy(p, a, 8);
+	memcpy(p + 8, &a->friction, 9); /* count's low byte last */
+	memcpy(p + 17, &a->points[0].id, 4);
+	memcpy(p + 21, &a->points[0].pn, 8);
+	memcpy(p + 29, &a->points[1].id, 4);
+	memcpy(p + 33, &a->points[1].pn, 8);
+	return p + 17 + 12 * a->count; /* an absent second point is overwritten next */
+}
+
+/* u32 arbiter count, then the arbiters' records (gathered with VBMI when gather is set, copied
+ * in runs unless fresh) */
+static void put_arbiters(encoder *e, const f2d_world *w, bool fresh, bool gather)
+{
+	need(e, 4);
+	put_i32(e, w->arbiter_count);
+	uint8_t *p = e->buf + e->len;
+#if F2D_X86_SIMD
+	if (GATHER_ARBITER && gather) {
+		end(e, put_arbiters_vbmi(e, p, w->arbiters, w->arbiter_count));
+		return;
+	}
+#else
+	(void)gather;
+#endif
+	for (int32_t i = 0; i < w->arbiter_count; ++i) {
+		const f2d_arbiter *a = &w->arbiters[i];
+		p = room(e, p, 64);
+		p = HOST_LE && ARBITER_RUNS && !fresh ? put_arbiter_runs(p, a) : put_arbiter(p, a);
+	}
+	end(e, p);
+}
+
 /* fresh: every record written field by field by the portable encoder (no runs, no gathers);
  * fresh_digests: the shape digests computed from the records instead of the cached ones (both:
  * the reference) */
@@ -740,120 +914,21 @@ static uint64_t hash_world(const f2d_world *w, bool fresh, bool fresh_digests)
 	encoder e;
 	e.state = &state;
 	e.simd = simd_level();
-#if F2D_X86_SIMD
-	const bool gather = !fresh && e.simd == 2 && have_vbmi();
-#endif
 	e.len = 0;
+	bool gather = false; /* the VBMI gathers */
+#if F2D_X86_SIMD
+	gather = !fresh && e.simd == 2 && have_vbmi();
+#endif
 	XXH3_64bits_reset(&state);
-
-	need(&e, 96);
-	put_u32(&e, F2D_HASH_FORMAT);
-	put_u64(&e, w->step_count);
-	const f2d_world_def *d = &w->def;
-	put_vec(&e, w->gravity);
-	put_i32(&e, w->h);
-	put_i32(&e, d->iterations);
-	put_i32(&e, d->joint_position_iterations);
-	put_i32(&e, d->bias_factor);
-	put_i32(&e, d->linear_slop);
-	put_i32(&e, d->speculative_distance);
-	put_i32(&e, d->restitution_threshold);
-	put_i32(&e, d->max_translation);
-	put_i32(&e, d->max_rotation);
-	put_u8(&e, d->warm_starting ? 1 : 0);
-	put_u8(&e, d->enable_sleep ? 1 : 0);
-	put_i32(&e, d->linear_sleep_tolerance);
-	put_i32(&e, d->angular_sleep_tolerance);
-	put_i32(&e, d->time_to_sleep);
-
-	int32_t nb = 0, ns = 0; /* for put_options */
+	put_settings(&e, w);
 	put_pool(&e, &w->body_ids);
-	uint8_t *p = e.buf + e.len;
-#if F2D_X86_SIMD
-	if (GATHER_BODY && gather) {
-		p = put_bodies_vbmi(&e, p, w->bodies, w->body_ids.next);
-	} else
-#endif
-		for (int32_t i = 0; i < w->body_ids.next; ++i) {
-			const f2d_body *b = &w->bodies[i];
-			p = room(&e, p, 64); /* 57 bytes */
-			p = w_u32(p, b->generation);
-			p = w_u8(p, b->alive ? body_flags(b)
-			                     : 0u); /* a dead slot's other fields are not state */
-			if (b->alive) {
-				p = put_body(p, b, !fresh);
-			}
-		}
-	end(&e, p);
-	need(&e, 8); /* format 6: the bodies' mass data, one u64 (cached between changes) */
-	if (!fresh && w->shapes_cached) {
-		put_u64(&e, w->masses_digest);
-		nb = w->bodies_options;
-	} else {
-		put_u64(&e, masses_section(w, e.simd, &nb));
-	}
+	put_bodies(&e, w, fresh, gather);
+	int32_t nb = put_masses(&e, w, fresh); /* for put_options */
 	put_pool(&e, &w->shape_ids);
-	need(&e, 8);
-	if (!fresh && w->shapes_cached) { /* the step's case: one u64 for all shapes */
-		put_u64(&e, w->shapes_digest);
-		ns = w->shapes_options;
-	} else {
-		put_u64(&e, shapes_section(w, fresh_digests, e.simd, &ns));
-	}
-	p = e.buf + e.len;
-	end(&e, p);
+	int32_t ns = put_shapes(&e, w, fresh, fresh_digests);
 	put_pool(&e, &w->joint_ids);
-#if F2D_X86_SIMD
-	if (GATHER_JOINT && gather) {
-		end(&e, put_joints_vbmi(&e, e.buf + e.len, w->joints, w->joint_ids.next));
-	} else
-#endif
-		for (int32_t i = 0; i < w->joint_ids.next; ++i) {
-			const f2d_joint *j = &w->joints[i];
-			uint8_t *q =
-			    begin(&e, 192); /* 78 bytes, + 46 for a joint of another type */
-			q = w_u32(q, j->generation);
-			q = w_u8(q, j->alive ? 1 : 0);
-			if (j->alive) {
-				q = put_joint(q, j);
-			}
-			end(&e, q);
-		}
-	need(&e, 4);
-	put_i32(&e, w->arbiter_count);
-	p = e.buf + e.len;
-#if F2D_X86_SIMD
-	if (GATHER_ARBITER && gather) {
-		p = put_arbiters_vbmi(&e, p, w->arbiters, w->arbiter_count);
-	} else
-#endif
-		for (int32_t i = 0; i < w->arbiter_count; ++i) {
-			const f2d_arbiter *a = &w->arbiters[i];
-			p = room(&e, p, 64);
-			if (HOST_LE && ARBITER_RUNS &&
-			    !fresh) { /* the same bytes, copied in runs */
-				memcpy(p, a, 8);
-				memcpy(p + 8, &a->friction, 9); /* count's low byte last */
-				memcpy(p + 17, &a->points[0].id, 4);
-				memcpy(p + 21, &a->points[0].pn, 8);
-				memcpy(p + 29, &a->points[1].id, 4);
-				memcpy(p + 33, &a->points[1].pn, 8);
-				p += 17 +
-				     12 * a->count; /* an absent second point is overwritten next */
-			} else {
-				p = w_i32(p, a->shape_a);
-				p = w_i32(p, a->shape_b);
-				p = w_i32(p, a->friction);
-				p = w_i32(p, a->restitution);
-				p = w_u8(p, (uint32_t)a->count); /* 0, 1 or 2 */
-				for (int32_t k = 0; k < a->count; ++k) {
-					p = w_u32(p, a->points[k].id);
-					p = w_i32(p, a->points[k].pn);
-					p = w_i32(p, a->points[k].pt);
-				}
-			}
-		}
-	end(&e, p);
+	put_joints(&e, w, gather);
+	put_arbiters(&e, w, fresh, gather);
 	put_options(&e, w, nb, ns);
 	flush(&e);
 	return XXH3_64bits_digest(&state);
@@ -924,112 +999,131 @@ static uint64_t phase_end(encoder *e)
 	return XXH3_64bits_digest(e->state);
 }
 
+/* pairs: u32 pair count, the u64 pair keys in order */
+static void phase_pairs(encoder *e, const f2d_world *w)
+{
+	need(e, 4);
+	put_i32(e, w->pair_count);
+	for (int32_t i = 0; i < w->pair_count; ++i) {
+		need(e, 8);
+		put_u64(e, w->pairs[i]);
+	}
+}
+
+/* manifolds: u32 arbiter count, then per arbiter its record (see above) */
+static void phase_manifolds(encoder *e, const f2d_world *w)
+{
+	need(e, 4);
+	put_i32(e, w->arbiter_count);
+	for (int32_t i = 0; i < w->arbiter_count; ++i) {
+		const f2d_arbiter *a = &w->arbiters[i];
+		bool moves = f2d_body_active(&w->bodies[a->body_a]) ||
+		             f2d_body_active(&w->bodies[a->body_b]);
+		need(e, 128);
+		put_i32(e, a->shape_a);
+		put_i32(e, a->shape_b);
+		put_u8(e, moves ? 1 : 0);
+		put_i32(e, a->count);
+		if (moves) {
+			put_vec(e, a->normal);
+		}
+		for (int32_t k = 0; k < a->count; ++k) {
+			const f2d_contact_point *p = &a->points[k];
+			put_u32(e, p->id);
+			put_i32(e, p->pn);
+			put_i32(e, p->pt);
+			if (moves) {
+				put_vec(e, p->r_a);
+				put_vec(e, p->r_b);
+				put_i32(e, p->separation);
+			}
+		}
+	}
+}
+
+/* velocities: the live bodies' v and w, the contact impulses, the live joints' impulses */
+static void phase_velocities(encoder *e, const f2d_world *w)
+{
+	for (int32_t i = 0; i < w->body_ids.next; ++i) {
+		const f2d_body *b = &w->bodies[i];
+		if (b->alive) {
+			need(e, 16);
+			put_i32(e, i);
+			put_vec(e, b->v);
+			put_i32(e, b->w);
+		}
+	}
+	for (int32_t i = 0; i < w->arbiter_count; ++i) {
+		const f2d_arbiter *a = &w->arbiters[i];
+		need(e, 16);
+		for (int32_t k = 0; k < a->count; ++k) {
+			put_i32(e, a->points[k].pn);
+			put_i32(e, a->points[k].pt);
+		}
+	}
+	for (int32_t i = 0; i < w->joint_ids.next; ++i) {
+		const f2d_joint *j = &w->joints[i];
+		if (j->alive) {
+			need(e, 24);
+			put_i32(e, i);
+			put_vec(e, j->impulse);
+			put_i32(e, j->motor_impulse);
+			put_i32(e, j->lower_impulse);
+			put_i32(e, j->upper_impulse);
+			if (j->type != 0) { /* not for revolute joints */
+				need(e, 8);
+				put_i32(e, j->spring_impulse);
+				put_i32(e, j->angular_impulse);
+			}
+		}
+	}
+}
+
+/* positions: the live bodies' origin, q, centre */
+static void phase_positions(encoder *e, const f2d_world *w)
+{
+	for (int32_t i = 0; i < w->body_ids.next; ++i) {
+		const f2d_body *b = &w->bodies[i];
+		if (b->alive) {
+			need(e, 32);
+			put_i32(e, i);
+			put_vec(e, b->origin);
+			put_i32(e, b->q.c);
+			put_i32(e, b->q.s);
+			put_vec(e, b->center);
+		}
+	}
+}
+
+/* islands: the awake body and island counts, the live bodies' sleep state */
+static void phase_islands(encoder *e, const f2d_world *w)
+{
+	need(e, 8);
+	put_i32(e, w->awake_body_count);
+	put_i32(e, w->island_count);
+	for (int32_t i = 0; i < w->body_ids.next; ++i) {
+		const f2d_body *b = &w->bodies[i];
+		if (b->alive) {
+			need(e, 16);
+			put_i32(e, i);
+			put_u8(e, (uint8_t)((b->awake ? 1 : 0) | (b->enable_sleep ? 2 : 0)));
+			put_i32(e, b->sleep_time);
+		}
+	}
+}
+
 uint64_t f2d_hash_phase(const f2d_world *w, f2d_phase phase)
 {
 	XXH3_state_t state;
 	encoder e;
 	phase_begin(&e, &state, phase);
 	switch (phase) {
-	case F2D_PHASE_PAIRS:
-		need(&e, 4);
-		put_i32(&e, w->pair_count);
-		for (int32_t i = 0; i < w->pair_count; ++i) {
-			need(&e, 8);
-			put_u64(&e, w->pairs[i]);
-		}
-		break;
-	case F2D_PHASE_MANIFOLDS:
-		need(&e, 4);
-		put_i32(&e, w->arbiter_count);
-		for (int32_t i = 0; i < w->arbiter_count; ++i) {
-			const f2d_arbiter *a = &w->arbiters[i];
-			bool moves = f2d_body_active(&w->bodies[a->body_a]) ||
-			             f2d_body_active(&w->bodies[a->body_b]);
-			need(&e, 128);
-			put_i32(&e, a->shape_a);
-			put_i32(&e, a->shape_b);
-			put_u8(&e, moves ? 1 : 0);
-			put_i32(&e, a->count);
-			if (moves) {
-				put_vec(&e, a->normal);
-			}
-			for (int32_t k = 0; k < a->count; ++k) {
-				const f2d_contact_point *p = &a->points[k];
-				put_u32(&e, p->id);
-				put_i32(&e, p->pn);
-				put_i32(&e, p->pt);
-				if (moves) {
-					put_vec(&e, p->r_a);
-					put_vec(&e, p->r_b);
-					put_i32(&e, p->separation);
-				}
-			}
-		}
-		break;
-	case F2D_PHASE_VELOCITIES:
-		for (int32_t i = 0; i < w->body_ids.next; ++i) {
-			const f2d_body *b = &w->bodies[i];
-			if (b->alive) {
-				need(&e, 16);
-				put_i32(&e, i);
-				put_vec(&e, b->v);
-				put_i32(&e, b->w);
-			}
-		}
-		for (int32_t i = 0; i < w->arbiter_count; ++i) {
-			const f2d_arbiter *a = &w->arbiters[i];
-			need(&e, 16);
-			for (int32_t k = 0; k < a->count; ++k) {
-				put_i32(&e, a->points[k].pn);
-				put_i32(&e, a->points[k].pt);
-			}
-		}
-		for (int32_t i = 0; i < w->joint_ids.next; ++i) {
-			const f2d_joint *j = &w->joints[i];
-			if (j->alive) {
-				need(&e, 24);
-				put_i32(&e, i);
-				put_vec(&e, j->impulse);
-				put_i32(&e, j->motor_impulse);
-				put_i32(&e, j->lower_impulse);
-				put_i32(&e, j->upper_impulse);
-				if (j->type != 0) { /* not for revolute joints */
-					need(&e, 8);
-					put_i32(&e, j->spring_impulse);
-					put_i32(&e, j->angular_impulse);
-				}
-			}
-		}
-		break;
-	case F2D_PHASE_POSITIONS:
-		for (int32_t i = 0; i < w->body_ids.next; ++i) {
-			const f2d_body *b = &w->bodies[i];
-			if (b->alive) {
-				need(&e, 32);
-				put_i32(&e, i);
-				put_vec(&e, b->origin);
-				put_i32(&e, b->q.c);
-				put_i32(&e, b->q.s);
-				put_vec(&e, b->center);
-			}
-		}
-		break;
+	case F2D_PHASE_PAIRS: phase_pairs(&e, w); break;
+	case F2D_PHASE_MANIFOLDS: phase_manifolds(&e, w); break;
+	case F2D_PHASE_VELOCITIES: phase_velocities(&e, w); break;
+	case F2D_PHASE_POSITIONS: phase_positions(&e, w); break;
 	case F2D_PHASE_ISLANDS:
-	default:
-		need(&e, 8);
-		put_i32(&e, w->awake_body_count);
-		put_i32(&e, w->island_count);
-		for (int32_t i = 0; i < w->body_ids.next; ++i) {
-			const f2d_body *b = &w->bodies[i];
-			if (b->alive) {
-				need(&e, 16);
-				put_i32(&e, i);
-				put_u8(&e,
-				       (uint8_t)((b->awake ? 1 : 0) | (b->enable_sleep ? 2 : 0)));
-				put_i32(&e, b->sleep_time);
-			}
-		}
-		break;
+	default: phase_islands(&e, w); break;
 	}
 	return phase_end(&e);
 }

@@ -53,12 +53,10 @@ f2d_command f2d_default_joint_command(f2d_joint_type type, uint8_t player, uint1
 
 /* ---- applying ---- */
 
-/* A static or kinematic body with a chain (format 3), all or nothing: everything
- * f2d_create_body and f2d_create_chain could refuse is checked, and every array they grow is
- * grown (which changes no state), before the body is made; then neither can fail. */
-static f2d_result spawn_chain(f2d_world *w, const f2d_spawn *sp, f2d_body_id *out)
+/* What f2d_create_body and f2d_create_chain would refuse of a chain spawn (and a dynamic body
+ * or a sensor, which a chain cannot be). */
+static f2d_result check_chain_spawn(f2d_world *w, const f2d_spawn *sp, const char *what)
 {
-	const char *what = "create body command (chain)";
 	int32_t n = sp->count;
 	if (sp->body.type == F2D_DYNAMIC_BODY) {
 		return f2d_set_error(w, F2D_ERROR_INVALID_VALUE,
@@ -90,6 +88,13 @@ static f2d_result spawn_chain(f2d_world *w, const f2d_spawn *sp, f2d_body_id *ou
 		return f2d_set_error(w, F2D_ERROR_INVALID_VALUE,
 		                     "%s: friction must be in [0, 4], restitution in [0, 1]", what);
 	}
+	return F2D_OK;
+}
+
+/* Room for one more body and for edges more shapes: every array f2d_create_body and
+ * f2d_create_chain grow, grown first (which changes no state). */
+static f2d_result reserve_chain_spawn(f2d_world *w, int32_t edges, const char *what)
+{
 	f2d_id_pool *pool = &w->shape_ids;
 	int32_t fresh = edges > pool->free_count ? edges - pool->free_count : 0;
 	if ((int64_t)pool->next + fresh > F2D_MAX_OBJECTS) {
@@ -107,14 +112,30 @@ static f2d_result spawn_chain(f2d_world *w, const f2d_spawn *sp, f2d_body_id *ou
 		return f2d_set_error(w, F2D_ERROR_OUT_OF_MEMORY, "%s: allocator returned NULL",
 		                     what);
 	}
+	return F2D_OK;
+}
+
+/* A static or kinematic body with a chain (format 3), all or nothing: everything
+ * f2d_create_body and f2d_create_chain could refuse is checked, and every array they grow is
+ * grown (which changes no state), before the body is made; then neither can fail. */
+static f2d_result spawn_chain(f2d_world *w, const f2d_spawn *sp, f2d_body_id *out)
+{
+	const char *what = "create body command (chain)";
+	f2d_result r = check_chain_spawn(w, sp, what);
+	if (r == F2D_OK) {
+		r = reserve_chain_spawn(w, sp->loop ? sp->count : sp->count - 1, what);
+	}
+	if (r != F2D_OK) {
+		return r;
+	}
 	f2d_body_id id;
-	f2d_result r = f2d_create_body(w, &sp->body, &id); /* validates the body def */
+	r = f2d_create_body(w, &sp->body, &id); /* validates the body def */
 	if (r != F2D_OK) {
 		return r;
 	}
 	f2d_chain_def cd = f2d_default_chain_def();
 	cd.points = sp->points;
-	cd.count = n;
+	cd.count = sp->count;
 	cd.loop = sp->loop;
 	cd.friction = sp->shape.friction;
 	cd.restitution = sp->shape.restitution;
@@ -230,7 +251,45 @@ static f2d_result set_limits(f2d_world *w, f2d_joint_id j, bool enable, fix16_t 
 	}
 }
 
-static f2d_result apply_one(f2d_world *w, const f2d_command *c, f2d_command_result *res)
+/* both or neither: the angular value is checked on its own first */
+static f2d_result set_velocity(f2d_world *w, const f2d_command *c)
+{
+	f2d_body *b = f2d_get_body(w, c->u.velocity.body);
+	if (b == NULL) {
+		return f2d_set_error(w, F2D_ERROR_INVALID_HANDLE,
+		                     "set velocity command: null, stale or foreign body handle");
+	}
+	fix16_t old = b->w;
+	f2d_result r = f2d_body_set_angular_velocity(w, c->u.velocity.body, c->u.velocity.angular);
+	if (r == F2D_OK) {
+		r = f2d_body_set_linear_velocity(w, c->u.velocity.body, c->u.velocity.linear);
+		if (r != F2D_OK) {
+			b->w = old;
+		}
+	}
+	return r;
+}
+
+static f2d_result set_motor(f2d_world *w, const f2d_command *c)
+{
+	f2d_joint_id j = c->u.motor.joint;
+	if (!f2d_joint_is_valid(w, j)) {
+		return f2d_set_error(w, F2D_ERROR_INVALID_HANDLE,
+		                     "set motor command: null, stale or foreign joint handle");
+	}
+	if (c->u.motor.max_torque < 0 || c->u.motor.speed < F2D_FIX(-1000) ||
+	    c->u.motor.speed > F2D_FIX(1000)) {
+		return f2d_set_error(w, F2D_ERROR_INVALID_VALUE,
+		                     "set motor command: speed within +-1000, torque >= 0");
+	}
+	f2d_revolute_joint_set_motor_speed(w, j, c->u.motor.speed);
+	f2d_revolute_joint_set_max_motor_torque(w, j, c->u.motor.max_torque);
+	return f2d_revolute_joint_enable_motor(w, j, c->u.motor.enable); /* refuses others */
+}
+
+/* Formats 1 and 2's commands; format 2's are each one public setter, which validates and
+ * changes nothing on a refusal (f2d_body_set_damping sets both values or neither). */
+static f2d_result apply_body_command(f2d_world *w, const f2d_command *c, f2d_command_result *res)
 {
 	switch (c->type) {
 	case F2D_CMD_APPLY_FORCE:
@@ -238,48 +297,11 @@ static f2d_result apply_one(f2d_world *w, const f2d_command *c, f2d_command_resu
 	case F2D_CMD_APPLY_IMPULSE:
 		return f2d_body_apply_linear_impulse(w, c->u.push.body, c->u.push.vector,
 		                                     c->u.push.point);
-	case F2D_CMD_SET_VELOCITY: {
-		/* both or neither: the angular value is checked on its own first */
-		f2d_body *b = f2d_get_body(w, c->u.velocity.body);
-		if (b == NULL) {
-			return f2d_set_error(
-			    w, F2D_ERROR_INVALID_HANDLE,
-			    "set velocity command: null, stale or foreign body handle");
-		}
-		fix16_t old = b->w;
-		f2d_result r =
-		    f2d_body_set_angular_velocity(w, c->u.velocity.body, c->u.velocity.angular);
-		if (r == F2D_OK) {
-			r = f2d_body_set_linear_velocity(w, c->u.velocity.body,
-			                                 c->u.velocity.linear);
-			if (r != F2D_OK) {
-				b->w = old;
-			}
-		}
-		return r;
-	}
+	case F2D_CMD_SET_VELOCITY: return set_velocity(w, c);
 	case F2D_CMD_CREATE_BODY: return spawn(w, &c->u.create, &res->created);
 	case F2D_CMD_DESTROY_BODY: return f2d_destroy_body(w, c->u.destroy.body);
-	case F2D_CMD_SET_MOTOR: {
-		f2d_joint_id j = c->u.motor.joint;
-		if (!f2d_joint_is_valid(w, j)) {
-			return f2d_set_error(
-			    w, F2D_ERROR_INVALID_HANDLE,
-			    "set motor command: null, stale or foreign joint handle");
-		}
-		if (c->u.motor.max_torque < 0 || c->u.motor.speed < F2D_FIX(-1000) ||
-		    c->u.motor.speed > F2D_FIX(1000)) {
-			return f2d_set_error(w, F2D_ERROR_INVALID_VALUE,
-			                     "set motor command: speed within +-1000, torque >= 0");
-		}
-		f2d_revolute_joint_set_motor_speed(w, j, c->u.motor.speed);
-		f2d_revolute_joint_set_max_motor_torque(w, j, c->u.motor.max_torque);
-		return f2d_revolute_joint_enable_motor(w, j,
-		                                       c->u.motor.enable); /* refuses others */
-	}
+	case F2D_CMD_SET_MOTOR: return set_motor(w, c);
 	case F2D_CMD_PAYLOAD: return F2D_OK;
-	/* format 2: each one is one public setter, which validates and changes nothing on a
-	 * refusal (f2d_body_set_damping sets both values or neither) */
 	case F2D_CMD_SET_FILTER:
 		return f2d_shape_set_filter(w, c->u.filter.shape, c->u.filter.filter);
 	case F2D_CMD_SET_BODY_TYPE:
@@ -293,8 +315,15 @@ static f2d_result apply_one(f2d_world *w, const f2d_command *c, f2d_command_resu
 	case F2D_CMD_SET_FIXED_ROTATION:
 		return f2d_body_set_fixed_rotation(w, c->u.fixed_rotation.body,
 		                                   c->u.fixed_rotation.fixed);
-	/* format 3: joints, each through its public function (which validates, sets a message
-	 * and changes nothing on a refusal) */
+	default: return F2D_ERROR_INVALID_VALUE;
+	}
+}
+
+/* Format 3's commands: joints, each through its public function (which validates, sets a
+ * message and changes nothing on a refusal). */
+static f2d_result apply_joint_command(f2d_world *w, const f2d_command *c, f2d_command_result *res)
+{
+	switch (c->type) {
 	case F2D_CMD_CREATE_JOINT: return create_joint(w, &c->u.create_joint, &res->created_joint);
 	case F2D_CMD_DESTROY_JOINT: return f2d_destroy_joint(w, c->u.destroy_joint.joint);
 	case F2D_CMD_SET_JOINT_MOTOR:
@@ -330,6 +359,12 @@ static f2d_result apply_one(f2d_world *w, const f2d_command *c, f2d_command_resu
 		                                             c->u.correction.factor);
 	default: return F2D_ERROR_INVALID_VALUE;
 	}
+}
+
+static f2d_result apply_one(f2d_world *w, const f2d_command *c, f2d_command_result *res)
+{
+	return c->type >= F2D_CMD_CREATE_JOINT ? apply_joint_command(w, c, res)
+	                                       : apply_body_command(w, c, res);
 }
 
 const char *f2d_command_type_name(uint8_t type)
@@ -437,231 +472,38 @@ static void w32(wbuf *b, uint32_t v)
 	}
 }
 
-static void w64(wbuf *b, uint64_t v)
-{
-	w32(b, (uint32_t)v);
-	w32(b, (uint32_t)(v >> 32));
-}
-
-static void wvec(wbuf *b, f2d_vec2 v)
-{
-	w32(b, (uint32_t)v.x);
-	w32(b, (uint32_t)v.y);
-}
-
-static void wbody(wbuf *b, f2d_body_id id)
-{
-	w32(b, (uint32_t)id.index1);
-	w32(b, id.generation);
-}
-
-/* The create-body extension (format 2): the def fields format 1 does not carry. */
-enum {
-	EXT_CONTACT_EVENTS = 1,
-	EXT_HIT_EVENTS = 2,
-	EXT_SENSOR_EVENTS = 4,
-	EXT_SENSOR = 8,
-	EXT_FIXED_ROTATION = 16,
-	EXT_RESERVED = 0xE0
-};
-
-static uint32_t ext_flags(const f2d_spawn *s)
-{
-	return (s->shape.enable_contact_events ? EXT_CONTACT_EVENTS : 0u) |
-	       (s->shape.enable_hit_events ? EXT_HIT_EVENTS : 0u) |
-	       (s->shape.enable_sensor_events ? EXT_SENSOR_EVENTS : 0u) |
-	       (s->shape.is_sensor ? EXT_SENSOR : 0u) |
-	       (s->body.fixed_rotation ? EXT_FIXED_ROTATION : 0u);
-}
-
-/* true when every extension field has its default (f2d_default_shape_def and _body_def):
- * then the extension is not written, and decode refuses one that is */
-static bool ext_is_default(const f2d_spawn *s)
-{
-	f2d_shape_def sd = f2d_default_shape_def();
-	f2d_body_def bd = f2d_default_body_def();
-	f2d_spawn d;
-	d.shape = sd;
-	d.body = bd;
-	return s->shape.filter.category_bits == sd.filter.category_bits &&
-	       s->shape.filter.mask_bits == sd.filter.mask_bits &&
-	       s->shape.filter.group_index == sd.filter.group_index &&
-	       ext_flags(s) == ext_flags(&d) && s->body.gravity_scale == bd.gravity_scale &&
-	       s->body.linear_damping == bd.linear_damping &&
-	       s->body.angular_damping == bd.angular_damping;
-}
-
-/* Format 3's commands are described once (format3_fields) for both directions: with o->w set
- * each field is written, with o->r set it is read. A flag is a byte 0 or 1 (anything else is
- * refused when read: o->bad), so every accepted byte string is the encoding of its command. */
-struct rbuf;
-typedef struct io {
-	wbuf *w;
-	struct rbuf *r;
-	bool bad;
-} io;
-static bool format3_fields(io *o, f2d_command *c);
-
-/* A create-body command after the header; false for a spawn encode refuses (a kind, count or
- * body type out of range). */
-static bool encode_spawn(wbuf *b, const f2d_spawn *s)
-{
-	if (s->kind > F2D_SPAWN_CHAIN ||
-	    (s->kind == F2D_SPAWN_POLYGON &&
-	     (s->count < 3 || s->count > F2D_MAX_POLYGON_VERTICES)) ||
-	    (s->kind == F2D_SPAWN_CHAIN && (s->count < 2 || s->count > F2D_SPAWN_MAX_CHAIN_POINTS ||
-	                                    (s->loop && s->count < 3))) ||
-	    (uint32_t)s->body.type > (uint32_t)F2D_DYNAMIC_BODY) {
-		return false;
-	}
-	/* low 4 bits: body type (0..2; 3..15 are reserved and refused); 16: sleep disabled,
-	 * 32: created asleep (so the bytes of a default def are those of format 1); 64 is
-	 * reserved: 0; 128 (format 2): the extension follows the shape */
-	bool ext = !ext_is_default(s);
-	w8(b, (uint32_t)s->body.type | (s->body.enable_sleep ? 0u : 16u) |
-	          (s->body.awake ? 0u : 32u) | (ext ? 128u : 0u));
-	wvec(b, s->body.position);
-	w32(b, (uint32_t)s->body.rotation.c);
-	w32(b, (uint32_t)s->body.rotation.s);
-	wvec(b, s->body.linear_velocity);
-	w32(b, (uint32_t)s->body.angular_velocity);
-	w64(b, s->body.user_data);
-	w32(b, (uint32_t)s->shape.density);
-	w32(b, (uint32_t)s->shape.friction);
-	w32(b, (uint32_t)s->shape.restitution);
-	w64(b, s->shape.user_data);
-	w8(b, s->kind);
-	if (s->kind == F2D_SPAWN_BOX) {
-		wvec(b, s->half_extents);
-	} else if (s->kind == F2D_SPAWN_CIRCLE) {
-		wvec(b, s->circle.center);
-		w32(b, (uint32_t)s->circle.radius);
-	} else if (s->kind == F2D_SPAWN_CAPSULE) {
-		wvec(b, s->capsule.center1);
-		wvec(b, s->capsule.center2);
-		w32(b, (uint32_t)s->capsule.radius);
-	} else if (s->kind == F2D_SPAWN_SEGMENT) {
-		wvec(b, s->segment.point1);
-		wvec(b, s->segment.point2);
-	} else if (s->kind == F2D_SPAWN_CHAIN) {
-		w8(b, (uint32_t)s->count);
-		w8(b, s->loop ? 1u : 0u);
-		for (int32_t i = 0; i < s->count; ++i) {
-			wvec(b, s->points[i]);
-		}
-	} else {
-		w8(b, (uint32_t)s->count);
-		for (int32_t i = 0; i < s->count; ++i) {
-			wvec(b, s->points[i]);
-		}
-	}
-	if (ext) {
-		w64(b, s->shape.filter.category_bits);
-		w64(b, s->shape.filter.mask_bits);
-		w32(b, (uint32_t)s->shape.filter.group_index);
-		w8(b, ext_flags(s));
-		w32(b, (uint32_t)s->body.gravity_scale);
-		w32(b, (uint32_t)s->body.linear_damping);
-		w32(b, (uint32_t)s->body.angular_damping);
-	}
-	return true;
-}
-
-f2d_result f2d_command_encode(const f2d_command *c, uint8_t *buf, size_t cap, size_t *written)
-{
-	if (c == NULL || buf == NULL || written == NULL) {
-		return F2D_ERROR_NULL_ARGUMENT;
-	}
-	wbuf b = {buf, 0, cap, false};
-	w8(&b, c->type);
-	w8(&b, c->player);
-	w8(&b, c->sequence & 0xFFu);
-	w8(&b, (uint32_t)c->sequence >> 8);
-	switch (c->type) {
-	case F2D_CMD_APPLY_FORCE:
-	case F2D_CMD_APPLY_IMPULSE:
-		wbody(&b, c->u.push.body);
-		wvec(&b, c->u.push.vector);
-		wvec(&b, c->u.push.point);
-		break;
-	case F2D_CMD_SET_VELOCITY:
-		wbody(&b, c->u.velocity.body);
-		wvec(&b, c->u.velocity.linear);
-		w32(&b, (uint32_t)c->u.velocity.angular);
-		break;
-	case F2D_CMD_CREATE_BODY:
-		if (!encode_spawn(&b, &c->u.create)) {
-			return F2D_ERROR_INVALID_VALUE;
-		}
-		break;
-	case F2D_CMD_DESTROY_BODY: wbody(&b, c->u.destroy.body); break;
-	case F2D_CMD_SET_MOTOR:
-		w32(&b, (uint32_t)c->u.motor.joint.index1);
-		w32(&b, c->u.motor.joint.generation);
-		w8(&b, c->u.motor.enable ? 1u : 0u);
-		w32(&b, (uint32_t)c->u.motor.speed);
-		w32(&b, (uint32_t)c->u.motor.max_torque);
-		break;
-	case F2D_CMD_PAYLOAD:
-		if (c->u.payload.length > F2D_MAX_PAYLOAD) {
-			return F2D_ERROR_INVALID_VALUE;
-		}
-		w8(&b, c->u.payload.length);
-		for (uint32_t i = 0; i < c->u.payload.length; ++i) {
-			w8(&b, c->u.payload.bytes[i]);
-		}
-		break;
-	case F2D_CMD_SET_FILTER:
-		w32(&b, (uint32_t)c->u.filter.shape.index1);
-		w32(&b, c->u.filter.shape.generation);
-		w64(&b, c->u.filter.filter.category_bits);
-		w64(&b, c->u.filter.filter.mask_bits);
-		w32(&b, (uint32_t)c->u.filter.filter.group_index);
-		break;
-	case F2D_CMD_SET_BODY_TYPE:
-		if ((uint32_t)c->u.body_type.type > (uint32_t)F2D_DYNAMIC_BODY) {
-			return F2D_ERROR_INVALID_VALUE;
-		}
-		wbody(&b, c->u.body_type.body);
-		w8(&b, (uint32_t)c->u.body_type.type);
-		break;
-	case F2D_CMD_SET_GRAVITY_SCALE:
-		wbody(&b, c->u.gravity_scale.body);
-		w32(&b, (uint32_t)c->u.gravity_scale.scale);
-		break;
-	case F2D_CMD_SET_DAMPING:
-		wbody(&b, c->u.damping.body);
-		w32(&b, (uint32_t)c->u.damping.linear);
-		w32(&b, (uint32_t)c->u.damping.angular);
-		break;
-	case F2D_CMD_SET_FIXED_ROTATION:
-		wbody(&b, c->u.fixed_rotation.body);
-		w8(&b, c->u.fixed_rotation.fixed ? 1u : 0u);
-		break;
-	default: {
-		/* format 3: one description of the layout for both directions */
-		f2d_command copy = *c;
-		io o = {&b, NULL, false};
-		if (!format3_fields(&o, &copy) || o.bad) {
-			return F2D_ERROR_INVALID_VALUE;
-		}
-		break;
-	}
-	}
-	if (b.overflow) {
-		return F2D_ERROR_CAPACITY;
-	}
-	*written = b.len;
-	return F2D_OK;
-}
-
 typedef struct rbuf {
 	const uint8_t *p;
 	size_t len, pos;
 	bool short_read;
 } rbuf;
-static uint32_t r8(rbuf *b);
-static uint32_t r32(rbuf *b);
+
+static uint32_t r8(rbuf *b)
+{
+	if (b->pos + 1 > b->len) {
+		b->short_read = true;
+		return 0;
+	}
+	return b->p[b->pos++];
+}
+
+static uint32_t r32(rbuf *b)
+{
+	uint32_t v = 0;
+	for (int i = 0; i < 4; ++i) {
+		v |= r8(b) << (8 * i);
+	}
+	return v;
+}
+
+/* Every command is described once (command_fields) for both directions: with o->w set each
+ * field is written, with o->r set it is read. A flag is a byte 0 or 1 (anything else is refused
+ * when read: o->bad), so every accepted byte string is the encoding of its command. */
+typedef struct io {
+	wbuf *w;
+	rbuf *r;
+	bool bad;
+} io;
 
 static void io_u8(io *o, uint32_t *v)
 {
@@ -681,11 +523,16 @@ static void io_u32(io *o, uint32_t *v)
 	}
 }
 
-static void io_fix(io *o, fix16_t *v)
+static void io_i32(io *o, int32_t *v)
 {
 	uint32_t u = (uint32_t)*v;
 	io_u32(o, &u);
-	*v = (fix16_t)u;
+	*v = (int32_t)u;
+}
+
+static void io_fix(io *o, fix16_t *v)
+{
+	io_i32(o, v);
 }
 
 static void io_u64(io *o, uint64_t *v)
@@ -708,6 +555,11 @@ static void io_handle(io *o, int32_t *index1, uint32_t *generation)
 	io_u32(o, &i);
 	*index1 = (int32_t)i;
 	io_u32(o, generation);
+}
+
+static void io_body(io *o, f2d_body_id *b)
+{
+	io_handle(o, &b->index1, &b->generation);
 }
 
 static void io_joint(io *o, f2d_joint_id *j)
@@ -944,131 +796,303 @@ static bool format3_fields(io *o, f2d_command *c)
 	}
 }
 
-static uint32_t r8(rbuf *b)
+/* ---- create-body (formats 1 and 2) ---- */
+
+/* The create-body extension (format 2): the def fields format 1 does not carry. */
+enum {
+	EXT_CONTACT_EVENTS = 1,
+	EXT_HIT_EVENTS = 2,
+	EXT_SENSOR_EVENTS = 4,
+	EXT_SENSOR = 8,
+	EXT_FIXED_ROTATION = 16,
+	EXT_RESERVED = 0xE0
+};
+
+static uint32_t ext_flags(const f2d_spawn *s)
 {
-	if (b->pos + 1 > b->len) {
-		b->short_read = true;
-		return 0;
+	return (s->shape.enable_contact_events ? EXT_CONTACT_EVENTS : 0u) |
+	       (s->shape.enable_hit_events ? EXT_HIT_EVENTS : 0u) |
+	       (s->shape.enable_sensor_events ? EXT_SENSOR_EVENTS : 0u) |
+	       (s->shape.is_sensor ? EXT_SENSOR : 0u) |
+	       (s->body.fixed_rotation ? EXT_FIXED_ROTATION : 0u);
+}
+
+/* true when every extension field has its default (f2d_default_shape_def and _body_def):
+ * then the extension is not written, and decode refuses one that is */
+static bool ext_is_default(const f2d_spawn *s)
+{
+	f2d_shape_def sd = f2d_default_shape_def();
+	f2d_body_def bd = f2d_default_body_def();
+	f2d_spawn d;
+	d.shape = sd;
+	d.body = bd;
+	return s->shape.filter.category_bits == sd.filter.category_bits &&
+	       s->shape.filter.mask_bits == sd.filter.mask_bits &&
+	       s->shape.filter.group_index == sd.filter.group_index &&
+	       ext_flags(s) == ext_flags(&d) && s->body.gravity_scale == bd.gravity_scale &&
+	       s->body.linear_damping == bd.linear_damping &&
+	       s->body.angular_damping == bd.angular_damping;
+}
+
+/* the spawns encode refuses (before writing a byte of them): a kind, count or body type out
+ * of range */
+static bool spawn_encodable(const f2d_spawn *s)
+{
+	return s->kind <= F2D_SPAWN_CHAIN &&
+	       (s->kind != F2D_SPAWN_POLYGON ||
+	        (s->count >= 3 && s->count <= F2D_MAX_POLYGON_VERTICES)) &&
+	       (s->kind != F2D_SPAWN_CHAIN ||
+	        (s->count >= 2 && s->count <= F2D_SPAWN_MAX_CHAIN_POINTS &&
+	         (!s->loop || s->count >= 3))) &&
+	       (uint32_t)s->body.type <= (uint32_t)F2D_DYNAMIC_BODY;
+}
+
+/* The head byte: low 4 bits the body type (0..2; 3..15 are reserved and refused); 16: sleep
+ * disabled, 32: created asleep (so the bytes of a default def are those of format 1); 64 is
+ * reserved: 0; 128 (format 2): the extension follows the shape. Read, it resets the defs to
+ * their defaults (without the extension, its fields keep them) and sets what it says. */
+static bool io_spawn_head(io *o, f2d_spawn *s, uint32_t *head)
+{
+	uint32_t h = 0;
+	if (o->w != NULL) {
+		h = (uint32_t)s->body.type | (s->body.enable_sleep ? 0u : 16u) |
+		    (s->body.awake ? 0u : 32u) | (ext_is_default(s) ? 0u : 128u);
 	}
-	return b->p[b->pos++];
-}
-
-static uint32_t r32(rbuf *b)
-{
-	uint32_t v = 0;
-	for (int i = 0; i < 4; ++i) {
-		v |= r8(b) << (8 * i);
+	io_u8(o, &h);
+	if ((h & 64u) != 0 || (h & 15u) > (uint32_t)F2D_DYNAMIC_BODY) {
+		return false; /* canonical only: reserved bits and body types are refused */
 	}
-	return v;
+	if (o->r != NULL) {
+		s->body = f2d_default_body_def();
+		s->shape = f2d_default_shape_def();
+		s->body.type = (f2d_body_type)(h & 15u);
+		s->body.enable_sleep = (h & 16u) == 0;
+		s->body.awake = (h & 32u) == 0;
+	}
+	*head = h;
+	return true;
 }
 
-static uint64_t r64(rbuf *b)
+/* the body def's and the shape def's format-1 fields */
+static void io_spawn_defs(io *o, f2d_spawn *s)
 {
-	uint64_t lo = r32(b);
-	return lo | ((uint64_t)r32(b) << 32);
+	io_vec(o, &s->body.position);
+	io_fix(o, &s->body.rotation.c);
+	io_fix(o, &s->body.rotation.s);
+	io_vec(o, &s->body.linear_velocity);
+	io_fix(o, &s->body.angular_velocity);
+	io_u64(o, &s->body.user_data);
+	io_fix(o, &s->shape.density);
+	io_fix(o, &s->shape.friction);
+	io_fix(o, &s->shape.restitution);
+	io_u64(o, &s->shape.user_data);
 }
 
-static fix16_t rfix(rbuf *b)
+/* A polygon's u8 count, or a chain's u8 count and u8 loop, then the points; false for a count
+ * (or loop byte) out of range. */
+static bool io_spawn_points(io *o, f2d_spawn *s, bool chain)
 {
-	return (fix16_t)r32(b);
-}
-
-static f2d_vec2 rvec(rbuf *b)
-{
-	f2d_vec2 v;
-	v.x = rfix(b);
-	v.y = rfix(b);
-	return v;
-}
-
-static f2d_body_id rbody(rbuf *b)
-{
-	f2d_body_id id;
-	id.index1 = (int32_t)r32(b);
-	id.generation = r32(b);
-	return id;
-}
-
-/* A create-body command after the header; false for bytes that are not the canonical
- * encoding of a spawn (see encode_spawn). */
-static bool decode_spawn(rbuf *b, f2d_spawn *s)
-{
-	/* canonical only: every accepted byte string is the encoding of the command it
-	 * decodes to (the reserved bits and body types are refused, see encode) */
-	uint32_t type = r8(b);
-	if ((type & 64u) != 0 || (type & 15u) > (uint32_t)F2D_DYNAMIC_BODY) {
+	uint32_t count = (uint32_t)s->count, loop = 0;
+	io_u8(o, &count);
+	if (chain) { /* a polygon's loop field is not read: it is not part of the command */
+		loop = s->loop ? 1u : 0u;
+		io_u8(o, &loop);
+	}
+	bool ok = chain ? count >= 2 && count <= F2D_SPAWN_MAX_CHAIN_POINTS && loop <= 1u &&
+	                      (loop == 0u || count >= 3)
+	                : count >= 3 && count <= F2D_MAX_POLYGON_VERTICES;
+	if (!ok) {
 		return false;
 	}
-	/* without the extension, its fields (options, filter, events) keep their defaults
-	 */
-	s->body = f2d_default_body_def();
-	s->shape = f2d_default_shape_def();
-	s->body.type = (f2d_body_type)(type & 15u);
-	s->body.enable_sleep = (type & 16u) == 0;
-	s->body.awake = (type & 32u) == 0;
-	s->body.position = rvec(b);
-	s->body.rotation.c = rfix(b);
-	s->body.rotation.s = rfix(b);
-	s->body.linear_velocity = rvec(b);
-	s->body.angular_velocity = rfix(b);
-	s->body.user_data = r64(b);
-	s->shape.density = rfix(b);
-	s->shape.friction = rfix(b);
-	s->shape.restitution = rfix(b);
-	s->shape.user_data = r64(b);
-	s->kind = (uint8_t)r8(b);
-	if (s->kind == F2D_SPAWN_BOX) {
-		s->half_extents = rvec(b);
-	} else if (s->kind == F2D_SPAWN_CIRCLE) {
-		s->circle.center = rvec(b);
-		s->circle.radius = rfix(b);
-	} else if (s->kind == F2D_SPAWN_POLYGON) {
-		s->count = (int32_t)r8(b);
-		if (s->count < 3 || s->count > F2D_MAX_POLYGON_VERTICES) {
-			return false;
-		}
-		for (int32_t i = 0; i < s->count; ++i) {
-			s->points[i] = rvec(b);
-		}
-	} else if (s->kind == F2D_SPAWN_CAPSULE) {
-		s->capsule.center1 = rvec(b);
-		s->capsule.center2 = rvec(b);
-		s->capsule.radius = rfix(b);
-	} else if (s->kind == F2D_SPAWN_SEGMENT) {
-		s->segment.point1 = rvec(b);
-		s->segment.point2 = rvec(b);
-	} else if (s->kind == F2D_SPAWN_CHAIN) {
-		s->count = (int32_t)r8(b);
-		uint32_t loop = r8(b);
-		if (s->count < 2 || s->count > F2D_SPAWN_MAX_CHAIN_POINTS || loop > 1u ||
-		    (loop == 1u && s->count < 3)) {
-			return false;
-		}
+	s->count = (int32_t)count;
+	if (chain) {
 		s->loop = loop == 1u;
-		for (int32_t i = 0; i < s->count; ++i) {
-			s->points[i] = rvec(b);
-		}
-	} else {
-		return false;
 	}
-	if ((type & 128u) != 0) {
-		s->shape.filter.category_bits = r64(b);
-		s->shape.filter.mask_bits = r64(b);
-		s->shape.filter.group_index = (int32_t)r32(b);
-		uint32_t flags = r8(b);
-		s->shape.enable_contact_events = (flags & EXT_CONTACT_EVENTS) != 0;
-		s->shape.enable_hit_events = (flags & EXT_HIT_EVENTS) != 0;
-		s->shape.enable_sensor_events = (flags & EXT_SENSOR_EVENTS) != 0;
-		s->shape.is_sensor = (flags & EXT_SENSOR) != 0;
-		s->body.fixed_rotation = (flags & EXT_FIXED_ROTATION) != 0;
-		s->body.gravity_scale = rfix(b);
-		s->body.linear_damping = rfix(b);
-		s->body.angular_damping = rfix(b);
-		if ((flags & EXT_RESERVED) != 0 || (!b->short_read && ext_is_default(s))) {
-			return false; /* encode writes no such extension */
-		}
+	for (int32_t i = 0; i < s->count; ++i) {
+		io_vec(o, &s->points[i]);
 	}
 	return true;
+}
+
+/* u8 kind and the kind's fields; false for an unknown kind or a count out of range */
+static bool io_spawn_shape(io *o, f2d_spawn *s)
+{
+	uint32_t kind = s->kind;
+	io_u8(o, &kind);
+	s->kind = (uint8_t)kind;
+	switch (kind) {
+	case F2D_SPAWN_BOX: io_vec(o, &s->half_extents); return true;
+	case F2D_SPAWN_CIRCLE:
+		io_vec(o, &s->circle.center);
+		io_fix(o, &s->circle.radius);
+		return true;
+	case F2D_SPAWN_POLYGON: return io_spawn_points(o, s, false);
+	case F2D_SPAWN_CAPSULE:
+		io_vec(o, &s->capsule.center1);
+		io_vec(o, &s->capsule.center2);
+		io_fix(o, &s->capsule.radius);
+		return true;
+	case F2D_SPAWN_SEGMENT:
+		io_vec(o, &s->segment.point1);
+		io_vec(o, &s->segment.point2);
+		return true;
+	case F2D_SPAWN_CHAIN: return io_spawn_points(o, s, true);
+	default: return false;
+	}
+}
+
+/* The extension: filter, u8 flags (EXT_*), gravity scale, linear and angular damping. Read,
+ * false for reserved flags or an extension encode does not write (all defaults). */
+static bool io_spawn_ext(io *o, f2d_spawn *s)
+{
+	io_u64(o, &s->shape.filter.category_bits);
+	io_u64(o, &s->shape.filter.mask_bits);
+	io_i32(o, &s->shape.filter.group_index);
+	uint32_t flags = ext_flags(s);
+	io_u8(o, &flags);
+	s->shape.enable_contact_events = (flags & EXT_CONTACT_EVENTS) != 0;
+	s->shape.enable_hit_events = (flags & EXT_HIT_EVENTS) != 0;
+	s->shape.enable_sensor_events = (flags & EXT_SENSOR_EVENTS) != 0;
+	s->shape.is_sensor = (flags & EXT_SENSOR) != 0;
+	s->body.fixed_rotation = (flags & EXT_FIXED_ROTATION) != 0;
+	io_fix(o, &s->body.gravity_scale);
+	io_fix(o, &s->body.linear_damping);
+	io_fix(o, &s->body.angular_damping);
+	return o->r == NULL ||
+	       ((flags & EXT_RESERVED) == 0 && (o->r->short_read || !ext_is_default(s)));
+}
+
+/* A create-body command after the header: head byte, defs, shape, [extension]; false for a
+ * spawn encode refuses or bytes that are not the canonical encoding of one. */
+static bool io_spawn(io *o, f2d_spawn *s)
+{
+	uint32_t head = 0;
+	if ((o->w != NULL && !spawn_encodable(s)) || !io_spawn_head(o, s, &head)) {
+		return false;
+	}
+	io_spawn_defs(o, s);
+	if (!io_spawn_shape(o, s)) {
+		return false;
+	}
+	return (head & 128u) == 0 || io_spawn_ext(o, s);
+}
+
+/* ---- the commands ---- */
+
+/* a payload: u8 length, the bytes; encode refuses a length above F2D_MAX_PAYLOAD */
+static bool io_payload(io *o, uint16_t *length, uint8_t *bytes)
+{
+	uint32_t n = *length;
+	if (o->w != NULL && n > F2D_MAX_PAYLOAD) {
+		return false;
+	}
+	io_u8(o, &n); /* read: at most 255 = F2D_MAX_PAYLOAD */
+	*length = (uint16_t)n;
+	for (uint32_t i = 0; i < n; ++i) {
+		uint32_t v = bytes[i];
+		io_u8(o, &v);
+		bytes[i] = (uint8_t)v;
+	}
+	return true;
+}
+
+/* a body type byte, 0..2: encode refuses others before writing, decode refuses them */
+static bool io_body_type(io *o, f2d_body_id *body, f2d_body_type *type)
+{
+	uint32_t t = (uint32_t)*type;
+	if (o->w != NULL && t > (uint32_t)F2D_DYNAMIC_BODY) {
+		return false;
+	}
+	io_body(o, body);
+	io_u8(o, &t);
+	if (t > (uint32_t)F2D_DYNAMIC_BODY) {
+		return false;
+	}
+	*type = (f2d_body_type)t;
+	return true;
+}
+
+/* Every type's fields after the 4-byte header (format 3's in format3_fields); false for an
+ * unknown type or a command encode refuses or bytes decode refuses. */
+static bool command_fields(io *o, f2d_command *c)
+{
+	switch (c->type) {
+	case F2D_CMD_APPLY_FORCE:
+	case F2D_CMD_APPLY_IMPULSE:
+		io_body(o, &c->u.push.body);
+		io_vec(o, &c->u.push.vector);
+		io_vec(o, &c->u.push.point);
+		return true;
+	case F2D_CMD_SET_VELOCITY:
+		io_body(o, &c->u.velocity.body);
+		io_vec(o, &c->u.velocity.linear);
+		io_fix(o, &c->u.velocity.angular);
+		return true;
+	case F2D_CMD_CREATE_BODY: return io_spawn(o, &c->u.create);
+	case F2D_CMD_DESTROY_BODY: io_body(o, &c->u.destroy.body); return true;
+	case F2D_CMD_SET_MOTOR:
+		io_joint(o, &c->u.motor.joint);
+		io_flag(o, &c->u.motor.enable);
+		io_fix(o, &c->u.motor.speed);
+		io_fix(o, &c->u.motor.max_torque);
+		return true;
+	case F2D_CMD_PAYLOAD: return io_payload(o, &c->u.payload.length, c->u.payload.bytes);
+	case F2D_CMD_SET_FILTER:
+		io_handle(o, &c->u.filter.shape.index1, &c->u.filter.shape.generation);
+		io_u64(o, &c->u.filter.filter.category_bits);
+		io_u64(o, &c->u.filter.filter.mask_bits);
+		io_i32(o, &c->u.filter.filter.group_index);
+		return true;
+	case F2D_CMD_SET_BODY_TYPE:
+		return io_body_type(o, &c->u.body_type.body, &c->u.body_type.type);
+	case F2D_CMD_SET_GRAVITY_SCALE:
+		io_body(o, &c->u.gravity_scale.body);
+		io_fix(o, &c->u.gravity_scale.scale);
+		return true;
+	case F2D_CMD_SET_DAMPING:
+		io_body(o, &c->u.damping.body);
+		io_fix(o, &c->u.damping.linear);
+		io_fix(o, &c->u.damping.angular);
+		return true;
+	case F2D_CMD_SET_FIXED_ROTATION:
+		io_body(o, &c->u.fixed_rotation.body);
+		io_flag(o, &c->u.fixed_rotation.fixed);
+		return true;
+	default: return format3_fields(o, c);
+	}
+}
+
+/* the header: u8 type, u8 player, u16 sequence (low byte first) */
+static void io_header(io *o, f2d_command *c)
+{
+	uint32_t type = c->type, player = c->player, lo = c->sequence & 0xFFu,
+	         hi = (uint32_t)c->sequence >> 8;
+	io_u8(o, &type);
+	io_u8(o, &player);
+	io_u8(o, &lo);
+	io_u8(o, &hi);
+	c->type = (uint8_t)type;
+	c->player = (uint8_t)player;
+	c->sequence = (uint16_t)(lo | hi << 8);
+}
+
+f2d_result f2d_command_encode(const f2d_command *c, uint8_t *buf, size_t cap, size_t *written)
+{
+	if (c == NULL || buf == NULL || written == NULL) {
+		return F2D_ERROR_NULL_ARGUMENT;
+	}
+	wbuf b = {buf, 0, cap, false};
+	io o = {&b, NULL, false};
+	f2d_command copy = *c; /* the io functions write back every field they write */
+	io_header(&o, &copy);
+	if (!command_fields(&o, &copy) || o.bad) {
+		return F2D_ERROR_INVALID_VALUE;
+	}
+	if (b.overflow) {
+		return F2D_ERROR_CAPACITY;
+	}
+	*written = b.len;
+	return F2D_OK;
 }
 
 f2d_result f2d_command_decode(const uint8_t *buf, size_t len, f2d_command *out, size_t *consumed)
@@ -1077,89 +1101,12 @@ f2d_result f2d_command_decode(const uint8_t *buf, size_t len, f2d_command *out, 
 		return F2D_ERROR_NULL_ARGUMENT;
 	}
 	rbuf b = {buf, len, 0, false};
+	io o = {NULL, &b, false};
 	f2d_command c;
 	memset(&c, 0, sizeof c);
-	c.type = (uint8_t)r8(&b);
-	c.player = (uint8_t)r8(&b);
-	c.sequence = (uint16_t)(r8(&b) | (r8(&b) << 8));
-	switch (c.type) {
-	case F2D_CMD_APPLY_FORCE:
-	case F2D_CMD_APPLY_IMPULSE:
-		c.u.push.body = rbody(&b);
-		c.u.push.vector = rvec(&b);
-		c.u.push.point = rvec(&b);
-		break;
-	case F2D_CMD_SET_VELOCITY:
-		c.u.velocity.body = rbody(&b);
-		c.u.velocity.linear = rvec(&b);
-		c.u.velocity.angular = rfix(&b);
-		break;
-	case F2D_CMD_CREATE_BODY:
-		if (!decode_spawn(&b, &c.u.create)) {
-			return F2D_ERROR_INVALID_VALUE;
-		}
-		break;
-	case F2D_CMD_DESTROY_BODY: c.u.destroy.body = rbody(&b); break;
-	case F2D_CMD_SET_MOTOR:
-		c.u.motor.joint.index1 = (int32_t)r32(&b);
-		c.u.motor.joint.generation = r32(&b);
-		{
-			uint32_t enable = r8(&b);
-			if (enable > 1u) {
-				return F2D_ERROR_INVALID_VALUE; /* a flag is 0 or 1: one encoding */
-			}
-			c.u.motor.enable = enable == 1u;
-		}
-		c.u.motor.speed = rfix(&b);
-		c.u.motor.max_torque = rfix(&b);
-		break;
-	case F2D_CMD_PAYLOAD:
-		c.u.payload.length = (uint16_t)r8(&b);
-		for (uint32_t i = 0; i < c.u.payload.length; ++i) {
-			c.u.payload.bytes[i] = (uint8_t)r8(&b);
-		}
-		break;
-	case F2D_CMD_SET_FILTER:
-		c.u.filter.shape.index1 = (int32_t)r32(&b);
-		c.u.filter.shape.generation = r32(&b);
-		c.u.filter.filter.category_bits = r64(&b);
-		c.u.filter.filter.mask_bits = r64(&b);
-		c.u.filter.filter.group_index = (int32_t)r32(&b);
-		break;
-	case F2D_CMD_SET_BODY_TYPE: {
-		c.u.body_type.body = rbody(&b);
-		uint32_t t = r8(&b);
-		if (t > (uint32_t)F2D_DYNAMIC_BODY) {
-			return F2D_ERROR_INVALID_VALUE;
-		}
-		c.u.body_type.type = (f2d_body_type)t;
-		break;
-	}
-	case F2D_CMD_SET_GRAVITY_SCALE:
-		c.u.gravity_scale.body = rbody(&b);
-		c.u.gravity_scale.scale = rfix(&b);
-		break;
-	case F2D_CMD_SET_DAMPING:
-		c.u.damping.body = rbody(&b);
-		c.u.damping.linear = rfix(&b);
-		c.u.damping.angular = rfix(&b);
-		break;
-	case F2D_CMD_SET_FIXED_ROTATION: {
-		c.u.fixed_rotation.body = rbody(&b);
-		uint32_t fixed = r8(&b);
-		if (fixed > 1u) {
-			return F2D_ERROR_INVALID_VALUE; /* a flag is 0 or 1: one encoding */
-		}
-		c.u.fixed_rotation.fixed = fixed == 1u;
-		break;
-	}
-	default: {
-		io o = {NULL, &b, false};
-		if (!format3_fields(&o, &c) || o.bad) {
-			return F2D_ERROR_INVALID_VALUE; /* an unknown type, joint type or a flag */
-		}
-		break;
-	}
+	io_header(&o, &c);
+	if (!command_fields(&o, &c) || o.bad) {
+		return F2D_ERROR_INVALID_VALUE; /* an unknown type, a value out of range, a flag */
 	}
 	if (b.short_read) {
 		return F2D_ERROR_INVALID_VALUE; /* the bytes end before the command does */

@@ -94,24 +94,18 @@ static uint64_t *radix64(uint64_t *keys, uint64_t *tmp, int32_t n)
 	return src;
 }
 
-static f2d_result build_tree(f2d_world *w)
+/* the bounds of the shapes' box centres, doubled (lower + upper: no rounding) */
+typedef struct q_bounds {
+	int64_t min_x, min_y, max_x, max_y;
+} q_bounds;
+
+/* The live shapes' ids and tight boxes in id order (rank k), at most n of them, and the bounds
+ * of their centres; returns how many. */
+static int32_t gather_boxes(const f2d_world *w, int32_t n, int32_t *ids, f2d_aabb *boxes,
+                            q_bounds *cb)
 {
-	f2d_query_cache *q = &w->query;
-	q->built = false;
-	int32_t n = w->shape_count;
-	int32_t n1 = n > 0 ? n : 1;
-	/* nodes: ceil(n/4) + ceil(n/16) + ... < n/3 + one per level (at most 11 levels) */
-	if (!f2d_grow(w, (void **)&q->items, &q->item_capacity, 2 * n1, sizeof(int32_t)) ||
-	    !f2d_grow(w, (void **)&q->boxes, &q->box_capacity, 2 * n1, sizeof(f2d_aabb)) ||
-	    !f2d_grow(w, (void **)&q->keys, &q->key_capacity, 2 * n1, sizeof(uint64_t)) ||
-	    !f2d_grow(w, (void **)&q->nodes, &q->node_capacity, n / 3 + 32,
-	              sizeof(f2d_query_node))) {
-		return F2D_ERROR_OUT_OF_MEMORY;
-	}
-	/* boxes and ids in id order (rank k) in the second halves, centre bounds */
-	int32_t *ids = q->items + n1;
-	f2d_aabb *boxes = q->boxes + n1;
-	int64_t min_x = INT64_MAX, min_y = INT64_MAX, max_x = INT64_MIN, max_y = INT64_MIN;
+	cb->min_x = cb->min_y = INT64_MAX;
+	cb->max_x = cb->max_y = INT64_MIN;
 	int32_t k = 0;
 	for (int32_t i = 0; i < w->shape_ids.next && k < n; ++i) {
 		const f2d_shape *s = &w->shapes[i];
@@ -122,29 +116,28 @@ static f2d_result build_tree(f2d_world *w)
 		ids[k] = i;
 		boxes[k] = b;
 		int64_t cx = (int64_t)b.lower.x + b.upper.x, cy = (int64_t)b.lower.y + b.upper.y;
-		min_x = cx < min_x ? cx : min_x;
-		max_x = cx > max_x ? cx : max_x;
-		min_y = cy < min_y ? cy : min_y;
-		max_y = cy > max_y ? cy : max_y;
+		cb->min_x = cx < cb->min_x ? cx : cb->min_x;
+		cb->max_x = cx > cb->max_x ? cx : cb->max_x;
+		cb->min_y = cy < cb->min_y ? cy : cb->min_y;
+		cb->max_y = cy > cb->max_y ? cy : cb->max_y;
 		++k;
 	}
-	n = k;
-	q->item_count = n;
-	q->node_count = q->leaf_count = 0;
-	if (n == 0) {
-		q->built = true;
-		q->built_epoch = w->query_epoch;
-		return F2D_OK;
-	}
-	/* (Morton code of the centre, rank) -> leaf order; rank order is id order */
-	unsigned sx = shift_for((uint64_t)(max_x - min_x)),
-	         sy = shift_for((uint64_t)(max_y - min_y));
+	return k;
+}
+
+/* The n gathered shapes (ids, boxes by rank) into q->items and q->boxes in leaf order: by
+ * (Morton code of the centre, rank); rank order is id order. */
+static void sort_by_morton(f2d_query_cache *q, int32_t n, int32_t n1, const int32_t *ids,
+                           const f2d_aabb *boxes, const q_bounds *cb)
+{
+	unsigned sx = shift_for((uint64_t)(cb->max_x - cb->min_x)),
+	         sy = shift_for((uint64_t)(cb->max_y - cb->min_y));
 	for (int32_t r = 0; r < n; ++r) {
 		const f2d_aabb *b = &boxes[r];
 		uint32_t qx =
-		    (uint32_t)((uint64_t)((int64_t)b->lower.x + b->upper.x - min_x) >> sx);
+		    (uint32_t)((uint64_t)((int64_t)b->lower.x + b->upper.x - cb->min_x) >> sx);
 		uint32_t qy =
-		    (uint32_t)((uint64_t)((int64_t)b->lower.y + b->upper.y - min_y) >> sy);
+		    (uint32_t)((uint64_t)((int64_t)b->lower.y + b->upper.y - cb->min_y) >> sy);
 		uint64_t code = spread16(qx) | (spread16(qy) << 1);
 		q->keys[r] = (code << 32) | (uint32_t)r;
 	}
@@ -154,11 +147,14 @@ static f2d_result build_tree(f2d_world *w)
 		q->items[i] = ids[r];
 		q->boxes[i] = boxes[r];
 	}
-	/* leaves, then levels of Q_BRANCH children each */
-	f2d_query_node *nodes = q->nodes;
+}
+
+/* The leaves over the n sorted shapes, Q_BRANCH to a leaf; returns their count. */
+static int32_t build_leaves(f2d_query_cache *q, int32_t n)
+{
 	int32_t count = 0;
 	for (int32_t i = 0; i < n; i += Q_BRANCH) {
-		f2d_query_node *nd = &nodes[count++];
+		f2d_query_node *nd = &q->nodes[count++];
 		nd->first = i;
 		nd->count = n - i < Q_BRANCH ? n - i : Q_BRANCH;
 		nd->lx = nd->ly = INT32_MAX;
@@ -171,7 +167,14 @@ static f2d_result build_tree(f2d_world *w)
 			nd->uy = f2d_max(nd->uy, b->upper.y);
 		}
 	}
-	q->leaf_count = count;
+	return count;
+}
+
+/* Levels of Q_BRANCH children each above the count leaves, up to one root (the last node);
+ * returns the node count. */
+static int32_t build_levels(f2d_query_cache *q, int32_t count)
+{
+	f2d_query_node *nodes = q->nodes;
 	int32_t level_start = 0, level_end = count;
 	while (level_end - level_start > 1) {
 		for (int32_t i = level_start; i < level_end; i += Q_BRANCH) {
@@ -190,7 +193,35 @@ static f2d_result build_tree(f2d_world *w)
 		level_start = level_end;
 		level_end = count;
 	}
-	q->node_count = count;
+	return count;
+}
+
+static f2d_result build_tree(f2d_world *w)
+{
+	f2d_query_cache *q = &w->query;
+	q->built = false;
+	int32_t n = w->shape_count;
+	int32_t n1 = n > 0 ? n : 1;
+	/* nodes: ceil(n/4) + ceil(n/16) + ... < n/3 + one per level (at most 11 levels) */
+	if (!f2d_grow(w, (void **)&q->items, &q->item_capacity, 2 * n1, sizeof(int32_t)) ||
+	    !f2d_grow(w, (void **)&q->boxes, &q->box_capacity, 2 * n1, sizeof(f2d_aabb)) ||
+	    !f2d_grow(w, (void **)&q->keys, &q->key_capacity, 2 * n1, sizeof(uint64_t)) ||
+	    !f2d_grow(w, (void **)&q->nodes, &q->node_capacity, n / 3 + 32,
+	              sizeof(f2d_query_node))) {
+		return F2D_ERROR_OUT_OF_MEMORY;
+	}
+	/* boxes and ids in id order in the second halves, then sorted into the first */
+	int32_t *ids = q->items + n1;
+	f2d_aabb *boxes = q->boxes + n1;
+	q_bounds cb;
+	n = gather_boxes(w, n, ids, boxes, &cb);
+	q->item_count = n;
+	q->node_count = q->leaf_count = 0;
+	if (n > 0) {
+		sort_by_morton(q, n, n1, ids, boxes, &cb);
+		q->leaf_count = build_leaves(q, n);
+		q->node_count = build_levels(q, q->leaf_count);
+	}
 	q->built = true;
 	q->built_epoch = w->query_epoch;
 	return F2D_OK;
@@ -765,6 +796,139 @@ typedef struct q_entry {
 	q_rat t;
 } q_entry;
 
+/* the closest ray's search: the ray, its segment (shrunk to the best hit), hi, the best hit */
+typedef struct q_closest {
+	f2d_vec2 origin, translation;
+	f2d_query_filter filter;
+	q_seg seg;
+	q_rat hi;
+	q_hit best;
+	bool found;
+} q_closest;
+
+/* An inner node: its children that meet the segment onto the stack, farthest pushed first
+ * (ties: higher index first), so that the nearest is searched first. */
+static inline void closest_push_children(const f2d_query_cache *q, const q_closest *c,
+                                         const f2d_query_node *nd, q_entry *stack, int32_t *sp)
+{
+	q_entry kids[Q_BRANCH];
+	int32_t nk = 0;
+	q_rat e;
+	for (int32_t k = nd->first; k < nd->first + nd->count; ++k) {
+		const f2d_query_node *cn = &q->nodes[k];
+		if (!seg_node(&c->seg, cn->lx, cn->ly, cn->ux, cn->uy, c->hi, &e)) {
+			continue;
+		}
+		int32_t j = nk++;
+		while (j > 0 && rat_lt64(kids[j - 1].t, e)) {
+			kids[j] = kids[j - 1];
+			--j;
+		}
+		kids[j].node = k;
+		kids[j].t = e;
+	}
+	for (int32_t j = 0; j < nk; ++j) {
+		stack[(*sp)++] = kids[j];
+	}
+}
+
+/* A hit of shape si: the new best when nearer (ties: the lower id); hi and the segment shrink
+ * to it. */
+static inline void closest_take(q_closest *c, const q_hit *h, int32_t si)
+{
+	bool better =
+	    !c->found || h->t32 < c->best.t32 || (h->t32 == c->best.t32 && si < c->best.shape);
+	if (!better) {
+		return;
+	}
+	c->best = *h;
+	c->found = true;
+	const uint64_t one = (uint64_t)1 << 32;
+	c->hi.n = c->best.t32 + 1 < one ? c->best.t32 + 1 : 1;
+	c->hi.d = c->best.t32 + 1 < one ? one : 1;
+	if (c->best.t32 + 1 < one) {
+		seg_shrink(&c->seg, c->best.t32 + 1);
+	}
+}
+
+/* A leaf: its shapes whose boxes meet the segment, nearest box entry first (ties: tree order),
+ * each skipped once its entry is past hi: a nearer hit in the same leaf spares the narrow phase
+ * of the shapes behind it. */
+static inline void closest_leaf(f2d_world *w, q_closest *c, const f2d_query_node *nd)
+{
+	f2d_query_cache *q = &w->query;
+	q_entry near[Q_BRANCH];
+	int32_t nn = 0;
+	q_rat e;
+	for (int32_t i = nd->first; i < nd->first + nd->count; ++i) {
+		const f2d_aabb *b = &q->boxes[i];
+		q->shape_visits++;
+		if (!seg_node(&c->seg, b->lower.x, b->lower.y, b->upper.x, b->upper.y, c->hi, &e)) {
+			continue;
+		}
+		int32_t j = nn++;
+		while (j > 0 && rat_lt64(e, near[j - 1].t)) {
+			near[j] = near[j - 1];
+			--j;
+		}
+		near[j].node = i;
+		near[j].t = e;
+	}
+	for (int32_t j = 0; j < nn; ++j) {
+		int32_t si = q->items[near[j].node];
+		q_hit h;
+		if ((c->found && rat_lt64(c->hi, near[j].t)) ||
+		    !query_sees(c->filter, &w->shapes[si]) ||
+		    !ray_shape(w, si, c->origin.x, c->origin.y, c->translation.x, c->translation.y,
+		               c->hi, &h)) {
+			continue;
+		}
+		closest_take(c, &h, si);
+	}
+}
+
+/* The tree searched nearest first from the root (a stack of at most Q_STACK entries); whether
+ * the ray hits a shape, the closest hit into *best. The search state is this function's own
+ * (the helpers are inlined into it), so that it stays in registers across the counters' stores. */
+static bool closest_search(f2d_world *w, f2d_vec2 origin, f2d_vec2 translation,
+                           f2d_query_filter filter, q_hit *best)
+{
+	f2d_query_cache *q = &w->query;
+	q_closest c;
+	c.origin = origin;
+	c.translation = translation;
+	c.filter = filter;
+	c.seg = make_seg(origin.x, origin.y, translation.x, translation.y, 0, 0);
+	c.hi.n = c.hi.d = 1;
+	memset(&c.best, 0, sizeof c.best);
+	c.found = false;
+	q_entry stack[Q_STACK];
+	int32_t sp = 0;
+	q_rat e;
+	if (q->node_count > 0) {
+		const f2d_query_node *root = &q->nodes[q->node_count - 1];
+		if (seg_node(&c.seg, root->lx, root->ly, root->ux, root->uy, c.hi, &e)) {
+			stack[sp].node = q->node_count - 1;
+			stack[sp++].t = e;
+		}
+	}
+	while (sp > 0) {
+		q_entry top = stack[--sp];
+		if (c.found && rat_lt64(c.hi, top.t)) {
+			continue;
+		}
+		const f2d_query_node *nd = &q->nodes[top.node];
+		q->node_visits++;
+		if (top.node >= q->leaf_count) {
+			closest_push_children(q, &c, nd, stack, &sp);
+		} else {
+			closest_leaf(w, &c, nd);
+		}
+	}
+	*best = c.best;
+	return c.found;
+}
+
 f2d_result f2d_world_cast_ray_closest(f2d_world *w, f2d_vec2 origin, f2d_vec2 translation,
                                       f2d_query_filter filter, f2d_ray_result *out)
 {
@@ -783,92 +947,8 @@ f2d_result f2d_world_cast_ray_closest(f2d_world *w, f2d_vec2 origin, f2d_vec2 tr
 	if (r != F2D_OK) {
 		return r;
 	}
-	f2d_query_cache *q = &w->query;
-	q_seg seg = make_seg(origin.x, origin.y, translation.x, translation.y, 0, 0);
-	q_rat hi = {1, 1};
-	q_hit best, h;
-	memset(&best, 0, sizeof best);
-	bool found = false;
-	q_entry stack[Q_STACK];
-	int32_t sp = 0;
-	q_rat e;
-	if (q->node_count > 0) {
-		const f2d_query_node *root = &q->nodes[q->node_count - 1];
-		if (seg_node(&seg, root->lx, root->ly, root->ux, root->uy, hi, &e)) {
-			stack[sp].node = q->node_count - 1;
-			stack[sp++].t = e;
-		}
-	}
-	while (sp > 0) {
-		q_entry top = stack[--sp];
-		if (found && rat_lt64(hi, top.t)) {
-			continue;
-		}
-		const f2d_query_node *nd = &q->nodes[top.node];
-		q->node_visits++;
-		if (top.node >= q->leaf_count) {
-			/* children that meet the segment, farthest pushed first (ties: higher index
-			 * first), so that the nearest is searched first */
-			q_entry kids[Q_BRANCH];
-			int32_t nk = 0;
-			for (int32_t c = nd->first; c < nd->first + nd->count; ++c) {
-				const f2d_query_node *cn = &q->nodes[c];
-				if (!seg_node(&seg, cn->lx, cn->ly, cn->ux, cn->uy, hi, &e)) {
-					continue;
-				}
-				int32_t j = nk++;
-				while (j > 0 && rat_lt64(kids[j - 1].t, e)) {
-					kids[j] = kids[j - 1];
-					--j;
-				}
-				kids[j].node = c;
-				kids[j].t = e;
-			}
-			for (int32_t j = 0; j < nk; ++j) {
-				stack[sp++] = kids[j];
-			}
-			continue;
-		}
-		/* the leaf's shapes whose boxes meet the segment, nearest box entry first (ties:
-		 * tree order), each skipped once its entry is past hi: a nearer hit in the same
-		 * leaf spares the narrow phase of the shapes behind it */
-		q_entry near[Q_BRANCH];
-		int32_t nn = 0;
-		for (int32_t i = nd->first; i < nd->first + nd->count; ++i) {
-			const f2d_aabb *b = &q->boxes[i];
-			q->shape_visits++;
-			if (!seg_node(&seg, b->lower.x, b->lower.y, b->upper.x, b->upper.y, hi,
-			              &e)) {
-				continue;
-			}
-			int32_t j = nn++;
-			while (j > 0 && rat_lt64(e, near[j - 1].t)) {
-				near[j] = near[j - 1];
-				--j;
-			}
-			near[j].node = i;
-			near[j].t = e;
-		}
-		for (int32_t j = 0; j < nn; ++j) {
-			int32_t si = q->items[near[j].node];
-			if ((found && rat_lt64(hi, near[j].t)) ||
-			    !query_sees(filter, &w->shapes[si]) ||
-			    !ray_shape(w, si, origin.x, origin.y, translation.x, translation.y, hi,
-			               &h)) {
-				continue;
-			}
-			if (!found || h.t32 < best.t32 || (h.t32 == best.t32 && si < best.shape)) {
-				best = h;
-				found = true;
-				hi.n = best.t32 + 1 < ((uint64_t)1 << 32) ? best.t32 + 1 : 1;
-				hi.d = best.t32 + 1 < ((uint64_t)1 << 32) ? (uint64_t)1 << 32 : 1;
-				if (best.t32 + 1 < ((uint64_t)1 << 32)) {
-					seg_shrink(&seg, best.t32 + 1);
-				}
-			}
-		}
-	}
-	if (found) {
+	q_hit best;
+	if (closest_search(w, origin, translation, filter, &best)) {
 		out->shape = shape_handle(w, best.shape);
 		out->point = best.point;
 		out->normal = best.normal;

@@ -131,16 +131,11 @@ f2d_chain_def f2d_default_chain_def(void)
 	return d;
 }
 
-f2d_result f2d_create_chain(f2d_world *w, f2d_body_id body, const f2d_chain_def *def,
-                            f2d_shape_id *out_ids, int32_t out_capacity)
+/* What f2d_create_chain refuses of a def and its out array, in this order: the count, the out
+ * capacity, a point out of extent, two consecutive points too close, friction, restitution. */
+static f2d_result check_chain_def(f2d_world *w, const f2d_chain_def *def,
+                                  const f2d_shape_id *out_ids, int32_t out_capacity)
 {
-	if (w == NULL) {
-		return F2D_ERROR_NULL_ARGUMENT;
-	}
-	if (def == NULL || def->points == NULL) {
-		return f2d_set_error(w, F2D_ERROR_NULL_ARGUMENT,
-		                     "create_chain: def and def->points are required");
-	}
 	int32_t n = def->count;
 	if (n < 2 || n > F2D_MAX_CHAIN_POINTS || (def->loop && n < 3)) {
 		return f2d_set_error(w, F2D_ERROR_INVALID_VALUE,
@@ -168,25 +163,19 @@ f2d_result f2d_create_chain(f2d_world *w, f2d_body_id body, const f2d_chain_def 
 			                     (int)i, (int)((i + 1) % n));
 		}
 	}
-	f2d_shape_def sd = f2d_default_shape_def();
-	sd.friction = def->friction;
-	sd.restitution = def->restitution;
-	sd.filter = def->filter;
-	sd.user_data = def->user_data;
-	sd.enable_contact_events = def->enable_contact_events;
-	sd.enable_sensor_events = def->enable_sensor_events;
 	if (def->friction < 0 || def->friction > F2D_FIX(4) || def->restitution < 0 ||
 	    def->restitution > F2D_ONE) {
 		return f2d_set_error(w, F2D_ERROR_INVALID_VALUE,
 		                     "create_chain: friction must be in [0, 4], restitution in "
 		                     "[0, 1]");
 	}
-	f2d_result r = not_dynamic(w, body, "create_chain");
-	if (r != F2D_OK) {
-		return r;
-	}
-	/* All or nothing: room for every id first (growing capacities changes no state), so
-	 * that no creation below can fail (the body is static or kinematic: no mass check). */
+	return F2D_OK;
+}
+
+/* All or nothing: room for edges more shape ids first (growing capacities changes no state),
+ * so that no creation can fail (the body is static or kinematic: no mass check). */
+static f2d_result reserve_chain_shapes(f2d_world *w, int32_t edges)
+{
 	f2d_id_pool *pool = &w->shape_ids;
 	int32_t fresh = edges > pool->free_count ? edges - pool->free_count : 0;
 	if ((int64_t)pool->next + fresh > F2D_MAX_OBJECTS) {
@@ -200,15 +189,54 @@ f2d_result f2d_create_chain(f2d_world *w, f2d_body_id body, const f2d_chain_def 
 		return f2d_set_error(w, F2D_ERROR_OUT_OF_MEMORY,
 		                     "create_chain: allocator returned NULL; nothing was created");
 	}
+	return F2D_OK;
+}
+
+/* Segment i of n points (edges of them): points i and i + 1, its ghosts the points before and
+ * after (an open chain's end segments are their own ghosts there). */
+static void chain_segment(const f2d_vec2 *p, int32_t n, int32_t edges, bool loop, int32_t i,
+                          f2d_shape *proto)
+{
+	memset(proto, 0, sizeof *proto);
+	proto->type = F2D_CHAIN_SEGMENT_SHAPE;
+	proto->capsule.center1 = p[i];
+	proto->capsule.center2 = p[(i + 1) % n];
+	bool first = !loop && i == 0, last = !loop && i == edges - 1;
+	proto->ghost1 = first ? p[0] : p[(i + n - 1) % n];
+	proto->ghost2 = last ? p[n - 1] : p[(i + 2) % n];
+}
+
+f2d_result f2d_create_chain(f2d_world *w, f2d_body_id body, const f2d_chain_def *def,
+                            f2d_shape_id *out_ids, int32_t out_capacity)
+{
+	if (w == NULL) {
+		return F2D_ERROR_NULL_ARGUMENT;
+	}
+	if (def == NULL || def->points == NULL) {
+		return f2d_set_error(w, F2D_ERROR_NULL_ARGUMENT,
+		                     "create_chain: def and def->points are required");
+	}
+	int32_t n = def->count, edges = def->loop ? n : n - 1;
+	f2d_result r = check_chain_def(w, def, out_ids, out_capacity);
+	if (r == F2D_OK) {
+		r = not_dynamic(w, body, "create_chain");
+	}
+	if (r == F2D_OK) {
+		r = reserve_chain_shapes(w, edges);
+	}
+	if (r != F2D_OK) {
+		return r;
+	}
+	f2d_shape_def sd = f2d_default_shape_def();
+	sd.friction = def->friction;
+	sd.restitution = def->restitution;
+	sd.filter = def->filter;
+	sd.user_data = def->user_data;
+	sd.enable_contact_events = def->enable_contact_events;
+	sd.enable_sensor_events = def->enable_sensor_events;
 	for (int32_t i = 0; i < edges; ++i) {
 		f2d_shape proto;
-		memset(&proto, 0, sizeof proto);
-		proto.type = F2D_CHAIN_SEGMENT_SHAPE;
-		proto.capsule.center1 = p[i];
-		proto.capsule.center2 = p[(i + 1) % n];
-		bool first = !def->loop && i == 0, last = !def->loop && i == edges - 1;
-		proto.ghost1 = first ? p[0] : p[(i + n - 1) % n];
-		proto.ghost2 = last ? p[n - 1] : p[(i + 2) % n];
+		chain_segment(def->points, n, edges, def->loop, i, &proto);
 		f2d_shape_id id;
 		r = f2d_create_shape_proto(w, body, &sd, &proto, &id);
 		if (r != F2D_OK) {

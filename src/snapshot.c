@@ -800,13 +800,15 @@ f2d_result f2d_snapshot_check(const void *bytes, size_t size, const f2d_world_de
 
 /* ---- clone: whole structs and arrays (same binary, same process) ---- */
 
-/* A copy of an array of capacity elements; 64-byte aligned when aligned is set (the arrays
- * f2d_grow_aligned keeps: bodies, shapes, joints, arbiters) */
-static bool dup_block(f2d_world *c, void **array, const void *src, int32_t capacity, size_t elem,
-                      bool aligned)
+/* A copy of an array of capacity elements into *array, its capacity into *array_capacity once
+ * copied; 64-byte aligned when aligned is set (the arrays f2d_grow_aligned keeps: bodies,
+ * shapes, joints, arbiters) */
+static bool dup_block(f2d_world *c, void **array, int32_t *array_capacity, const void *src,
+                      int32_t capacity, size_t elem, bool aligned)
 {
 	*array = NULL;
 	if (capacity <= 0 || src == NULL) {
+		*array_capacity = capacity;
 		return true;
 	}
 	size_t n = (size_t)capacity * elem;
@@ -815,33 +817,16 @@ static bool dup_block(f2d_world *c, void **array, const void *src, int32_t capac
 		return false;
 	}
 	memcpy(*array, src, n);
+	*array_capacity = capacity;
 	return true;
 }
 
-static bool dup_array(f2d_world *c, void **array, const void *src, int32_t capacity, size_t elem)
+/* Every pointer of struct f2d_world is listed here (tests/test_snapshot.c checks the size of
+ * the struct): none may be shared. Scratch buffers start empty, the query tree too (the clone
+ * builds its own); of the events the state (overlaps, pending ends) is kept, the last step's
+ * output is not. */
+static void clone_clear(f2d_world *c, const f2d_world *src)
 {
-	return dup_block(c, array, src, capacity, elem, false);
-}
-
-static bool dup_aligned(f2d_world *c, void **array, const void *src, int32_t capacity,
-                        size_t elem)
-{
-	return dup_block(c, array, src, capacity, elem, true);
-}
-
-f2d_result f2d_world_clone(const f2d_world *src, f2d_world **out)
-{
-	if (src == NULL || out == NULL) {
-		return F2D_ERROR_NULL_ARGUMENT;
-	}
-	f2d_allocator al = src->allocator;
-	f2d_world *c = al.alloc(sizeof *c, al.context);
-	if (c == NULL) {
-		return F2D_ERROR_OUT_OF_MEMORY;
-	}
-	*c = *src;
-	/* every pointer of struct f2d_world is listed here (tests/test_snapshot.c checks the size
-	 * of the struct): none may be shared. Scratch buffers start empty. */
 	c->bodies = NULL;
 	c->shapes = NULL;
 	c->joints = NULL;
@@ -879,43 +864,54 @@ f2d_result f2d_world_clone(const f2d_world *src, f2d_world **out)
 	c->pair_capacity = c->pair_count = 0;
 	c->island_parent = c->island_data = NULL;
 	c->contacts_stale = true;
-	memset(&c->query, 0, sizeof c->query); /* the clone builds its own query tree */
-	/* events: the state (overlaps, pending ends) is copied, the last step's output is not */
+	memset(&c->query, 0, sizeof c->query);
 	memset(&c->events, 0, sizeof c->events);
 	c->events.overlap_count = src->events.overlap_count;
 	c->events.pending_count = src->events.pending_count;
 	c->island_capacity = c->island_data_capacity = 0;
-	bool ok =
-	    dup_aligned(c, (void **)&c->bodies, src->bodies, src->body_capacity,
-	                sizeof(f2d_body)) &&
-	    (c->body_capacity = src->body_capacity, true) &&
-	    dup_aligned(c, (void **)&c->shapes, src->shapes, src->shape_capacity,
-	                sizeof(f2d_shape)) &&
-	    (c->shape_capacity = src->shape_capacity, true) &&
-	    dup_aligned(c, (void **)&c->joints, src->joints, src->joint_capacity,
-	                sizeof(f2d_joint)) &&
-	    (c->joint_capacity = src->joint_capacity, true) &&
-	    dup_array(c, (void **)&c->body_ids.free_ids, src->body_ids.free_ids,
-	              src->body_ids.free_capacity, sizeof(int32_t)) &&
-	    (c->body_ids.free_capacity = src->body_ids.free_capacity, true) &&
-	    dup_array(c, (void **)&c->shape_ids.free_ids, src->shape_ids.free_ids,
-	              src->shape_ids.free_capacity, sizeof(int32_t)) &&
-	    (c->shape_ids.free_capacity = src->shape_ids.free_capacity, true) &&
-	    dup_array(c, (void **)&c->joint_ids.free_ids, src->joint_ids.free_ids,
-	              src->joint_ids.free_capacity, sizeof(int32_t)) &&
-	    (c->joint_ids.free_capacity = src->joint_ids.free_capacity, true) &&
-	    dup_aligned(c, (void **)&c->arbiters, src->arbiters, src->arbiter_capacity,
-	                sizeof(f2d_arbiter)) &&
-	    (c->arbiter_capacity = src->arbiter_capacity, true) &&
-	    dup_array(c, (void **)&c->sweep, src->sweep, src->sweep_capacity, sizeof(int32_t)) &&
-	    (c->sweep_capacity = src->sweep_capacity, true) &&
-	    dup_array(c, (void **)&c->events.overlaps, src->events.overlaps,
-	              src->events.overlap_capacity, sizeof(uint64_t)) &&
-	    (c->events.overlap_capacity = src->events.overlap_capacity, true) &&
-	    dup_array(c, (void **)&c->events.pending, src->events.pending,
-	              src->events.pending_capacity, sizeof(f2d_pending_end)) &&
-	    (c->events.pending_capacity = src->events.pending_capacity, true);
-	if (!ok) {
+}
+
+/* The state's arrays, each with its capacity; false when an allocation fails (what was
+ * copied so far is the clone's, for f2d_destroy_world) */
+static bool clone_arrays(f2d_world *c, const f2d_world *src)
+{
+	const f2d_id_pool *bi = &src->body_ids, *si = &src->shape_ids, *ji = &src->joint_ids;
+	const f2d_events *ev = &src->events;
+	return dup_block(c, (void **)&c->bodies, &c->body_capacity, src->bodies, src->body_capacity,
+	                 sizeof(f2d_body), true) &&
+	       dup_block(c, (void **)&c->shapes, &c->shape_capacity, src->shapes,
+	                 src->shape_capacity, sizeof(f2d_shape), true) &&
+	       dup_block(c, (void **)&c->joints, &c->joint_capacity, src->joints,
+	                 src->joint_capacity, sizeof(f2d_joint), true) &&
+	       dup_block(c, (void **)&c->body_ids.free_ids, &c->body_ids.free_capacity,
+	                 bi->free_ids, bi->free_capacity, sizeof(int32_t), false) &&
+	       dup_block(c, (void **)&c->shape_ids.free_ids, &c->shape_ids.free_capacity,
+	                 si->free_ids, si->free_capacity, sizeof(int32_t), false) &&
+	       dup_block(c, (void **)&c->joint_ids.free_ids, &c->joint_ids.free_capacity,
+	                 ji->free_ids, ji->free_capacity, sizeof(int32_t), false) &&
+	       dup_block(c, (void **)&c->arbiters, &c->arbiter_capacity, src->arbiters,
+	                 src->arbiter_capacity, sizeof(f2d_arbiter), true) &&
+	       dup_block(c, (void **)&c->sweep, &c->sweep_capacity, src->sweep, src->sweep_capacity,
+	                 sizeof(int32_t), false) &&
+	       dup_block(c, (void **)&c->events.overlaps, &c->events.overlap_capacity, ev->overlaps,
+	                 ev->overlap_capacity, sizeof(uint64_t), false) &&
+	       dup_block(c, (void **)&c->events.pending, &c->events.pending_capacity, ev->pending,
+	                 ev->pending_capacity, sizeof(f2d_pending_end), false);
+}
+
+f2d_result f2d_world_clone(const f2d_world *src, f2d_world **out)
+{
+	if (src == NULL || out == NULL) {
+		return F2D_ERROR_NULL_ARGUMENT;
+	}
+	f2d_allocator al = src->allocator;
+	f2d_world *c = al.alloc(sizeof *c, al.context);
+	if (c == NULL) {
+		return F2D_ERROR_OUT_OF_MEMORY;
+	}
+	*c = *src;
+	clone_clear(c, src);
+	if (!clone_arrays(c, src)) {
 		f2d_destroy_world(c);
 		return F2D_ERROR_OUT_OF_MEMORY;
 	}
@@ -952,6 +948,85 @@ static f2d_result sync_save(f2d_world *w, sync_slot *slot)
 	return f2d_snapshot_save(w, slot->bytes, slot->capacity, &slot->size);
 }
 
+/* one sync test's run: the first run's hashes (before frame f: hashes[f]) and step results,
+ * the snapshots (frame f's in ring[f % slots]) */
+typedef struct sync_run {
+	f2d_world *w;
+	f2d_sync_advance_fn advance;
+	void *context;
+	int32_t frames, rollback, slots;
+	uint64_t *hashes;
+	f2d_result *results;
+	sync_slot *ring;
+	f2d_sync_report *report;
+} sync_run;
+
+static f2d_result sync_advance(sync_run *s, int32_t frame)
+{
+	f2d_result step =
+	    s->advance != NULL ? s->advance(s->w, frame, s->context) : f2d_world_step(s->w);
+	s->report->frames_simulated++;
+	return step;
+}
+
+/* After frame f: back to frame start (rollback frames back, fewer at the start) and forward
+ * again, comparing every hash and step result with the first run's; the first difference goes
+ * into the report. Only the restore can fail. */
+static f2d_result sync_rollback(sync_run *s, int32_t f)
+{
+	int32_t start = f + 1 - (f + 1 < s->rollback ? f + 1 : s->rollback);
+	const sync_slot *slot = &s->ring[start % s->slots];
+	f2d_result r = f2d_snapshot_restore(s->w, slot->bytes, slot->size);
+	if (r != F2D_OK) {
+		return r;
+	}
+	int64_t bad = -1;
+	uint64_t got = f2d_world_hash(s->w);
+	if (got != s->hashes[start]) {
+		bad = start;
+	}
+	for (int32_t g = start; bad < 0 && g <= f; ++g) {
+		f2d_result step = sync_advance(s, g);
+		got = f2d_world_hash(s->w);
+		if (step != s->results[g] || got != s->hashes[g + 1]) {
+			bad = g + 1;
+		}
+	}
+	if (bad >= 0) {
+		s->report->first_bad_frame = bad;
+		s->report->expected_hash = s->hashes[bad];
+		s->report->actual_hash = got;
+	}
+	return F2D_OK;
+}
+
+/* Every frame saved, run, hashed, then rolled back and run again (sync_rollback), up to the
+ * first difference. */
+static f2d_result sync_frames(sync_run *s)
+{
+	s->hashes[0] = f2d_world_hash(s->w);
+	for (int32_t f = 0; f < s->frames; ++f) {
+		f2d_result r = sync_save(s->w, &s->ring[f % s->slots]);
+		if (r != F2D_OK) {
+			return r;
+		}
+		f2d_result step = sync_advance(s, f);
+		if (!completed(step)) {
+			return step;
+		}
+		s->results[f] = step;
+		s->hashes[f + 1] = f2d_world_hash(s->w);
+		r = sync_rollback(s, f);
+		if (r != F2D_OK) {
+			return r;
+		}
+		if (s->report->first_bad_frame >= 0) {
+			break;
+		}
+	}
+	return F2D_OK;
+}
+
 f2d_result f2d_sync_test(f2d_world *w, int32_t frames, int32_t rollback,
                          f2d_sync_advance_fn advance, void *context, f2d_sync_report *report)
 {
@@ -967,69 +1042,35 @@ f2d_result f2d_sync_test(f2d_world *w, int32_t frames, int32_t rollback,
 	}
 	memset(report, 0, sizeof *report);
 	report->first_bad_frame = -1;
-	int32_t slots = rollback + 1;
+	sync_run s;
+	memset(&s, 0, sizeof s);
+	s.w = w;
+	s.advance = advance;
+	s.context = context;
+	s.frames = frames;
+	s.rollback = rollback;
+	s.slots = rollback + 1;
+	s.report = report;
 	size_t hashes_size = ((size_t)frames + 1) * sizeof(uint64_t);
 	size_t results_size = (size_t)frames * sizeof(f2d_result);
-	size_t ring_size = (size_t)slots * sizeof(sync_slot);
-	uint64_t *hashes = f2d_alloc(w, hashes_size);
-	f2d_result *results = f2d_alloc(w, results_size);
-	sync_slot *ring = f2d_alloc(w, ring_size);
-	f2d_result r = F2D_OK;
-	if (hashes == NULL || results == NULL || ring == NULL) {
+	size_t ring_size = (size_t)s.slots * sizeof(sync_slot);
+	s.hashes = f2d_alloc(w, hashes_size);
+	s.results = f2d_alloc(w, results_size);
+	s.ring = f2d_alloc(w, ring_size);
+	if (s.ring != NULL) { /* freed slot by slot below, also when another array failed */
+		memset(s.ring, 0, ring_size);
+	}
+	f2d_result r;
+	if (s.hashes == NULL || s.results == NULL || s.ring == NULL) {
 		r = f2d_set_error(w, F2D_ERROR_OUT_OF_MEMORY, "sync_test: allocator returned NULL");
-		goto done;
+	} else {
+		r = sync_frames(&s);
 	}
-	memset(ring, 0, ring_size);
-	hashes[0] = f2d_world_hash(w);
-	for (int32_t f = 0; f < frames; ++f) {
-		r = sync_save(w, &ring[f % slots]);
-		if (r != F2D_OK) {
-			goto done;
-		}
-		f2d_result step = advance != NULL ? advance(w, f, context) : f2d_world_step(w);
-		report->frames_simulated++;
-		if (!completed(step)) {
-			r = step;
-			goto done;
-		}
-		results[f] = step;
-		hashes[f + 1] = f2d_world_hash(w);
-		/* roll back to frame `start` and come forward again */
-		int32_t start = f + 1 - (f + 1 < rollback ? f + 1 : rollback);
-		const sync_slot *s = &ring[start % slots];
-		r = f2d_snapshot_restore(w, s->bytes, s->size);
-		if (r != F2D_OK) {
-			goto done;
-		}
-		int64_t bad = -1;
-		uint64_t got = f2d_world_hash(w);
-		if (got != hashes[start]) {
-			bad = start;
-		}
-		for (int32_t g = start; bad < 0 && g <= f; ++g) {
-			step = advance != NULL ? advance(w, g, context) : f2d_world_step(w);
-			report->frames_simulated++;
-			got = f2d_world_hash(w);
-			if (step != results[g] || got != hashes[g + 1]) {
-				bad = g + 1;
-			}
-		}
-		if (bad >= 0) {
-			report->first_bad_frame = bad;
-			report->expected_hash = hashes[bad];
-			report->actual_hash = got;
-			break;
-		}
+	for (int32_t i = 0; s.ring != NULL && i < s.slots; ++i) {
+		f2d_free(w, s.ring[i].bytes, s.ring[i].capacity);
 	}
-	r = F2D_OK;
-done:
-	if (ring != NULL) {
-		for (int32_t i = 0; i < slots; ++i) {
-			f2d_free(w, ring[i].bytes, ring[i].capacity);
-		}
-	}
-	f2d_free(w, ring, ring_size);
-	f2d_free(w, results, results_size);
-	f2d_free(w, hashes, hashes_size);
+	f2d_free(w, s.ring, ring_size);
+	f2d_free(w, s.results, results_size);
+	f2d_free(w, s.hashes, hashes_size);
 	return r;
 }

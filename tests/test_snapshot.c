@@ -161,6 +161,64 @@ START_TEST(sync_test_catches_nondeterminism)
 }
 END_TEST
 
+/* An allocator that fails one allocation (number fail_at, from 0) and fills the blocks it gives
+ * with 0xA5 (so that a pointer read from a block never written is not NULL). */
+typedef struct one_fail {
+	counter c;
+	int64_t n, fail_at;
+} one_fail;
+
+static void *one_fail_alloc(size_t size, void *context)
+{
+	one_fail *o = context;
+	if (o->n++ == o->fail_at) {
+		return NULL;
+	}
+	void *p = count_alloc(size, &o->c);
+	if (p != NULL) {
+		memset(p, 0xA5, size);
+	}
+	return p;
+}
+
+static void one_fail_free(void *p, size_t size, void *context)
+{
+	count_free(p, size, &((one_fail *)context)->c);
+}
+
+/* sync_test's three arrays (hashes, results, the snapshot ring), each failing alone: out of
+ * memory, nothing freed that was not allocated, nothing leaked, the world unchanged */
+START_TEST(sync_test_out_of_memory)
+{
+	one_fail o;
+	memset(&o, 0, sizeof o);
+	o.c.fail_after = -1;
+	o.fail_at = -1;
+	f2d_world_def def = f2d_default_world_def();
+	def.allocator.alloc = one_fail_alloc;
+	def.allocator.free = one_fail_free;
+	def.allocator.context = &o;
+	f2d_world *w = NULL;
+	CHECK_OK(f2d_scene_create("pyramid", &def, &w));
+	f2d_world_step(w);
+	uint64_t h = f2d_world_hash(w);
+	for (int64_t k = 0; k < 3; ++k) {
+		int64_t live = o.c.live_bytes, allocs = o.c.allocs, frees = o.c.frees;
+		o.n = 0;
+		o.fail_at = k;
+		f2d_sync_report rep;
+		ck_assert_int_eq(f2d_sync_test(w, 5, 2, NULL, NULL, &rep), F2D_ERROR_OUT_OF_MEMORY);
+		ck_assert_str_eq(f2d_world_last_error(w), "sync_test: allocator returned NULL");
+		ck_assert_int_eq(o.c.live_bytes, live);
+		ck_assert_int_eq(o.c.allocs - allocs, o.c.frees - frees);
+		ck_assert_uint_eq(f2d_world_hash(w), h);
+	}
+	o.fail_at = -1;
+	f2d_destroy_world(w);
+	ck_assert_int_eq(o.c.live_bytes, 0);
+}
+END_TEST
+
 /* ---- handles ---- */
 
 START_TEST(handles_across_restore)
@@ -724,6 +782,7 @@ int main(void)
 	tcase_add_test(tc, rollback_resimulation_every_scene);
 	tcase_add_test(tc, sync_test_every_scene);
 	tcase_add_test(tc, sync_test_catches_nondeterminism);
+	tcase_add_test(tc, sync_test_out_of_memory);
 	tcase_add_test(tc, handles_across_restore);
 	tcase_add_test(tc, clone_is_independent);
 	tcase_add_test(tc, restore_does_not_allocate);
