@@ -359,9 +359,25 @@ static fix16_t inverse_mass_hinted(f2d_world *w, int64_t k, fix16_t hint)
 	return inverse_mass(w, k);
 }
 
+/* soft: the soft step's pre-step (f2d_world_def.substep_count >= 1), which also writes the
+ * lanes' separations and stiff flags and takes restitution's targets by the soft step's rule
+ * (see "The soft step's lanes" below). */
 typedef struct prestep_consts {
 	fix16_t inv_h, slop, threshold, beta_inv_h;
+	bool soft;
 } prestep_consts;
+
+/* ---- the soft step's lanes ----
+ * The soft passes (solver_soft.c) read per lane the manifold's separation s0 of each point
+ * (p[i].sep, 0 past the arbiter's points and in padded lanes) and whether a body cannot move
+ * (stiff: 1 when body a or body b is not dynamic, else 0; 0 in padded lanes). Restitution's
+ * targets are those of the pre-step without its rule for gaps (a gap that takes more than half
+ * the step to close lands and bounces the next step): in the soft step a point bounces in the
+ * substep in which it touches (f2d_soft_solve), so bounce = -e vn where vn < -threshold and
+ * e > 0, else 0, and landed_bounces does not apply. vn is the pre-step's own (the velocities
+ * before the step, those the soft step starts its substeps from). The pre-step writes these
+ * on its pass over the lanes (it reads the same arbiters and bodies); a separate pass after it
+ * read them all again (f2d_soft_begin, before engine format 14's set-up work, issue 16). */
 
 /* ---- kept lanes ----
  * The geometric constants of a lane (n, n / m, r x n, r x t, (r x d) / I, the effective masses
@@ -488,6 +504,9 @@ static void prestep_lane(f2d_world *w, const prestep_consts *k, f2d_contact_batc
 	const f2d_body *a = &w->bodies[arb->body_a];
 	const f2d_body *b = &w->bodies[arb->body_b];
 	bt->friction[l] = arb->friction;
+	if (k->soft) {
+		bt->stiff[l] = a->type != F2D_DYNAMIC_BODY || b->type != F2D_DYNAMIC_BODY;
+	}
 	if (!KEEP_LANES || !lane_inputs_same(bt, l, arb, a, b)) {
 		bool ok = prestep_geometry(w, bt, l, arb, a, b);
 		bt->kept = (bt->kept & ~(1u << l)) | (KEEP_LANES && ok ? 1u << l : 0u);
@@ -501,6 +520,9 @@ static void prestep_lane(f2d_world *w, const prestep_consts *k, f2d_contact_batc
 		f2d_point_lanes *pl = &bt->p[i];
 		if (i >= arb->count) {
 			pl->bias[l] = pl->pn[l] = pl->pt[l] = pl->bounce[l] = 0;
+			if (k->soft) {
+				pl->sep[l] = 0;
+			}
 			continue;
 		}
 		const f2d_contact_point *cp = &arb->points[i];
@@ -517,11 +539,14 @@ static void prestep_lane(f2d_world *w, const prestep_consts *k, f2d_contact_batc
 		/* a gap that takes more than half the step to close: the body lands this step and
 		 * bounces the next (from the contact, not from up to a step's travel above it) */
 		int64_t closing = s > 0 ? mul64(s, k->inv_h) : 0;
-		pl->bounce[l] =
-		    vn < -k->threshold && arb->restitution > 0 && 2 * closing < -(int64_t)vn
-		        ? -f2d_mul(arb->restitution, vn)
-		        : 0;
+		pl->bounce[l] = vn < -k->threshold && arb->restitution > 0 &&
+		                        (k->soft || 2 * closing < -(int64_t)vn)
+		                    ? -f2d_mul(arb->restitution, vn)
+		                    : 0;
 		pl->bias[l] = f2d_sat(bias);
+		if (k->soft) {
+			pl->sep[l] = s;
+		}
 		pl->pn[l] = cp->pn;
 		pl->pt[l] = cp->pt;
 	}
@@ -536,12 +561,13 @@ static void pad_lanes(f2d_contact_batch *bt)
 		bt->body_b[l] = bt->body_b[0];
 		bt->nx[l] = bt->ny[l] = bt->friction[l] = bt->k12_n[l] = bt->k12_t[l] = 0;
 		bt->dva_x[l] = bt->dva_y[l] = bt->dvb_x[l] = bt->dvb_y[l] = 0;
+		bt->stiff[l] = 0;
 		for (int32_t i = 0; i < 2; ++i) {
 			f2d_point_lanes *pl = &bt->p[i];
 			pl->rn_a[l] = pl->rn_b[l] = pl->rt_a[l] = pl->rt_b[l] = 0;
 			pl->wn_a[l] = pl->wn_b[l] = pl->wt_a[l] = pl->wt_b[l] = 0;
 			pl->mass_n[l] = pl->mass_t[l] = pl->bias[l] = pl->pn[l] = pl->pt[l] = 0;
-			pl->bounce[l] = 0;
+			pl->bounce[l] = pl->sep[l] = 0;
 		}
 	}
 }
@@ -1086,7 +1112,7 @@ static void stage_zero(prestep_stage *st, int32_t l, int32_t from_point)
 	}
 }
 
-static void stage_lanes(const f2d_world *w, f2d_contact_batch *bt, prestep_stage *st)
+static void stage_lanes(const f2d_world *w, f2d_contact_batch *bt, prestep_stage *st, bool soft)
 {
 	for (int32_t l = bt->lanes; l < F2D_LANES; ++l) {
 		stage_zero(st, l, 0);
@@ -1111,6 +1137,9 @@ static void stage_lanes(const f2d_world *w, f2d_contact_batch *bt, prestep_stage
 		st->wb[l] = b->w;
 		st->rest[l] = arb->restitution;
 		st->two[l] = arb->count == 2 ? -1 : 0;
+		if (soft) {
+			bt->stiff[l] = a->type != F2D_DYNAMIC_BODY || b->type != F2D_DYNAMIC_BODY;
+		}
 		for (int32_t i = 0; i < arb->count; ++i) {
 			const f2d_contact_point *cp = &arb->points[i];
 			st->p[i].rax[l] = cp->r_a.x;
@@ -1274,7 +1303,7 @@ AVX512 static void prestep_batch_avx512(f2d_world *w, const prestep_consts *k,
                                         f2d_contact_batch *bt)
 {
 	prestep_stage st;
-	stage_lanes(w, bt, &st);
+	stage_lanes(w, bt, &st, k->soft);
 	__mmask8 lanes = (__mmask8)((1u << bt->lanes) - 1u);
 	/* a batch whose every lane is kept keeps its constants; any other computes all of them
 	 * (8 lanes cost what one does) */
@@ -1311,8 +1340,12 @@ AVX512 static void prestep_batch_avx512(f2d_world *w, const prestep_consts *k,
 		    _mm512_maskz_mov_epi64(_mm512_cmpgt_epi64_mask(s, zero), vsub(zero, spec));
 		__mmask8 bounce =
 		    _mm512_cmplt_epi64_mask(vn, _mm512_set1_epi64(-(int64_t)k->threshold)) &
-		    _mm512_cmpgt_epi64_mask(rest, zero) &
-		    _mm512_cmplt_epi64_mask(vadd(closing, closing), vsub(zero, vn));
+		    _mm512_cmpgt_epi64_mask(rest, zero);
+		if (!k->soft) {
+			bounce &= _mm512_cmplt_epi64_mask(vadd(closing, closing), vsub(zero, vn));
+		} else {
+			vst(pl->sep, s); /* 0 past the points and in padded lanes (stage_zero) */
+		}
 		vq rb = vsub(zero, vtrunc32(vround16(vmul(rest, vn))));
 		vst(pl->bounce, _mm512_maskz_mov_epi64(has[i] & bounce, rb));
 		vst(pl->bias, _mm512_maskz_mov_epi64(has[i], vsat(bias)));
@@ -1536,10 +1569,16 @@ AVX2 static void motion_avx2(const prestep_consts *k, f2d_contact_batch *bt,
 		__m256i vn = sat_avx2(rnd16_avx2(_mm256_sub_epi64(
 		    _mm256_add_epi64(lin, _mm256_mul_epi32(wb, rnb)), _mm256_mul_epi32(wa, rna))));
 		__m256i closing = _mm256_and_si256(gap, _mm256_sub_epi64(zero, spec));
-		__m256i bounce = _mm256_and_si256(
+		__m256i bounce =
 		    _mm256_and_si256(gt_avx2(_mm256_set1_epi64x(-(int64_t)k->threshold), vn),
-		                     gt_avx2(rest, zero)),
-		    gt_avx2(_mm256_sub_epi64(zero, vn), _mm256_add_epi64(closing, closing)));
+		                     gt_avx2(rest, zero));
+		if (!k->soft) {
+			bounce = _mm256_and_si256(
+			    bounce, gt_avx2(_mm256_sub_epi64(zero, vn),
+			                    _mm256_add_epi64(closing, closing)));
+		} else {
+			st32_avx2(pl->sep + o, s); /* 0 past the points and in padded lanes */
+		}
 		__m256i rb = _mm256_sub_epi64(
 		    zero, trunc32_avx2(rnd16_avx2(_mm256_mul_epi32(rest, vn))));
 		st32_avx2(pl->bounce + o, _mm256_and_si256(_mm256_and_si256(has[i], bounce), rb));
@@ -1550,7 +1589,7 @@ AVX2 static void motion_avx2(const prestep_consts *k, f2d_contact_batch *bt,
 AVX2 static void prestep_batch_avx2(f2d_world *w, const prestep_consts *k, f2d_contact_batch *bt)
 {
 	prestep_stage st;
-	stage_lanes(w, bt, &st);
+	stage_lanes(w, bt, &st, k->soft);
 	unsigned lanes = (1u << bt->lanes) - 1u;
 	/* a group (4 lanes) whose every lane is kept keeps its constants; any other computes all
 	 * of them (as prestep_batch_avx512 does per batch) */
@@ -1790,7 +1829,7 @@ void f2d_contacts_prestep(f2d_world *w)
 {
 	color_arbiters(w);
 	prestep_consts k = {w->inv_h, w->def.linear_slop, w->def.restitution_threshold,
-	                    f2d_mul(w->def.bias_factor, w->inv_h)};
+	                    f2d_mul(w->def.bias_factor, w->inv_h), w->def.substep_count > 0};
 	int kernel = F2D_HAVE_SIMD ? f2d_kernel_level() : F2D_KERNEL_SCALAR;
 	bool any = false;
 	for (int32_t b = 0; b < w->batch_count; ++b) {
@@ -1803,7 +1842,9 @@ void f2d_contacts_prestep(f2d_world *w)
 		{
 			prestep_batch(w, &k, bt, kernel);
 		}
-		landed_bounces(w, &k, bt);
+		if (!k.soft) {
+			landed_bounces(w, &k, bt); /* the soft step's bounces: see its lanes above */
+		}
 		moving_lanes(bt);
 		/* padded lanes have no bounce */
 		f2d_lane or = 0;
