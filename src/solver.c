@@ -1350,6 +1350,11 @@ AVX512 static void prestep_batch_avx512(f2d_world *w, const prestep_consts *k,
 		vst(pl->bounce, _mm512_maskz_mov_epi64(has[i] & bounce, rb));
 		vst(pl->bias, _mm512_maskz_mov_epi64(has[i], vsat(bias)));
 	}
+	/* moving_lanes on 8 lanes: inverse mass or inverse inertia not 0 */
+	vq ma = _mm512_or_si512(vld(bt->ima), vld(bt->iia));
+	vq mb = _mm512_or_si512(vld(bt->imb), vld(bt->iib));
+	bt->moves_a = _mm512_test_epi64_mask(ma, ma) & lanes;
+	bt->moves_b = _mm512_test_epi64_mask(mb, mb) & lanes;
 }
 
 /* prestep_batch_avx512 on the AVX2 kernel's 4 lanes, group after group, operation for
@@ -1608,6 +1613,17 @@ AVX2 static void prestep_batch_avx2(f2d_world *w, const prestep_consts *k, f2d_c
 	for (int32_t o = 0; o < bt->lanes; o += 4) {
 		motion_avx2(k, bt, &st, o);
 	}
+	/* moving_lanes on the 8 lanes' 32-bit values: inverse mass or inverse inertia not 0
+	 * (vmovmskps moves the compare's sign bits) */
+	const __m256i zero = _mm256_setzero_si256();
+	__m256i ma = _mm256_or_si256(_mm256_loadu_si256((const __m256i *)(const void *)bt->ima),
+	                             _mm256_loadu_si256((const __m256i *)(const void *)bt->iia));
+	__m256i mb = _mm256_or_si256(_mm256_loadu_si256((const __m256i *)(const void *)bt->imb),
+	                             _mm256_loadu_si256((const __m256i *)(const void *)bt->iib));
+	bt->moves_a = lanes & ~(unsigned)_mm256_movemask_ps(
+	                          _mm256_castsi256_ps(_mm256_cmpeq_epi32(ma, zero)));
+	bt->moves_b = lanes & ~(unsigned)_mm256_movemask_ps(
+	                          _mm256_castsi256_ps(_mm256_cmpeq_epi32(mb, zero)));
 }
 
 #endif
@@ -1748,6 +1764,27 @@ static void landed_bounces(f2d_world *w, const prestep_consts *k, f2d_contact_ba
 	}
 }
 
+/* The lanes whose body a / b can move (bt->moves_a, moves_b). A body with inverse mass and
+ * inverse inertia 0 (static, kinematic) gets n / m = 0 and (r x d) / I = 0 in every lane it is
+ * in, so every pass adds round16(lambda 0) = 0 to its row: the row a SIMD kernel would store is
+ * the one it loaded, and lanes of a group that share such a body all store that same row. Not
+ * storing it gives the same bits, and the rows of the ground no longer chain one group's
+ * stores to the next group's loads (a store-to-load dependency through memory for every
+ * group with a ground contact). */
+static void moving_lanes(f2d_contact_batch *bt)
+{
+	unsigned ma = 0, mb = 0;
+	/* from the last lane down, a shift and an or: a recurrence, which no compiler turns into
+	 * vector shifts by a lane index (clang -O3 built 1 << l through float conversions, and
+	 * no_float.sh refuses those in the step) */
+	for (int32_t l = bt->lanes - 1; l >= 0; --l) {
+		ma = ma << 1 | (unsigned)((bt->ima[l] | bt->iia[l]) != 0);
+		mb = mb << 1 | (unsigned)((bt->imb[l] | bt->iib[l]) != 0);
+	}
+	bt->moves_a = ma;
+	bt->moves_b = mb;
+}
+
 /* ---- the passes ---- */
 
 static void prestep_batch(f2d_world *w, const prestep_consts *k, f2d_contact_batch *bt, int kernel)
@@ -1767,6 +1804,7 @@ static void prestep_batch(f2d_world *w, const prestep_consts *k, f2d_contact_bat
 	for (int32_t l = 0; l < bt->lanes; ++l) {
 		prestep_lane(w, k, bt, l);
 	}
+	moving_lanes(bt);
 }
 
 #ifdef F2D_HASH_CHECK
@@ -1804,27 +1842,6 @@ static void check_kept_batch(f2d_world *w, const prestep_consts *k, f2d_contact_
 }
 #endif
 
-/* The lanes whose body a / b can move (bt->moves_a, moves_b). A body with inverse mass and
- * inverse inertia 0 (static, kinematic) gets n / m = 0 and (r x d) / I = 0 in every lane it is
- * in, so every pass adds round16(lambda 0) = 0 to its row: the row a SIMD kernel would store is
- * the one it loaded, and lanes of a group that share such a body all store that same row. Not
- * storing it gives the same bits, and the rows of the ground no longer chain one group's
- * stores to the next group's loads (a store-to-load dependency through memory for every
- * group with a ground contact). */
-static void moving_lanes(f2d_contact_batch *bt)
-{
-	unsigned ma = 0, mb = 0;
-	/* from the last lane down, a shift and an or: a recurrence, which no compiler turns into
-	 * vector shifts by a lane index (clang -O3 built 1 << l through float conversions, and
-	 * no_float.sh refuses those in the step) */
-	for (int32_t l = bt->lanes - 1; l >= 0; --l) {
-		ma = ma << 1 | (unsigned)((bt->ima[l] | bt->iia[l]) != 0);
-		mb = mb << 1 | (unsigned)((bt->imb[l] | bt->iib[l]) != 0);
-	}
-	bt->moves_a = ma;
-	bt->moves_b = mb;
-}
-
 void f2d_contacts_prestep(f2d_world *w)
 {
 	color_arbiters(w);
@@ -1845,7 +1862,6 @@ void f2d_contacts_prestep(f2d_world *w)
 		if (!k.soft) {
 			landed_bounces(w, &k, bt); /* the soft step's bounces: see its lanes above */
 		}
-		moving_lanes(bt);
 		/* padded lanes have no bounce */
 		f2d_lane or = 0;
 		for (int32_t l = 0; l < F2D_LANES; ++l) {
