@@ -1190,8 +1190,8 @@ AVX512 static inline vq vk(vq m, vq iia, vq iib, vq ra1, vq ra2, vq rb1, vq rb2)
 /* m[l] = inverse_mass(w, k[l]) for the lanes on, 0 for the other lanes in use: the lanes whose
  * value from the last step passes hint_is_inverse keep it (tested on 8 lanes at once), the
  * others divide. */
-AVX512 static void inverse_masses_avx512(f2d_world *w, const int64_t *k, f2d_lane *m, __mmask8 on,
-                                         __mmask8 lanes)
+AVX512 static inline __attribute__((always_inline)) void
+inverse_masses_avx512(f2d_world *w, const int64_t *k, f2d_lane *m, __mmask8 on, __mmask8 lanes)
 {
 	__mmask8 todo = on;
 #ifndef F2D_CONTACT_EXACT_ONLY
@@ -1417,8 +1417,8 @@ AVX2 static inline __m256i k_avx2(__m256i m, __m256i iia, __m256i iib, __m256i r
 }
 
 /* inverse_masses_avx512 on the group's 4 lanes (k, m from the group's first lane) */
-AVX2 static void inverse_masses_avx2(f2d_world *w, const int64_t *k, f2d_lane *m, unsigned on,
-                                     unsigned lanes)
+AVX2 static inline __attribute__((always_inline)) void
+inverse_masses_avx2(f2d_world *w, const int64_t *k, f2d_lane *m, unsigned on, unsigned lanes)
 {
 	__m256i kq = ld64_avx2(k), hint = ld32_avx2(m);
 	__m256i n = _mm256_set1_epi64x((int64_t)1 << 33), one = _mm256_set1_epi64x(1);
