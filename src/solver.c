@@ -29,6 +29,13 @@
 #include "core.h"
 #include "solver_internal.h"
 
+#include <stddef.h>
+#ifdef F2D_HASH_CHECK
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#endif
+
 /* ---- colouring and batches ---- */
 
 #define OVERFLOW_COLOR F2D_OVERFLOW_COLOR
@@ -107,19 +114,49 @@ static inline uint64_t color_key(const f2d_world *w, const f2d_arbiter *arb, boo
 	       (uint64_t)(uint32_t)arb->body_b << 34 | (uint64_t)(uint32_t)arb->body_a << 8;
 }
 
-/* Whether every arbiter has the key it had at the last colouring (and there are as many). */
-static bool same_keys(const f2d_world *w, bool soft)
+/* Whether arbiters from .. arbiter_count - 1 have the keys they had at the last colouring. */
+static bool same_keys_from(const f2d_world *w, bool soft, int32_t from)
 {
-	if (w->colored_count != w->arbiter_count) {
-		return false;
-	}
 	const uint64_t *key = w->arbiter_colors;
-	for (int32_t i = 0; i < w->arbiter_count; ++i) {
+	for (int32_t i = from; i < w->arbiter_count; ++i) {
 		if ((key[i] & ~KEY_COLOR_MASK) != color_key(w, &w->arbiters[i], soft)) {
 			return false;
 		}
 	}
 	return true;
+}
+
+#if F2D_X86_SIMD && !defined(F2D_CONTACT_EXACT_ONLY)
+static int32_t same_keys_avx2(const f2d_world *w, bool soft);
+#endif
+
+/* Whether every arbiter has the key it had at the last colouring (and there are as many). With
+ * the AVX2 kernel (or AVX-512) the arbiters go by 4 (same_keys_avx2: the same keys, by
+ * gathers), the last count % 4 by the scalar loop; the sanitizer builds (F2D_HASH_CHECK) check
+ * a difference the gathers found against the scalar loop (an equality leads to
+ * check_kept_coloring). */
+static bool same_keys(const f2d_world *w, bool soft)
+{
+	if (w->colored_count != w->arbiter_count) {
+		return false;
+	}
+	int32_t from = 0;
+#if F2D_X86_SIMD && !defined(F2D_CONTACT_EXACT_ONLY)
+	if (f2d_kernel_level() != F2D_KERNEL_SCALAR) {
+		from = same_keys_avx2(w, soft);
+		if (from < 0) {
+#ifdef F2D_HASH_CHECK
+			if (same_keys_from(w, soft, 0)) {
+				fprintf(stderr, "fix2d: F2D_HASH_CHECK: the gathered colouring keys "
+				                "differ from the scalar ones\n");
+				abort();
+			}
+#endif
+			return false;
+		}
+	}
+#endif
+	return same_keys_from(w, soft, from);
 }
 
 #ifndef F2D_CONTACT_COUNT_PATHS
@@ -207,10 +244,6 @@ static void build_coloring(f2d_world *w, bool soft)
 }
 
 #ifdef F2D_HASH_CHECK
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-
 /* The kept layout against a fresh colouring: abort if they differ (sanitizer builds). */
 static void check_kept_coloring(f2d_world *w, bool soft)
 {
@@ -975,6 +1008,61 @@ AVX512 static inline void rows_store_512(int64_t (*rows)[4], const int32_t *body
 /* AVX2: 4 lanes. No 64-bit arithmetic shift, min, max or unsigned compare: built from
  * compares and blends (vpblendvb), all integer instructions. */
 #define AVX2 __attribute__((target("avx2")))
+
+/* same_keys on the arbiters 4 at a time, up to the last multiple of 4: the same key as
+ * color_key from the same fields, by gathers (the arbiters' active flag, body_a, body_b; the
+ * bodies' types: a masked gather, inactive arbiters read no body). Returns how many arbiters
+ * have their keys, or -1 at the first group with one that differs. Little-endian (x86): the
+ * flag is byte offsetof % 4 of its 32-bit word. */
+_Static_assert(offsetof(f2d_arbiter, body_a) % 4 == 0 && offsetof(f2d_arbiter, body_b) % 4 == 0 &&
+                   sizeof(f2d_arbiter) % 4 == 0 && sizeof(bool) == 1,
+               "same_keys_avx2 gathers 32-bit words of an arbiter");
+_Static_assert(offsetof(f2d_body, type) % 4 == 0 && sizeof(f2d_body_type) == 4 &&
+                   sizeof(f2d_body) % 4 == 0 && sizeof(f2d_body) / 4 < 64,
+               "same_keys_avx2 gathers a body's type (index body * words < 2^26)");
+AVX2 static int32_t same_keys_avx2(const f2d_world *w, bool soft)
+{
+	const int32_t aw = (int32_t)(sizeof(f2d_arbiter) / 4), bw = (int32_t)(sizeof(f2d_body) / 4);
+	const int32_t act_word = (int32_t)(offsetof(f2d_arbiter, active) / 4);
+	const int32_t act_shift = (int32_t)(offsetof(f2d_arbiter, active) % 4 * 8);
+	const __m128i idx = _mm_setr_epi32(0, aw, 2 * aw, 3 * aw);
+	const __m128i zero = _mm_setzero_si128(), dyn = _mm_set1_epi32(F2D_DYNAMIC_BODY);
+	const __m128i words = _mm_set1_epi32(bw), type = _mm_set1_epi32(offsetof(f2d_body, type) / 4);
+	const __m256i top =
+	    _mm256_set1_epi64x((int64_t)((uint64_t)1 << 63 | (uint64_t)soft << 62));
+	const __m256i nocolor = _mm256_set1_epi64x((int64_t)~KEY_COLOR_MASK);
+	const int *bodies = (const int *)(const void *)w->bodies;
+	const uint64_t *key = w->arbiter_colors;
+	int32_t n = w->arbiter_count & ~3;
+	for (int32_t i = 0; i < n; i += 4) {
+		const int *a = (const int *)(const void *)&w->arbiters[i];
+		__m128i act = _mm_i32gather_epi32(a + act_word, idx, 4);
+		act = _mm_and_si128(_mm_srli_epi32(act, act_shift), _mm_set1_epi32(0xFF));
+		__m128i on = _mm_xor_si128(_mm_cmpeq_epi32(act, zero), _mm_set1_epi32(-1));
+		__m128i ba = _mm_i32gather_epi32(a + offsetof(f2d_arbiter, body_a) / 4, idx, 4);
+		__m128i bb = _mm_i32gather_epi32(a + offsetof(f2d_arbiter, body_b) / 4, idx, 4);
+		__m128i ta = _mm_mask_i32gather_epi32(
+		    zero, bodies, _mm_add_epi32(_mm_mullo_epi32(ba, words), type), on, 4);
+		__m128i tb = _mm_mask_i32gather_epi32(
+		    zero, bodies, _mm_add_epi32(_mm_mullo_epi32(bb, words), type), on, 4);
+		/* da << 61, db << 60: the compare's all-ones lane shifted */
+		__m256i da = _mm256_slli_epi64(
+		    _mm256_srli_epi64(_mm256_cvtepi32_epi64(_mm_cmpeq_epi32(ta, dyn)), 63), 61);
+		__m256i db = _mm256_slli_epi64(
+		    _mm256_srli_epi64(_mm256_cvtepi32_epi64(_mm_cmpeq_epi32(tb, dyn)), 63), 60);
+		__m256i k = _mm256_or_si256(
+		    _mm256_or_si256(top, _mm256_slli_epi64(_mm256_cvtepu32_epi64(bb), 34)),
+		    _mm256_or_si256(_mm256_slli_epi64(_mm256_cvtepu32_epi64(ba), 8),
+		                    _mm256_or_si256(da, db)));
+		k = _mm256_and_si256(k, _mm256_cvtepi32_epi64(on)); /* inactive: key 0 */
+		__m256i old = _mm256_and_si256(
+		    _mm256_loadu_si256((const __m256i *)(const void *)(key + i)), nocolor);
+		if (_mm256_movemask_pd(_mm256_castsi256_pd(_mm256_cmpeq_epi64(k, old))) != 0xF) {
+			return -1;
+		}
+	}
+	return n;
+}
 
 /* round16 (f2d_round16: (p + 2^15 + (p >> 63)) >> 16, arithmetic) in five instructions: the
  * arithmetic shift of t as the logical shift of t + 2^63 (in [0, 2^64) for every 64-bit t, the
