@@ -1387,8 +1387,9 @@ AVX512 static __mmask8 geometry_avx512(f2d_world *w, f2d_contact_batch *bt, pres
 	return lanes & (__mmask8) ~(sat | tiny);
 }
 
-AVX512 static void prestep_batch_avx512(f2d_world *w, const prestep_consts *k,
-                                        f2d_contact_batch *bt)
+/* Returns the lanes whose arbiter has restitution (landed_bounces). */
+AVX512 static unsigned prestep_batch_avx512(f2d_world *w, const prestep_consts *k,
+                                            f2d_contact_batch *bt)
 {
 	prestep_stage st;
 	stage_lanes(w, bt, &st, k->soft);
@@ -1443,6 +1444,7 @@ AVX512 static void prestep_batch_avx512(f2d_world *w, const prestep_consts *k,
 	vq mb = _mm512_or_si512(vld(bt->imb), vld(bt->iib));
 	bt->moves_a = _mm512_test_epi64_mask(ma, ma) & lanes;
 	bt->moves_b = _mm512_test_epi64_mask(mb, mb) & lanes;
+	return _mm512_cmpgt_epi64_mask(vld64(st.rest), _mm512_setzero_si512()) & lanes;
 }
 
 /* prestep_batch_avx512 on the AVX2 kernel's 4 lanes, group after group, operation for
@@ -1635,8 +1637,9 @@ AVX2 static unsigned geometry_avx2(f2d_world *w, f2d_contact_batch *bt, prestep_
 }
 
 /* the motion part of prestep_batch_avx512 on the group at o */
-AVX2 static void motion_avx2(const prestep_consts *k, f2d_contact_batch *bt,
-                             const prestep_stage *st, int32_t o)
+/* returns the group's lanes with restitution (bits 0..3) */
+AVX2 static unsigned motion_avx2(const prestep_consts *k, f2d_contact_batch *bt,
+                                 const prestep_stage *st, int32_t o)
 {
 	const __m256i zero = _mm256_setzero_si256();
 	__m256i nx = ld32_avx2(bt->nx + o), ny = ld32_avx2(bt->ny + o);
@@ -1677,9 +1680,12 @@ AVX2 static void motion_avx2(const prestep_consts *k, f2d_contact_batch *bt,
 		st32_avx2(pl->bounce + o, _mm256_and_si256(_mm256_and_si256(has[i], bounce), rb));
 		st32_avx2(pl->bias + o, _mm256_and_si256(has[i], sat_avx2(bias)));
 	}
+	return bits_avx2(gt_avx2(rest, zero));
 }
 
-AVX2 static void prestep_batch_avx2(f2d_world *w, const prestep_consts *k, f2d_contact_batch *bt)
+/* Returns the lanes whose arbiter has restitution (landed_bounces). */
+AVX2 static unsigned prestep_batch_avx2(f2d_world *w, const prestep_consts *k,
+                                        f2d_contact_batch *bt)
 {
 	prestep_stage st;
 	stage_lanes(w, bt, &st, k->soft);
@@ -1698,8 +1704,9 @@ AVX2 static void prestep_batch_avx2(f2d_world *w, const prestep_consts *k, f2d_c
 		}
 	}
 	bt->kept = KEEP_LANES ? kept : 0u;
+	unsigned rest = 0;
 	for (int32_t o = 0; o < bt->lanes; o += 4) {
-		motion_avx2(k, bt, &st, o);
+		rest |= motion_avx2(k, bt, &st, o) << o;
 	}
 	/* moving_lanes on the 8 lanes' 32-bit values: inverse mass or inverse inertia not 0
 	 * (vmovmskps moves the compare's sign bits) */
@@ -1712,6 +1719,7 @@ AVX2 static void prestep_batch_avx2(f2d_world *w, const prestep_consts *k, f2d_c
 	                          _mm256_castsi256_ps(_mm256_cmpeq_epi32(ma, zero)));
 	bt->moves_b = lanes & ~(unsigned)_mm256_movemask_ps(
 	                          _mm256_castsi256_ps(_mm256_cmpeq_epi32(mb, zero)));
+	return rest & lanes;
 }
 
 #endif
@@ -1794,9 +1802,13 @@ unsigned f2d_soft_simd_batch(f2d_world *w, f2d_contact_batch *bt, int kernel, in
  * point (vn ~ 0) keeps its pre-step bounce. vn and k_n are the pre-step's values, recomputed
  * here in the same exact arithmetic for the few points concerned (after either pre-step path,
  * so both give the same bits); vn0 saturates to fix16 (k_n P_n may exceed it). */
-static void landed_bounces(f2d_world *w, const prestep_consts *k, f2d_contact_batch *bt)
+static void landed_bounces(f2d_world *w, const prestep_consts *k, f2d_contact_batch *bt,
+                           unsigned lanes)
 {
-	for (int32_t l = 0; l < bt->lanes; ++l) {
+	/* lanes: those that may have restitution (the others are skipped below anyway), in lane
+	 * order */
+	for (; lanes != 0; lanes &= lanes - 1) {
+		int32_t l = f2d_ctz64(lanes);
 		const f2d_arbiter *arb = &w->arbiters[bt->arbiter[l]];
 		if (arb->restitution <= 0) {
 			continue;
@@ -1875,17 +1887,18 @@ static void moving_lanes(f2d_contact_batch *bt)
 
 /* ---- the passes ---- */
 
-static void prestep_batch(f2d_world *w, const prestep_consts *k, f2d_contact_batch *bt, int kernel)
+/* Returns the lanes that may have restitution: those whose arbiter has it (SIMD kernels), every
+ * lane (scalar). */
+static unsigned prestep_batch(f2d_world *w, const prestep_consts *k, f2d_contact_batch *bt,
+                              int kernel)
 {
 	pad_lanes(bt);
 #if F2D_HAVE_SIMD
 	if (kernel == F2D_KERNEL_AVX512) {
-		prestep_batch_avx512(w, k, bt);
-		return;
+		return prestep_batch_avx512(w, k, bt);
 	}
 	if (kernel == F2D_KERNEL_AVX2) {
-		prestep_batch_avx2(w, k, bt);
-		return;
+		return prestep_batch_avx2(w, k, bt);
 	}
 #endif
 	(void)kernel;
@@ -1893,13 +1906,14 @@ static void prestep_batch(f2d_world *w, const prestep_consts *k, f2d_contact_bat
 		prestep_lane(w, k, bt, l);
 	}
 	moving_lanes(bt);
+	return (1u << bt->lanes) - 1u;
 }
 
 #ifdef F2D_HASH_CHECK
 /* A batch with kept lanes against the same batch computed afresh (kept_lanes): every byte and
  * the saturation report must agree (sanitizer builds). */
-static void check_kept_batch(f2d_world *w, const prestep_consts *k, f2d_contact_batch *bt,
-                             int kernel)
+static unsigned check_kept_batch(f2d_world *w, const prestep_consts *k, f2d_contact_batch *bt,
+                                 int kernel)
 {
 	f2d_contact_batch *ref = malloc(sizeof *ref);
 	if (ref == NULL) {
@@ -1919,7 +1933,7 @@ static void check_kept_batch(f2d_world *w, const prestep_consts *k, f2d_contact_
 #endif
 	bool ref_saturated = w->saturated;
 	w->saturated = saturated;
-	prestep_batch(w, k, bt, kernel);
+	unsigned rest = prestep_batch(w, k, bt, kernel);
 	bool same = memcmp(ref, bt, sizeof *ref) == 0 && ref_saturated == w->saturated;
 	free(ref);
 	if (!same) {
@@ -1927,6 +1941,7 @@ static void check_kept_batch(f2d_world *w, const prestep_consts *k, f2d_contact_
 		                "fresh ones\n");
 		abort();
 	}
+	return rest;
 }
 #endif
 
@@ -1939,16 +1954,18 @@ void f2d_contacts_prestep(f2d_world *w)
 	bool any = false;
 	for (int32_t b = 0; b < w->batch_count; ++b) {
 		f2d_contact_batch *bt = &w->batches[b];
+		unsigned rest;
 #ifdef F2D_HASH_CHECK
 		if (bt->kept != 0) {
-			check_kept_batch(w, &k, bt, kernel);
+			rest = check_kept_batch(w, &k, bt, kernel);
 		} else
 #endif
 		{
-			prestep_batch(w, &k, bt, kernel);
+			rest = prestep_batch(w, &k, bt, kernel);
 		}
 		if (!k.soft) {
-			landed_bounces(w, &k, bt); /* the soft step's bounces: see its lanes above */
+			/* the soft step's bounces: see its lanes above */
+			landed_bounces(w, &k, bt, rest);
 		}
 		/* padded lanes have no bounce */
 		f2d_lane or = 0;
