@@ -1289,8 +1289,11 @@ inverse_masses_avx512(f2d_world *w, const int64_t *k, f2d_lane *m, __mmask8 on, 
 	__mmask8 ok = _mm512_cmpge_epi64_mask(kv, _mm512_set1_epi64(3)) &
 	              _mm512_cmplt_epi64_mask(kv, _mm512_set1_epi64(HINT_K_MAX)) &
 	              _mm512_cmpge_epi64_mask(hint, one);
-	ok &= _mm512_cmple_epi64_mask(_mm512_mullo_epi64(vsub(h2, one), kv), n) &
-	      _mm512_cmpgt_epi64_mask(_mm512_mullo_epi64(vadd(h2, one), kv), n);
+	/* vpmuludq (the low 32 bits of each, unsigned): where the masks above hold, 2 hint +- 1 <
+	 * 2^32 and k < 2^30, so it is the whole product (below 2^62); where they do not, ok is
+	 * false whatever the product */
+	ok &= _mm512_cmple_epi64_mask(_mm512_mul_epu32(vsub(h2, one), kv), n) &
+	      _mm512_cmpgt_epi64_mask(_mm512_mul_epu32(vadd(h2, one), kv), n);
 	todo &= (__mmask8)~ok;
 #endif
 	for (unsigned t = todo; t != 0; t &= t - 1) {
@@ -1517,9 +1520,10 @@ inverse_masses_avx2(f2d_world *w, const int64_t *k, f2d_lane *m, unsigned on, un
 	    _mm256_and_si256(gt_avx2(kq, _mm256_set1_epi64x(2)),
 	                     gt_avx2(_mm256_set1_epi64x(HINT_K_MAX), kq)),
 	    gt_avx2(hint, _mm256_setzero_si256()));
+	/* vpmuludq, as inverse_masses_avx512 (the whole product where the masks above hold) */
 	ok = _mm256_and_si256(
-	    ok, _mm256_andnot_si256(gt_avx2(mullo_avx2(_mm256_sub_epi64(h2, one), kq), n),
-	                            gt_avx2(mullo_avx2(_mm256_add_epi64(h2, one), kq), n)));
+	    ok, _mm256_andnot_si256(gt_avx2(_mm256_mul_epu32(_mm256_sub_epi64(h2, one), kq), n),
+	                            gt_avx2(_mm256_mul_epu32(_mm256_add_epi64(h2, one), kq), n)));
 	for (unsigned t = on & ~bits_avx2(ok); t != 0; t &= t - 1) {
 		int32_t l = f2d_ctz64(t);
 		m[l] = inverse_mass(w, k[l]);
