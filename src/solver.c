@@ -410,7 +410,7 @@ typedef struct prestep_consts {
  * e > 0, else 0, and landed_bounces does not apply. vn is the pre-step's own (the velocities
  * before the step, those the soft step starts its substeps from). The pre-step writes these
  * on its pass over the lanes (it reads the same arbiters and bodies); a separate pass after it
- * read them all again (f2d_soft_begin, before engine format 14's set-up work, issue 16). */
+ * read them all again (f2d_soft_begin, until issue 16). */
 
 /* ---- kept lanes ----
  * The geometric constants of a lane (n, n / m, r x n, r x t, (r x d) / I, the effective masses
