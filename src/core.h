@@ -672,7 +672,6 @@ typedef struct f2d_softness {
 	fix16_t inv_h;            /* 1 / substep, for the speculative target -s / h */
 } f2d_softness;
 void f2d_soft_make(fix16_t h, fix16_t inv_h, f2d_softness *out);
-void f2d_soft_begin(f2d_world *w);
 void f2d_soft_warm_start(f2d_world *w, bool in_rows);
 void f2d_soft_solve(f2d_world *w, const f2d_softness *k, bool use_bias, int32_t flip,
                     bool in_rows);

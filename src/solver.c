@@ -29,6 +29,13 @@
 #include "core.h"
 #include "solver_internal.h"
 
+#include <stddef.h>
+#ifdef F2D_HASH_CHECK
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#endif
+
 /* ---- colouring and batches ---- */
 
 #define OVERFLOW_COLOR F2D_OVERFLOW_COLOR
@@ -107,19 +114,49 @@ static inline uint64_t color_key(const f2d_world *w, const f2d_arbiter *arb, boo
 	       (uint64_t)(uint32_t)arb->body_b << 34 | (uint64_t)(uint32_t)arb->body_a << 8;
 }
 
-/* Whether every arbiter has the key it had at the last colouring (and there are as many). */
-static bool same_keys(const f2d_world *w, bool soft)
+/* Whether arbiters from .. arbiter_count - 1 have the keys they had at the last colouring. */
+static bool same_keys_from(const f2d_world *w, bool soft, int32_t from)
 {
-	if (w->colored_count != w->arbiter_count) {
-		return false;
-	}
 	const uint64_t *key = w->arbiter_colors;
-	for (int32_t i = 0; i < w->arbiter_count; ++i) {
+	for (int32_t i = from; i < w->arbiter_count; ++i) {
 		if ((key[i] & ~KEY_COLOR_MASK) != color_key(w, &w->arbiters[i], soft)) {
 			return false;
 		}
 	}
 	return true;
+}
+
+#if F2D_X86_SIMD && !defined(F2D_CONTACT_EXACT_ONLY)
+static int32_t same_keys_avx2(const f2d_world *w, bool soft);
+#endif
+
+/* Whether every arbiter has the key it had at the last colouring (and there are as many). With
+ * the AVX2 kernel (or AVX-512) the arbiters go by 4 (same_keys_avx2: the same keys, by
+ * gathers), the last count % 4 by the scalar loop; the sanitizer builds (F2D_HASH_CHECK) check
+ * a difference the gathers found against the scalar loop (an equality leads to
+ * check_kept_coloring). */
+static bool same_keys(const f2d_world *w, bool soft)
+{
+	if (w->colored_count != w->arbiter_count) {
+		return false;
+	}
+	int32_t from = 0;
+#if F2D_X86_SIMD && !defined(F2D_CONTACT_EXACT_ONLY)
+	if (f2d_kernel_level() != F2D_KERNEL_SCALAR) {
+		from = same_keys_avx2(w, soft);
+		if (from < 0) {
+#ifdef F2D_HASH_CHECK
+			if (same_keys_from(w, soft, 0)) {
+				fprintf(stderr, "fix2d: F2D_HASH_CHECK: the gathered colouring keys "
+				                "differ from the scalar ones\n");
+				abort();
+			}
+#endif
+			return false;
+		}
+	}
+#endif
+	return same_keys_from(w, soft, from);
 }
 
 #ifndef F2D_CONTACT_COUNT_PATHS
@@ -207,10 +244,6 @@ static void build_coloring(f2d_world *w, bool soft)
 }
 
 #ifdef F2D_HASH_CHECK
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-
 /* The kept layout against a fresh colouring: abort if they differ (sanitizer builds). */
 static void check_kept_coloring(f2d_world *w, bool soft)
 {
@@ -359,9 +392,25 @@ static fix16_t inverse_mass_hinted(f2d_world *w, int64_t k, fix16_t hint)
 	return inverse_mass(w, k);
 }
 
+/* soft: the soft step's pre-step (f2d_world_def.substep_count >= 1), which also writes the
+ * lanes' separations and stiff flags and takes restitution's targets by the soft step's rule
+ * (see "The soft step's lanes" below). */
 typedef struct prestep_consts {
 	fix16_t inv_h, slop, threshold, beta_inv_h;
+	bool soft;
 } prestep_consts;
+
+/* ---- the soft step's lanes ----
+ * The soft passes (solver_soft.c) read per lane the manifold's separation s0 of each point
+ * (p[i].sep, 0 past the arbiter's points and in padded lanes) and whether a body cannot move
+ * (stiff: 1 when body a or body b is not dynamic, else 0; 0 in padded lanes). Restitution's
+ * targets are those of the pre-step without its rule for gaps (a gap that takes more than half
+ * the step to close lands and bounces the next step): in the soft step a point bounces in the
+ * substep in which it touches (f2d_soft_solve), so bounce = -e vn where vn < -threshold and
+ * e > 0, else 0, and landed_bounces does not apply. vn is the pre-step's own (the velocities
+ * before the step, those the soft step starts its substeps from). The pre-step writes these
+ * on its pass over the lanes (it reads the same arbiters and bodies); a separate pass after it
+ * read them all again (f2d_soft_begin, until issue 16). */
 
 /* ---- kept lanes ----
  * The geometric constants of a lane (n, n / m, r x n, r x t, (r x d) / I, the effective masses
@@ -488,6 +537,9 @@ static void prestep_lane(f2d_world *w, const prestep_consts *k, f2d_contact_batc
 	const f2d_body *a = &w->bodies[arb->body_a];
 	const f2d_body *b = &w->bodies[arb->body_b];
 	bt->friction[l] = arb->friction;
+	if (k->soft) {
+		bt->stiff[l] = a->type != F2D_DYNAMIC_BODY || b->type != F2D_DYNAMIC_BODY;
+	}
 	if (!KEEP_LANES || !lane_inputs_same(bt, l, arb, a, b)) {
 		bool ok = prestep_geometry(w, bt, l, arb, a, b);
 		bt->kept = (bt->kept & ~(1u << l)) | (KEEP_LANES && ok ? 1u << l : 0u);
@@ -501,6 +553,9 @@ static void prestep_lane(f2d_world *w, const prestep_consts *k, f2d_contact_batc
 		f2d_point_lanes *pl = &bt->p[i];
 		if (i >= arb->count) {
 			pl->bias[l] = pl->pn[l] = pl->pt[l] = pl->bounce[l] = 0;
+			if (k->soft) {
+				pl->sep[l] = 0;
+			}
 			continue;
 		}
 		const f2d_contact_point *cp = &arb->points[i];
@@ -517,11 +572,14 @@ static void prestep_lane(f2d_world *w, const prestep_consts *k, f2d_contact_batc
 		/* a gap that takes more than half the step to close: the body lands this step and
 		 * bounces the next (from the contact, not from up to a step's travel above it) */
 		int64_t closing = s > 0 ? mul64(s, k->inv_h) : 0;
-		pl->bounce[l] =
-		    vn < -k->threshold && arb->restitution > 0 && 2 * closing < -(int64_t)vn
-		        ? -f2d_mul(arb->restitution, vn)
-		        : 0;
+		pl->bounce[l] = vn < -k->threshold && arb->restitution > 0 &&
+		                        (k->soft || 2 * closing < -(int64_t)vn)
+		                    ? -f2d_mul(arb->restitution, vn)
+		                    : 0;
 		pl->bias[l] = f2d_sat(bias);
+		if (k->soft) {
+			pl->sep[l] = s;
+		}
 		pl->pn[l] = cp->pn;
 		pl->pt[l] = cp->pt;
 	}
@@ -536,12 +594,13 @@ static void pad_lanes(f2d_contact_batch *bt)
 		bt->body_b[l] = bt->body_b[0];
 		bt->nx[l] = bt->ny[l] = bt->friction[l] = bt->k12_n[l] = bt->k12_t[l] = 0;
 		bt->dva_x[l] = bt->dva_y[l] = bt->dvb_x[l] = bt->dvb_y[l] = 0;
+		bt->stiff[l] = 0;
 		for (int32_t i = 0; i < 2; ++i) {
 			f2d_point_lanes *pl = &bt->p[i];
 			pl->rn_a[l] = pl->rn_b[l] = pl->rt_a[l] = pl->rt_b[l] = 0;
 			pl->wn_a[l] = pl->wn_b[l] = pl->wt_a[l] = pl->wt_b[l] = 0;
 			pl->mass_n[l] = pl->mass_t[l] = pl->bias[l] = pl->pn[l] = pl->pt[l] = 0;
-			pl->bounce[l] = 0;
+			pl->bounce[l] = pl->sep[l] = 0;
 		}
 	}
 }
@@ -954,6 +1013,61 @@ AVX512 static inline void rows_store_512(int64_t (*rows)[4], const int32_t *body
  * compares and blends (vpblendvb), all integer instructions. */
 #define AVX2 __attribute__((target("avx2")))
 
+/* same_keys on the arbiters 4 at a time, up to the last multiple of 4: the same key as
+ * color_key from the same fields, by gathers (the arbiters' active flag, body_a, body_b; the
+ * bodies' types: a masked gather, inactive arbiters read no body). Returns how many arbiters
+ * have their keys, or -1 at the first group with one that differs. Little-endian (x86): the
+ * flag is byte offsetof % 4 of its 32-bit word. */
+_Static_assert(offsetof(f2d_arbiter, body_a) % 4 == 0 && offsetof(f2d_arbiter, body_b) % 4 == 0 &&
+                   sizeof(f2d_arbiter) % 4 == 0 && sizeof(bool) == 1,
+               "same_keys_avx2 gathers 32-bit words of an arbiter");
+_Static_assert(offsetof(f2d_body, type) % 4 == 0 && sizeof(f2d_body_type) == 4 &&
+                   sizeof(f2d_body) % 4 == 0 && sizeof(f2d_body) / 4 < 64,
+               "same_keys_avx2 gathers a body's type (index body * words < 2^26)");
+AVX2 static int32_t same_keys_avx2(const f2d_world *w, bool soft)
+{
+	const int32_t aw = (int32_t)(sizeof(f2d_arbiter) / 4), bw = (int32_t)(sizeof(f2d_body) / 4);
+	const int32_t act_word = (int32_t)(offsetof(f2d_arbiter, active) / 4);
+	const int32_t act_shift = (int32_t)(offsetof(f2d_arbiter, active) % 4 * 8);
+	const __m128i idx = _mm_setr_epi32(0, aw, 2 * aw, 3 * aw);
+	const __m128i zero = _mm_setzero_si128(), dyn = _mm_set1_epi32(F2D_DYNAMIC_BODY);
+	const __m128i words = _mm_set1_epi32(bw), type = _mm_set1_epi32(offsetof(f2d_body, type) / 4);
+	const __m256i top =
+	    _mm256_set1_epi64x((int64_t)((uint64_t)1 << 63 | (uint64_t)soft << 62));
+	const __m256i nocolor = _mm256_set1_epi64x((int64_t)~KEY_COLOR_MASK);
+	const int *bodies = (const int *)(const void *)w->bodies;
+	const uint64_t *key = w->arbiter_colors;
+	int32_t n = w->arbiter_count & ~3;
+	for (int32_t i = 0; i < n; i += 4) {
+		const int *a = (const int *)(const void *)&w->arbiters[i];
+		__m128i act = _mm_i32gather_epi32(a + act_word, idx, 4);
+		act = _mm_and_si128(_mm_srli_epi32(act, act_shift), _mm_set1_epi32(0xFF));
+		__m128i on = _mm_xor_si128(_mm_cmpeq_epi32(act, zero), _mm_set1_epi32(-1));
+		__m128i ba = _mm_i32gather_epi32(a + offsetof(f2d_arbiter, body_a) / 4, idx, 4);
+		__m128i bb = _mm_i32gather_epi32(a + offsetof(f2d_arbiter, body_b) / 4, idx, 4);
+		__m128i ta = _mm_mask_i32gather_epi32(
+		    zero, bodies, _mm_add_epi32(_mm_mullo_epi32(ba, words), type), on, 4);
+		__m128i tb = _mm_mask_i32gather_epi32(
+		    zero, bodies, _mm_add_epi32(_mm_mullo_epi32(bb, words), type), on, 4);
+		/* da << 61, db << 60: the compare's all-ones lane shifted */
+		__m256i da = _mm256_slli_epi64(
+		    _mm256_srli_epi64(_mm256_cvtepi32_epi64(_mm_cmpeq_epi32(ta, dyn)), 63), 61);
+		__m256i db = _mm256_slli_epi64(
+		    _mm256_srli_epi64(_mm256_cvtepi32_epi64(_mm_cmpeq_epi32(tb, dyn)), 63), 60);
+		__m256i k = _mm256_or_si256(
+		    _mm256_or_si256(top, _mm256_slli_epi64(_mm256_cvtepu32_epi64(bb), 34)),
+		    _mm256_or_si256(_mm256_slli_epi64(_mm256_cvtepu32_epi64(ba), 8),
+		                    _mm256_or_si256(da, db)));
+		k = _mm256_and_si256(k, _mm256_cvtepi32_epi64(on)); /* inactive: key 0 */
+		__m256i old = _mm256_and_si256(
+		    _mm256_loadu_si256((const __m256i *)(const void *)(key + i)), nocolor);
+		if (_mm256_movemask_pd(_mm256_castsi256_pd(_mm256_cmpeq_epi64(k, old))) != 0xF) {
+			return -1;
+		}
+	}
+	return n;
+}
+
 /* round16 (f2d_round16: (p + 2^15 + (p >> 63)) >> 16, arithmetic) in five instructions: the
  * arithmetic shift of t as the logical shift of t + 2^63 (in [0, 2^64) for every 64-bit t, the
  * addition modulo 2^64), less 2^47: the same bits as the arithmetic shift for every lane value */
@@ -1091,7 +1205,7 @@ static void stage_zero(prestep_stage *st, int32_t l, int32_t from_point)
 	}
 }
 
-static void stage_lanes(const f2d_world *w, f2d_contact_batch *bt, prestep_stage *st)
+static void stage_lanes(const f2d_world *w, f2d_contact_batch *bt, prestep_stage *st, bool soft)
 {
 	for (int32_t l = bt->lanes; l < F2D_LANES; ++l) {
 		stage_zero(st, l, 0);
@@ -1116,6 +1230,9 @@ static void stage_lanes(const f2d_world *w, f2d_contact_batch *bt, prestep_stage
 		st->wb[l] = b->w;
 		st->rest[l] = arb->restitution;
 		st->two[l] = arb->count == 2 ? -1 : 0;
+		if (soft) {
+			bt->stiff[l] = a->type != F2D_DYNAMIC_BODY || b->type != F2D_DYNAMIC_BODY;
+		}
 		for (int32_t i = 0; i < arb->count; ++i) {
 			const f2d_contact_point *cp = &arb->points[i];
 			st->p[i].rax[l] = cp->r_a.x;
@@ -1166,8 +1283,8 @@ AVX512 static inline vq vk(vq m, vq iia, vq iib, vq ra1, vq ra2, vq rb1, vq rb2)
 /* m[l] = inverse_mass(w, k[l]) for the lanes on, 0 for the other lanes in use: the lanes whose
  * value from the last step passes hint_is_inverse keep it (tested on 8 lanes at once), the
  * others divide. */
-AVX512 static void inverse_masses_avx512(f2d_world *w, const int64_t *k, f2d_lane *m, __mmask8 on,
-                                         __mmask8 lanes)
+AVX512 static inline __attribute__((always_inline)) void
+inverse_masses_avx512(f2d_world *w, const int64_t *k, f2d_lane *m, __mmask8 on, __mmask8 lanes)
 {
 	__mmask8 todo = on;
 #ifndef F2D_CONTACT_EXACT_ONLY
@@ -1177,8 +1294,11 @@ AVX512 static void inverse_masses_avx512(f2d_world *w, const int64_t *k, f2d_lan
 	__mmask8 ok = _mm512_cmpge_epi64_mask(kv, _mm512_set1_epi64(3)) &
 	              _mm512_cmplt_epi64_mask(kv, _mm512_set1_epi64(HINT_K_MAX)) &
 	              _mm512_cmpge_epi64_mask(hint, one);
-	ok &= _mm512_cmple_epi64_mask(_mm512_mullo_epi64(vsub(h2, one), kv), n) &
-	      _mm512_cmpgt_epi64_mask(_mm512_mullo_epi64(vadd(h2, one), kv), n);
+	/* vpmuludq (the low 32 bits of each, unsigned): where the masks above hold, 2 hint +- 1 <
+	 * 2^32 and k < 2^30, so it is the whole product (below 2^62); where they do not, ok is
+	 * false whatever the product */
+	ok &= _mm512_cmple_epi64_mask(_mm512_mul_epu32(vsub(h2, one), kv), n) &
+	      _mm512_cmpgt_epi64_mask(_mm512_mul_epu32(vadd(h2, one), kv), n);
 	todo &= (__mmask8)~ok;
 #endif
 	for (unsigned t = todo; t != 0; t &= t - 1) {
@@ -1275,11 +1395,12 @@ AVX512 static __mmask8 geometry_avx512(f2d_world *w, f2d_contact_batch *bt, pres
 	return lanes & (__mmask8) ~(sat | tiny);
 }
 
-AVX512 static void prestep_batch_avx512(f2d_world *w, const prestep_consts *k,
-                                        f2d_contact_batch *bt)
+/* Returns the lanes whose arbiter has restitution (landed_bounces). */
+AVX512 static unsigned prestep_batch_avx512(f2d_world *w, const prestep_consts *k,
+                                            f2d_contact_batch *bt)
 {
 	prestep_stage st;
-	stage_lanes(w, bt, &st);
+	stage_lanes(w, bt, &st, k->soft);
 	__mmask8 lanes = (__mmask8)((1u << bt->lanes) - 1u);
 	/* a batch whose every lane is kept keeps its constants; any other computes all of them
 	 * (8 lanes cost what one does) */
@@ -1316,12 +1437,22 @@ AVX512 static void prestep_batch_avx512(f2d_world *w, const prestep_consts *k,
 		    _mm512_maskz_mov_epi64(_mm512_cmpgt_epi64_mask(s, zero), vsub(zero, spec));
 		__mmask8 bounce =
 		    _mm512_cmplt_epi64_mask(vn, _mm512_set1_epi64(-(int64_t)k->threshold)) &
-		    _mm512_cmpgt_epi64_mask(rest, zero) &
-		    _mm512_cmplt_epi64_mask(vadd(closing, closing), vsub(zero, vn));
+		    _mm512_cmpgt_epi64_mask(rest, zero);
+		if (!k->soft) {
+			bounce &= _mm512_cmplt_epi64_mask(vadd(closing, closing), vsub(zero, vn));
+		} else {
+			vst(pl->sep, s); /* 0 past the points and in padded lanes (stage_zero) */
+		}
 		vq rb = vsub(zero, vtrunc32(vround16(vmul(rest, vn))));
 		vst(pl->bounce, _mm512_maskz_mov_epi64(has[i] & bounce, rb));
 		vst(pl->bias, _mm512_maskz_mov_epi64(has[i], vsat(bias)));
 	}
+	/* moving_lanes on 8 lanes: inverse mass or inverse inertia not 0 */
+	vq ma = _mm512_or_si512(vld(bt->ima), vld(bt->iia));
+	vq mb = _mm512_or_si512(vld(bt->imb), vld(bt->iib));
+	bt->moves_a = _mm512_test_epi64_mask(ma, ma) & lanes;
+	bt->moves_b = _mm512_test_epi64_mask(mb, mb) & lanes;
+	return _mm512_cmpgt_epi64_mask(vld64(st.rest), _mm512_setzero_si512()) & lanes;
 }
 
 /* prestep_batch_avx512 on the AVX2 kernel's 4 lanes, group after group, operation for
@@ -1384,8 +1515,8 @@ AVX2 static inline __m256i k_avx2(__m256i m, __m256i iia, __m256i iib, __m256i r
 }
 
 /* inverse_masses_avx512 on the group's 4 lanes (k, m from the group's first lane) */
-AVX2 static void inverse_masses_avx2(f2d_world *w, const int64_t *k, f2d_lane *m, unsigned on,
-                                     unsigned lanes)
+AVX2 static inline __attribute__((always_inline)) void
+inverse_masses_avx2(f2d_world *w, const int64_t *k, f2d_lane *m, unsigned on, unsigned lanes)
 {
 	__m256i kq = ld64_avx2(k), hint = ld32_avx2(m);
 	__m256i n = _mm256_set1_epi64x((int64_t)1 << 33), one = _mm256_set1_epi64x(1);
@@ -1394,9 +1525,10 @@ AVX2 static void inverse_masses_avx2(f2d_world *w, const int64_t *k, f2d_lane *m
 	    _mm256_and_si256(gt_avx2(kq, _mm256_set1_epi64x(2)),
 	                     gt_avx2(_mm256_set1_epi64x(HINT_K_MAX), kq)),
 	    gt_avx2(hint, _mm256_setzero_si256()));
+	/* vpmuludq, as inverse_masses_avx512 (the whole product where the masks above hold) */
 	ok = _mm256_and_si256(
-	    ok, _mm256_andnot_si256(gt_avx2(mullo_avx2(_mm256_sub_epi64(h2, one), kq), n),
-	                            gt_avx2(mullo_avx2(_mm256_add_epi64(h2, one), kq), n)));
+	    ok, _mm256_andnot_si256(gt_avx2(_mm256_mul_epu32(_mm256_sub_epi64(h2, one), kq), n),
+	                            gt_avx2(_mm256_mul_epu32(_mm256_add_epi64(h2, one), kq), n)));
 	for (unsigned t = on & ~bits_avx2(ok); t != 0; t &= t - 1) {
 		int32_t l = f2d_ctz64(t);
 		m[l] = inverse_mass(w, k[l]);
@@ -1514,8 +1646,9 @@ AVX2 static unsigned geometry_avx2(f2d_world *w, f2d_contact_batch *bt, prestep_
 }
 
 /* the motion part of prestep_batch_avx512 on the group at o */
-AVX2 static void motion_avx2(const prestep_consts *k, f2d_contact_batch *bt,
-                             const prestep_stage *st, int32_t o)
+/* returns the group's lanes with restitution (bits 0..3) */
+AVX2 static unsigned motion_avx2(const prestep_consts *k, f2d_contact_batch *bt,
+                                 const prestep_stage *st, int32_t o)
 {
 	const __m256i zero = _mm256_setzero_si256();
 	__m256i nx = ld32_avx2(bt->nx + o), ny = ld32_avx2(bt->ny + o);
@@ -1541,21 +1674,30 @@ AVX2 static void motion_avx2(const prestep_consts *k, f2d_contact_batch *bt,
 		__m256i vn = sat_avx2(rnd16_avx2(_mm256_sub_epi64(
 		    _mm256_add_epi64(lin, _mm256_mul_epi32(wb, rnb)), _mm256_mul_epi32(wa, rna))));
 		__m256i closing = _mm256_and_si256(gap, _mm256_sub_epi64(zero, spec));
-		__m256i bounce = _mm256_and_si256(
+		__m256i bounce =
 		    _mm256_and_si256(gt_avx2(_mm256_set1_epi64x(-(int64_t)k->threshold), vn),
-		                     gt_avx2(rest, zero)),
-		    gt_avx2(_mm256_sub_epi64(zero, vn), _mm256_add_epi64(closing, closing)));
+		                     gt_avx2(rest, zero));
+		if (!k->soft) {
+			bounce = _mm256_and_si256(
+			    bounce, gt_avx2(_mm256_sub_epi64(zero, vn),
+			                    _mm256_add_epi64(closing, closing)));
+		} else {
+			st32_avx2(pl->sep + o, s); /* 0 past the points and in padded lanes */
+		}
 		__m256i rb = _mm256_sub_epi64(
 		    zero, trunc32_avx2(rnd16_avx2(_mm256_mul_epi32(rest, vn))));
 		st32_avx2(pl->bounce + o, _mm256_and_si256(_mm256_and_si256(has[i], bounce), rb));
 		st32_avx2(pl->bias + o, _mm256_and_si256(has[i], sat_avx2(bias)));
 	}
+	return bits_avx2(gt_avx2(rest, zero));
 }
 
-AVX2 static void prestep_batch_avx2(f2d_world *w, const prestep_consts *k, f2d_contact_batch *bt)
+/* Returns the lanes whose arbiter has restitution (landed_bounces). */
+AVX2 static unsigned prestep_batch_avx2(f2d_world *w, const prestep_consts *k,
+                                        f2d_contact_batch *bt)
 {
 	prestep_stage st;
-	stage_lanes(w, bt, &st);
+	stage_lanes(w, bt, &st, k->soft);
 	unsigned lanes = (1u << bt->lanes) - 1u;
 	/* a group (4 lanes) whose every lane is kept keeps its constants; any other computes all
 	 * of them (as prestep_batch_avx512 does per batch) */
@@ -1571,9 +1713,22 @@ AVX2 static void prestep_batch_avx2(f2d_world *w, const prestep_consts *k, f2d_c
 		}
 	}
 	bt->kept = KEEP_LANES ? kept : 0u;
+	unsigned rest = 0;
 	for (int32_t o = 0; o < bt->lanes; o += 4) {
-		motion_avx2(k, bt, &st, o);
+		rest |= motion_avx2(k, bt, &st, o) << o;
 	}
+	/* moving_lanes on the 8 lanes' 32-bit values: inverse mass or inverse inertia not 0
+	 * (vmovmskps moves the compare's sign bits) */
+	const __m256i zero = _mm256_setzero_si256();
+	__m256i ma = _mm256_or_si256(_mm256_loadu_si256((const __m256i *)(const void *)bt->ima),
+	                             _mm256_loadu_si256((const __m256i *)(const void *)bt->iia));
+	__m256i mb = _mm256_or_si256(_mm256_loadu_si256((const __m256i *)(const void *)bt->imb),
+	                             _mm256_loadu_si256((const __m256i *)(const void *)bt->iib));
+	bt->moves_a = lanes & ~(unsigned)_mm256_movemask_ps(
+	                          _mm256_castsi256_ps(_mm256_cmpeq_epi32(ma, zero)));
+	bt->moves_b = lanes & ~(unsigned)_mm256_movemask_ps(
+	                          _mm256_castsi256_ps(_mm256_cmpeq_epi32(mb, zero)));
+	return rest & lanes;
 }
 
 #endif
@@ -1677,9 +1832,13 @@ int32_t f2d_soft_simd_run(f2d_world *w, int32_t i, int kernel, int32_t flip, boo
  * point (vn ~ 0) keeps its pre-step bounce. vn and k_n are the pre-step's values, recomputed
  * here in the same exact arithmetic for the few points concerned (after either pre-step path,
  * so both give the same bits); vn0 saturates to fix16 (k_n P_n may exceed it). */
-static void landed_bounces(f2d_world *w, const prestep_consts *k, f2d_contact_batch *bt)
+static void landed_bounces(f2d_world *w, const prestep_consts *k, f2d_contact_batch *bt,
+                           unsigned lanes)
 {
-	for (int32_t l = 0; l < bt->lanes; ++l) {
+	/* lanes: those that may have restitution (the others are skipped below anyway), in lane
+	 * order */
+	for (; lanes != 0; lanes &= lanes - 1) {
+		int32_t l = f2d_ctz64(lanes);
 		const f2d_arbiter *arb = &w->arbiters[bt->arbiter[l]];
 		if (arb->restitution <= 0) {
 			continue;
@@ -1735,62 +1894,6 @@ static void landed_bounces(f2d_world *w, const prestep_consts *k, f2d_contact_ba
 	}
 }
 
-/* ---- the passes ---- */
-
-static void prestep_batch(f2d_world *w, const prestep_consts *k, f2d_contact_batch *bt, int kernel)
-{
-	pad_lanes(bt);
-#if F2D_HAVE_SIMD
-	if (kernel == F2D_KERNEL_AVX512) {
-		prestep_batch_avx512(w, k, bt);
-		return;
-	}
-	if (kernel == F2D_KERNEL_AVX2) {
-		prestep_batch_avx2(w, k, bt);
-		return;
-	}
-#endif
-	(void)kernel;
-	for (int32_t l = 0; l < bt->lanes; ++l) {
-		prestep_lane(w, k, bt, l);
-	}
-}
-
-#ifdef F2D_HASH_CHECK
-/* A batch with kept lanes against the same batch computed afresh (kept_lanes): every byte and
- * the saturation report must agree (sanitizer builds). */
-static void check_kept_batch(f2d_world *w, const prestep_consts *k, f2d_contact_batch *bt,
-                             int kernel)
-{
-	f2d_contact_batch *ref = malloc(sizeof *ref);
-	if (ref == NULL) {
-		fprintf(stderr, "fix2d: F2D_HASH_CHECK: out of memory\n");
-		abort();
-	}
-	memcpy(ref, bt, sizeof *ref);
-	ref->kept = 0;
-	bool saturated = w->saturated;
-#ifdef F2D_CONTACT_COUNT_PATHS
-	uint64_t counts[4]; /* the reference run is not counted */
-	memcpy(counts, f2d_coloring_counts, sizeof counts);
-#endif
-	prestep_batch(w, k, ref, kernel);
-#ifdef F2D_CONTACT_COUNT_PATHS
-	memcpy(f2d_coloring_counts, counts, sizeof counts);
-#endif
-	bool ref_saturated = w->saturated;
-	w->saturated = saturated;
-	prestep_batch(w, k, bt, kernel);
-	bool same = memcmp(ref, bt, sizeof *ref) == 0 && ref_saturated == w->saturated;
-	free(ref);
-	if (!same) {
-		fprintf(stderr, "fix2d: F2D_HASH_CHECK: kept contact constants differ from "
-		                "fresh ones\n");
-		abort();
-	}
-}
-#endif
-
 /* The lanes whose body a / b can move (bt->moves_a, moves_b). A body with inverse mass and
  * inverse inertia 0 (static, kinematic) gets n / m = 0 and (r x d) / I = 0 in every lane it is
  * in, so every pass adds round16(lambda 0) = 0 to its row: the row a SIMD kernel would store is
@@ -1812,25 +1915,88 @@ static void moving_lanes(f2d_contact_batch *bt)
 	bt->moves_b = mb;
 }
 
+/* ---- the passes ---- */
+
+/* Returns the lanes that may have restitution: those whose arbiter has it (SIMD kernels), every
+ * lane (scalar). */
+static unsigned prestep_batch(f2d_world *w, const prestep_consts *k, f2d_contact_batch *bt,
+                              int kernel)
+{
+	pad_lanes(bt);
+#if F2D_HAVE_SIMD
+	if (kernel == F2D_KERNEL_AVX512) {
+		return prestep_batch_avx512(w, k, bt);
+	}
+	if (kernel == F2D_KERNEL_AVX2) {
+		return prestep_batch_avx2(w, k, bt);
+	}
+#endif
+	(void)kernel;
+	for (int32_t l = 0; l < bt->lanes; ++l) {
+		prestep_lane(w, k, bt, l);
+	}
+	moving_lanes(bt);
+	return (1u << bt->lanes) - 1u;
+}
+
+#ifdef F2D_HASH_CHECK
+/* A batch with kept lanes against the same batch computed afresh (kept_lanes): every byte and
+ * the saturation report must agree (sanitizer builds). */
+static unsigned check_kept_batch(f2d_world *w, const prestep_consts *k, f2d_contact_batch *bt,
+                                 int kernel)
+{
+	f2d_contact_batch *ref = malloc(sizeof *ref);
+	if (ref == NULL) {
+		fprintf(stderr, "fix2d: F2D_HASH_CHECK: out of memory\n");
+		abort();
+	}
+	memcpy(ref, bt, sizeof *ref);
+	ref->kept = 0;
+	bool saturated = w->saturated;
+#ifdef F2D_CONTACT_COUNT_PATHS
+	uint64_t counts[4]; /* the reference run is not counted */
+	memcpy(counts, f2d_coloring_counts, sizeof counts);
+#endif
+	prestep_batch(w, k, ref, kernel);
+#ifdef F2D_CONTACT_COUNT_PATHS
+	memcpy(f2d_coloring_counts, counts, sizeof counts);
+#endif
+	bool ref_saturated = w->saturated;
+	w->saturated = saturated;
+	unsigned rest = prestep_batch(w, k, bt, kernel);
+	bool same = memcmp(ref, bt, sizeof *ref) == 0 && ref_saturated == w->saturated;
+	free(ref);
+	if (!same) {
+		fprintf(stderr, "fix2d: F2D_HASH_CHECK: kept contact constants differ from "
+		                "fresh ones\n");
+		abort();
+	}
+	return rest;
+}
+#endif
+
 void f2d_contacts_prestep(f2d_world *w)
 {
 	color_arbiters(w);
 	prestep_consts k = {w->inv_h, w->def.linear_slop, w->def.restitution_threshold,
-	                    f2d_mul(w->def.bias_factor, w->inv_h)};
+	                    f2d_mul(w->def.bias_factor, w->inv_h), w->def.substep_count > 0};
 	int kernel = F2D_HAVE_SIMD ? f2d_kernel_level() : F2D_KERNEL_SCALAR;
 	bool any = false;
 	for (int32_t b = 0; b < w->batch_count; ++b) {
 		f2d_contact_batch *bt = &w->batches[b];
+		unsigned rest;
 #ifdef F2D_HASH_CHECK
 		if (bt->kept != 0) {
-			check_kept_batch(w, &k, bt, kernel);
+			rest = check_kept_batch(w, &k, bt, kernel);
 		} else
 #endif
 		{
-			prestep_batch(w, &k, bt, kernel);
+			rest = prestep_batch(w, &k, bt, kernel);
 		}
-		landed_bounces(w, &k, bt);
-		moving_lanes(bt);
+		if (!k.soft) {
+			/* the soft step's bounces: see its lanes above */
+			landed_bounces(w, &k, bt, rest);
+		}
 		/* padded lanes have no bounce */
 		f2d_lane or = 0;
 		for (int32_t l = 0; l < F2D_LANES; ++l) {

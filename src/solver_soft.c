@@ -7,7 +7,10 @@
 /* ---- the soft step (f2d_world_def.substep_count >= 1) ----
  *
  * Box2D v3's solver ("solve with substeps, soft contacts, relax iterations, restitution"), in
- * Q16 integer arithmetic. world.c cuts the step into n substeps of h = time_step / n; each one
+ * Q16 integer arithmetic. The pre-step (solver.c, f2d_contacts_prestep) also gives the lanes what
+ * the soft passes read besides the Gauss-Seidel constants: each point's separation s0, the stiff
+ * flag and restitution's targets by this step's rule (solver.c, "the soft step's lanes").
+ * world.c cuts the step into n substeps of h = time_step / n; each one
  * integrates the velocities, warm-starts the contacts (f2d_soft_warm_start) and the joints,
  * solves the contacts once with their soft push-out (f2d_soft_solve, use_bias) and the joints,
  * integrates the positions (world.c's integrate_positions adds the move and the turn to the
@@ -128,46 +131,6 @@ void f2d_soft_make(fix16_t h, fix16_t inv_h, f2d_softness *out)
 	make_soft(h, 5 * f / 2, &out->bias_rate[1], &out->mass_scale[1], &out->impulse_scale[1]);
 	out->max_push = F2D_FIX(3);
 	out->inv_h = inv_h;
-}
-
-void f2d_soft_begin(f2d_world *w)
-{
-	/* Restitution's targets again, without the pre-step's rule for gaps (a gap that takes more
-	 * than half the step to close lands and bounces the next step): in the soft step a point
-	 * bounces in the substep in which it touches (f2d_soft_solve). The velocities are still
-	 * those of the pre-step (no substep has run). The lanes also get the manifolds'
-	 * separations and the softness of each arbiter (padded lanes: 0). */
-	for (int32_t i = 0; i < w->batch_count; ++i) {
-		f2d_contact_batch *bt = &w->batches[i];
-		for (int32_t l = 0; l < F2D_LANES; ++l) {
-			bt->stiff[l] = bt->p[0].sep[l] = bt->p[1].sep[l] = 0;
-		}
-		f2d_lane any = 0;
-		for (int32_t l = 0; l < bt->lanes; ++l) {
-			const f2d_arbiter *arb = &w->arbiters[bt->arbiter[l]];
-			const f2d_body *a = &w->bodies[bt->body_a[l]];
-			const f2d_body *b = &w->bodies[bt->body_b[l]];
-			bt->stiff[l] = a->type != F2D_DYNAMIC_BODY || b->type != F2D_DYNAMIC_BODY;
-			vel64 v = {a->v.x, a->v.y, a->w, b->v.x, b->v.y, b->w};
-			f2d_vec2 n = f2d_v(bt->nx[l], bt->ny[l]);
-			for (int32_t k = 0; k < arb->count; ++k) {
-				f2d_point_lanes *pl = &bt->p[k];
-				pl->sep[l] = arb->points[k].separation;
-				pl->bounce[l] = 0;
-				if (arb->restitution <= 0) {
-					continue;
-				}
-				fix16_t vn = rel_vel(&v, n, pl->rn_a[l], pl->rn_b[l]);
-				pl->bounce[l] = vn < -w->def.restitution_threshold
-				                    ? -f2d_mul(arb->restitution, vn)
-				                    : 0;
-				any |= pl->bounce[l];
-			}
-		}
-		/* a lane may have a bounce pending (cleared bounces leave it set: the passes then
-		 * look at the lanes) */
-		bt->bounce = any != 0;
-	}
 }
 
 /* in_rows: the velocities live in the rows for the whole step (world.c's soft_step without
@@ -363,7 +326,7 @@ static F2D_NOINLINE void soft_lane_exact(f2d_world *w, const f2d_softness *k, f2
  * term are exact without wrapping.
  *
  * A one-point arbiter is solved as a two-point one (points p[flip], p[flip ^ 1]) whose second
- * point is all zero (the pre-step's padding; sep and bounce 0 from f2d_soft_begin; k12 0): its
+ * point is all zero (the pre-step's padding, sep and bounce 0 included; k12 0): its
  * effective mass is 0, so its impulse is 0, its friction cone is 0 and its increments are 0,
  * the coupling of a zero impulse is round16(0) = 0, and an impulse of 0 changes no velocity:
  * the exact path's one point. */

@@ -665,7 +665,6 @@ static bool soft_step(f2d_world *w, int32_t nj)
 			rows[i][3] = 0;
 		}
 	}
-	f2d_soft_begin(w);
 	for (int32_t s = 0; s < n; ++s) {
 		if (rows != NULL) {
 			integrate_velocities_rows(w, rows);
