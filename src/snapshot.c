@@ -864,6 +864,8 @@ f2d_result f2d_world_clone(const f2d_world *src, f2d_world **out)
 	c->solver_disp_capacity = 0;
 	c->body_list = NULL;
 	c->body_list_count = c->body_list_capacity = 0;
+	c->integ_list = NULL; /* the soft step's body lists (world.c) */
+	c->integ_list_capacity = 0;
 	c->joint_list = NULL;
 	c->joint_list_capacity = 0;
 	c->joint_order = NULL;
