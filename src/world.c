@@ -278,6 +278,14 @@ static fix16_t damping_factor(fix16_t h, fix16_t c)
 	return f2d_div_exact((int64_t)1 << 16, (int64_t)F2D_ONE + hc);
 }
 
+/* A substep's or step's turn: small turns inline (fmath.h, f2d_integrate_rotation_small: the
+ * same value); the exact-only test build calls f2d_integrate_rotation itself. */
+#ifdef F2D_INTEGRATE_EXACT_ONLY
+#define integrate_rotation f2d_integrate_rotation
+#else
+#define integrate_rotation f2d_integrate_rotation_small
+#endif
+
 /* A body's velocity as three values: the body's own or its solver row's (soft_step). */
 typedef struct vel3 {
 	fix16_t x, y, w;
@@ -406,7 +414,7 @@ static inline bool integrate_position(f2d_world *w, f2d_body *b, vel3 *v, int64_
 	}
 	/* the origin from the local c (not read back from the body, which would wait for
 	 * the store); a zero local centre rotates to (0, 0) */
-	f2d_rot q = f2d_integrate_rotation(b->q, dr);
+	f2d_rot q = integrate_rotation(b->q, dr);
 	b->center = c;
 	b->q = q;
 	if (set_origin) {
@@ -477,7 +485,7 @@ static bool integrate_positions(f2d_world *w, fix16_t max_translation, fix16_t m
 		}
 		/* the origin from the local c (not read back from the body, which would wait for
 		 * the store); a zero local centre rotates to (0, 0) */
-		f2d_rot q = f2d_integrate_rotation(b->q, dr);
+		f2d_rot q = integrate_rotation(b->q, dr);
 		f2d_vec2 lc = b->local_center;
 		b->center = c;
 		b->q = q;
