@@ -314,6 +314,17 @@ static inline vel3 integrate_velocity(f2d_world *w, const f2d_body *b, f2d_vec2 
 	return v;
 }
 
+/* A body whose velocity integration is v += h g: no force, no torque, gravity scale 1, no
+ * damping. integrate_velocity then computes, with f = 0: add_scaled's a = round16(inv 0) = 0
+ * and ha = 0, so v.x = sat(v.x + hg.x), v.y = sat(v.y + hg.y), v.w = sat(v.w) = v.w (a fix16
+ * value); g = hg (scale 1); no damping factor. */
+static inline bool gravity_only(const f2d_body *b)
+{
+	return (b->force.x | b->force.y | b->torque | b->linear_damping | b->angular_damping) ==
+	           0 &&
+	       b->gravity_scale == F2D_ONE;
+}
+
 static void integrate_velocities(f2d_world *w)
 {
 	f2d_vec2 hg = f2d_v(f2d_mul(w->h, w->gravity.x), f2d_mul(w->h, w->gravity.y));
@@ -322,6 +333,13 @@ static void integrate_velocities(f2d_world *w)
 		if (!b->alive || b->type != F2D_DYNAMIC_BODY || !b->awake) {
 			continue;
 		}
+#ifndef F2D_INTEGRATE_EXACT_ONLY
+		if (gravity_only(b)) { /* the operations below with F = 0, scale 1, no damping */
+			b->v.x = f2d_sat_flag((int64_t)b->v.x + hg.x, &w->saturated);
+			b->v.y = f2d_sat_flag((int64_t)b->v.y + hg.y, &w->saturated);
+			continue;
+		}
+#endif
 		f2d_vec2 g = hg;
 		if (b->gravity_scale != F2D_ONE) { /* |scale| <= 16, |h g| < 2^17: exact */
 			g = f2d_v(f2d_sat(f2d_round16((int64_t)b->gravity_scale * hg.x)),
@@ -429,6 +447,21 @@ static inline bool integrate_position(f2d_world *w, f2d_body *b, vel3 *v, int64_
  * velocity scaled as integrate_position scales it, so that h v moves at most max_t and h w
  * turns at most max_r; the step's velocities stay within what a snapshot accepts (twice
  * max_translation / time_step). Per body, in id order (no body reads another). */
+static inline void cap_speed_soft(f2d_world *w, f2d_body *b, int64_t max_t, int64_t max_t2,
+                                  fix16_t max_r)
+{
+	f2d_vec2 d = f2d_v(f2d_mul(w->h, b->v.x), f2d_mul(w->h, b->v.y));
+	int64_t d2 = f2d_dot64(d, d);
+	if (d2 > max_t2) {
+		fix16_t len = (fix16_t)f2d_isqrt64_round((uint64_t)d2);
+		b->v = f2d_scale(f2d_div_exact((fix16_t)max_t, len), b->v);
+	}
+	fix16_t dr = f2d_mul(w->h, b->w);
+	if (dr > max_r || dr < -max_r) {
+		b->w = f2d_div_exact(dr > 0 ? max_r : -max_r, w->h);
+	}
+}
+
 static void cap_speeds_soft(f2d_world *w, int64_t max_t, fix16_t max_r)
 {
 	int64_t max_t2 = max_t * max_t;
@@ -437,16 +470,7 @@ static void cap_speeds_soft(f2d_world *w, int64_t max_t, fix16_t max_r)
 		if (!b->alive || b->type == F2D_STATIC_BODY || !b->awake) {
 			continue;
 		}
-		f2d_vec2 d = f2d_v(f2d_mul(w->h, b->v.x), f2d_mul(w->h, b->v.y));
-		int64_t d2 = f2d_dot64(d, d);
-		if (d2 > max_t2) {
-			fix16_t len = (fix16_t)f2d_isqrt64_round((uint64_t)d2);
-			b->v = f2d_scale(f2d_div_exact((fix16_t)max_t, len), b->v);
-		}
-		fix16_t dr = f2d_mul(w->h, b->w);
-		if (dr > max_r || dr < -max_r) {
-			b->w = f2d_div_exact(dr > 0 ? max_r : -max_r, w->h);
-		}
+		cap_speed_soft(w, b, max_t, max_t2, max_r);
 	}
 }
 
@@ -532,8 +556,8 @@ static bool integrate_positions_soft(f2d_world *w, fix16_t max_translation,
 }
 
 /* ---- the soft step's body loops by lists (issue 16) ----
- * Without joints the soft step integrates each substep from lists made once per step
- * (soft_step, into w->integ_list) instead of testing every body id twice per substep: which
+ * The soft step integrates each substep from lists made once per step (soft_step, into
+ * w->integ_list) instead of testing every body id two or three times per substep: which
  * bodies move and how their velocities integrate do not change during a step (forces, the
  * options and the awake flags change only between steps; f2d_stop_at_edge zeroes a velocity,
  * not a flag). The same operations on the same values, so the same bits; built with
@@ -545,17 +569,6 @@ typedef struct body_lists {
 	const int32_t *general; /* the other awake dynamic bodies */
 	int32_t nm, np, ng;
 } body_lists;
-
-/* A body whose velocity integration is v += h g: no force, no torque, gravity scale 1, no
- * damping. integrate_velocity then computes, with f = 0: add_scaled's a = round16(inv 0) = 0
- * and ha = 0, so v.x = sat(v.x + hg.x), v.y = sat(v.y + hg.y), v.w = sat(v.w) = v.w (a fix16
- * value); g = hg (scale 1); no damping factor. */
-static inline bool gravity_only(const f2d_body *b)
-{
-	return (b->force.x | b->force.y | b->torque | b->linear_damping | b->angular_damping) ==
-	           0 &&
-	       b->gravity_scale == F2D_ONE;
-}
 
 /* integrate_velocities_rows over the lists: the same operations (order does not matter: each
  * body's row is its own, and the saturation flag is only ever set) */
@@ -602,6 +615,36 @@ static bool integrate_positions_lists(f2d_world *w, fix16_t max_translation,
 		}
 	}
 	return w->stopped_at_edge;
+}
+
+/* integrate_positions_soft on the bodies (a step with joints, which read the bodies' positions
+ * between the substeps: the origins too) over the moving bodies, in id order */
+static bool integrate_positions_bodies_lists(f2d_world *w, fix16_t max_translation,
+                                             fix16_t max_rotation, int64_t (*disp)[4],
+                                             const body_lists *l)
+{
+	int64_t max_t = max_translation;
+	int64_t max_t2 = max_t * max_t;
+	fix16_t max_r = max_rotation;
+	for (int32_t k = 0; k < l->nm; ++k) {
+		int32_t i = l->moving[k];
+		f2d_body *b = &w->bodies[i];
+		vel3 v = {b->v.x, b->v.y, b->w};
+		if (integrate_position(w, b, &v, max_t, max_t2, max_r, disp[i], true)) {
+			b->v = f2d_v(v.x, v.y);
+			b->w = v.w;
+		}
+	}
+	return w->stopped_at_edge;
+}
+
+/* cap_speeds_soft over the moving bodies (no body reads another: any order) */
+static void cap_speeds_lists(f2d_world *w, int64_t max_t, fix16_t max_r, const body_lists *l)
+{
+	int64_t max_t2 = max_t * max_t;
+	for (int32_t k = 0; k < l->nm; ++k) {
+		cap_speed_soft(w, &w->bodies[l->moving[k]], max_t, max_t2, max_r);
+	}
 }
 
 /* The origins integrate_position leaves out with set_origin false, from the final centres
@@ -754,7 +797,7 @@ static bool soft_step(f2d_world *w, int32_t nj)
 #ifdef F2D_INTEGRATE_EXACT_ONLY
 	const bool lists = false;
 #else
-	const bool lists = rows != NULL;
+	const bool lists = true;
 #endif
 	int32_t *moving = w->integ_list, *plain = moving + nb, *general = plain + nb;
 	body_lists bl = {moving, plain, general, 0, 0, 0};
@@ -781,7 +824,7 @@ static bool soft_step(f2d_world *w, int32_t nj)
 	}
 	f2d_soft_begin(w);
 	for (int32_t s = 0; s < n; ++s) {
-		if (lists) {
+		if (lists && rows != NULL) {
 			integrate_velocities_lists(w, rows, &bl);
 		} else if (rows != NULL) {
 			integrate_velocities_rows(w, rows);
@@ -803,15 +846,22 @@ static bool soft_step(f2d_world *w, int32_t nj)
 		f2d_soft_solve(w, &soft, true, s & 1, rows != NULL);
 		f2d_joints_solve(w, nj,
 		                 w->def.iterations - 1); /* the last: impulses to the joints */
-		if (lists) {
+		if (lists && rows != NULL) {
 			out_of_range |=
 			    integrate_positions_lists(w, max_t, max_r, rows, w->solver_disp, &bl);
+		} else if (lists) {
+			out_of_range |= integrate_positions_bodies_lists(w, max_t, max_r,
+			                                                 w->solver_disp, &bl);
 		} else {
 			out_of_range |= integrate_positions_soft(w, max_t, max_r, rows, w->solver_disp);
 		}
 		if (nj > 0) {
 			f2d_joints_relax(w, nj); /* Box2D v3's relax stage: joints, then contacts */
-			cap_speeds_soft(w, max_t, max_r);
+			if (lists) {
+				cap_speeds_lists(w, max_t, max_r, &bl);
+			} else {
+				cap_speeds_soft(w, max_t, max_r);
+			}
 		}
 		f2d_soft_solve(w, &soft, false, s & 1, rows != NULL);
 	}
@@ -824,7 +874,7 @@ static bool soft_step(f2d_world *w, int32_t nj)
 			}
 		}
 	}
-	if (lists) {
+	if (lists && rows != NULL) {
 		origins_lists(w, &bl);
 	}
 	w->h = h;
