@@ -604,15 +604,37 @@ static bool integrate_positions_lists(f2d_world *w, fix16_t max_translation,
 	int64_t max_t = max_translation;
 	int64_t max_t2 = max_t * max_t;
 	fix16_t max_r = max_rotation;
+	const fix16_t h = w->h; /* locals: the body stores could alias w's fields */
+	f2d_body *bodies = w->bodies;
 	for (int32_t k = 0; k < l->nm; ++k) {
 		int32_t i = l->moving[k];
-		int64_t *r = rows[i];
+		int64_t *r = rows[i], *dp = disp[i];
+		f2d_body *b = &bodies[i];
 		vel3 v = {(fix16_t)r[0], (fix16_t)r[1], (fix16_t)r[2]};
-		if (integrate_position(w, &w->bodies[i], &v, max_t, max_t2, max_r, disp[i], false)) {
-			r[0] = v.x;
-			r[1] = v.y;
-			r[2] = v.w;
+		/* The common body, no cap and inside the world: integrate_position's operations
+		 * without its tests. Then |d| <= max_t <= 64 m and |centre| <= 8192 m, so c fits
+		 * fix16 and c - centre = d exactly; the turn's test is |dr| <= max_r (< 2^17) in
+		 * unsigned form, the centre's |c| <= F2D_WORLD_LIMIT. Else integrate_position from
+		 * the start (nothing written yet). */
+		f2d_vec2 d = f2d_v(f2d_mul(h, v.x), f2d_mul(h, v.y));
+		fix16_t dr = f2d_mul(h, v.w);
+		int64_t cx = (int64_t)b->center.x + d.x, cy = (int64_t)b->center.y + d.y;
+		if (f2d_dot64(d, d) > max_t2 ||
+		    (uint32_t)dr + (uint32_t)max_r > 2u * (uint32_t)max_r ||
+		    (uint64_t)(cx + F2D_WORLD_LIMIT) > 2u * (uint64_t)F2D_WORLD_LIMIT ||
+		    (uint64_t)(cy + F2D_WORLD_LIMIT) > 2u * (uint64_t)F2D_WORLD_LIMIT) {
+			if (integrate_position(w, b, &v, max_t, max_t2, max_r, dp, false)) {
+				r[0] = v.x;
+				r[1] = v.y;
+				r[2] = v.w;
+			}
+			continue;
 		}
+		dp[0] += d.x;
+		dp[1] += d.y;
+		dp[2] += dr;
+		b->center = f2d_v((fix16_t)cx, (fix16_t)cy);
+		b->q = integrate_rotation(b->q, dr);
 	}
 	return w->stopped_at_edge;
 }
