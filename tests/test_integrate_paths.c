@@ -17,7 +17,9 @@
  * included), damping over [0, 1000], fixed rotation, kinematic bodies, bodies created asleep,
  * sleeping on and off, 1..8 substeps and a few jointed worlds (the soft step's other loops).
  * The test also requires that the edges were reached: stops at the world's edge, saturations,
- * both kinds of dynamic body and a step that took the list path.
+ * both kinds of dynamic body and a step that took the list path. Before them, the boundary
+ * worlds (build_boundary_world) put the first substep's move, turn and centre on the bounds of
+ * the positions' fast test (world.c, integrate_positions_lists) and 1-2 LSB either side.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <inttypes.h>
@@ -29,7 +31,8 @@
 
 #include "fix2d/fix2d.h"
 
-enum { WORLDS = 48, STEPS = 90, BODIES = 40 };
+/* BOUNDARY_WORLDS boundary worlds (1..8 substeps), then WORLDS random worlds */
+enum { WORLDS = 48, BOUNDARY_WORLDS = 8, STEPS = 90, BODIES = 40 };
 
 #define EDGE F2D_FIX(8192)
 
@@ -198,6 +201,87 @@ static f2d_world *build_world(int32_t index, reach *out)
 	return w;
 }
 
+/* f2d_mul (= fix16_mul for in-range results: round half away from zero) */
+static fix16_t mul(fix16_t a, fix16_t b)
+{
+	int64_t p = (int64_t)a * b;
+	return (fix16_t)((p + 0x8000 + (p >> 63)) >> 16);
+}
+
+/* A velocity v >= 0 with mul(h, v) == target (h < 2^16: every target is reached) */
+static fix16_t speed_for(fix16_t h, fix16_t target)
+{
+	fix16_t v = (fix16_t)(((int64_t)target << 16) / h);
+	while (mul(h, v) < target) {
+		++v;
+	}
+	while (v > 0 && mul(h, v - 1) >= target) {
+		--v;
+	}
+	return v;
+}
+
+/* The boundary worlds: the first substep's move, turn and new centre land exactly on the
+ * integration's bounds and 1 or 2 LSB either side of them (no gravity, no contacts, a circle at
+ * its body's origin): a move of max_translation / n + delta along x (its square against
+ * max_t^2), a turn of +-(max_rotation / n + delta), and bodies whose centre reaches
+ * +-F2D_WORLD_LIMIT + delta on either axis. A fast-path test 1 LSB too lenient differs from the
+ * reference here (a too strict one only costs time); the move (max_t, 1) has d^2 = max_t^2 + 1,
+ * which the cap scales by max_t / round(sqrt(d^2)) = 1 (the same move either way). */
+static f2d_world *build_boundary_world(int32_t i)
+{
+	f2d_world_def def = f2d_default_world_def();
+	def.substep_count = 1 + i;
+	def.gravity = (f2d_vec2){0, 0};
+	def.max_translation = F2D_MILLI(500) + i;
+	def.max_rotation = F2D_MILLI(200) + 3 * i;
+	def.enable_sleep = false;
+	f2d_world *w = NULL;
+	if (f2d_create_world(&def, &w) != F2D_OK) {
+		return NULL;
+	}
+	int32_t n = def.substep_count;
+	fix16_t hs = (fix16_t)((def.time_step + n / 2) / n);
+	fix16_t max_t = def.max_translation / n, max_r = def.max_rotation / n;
+	f2d_shape_def sd = f2d_default_shape_def();
+	f2d_circle circle = {{0, 0}, F2D_MILLI(250)};
+	f2d_shape_id sid;
+	int32_t slot = 0;
+	for (int32_t delta = -2; delta <= 2; ++delta) {
+		for (int32_t what = 0; what < 8; ++what) {
+			f2d_body_def bd = f2d_default_body_def();
+			bd.type = F2D_DYNAMIC_BODY;
+			bd.position = (f2d_vec2){F2D_FIX(-4000) + F2D_FIX(10) * slot++, 0};
+			if (what == 0 ||
+			    what == 7) { /* the move's cap: d = (max_t + delta, 0 or 1) */
+				bd.linear_velocity.x = speed_for(hs, max_t + delta);
+				bd.linear_velocity.y = what == 7 ? speed_for(hs, 1) : 0;
+			} else if (what <= 2) { /* the turn's cap, both signs */
+				fix16_t wv = speed_for(hs, max_r + delta);
+				bd.angular_velocity = what == 1 ? wv : -wv;
+			} else { /* the world's edge: +x, -x, +y, -y */
+				fix16_t v = F2D_FIX(3);
+				fix16_t edge = F2D_WORLD_LIMIT + delta - mul(hs, v);
+				if (what == 3 || what == 4) { /* apart in y (no contacts) */
+					bd.position.x = what == 3 ? edge : -edge;
+					bd.position.y = F2D_FIX(10) * slot;
+					bd.linear_velocity.x = what == 3 ? v : -v;
+				} else {
+					bd.position.y = what == 5 ? edge : -edge;
+					bd.linear_velocity.y = what == 5 ? v : -v;
+				}
+			}
+			f2d_body_id b;
+			if (f2d_create_body(w, &bd, &b) != F2D_OK ||
+			    f2d_create_circle_shape(w, b, &sd, &circle, &sid) != F2D_OK) {
+				f2d_destroy_world(w);
+				return NULL;
+			}
+		}
+	}
+	return w;
+}
+
 /* Before a step: forces and torques up to 2^30 (light bodies saturate), velocities at the caps */
 static void actions(f2d_world *w, int32_t index, int32_t step)
 {
@@ -234,12 +318,16 @@ typedef bool (*step_fn)(void *ctx, int32_t step, f2d_result r, uint64_t hash, in
 
 static bool run_world(int32_t index, step_fn fn, void *ctx, reach *out)
 {
-	f2d_world *w = build_world(index, out);
+	bool boundary = index < BOUNDARY_WORLDS;
+	f2d_world *w =
+	    boundary ? build_boundary_world(index) : build_world(index - BOUNDARY_WORLDS, out);
 	if (w == NULL) {
 		return false;
 	}
 	for (int32_t s = 1; s <= STEPS; ++s) {
-		actions(w, index, s);
+		if (!boundary) {
+			actions(w, index, s);
+		}
 		if (out != NULL) {
 			f2d_world_stats st;
 			f2d_world_get_stats(w, &st);
@@ -273,7 +361,7 @@ static bool print_step(void *ctx, int32_t step, f2d_result r, uint64_t hash, int
 
 int main(void)
 {
-	for (int32_t c = 0; c < WORLDS; ++c) {
+	for (int32_t c = 0; c < WORLDS + BOUNDARY_WORLDS; ++c) {
 		printf("c %d\n", (int)c);
 		if (!run_world(c, print_step, NULL, NULL)) {
 			printf("x cannot build world %d\n", (int)c);
@@ -325,7 +413,7 @@ START_TEST(lists_match_loops_over_ids)
 	ck_assert_msg(x.f != NULL, "cannot run %s", F2D_INTEGRATE_PATHS_EXACT);
 	reach seen;
 	memset(&seen, 0, sizeof seen);
-	for (int32_t c = 0; c < WORLDS; ++c) {
+	for (int32_t c = 0; c < WORLDS + BOUNDARY_WORLDS; ++c) {
 		int hc = -1;
 		ck_assert_msg(fgets(x.line, sizeof x.line, x.f) != NULL &&
 		                  sscanf(x.line, "c %d", &hc) == 1 && hc == c,
@@ -347,7 +435,7 @@ START_TEST(lists_match_loops_over_ids)
 	ck_assert_int_ge(seen.plain, 200);
 	ck_assert_int_ge(seen.general, 200);
 	ck_assert_int_ge(seen.list_steps, (int64_t)WORLDS * STEPS * 3 / 4);
-	ck_assert_int_lt(seen.list_steps, (int64_t)WORLDS * STEPS);
+	ck_assert_int_lt(seen.list_steps, (int64_t)(WORLDS + BOUNDARY_WORLDS) * STEPS);
 }
 END_TEST
 
