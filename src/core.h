@@ -431,6 +431,11 @@ struct f2d_world {
 	int32_t solver_disp_capacity;
 	int32_t *body_list;
 	int32_t body_list_count, body_list_capacity;
+	/* the soft step's body lists (world.c, soft_step), per step: 3 runs of body_ids.next ids,
+	 * the bodies that move, then the dynamic ones whose velocity takes only gravity, then the
+	 * other dynamic ones, each in id order */
+	int32_t *integ_list;
+	int32_t integ_list_capacity;
 	/* the ids of the joints that take part in the step (world.c), per step */
 	int32_t *joint_list;
 	int32_t joint_list_capacity;

@@ -358,6 +358,50 @@ f2d_rot f2d_rot_normalize(fix16_t c, fix16_t s);
 /** Advances q by the angle hw (|hw| <= pi/2): q' = q (cos hw, sin hw), renormalised, with cos
  *  and sin from a fixed integer Taylor polynomial (no trig calls, no tables). */
 f2d_rot f2d_integrate_rotation(f2d_rot q, fix16_t hw);
+/** q (cos a, sin a) for cos a and sin a in Q30, rounded to Q16 (Q46 -> Q16):
+ * f2d_integrate_rotation's step after its polynomial. False when rounding moved |q|^2 more than ~2
+ * LSB of |q| from one (then *out holds the unnormalised pair, which the caller renormalises). */
+static inline bool f2d_rot_turn_q30(f2d_rot q, int64_t sa, int64_t ca, f2d_rot *out)
+{
+	int64_t c = ((int64_t)q.c * ca - (int64_t)q.s * sa);
+	int64_t s = ((int64_t)q.s * ca + (int64_t)q.c * sa);
+	out->c = (fix16_t)((c + ((int64_t)1 << 29) + (c >> 63)) >> 30);
+	out->s = (fix16_t)((s + ((int64_t)1 << 29) + (s >> 63)) >> 30);
+	int64_t len2 = (int64_t)out->c * out->c + (int64_t)out->s * out->s - ((int64_t)1 << 32);
+	return len2 <= ((int64_t)1 << 18) && len2 >= -((int64_t)1 << 18);
+}
+
+/* The largest t2 = round30(t^2) (t = hw 2^14 in Q30) for which f2d_integrate_rotation's sine and
+ * cosine are the closed forms Q30 - floor(t2 / 6) and Q30 - floor(t2 / 2) (math.c, horner_sum:
+ * its COS_CLOSED_MAX, below its SIN_CLOSED_MAX; math.c checks the two agree). */
+#define F2D_ROT_CLOSED_MAX 80267
+
+/** f2d_integrate_rotation, the same value, inline for the small turns of a substep: no turn, or
+ *  |hw| <= 1024 LSB (0.016 rad; t^2 < 2^48 below, no overflow) with t2 in the closed forms'
+ *  range (|hw| <~ 0.0086 rad). Other turns call f2d_integrate_rotation. The steps are
+ *  f2d_integrate_rotation's: the clamp to +-pi/2 is the identity here; t2 = mul_q30(t, t) with
+ *  t^2 >= 0 (its sign term is 0); the sine mul_q30(Q30 - floor(t2 / 6), t) with the sign term;
+ *  the cosine Q30 - floor(t2 / 2); then f2d_rot_turn_q30 and f2d_rot_normalize. */
+static inline f2d_rot f2d_integrate_rotation_small(f2d_rot q, fix16_t hw)
+{
+	if (hw == 0) {
+		return q;
+	}
+	if ((uint32_t)hw + 1024u > 2048u) {
+		return f2d_integrate_rotation(q, hw);
+	}
+	int64_t t = (int64_t)hw * 16384;
+	int64_t t2 = (t * t + ((int64_t)1 << 29)) >> 30;
+	if (t2 > F2D_ROT_CLOSED_MAX) {
+		return f2d_integrate_rotation(q, hw);
+	}
+	int64_t ps = (((int64_t)1 << 30) - (int64_t)((uint64_t)t2 / 6u)) * t;
+	int64_t sa = (ps + ((int64_t)1 << 29) - (ps < 0)) >> 30;
+	int64_t ca = ((int64_t)1 << 30) - (int64_t)((uint64_t)t2 / 2u);
+	f2d_rot r;
+	return f2d_rot_turn_q30(q, sa, ca, &r) ? r : f2d_rot_normalize(r.c, r.s);
+}
+
 /** sin t and cos t for t in [-pi/2, pi/2], Q30, by a fixed integer Taylor polynomial (internal;
  *  tests/test_math.c checks it against the plain Horner scheme). */
 void f2d_sincos_q30(int64_t t, int64_t *sin_out, int64_t *cos_out);

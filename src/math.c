@@ -111,19 +111,11 @@ f2d_rot f2d_integrate_rotation(f2d_rot q, fix16_t hw)
 	 * the unit circle to stop rounding from changing its length. */
 	int64_t sa, ca;
 	sincos_q30((int64_t)hw * 16384, &sa, &ca);
-	int64_t c = ((int64_t)q.c * ca - (int64_t)q.s * sa);
-	int64_t s = ((int64_t)q.s * ca + (int64_t)q.c * sa);
-	/* Q46 -> Q16 */
-	fix16_t qc = (fix16_t)((c + ((int64_t)1 << 29) + (c >> 63)) >> 30);
-	fix16_t qs = (fix16_t)((s + ((int64_t)1 << 29) + (s >> 63)) >> 30);
-	/* Renormalise only when rounding has moved |q|^2 more than ~2 LSB of |q| from one: a
-	 * deterministic test on the value, and it saves the square root on most steps. */
-	int64_t len2 = (int64_t)qc * qc + (int64_t)qs * qs - ((int64_t)1 << 32);
-	if (len2 > ((int64_t)1 << 18) || len2 < -((int64_t)1 << 18)) {
-		return f2d_rot_normalize(qc, qs);
-	}
-	f2d_rot r = {qc, qs};
-	return r;
+	/* Q46 -> Q16 (fmath.h, f2d_rot_turn_q30). Renormalise only when rounding has moved |q|^2
+	 * more than ~2 LSB of |q| from one: a deterministic test on the value, and it saves the
+	 * square root on most steps. */
+	f2d_rot r;
+	return f2d_rot_turn_q30(q, sa, ca, &r) ? r : f2d_rot_normalize(r.c, r.s);
 }
 
 /* ---- sin/cos/atan2 by integer polynomials (used when building rotations and reading angles,
@@ -166,6 +158,8 @@ static inline int64_t mul_q30_nonneg(int64_t a, int64_t b)
  *    position passes) with no dependent chain of products and divisions. */
 #define SIN_CLOSED_MAX 103623
 #define COS_CLOSED_MAX 80267
+_Static_assert(COS_CLOSED_MAX == F2D_ROT_CLOSED_MAX && COS_CLOSED_MAX <= SIN_CLOSED_MAX,
+               "f2d_integrate_rotation_small's closed forms (fmath.h)");
 _Static_assert((SIN_CLOSED_MAX / 20) * (int64_t)SIN_CLOSED_MAX <= ((int64_t)1 << 29),
                "sine shortcut bound");
 _Static_assert((COS_CLOSED_MAX / 12) * (int64_t)COS_CLOSED_MAX <= ((int64_t)1 << 29),

@@ -849,6 +849,8 @@ static void clone_clear(f2d_world *c, const f2d_world *src)
 	c->solver_disp_capacity = 0;
 	c->body_list = NULL;
 	c->body_list_count = c->body_list_capacity = 0;
+	c->integ_list = NULL; /* the soft step's body lists (world.c) */
+	c->integ_list_capacity = 0;
 	c->joint_list = NULL;
 	c->joint_list_capacity = 0;
 	c->joint_order = NULL;

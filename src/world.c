@@ -165,6 +165,7 @@ void f2d_destroy_world(f2d_world *w)
 	f2d_free(w, w->solver_vel, (size_t)w->solver_vel_capacity * sizeof *w->solver_vel);
 	f2d_free(w, w->solver_disp, (size_t)w->solver_disp_capacity * sizeof *w->solver_disp);
 	f2d_free(w, w->body_list, (size_t)w->body_list_capacity * sizeof(int32_t));
+	f2d_free(w, w->integ_list, (size_t)w->integ_list_capacity * sizeof(int32_t));
 	f2d_free(w, w->joint_list, (size_t)w->joint_list_capacity * sizeof(int32_t));
 	f2d_free(w, w->joint_order, (size_t)w->joint_order_capacity * sizeof(int32_t));
 	f2d_free(w, w->joint_order_color, (size_t)w->joint_order_color_capacity);
@@ -278,6 +279,14 @@ static fix16_t damping_factor(fix16_t h, fix16_t c)
 	return f2d_div_exact((int64_t)1 << 16, (int64_t)F2D_ONE + hc);
 }
 
+/* A substep's or step's turn: small turns inline (fmath.h, f2d_integrate_rotation_small: the
+ * same value); the exact-only test build calls f2d_integrate_rotation itself. */
+#ifdef F2D_INTEGRATE_EXACT_ONLY
+#define integrate_rotation f2d_integrate_rotation
+#else
+#define integrate_rotation f2d_integrate_rotation_small
+#endif
+
 /* A body's velocity as three values: the body's own or its solver row's (soft_step). */
 typedef struct vel3 {
 	fix16_t x, y, w;
@@ -306,6 +315,17 @@ static inline vel3 integrate_velocity(f2d_world *w, const f2d_body *b, f2d_vec2 
 	return v;
 }
 
+/* A body whose velocity integration is v += h g: no force, no torque, gravity scale 1, no
+ * damping. integrate_velocity then computes, with f = 0: add_scaled's a = round16(inv 0) = 0
+ * and ha = 0, so v.x = sat(v.x + hg.x), v.y = sat(v.y + hg.y), v.w = sat(v.w) = v.w (a fix16
+ * value); g = hg (scale 1); no damping factor. */
+static inline bool gravity_only(const f2d_body *b)
+{
+	return (b->force.x | b->force.y | b->torque | b->linear_damping | b->angular_damping) ==
+	           0 &&
+	       b->gravity_scale == F2D_ONE;
+}
+
 static void integrate_velocities(f2d_world *w)
 {
 	f2d_vec2 hg = f2d_v(f2d_mul(w->h, w->gravity.x), f2d_mul(w->h, w->gravity.y));
@@ -314,6 +334,13 @@ static void integrate_velocities(f2d_world *w)
 		if (!b->alive || b->type != F2D_DYNAMIC_BODY || !b->awake) {
 			continue;
 		}
+#ifndef F2D_INTEGRATE_EXACT_ONLY
+		if (gravity_only(b)) { /* the operations below with F = 0, scale 1, no damping */
+			b->v.x = f2d_sat_flag((int64_t)b->v.x + hg.x, &w->saturated);
+			b->v.y = f2d_sat_flag((int64_t)b->v.y + hg.y, &w->saturated);
+			continue;
+		}
+#endif
 		f2d_vec2 g = hg;
 		if (b->gravity_scale != F2D_ONE) { /* |scale| <= 16, |h g| < 2^17: exact */
 			g = f2d_v(f2d_sat(f2d_round16((int64_t)b->gravity_scale * hg.x)),
@@ -369,7 +396,8 @@ void f2d_stop_at_edge(f2d_world *w, f2d_body *b)
  * step began, to which this substep's are added (exact integer sums: the move is the new
  * centre minus the old, clamp included; the turn the dr the rotation was advanced by). */
 static inline bool integrate_position(f2d_world *w, f2d_body *b, vel3 *v, int64_t max_t,
-                                      int64_t max_t2, fix16_t max_r, int64_t *disp)
+                                      int64_t max_t2, fix16_t max_r, int64_t *disp,
+                                      bool set_origin)
 {
 	bool changed = false;
 	f2d_vec2 d = f2d_v(f2d_mul(w->h, v->x), f2d_mul(w->h, v->y));
@@ -405,11 +433,13 @@ static inline bool integrate_position(f2d_world *w, f2d_body *b, vel3 *v, int64_
 	}
 	/* the origin from the local c (not read back from the body, which would wait for
 	 * the store); a zero local centre rotates to (0, 0) */
-	f2d_rot q = f2d_integrate_rotation(b->q, dr);
-	f2d_vec2 lc = b->local_center;
+	f2d_rot q = integrate_rotation(b->q, dr);
 	b->center = c;
 	b->q = q;
-	b->origin = (lc.x | lc.y) == 0 ? c : f2d_sub(c, f2d_rotate(q, lc));
+	if (set_origin) {
+		f2d_vec2 lc = b->local_center;
+		b->origin = (lc.x | lc.y) == 0 ? c : f2d_sub(c, f2d_rotate(q, lc));
+	}
 	return changed;
 }
 
@@ -418,6 +448,21 @@ static inline bool integrate_position(f2d_world *w, f2d_body *b, vel3 *v, int64_
  * velocity scaled as integrate_position scales it, so that h v moves at most max_t and h w
  * turns at most max_r; the step's velocities stay within what a snapshot accepts (twice
  * max_translation / time_step). Per body, in id order (no body reads another). */
+static inline void cap_speed_soft(f2d_world *w, f2d_body *b, int64_t max_t, int64_t max_t2,
+                                  fix16_t max_r)
+{
+	f2d_vec2 d = f2d_v(f2d_mul(w->h, b->v.x), f2d_mul(w->h, b->v.y));
+	int64_t d2 = f2d_dot64(d, d);
+	if (d2 > max_t2) {
+		fix16_t len = (fix16_t)f2d_isqrt64_round((uint64_t)d2);
+		b->v = f2d_scale(f2d_div_exact((fix16_t)max_t, len), b->v);
+	}
+	fix16_t dr = f2d_mul(w->h, b->w);
+	if (dr > max_r || dr < -max_r) {
+		b->w = f2d_div_exact(dr > 0 ? max_r : -max_r, w->h);
+	}
+}
+
 static void cap_speeds_soft(f2d_world *w, int64_t max_t, fix16_t max_r)
 {
 	int64_t max_t2 = max_t * max_t;
@@ -426,16 +471,7 @@ static void cap_speeds_soft(f2d_world *w, int64_t max_t, fix16_t max_r)
 		if (!b->alive || b->type == F2D_STATIC_BODY || !b->awake) {
 			continue;
 		}
-		f2d_vec2 d = f2d_v(f2d_mul(w->h, b->v.x), f2d_mul(w->h, b->v.y));
-		int64_t d2 = f2d_dot64(d, d);
-		if (d2 > max_t2) {
-			fix16_t len = (fix16_t)f2d_isqrt64_round((uint64_t)d2);
-			b->v = f2d_scale(f2d_div_exact((fix16_t)max_t, len), b->v);
-		}
-		fix16_t dr = f2d_mul(w->h, b->w);
-		if (dr > max_r || dr < -max_r) {
-			b->w = f2d_div_exact(dr > 0 ? max_r : -max_r, w->h);
-		}
+		cap_speed_soft(w, b, max_t, max_t2, max_r);
 	}
 }
 
@@ -474,7 +510,7 @@ static bool integrate_positions(f2d_world *w, fix16_t max_translation, fix16_t m
 		}
 		/* the origin from the local c (not read back from the body, which would wait for
 		 * the store); a zero local centre rotates to (0, 0) */
-		f2d_rot q = f2d_integrate_rotation(b->q, dr);
+		f2d_rot q = integrate_rotation(b->q, dr);
 		f2d_vec2 lc = b->local_center;
 		b->center = c;
 		b->q = q;
@@ -500,7 +536,7 @@ static bool integrate_positions_soft(f2d_world *w, fix16_t max_translation,
 		}
 		int64_t *r = rows[i];
 		vel3 v = {(fix16_t)r[0], (fix16_t)r[1], (fix16_t)r[2]};
-		if (integrate_position(w, b, &v, max_t, max_t2, max_r, disp[i])) {
+		if (integrate_position(w, b, &v, max_t, max_t2, max_r, disp[i], true)) {
 			r[0] = v.x;
 			r[1] = v.y;
 			r[2] = v.w;
@@ -512,12 +548,137 @@ static bool integrate_positions_soft(f2d_world *w, fix16_t max_translation,
 			continue;
 		}
 		vel3 v = {b->v.x, b->v.y, b->w};
-		if (integrate_position(w, b, &v, max_t, max_t2, max_r, disp[i])) {
+		if (integrate_position(w, b, &v, max_t, max_t2, max_r, disp[i], true)) {
 			b->v = f2d_v(v.x, v.y);
 			b->w = v.w;
 		}
 	}
 	return w->stopped_at_edge;
+}
+
+/* ---- the soft step's body loops by lists (issue 16) ----
+ * The soft step integrates each substep from lists made once per step (soft_step, into
+ * w->integ_list) instead of testing every body id two or three times per substep: which
+ * bodies move and how their velocities integrate do not change during a step (forces, the
+ * options and the awake flags change only between steps; f2d_stop_at_edge zeroes a velocity,
+ * not a flag). The same operations on the same values, so the same bits; built with
+ * F2D_INTEGRATE_EXACT_ONLY (test only: tests/test_integrate_paths.c compares the two builds,
+ * range edges included) soft_step keeps the loops over all ids above, the reference. */
+typedef struct body_lists {
+	const int32_t *moving;  /* alive, not static, awake: integrate_positions' bodies */
+	const int32_t *plain;   /* awake dynamic bodies whose velocity takes gravity only */
+	const int32_t *general; /* the other awake dynamic bodies */
+	int32_t nm, np, ng;
+} body_lists;
+
+/* integrate_velocities_rows over the lists: the same operations (order does not matter: each
+ * body's row is its own, and the saturation flag is only ever set) */
+static void integrate_velocities_lists(f2d_world *w, int64_t (*rows)[4], const body_lists *l)
+{
+	f2d_vec2 hg = f2d_v(f2d_mul(w->h, w->gravity.x), f2d_mul(w->h, w->gravity.y));
+	for (int32_t k = 0; k < l->np; ++k) {
+		int64_t *r = rows[l->plain[k]];
+		r[0] = f2d_sat_flag((int64_t)(fix16_t)r[0] + hg.x, &w->saturated);
+		r[1] = f2d_sat_flag((int64_t)(fix16_t)r[1] + hg.y, &w->saturated);
+		r[2] = (fix16_t)r[2];
+	}
+	for (int32_t k = 0; k < l->ng; ++k) {
+		int32_t i = l->general[k];
+		int64_t *r = rows[i];
+		vel3 v = integrate_velocity(w, &w->bodies[i], hg,
+		                            (vel3){(fix16_t)r[0], (fix16_t)r[1], (fix16_t)r[2]});
+		r[0] = v.x;
+		r[1] = v.y;
+		r[2] = v.w;
+	}
+}
+
+/* integrate_positions_soft on the rows over the moving bodies, in id order (f2d_stop_at_edge
+ * keeps the last body it stopped); the origins are left to soft_step's end (origins_lists):
+ * nothing reads them during the substeps of a step without joints (the contact passes read
+ * the rows and the displacement rows only), and an origin is a function of the final centre
+ * and rotation alone. */
+static bool integrate_positions_lists(f2d_world *w, fix16_t max_translation,
+                                      fix16_t max_rotation, int64_t (*rows)[4],
+                                      int64_t (*disp)[4], const body_lists *l)
+{
+	int64_t max_t = max_translation;
+	int64_t max_t2 = max_t * max_t;
+	fix16_t max_r = max_rotation;
+	const fix16_t h = w->h; /* locals: the body stores could alias w's fields */
+	f2d_body *bodies = w->bodies;
+	for (int32_t k = 0; k < l->nm; ++k) {
+		int32_t i = l->moving[k];
+		int64_t *r = rows[i], *dp = disp[i];
+		f2d_body *b = &bodies[i];
+		vel3 v = {(fix16_t)r[0], (fix16_t)r[1], (fix16_t)r[2]};
+		/* The common body, no cap and inside the world: integrate_position's operations
+		 * without its tests. Then |d| <= max_t <= 64 m and |centre| <= 8192 m, so c fits
+		 * fix16 and c - centre = d exactly; the turn's test is |dr| <= max_r (< 2^17) in
+		 * unsigned form, the centre's |c| <= F2D_WORLD_LIMIT. Else integrate_position from
+		 * the start (nothing written yet). */
+		f2d_vec2 d = f2d_v(f2d_mul(h, v.x), f2d_mul(h, v.y));
+		fix16_t dr = f2d_mul(h, v.w);
+		int64_t cx = (int64_t)b->center.x + d.x, cy = (int64_t)b->center.y + d.y;
+		if (f2d_dot64(d, d) > max_t2 ||
+		    (uint32_t)dr + (uint32_t)max_r > 2u * (uint32_t)max_r ||
+		    (uint64_t)(cx + F2D_WORLD_LIMIT) > 2u * (uint64_t)F2D_WORLD_LIMIT ||
+		    (uint64_t)(cy + F2D_WORLD_LIMIT) > 2u * (uint64_t)F2D_WORLD_LIMIT) {
+			if (integrate_position(w, b, &v, max_t, max_t2, max_r, dp, false)) {
+				r[0] = v.x;
+				r[1] = v.y;
+				r[2] = v.w;
+			}
+			continue;
+		}
+		dp[0] += d.x;
+		dp[1] += d.y;
+		dp[2] += dr;
+		b->center = f2d_v((fix16_t)cx, (fix16_t)cy);
+		b->q = integrate_rotation(b->q, dr);
+	}
+	return w->stopped_at_edge;
+}
+
+/* integrate_positions_soft on the bodies (a step with joints, which read the bodies' positions
+ * between the substeps: the origins too) over the moving bodies, in id order */
+static bool integrate_positions_bodies_lists(f2d_world *w, fix16_t max_translation,
+                                             fix16_t max_rotation, int64_t (*disp)[4],
+                                             const body_lists *l)
+{
+	int64_t max_t = max_translation;
+	int64_t max_t2 = max_t * max_t;
+	fix16_t max_r = max_rotation;
+	for (int32_t k = 0; k < l->nm; ++k) {
+		int32_t i = l->moving[k];
+		f2d_body *b = &w->bodies[i];
+		vel3 v = {b->v.x, b->v.y, b->w};
+		if (integrate_position(w, b, &v, max_t, max_t2, max_r, disp[i], true)) {
+			b->v = f2d_v(v.x, v.y);
+			b->w = v.w;
+		}
+	}
+	return w->stopped_at_edge;
+}
+
+/* cap_speeds_soft over the moving bodies (no body reads another: any order) */
+static void cap_speeds_lists(f2d_world *w, int64_t max_t, fix16_t max_r, const body_lists *l)
+{
+	int64_t max_t2 = max_t * max_t;
+	for (int32_t k = 0; k < l->nm; ++k) {
+		cap_speed_soft(w, &w->bodies[l->moving[k]], max_t, max_t2, max_r);
+	}
+}
+
+/* The origins integrate_position leaves out with set_origin false, from the final centres
+ * and rotations: the same expression. */
+static void origins_lists(f2d_world *w, const body_lists *l)
+{
+	for (int32_t k = 0; k < l->nm; ++k) {
+		f2d_body *b = &w->bodies[l->moving[k]];
+		f2d_vec2 lc = b->local_center, c = b->center;
+		b->origin = (lc.x | lc.y) == 0 ? c : f2d_sub(c, f2d_rotate(b->q, lc));
+	}
 }
 
 /* Sleep off: everything that can move is simulated. */
@@ -654,7 +815,16 @@ static bool soft_step(f2d_world *w, int32_t nj)
 	 * and out around every pass (the same values, so the same bits). The displacement rows
 	 * start at 0 for every body (integrate_positions adds each substep's move and turn). */
 	int64_t(*rows)[4] = nj == 0 ? w->solver_vel : NULL;
-	for (int32_t i = 0; i < w->body_ids.next; ++i) {
+	/* with the rows, the body lists (see body_lists; step reserved w->integ_list) */
+	int32_t nb = w->body_ids.next;
+#ifdef F2D_INTEGRATE_EXACT_ONLY
+	const bool lists = false;
+#else
+	const bool lists = true;
+#endif
+	int32_t *moving = w->integ_list, *plain = moving + nb, *general = plain + nb;
+	body_lists bl = {moving, plain, general, 0, 0, 0};
+	for (int32_t i = 0; i < nb; ++i) {
 		const f2d_body *b = &w->bodies[i];
 		int64_t *r = w->solver_disp[i];
 		r[0] = r[1] = r[2] = r[3] = 0;
@@ -664,9 +834,21 @@ static bool soft_step(f2d_world *w, int32_t nj)
 			rows[i][2] = b->w;
 			rows[i][3] = 0;
 		}
+		if (lists && b->alive && b->type != F2D_STATIC_BODY && b->awake) {
+			moving[bl.nm++] = i;
+			if (b->type == F2D_DYNAMIC_BODY) {
+				if (gravity_only(b)) {
+					plain[bl.np++] = i;
+				} else {
+					general[bl.ng++] = i;
+				}
+			}
+		}
 	}
 	for (int32_t s = 0; s < n; ++s) {
-		if (rows != NULL) {
+		if (lists && rows != NULL) {
+			integrate_velocities_lists(w, rows, &bl);
+		} else if (rows != NULL) {
 			integrate_velocities_rows(w, rows);
 		} else {
 			integrate_velocities(w);
@@ -683,10 +865,22 @@ static bool soft_step(f2d_world *w, int32_t nj)
 		f2d_soft_solve(w, &soft, true, s & 1, rows != NULL);
 		f2d_joints_solve(w, nj,
 		                 w->def.iterations - 1); /* the last: impulses to the joints */
-		out_of_range |= integrate_positions_soft(w, max_t, max_r, rows, w->solver_disp);
+		if (lists && rows != NULL) {
+			out_of_range |=
+			    integrate_positions_lists(w, max_t, max_r, rows, w->solver_disp, &bl);
+		} else if (lists) {
+			out_of_range |= integrate_positions_bodies_lists(w, max_t, max_r,
+			                                                 w->solver_disp, &bl);
+		} else {
+			out_of_range |= integrate_positions_soft(w, max_t, max_r, rows, w->solver_disp);
+		}
 		if (nj > 0) {
 			f2d_joints_relax(w, nj); /* Box2D v3's relax stage: joints, then contacts */
-			cap_speeds_soft(w, max_t, max_r);
+			if (lists) {
+				cap_speeds_lists(w, max_t, max_r, &bl);
+			} else {
+				cap_speeds_soft(w, max_t, max_r);
+			}
 		}
 		f2d_soft_solve(w, &soft, false, s & 1, rows != NULL);
 	}
@@ -698,6 +892,9 @@ static bool soft_step(f2d_world *w, int32_t nj)
 				b->w = (fix16_t)rows[i][2];
 			}
 		}
+	}
+	if (lists && rows != NULL) {
+		origins_lists(w, &bl);
 	}
 	w->h = h;
 	w->inv_h = inv_h;
@@ -726,6 +923,11 @@ static f2d_result step(f2d_world *w, f2d_phase_hashes *trace)
 	w->stopped_at_edge = false;
 	w->query_epoch++; /* bodies may move: the query tree is out of date */
 	f2d_result r = f2d_joints_reserve(w) ? F2D_OK : F2D_ERROR_OUT_OF_MEMORY;
+	if (r == F2D_OK && w->def.substep_count > 0 &&
+	    !f2d_grow(w, (void **)&w->integ_list, &w->integ_list_capacity,
+	              3 * w->body_ids.next + 1, sizeof(int32_t))) {
+		r = F2D_ERROR_OUT_OF_MEMORY; /* the soft step's body lists (soft_step) */
+	}
 	if (r == F2D_OK && w->def.enable_sleep) {
 		r = f2d_islands_prepare(w);
 	}

@@ -720,6 +720,43 @@ START_TEST(sincos_shortcuts)
 }
 END_TEST
 
+/* f2d_integrate_rotation_small (fmath.h, the step's inline turn) equals f2d_integrate_rotation:
+ * every hw from -4096 to 4096 LSB (the inline closed forms end near +-566, the range check at
+ * +-1024) and a few others up to +-pi/2, on unit rotations all round the circle (q from
+ * f2d_make_rot), on pairs 1 LSB off unit length and on random pairs near the unit circle (some
+ * renormalise). */
+START_TEST(integrate_rotation_small)
+{
+	uint64_t state = 0x5A11ull;
+	for (int k = 0; k < 96; ++k) {
+		f2d_rot q = f2d_make_rot((fix16_t)((int64_t)k * 411775 / 96 - F2D_PI));
+		if (k % 3 == 1) {
+			q.c += (k & 4) ? 1 : -1;
+		} else if (k % 3 == 2) {
+			q.c += (fix16_t)(rng_next(&state) % 65) - 32;
+			q.s += (fix16_t)(rng_next(&state) % 65) - 32;
+		}
+		for (int64_t hw = -4096; hw <= 4096; ++hw) {
+			f2d_rot a = f2d_integrate_rotation_small(q, (fix16_t)hw);
+			f2d_rot b = f2d_integrate_rotation(q, (fix16_t)hw);
+			if (a.c != b.c || a.s != b.s) {
+				ck_abort_msg(
+				    "q (%d, %d), hw %lld: inline (%d, %d), f2d_integrate_rotation "
+				    "(%d, %d)",
+				    q.c, q.s, (long long)hw, a.c, a.s, b.c, b.s);
+			}
+		}
+		const fix16_t far[] = {F2D_HALF_PI, -F2D_HALF_PI, 65536,
+		                       -40000,      INT32_MAX,    -INT32_MAX};
+		for (int i = 0; i < 6; ++i) {
+			f2d_rot a = f2d_integrate_rotation_small(q, far[i]);
+			f2d_rot b = f2d_integrate_rotation(q, far[i]);
+			ck_assert(a.c == b.c && a.s == b.s);
+		}
+	}
+}
+END_TEST
+
 static void check_atan2(fix16_t y, fix16_t x)
 {
 	fix16_t got = f2d_atan2(y, x);
@@ -961,6 +998,7 @@ static Suite *math_suite(void)
 	tcase_add_test(tc2, normalize);
 	tcase_add_test(tc2, rotations);
 	tcase_add_test(tc2, sincos_shortcuts);
+	tcase_add_test(tc2, integrate_rotation_small);
 	tcase_add_test(tc2, atan2_pairs);
 	suite_add_tcase(suite, tc2);
 

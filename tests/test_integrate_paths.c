@@ -1,0 +1,456 @@
+/* fix2d tests: the soft step's body loops by lists give the bits of the loops over every id.
+ * SPDX-License-Identifier: MIT
+ *
+ * src/world.c's soft step without joints integrates each substep over lists made once per step
+ * (the moving bodies; the dynamic ones whose velocity takes gravity only, v += h g; the others)
+ * and sets the origins once at the step's end. Built with F2D_INTEGRATE_EXACT_ONLY (the
+ * library fix2d_exact of tests/CMakeLists.txt) it runs the loops over every body id instead,
+ * the reference. This test steps the same worlds in both builds (the helper
+ * test_integrate_paths_exact, this file compiled with F2D_INTEGRATE_PATHS_HELPER, prints one
+ * line per step, read through a pipe) and compares every step's result and f2d_world_hash.
+ *
+ * The worlds sit at the integration's range edges: bodies a few metres inside the world's edge
+ * (8192 m) flying out of it (f2d_stop_at_edge: the step returns F2D_ERROR_OUT_OF_RANGE),
+ * speeds at and past the per-substep caps max_translation and max_rotation (small caps, so
+ * that most moves are capped), forces and torques up to 2^30 on light bodies (the velocity
+ * saturates: F2D_ERROR_OVERFLOW), gravity up to +-1000, gravity scales over [-16, 16] (0 and 1
+ * included), damping over [0, 1000], fixed rotation, kinematic bodies, bodies created asleep,
+ * sleeping on and off, 1..8 substeps and a few jointed worlds (the soft step's other loops).
+ * The test also requires that the edges were reached: stops at the world's edge, saturations,
+ * both kinds of dynamic body and a step that took the list path. Before them, the boundary
+ * worlds (build_boundary_world) put the first substep's move, turn and centre on the bounds of
+ * the positions' fast test (world.c, integrate_positions_lists) and 1-2 LSB either side.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <inttypes.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fix2d/fix2d.h"
+
+/* BOUNDARY_WORLDS boundary worlds (1..8 substeps), then WORLDS random worlds */
+enum { WORLDS = 48, BOUNDARY_WORLDS = 8, STEPS = 90, BODIES = 40 };
+
+#define EDGE F2D_FIX(8192)
+
+/* splitmix64 */
+typedef struct rng {
+	uint64_t s;
+} rng;
+
+static uint64_t next_u64(rng *r)
+{
+	uint64_t z = (r->s += 0x9E3779B97F4A7C15ull);
+	z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+	z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+	return z ^ (z >> 31);
+}
+
+/* uniform in [lo, hi] */
+static int32_t rnd(rng *r, int32_t lo, int32_t hi)
+{
+	uint64_t span = (uint64_t)((int64_t)hi - lo + 1);
+	return (int32_t)((int64_t)lo + (int64_t)(next_u64(r) % span));
+}
+
+static bool chance(rng *r, int32_t num, int32_t den)
+{
+	return rnd(r, 0, den - 1) < num;
+}
+
+/* What the worlds reached (summed over the steps of the normal build). */
+typedef struct reach {
+	int64_t out_of_range, overflow, plain, general, list_steps;
+} reach;
+
+/* A speed near the cap: max_translation / h per substep is the cap on |v|; +-2 % around it */
+static fix16_t near_cap(rng *r, fix16_t cap)
+{
+	int64_t c = cap + (int64_t)rnd(r, -cap / 50, cap / 50);
+	c = c > F2D_FIX(4000) ? F2D_FIX(4000) : c;
+	return (fix16_t)(chance(r, 1, 2) ? -c : c);
+}
+
+static f2d_world *build_world(int32_t index, reach *out)
+{
+	rng r = {0x51ED270B27A5ull + (uint64_t)index * 0x100000001B3ull};
+	f2d_world_def def = f2d_default_world_def();
+	def.substep_count = 1 + index % 8;
+	static const fix16_t steps[] = {1092, 655, 6554, 546};
+	def.time_step = steps[rnd(&r, 0, 3)];
+	def.gravity.x = chance(&r, 1, 3) ? rnd(&r, F2D_FIX(-1000), F2D_FIX(1000)) : 0;
+	def.gravity.y = chance(&r, 1, 4) ? F2D_FIX(-1000) : rnd(&r, F2D_FIX(-40), F2D_FIX(10));
+	def.max_translation = chance(&r, 1, 2) ? rnd(&r, F2D_MILLI(10), F2D_ONE) : F2D_FIX(64);
+	def.max_rotation = chance(&r, 1, 2) ? rnd(&r, F2D_MILLI(10), F2D_MILLI(200)) : 102943;
+	def.enable_sleep = chance(&r, 1, 2);
+	def.time_to_sleep = def.time_step * 4; /* some islands fall asleep within the steps */
+	f2d_world *w = NULL;
+	if (f2d_create_world(&def, &w) != F2D_OK) {
+		return NULL;
+	}
+	int32_t hs = def.time_step / def.substep_count;
+	fix16_t vcap = (fix16_t)(((int64_t)def.max_translation / def.substep_count << 16) / hs);
+	fix16_t wcap = (fix16_t)(((int64_t)def.max_rotation / def.substep_count << 16) / hs);
+	/* a ground near the edge and one in the middle */
+	f2d_body_def bd = f2d_default_body_def();
+	f2d_shape_def sd = f2d_default_shape_def();
+	f2d_polygon p;
+	f2d_shape_id sid;
+	f2d_body_id ground;
+	f2d_make_box(F2D_FIX(30), F2D_ONE, &p);
+	bd.position = (f2d_vec2){0, F2D_FIX(-1)};
+	f2d_create_body(w, &bd, &ground);
+	f2d_create_polygon_shape(w, ground, &sd, &p, &sid);
+	bd.position = (f2d_vec2){EDGE - F2D_FIX(40), EDGE - F2D_FIX(60)};
+	f2d_create_body(w, &bd, &ground);
+	f2d_create_polygon_shape(w, ground, &sd, &p, &sid);
+	for (int32_t i = 0; i < BODIES; ++i) {
+		bd = f2d_default_body_def();
+		bd.type = chance(&r, 1, 8) ? F2D_KINEMATIC_BODY : F2D_DYNAMIC_BODY;
+		/* odd worlds keep away from the edge: a step that stops a body returns
+		 * F2D_ERROR_OUT_OF_RANGE, which hides a saturation in the same step */
+		bool at_edge = chance(&r, 1, 3) && index % 2 == 0;
+		if (at_edge) { /* a few metres inside a random side (or corner), flying out */
+			int32_t sx = rnd(&r, -1, 1),
+			        sy = sx == 0 ? (chance(&r, 1, 2) ? 1 : -1) : rnd(&r, -1, 1);
+			bd.position.x = sx * (EDGE - rnd(&r, 0, F2D_FIX(3))) +
+			                (sx == 0) * rnd(&r, -F2D_FIX(9), F2D_FIX(9));
+			bd.position.y = sy * (EDGE - rnd(&r, 0, F2D_FIX(3))) +
+			                (sy == 0) * rnd(&r, -F2D_FIX(9), F2D_FIX(9));
+			bd.linear_velocity.x = sx * rnd(&r, F2D_FIX(1), F2D_FIX(600));
+			bd.linear_velocity.y = sy * rnd(&r, F2D_FIX(1), F2D_FIX(600));
+		} else if (chance(&r, 1, 2)) { /* a pile near the edge ground */
+			bd.position.x = EDGE - F2D_FIX(40) + rnd(&r, -F2D_FIX(20), F2D_FIX(20));
+			bd.position.y = EDGE - F2D_FIX(58) + rnd(&r, 0, F2D_FIX(8));
+		} else {
+			bd.position.x = rnd(&r, -F2D_FIX(20), F2D_FIX(20));
+			bd.position.y = rnd(&r, 0, F2D_FIX(8));
+		}
+		if (!at_edge && chance(&r, 1, 2)) { /* at the caps */
+			bd.linear_velocity.x = near_cap(&r, vcap);
+			bd.linear_velocity.y = near_cap(&r, vcap);
+		}
+		bd.angular_velocity =
+		    chance(&r, 1, 2) ? near_cap(&r, wcap) : rnd(&r, -F2D_FIX(3), F2D_FIX(3));
+		bd.rotation = f2d_make_rot(rnd(&r, -205887, 205887));
+		bd.awake = !chance(&r, 1, 8);
+		bd.enable_sleep = !chance(&r, 1, 4);
+		/* the options, each on its own (a body with all defaults: gravity only) */
+		if (chance(&r, 1, 3)) {
+			int32_t g = rnd(&r, 0, 2);
+			bd.gravity_scale = g == 0
+			                       ? 0
+			                       : (g == 1 ? F2D_FIX(16) * (chance(&r, 1, 2) ? 1 : -1)
+			                                 : rnd(&r, F2D_FIX(-16), F2D_FIX(16)));
+		}
+		if (chance(&r, 1, 4)) {
+			bd.linear_damping =
+			    chance(&r, 1, 3) ? F2D_FIX(1000) : rnd(&r, 1, F2D_FIX(20));
+		}
+		if (chance(&r, 1, 4)) {
+			bd.angular_damping = rnd(&r, 1, F2D_FIX(1000));
+		}
+		bd.fixed_rotation = chance(&r, 1, 6);
+		f2d_body_id b;
+		if (f2d_create_body(w, &bd, &b) != F2D_OK) {
+			continue;
+		}
+		/* light and heavy: 2^-6 .. 2^4 kg/m^2 on 0.1..1 m shapes */
+		sd.density = (fix16_t)(F2D_ONE >> 6 << rnd(&r, 0, 10));
+		if (chance(&r, 1, 2)) {
+			f2d_circle c = {{rnd(&r, -F2D_MILLI(200), F2D_MILLI(200)), 0},
+			                rnd(&r, F2D_MILLI(100), F2D_ONE)};
+			f2d_create_circle_shape(w, b, &sd, &c, &sid);
+		} else {
+			f2d_polygon box;
+			f2d_make_offset_box(rnd(&r, F2D_MILLI(100), F2D_ONE),
+			                    rnd(&r, F2D_MILLI(100), F2D_ONE),
+			                    (f2d_vec2){rnd(&r, -F2D_MILLI(300), F2D_MILLI(300)), 0},
+			                    f2d_make_rot(rnd(&r, -100000, 100000)), &box);
+			f2d_create_polygon_shape(w, b, &sd, &box, &sid);
+		}
+		if (out != NULL && bd.type == F2D_DYNAMIC_BODY) {
+			bool plain = bd.gravity_scale == F2D_ONE && bd.linear_damping == 0 &&
+			             bd.angular_damping == 0;
+			out->plain += plain ? 1 : 0;
+			out->general += plain ? 0 : 1;
+		}
+	}
+	/* every sixth world: a revolute joint (the soft step's loops with joints) */
+	if (index % 6 == 5) {
+		f2d_body_id ids[BODIES + 2];
+		int32_t n = f2d_world_get_bodies(w, ids, BODIES + 2);
+		f2d_world_stats st;
+		for (int32_t k = 2; k < n && k < BODIES + 2; ++k) {
+			f2d_revolute_joint_def jd;
+			f2d_joint_id j;
+			if (f2d_init_revolute_joint_def(w, ids[0], ids[k],
+			                                f2d_body_get_position(w, ids[k]),
+			                                &jd) == F2D_OK) {
+				f2d_create_revolute_joint(w, &jd, &j);
+			}
+			f2d_world_get_stats(w, &st);
+			if (st.joint_count > 0) {
+				break;
+			}
+		}
+	}
+	return w;
+}
+
+/* f2d_mul (= fix16_mul for in-range results: round half away from zero) */
+static fix16_t mul(fix16_t a, fix16_t b)
+{
+	int64_t p = (int64_t)a * b;
+	return (fix16_t)((p + 0x8000 + (p >> 63)) >> 16);
+}
+
+/* A velocity v >= 0 with mul(h, v) == target (h < 2^16: every target is reached) */
+static fix16_t speed_for(fix16_t h, fix16_t target)
+{
+	fix16_t v = (fix16_t)(((int64_t)target << 16) / h);
+	while (mul(h, v) < target) {
+		++v;
+	}
+	while (v > 0 && mul(h, v - 1) >= target) {
+		--v;
+	}
+	return v;
+}
+
+/* The boundary worlds: the first substep's move, turn and new centre land exactly on the
+ * integration's bounds and 1 or 2 LSB either side of them (no gravity, no contacts, a circle at
+ * its body's origin): a move of max_translation / n + delta along x (its square against
+ * max_t^2), a turn of +-(max_rotation / n + delta), and bodies whose centre reaches
+ * +-F2D_WORLD_LIMIT + delta on either axis. A fast-path test 1 LSB too lenient differs from the
+ * reference here (a too strict one only costs time); the move (max_t, 1) has d^2 = max_t^2 + 1,
+ * which the cap scales by max_t / round(sqrt(d^2)) = 1 (the same move either way). */
+static f2d_world *build_boundary_world(int32_t i)
+{
+	f2d_world_def def = f2d_default_world_def();
+	def.substep_count = 1 + i;
+	def.gravity = (f2d_vec2){0, 0};
+	def.max_translation = F2D_MILLI(500) + i;
+	def.max_rotation = F2D_MILLI(200) + 3 * i;
+	def.enable_sleep = false;
+	f2d_world *w = NULL;
+	if (f2d_create_world(&def, &w) != F2D_OK) {
+		return NULL;
+	}
+	int32_t n = def.substep_count;
+	fix16_t hs = (fix16_t)((def.time_step + n / 2) / n);
+	fix16_t max_t = def.max_translation / n, max_r = def.max_rotation / n;
+	f2d_shape_def sd = f2d_default_shape_def();
+	f2d_circle circle = {{0, 0}, F2D_MILLI(250)};
+	f2d_shape_id sid;
+	int32_t slot = 0;
+	for (int32_t delta = -2; delta <= 2; ++delta) {
+		for (int32_t what = 0; what < 8; ++what) {
+			f2d_body_def bd = f2d_default_body_def();
+			bd.type = F2D_DYNAMIC_BODY;
+			bd.position = (f2d_vec2){F2D_FIX(-4000) + F2D_FIX(10) * slot++, 0};
+			if (what == 0 ||
+			    what == 7) { /* the move's cap: d = (max_t + delta, 0 or 1) */
+				bd.linear_velocity.x = speed_for(hs, max_t + delta);
+				bd.linear_velocity.y = what == 7 ? speed_for(hs, 1) : 0;
+			} else if (what <= 2) { /* the turn's cap, both signs */
+				fix16_t wv = speed_for(hs, max_r + delta);
+				bd.angular_velocity = what == 1 ? wv : -wv;
+			} else { /* the world's edge: +x, -x, +y, -y */
+				fix16_t v = F2D_FIX(3);
+				fix16_t edge = F2D_WORLD_LIMIT + delta - mul(hs, v);
+				if (what == 3 || what == 4) { /* apart in y (no contacts) */
+					bd.position.x = what == 3 ? edge : -edge;
+					bd.position.y = F2D_FIX(10) * slot;
+					bd.linear_velocity.x = what == 3 ? v : -v;
+				} else {
+					bd.position.y = what == 5 ? edge : -edge;
+					bd.linear_velocity.y = what == 5 ? v : -v;
+				}
+			}
+			f2d_body_id b;
+			if (f2d_create_body(w, &bd, &b) != F2D_OK ||
+			    f2d_create_circle_shape(w, b, &sd, &circle, &sid) != F2D_OK) {
+				f2d_destroy_world(w);
+				return NULL;
+			}
+		}
+	}
+	return w;
+}
+
+/* Before a step: forces and torques up to 2^30 (light bodies saturate), velocities at the caps */
+static void actions(f2d_world *w, int32_t index, int32_t step)
+{
+	rng r = {0xA11CEull * (uint64_t)(index + 1) + (uint64_t)step};
+	f2d_body_id ids[BODIES + 2];
+	int32_t n = f2d_world_get_bodies(w, ids, BODIES + 2);
+	n = n > BODIES + 2 ? BODIES + 2 : n;
+	for (int32_t k = 0; k < 3 && n > 2; ++k) {
+		f2d_body_id b = ids[rnd(&r, 2, n - 1)];
+		int32_t big = chance(&r, 1, 3) ? 30 : 16;
+		f2d_vec2 f;
+		f.x = rnd(&r, -(1 << 16), 1 << 16) * (1 << (big - 16));
+		f.y = rnd(&r, -(1 << 16), 1 << 16) * (1 << (big - 16));
+		switch (rnd(&r, 0, 4)) {
+		case 0: f2d_body_apply_force_to_center(w, b, f); break;
+		case 1: f2d_body_apply_torque(w, b, f.x); break;
+		case 2:
+			f2d_body_set_linear_velocity(
+			    w, b,
+			    (f2d_vec2){rnd(&r, -F2D_FIX(4000), F2D_FIX(4000)),
+			               rnd(&r, -F2D_FIX(4000), F2D_FIX(4000))});
+			break;
+		case 3:
+			f2d_body_set_angular_velocity(w, b, rnd(&r, -F2D_FIX(4000), F2D_FIX(4000)));
+			break;
+		default: break; /* nothing: some steps have no force at all */
+		}
+	}
+}
+
+/* after each step: its result, the state hash and the body last stopped at the world's edge
+ * (f2d_world_stats; not in the hash: the order of the moving bodies decides it) */
+typedef bool (*step_fn)(void *ctx, int32_t step, f2d_result r, uint64_t hash, int32_t last);
+
+static bool run_world(int32_t index, step_fn fn, void *ctx, reach *out)
+{
+	bool boundary = index < BOUNDARY_WORLDS;
+	f2d_world *w =
+	    boundary ? build_boundary_world(index) : build_world(index - BOUNDARY_WORLDS, out);
+	if (w == NULL) {
+		return false;
+	}
+	for (int32_t s = 1; s <= STEPS; ++s) {
+		if (!boundary) {
+			actions(w, index, s);
+		}
+		if (out != NULL) {
+			f2d_world_stats st;
+			f2d_world_get_stats(w, &st);
+			out->list_steps += st.joint_count == 0 ? 1 : 0;
+		}
+		f2d_result res = f2d_world_step(w);
+		f2d_world_stats st;
+		f2d_world_get_stats(w, &st);
+		if (!fn(ctx, s, res, f2d_world_hash(w), st.last_out_of_range_body.index1)) {
+			break;
+		}
+	}
+	if (out != NULL) {
+		f2d_world_stats st;
+		f2d_world_get_stats(w, &st);
+		out->out_of_range += st.out_of_range_events;
+		out->overflow += st.overflow_events;
+	}
+	f2d_destroy_world(w);
+	return true;
+}
+
+#ifdef F2D_INTEGRATE_PATHS_HELPER
+
+static bool print_step(void *ctx, int32_t step, f2d_result r, uint64_t hash, int32_t last)
+{
+	(void)ctx;
+	printf("s %d %d %016" PRIx64 " %d\n", (int)step, (int)r, hash, (int)last);
+	return true;
+}
+
+int main(void)
+{
+	for (int32_t c = 0; c < WORLDS + BOUNDARY_WORLDS; ++c) {
+		printf("c %d\n", (int)c);
+		if (!run_world(c, print_step, NULL, NULL)) {
+			printf("x cannot build world %d\n", (int)c);
+			return 1;
+		}
+	}
+	return fflush(stdout) == 0 ? 0 : 1;
+}
+
+#else
+
+#include <check.h>
+
+typedef struct compare_ctx {
+	FILE *f;
+	int32_t bad_step;
+	char line[256], msg[512];
+} compare_ctx;
+
+static bool compare_step(void *ctx, int32_t step, f2d_result r, uint64_t hash, int32_t last)
+{
+	compare_ctx *x = ctx;
+	int hs = -1, hr = -1, hl = -1;
+	uint64_t hh = 0;
+	if (fgets(x->line, sizeof x->line, x->f) == NULL ||
+	    sscanf(x->line, "s %d %d %" SCNx64 " %d", &hs, &hr, &hh, &hl) != 4 || hs != step) {
+		x->bad_step = step;
+		snprintf(x->msg, sizeof x->msg, "helper out of step at step %d: \"%.100s\"",
+		         (int)step, x->line);
+		return false;
+	}
+	if (hr != (int)r || hh != hash || hl != (int)last) {
+		x->bad_step = step;
+		snprintf(x->msg, sizeof x->msg,
+		         "first difference at step %d: lists: result %d hash %016" PRIx64
+		         " last stopped body %d, loops over every id: result %d hash %016" PRIx64
+		         " last stopped body %d",
+		         (int)step, (int)r, hash, (int)last, hr, hh, hl);
+		return false;
+	}
+	return true;
+}
+
+START_TEST(lists_match_loops_over_ids)
+{
+	compare_ctx x;
+	memset(&x, 0, sizeof x);
+	x.f = popen("'" F2D_INTEGRATE_PATHS_EXACT "'", "r");
+	ck_assert_msg(x.f != NULL, "cannot run %s", F2D_INTEGRATE_PATHS_EXACT);
+	reach seen;
+	memset(&seen, 0, sizeof seen);
+	for (int32_t c = 0; c < WORLDS + BOUNDARY_WORLDS; ++c) {
+		int hc = -1;
+		ck_assert_msg(fgets(x.line, sizeof x.line, x.f) != NULL &&
+		                  sscanf(x.line, "c %d", &hc) == 1 && hc == c,
+		              "helper: expected world %d, got \"%.100s\"", (int)c, x.line);
+		x.bad_step = 0;
+		ck_assert_msg(run_world(c, compare_step, &x, &seen), "cannot build world %d",
+		              (int)c);
+		ck_assert_msg(x.bad_step == 0, "world %d: %s", (int)c, x.msg);
+	}
+	ck_assert_int_eq(pclose(x.f), 0);
+	printf("integration edges: %" PRId64 " stops at the world's edge, %" PRId64
+	       " saturating steps, %" PRId64 " dynamic bodies with the default options and %" PRId64
+	       " other dynamic bodies, %" PRId64 " joint-free steps\n",
+	       seen.out_of_range, seen.overflow, seen.plain, seen.general, seen.list_steps);
+	/* the worlds reach what they are for */
+	fflush(stdout);
+	ck_assert_int_ge(seen.out_of_range, 100);
+	ck_assert_int_ge(seen.overflow, 20);
+	ck_assert_int_ge(seen.plain, 200);
+	ck_assert_int_ge(seen.general, 200);
+	ck_assert_int_ge(seen.list_steps, (int64_t)WORLDS * STEPS * 3 / 4);
+	ck_assert_int_lt(seen.list_steps, (int64_t)(WORLDS + BOUNDARY_WORLDS) * STEPS);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("integrate_paths");
+	TCase *tc = tcase_create("integrate_paths");
+	tcase_set_timeout(tc, 600);
+	tcase_add_test(tc, lists_match_loops_over_ids);
+	suite_add_tcase(s, tc);
+	SRunner *sr = srunner_create(s);
+	srunner_run_all(sr, CK_NORMAL);
+	int failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed == 0 ? 0 : 1;
+}
+
+#endif
