@@ -211,7 +211,14 @@ uint64_t f2d_coloring_counts[4];
 /* Colours the active arbiters and lays the batches out: colour after colour, key order inside
  * a colour; fills body_a, body_b, arbiter and lanes (the rest is the pre-step's). In the soft
  * step an arbiter with one body that cannot move takes its colour from the end
- * (take_color_from_end). Records each arbiter's key (same_keys). */
+ * (take_color_from_end). Records each arbiter's key (same_keys).
+ * One read of each arbiter and of its bodies' types: the key is made first and the colouring
+ * reads the bodies' dynamic flags from it (bits 61, 60: what f2d_take_color and the soft rule
+ * read from the types); the packing reads the body indices and the colour back from the keys
+ * (bits 8..33, 34..59, 0..7), not from the arbiters. The same colours and layout as colouring
+ * with f2d_take_color (the joints' colouring keeps it): test_solver_paths' reference build
+ * and the sanitizer builds' check_kept_coloring compare. */
+#define KEY_BODY_MASK (((uint64_t)1 << 26) - 1)
 static void build_coloring(f2d_world *w, bool soft)
 {
 	uint64_t *used = w->body_colors;
@@ -226,9 +233,11 @@ static void build_coloring(f2d_world *w, bool soft)
 	 * of used, never a colour, marks them). */
 	const uint64_t listed = (uint64_t)1 << OVERFLOW_COLOR;
 	int32_t nl = 0;
-	for (int32_t i = 0; i < w->arbiter_count; ++i) {
+	const int32_t n = w->arbiter_count;
+	for (int32_t i = 0; i < n; ++i) {
 		const f2d_arbiter *arb = &w->arbiters[i];
-		if (!arb->active) {
+		uint64_t key = color_key(w, arb, soft);
+		if (key == 0) {
 			color[i] = 0;
 			continue;
 		}
@@ -241,16 +250,25 @@ static void build_coloring(f2d_world *w, bool soft)
 			used[ib] |= listed;
 			w->body_list[nl++] = ib;
 		}
-		int32_t c = soft && (w->bodies[ia].type == F2D_DYNAMIC_BODY) !=
-		                        (w->bodies[ib].type == F2D_DYNAMIC_BODY)
-		                ? take_color_from_end(
-		                      used, w->bodies[ia].type == F2D_DYNAMIC_BODY ? ia : ib)
-		                : f2d_take_color(used, w->bodies, ia, ib);
-		color[i] = color_key(w, arb, soft) | (uint64_t)c;
+		const bool ma = (key >> 61 & 1u) != 0, mb = (key >> 60 & 1u) != 0;
+		int32_t c;
+		if (soft && ma != mb) {
+			c = take_color_from_end(used, ma ? ia : ib);
+		} else {
+			/* f2d_take_color with the flags from the key */
+			uint64_t taken = (ma ? used[ia] : 0) | (mb ? used[ib] : 0);
+			c = f2d_ctz64(~taken | listed);
+			if (c != OVERFLOW_COLOR) {
+				uint64_t bit = (uint64_t)1 << c;
+				used[ia] |= ma ? bit : 0;
+				used[ib] |= mb ? bit : 0;
+			}
+		}
+		color[i] = key | (uint64_t)c;
 		count[c]++;
 	}
 	w->body_list_count = nl;
-	w->colored_count = w->arbiter_count;
+	w->colored_count = n;
 	/* first batch of each colour */
 	int32_t first[64], fill[64];
 	int32_t nb = 0;
@@ -263,20 +281,20 @@ static void build_coloring(f2d_world *w, bool soft)
 	for (int32_t b = 0; b < nb; ++b) {
 		w->batches[b].lanes = 0;
 		w->batches[b].kept = 0; /* a new layout: no lane's constants are known */
+		w->batches[b].sequential = b >= first[OVERFLOW_COLOR];
 	}
-	for (int32_t i = 0; i < w->arbiter_count; ++i) {
-		const f2d_arbiter *arb = &w->arbiters[i];
-		if (!arb->active) {
+	for (int32_t i = 0; i < n; ++i) {
+		const uint64_t key = color[i];
+		if (key == 0) {
 			continue;
 		}
-		int32_t c = (int32_t)(color[i] & KEY_COLOR_MASK);
+		int32_t c = (int32_t)(key & KEY_COLOR_MASK);
 		f2d_contact_batch *bt = &w->batches[first[c] + fill[c] / F2D_LANES];
 		int32_t l = bt->lanes++;
 		fill[c]++;
-		bt->sequential = c == OVERFLOW_COLOR;
 		bt->arbiter[l] = i;
-		bt->body_a[l] = arb->body_a;
-		bt->body_b[l] = arb->body_b;
+		bt->body_a[l] = (int32_t)(key >> 8 & KEY_BODY_MASK);
+		bt->body_b[l] = (int32_t)(key >> 34 & KEY_BODY_MASK);
 	}
 }
 
