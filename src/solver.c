@@ -265,7 +265,10 @@ static void prestep_lane(f2d_world *w, const prestep_consts *k, f2d_contact_batc
 		COUNT_LANES(true, 1);
 	}
 	f2d_vec2 n = arb->normal;
-	int64_t lin = ((int64_t)b->v.x - a->v.x) * n.x + ((int64_t)b->v.y - a->v.y) * n.y;
+	/* restitution's vn: without restitution the bounce is 0 whatever vn */
+	const bool rest = arb->restitution > 0;
+	int64_t lin =
+	    rest ? ((int64_t)b->v.x - a->v.x) * n.x + ((int64_t)b->v.y - a->v.y) * n.y : 0;
 	for (int32_t i = 0; i < 2; ++i) {
 		f2d_point_lanes *pl = &bt->p[i];
 		if (i >= arb->count) {
@@ -285,14 +288,18 @@ static void prestep_lane(f2d_world *w, const prestep_consts *k, f2d_contact_batc
 			fix16_t pen = -s - k->slop;
 			bias = pen > 0 ? mul64(k->beta_inv_h, pen) : 0;
 		}
-		fix16_t vn = f2d_sat(f2d_round16(lin + (int64_t)b->w * rnb - (int64_t)a->w * rna));
-		/* a gap that takes more than half the step to close: the body lands this step and
-		 * bounces the next (from the contact, not from up to a step's travel above it) */
-		int64_t closing = s > 0 ? mul64(s, k->inv_h) : 0;
-		pl->bounce[l] = vn < -k->threshold && arb->restitution > 0 &&
-		                        (k->soft || 2 * closing < -(int64_t)vn)
-		                    ? -f2d_mul(arb->restitution, vn)
-		                    : 0;
+		pl->bounce[l] = 0;
+		if (rest) {
+			fix16_t vn =
+			    f2d_sat(f2d_round16(lin + (int64_t)b->w * rnb - (int64_t)a->w * rna));
+			/* a gap that takes more than half the step to close: the body lands this
+			 * step and bounces the next (from the contact, not from up to a step's
+			 * travel above it) */
+			int64_t closing = s > 0 ? mul64(s, k->inv_h) : 0;
+			pl->bounce[l] = vn < -k->threshold && (k->soft || 2 * closing < -(int64_t)vn)
+			                    ? -f2d_mul(arb->restitution, vn)
+			                    : 0;
+		}
 		pl->bias[l] = f2d_sat(bias);
 		if (k->soft) {
 			pl->sep[l] = s;
@@ -851,6 +858,9 @@ typedef struct prestep_stage {
 		int64_t sep[F2D_LANES];
 	} p[2];
 	int64_t kn[2][F2D_LANES], kt[2][F2D_LANES];
+	/* whether a lane's arbiter has restitution: the velocities (vax .. wb) are staged only
+	 * then (the motion part reads them for restitution's vn only) */
+	bool any_rest;
 } prestep_stage;
 
 static void stage_zero(prestep_stage *st, int32_t l, int32_t from_point)
@@ -872,6 +882,7 @@ static void stage_lanes(const f2d_world *w, f2d_contact_batch *bt, prestep_stage
 	for (int32_t l = bt->lanes; l < F2D_LANES; ++l) {
 		stage_zero(st, l, 0);
 	}
+	bool any_rest = false;
 	for (int32_t l = 0; l < bt->lanes; ++l) {
 		const f2d_arbiter *arb = &w->arbiters[bt->arbiter[l]];
 		const f2d_body *a = &w->bodies[arb->body_a];
@@ -884,13 +895,8 @@ static void stage_lanes(const f2d_world *w, f2d_contact_batch *bt, prestep_stage
 		st->imb[l] = b->inv_mass;
 		st->iia[l] = a->inv_inertia;
 		st->iib[l] = b->inv_inertia;
-		st->vax[l] = a->v.x;
-		st->vay[l] = a->v.y;
-		st->wa[l] = a->w;
-		st->vbx[l] = b->v.x;
-		st->vby[l] = b->v.y;
-		st->wb[l] = b->w;
 		st->rest[l] = arb->restitution;
+		any_rest |= arb->restitution > 0;
 		st->two[l] = arb->count == 2 ? -1 : 0;
 		if (soft) {
 			bt->stiff[l] = a->type != F2D_DYNAMIC_BODY || b->type != F2D_DYNAMIC_BODY;
@@ -909,6 +915,21 @@ static void stage_lanes(const f2d_world *w, f2d_contact_batch *bt, prestep_stage
 			stage_zero(st, l, arb->count);
 			bt->p[1].pn[l] = bt->p[1].pt[l] = 0;
 		}
+	}
+	st->any_rest = any_rest;
+	/* Restitution is the only reader of the velocities: bounce = -e vn where e > 0, else 0
+	 * whatever vn. A batch without restitution does not stage them (nor compute vn); one with
+	 * it stages every lane's, as before (stage_zero: 0 in padded lanes). */
+	for (int32_t l = 0; any_rest && l < bt->lanes; ++l) {
+		const f2d_arbiter *arb = &w->arbiters[bt->arbiter[l]];
+		const f2d_body *a = &w->bodies[arb->body_a];
+		const f2d_body *b = &w->bodies[arb->body_b];
+		st->vax[l] = a->v.x;
+		st->vay[l] = a->v.y;
+		st->wa[l] = a->w;
+		st->vbx[l] = b->v.x;
+		st->vby[l] = b->v.y;
+		st->wb[l] = b->w;
 	}
 }
 
@@ -1073,16 +1094,21 @@ AVX512 static unsigned prestep_batch_avx512(f2d_world *w, const prestep_consts *
 	} else {
 		COUNT_LANES(true, bt->lanes);
 	}
-	/* the motion part (prestep_lane's), on the constants */
-	vq nx = vld(bt->nx), ny = vld(bt->ny);
-	vq lin = vadd(_mm512_mullo_epi64(vsub(vld64(st.vbx), vld64(st.vax)), nx),
-	              _mm512_mullo_epi64(vsub(vld64(st.vby), vld64(st.vay)), ny));
-	vq wa = vld64(st.wa), wb = vld64(st.wb);
+	/* the motion part (prestep_lane's), on the constants; vn only with restitution (stage_lanes:
+	 * without it bounce is 0 whatever vn) */
+	const bool any_rest = st.any_rest;
+	vq nx = vld(bt->nx), ny = vld(bt->ny), lin = _mm512_setzero_si512();
+	vq wa = lin, wb = lin;
+	if (any_rest) {
+		lin = vadd(_mm512_mullo_epi64(vsub(vld64(st.vbx), vld64(st.vax)), nx),
+		           _mm512_mullo_epi64(vsub(vld64(st.vby), vld64(st.vay)), ny));
+		wa = vld64(st.wa);
+		wb = vld64(st.wb);
+	}
 	__mmask8 two = _mm512_test_epi64_mask(vld64(st.two), vld64(st.two));
 	__mmask8 has[2] = {0xFF, two};
 	for (int32_t i = 0; i < 2; ++i) {
 		f2d_point_lanes *pl = &bt->p[i];
-		vq rna = vld(pl->rn_a), rnb = vld(pl->rn_b);
 		/* bias: s > 0: -s / h; else beta / h max(0, -s - slop); restitution */
 		vq s = vld64(st.p[i].sep);
 		vq zero = _mm512_setzero_si512();
@@ -1092,6 +1118,15 @@ AVX512 static unsigned prestep_batch_avx512(f2d_world *w, const prestep_consts *
 		    _mm512_maskz_mov_epi64(_mm512_cmpgt_epi64_mask(pen, zero),
 		                           vround16(vmul(_mm512_set1_epi64(k->beta_inv_h), pen)));
 		vq bias = _mm512_mask_mov_epi64(push, _mm512_cmpgt_epi64_mask(s, zero), spec);
+		if (k->soft) {
+			vst(pl->sep, s); /* 0 past the points and in padded lanes (stage_zero) */
+		}
+		vst(pl->bias, _mm512_maskz_mov_epi64(has[i], vsat(bias)));
+		if (!any_rest) {
+			vst(pl->bounce, zero);
+			continue;
+		}
+		vq rna = vld(pl->rn_a), rnb = vld(pl->rn_b);
 		vq vn = vsat(vround16(
 		    vsub(vadd(lin, _mm512_mullo_epi64(wb, rnb)), _mm512_mullo_epi64(wa, rna))));
 		vq rest = vld64(st.rest);
@@ -1102,12 +1137,9 @@ AVX512 static unsigned prestep_batch_avx512(f2d_world *w, const prestep_consts *
 		    _mm512_cmpgt_epi64_mask(rest, zero);
 		if (!k->soft) {
 			bounce &= _mm512_cmplt_epi64_mask(vadd(closing, closing), vsub(zero, vn));
-		} else {
-			vst(pl->sep, s); /* 0 past the points and in padded lanes (stage_zero) */
 		}
 		vq rb = vsub(zero, vtrunc32(vround16(vmul(rest, vn))));
 		vst(pl->bounce, _mm512_maskz_mov_epi64(has[i] & bounce, rb));
-		vst(pl->bias, _mm512_maskz_mov_epi64(has[i], vsat(bias)));
 	}
 	/* moving_lanes on 8 lanes: inverse mass or inverse inertia not 0 */
 	vq ma = _mm512_or_si512(vld(bt->ima), vld(bt->iia));
@@ -1313,16 +1345,20 @@ AVX2 static unsigned motion_avx2(const prestep_consts *k, f2d_contact_batch *bt,
                                  const prestep_stage *st, int32_t o)
 {
 	const __m256i zero = _mm256_setzero_si256();
-	__m256i nx = ld32_avx2(bt->nx + o), ny = ld32_avx2(bt->ny + o);
-	__m256i lin = _mm256_add_epi64(
-	    mullo_avx2(_mm256_sub_epi64(ld64_avx2(st->vbx + o), ld64_avx2(st->vax + o)), nx),
-	    mullo_avx2(_mm256_sub_epi64(ld64_avx2(st->vby + o), ld64_avx2(st->vay + o)), ny));
-	__m256i wa = ld64_avx2(st->wa + o), wb = ld64_avx2(st->wb + o);
+	const bool any_rest = st->any_rest; /* vn only with restitution, as prestep_batch_avx512 */
+	__m256i nx = ld32_avx2(bt->nx + o), ny = ld32_avx2(bt->ny + o), lin = zero;
+	__m256i wa = zero, wb = zero;
+	if (any_rest) {
+		lin = _mm256_add_epi64(
+		    mullo_avx2(_mm256_sub_epi64(ld64_avx2(st->vbx + o), ld64_avx2(st->vax + o)), nx),
+		    mullo_avx2(_mm256_sub_epi64(ld64_avx2(st->vby + o), ld64_avx2(st->vay + o)), ny));
+		wa = ld64_avx2(st->wa + o);
+		wb = ld64_avx2(st->wb + o);
+	}
 	__m256i rest = ld64_avx2(st->rest + o);
 	__m256i has[2] = {_mm256_set1_epi64x(-1), ld64_avx2(st->two + o)};
 	for (int32_t i = 0; i < 2; ++i) {
 		f2d_point_lanes *pl = &bt->p[i];
-		__m256i rna = ld32_avx2(pl->rn_a + o), rnb = ld32_avx2(pl->rn_b + o);
 		__m256i s = ld64_avx2(st->p[i].sep + o);
 		__m256i spec = _mm256_sub_epi64(
 		    zero, rnd16_avx2(_mm256_mul_epi32(s, _mm256_set1_epi64x(k->inv_h))));
@@ -1332,7 +1368,16 @@ AVX2 static unsigned motion_avx2(const prestep_consts *k, f2d_contact_batch *bt,
 		    rnd16_avx2(_mm256_mul_epi32(_mm256_set1_epi64x(k->beta_inv_h), pen)));
 		__m256i gap = gt_avx2(s, zero);
 		__m256i bias = _mm256_blendv_epi8(push, spec, gap);
+		if (k->soft) {
+			st32_avx2(pl->sep + o, s); /* 0 past the points and in padded lanes */
+		}
+		st32_avx2(pl->bias + o, _mm256_and_si256(has[i], sat_avx2(bias)));
+		if (!any_rest) {
+			st32_avx2(pl->bounce + o, zero);
+			continue;
+		}
 		/* wa, wb, rna, rnb are fix16 values: vpmuldq is vpmullq's product */
+		__m256i rna = ld32_avx2(pl->rn_a + o), rnb = ld32_avx2(pl->rn_b + o);
 		__m256i vn = sat_avx2(rnd16_avx2(_mm256_sub_epi64(
 		    _mm256_add_epi64(lin, _mm256_mul_epi32(wb, rnb)), _mm256_mul_epi32(wa, rna))));
 		__m256i closing = _mm256_and_si256(gap, _mm256_sub_epi64(zero, spec));
@@ -1343,13 +1388,10 @@ AVX2 static unsigned motion_avx2(const prestep_consts *k, f2d_contact_batch *bt,
 			bounce = _mm256_and_si256(
 			    bounce, gt_avx2(_mm256_sub_epi64(zero, vn),
 			                    _mm256_add_epi64(closing, closing)));
-		} else {
-			st32_avx2(pl->sep + o, s); /* 0 past the points and in padded lanes */
 		}
 		__m256i rb = _mm256_sub_epi64(
 		    zero, trunc32_avx2(rnd16_avx2(_mm256_mul_epi32(rest, vn))));
 		st32_avx2(pl->bounce + o, _mm256_and_si256(_mm256_and_si256(has[i], bounce), rb));
-		st32_avx2(pl->bias + o, _mm256_and_si256(has[i], sat_avx2(bias)));
 	}
 	return bits_avx2(gt_avx2(rest, zero));
 }
