@@ -40,8 +40,14 @@
  * were kept, lanes computed */
 #ifndef F2D_CONTACT_COUNT_PATHS
 #define COUNT_LANES(kept, n) ((void)(n))
+#define COUNT_NEWTON(n) ((void)(n))
 #else
 #define COUNT_LANES(kept, n) (f2d_coloring_counts[(kept) ? 2 : 3] += (uint64_t)(n))
+/* effective masses the Newton step from the hint gave (newton_inverse; test_solver_paths) */
+extern uint64_t f2d_newton_count;
+uint64_t f2d_newton_count;
+#define COUNT_NEWTON(n) (f2d_newton_count += (uint64_t)(n))
+#include <stdlib.h>
 #endif
 
 /* ---- pre-step ----
@@ -137,6 +143,7 @@ static fix16_t inverse_mass_hinted(f2d_world *w, int64_t k, fix16_t hint)
 		return hint;
 	}
 	if (newton_inverse(k, hint, &m)) {
+		COUNT_NEWTON(1);
 		return m;
 	}
 #else
@@ -1042,6 +1049,7 @@ inverse_masses_avx512(f2d_world *w, const int64_t *k, f2d_lane *m, __mmask8 on, 
 		                          one);
 		in &= todo;
 		_mm512_mask_cvtepi64_storeu_epi32(m, in, c);
+		COUNT_NEWTON(f2d_popcount(in));
 		todo &= (__mmask8)~in;
 	}
 #endif
@@ -1320,6 +1328,7 @@ inverse_masses_avx2(f2d_world *w, const int64_t *k, f2d_lane *m, unsigned on, un
 			m[l] = cv[l];
 		}
 		todo &= ~inb;
+		COUNT_NEWTON(f2d_popcount(inb));
 	}
 	for (unsigned t = todo; t != 0; t &= t - 1) {
 		int32_t l = f2d_ctz64(t);
@@ -1559,6 +1568,45 @@ const char *f2d_solver_kernel(void)
 	static const char *const names[] = {"scalar", "avx2", "avx512"};
 	return names[f2d_kernel_level()];
 }
+
+#ifdef F2D_CONTACT_COUNT_PATHS
+/* test_solver_paths' check of the hinted inverse masses (its helpers, "inverse"): m[l], the
+ * hint, becomes inverse_mass(k[l]) by this build's path for the kernel (F2D_KERNEL_*, at most
+ * f2d_kernel_level()), on 8 lanes; a saturation is not reported (a scratch world). */
+void f2d_test_inverse_masses(int kernel, const int64_t *k, int32_t *m);
+#if F2D_HAVE_SIMD
+AVX512 static void test_inverse_512(f2d_world *w, const int64_t *k, int32_t *m)
+{
+	inverse_masses_avx512(w, k, m, 0xFF, 0xFF);
+}
+AVX2 static void test_inverse_256(f2d_world *w, const int64_t *k, int32_t *m)
+{
+	inverse_masses_avx2(w, k, m, 0xF, 0xF);
+	inverse_masses_avx2(w, k + 4, m + 4, 0xF, 0xF);
+}
+#endif
+void f2d_test_inverse_masses(int kernel, const int64_t *k, int32_t *m)
+{
+	f2d_world *w = calloc(1, sizeof *w);
+	if (w == NULL) {
+		abort();
+	}
+#if F2D_HAVE_SIMD
+	if (kernel == F2D_KERNEL_AVX512) {
+		test_inverse_512(w, k, m);
+	} else if (kernel == F2D_KERNEL_AVX2) {
+		test_inverse_256(w, k, m);
+	} else
+#endif
+	{
+		(void)kernel;
+		for (int32_t l = 0; l < F2D_LANES; ++l) {
+			m[l] = inverse_mass_hinted(w, k[l], m[l]);
+		}
+	}
+	free(w);
+}
+#endif
 
 /* A Gauss-Seidel pass by the SIMD kernel from batch i on (K(solve_run_f*) in solver_kernel.h,
  * flip a constant there), as simd_warm_run below */
