@@ -36,296 +36,19 @@
 #include <string.h>
 #endif
 
-/* ---- colouring and batches ---- */
-
-#define OVERFLOW_COLOR F2D_OVERFLOW_COLOR
-
-/* Batches needed for n arbiters at most: per colour ceil(count / F2D_LANES), which sums to at
- * most n / F2D_LANES + 64 (one partial batch per colour), and never more than n. */
-bool f2d_solver_reserve(f2d_world *w, int32_t arbiters)
-{
-	int32_t batches = arbiters / F2D_LANES + 64;
-	batches = batches < arbiters ? batches : (arbiters > 0 ? arbiters : 1);
-	return f2d_grow(w, (void **)&w->batches, &w->batch_capacity, batches,
-	                sizeof(f2d_contact_batch)) &&
-	       f2d_grow(w, (void **)&w->body_colors, &w->body_color_capacity, w->body_capacity,
-	                sizeof(uint64_t)) &&
-	       f2d_grow(w, (void **)&w->arbiter_colors, &w->arbiter_color_capacity,
-	                arbiters > 0 ? arbiters : 1, sizeof(uint64_t)) &&
-	       f2d_grow(w, (void **)&w->solver_vel, &w->solver_vel_capacity, w->body_capacity,
-	                sizeof *w->solver_vel) &&
-	       f2d_grow(w, (void **)&w->solver_disp, &w->solver_disp_capacity, w->body_capacity,
-	                sizeof *w->solver_disp) &&
-	       f2d_grow(w, (void **)&w->body_list, &w->body_list_capacity, w->body_capacity,
-	                sizeof(int32_t));
-}
-
-/* The soft step's colour for an arbiter between a body that moves (d) and one that cannot
- * (static or kinematic): the highest colour from 62 down to 1 that d does not have yet, or the
- * overflow colour (Box2D v3.2's b2AddContactToGraph: "static constraint colors build from the
- * end to get higher priority than dyn-dyn constraints"). Gauss-Seidel solves them after the
- * arbiters between moving bodies of the same pass: each pass ends with the contacts against
- * the ground. Solved first (colour 0, the greedy rule), the 100-row pyramid's top drifts
- * -0.59 m by step 600 and -1.03 m by the time it sleeps; solved last (with the static
- * frequency 5f/2, f2d_soft_make) -0.26 m and -0.48 m, asleep by step 1,400 (README "The soft
- * step, built"). The substep_count = 0 solver keeps the greedy rule for every arbiter (its
- * bits are unchanged). */
-static int32_t take_color_from_end(uint64_t *used, int32_t d)
-{
-	for (int32_t c = OVERFLOW_COLOR - 1; c >= 1; --c) {
-		uint64_t bit = (uint64_t)1 << c;
-		if ((used[d] & bit) == 0) {
-			used[d] |= bit;
-			return c;
-		}
-	}
-	return OVERFLOW_COLOR;
-}
-
-/* ---- reuse of the last colouring ----
- * The colouring and the batch layout (which arbiter in which lane of which batch, body_list)
- * are a function of the sequence, in index order, of the arbiters' keys: whether the arbiter
- * is active, its two body indices, which of them can move (dynamic), and which solver colours
- * (the soft step's take_color_from_end). A resting or slowly changing scene keeps that sequence
- * from one step to the next: then the last layout is the one colour_arbiters would build, and
- * is kept (a pass that compares one word per arbiter instead of the colouring and the
- * packing). Exact: the key holds every input of the colouring (body indices are below
- * F2D_MAX_OBJECTS = 2^20 < 2^26), so equal keys give equal layouts; the sanitizer builds
- * (F2D_HASH_CHECK, their debug switch) colour again every time the layout is kept and abort if
- * it differs. Nothing else reads the layout's arrays between steps; a clone starts with
- * colored_count 0 (snapshot.c), which only a world without arbiters (an empty layout) matches.
- *
- * A key: bits 8..33 body_a, 34..59 body_b, 60 body_b dynamic, 61 body_a dynamic, 62 the soft
- * step, 63 active; 0 for an inactive arbiter. Bits 0..7 of arbiter_colors[i] hold the colour
- * the colouring gave it (not part of the key). */
-#define KEY_COLOR_MASK ((uint64_t)0xFF)
-#if F2D_MAX_OBJECTS > (1 << 26)
-#error "color_key packs body indices in 26 bits"
-#endif
-
-static inline uint64_t color_key(const f2d_world *w, const f2d_arbiter *arb, bool soft)
-{
-	if (!arb->active) {
-		return 0;
-	}
-	uint64_t da = w->bodies[arb->body_a].type == F2D_DYNAMIC_BODY;
-	uint64_t db = w->bodies[arb->body_b].type == F2D_DYNAMIC_BODY;
-	return (uint64_t)1 << 63 | (uint64_t)soft << 62 | da << 61 | db << 60 |
-	       (uint64_t)(uint32_t)arb->body_b << 34 | (uint64_t)(uint32_t)arb->body_a << 8;
-}
-
-/* Whether arbiters from .. arbiter_count - 1 have the keys they had at the last colouring. */
-static bool same_keys_from(const f2d_world *w, bool soft, int32_t from)
-{
-	const uint64_t *key = w->arbiter_colors;
-	for (int32_t i = from; i < w->arbiter_count; ++i) {
-		if ((key[i] & ~KEY_COLOR_MASK) != color_key(w, &w->arbiters[i], soft)) {
-			return false;
-		}
-	}
-	return true;
-}
-
-#if F2D_X86_SIMD && !defined(F2D_CONTACT_EXACT_ONLY)
-static int32_t same_keys_avx2(const f2d_world *w, bool soft);
-#endif
-
-/* Whether every arbiter has the key it had at the last colouring (and there are as many). With
- * the AVX2 kernel (or AVX-512) the arbiters go by 4 (same_keys_avx2: the same keys, by
- * gathers), the last count % 4 by the scalar loop; the sanitizer builds (F2D_HASH_CHECK) check
- * a difference the gathers found against the scalar loop (an equality leads to
- * check_kept_coloring). */
-static bool same_keys(const f2d_world *w, bool soft)
-{
-	if (w->colored_count != w->arbiter_count) {
-		return false;
-	}
-	int32_t from = 0;
-#if F2D_X86_SIMD && !defined(F2D_CONTACT_EXACT_ONLY)
-	if (f2d_kernel_level() != F2D_KERNEL_SCALAR) {
-		from = same_keys_avx2(w, soft);
-		if (from < 0) {
-#ifdef F2D_HASH_CHECK
-			if (same_keys_from(w, soft, 0)) {
-				fprintf(stderr, "fix2d: F2D_HASH_CHECK: the gathered colouring keys "
-				                "differ from the scalar ones\n");
-				abort();
-			}
-#endif
-			return false;
-		}
-	}
-#endif
-	return same_keys_from(w, soft, from);
-}
-
+/* the colouring's lane counts (coloring.c, test_solver_paths' helpers): lanes whose constants
+ * were kept, lanes computed */
 #ifndef F2D_CONTACT_COUNT_PATHS
-#define COUNT_COLORING(reused) ((void)0)
 #define COUNT_LANES(kept, n) ((void)(n))
+#define COUNT_NEWTON(n) ((void)(n))
 #else
-/* colourings kept, colourings built, lanes whose constants were kept, lanes computed
- * (test_solver_paths' helpers) */
-extern uint64_t f2d_coloring_counts[4];
-uint64_t f2d_coloring_counts[4];
-#define COUNT_COLORING(reused) (f2d_coloring_counts[(reused) ? 0 : 1]++)
 #define COUNT_LANES(kept, n) (f2d_coloring_counts[(kept) ? 2 : 3] += (uint64_t)(n))
+/* effective masses the Newton step from the hint gave (newton_inverse; test_solver_paths) */
+extern uint64_t f2d_newton_count;
+uint64_t f2d_newton_count;
+#define COUNT_NEWTON(n) (f2d_newton_count += (uint64_t)(n))
+#include <stdlib.h>
 #endif
-
-/* Colours the active arbiters and lays the batches out: colour after colour, key order inside
- * a colour; fills body_a, body_b, arbiter and lanes (the rest is the pre-step's). In the soft
- * step an arbiter with one body that cannot move takes its colour from the end
- * (take_color_from_end). Records each arbiter's key (same_keys). */
-static void build_coloring(f2d_world *w, bool soft)
-{
-	uint64_t *used = w->body_colors;
-	uint64_t *color = w->arbiter_colors;
-	int32_t count[64] = {0};
-	/* used[] is zero but for the bodies the last colouring listed (the arrays start zeroed,
-	 * grow zeroed, and only listed bodies are marked) */
-	for (int32_t i = 0; i < w->body_list_count; ++i) {
-		used[w->body_list[i]] = 0;
-	}
-	/* Colours, in key order; the bodies in contact are listed on the way, once each (bit 63
-	 * of used, never a colour, marks them). */
-	const uint64_t listed = (uint64_t)1 << OVERFLOW_COLOR;
-	int32_t nl = 0;
-	for (int32_t i = 0; i < w->arbiter_count; ++i) {
-		const f2d_arbiter *arb = &w->arbiters[i];
-		if (!arb->active) {
-			color[i] = 0;
-			continue;
-		}
-		int32_t ia = arb->body_a, ib = arb->body_b;
-		if ((used[ia] & listed) == 0) {
-			used[ia] |= listed;
-			w->body_list[nl++] = ia;
-		}
-		if ((used[ib] & listed) == 0) {
-			used[ib] |= listed;
-			w->body_list[nl++] = ib;
-		}
-		int32_t c = soft && (w->bodies[ia].type == F2D_DYNAMIC_BODY) !=
-		                        (w->bodies[ib].type == F2D_DYNAMIC_BODY)
-		                ? take_color_from_end(
-		                      used, w->bodies[ia].type == F2D_DYNAMIC_BODY ? ia : ib)
-		                : f2d_take_color(used, w->bodies, ia, ib);
-		color[i] = color_key(w, arb, soft) | (uint64_t)c;
-		count[c]++;
-	}
-	w->body_list_count = nl;
-	w->colored_count = w->arbiter_count;
-	/* first batch of each colour */
-	int32_t first[64], fill[64];
-	int32_t nb = 0;
-	for (int32_t c = 0; c < 64; ++c) {
-		first[c] = nb;
-		fill[c] = 0;
-		nb += (count[c] + F2D_LANES - 1) / F2D_LANES;
-	}
-	w->batch_count = nb;
-	for (int32_t b = 0; b < nb; ++b) {
-		w->batches[b].lanes = 0;
-		w->batches[b].kept = 0; /* a new layout: no lane's constants are known */
-	}
-	for (int32_t i = 0; i < w->arbiter_count; ++i) {
-		const f2d_arbiter *arb = &w->arbiters[i];
-		if (!arb->active) {
-			continue;
-		}
-		int32_t c = (int32_t)(color[i] & KEY_COLOR_MASK);
-		f2d_contact_batch *bt = &w->batches[first[c] + fill[c] / F2D_LANES];
-		int32_t l = bt->lanes++;
-		fill[c]++;
-		bt->sequential = c == OVERFLOW_COLOR;
-		bt->arbiter[l] = i;
-		bt->body_a[l] = arb->body_a;
-		bt->body_b[l] = arb->body_b;
-	}
-}
-
-#ifdef F2D_HASH_CHECK
-/* The kept layout against a fresh colouring: abort if they differ (sanitizer builds). */
-static void check_kept_coloring(f2d_world *w, bool soft)
-{
-	int32_t nb = w->batch_count, nl = w->body_list_count;
-	size_t bytes = sizeof(int32_t) * ((size_t)nb * (3 * F2D_LANES + 2) + (size_t)nl + 1);
-	int32_t *old = malloc(bytes);
-	if (old == NULL) {
-		fprintf(stderr, "fix2d: F2D_HASH_CHECK: out of memory\n");
-		abort();
-	}
-	int32_t *o = old;
-	for (int32_t b = 0; b < nb; ++b) {
-		const f2d_contact_batch *bt = &w->batches[b];
-		*o++ = bt->lanes;
-		*o++ = bt->sequential;
-		for (int32_t l = 0; l < F2D_LANES; ++l) {
-			*o++ = l < bt->lanes ? bt->arbiter[l] : -1;
-			*o++ = l < bt->lanes ? bt->body_a[l] : -1;
-			*o++ = l < bt->lanes ? bt->body_b[l] : -1;
-		}
-	}
-	for (int32_t i = 0; i < nl; ++i) {
-		*o++ = w->body_list[i];
-	}
-	unsigned *kept = malloc(sizeof(unsigned) * (size_t)(nb + 1));
-	if (kept == NULL) {
-		fprintf(stderr, "fix2d: F2D_HASH_CHECK: out of memory\n");
-		abort();
-	}
-	for (int32_t b = 0; b < nb; ++b) {
-		kept[b] = w->batches[b].kept;
-	}
-	build_coloring(w, soft); /* clears kept: the layout is the same, so it is restored */
-	for (int32_t b = 0; b < nb && b < w->batch_count; ++b) {
-		w->batches[b].kept = kept[b];
-	}
-	free(kept);
-	bool same = w->batch_count == nb && w->body_list_count == nl;
-	o = old;
-	for (int32_t b = 0; same && b < nb; ++b) {
-		const f2d_contact_batch *bt = &w->batches[b];
-		same = *o++ == bt->lanes && *o++ == bt->sequential;
-		for (int32_t l = 0; same && l < F2D_LANES; ++l) {
-			same = *o++ == (l < bt->lanes ? bt->arbiter[l] : -1) &&
-			       *o++ == (l < bt->lanes ? bt->body_a[l] : -1) &&
-			       *o++ == (l < bt->lanes ? bt->body_b[l] : -1);
-		}
-	}
-	for (int32_t i = 0; same && i < nl; ++i) {
-		same = *o++ == w->body_list[i];
-	}
-	free(old);
-	if (!same) {
-		fprintf(stderr, "fix2d: F2D_HASH_CHECK: the kept contact colouring differs from "
-		                "a fresh one\n");
-		abort();
-	}
-}
-#endif
-
-/* The reference build (F2D_CONTACT_EXACT_ONLY, test_solver_paths) colours every step: the test
- * compares it with this one step by step. */
-#ifdef F2D_CONTACT_EXACT_ONLY
-#define KEEP_COLORING 0
-#else
-#define KEEP_COLORING 1
-#endif
-
-/* The layout of this step: the last one when every key is the same, else a new colouring. */
-static void color_arbiters(f2d_world *w)
-{
-	const bool soft = w->def.substep_count > 0;
-	if (KEEP_COLORING && same_keys(w, soft)) {
-		COUNT_COLORING(true);
-#ifdef F2D_HASH_CHECK
-		check_kept_coloring(w, soft);
-#endif
-		return;
-	}
-	COUNT_COLORING(false);
-	build_coloring(w, soft);
-}
 
 /* ---- pre-step ----
  *
@@ -380,11 +103,48 @@ static inline bool hint_is_inverse(int64_t k, fix16_t hint)
 	       (2 * (uint64_t)hint + 1) * (uint64_t)k > n;
 }
 
+/* A hint that fails is mostly near the quotient (a lane whose lever arms moved a little since
+ * the last step; pyramid100 while it collapses: 36 % of the failed hints are 1 off, 62 % at most
+ * 4, 94 % at most 64). One Newton step for 1 / k from it, c = h + round(h e / 2^32) with
+ * e = 2^32 - h k (|e| < 2^31 asked: no overflow, h e < 2^62), lands within 1 of the quotient
+ * (its error is about (h - m)^2 / m), and the quotient's condition, checked for c - 1, c, c + 1
+ * at once, decides: with r = 2^33 - (2c - 1) k, the candidate c + a passes hint_is_inverse's test
+ * exactly when 0 <= r - 2ak < 2k, so r in [-2k, 4k) gives m = c + (r >= 2k) - (r < 0) and any
+ * other r the division. 3 <= k < 2^30 and 2 <= c < 2^31 - 1 as hint_is_inverse asks (c + a >= 1,
+ * 2c + 1 < 2^32: the SIMD kernels' vpmuludq products are whole). Whatever the hint, a value this
+ * returns passed the test, so it is the quotient (same bits); a miss costs the division. */
+#define NEWTON_C_MAX ((int64_t)INT32_MAX - 1)
+static inline bool newton_inverse(int64_t k, fix16_t hint, fix16_t *m)
+{
+	if (k < 3 || k >= HINT_K_MAX || hint < 1) {
+		return false;
+	}
+	int64_t e = ((int64_t)1 << 32) - (int64_t)hint * k; /* |hint k| < 2^61 */
+	if (e <= -((int64_t)1 << 31) || e >= ((int64_t)1 << 31)) {
+		return false;
+	}
+	int64_t c = hint + ((e * hint + ((int64_t)1 << 31)) >> 32);
+	if (c < 2 || c >= NEWTON_C_MAX) {
+		return false;
+	}
+	int64_t r = ((int64_t)1 << 33) - (2 * c - 1) * k;
+	if (r < -2 * k || r >= 4 * k) {
+		return false;
+	}
+	*m = (fix16_t)(c + (r >= 2 * k) - (r < 0));
+	return true;
+}
+
 static fix16_t inverse_mass_hinted(f2d_world *w, int64_t k, fix16_t hint)
 {
 #ifndef F2D_CONTACT_EXACT_ONLY
+	fix16_t m;
 	if (hint_is_inverse(k, hint)) {
 		return hint;
+	}
+	if (newton_inverse(k, hint, &m)) {
+		COUNT_NEWTON(1);
+		return m;
 	}
 #else
 	(void)hint;
@@ -548,7 +308,10 @@ static void prestep_lane(f2d_world *w, const prestep_consts *k, f2d_contact_batc
 		COUNT_LANES(true, 1);
 	}
 	f2d_vec2 n = arb->normal;
-	int64_t lin = ((int64_t)b->v.x - a->v.x) * n.x + ((int64_t)b->v.y - a->v.y) * n.y;
+	/* restitution's vn: without restitution the bounce is 0 whatever vn */
+	const bool rest = arb->restitution > 0;
+	int64_t lin =
+	    rest ? ((int64_t)b->v.x - a->v.x) * n.x + ((int64_t)b->v.y - a->v.y) * n.y : 0;
 	for (int32_t i = 0; i < 2; ++i) {
 		f2d_point_lanes *pl = &bt->p[i];
 		if (i >= arb->count) {
@@ -568,14 +331,18 @@ static void prestep_lane(f2d_world *w, const prestep_consts *k, f2d_contact_batc
 			fix16_t pen = -s - k->slop;
 			bias = pen > 0 ? mul64(k->beta_inv_h, pen) : 0;
 		}
-		fix16_t vn = f2d_sat(f2d_round16(lin + (int64_t)b->w * rnb - (int64_t)a->w * rna));
-		/* a gap that takes more than half the step to close: the body lands this step and
-		 * bounces the next (from the contact, not from up to a step's travel above it) */
-		int64_t closing = s > 0 ? mul64(s, k->inv_h) : 0;
-		pl->bounce[l] = vn < -k->threshold && arb->restitution > 0 &&
-		                        (k->soft || 2 * closing < -(int64_t)vn)
-		                    ? -f2d_mul(arb->restitution, vn)
-		                    : 0;
+		pl->bounce[l] = 0;
+		if (rest) {
+			fix16_t vn =
+			    f2d_sat(f2d_round16(lin + (int64_t)b->w * rnb - (int64_t)a->w * rna));
+			/* a gap that takes more than half the step to close: the body lands this
+			 * step and bounces the next (from the contact, not from up to a step's
+			 * travel above it) */
+			int64_t closing = s > 0 ? mul64(s, k->inv_h) : 0;
+			pl->bounce[l] = vn < -k->threshold && (k->soft || 2 * closing < -(int64_t)vn)
+			                    ? -f2d_mul(arb->restitution, vn)
+			                    : 0;
+		}
 		pl->bias[l] = f2d_sat(bias);
 		if (k->soft) {
 			pl->sep[l] = s;
@@ -1013,61 +780,6 @@ AVX512 static inline void rows_store_512(int64_t (*rows)[4], const int32_t *body
  * compares and blends (vpblendvb), all integer instructions. */
 #define AVX2 __attribute__((target("avx2")))
 
-/* same_keys on the arbiters 4 at a time, up to the last multiple of 4: the same key as
- * color_key from the same fields, by gathers (the arbiters' active flag, body_a, body_b; the
- * bodies' types: a masked gather, inactive arbiters read no body). Returns how many arbiters
- * have their keys, or -1 at the first group with one that differs. Little-endian (x86): the
- * flag is byte offsetof % 4 of its 32-bit word. */
-_Static_assert(offsetof(f2d_arbiter, body_a) % 4 == 0 && offsetof(f2d_arbiter, body_b) % 4 == 0 &&
-                   sizeof(f2d_arbiter) % 4 == 0 && sizeof(bool) == 1,
-               "same_keys_avx2 gathers 32-bit words of an arbiter");
-_Static_assert(offsetof(f2d_body, type) % 4 == 0 && sizeof(f2d_body_type) == 4 &&
-                   sizeof(f2d_body) % 4 == 0 && sizeof(f2d_body) / 4 < 64,
-               "same_keys_avx2 gathers a body's type (index body * words < 2^26)");
-AVX2 static int32_t same_keys_avx2(const f2d_world *w, bool soft)
-{
-	const int32_t aw = (int32_t)(sizeof(f2d_arbiter) / 4), bw = (int32_t)(sizeof(f2d_body) / 4);
-	const int32_t act_word = (int32_t)(offsetof(f2d_arbiter, active) / 4);
-	const int32_t act_shift = (int32_t)(offsetof(f2d_arbiter, active) % 4 * 8);
-	const __m128i idx = _mm_setr_epi32(0, aw, 2 * aw, 3 * aw);
-	const __m128i zero = _mm_setzero_si128(), dyn = _mm_set1_epi32(F2D_DYNAMIC_BODY);
-	const __m128i words = _mm_set1_epi32(bw), type = _mm_set1_epi32(offsetof(f2d_body, type) / 4);
-	const __m256i top =
-	    _mm256_set1_epi64x((int64_t)((uint64_t)1 << 63 | (uint64_t)soft << 62));
-	const __m256i nocolor = _mm256_set1_epi64x((int64_t)~KEY_COLOR_MASK);
-	const int *bodies = (const int *)(const void *)w->bodies;
-	const uint64_t *key = w->arbiter_colors;
-	int32_t n = w->arbiter_count & ~3;
-	for (int32_t i = 0; i < n; i += 4) {
-		const int *a = (const int *)(const void *)&w->arbiters[i];
-		__m128i act = _mm_i32gather_epi32(a + act_word, idx, 4);
-		act = _mm_and_si128(_mm_srli_epi32(act, act_shift), _mm_set1_epi32(0xFF));
-		__m128i on = _mm_xor_si128(_mm_cmpeq_epi32(act, zero), _mm_set1_epi32(-1));
-		__m128i ba = _mm_i32gather_epi32(a + offsetof(f2d_arbiter, body_a) / 4, idx, 4);
-		__m128i bb = _mm_i32gather_epi32(a + offsetof(f2d_arbiter, body_b) / 4, idx, 4);
-		__m128i ta = _mm_mask_i32gather_epi32(
-		    zero, bodies, _mm_add_epi32(_mm_mullo_epi32(ba, words), type), on, 4);
-		__m128i tb = _mm_mask_i32gather_epi32(
-		    zero, bodies, _mm_add_epi32(_mm_mullo_epi32(bb, words), type), on, 4);
-		/* da << 61, db << 60: the compare's all-ones lane shifted */
-		__m256i da = _mm256_slli_epi64(
-		    _mm256_srli_epi64(_mm256_cvtepi32_epi64(_mm_cmpeq_epi32(ta, dyn)), 63), 61);
-		__m256i db = _mm256_slli_epi64(
-		    _mm256_srli_epi64(_mm256_cvtepi32_epi64(_mm_cmpeq_epi32(tb, dyn)), 63), 60);
-		__m256i k = _mm256_or_si256(
-		    _mm256_or_si256(top, _mm256_slli_epi64(_mm256_cvtepu32_epi64(bb), 34)),
-		    _mm256_or_si256(_mm256_slli_epi64(_mm256_cvtepu32_epi64(ba), 8),
-		                    _mm256_or_si256(da, db)));
-		k = _mm256_and_si256(k, _mm256_cvtepi32_epi64(on)); /* inactive: key 0 */
-		__m256i old = _mm256_and_si256(
-		    _mm256_loadu_si256((const __m256i *)(const void *)(key + i)), nocolor);
-		if (_mm256_movemask_pd(_mm256_castsi256_pd(_mm256_cmpeq_epi64(k, old))) != 0xF) {
-			return -1;
-		}
-	}
-	return n;
-}
-
 /* round16 (f2d_round16: (p + 2^15 + (p >> 63)) >> 16, arithmetic) in five instructions: the
  * arithmetic shift of t as the logical shift of t + 2^63 (in [0, 2^64) for every 64-bit t, the
  * addition modulo 2^64), less 2^47: the same bits as the arithmetic shift for every lane value */
@@ -1189,6 +901,9 @@ typedef struct prestep_stage {
 		int64_t sep[F2D_LANES];
 	} p[2];
 	int64_t kn[2][F2D_LANES], kt[2][F2D_LANES];
+	/* whether a lane's arbiter has restitution: the velocities (vax .. wb) are staged only
+	 * then (the motion part reads them for restitution's vn only) */
+	bool any_rest;
 } prestep_stage;
 
 static void stage_zero(prestep_stage *st, int32_t l, int32_t from_point)
@@ -1210,6 +925,7 @@ static void stage_lanes(const f2d_world *w, f2d_contact_batch *bt, prestep_stage
 	for (int32_t l = bt->lanes; l < F2D_LANES; ++l) {
 		stage_zero(st, l, 0);
 	}
+	bool any_rest = false;
 	for (int32_t l = 0; l < bt->lanes; ++l) {
 		const f2d_arbiter *arb = &w->arbiters[bt->arbiter[l]];
 		const f2d_body *a = &w->bodies[arb->body_a];
@@ -1222,13 +938,8 @@ static void stage_lanes(const f2d_world *w, f2d_contact_batch *bt, prestep_stage
 		st->imb[l] = b->inv_mass;
 		st->iia[l] = a->inv_inertia;
 		st->iib[l] = b->inv_inertia;
-		st->vax[l] = a->v.x;
-		st->vay[l] = a->v.y;
-		st->wa[l] = a->w;
-		st->vbx[l] = b->v.x;
-		st->vby[l] = b->v.y;
-		st->wb[l] = b->w;
 		st->rest[l] = arb->restitution;
+		any_rest |= arb->restitution > 0;
 		st->two[l] = arb->count == 2 ? -1 : 0;
 		if (soft) {
 			bt->stiff[l] = a->type != F2D_DYNAMIC_BODY || b->type != F2D_DYNAMIC_BODY;
@@ -1247,6 +958,21 @@ static void stage_lanes(const f2d_world *w, f2d_contact_batch *bt, prestep_stage
 			stage_zero(st, l, arb->count);
 			bt->p[1].pn[l] = bt->p[1].pt[l] = 0;
 		}
+	}
+	st->any_rest = any_rest;
+	/* Restitution is the only reader of the velocities: bounce = -e vn where e > 0, else 0
+	 * whatever vn. A batch without restitution does not stage them (nor compute vn); one with
+	 * it stages every lane's, as before (stage_zero: 0 in padded lanes). */
+	for (int32_t l = 0; any_rest && l < bt->lanes; ++l) {
+		const f2d_arbiter *arb = &w->arbiters[bt->arbiter[l]];
+		const f2d_body *a = &w->bodies[arb->body_a];
+		const f2d_body *b = &w->bodies[arb->body_b];
+		st->vax[l] = a->v.x;
+		st->vay[l] = a->v.y;
+		st->wa[l] = a->w;
+		st->vbx[l] = b->v.x;
+		st->vby[l] = b->v.y;
+		st->wb[l] = b->w;
 	}
 }
 
@@ -1300,6 +1026,32 @@ inverse_masses_avx512(f2d_world *w, const int64_t *k, f2d_lane *m, __mmask8 on, 
 	ok &= _mm512_cmple_epi64_mask(_mm512_mul_epu32(vsub(h2, one), kv), n) &
 	      _mm512_cmpgt_epi64_mask(_mm512_mul_epu32(vadd(h2, one), kv), n);
 	todo &= (__mmask8)~ok;
+	if (todo != 0) {
+		/* newton_inverse on the 8 lanes; kv, hint in range where it matters (below) */
+		__mmask8 in = _mm512_cmpge_epi64_mask(kv, _mm512_set1_epi64(3)) &
+		              _mm512_cmplt_epi64_mask(kv, _mm512_set1_epi64(HINT_K_MAX)) &
+		              _mm512_cmpge_epi64_mask(hint, one);
+		vq e = vsub(_mm512_set1_epi64((int64_t)1 << 32), _mm512_mul_epu32(hint, kv));
+		in &= _mm512_cmpgt_epi64_mask(e, _mm512_set1_epi64(-((int64_t)1 << 31))) &
+		      _mm512_cmplt_epi64_mask(e, _mm512_set1_epi64((int64_t)1 << 31));
+		vq c = vadd(hint, _mm512_srai_epi64(vadd(_mm512_mullo_epi64(e, hint),
+		                                         _mm512_set1_epi64((int64_t)1 << 31)),
+		                                    32));
+		in &= _mm512_cmpge_epi64_mask(c, _mm512_set1_epi64(2)) &
+		      _mm512_cmplt_epi64_mask(c, _mm512_set1_epi64(NEWTON_C_MAX));
+		vq k2 = vadd(kv, kv);
+		vq r = vsub(n, _mm512_mul_epu32(vsub(vadd(c, c), one), kv));
+		in &= _mm512_cmpge_epi64_mask(r, vsub(_mm512_setzero_si512(), k2)) &
+		      _mm512_cmplt_epi64_mask(r, vadd(k2, k2));
+		/* c + (r >= 2k) - (r < 0) */
+		c = _mm512_mask_add_epi64(c, _mm512_cmpge_epi64_mask(r, k2), c, one);
+		c = _mm512_mask_sub_epi64(c, _mm512_cmplt_epi64_mask(r, _mm512_setzero_si512()), c,
+		                          one);
+		in &= todo;
+		_mm512_mask_cvtepi64_storeu_epi32(m, in, c);
+		COUNT_NEWTON(f2d_popcount(in));
+		todo &= (__mmask8)~in;
+	}
 #endif
 	for (unsigned t = todo; t != 0; t &= t - 1) {
 		int32_t l = f2d_ctz64(t);
@@ -1411,16 +1163,21 @@ AVX512 static unsigned prestep_batch_avx512(f2d_world *w, const prestep_consts *
 	} else {
 		COUNT_LANES(true, bt->lanes);
 	}
-	/* the motion part (prestep_lane's), on the constants */
-	vq nx = vld(bt->nx), ny = vld(bt->ny);
-	vq lin = vadd(_mm512_mullo_epi64(vsub(vld64(st.vbx), vld64(st.vax)), nx),
-	              _mm512_mullo_epi64(vsub(vld64(st.vby), vld64(st.vay)), ny));
-	vq wa = vld64(st.wa), wb = vld64(st.wb);
+	/* the motion part (prestep_lane's), on the constants; vn only with restitution (stage_lanes:
+	 * without it bounce is 0 whatever vn) */
+	const bool any_rest = st.any_rest;
+	vq nx = vld(bt->nx), ny = vld(bt->ny), lin = _mm512_setzero_si512();
+	vq wa = lin, wb = lin;
+	if (any_rest) {
+		lin = vadd(_mm512_mullo_epi64(vsub(vld64(st.vbx), vld64(st.vax)), nx),
+		           _mm512_mullo_epi64(vsub(vld64(st.vby), vld64(st.vay)), ny));
+		wa = vld64(st.wa);
+		wb = vld64(st.wb);
+	}
 	__mmask8 two = _mm512_test_epi64_mask(vld64(st.two), vld64(st.two));
 	__mmask8 has[2] = {0xFF, two};
 	for (int32_t i = 0; i < 2; ++i) {
 		f2d_point_lanes *pl = &bt->p[i];
-		vq rna = vld(pl->rn_a), rnb = vld(pl->rn_b);
 		/* bias: s > 0: -s / h; else beta / h max(0, -s - slop); restitution */
 		vq s = vld64(st.p[i].sep);
 		vq zero = _mm512_setzero_si512();
@@ -1430,6 +1187,15 @@ AVX512 static unsigned prestep_batch_avx512(f2d_world *w, const prestep_consts *
 		    _mm512_maskz_mov_epi64(_mm512_cmpgt_epi64_mask(pen, zero),
 		                           vround16(vmul(_mm512_set1_epi64(k->beta_inv_h), pen)));
 		vq bias = _mm512_mask_mov_epi64(push, _mm512_cmpgt_epi64_mask(s, zero), spec);
+		if (k->soft) {
+			vst(pl->sep, s); /* 0 past the points and in padded lanes (stage_zero) */
+		}
+		vst(pl->bias, _mm512_maskz_mov_epi64(has[i], vsat(bias)));
+		if (!any_rest) {
+			vst(pl->bounce, zero);
+			continue;
+		}
+		vq rna = vld(pl->rn_a), rnb = vld(pl->rn_b);
 		vq vn = vsat(vround16(
 		    vsub(vadd(lin, _mm512_mullo_epi64(wb, rnb)), _mm512_mullo_epi64(wa, rna))));
 		vq rest = vld64(st.rest);
@@ -1440,12 +1206,9 @@ AVX512 static unsigned prestep_batch_avx512(f2d_world *w, const prestep_consts *
 		    _mm512_cmpgt_epi64_mask(rest, zero);
 		if (!k->soft) {
 			bounce &= _mm512_cmplt_epi64_mask(vadd(closing, closing), vsub(zero, vn));
-		} else {
-			vst(pl->sep, s); /* 0 past the points and in padded lanes (stage_zero) */
 		}
 		vq rb = vsub(zero, vtrunc32(vround16(vmul(rest, vn))));
 		vst(pl->bounce, _mm512_maskz_mov_epi64(has[i] & bounce, rb));
-		vst(pl->bias, _mm512_maskz_mov_epi64(has[i], vsat(bias)));
 	}
 	/* moving_lanes on 8 lanes: inverse mass or inverse inertia not 0 */
 	vq ma = _mm512_or_si512(vld(bt->ima), vld(bt->iia));
@@ -1521,15 +1284,53 @@ inverse_masses_avx2(f2d_world *w, const int64_t *k, f2d_lane *m, unsigned on, un
 	__m256i kq = ld64_avx2(k), hint = ld32_avx2(m);
 	__m256i n = _mm256_set1_epi64x((int64_t)1 << 33), one = _mm256_set1_epi64x(1);
 	__m256i h2 = _mm256_add_epi64(hint, hint);
-	__m256i ok = _mm256_and_si256(
+	const __m256i zero = _mm256_setzero_si256();
+	const __m256i range = _mm256_and_si256(
 	    _mm256_and_si256(gt_avx2(kq, _mm256_set1_epi64x(2)),
 	                     gt_avx2(_mm256_set1_epi64x(HINT_K_MAX), kq)),
-	    gt_avx2(hint, _mm256_setzero_si256()));
+	    gt_avx2(hint, zero));
 	/* vpmuludq, as inverse_masses_avx512 (the whole product where the masks above hold) */
-	ok = _mm256_and_si256(
-	    ok, _mm256_andnot_si256(gt_avx2(_mm256_mul_epu32(_mm256_sub_epi64(h2, one), kq), n),
-	                            gt_avx2(_mm256_mul_epu32(_mm256_add_epi64(h2, one), kq), n)));
-	for (unsigned t = on & ~bits_avx2(ok); t != 0; t &= t - 1) {
+	__m256i ok = _mm256_and_si256(
+	    range,
+	    _mm256_andnot_si256(gt_avx2(_mm256_mul_epu32(_mm256_sub_epi64(h2, one), kq), n),
+	                        gt_avx2(_mm256_mul_epu32(_mm256_add_epi64(h2, one), kq), n)));
+	unsigned todo = on & ~bits_avx2(ok);
+	if (todo != 0) {
+		/* newton_inverse on the 4 lanes, as inverse_masses_avx512; the arithmetic shift by
+		 * 32 as the logical one of t + 2^63, less 2^31 (rnd16_avx2's way) */
+		const __m256i p31 = _mm256_set1_epi64x((int64_t)1 << 31);
+		__m256i e = _mm256_sub_epi64(_mm256_set1_epi64x((int64_t)1 << 32),
+		                             _mm256_mul_epu32(hint, kq));
+		__m256i in = _mm256_and_si256(
+		    range, _mm256_and_si256(gt_avx2(e, _mm256_sub_epi64(zero, p31)), gt_avx2(p31, e)));
+		__m256i tq = _mm256_add_epi64(mullo_avx2(e, hint), p31);
+		__m256i c = _mm256_add_epi64(
+		    hint, _mm256_sub_epi64(_mm256_srli_epi64(
+		                               _mm256_add_epi64(tq, _mm256_set1_epi64x(INT64_MIN)), 32),
+		                           p31));
+		in = _mm256_and_si256(in, _mm256_and_si256(gt_avx2(c, one),
+		                                           gt_avx2(_mm256_set1_epi64x(NEWTON_C_MAX), c)));
+		__m256i k2 = _mm256_add_epi64(kq, kq);
+		__m256i r = _mm256_sub_epi64(
+		    n, _mm256_mul_epu32(_mm256_sub_epi64(_mm256_add_epi64(c, c), one), kq));
+		in = _mm256_and_si256(
+		    in, _mm256_and_si256(gt_avx2(r, _mm256_sub_epi64(_mm256_sub_epi64(zero, k2), one)),
+		                         gt_avx2(_mm256_add_epi64(k2, k2), r)));
+		/* c + (r >= 2k) - (r < 0): the compares' all-ones lanes are -1 */
+		c = _mm256_add_epi64(_mm256_sub_epi64(c, _mm256_xor_si256(gt_avx2(k2, r),
+		                                                          _mm256_set1_epi64x(-1))),
+		                     gt_avx2(zero, r));
+		unsigned inb = bits_avx2(in) & todo;
+		int32_t cv[4];
+		_mm_storeu_si128((__m128i *)(void *)cv, lows_avx2(c));
+		for (unsigned t = inb; t != 0; t &= t - 1) {
+			int32_t l = f2d_ctz64(t);
+			m[l] = cv[l];
+		}
+		todo &= ~inb;
+		COUNT_NEWTON(f2d_popcount(inb));
+	}
+	for (unsigned t = todo; t != 0; t &= t - 1) {
 		int32_t l = f2d_ctz64(t);
 		m[l] = inverse_mass(w, k[l]);
 	}
@@ -1651,16 +1452,20 @@ AVX2 static unsigned motion_avx2(const prestep_consts *k, f2d_contact_batch *bt,
                                  const prestep_stage *st, int32_t o)
 {
 	const __m256i zero = _mm256_setzero_si256();
-	__m256i nx = ld32_avx2(bt->nx + o), ny = ld32_avx2(bt->ny + o);
-	__m256i lin = _mm256_add_epi64(
-	    mullo_avx2(_mm256_sub_epi64(ld64_avx2(st->vbx + o), ld64_avx2(st->vax + o)), nx),
-	    mullo_avx2(_mm256_sub_epi64(ld64_avx2(st->vby + o), ld64_avx2(st->vay + o)), ny));
-	__m256i wa = ld64_avx2(st->wa + o), wb = ld64_avx2(st->wb + o);
+	const bool any_rest = st->any_rest; /* vn only with restitution, as prestep_batch_avx512 */
+	__m256i nx = ld32_avx2(bt->nx + o), ny = ld32_avx2(bt->ny + o), lin = zero;
+	__m256i wa = zero, wb = zero;
+	if (any_rest) {
+		lin = _mm256_add_epi64(
+		    mullo_avx2(_mm256_sub_epi64(ld64_avx2(st->vbx + o), ld64_avx2(st->vax + o)), nx),
+		    mullo_avx2(_mm256_sub_epi64(ld64_avx2(st->vby + o), ld64_avx2(st->vay + o)), ny));
+		wa = ld64_avx2(st->wa + o);
+		wb = ld64_avx2(st->wb + o);
+	}
 	__m256i rest = ld64_avx2(st->rest + o);
 	__m256i has[2] = {_mm256_set1_epi64x(-1), ld64_avx2(st->two + o)};
 	for (int32_t i = 0; i < 2; ++i) {
 		f2d_point_lanes *pl = &bt->p[i];
-		__m256i rna = ld32_avx2(pl->rn_a + o), rnb = ld32_avx2(pl->rn_b + o);
 		__m256i s = ld64_avx2(st->p[i].sep + o);
 		__m256i spec = _mm256_sub_epi64(
 		    zero, rnd16_avx2(_mm256_mul_epi32(s, _mm256_set1_epi64x(k->inv_h))));
@@ -1670,7 +1475,16 @@ AVX2 static unsigned motion_avx2(const prestep_consts *k, f2d_contact_batch *bt,
 		    rnd16_avx2(_mm256_mul_epi32(_mm256_set1_epi64x(k->beta_inv_h), pen)));
 		__m256i gap = gt_avx2(s, zero);
 		__m256i bias = _mm256_blendv_epi8(push, spec, gap);
+		if (k->soft) {
+			st32_avx2(pl->sep + o, s); /* 0 past the points and in padded lanes */
+		}
+		st32_avx2(pl->bias + o, _mm256_and_si256(has[i], sat_avx2(bias)));
+		if (!any_rest) {
+			st32_avx2(pl->bounce + o, zero);
+			continue;
+		}
 		/* wa, wb, rna, rnb are fix16 values: vpmuldq is vpmullq's product */
+		__m256i rna = ld32_avx2(pl->rn_a + o), rnb = ld32_avx2(pl->rn_b + o);
 		__m256i vn = sat_avx2(rnd16_avx2(_mm256_sub_epi64(
 		    _mm256_add_epi64(lin, _mm256_mul_epi32(wb, rnb)), _mm256_mul_epi32(wa, rna))));
 		__m256i closing = _mm256_and_si256(gap, _mm256_sub_epi64(zero, spec));
@@ -1681,13 +1495,10 @@ AVX2 static unsigned motion_avx2(const prestep_consts *k, f2d_contact_batch *bt,
 			bounce = _mm256_and_si256(
 			    bounce, gt_avx2(_mm256_sub_epi64(zero, vn),
 			                    _mm256_add_epi64(closing, closing)));
-		} else {
-			st32_avx2(pl->sep + o, s); /* 0 past the points and in padded lanes */
 		}
 		__m256i rb = _mm256_sub_epi64(
 		    zero, trunc32_avx2(rnd16_avx2(_mm256_mul_epi32(rest, vn))));
 		st32_avx2(pl->bounce + o, _mm256_and_si256(_mm256_and_si256(has[i], bounce), rb));
-		st32_avx2(pl->bias + o, _mm256_and_si256(has[i], sat_avx2(bias)));
 	}
 	return bits_avx2(gt_avx2(rest, zero));
 }
@@ -1757,6 +1568,45 @@ const char *f2d_solver_kernel(void)
 	static const char *const names[] = {"scalar", "avx2", "avx512"};
 	return names[f2d_kernel_level()];
 }
+
+#ifdef F2D_CONTACT_COUNT_PATHS
+/* test_solver_paths' check of the hinted inverse masses (its helpers, "inverse"): m[l], the
+ * hint, becomes inverse_mass(k[l]) by this build's path for the kernel (F2D_KERNEL_*, at most
+ * f2d_kernel_level()), on 8 lanes; a saturation is not reported (a scratch world). */
+void f2d_test_inverse_masses(int kernel, const int64_t *k, int32_t *m);
+#if F2D_HAVE_SIMD
+AVX512 static void test_inverse_512(f2d_world *w, const int64_t *k, int32_t *m)
+{
+	inverse_masses_avx512(w, k, m, 0xFF, 0xFF);
+}
+AVX2 static void test_inverse_256(f2d_world *w, const int64_t *k, int32_t *m)
+{
+	inverse_masses_avx2(w, k, m, 0xF, 0xF);
+	inverse_masses_avx2(w, k + 4, m + 4, 0xF, 0xF);
+}
+#endif
+void f2d_test_inverse_masses(int kernel, const int64_t *k, int32_t *m)
+{
+	f2d_world *w = calloc(1, sizeof *w);
+	if (w == NULL) {
+		abort();
+	}
+#if F2D_HAVE_SIMD
+	if (kernel == F2D_KERNEL_AVX512) {
+		test_inverse_512(w, k, m);
+	} else if (kernel == F2D_KERNEL_AVX2) {
+		test_inverse_256(w, k, m);
+	} else
+#endif
+	{
+		(void)kernel;
+		for (int32_t l = 0; l < F2D_LANES; ++l) {
+			m[l] = inverse_mass_hinted(w, k[l], m[l]);
+		}
+	}
+	free(w);
+}
+#endif
 
 /* A Gauss-Seidel pass by the SIMD kernel from batch i on (K(solve_run_f*) in solver_kernel.h,
  * flip a constant there), as simd_warm_run below */
@@ -1977,7 +1827,7 @@ static unsigned check_kept_batch(f2d_world *w, const prestep_consts *k, f2d_cont
 
 void f2d_contacts_prestep(f2d_world *w)
 {
-	color_arbiters(w);
+	f2d_color_arbiters(w);
 	prestep_consts k = {w->inv_h, w->def.linear_slop, w->def.restitution_threshold,
 	                    f2d_mul(w->def.bias_factor, w->inv_h), w->def.substep_count > 0};
 	int kernel = F2D_HAVE_SIMD ? f2d_kernel_level() : F2D_KERNEL_SCALAR;

@@ -255,4 +255,13 @@ static inline unsigned f2d_soft_bounce_lanes(const f2d_contact_batch *bt)
 int32_t f2d_soft_simd_run(f2d_world *w, int32_t i, int kernel, int32_t flip, bool use_bias,
                           const f2d_soft_consts *k, unsigned *rest);
 
+/* coloring.c: the layout of this step's batches (body_a, body_b, arbiter, lanes, sequential,
+ * body_list; kept = 0 on a new layout): the last one when every arbiter's colouring key is the
+ * same, else a new colouring. Called by the pre-step. */
+void f2d_color_arbiters(f2d_world *w);
+#ifdef F2D_CONTACT_COUNT_PATHS
+/* colourings kept, colourings built, lanes whose constants were kept, lanes computed */
+extern uint64_t f2d_coloring_counts[4];
+#endif
+
 #endif

@@ -786,9 +786,118 @@ static bool print_step(void *ctx, int32_t step, f2d_result r, uint64_t hash)
 	return true;
 }
 
+/* ---- "inverse": the hinted effective masses (solver.c's newton_inverse) ----
+ * Prints "i <kernel> <checked> <wrong> <newton>": for every kernel this build runs, 8 lanes at a
+ * time, inverse_mass(k) (0 for k <= 0, INT32_MAX for k = 1, else round(2^32 / k) as
+ * f2d_div_exact rounds) from hints 0, 1, -1, INT32_MIN, INT32_MAX, INT32_MAX - 1 and the
+ * quotient +- 1, 2, 3, 4, 17, 64, 1000, 2^20, for k at the range edges (0 .. 5, around 2^16,
+ * 2^30 - the Newton step's and the hint test's limit -, 2^31, 2^40, negative) and 4,000 k
+ * spread over [3, 2^34) by their logarithm (a fixed LCG). */
+extern uint64_t f2d_newton_count;
+void f2d_test_inverse_masses(int kernel, const int64_t *k, int32_t *m);
+int f2d_kernel_level(void); /* 0 scalar, 1 AVX2, 2 AVX-512 (src/core.h) */
+
+static int32_t inverse_ref(int64_t k)
+{
+	if (k <= 0) {
+		return 0;
+	}
+	if (k < 2) {
+		return INT32_MAX;
+	}
+	return (int32_t)((((uint64_t)1 << 33) / (uint64_t)k + 1) >> 1);
+}
+
+static int inverse_main(void)
+{
+	static const int64_t edges[] = {0,
+	                                1,
+	                                2,
+	                                3,
+	                                4,
+	                                5,
+	                                7,
+	                                100,
+	                                65535,
+	                                65536,
+	                                65537,
+	                                (int64_t)1 << 20,
+	                                ((int64_t)1 << 29) + 12345,
+	                                ((int64_t)1 << 30) - 1,
+	                                (int64_t)1 << 30,
+	                                ((int64_t)1 << 30) + 1,
+	                                (int64_t)1 << 31,
+	                                (int64_t)1 << 40,
+	                                -1,
+	                                -((int64_t)1 << 40)};
+	static const int64_t deltas[] = {1, 2, 3, 4, 17, 64, 1000, 1 << 20};
+	const int32_t n_edges = (int32_t)(sizeof edges / sizeof edges[0]);
+	const int32_t n_k = n_edges + 4000;
+	const int32_t n_d = (int32_t)(sizeof deltas / sizeof deltas[0]);
+	const int32_t n_h = 7 + 2 * n_d;
+	uint64_t lcg = 0x9E3779B97F4A7C15u;
+	for (int kernel = 0; kernel <= f2d_kernel_level(); ++kernel) {
+		uint64_t checked = 0, wrong = 0;
+		f2d_newton_count = 0;
+		int64_t k[8];
+		int32_t m[8], want[8];
+		int32_t lanes = 0;
+		for (int32_t i = 0; i < n_k; ++i) {
+			int64_t kv;
+			if (i < n_edges) {
+				kv = edges[i];
+			} else {
+				lcg = lcg * 6364136223846793005u + 1442695040888963407u;
+				kv = 3 + (int64_t)((lcg >> 30) >> (lcg % 31)); /* below 2^34 */
+			}
+			const int32_t q = inverse_ref(kv);
+			for (int32_t h = 0; h < n_h; ++h) {
+				int64_t hint;
+				switch (h) {
+				case 0: hint = 0; break;
+				case 1: hint = 1; break;
+				case 2: hint = -1; break;
+				case 3: hint = INT32_MIN; break;
+				case 4: hint = INT32_MAX; break;
+				case 5: hint = INT32_MAX - 1; break;
+				case 6: hint = q; break;
+				default: {
+					int64_t d = deltas[(h - 7) / 2];
+					hint = (int64_t)q + ((h - 7) % 2 == 0 ? d : -d);
+					break;
+				}
+				}
+				hint = hint > INT32_MAX ? INT32_MAX : (hint < INT32_MIN ? INT32_MIN : hint);
+				k[lanes] = kv;
+				m[lanes] = (int32_t)hint;
+				want[lanes] = q;
+				if (++lanes == 8 || (i == n_k - 1 && h == n_h - 1)) {
+					for (int32_t l = lanes; l < 8; ++l) { /* a partial last group */
+						k[l] = 3;
+						m[l] = 0;
+						want[l] = inverse_ref(3);
+					}
+					f2d_test_inverse_masses(kernel, k, m);
+					for (int32_t l = 0; l < 8; ++l) {
+						checked++;
+						wrong += m[l] != want[l];
+					}
+					lanes = 0;
+				}
+			}
+		}
+		printf("i %d %" PRIu64 " %" PRIu64 " %" PRIu64 "\n", kernel, checked, wrong,
+		       f2d_newton_count);
+	}
+	return fflush(stdout) == 0 ? 0 : 1;
+}
+
 int main(int argc, char **argv)
 {
 	int32_t first = 0, last = case_count() - 1;
+	if (argc > 1 && strcmp(argv[1], "inverse") == 0) {
+		return inverse_main();
+	}
 	if (argc > 1) {
 		first = last = atoi(argv[1]);
 	}
@@ -1134,11 +1243,51 @@ START_TEST(fast_path_matches_exact_path)
 }
 END_TEST
 
+/* The hinted effective masses of every build and kernel equal the division's at the range
+ * edges and over the range, whatever the hint (solver.c newton_inverse; the helpers'
+ * "inverse"); the Newton step ran in the builds with hints (all but the exact-only one). */
+START_TEST(hinted_inverse_masses)
+{
+	static const char *const names[HELPERS] = {"exact-only", "path-counting", "scalar-kernel",
+	                                           "avx2-kernel"};
+	static const char *const paths[HELPERS] = {F2D_SOLVER_PATHS_EXACT, F2D_SOLVER_PATHS_COUNTED,
+	                                           F2D_SOLVER_PATHS_SCALAR, F2D_SOLVER_PATHS_AVX2};
+	for (int i = 0; i < HELPERS; ++i) {
+		char cmd[4096];
+		snprintf(cmd, sizeof cmd, "'%s' inverse", paths[i]);
+		FILE *f = popen(cmd, "r");
+		ck_assert_msg(f != NULL, "cannot run %s", paths[i]);
+		char line[256];
+		int kernels = 0;
+		while (fgets(line, sizeof line, f) != NULL) {
+			int kernel = -1;
+			uint64_t checked = 0, wrong = 1, newton = 0;
+			ck_assert_msg(sscanf(line, "i %d %" SCNu64 " %" SCNu64 " %" SCNu64, &kernel,
+			                     &checked, &wrong, &newton) == 4,
+			              "%s: bad line \"%s\"", names[i], line);
+			printf("hinted inverse masses, %s build, kernel %d: %" PRIu64 " lanes, %" PRIu64
+			       " by the Newton step, %" PRIu64 " wrong\n",
+			       names[i], kernel, checked, newton, wrong);
+			ck_assert_msg(wrong == 0, "%s kernel %d: %" PRIu64 " wrong inverse masses",
+			              names[i], kernel, wrong);
+			ck_assert_msg(checked > 80000, "%s kernel %d: too few lanes", names[i], kernel);
+			ck_assert_msg(i == 0 ? newton == 0 : newton > 10000,
+			              "%s kernel %d: the Newton step ran %" PRIu64 " times", names[i],
+			              kernel, newton);
+			kernels++;
+		}
+		ck_assert_int_eq(pclose(f), 0);
+		ck_assert_msg(kernels >= 1, "%s: no kernel checked", names[i]);
+	}
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("solver_paths");
 	TCase *tc = tcase_create("core");
 	tcase_set_timeout(tc, 600);
+	tcase_add_test(tc, hinted_inverse_masses);
 	tcase_add_test(tc, fast_path_matches_exact_path);
 	suite_add_tcase(s, tc);
 	SRunner *sr = srunner_create(s);
