@@ -677,7 +677,10 @@ static void solve_exact(clane *c, int64_t *a, int64_t *b, int32_t flip, bool *sa
  * and the or of such values is < 2^31 iff each is. The velocities read from the bodies are
  * checked too: then every operand of every product below lies in [-2^31, 2^31) (a velocity, the
  * difference of two, an impulse increment or the sum of two, a checked relative velocity, a
- * stored fix16), which the AVX-512 path needs (it multiplies 32 x 32 -> 64 bits).
+ * stored fix16), which the AVX-512 path needs (it multiplies 32 x 32 -> 64 bits). (The SIMD
+ * kernels, solver_kernel.h, skip that check: the rows always hold fix16 values, and they form
+ * the linear part of the first relative velocity from the velocities themselves, four products
+ * instead of two differences; the same exact sum.)
  *
  * Because the check comes at the end, the values after a failed one can be anything, and their
  * products could overflow 64 bits: the fast path therefore multiplies, adds and subtracts modulo
