@@ -937,6 +937,16 @@ AVX512 static inline void rows_store_512(int64_t (*rows)[4], const int32_t *body
 	const vq i23 = _mm512_set_epi64(15, 11, 7, 3, 14, 10, 6, 2);
 	vq z[4] = {_mm512_permutex2var_epi64(a, i01, c), _mm512_permutex2var_epi64(a, i23, c),
 	           _mm512_permutex2var_epi64(b, i01, d), _mm512_permutex2var_epi64(b, i23, d)};
+	if ((m & 0xFFu) == 0xFFu) {
+		/* every lane (the common case): no test per lane */
+		for (int32_t i = 0; i < 4; ++i) {
+			_mm256_storeu_si256((__m256i *)(void *)rows[body[2 * i]],
+			                    _mm512_castsi512_si256(z[i]));
+			_mm256_storeu_si256((__m256i *)(void *)rows[body[2 * i + 1]],
+			                    _mm512_extracti64x4_epi64(z[i], 1));
+		}
+		return;
+	}
 	for (int32_t i = 0; i < 4; ++i) {
 		if (m & (1u << (2 * i))) {
 			_mm256_storeu_si256((__m256i *)(void *)rows[body[2 * i]],
@@ -1136,6 +1146,13 @@ AVX2 static inline void rows_store_256(int64_t (*rows)[4], const int32_t *body, 
 	__m256i t3 = _mm256_permute2x128_si256(vy, vy, 0x31); /* y2 y3 y2 y3 */
 	__m256i r[4] = {_mm256_unpacklo_epi64(t0, t1), _mm256_unpackhi_epi64(t0, t1),
 	                _mm256_unpacklo_epi64(t2, t3), _mm256_unpackhi_epi64(t2, t3)};
+	if ((m & 0xFu) == 0xFu) {
+		/* every lane (the common case): no test per lane */
+		for (int32_t i = 0; i < 4; ++i) {
+			_mm256_storeu_si256((__m256i *)(void *)rows[body[i]], r[i]);
+		}
+		return;
+	}
 	for (int32_t i = 0; i < 4; ++i) {
 		if (m & (1u << i)) {
 			_mm256_storeu_si256((__m256i *)(void *)rows[body[i]], r[i]);
