@@ -987,6 +987,7 @@ AVX512 static inline void rows_store_512(int64_t (*rows)[4], const int32_t *body
 #define K_MAX(a, b) _mm512_max_epi64(a, b)
 #define K_ANY(p) ((unsigned)(p) != 0u)
 #define K_ROUND16(p) K_SRA(K_ADD(K_ADD(p, K_SET1(0x8000)), K_SRA(p, 63)), 16)
+#define K_ROUND16_NN(p) _mm512_srli_epi64(K_ADD(p, K_SET1(0x8000)), 16)
 /* p / 8 truncating: (p + (p < 0 ? 7 : 0)) >> 3, arithmetic */
 #define K_DIV8(p) K_SRA(K_ADD(p, _mm512_and_si512(K_SRA(p, 63), K_SET1(7))), 3)
 #define K_OKBITS(acc)                                                                              \
@@ -1017,6 +1018,7 @@ AVX512 static inline void rows_store_512(int64_t (*rows)[4], const int32_t *body
 #undef K_OKBITS
 #undef K_ANY
 #undef K_ROUND16
+#undef K_ROUND16_NN
 #undef K_DIV8
 #undef K_STORE_BITS
 #undef K_ROWS_LOAD
@@ -1186,6 +1188,7 @@ AVX2 static inline void rows_store_256(int64_t (*rows)[4], const int32_t *body, 
 #define K_MAX(a, b) _mm256_blendv_epi8(b, a, _mm256_cmpgt_epi64(a, b))
 #define K_ANY(p) (_mm256_movemask_epi8(p) != 0)
 #define K_ROUND16(p) rnd16_avx2(p)
+#define K_ROUND16_NN(p) _mm256_srli_epi64(K_ADD(p, K_SET1(0x8000)), 16)
 #define K_DIV8(p) div8_avx2(p)
 #define K_OKBITS(acc) okbits_256(acc)
 #define K_STORE_BITS(p, bits, v) store_bits_256(p, bits, v)

@@ -13,6 +13,8 @@
  *   K_OKBITS(acc)  a bit per lane whose acc is below FAST_LIMIT (unsigned)
  *   K_ANY(p)       whether a lane predicate holds in any lane
  *   K_ROUND16(p)   f2d_round16 of each lane (arithmetic shift)
+ *   K_ROUND16_NN(p)  the same for a lane p >= 0: (p + 2^15) >> 16, logical (any other lane's
+ *                  result is not f2d_round16's)
  *   K_DIV8(p)      C's p / 8 of each lane (truncating toward 0), |p| < 2^59
  *   K_STORE_BITS(p, bits, v)  stores the lanes of v whose bit is set
  *   K_ROWS_LOAD / K_ROWS_STORE  the velocity rows of the lanes' bodies, transposed
@@ -36,6 +38,13 @@ K_ATTR static inline kv K(mul16)(kv a, kv b)
 {
 	return K(round16)(K_MUL(a, b));
 }
+/* mul16 of factors whose product is >= 0 wherever the result is used: round16 of a
+ * non-negative p is (p + 2^15) >> 16 (p + 2^15 < 2^63), the sign term 0 and the shift's fill 0
+ * (K_ROUND16_NN, a logical shift; two instructions, against four or five) */
+K_ATTR static inline kv K(mul16nn)(kv a, kv b)
+{
+	return K_ROUND16_NN(K_MUL(a, b));
+}
 K_ATTR static inline kv K(chk)(kv x)
 {
 	return K_ADD(x, K_SET1((int64_t)FAST_BIAS));
@@ -51,7 +60,9 @@ K_ATTR static inline kv K(chk_vel)(const K(vvel) * v)
 K_ATTR static inline kv K(friction)(const f2d_point_lanes *p, int32_t o, kv vt, kv mu, kv *acc)
 {
 	kv pt = K_LD(p->pt + o);
-	kv max_pt = K_MIN(K(mul16)(mu, K_LD(p->pn + o)), K_SET1(INT32_MAX));
+	/* mu in [0, 4] (every arbiter's friction), the stored P_n >= 0 (clamped at 0 by every
+	 * path that writes it; a snapshot's are read as unsigned): K(mul16nn) */
+	kv max_pt = K_MIN(K(mul16nn)(mu, K_LD(p->pn + o)), K_SET1(INT32_MAX));
 	kv neg = K_SUB(K_ZERO, max_pt);
 	kv q = K_SUB(pt, K(mul16)(K_LD(p->mass_t + o), vt));
 	/* q < -max ? -max : (q > max ? max : q) */
@@ -308,9 +319,11 @@ K_ATTR static inline __attribute__((always_inline)) unsigned K(soft)(int64_t (*r
 			 * 0 <= ms <= 2^16 (make_soft: a2 / (1 + a2)), so |ms vn| <= 2^30 and
 			 * e is in (-2^30 - 1, 2^30 + 3 2^16]: the exact path's f2d_sat is the
 			 * identity there, and e is a 32-bit product operand */
-			kv target = K_MIN(K(mul16)(br, K_SUB(K_ZERO, s)), K_SET1(k->max_push));
+			/* br >= 0 and, where lam is used (s <= 0), -s >= 0; P_n >= 0 and
+			 * is >= 0: K(mul16nn) (a lane with s > 0 gets lam_gap instead) */
+			kv target = K_MIN(K(mul16nn)(br, K_SUB(K_ZERO, s)), K_SET1(k->max_push));
 			kv e = K_SUB(target, K(mul16)(ms, vn));
-			lam = K_SUB(K(mul16)(mn, e), K(mul16)(is, pn0));
+			lam = K_SUB(K(mul16)(mn, e), K(mul16nn)(is, pn0));
 		} else if (depths) {
 			lam = K(mul16)(mn, K_SUB(K_ZERO, vn));
 		}
@@ -345,7 +358,8 @@ K_ATTR static inline __attribute__((always_inline)) unsigned K(soft)(int64_t (*r
 			vt = K_ADD(vt, a8[i]);
 			acc = K_OR(acc, K(chk)(vt));
 		}
-		kv max_pt = K_MIN(K(mul16)(mu, pn[i]), hi);
+		/* mu >= 0 (K(friction)), pn[i] >= 0 (clamped above): K(mul16nn) */
+		kv max_pt = K_MIN(K(mul16nn)(mu, pn[i]), hi);
 		kv neg = K_SUB(K_ZERO, max_pt);
 		kv q = K_SUB(pt0, K(mul16)(K_LD(p->mass_t + o), vt));
 		kv r = K_SEL(K_GT(q, max_pt), max_pt, q);
