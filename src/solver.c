@@ -444,7 +444,10 @@ static void solve_exact(clane *c, int64_t *a, int64_t *b, int32_t flip, bool *sa
  * and the or of such values is < 2^31 iff each is. The velocities read from the bodies are
  * checked too: then every operand of every product below lies in [-2^31, 2^31) (a velocity, the
  * difference of two, an impulse increment or the sum of two, a checked relative velocity, a
- * stored fix16), which the AVX-512 path needs (it multiplies 32 x 32 -> 64 bits).
+ * stored fix16), which the AVX-512 path needs (it multiplies 32 x 32 -> 64 bits). (The SIMD
+ * kernels, solver_kernel.h, skip that check: the rows always hold fix16 values, and they form
+ * the linear part of the first relative velocity from the velocities themselves, four products
+ * instead of two differences; the same exact sum.)
  *
  * Because the check comes at the end, the values after a failed one can be anything, and their
  * products could overflow 64 bits: the fast path therefore multiplies, adds and subtracts modulo
@@ -701,6 +704,16 @@ AVX512 static inline void rows_store_512(int64_t (*rows)[4], const int32_t *body
 	const vq i23 = _mm512_set_epi64(15, 11, 7, 3, 14, 10, 6, 2);
 	vq z[4] = {_mm512_permutex2var_epi64(a, i01, c), _mm512_permutex2var_epi64(a, i23, c),
 	           _mm512_permutex2var_epi64(b, i01, d), _mm512_permutex2var_epi64(b, i23, d)};
+	if ((m & 0xFFu) == 0xFFu) {
+		/* every lane (the common case): no test per lane */
+		for (int32_t i = 0; i < 4; ++i) {
+			_mm256_storeu_si256((__m256i *)(void *)rows[body[2 * i]],
+			                    _mm512_castsi512_si256(z[i]));
+			_mm256_storeu_si256((__m256i *)(void *)rows[body[2 * i + 1]],
+			                    _mm512_extracti64x4_epi64(z[i], 1));
+		}
+		return;
+	}
 	for (int32_t i = 0; i < 4; ++i) {
 		if (m & (1u << (2 * i))) {
 			_mm256_storeu_si256((__m256i *)(void *)rows[body[2 * i]],
@@ -741,6 +754,7 @@ AVX512 static inline void rows_store_512(int64_t (*rows)[4], const int32_t *body
 #define K_MAX(a, b) _mm512_max_epi64(a, b)
 #define K_ANY(p) ((unsigned)(p) != 0u)
 #define K_ROUND16(p) K_SRA(K_ADD(K_ADD(p, K_SET1(0x8000)), K_SRA(p, 63)), 16)
+#define K_ROUND16_NN(p) _mm512_srli_epi64(K_ADD(p, K_SET1(0x8000)), 16)
 /* p / 8 truncating: (p + (p < 0 ? 7 : 0)) >> 3, arithmetic */
 #define K_DIV8(p) K_SRA(K_ADD(p, _mm512_and_si512(K_SRA(p, 63), K_SET1(7))), 3)
 #define K_OKBITS(acc)                                                                              \
@@ -771,6 +785,7 @@ AVX512 static inline void rows_store_512(int64_t (*rows)[4], const int32_t *body
 #undef K_OKBITS
 #undef K_ANY
 #undef K_ROUND16
+#undef K_ROUND16_NN
 #undef K_DIV8
 #undef K_STORE_BITS
 #undef K_ROWS_LOAD
@@ -845,6 +860,13 @@ AVX2 static inline void rows_store_256(int64_t (*rows)[4], const int32_t *body, 
 	__m256i t3 = _mm256_permute2x128_si256(vy, vy, 0x31); /* y2 y3 y2 y3 */
 	__m256i r[4] = {_mm256_unpacklo_epi64(t0, t1), _mm256_unpackhi_epi64(t0, t1),
 	                _mm256_unpacklo_epi64(t2, t3), _mm256_unpackhi_epi64(t2, t3)};
+	if ((m & 0xFu) == 0xFu) {
+		/* every lane (the common case): no test per lane */
+		for (int32_t i = 0; i < 4; ++i) {
+			_mm256_storeu_si256((__m256i *)(void *)rows[body[i]], r[i]);
+		}
+		return;
+	}
 	for (int32_t i = 0; i < 4; ++i) {
 		if (m & (1u << i)) {
 			_mm256_storeu_si256((__m256i *)(void *)rows[body[i]], r[i]);
@@ -878,6 +900,7 @@ AVX2 static inline void rows_store_256(int64_t (*rows)[4], const int32_t *body, 
 #define K_MAX(a, b) _mm256_blendv_epi8(b, a, _mm256_cmpgt_epi64(a, b))
 #define K_ANY(p) (_mm256_movemask_epi8(p) != 0)
 #define K_ROUND16(p) rnd16_avx2(p)
+#define K_ROUND16_NN(p) _mm256_srli_epi64(K_ADD(p, K_SET1(0x8000)), 16)
 #define K_DIV8(p) div8_avx2(p)
 #define K_OKBITS(acc) okbits_256(acc)
 #define K_STORE_BITS(p, bits, v) store_bits_256(p, bits, v)

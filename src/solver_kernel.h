@@ -13,6 +13,8 @@
  *   K_OKBITS(acc)  a bit per lane whose acc is below FAST_LIMIT (unsigned)
  *   K_ANY(p)       whether a lane predicate holds in any lane
  *   K_ROUND16(p)   f2d_round16 of each lane (arithmetic shift)
+ *   K_ROUND16_NN(p)  the same for a lane p >= 0: (p + 2^15) >> 16, logical (any other lane's
+ *                  result is not f2d_round16's)
  *   K_DIV8(p)      C's p / 8 of each lane (truncating toward 0), |p| < 2^59
  *   K_STORE_BITS(p, bits, v)  stores the lanes of v whose bit is set
  *   K_ROWS_LOAD / K_ROWS_STORE  the velocity rows of the lanes' bodies, transposed
@@ -36,6 +38,13 @@ K_ATTR static inline kv K(mul16)(kv a, kv b)
 {
 	return K(round16)(K_MUL(a, b));
 }
+/* mul16 of factors whose product is >= 0 wherever the result is used: round16 of a
+ * non-negative p is (p + 2^15) >> 16 (p + 2^15 < 2^63), the sign term 0 and the shift's fill 0
+ * (K_ROUND16_NN, a logical shift; two instructions, against four or five) */
+K_ATTR static inline kv K(mul16nn)(kv a, kv b)
+{
+	return K_ROUND16_NN(K_MUL(a, b));
+}
 K_ATTR static inline kv K(chk)(kv x)
 {
 	return K_ADD(x, K_SET1((int64_t)FAST_BIAS));
@@ -51,7 +60,9 @@ K_ATTR static inline kv K(chk_vel)(const K(vvel) * v)
 K_ATTR static inline kv K(friction)(const f2d_point_lanes *p, int32_t o, kv vt, kv mu, kv *acc)
 {
 	kv pt = K_LD(p->pt + o);
-	kv max_pt = K_MIN(K(mul16)(mu, K_LD(p->pn + o)), K_SET1(INT32_MAX));
+	/* mu in [0, 4] (every arbiter's friction), the stored P_n >= 0 (clamped at 0 by every
+	 * path that writes it; a snapshot's are read as unsigned): K(mul16nn) */
+	kv max_pt = K_MIN(K(mul16nn)(mu, K_LD(p->pn + o)), K_SET1(INT32_MAX));
 	kv neg = K_SUB(K_ZERO, max_pt);
 	kv q = K_SUB(pt, K(mul16)(K_LD(p->mass_t + o), vt));
 	/* q < -max ? -max : (q > max ? max : q) */
@@ -101,6 +112,23 @@ K_ATTR static inline kv K(point_vel)(const K(vvel) * v, kv lin, kv rd_a, kv rd_b
 	return K(round16)(K_SUB(K_ADD(lin, K_MUL(v->wb, rd_b)), K_MUL(v->wa, rd_a)));
 }
 
+/* The linear parts (v_b - v_a) . n and (v_b - v_a) . t, t = (n.y, -n.x), of the velocities
+ * as loaded from the rows, without a check: each velocity is a fix16 value (the rows always
+ * hold such: solver_internal.h), so each is a product operand as it is, and the four products
+ * (each below 2^47 in magnitude) sum exactly in 64 bits to the exact path's
+ * (v_b.x - v_a.x) n.x + ...: the same value. (A difference of two velocities may not fit 32
+ * bits, which is why the loaded velocities were checked before.) */
+K_ATTR static inline kv K(lin_n_rows)(const K(vvel) * v, kv nx, kv ny)
+{
+	return K_ADD(K_SUB(K_MUL(v->vbx, nx), K_MUL(v->vax, nx)),
+	             K_SUB(K_MUL(v->vby, ny), K_MUL(v->vay, ny)));
+}
+K_ATTR static inline kv K(lin_t_rows)(const K(vvel) * v, kv nx, kv ny)
+{
+	return K_SUB(K_SUB(K_MUL(v->vbx, ny), K_MUL(v->vax, ny)),
+	             K_SUB(K_MUL(v->vby, nx), K_MUL(v->vay, nx)));
+}
+
 K_ATTR static inline void K(load)(int64_t (*rows)[4], const f2d_contact_batch *bt, int32_t o,
                                   K(vvel) * v, kv dv[4])
 {
@@ -127,13 +155,12 @@ K_ATTR static inline __attribute__((always_inline)) unsigned K(solve)(int64_t (*
 	K(vvel) v;
 	kv dv[4];
 	K(load)(rows, bt, o, &v, dv);
-	kv acc = K(chk_vel)(&v);
+	kv acc = K_ZERO;
 	f2d_point_lanes *l1 = &bt->p[flip], *l2 = &bt->p[flip ^ 1];
 	kv nx = K_LD(bt->nx + o), ny = K_LD(bt->ny + o), mu = K_LD(bt->friction + o);
 
-	/* friction */
-	kv dx = K_SUB(v.vbx, v.vax), dy = K_SUB(v.vby, v.vay);
-	kv lt = K_SUB(K_MUL(dx, ny), K_MUL(dy, nx));
+	/* friction; the rows as loaded (K(lin_rows)) */
+	kv lt = K(lin_t_rows)(&v, nx, ny);
 	kv v1 = K(point_vel)(&v, lt, K_LD(l1->rt_a + o), K_LD(l1->rt_b + o));
 	kv v2 = K(point_vel)(&v, lt, K_LD(l2->rt_a + o), K_LD(l2->rt_b + o));
 	acc = K_OR3(acc, K(chk)(v1), K(chk)(v2));
@@ -146,8 +173,7 @@ K_ATTR static inline __attribute__((always_inline)) unsigned K(solve)(int64_t (*
 	 K_LD(l2->wt_b + o), 1, &acc);
 
 	/* normal */
-	dx = K_SUB(v.vbx, v.vax);
-	dy = K_SUB(v.vby, v.vay);
+	kv dx = K_SUB(v.vbx, v.vax), dy = K_SUB(v.vby, v.vay);
 	kv ln = K_ADD(K_MUL(dx, nx), K_MUL(dy, ny));
 	kv n1 = K(point_vel)(&v, ln, K_LD(l1->rn_a + o), K_LD(l1->rn_b + o));
 	kv n2 = K(point_vel)(&v, ln, K_LD(l2->rn_a + o), K_LD(l2->rn_b + o));
@@ -180,7 +206,9 @@ K_ATTR static inline K_INLINE unsigned K(warm)(int64_t (*rows)[4], const f2d_con
 	const f2d_point_lanes *p1 = &bt->p[0], *p2 = &bt->p[1];
 	kv pn1 = K_LD(p1->pn + o), pn2 = K_LD(p2->pn + o);
 	kv pt1 = K_LD(p1->pt + o), pt2 = K_LD(p2->pt + o);
-	kv acc = K_OR3(K(chk_vel)(&v), K(chk)(K_ADD(pn1, pn2)), K(chk)(K_ADD(pt1, pt2)));
+	/* the loaded velocities are not product operands here (only summed; each application's
+	 * results are checked) and are fix16 values: no check */
+	kv acc = K_OR(K(chk)(K_ADD(pn1, pn2)), K(chk)(K_ADD(pt1, pt2)));
 	K(apply)
 	(&v, pn1, pn2, dv, K_LD(p1->wn_a + o), K_LD(p1->wn_b + o), K_LD(p2->wn_a + o),
 	 K_LD(p2->wn_b + o), 0, &acc);
@@ -216,13 +244,14 @@ K_ATTR static inline __attribute__((always_inline)) unsigned K(soft)(int64_t (*r
 	K(vvel) v;
 	kv dv[4];
 	K(load)(rows, bt, o, &v, dv);
-	kv acc = K(chk_vel)(&v);
 	kv dxa, dya, dta, dxb, dyb, dtb;
 	K_ROWS_LOAD(disp, bt->body_a + o, &dxa, &dya, &dta);
 	K_ROWS_LOAD(disp, bt->body_b + o, &dxb, &dyb, &dtb);
 	kv ddx = K_SUB(dxb, dxa), ddy = K_SUB(dyb, dya);
-	acc = K_OR3(acc, K(chk)(ddx), K(chk)(ddy));
-	acc = K_OR3(acc, K(chk)(dta), K(chk)(dtb));
+	/* the moves of the centres are checked (product operands); the turns need no check:
+	 * |dtheta| < 2^17 always (solver_soft.c, soft_separation), a 32-bit operand as it is.
+	 * Nor do the velocities as loaded (K(lin_n_rows)) */
+	kv acc = K_OR(K(chk)(ddx), K(chk)(ddy));
 	kv nx = K_LD(bt->nx + o), ny = K_LD(bt->ny + o);
 	kv lin = K(round16)(K_ADD(K_MUL(ddx, nx), K_MUL(ddy, ny)));
 	const kv hi = K_SET1(INT32_MAX);
@@ -265,8 +294,7 @@ K_ATTR static inline __attribute__((always_inline)) unsigned K(soft)(int64_t (*r
 	kv pn[2], pt[2], dp[2];
 	/* the normal block: both points from the velocities as loaded, point 2's moved by point
 	 * 1's impulse through k12_n, one application */
-	kv dx = K_SUB(v.vbx, v.vax), dy = K_SUB(v.vby, v.vay);
-	kv ln = K_ADD(K_MUL(dx, nx), K_MUL(dy, ny));
+	kv ln = K(lin_n_rows)(&v, nx, ny);
 	for (int32_t i = 0; i < 2; ++i) {
 		f2d_point_lanes *p = pp[i];
 		kv rna = K_LD(p->rn_a + o), rnb = K_LD(p->rn_b + o);
@@ -286,10 +314,16 @@ K_ATTR static inline __attribute__((always_inline)) unsigned K(soft)(int64_t (*r
 			lam_gap = K(mul16)(mn, e);
 		}
 		if (depths && use_bias) {
-			kv target = K_MIN(K(mul16)(br, K_SUB(K_ZERO, s)), K_SET1(k->max_push));
+			/* e needs no check: where it is used (s <= 0) the target is in
+			 * [0, max_push] (br >= 0, -s >= 0), |vn| < 2^30 (checked) and
+			 * 0 <= ms <= 2^16 (make_soft: a2 / (1 + a2)), so |ms vn| <= 2^30 and
+			 * e is in (-2^30 - 1, 2^30 + 3 2^16]: the exact path's f2d_sat is the
+			 * identity there, and e is a 32-bit product operand */
+			/* br >= 0 and, where lam is used (s <= 0), -s >= 0; P_n >= 0 and
+			 * is >= 0: K(mul16nn) (a lane with s > 0 gets lam_gap instead) */
+			kv target = K_MIN(K(mul16nn)(br, K_SUB(K_ZERO, s)), K_SET1(k->max_push));
 			kv e = K_SUB(target, K(mul16)(ms, vn));
-			acc = K_OR(acc, K(chk)(e));
-			lam = K_SUB(K(mul16)(mn, e), K(mul16)(is, pn0));
+			lam = K_SUB(K(mul16)(mn, e), K(mul16nn)(is, pn0));
 		} else if (depths) {
 			lam = K(mul16)(mn, K_SUB(K_ZERO, vn));
 		}
@@ -308,8 +342,7 @@ K_ATTR static inline __attribute__((always_inline)) unsigned K(soft)(int64_t (*r
 	 K_LD(pp[1]->wn_b + o), 0, &acc);
 	kv mu = K_LD(bt->friction + o);
 	/* the friction block, as the normal one (k12_t) */
-	dx = K_SUB(v.vbx, v.vax);
-	dy = K_SUB(v.vby, v.vay);
+	kv dx = K_SUB(v.vbx, v.vax), dy = K_SUB(v.vby, v.vay);
 	kv lt = K_SUB(K_MUL(dx, ny), K_MUL(dy, nx));
 	for (int32_t i = 0; i < 2; ++i) {
 		f2d_point_lanes *p = pp[i];
@@ -325,7 +358,8 @@ K_ATTR static inline __attribute__((always_inline)) unsigned K(soft)(int64_t (*r
 			vt = K_ADD(vt, a8[i]);
 			acc = K_OR(acc, K(chk)(vt));
 		}
-		kv max_pt = K_MIN(K(mul16)(mu, pn[i]), hi);
+		/* mu >= 0 (K(friction)), pn[i] >= 0 (clamped above): K(mul16nn) */
+		kv max_pt = K_MIN(K(mul16nn)(mu, pn[i]), hi);
 		kv neg = K_SUB(K_ZERO, max_pt);
 		kv q = K_SUB(pt0, K(mul16)(K_LD(p->mass_t + o), vt));
 		kv r = K_SEL(K_GT(q, max_pt), max_pt, q);
