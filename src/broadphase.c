@@ -150,9 +150,9 @@ static bool bp_reserve(bp *c, int64_t words, bool swapped)
 
 /* The x order's sort key: lower.x biased to unsigned in the high half, the id in the low half,
  * so that (lower.x, id) order is unsigned key order. */
-static inline uint64_t order_key(const f2d_shape *shapes, int32_t id)
+static inline uint64_t order_key(const f2d_aabb *fat, int32_t id)
 {
-	uint32_t x = (uint32_t)((int64_t)shapes[id].aabb.lower.x - INT32_MIN);
+	uint32_t x = (uint32_t)((int64_t)fat[id].lower.x - INT32_MIN);
 	return ((uint64_t)x << 32) | (uint32_t)id;
 }
 
@@ -160,10 +160,10 @@ static inline uint64_t order_key(const f2d_shape *shapes, int32_t id)
  * last step's order are gathered into keys[0, n) first, so that the sort compares words in a
  * row instead of reading two shapes per comparison. Gives up (false) after REPAIR_MOVES moves
  * per shape; ids is left as it was then. */
-static bool repair_order(int32_t *ids, uint64_t *keys, int32_t n, const f2d_shape *shapes)
+static bool repair_order(int32_t *ids, uint64_t *keys, int32_t n, const f2d_aabb *fat)
 {
 	for (int32_t i = 0; i < n; ++i) {
-		keys[i] = order_key(shapes, ids[i]);
+		keys[i] = order_key(fat, ids[i]);
 	}
 	int64_t budget = (int64_t)REPAIR_MOVES * n + 64;
 	bool moved = false;
@@ -253,10 +253,8 @@ static void rebuild_order(f2d_world *w, uint64_t *scratch, int32_t n)
 	uint64_t *keys = scratch + 5 * (int64_t)n, *tmp = keys + n;
 	int32_t k = 0;
 	for (int32_t i = 0; i < w->shape_ids.next; ++i) {
-		const f2d_shape *s = &w->shapes[i];
-		if (s->alive) {
-			uint32_t x = (uint32_t)((int64_t)s->aabb.lower.x - INT32_MIN);
-			keys[k++] = ((uint64_t)x << 32) | (uint32_t)i; /* order_key */
+		if (w->shapes[i].alive) {
+			keys[k++] = order_key(w->bpc.fat, i);
 		}
 	}
 	const uint64_t *sorted =
@@ -657,6 +655,276 @@ static void finish(f2d_world *w, uint64_t *sorted, int32_t count, const uint64_t
 	w->pair_count = count;
 }
 
+/* ---- persistent candidates from fat boxes ----
+ *
+ * Box2D keeps a fat box (the AABB plus a margin) per proxy and re-queries only the proxies whose
+ * AABB left it. Here the same idea must give exactly the pairs defined at the top of this file,
+ * in the same order, so the fat boxes only make a candidate list:
+ *  - bpc.fat[id] contains the shape's AABB (it is refitted, AABB + FAT_MARGIN on every side,
+ *    when the AABB leaves it);
+ *  - bpc.cand holds, in increasing key order, exactly the pairs whose fat boxes overlap and that
+ *    may collide (the filter above: as the pairs depend only on boxes, types, joints and
+ *    filters, and any change of the last three breaks the chain, see below);
+ *  - as AABB within fat box for both shapes, every overlapping pair that may collide is a
+ *    candidate, so the result is the candidates whose AABBs overlap, in candidate order: one
+ *    filter pass over the list (emit), which writes the same keys in the same order as the
+ *    sweep would.
+ * A step whose call follows last step's call (the incremental chain of the caches, above) with
+ * valid candidates refits only the escaped shapes (remade cache, AABB outside the fat box),
+ * re-queries them against the fat boxes (the narrow shapes' keys in bpc.order, by fat lower.x,
+ * repaired by insertion; the wide ones, wider than bpc.wide_limit, one by one) and merges: the
+ * old candidates without the escaped shapes' pairs, plus the new ones. Anything else (the chain
+ * broken, more than ids / 8 + 16 escapes, an escaped narrow shape now wider than the limit, a
+ * long repair) runs the sweep of this file over the fat boxes (refitting only the escaped ones
+ * when the fat boxes were valid) and keeps its keys as the candidates. The candidates are a
+ * pure cache: the pairs are a function of the AABBs, types, joints and filters only
+ * (test_broadphase compares every step with brute force). */
+#define FAT_MARGIN (F2D_ONE / 10) /* Box2D's aabbMargin, 0.1 m */
+
+static inline fix16_t sat_fix(int64_t v)
+{
+	return (fix16_t)(v < INT32_MIN ? INT32_MIN : (v > INT32_MAX ? INT32_MAX : v));
+}
+
+static inline f2d_aabb fatten(f2d_aabb a)
+{
+	f2d_aabb f;
+	f.lower.x = sat_fix((int64_t)a.lower.x - FAT_MARGIN);
+	f.lower.y = sat_fix((int64_t)a.lower.y - FAT_MARGIN);
+	f.upper.x = sat_fix((int64_t)a.upper.x + FAT_MARGIN);
+	f.upper.y = sat_fix((int64_t)a.upper.y + FAT_MARGIN);
+	return f;
+}
+
+static inline bool contains(const f2d_aabb *f, const f2d_aabb *a)
+{
+	return f->lower.x <= a->lower.x && f->lower.y <= a->lower.y && a->upper.x <= f->upper.x &&
+	       a->upper.y <= f->upper.y;
+}
+
+/* closed intervals on both axes, as the sweep's tests */
+static inline bool boxes_overlap(const f2d_aabb *a, const f2d_aabb *b)
+{
+	return (a->lower.x <= b->upper.x) & (b->lower.x <= a->upper.x) &
+	       (a->lower.y <= b->upper.y) & (b->lower.y <= a->upper.y);
+}
+
+/* report's filter for shapes a and b, from the shapes and bodies */
+static bool may_pair(const f2d_world *w, int32_t a, int32_t b)
+{
+	const f2d_shape *sa = &w->shapes[a], *sb = &w->shapes[b];
+	if (sa->body == sb->body) {
+		return false;
+	}
+	const f2d_body *ba = &w->bodies[sa->body], *bb = &w->bodies[sb->body];
+	if (ba->type != F2D_DYNAMIC_BODY && bb->type != F2D_DYNAMIC_BODY) {
+		return false;
+	}
+	if (f2d_shape_special(sa) || f2d_shape_special(sb) ||
+	    (ba->joint_count > 0 && bb->joint_count > 0)) {
+		return f2d_should_collide(w, a, b);
+	}
+	return true;
+}
+
+/* The candidates cand[0, n) whose exact boxes (ex, by id) overlap, in order, to out; returns
+ * their count. */
+static int32_t emit(const uint64_t *cand, int32_t n, const f2d_aabb *ex, uint64_t *out)
+{
+	int32_t k = 0;
+	for (int32_t i = 0; i < n; ++i) {
+		uint64_t key = cand[i];
+		out[k] = key;
+		k += boxes_overlap(&ex[key >> 32], &ex[(uint32_t)key]) ? 1 : 0;
+	}
+	return k;
+}
+
+static inline bool bit_of(const uint64_t *bits, int32_t i)
+{
+	return ((bits[i >> 6] >> (i & 63)) & 1u) != 0;
+}
+
+/* w->pairs holds at least words words (pointers into it are stale after a true return) */
+static bool pairs_reserve(f2d_world *w, int64_t words)
+{
+	return words <= INT32_MAX && f2d_grow(w, (void **)&w->pairs, &w->pair_capacity,
+	                                      (int32_t)words, sizeof(uint64_t));
+}
+
+/* The incremental step (see above): *done is false when the sweep must run instead (nothing
+ * the sweep reads was changed then, but fat boxes of escaped shapes may have been refitted).
+ * Scratch in w->pairs from ex_at: the exact boxes by id (2 ids words), the escaped shapes'
+ * bitmap (mw) and list, the new keys (then as many again to sort them), the output. */
+static f2d_result incremental_pairs(f2d_world *w, int64_t moved_at, int64_t mw, int64_t ex_at,
+                                    bool *done)
+{
+	const int32_t ids = w->shape_ids.next;
+	const int64_t eb_at = ex_at + 2 * (int64_t)ids, el_at = eb_at + mw;
+	const int64_t n_at = el_at + (ids + 1) / 2 + 1;
+	*done = false;
+	if (!pairs_reserve(w, n_at + 64)) {
+		return F2D_ERROR_OUT_OF_MEMORY;
+	}
+	f2d_aabb *ex = (f2d_aabb *)(void *)(w->pairs + ex_at);
+	uint64_t *ebit = w->pairs + eb_at;
+	int32_t *elist = (int32_t *)(void *)(w->pairs + el_at);
+	const uint64_t *moved = w->pairs + moved_at;
+	f2d_aabb *fat = w->bpc.fat;
+	memset(ebit, 0, (size_t)mw * sizeof *ebit);
+	int32_t ec = 0;
+	for (int32_t i = 0; i < ids; ++i) {
+		const f2d_shape *s = &w->shapes[i];
+		if (!s->alive) {
+			continue;
+		}
+		ex[i] = s->aabb;
+		if (bit_of(moved, i) && !contains(&fat[i], &s->aabb)) {
+			elist[ec++] = i;
+			ebit[i >> 6] |= (uint64_t)1 << (i & 63);
+		}
+	}
+	if (ec > ids / 8 + 16) {
+		return F2D_OK; /* the sweep is cheaper */
+	}
+	const int64_t limit = w->bpc.wide_limit;
+	for (int32_t k = 0; k < ec; ++k) {
+		int32_t i = elist[k];
+		fat[i] = fatten(w->shapes[i].aabb);
+		if ((int64_t)fat[i].upper.x - fat[i].lower.x > limit) {
+			bool wide = false;
+			for (int32_t t = 0; t < w->bpc.wide_count && !wide; ++t) {
+				wide = w->bpc.wide[t] == i;
+			}
+			if (!wide) {
+				return F2D_OK; /* a narrow shape grew wider than the limit */
+			}
+		}
+	}
+	/* the escaped shapes' keys, then the order repaired (near linear: they moved little) */
+	uint64_t *order = w->bpc.order;
+	const int32_t on = w->bpc.order_count;
+	if (ec > 0) {
+		for (int32_t r = 0; r < on; ++r) {
+			int32_t id = (int32_t)(uint32_t)order[r];
+			if (bit_of(ebit, id)) {
+				order[r] = order_key(fat, id);
+			}
+		}
+		int64_t budget = (int64_t)REPAIR_MOVES * on + 64;
+		for (int32_t r = 1; r < on; ++r) {
+			uint64_t v = order[r];
+			int32_t j = r - 1;
+			if (order[j] <= v) {
+				continue;
+			}
+			do {
+				order[j + 1] = order[j];
+				--j;
+				--budget;
+			} while (j >= 0 && order[j] > v);
+			order[j + 1] = v;
+			if (budget < 0) {
+				w->bpc.mark = 0; /* the sweep rebuilds the order */
+				return F2D_OK;
+			}
+		}
+	}
+	/* the escaped shapes' candidates: each pair once (an escaped j is asked by the lower id) */
+	int32_t nc = 0;
+	uint64_t *nkeys = w->pairs + n_at;
+	for (int32_t k = 0; k < ec; ++k) {
+		const int32_t i = elist[k];
+		const f2d_aabb q = fat[i];
+		int64_t from = (int64_t)q.lower.x - INT32_MIN - limit;
+		uint64_t lo_key = (uint64_t)(from < 0 ? 0 : from) << 32;
+		uint64_t hi_x = (uint64_t)((int64_t)q.upper.x - INT32_MIN);
+		int32_t lo = 0, hi = on; /* first key >= lo_key */
+		while (lo < hi) {
+			int32_t mid = lo + (hi - lo) / 2;
+			if (order[mid] < lo_key) {
+				lo = mid + 1;
+			} else {
+				hi = mid;
+			}
+		}
+		for (int32_t r = lo, t = 0;; ) {
+			int32_t j;
+			if (r < on && (order[r] >> 32) <= hi_x) {
+				j = (int32_t)(uint32_t)order[r++];
+			} else if (t < w->bpc.wide_count) {
+				j = w->bpc.wide[t++];
+			} else {
+				break;
+			}
+			if (j == i || (j < i && bit_of(ebit, j)) || !boxes_overlap(&q, &fat[j]) ||
+			    !may_pair(w, i, j)) {
+				continue;
+			}
+			if (n_at + 2 * ((int64_t)nc + 1) > w->pair_capacity) {
+				if (!pairs_reserve(w, n_at + 2 * ((int64_t)nc + 1))) {
+					return F2D_ERROR_OUT_OF_MEMORY;
+				}
+				ebit = w->pairs + eb_at;
+				elist = (int32_t *)(void *)(w->pairs + el_at);
+				nkeys = w->pairs + n_at;
+			}
+			nkeys[nc++] = i < j ? ((uint64_t)(uint32_t)i << 32) | (uint32_t)j
+			                    : ((uint64_t)(uint32_t)j << 32) | (uint32_t)i;
+		}
+	}
+	/* the merge into cand2 and the result at out_at, then the bitmap and the marker */
+	const int32_t oc = w->bpc.cand_count;
+	const int64_t out_at = n_at + 2 * (int64_t)nc;
+	if (!pairs_reserve(w, out_at + oc + nc + mw + 1) ||
+	    !f2d_grow(w, (void **)&w->bpc.cand2, &w->bpc.cand2_capacity, oc + nc,
+	              sizeof(uint64_t))) {
+		return F2D_ERROR_OUT_OF_MEMORY;
+	}
+	ex = (f2d_aabb *)(void *)(w->pairs + ex_at);
+	ebit = w->pairs + eb_at;
+	nkeys = w->pairs + n_at;
+	uint64_t *out = w->pairs + out_at;
+	int32_t count;
+	if (ec == 0) {
+		count = emit(w->bpc.cand, oc, ex, out);
+	} else {
+		unsigned bits = bits_for((uint64_t)ids);
+		if (radix_sort(nkeys, nkeys + nc, nc, bits, bits)) {
+			nkeys += nc;
+		}
+		const uint64_t *old = w->bpc.cand;
+		uint64_t *merged = w->bpc.cand2;
+		int32_t a = 0, b = 0, m = 0;
+		count = 0;
+		while (a < oc || b < nc) {
+			uint64_t key;
+			if (b == nc || (a < oc && old[a] < nkeys[b])) {
+				key = old[a++];
+				if (bit_of(ebit, (int32_t)(key >> 32)) || bit_of(ebit, (int32_t)(uint32_t)key)) {
+					continue; /* re-queried */
+				}
+			} else {
+				key = nkeys[b++];
+			}
+			merged[m++] = key;
+			out[count] = key;
+			count += boxes_overlap(&ex[key >> 32], &ex[(uint32_t)key]) ? 1 : 0;
+		}
+		w->bpc.cand2 = w->bpc.cand;
+		w->bpc.cand = merged;
+		int32_t cap = w->bpc.cand2_capacity;
+		w->bpc.cand2_capacity = w->bpc.cand_capacity;
+		w->bpc.cand_capacity = cap;
+		w->bpc.cand_count = m;
+		w->bpc.merges++;
+	}
+	finish(w, out, count, w->pairs + moved_at, mw);
+	w->bpc.mark = STEP_MARK ^ w->step_count;
+	*done = true;
+	return F2D_OK;
+}
+
 static f2d_result find_pairs(f2d_world *w);
 
 f2d_result f2d_find_pairs(f2d_world *w)
@@ -679,10 +947,16 @@ static f2d_result find_pairs(f2d_world *w)
 	 * moved) and the new bitmap goes after it; the scratch follows the new bitmap. */
 	int32_t last_count = w->pair_count;
 	int64_t moved_at = incremental ? (int64_t)last_count + mw + 1 : 0;
+	const int64_t ids = w->shape_ids.next;
+	/* the candidates are last step's (see incremental_pairs) */
+	const bool fat_ok = incremental && w->bpc.mark == (STEP_MARK ^ (w->step_count - 1)) &&
+	                    w->bpc.fat_capacity >= ids;
+	w->bpc.mark = 0;
 	w->pair_count = 0;
 	bp c = {0};
 	c.w = w;
-	c.hdr = moved_at + mw + 1;
+	const int64_t ex_at = moved_at + mw + 1; /* the exact boxes by id, 2 words each */
+	c.hdr = ex_at + 2 * ids;
 	/* the bitmap, then 1. the x order (scratch for a rebuild: 2n words; n <= shape_ids.next) */
 	if (!bp_reserve(&c, 7 * (int64_t)w->shape_ids.next + 4, false)) {
 		return F2D_ERROR_OUT_OF_MEMORY;
@@ -696,28 +970,57 @@ static f2d_result find_pairs(f2d_world *w)
 		memset(w->pairs + last_count, 0, (size_t)mw * sizeof *w->pairs);
 		w->pairs[last_count + mw] = STEP_MARK ^ w->step_count;
 		w->pair_count = last_count;
+		w->bpc.mark = fat_ok ? STEP_MARK ^ w->step_count : 0; /* unchanged too */
 		return F2D_OK;
 	}
-	if (!f2d_grow(w, (void **)&w->sweep, &w->sweep_capacity, n, sizeof(int32_t))) {
+	if (!f2d_grow(w, (void **)&w->bpc.fat, &w->bpc.fat_capacity, (int32_t)ids, sizeof(f2d_aabb))) {
+		return F2D_ERROR_OUT_OF_MEMORY;
+	}
+	if (fat_ok) {
+		bool done = false;
+		f2d_result r = incremental_pairs(w, moved_at, mw, ex_at, &done);
+		if (r != F2D_OK || done) {
+			return r;
+		}
+	}
+	/* The sweep over the fat boxes (refitted where the AABB left them, or all of them when
+	 * they were not valid), its keys the candidates; the exact boxes by id for the filter. */
+	{
+		f2d_aabb *ex = (f2d_aabb *)(void *)(w->pairs + ex_at);
+		f2d_aabb *fat = w->bpc.fat;
+		for (int32_t i = 0; i < (int32_t)ids; ++i) {
+			const f2d_shape *s = &w->shapes[i];
+			if (s->alive) {
+				ex[i] = s->aabb;
+				if (!fat_ok || !contains(&fat[i], &s->aabb)) {
+					fat[i] = fatten(s->aabb);
+				}
+			}
+		}
+	}
+	if (!f2d_grow(w, (void **)&w->sweep, &w->sweep_capacity, n, sizeof(int32_t)) ||
+	    !f2d_grow(w, (void **)&w->bpc.order, &w->bpc.order_capacity, n, sizeof(uint64_t)) ||
+	    !f2d_grow(w, (void **)&w->bpc.wide, &w->bpc.wide_capacity, n, sizeof(int32_t))) {
 		return F2D_ERROR_OUT_OF_MEMORY;
 	}
 	if (w->sweep_dirty || w->sweep_count != n ||
-	    !repair_order(w->sweep, w->pairs + c.hdr + 5 * (int64_t)n, n, w->shapes)) {
+	    !repair_order(w->sweep, w->pairs + c.hdr + 5 * (int64_t)n, n, w->bpc.fat)) {
 		rebuild_order(w, w->pairs + c.hdr, n);
 		w->sweep_count = n;
 		w->sweep_dirty = false;
 	}
 
 	/* 2. boxes in x order, band height from the dynamic shapes' mean height */
-	int64_t height_sum = 0;
+	int64_t height_sum = 0, width_sum = 0;
 	int32_t dynamic_count = 0;
 	for (int32_t r = 0; r < n; ++r) {
 		const f2d_shape *s = &w->shapes[w->sweep[r]];
+		const f2d_aabb *f = &w->bpc.fat[w->sweep[r]];
 		bp_box *b = &c.boxes[r];
-		b->lx = s->aabb.lower.x;
-		b->ux = s->aabb.upper.x;
-		b->ly = s->aabb.lower.y;
-		b->uy = s->aabb.upper.y;
+		b->lx = f->lower.x;
+		b->ux = f->upper.x;
+		b->ly = f->lower.y;
+		b->uy = f->upper.y;
 		const f2d_body *body = &w->bodies[s->body];
 		b->id = w->sweep[r];
 		b->body = s->body;
@@ -727,12 +1030,30 @@ static f2d_result find_pairs(f2d_world *w)
 		b->unused = 0;
 		if ((b->flags & BOX_DYNAMIC) != 0) {
 			height_sum += (int64_t)b->uy - b->ly;
+			width_sum += (int64_t)b->ux - b->lx;
 			++dynamic_count;
 		}
 	}
 	if (dynamic_count == 0) {
 		finish(w, w->pairs + c.hdr, 0, w->pairs + moved_at, mw); /* no pair can collide */
-		return F2D_OK;
+		return F2D_OK; /* and no candidates (bpc.mark stays 0) */
+	}
+	/* the narrow shapes' keys in x order, the wide ones (over 4 mean widths) apart */
+	{
+		int64_t limit = 4 * (width_sum / dynamic_count);
+		int32_t on = 0, wn = 0;
+		for (int32_t r = 0; r < n; ++r) {
+			const bp_box *b = &c.boxes[r];
+			if ((int64_t)b->ux - b->lx <= limit) {
+				w->bpc.order[on++] = ((uint64_t)(uint32_t)((int64_t)b->lx - INT32_MIN) << 32) |
+				                     (uint32_t)b->id; /* order_key */
+			} else {
+				w->bpc.wide[wn++] = b->id;
+			}
+		}
+		w->bpc.order_count = on;
+		w->bpc.wide_count = wn;
+		w->bpc.wide_limit = limit;
 	}
 	int64_t mean = height_sum / dynamic_count;
 	unsigned k = 10;
@@ -768,7 +1089,6 @@ static f2d_result find_pairs(f2d_world *w)
 	c.off_hist = c.off_bands + 2 * (entries + 1);
 	c.off_tall = c.off_hist + (dense ? range : 0); /* count and width: 2 uint32 per band */
 	/* the pair counters and sort_pairs' group starts: ids words of 2 uint32 */
-	int64_t ids = w->shape_ids.next;
 	c.off_cnt = c.off_tall + n;
 	c.out = c.off_cnt + ids;
 	c.tail = mw + 1; /* finish's bitmap and marker behind the sorted keys */
@@ -884,19 +1204,18 @@ static f2d_result find_pairs(f2d_world *w)
 	 * keys are sorted straight to the front when that leaves the keys and the counters alone
 	 * (count <= hdr + off_cnt; the bitmap is first copied behind the keys), else behind the
 	 * keys and moved to the front by finish. */
+	if (!f2d_grow(w, (void **)&w->bpc.cand, &w->bpc.cand_capacity, c.count, sizeof(uint64_t))) {
+		return F2D_ERROR_OUT_OF_MEMORY;
+	}
 	uint64_t *base = w->pairs + c.hdr;
 	uint32_t *start = (uint32_t *)(void *)(base + c.off_cnt) + ids;
-	if ((int64_t)c.count <= c.hdr + c.off_cnt) {
-		uint64_t *behind = c.pkey + c.count; /* count + tail words are free there */
-		memcpy(behind, w->pairs + moved_at, (size_t)mw * sizeof *behind);
-		sort_pairs(c.pkey, w->pairs, c.cnt, start, c.count, (int32_t)ids);
-		memmove(w->pairs + c.count, behind, (size_t)mw * sizeof *behind);
-		w->pairs[c.count + mw] = STEP_MARK ^ w->step_count;
-		w->pair_count = c.count;
-		return F2D_OK;
-	}
-	uint64_t *sorted = c.pkey + c.count;
-	sort_pairs(c.pkey, sorted, c.cnt, start, c.count, (int32_t)ids);
-	finish(w, sorted, c.count, w->pairs + moved_at, mw);
+	sort_pairs(c.pkey, w->bpc.cand, c.cnt, start, c.count, (int32_t)ids);
+	w->bpc.cand_count = c.count;
+	/* the candidates whose AABBs overlap, over the unsorted keys (count + tail words free
+	 * behind the result) */
+	int32_t count = emit(w->bpc.cand, c.count, (const f2d_aabb *)(void *)(w->pairs + ex_at), c.pkey);
+	finish(w, c.pkey, count, w->pairs + moved_at, mw);
+	w->bpc.mark = STEP_MARK ^ w->step_count;
+	w->bpc.sweeps++;
 	return F2D_OK;
 }

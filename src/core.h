@@ -463,6 +463,20 @@ struct f2d_world {
 	int32_t toi_capacity;
 	uint64_t *pairs; /* the pair keys, and the broad phase's scratch */
 	int32_t pair_count, pair_capacity;
+	/* broadphase.c's persistent candidates from fat boxes (a cache, never state): per shape
+	 * id its fat box; the narrow shapes' keys (fat lower.x biased << 32 | id) in increasing
+	 * order, the wide shapes' ids; the candidate pair keys, increasing, and a second buffer
+	 * the next list is merged into; mark: STEP_MARK ^ the step whose call left them valid */
+	struct {
+		f2d_aabb *fat;
+		uint64_t *order, *cand, *cand2;
+		int32_t *wide;
+		int32_t fat_capacity, order_capacity, cand_capacity, cand2_capacity, wide_capacity;
+		int32_t order_count, cand_count, wide_count;
+		int64_t wide_limit; /* every shape in order is at most this wide (fat box) */
+		uint64_t mark;
+		uint32_t sweeps, merges; /* calls that swept, that merged escaped shapes (tests) */
+	} bpc;
 
 	/* islands (island.c): per-step scratch indexed by body id */
 	int32_t *island_parent, *island_data;
