@@ -727,17 +727,55 @@ static bool may_pair(const f2d_world *w, int32_t a, int32_t b)
 	return true;
 }
 
-/* The candidates cand[0, n) whose exact boxes (ex, by id) overlap, in order, to out; returns
- * their count. */
-static int32_t emit(const uint64_t *cand, int32_t n, const f2d_aabb *ex, uint64_t *out)
+/* A shape's AABB for the candidates' filter: lower x, y, ~upper x, ~upper y (~u = -1 - u
+ * reverses the order without overflow), so that boxes a and b overlap iff every lane of
+ * (a.lx, a.ly, ~a.ux, ~a.uy) is <= the lane of (b.ux, b.uy, ~b.lx, ~b.ly), which is b's four
+ * words with their halves swapped and inverted: one compare of 4 lanes. */
+static inline void set_ex(int32_t *e, const f2d_aabb *a)
+{
+	e[0] = a->lower.x;
+	e[1] = a->lower.y;
+	e[2] = ~a->upper.x;
+	e[3] = ~a->upper.y;
+}
+
+#if F2D_X86_SIMD
+#include <emmintrin.h> /* SSE2, the x86-64 baseline */
+
+static inline bool ex_overlap(const int32_t *a, const int32_t *b)
+{
+	__m128i l = _mm_loadu_si128((const __m128i *)(const void *)a);
+	__m128i r = _mm_loadu_si128((const __m128i *)(const void *)b);
+	r = _mm_xor_si128(_mm_shuffle_epi32(r, 0x4E), _mm_set1_epi32(-1));
+	return _mm_movemask_epi8(_mm_cmpgt_epi32(l, r)) == 0;
+}
+#else
+static inline bool ex_overlap(const int32_t *a, const int32_t *b)
+{
+	return (a[0] <= ~b[2]) & (a[1] <= ~b[3]) & (a[2] <= ~b[0]) & (a[3] <= ~b[1]);
+}
+#endif
+
+/* The candidates cand[0, n) whose AABBs (ex, by id) overlap, in order, to out; returns their
+ * count. */
+static int32_t emit(const uint64_t *cand, int32_t n, const int32_t (*ex)[4], uint64_t *out)
 {
 	int32_t k = 0;
 	for (int32_t i = 0; i < n; ++i) {
 		uint64_t key = cand[i];
 		out[k] = key;
-		k += boxes_overlap(&ex[key >> 32], &ex[(uint32_t)key]) ? 1 : 0;
+		k += ex_overlap(ex[key >> 32], ex[(uint32_t)key]) ? 1 : 0;
 	}
 	return k;
+}
+
+/* The result's tail: the moved-shape bitmap (mw words at moved, which the result may not
+ * overlap) behind the count keys at the front of w->pairs, and this step's marker. */
+static void place(f2d_world *w, int32_t count, const uint64_t *moved, int64_t mw)
+{
+	memmove(w->pairs + count, moved, (size_t)mw * sizeof *moved);
+	w->pairs[count + mw] = STEP_MARK ^ w->step_count;
+	w->pair_count = count;
 }
 
 static inline bool bit_of(const uint64_t *bits, int32_t i)
@@ -754,34 +792,36 @@ static bool pairs_reserve(f2d_world *w, int64_t words)
 
 /* The incremental step (see above): *done is false when the sweep must run instead (nothing
  * the sweep reads was changed then, but fat boxes of escaped shapes may have been refitted).
- * Scratch in w->pairs from ex_at: the exact boxes by id (2 ids words), the escaped shapes'
- * bitmap (mw) and list, the new keys (then as many again to sort them), the output. */
-static f2d_result incremental_pairs(f2d_world *w, int64_t moved_at, int64_t mw, int64_t ex_at,
-                                    bool *done)
+ * Scratch in w->pairs behind the moved-shape bitmap (at moved_at) and its marker: the escaped
+ * shapes' bitmap (mw) and list, the new keys (then as many again to sort them); then, beyond
+ * the longest result, copies of the two bitmaps and the sorted new keys, as the result is
+ * written straight to the front. */
+static f2d_result incremental_pairs(f2d_world *w, int64_t moved_at, int64_t mw, bool *done)
 {
 	const int32_t ids = w->shape_ids.next;
-	const int64_t eb_at = ex_at + 2 * (int64_t)ids, el_at = eb_at + mw;
+	const int64_t eb_at = moved_at + mw + 1, el_at = eb_at + mw;
 	const int64_t n_at = el_at + (ids + 1) / 2 + 1;
 	*done = false;
 	if (!pairs_reserve(w, n_at + 64)) {
 		return F2D_ERROR_OUT_OF_MEMORY;
 	}
-	f2d_aabb *ex = (f2d_aabb *)(void *)(w->pairs + ex_at);
 	uint64_t *ebit = w->pairs + eb_at;
 	int32_t *elist = (int32_t *)(void *)(w->pairs + el_at);
 	const uint64_t *moved = w->pairs + moved_at;
 	f2d_aabb *fat = w->bpc.fat;
+	int32_t(*ex)[4] = w->bpc.ex;
 	memset(ebit, 0, (size_t)mw * sizeof *ebit);
 	int32_t ec = 0;
-	for (int32_t i = 0; i < ids; ++i) {
-		const f2d_shape *s = &w->shapes[i];
-		if (!s->alive) {
-			continue;
-		}
-		ex[i] = s->aabb;
-		if (bit_of(moved, i) && !contains(&fat[i], &s->aabb)) {
-			elist[ec++] = i;
-			ebit[i >> 6] |= (uint64_t)1 << (i & 63);
+	/* only the remade caches changed their AABBs (update_caches marks only live shapes) */
+	for (int64_t wd = 0; wd < mw; ++wd) {
+		for (uint64_t bits = moved[wd]; bits != 0; bits &= bits - 1) {
+			int32_t i = (int32_t)(wd * 64 + f2d_ctz64(bits));
+			const f2d_aabb *a = &w->shapes[i].aabb;
+			set_ex(ex[i], a);
+			if (!contains(&fat[i], a)) {
+				elist[ec++] = i;
+				ebit[wd] |= bits & (~bits + 1);
+			}
 		}
 	}
 	if (ec > ids / 8 + 16) {
@@ -873,26 +913,32 @@ static f2d_result incremental_pairs(f2d_world *w, int64_t moved_at, int64_t mw, 
 			                    : ((uint64_t)(uint32_t)j << 32) | (uint32_t)i;
 		}
 	}
-	/* the merge into cand2 and the result at out_at, then the bitmap and the marker */
+	/* the merge into cand2 and the result straight to the front, which may run over the
+	 * scratch: the bitmaps and the sorted new keys are copied beyond its longest extent */
 	const int32_t oc = w->bpc.cand_count;
-	const int64_t out_at = n_at + 2 * (int64_t)nc;
-	if (!pairs_reserve(w, out_at + oc + nc + mw + 1) ||
+	int64_t sv_at = n_at + 2 * (int64_t)nc;
+	sv_at = sv_at > (int64_t)oc + nc ? sv_at : (int64_t)oc + nc;
+	if (!pairs_reserve(w, sv_at + 2 * mw + nc + 1) ||
 	    !f2d_grow(w, (void **)&w->bpc.cand2, &w->bpc.cand2_capacity, oc + nc,
 	              sizeof(uint64_t))) {
 		return F2D_ERROR_OUT_OF_MEMORY;
 	}
-	ex = (f2d_aabb *)(void *)(w->pairs + ex_at);
-	ebit = w->pairs + eb_at;
-	nkeys = w->pairs + n_at;
-	uint64_t *out = w->pairs + out_at;
+	uint64_t *saved = w->pairs + sv_at; /* the moved-shape bitmap */
+	memcpy(saved, w->pairs + moved_at, (size_t)mw * sizeof *saved);
+	uint64_t *out = w->pairs;
 	int32_t count;
 	if (ec == 0) {
-		count = emit(w->bpc.cand, oc, ex, out);
+		count = emit(w->bpc.cand, oc, (const int32_t(*)[4])ex, out);
 	} else {
+		nkeys = w->pairs + n_at;
 		unsigned bits = bits_for((uint64_t)ids);
 		if (radix_sort(nkeys, nkeys + nc, nc, bits, bits)) {
 			nkeys += nc;
 		}
+		memcpy(saved + mw, w->pairs + eb_at, (size_t)mw * sizeof *saved);
+		memcpy(saved + 2 * mw, nkeys, (size_t)nc * sizeof *saved);
+		ebit = saved + mw;
+		nkeys = saved + 2 * mw;
 		const uint64_t *old = w->bpc.cand;
 		uint64_t *merged = w->bpc.cand2;
 		int32_t a = 0, b = 0, m = 0;
@@ -909,7 +955,7 @@ static f2d_result incremental_pairs(f2d_world *w, int64_t moved_at, int64_t mw, 
 			}
 			merged[m++] = key;
 			out[count] = key;
-			count += boxes_overlap(&ex[key >> 32], &ex[(uint32_t)key]) ? 1 : 0;
+			count += ex_overlap(ex[key >> 32], ex[(uint32_t)key]) ? 1 : 0;
 		}
 		w->bpc.cand2 = w->bpc.cand;
 		w->bpc.cand = merged;
@@ -919,7 +965,7 @@ static f2d_result incremental_pairs(f2d_world *w, int64_t moved_at, int64_t mw, 
 		w->bpc.cand_count = m;
 		w->bpc.merges++;
 	}
-	finish(w, out, count, w->pairs + moved_at, mw);
+	place(w, count, saved, mw);
 	w->bpc.mark = STEP_MARK ^ w->step_count;
 	*done = true;
 	return F2D_OK;
@@ -955,8 +1001,7 @@ static f2d_result find_pairs(f2d_world *w)
 	w->pair_count = 0;
 	bp c = {0};
 	c.w = w;
-	const int64_t ex_at = moved_at + mw + 1; /* the exact boxes by id, 2 words each */
-	c.hdr = ex_at + 2 * ids;
+	c.hdr = moved_at + mw + 1;
 	/* the bitmap, then 1. the x order (scratch for a rebuild: 2n words; n <= shape_ids.next) */
 	if (!bp_reserve(&c, 7 * (int64_t)w->shape_ids.next + 4, false)) {
 		return F2D_ERROR_OUT_OF_MEMORY;
@@ -973,12 +1018,13 @@ static f2d_result find_pairs(f2d_world *w)
 		w->bpc.mark = fat_ok ? STEP_MARK ^ w->step_count : 0; /* unchanged too */
 		return F2D_OK;
 	}
-	if (!f2d_grow(w, (void **)&w->bpc.fat, &w->bpc.fat_capacity, (int32_t)ids, sizeof(f2d_aabb))) {
+	if (!f2d_grow(w, (void **)&w->bpc.fat, &w->bpc.fat_capacity, (int32_t)ids, sizeof(f2d_aabb)) ||
+	    !f2d_grow(w, (void **)&w->bpc.ex, &w->bpc.ex_capacity, (int32_t)ids, sizeof(int32_t[4]))) {
 		return F2D_ERROR_OUT_OF_MEMORY;
 	}
 	if (fat_ok) {
 		bool done = false;
-		f2d_result r = incremental_pairs(w, moved_at, mw, ex_at, &done);
+		f2d_result r = incremental_pairs(w, moved_at, mw, &done);
 		if (r != F2D_OK || done) {
 			return r;
 		}
@@ -986,12 +1032,11 @@ static f2d_result find_pairs(f2d_world *w)
 	/* The sweep over the fat boxes (refitted where the AABB left them, or all of them when
 	 * they were not valid), its keys the candidates; the exact boxes by id for the filter. */
 	{
-		f2d_aabb *ex = (f2d_aabb *)(void *)(w->pairs + ex_at);
 		f2d_aabb *fat = w->bpc.fat;
 		for (int32_t i = 0; i < (int32_t)ids; ++i) {
 			const f2d_shape *s = &w->shapes[i];
 			if (s->alive) {
-				ex[i] = s->aabb;
+				set_ex(w->bpc.ex[i], &s->aabb);
 				if (!fat_ok || !contains(&fat[i], &s->aabb)) {
 					fat[i] = fatten(s->aabb);
 				}
@@ -1211,10 +1256,12 @@ static f2d_result find_pairs(f2d_world *w)
 	uint32_t *start = (uint32_t *)(void *)(base + c.off_cnt) + ids;
 	sort_pairs(c.pkey, w->bpc.cand, c.cnt, start, c.count, (int32_t)ids);
 	w->bpc.cand_count = c.count;
-	/* the candidates whose AABBs overlap, over the unsorted keys (count + tail words free
-	 * behind the result) */
-	int32_t count = emit(w->bpc.cand, c.count, (const f2d_aabb *)(void *)(w->pairs + ex_at), c.pkey);
-	finish(w, c.pkey, count, w->pairs + moved_at, mw);
+	/* the candidates whose AABBs overlap, straight to the front; the bitmap is first copied
+	 * behind the unsorted keys (count + tail words free there, beyond the result) */
+	uint64_t *saved = c.pkey + c.count;
+	memcpy(saved, w->pairs + moved_at, (size_t)mw * sizeof *saved);
+	int32_t count = emit(w->bpc.cand, c.count, (const int32_t(*)[4])w->bpc.ex, w->pairs);
+	place(w, count, saved, mw);
 	w->bpc.mark = STEP_MARK ^ w->step_count;
 	w->bpc.sweeps++;
 	return F2D_OK;

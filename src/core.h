@@ -469,9 +469,11 @@ struct f2d_world {
 	 * the next list is merged into; mark: STEP_MARK ^ the step whose call left them valid */
 	struct {
 		f2d_aabb *fat;
+		int32_t (*ex)[4]; /* per shape id its AABB as lower x, y, ~upper x, ~upper y */
 		uint64_t *order, *cand, *cand2;
 		int32_t *wide;
-		int32_t fat_capacity, order_capacity, cand_capacity, cand2_capacity, wide_capacity;
+		int32_t fat_capacity, ex_capacity, order_capacity, cand_capacity, cand2_capacity;
+		int32_t wide_capacity;
 		int32_t order_count, cand_count, wide_count;
 		int64_t wide_limit; /* every shape in order is at most this wide (fat box) */
 		uint64_t mark;
