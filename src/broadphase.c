@@ -150,20 +150,26 @@ static bool bp_reserve(bp *c, int64_t words, bool swapped)
 
 /* The x order's sort key: lower.x biased to unsigned in the high half, the id in the low half,
  * so that (lower.x, id) order is unsigned key order. */
-static inline uint64_t order_key(const f2d_aabb *fat, int32_t id)
+static inline uint64_t order_key(fix16_t lower_x, int32_t id)
 {
-	uint32_t x = (uint32_t)((int64_t)fat[id].lower.x - INT32_MIN);
+	uint32_t x = (uint32_t)((int64_t)lower_x - INT32_MIN);
 	return ((uint64_t)x << 32) | (uint32_t)id;
+}
+
+/* The box the sweep uses for shape id: its fat box (the candidates) or its AABB. */
+static inline const f2d_aabb *sweep_box(const f2d_world *w, int32_t id, bool fat)
+{
+	return fat ? &w->bpc.fat[id] : &w->shapes[id].aabb;
 }
 
 /* Insertion sort of last step's x order: near linear when little moved. The keys of the ids in
  * last step's order are gathered into keys[0, n) first, so that the sort compares words in a
  * row instead of reading two shapes per comparison. Gives up (false) after REPAIR_MOVES moves
  * per shape; ids is left as it was then. */
-static bool repair_order(int32_t *ids, uint64_t *keys, int32_t n, const f2d_aabb *fat)
+static bool repair_order(const f2d_world *w, int32_t *ids, uint64_t *keys, int32_t n, bool fat)
 {
 	for (int32_t i = 0; i < n; ++i) {
-		keys[i] = order_key(fat, ids[i]);
+		keys[i] = order_key(sweep_box(w, ids[i], fat)->lower.x, ids[i]);
 	}
 	int64_t budget = (int64_t)REPAIR_MOVES * n + 64;
 	bool moved = false;
@@ -248,13 +254,13 @@ static unsigned bits_for(uint64_t max)
 
 /* The x order from scratch: keys (lower.x biased to unsigned) << 32 | id, radix-sorted in the
  * words [5n, 7n) of the scratch (the band keys' place: no word changes type within a step). */
-static void rebuild_order(f2d_world *w, uint64_t *scratch, int32_t n)
+static void rebuild_order(f2d_world *w, uint64_t *scratch, int32_t n, bool fat)
 {
 	uint64_t *keys = scratch + 5 * (int64_t)n, *tmp = keys + n;
 	int32_t k = 0;
 	for (int32_t i = 0; i < w->shape_ids.next; ++i) {
 		if (w->shapes[i].alive) {
-			keys[k++] = order_key(w->bpc.fat, i);
+			keys[k++] = order_key(sweep_box(w, i, fat)->lower.x, i);
 		}
 	}
 	const uint64_t *sorted =
@@ -790,13 +796,46 @@ static bool pairs_reserve(f2d_world *w, int64_t words)
 	                                      (int32_t)words, sizeof(uint64_t));
 }
 
-/* The incremental step (see above): *done is false when the sweep must run instead (nothing
- * the sweep reads was changed then, but fat boxes of escaped shapes may have been refitted).
+/* More escaped shapes than this in a step, and the step sweeps its AABBs instead (see below). */
+static inline int32_t escape_limit(int32_t ids)
+{
+	return ids / 8 + 16;
+}
+
+/* The escaped shapes of a step whose call follows last step's (the fat boxes and ex valid):
+ * of the remade caches (update_caches marks only live shapes), those whose AABB left the fat
+ * box, listed in id order (elist) and marked (ebit, mw words), their fat boxes refitted; ex
+ * updated for every remade cache. Returns their count. */
+static int32_t scan_escapes(f2d_world *w, const uint64_t *moved, int64_t mw, uint64_t *ebit,
+                            int32_t *elist)
+{
+	f2d_aabb *fat = w->bpc.fat;
+	int32_t(*ex)[4] = w->bpc.ex;
+	memset(ebit, 0, (size_t)mw * sizeof *ebit);
+	int32_t ec = 0;
+	for (int64_t wd = 0; wd < mw; ++wd) {
+		for (uint64_t bits = moved[wd]; bits != 0; bits &= bits - 1) {
+			int32_t i = (int32_t)(wd * 64 + f2d_ctz64(bits));
+			const f2d_aabb *a = &w->shapes[i].aabb;
+			set_ex(ex[i], a);
+			if (!contains(&fat[i], a)) {
+				fat[i] = fatten(*a);
+				elist[ec++] = i;
+				ebit[wd] |= bits & (~bits + 1);
+			}
+		}
+	}
+	return ec;
+}
+
+/* The incremental step (see above) for the ec escaped shapes that scan_escapes listed: *done
+ * is false when the sweep must run instead (nothing the sweep reads was changed then).
  * Scratch in w->pairs behind the moved-shape bitmap (at moved_at) and its marker: the escaped
  * shapes' bitmap (mw) and list, the new keys (then as many again to sort them); then, beyond
  * the longest result, copies of the two bitmaps and the sorted new keys, as the result is
  * written straight to the front. */
-static f2d_result incremental_pairs(f2d_world *w, int64_t moved_at, int64_t mw, bool *done)
+static f2d_result incremental_pairs(f2d_world *w, int64_t moved_at, int64_t mw, int32_t ec,
+                                    bool *done)
 {
 	const int32_t ids = w->shape_ids.next;
 	const int64_t eb_at = moved_at + mw + 1, el_at = eb_at + mw;
@@ -807,30 +846,11 @@ static f2d_result incremental_pairs(f2d_world *w, int64_t moved_at, int64_t mw, 
 	}
 	uint64_t *ebit = w->pairs + eb_at;
 	int32_t *elist = (int32_t *)(void *)(w->pairs + el_at);
-	const uint64_t *moved = w->pairs + moved_at;
 	f2d_aabb *fat = w->bpc.fat;
 	int32_t(*ex)[4] = w->bpc.ex;
-	memset(ebit, 0, (size_t)mw * sizeof *ebit);
-	int32_t ec = 0;
-	/* only the remade caches changed their AABBs (update_caches marks only live shapes) */
-	for (int64_t wd = 0; wd < mw; ++wd) {
-		for (uint64_t bits = moved[wd]; bits != 0; bits &= bits - 1) {
-			int32_t i = (int32_t)(wd * 64 + f2d_ctz64(bits));
-			const f2d_aabb *a = &w->shapes[i].aabb;
-			set_ex(ex[i], a);
-			if (!contains(&fat[i], a)) {
-				elist[ec++] = i;
-				ebit[wd] |= bits & (~bits + 1);
-			}
-		}
-	}
-	if (ec > ids / 8 + 16) {
-		return F2D_OK; /* the sweep is cheaper */
-	}
 	const int64_t limit = w->bpc.wide_limit;
 	for (int32_t k = 0; k < ec; ++k) {
 		int32_t i = elist[k];
-		fat[i] = fatten(w->shapes[i].aabb);
 		if ((int64_t)fat[i].upper.x - fat[i].lower.x > limit) {
 			bool wide = false;
 			for (int32_t t = 0; t < w->bpc.wide_count && !wide; ++t) {
@@ -848,7 +868,7 @@ static f2d_result incremental_pairs(f2d_world *w, int64_t moved_at, int64_t mw, 
 		for (int32_t r = 0; r < on; ++r) {
 			int32_t id = (int32_t)(uint32_t)order[r];
 			if (bit_of(ebit, id)) {
-				order[r] = order_key(fat, id);
+				order[r] = order_key(fat[id].lower.x, id);
 			}
 		}
 		int64_t budget = (int64_t)REPAIR_MOVES * on + 64;
@@ -865,8 +885,7 @@ static f2d_result incremental_pairs(f2d_world *w, int64_t moved_at, int64_t mw, 
 			} while (j >= 0 && order[j] > v);
 			order[j + 1] = v;
 			if (budget < 0) {
-				w->bpc.mark = 0; /* the sweep rebuilds the order */
-				return F2D_OK;
+				return F2D_OK; /* the sweep rebuilds the order */
 			}
 		}
 	}
@@ -994,10 +1013,14 @@ static f2d_result find_pairs(f2d_world *w)
 	int32_t last_count = w->pair_count;
 	int64_t moved_at = incremental ? (int64_t)last_count + mw + 1 : 0;
 	const int64_t ids = w->shape_ids.next;
-	/* the candidates are last step's (see incremental_pairs) */
-	const bool fat_ok = incremental && w->bpc.mark == (STEP_MARK ^ (w->step_count - 1)) &&
-	                    w->bpc.fat_capacity >= ids;
+	/* last step's call left the fat boxes and ex valid (fat_ok), and the candidates (cand_ok;
+	 * see incremental_pairs) */
+	const uint64_t prev = STEP_MARK ^ (w->step_count - 1), now = STEP_MARK ^ w->step_count;
+	const bool fat_ok = incremental && w->bpc.fat_mark == prev && w->bpc.fat_capacity >= ids &&
+	                    w->bpc.ex_capacity >= ids;
+	const bool cand_ok = fat_ok && w->bpc.mark == prev;
 	w->bpc.mark = 0;
+	w->bpc.fat_mark = 0;
 	w->pair_count = 0;
 	bp c = {0};
 	c.w = w;
@@ -1015,31 +1038,44 @@ static f2d_result find_pairs(f2d_world *w)
 		memset(w->pairs + last_count, 0, (size_t)mw * sizeof *w->pairs);
 		w->pairs[last_count + mw] = STEP_MARK ^ w->step_count;
 		w->pair_count = last_count;
-		w->bpc.mark = fat_ok ? STEP_MARK ^ w->step_count : 0; /* unchanged too */
+		w->bpc.fat_mark = fat_ok ? now : 0; /* unchanged too */
+		w->bpc.mark = cand_ok ? now : 0;
 		return F2D_OK;
 	}
 	if (!f2d_grow(w, (void **)&w->bpc.fat, &w->bpc.fat_capacity, (int32_t)ids, sizeof(f2d_aabb)) ||
 	    !f2d_grow(w, (void **)&w->bpc.ex, &w->bpc.ex_capacity, (int32_t)ids, sizeof(int32_t[4]))) {
 		return F2D_ERROR_OUT_OF_MEMORY;
 	}
+	/* Which of three ways (see above): the candidates merged (few escapes, candidates valid),
+	 * the sweep over the fat boxes (few escapes, or the fat boxes not valid), or, when many
+	 * shapes escaped (everything falls, a swinging chain: the candidates would be remade
+	 * every step), the sweep over the AABBs themselves, as if there were no fat boxes; the
+	 * fat boxes and ex are kept valid in all three (the escaped ones refitted). */
+	bool use_fat = true;
 	if (fat_ok) {
-		bool done = false;
-		f2d_result r = incremental_pairs(w, moved_at, mw, &done);
-		if (r != F2D_OK || done) {
-			return r;
+		/* scratch: the escaped shapes' bitmap and list (incremental_pairs' layout) */
+		uint64_t *ebit = w->pairs + c.hdr;
+		int32_t ec = scan_escapes(w, w->pairs + moved_at, mw, ebit,
+		                          (int32_t *)(void *)(ebit + mw));
+		if (ec > escape_limit((int32_t)ids)) {
+			use_fat = false;
+		} else if (cand_ok) {
+			bool done = false;
+			f2d_result r = incremental_pairs(w, moved_at, mw, ec, &done);
+			if (r != F2D_OK || done) {
+				if (r == F2D_OK) {
+					w->bpc.fat_mark = now;
+				}
+				return r;
+			}
 		}
-	}
-	/* The sweep over the fat boxes (refitted where the AABB left them, or all of them when
-	 * they were not valid), its keys the candidates; the exact boxes by id for the filter. */
-	{
+	} else {
 		f2d_aabb *fat = w->bpc.fat;
 		for (int32_t i = 0; i < (int32_t)ids; ++i) {
 			const f2d_shape *s = &w->shapes[i];
 			if (s->alive) {
 				set_ex(w->bpc.ex[i], &s->aabb);
-				if (!fat_ok || !contains(&fat[i], &s->aabb)) {
-					fat[i] = fatten(s->aabb);
-				}
+				fat[i] = fatten(s->aabb);
 			}
 		}
 	}
@@ -1049,8 +1085,8 @@ static f2d_result find_pairs(f2d_world *w)
 		return F2D_ERROR_OUT_OF_MEMORY;
 	}
 	if (w->sweep_dirty || w->sweep_count != n ||
-	    !repair_order(w->sweep, w->pairs + c.hdr + 5 * (int64_t)n, n, w->bpc.fat)) {
-		rebuild_order(w, w->pairs + c.hdr, n);
+	    !repair_order(w, w->sweep, w->pairs + c.hdr + 5 * (int64_t)n, n, use_fat)) {
+		rebuild_order(w, w->pairs + c.hdr, n, use_fat);
 		w->sweep_count = n;
 		w->sweep_dirty = false;
 	}
@@ -1060,7 +1096,7 @@ static f2d_result find_pairs(f2d_world *w)
 	int32_t dynamic_count = 0;
 	for (int32_t r = 0; r < n; ++r) {
 		const f2d_shape *s = &w->shapes[w->sweep[r]];
-		const f2d_aabb *f = &w->bpc.fat[w->sweep[r]];
+		const f2d_aabb *f = sweep_box(w, w->sweep[r], use_fat);
 		bp_box *b = &c.boxes[r];
 		b->lx = f->lower.x;
 		b->ux = f->upper.x;
@@ -1081,10 +1117,11 @@ static f2d_result find_pairs(f2d_world *w)
 	}
 	if (dynamic_count == 0) {
 		finish(w, w->pairs + c.hdr, 0, w->pairs + moved_at, mw); /* no pair can collide */
-		return F2D_OK; /* and no candidates (bpc.mark stays 0) */
+		w->bpc.fat_mark = now; /* and no candidates (bpc.mark stays 0) */
+		return F2D_OK;
 	}
 	/* the narrow shapes' keys in x order, the wide ones (over 4 mean widths) apart */
-	{
+	if (use_fat) {
 		int64_t limit = 4 * (width_sum / dynamic_count);
 		int32_t on = 0, wn = 0;
 		for (int32_t r = 0; r < n; ++r) {
@@ -1249,11 +1286,32 @@ static f2d_result find_pairs(f2d_world *w)
 	 * keys are sorted straight to the front when that leaves the keys and the counters alone
 	 * (count <= hdr + off_cnt; the bitmap is first copied behind the keys), else behind the
 	 * keys and moved to the front by finish. */
-	if (!f2d_grow(w, (void **)&w->bpc.cand, &w->bpc.cand_capacity, c.count, sizeof(uint64_t))) {
-		return F2D_ERROR_OUT_OF_MEMORY;
-	}
 	uint64_t *base = w->pairs + c.hdr;
 	uint32_t *start = (uint32_t *)(void *)(base + c.off_cnt) + ids;
+	w->bpc.fat_mark = now;
+	if (!use_fat) {
+		w->bpc.plain++;
+		/* the keys are the pairs: sorted straight to the front when that leaves the keys
+		 * and the counters alone (count <= hdr + off_cnt; the bitmap is first copied behind
+		 * the keys), else behind the keys and moved to the front by finish */
+		if ((int64_t)c.count <= c.hdr + c.off_cnt) {
+			uint64_t *behind = c.pkey + c.count; /* count + tail words are free there */
+			memcpy(behind, w->pairs + moved_at, (size_t)mw * sizeof *behind);
+			sort_pairs(c.pkey, w->pairs, c.cnt, start, c.count, (int32_t)ids);
+			place(w, c.count, behind, mw);
+			return F2D_OK;
+		}
+		uint64_t *sorted = c.pkey + c.count;
+		sort_pairs(c.pkey, sorted, c.cnt, start, c.count, (int32_t)ids);
+		finish(w, sorted, c.count, w->pairs + moved_at, mw);
+		return F2D_OK;
+	}
+	if (!f2d_grow(w, (void **)&w->bpc.cand, &w->bpc.cand_capacity, c.count, sizeof(uint64_t))) {
+		w->bpc.fat_mark = 0;
+		return F2D_ERROR_OUT_OF_MEMORY;
+	}
+	base = w->pairs + c.hdr;
+	start = (uint32_t *)(void *)(base + c.off_cnt) + ids;
 	sort_pairs(c.pkey, w->bpc.cand, c.cnt, start, c.count, (int32_t)ids);
 	w->bpc.cand_count = c.count;
 	/* the candidates whose AABBs overlap, straight to the front; the bitmap is first copied

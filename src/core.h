@@ -476,8 +476,9 @@ struct f2d_world {
 		int32_t wide_capacity;
 		int32_t order_count, cand_count, wide_count;
 		int64_t wide_limit; /* every shape in order is at most this wide (fat box) */
-		uint64_t mark;
-		uint32_t sweeps, merges; /* calls that swept, that merged escaped shapes (tests) */
+		uint64_t mark, fat_mark; /* the candidates, the fat boxes and ex */
+		/* calls that swept the fat boxes, merged escaped shapes, swept the AABBs (tests) */
+		uint32_t sweeps, merges, plain;
 	} bpc;
 
 	/* islands (island.c): per-step scratch indexed by body id */

@@ -104,10 +104,7 @@ static void compare_keys(const uint64_t *got, int32_t got_count, const uint64_t 
  * the candidates exactly the pairs whose fat boxes overlap and that may collide, in order. */
 static void check_candidates(const f2d_world *w, const char *what)
 {
-	if (w->bpc.mark == 0) {
-		return;
-	}
-	for (int32_t i = 0; i < w->shape_ids.next; ++i) {
+	for (int32_t i = 0; w->bpc.fat_mark != 0 && i < w->shape_ids.next; ++i) {
 		const f2d_shape *s = &w->shapes[i];
 		const f2d_aabb *f = &w->bpc.fat[i];
 		ck_assert_msg(!s->alive || (f->lower.x <= s->aabb.lower.x &&
@@ -115,6 +112,12 @@ static void check_candidates(const f2d_world *w, const char *what)
 		                            s->aabb.upper.x <= f->upper.x &&
 		                            s->aabb.upper.y <= f->upper.y),
 		              "%s: shape %d's AABB is not within its fat box", what, i);
+		int32_t ex[4] = {s->aabb.lower.x, s->aabb.lower.y, ~s->aabb.upper.x, ~s->aabb.upper.y};
+		ck_assert_msg(!s->alive || memcmp(w->bpc.ex[i], ex, sizeof ex) == 0,
+		              "%s: shape %d's AABB copy is stale", what, i);
+	}
+	if (w->bpc.mark == 0) {
+		return;
 	}
 	uint64_t *want = NULL;
 	int32_t count = brute_force(w, true, &want);
@@ -388,7 +391,7 @@ static void kick(rworld *r)
 START_TEST(stepped_random_worlds_match_brute_force)
 {
 	int64_t total = 0;
-	uint32_t merges = 0, sweeps = 0;
+	uint32_t merges = 0, sweeps = 0, plain = 0;
 	for (uint32_t seed = 1; seed <= 3; ++seed) {
 		rworld *r = malloc(sizeof *r);
 		ck_assert_ptr_nonnull(r);
@@ -429,12 +432,14 @@ START_TEST(stepped_random_worlds_match_brute_force)
 		}
 		merges += r->w->bpc.merges;
 		sweeps += r->w->bpc.sweeps;
+		plain += r->w->bpc.plain;
 		f2d_destroy_world(r->w);
 		free(r);
 	}
 	ck_assert_int_gt(total, 10000); /* not vacuous */
 	ck_assert_uint_gt(merges, 20);  /* both paths ran */
 	ck_assert_uint_gt(sweeps, 20);
+	ck_assert_uint_gt(plain, 20);
 }
 END_TEST
 
