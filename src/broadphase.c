@@ -10,7 +10,14 @@
  * shapes' ids and boxes only; everything below is just a way to find it fast, and no persistent
  * data can change it.
  *
- * Algorithm: sweep and prune on x within horizontal bands.
+ * Persistent candidates (Box2D's fat AABBs, "persistent candidates from fat boxes" below): a
+ * step in which few shapes left their fat boxes takes the pairs from last step's candidate
+ * list (re-querying only those shapes) and filters it with the AABBs; the sweep below makes
+ * the candidates from the fat boxes, or, in a step where many shapes escaped, the pairs from
+ * the AABBs directly.
+ *
+ * Algorithm of the sweep: sweep and prune on x within horizontal bands ("box" below is the fat
+ * box or the AABB, whichever the step sweeps).
  *  1. The x order. w->sweep holds the live shapes sorted by (aabb.lower.x, id). It is kept from
  *     step to step (and in in-process snapshots) because it changes little: an insertion sort
  *     repairs it in near linear time. When shapes came or went, or the repair would take more
@@ -679,13 +686,21 @@ static void finish(f2d_world *w, uint64_t *sorted, int32_t count, const uint64_t
  * valid candidates refits only the escaped shapes (remade cache, AABB outside the fat box),
  * re-queries them against the fat boxes (the narrow shapes' keys in bpc.order, by fat lower.x,
  * repaired by insertion; the wide ones, wider than bpc.wide_limit, one by one) and merges: the
- * old candidates without the escaped shapes' pairs, plus the new ones. Anything else (the chain
- * broken, more than ids / 8 + 16 escapes, an escaped narrow shape now wider than the limit, a
- * long repair) runs the sweep of this file over the fat boxes (refitting only the escaped ones
- * when the fat boxes were valid) and keeps its keys as the candidates. The candidates are a
- * pure cache: the pairs are a function of the AABBs, types, joints and filters only
- * (test_broadphase compares every step with brute force). */
+ * old candidates without the escaped shapes' pairs, plus the new ones. The chain broken, an
+ * escaped narrow shape now wider than the limit or a long repair run the sweep of this file
+ * over the fat boxes (refitting only the escaped ones when the fat boxes were valid) and keep
+ * its keys as the candidates; more than escape_limit escapes run it over the AABBs. The
+ * candidates are a pure cache: the pairs are a function of the AABBs, types, joints and
+ * filters only (test_broadphase compares every step with brute force). */
 #define FAT_MARGIN (F2D_ONE / 10) /* Box2D's aabbMargin, 0.1 m */
+/* The three ways, each step (find_pairs): with last step's fat boxes valid, the escaped shapes
+ * are counted first (scan_escapes, over the remade caches only); up to escape_limit of them
+ * and valid candidates: the merge; up to the limit without: the sweep over the fat boxes;
+ * more: the sweep over the AABBs (the candidates dropped until a calmer step). Without valid
+ * fat boxes (the chain broken) every fat box is refitted and the fat boxes swept. Memory: the
+ * fat boxes and AABB copies (32 bytes a shape id), the x order (8 a shape), the candidates
+ * twice (8 each): it grows only with the counts, and no step allocates once they stop
+ * growing. */
 
 static inline fix16_t sat_fix(int64_t v)
 {
