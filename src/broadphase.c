@@ -843,6 +843,25 @@ static int32_t scan_escapes(f2d_world *w, const uint64_t *moved, int64_t mw, uin
 	return ec;
 }
 
+/* Escaped shape i (fat box q) against shape j: the key, if their fat boxes overlap and they may
+ * collide, appended to the new keys at w->pairs + n_at (*nc of them; w->pairs may grow). An
+ * escaped j (ebit at w->pairs + eb_at) below i asked for the pair itself. False: no memory. */
+static inline bool try_pair(f2d_world *w, int32_t i, int32_t j, const f2d_aabb *q, int64_t eb_at,
+                            int64_t n_at, int32_t *nc)
+{
+	if (j == i || (j < i && bit_of(w->pairs + eb_at, j)) || !boxes_overlap(q, &w->bpc.fat[j]) ||
+	    !may_pair(w, i, j)) {
+		return true;
+	}
+	int64_t need = n_at + 2 * ((int64_t)*nc + 1);
+	if (need > w->pair_capacity && !pairs_reserve(w, need)) {
+		return false;
+	}
+	w->pairs[n_at + (*nc)++] = i < j ? ((uint64_t)(uint32_t)i << 32) | (uint32_t)j
+	                                 : ((uint64_t)(uint32_t)j << 32) | (uint32_t)i;
+	return true;
+}
+
 /* The incremental step (see above) for the ec escaped shapes that scan_escapes listed: *done
  * is false when the sweep must run instead (nothing the sweep reads was changed then).
  * Scratch in w->pairs behind the moved-shape bitmap (at moved_at) and its marker: the escaped
@@ -863,10 +882,12 @@ static f2d_result incremental_pairs(f2d_world *w, int64_t moved_at, int64_t mw, 
 	int32_t *elist = (int32_t *)(void *)(w->pairs + el_at);
 	f2d_aabb *fat = w->bpc.fat;
 	int32_t(*ex)[4] = w->bpc.ex;
-	const int64_t limit = w->bpc.wide_limit;
+	const int64_t limit = w->bpc.wide_limit, hlim = w->bpc.height_limit;
+	const unsigned bk = w->bpc.band_k;
 	for (int32_t k = 0; k < ec; ++k) {
 		int32_t i = elist[k];
-		if ((int64_t)fat[i].upper.x - fat[i].lower.x > limit) {
+		if ((int64_t)fat[i].upper.x - fat[i].lower.x > limit ||
+		    (int64_t)fat[i].upper.y - fat[i].lower.y > hlim) {
 			bool wide = false;
 			for (int32_t t = 0; t < w->bpc.wide_count && !wide; ++t) {
 				wide = w->bpc.wide[t] == i;
@@ -878,27 +899,33 @@ static f2d_result incremental_pairs(f2d_world *w, int64_t moved_at, int64_t mw, 
 	}
 	/* the escaped shapes' keys, then the order repaired (near linear: they moved little) */
 	uint64_t *order = w->bpc.order;
+	int32_t *oid = w->bpc.oid;
 	const int32_t on = w->bpc.order_count;
 	if (ec > 0) {
 		for (int32_t r = 0; r < on; ++r) {
-			int32_t id = (int32_t)(uint32_t)order[r];
+			int32_t id = oid[r];
 			if (bit_of(ebit, id)) {
-				order[r] = order_key(fat[id].lower.x, id);
+				order[r] = ((uint64_t)band_of(fat[id].lower.y, bk) << 32) |
+				           (uint32_t)((int64_t)fat[id].lower.x - INT32_MIN);
 			}
 		}
-		int64_t budget = (int64_t)REPAIR_MOVES * on + 64;
+		/* a shape one band up moves past a band's shapes: a larger budget than the x order's */
+		int64_t budget = (int64_t)4 * REPAIR_MOVES * on + 64;
 		for (int32_t r = 1; r < on; ++r) {
 			uint64_t v = order[r];
 			int32_t j = r - 1;
 			if (order[j] <= v) {
 				continue;
 			}
+			int32_t vid = oid[r];
 			do {
 				order[j + 1] = order[j];
+				oid[j + 1] = oid[j];
 				--j;
 				--budget;
 			} while (j >= 0 && order[j] > v);
 			order[j + 1] = v;
+			oid[j + 1] = vid;
 			if (budget < 0) {
 				return F2D_OK; /* the sweep rebuilds the order */
 			}
@@ -906,47 +933,49 @@ static f2d_result incremental_pairs(f2d_world *w, int64_t moved_at, int64_t mw, 
 	}
 	/* the escaped shapes' candidates: each pair once (an escaped j is asked by the lower id) */
 	int32_t nc = 0;
-	uint64_t *nkeys = w->pairs + n_at;
 	for (int32_t k = 0; k < ec; ++k) {
-		const int32_t i = elist[k];
+		const int32_t i = ((const int32_t *)(const void *)(w->pairs + el_at))[k];
 		const f2d_aabb q = fat[i];
+		/* a narrow shape that overlaps q starts at most 2 bands below q's first band, and
+		 * its lower.x is at least q's minus the width limit */
+		uint32_t b0 = band_of(q.lower.y, bk), b1 = band_of(q.upper.y, bk);
+		b0 = b0 >= 2 ? b0 - 2 : 0;
 		int64_t from = (int64_t)q.lower.x - INT32_MIN - limit;
-		uint64_t lo_key = (uint64_t)(from < 0 ? 0 : from) << 32;
-		uint64_t hi_x = (uint64_t)((int64_t)q.upper.x - INT32_MIN);
-		int32_t lo = 0, hi = on; /* first key >= lo_key */
-		while (lo < hi) {
-			int32_t mid = lo + (hi - lo) / 2;
-			if (order[mid] < lo_key) {
-				lo = mid + 1;
-			} else {
-				hi = mid;
-			}
-		}
-		for (int32_t r = lo, t = 0;; ) {
-			int32_t j;
-			if (r < on && (order[r] >> 32) <= hi_x) {
-				j = (int32_t)(uint32_t)order[r++];
-			} else if (t < w->bpc.wide_count) {
-				j = w->bpc.wide[t++];
-			} else {
-				break;
-			}
-			if (j == i || (j < i && bit_of(ebit, j)) || !boxes_overlap(&q, &fat[j]) ||
-			    !may_pair(w, i, j)) {
-				continue;
-			}
-			if (n_at + 2 * ((int64_t)nc + 1) > w->pair_capacity) {
-				if (!pairs_reserve(w, n_at + 2 * ((int64_t)nc + 1))) {
+		const uint64_t lo_x = (uint64_t)(from < 0 ? 0 : from);
+		const uint64_t hi_x = (uint64_t)((int64_t)q.upper.x - INT32_MIN);
+		if (b1 - b0 > 16) { /* a tall q: every narrow shape */
+			for (int32_t r = 0; r < on; ++r) {
+				if (!try_pair(w, i, oid[r], &q, eb_at, n_at, &nc)) {
 					return F2D_ERROR_OUT_OF_MEMORY;
 				}
-				ebit = w->pairs + eb_at;
-				elist = (int32_t *)(void *)(w->pairs + el_at);
-				nkeys = w->pairs + n_at;
 			}
-			nkeys[nc++] = i < j ? ((uint64_t)(uint32_t)i << 32) | (uint32_t)j
-			                    : ((uint64_t)(uint32_t)j << 32) | (uint32_t)i;
+		} else {
+			int32_t r = 0;
+			for (uint64_t band = b0; band <= b1; ++band) {
+				const uint64_t lo_key = (band << 32) | lo_x, hi_key = (band << 32) | hi_x;
+				int32_t hi = on; /* first key >= lo_key, from r */
+				while (r < hi) {
+					int32_t mid = r + (hi - r) / 2;
+					if (order[mid] < lo_key) {
+						r = mid + 1;
+					} else {
+						hi = mid;
+					}
+				}
+				for (; r < on && order[r] <= hi_key; ++r) {
+					if (!try_pair(w, i, oid[r], &q, eb_at, n_at, &nc)) {
+						return F2D_ERROR_OUT_OF_MEMORY;
+					}
+				}
+			}
+		}
+		for (int32_t t = 0; t < w->bpc.wide_count; ++t) {
+			if (!try_pair(w, i, w->bpc.wide[t], &q, eb_at, n_at, &nc)) {
+				return F2D_ERROR_OUT_OF_MEMORY;
+			}
 		}
 	}
+	uint64_t *nkeys;
 	/* the merge into cand2 and the result straight to the front, which may run over the
 	 * scratch: the bitmaps and the sorted new keys are copied beyond its longest extent */
 	const int32_t oc = w->bpc.cand_count;
@@ -1135,23 +1164,6 @@ static f2d_result find_pairs(f2d_world *w)
 		w->bpc.fat_mark = now; /* and no candidates (bpc.mark stays 0) */
 		return F2D_OK;
 	}
-	/* the narrow shapes' keys in x order, the wide ones (over 4 mean widths) apart */
-	if (use_fat) {
-		int64_t limit = 4 * (width_sum / dynamic_count);
-		int32_t on = 0, wn = 0;
-		for (int32_t r = 0; r < n; ++r) {
-			const bp_box *b = &c.boxes[r];
-			if ((int64_t)b->ux - b->lx <= limit) {
-				w->bpc.order[on++] = ((uint64_t)(uint32_t)((int64_t)b->lx - INT32_MIN) << 32) |
-				                     (uint32_t)b->id; /* order_key */
-			} else {
-				w->bpc.wide[wn++] = b->id;
-			}
-		}
-		w->bpc.order_count = on;
-		w->bpc.wide_count = wn;
-		w->bpc.wide_limit = limit;
-	}
 	int64_t mean = height_sum / dynamic_count;
 	unsigned k = 10;
 	while (k < 31 && ((int64_t)1 << k) < mean) {
@@ -1171,6 +1183,48 @@ static f2d_result find_pairs(f2d_world *w)
 		entries += b->last - b->first + 1;
 		band_min = b->first < band_min ? b->first : band_min;
 		band_max = b->last > band_max ? b->last : band_max;
+	}
+	/* The narrow shapes (at most 4 mean widths wide, 2 bands high: they span at most 3 bands)
+	 * for incremental_pairs: keys (first band << 32 | lower.x biased) in increasing order, by a
+	 * stable radix sort on the band of (band << 32 | x rank) keys made in x order, in cand2
+	 * (scratch until the next merge); the others listed apart. */
+	if (use_fat) {
+		if (!f2d_grow(w, (void **)&w->bpc.cand2, &w->bpc.cand2_capacity, 2 * n,
+		              sizeof(uint64_t)) ||
+		    !f2d_grow(w, (void **)&w->bpc.oid, &w->bpc.oid_capacity, n, sizeof(int32_t))) {
+			return F2D_ERROR_OUT_OF_MEMORY;
+		}
+		const int64_t limit = 4 * (width_sum / dynamic_count), hlim = (int64_t)2 << k;
+		uint64_t *keys = w->bpc.cand2, *tmp = keys + n;
+		int32_t on = 0, wn = 0;
+		uint32_t lo_band = UINT32_MAX, hi_band = 0;
+		for (int32_t r = 0; r < n; ++r) {
+			const bp_box *b = &c.boxes[r];
+			if ((int64_t)b->ux - b->lx <= limit && (int64_t)b->uy - b->ly <= hlim) {
+				keys[on++] = ((uint64_t)b->first << 32) | (uint32_t)r;
+				lo_band = b->first < lo_band ? b->first : lo_band;
+				hi_band = b->first > hi_band ? b->first : hi_band;
+			} else {
+				w->bpc.wide[wn++] = b->id;
+			}
+		}
+		for (int32_t i = 0; i < on; ++i) {
+			keys[i] -= (uint64_t)lo_band << 32;
+		}
+		const uint64_t *sorted =
+		    on > 0 && radix_sort(keys, tmp, on, 0, bits_for((uint64_t)(hi_band - lo_band)))
+		        ? tmp
+		        : keys;
+		for (int32_t i = 0; i < on; ++i) {
+			const bp_box *b = &c.boxes[(uint32_t)sorted[i]];
+			w->bpc.order[i] = ((uint64_t)b->first << 32) | (uint32_t)((int64_t)b->lx - INT32_MIN);
+			w->bpc.oid[i] = b->id;
+		}
+		w->bpc.order_count = on;
+		w->bpc.wide_count = wn;
+		w->bpc.wide_limit = limit;
+		w->bpc.height_limit = hlim;
+		w->bpc.band_k = k;
 	}
 	int32_t e_count = (int32_t)entries;           /* <= TALL_SPAN n */
 	int64_t key_room = entries > n ? entries : n; /* the x-order rebuild used these words too */

@@ -471,11 +471,13 @@ struct f2d_world {
 		f2d_aabb *fat;
 		int32_t (*ex)[4]; /* per shape id its AABB as lower x, y, ~upper x, ~upper y */
 		uint64_t *order, *cand, *cand2;
-		int32_t *wide;
+		int32_t *wide, *oid; /* oid: order's shape ids */
 		int32_t fat_capacity, ex_capacity, order_capacity, cand_capacity, cand2_capacity;
-		int32_t wide_capacity;
+		int32_t wide_capacity, oid_capacity;
 		int32_t order_count, cand_count, wide_count;
-		int64_t wide_limit; /* every shape in order is at most this wide (fat box) */
+		uint32_t band_k; /* order's bands are 2^band_k high */
+		/* every shape in order is at most this wide and this high (fat box) */
+		int64_t wide_limit, height_limit;
 		uint64_t mark, fat_mark; /* the candidates, the fat boxes and ex */
 		/* calls that swept the fat boxes, merged escaped shapes, swept the AABBs (tests) */
 		uint32_t sweeps, merges, plain;

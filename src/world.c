@@ -179,6 +179,7 @@ void f2d_destroy_world(f2d_world *w)
 	f2d_free(w, w->bpc.cand, (size_t)w->bpc.cand_capacity * sizeof(uint64_t));
 	f2d_free(w, w->bpc.cand2, (size_t)w->bpc.cand2_capacity * sizeof(uint64_t));
 	f2d_free(w, w->bpc.wide, (size_t)w->bpc.wide_capacity * sizeof(int32_t));
+	f2d_free(w, w->bpc.oid, (size_t)w->bpc.oid_capacity * sizeof(int32_t));
 	f2d_free(w, w->toi, (size_t)w->toi_capacity * sizeof(uint64_t));
 	f2d_free(w, w->island_parent, (size_t)w->island_capacity * sizeof(int32_t));
 	f2d_free(w, w->island_data, (size_t)w->island_data_capacity * sizeof(int32_t));
