@@ -696,7 +696,8 @@ static void finish(f2d_world *w, uint64_t *sorted, int32_t count, const uint64_t
 /* The three ways, each step (find_pairs): with last step's fat boxes valid, the escaped shapes
  * are counted first (scan_escapes, over the remade caches only); up to escape_limit of them
  * and valid candidates: the merge; up to the limit without: the sweep over the fat boxes;
- * more: the sweep over the AABBs (the candidates dropped until a calmer step). Without valid
+ * more: the sweep over the AABBs, and the fat boxes dropped for 2, 4, .. 32 steps (doubling
+ * while the escapes stay many), after which fresh ones are swept. Without valid
  * fat boxes (the chain broken) every fat box is refitted and the fat boxes swept. Memory: the
  * fat boxes and AABB copies (32 bytes a shape id), the x order (8 a shape), the candidates
  * twice (8 each): it grows only with the counts, and no step allocates once they stop
@@ -1095,25 +1096,36 @@ static f2d_result find_pairs(f2d_world *w)
 	 * shapes escaped (everything falls, a swinging chain: the candidates would be remade
 	 * every step), the sweep over the AABBs themselves, as if there were no fat boxes; the
 	 * fat boxes and ex are kept valid in all three (the escaped ones refitted). */
-	bool use_fat = true;
-	if (fat_ok) {
+	bool use_fat = true, fat_kept = true;
+	if (w->bpc.plain_left > 0 && incremental) {
+		/* waiting after a step with many escapes (below): the AABBs swept, no fat boxes */
+		w->bpc.plain_left--;
+		use_fat = fat_kept = false;
+	} else if (fat_ok) {
 		/* scratch: the escaped shapes' bitmap and list (incremental_pairs' layout) */
 		uint64_t *ebit = w->pairs + c.hdr;
 		int32_t ec = scan_escapes(w, w->pairs + moved_at, mw, ebit,
 		                          (int32_t *)(void *)(ebit + mw));
 		if (ec > escape_limit((int32_t)ids)) {
-			use_fat = false;
+			/* The fat boxes are dropped for 2, 4, .. 32 steps (the scene may be moving
+			 * fast for a while: a swinging chain, a falling rain), then tried again with
+			 * a sweep over fresh fat boxes: the escapes cost nothing while it waits. */
+			use_fat = fat_kept = false;
+			w->bpc.backoff = w->bpc.backoff < 5 ? w->bpc.backoff + 1 : 5;
+			w->bpc.plain_left = 1u << w->bpc.backoff;
 		} else if (cand_ok) {
 			bool done = false;
 			f2d_result r = incremental_pairs(w, moved_at, mw, ec, &done);
 			if (r != F2D_OK || done) {
 				if (r == F2D_OK) {
 					w->bpc.fat_mark = now;
+					w->bpc.backoff = 0;
 				}
 				return r;
 			}
 		}
 	} else {
+		w->bpc.plain_left = 0;
 		f2d_aabb *fat = w->bpc.fat;
 		for (int32_t i = 0; i < (int32_t)ids; ++i) {
 			const f2d_shape *s = &w->shapes[i];
@@ -1161,7 +1173,8 @@ static f2d_result find_pairs(f2d_world *w)
 	}
 	if (dynamic_count == 0) {
 		finish(w, w->pairs + c.hdr, 0, w->pairs + moved_at, mw); /* no pair can collide */
-		w->bpc.fat_mark = now; /* and no candidates (bpc.mark stays 0) */
+		/* and no candidates (bpc.mark stays 0) */
+		w->bpc.fat_mark = fat_kept ? now : 0;
 		return F2D_OK;
 	}
 	int64_t mean = height_sum / dynamic_count;
@@ -1357,7 +1370,7 @@ static f2d_result find_pairs(f2d_world *w)
 	 * keys and moved to the front by finish. */
 	uint64_t *base = w->pairs + c.hdr;
 	uint32_t *start = (uint32_t *)(void *)(base + c.off_cnt) + ids;
-	w->bpc.fat_mark = now;
+	w->bpc.fat_mark = fat_kept ? now : 0; /* not kept while the step waits */
 	if (!use_fat) {
 		w->bpc.plain++;
 		/* the keys are the pairs: sorted straight to the front when that leaves the keys

@@ -479,6 +479,9 @@ struct f2d_world {
 		/* every shape in order is at most this wide and this high (fat box) */
 		int64_t wide_limit, height_limit;
 		uint64_t mark, fat_mark; /* the candidates, the fat boxes and ex */
+		/* after a step with many escapes: plain sweeps (no fat boxes kept) left before the
+		 * fat boxes are tried again, and the log2 of the next wait */
+		uint32_t plain_left, backoff;
 		/* calls that swept the fat boxes, merged escaped shapes, swept the AABBs (tests) */
 		uint32_t sweeps, merges, plain;
 	} bpc;
