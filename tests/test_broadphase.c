@@ -9,7 +9,16 @@
  *  - the persistent x order is a pure cache: scrambled or marked dirty, the pairs are the same;
  *  - catalogue scenes agree with brute force along their run;
  *  - a crowded pile (far more pairs than scratch in front of them) agrees too;
- *  - stepping allocates nothing at steady state.
+ *  - stepping allocates nothing at steady state;
+ *  - stepped without calls from outside the step (which break the chain of incremental calls:
+ *    the persistent candidates from fat boxes), every step's own pairs agree with brute force
+ *    and the candidate cache holds its invariant (every AABB within its fat box, the
+ *    candidates exactly the brute-force pairs of the fat boxes), in random worlds with kicks,
+ *    gravity switched on and off, bodies and shapes created, destroyed and teleported (all
+ *    three ways of a step: merge, fat-box sweep, AABB sweep, counted), in the scenes and the
+ *    crowded pile; a kinematic box creeping 1 LSB a step lands exactly on its fat box's edge
+ *    (kept), 1 LSB beyond it (refitted), exactly onto another box's AABB (paired), then moves
+ *    out of and into the pair.
  */
 #include <check.h>
 #include <inttypes.h>
