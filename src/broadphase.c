@@ -10,7 +10,14 @@
  * shapes' ids and boxes only; everything below is just a way to find it fast, and no persistent
  * data can change it.
  *
- * Algorithm: sweep and prune on x within horizontal bands.
+ * Persistent candidates (Box2D's fat AABBs, "persistent candidates from fat boxes" below): a
+ * step in which few shapes left their fat boxes takes the pairs from last step's candidate
+ * list (re-querying only those shapes) and filters it with the AABBs; the sweep below makes
+ * the candidates from the fat boxes, or, in a step where many shapes escaped, the pairs from
+ * the AABBs directly.
+ *
+ * Algorithm of the sweep: sweep and prune on x within horizontal bands ("box" below is the fat
+ * box or the AABB, whichever the step sweeps).
  *  1. The x order. w->sweep holds the live shapes sorted by (aabb.lower.x, id). It is kept from
  *     step to step (and in in-process snapshots) because it changes little: an insertion sort
  *     repairs it in near linear time. When shapes came or went, or the repair would take more
@@ -150,20 +157,26 @@ static bool bp_reserve(bp *c, int64_t words, bool swapped)
 
 /* The x order's sort key: lower.x biased to unsigned in the high half, the id in the low half,
  * so that (lower.x, id) order is unsigned key order. */
-static inline uint64_t order_key(const f2d_shape *shapes, int32_t id)
+static inline uint64_t order_key(fix16_t lower_x, int32_t id)
 {
-	uint32_t x = (uint32_t)((int64_t)shapes[id].aabb.lower.x - INT32_MIN);
+	uint32_t x = (uint32_t)((int64_t)lower_x - INT32_MIN);
 	return ((uint64_t)x << 32) | (uint32_t)id;
+}
+
+/* The box the sweep uses for shape id: its fat box (the candidates) or its AABB. */
+static inline const f2d_aabb *sweep_box(const f2d_world *w, int32_t id, bool fat)
+{
+	return fat ? &w->bpc.fat[id] : &w->shapes[id].aabb;
 }
 
 /* Insertion sort of last step's x order: near linear when little moved. The keys of the ids in
  * last step's order are gathered into keys[0, n) first, so that the sort compares words in a
  * row instead of reading two shapes per comparison. Gives up (false) after REPAIR_MOVES moves
  * per shape; ids is left as it was then. */
-static bool repair_order(int32_t *ids, uint64_t *keys, int32_t n, const f2d_shape *shapes)
+static bool repair_order(const f2d_world *w, int32_t *ids, uint64_t *keys, int32_t n, bool fat)
 {
 	for (int32_t i = 0; i < n; ++i) {
-		keys[i] = order_key(shapes, ids[i]);
+		keys[i] = order_key(sweep_box(w, ids[i], fat)->lower.x, ids[i]);
 	}
 	int64_t budget = (int64_t)REPAIR_MOVES * n + 64;
 	bool moved = false;
@@ -248,15 +261,13 @@ static unsigned bits_for(uint64_t max)
 
 /* The x order from scratch: keys (lower.x biased to unsigned) << 32 | id, radix-sorted in the
  * words [5n, 7n) of the scratch (the band keys' place: no word changes type within a step). */
-static void rebuild_order(f2d_world *w, uint64_t *scratch, int32_t n)
+static void rebuild_order(f2d_world *w, uint64_t *scratch, int32_t n, bool fat)
 {
 	uint64_t *keys = scratch + 5 * (int64_t)n, *tmp = keys + n;
 	int32_t k = 0;
 	for (int32_t i = 0; i < w->shape_ids.next; ++i) {
-		const f2d_shape *s = &w->shapes[i];
-		if (s->alive) {
-			uint32_t x = (uint32_t)((int64_t)s->aabb.lower.x - INT32_MIN);
-			keys[k++] = ((uint64_t)x << 32) | (uint32_t)i; /* order_key */
+		if (w->shapes[i].alive) {
+			keys[k++] = order_key(sweep_box(w, i, fat)->lower.x, i);
 		}
 	}
 	const uint64_t *sorted =
@@ -657,6 +668,373 @@ static void finish(f2d_world *w, uint64_t *sorted, int32_t count, const uint64_t
 	w->pair_count = count;
 }
 
+/* ---- persistent candidates from fat boxes ----
+ *
+ * Box2D keeps a fat box (the AABB plus a margin) per proxy and re-queries only the proxies whose
+ * AABB left it. Here the same idea must give exactly the pairs defined at the top of this file,
+ * in the same order, so the fat boxes only make a candidate list:
+ *  - bpc.fat[id] contains the shape's AABB (it is refitted, AABB + FAT_MARGIN on every side,
+ *    when the AABB leaves it);
+ *  - bpc.cand holds, in increasing key order, exactly the pairs whose fat boxes overlap and that
+ *    may collide (the filter above: as the pairs depend only on boxes, types, joints and
+ *    filters, and any change of the last three breaks the chain, see below);
+ *  - as AABB within fat box for both shapes, every overlapping pair that may collide is a
+ *    candidate, so the result is the candidates whose AABBs overlap, in candidate order: one
+ *    filter pass over the list (emit), which writes the same keys in the same order as the
+ *    sweep would.
+ * A step whose call follows last step's call (the incremental chain of the caches, above) with
+ * valid candidates refits only the escaped shapes (remade cache, AABB outside the fat box),
+ * re-queries them against the fat boxes (the narrow shapes' keys in bpc.order, by fat lower.x,
+ * repaired by insertion; the wide ones, wider than bpc.wide_limit, one by one) and merges: the
+ * old candidates without the escaped shapes' pairs, plus the new ones. The chain broken, an
+ * escaped narrow shape now wider than the limit or a long repair run the sweep of this file
+ * over the fat boxes (refitting only the escaped ones when the fat boxes were valid) and keep
+ * its keys as the candidates; more than escape_limit escapes run it over the AABBs. The
+ * candidates are a pure cache: the pairs are a function of the AABBs, types, joints and
+ * filters only (test_broadphase compares every step with brute force). */
+#define FAT_MARGIN (F2D_ONE / 10) /* Box2D's aabbMargin, 0.1 m */
+/* The three ways, each step (find_pairs): with last step's fat boxes valid, the escaped shapes
+ * are counted first (scan_escapes, over the remade caches only); up to escape_limit of them
+ * and valid candidates: the merge; up to the limit without: the sweep over the fat boxes;
+ * more: the sweep over the AABBs, and the fat boxes dropped for 2, 4, .. 32 steps (doubling
+ * while the escapes stay many), after which fresh ones are swept. Without valid
+ * fat boxes (the chain broken) every fat box is refitted and the fat boxes swept. Memory: the
+ * fat boxes and AABB copies (32 bytes a shape id), the x order (8 a shape), the candidates
+ * twice (8 each): it grows only with the counts, and no step allocates once they stop
+ * growing. */
+
+static inline fix16_t sat_fix(int64_t v)
+{
+	return (fix16_t)(v < INT32_MIN ? INT32_MIN : (v > INT32_MAX ? INT32_MAX : v));
+}
+
+static inline f2d_aabb fatten(f2d_aabb a)
+{
+	f2d_aabb f;
+	f.lower.x = sat_fix((int64_t)a.lower.x - FAT_MARGIN);
+	f.lower.y = sat_fix((int64_t)a.lower.y - FAT_MARGIN);
+	f.upper.x = sat_fix((int64_t)a.upper.x + FAT_MARGIN);
+	f.upper.y = sat_fix((int64_t)a.upper.y + FAT_MARGIN);
+	return f;
+}
+
+static inline bool contains(const f2d_aabb *f, const f2d_aabb *a)
+{
+	return f->lower.x <= a->lower.x && f->lower.y <= a->lower.y && a->upper.x <= f->upper.x &&
+	       a->upper.y <= f->upper.y;
+}
+
+/* closed intervals on both axes, as the sweep's tests */
+static inline bool boxes_overlap(const f2d_aabb *a, const f2d_aabb *b)
+{
+	return (a->lower.x <= b->upper.x) & (b->lower.x <= a->upper.x) &
+	       (a->lower.y <= b->upper.y) & (b->lower.y <= a->upper.y);
+}
+
+/* report's filter for shapes a and b, from the shapes and bodies */
+static bool may_pair(const f2d_world *w, int32_t a, int32_t b)
+{
+	const f2d_shape *sa = &w->shapes[a], *sb = &w->shapes[b];
+	if (sa->body == sb->body) {
+		return false;
+	}
+	const f2d_body *ba = &w->bodies[sa->body], *bb = &w->bodies[sb->body];
+	if (ba->type != F2D_DYNAMIC_BODY && bb->type != F2D_DYNAMIC_BODY) {
+		return false;
+	}
+	if (f2d_shape_special(sa) || f2d_shape_special(sb) ||
+	    (ba->joint_count > 0 && bb->joint_count > 0)) {
+		return f2d_should_collide(w, a, b);
+	}
+	return true;
+}
+
+/* A shape's AABB for the candidates' filter: lower x, y, ~upper x, ~upper y (~u = -1 - u
+ * reverses the order without overflow), so that boxes a and b overlap iff every lane of
+ * (a.lx, a.ly, ~a.ux, ~a.uy) is <= the lane of (b.ux, b.uy, ~b.lx, ~b.ly), which is b's four
+ * words with their halves swapped and inverted: one compare of 4 lanes. */
+static inline void set_ex(int32_t *e, const f2d_aabb *a)
+{
+	e[0] = a->lower.x;
+	e[1] = a->lower.y;
+	e[2] = ~a->upper.x;
+	e[3] = ~a->upper.y;
+}
+
+#if F2D_X86_SIMD
+#include <emmintrin.h> /* SSE2, the x86-64 baseline */
+
+static inline bool ex_overlap(const int32_t *a, const int32_t *b)
+{
+	__m128i l = _mm_loadu_si128((const __m128i *)(const void *)a);
+	__m128i r = _mm_loadu_si128((const __m128i *)(const void *)b);
+	r = _mm_xor_si128(_mm_shuffle_epi32(r, 0x4E), _mm_set1_epi32(-1));
+	return _mm_movemask_epi8(_mm_cmpgt_epi32(l, r)) == 0;
+}
+#else
+static inline bool ex_overlap(const int32_t *a, const int32_t *b)
+{
+	return (a[0] <= ~b[2]) & (a[1] <= ~b[3]) & (a[2] <= ~b[0]) & (a[3] <= ~b[1]);
+}
+#endif
+
+/* The candidates cand[0, n) whose AABBs (ex, by id) overlap, in order, to out; returns their
+ * count. */
+static int32_t emit(const uint64_t *cand, int32_t n, const int32_t (*ex)[4], uint64_t *out)
+{
+	int32_t k = 0;
+	for (int32_t i = 0; i < n; ++i) {
+		uint64_t key = cand[i];
+		out[k] = key;
+		k += ex_overlap(ex[key >> 32], ex[(uint32_t)key]) ? 1 : 0;
+	}
+	return k;
+}
+
+/* The result's tail: the moved-shape bitmap (mw words at moved, which the result may not
+ * overlap) behind the count keys at the front of w->pairs, and this step's marker. */
+static void place(f2d_world *w, int32_t count, const uint64_t *moved, int64_t mw)
+{
+	memmove(w->pairs + count, moved, (size_t)mw * sizeof *moved);
+	w->pairs[count + mw] = STEP_MARK ^ w->step_count;
+	w->pair_count = count;
+}
+
+static inline bool bit_of(const uint64_t *bits, int32_t i)
+{
+	return ((bits[i >> 6] >> (i & 63)) & 1u) != 0;
+}
+
+/* w->pairs holds at least words words (pointers into it are stale after a true return) */
+static bool pairs_reserve(f2d_world *w, int64_t words)
+{
+	return words <= INT32_MAX && f2d_grow(w, (void **)&w->pairs, &w->pair_capacity,
+	                                      (int32_t)words, sizeof(uint64_t));
+}
+
+/* More escaped shapes than this in a step, and the step sweeps its AABBs instead (see below). */
+static inline int32_t escape_limit(int32_t ids)
+{
+	return ids / 8 + 16;
+}
+
+/* The escaped shapes of a step whose call follows last step's (the fat boxes and ex valid):
+ * of the remade caches (update_caches marks only live shapes), those whose AABB left the fat
+ * box, listed in id order (elist) and marked (ebit, mw words), their fat boxes refitted; ex
+ * updated for every remade cache. Returns their count. */
+static int32_t scan_escapes(f2d_world *w, const uint64_t *moved, int64_t mw, uint64_t *ebit,
+                            int32_t *elist)
+{
+	f2d_aabb *fat = w->bpc.fat;
+	int32_t(*ex)[4] = w->bpc.ex;
+	memset(ebit, 0, (size_t)mw * sizeof *ebit);
+	int32_t ec = 0;
+	for (int64_t wd = 0; wd < mw; ++wd) {
+		for (uint64_t bits = moved[wd]; bits != 0; bits &= bits - 1) {
+			int32_t i = (int32_t)(wd * 64 + f2d_ctz64(bits));
+			const f2d_aabb *a = &w->shapes[i].aabb;
+			set_ex(ex[i], a);
+			if (!contains(&fat[i], a)) {
+				fat[i] = fatten(*a);
+				elist[ec++] = i;
+				ebit[wd] |= bits & (~bits + 1);
+			}
+		}
+	}
+	return ec;
+}
+
+/* Escaped shape i (fat box q) against shape j: the key, if their fat boxes overlap and they may
+ * collide, appended to the new keys at w->pairs + n_at (*nc of them; w->pairs may grow). An
+ * escaped j (ebit at w->pairs + eb_at) below i asked for the pair itself. False: no memory. */
+static inline bool try_pair(f2d_world *w, int32_t i, int32_t j, const f2d_aabb *q, int64_t eb_at,
+                            int64_t n_at, int32_t *nc)
+{
+	if (j == i || (j < i && bit_of(w->pairs + eb_at, j)) || !boxes_overlap(q, &w->bpc.fat[j]) ||
+	    !may_pair(w, i, j)) {
+		return true;
+	}
+	int64_t need = n_at + 2 * ((int64_t)*nc + 1);
+	if (need > w->pair_capacity && !pairs_reserve(w, need)) {
+		return false;
+	}
+	w->pairs[n_at + (*nc)++] = i < j ? ((uint64_t)(uint32_t)i << 32) | (uint32_t)j
+	                                 : ((uint64_t)(uint32_t)j << 32) | (uint32_t)i;
+	return true;
+}
+
+/* The incremental step (see above) for the ec escaped shapes that scan_escapes listed: *done
+ * is false when the sweep must run instead (nothing the sweep reads was changed then).
+ * Scratch in w->pairs behind the moved-shape bitmap (at moved_at) and its marker: the escaped
+ * shapes' bitmap (mw) and list, the new keys (then as many again to sort them); then, beyond
+ * the longest result, copies of the two bitmaps and the sorted new keys, as the result is
+ * written straight to the front. */
+static f2d_result incremental_pairs(f2d_world *w, int64_t moved_at, int64_t mw, int32_t ec,
+                                    bool *done)
+{
+	const int32_t ids = w->shape_ids.next;
+	const int64_t eb_at = moved_at + mw + 1, el_at = eb_at + mw;
+	const int64_t n_at = el_at + (ids + 1) / 2 + 1;
+	*done = false;
+	if (!pairs_reserve(w, n_at + 64)) {
+		return F2D_ERROR_OUT_OF_MEMORY;
+	}
+	uint64_t *ebit = w->pairs + eb_at;
+	int32_t *elist = (int32_t *)(void *)(w->pairs + el_at);
+	f2d_aabb *fat = w->bpc.fat;
+	int32_t(*ex)[4] = w->bpc.ex;
+	const int64_t limit = w->bpc.wide_limit, hlim = w->bpc.height_limit;
+	const unsigned bk = w->bpc.band_k;
+	for (int32_t k = 0; k < ec; ++k) {
+		int32_t i = elist[k];
+		if ((int64_t)fat[i].upper.x - fat[i].lower.x > limit ||
+		    (int64_t)fat[i].upper.y - fat[i].lower.y > hlim) {
+			bool wide = false;
+			for (int32_t t = 0; t < w->bpc.wide_count && !wide; ++t) {
+				wide = w->bpc.wide[t] == i;
+			}
+			if (!wide) {
+				return F2D_OK; /* a narrow shape grew wider than the limit */
+			}
+		}
+	}
+	/* the escaped shapes' keys, then the order repaired (near linear: they moved little) */
+	uint64_t *order = w->bpc.order;
+	int32_t *oid = w->bpc.oid;
+	const int32_t on = w->bpc.order_count;
+	if (ec > 0) {
+		for (int32_t r = 0; r < on; ++r) {
+			int32_t id = oid[r];
+			if (bit_of(ebit, id)) {
+				order[r] = ((uint64_t)band_of(fat[id].lower.y, bk) << 32) |
+				           (uint32_t)((int64_t)fat[id].lower.x - INT32_MIN);
+			}
+		}
+		/* a shape one band up moves past a band's shapes: a larger budget than the x order's */
+		int64_t budget = (int64_t)4 * REPAIR_MOVES * on + 64;
+		for (int32_t r = 1; r < on; ++r) {
+			uint64_t v = order[r];
+			int32_t j = r - 1;
+			if (order[j] <= v) {
+				continue;
+			}
+			int32_t vid = oid[r];
+			do {
+				order[j + 1] = order[j];
+				oid[j + 1] = oid[j];
+				--j;
+				--budget;
+			} while (j >= 0 && order[j] > v);
+			order[j + 1] = v;
+			oid[j + 1] = vid;
+			if (budget < 0) {
+				return F2D_OK; /* the sweep rebuilds the order */
+			}
+		}
+	}
+	/* the escaped shapes' candidates: each pair once (an escaped j is asked by the lower id) */
+	int32_t nc = 0;
+	for (int32_t k = 0; k < ec; ++k) {
+		const int32_t i = ((const int32_t *)(const void *)(w->pairs + el_at))[k];
+		const f2d_aabb q = fat[i];
+		/* a narrow shape that overlaps q starts at most 2 bands below q's first band, and
+		 * its lower.x is at least q's minus the width limit */
+		uint32_t b0 = band_of(q.lower.y, bk), b1 = band_of(q.upper.y, bk);
+		b0 = b0 >= 2 ? b0 - 2 : 0;
+		int64_t from = (int64_t)q.lower.x - INT32_MIN - limit;
+		const uint64_t lo_x = (uint64_t)(from < 0 ? 0 : from);
+		const uint64_t hi_x = (uint64_t)((int64_t)q.upper.x - INT32_MIN);
+		if (b1 - b0 > 16) { /* a tall q: every narrow shape */
+			for (int32_t r = 0; r < on; ++r) {
+				if (!try_pair(w, i, oid[r], &q, eb_at, n_at, &nc)) {
+					return F2D_ERROR_OUT_OF_MEMORY;
+				}
+			}
+		} else {
+			int32_t r = 0;
+			for (uint64_t band = b0; band <= b1; ++band) {
+				const uint64_t lo_key = (band << 32) | lo_x, hi_key = (band << 32) | hi_x;
+				int32_t hi = on; /* first key >= lo_key, from r */
+				while (r < hi) {
+					int32_t mid = r + (hi - r) / 2;
+					if (order[mid] < lo_key) {
+						r = mid + 1;
+					} else {
+						hi = mid;
+					}
+				}
+				for (; r < on && order[r] <= hi_key; ++r) {
+					if (!try_pair(w, i, oid[r], &q, eb_at, n_at, &nc)) {
+						return F2D_ERROR_OUT_OF_MEMORY;
+					}
+				}
+			}
+		}
+		for (int32_t t = 0; t < w->bpc.wide_count; ++t) {
+			if (!try_pair(w, i, w->bpc.wide[t], &q, eb_at, n_at, &nc)) {
+				return F2D_ERROR_OUT_OF_MEMORY;
+			}
+		}
+	}
+	uint64_t *nkeys;
+	/* the merge into cand2 and the result straight to the front, which may run over the
+	 * scratch: the bitmaps and the sorted new keys are copied beyond its longest extent */
+	const int32_t oc = w->bpc.cand_count;
+	int64_t sv_at = n_at + 2 * (int64_t)nc;
+	sv_at = sv_at > (int64_t)oc + nc ? sv_at : (int64_t)oc + nc;
+	if (!pairs_reserve(w, sv_at + 2 * mw + nc + 1) ||
+	    !f2d_grow(w, (void **)&w->bpc.cand2, &w->bpc.cand2_capacity, oc + nc,
+	              sizeof(uint64_t))) {
+		return F2D_ERROR_OUT_OF_MEMORY;
+	}
+	uint64_t *saved = w->pairs + sv_at; /* the moved-shape bitmap */
+	memcpy(saved, w->pairs + moved_at, (size_t)mw * sizeof *saved);
+	uint64_t *out = w->pairs;
+	int32_t count;
+	if (ec == 0) {
+		count = emit(w->bpc.cand, oc, (const int32_t(*)[4])ex, out);
+	} else {
+		nkeys = w->pairs + n_at;
+		unsigned bits = bits_for((uint64_t)ids);
+		if (radix_sort(nkeys, nkeys + nc, nc, bits, bits)) {
+			nkeys += nc;
+		}
+		memcpy(saved + mw, w->pairs + eb_at, (size_t)mw * sizeof *saved);
+		memcpy(saved + 2 * mw, nkeys, (size_t)nc * sizeof *saved);
+		ebit = saved + mw;
+		nkeys = saved + 2 * mw;
+		const uint64_t *old = w->bpc.cand;
+		uint64_t *merged = w->bpc.cand2;
+		int32_t a = 0, b = 0, m = 0;
+		count = 0;
+		while (a < oc || b < nc) {
+			uint64_t key;
+			if (b == nc || (a < oc && old[a] < nkeys[b])) {
+				key = old[a++];
+				if (bit_of(ebit, (int32_t)(key >> 32)) || bit_of(ebit, (int32_t)(uint32_t)key)) {
+					continue; /* re-queried */
+				}
+			} else {
+				key = nkeys[b++];
+			}
+			merged[m++] = key;
+			out[count] = key;
+			count += ex_overlap(ex[key >> 32], ex[(uint32_t)key]) ? 1 : 0;
+		}
+		w->bpc.cand2 = w->bpc.cand;
+		w->bpc.cand = merged;
+		int32_t cap = w->bpc.cand2_capacity;
+		w->bpc.cand2_capacity = w->bpc.cand_capacity;
+		w->bpc.cand_capacity = cap;
+		w->bpc.cand_count = m;
+		w->bpc.merges++;
+	}
+	place(w, count, saved, mw);
+	w->bpc.mark = STEP_MARK ^ w->step_count;
+	*done = true;
+	return F2D_OK;
+}
+
 static f2d_result find_pairs(f2d_world *w);
 
 f2d_result f2d_find_pairs(f2d_world *w)
@@ -679,6 +1057,15 @@ static f2d_result find_pairs(f2d_world *w)
 	 * moved) and the new bitmap goes after it; the scratch follows the new bitmap. */
 	int32_t last_count = w->pair_count;
 	int64_t moved_at = incremental ? (int64_t)last_count + mw + 1 : 0;
+	const int64_t ids = w->shape_ids.next;
+	/* last step's call left the fat boxes and ex valid (fat_ok), and the candidates (cand_ok;
+	 * see incremental_pairs) */
+	const uint64_t prev = STEP_MARK ^ (w->step_count - 1), now = STEP_MARK ^ w->step_count;
+	const bool fat_ok = incremental && w->bpc.fat_mark == prev && w->bpc.fat_capacity >= ids &&
+	                    w->bpc.ex_capacity >= ids;
+	const bool cand_ok = fat_ok && w->bpc.mark == prev;
+	w->bpc.mark = 0;
+	w->bpc.fat_mark = 0;
 	w->pair_count = 0;
 	bp c = {0};
 	c.w = w;
@@ -696,28 +1083,81 @@ static f2d_result find_pairs(f2d_world *w)
 		memset(w->pairs + last_count, 0, (size_t)mw * sizeof *w->pairs);
 		w->pairs[last_count + mw] = STEP_MARK ^ w->step_count;
 		w->pair_count = last_count;
+		w->bpc.fat_mark = fat_ok ? now : 0; /* unchanged too */
+		w->bpc.mark = cand_ok ? now : 0;
 		return F2D_OK;
 	}
-	if (!f2d_grow(w, (void **)&w->sweep, &w->sweep_capacity, n, sizeof(int32_t))) {
+	if (!f2d_grow(w, (void **)&w->bpc.fat, &w->bpc.fat_capacity, (int32_t)ids, sizeof(f2d_aabb)) ||
+	    !f2d_grow(w, (void **)&w->bpc.ex, &w->bpc.ex_capacity, (int32_t)ids, sizeof(int32_t[4]))) {
+		return F2D_ERROR_OUT_OF_MEMORY;
+	}
+	/* Which of three ways (see above): the candidates merged (few escapes, candidates valid),
+	 * the sweep over the fat boxes (few escapes, or the fat boxes not valid), or, when many
+	 * shapes escaped (everything falls, a swinging chain: the candidates would be remade
+	 * every step), the sweep over the AABBs themselves, as if there were no fat boxes; the
+	 * fat boxes and ex are kept valid in all three (the escaped ones refitted). */
+	bool use_fat = true, fat_kept = true;
+	if (w->bpc.plain_left > 0 && incremental) {
+		/* waiting after a step with many escapes (below): the AABBs swept, no fat boxes */
+		w->bpc.plain_left--;
+		use_fat = fat_kept = false;
+	} else if (fat_ok) {
+		/* scratch: the escaped shapes' bitmap and list (incremental_pairs' layout) */
+		uint64_t *ebit = w->pairs + c.hdr;
+		int32_t ec = scan_escapes(w, w->pairs + moved_at, mw, ebit,
+		                          (int32_t *)(void *)(ebit + mw));
+		if (ec > escape_limit((int32_t)ids)) {
+			/* The fat boxes are dropped for 2, 4, .. 32 steps (the scene may be moving
+			 * fast for a while: a swinging chain, a falling rain), then tried again with
+			 * a sweep over fresh fat boxes: the escapes cost nothing while it waits. */
+			use_fat = fat_kept = false;
+			w->bpc.backoff = w->bpc.backoff < 5 ? w->bpc.backoff + 1 : 5;
+			w->bpc.plain_left = 1u << w->bpc.backoff;
+		} else if (cand_ok) {
+			bool done = false;
+			f2d_result r = incremental_pairs(w, moved_at, mw, ec, &done);
+			if (r != F2D_OK || done) {
+				if (r == F2D_OK) {
+					w->bpc.fat_mark = now;
+					w->bpc.backoff = 0;
+				}
+				return r;
+			}
+		}
+	} else {
+		w->bpc.plain_left = 0;
+		f2d_aabb *fat = w->bpc.fat;
+		for (int32_t i = 0; i < (int32_t)ids; ++i) {
+			const f2d_shape *s = &w->shapes[i];
+			if (s->alive) {
+				set_ex(w->bpc.ex[i], &s->aabb);
+				fat[i] = fatten(s->aabb);
+			}
+		}
+	}
+	if (!f2d_grow(w, (void **)&w->sweep, &w->sweep_capacity, n, sizeof(int32_t)) ||
+	    !f2d_grow(w, (void **)&w->bpc.order, &w->bpc.order_capacity, n, sizeof(uint64_t)) ||
+	    !f2d_grow(w, (void **)&w->bpc.wide, &w->bpc.wide_capacity, n, sizeof(int32_t))) {
 		return F2D_ERROR_OUT_OF_MEMORY;
 	}
 	if (w->sweep_dirty || w->sweep_count != n ||
-	    !repair_order(w->sweep, w->pairs + c.hdr + 5 * (int64_t)n, n, w->shapes)) {
-		rebuild_order(w, w->pairs + c.hdr, n);
+	    !repair_order(w, w->sweep, w->pairs + c.hdr + 5 * (int64_t)n, n, use_fat)) {
+		rebuild_order(w, w->pairs + c.hdr, n, use_fat);
 		w->sweep_count = n;
 		w->sweep_dirty = false;
 	}
 
 	/* 2. boxes in x order, band height from the dynamic shapes' mean height */
-	int64_t height_sum = 0;
+	int64_t height_sum = 0, width_sum = 0;
 	int32_t dynamic_count = 0;
 	for (int32_t r = 0; r < n; ++r) {
 		const f2d_shape *s = &w->shapes[w->sweep[r]];
+		const f2d_aabb *f = sweep_box(w, w->sweep[r], use_fat);
 		bp_box *b = &c.boxes[r];
-		b->lx = s->aabb.lower.x;
-		b->ux = s->aabb.upper.x;
-		b->ly = s->aabb.lower.y;
-		b->uy = s->aabb.upper.y;
+		b->lx = f->lower.x;
+		b->ux = f->upper.x;
+		b->ly = f->lower.y;
+		b->uy = f->upper.y;
 		const f2d_body *body = &w->bodies[s->body];
 		b->id = w->sweep[r];
 		b->body = s->body;
@@ -727,11 +1167,14 @@ static f2d_result find_pairs(f2d_world *w)
 		b->unused = 0;
 		if ((b->flags & BOX_DYNAMIC) != 0) {
 			height_sum += (int64_t)b->uy - b->ly;
+			width_sum += (int64_t)b->ux - b->lx;
 			++dynamic_count;
 		}
 	}
 	if (dynamic_count == 0) {
 		finish(w, w->pairs + c.hdr, 0, w->pairs + moved_at, mw); /* no pair can collide */
+		/* and no candidates (bpc.mark stays 0) */
+		w->bpc.fat_mark = fat_kept ? now : 0;
 		return F2D_OK;
 	}
 	int64_t mean = height_sum / dynamic_count;
@@ -754,6 +1197,48 @@ static f2d_result find_pairs(f2d_world *w)
 		band_min = b->first < band_min ? b->first : band_min;
 		band_max = b->last > band_max ? b->last : band_max;
 	}
+	/* The narrow shapes (at most 4 mean widths wide, 2 bands high: they span at most 3 bands)
+	 * for incremental_pairs: keys (first band << 32 | lower.x biased) in increasing order, by a
+	 * stable radix sort on the band of (band << 32 | x rank) keys made in x order, in cand2
+	 * (scratch until the next merge); the others listed apart. */
+	if (use_fat) {
+		if (!f2d_grow(w, (void **)&w->bpc.cand2, &w->bpc.cand2_capacity, 2 * n,
+		              sizeof(uint64_t)) ||
+		    !f2d_grow(w, (void **)&w->bpc.oid, &w->bpc.oid_capacity, n, sizeof(int32_t))) {
+			return F2D_ERROR_OUT_OF_MEMORY;
+		}
+		const int64_t limit = 4 * (width_sum / dynamic_count), hlim = (int64_t)2 << k;
+		uint64_t *keys = w->bpc.cand2, *tmp = keys + n;
+		int32_t on = 0, wn = 0;
+		uint32_t lo_band = UINT32_MAX, hi_band = 0;
+		for (int32_t r = 0; r < n; ++r) {
+			const bp_box *b = &c.boxes[r];
+			if ((int64_t)b->ux - b->lx <= limit && (int64_t)b->uy - b->ly <= hlim) {
+				keys[on++] = ((uint64_t)b->first << 32) | (uint32_t)r;
+				lo_band = b->first < lo_band ? b->first : lo_band;
+				hi_band = b->first > hi_band ? b->first : hi_band;
+			} else {
+				w->bpc.wide[wn++] = b->id;
+			}
+		}
+		for (int32_t i = 0; i < on; ++i) {
+			keys[i] -= (uint64_t)lo_band << 32;
+		}
+		const uint64_t *sorted =
+		    on > 0 && radix_sort(keys, tmp, on, 0, bits_for((uint64_t)(hi_band - lo_band)))
+		        ? tmp
+		        : keys;
+		for (int32_t i = 0; i < on; ++i) {
+			const bp_box *b = &c.boxes[(uint32_t)sorted[i]];
+			w->bpc.order[i] = ((uint64_t)b->first << 32) | (uint32_t)((int64_t)b->lx - INT32_MIN);
+			w->bpc.oid[i] = b->id;
+		}
+		w->bpc.order_count = on;
+		w->bpc.wide_count = wn;
+		w->bpc.wide_limit = limit;
+		w->bpc.height_limit = hlim;
+		w->bpc.band_k = k;
+	}
 	int32_t e_count = (int32_t)entries;           /* <= TALL_SPAN n */
 	int64_t key_room = entries > n ? entries : n; /* the x-order rebuild used these words too */
 	/* The band lists are made by a counting sort on the band when the occupied range of
@@ -768,7 +1253,6 @@ static f2d_result find_pairs(f2d_world *w)
 	c.off_hist = c.off_bands + 2 * (entries + 1);
 	c.off_tall = c.off_hist + (dense ? range : 0); /* count and width: 2 uint32 per band */
 	/* the pair counters and sort_pairs' group starts: ids words of 2 uint32 */
-	int64_t ids = w->shape_ids.next;
 	c.off_cnt = c.off_tall + n;
 	c.out = c.off_cnt + ids;
 	c.tail = mw + 1; /* finish's bitmap and marker behind the sorted keys */
@@ -886,17 +1370,39 @@ static f2d_result find_pairs(f2d_world *w)
 	 * keys and moved to the front by finish. */
 	uint64_t *base = w->pairs + c.hdr;
 	uint32_t *start = (uint32_t *)(void *)(base + c.off_cnt) + ids;
-	if ((int64_t)c.count <= c.hdr + c.off_cnt) {
-		uint64_t *behind = c.pkey + c.count; /* count + tail words are free there */
-		memcpy(behind, w->pairs + moved_at, (size_t)mw * sizeof *behind);
-		sort_pairs(c.pkey, w->pairs, c.cnt, start, c.count, (int32_t)ids);
-		memmove(w->pairs + c.count, behind, (size_t)mw * sizeof *behind);
-		w->pairs[c.count + mw] = STEP_MARK ^ w->step_count;
-		w->pair_count = c.count;
+	w->bpc.fat_mark = fat_kept ? now : 0; /* not kept while the step waits */
+	if (!use_fat) {
+		w->bpc.plain++;
+		/* the keys are the pairs: sorted straight to the front when that leaves the keys
+		 * and the counters alone (count <= hdr + off_cnt; the bitmap is first copied behind
+		 * the keys), else behind the keys and moved to the front by finish */
+		if ((int64_t)c.count <= c.hdr + c.off_cnt) {
+			uint64_t *behind = c.pkey + c.count; /* count + tail words are free there */
+			memcpy(behind, w->pairs + moved_at, (size_t)mw * sizeof *behind);
+			sort_pairs(c.pkey, w->pairs, c.cnt, start, c.count, (int32_t)ids);
+			place(w, c.count, behind, mw);
+			return F2D_OK;
+		}
+		uint64_t *sorted = c.pkey + c.count;
+		sort_pairs(c.pkey, sorted, c.cnt, start, c.count, (int32_t)ids);
+		finish(w, sorted, c.count, w->pairs + moved_at, mw);
 		return F2D_OK;
 	}
-	uint64_t *sorted = c.pkey + c.count;
-	sort_pairs(c.pkey, sorted, c.cnt, start, c.count, (int32_t)ids);
-	finish(w, sorted, c.count, w->pairs + moved_at, mw);
+	if (!f2d_grow(w, (void **)&w->bpc.cand, &w->bpc.cand_capacity, c.count, sizeof(uint64_t))) {
+		w->bpc.fat_mark = 0;
+		return F2D_ERROR_OUT_OF_MEMORY;
+	}
+	base = w->pairs + c.hdr;
+	start = (uint32_t *)(void *)(base + c.off_cnt) + ids;
+	sort_pairs(c.pkey, w->bpc.cand, c.cnt, start, c.count, (int32_t)ids);
+	w->bpc.cand_count = c.count;
+	/* the candidates whose AABBs overlap, straight to the front; the bitmap is first copied
+	 * behind the unsorted keys (count + tail words free there, beyond the result) */
+	uint64_t *saved = c.pkey + c.count;
+	memcpy(saved, w->pairs + moved_at, (size_t)mw * sizeof *saved);
+	int32_t count = emit(w->bpc.cand, c.count, (const int32_t(*)[4])w->bpc.ex, w->pairs);
+	place(w, count, saved, mw);
+	w->bpc.mark = STEP_MARK ^ w->step_count;
+	w->bpc.sweeps++;
 	return F2D_OK;
 }

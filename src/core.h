@@ -463,6 +463,28 @@ struct f2d_world {
 	int32_t toi_capacity;
 	uint64_t *pairs; /* the pair keys, and the broad phase's scratch */
 	int32_t pair_count, pair_capacity;
+	/* broadphase.c's persistent candidates from fat boxes (a cache, never state): per shape
+	 * id its fat box; the narrow shapes' keys (fat lower.x biased << 32 | id) in increasing
+	 * order, the wide shapes' ids; the candidate pair keys, increasing, and a second buffer
+	 * the next list is merged into; mark: STEP_MARK ^ the step whose call left them valid */
+	struct {
+		f2d_aabb *fat;
+		int32_t (*ex)[4]; /* per shape id its AABB as lower x, y, ~upper x, ~upper y */
+		uint64_t *order, *cand, *cand2;
+		int32_t *wide, *oid; /* oid: order's shape ids */
+		int32_t fat_capacity, ex_capacity, order_capacity, cand_capacity, cand2_capacity;
+		int32_t wide_capacity, oid_capacity;
+		int32_t order_count, cand_count, wide_count;
+		uint32_t band_k; /* order's bands are 2^band_k high */
+		/* every shape in order is at most this wide and this high (fat box) */
+		int64_t wide_limit, height_limit;
+		uint64_t mark, fat_mark; /* the candidates, the fat boxes and ex */
+		/* after a step with many escapes: plain sweeps (no fat boxes kept) left before the
+		 * fat boxes are tried again, and the log2 of the next wait */
+		uint32_t plain_left, backoff;
+		/* calls that swept the fat boxes, merged escaped shapes, swept the AABBs (tests) */
+		uint32_t sweeps, merges, plain;
+	} bpc;
 
 	/* islands (island.c): per-step scratch indexed by body id */
 	int32_t *island_parent, *island_data;

@@ -837,6 +837,7 @@ static void clone_clear(f2d_world *c, const f2d_world *src)
 	c->arbiters_next = NULL;
 	c->sweep = NULL;
 	c->pairs = NULL;
+	memset(&c->bpc, 0, sizeof c->bpc); /* the broad phase's candidates (broadphase.c) */
 	c->toi = NULL; /* continuous collision's scratch (toi.c) */
 	c->toi_capacity = 0;
 	c->batches = NULL;

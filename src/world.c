@@ -173,6 +173,13 @@ void f2d_destroy_world(f2d_world *w)
 	f2d_free(w, w->joint_color_key, (size_t)w->joint_color_key_capacity * sizeof(int32_t[4]));
 	f2d_free(w, w->sweep, (size_t)w->sweep_capacity * sizeof(int32_t));
 	f2d_free(w, w->pairs, (size_t)w->pair_capacity * sizeof(uint64_t));
+	f2d_free(w, w->bpc.fat, (size_t)w->bpc.fat_capacity * sizeof(f2d_aabb));
+	f2d_free(w, w->bpc.ex, (size_t)w->bpc.ex_capacity * sizeof(int32_t[4]));
+	f2d_free(w, w->bpc.order, (size_t)w->bpc.order_capacity * sizeof(uint64_t));
+	f2d_free(w, w->bpc.cand, (size_t)w->bpc.cand_capacity * sizeof(uint64_t));
+	f2d_free(w, w->bpc.cand2, (size_t)w->bpc.cand2_capacity * sizeof(uint64_t));
+	f2d_free(w, w->bpc.wide, (size_t)w->bpc.wide_capacity * sizeof(int32_t));
+	f2d_free(w, w->bpc.oid, (size_t)w->bpc.oid_capacity * sizeof(int32_t));
 	f2d_free(w, w->toi, (size_t)w->toi_capacity * sizeof(uint64_t));
 	f2d_free(w, w->island_parent, (size_t)w->island_capacity * sizeof(int32_t));
 	f2d_free(w, w->island_data, (size_t)w->island_data_capacity * sizeof(int32_t));

@@ -9,7 +9,16 @@
  *  - the persistent x order is a pure cache: scrambled or marked dirty, the pairs are the same;
  *  - catalogue scenes agree with brute force along their run;
  *  - a crowded pile (far more pairs than scratch in front of them) agrees too;
- *  - stepping allocates nothing at steady state.
+ *  - stepping allocates nothing at steady state;
+ *  - stepped without calls from outside the step (which break the chain of incremental calls:
+ *    the persistent candidates from fat boxes), every step's own pairs agree with brute force
+ *    and the candidate cache holds its invariant (every AABB within its fat box, the
+ *    candidates exactly the brute-force pairs of the fat boxes), in random worlds with kicks,
+ *    gravity switched on and off, bodies and shapes created, destroyed and teleported (all
+ *    three ways of a step: merge, fat-box sweep, AABB sweep, counted), in the scenes and the
+ *    crowded pile; a kinematic box creeping 1 LSB a step lands exactly on its fat box's edge
+ *    (kept), 1 LSB beyond it (refitted), exactly onto another box's AABB (paired), then moves
+ *    out of and into the pair.
  */
 #include <check.h>
 #include <inttypes.h>
@@ -20,6 +29,8 @@
 #include "core.h"
 #include "fix2d/fix2d.h"
 #include "fix2d/scenes.h"
+
+#define FAT_MARGIN_LSB (F2D_ONE / 10) /* broadphase.c FAT_MARGIN */
 
 static uint32_t rng_next(uint32_t *s)
 {
@@ -54,11 +65,10 @@ static bool may_collide(const f2d_world *w, const f2d_shape *a, const f2d_shape 
 	         f2d_bodies_joined(w, a->body, b->body));
 }
 
-/* Runs the broad phase and compares it with the brute force over all pairs; returns the
- * number of pairs. */
-static int32_t check_pairs(f2d_world *w, const char *what)
+/* The brute force over all pairs of live shapes: the keys, in increasing order, of the pairs
+ * whose AABBs (fat: the broad phase's fat boxes) overlap and that may collide. */
+static int32_t brute_force(const f2d_world *w, bool fat, uint64_t **out)
 {
-	ck_assert_int_eq(f2d_find_pairs(w), F2D_OK);
 	int32_t n = w->shape_ids.next;
 	int32_t cap = 1024, count = 0;
 	uint64_t *want = malloc((size_t)cap * sizeof *want);
@@ -68,9 +78,10 @@ static int32_t check_pairs(f2d_world *w, const char *what)
 		if (!sa->alive) {
 			continue;
 		}
+		const f2d_aabb *ba = fat ? &w->bpc.fat[a] : &sa->aabb;
 		for (int32_t b = a + 1; b < n; ++b) {
 			const f2d_shape *sb = &w->shapes[b];
-			if (!sb->alive || !boxes_overlap(&sa->aabb, &sb->aabb) ||
+			if (!sb->alive || !boxes_overlap(ba, fat ? &w->bpc.fat[b] : &sb->aabb) ||
 			    !may_collide(w, sa, sb)) {
 				continue;
 			}
@@ -82,13 +93,69 @@ static int32_t check_pairs(f2d_world *w, const char *what)
 			want[count++] = f2d_pair_key(a, b);
 		}
 	}
-	ck_assert_msg(w->pair_count == count, "%s: broad phase found %d pairs, brute force %d",
-	              what, w->pair_count, count);
+	*out = want;
+	return count;
+}
+
+static void compare_keys(const uint64_t *got, int32_t got_count, const uint64_t *want,
+                         int32_t count, const char *what, const char *which)
+{
+	ck_assert_msg(got_count == count, "%s: broad phase found %d %s, brute force %d", what,
+	              got_count, which, count);
 	for (int32_t i = 0; i < count; ++i) {
-		ck_assert_msg(w->pairs[i] == want[i],
-		              "%s: pair %d is %016" PRIx64 ", brute force %016" PRIx64, what, i,
-		              w->pairs[i], want[i]);
+		ck_assert_msg(got[i] == want[i],
+		              "%s: %s %d is %016" PRIx64 ", brute force %016" PRIx64, what, which, i,
+		              got[i], want[i]);
 	}
+}
+
+/* The broad phase's candidate cache when valid: every live shape's AABB within its fat box,
+ * the candidates exactly the pairs whose fat boxes overlap and that may collide, in order. */
+static void check_candidates(const f2d_world *w, const char *what)
+{
+	for (int32_t i = 0; w->bpc.fat_mark != 0 && i < w->shape_ids.next; ++i) {
+		const f2d_shape *s = &w->shapes[i];
+		const f2d_aabb *f = &w->bpc.fat[i];
+		ck_assert_msg(!s->alive || (f->lower.x <= s->aabb.lower.x &&
+		                            f->lower.y <= s->aabb.lower.y &&
+		                            s->aabb.upper.x <= f->upper.x &&
+		                            s->aabb.upper.y <= f->upper.y),
+		              "%s: shape %d's AABB is not within its fat box", what, i);
+		int32_t ex[4] = {s->aabb.lower.x, s->aabb.lower.y, ~s->aabb.upper.x, ~s->aabb.upper.y};
+		ck_assert_msg(!s->alive || memcmp(w->bpc.ex[i], ex, sizeof ex) == 0,
+		              "%s: shape %d's AABB copy is stale", what, i);
+	}
+	if (w->bpc.mark == 0) {
+		return;
+	}
+	uint64_t *want = NULL;
+	int32_t count = brute_force(w, true, &want);
+	compare_keys(w->bpc.cand, w->bpc.cand_count, want, count, what, "candidates");
+	free(want);
+}
+
+/* After a step: the step's own pairs (w->pairs[0, pair_count), made by the step's call from
+ * the AABBs it left) against brute force, without calling f2d_find_pairs (a call from outside
+ * the step breaks the chain of incremental calls); returns the number of pairs. */
+static int32_t check_step(const f2d_world *w, const char *what)
+{
+	uint64_t *want = NULL;
+	int32_t count = brute_force(w, false, &want);
+	compare_keys(w->pairs, w->pair_count, want, count, what, "pairs");
+	free(want);
+	check_candidates(w, what);
+	return count;
+}
+
+/* Runs the broad phase and compares it with the brute force over all pairs; returns the
+ * number of pairs. */
+static int32_t check_pairs(f2d_world *w, const char *what)
+{
+	ck_assert_int_eq(f2d_find_pairs(w), F2D_OK);
+	uint64_t *want = NULL;
+	int32_t count = brute_force(w, false, &want);
+	compare_keys(w->pairs, w->pair_count, want, count, what, "pairs");
+	check_candidates(w, what);
 	/* the x order is a cache: scrambled (repaired or rebuilt) or dirty, the same pairs */
 	for (int32_t i = 0; i + 1 < w->sweep_count; i += 2) {
 		int32_t t = w->sweep[i];
@@ -289,6 +356,181 @@ START_TEST(random_worlds_match_brute_force)
 }
 END_TEST
 
+/* A calm random world: build_random's statics, then movers on a 7 m grid (none touching), no
+ * gravity. */
+static void build_grid(rworld *r, uint32_t seed)
+{
+	memset(r, 0, sizeof *r);
+	r->rng = seed;
+	f2d_world_def def = f2d_default_world_def();
+	def.gravity.y = 0;
+	ck_assert_int_eq(f2d_create_world(&def, &r->w), F2D_OK);
+	f2d_vec2 zero = {0, 0};
+	add_box_shape(r, add_body(r, F2D_STATIC_BODY, 0, -F2D_MILLI(500), 0), F2D_FIX(40),
+	              F2D_MILLI(500), zero);
+	add_box_shape(r, add_body(r, F2D_STATIC_BODY, -F2D_MILLI(40500), F2D_FIX(100), 0),
+	              F2D_MILLI(500), F2D_FIX(100), zero);
+	add_box_shape(r, add_body(r, F2D_STATIC_BODY, F2D_MILLI(40500), F2D_FIX(100), 0),
+	              F2D_MILLI(500), F2D_FIX(100), zero);
+	for (int i = 0; i < 240; ++i) {
+		add_mover(r, F2D_FIX(-52 + 7 * (i % 16)), F2D_FIX(6 + 7 * (i / 16)), 0);
+	}
+}
+
+/* Random velocity kicks between steps (up to 40 m/s: AABBs stretched far along the motion,
+ * shapes leaving their fat boxes by metres); unlike mutate, nothing that breaks the chain of
+ * incremental calls. */
+static void kick(rworld *r)
+{
+	uint32_t *g = &r->rng;
+	for (int i = 0; i < 12 && r->body_count > 6; ++i) {
+		f2d_body_id b = r->bodies[rng_int(g, 6, r->body_count - 1)];
+		if (f2d_body_is_valid(r->w, b) && f2d_body_get_type(r->w, b) != F2D_STATIC_BODY) {
+			f2d_vec2 v = {rng_int(g, -F2D_FIX(40), F2D_FIX(40)),
+			              rng_int(g, -F2D_FIX(40), F2D_FIX(40))};
+			ck_assert_int_eq(f2d_body_set_linear_velocity(r->w, b, v), F2D_OK);
+		}
+	}
+}
+
+/* Random worlds (one as above, two calm ones), stepped, every step's own pairs and candidates
+ * against brute force: kicks (incremental steps, the escaped shapes merged), gravity switched
+ * on and off, and mutations (created, destroyed, teleported bodies and shapes: the sweep)
+ * between steps. */
+START_TEST(stepped_random_worlds_match_brute_force)
+{
+	int64_t total = 0;
+	uint32_t merges = 0, sweeps = 0, plain = 0;
+	for (uint32_t seed = 1; seed <= 3; ++seed) {
+		rworld *r = malloc(sizeof *r);
+		ck_assert_ptr_nonnull(r);
+		if (seed == 1) {
+			build_random(r, 0x85EBCA6Bu);
+		} else {
+			build_grid(r, 0x85EBCA6Bu * seed);
+		}
+		char what[64];
+		for (int round = 0; round < 24; ++round) {
+			int steps = rng_int(&r->rng, 1, 4);
+			for (int s = 0; s < steps; ++s) {
+				f2d_result res = f2d_world_step(r->w);
+				ck_assert(res == F2D_OK || res == F2D_ERROR_OUT_OF_RANGE ||
+				          res == F2D_ERROR_OVERFLOW);
+				snprintf(what, sizeof what, "seed %u round %d step %d", (unsigned)seed,
+				         round, s);
+				total += check_step(r->w, what);
+			}
+			if (round % 4 == 3) {
+				mutate(r);
+			} else {
+				kick(r);
+			}
+			if (round == 7 || round == 9) { /* everything falls (the sweep), then stops */
+				f2d_vec2 g = {0, round == 7 ? -F2D_MILLI(9800) : 0};
+				ck_assert_int_eq(f2d_world_set_gravity(r->w, g), F2D_OK);
+				for (int32_t i = 0; round == 9 && i < r->body_count; ++i) {
+					f2d_body_id b = r->bodies[i];
+					if (f2d_body_is_valid(r->w, b) &&
+					    f2d_body_get_type(r->w, b) == F2D_DYNAMIC_BODY) {
+						f2d_vec2 v0 = {0, 0};
+						ck_assert_int_eq(f2d_body_set_linear_velocity(r->w, b, v0),
+						                 F2D_OK);
+					}
+				}
+			}
+		}
+		merges += r->w->bpc.merges;
+		sweeps += r->w->bpc.sweeps;
+		plain += r->w->bpc.plain;
+		f2d_destroy_world(r->w);
+		free(r);
+	}
+	ck_assert_int_gt(total, 10000); /* not vacuous */
+	ck_assert_uint_gt(merges, 20);  /* both paths ran */
+	ck_assert_uint_gt(sweeps, 20);
+	ck_assert_uint_gt(plain, 20);
+}
+END_TEST
+
+/* A kinematic box creeping 1 LSB a step (one substep: h v = 1092 * 61 / 2^16 rounds to 1)
+ * towards a dynamic box: its AABB reaches the edge of its fat box exactly (still within: no
+ * refit), leaves it by 1 LSB the next step (refitted, re-queried), and meets the dynamic box's
+ * AABB exactly (closed intervals: the pair appears that step); then it moves 2 m down and up
+ * again, four times (out of and into the pair, escaping every few steps; the shapes never
+ * touch). Every step's pairs and candidates
+ * against brute force. */
+START_TEST(fat_margin_edges)
+{
+	f2d_world_def def = f2d_default_world_def();
+	def.gravity.x = 0;
+	def.gravity.y = 0;
+	def.substep_count = 1;
+	rworld *r = malloc(sizeof *r);
+	ck_assert_ptr_nonnull(r);
+	memset(r, 0, sizeof *r);
+	ck_assert_int_eq(f2d_create_world(&def, &r->w), F2D_OK);
+	f2d_world *w = r->w;
+	f2d_vec2 zero = {0, 0};
+	f2d_body_def bd = f2d_default_body_def();
+	bd.type = F2D_KINEMATIC_BODY;
+	bd.linear_velocity.x = 61;
+	f2d_body_id k;
+	ck_assert_int_eq(f2d_create_body(w, &bd, &k), F2D_OK);
+	add_box_shape(r, k, F2D_MILLI(500), F2D_MILLI(500), zero);
+	/* the dynamic box 0.11 m beyond the kinematic one's AABB (the shapes 0.15 m apart: they
+	 * stay 0.04 m apart when the AABBs meet) */
+	add_box_shape(r, add_body(r, F2D_DYNAMIC_BODY, F2D_MILLI(1150), 0, 0), F2D_MILLI(500),
+	              F2D_MILLI(500), zero);
+	/* and one far above, never paired */
+	add_box_shape(r, add_body(r, F2D_DYNAMIC_BODY, 0, F2D_FIX(50), 0), F2D_MILLI(500),
+	              F2D_MILLI(500), zero);
+	bool on_edge = false, escaped = false, met = false;
+	f2d_aabb fat_before = {{0, 0}, {0, 0}};
+	char what[48];
+	int step = 0;
+	for (; step < 9000 && !(escaped && met); ++step) {
+		int32_t pairs_before = w->pair_count;
+		ck_assert_int_eq(f2d_world_step(w), F2D_OK);
+		snprintf(what, sizeof what, "creep step %d", step);
+		int32_t count = check_step(w, what);
+		const f2d_aabb *a = &w->shapes[0].aabb, *f = &w->bpc.fat[0];
+		if (step > 0 && a->upper.x == f->upper.x &&
+		    memcmp(f, &fat_before, sizeof *f) == 0) {
+			on_edge = true; /* exactly on the fat box's edge: kept */
+		}
+		if (on_edge && a->upper.x == fat_before.upper.x + 1) {
+			ck_assert_int_ne(f->upper.x, fat_before.upper.x); /* 1 LSB out: refitted */
+			ck_assert_int_eq(f->upper.x, a->upper.x + FAT_MARGIN_LSB);
+			escaped = true;
+		}
+		if (count == 1 && pairs_before == 0) {
+			/* the pair appears when the AABBs touch (closed intervals) */
+			ck_assert_int_eq(a->upper.x, w->shapes[1].aabb.lower.x);
+			met = true;
+		}
+		fat_before = *f;
+	}
+	ck_assert(on_edge && escaped && met);
+	ck_assert_uint_eq(w->bpc.sweeps, 1); /* all of it incremental */
+	/* away and back, twice: the pair ends and begins again */
+	int changes = 0;
+	for (int s = 0; s < 480; ++s) {
+		if (s % 60 == 0) {
+			f2d_vec2 v = {0, (s / 60) % 2 == 0 ? -F2D_FIX(2) : F2D_FIX(2)};
+			ck_assert_int_eq(f2d_body_set_linear_velocity(w, k, v), F2D_OK);
+		}
+		int32_t before = w->pair_count;
+		ck_assert_int_eq(f2d_world_step(w), F2D_OK);
+		snprintf(what, sizeof what, "away and back step %d", s);
+		changes += check_step(w, what) != before ? 1 : 0;
+	}
+	ck_assert_int_ge(changes, 8);
+	ck_assert_uint_gt(w->bpc.merges, 100);
+	f2d_destroy_world(w);
+	free(r);
+}
+END_TEST
+
 /* shapes only tall ones, only far ones, one shape, none */
 START_TEST(degenerate_worlds)
 {
@@ -350,6 +592,13 @@ START_TEST(crowded_pile)
 		snprintf(what, sizeof what, "pile step %d", s);
 		check_pairs(r->w, what);
 	}
+	for (int s = 0; s < 40; ++s) { /* stepped, without calls from outside */
+		f2d_result res = f2d_world_step(r->w);
+		ck_assert(res == F2D_OK || res == F2D_ERROR_OUT_OF_RANGE || res == F2D_ERROR_OVERFLOW);
+		char what[40];
+		snprintf(what, sizeof what, "pile stepped %d", s);
+		check_step(r->w, what);
+	}
 	f2d_destroy_world(r->w);
 	free(r);
 }
@@ -372,6 +621,31 @@ START_TEST(scenes_match_brute_force)
 		}
 		f2d_destroy_world(w);
 	}
+}
+END_TEST
+
+/* The scenes stepped, every step's own pairs and candidates against brute force (the chain of
+ * incremental calls unbroken). */
+START_TEST(stepped_scenes_match_brute_force)
+{
+	static const char *const names[] = {"pyramid20", "rain1000", "arena",
+	                                    "polygons",  "dominos",  "large_pyramid_1k"};
+	uint32_t merges = 0;
+	for (size_t i = 0; i < sizeof names / sizeof names[0]; ++i) {
+		f2d_world *w = NULL;
+		ck_assert_int_eq(f2d_scene_create(names[i], NULL, &w), F2D_OK);
+		for (int s = 0; s < 150; ++s) {
+			f2d_world_step(w);
+			if (s % 3 == 0 || s > 140) {
+				char what[64];
+				snprintf(what, sizeof what, "%s step %d", names[i], s);
+				check_step(w, what);
+			}
+		}
+		merges += w->bpc.merges;
+		f2d_destroy_world(w);
+	}
+	ck_assert_uint_gt(merges, 300);
 }
 END_TEST
 
@@ -424,6 +698,9 @@ static Suite *broadphase_suite(void)
 	tcase_add_test(tc, scenes_match_brute_force);
 	tcase_add_test(tc, crowded_pile);
 	tcase_add_test(tc, steady_state_allocates_nothing);
+	tcase_add_test(tc, stepped_random_worlds_match_brute_force);
+	tcase_add_test(tc, stepped_scenes_match_brute_force);
+	tcase_add_test(tc, fat_margin_edges);
 	suite_add_tcase(s, tc);
 	return s;
 }
