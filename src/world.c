@@ -593,6 +593,146 @@ static void integrate_velocities_lists(f2d_world *w, int64_t (*rows)[4], const b
 	}
 }
 
+/* One moving body of integrate_positions_lists (below): the common body's operations, else
+ * integrate_position from the start. */
+static inline void integrate_position_list(f2d_world *w, f2d_body *b, int64_t *r, int64_t *dp,
+                                           fix16_t h, int64_t max_t, int64_t max_t2,
+                                           fix16_t max_r)
+{
+	vel3 v = {(fix16_t)r[0], (fix16_t)r[1], (fix16_t)r[2]};
+	/* The common body, no cap and inside the world: integrate_position's operations
+	 * without its tests. Then |d| <= max_t <= 64 m and |centre| <= 8192 m, so c fits
+	 * fix16 and c - centre = d exactly; the turn's test is |dr| <= max_r (< 2^17) in
+	 * unsigned form, the centre's |c| <= F2D_WORLD_LIMIT. Else integrate_position from
+	 * the start (nothing written yet). */
+	f2d_vec2 d = f2d_v(f2d_mul(h, v.x), f2d_mul(h, v.y));
+	fix16_t dr = f2d_mul(h, v.w);
+	int64_t cx = (int64_t)b->center.x + d.x, cy = (int64_t)b->center.y + d.y;
+	if (f2d_dot64(d, d) > max_t2 || (uint32_t)dr + (uint32_t)max_r > 2u * (uint32_t)max_r ||
+	    (uint64_t)(cx + F2D_WORLD_LIMIT) > 2u * (uint64_t)F2D_WORLD_LIMIT ||
+	    (uint64_t)(cy + F2D_WORLD_LIMIT) > 2u * (uint64_t)F2D_WORLD_LIMIT) {
+		if (integrate_position(w, b, &v, max_t, max_t2, max_r, dp, false)) {
+			r[0] = v.x;
+			r[1] = v.y;
+			r[2] = v.w;
+		}
+		return;
+	}
+	dp[0] += d.x;
+	dp[1] += d.y;
+	dp[2] += dr;
+	b->center = f2d_v((fix16_t)cx, (fix16_t)cy);
+	b->q = integrate_rotation(b->q, dr);
+}
+
+#if F2D_X86_SIMD && !defined(F2D_INTEGRATE_EXACT_ONLY)
+#define F2D_INTEGRATE_SIMD 1
+#include "integrate_simd.h"
+
+/* ---- integrate_positions_lists across 4 bodies (AVX2: 4 x 64-bit lanes) ----
+ * integrate_position_list's fast case, operation for operation, on 4 moving bodies at a time
+ * (integrate_simd.h: why each vector operation gives the scalar one's bits); a lane whose body
+ * the fast case does not cover (a cap, the world's edge, a turn outside
+ * f2d_integrate_rotation_small's closed forms or one that renormalises) takes
+ * integrate_position_list itself, from the unchanged state, in list order (so
+ * f2d_stop_at_edge keeps the same last body). The tests are integrate_position_list's, as
+ * compares of sign-extended 64-bit values; the centre and displacement updates are the same
+ * integer sums. tests/test_integrate_paths.c compares this build with the exact-only one at
+ * the range edges (its boundary worlds put moves, turns and centres on every bound and 1-2
+ * LSB either side); tests/test_math.c the turn with f2d_integrate_rotation_small. */
+#define AVX2 F2D_AVX2
+_Static_assert(offsetof(f2d_body, center) == offsetof(f2d_body, q) + 8 && sizeof(f2d_rot) == 8,
+               "integrate_positions_4 loads q and the centre as 4 x int32");
+
+/* the low 32 bits of each lane, packed */
+AVX2 static inline __m128i low32_256(__m256i x)
+{
+	return _mm256_castsi256_si128(
+	    _mm256_permutevar8x32_epi32(x, _mm256_setr_epi32(0, 2, 4, 6, 0, 2, 4, 6)));
+}
+
+/* Bodies l->moving[k .. k+3]; returns nothing: writes the fast lanes, runs the others. */
+AVX2 static void integrate_positions_4(f2d_world *w, int64_t (*rows)[4], int64_t (*disp)[4],
+                                       const int32_t *ids, fix16_t h, int64_t max_t,
+                                       int64_t max_t2, fix16_t max_r)
+{
+	f2d_body *bodies = w->bodies;
+	int32_t i0 = ids[0], i1 = ids[1], i2 = ids[2], i3 = ids[3];
+	/* q and centre: 4 x int32 at &q (core.h: center follows q) */
+	__m128i b0 = _mm_loadu_si128((const __m128i *)(const void *)&bodies[i0].q);
+	__m128i b1 = _mm_loadu_si128((const __m128i *)(const void *)&bodies[i1].q);
+	__m128i b2 = _mm_loadu_si128((const __m128i *)(const void *)&bodies[i2].q);
+	__m128i b3 = _mm_loadu_si128((const __m128i *)(const void *)&bodies[i3].q);
+	__m128i t0 = _mm_unpacklo_epi32(b0, b1), t1 = _mm_unpacklo_epi32(b2, b3);
+	__m128i t2 = _mm_unpackhi_epi32(b0, b1), t3 = _mm_unpackhi_epi32(b2, b3);
+	__m256i qc = _mm256_cvtepi32_epi64(_mm_unpacklo_epi64(t0, t1));
+	__m256i qs = _mm256_cvtepi32_epi64(_mm_unpackhi_epi64(t0, t1));
+	__m256i cx = _mm256_cvtepi32_epi64(_mm_unpacklo_epi64(t2, t3));
+	__m256i cy = _mm256_cvtepi32_epi64(_mm_unpackhi_epi64(t2, t3));
+	/* the velocity rows (vx, vy, w, -) transposed */
+	__m256i r0 = _mm256_loadu_si256((const __m256i *)(const void *)rows[i0]);
+	__m256i r1 = _mm256_loadu_si256((const __m256i *)(const void *)rows[i1]);
+	__m256i r2 = _mm256_loadu_si256((const __m256i *)(const void *)rows[i2]);
+	__m256i r3 = _mm256_loadu_si256((const __m256i *)(const void *)rows[i3]);
+	__m256i a = _mm256_unpacklo_epi64(r0, r1), b = _mm256_unpackhi_epi64(r0, r1);
+	__m256i c = _mm256_unpacklo_epi64(r2, r3), d = _mm256_unpackhi_epi64(r2, r3);
+	__m256i vx = _mm256_permute2x128_si256(a, c, 0x20);
+	__m256i vy = _mm256_permute2x128_si256(b, d, 0x20);
+	__m256i vw = _mm256_permute2x128_si256(a, c, 0x31);
+	/* d = h v, dr = h w (f2d_mul) */
+	const __m256i hh = _mm256_set1_epi64x(h), half16 = _mm256_set1_epi64x(0x8000);
+	__m256i dx = f2d_round_shift_256(_mm256_mul_epi32(hh, vx), half16, 16);
+	__m256i dy = f2d_round_shift_256(_mm256_mul_epi32(hh, vy), half16, 16);
+	__m256i dr = f2d_round_shift_256(_mm256_mul_epi32(hh, vw), half16, 16);
+	/* integrate_position_list's tests */
+	__m256i d2 = _mm256_add_epi64(_mm256_mul_epi32(dx, dx), _mm256_mul_epi32(dy, dy));
+	__m256i bad = _mm256_cmpgt_epi64(d2, _mm256_set1_epi64x(max_t2));
+	bad = _mm256_or_si256(bad, _mm256_cmpgt_epi64(dr, _mm256_set1_epi64x(max_r)));
+	bad = _mm256_or_si256(bad, _mm256_cmpgt_epi64(_mm256_set1_epi64x(-(int64_t)max_r), dr));
+	cx = _mm256_add_epi64(cx, dx);
+	cy = _mm256_add_epi64(cy, dy);
+	const __m256i lim = _mm256_set1_epi64x(F2D_WORLD_LIMIT),
+	              nlim = _mm256_set1_epi64x(-(int64_t)F2D_WORLD_LIMIT);
+	bad = _mm256_or_si256(bad, _mm256_cmpgt_epi64(cx, lim));
+	bad = _mm256_or_si256(bad, _mm256_cmpgt_epi64(nlim, cx));
+	bad = _mm256_or_si256(bad, _mm256_cmpgt_epi64(cy, lim));
+	bad = _mm256_or_si256(bad, _mm256_cmpgt_epi64(nlim, cy));
+	__m256i oc, os;
+	bad = _mm256_or_si256(bad, f2d_turn_256(qc, qs, dr, &oc, &os));
+	unsigned fast = ~(unsigned)_mm256_movemask_pd(_mm256_castsi256_pd(bad)) & 15u;
+	/* the fast lanes' displacement rows (dx, dy, dr, 0) and their q and centre */
+	a = _mm256_unpacklo_epi64(dx, dy);
+	b = _mm256_unpackhi_epi64(dx, dy);
+	const __m256i zero = _mm256_setzero_si256();
+	c = _mm256_unpacklo_epi64(dr, zero);
+	d = _mm256_unpackhi_epi64(dr, zero);
+	__m256i add[4] = {_mm256_permute2x128_si256(a, c, 0x20), _mm256_permute2x128_si256(b, d, 0x20),
+	                  _mm256_permute2x128_si256(a, c, 0x31),
+	                  _mm256_permute2x128_si256(b, d, 0x31)};
+	__m128i pc = low32_256(oc), ps = low32_256(os), px = low32_256(cx), py = low32_256(cy);
+	t0 = _mm_unpacklo_epi32(pc, ps);
+	t1 = _mm_unpackhi_epi32(pc, ps);
+	t2 = _mm_unpacklo_epi32(px, py);
+	t3 = _mm_unpackhi_epi32(px, py);
+	__m128i out[4] = {_mm_unpacklo_epi64(t0, t2), _mm_unpackhi_epi64(t0, t2),
+	                  _mm_unpacklo_epi64(t1, t3), _mm_unpackhi_epi64(t1, t3)};
+	for (int32_t j = 0; j < 4; ++j) {
+		int32_t i = ids[j];
+		if (fast & (1u << j)) {
+			__m256i *dp = (__m256i *)(void *)disp[i];
+			_mm256_storeu_si256(dp, _mm256_add_epi64(_mm256_loadu_si256(dp), add[j]));
+			_mm_storeu_si128((__m128i *)(void *)&bodies[i].q, out[j]);
+		} else {
+			integrate_position_list(w, &bodies[i], rows[i], disp[i], h, max_t, max_t2,
+			                        max_r);
+		}
+	}
+}
+#undef AVX2
+#else
+#define F2D_INTEGRATE_SIMD 0
+#endif
+
 /* integrate_positions_soft on the rows over the moving bodies, in id order (f2d_stop_at_edge
  * keeps the last body it stopped); the origins are left to soft_step's end (origins_lists):
  * nothing reads them during the substeps of a step without joints (the contact passes read
@@ -600,42 +740,26 @@ static void integrate_velocities_lists(f2d_world *w, int64_t (*rows)[4], const b
  * and rotation alone. */
 static bool integrate_positions_lists(f2d_world *w, fix16_t max_translation,
                                       fix16_t max_rotation, int64_t (*rows)[4],
-                                      int64_t (*disp)[4], const body_lists *l)
+                                      int64_t (*disp)[4], const body_lists *l, int kernel)
 {
 	int64_t max_t = max_translation;
 	int64_t max_t2 = max_t * max_t;
 	fix16_t max_r = max_rotation;
 	const fix16_t h = w->h; /* locals: the body stores could alias w's fields */
 	f2d_body *bodies = w->bodies;
-	for (int32_t k = 0; k < l->nm; ++k) {
-		int32_t i = l->moving[k];
-		int64_t *r = rows[i], *dp = disp[i];
-		f2d_body *b = &bodies[i];
-		vel3 v = {(fix16_t)r[0], (fix16_t)r[1], (fix16_t)r[2]};
-		/* The common body, no cap and inside the world: integrate_position's operations
-		 * without its tests. Then |d| <= max_t <= 64 m and |centre| <= 8192 m, so c fits
-		 * fix16 and c - centre = d exactly; the turn's test is |dr| <= max_r (< 2^17) in
-		 * unsigned form, the centre's |c| <= F2D_WORLD_LIMIT. Else integrate_position from
-		 * the start (nothing written yet). */
-		f2d_vec2 d = f2d_v(f2d_mul(h, v.x), f2d_mul(h, v.y));
-		fix16_t dr = f2d_mul(h, v.w);
-		int64_t cx = (int64_t)b->center.x + d.x, cy = (int64_t)b->center.y + d.y;
-		if (f2d_dot64(d, d) > max_t2 ||
-		    (uint32_t)dr + (uint32_t)max_r > 2u * (uint32_t)max_r ||
-		    (uint64_t)(cx + F2D_WORLD_LIMIT) > 2u * (uint64_t)F2D_WORLD_LIMIT ||
-		    (uint64_t)(cy + F2D_WORLD_LIMIT) > 2u * (uint64_t)F2D_WORLD_LIMIT) {
-			if (integrate_position(w, b, &v, max_t, max_t2, max_r, dp, false)) {
-				r[0] = v.x;
-				r[1] = v.y;
-				r[2] = v.w;
-			}
-			continue;
+	int32_t k = 0;
+#if F2D_INTEGRATE_SIMD
+	if (kernel != F2D_KERNEL_SCALAR) {
+		for (; k + 4 <= l->nm; k += 4) {
+			integrate_positions_4(w, rows, disp, &l->moving[k], h, max_t, max_t2, max_r);
 		}
-		dp[0] += d.x;
-		dp[1] += d.y;
-		dp[2] += dr;
-		b->center = f2d_v((fix16_t)cx, (fix16_t)cy);
-		b->q = integrate_rotation(b->q, dr);
+	}
+#else
+	(void)kernel;
+#endif
+	for (; k < l->nm; ++k) {
+		int32_t i = l->moving[k];
+		integrate_position_list(w, &bodies[i], rows[i], disp[i], h, max_t, max_t2, max_r);
 	}
 	return w->stopped_at_edge;
 }
@@ -823,6 +947,7 @@ static bool soft_step(f2d_world *w, int32_t nj)
 	const bool lists = true;
 #endif
 	int32_t *moving = w->integ_list, *plain = moving + nb, *general = plain + nb;
+	const int kernel = f2d_kernel_level(); /* integrate_positions_lists' */
 	body_lists bl = {moving, plain, general, 0, 0, 0};
 	for (int32_t i = 0; i < nb; ++i) {
 		const f2d_body *b = &w->bodies[i];
@@ -866,8 +991,8 @@ static bool soft_step(f2d_world *w, int32_t nj)
 		f2d_joints_solve(w, nj,
 		                 w->def.iterations - 1); /* the last: impulses to the joints */
 		if (lists && rows != NULL) {
-			out_of_range |=
-			    integrate_positions_lists(w, max_t, max_r, rows, w->solver_disp, &bl);
+			out_of_range |= integrate_positions_lists(w, max_t, max_r, rows,
+			                                          w->solver_disp, &bl, kernel);
 		} else if (lists) {
 			out_of_range |= integrate_positions_bodies_lists(w, max_t, max_r,
 			                                                 w->solver_disp, &bl);
