@@ -651,10 +651,11 @@ AVX2 static inline __m128i low32_256(__m256i x)
 	    _mm256_permutevar8x32_epi32(x, _mm256_setr_epi32(0, 2, 4, 6, 0, 2, 4, 6)));
 }
 
-/* Bodies l->moving[k .. k+3]; returns nothing: writes the fast lanes, runs the others. */
-AVX2 static void integrate_positions_4(f2d_world *w, int64_t (*rows)[4], int64_t (*disp)[4],
-                                       const int32_t *ids, fix16_t h, int64_t max_t,
-                                       int64_t max_t2, fix16_t max_r)
+/* The bodies ids[0 .. 3]: writes the fast lanes, runs the others. */
+AVX2 static inline void integrate_positions_4(f2d_world *w, int64_t (*rows)[4],
+                                              int64_t (*disp)[4], const int32_t *ids,
+                                              fix16_t h, int64_t max_t, int64_t max_t2,
+                                              fix16_t max_r)
 {
 	f2d_body *bodies = w->bodies;
 	int32_t i0 = ids[0], i1 = ids[1], i2 = ids[2], i3 = ids[3];
@@ -697,8 +698,10 @@ AVX2 static void integrate_positions_4(f2d_world *w, int64_t (*rows)[4], int64_t
 	bad = _mm256_or_si256(bad, _mm256_cmpgt_epi64(nlim, cx));
 	bad = _mm256_or_si256(bad, _mm256_cmpgt_epi64(cy, lim));
 	bad = _mm256_or_si256(bad, _mm256_cmpgt_epi64(nlim, cy));
-	__m256i oc, os;
-	bad = _mm256_or_si256(bad, f2d_turn_256(qc, qs, dr, &oc, &os));
+	__m256i oc = qc, os = qs; /* no turn in any lane (a body at rest): q stays */
+	if (!_mm256_testz_si256(dr, dr)) {
+		bad = _mm256_or_si256(bad, f2d_turn_256(qc, qs, dr, &oc, &os));
+	}
 	unsigned fast = ~(unsigned)_mm256_movemask_pd(_mm256_castsi256_pd(bad)) & 15u;
 	/* the fast lanes' displacement rows (dx, dy, dr, 0) and their q and centre */
 	a = _mm256_unpacklo_epi64(dx, dy);
@@ -716,6 +719,14 @@ AVX2 static void integrate_positions_4(f2d_world *w, int64_t (*rows)[4], int64_t
 	t3 = _mm_unpackhi_epi32(px, py);
 	__m128i out[4] = {_mm_unpacklo_epi64(t0, t2), _mm_unpackhi_epi64(t0, t2),
 	                  _mm_unpacklo_epi64(t1, t3), _mm_unpackhi_epi64(t1, t3)};
+	if (fast == 15u) { /* the common case, straight */
+		for (int32_t j = 0; j < 4; ++j) {
+			__m256i *dp = (__m256i *)(void *)disp[ids[j]];
+			_mm256_storeu_si256(dp, _mm256_add_epi64(_mm256_loadu_si256(dp), add[j]));
+			_mm_storeu_si128((__m128i *)(void *)&bodies[ids[j]].q, out[j]);
+		}
+		return;
+	}
 	for (int32_t j = 0; j < 4; ++j) {
 		int32_t i = ids[j];
 		if (fast & (1u << j)) {
@@ -727,6 +738,20 @@ AVX2 static void integrate_positions_4(f2d_world *w, int64_t (*rows)[4], int64_t
 			                        max_r);
 		}
 	}
+}
+
+/* The moving bodies ids[0 .. n - 1] by 4 (one call per substep: the loop inside the AVX2
+ * code); returns how many it took, a multiple of 4. */
+AVX2 static int32_t integrate_positions_avx2(f2d_world *w, int64_t (*rows)[4],
+                                             int64_t (*disp)[4], const int32_t *ids,
+                                             int32_t n, fix16_t h, int64_t max_t,
+                                             int64_t max_t2, fix16_t max_r)
+{
+	int32_t k = 0;
+	for (; k + 4 <= n; k += 4) {
+		integrate_positions_4(w, rows, disp, &ids[k], h, max_t, max_t2, max_r);
+	}
+	return k;
 }
 #undef AVX2
 #else
@@ -750,9 +775,8 @@ static bool integrate_positions_lists(f2d_world *w, fix16_t max_translation,
 	int32_t k = 0;
 #if F2D_INTEGRATE_SIMD
 	if (kernel != F2D_KERNEL_SCALAR) {
-		for (; k + 4 <= l->nm; k += 4) {
-			integrate_positions_4(w, rows, disp, &l->moving[k], h, max_t, max_t2, max_r);
-		}
+		k = integrate_positions_avx2(w, rows, disp, l->moving, l->nm, h, max_t, max_t2,
+		                             max_r);
 	}
 #else
 	(void)kernel;
