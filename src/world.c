@@ -593,6 +593,25 @@ static void integrate_velocities_lists(f2d_world *w, int64_t (*rows)[4], const b
 	}
 }
 
+/* integrate_velocities over the lists, on the bodies (a step with joints, whose velocities
+ * live in the bodies): the same operations as integrate_velocities' on each body (whose
+ * velocity is its own; the saturation flag is only ever set), without its tests per id */
+static void integrate_velocities_bodies_lists(f2d_world *w, const body_lists *l)
+{
+	f2d_vec2 hg = f2d_v(f2d_mul(w->h, w->gravity.x), f2d_mul(w->h, w->gravity.y));
+	for (int32_t k = 0; k < l->np; ++k) {
+		f2d_body *b = &w->bodies[l->plain[k]];
+		b->v.x = f2d_sat_flag((int64_t)b->v.x + hg.x, &w->saturated);
+		b->v.y = f2d_sat_flag((int64_t)b->v.y + hg.y, &w->saturated);
+	}
+	for (int32_t k = 0; k < l->ng; ++k) {
+		f2d_body *b = &w->bodies[l->general[k]];
+		vel3 v = integrate_velocity(w, b, hg, (vel3){b->v.x, b->v.y, b->w});
+		b->v = f2d_v(v.x, v.y);
+		b->w = v.w;
+	}
+}
+
 /* One moving body of integrate_positions_lists (below): the common body's operations, else
  * integrate_position from the start. */
 static inline void integrate_position_list(f2d_world *w, f2d_body *b, int64_t *r, int64_t *dp,
@@ -997,6 +1016,8 @@ static bool soft_step(f2d_world *w, int32_t nj)
 	for (int32_t s = 0; s < n; ++s) {
 		if (lists && rows != NULL) {
 			integrate_velocities_lists(w, rows, &bl);
+		} else if (lists) {
+			integrate_velocities_bodies_lists(w, &bl);
 		} else if (rows != NULL) {
 			integrate_velocities_rows(w, rows);
 		} else {
