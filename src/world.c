@@ -644,6 +644,18 @@ static inline void integrate_position_list(f2d_world *w, f2d_body *b, int64_t *r
 	b->q = integrate_rotation(b->q, dr);
 }
 
+/* integrate_positions_bodies_lists' body (a step with joints: the velocity in the body, the
+ * origin set every substep) */
+static inline void integrate_position_body(f2d_world *w, f2d_body *b, int64_t *dp,
+                                           int64_t max_t, int64_t max_t2, fix16_t max_r)
+{
+	vel3 v = {b->v.x, b->v.y, b->w};
+	if (integrate_position(w, b, &v, max_t, max_t2, max_r, dp, true)) {
+		b->v = f2d_v(v.x, v.y);
+		b->w = v.w;
+	}
+}
+
 #if F2D_X86_SIMD && !defined(F2D_INTEGRATE_EXACT_ONLY)
 #define F2D_INTEGRATE_SIMD 1
 #include "integrate_simd.h"
@@ -660,8 +672,10 @@ static inline void integrate_position_list(f2d_world *w, f2d_body *b, int64_t *r
  * the range edges (its boundary worlds put moves, turns and centres on every bound and 1-2
  * LSB either side); tests/test_math.c the turn with f2d_integrate_rotation_small. */
 #define AVX2 F2D_AVX2
-_Static_assert(offsetof(f2d_body, center) == offsetof(f2d_body, q) + 8 && sizeof(f2d_rot) == 8,
-               "integrate_positions_4 loads q and the centre as 4 x int32");
+_Static_assert(offsetof(f2d_body, center) == offsetof(f2d_body, q) + 8 && sizeof(f2d_rot) == 8 &&
+                   offsetof(f2d_body, w) == offsetof(f2d_body, v) + 8 &&
+                   offsetof(f2d_body, force) == offsetof(f2d_body, w) + 4,
+               "integrate_positions_4 loads q and the centre, v and w as 4 x int32");
 
 /* the low 32 bits of each lane, packed */
 AVX2 static inline __m128i low32_256(__m256i x)
@@ -670,7 +684,26 @@ AVX2 static inline __m128i low32_256(__m256i x)
 	    _mm256_permutevar8x32_epi32(x, _mm256_setr_epi32(0, 2, 4, 6, 0, 2, 4, 6)));
 }
 
-/* The bodies ids[0 .. 3]: writes the fast lanes, runs the others. */
+/* The 4 x int32 at p0 .. p3 (4 bodies' q and centre, or velocity), as 4 vectors of 64-bit
+ * lanes: x[k] holds the k-th value of each */
+AVX2 static inline void load4x4_256(const void *p0, const void *p1, const void *p2,
+                                    const void *p3, __m256i x[4])
+{
+	__m128i b0 = _mm_loadu_si128((const __m128i *)p0);
+	__m128i b1 = _mm_loadu_si128((const __m128i *)p1);
+	__m128i b2 = _mm_loadu_si128((const __m128i *)p2);
+	__m128i b3 = _mm_loadu_si128((const __m128i *)p3);
+	__m128i t0 = _mm_unpacklo_epi32(b0, b1), t1 = _mm_unpacklo_epi32(b2, b3);
+	__m128i t2 = _mm_unpackhi_epi32(b0, b1), t3 = _mm_unpackhi_epi32(b2, b3);
+	x[0] = _mm256_cvtepi32_epi64(_mm_unpacklo_epi64(t0, t1));
+	x[1] = _mm256_cvtepi32_epi64(_mm_unpackhi_epi64(t0, t1));
+	x[2] = _mm256_cvtepi32_epi64(_mm_unpacklo_epi64(t2, t3));
+	x[3] = _mm256_cvtepi32_epi64(_mm_unpackhi_epi64(t2, t3));
+}
+
+/* The bodies ids[0 .. 3]: writes the fast lanes, runs the others. rows NULL: a step with
+ * joints, the velocities in the bodies and the origins set too (integrate_position with
+ * set_origin: lc = 0 needs no test, rotate(q, 0) = 0). */
 AVX2 static inline void integrate_positions_4(f2d_world *w, int64_t (*rows)[4],
                                               int64_t (*disp)[4], const int32_t *ids,
                                               fix16_t h, int64_t max_t, int64_t max_t2,
@@ -679,26 +712,30 @@ AVX2 static inline void integrate_positions_4(f2d_world *w, int64_t (*rows)[4],
 	f2d_body *bodies = w->bodies;
 	int32_t i0 = ids[0], i1 = ids[1], i2 = ids[2], i3 = ids[3];
 	/* q and centre: 4 x int32 at &q (core.h: center follows q) */
-	__m128i b0 = _mm_loadu_si128((const __m128i *)(const void *)&bodies[i0].q);
-	__m128i b1 = _mm_loadu_si128((const __m128i *)(const void *)&bodies[i1].q);
-	__m128i b2 = _mm_loadu_si128((const __m128i *)(const void *)&bodies[i2].q);
-	__m128i b3 = _mm_loadu_si128((const __m128i *)(const void *)&bodies[i3].q);
-	__m128i t0 = _mm_unpacklo_epi32(b0, b1), t1 = _mm_unpacklo_epi32(b2, b3);
-	__m128i t2 = _mm_unpackhi_epi32(b0, b1), t3 = _mm_unpackhi_epi32(b2, b3);
-	__m256i qc = _mm256_cvtepi32_epi64(_mm_unpacklo_epi64(t0, t1));
-	__m256i qs = _mm256_cvtepi32_epi64(_mm_unpackhi_epi64(t0, t1));
-	__m256i cx = _mm256_cvtepi32_epi64(_mm_unpacklo_epi64(t2, t3));
-	__m256i cy = _mm256_cvtepi32_epi64(_mm_unpackhi_epi64(t2, t3));
-	/* the velocity rows (vx, vy, w, -) transposed */
-	__m256i r0 = _mm256_loadu_si256((const __m256i *)(const void *)rows[i0]);
-	__m256i r1 = _mm256_loadu_si256((const __m256i *)(const void *)rows[i1]);
-	__m256i r2 = _mm256_loadu_si256((const __m256i *)(const void *)rows[i2]);
-	__m256i r3 = _mm256_loadu_si256((const __m256i *)(const void *)rows[i3]);
-	__m256i a = _mm256_unpacklo_epi64(r0, r1), b = _mm256_unpackhi_epi64(r0, r1);
-	__m256i c = _mm256_unpacklo_epi64(r2, r3), d = _mm256_unpackhi_epi64(r2, r3);
-	__m256i vx = _mm256_permute2x128_si256(a, c, 0x20);
-	__m256i vy = _mm256_permute2x128_si256(b, d, 0x20);
-	__m256i vw = _mm256_permute2x128_si256(a, c, 0x31);
+	__m256i x4[4];
+	load4x4_256(&bodies[i0].q, &bodies[i1].q, &bodies[i2].q, &bodies[i3].q, x4);
+	__m256i qc = x4[0], qs = x4[1], cx = x4[2], cy = x4[3];
+	__m128i t0, t1, t2, t3;
+	__m256i a, b, c, d, vx, vy, vw;
+	if (rows != NULL) { /* the velocity rows (vx, vy, w, -) transposed */
+		__m256i r0 = _mm256_loadu_si256((const __m256i *)(const void *)rows[i0]);
+		__m256i r1 = _mm256_loadu_si256((const __m256i *)(const void *)rows[i1]);
+		__m256i r2 = _mm256_loadu_si256((const __m256i *)(const void *)rows[i2]);
+		__m256i r3 = _mm256_loadu_si256((const __m256i *)(const void *)rows[i3]);
+		a = _mm256_unpacklo_epi64(r0, r1);
+		b = _mm256_unpackhi_epi64(r0, r1);
+		c = _mm256_unpacklo_epi64(r2, r3);
+		d = _mm256_unpackhi_epi64(r2, r3);
+		vx = _mm256_permute2x128_si256(a, c, 0x20);
+		vy = _mm256_permute2x128_si256(b, d, 0x20);
+		vw = _mm256_permute2x128_si256(a, c, 0x31);
+	} else { /* the bodies' v and w (core.h: w follows v) */
+		__m256i x[4];
+		load4x4_256(&bodies[i0].v, &bodies[i1].v, &bodies[i2].v, &bodies[i3].v, x);
+		vx = x[0];
+		vy = x[1];
+		vw = x[2];
+	}
 	/* d = h v, dr = h w (f2d_mul) */
 	const __m256i hh = _mm256_set1_epi64x(h), half16 = _mm256_set1_epi64x(0x8000);
 	__m256i dx = f2d_round_shift_256(_mm256_mul_epi32(hh, vx), half16, 16);
@@ -726,6 +763,7 @@ AVX2 static inline void integrate_positions_4(f2d_world *w, int64_t (*rows)[4],
 	a = _mm256_unpacklo_epi64(dx, dy);
 	b = _mm256_unpackhi_epi64(dx, dy);
 	const __m256i zero = _mm256_setzero_si256();
+	const __m128i zero128 = _mm_setzero_si128();
 	c = _mm256_unpacklo_epi64(dr, zero);
 	d = _mm256_unpackhi_epi64(dr, zero);
 	__m256i add[4] = {_mm256_permute2x128_si256(a, c, 0x20), _mm256_permute2x128_si256(b, d, 0x20),
@@ -738,11 +776,37 @@ AVX2 static inline void integrate_positions_4(f2d_world *w, int64_t (*rows)[4],
 	t3 = _mm_unpackhi_epi32(px, py);
 	__m128i out[4] = {_mm_unpacklo_epi64(t0, t2), _mm_unpackhi_epi64(t0, t2),
 	                  _mm_unpacklo_epi64(t1, t3), _mm_unpackhi_epi64(t1, t3)};
+	__m128i org[4] = {zero128, zero128, zero128, zero128};
+	if (rows == NULL) { /* origin = c - rotate(q', lc) (f2d_rotate, f2d_sub) */
+		__m128i l01 = _mm_unpacklo_epi64(
+		    _mm_loadl_epi64((const __m128i *)(const void *)&bodies[i0].local_center),
+		    _mm_loadl_epi64((const __m128i *)(const void *)&bodies[i1].local_center));
+		__m128i l23 = _mm_unpacklo_epi64(
+		    _mm_loadl_epi64((const __m128i *)(const void *)&bodies[i2].local_center),
+		    _mm_loadl_epi64((const __m128i *)(const void *)&bodies[i3].local_center));
+		/* (x0 y0 x1 y1), (x2 y2 x3 y3) -> x, y */
+		__m128i u0 = _mm_unpacklo_epi32(l01, l23), u1 = _mm_unpackhi_epi32(l01, l23);
+		__m256i lx = _mm256_cvtepi32_epi64(_mm_unpacklo_epi32(u0, u1));
+		__m256i ly = _mm256_cvtepi32_epi64(_mm_unpackhi_epi32(u0, u1));
+		__m256i rx = f2d_round_shift_256(
+		    _mm256_sub_epi64(_mm256_mul_epi32(oc, lx), _mm256_mul_epi32(os, ly)), half16, 16);
+		__m256i ry = f2d_round_shift_256(
+		    _mm256_add_epi64(_mm256_mul_epi32(os, lx), _mm256_mul_epi32(oc, ly)), half16, 16);
+		__m128i ox = low32_256(_mm256_sub_epi64(cx, rx)), oy = low32_256(_mm256_sub_epi64(cy, ry));
+		__m128i o01 = _mm_unpacklo_epi32(ox, oy), o23 = _mm_unpackhi_epi32(ox, oy);
+		org[0] = o01;
+		org[1] = _mm_unpackhi_epi64(o01, o01);
+		org[2] = o23;
+		org[3] = _mm_unpackhi_epi64(o23, o23);
+	}
 	if (fast == 15u) { /* the common case, straight */
 		for (int32_t j = 0; j < 4; ++j) {
 			__m256i *dp = (__m256i *)(void *)disp[ids[j]];
 			_mm256_storeu_si256(dp, _mm256_add_epi64(_mm256_loadu_si256(dp), add[j]));
 			_mm_storeu_si128((__m128i *)(void *)&bodies[ids[j]].q, out[j]);
+			if (rows == NULL) {
+				_mm_storel_epi64((__m128i *)(void *)&bodies[ids[j]].origin, org[j]);
+			}
 		}
 		return;
 	}
@@ -752,9 +816,14 @@ AVX2 static inline void integrate_positions_4(f2d_world *w, int64_t (*rows)[4],
 			__m256i *dp = (__m256i *)(void *)disp[i];
 			_mm256_storeu_si256(dp, _mm256_add_epi64(_mm256_loadu_si256(dp), add[j]));
 			_mm_storeu_si128((__m128i *)(void *)&bodies[i].q, out[j]);
-		} else {
+			if (rows == NULL) {
+				_mm_storel_epi64((__m128i *)(void *)&bodies[i].origin, org[j]);
+			}
+		} else if (rows != NULL) {
 			integrate_position_list(w, &bodies[i], rows[i], disp[i], h, max_t, max_t2,
 			                        max_r);
+		} else {
+			integrate_position_body(w, &bodies[i], disp[i], max_t, max_t2, max_r);
 		}
 	}
 }
@@ -811,19 +880,23 @@ static bool integrate_positions_lists(f2d_world *w, fix16_t max_translation,
  * between the substeps: the origins too) over the moving bodies, in id order */
 static bool integrate_positions_bodies_lists(f2d_world *w, fix16_t max_translation,
                                              fix16_t max_rotation, int64_t (*disp)[4],
-                                             const body_lists *l)
+                                             const body_lists *l, int kernel)
 {
 	int64_t max_t = max_translation;
 	int64_t max_t2 = max_t * max_t;
 	fix16_t max_r = max_rotation;
-	for (int32_t k = 0; k < l->nm; ++k) {
+	int32_t k = 0;
+#if F2D_INTEGRATE_SIMD
+	if (kernel != F2D_KERNEL_SCALAR) { /* 4 at a time, rows NULL: the bodies */
+		k = integrate_positions_avx2(w, NULL, disp, l->moving, l->nm, w->h, max_t, max_t2,
+		                             max_r);
+	}
+#else
+	(void)kernel;
+#endif
+	for (; k < l->nm; ++k) {
 		int32_t i = l->moving[k];
-		f2d_body *b = &w->bodies[i];
-		vel3 v = {b->v.x, b->v.y, b->w};
-		if (integrate_position(w, b, &v, max_t, max_t2, max_r, disp[i], true)) {
-			b->v = f2d_v(v.x, v.y);
-			b->w = v.w;
-		}
+		integrate_position_body(w, &w->bodies[i], disp[i], max_t, max_t2, max_r);
 	}
 	return w->stopped_at_edge;
 }
@@ -1040,7 +1113,7 @@ static bool soft_step(f2d_world *w, int32_t nj)
 			                                          w->solver_disp, &bl, kernel);
 		} else if (lists) {
 			out_of_range |= integrate_positions_bodies_lists(w, max_t, max_r,
-			                                                 w->solver_disp, &bl);
+			                                                 w->solver_disp, &bl, kernel);
 		} else {
 			out_of_range |= integrate_positions_soft(w, max_t, max_r, rows, w->solver_disp);
 		}
