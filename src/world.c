@@ -704,10 +704,10 @@ AVX2 static inline void load4x4_256(const void *p0, const void *p1, const void *
 /* The bodies ids[0 .. 3]: writes the fast lanes, runs the others. rows NULL: a step with
  * joints, the velocities in the bodies and the origins set too (integrate_position with
  * set_origin: lc = 0 needs no test, rotate(q, 0) = 0). */
-AVX2 static inline void integrate_positions_4(f2d_world *w, int64_t (*rows)[4],
-                                              int64_t (*disp)[4], const int32_t *ids,
-                                              fix16_t h, int64_t max_t, int64_t max_t2,
-                                              fix16_t max_r)
+AVX2 static inline __attribute__((always_inline)) void
+integrate_positions_4(f2d_world *w, int64_t (*rows)[4], int64_t (*disp)[4], const int32_t *ids,
+                      fix16_t h, int64_t max_t, int64_t max_t2, fix16_t max_r,
+                      const bool in_rows)
 {
 	f2d_body *bodies = w->bodies;
 	int32_t i0 = ids[0], i1 = ids[1], i2 = ids[2], i3 = ids[3];
@@ -717,7 +717,7 @@ AVX2 static inline void integrate_positions_4(f2d_world *w, int64_t (*rows)[4],
 	__m256i qc = x4[0], qs = x4[1], cx = x4[2], cy = x4[3];
 	__m128i t0, t1, t2, t3;
 	__m256i a, b, c, d, vx, vy, vw;
-	if (rows != NULL) { /* the velocity rows (vx, vy, w, -) transposed */
+	if (in_rows) { /* the velocity rows (vx, vy, w, -) transposed */
 		__m256i r0 = _mm256_loadu_si256((const __m256i *)(const void *)rows[i0]);
 		__m256i r1 = _mm256_loadu_si256((const __m256i *)(const void *)rows[i1]);
 		__m256i r2 = _mm256_loadu_si256((const __m256i *)(const void *)rows[i2]);
@@ -777,7 +777,7 @@ AVX2 static inline void integrate_positions_4(f2d_world *w, int64_t (*rows)[4],
 	__m128i out[4] = {_mm_unpacklo_epi64(t0, t2), _mm_unpackhi_epi64(t0, t2),
 	                  _mm_unpacklo_epi64(t1, t3), _mm_unpackhi_epi64(t1, t3)};
 	__m128i org[4] = {zero128, zero128, zero128, zero128};
-	if (rows == NULL) { /* origin = c - rotate(q', lc) (f2d_rotate, f2d_sub) */
+	if (!in_rows) { /* origin = c - rotate(q', lc) (f2d_rotate, f2d_sub) */
 		__m128i l01 = _mm_unpacklo_epi64(
 		    _mm_loadl_epi64((const __m128i *)(const void *)&bodies[i0].local_center),
 		    _mm_loadl_epi64((const __m128i *)(const void *)&bodies[i1].local_center));
@@ -804,7 +804,7 @@ AVX2 static inline void integrate_positions_4(f2d_world *w, int64_t (*rows)[4],
 			__m256i *dp = (__m256i *)(void *)disp[ids[j]];
 			_mm256_storeu_si256(dp, _mm256_add_epi64(_mm256_loadu_si256(dp), add[j]));
 			_mm_storeu_si128((__m128i *)(void *)&bodies[ids[j]].q, out[j]);
-			if (rows == NULL) {
+			if (!in_rows) {
 				_mm_storel_epi64((__m128i *)(void *)&bodies[ids[j]].origin, org[j]);
 			}
 		}
@@ -816,10 +816,10 @@ AVX2 static inline void integrate_positions_4(f2d_world *w, int64_t (*rows)[4],
 			__m256i *dp = (__m256i *)(void *)disp[i];
 			_mm256_storeu_si256(dp, _mm256_add_epi64(_mm256_loadu_si256(dp), add[j]));
 			_mm_storeu_si128((__m128i *)(void *)&bodies[i].q, out[j]);
-			if (rows == NULL) {
+			if (!in_rows) {
 				_mm_storel_epi64((__m128i *)(void *)&bodies[i].origin, org[j]);
 			}
-		} else if (rows != NULL) {
+		} else if (in_rows) {
 			integrate_position_list(w, &bodies[i], rows[i], disp[i], h, max_t, max_t2,
 			                        max_r);
 		} else {
@@ -829,15 +829,22 @@ AVX2 static inline void integrate_positions_4(f2d_world *w, int64_t (*rows)[4],
 }
 
 /* The moving bodies ids[0 .. n - 1] by 4 (one call per substep: the loop inside the AVX2
- * code); returns how many it took, a multiple of 4. */
+ * code), their velocities in the rows or, rows NULL, in the bodies (then the origins too: a
+ * step with joints); returns how many it took, a multiple of 4. */
 AVX2 static int32_t integrate_positions_avx2(f2d_world *w, int64_t (*rows)[4],
                                              int64_t (*disp)[4], const int32_t *ids,
                                              int32_t n, fix16_t h, int64_t max_t,
                                              int64_t max_t2, fix16_t max_r)
 {
 	int32_t k = 0;
-	for (; k + 4 <= n; k += 4) {
-		integrate_positions_4(w, rows, disp, &ids[k], h, max_t, max_t2, max_r);
+	if (rows != NULL) { /* two loops: each a copy of integrate_positions_4 for its case */
+		for (; k + 4 <= n; k += 4) {
+			integrate_positions_4(w, rows, disp, &ids[k], h, max_t, max_t2, max_r, true);
+		}
+	} else {
+		for (; k + 4 <= n; k += 4) {
+			integrate_positions_4(w, NULL, disp, &ids[k], h, max_t, max_t2, max_r, false);
+		}
 	}
 	return k;
 }
