@@ -54,8 +54,7 @@ F2D_AVX2 static inline __m256i f2d_turn_256(__m256i qc, __m256i qs, __m256i hw, 
 	__m256i t = _mm256_slli_epi64(hw, 14); /* hw 16384: |t| <= 2^24 where used */
 	__m256i t2 = _mm256_srli_epi64(_mm256_add_epi64(_mm256_mul_epi32(t, t), half30), 30);
 	out = _mm256_or_si256(out, _mm256_cmpgt_epi64(t2, _mm256_set1_epi64x(F2D_ROT_CLOSED_MAX)));
-	__m256i sixth =
-	    _mm256_srli_epi64(_mm256_mul_epu32(t2, _mm256_set1_epi64x(715827883)), 32);
+	__m256i sixth = _mm256_srli_epi64(_mm256_mul_epu32(t2, _mm256_set1_epi64x(715827883)), 32);
 	__m256i sa =
 	    f2d_round_shift_256(_mm256_mul_epi32(_mm256_sub_epi64(q30, sixth), t), half30, 30);
 	__m256i ca = _mm256_sub_epi64(q30, _mm256_srli_epi64(t2, 1));
@@ -67,10 +66,9 @@ F2D_AVX2 static inline __m256i f2d_turn_256(__m256i qc, __m256i qs, __m256i hw, 
 	__m256i len2 =
 	    _mm256_sub_epi64(_mm256_add_epi64(_mm256_mul_epi32(c, c), _mm256_mul_epi32(s, s)),
 	                     _mm256_set1_epi64x((int64_t)1 << 32));
-	out = _mm256_or_si256(out,
-	                      _mm256_cmpgt_epi64(len2, _mm256_set1_epi64x((int64_t)1 << 18)));
-	out = _mm256_or_si256(
-	    out, _mm256_cmpgt_epi64(_mm256_set1_epi64x(-((int64_t)1 << 18)), len2));
+	out = _mm256_or_si256(out, _mm256_cmpgt_epi64(len2, _mm256_set1_epi64x((int64_t)1 << 18)));
+	out =
+	    _mm256_or_si256(out, _mm256_cmpgt_epi64(_mm256_set1_epi64x(-((int64_t)1 << 18)), len2));
 	*oc = _mm256_blendv_epi8(c, qc, still);
 	*os = _mm256_blendv_epi8(s, qs, still);
 	return _mm256_andnot_si256(still, out);

@@ -615,8 +615,7 @@ static void integrate_velocities_bodies_lists(f2d_world *w, const body_lists *l)
 /* One moving body of integrate_positions_lists (below): the common body's operations, else
  * integrate_position from the start. */
 static inline void integrate_position_list(f2d_world *w, f2d_body *b, int64_t *r, int64_t *dp,
-                                           fix16_t h, int64_t max_t, int64_t max_t2,
-                                           fix16_t max_r)
+                                           fix16_t h, int64_t max_t, int64_t max_t2, fix16_t max_r)
 {
 	vel3 v = {(fix16_t)r[0], (fix16_t)r[1], (fix16_t)r[2]};
 	/* The common body, no cap and inside the world: integrate_position's operations
@@ -646,8 +645,8 @@ static inline void integrate_position_list(f2d_world *w, f2d_body *b, int64_t *r
 
 /* integrate_positions_bodies_lists' body (a step with joints: the velocity in the body, the
  * origin set every substep) */
-static inline void integrate_position_body(f2d_world *w, f2d_body *b, int64_t *dp,
-                                           int64_t max_t, int64_t max_t2, fix16_t max_r)
+static inline void integrate_position_body(f2d_world *w, f2d_body *b, int64_t *dp, int64_t max_t,
+                                           int64_t max_t2, fix16_t max_r)
 {
 	vel3 v = {b->v.x, b->v.y, b->w};
 	if (integrate_position(w, b, &v, max_t, max_t2, max_r, dp, true)) {
@@ -686,8 +685,8 @@ AVX2 static inline __m128i low32_256(__m256i x)
 
 /* The 4 x int32 at p0 .. p3 (4 bodies' q and centre, or velocity), as 4 vectors of 64-bit
  * lanes: x[k] holds the k-th value of each */
-AVX2 static inline void load4x4_256(const void *p0, const void *p1, const void *p2,
-                                    const void *p3, __m256i x[4])
+AVX2 static inline void load4x4_256(const void *p0, const void *p1, const void *p2, const void *p3,
+                                    __m256i x[4])
 {
 	__m128i b0 = _mm_loadu_si128((const __m128i *)p0);
 	__m128i b1 = _mm_loadu_si128((const __m128i *)p1);
@@ -706,8 +705,7 @@ AVX2 static inline void load4x4_256(const void *p0, const void *p1, const void *
  * set_origin: lc = 0 needs no test, rotate(q, 0) = 0). */
 AVX2 static inline __attribute__((always_inline)) void
 integrate_positions_4(f2d_world *w, int64_t (*rows)[4], int64_t (*disp)[4], const int32_t *ids,
-                      fix16_t h, int64_t max_t, int64_t max_t2, fix16_t max_r,
-                      const bool in_rows)
+                      fix16_t h, int64_t max_t, int64_t max_t2, fix16_t max_r, const bool in_rows)
 {
 	f2d_body *bodies = w->bodies;
 	int32_t i0 = ids[0], i1 = ids[1], i2 = ids[2], i3 = ids[3];
@@ -766,9 +764,9 @@ integrate_positions_4(f2d_world *w, int64_t (*rows)[4], int64_t (*disp)[4], cons
 	const __m128i zero128 = _mm_setzero_si128();
 	c = _mm256_unpacklo_epi64(dr, zero);
 	d = _mm256_unpackhi_epi64(dr, zero);
-	__m256i add[4] = {_mm256_permute2x128_si256(a, c, 0x20), _mm256_permute2x128_si256(b, d, 0x20),
-	                  _mm256_permute2x128_si256(a, c, 0x31),
-	                  _mm256_permute2x128_si256(b, d, 0x31)};
+	__m256i add[4] = {
+	    _mm256_permute2x128_si256(a, c, 0x20), _mm256_permute2x128_si256(b, d, 0x20),
+	    _mm256_permute2x128_si256(a, c, 0x31), _mm256_permute2x128_si256(b, d, 0x31)};
 	__m128i pc = low32_256(oc), ps = low32_256(os), px = low32_256(cx), py = low32_256(cy);
 	t0 = _mm_unpacklo_epi32(pc, ps);
 	t1 = _mm_unpackhi_epi32(pc, ps);
@@ -789,10 +787,13 @@ integrate_positions_4(f2d_world *w, int64_t (*rows)[4], int64_t (*disp)[4], cons
 		__m256i lx = _mm256_cvtepi32_epi64(_mm_unpacklo_epi32(u0, u1));
 		__m256i ly = _mm256_cvtepi32_epi64(_mm_unpackhi_epi32(u0, u1));
 		__m256i rx = f2d_round_shift_256(
-		    _mm256_sub_epi64(_mm256_mul_epi32(oc, lx), _mm256_mul_epi32(os, ly)), half16, 16);
+		    _mm256_sub_epi64(_mm256_mul_epi32(oc, lx), _mm256_mul_epi32(os, ly)), half16,
+		    16);
 		__m256i ry = f2d_round_shift_256(
-		    _mm256_add_epi64(_mm256_mul_epi32(os, lx), _mm256_mul_epi32(oc, ly)), half16, 16);
-		__m128i ox = low32_256(_mm256_sub_epi64(cx, rx)), oy = low32_256(_mm256_sub_epi64(cy, ry));
+		    _mm256_add_epi64(_mm256_mul_epi32(os, lx), _mm256_mul_epi32(oc, ly)), half16,
+		    16);
+		__m128i ox = low32_256(_mm256_sub_epi64(cx, rx)),
+		        oy = low32_256(_mm256_sub_epi64(cy, ry));
 		__m128i o01 = _mm_unpacklo_epi32(ox, oy), o23 = _mm_unpackhi_epi32(ox, oy);
 		org[0] = o01;
 		org[1] = _mm_unpackhi_epi64(o01, o01);
@@ -831,19 +832,20 @@ integrate_positions_4(f2d_world *w, int64_t (*rows)[4], int64_t (*disp)[4], cons
 /* The moving bodies ids[0 .. n - 1] by 4 (one call per substep: the loop inside the AVX2
  * code), their velocities in the rows or, rows NULL, in the bodies (then the origins too: a
  * step with joints); returns how many it took, a multiple of 4. */
-AVX2 static int32_t integrate_positions_avx2(f2d_world *w, int64_t (*rows)[4],
-                                             int64_t (*disp)[4], const int32_t *ids,
-                                             int32_t n, fix16_t h, int64_t max_t,
-                                             int64_t max_t2, fix16_t max_r)
+AVX2 static int32_t integrate_positions_avx2(f2d_world *w, int64_t (*rows)[4], int64_t (*disp)[4],
+                                             const int32_t *ids, int32_t n, fix16_t h,
+                                             int64_t max_t, int64_t max_t2, fix16_t max_r)
 {
 	int32_t k = 0;
 	if (rows != NULL) { /* two loops: each a copy of integrate_positions_4 for its case */
 		for (; k + 4 <= n; k += 4) {
-			integrate_positions_4(w, rows, disp, &ids[k], h, max_t, max_t2, max_r, true);
+			integrate_positions_4(w, rows, disp, &ids[k], h, max_t, max_t2, max_r,
+			                      true);
 		}
 	} else {
 		for (; k + 4 <= n; k += 4) {
-			integrate_positions_4(w, NULL, disp, &ids[k], h, max_t, max_t2, max_r, false);
+			integrate_positions_4(w, NULL, disp, &ids[k], h, max_t, max_t2, max_r,
+			                      false);
 		}
 	}
 	return k;
@@ -858,9 +860,9 @@ AVX2 static int32_t integrate_positions_avx2(f2d_world *w, int64_t (*rows)[4],
  * nothing reads them during the substeps of a step without joints (the contact passes read
  * the rows and the displacement rows only), and an origin is a function of the final centre
  * and rotation alone. */
-static bool integrate_positions_lists(f2d_world *w, fix16_t max_translation,
-                                      fix16_t max_rotation, int64_t (*rows)[4],
-                                      int64_t (*disp)[4], const body_lists *l, int kernel)
+static bool integrate_positions_lists(f2d_world *w, fix16_t max_translation, fix16_t max_rotation,
+                                      int64_t (*rows)[4], int64_t (*disp)[4], const body_lists *l,
+                                      int kernel)
 {
 	int64_t max_t = max_translation;
 	int64_t max_t2 = max_t * max_t;
@@ -1119,8 +1121,8 @@ static bool soft_step(f2d_world *w, int32_t nj)
 			out_of_range |= integrate_positions_lists(w, max_t, max_r, rows,
 			                                          w->solver_disp, &bl, kernel);
 		} else if (lists) {
-			out_of_range |= integrate_positions_bodies_lists(w, max_t, max_r,
-			                                                 w->solver_disp, &bl, kernel);
+			out_of_range |= integrate_positions_bodies_lists(
+			    w, max_t, max_r, w->solver_disp, &bl, kernel);
 		} else {
 			out_of_range |= integrate_positions_soft(w, max_t, max_r, rows, w->solver_disp);
 		}

@@ -804,10 +804,10 @@ START_TEST(integrate_rotation_256)
 			qs[k].s += (fix16_t)(rng_next(&state) % 65) - 32;
 		}
 	}
-	const fix16_t far[] = {1023,        1024,        1025,      -1024,     -1025,
-	                       566,         567,         -566,      -567,      1 << 17,
-	                       -(1 << 17),  (1 << 17) + 1, 1 << 18, 262144 + 3, 65536,
-	                       F2D_HALF_PI, -F2D_HALF_PI, INT32_MAX, -INT32_MAX, INT32_MIN + 1};
+	const fix16_t far[] = {1023,        1024,          1025,      -1024,      -1025,
+	                       566,         567,           -566,      -567,       1 << 17,
+	                       -(1 << 17),  (1 << 17) + 1, 1 << 18,   262144 + 3, 65536,
+	                       F2D_HALF_PI, -F2D_HALF_PI,  INT32_MAX, -INT32_MAX, INT32_MIN + 1};
 	int64_t covered = 0, small_unit = 0;
 	for (int k = 0; k < 96; ++k) {
 		f2d_rot q[4] = {qs[k], qs[(k + 1) % 96], qs[(k + 2) % 96], qs[(k + 3) % 96]};
@@ -828,15 +828,18 @@ START_TEST(integrate_rotation_256)
 				if (out[j].c != e.c || out[j].s != e.s) {
 					ck_abort_msg("q (%d, %d), hw %d: 4 lanes (%d, %d), "
 					             "f2d_integrate_rotation_small (%d, %d)",
-					             q[j].c, q[j].s, hw[j], out[j].c, out[j].s, e.c, e.s);
+					             q[j].c, q[j].s, hw[j], out[j].c, out[j].s, e.c,
+					             e.s);
 				}
-				small_unit += (hw[j] >= -500 && hw[j] <= 500 && (k + j) % 3 == 0) ? 1 : 0;
+				small_unit +=
+				    (hw[j] >= -500 && hw[j] <= 500 && (k + j) % 3 == 0) ? 1 : 0;
 			}
 		}
 	}
 	/* 32 unit rotations x 1001 small turns, each in some lane */
 	ck_assert_int_eq(small_unit, 32 * 1001);
-	printf("turns across 4 lanes: %lld covered, %lld small turns of unit rotations\n", (long long)covered, (long long)small_unit);
+	printf("turns across 4 lanes: %lld covered, %lld small turns of unit rotations\n",
+	       (long long)covered, (long long)small_unit);
 	ck_assert_int_ge(covered, 96 * 566);
 #endif
 }
