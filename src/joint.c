@@ -2072,8 +2072,8 @@ static inline void project_body(f2d_world *w, f2d_body *body, f2d_vec2 r, f2d_ve
 	}
 	body->center = f2d_v((fix16_t)x, (fix16_t)y);
 	fix16_t angle = correction_angle(body->inv_inertia, r, p);
-	if (angle != 0) {
-		body->q = f2d_integrate_rotation(body->q, angle);
+	if (angle != 0) { /* the same value; small turns inline (fmath.h) */
+		body->q = f2d_integrate_rotation_small(body->q, angle);
 	}
 	f2d_vec2 lc = body->local_center;
 	body->origin =

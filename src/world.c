@@ -600,49 +600,294 @@ static void integrate_velocities_lists(f2d_world *w, int64_t (*rows)[4], const b
 	}
 }
 
+/* integrate_velocities over the lists, on the bodies (a step with joints, whose velocities
+ * live in the bodies): the same operations as integrate_velocities' on each body (whose
+ * velocity is its own; the saturation flag is only ever set), without its tests per id */
+static void integrate_velocities_bodies_lists(f2d_world *w, const body_lists *l)
+{
+	f2d_vec2 hg = f2d_v(f2d_mul(w->h, w->gravity.x), f2d_mul(w->h, w->gravity.y));
+	for (int32_t k = 0; k < l->np; ++k) {
+		f2d_body *b = &w->bodies[l->plain[k]];
+		b->v.x = f2d_sat_flag((int64_t)b->v.x + hg.x, &w->saturated);
+		b->v.y = f2d_sat_flag((int64_t)b->v.y + hg.y, &w->saturated);
+	}
+	for (int32_t k = 0; k < l->ng; ++k) {
+		f2d_body *b = &w->bodies[l->general[k]];
+		vel3 v = integrate_velocity(w, b, hg, (vel3){b->v.x, b->v.y, b->w});
+		b->v = f2d_v(v.x, v.y);
+		b->w = v.w;
+	}
+}
+
+/* One moving body of integrate_positions_lists (below): the common body's operations, else
+ * integrate_position from the start. */
+static inline void integrate_position_list(f2d_world *w, f2d_body *b, int64_t *r, int64_t *dp,
+                                           fix16_t h, int64_t max_t, int64_t max_t2, fix16_t max_r)
+{
+	vel3 v = {(fix16_t)r[0], (fix16_t)r[1], (fix16_t)r[2]};
+	/* The common body, no cap and inside the world: integrate_position's operations
+	 * without its tests. Then |d| <= max_t <= 64 m and |centre| <= 8192 m, so c fits
+	 * fix16 and c - centre = d exactly; the turn's test is |dr| <= max_r (< 2^17) in
+	 * unsigned form, the centre's |c| <= F2D_WORLD_LIMIT. Else integrate_position from
+	 * the start (nothing written yet). */
+	f2d_vec2 d = f2d_v(f2d_mul(h, v.x), f2d_mul(h, v.y));
+	fix16_t dr = f2d_mul(h, v.w);
+	int64_t cx = (int64_t)b->center.x + d.x, cy = (int64_t)b->center.y + d.y;
+	if (f2d_dot64(d, d) > max_t2 || (uint32_t)dr + (uint32_t)max_r > 2u * (uint32_t)max_r ||
+	    (uint64_t)(cx + F2D_WORLD_LIMIT) > 2u * (uint64_t)F2D_WORLD_LIMIT ||
+	    (uint64_t)(cy + F2D_WORLD_LIMIT) > 2u * (uint64_t)F2D_WORLD_LIMIT) {
+		if (integrate_position(w, b, &v, max_t, max_t2, max_r, dp, false)) {
+			r[0] = v.x;
+			r[1] = v.y;
+			r[2] = v.w;
+		}
+		return;
+	}
+	dp[0] += d.x;
+	dp[1] += d.y;
+	dp[2] += dr;
+	b->center = f2d_v((fix16_t)cx, (fix16_t)cy);
+	b->q = integrate_rotation(b->q, dr);
+}
+
+/* integrate_positions_bodies_lists' body (a step with joints: the velocity in the body, the
+ * origin set every substep) */
+static inline void integrate_position_body(f2d_world *w, f2d_body *b, int64_t *dp, int64_t max_t,
+                                           int64_t max_t2, fix16_t max_r)
+{
+	vel3 v = {b->v.x, b->v.y, b->w};
+	if (integrate_position(w, b, &v, max_t, max_t2, max_r, dp, true)) {
+		b->v = f2d_v(v.x, v.y);
+		b->w = v.w;
+	}
+}
+
+#if F2D_X86_SIMD && !defined(F2D_INTEGRATE_EXACT_ONLY)
+#define F2D_INTEGRATE_SIMD 1
+#include "integrate_simd.h"
+
+/* ---- integrate_positions_lists across 4 bodies (AVX2: 4 x 64-bit lanes) ----
+ * integrate_position_list's fast case, operation for operation, on 4 moving bodies at a time
+ * (integrate_simd.h: why each vector operation gives the scalar one's bits); a lane whose body
+ * the fast case does not cover (a cap, the world's edge, a turn outside
+ * f2d_integrate_rotation_small's closed forms or one that renormalises) takes
+ * integrate_position_list itself, from the unchanged state, in list order (so
+ * f2d_stop_at_edge keeps the same last body). The tests are integrate_position_list's, as
+ * compares of sign-extended 64-bit values; the centre and displacement updates are the same
+ * integer sums. tests/test_integrate_paths.c compares this build with the exact-only one at
+ * the range edges (its boundary worlds put moves, turns and centres on every bound and 1-2
+ * LSB either side); tests/test_math.c the turn with f2d_integrate_rotation_small. */
+#define AVX2 F2D_AVX2
+_Static_assert(offsetof(f2d_body, center) == offsetof(f2d_body, q) + 8 && sizeof(f2d_rot) == 8 &&
+                   offsetof(f2d_body, w) == offsetof(f2d_body, v) + 8 &&
+                   offsetof(f2d_body, force) == offsetof(f2d_body, w) + 4,
+               "integrate_positions_4 loads q and the centre, v and w as 4 x int32");
+
+/* the low 32 bits of each lane, packed */
+AVX2 static inline __m128i low32_256(__m256i x)
+{
+	return _mm256_castsi256_si128(
+	    _mm256_permutevar8x32_epi32(x, _mm256_setr_epi32(0, 2, 4, 6, 0, 2, 4, 6)));
+}
+
+/* The 4 x int32 at p0 .. p3 (4 bodies' q and centre, or velocity), as 4 vectors of 64-bit
+ * lanes: x[k] holds the k-th value of each */
+AVX2 static inline void load4x4_256(const void *p0, const void *p1, const void *p2, const void *p3,
+                                    __m256i x[4])
+{
+	__m128i b0 = _mm_loadu_si128((const __m128i *)p0);
+	__m128i b1 = _mm_loadu_si128((const __m128i *)p1);
+	__m128i b2 = _mm_loadu_si128((const __m128i *)p2);
+	__m128i b3 = _mm_loadu_si128((const __m128i *)p3);
+	__m128i t0 = _mm_unpacklo_epi32(b0, b1), t1 = _mm_unpacklo_epi32(b2, b3);
+	__m128i t2 = _mm_unpackhi_epi32(b0, b1), t3 = _mm_unpackhi_epi32(b2, b3);
+	x[0] = _mm256_cvtepi32_epi64(_mm_unpacklo_epi64(t0, t1));
+	x[1] = _mm256_cvtepi32_epi64(_mm_unpackhi_epi64(t0, t1));
+	x[2] = _mm256_cvtepi32_epi64(_mm_unpacklo_epi64(t2, t3));
+	x[3] = _mm256_cvtepi32_epi64(_mm_unpackhi_epi64(t2, t3));
+}
+
+/* The bodies ids[0 .. 3]: writes the fast lanes, runs the others. rows NULL: a step with
+ * joints, the velocities in the bodies and the origins set too (integrate_position with
+ * set_origin: lc = 0 needs no test, rotate(q, 0) = 0). */
+AVX2 static inline __attribute__((always_inline)) void
+integrate_positions_4(f2d_world *w, int64_t (*rows)[4], int64_t (*disp)[4], const int32_t *ids,
+                      fix16_t h, int64_t max_t, int64_t max_t2, fix16_t max_r, const bool in_rows)
+{
+	f2d_body *bodies = w->bodies;
+	int32_t i0 = ids[0], i1 = ids[1], i2 = ids[2], i3 = ids[3];
+	/* q and centre: 4 x int32 at &q (core.h: center follows q) */
+	__m256i x4[4];
+	load4x4_256(&bodies[i0].q, &bodies[i1].q, &bodies[i2].q, &bodies[i3].q, x4);
+	__m256i qc = x4[0], qs = x4[1], cx = x4[2], cy = x4[3];
+	__m128i t0, t1, t2, t3;
+	__m256i a, b, c, d, vx, vy, vw;
+	if (in_rows) { /* the velocity rows (vx, vy, w, -) transposed */
+		__m256i r0 = _mm256_loadu_si256((const __m256i *)(const void *)rows[i0]);
+		__m256i r1 = _mm256_loadu_si256((const __m256i *)(const void *)rows[i1]);
+		__m256i r2 = _mm256_loadu_si256((const __m256i *)(const void *)rows[i2]);
+		__m256i r3 = _mm256_loadu_si256((const __m256i *)(const void *)rows[i3]);
+		a = _mm256_unpacklo_epi64(r0, r1);
+		b = _mm256_unpackhi_epi64(r0, r1);
+		c = _mm256_unpacklo_epi64(r2, r3);
+		d = _mm256_unpackhi_epi64(r2, r3);
+		vx = _mm256_permute2x128_si256(a, c, 0x20);
+		vy = _mm256_permute2x128_si256(b, d, 0x20);
+		vw = _mm256_permute2x128_si256(a, c, 0x31);
+	} else { /* the bodies' v and w (core.h: w follows v) */
+		__m256i x[4];
+		load4x4_256(&bodies[i0].v, &bodies[i1].v, &bodies[i2].v, &bodies[i3].v, x);
+		vx = x[0];
+		vy = x[1];
+		vw = x[2];
+	}
+	/* d = h v, dr = h w (f2d_mul) */
+	const __m256i hh = _mm256_set1_epi64x(h), half16 = _mm256_set1_epi64x(0x8000);
+	__m256i dx = f2d_round_shift_256(_mm256_mul_epi32(hh, vx), half16, 16);
+	__m256i dy = f2d_round_shift_256(_mm256_mul_epi32(hh, vy), half16, 16);
+	__m256i dr = f2d_round_shift_256(_mm256_mul_epi32(hh, vw), half16, 16);
+	/* integrate_position_list's tests */
+	__m256i d2 = _mm256_add_epi64(_mm256_mul_epi32(dx, dx), _mm256_mul_epi32(dy, dy));
+	__m256i bad = _mm256_cmpgt_epi64(d2, _mm256_set1_epi64x(max_t2));
+	bad = _mm256_or_si256(bad, _mm256_cmpgt_epi64(dr, _mm256_set1_epi64x(max_r)));
+	bad = _mm256_or_si256(bad, _mm256_cmpgt_epi64(_mm256_set1_epi64x(-(int64_t)max_r), dr));
+	cx = _mm256_add_epi64(cx, dx);
+	cy = _mm256_add_epi64(cy, dy);
+	const __m256i lim = _mm256_set1_epi64x(F2D_WORLD_LIMIT),
+	              nlim = _mm256_set1_epi64x(-(int64_t)F2D_WORLD_LIMIT);
+	bad = _mm256_or_si256(bad, _mm256_cmpgt_epi64(cx, lim));
+	bad = _mm256_or_si256(bad, _mm256_cmpgt_epi64(nlim, cx));
+	bad = _mm256_or_si256(bad, _mm256_cmpgt_epi64(cy, lim));
+	bad = _mm256_or_si256(bad, _mm256_cmpgt_epi64(nlim, cy));
+	__m256i oc = qc, os = qs; /* no turn in any lane (a body at rest): q stays */
+	if (!_mm256_testz_si256(dr, dr)) {
+		bad = _mm256_or_si256(bad, f2d_turn_256(qc, qs, dr, &oc, &os));
+	}
+	unsigned fast = ~(unsigned)_mm256_movemask_pd(_mm256_castsi256_pd(bad)) & 15u;
+	/* the fast lanes' displacement rows (dx, dy, dr, 0) and their q and centre */
+	a = _mm256_unpacklo_epi64(dx, dy);
+	b = _mm256_unpackhi_epi64(dx, dy);
+	const __m256i zero = _mm256_setzero_si256();
+	const __m128i zero128 = _mm_setzero_si128();
+	c = _mm256_unpacklo_epi64(dr, zero);
+	d = _mm256_unpackhi_epi64(dr, zero);
+	__m256i add[4] = {
+	    _mm256_permute2x128_si256(a, c, 0x20), _mm256_permute2x128_si256(b, d, 0x20),
+	    _mm256_permute2x128_si256(a, c, 0x31), _mm256_permute2x128_si256(b, d, 0x31)};
+	__m128i pc = low32_256(oc), ps = low32_256(os), px = low32_256(cx), py = low32_256(cy);
+	t0 = _mm_unpacklo_epi32(pc, ps);
+	t1 = _mm_unpackhi_epi32(pc, ps);
+	t2 = _mm_unpacklo_epi32(px, py);
+	t3 = _mm_unpackhi_epi32(px, py);
+	__m128i out[4] = {_mm_unpacklo_epi64(t0, t2), _mm_unpackhi_epi64(t0, t2),
+	                  _mm_unpacklo_epi64(t1, t3), _mm_unpackhi_epi64(t1, t3)};
+	__m128i org[4] = {zero128, zero128, zero128, zero128};
+	if (!in_rows) { /* origin = c - rotate(q', lc) (f2d_rotate, f2d_sub) */
+		__m128i l01 = _mm_unpacklo_epi64(
+		    _mm_loadl_epi64((const __m128i *)(const void *)&bodies[i0].local_center),
+		    _mm_loadl_epi64((const __m128i *)(const void *)&bodies[i1].local_center));
+		__m128i l23 = _mm_unpacklo_epi64(
+		    _mm_loadl_epi64((const __m128i *)(const void *)&bodies[i2].local_center),
+		    _mm_loadl_epi64((const __m128i *)(const void *)&bodies[i3].local_center));
+		/* (x0 y0 x1 y1), (x2 y2 x3 y3) -> x, y */
+		__m128i u0 = _mm_unpacklo_epi32(l01, l23), u1 = _mm_unpackhi_epi32(l01, l23);
+		__m256i lx = _mm256_cvtepi32_epi64(_mm_unpacklo_epi32(u0, u1));
+		__m256i ly = _mm256_cvtepi32_epi64(_mm_unpackhi_epi32(u0, u1));
+		__m256i rx = f2d_round_shift_256(
+		    _mm256_sub_epi64(_mm256_mul_epi32(oc, lx), _mm256_mul_epi32(os, ly)), half16,
+		    16);
+		__m256i ry = f2d_round_shift_256(
+		    _mm256_add_epi64(_mm256_mul_epi32(os, lx), _mm256_mul_epi32(oc, ly)), half16,
+		    16);
+		__m128i ox = low32_256(_mm256_sub_epi64(cx, rx)),
+		        oy = low32_256(_mm256_sub_epi64(cy, ry));
+		__m128i o01 = _mm_unpacklo_epi32(ox, oy), o23 = _mm_unpackhi_epi32(ox, oy);
+		org[0] = o01;
+		org[1] = _mm_unpackhi_epi64(o01, o01);
+		org[2] = o23;
+		org[3] = _mm_unpackhi_epi64(o23, o23);
+	}
+	if (fast == 15u) { /* the common case, straight */
+		for (int32_t j = 0; j < 4; ++j) {
+			__m256i *dp = (__m256i *)(void *)disp[ids[j]];
+			_mm256_storeu_si256(dp, _mm256_add_epi64(_mm256_loadu_si256(dp), add[j]));
+			_mm_storeu_si128((__m128i *)(void *)&bodies[ids[j]].q, out[j]);
+			if (!in_rows) {
+				_mm_storel_epi64((__m128i *)(void *)&bodies[ids[j]].origin, org[j]);
+			}
+		}
+		return;
+	}
+	for (int32_t j = 0; j < 4; ++j) {
+		int32_t i = ids[j];
+		if (fast & (1u << j)) {
+			__m256i *dp = (__m256i *)(void *)disp[i];
+			_mm256_storeu_si256(dp, _mm256_add_epi64(_mm256_loadu_si256(dp), add[j]));
+			_mm_storeu_si128((__m128i *)(void *)&bodies[i].q, out[j]);
+			if (!in_rows) {
+				_mm_storel_epi64((__m128i *)(void *)&bodies[i].origin, org[j]);
+			}
+		} else if (in_rows) {
+			integrate_position_list(w, &bodies[i], rows[i], disp[i], h, max_t, max_t2,
+			                        max_r);
+		} else {
+			integrate_position_body(w, &bodies[i], disp[i], max_t, max_t2, max_r);
+		}
+	}
+}
+
+/* The moving bodies ids[0 .. n - 1] by 4 (one call per substep: the loop inside the AVX2
+ * code), their velocities in the rows or, rows NULL, in the bodies (then the origins too: a
+ * step with joints); returns how many it took, a multiple of 4. */
+AVX2 static int32_t integrate_positions_avx2(f2d_world *w, int64_t (*rows)[4], int64_t (*disp)[4],
+                                             const int32_t *ids, int32_t n, fix16_t h,
+                                             int64_t max_t, int64_t max_t2, fix16_t max_r)
+{
+	int32_t k = 0;
+	if (rows != NULL) { /* two loops: each a copy of integrate_positions_4 for its case */
+		for (; k + 4 <= n; k += 4) {
+			integrate_positions_4(w, rows, disp, &ids[k], h, max_t, max_t2, max_r,
+			                      true);
+		}
+	} else {
+		for (; k + 4 <= n; k += 4) {
+			integrate_positions_4(w, NULL, disp, &ids[k], h, max_t, max_t2, max_r,
+			                      false);
+		}
+	}
+	return k;
+}
+#undef AVX2
+#else
+#define F2D_INTEGRATE_SIMD 0
+#endif
+
 /* integrate_positions_soft on the rows over the moving bodies, in id order (f2d_stop_at_edge
  * keeps the last body it stopped); the origins are left to soft_step's end (origins_lists):
  * nothing reads them during the substeps of a step without joints (the contact passes read
  * the rows and the displacement rows only), and an origin is a function of the final centre
  * and rotation alone. */
-static bool integrate_positions_lists(f2d_world *w, fix16_t max_translation,
-                                      fix16_t max_rotation, int64_t (*rows)[4],
-                                      int64_t (*disp)[4], const body_lists *l)
+static bool integrate_positions_lists(f2d_world *w, fix16_t max_translation, fix16_t max_rotation,
+                                      int64_t (*rows)[4], int64_t (*disp)[4], const body_lists *l,
+                                      int kernel)
 {
 	int64_t max_t = max_translation;
 	int64_t max_t2 = max_t * max_t;
 	fix16_t max_r = max_rotation;
 	const fix16_t h = w->h; /* locals: the body stores could alias w's fields */
 	f2d_body *bodies = w->bodies;
-	for (int32_t k = 0; k < l->nm; ++k) {
+	int32_t k = 0;
+#if F2D_INTEGRATE_SIMD
+	if (kernel != F2D_KERNEL_SCALAR) {
+		k = integrate_positions_avx2(w, rows, disp, l->moving, l->nm, h, max_t, max_t2,
+		                             max_r);
+	}
+#else
+	(void)kernel;
+#endif
+	for (; k < l->nm; ++k) {
 		int32_t i = l->moving[k];
-		int64_t *r = rows[i], *dp = disp[i];
-		f2d_body *b = &bodies[i];
-		vel3 v = {(fix16_t)r[0], (fix16_t)r[1], (fix16_t)r[2]};
-		/* The common body, no cap and inside the world: integrate_position's operations
-		 * without its tests. Then |d| <= max_t <= 64 m and |centre| <= 8192 m, so c fits
-		 * fix16 and c - centre = d exactly; the turn's test is |dr| <= max_r (< 2^17) in
-		 * unsigned form, the centre's |c| <= F2D_WORLD_LIMIT. Else integrate_position from
-		 * the start (nothing written yet). */
-		f2d_vec2 d = f2d_v(f2d_mul(h, v.x), f2d_mul(h, v.y));
-		fix16_t dr = f2d_mul(h, v.w);
-		int64_t cx = (int64_t)b->center.x + d.x, cy = (int64_t)b->center.y + d.y;
-		if (f2d_dot64(d, d) > max_t2 ||
-		    (uint32_t)dr + (uint32_t)max_r > 2u * (uint32_t)max_r ||
-		    (uint64_t)(cx + F2D_WORLD_LIMIT) > 2u * (uint64_t)F2D_WORLD_LIMIT ||
-		    (uint64_t)(cy + F2D_WORLD_LIMIT) > 2u * (uint64_t)F2D_WORLD_LIMIT) {
-			if (integrate_position(w, b, &v, max_t, max_t2, max_r, dp, false)) {
-				r[0] = v.x;
-				r[1] = v.y;
-				r[2] = v.w;
-			}
-			continue;
-		}
-		dp[0] += d.x;
-		dp[1] += d.y;
-		dp[2] += dr;
-		b->center = f2d_v((fix16_t)cx, (fix16_t)cy);
-		b->q = integrate_rotation(b->q, dr);
+		integrate_position_list(w, &bodies[i], rows[i], disp[i], h, max_t, max_t2, max_r);
 	}
 	return w->stopped_at_edge;
 }
@@ -651,19 +896,23 @@ static bool integrate_positions_lists(f2d_world *w, fix16_t max_translation,
  * between the substeps: the origins too) over the moving bodies, in id order */
 static bool integrate_positions_bodies_lists(f2d_world *w, fix16_t max_translation,
                                              fix16_t max_rotation, int64_t (*disp)[4],
-                                             const body_lists *l)
+                                             const body_lists *l, int kernel)
 {
 	int64_t max_t = max_translation;
 	int64_t max_t2 = max_t * max_t;
 	fix16_t max_r = max_rotation;
-	for (int32_t k = 0; k < l->nm; ++k) {
+	int32_t k = 0;
+#if F2D_INTEGRATE_SIMD
+	if (kernel != F2D_KERNEL_SCALAR) { /* 4 at a time, rows NULL: the bodies */
+		k = integrate_positions_avx2(w, NULL, disp, l->moving, l->nm, w->h, max_t, max_t2,
+		                             max_r);
+	}
+#else
+	(void)kernel;
+#endif
+	for (; k < l->nm; ++k) {
 		int32_t i = l->moving[k];
-		f2d_body *b = &w->bodies[i];
-		vel3 v = {b->v.x, b->v.y, b->w};
-		if (integrate_position(w, b, &v, max_t, max_t2, max_r, disp[i], true)) {
-			b->v = f2d_v(v.x, v.y);
-			b->w = v.w;
-		}
+		integrate_position_body(w, &w->bodies[i], disp[i], max_t, max_t2, max_r);
 	}
 	return w->stopped_at_edge;
 }
@@ -830,6 +1079,7 @@ static bool soft_step(f2d_world *w, int32_t nj)
 	const bool lists = true;
 #endif
 	int32_t *moving = w->integ_list, *plain = moving + nb, *general = plain + nb;
+	const int kernel = f2d_kernel_level(); /* integrate_positions_lists' */
 	body_lists bl = {moving, plain, general, 0, 0, 0};
 	for (int32_t i = 0; i < nb; ++i) {
 		const f2d_body *b = &w->bodies[i];
@@ -855,6 +1105,8 @@ static bool soft_step(f2d_world *w, int32_t nj)
 	for (int32_t s = 0; s < n; ++s) {
 		if (lists && rows != NULL) {
 			integrate_velocities_lists(w, rows, &bl);
+		} else if (lists) {
+			integrate_velocities_bodies_lists(w, &bl);
 		} else if (rows != NULL) {
 			integrate_velocities_rows(w, rows);
 		} else {
@@ -873,11 +1125,11 @@ static bool soft_step(f2d_world *w, int32_t nj)
 		f2d_joints_solve(w, nj,
 		                 w->def.iterations - 1); /* the last: impulses to the joints */
 		if (lists && rows != NULL) {
-			out_of_range |=
-			    integrate_positions_lists(w, max_t, max_r, rows, w->solver_disp, &bl);
+			out_of_range |= integrate_positions_lists(w, max_t, max_r, rows,
+			                                          w->solver_disp, &bl, kernel);
 		} else if (lists) {
-			out_of_range |= integrate_positions_bodies_lists(w, max_t, max_r,
-			                                                 w->solver_disp, &bl);
+			out_of_range |= integrate_positions_bodies_lists(
+			    w, max_t, max_r, w->solver_disp, &bl, kernel);
 		} else {
 			out_of_range |= integrate_positions_soft(w, max_t, max_r, rows, w->solver_disp);
 		}

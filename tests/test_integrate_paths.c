@@ -439,12 +439,52 @@ START_TEST(lists_match_loops_over_ids)
 }
 END_TEST
 
+/* The other kernels' builds (the helpers test_integrate_paths_scalar, F2D_NO_SIMD, and
+ * test_integrate_paths_avx2, F2D_NO_AVX512; this binary runs the CPU's own) print the lines of
+ * the exact-only helper, world by world and step by step. */
+static void compare_helpers(const char *variant, const char *name)
+{
+	FILE *e = popen("'" F2D_INTEGRATE_PATHS_EXACT "'", "r"), *v = popen(variant, "r");
+	ck_assert_msg(e != NULL && v != NULL, "cannot run %s or %s", F2D_INTEGRATE_PATHS_EXACT,
+	              variant);
+	char le[256], lv[256];
+	int64_t lines = 0, worlds = 0;
+	while (fgets(le, sizeof le, e) != NULL) {
+		ck_assert_msg(fgets(lv, sizeof lv, v) != NULL, "%s: ends at line %lld", name,
+		              (long long)lines + 1);
+		ck_assert_msg(strcmp(le, lv) == 0,
+		              "%s: line %lld: \"%.100s\", the exact-only build: \"%.100s\"", name,
+		              (long long)lines + 1, lv, le);
+		++lines;
+		worlds += le[0] == 'c' ? 1 : 0;
+	}
+	ck_assert_msg(fgets(lv, sizeof lv, v) == NULL, "%s: more lines than the exact build", name);
+	ck_assert_int_eq(pclose(e), 0);
+	ck_assert_int_eq(pclose(v), 0);
+	ck_assert_int_eq(worlds, WORLDS + BOUNDARY_WORLDS);
+	ck_assert_int_eq(lines, (int64_t)(WORLDS + BOUNDARY_WORLDS) * (STEPS + 1));
+}
+
+START_TEST(scalar_kernel_matches)
+{
+	compare_helpers("'" F2D_INTEGRATE_PATHS_SCALAR "'", "scalar (F2D_NO_SIMD)");
+}
+END_TEST
+
+START_TEST(avx2_kernel_matches)
+{
+	compare_helpers("'" F2D_INTEGRATE_PATHS_AVX2 "'", "AVX2 (F2D_NO_AVX512)");
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("integrate_paths");
 	TCase *tc = tcase_create("integrate_paths");
 	tcase_set_timeout(tc, 600);
 	tcase_add_test(tc, lists_match_loops_over_ids);
+	tcase_add_test(tc, scalar_kernel_matches);
+	tcase_add_test(tc, avx2_kernel_matches);
 	suite_add_tcase(s, tc);
 	SRunner *sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);

@@ -757,6 +757,94 @@ START_TEST(integrate_rotation_small)
 }
 END_TEST
 
+#include "integrate_simd.h" /* core.h: F2D_X86_SIMD */
+#if F2D_X86_SIMD
+
+/* f2d_turn_256 on 4 lanes (src/integrate_simd.h): the lanes it covers into out, its mask */
+F2D_AVX2 static unsigned turn_4(const f2d_rot q[4], const fix16_t hw[4], f2d_rot out[4])
+{
+	__m256i qc = _mm256_setr_epi64x(q[0].c, q[1].c, q[2].c, q[3].c);
+	__m256i qs = _mm256_setr_epi64x(q[0].s, q[1].s, q[2].s, q[3].s);
+	__m256i h = _mm256_setr_epi64x(hw[0], hw[1], hw[2], hw[3]);
+	__m256i oc, os;
+	unsigned rest =
+	    (unsigned)_mm256_movemask_pd(_mm256_castsi256_pd(f2d_turn_256(qc, qs, h, &oc, &os)));
+	int64_t c[4], s[4];
+	_mm256_storeu_si256((__m256i *)(void *)c, oc);
+	_mm256_storeu_si256((__m256i *)(void *)s, os);
+	for (int j = 0; j < 4; ++j) {
+		out[j].c = (fix16_t)c[j];
+		out[j].s = (fix16_t)s[j];
+	}
+	return rest;
+}
+#endif
+
+/* The step's turn across 4 bodies (src/world.c integrate_positions_4, the turn f2d_turn_256 of
+ * src/integrate_simd.h) equals f2d_integrate_rotation_small in every lane it covers: every hw
+ * from -4096 to 4096 LSB on the rotations of integrate_rotation_small above (unit, 1 LSB off,
+ * random near the circle; the 4 lanes take 4 different rotations), and hw far outside (the
+ * range test keeps t = hw 2^14 within the 32 bits the products read). It must cover the small
+ * turns of unit rotations. */
+START_TEST(integrate_rotation_256)
+{
+#if F2D_X86_SIMD
+	__builtin_cpu_init();
+	if (!__builtin_cpu_supports("avx2")) {
+		return;
+	}
+	uint64_t state = 0x5A11ull;
+	f2d_rot qs[96];
+	for (int k = 0; k < 96; ++k) {
+		qs[k] = f2d_make_rot((fix16_t)((int64_t)k * 411775 / 96 - F2D_PI));
+		if (k % 3 == 1) {
+			qs[k].c += (k & 4) ? 1 : -1;
+		} else if (k % 3 == 2) {
+			qs[k].c += (fix16_t)(rng_next(&state) % 65) - 32;
+			qs[k].s += (fix16_t)(rng_next(&state) % 65) - 32;
+		}
+	}
+	const fix16_t far[] = {1023,        1024,          1025,      -1024,      -1025,
+	                       566,         567,           -566,      -567,       1 << 17,
+	                       -(1 << 17),  (1 << 17) + 1, 1 << 18,   262144 + 3, 65536,
+	                       F2D_HALF_PI, -F2D_HALF_PI,  INT32_MAX, -INT32_MAX, INT32_MIN + 1};
+	int64_t covered = 0, small_unit = 0;
+	for (int k = 0; k < 96; ++k) {
+		f2d_rot q[4] = {qs[k], qs[(k + 1) % 96], qs[(k + 2) % 96], qs[(k + 3) % 96]};
+		for (int64_t h0 = -4096 - 20; h0 <= 4096; h0 += 4) {
+			fix16_t hw[4];
+			for (int j = 0; j < 4; ++j) {
+				int64_t x = h0 + j;
+				hw[j] = (fix16_t)(x < -4096 ? far[x + 4096 + 20] : x);
+			}
+			f2d_rot out[4];
+			unsigned rest = turn_4(q, hw, out);
+			for (int j = 0; j < 4; ++j) {
+				if (rest & (1u << j)) {
+					continue;
+				}
+				++covered;
+				f2d_rot e = f2d_integrate_rotation_small(q[j], hw[j]);
+				if (out[j].c != e.c || out[j].s != e.s) {
+					ck_abort_msg("q (%d, %d), hw %d: 4 lanes (%d, %d), "
+					             "f2d_integrate_rotation_small (%d, %d)",
+					             q[j].c, q[j].s, hw[j], out[j].c, out[j].s, e.c,
+					             e.s);
+				}
+				small_unit +=
+				    (hw[j] >= -500 && hw[j] <= 500 && (k + j) % 3 == 0) ? 1 : 0;
+			}
+		}
+	}
+	/* 32 unit rotations x 1001 small turns, each in some lane */
+	ck_assert_int_eq(small_unit, 32 * 1001);
+	printf("turns across 4 lanes: %lld covered, %lld small turns of unit rotations\n",
+	       (long long)covered, (long long)small_unit);
+	ck_assert_int_ge(covered, 96 * 566);
+#endif
+}
+END_TEST
+
 static void check_atan2(fix16_t y, fix16_t x)
 {
 	fix16_t got = f2d_atan2(y, x);
@@ -999,6 +1087,7 @@ static Suite *math_suite(void)
 	tcase_add_test(tc2, rotations);
 	tcase_add_test(tc2, sincos_shortcuts);
 	tcase_add_test(tc2, integrate_rotation_small);
+	tcase_add_test(tc2, integrate_rotation_256);
 	tcase_add_test(tc2, atan2_pairs);
 	suite_add_tcase(suite, tc2);
 
