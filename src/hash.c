@@ -562,18 +562,14 @@ static void fs_init(fstream *fs)
 	fs->done = 0;
 }
 
-static XXH_TARGET_AVX512 void fs_consume(fstream *fs, encoder *e)
+/* stripes [from, k) of the buffer into fs->acc, the scramble after each 16th */
+static XXH_TARGET_AVX512 void fs_stripes_avx512(fstream *fs, const uint8_t *buf, size_t from,
+                                                size_t k)
 {
-	const size_t len = e->len;
-	if (len <= 64) {
-		return; /* no stripe ends before the last byte */
-	}
-	const size_t k = (len - 1) / 64; /* stripes that end before the last byte */
 	__m512i acc = _mm512_loadu_si512((const void *)fs->acc);
 	uint64_t done = fs->done;
-	/* the buffer's first stripe is the last one taken when bytes were kept before */
-	for (size_t i = (size_t)(done - fs->n / 64); i < k; ++i) {
-		const __m512i data = _mm512_loadu_si512((const void *)(e->buf + 64 * i));
+	for (size_t i = from; i < k; ++i) {
+		const __m512i data = _mm512_loadu_si512((const void *)(buf + 64 * i));
 		acc = fs_accumulate(acc, data, XXH3_kSecret + 8 * (done & 15));
 		if ((++done & 15) == 0) {
 			acc = fs_scramble(acc);
@@ -581,20 +577,64 @@ static XXH_TARGET_AVX512 void fs_consume(fstream *fs, encoder *e)
 	}
 	_mm512_storeu_si512((void *)fs->acc, acc);
 	fs->done = done;
+}
+
+static XXH_TARGET_AVX2 void fs_stripes_avx2(fstream *fs, const uint8_t *buf, size_t from,
+                                            size_t k)
+{
+	uint64_t done = fs->done;
+	for (size_t i = from; i < k; ++i) {
+		XXH3_accumulate_512_avx2(fs->acc, buf + 64 * i, XXH3_kSecret + 8 * (done & 15));
+		if ((++done & 15) == 0) {
+			XXH3_scrambleAcc_avx2(fs->acc, XXH3_kSecret + XXH_SECRET_DEFAULT_SIZE - 64);
+		}
+	}
+	fs->done = done;
+}
+
+static void fs_consume(fstream *fs, encoder *e)
+{
+	const size_t len = e->len;
+	if (len <= 64) {
+		return; /* no stripe ends before the last byte */
+	}
+	const size_t k = (len - 1) / 64; /* stripes that end before the last byte */
+	/* the buffer's first stripe is the last one taken when bytes were kept before */
+	const size_t from = (size_t)(fs->done - fs->n / 64);
+	if (e->simd == 2) {
+		fs_stripes_avx512(fs, e->buf, from, k);
+	} else {
+		fs_stripes_avx2(fs, e->buf, from, k);
+	}
 	fs->n += 64 * (k - 1);
 	memmove(e->buf, e->buf + 64 * (k - 1), len - 64 * (k - 1));
 	e->len = len - 64 * (k - 1);
 }
 
-/* the hash: the stripes left, the last 64 bytes with the secret at 121, the merge */
-static XXH_TARGET_AVX512 uint64_t fs_finish(fstream *fs, encoder *e)
+static XXH_TARGET_AVX512 void fs_last_avx512(fstream *fs, const uint8_t *last)
 {
-	fs_consume(fs, e); /* the buffer then holds the input's last 65..128 bytes */
 	__m512i acc = _mm512_loadu_si512((const void *)fs->acc);
-	const __m512i last = _mm512_loadu_si512((const void *)(e->buf + e->len - 64));
-	acc = fs_accumulate(acc, last,
+	acc = fs_accumulate(acc, _mm512_loadu_si512((const void *)last),
 	                    XXH3_kSecret + XXH_SECRET_DEFAULT_SIZE - 64 - XXH_SECRET_LASTACC_START);
 	_mm512_storeu_si512((void *)fs->acc, acc);
+}
+
+static XXH_TARGET_AVX2 void fs_last_avx2(fstream *fs, const uint8_t *last)
+{
+	XXH3_accumulate_512_avx2(fs->acc, last,
+	                         XXH3_kSecret + XXH_SECRET_DEFAULT_SIZE - 64 -
+	                             XXH_SECRET_LASTACC_START);
+}
+
+/* the hash: the stripes left, the last 64 bytes with the secret at 121, the merge */
+static uint64_t fs_finish(fstream *fs, encoder *e)
+{
+	fs_consume(fs, e); /* the buffer then holds the input's last 65..128 bytes */
+	if (e->simd == 2) {
+		fs_last_avx512(fs, e->buf + e->len - 64);
+	} else {
+		fs_last_avx2(fs, e->buf + e->len - 64);
+	}
 	return XXH3_mergeAccs(fs->acc, XXH3_kSecret + XXH_SECRET_MERGEACCS_START,
 	                      (uint64_t)(fs->n + e->len) * XXH_PRIME64_1);
 }
@@ -1030,12 +1070,12 @@ static uint64_t min_bytes(const f2d_world *w)
 /* fresh: every record written field by field by the portable encoder (no runs, no gathers);
  * fresh_digests: the shape digests computed from the records instead of the cached ones (both:
  * the reference) */
-static uint64_t hash_world(const f2d_world *w, bool fresh, bool fresh_digests)
+static uint64_t hash_world(const f2d_world *w, bool fresh, bool fresh_digests, int level)
 {
 	XXH3_state_t state;
 	encoder e;
 	e.state = &state;
-	e.simd = simd_level();
+	e.simd = level;
 	e.len = 0;
 	bool gather = false; /* the VBMI gathers */
 #if F2D_X86_SIMD
@@ -1044,7 +1084,7 @@ static uint64_t hash_world(const f2d_world *w, bool fresh, bool fresh_digests)
 	e.fs = NULL;
 #if F2D_X86_SIMD
 	fstream fs;
-	if (e.simd == 2 && !fresh && min_bytes(w) > XXH3_MIDSIZE_MAX) { /* see fs_consume */
+	if (e.simd >= 1 && !fresh && min_bytes(w) > XXH3_MIDSIZE_MAX) { /* see fs_consume */
 		fs_init(&fs);
 		e.fs = &fs;
 	}
@@ -1090,21 +1130,28 @@ uint64_t f2d_hash_world(const f2d_world *w)
 	}
 	/* and the fast encoders (the cached digests, the copied runs, the VBMI gathers) give the
 	 * portable encoder's bytes: a record they miss or misplace changes the hash */
-	uint64_t h = hash_world(w, false, false);
-	if (h != hash_world(w, true, true)) { /* the shapes section recomputed from scratch */
+	uint64_t h = hash_world(w, false, false, simd_level());
+	/* the shapes section recomputed from scratch */
+	if (h != hash_world(w, true, true, simd_level())) {
 		fprintf(stderr,
 		        "fix2d: F2D_HASH_CHECK: the fast hash differs from the reference\n");
 		abort();
 	}
 	return h;
 #else
-	return hash_world(w, false, false);
+	return hash_world(w, false, false, simd_level());
 #endif
 }
 
 uint64_t f2d_hash_world_reference(const f2d_world *w)
 {
-	return hash_world(w, true, true);
+	return hash_world(w, true, true, simd_level());
+}
+
+uint64_t f2d_hash_world_level(const f2d_world *w, int level)
+{
+	const int cpu = simd_level();
+	return hash_world(w, false, false, level < cpu ? (level < 0 ? 0 : level) : cpu);
 }
 
 /* ---- phase hashes (f2d_world_step_traced) ----

@@ -250,9 +250,20 @@ END_TEST
  * on, equals the reference's (which writes every record field by field). Then a world whose
  * body slots mix dead, static, kinematic and dynamic bodies with and without options, the last
  * slot of the array alive and dead, arbiters of one and two points. */
-#define SAME(w, what)                                                                              \
-	ck_assert_msg(f2d_world_hash(w) == f2d_hash_world_reference(w),                            \
-	              "fast hash differs from the reference: %s", what)
+#define SAME(w, what) same_at_every_level(w, what)
+
+/* f2d_world_hash and each SIMD level's fast path below the CPU's (f2d_hash_world_level: 0 no
+ * SIMD, 1 AVX2 with hash.c's own XXH3 loop, 2 AVX-512, its loop and the VBMI gathers) equal
+ * the reference */
+static void same_at_every_level(const f2d_world *w, const char *what)
+{
+	const uint64_t ref = f2d_hash_world_reference(w);
+	ck_assert_msg(f2d_world_hash(w) == ref, "fast hash differs from the reference: %s", what);
+	for (int level = 0; level <= 2; ++level) {
+		ck_assert_msg(f2d_hash_world_level(w, level) == ref,
+		              "level %d's fast hash differs from the reference: %s", level, what);
+	}
+}
 
 START_TEST(fast_encoders_write_the_reference_bytes)
 {
