@@ -1062,6 +1062,7 @@ static void put_arbiters(encoder *e, const f2d_world *w, bool fresh, bool gather
 	end(e, p);
 }
 
+#if F2D_X86_SIMD
 /* the fewest bytes the world's encoding can have: the settings (70), three pools (24), 5 a body
  * or joint slot, the masses and shapes sections (16), the arbiter count and 17 an arbiter */
 static uint64_t min_bytes(const f2d_world *w)
@@ -1069,6 +1070,7 @@ static uint64_t min_bytes(const f2d_world *w)
 	return 70u + 24u + 16u + 4u + 5u * (uint64_t)w->body_ids.next +
 	       5u * (uint64_t)w->joint_ids.next + 17u * (uint64_t)w->arbiter_count;
 }
+#endif
 
 /* fresh: every record written field by field by the portable encoder (no runs, no gathers);
  * fresh_digests: the shape digests computed from the records instead of the cached ones (both:
