@@ -110,7 +110,7 @@ typedef struct encoder {
 	uint8_t buf[8192] F2D_ALIGN64;
 	XXH3_state_t *state;
 	struct fstream *fs; /* not NULL: flush runs XXH3's long loop here (fs_consume), not state */
-	int simd; /* 0 XXH3's default loop, 1 AVX2, 2 AVX-512 */
+	int simd;           /* 0 XXH3's default loop, 1 AVX2, 2 AVX-512 */
 	size_t len;
 } encoder;
 
@@ -533,8 +533,7 @@ static bool have_vbmi(void)
 #define FS_INLINE static inline __attribute__((always_inline))
 
 /* XXH3_accumulate_512_avx512 and XXH3_scrambleAcc_avx512 on a register */
-FS_INLINE XXH_TARGET_AVX512 __m512i fs_accumulate(__m512i acc, __m512i data,
-                                                 const uint8_t *secret)
+FS_INLINE XXH_TARGET_AVX512 __m512i fs_accumulate(__m512i acc, __m512i data, const uint8_t *secret)
 {
 	const __m512i key = _mm512_loadu_si512((const void *)secret);
 	const __m512i dk = _mm512_xor_si512(data, key);
@@ -582,8 +581,7 @@ static XXH_TARGET_AVX512 void fs_stripes_avx512(fstream *fs, const uint8_t *buf,
 	fs->done = done;
 }
 
-static XXH_TARGET_AVX2 void fs_stripes_avx2(fstream *fs, const uint8_t *buf, size_t from,
-                                            size_t k)
+static XXH_TARGET_AVX2 void fs_stripes_avx2(fstream *fs, const uint8_t *buf, size_t from, size_t k)
 {
 	uint64_t done = fs->done;
 	for (size_t i = from; i < k; ++i) {
@@ -624,9 +622,8 @@ static XXH_TARGET_AVX512 void fs_last_avx512(fstream *fs, const uint8_t *last)
 
 static XXH_TARGET_AVX2 void fs_last_avx2(fstream *fs, const uint8_t *last)
 {
-	XXH3_accumulate_512_avx2(fs->acc, last,
-	                         XXH3_kSecret + XXH_SECRET_DEFAULT_SIZE - 64 -
-	                             XXH_SECRET_LASTACC_START);
+	XXH3_accumulate_512_avx2(
+	    fs->acc, last, XXH3_kSecret + XXH_SECRET_DEFAULT_SIZE - 64 - XXH_SECRET_LASTACC_START);
 }
 
 /* the hash: the stripes left, the last 64 bytes with the secret at 121, the merge */
