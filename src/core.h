@@ -778,6 +778,10 @@ uint64_t f2d_hash_world(const f2d_world *w);
 /** The same hash with every shape digest recomputed from its record (tests: the cache is never
  *  stale when this equals f2d_hash_world). */
 uint64_t f2d_hash_world_reference(const f2d_world *w);
+/** The fast hash (f2d_hash_world's bytes and function) with the x86 SIMD paths capped at level:
+ *  0 none (XXH3_update's default loop, no gathers), 1 AVX2, 2 AVX-512 (and the VBMI gathers);
+ *  the CPU's own level caps it too (tests: every path gives the reference's hash). */
+uint64_t f2d_hash_world_level(const f2d_world *w, int level);
 /** Recomputes s->digest; call after any change to the shape's hash record (see hash.c). Also
  *  clears the world's cache of the shapes section (f2d_hash_shapes_changed). */
 void f2d_shape_refresh_digest(f2d_world *w, f2d_shape *s);

@@ -64,7 +64,10 @@
  * (f2d_hash_world_reference: every record field by field, every digest and the shapes section
  * recomputed). core.h lays out an arbiter so that its record lies in its first 64 bytes, and
  * keeps bodies, shapes, joints and arbiters in 64-byte aligned arrays (one line an arbiter,
- * two a body). */
+ * two a body). On x86-64 with AVX2 or AVX-512, an encoding of more than 240 bytes goes through
+ * XXH3-64's long loop run here on the 64-byte aligned buffer (fs_consume, fs_finish) instead of
+ * XXH3_update: the same operations on the accumulators, the same hash (f2d_hash_world_level
+ * lets test_hash_cache check each path against the reference). */
 #include "core.h"
 
 #include <stddef.h>
@@ -96,12 +99,31 @@
  * (see the top of the file). Same content covered. */
 #define F2D_HASH_FORMAT 6u
 
+/* the buffer on a cache line's start: the 64-byte stripe loads never straddle two lines */
+#if defined(__GNUC__) || defined(__TINYC__)
+#define F2D_ALIGN64 __attribute__((aligned(64)))
+#else
+#define F2D_ALIGN64
+#endif
+
 typedef struct encoder {
+	uint8_t buf[8192] F2D_ALIGN64;
 	XXH3_state_t *state;
-	int simd; /* 0 XXH3's default loop, 1 AVX2, 2 AVX-512 */
-	uint8_t buf[8192];
+	struct fstream *fs; /* not NULL: flush runs XXH3's long loop here (fs_consume), not state */
+	int simd;           /* 0 XXH3's default loop, 1 AVX2, 2 AVX-512 */
 	size_t len;
 } encoder;
+
+/* XXH3-64's long loop run by fs_consume (x86-64 with AVX-512, a hash of more than 240 bytes) */
+typedef struct fstream {
+	uint64_t acc[8] F2D_ALIGN64; /* XXH3's accumulators */
+	uint64_t n;                  /* bytes of the input before the buffer's first */
+	uint64_t done;               /* stripes accumulated */
+} fstream;
+
+#if F2D_X86_SIMD
+static void fs_consume(fstream *fs, encoder *e);
+#endif
 
 #if F2D_X86_SIMD
 static XXH_TARGET_AVX2 void update_avx2(XXH3_state_t *state, const uint8_t *p, size_t n)
@@ -135,6 +157,10 @@ static int simd_level(void)
 static void flush(encoder *e)
 {
 #if F2D_X86_SIMD
+	if (e->fs != NULL) {
+		fs_consume(e->fs, e);
+		return;
+	}
 	if (e->simd == 2) {
 		update_avx512(e->state, e->buf, e->len);
 	} else if (e->simd == 1) {
@@ -254,7 +280,7 @@ static inline uint8_t *room(encoder *e, uint8_t *p, size_t n)
 	if ((size_t)(p - e->buf) + n > sizeof e->buf) {
 		e->len = (size_t)(p - e->buf);
 		flush(e);
-		return e->buf;
+		return e->buf + e->len; /* fs_consume keeps bytes */
 	}
 	return p;
 }
@@ -487,6 +513,131 @@ static bool have_vbmi(void)
 	return false;
 #endif
 }
+
+/* ---- XXH3's long loop on the encoder's buffer (AVX-512; a hash of more than 240 bytes) ----
+ * XXH3-64 (seed 0, the default secret) of an input longer than 240 bytes is: stripe i (bytes
+ * [64 i, 64 i + 64)) accumulated with the secret at 8 (i mod 16) for every stripe that ends
+ * before the input's last byte, the accumulators scrambled after each 16th such stripe, then
+ * the input's last 64 bytes accumulated with the secret at 121 and the accumulators merged
+ * with len * PRIME64_1 (xxhash.h's XXH3_hashLong_64b, whose streaming form gives the same).
+ * fs_consume runs that loop on the buffer's stripes that end before its last byte whenever the
+ * encoder flushes (an 8 KB buffer, 64-byte aligned) and keeps the last stripe taken and the
+ * bytes after it at the buffer's start (65..128 bytes, so the input's last 64 bytes are in the
+ * buffer at the end, for fs_finish). Against XXH3_update on the same buffer: no copy of every
+ * flush's tail into XXH3's state, no per-call bookkeeping, aligned stripe loads; the same
+ * operations on the accumulators (XXH3_accumulate_512_avx512, XXH3_scrambleAcc_avx512,
+ * XXH3_mergeAccs), so the same hash (checked against the portable encoder and XXH3_update in
+ * every F2D_HASH_CHECK hash and by test_hash_cache). Flushing smaller chunks to overlap the
+ * records' loads with the arithmetic was slower (256 bytes 2.3x, 1 KB 1.02x the old hash on
+ * pyramid20): a stripe loaded soon after its bytes were stored waits for the stores. */
+#define FS_INLINE static inline __attribute__((always_inline))
+
+/* XXH3_accumulate_512_avx512 and XXH3_scrambleAcc_avx512 on a register */
+FS_INLINE XXH_TARGET_AVX512 __m512i fs_accumulate(__m512i acc, __m512i data, const uint8_t *secret)
+{
+	const __m512i key = _mm512_loadu_si512((const void *)secret);
+	const __m512i dk = _mm512_xor_si512(data, key);
+	const __m512i dk_lo = _mm512_shuffle_epi32(dk, (_MM_PERM_ENUM)_MM_SHUFFLE(0, 3, 0, 1));
+	const __m512i product = _mm512_mul_epu32(dk, dk_lo);
+	const __m512i swap = _mm512_shuffle_epi32(data, (_MM_PERM_ENUM)_MM_SHUFFLE(1, 0, 3, 2));
+	return _mm512_add_epi64(product, _mm512_add_epi64(acc, swap));
+}
+
+FS_INLINE XXH_TARGET_AVX512 __m512i fs_scramble(__m512i acc)
+{
+	const __m512i prime32 = _mm512_set1_epi32((int)XXH_PRIME32_1);
+	const __m512i data = _mm512_xor_si512(acc, _mm512_srli_epi64(acc, 47));
+	const __m512i key =
+	    _mm512_loadu_si512((const void *)(XXH3_kSecret + XXH_SECRET_DEFAULT_SIZE - 64));
+	const __m512i dk = _mm512_xor_si512(data, key);
+	const __m512i dk_hi = _mm512_shuffle_epi32(dk, (_MM_PERM_ENUM)_MM_SHUFFLE(0, 3, 0, 1));
+	const __m512i lo = _mm512_mul_epu32(dk, prime32);
+	const __m512i hi = _mm512_mul_epu32(dk_hi, prime32);
+	return _mm512_add_epi64(lo, _mm512_slli_epi64(hi, 32));
+}
+
+static void fs_init(fstream *fs)
+{
+	static const uint64_t init[8] = XXH3_INIT_ACC;
+	memcpy(fs->acc, init, sizeof init);
+	fs->n = 0;
+	fs->done = 0;
+}
+
+/* stripes [from, k) of the buffer into fs->acc, the scramble after each 16th */
+static XXH_TARGET_AVX512 void fs_stripes_avx512(fstream *fs, const uint8_t *buf, size_t from,
+                                                size_t k)
+{
+	__m512i acc = _mm512_loadu_si512((const void *)fs->acc);
+	uint64_t done = fs->done;
+	for (size_t i = from; i < k; ++i) {
+		const __m512i data = _mm512_loadu_si512((const void *)(buf + 64 * i));
+		acc = fs_accumulate(acc, data, XXH3_kSecret + 8 * (done & 15));
+		if ((++done & 15) == 0) {
+			acc = fs_scramble(acc);
+		}
+	}
+	_mm512_storeu_si512((void *)fs->acc, acc);
+	fs->done = done;
+}
+
+static XXH_TARGET_AVX2 void fs_stripes_avx2(fstream *fs, const uint8_t *buf, size_t from, size_t k)
+{
+	uint64_t done = fs->done;
+	for (size_t i = from; i < k; ++i) {
+		XXH3_accumulate_512_avx2(fs->acc, buf + 64 * i, XXH3_kSecret + 8 * (done & 15));
+		if ((++done & 15) == 0) {
+			XXH3_scrambleAcc_avx2(fs->acc, XXH3_kSecret + XXH_SECRET_DEFAULT_SIZE - 64);
+		}
+	}
+	fs->done = done;
+}
+
+static void fs_consume(fstream *fs, encoder *e)
+{
+	const size_t len = e->len;
+	if (len <= 64) {
+		return; /* no stripe ends before the last byte */
+	}
+	const size_t k = (len - 1) / 64; /* stripes that end before the last byte */
+	/* the buffer's first stripe is the last one taken when bytes were kept before */
+	const size_t from = (size_t)(fs->done - fs->n / 64);
+	if (e->simd == 2) {
+		fs_stripes_avx512(fs, e->buf, from, k);
+	} else {
+		fs_stripes_avx2(fs, e->buf, from, k);
+	}
+	fs->n += 64 * (k - 1);
+	memmove(e->buf, e->buf + 64 * (k - 1), len - 64 * (k - 1));
+	e->len = len - 64 * (k - 1);
+}
+
+static XXH_TARGET_AVX512 void fs_last_avx512(fstream *fs, const uint8_t *last)
+{
+	__m512i acc = _mm512_loadu_si512((const void *)fs->acc);
+	acc = fs_accumulate(acc, _mm512_loadu_si512((const void *)last),
+	                    XXH3_kSecret + XXH_SECRET_DEFAULT_SIZE - 64 - XXH_SECRET_LASTACC_START);
+	_mm512_storeu_si512((void *)fs->acc, acc);
+}
+
+static XXH_TARGET_AVX2 void fs_last_avx2(fstream *fs, const uint8_t *last)
+{
+	XXH3_accumulate_512_avx2(
+	    fs->acc, last, XXH3_kSecret + XXH_SECRET_DEFAULT_SIZE - 64 - XXH_SECRET_LASTACC_START);
+}
+
+/* the hash: the stripes left, the last 64 bytes with the secret at 121, the merge */
+static uint64_t fs_finish(fstream *fs, encoder *e)
+{
+	fs_consume(fs, e); /* the buffer then holds the input's last 65..128 bytes */
+	if (e->simd == 2) {
+		fs_last_avx512(fs, e->buf + e->len - 64);
+	} else {
+		fs_last_avx2(fs, e->buf + e->len - 64);
+	}
+	return XXH3_mergeAccs(fs->acc, XXH3_kSecret + XXH_SECRET_MERGEACCS_START,
+	                      (uint64_t)(fs->n + e->len) * XXH_PRIME64_1);
+}
 #endif
 
 /* The shape's record (what its digest covers): everything of the shape that is state, except
@@ -568,6 +719,7 @@ static uint64_t shape_digest(const f2d_shape *s)
 {
 	encoder e;
 	e.state = NULL; /* a record (< 256 bytes) never fills the buffer: nothing is flushed */
+	e.fs = NULL;
 	e.simd = 0;
 	e.len = 0;
 	need(&e, 256);
@@ -686,6 +838,7 @@ static uint64_t shapes_section(const f2d_world *w, bool fresh_digests, int simd,
 	XXH3_state_t state;
 	encoder e;
 	e.state = &state;
+	e.fs = NULL;
 	e.simd = simd;
 	e.len = 0;
 	XXH3_64bits_reset(&state);
@@ -713,6 +866,7 @@ static uint64_t masses_section(const f2d_world *w, int simd, int32_t *nb)
 	XXH3_state_t state;
 	encoder e;
 	e.state = &state;
+	e.fs = NULL;
 	e.simd = simd;
 	e.len = 0;
 	XXH3_64bits_reset(&state);
@@ -905,21 +1059,41 @@ static void put_arbiters(encoder *e, const f2d_world *w, bool fresh, bool gather
 	end(e, p);
 }
 
+#if F2D_X86_SIMD
+/* the fewest bytes the world's encoding can have: the settings (70), three pools (24), 5 a body
+ * or joint slot, the masses and shapes sections (16), the arbiter count and 17 an arbiter */
+static uint64_t min_bytes(const f2d_world *w)
+{
+	return 70u + 24u + 16u + 4u + 5u * (uint64_t)w->body_ids.next +
+	       5u * (uint64_t)w->joint_ids.next + 17u * (uint64_t)w->arbiter_count;
+}
+#endif
+
 /* fresh: every record written field by field by the portable encoder (no runs, no gathers);
  * fresh_digests: the shape digests computed from the records instead of the cached ones (both:
  * the reference) */
-static uint64_t hash_world(const f2d_world *w, bool fresh, bool fresh_digests)
+static uint64_t hash_world(const f2d_world *w, bool fresh, bool fresh_digests, int level)
 {
 	XXH3_state_t state;
 	encoder e;
 	e.state = &state;
-	e.simd = simd_level();
+	e.simd = level;
 	e.len = 0;
 	bool gather = false; /* the VBMI gathers */
 #if F2D_X86_SIMD
 	gather = !fresh && e.simd == 2 && have_vbmi();
 #endif
-	XXH3_64bits_reset(&state);
+	e.fs = NULL;
+#if F2D_X86_SIMD
+	fstream fs;
+	if (e.simd >= 1 && !fresh && min_bytes(w) > XXH3_MIDSIZE_MAX) { /* see fs_consume */
+		fs_init(&fs);
+		e.fs = &fs;
+	}
+#endif
+	if (e.fs == NULL) {
+		XXH3_64bits_reset(&state);
+	}
 	put_settings(&e, w);
 	put_pool(&e, &w->body_ids);
 	put_bodies(&e, w, fresh, gather);
@@ -931,6 +1105,11 @@ static uint64_t hash_world(const f2d_world *w, bool fresh, bool fresh_digests)
 	put_arbiters(&e, w, fresh, gather);
 	put_options(&e, w, nb, ns);
 	flush(&e);
+#if F2D_X86_SIMD
+	if (e.fs != NULL) {
+		return fs_finish(&fs, &e);
+	}
+#endif
 	return XXH3_64bits_digest(&state);
 }
 
@@ -953,21 +1132,28 @@ uint64_t f2d_hash_world(const f2d_world *w)
 	}
 	/* and the fast encoders (the cached digests, the copied runs, the VBMI gathers) give the
 	 * portable encoder's bytes: a record they miss or misplace changes the hash */
-	uint64_t h = hash_world(w, false, false);
-	if (h != hash_world(w, true, true)) { /* the shapes section recomputed from scratch */
+	uint64_t h = hash_world(w, false, false, simd_level());
+	/* the shapes section recomputed from scratch */
+	if (h != hash_world(w, true, true, simd_level())) {
 		fprintf(stderr,
 		        "fix2d: F2D_HASH_CHECK: the fast hash differs from the reference\n");
 		abort();
 	}
 	return h;
 #else
-	return hash_world(w, false, false);
+	return hash_world(w, false, false, simd_level());
 #endif
 }
 
 uint64_t f2d_hash_world_reference(const f2d_world *w)
 {
-	return hash_world(w, true, true);
+	return hash_world(w, true, true, simd_level());
+}
+
+uint64_t f2d_hash_world_level(const f2d_world *w, int level)
+{
+	const int cpu = simd_level();
+	return hash_world(w, false, false, level < cpu ? (level < 0 ? 0 : level) : cpu);
 }
 
 /* ---- phase hashes (f2d_world_step_traced) ----
@@ -987,6 +1173,7 @@ uint64_t f2d_hash_world_reference(const f2d_world *w)
 static void phase_begin(encoder *e, XXH3_state_t *state, f2d_phase phase)
 {
 	e->state = state;
+	e->fs = NULL;
 	e->simd = 0;
 	e->len = 0;
 	XXH3_64bits_reset(state);

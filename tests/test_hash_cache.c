@@ -250,9 +250,20 @@ END_TEST
  * on, equals the reference's (which writes every record field by field). Then a world whose
  * body slots mix dead, static, kinematic and dynamic bodies with and without options, the last
  * slot of the array alive and dead, arbiters of one and two points. */
-#define SAME(w, what)                                                                              \
-	ck_assert_msg(f2d_world_hash(w) == f2d_hash_world_reference(w),                            \
-	              "fast hash differs from the reference: %s", what)
+#define SAME(w, what) same_at_every_level(w, what)
+
+/* f2d_world_hash and each SIMD level's fast path below the CPU's (f2d_hash_world_level: 0 no
+ * SIMD, 1 AVX2 with hash.c's own XXH3 loop, 2 AVX-512, its loop and the VBMI gathers) equal
+ * the reference */
+static void same_at_every_level(const f2d_world *w, const char *what)
+{
+	const uint64_t ref = f2d_hash_world_reference(w);
+	ck_assert_msg(f2d_world_hash(w) == ref, "fast hash differs from the reference: %s", what);
+	for (int level = 0; level <= 2; ++level) {
+		ck_assert_msg(f2d_hash_world_level(w, level) == ref,
+		              "level %d's fast hash differs from the reference: %s", level, what);
+	}
+}
 
 START_TEST(fast_encoders_write_the_reference_bytes)
 {
@@ -316,6 +327,63 @@ START_TEST(fast_encoders_write_the_reference_bytes)
 	ck_assert_int_gt(stats.arbiter_count, 0);
 	ck_assert_int_gt(stats.contact_point_count, stats.arbiter_count);     /* some with two */
 	ck_assert_int_lt(stats.contact_point_count, 2 * stats.arbiter_count); /* some with one */
+	f2d_destroy_world(w);
+}
+END_TEST
+
+/* ---- XXH3's long loop run by hash.c on its buffer (fs_consume, x86-64 with AVX-512) ----
+ * The fast hash runs XXH3-64's long loop itself when the encoding has more than 240 bytes; the
+ * reference (f2d_hash_world_reference) goes through XXH3_update. Bodies are added one at a
+ * time (a live body slot is 57 bytes, coprime to 64, a dead one 5): the encoding's length takes
+ * every value mod 64 (the last stripe's overlap), passes 240 (XXH3's short and long forms),
+ * whole 1 KB blocks (the scramble) and the 8 KB buffer (flushes that keep the tail); the body
+ * fields hold the int32 range's edges (0x80000000, 0x7fffffff, -1, 0: no arithmetic is done on
+ * them, the bytes must pass through unchanged), and some slots die and come back. */
+static void edge_fields(f2d_body *b, int32_t k)
+{
+	static const int32_t edges[4] = {INT32_MIN, INT32_MAX, -1, 0};
+	fix16_t *run[13] = {&b->sleep_time, &b->origin.x, &b->origin.y, &b->q.c, &b->q.s,
+	                    &b->center.x,   &b->center.y, &b->v.x,      &b->v.y, &b->w,
+	                    &b->force.x,    &b->force.y,  &b->torque};
+	for (int32_t i = 0; i < 13; ++i) {
+		*run[i] = edges[(k + i) & 3];
+	}
+}
+
+START_TEST(xxh3_loop_at_every_length)
+{
+	f2d_world *w = new_world();
+	SAME(w, "empty");
+	f2d_body_id ids[260];
+	int32_t n = 0;
+	for (int32_t i = 0; i < 260; ++i) {
+		f2d_body_type type = i % 3 == 0 ? F2D_STATIC_BODY : F2D_DYNAMIC_BODY;
+		ids[n++] = add_body(w, type, F2D_FIX(i % 40 - 20), F2D_FIX(i / 40 * 3));
+		if (i % 4 == 0) {
+			add_box(w, ids[n - 1], F2D_ONE / 2, F2D_ONE / 2);
+		}
+		SAME(w, "a body more");
+		if (i % 11 == 5) { /* a dead slot (5 bytes) and a free id in the pool */
+			CHECK_OK(f2d_destroy_body(w, ids[i / 2]));
+			SAME(w, "a dead slot");
+			ids[i / 2] = add_body(w, F2D_DYNAMIC_BODY, 0, F2D_FIX(30));
+			SAME(w, "the slot again");
+			CHECK_OK(f2d_destroy_body(w, ids[i / 3]));
+			SAME(w, "another dead slot");
+			ids[i / 3] = ids[--n];
+		}
+	}
+	/* the int32 range's edges in every field of the body record */
+	for (int32_t i = 0; i < w->body_ids.next; ++i) {
+		if (w->bodies[i].alive) {
+			edge_fields(&w->bodies[i], i);
+			if (i % 16 == 0) {
+				SAME(w, "edge values");
+			}
+		}
+	}
+	SAME(w, "edge values");
+	ck_assert_int_gt(w->body_ids.next * 57, 8192 + 1024); /* past the buffer */
 	f2d_destroy_world(w);
 }
 END_TEST
@@ -519,6 +587,7 @@ int main(void)
 	tcase_add_test(tc, every_mutation_keeps_digests_fresh);
 	tcase_add_test(tc, scenes_and_rollbacks_keep_digests_fresh);
 	tcase_add_test(tc, fast_encoders_write_the_reference_bytes);
+	tcase_add_test(tc, xxh3_loop_at_every_length);
 	tcase_add_loop_test(tc, each_shape_property_changes_the_hash_as_a_fresh_world, 0,
 	                    MUTATION_COUNT);
 	tcase_add_loop_test(tc, each_body_mutation_refreshes_the_mass_section, 0,
