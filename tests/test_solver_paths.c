@@ -55,6 +55,7 @@
 
 #include "fix2d/fix2d.h"
 #include "fix2d/scenes.h"
+#include "test_rng.h"
 
 #define F2D_SOFT_MAX 8 /* f2d_world_def.substep_count's range */
 
@@ -78,10 +79,7 @@ typedef struct rng {
 
 static uint64_t next_u64(rng *r)
 {
-	uint64_t z = (r->s += 0x9E3779B97F4A7C15ull);
-	z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-	z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-	return z ^ (z >> 31);
+	return test_splitmix(&r->s);
 }
 
 /* uniform in [lo, hi] */
