@@ -133,6 +133,27 @@ J_ATTR static unsigned J(pass)(f2d_joint_batch *x, const f2d_body *bodies, int64
 	return ok;
 }
 
+/* f2d_inverse22_fits on the lanes of a group: the range test of K (k11, k12, k22), then the row
+ * sums of |M K - I| with M the step's K^-1 in the batch; a bit per lane whose M still fits */
+J_ATTR static inline unsigned J(fits)(const f2d_joint_batch *x, int32_t o, jv k11, jv k12, jv k22)
+{
+	jv zero = J_ZERO;
+	jv lim = J_SET1(FIT_K_LIMIT), nlim = J_SET1(-FIT_K_LIMIT);
+	jp in_range =
+	    J_PAND(J_PAND(J_LT(k11, lim), J_LT(k22, lim)), J_PAND(J_LT(k12, lim), J_GT(k12, nlim)));
+	in_range = J_PANDNOT(J_POR(J_LT(k11, zero), J_LT(k22, zero)), in_range);
+	jv one = J_SET1((int64_t)1 << 32);
+	jv m11 = J_LD(x->k11 + o), m12 = J_LD(x->k12 + o), m22 = J_LD(x->k22 + o);
+	jv e11 = J_SUB(J_ADD(J_MUL(m11, k11), J_MUL(m12, k12)), one);
+	jv e12 = J_ADD(J_MUL(m11, k12), J_MUL(m12, k22));
+	jv e21 = J_ADD(J_MUL(m12, k11), J_MUL(m22, k12));
+	jv e22 = J_SUB(J_ADD(J_MUL(m12, k12), J_MUL(m22, k22)), one);
+	jv row = J_SET1(FIT_ROW);
+	jv s1 = J_ADD(J_ABS(e11), J_ABS(e12));
+	jv s2 = J_ADD(J_ABS(e21), J_ABS(e22));
+	return J_PBITS(J_PAND(in_range, J_PAND(J_LE_U(s1, row), J_LE_U(s2, row))));
+}
+
 /* f2d_joint_substep of the live lanes of a group (revolute joints without motor and limits,
  * warm starting on: revolute_geometry with its angle 0, point_k, f2d_inverse22_fits), operation
  * for operation: every product is of two fix16 values (rotations, local arms, the arms, the
@@ -184,21 +205,7 @@ J_ATTR static inline unsigned J(substep_group)(f2d_joint_batch *x, const f2d_bod
 	               J_R16(J_MUL(ib, J(fmul)(rbx, rby))));
 	jv k22 = J_ADD(J_ADD(msum, J_R16(J_MUL(ia, J(fmul)(rax, rax)))),
 	               J_R16(J_MUL(ib, J(fmul)(rbx, rbx))));
-	/* f2d_inverse22_fits: the range test, then the row sums of |M K - I| */
-	jv lim = J_SET1(FIT_K_LIMIT), nlim = J_SET1(-FIT_K_LIMIT);
-	jp in_range =
-	    J_PAND(J_PAND(J_LT(k11, lim), J_LT(k22, lim)), J_PAND(J_LT(k12, lim), J_GT(k12, nlim)));
-	in_range = J_PANDNOT(J_POR(J_LT(k11, zero), J_LT(k22, zero)), in_range);
-	jv one = J_SET1((int64_t)1 << 32);
-	jv m11 = J_LD(x->k11 + o), m12 = J_LD(x->k12 + o), m22 = J_LD(x->k22 + o);
-	jv e11 = J_SUB(J_ADD(J_MUL(m11, k11), J_MUL(m12, k12)), one);
-	jv e12 = J_ADD(J_MUL(m11, k12), J_MUL(m12, k22));
-	jv e21 = J_ADD(J_MUL(m12, k11), J_MUL(m22, k12));
-	jv e22 = J_SUB(J_ADD(J_MUL(m12, k12), J_MUL(m22, k22)), one);
-	jv row = J_SET1(FIT_ROW);
-	jv s1 = J_ADD(J_ABS(e11), J_ABS(e12));
-	jv s2 = J_ADD(J_ABS(e21), J_ABS(e22));
-	*fits |= J_PBITS(J_PAND(in_range, J_PAND(J_LE_U(s1, row), J_LE_U(s2, row)))) << o;
+	*fits |= J(fits)(x, o, k11, k12, k22) << o;
 	J_ST(x->rax + o, rax);
 	J_ST(x->ray + o, ray);
 	J_ST(x->rbx + o, rbx);
