@@ -393,9 +393,11 @@ static void refresh_joint_masses(f2d_world *w)
  * local anchors less the bodies' local centres, f2d_sub as revolute_geometry; no substep
  * changes them) */
 static unsigned substep_lanes(f2d_world *w, f2d_joint_batch *x, int kernel, bool fresh,
-                              fix16_t beta_h, fix16_t tol, bool clamp, int64_t k[3][8],
-                              unsigned *fits)
+                              int64_t k[3][8], unsigned *fits)
 {
+	fix16_t beta_h = f2d_mul(w->def.bias_factor, w->inv_h);
+	fix16_t tol = f2d_joint_tolerance(w);
+	bool clamp = w->def.joint_position_iterations > 0;
 	*fits = 0;
 	if (fresh) {
 		for (int32_t l = 0; l < x->n; ++l) {
@@ -426,16 +428,13 @@ static unsigned substep_lanes(f2d_world *w, f2d_joint_batch *x, int kernel, bool
  * order gives the same bits. */
 static void prestep_batches(f2d_world *w, int kernel)
 {
-	fix16_t beta_h = f2d_mul(w->def.bias_factor, w->inv_h);
-	fix16_t tol = f2d_joint_tolerance(w);
-	bool clamp = w->def.joint_position_iterations > 0;
 	for (int32_t nb = 0; nb < w->joint_batch_count; ++nb) {
 		f2d_joint_batch *x = &w->joint_batches[nb];
 		unsigned ok = 0, fits = 0;
 		int64_t k[3][8];
 		if (x->live != 0) {
 			/* (its fits test reads the lanes' K^-1 of before: not used here) */
-			ok = substep_lanes(w, x, kernel, true, beta_h, tol, clamp, k, &fits);
+			ok = substep_lanes(w, x, kernel, true, k, &fits);
 		}
 		for (int32_t l = 0; l < x->n; ++l) {
 			f2d_joint *j = &w->joints[x->ids[l]];
@@ -466,15 +465,12 @@ static void prestep_batches(f2d_world *w, int kernel)
  * fields: any order gives the same bits. */
 static void joints_substep_batches(f2d_world *w, int kernel)
 {
-	fix16_t beta_h = f2d_mul(w->def.bias_factor, w->inv_h);
-	fix16_t tol = f2d_joint_tolerance(w);
-	bool clamp = w->def.joint_position_iterations > 0;
 	for (int32_t nb = 0; nb < w->joint_batch_count; ++nb) {
 		f2d_joint_batch *x = &w->joint_batches[nb];
 		unsigned ok = 0, fits = 0;
 		int64_t k[3][8];
 		if (x->live != 0 && w->def.warm_starting) {
-			ok = substep_lanes(w, x, kernel, false, beta_h, tol, clamp, k, &fits);
+			ok = substep_lanes(w, x, kernel, false, k, &fits);
 		}
 		for (int32_t l = 0; l < x->n; ++l) {
 			f2d_joint *j = &w->joints[x->ids[l]];
