@@ -241,15 +241,15 @@ typedef struct f2d_contact_batch {
 	unsigned moves_a, moves_b;
 } f2d_contact_batch;
 
-/* Up to 8 joints of one colour for the AVX-512 joint pass (joint.c): their constants for the
- * step and, for the lanes in live, their accumulated point impulses during the velocity passes
- * (the joints get them back after the last one). Not state. */
+/* Up to 8 joints of one colour for the joint passes in SIMD lanes (joint_lanes.c): their
+ * constants for the step and, for the lanes in live, their accumulated point impulses during the
+ * velocity passes (the joints get them back after the last one). Not state. */
 typedef struct f2d_joint_batch {
 	int64_t ma[8], mb[8], ia[8], ib[8];
 	int64_t rax[8], ray[8], rbx[8], rby[8], bx[8], by[8];
 	int64_t k11[8], k12[8], k22[8], ix[8], iy[8];
 	/* local anchor - local centre of body a and of body b (the pre-step's, for the step's
-	 * substeps on AVX-512) */
+	 * substeps) */
 	int64_t lax[8], lay[8], lbx[8], lby[8];
 	int32_t ids[8], ba[8], bb[8]; /* joint, body a, body b */
 	int32_t n;
@@ -739,12 +739,12 @@ void f2d_joints_prestep(f2d_world *w, int32_t n);
  *  (nothing changed) on OOM. Called before the step changes anything. */
 bool f2d_joints_reserve(f2d_world *w);
 /** One velocity pass over the n coloured joints: colour after colour; the joints of a colour
- *  share no body that moves, so 8 of them at a time in AVX-512 lanes give the same bits as one
+ *  share no body that moves, so 8 of them at a time in SIMD lanes give the same bits as one
  *  after the other. */
 /** The warm start of the n coloured joints, in the same order. */
 void f2d_joints_warm_start(f2d_world *w, int32_t n);
 /** f2d_joint_substep of the n coloured joints (the colours of the step's first substep stay:
- *  which bodies move does not change within the step), the AVX-512 lanes refreshed. */
+ *  which bodies move does not change within the step), the SIMD lanes refreshed. */
 void f2d_joints_substep(f2d_world *w, int32_t n);
 void f2d_joints_solve(f2d_world *w, int32_t n, int32_t iteration);
 /** The soft step's joint relax pass: rigid rows without bias, in the solve pass's order. */

@@ -735,12 +735,11 @@ static bool io_create_joint(io *o, f2d_joint_spawn *js)
 	return true;
 }
 
-/* Format 3's types after the 4-byte header; false for an unknown type. */
-static bool format3_fields(io *o, f2d_command *c)
+/* Format 3's setters of what joints of several types have: motor, spring, weld springs,
+ * limits; false for another type. */
+static bool io_joint_setter(io *o, f2d_command *c)
 {
 	switch (c->type) {
-	case F2D_CMD_CREATE_JOINT: return io_create_joint(o, &c->u.create_joint);
-	case F2D_CMD_DESTROY_JOINT: io_joint(o, &c->u.destroy_joint.joint); return true;
 	case F2D_CMD_SET_JOINT_MOTOR:
 		io_joint(o, &c->u.joint_motor.joint);
 		io_flag(o, &c->u.joint_motor.enable);
@@ -766,6 +765,15 @@ static bool format3_fields(io *o, f2d_command *c)
 		io_fix(o, &c->u.limits.lower);
 		io_fix(o, &c->u.limits.upper);
 		return true;
+	default: return false;
+	}
+}
+
+/* Format 3's setters of one joint type's own fields (distance, mouse and motor joints); false
+ * for another type. */
+static bool io_joint_type_setter(io *o, f2d_command *c)
+{
+	switch (c->type) {
 	case F2D_CMD_SET_DISTANCE_LENGTH:
 		io_joint(o, &c->u.length.joint);
 		io_fix(o, &c->u.length.length);
@@ -793,6 +801,16 @@ static bool format3_fields(io *o, f2d_command *c)
 		io_fix(o, &c->u.correction.factor);
 		return true;
 	default: return false;
+	}
+}
+
+/* Format 3's types after the 4-byte header; false for an unknown type. */
+static bool format3_fields(io *o, f2d_command *c)
+{
+	switch (c->type) {
+	case F2D_CMD_CREATE_JOINT: return io_create_joint(o, &c->u.create_joint);
+	case F2D_CMD_DESTROY_JOINT: io_joint(o, &c->u.destroy_joint.joint); return true;
+	default: return io_joint_setter(o, c) || io_joint_type_setter(o, c);
 	}
 }
 

@@ -290,6 +290,12 @@ static inline void point_inverse(f2d_world *w, int64_t k11, int64_t k12, int64_t
 	*m22 = div_q16_by_q32(w, k11, det);
 }
 
+void f2d_revolute_inverse(f2d_world *w, int64_t k11, int64_t k12, int64_t k22, fix16_t *m11,
+                          fix16_t *m12, fix16_t *m22)
+{
+	point_inverse(w, k11, k12, k22, m11, m12, m22);
+}
+
 static inline void point_mass(f2d_world *w, const f2d_body *a, const f2d_body *b, f2d_vec2 ra,
                               f2d_vec2 rb, fix16_t *m11, fix16_t *m12, fix16_t *m22)
 {
@@ -319,22 +325,12 @@ static inline f2d_vec2 anchor_gap(const f2d_body *a, const f2d_body *b, f2d_vec2
  *   Lower limit: C = angle - lower >= 0; bias = C / h when C > 0 (speculative: may approach the
  *   limit but not pass it), beta C / h when violated; lambda = -m_axial (Cdot + bias), P >= 0.
  *   Upper limit: the mirror image with C = upper - angle. */
-/* The gap the position passes leave to the velocity bias: linear_slop / 16 (0.6 mm by default).
- * A projection of a gap that small is mostly rounding (a 2 m arm turns 3e-5 m per LSB of its
- * rotation), and moving a light, small-inertia body by it every step takes its energy: a 2 m
- * pendulum with an r 0.05 m bob lost 5-25 % of its amplitude in 30 s. Below the tolerance the
- * Baumgarte bias of the velocity solve closes the gap (a bias no larger than beta / h * tol,
- * 7 mm/s, which feeds no measurable energy into chains); above it, a pass moves the bodies. */
-static inline fix16_t joint_tolerance(const f2d_world *w)
-{
-	return w->def.linear_slop / 16;
-}
 
 #define MAX_CORRECTION F2D_MILLI(500)
 
 /* The parts of the pre-step that the positions change: the arms, the velocity bias from the
  * anchor gap and the angle of the limits. With position projection on (the default, and under
- * the soft step too), the passes rejoin the anchors of a gap above joint_tolerance on
+ * the soft step too), the passes rejoin the anchors of a gap above f2d_joint_tolerance on
  * positions, and the velocity bias works on the gap clamped to the tolerance only (a bias on
  * the whole gap would correct the same error twice, feeding energy into fast chains); with
  * joint_position_iterations = 0 the joint is Box2D-lite's, Baumgarte-stabilised. A zero
@@ -349,7 +345,7 @@ static inline void revolute_geometry(f2d_world *w, f2d_joint *j, const f2d_body 
 	if (beta_h != 0) {
 		f2d_vec2 c = anchor_gap(a, b, j->r_a, j->r_b);
 		if (w->def.joint_position_iterations > 0) {
-			fix16_t tol = joint_tolerance(w);
+			fix16_t tol = f2d_joint_tolerance(w);
 			c = f2d_v(f2d_clamp(c.x, -tol, tol), f2d_clamp(c.y, -tol, tol));
 		}
 		j->bias = f2d_v(-jmul(w, beta_h, c.x), -jmul(w, beta_h, c.y));
@@ -450,18 +446,7 @@ void f2d_joint_substep(f2d_world *w, f2d_joint *j)
  * F2D_JOINT_COUNT_PATHS: counts the joints each path handled (warm start fast, warm start
  * exact, solve fast, solve exact), so that the test can show both paths ran. Not thread-safe. */
 #ifdef F2D_JOINT_COUNT_PATHS
-extern uint64_t f2d_joint_path_counts[4];
 uint64_t f2d_joint_path_counts[4];
-#define COUNT_PATH(i) (f2d_joint_path_counts[i]++)
-/* the soft step's substep geometry on AVX-512 (joints_substep_batches): lanes done on 8 lanes,
- * lanes whose bias check failed (f2d_joint_substep instead), lanes whose K^-1 was inverted
- * again */
-extern uint64_t f2d_joint_substep_counts[3];
-uint64_t f2d_joint_substep_counts[3];
-#define COUNT_SUBSTEP(i) (f2d_joint_substep_counts[i]++)
-#else
-#define COUNT_PATH(i) ((void)0)
-#define COUNT_SUBSTEP(i) ((void)0)
 #endif
 #ifdef F2D_JOINT_EXACT_ONLY
 enum { FAST_PATH = 0 };
@@ -533,10 +518,10 @@ void f2d_joint_warm_start(f2d_world *w, f2d_joint *j)
 	f2d_body *a = &w->bodies[j->body_a];
 	f2d_body *b = &w->bodies[j->body_b];
 	if (FAST_PATH && warm_start_fast(j, a, b)) {
-		COUNT_PATH(0);
+		JR_COUNT_PATH(0);
 		return;
 	}
-	COUNT_PATH(1);
+	JR_COUNT_PATH(1);
 	fix16_t axial =
 	    jsat(w, (int64_t)j->motor_impulse + j->lower_impulse - (int64_t)j->upper_impulse);
 	apply_point(w, j, a, b, j->impulse, axial);
@@ -649,10 +634,10 @@ void f2d_joint_solve(f2d_world *w, f2d_joint *j)
 		solve_angular(w, j, a, b);
 	}
 	if (FAST_PATH && solve_point_fast(j, a, b)) {
-		COUNT_PATH(2);
+		JR_COUNT_PATH(2);
 		return;
 	}
-	COUNT_PATH(3);
+	JR_COUNT_PATH(3);
 	solve_point_exact(w, j, a, b);
 }
 
@@ -663,795 +648,11 @@ void f2d_joint_solve(f2d_world *w, f2d_joint *j)
  * yet; a joint whose bodies have all 63 goes to the overflow colour, solved last, one after
  * the other. Two joints of one colour share no body whose velocity an impulse changes (static
  * and kinematic bodies have no inverse mass), so inside a colour the order cannot change a bit,
- * and the point constraints of up to 8 joints of a colour are solved at once in AVX-512 lanes
- * (solve_point_fast on 8 lanes) with the result of one after the other. A joint with a motor or
- * limits, and a lane whose range check fails, takes f2d_joint_solve (fast path, else exact). */
-
-/* What a pass over the joints does: the warm start, a velocity iteration, or the soft step's
- * relax iteration (f2d_joints_relax). */
-typedef enum joint_pass { PASS_WARM, PASS_SOLVE, PASS_RELAX } joint_pass;
-
-static void joint_relax(f2d_world *w, f2d_joint *j, const fix16_t rigid[3]);
-
-/* One joint by the scalar code: its warm start, one velocity iteration or its relax
- * iteration (rigid: f2d_rigid_soft's triple, read by PASS_RELAX only). */
-static inline void joint_scalar(f2d_world *w, f2d_joint *j, joint_pass pass, const fix16_t rigid[3])
-{
-	if (pass == PASS_WARM) {
-		f2d_joint_warm_start(w, j);
-	} else if (pass == PASS_SOLVE) {
-		f2d_joint_solve(w, j);
-	} else {
-		joint_relax(w, j, rigid);
-	}
-}
-
-#if F2D_X86_SIMD && !defined(F2D_JOINT_EXACT_ONLY)
-#include <immintrin.h>
-#include <stddef.h>
-#define JOINT_SIMD 1
-#define AVX512 __attribute__((target("avx512f,avx512dq,avx2")))
-
-AVX512 static inline __m512i jld(const int64_t *p)
-{
-	return _mm512_loadu_si512(p);
-}
-AVX512 static inline __m512i jr16(__m512i p)
-{
-	__m512i r = _mm512_add_epi64(_mm512_add_epi64(p, _mm512_set1_epi64(0x8000)),
-	                             _mm512_srai_epi64(p, 63));
-	return _mm512_srai_epi64(r, 16);
-}
-AVX512 static inline __m512i jchk(__m512i x)
-{
-	return _mm512_add_epi64(x, _mm512_set1_epi64((int64_t)1 << 30));
-}
-#define JMUL _mm512_mul_epi32
-#define JADD _mm512_add_epi64
-#define JSUB _mm512_sub_epi64
-#define JOR3(a, b, c) _mm512_ternarylogic_epi64(a, b, c, 0xFE)
-
-/* The lanes' fields straight from the bodies and joints (instead of 8 scalar stores to a
- * staging array and a vector load of it, which stalls on the store forwarding): a masked
- * 8-byte gather per lane, at byte offset off of element idx[l] of an array of elements of
- * size bytes (a multiple of 8), 0 in the lanes outside m. Ids are below F2D_MAX_OBJECTS =
- * 2^20, so idx[l] * size / 8 < 2^26 fits the 32-bit indices. x86 is little-endian: the
- * first fix16 of the 8 bytes is the low half (jlo32), the second the high half (jhi32), each
- * sign-extended as the scalar code's (int64_t) casts. */
-_Static_assert(F2D_MAX_OBJECTS <= (1 << 20), "joint lane gathers: 32-bit indices");
-_Static_assert(sizeof(f2d_body) % 8 == 0 && sizeof(f2d_joint) % 8 == 0,
-               "joint lane gathers: elements of whole 8-byte words");
-AVX512 static inline __m512i jgather(const void *array, size_t size, size_t off,
-                                     const int32_t idx[8], __mmask8 m)
-{
-	__m256i i = _mm256_mullo_epi32(_mm256_loadu_si256((const __m256i *)(const void *)idx),
-	                               _mm256_set1_epi32((int32_t)(size / 8)));
-	return _mm512_mask_i32gather_epi64(_mm512_setzero_si512(), m, i,
-	                                   (const char *)array + off, 8);
-}
-AVX512 static inline __m512i jlo32(__m512i g)
-{
-	return _mm512_srai_epi64(_mm512_slli_epi64(g, 32), 32);
-}
-AVX512 static inline __m512i jhi32(__m512i g)
-{
-	return _mm512_srai_epi64(g, 32);
-}
-/* v.x, v.y and w of the bodies idx[l] of the lanes m (0 elsewhere) into o[0..2] */
-AVX512 static inline void jgather_vel(const f2d_body *bodies, const int32_t idx[8], __mmask8 m,
-                                      __m512i o[3])
-{
-	__m512i v = jgather(bodies, sizeof(f2d_body), offsetof(f2d_body, v), idx, m);
-	__m512i w = jgather(bodies, sizeof(f2d_body), offsetof(f2d_body, w), idx, m);
-	o[0] = jlo32(v);
-	o[1] = jhi32(v);
-	o[2] = jlo32(w);
-}
-_Static_assert(offsetof(f2d_body, v) % 4 == 0 && offsetof(f2d_body, w) + 8 <= sizeof(f2d_body),
-               "joint lane gathers: the 8 bytes at w lie in the body");
-
-/* solve_point_fast on 8 lanes, operation for operation. Every product operand is a fix16
- * value (velocities, arms, K^-1, masses) or a checked one (bias - Cdot, P, the angular
- * impulses), so vpmuldq (32 x 32 -> 64) gives solve_point_fast's products whenever the lane's
- * check passes. v: the lanes' velocities in, the new ones out; the impulses are updated in the
- * batch for the lanes that passed, which are returned. */
-AVX512 static unsigned joint_lanes_avx512(f2d_joint_batch *x, const f2d_body *bodies,
-                                          int64_t v[6][8], bool relax)
-{
-	__m512i in[6];
-	jgather_vel(bodies, x->ba, (__mmask8)x->live, in);
-	jgather_vel(bodies, x->bb, (__mmask8)x->live, in + 3);
-	__m512i vax = in[0], vay = in[1], wa = in[2];
-	__m512i vbx = in[3], vby = in[4], wb = in[5];
-	__m512i rax = jld(x->rax), ray = jld(x->ray), rbx = jld(x->rbx), rby = jld(x->rby);
-	__m512i cx = JADD(JSUB(JSUB(vbx, jr16(JMUL(wb, rby))), vax), jr16(JMUL(wa, ray)));
-	__m512i cy = JSUB(JSUB(JADD(vby, jr16(JMUL(wb, rbx))), vay), jr16(JMUL(wa, rax)));
-	/* the relax pass (f2d_joints_relax): the point's bias 0 */
-	__m512i bx = relax ? _mm512_setzero_si512() : jld(x->bx);
-	__m512i by = relax ? _mm512_setzero_si512() : jld(x->by);
-	__m512i rx = JSUB(bx, cx), ry = JSUB(by, cy);
-	__m512i acc = JOR3(jchk(cx), jchk(cy), _mm512_or_si512(jchk(rx), jchk(ry)));
-	__m512i k12 = jld(x->k12);
-	__m512i px = jr16(JADD(JMUL(jld(x->k11), rx), JMUL(k12, ry)));
-	__m512i py = jr16(JADD(JMUL(k12, rx), JMUL(jld(x->k22), ry)));
-	__m512i ix = JADD(jld(x->ix), px), iy = JADD(jld(x->iy), py);
-	acc = JOR3(acc, JOR3(jchk(px), jchk(py), jchk(ix)), jchk(iy));
-	__m512i ma = jld(x->ma), mb = jld(x->mb);
-	vax = JSUB(vax, jr16(JMUL(ma, px)));
-	vay = JSUB(vay, jr16(JMUL(ma, py)));
-	vbx = JADD(vbx, jr16(JMUL(mb, px)));
-	vby = JADD(vby, jr16(JMUL(mb, py)));
-	__m512i ca = jr16(JSUB(JMUL(rax, py), JMUL(ray, px)));
-	__m512i cb = jr16(JSUB(JMUL(rbx, py), JMUL(rby, px)));
-	wa = JSUB(wa, jr16(JMUL(jld(x->ia), ca)));
-	wb = JADD(wb, jr16(JMUL(jld(x->ib), cb)));
-	acc = JOR3(acc, jchk(ca), jchk(cb));
-	acc = JOR3(acc, JOR3(jchk(vax), jchk(vay), jchk(wa)), JOR3(jchk(vbx), jchk(vby), jchk(wb)));
-	unsigned ok =
-	    (unsigned)_mm512_cmplt_epu64_mask(acc, _mm512_set1_epi64((int64_t)1 << 31)) & x->live;
-	_mm512_storeu_si512(v[0], vax);
-	_mm512_storeu_si512(v[1], vay);
-	_mm512_storeu_si512(v[2], wa);
-	_mm512_storeu_si512(v[3], vbx);
-	_mm512_storeu_si512(v[4], vby);
-	_mm512_storeu_si512(v[5], wb);
-	_mm512_mask_storeu_epi64(x->ix, (__mmask8)ok, ix);
-	_mm512_mask_storeu_epi64(x->iy, (__mmask8)ok, iy);
-	return ok;
-}
-
-/* warm_start_fast on 8 lanes without motor and limits (no axial impulse): apply_point_fast
- * with P the accumulated impulse (fix16 values); returns the lanes that passed. */
-AVX512 static unsigned joint_warm_avx512(const f2d_joint_batch *x, const f2d_body *bodies,
-                                         int64_t v[6][8])
-{
-	__m512i in[6];
-	jgather_vel(bodies, x->ba, (__mmask8)x->live, in);
-	jgather_vel(bodies, x->bb, (__mmask8)x->live, in + 3);
-	__m512i px = jld(x->ix), py = jld(x->iy);
-	__m512i ma = jld(x->ma), mb = jld(x->mb);
-	__m512i vax = JSUB(in[0], jr16(JMUL(ma, px)));
-	__m512i vay = JSUB(in[1], jr16(JMUL(ma, py)));
-	__m512i vbx = JADD(in[3], jr16(JMUL(mb, px)));
-	__m512i vby = JADD(in[4], jr16(JMUL(mb, py)));
-	__m512i ca = jr16(JSUB(JMUL(jld(x->rax), py), JMUL(jld(x->ray), px)));
-	__m512i cb = jr16(JSUB(JMUL(jld(x->rbx), py), JMUL(jld(x->rby), px)));
-	__m512i wa = JSUB(in[2], jr16(JMUL(jld(x->ia), ca)));
-	__m512i wb = JADD(in[5], jr16(JMUL(jld(x->ib), cb)));
-	__m512i acc =
-	    JOR3(JOR3(jchk(vax), jchk(vay), jchk(wa)), JOR3(jchk(vbx), jchk(vby), jchk(wb)),
-	         _mm512_or_si512(jchk(ca), jchk(cb)));
-	_mm512_storeu_si512(v[0], vax);
-	_mm512_storeu_si512(v[1], vay);
-	_mm512_storeu_si512(v[2], wa);
-	_mm512_storeu_si512(v[3], vbx);
-	_mm512_storeu_si512(v[4], vby);
-	_mm512_storeu_si512(v[5], wb);
-	return (unsigned)_mm512_cmplt_epu64_mask(acc, _mm512_set1_epi64((int64_t)1 << 31)) &
-	       x->live;
-}
-
-/* ---- the same lanes on AVX2 (a CPU without AVX-512, and valgrind): 4 lanes at a time ----
- * Operation for operation joint_lanes_avx512 and joint_warm_avx512 on 4 x 64-bit lanes.
- * vpmuldq (_mm256_mul_epi32) is the same product; AVX2 has no 64-bit arithmetic shift, so
- * j2r16 shifts logically and fills the top 16 bits with the sign (cmpgt against 0), which is
- * the arithmetic shift; the check accumulator is below 2^31 unsigned iff it shifted right by
- * 31 is 0. The velocities are read by scalar loads into the vectors (0 in lanes not live). */
-#define AVX2 __attribute__((target("avx2")))
-AVX2 static inline __m256i j2ld(const int64_t *p)
-{
-	return _mm256_loadu_si256((const __m256i *)(const void *)p);
-}
-AVX2 static inline __m256i j2r16(__m256i p)
-{
-	__m256i zero = _mm256_setzero_si256();
-	__m256i r = _mm256_add_epi64(_mm256_add_epi64(p, _mm256_set1_epi64x(0x8000)),
-	                             _mm256_cmpgt_epi64(zero, p));
-	return _mm256_or_si256(_mm256_srli_epi64(r, 16),
-	                       _mm256_slli_epi64(_mm256_cmpgt_epi64(zero, r), 48));
-}
-AVX2 static inline __m256i j2chk(__m256i x)
-{
-	return _mm256_add_epi64(x, _mm256_set1_epi64x((int64_t)1 << 30));
-}
-/* the lanes h..h+3 whose accumulator is below 2^31, as bits h..h+3 */
-AVX2 static inline unsigned j2ok(__m256i acc, int32_t h)
-{
-	__m256i hi = _mm256_srli_epi64(acc, 31);
-	__m256i z = _mm256_cmpeq_epi64(hi, _mm256_setzero_si256());
-	return (unsigned)_mm256_movemask_pd(_mm256_castsi256_pd(z)) << h;
-}
-#define J2MUL _mm256_mul_epi32
-#define J2ADD _mm256_add_epi64
-#define J2SUB _mm256_sub_epi64
-#define J2OR _mm256_or_si256
-/* v.x, v.y, w of bodies idx[h..h+3] of the live lanes (0 in the others) into o[0..2] */
-AVX2 static inline void j2vel(const f2d_joint_batch *x, const f2d_body *bodies,
-                              const int32_t idx[8], int32_t h, __m256i o[3])
-{
-	int64_t t[3][4];
-	for (int32_t l = 0; l < 4; ++l) {
-		if ((x->live >> (h + l) & 1u) != 0) {
-			const f2d_body *b = &bodies[idx[h + l]];
-			t[0][l] = b->v.x;
-			t[1][l] = b->v.y;
-			t[2][l] = b->w;
-		} else {
-			t[0][l] = t[1][l] = t[2][l] = 0;
-		}
-	}
-	for (int32_t k = 0; k < 3; ++k) {
-		o[k] = _mm256_set_epi64x(t[k][3], t[k][2], t[k][1], t[k][0]);
-	}
-}
-AVX2 static inline void j2store(int64_t v[6][8], int32_t h, __m256i vax, __m256i vay,
-                                __m256i wa, __m256i vbx, __m256i vby, __m256i wb)
-{
-	_mm256_storeu_si256((__m256i *)(void *)&v[0][h], vax);
-	_mm256_storeu_si256((__m256i *)(void *)&v[1][h], vay);
-	_mm256_storeu_si256((__m256i *)(void *)&v[2][h], wa);
-	_mm256_storeu_si256((__m256i *)(void *)&v[3][h], vbx);
-	_mm256_storeu_si256((__m256i *)(void *)&v[4][h], vby);
-	_mm256_storeu_si256((__m256i *)(void *)&v[5][h], wb);
-}
-
-/* joint_lanes_avx512 for the lanes h..h+3 */
-AVX2 static unsigned joint_lanes_avx2(f2d_joint_batch *x, const f2d_body *bodies,
-                                      int64_t v[6][8], bool relax, int32_t h)
-{
-	__m256i in[6];
-	j2vel(x, bodies, x->ba, h, in);
-	j2vel(x, bodies, x->bb, h, in + 3);
-	__m256i vax = in[0], vay = in[1], wa = in[2];
-	__m256i vbx = in[3], vby = in[4], wb = in[5];
-	__m256i rax = j2ld(x->rax + h), ray = j2ld(x->ray + h);
-	__m256i rbx = j2ld(x->rbx + h), rby = j2ld(x->rby + h);
-	__m256i cx = J2ADD(J2SUB(J2SUB(vbx, j2r16(J2MUL(wb, rby))), vax), j2r16(J2MUL(wa, ray)));
-	__m256i cy = J2SUB(J2SUB(J2ADD(vby, j2r16(J2MUL(wb, rbx))), vay), j2r16(J2MUL(wa, rax)));
-	/* the relax pass (f2d_joints_relax): the point's bias 0 */
-	__m256i bx = relax ? _mm256_setzero_si256() : j2ld(x->bx + h);
-	__m256i by = relax ? _mm256_setzero_si256() : j2ld(x->by + h);
-	__m256i rx = J2SUB(bx, cx), ry = J2SUB(by, cy);
-	__m256i acc = J2OR(J2OR(j2chk(cx), j2chk(cy)), J2OR(j2chk(rx), j2chk(ry)));
-	__m256i k12 = j2ld(x->k12 + h);
-	__m256i px = j2r16(J2ADD(J2MUL(j2ld(x->k11 + h), rx), J2MUL(k12, ry)));
-	__m256i py = j2r16(J2ADD(J2MUL(k12, rx), J2MUL(j2ld(x->k22 + h), ry)));
-	__m256i ix = J2ADD(j2ld(x->ix + h), px), iy = J2ADD(j2ld(x->iy + h), py);
-	acc = J2OR(acc, J2OR(J2OR(j2chk(px), j2chk(py)), J2OR(j2chk(ix), j2chk(iy))));
-	__m256i ma = j2ld(x->ma + h), mb = j2ld(x->mb + h);
-	vax = J2SUB(vax, j2r16(J2MUL(ma, px)));
-	vay = J2SUB(vay, j2r16(J2MUL(ma, py)));
-	vbx = J2ADD(vbx, j2r16(J2MUL(mb, px)));
-	vby = J2ADD(vby, j2r16(J2MUL(mb, py)));
-	__m256i ca = j2r16(J2SUB(J2MUL(rax, py), J2MUL(ray, px)));
-	__m256i cb = j2r16(J2SUB(J2MUL(rbx, py), J2MUL(rby, px)));
-	wa = J2SUB(wa, j2r16(J2MUL(j2ld(x->ia + h), ca)));
-	wb = J2ADD(wb, j2r16(J2MUL(j2ld(x->ib + h), cb)));
-	acc = J2OR(acc, J2OR(j2chk(ca), j2chk(cb)));
-	acc = J2OR(acc, J2OR(J2OR(j2chk(vax), j2chk(vay)), j2chk(wa)));
-	acc = J2OR(acc, J2OR(J2OR(j2chk(vbx), j2chk(vby)), j2chk(wb)));
-	unsigned ok = j2ok(acc, h) & x->live;
-	j2store(v, h, vax, vay, wa, vbx, vby, wb);
-	__m256i keep = _mm256_set_epi64x(ok >> (h + 3) & 1u ? -1 : 0, ok >> (h + 2) & 1u ? -1 : 0,
-	                                  ok >> (h + 1) & 1u ? -1 : 0, ok >> h & 1u ? -1 : 0);
-	_mm256_maskstore_epi64((long long *)(void *)(x->ix + h), keep, ix);
-	_mm256_maskstore_epi64((long long *)(void *)(x->iy + h), keep, iy);
-	return ok;
-}
-
-/* joint_warm_avx512 for the lanes h..h+3 */
-AVX2 static unsigned joint_warm_avx2(const f2d_joint_batch *x, const f2d_body *bodies,
-                                     int64_t v[6][8], int32_t h)
-{
-	__m256i in[6];
-	j2vel(x, bodies, x->ba, h, in);
-	j2vel(x, bodies, x->bb, h, in + 3);
-	__m256i px = j2ld(x->ix + h), py = j2ld(x->iy + h);
-	__m256i ma = j2ld(x->ma + h), mb = j2ld(x->mb + h);
-	__m256i vax = J2SUB(in[0], j2r16(J2MUL(ma, px)));
-	__m256i vay = J2SUB(in[1], j2r16(J2MUL(ma, py)));
-	__m256i vbx = J2ADD(in[3], j2r16(J2MUL(mb, px)));
-	__m256i vby = J2ADD(in[4], j2r16(J2MUL(mb, py)));
-	__m256i ca = j2r16(J2SUB(J2MUL(j2ld(x->rax + h), py), J2MUL(j2ld(x->ray + h), px)));
-	__m256i cb = j2r16(J2SUB(J2MUL(j2ld(x->rbx + h), py), J2MUL(j2ld(x->rby + h), px)));
-	__m256i wa = J2SUB(in[2], j2r16(J2MUL(j2ld(x->ia + h), ca)));
-	__m256i wb = J2ADD(in[5], j2r16(J2MUL(j2ld(x->ib + h), cb)));
-	__m256i acc = J2OR(J2OR(J2OR(j2chk(vax), j2chk(vay)), J2OR(j2chk(wa), j2chk(vbx))),
-	                   J2OR(J2OR(j2chk(vby), j2chk(wb)), J2OR(j2chk(ca), j2chk(cb))));
-	j2store(v, h, vax, vay, wa, vbx, vby, wb);
-	return j2ok(acc, h) & x->live;
-}
-
-/* A batch's lane impulse to and from its joint (around a scalar solve, and at the end). */
-static inline void lane_to_joint(const f2d_joint_batch *x, int32_t l, f2d_joint *j)
-{
-	j->impulse = f2d_v((fix16_t)x->ix[l], (fix16_t)x->iy[l]);
-}
-static inline void joint_to_lane(f2d_joint_batch *x, int32_t l, const f2d_joint *j)
-{
-	x->ix[l] = j->impulse.x;
-	x->iy[l] = j->impulse.y;
-}
-
-/* Up to 8 joints of one colour: those without motor and limits (x->live) in lanes, the rest
- * (and the lanes that failed their check) by f2d_joint_solve; all independent. */
-static void joint_batch_pass(f2d_world *w, f2d_joint_batch *x, joint_pass pass, bool last,
-                             const fix16_t rigid[3], int kernel)
-{
-	bool warm = pass == PASS_WARM;
-	int64_t v[6][8]; /* the lanes' new velocities */
-	f2d_body *bodies = w->bodies;
-	/* the other joints first (they share no body that moves with a lane: one colour), then
-	 * the lanes gather their velocities (0 in the lanes that are not live) */
-	if (x->live != (1u << x->n) - 1u) {
-		for (int32_t l = 0; l < x->n; ++l) {
-			if ((x->live >> l & 1u) == 0) {
-				joint_scalar(w, &w->joints[x->ids[l]], pass, rigid);
-			}
-		}
-	}
-	unsigned ok = 0;
-	if (kernel == F2D_KERNEL_AVX512) {
-		ok = warm ? joint_warm_avx512(x, bodies, v)
-		          : joint_lanes_avx512(x, bodies, v, pass == PASS_RELAX);
-	} else {
-		for (int32_t h = 0; h < x->n; h += 4) {
-			if ((x->live >> h & 15u) == 0) {
-				continue;
-			}
-			ok |= warm ? joint_warm_avx2(x, bodies, v, h)
-			           : joint_lanes_avx2(x, bodies, v, pass == PASS_RELAX, h);
-		}
-	}
-	for (int32_t l = 0; l < x->n; ++l) {
-		if ((ok >> l & 1u) != 0) {
-			f2d_body *a = &bodies[x->ba[l]];
-			f2d_body *b = &bodies[x->bb[l]];
-			a->v = f2d_v((fix16_t)v[0][l], (fix16_t)v[1][l]);
-			a->w = (fix16_t)v[2][l];
-			b->v = f2d_v((fix16_t)v[3][l], (fix16_t)v[4][l]);
-			b->w = (fix16_t)v[5][l];
-			COUNT_PATH(warm ? 0 : 2);
-			if (last) {
-				lane_to_joint(x, l, &w->joints[x->ids[l]]);
-			}
-		} else if ((x->live >> l & 1u) != 0) {
-			/* from the unchanged state, with the lane's impulse */
-			f2d_joint *j = &w->joints[x->ids[l]];
-			lane_to_joint(x, l, j);
-			joint_scalar(w, j, pass, rigid);
-			joint_to_lane(x, l, j);
-		}
-	}
-}
-
-/* A lane's values that the substep geometry changes (f2d_joints_substep: arms, biases, K^-1)
- * and the impulses, from its joint; the rest of build_joint_batches' (bodies, masses, lanes)
- * is the step's. */
-static inline void refresh_lane(f2d_joint_batch *x, int32_t l, const f2d_joint *j)
-{
-	x->rax[l] = j->r_a.x;
-	x->ray[l] = j->r_a.y;
-	x->rbx[l] = j->r_b.x;
-	x->rby[l] = j->r_b.y;
-	x->bx[l] = j->bias.x;
-	x->by[l] = j->bias.y;
-	x->k11[l] = j->k11;
-	x->k12[l] = j->k12;
-	x->k22[l] = j->k22;
-	x->ix[l] = j->impulse.x;
-	x->iy[l] = j->impulse.y;
-}
-
-/* The batches of the coloured joints (color_joints' order): the layout and each lane's masses
- * (prestep_batches adds the step's values). */
-static void build_joint_batches(f2d_world *w, int32_t n)
-{
-	int32_t nb = 0;
-	for (int32_t i = 0; i < n;) {
-		int32_t c = w->joint_order_color[i], e = i + 1;
-		while (e < n && e - i < 8 && w->joint_order_color[e] == c) {
-			e++;
-		}
-		f2d_joint_batch *x = &w->joint_batches[nb++];
-		memset(x, 0, sizeof *x);
-		x->n = e - i;
-		x->sequential = c == F2D_OVERFLOW_COLOR || e - i == 1;
-		for (int32_t l = 0; l < x->n; ++l) {
-			const f2d_joint *j = &w->joints[w->joint_order[i + l]];
-			x->ids[l] = w->joint_order[i + l];
-			/* a lane of its own joint's (the joint's impulses stay in the joint) */
-			if (x->sequential || j->enable_motor || j->enable_limit ||
-			    j->type != F2D_REVOLUTE_JOINT) {
-				continue;
-			}
-			const f2d_body *a = &w->bodies[j->body_a];
-			const f2d_body *b = &w->bodies[j->body_b];
-			x->live |= 1u << l;
-			x->ba[l] = j->body_a;
-			x->bb[l] = j->body_b;
-			x->ma[l] = a->inv_mass;
-			x->mb[l] = b->inv_mass;
-			x->ia[l] = a->inv_inertia;
-			x->ib[l] = b->inv_inertia;
-		}
-		i = e;
-	}
-	w->joint_batch_count = nb;
-}
-
-/* (fix16_t) of a 64-bit lane: its low 32 bits, sign-extended (the casts of f2d_rotate and
- * f2d_mul, which keep the low 32 bits) */
-AVX512 static inline __m512i jtrunc32(__m512i v)
-{
-	return _mm512_cvtepi32_epi64(_mm512_cvtepi64_epi32(v));
-}
-/* f2d_mul of two fix16 lanes */
-AVX512 static inline __m512i jfmul(__m512i a, __m512i b)
-{
-	return jtrunc32(jr16(JMUL(a, b)));
-}
-
-/* The in-lane inputs of joint_substep_avx512 for the lanes m (0 in the others): the
- * rotations and centres of both bodies, gathered (jgather); the joint's local anchors less
- * the bodies' local centres (f2d_sub: a 32-bit difference; only its low 32 bits are read, by
- * vpmuldq), gathered in the pre-step (fresh) and kept in the batch for the substeps (no
- * substep changes them); the step's K^-1 from the batch (refresh_lane and the substeps keep
- * it equal to the joint's). */
-typedef struct substep_in {
-	__m512i qac, qas, lax, lay, cax, cay;
-	__m512i qbc, qbs, lbx, lby, cbx, cby;
-	__m512i m11, m12, m22;
-} substep_in;
-
-_Static_assert(offsetof(f2d_body, q.s) == offsetof(f2d_body, q.c) + 4 &&
-                   offsetof(f2d_body, center.y) == offsetof(f2d_body, center.x) + 4 &&
-                   offsetof(f2d_body, local_center.y) == offsetof(f2d_body, local_center.x) + 4 &&
-                   offsetof(f2d_joint, k12) == offsetof(f2d_joint, k11) + 4 &&
-                   offsetof(f2d_joint, k22) == offsetof(f2d_joint, k12) + 4 &&
-                   offsetof(f2d_joint, local_a.y) == offsetof(f2d_joint, local_a.x) + 4 &&
-                   offsetof(f2d_joint, local_b.y) == offsetof(f2d_joint, local_b.x) + 4,
-               "substep gathers: pairs of adjacent fix16 fields");
-
-AVX512 static inline void substep_gather(f2d_joint_batch *x, const f2d_body *bodies,
-                                         const f2d_joint *joints, __mmask8 m, bool fresh,
-                                         substep_in *in)
-{
-	const size_t bs = sizeof(f2d_body), js = sizeof(f2d_joint);
-	__m512i g = jgather(bodies, bs, offsetof(f2d_body, q), x->ba, m);
-	in->qac = jlo32(g);
-	in->qas = jhi32(g);
-	g = jgather(bodies, bs, offsetof(f2d_body, center), x->ba, m);
-	in->cax = jlo32(g);
-	in->cay = jhi32(g);
-	g = jgather(bodies, bs, offsetof(f2d_body, q), x->bb, m);
-	in->qbc = jlo32(g);
-	in->qbs = jhi32(g);
-	g = jgather(bodies, bs, offsetof(f2d_body, center), x->bb, m);
-	in->cbx = jlo32(g);
-	in->cby = jhi32(g);
-	if (fresh) {
-		__m512i lc = jgather(bodies, bs, offsetof(f2d_body, local_center), x->ba, m);
-		g = jgather(joints, js, offsetof(f2d_joint, local_a), x->ids, m);
-		/* low half: local_a.x - local_center.x (mod 2^32) */
-		_mm512_storeu_si512(x->lax, JSUB(g, lc));
-		_mm512_storeu_si512(x->lay, JSUB(jhi32(g), jhi32(lc)));
-		lc = jgather(bodies, bs, offsetof(f2d_body, local_center), x->bb, m);
-		g = jgather(joints, js, offsetof(f2d_joint, local_b), x->ids, m);
-		_mm512_storeu_si512(x->lbx, JSUB(g, lc));
-		_mm512_storeu_si512(x->lby, JSUB(jhi32(g), jhi32(lc)));
-	}
-	in->lax = jld(x->lax);
-	in->lay = jld(x->lay);
-	in->lbx = jld(x->lbx);
-	in->lby = jld(x->lby);
-	in->m11 = jld(x->k11);
-	in->m12 = jld(x->k12);
-	in->m22 = jld(x->k22);
-}
-
-/* f2d_joint_substep of a batch's live lanes (revolute joints without motor and limits, warm
- * starting on: revolute_geometry with its angle 0, point_k, f2d_inverse22_fits), operation for
- * operation on 8 lanes: every product is of two fix16 values (rotations, local arms, the arms,
- * the gap, beta / h, inverse masses and inertias, the step's K^-1 against a k that passed the
- * test's range check), so vpmuldq computes it; the casts of f2d_rotate and f2d_mul keep the low
- * 32 bits as there, and f2d_sat is a clamp. The bias is jmul's, checked as the fast paths
- * check (in [-2^30, 2^30): then jsat was the identity). Returns the lanes whose bias passed
- * (the others run f2d_joint_substep) and in *fits those whose K^-1 still fits; the arms,
- * biases and K into the lanes (rax..rby, bx, by) and k (k11, k12, k22 of now). */
-AVX512 static unsigned joint_substep_avx512(f2d_joint_batch *x, const f2d_body *bodies,
-                                            const f2d_joint *joints, bool fresh,
-                                            fix16_t beta_h, fix16_t tol, bool clamp,
-                                            int64_t k[3][8], unsigned *fits)
-{
-	substep_in in;
-	substep_gather(x, bodies, joints, (__mmask8)x->live, fresh, &in);
-	__m512i qac = in.qac, qas = in.qas, lax = in.lax, lay = in.lay;
-	__m512i qbc = in.qbc, qbs = in.qbs, lbx = in.lbx, lby = in.lby;
-	__m512i rax = jtrunc32(jr16(JSUB(JMUL(qac, lax), JMUL(qas, lay))));
-	__m512i ray = jtrunc32(jr16(JADD(JMUL(qas, lax), JMUL(qac, lay))));
-	__m512i rbx = jtrunc32(jr16(JSUB(JMUL(qbc, lbx), JMUL(qbs, lby))));
-	__m512i rby = jtrunc32(jr16(JADD(JMUL(qbs, lbx), JMUL(qbc, lby))));
-	__m512i zero = _mm512_setzero_si512(), acc = zero;
-	__m512i bx = zero, by = zero;
-	if (beta_h != 0) {
-		__m512i smax = _mm512_set1_epi64(INT32_MAX), smin = _mm512_set1_epi64(-INT32_MAX);
-		__m512i gx = JSUB(JSUB(JADD(in.cbx, rbx), in.cax), rax);
-		__m512i gy = JSUB(JSUB(JADD(in.cby, rby), in.cay), ray);
-		gx = _mm512_max_epi64(_mm512_min_epi64(gx, smax), smin);
-		gy = _mm512_max_epi64(_mm512_min_epi64(gy, smax), smin);
-		if (clamp) {
-			__m512i hi = _mm512_set1_epi64(tol), lo = _mm512_set1_epi64(-(int64_t)tol);
-			gx = _mm512_min_epi64(_mm512_max_epi64(gx, lo), hi);
-			gy = _mm512_min_epi64(_mm512_max_epi64(gy, lo), hi);
-		}
-		__m512i bh = _mm512_set1_epi64(beta_h);
-		__m512i px = jr16(JMUL(bh, gx)), py = jr16(JMUL(bh, gy));
-		acc = _mm512_or_si512(jchk(px), jchk(py));
-		bx = JSUB(zero, px);
-		by = JSUB(zero, py);
-	}
-	unsigned ok =
-	    (unsigned)_mm512_cmplt_epu64_mask(acc, _mm512_set1_epi64((int64_t)1 << 31)) & x->live;
-	__m512i ia = jld(x->ia), ib = jld(x->ib);
-	__m512i msum = JADD(jld(x->ma), jld(x->mb));
-	__m512i k11 =
-	    JADD(JADD(msum, jr16(JMUL(ia, jfmul(ray, ray)))), jr16(JMUL(ib, jfmul(rby, rby))));
-	__m512i k12 =
-	    JSUB(JSUB(zero, jr16(JMUL(ia, jfmul(rax, ray)))), jr16(JMUL(ib, jfmul(rbx, rby))));
-	__m512i k22 =
-	    JADD(JADD(msum, jr16(JMUL(ia, jfmul(rax, rax)))), jr16(JMUL(ib, jfmul(rbx, rbx))));
-	/* f2d_inverse22_fits: the range test, then the row sums of |M K - I| */
-	__m512i lim = _mm512_set1_epi64(FIT_K_LIMIT), nlim = _mm512_set1_epi64(-FIT_K_LIMIT);
-	__mmask8 in_range = _mm512_cmplt_epi64_mask(k11, lim) & _mm512_cmplt_epi64_mask(k22, lim) &
-	                    _mm512_cmplt_epi64_mask(k12, lim) & _mm512_cmpgt_epi64_mask(k12, nlim) &
-	                    _mm512_cmpge_epi64_mask(k11, zero) & _mm512_cmpge_epi64_mask(k22, zero);
-	__m512i one = _mm512_set1_epi64((int64_t)1 << 32);
-	__m512i m11 = in.m11, m12 = in.m12, m22 = in.m22;
-	__m512i e11 = JSUB(JADD(JMUL(m11, k11), JMUL(m12, k12)), one);
-	__m512i e12 = JADD(JMUL(m11, k12), JMUL(m12, k22));
-	__m512i e21 = JADD(JMUL(m12, k11), JMUL(m22, k12));
-	__m512i e22 = JSUB(JADD(JMUL(m12, k12), JMUL(m22, k22)), one);
-	__m512i row = _mm512_set1_epi64(FIT_ROW);
-	__m512i s1 = JADD(_mm512_abs_epi64(e11), _mm512_abs_epi64(e12));
-	__m512i s2 = JADD(_mm512_abs_epi64(e21), _mm512_abs_epi64(e22));
-	*fits = (unsigned)(in_range & _mm512_cmple_epu64_mask(s1, row) &
-	                   _mm512_cmple_epu64_mask(s2, row));
-	_mm512_storeu_si512(x->rax, rax);
-	_mm512_storeu_si512(x->ray, ray);
-	_mm512_storeu_si512(x->rbx, rbx);
-	_mm512_storeu_si512(x->rby, rby);
-	_mm512_storeu_si512(x->bx, bx);
-	_mm512_storeu_si512(x->by, by);
-	_mm512_storeu_si512(k[0], k11);
-	_mm512_storeu_si512(k[1], k12);
-	_mm512_storeu_si512(k[2], k22);
-	return ok;
-}
-
-/* ---- joint_substep_avx512 on AVX2, 4 lanes at a time (lanes h..h+3) ----
- * Operation for operation: j2trunc32 sign-extends the low 32 bits (the high half of each
- * lane from the low half's sign, srai_epi32 by 31 and a dword shuffle), min and max by
- * cmpgt and blend, |x| as (x ^ s) - s with s the sign (|INT64_MIN| = INT64_MIN, as
- * _mm512_abs_epi64 and fit_abs64 as unsigned), unsigned compares as signed ones of the values
- * with their top bit flipped. The bodies' rotations and centres by scalar loads (0 in the
- * lanes not live); the arms' local vectors and K^-1 from the batch as there. */
-AVX2 static inline __m256i j2trunc32(__m256i v)
-{
-	__m256i sign = _mm256_shuffle_epi32(_mm256_srai_epi32(v, 31), _MM_SHUFFLE(2, 2, 0, 0));
-	return _mm256_blend_epi32(v, sign, 0xAA);
-}
-AVX2 static inline __m256i j2fmul(__m256i a, __m256i b)
-{
-	return j2trunc32(j2r16(J2MUL(a, b)));
-}
-AVX2 static inline __m256i j2min(__m256i a, __m256i b)
-{
-	return _mm256_blendv_epi8(a, b, _mm256_cmpgt_epi64(a, b));
-}
-AVX2 static inline __m256i j2max(__m256i a, __m256i b)
-{
-	return _mm256_blendv_epi8(a, b, _mm256_cmpgt_epi64(b, a));
-}
-AVX2 static inline __m256i j2abs(__m256i x)
-{
-	__m256i s = _mm256_cmpgt_epi64(_mm256_setzero_si256(), x);
-	return _mm256_sub_epi64(_mm256_xor_si256(x, s), s);
-}
-/* lanes where a <= b as unsigned 64-bit values, all ones */
-AVX2 static inline __m256i j2le_u(__m256i a, __m256i b)
-{
-	__m256i top = _mm256_set1_epi64x(INT64_MIN);
-	__m256i gt = _mm256_cmpgt_epi64(_mm256_xor_si256(a, top), _mm256_xor_si256(b, top));
-	return _mm256_xor_si256(gt, _mm256_set1_epi64x(-1));
-}
-AVX2 static inline unsigned j2mask(__m256i m, int32_t h)
-{
-	return (unsigned)_mm256_movemask_pd(_mm256_castsi256_pd(m)) << h;
-}
-AVX2 static inline void j2st(int64_t *p, __m256i v)
-{
-	_mm256_storeu_si256((__m256i *)(void *)p, v);
-}
-
-AVX2 static unsigned joint_substep_avx2(f2d_joint_batch *x, const f2d_body *bodies, int32_t h,
-                                        fix16_t beta_h, fix16_t tol, bool clamp,
-                                        int64_t k[3][8], unsigned *fits)
-{
-	int64_t t[8][4];
-	for (int32_t l = 0; l < 4; ++l) {
-		if ((x->live >> (h + l) & 1u) != 0) {
-			const f2d_body *a = &bodies[x->ba[h + l]];
-			const f2d_body *b = &bodies[x->bb[h + l]];
-			t[0][l] = a->q.c;
-			t[1][l] = a->q.s;
-			t[2][l] = a->center.x;
-			t[3][l] = a->center.y;
-			t[4][l] = b->q.c;
-			t[5][l] = b->q.s;
-			t[6][l] = b->center.x;
-			t[7][l] = b->center.y;
-		} else {
-			for (int32_t i = 0; i < 8; ++i) {
-				t[i][l] = 0;
-			}
-		}
-	}
-	__m256i in[8];
-	for (int32_t i = 0; i < 8; ++i) {
-		in[i] = _mm256_set_epi64x(t[i][3], t[i][2], t[i][1], t[i][0]);
-	}
-	__m256i qac = in[0], qas = in[1], qbc = in[4], qbs = in[5];
-	__m256i lax = j2ld(x->lax + h), lay = j2ld(x->lay + h);
-	__m256i lbx = j2ld(x->lbx + h), lby = j2ld(x->lby + h);
-	__m256i rax = j2trunc32(j2r16(J2SUB(J2MUL(qac, lax), J2MUL(qas, lay))));
-	__m256i ray = j2trunc32(j2r16(J2ADD(J2MUL(qas, lax), J2MUL(qac, lay))));
-	__m256i rbx = j2trunc32(j2r16(J2SUB(J2MUL(qbc, lbx), J2MUL(qbs, lby))));
-	__m256i rby = j2trunc32(j2r16(J2ADD(J2MUL(qbs, lbx), J2MUL(qbc, lby))));
-	__m256i zero = _mm256_setzero_si256(), acc = zero;
-	__m256i bx = zero, by = zero;
-	if (beta_h != 0) {
-		__m256i smax = _mm256_set1_epi64x(INT32_MAX), smin = _mm256_set1_epi64x(-INT32_MAX);
-		__m256i gx = J2SUB(J2SUB(J2ADD(in[6], rbx), in[2]), rax);
-		__m256i gy = J2SUB(J2SUB(J2ADD(in[7], rby), in[3]), ray);
-		gx = j2max(j2min(gx, smax), smin);
-		gy = j2max(j2min(gy, smax), smin);
-		if (clamp) {
-			__m256i hi = _mm256_set1_epi64x(tol), lo = _mm256_set1_epi64x(-(int64_t)tol);
-			gx = j2min(j2max(gx, lo), hi);
-			gy = j2min(j2max(gy, lo), hi);
-		}
-		__m256i bh = _mm256_set1_epi64x(beta_h);
-		__m256i px = j2r16(J2MUL(bh, gx)), py = j2r16(J2MUL(bh, gy));
-		acc = J2OR(j2chk(px), j2chk(py));
-		bx = J2SUB(zero, px);
-		by = J2SUB(zero, py);
-	}
-	unsigned ok = j2ok(acc, h) & x->live;
-	__m256i ia = j2ld(x->ia + h), ib = j2ld(x->ib + h);
-	__m256i msum = J2ADD(j2ld(x->ma + h), j2ld(x->mb + h));
-	__m256i k11 = J2ADD(J2ADD(msum, j2r16(J2MUL(ia, j2fmul(ray, ray)))),
-	                    j2r16(J2MUL(ib, j2fmul(rby, rby))));
-	__m256i k12 = J2SUB(J2SUB(zero, j2r16(J2MUL(ia, j2fmul(rax, ray)))),
-	                    j2r16(J2MUL(ib, j2fmul(rbx, rby))));
-	__m256i k22 = J2ADD(J2ADD(msum, j2r16(J2MUL(ia, j2fmul(rax, rax)))),
-	                    j2r16(J2MUL(ib, j2fmul(rbx, rbx))));
-	/* f2d_inverse22_fits: the range test, then the row sums of |M K - I| */
-	__m256i lim = _mm256_set1_epi64x(FIT_K_LIMIT), nlim = _mm256_set1_epi64x(-FIT_K_LIMIT);
-	__m256i in_range = _mm256_and_si256(
-	    _mm256_and_si256(_mm256_cmpgt_epi64(lim, k11), _mm256_cmpgt_epi64(lim, k22)),
-	    _mm256_and_si256(_mm256_cmpgt_epi64(lim, k12), _mm256_cmpgt_epi64(k12, nlim)));
-	__m256i negative = J2OR(_mm256_cmpgt_epi64(zero, k11), _mm256_cmpgt_epi64(zero, k22));
-	in_range = _mm256_andnot_si256(negative, in_range);
-	__m256i one = _mm256_set1_epi64x((int64_t)1 << 32);
-	__m256i m11 = j2ld(x->k11 + h), m12 = j2ld(x->k12 + h), m22 = j2ld(x->k22 + h);
-	__m256i e11 = J2SUB(J2ADD(J2MUL(m11, k11), J2MUL(m12, k12)), one);
-	__m256i e12 = J2ADD(J2MUL(m11, k12), J2MUL(m12, k22));
-	__m256i e21 = J2ADD(J2MUL(m12, k11), J2MUL(m22, k12));
-	__m256i e22 = J2SUB(J2ADD(J2MUL(m12, k12), J2MUL(m22, k22)), one);
-	__m256i row = _mm256_set1_epi64x(FIT_ROW);
-	__m256i s1 = J2ADD(j2abs(e11), j2abs(e12));
-	__m256i s2 = J2ADD(j2abs(e21), j2abs(e22));
-	__m256i f = _mm256_and_si256(in_range, _mm256_and_si256(j2le_u(s1, row), j2le_u(s2, row)));
-	*fits |= j2mask(f, h);
-	j2st(x->rax + h, rax);
-	j2st(x->ray + h, ray);
-	j2st(x->rbx + h, rbx);
-	j2st(x->rby + h, rby);
-	j2st(x->bx + h, bx);
-	j2st(x->by + h, by);
-	j2st(k[0] + h, k11);
-	j2st(k[1] + h, k12);
-	j2st(k[2] + h, k22);
-	return ok;
-}
-
-/* The substep geometry of a batch's live lanes on this kernel (joint_substep_avx512, or
- * joint_substep_avx2 on each half with live lanes; fresh: the pre-step, which computes the
- * arms' local vectors of the step first) */
-static unsigned substep_lanes(f2d_world *w, f2d_joint_batch *x, int kernel, bool fresh,
-                              fix16_t beta_h, fix16_t tol, bool clamp, int64_t k[3][8],
-                              unsigned *fits)
-{
-	*fits = 0;
-	if (kernel == F2D_KERNEL_AVX512) {
-		return joint_substep_avx512(x, w->bodies, w->joints, fresh, beta_h, tol, clamp, k,
-		                            fits);
-	}
-	if (fresh) {
-		for (int32_t l = 0; l < x->n; ++l) {
-			if ((x->live >> l & 1u) != 0) {
-				const f2d_joint *j = &w->joints[x->ids[l]];
-				f2d_vec2 la = f2d_sub(j->local_a, w->bodies[x->ba[l]].local_center);
-				f2d_vec2 lb = f2d_sub(j->local_b, w->bodies[x->bb[l]].local_center);
-				x->lax[l] = la.x;
-				x->lay[l] = la.y;
-				x->lbx[l] = lb.x;
-				x->lby[l] = lb.y;
-			}
-		}
-	}
-	unsigned ok = 0;
-	for (int32_t h = 0; h < x->n; h += 4) {
-		if ((x->live >> h & 15u) != 0) {
-			ok |= joint_substep_avx2(x, w->bodies, h, beta_h, tol, clamp, k, fits);
-		}
-	}
-	return ok;
-}
-
-/* f2d_joints_substep over the batches: the live lanes of a batch by joint_substep_avx512 (a
- * lane whose bias check failed, and every other joint, by f2d_joint_substep), then the
- * values of each lane that f2d_joint_substep computed from its joint. Each joint writes only
- * its own fields: any order gives the same bits. */
-static void joints_substep_batches(f2d_world *w, int kernel)
-{
-	fix16_t beta_h = f2d_mul(w->def.bias_factor, w->inv_h);
-	fix16_t tol = joint_tolerance(w);
-	bool clamp = w->def.joint_position_iterations > 0;
-	for (int32_t nb = 0; nb < w->joint_batch_count; ++nb) {
-		f2d_joint_batch *x = &w->joint_batches[nb];
-		unsigned ok = 0, fits = 0;
-		int64_t k[3][8];
-		if (x->live != 0 && w->def.warm_starting) {
-			ok = substep_lanes(w, x, kernel, false, beta_h, tol, clamp, k, &fits);
-		}
-		for (int32_t l = 0; l < x->n; ++l) {
-			f2d_joint *j = &w->joints[x->ids[l]];
-			if ((ok >> l & 1u) == 0) {
-				if ((x->live >> l & 1u) != 0 && w->def.warm_starting) {
-					COUNT_SUBSTEP(1);
-				}
-				f2d_joint_substep(w, j);
-			} else {
-				COUNT_SUBSTEP(0);
-				j->r_a = f2d_v((fix16_t)x->rax[l], (fix16_t)x->ray[l]);
-				j->r_b = f2d_v((fix16_t)x->rbx[l], (fix16_t)x->rby[l]);
-				j->bias = f2d_v((fix16_t)x->bx[l], (fix16_t)x->by[l]);
-				j->angle = 0;
-				if ((fits >> l & 1u) == 0) {
-					COUNT_SUBSTEP(2);
-					point_inverse(w, k[0][l], k[1][l], k[2][l], &j->k11,
-					              &j->k12, &j->k22);
-					x->k11[l] = j->k11;
-					x->k12[l] = j->k12;
-					x->k22[l] = j->k22;
-				}
-				/* the lane holds the rest already: the arms and biases from
-				 * joint_substep_avx512, K^-1 unless inverted again, and the
-				 * impulses, which the last pass of the previous substep (the relax
-				 * pass, last = true) left equal in the lane and the joint */
-				continue;
-			}
-			if ((x->live >> l & 1u) != 0) {
-				refresh_lane(x, l, j);
-			}
-		}
-	}
-}
-#else
-#define JOINT_SIMD 0
-#endif
+ * and the point constraints of up to 8 joints of a colour are solved at once in SIMD lanes
+ * (src/joint_lanes.c: solve_point_fast on 8 or 4 lanes) with the result of one after the other.
+ * A joint with a motor or limits, and a lane whose range check fails, takes f2d_joint_solve
+ * (fast path, else exact). Where no SIMD kernel runs, the joints one after the other in that
+ * order. */
 
 bool f2d_joints_reserve(f2d_world *w)
 {
@@ -1500,72 +701,6 @@ static bool joint_colors_kept(f2d_world *w, int32_t n)
 	return diff == 0;
 }
 
-#if JOINT_SIMD
-/* The batches of an unchanged layout (joint_colors_kept): each live lane's masses, as
- * build_joint_batches writes them. */
-static void refresh_joint_masses(f2d_world *w)
-{
-	for (int32_t nb = 0; nb < w->joint_batch_count; ++nb) {
-		f2d_joint_batch *x = &w->joint_batches[nb];
-		for (int32_t l = 0; l < x->n; ++l) {
-			if ((x->live >> l & 1u) == 0) {
-				continue;
-			}
-			const f2d_body *a = &w->bodies[x->ba[l]];
-			const f2d_body *b = &w->bodies[x->bb[l]];
-			x->ma[l] = a->inv_mass;
-			x->mb[l] = b->inv_mass;
-			x->ia[l] = a->inv_inertia;
-			x->ib[l] = b->inv_inertia;
-		}
-	}
-}
-
-/* f2d_joint_prestep of every joint of the batches: the live lanes' geometry (revolute_geometry
- * with its angle 0 and point_k: a live lane has no limits) in lanes by substep_lanes
- * (joint_substep_avx512 or _avx2), which compute f2d_joint_substep's, the same expressions; then, as
- * f2d_joint_prestep, K^-1 by point_inverse of that K (whatever the fits test said), no axial
- * mass (no motor, no limits) and the impulses' resets (the motor's and the limits' always,
- * the point's without warm starting). A lane whose bias check failed, and every other joint,
- * takes f2d_joint_prestep. Then each live lane's values from its joint. Each joint writes
- * only its own fields: any order gives the same bits. */
-static void prestep_batches(f2d_world *w, int kernel)
-{
-	fix16_t beta_h = f2d_mul(w->def.bias_factor, w->inv_h);
-	fix16_t tol = joint_tolerance(w);
-	bool clamp = w->def.joint_position_iterations > 0;
-	for (int32_t nb = 0; nb < w->joint_batch_count; ++nb) {
-		f2d_joint_batch *x = &w->joint_batches[nb];
-		unsigned ok = 0, fits = 0;
-		int64_t k[3][8];
-		if (x->live != 0) {
-			/* (its fits test reads the lanes' K^-1 of before: not used here) */
-			ok = substep_lanes(w, x, kernel, true, beta_h, tol, clamp, k, &fits);
-		}
-		for (int32_t l = 0; l < x->n; ++l) {
-			f2d_joint *j = &w->joints[x->ids[l]];
-			if ((ok >> l & 1u) == 0) {
-				f2d_joint_prestep(w, j);
-			} else {
-				j->r_a = f2d_v((fix16_t)x->rax[l], (fix16_t)x->ray[l]);
-				j->r_b = f2d_v((fix16_t)x->rbx[l], (fix16_t)x->rby[l]);
-				j->bias = f2d_v((fix16_t)x->bx[l], (fix16_t)x->by[l]);
-				j->angle = 0;
-				point_inverse(w, k[0][l], k[1][l], k[2][l], &j->k11, &j->k12,
-				              &j->k22);
-				if (!w->def.warm_starting) {
-					j->impulse = f2d_v(0, 0);
-				}
-				j->motor_impulse = j->lower_impulse = j->upper_impulse = 0;
-			}
-			if ((x->live >> l & 1u) != 0) {
-				refresh_lane(x, l, j);
-			}
-		}
-	}
-}
-#endif
-
 /* The colouring of the n joints of w->joint_list (greedily in id order, by the dynamic bodies
  * they share) into w->joint_order, colour after colour, and w->joint_order_color. */
 static void color_joints(f2d_world *w, int32_t n)
@@ -1610,18 +745,9 @@ void f2d_joints_prestep(f2d_world *w, int32_t n)
 	if (!kept) {
 		color_joints(w, n);
 	}
-#if JOINT_SIMD
-	int kernel = f2d_kernel_level();
-	if (kernel >= F2D_KERNEL_AVX2) {
-		if (kept) {
-			refresh_joint_masses(w);
-		} else {
-			build_joint_batches(w, n);
-		}
-		prestep_batches(w, kernel);
+	if (f2d_joint_lanes_prestep(w, n, kept)) {
 		return;
 	}
-#endif
 	for (int32_t k = 0; k < n; ++k) {
 		f2d_joint_prestep(w, &w->joints[w->joint_list[k]]);
 	}
@@ -1629,14 +755,9 @@ void f2d_joints_prestep(f2d_world *w, int32_t n)
 
 void f2d_joints_substep(f2d_world *w, int32_t n)
 {
-#if JOINT_SIMD
-	int kernel = f2d_kernel_level();
-	if (kernel >= F2D_KERNEL_AVX2) {
-		/* and the lanes' arms and biases of this substep */
-		joints_substep_batches(w, kernel);
+	if (f2d_joint_lanes_substep(w)) {
 		return;
 	}
-#endif
 	/* each joint writes only its own fields: any order gives the same bits */
 	for (int32_t k = 0; k < n; ++k) {
 		f2d_joint_substep(w, &w->joints[w->joint_order[k]]);
@@ -1645,40 +766,25 @@ void f2d_joints_substep(f2d_world *w, int32_t n)
 
 /* One pass over the coloured joints (pass: warm start, velocity iteration or relax
  * iteration; last: the lanes' impulses go back to their joints). */
-static void joints_pass(f2d_world *w, int32_t n, joint_pass pass, bool last, const fix16_t rigid[3])
+static void joints_pass(f2d_world *w, int32_t n, f2d_joint_pass pass, bool last,
+                        const fix16_t rigid[3])
 {
-#if JOINT_SIMD
-	int kernel = f2d_kernel_level();
-	if (kernel >= F2D_KERNEL_AVX2) {
-		for (int32_t b = 0; b < w->joint_batch_count; ++b) {
-			f2d_joint_batch *x = &w->joint_batches[b];
-			if (x->live != 0) {
-				joint_batch_pass(w, x, pass, last, rigid, kernel);
-				continue;
-			}
-			/* the overflow colour, a single joint, or no lane (joints with motor or
-			 * limits, other types): one after the other */
-			for (int32_t l = 0; l < x->n; ++l) {
-				joint_scalar(w, &w->joints[x->ids[l]], pass, rigid);
-			}
-		}
+	if (f2d_joint_lanes_pass(w, pass, last, rigid)) {
 		return;
 	}
-#endif
-	(void)last;
 	for (int32_t i = 0; i < n; ++i) {
-		joint_scalar(w, &w->joints[w->joint_order[i]], pass, rigid);
+		f2d_joint_pass_scalar(w, &w->joints[w->joint_order[i]], pass, rigid);
 	}
 }
 
 void f2d_joints_warm_start(f2d_world *w, int32_t n)
 {
-	joints_pass(w, n, PASS_WARM, false, NULL);
+	joints_pass(w, n, F2D_PASS_WARM, false, NULL);
 }
 
 void f2d_joints_solve(f2d_world *w, int32_t n, int32_t iteration)
 {
-	joints_pass(w, n, PASS_SOLVE, iteration == w->def.iterations - 1, NULL);
+	joints_pass(w, n, F2D_PASS_SOLVE, iteration == w->def.iterations - 1, NULL);
 }
 
 /* Whether a softness triple is the rigid one of this h (f2d_rigid_soft): a spring whose Q16
@@ -1691,7 +797,7 @@ static bool soft_is_rigid(const fix16_t s[3], const fix16_t rigid[3])
 /* The soft step's joint relax pass (Box2D v3's b2_stageRelax, useBias = false), after the
  * positions of the substep moved: one velocity pass over the joints in the order of the
  * solve pass (joint_order: colour after colour, id order inside one; inside a colour the
- * order changes no bit, so the AVX-512 batches' order gives the same bits), each joint
+ * order changes no bit, so the SIMD batches' order gives the same bits), each joint
  * solved by the scalar code (fast path, else exact) with
  *   the rigid rows without position bias and with the full mass: softness (bias rate 0,
  *     mass scale 1, impulse scale 0) in place of f2d_rigid_soft's, and the revolute point's
@@ -1711,16 +817,16 @@ void f2d_joints_relax(f2d_world *w, int32_t n)
 	fix16_t rigid[3];
 	f2d_rigid_soft(w, rigid); /* before the flag: the solve's rigid triple */
 	w->joint_relax = true;
-	/* the solve pass's order and batches (on AVX-512: the lanes of revolute joints without
+	/* the solve pass's order and batches (in SIMD lanes: those of revolute joints without
 	 * motor and limits, with their point bias 0 in the lanes; the others one by one); the
 	 * lanes' impulses go back to their joints, as after the solve pass */
-	joints_pass(w, n, PASS_RELAX, true, rigid);
+	joints_pass(w, n, F2D_PASS_RELAX, true, rigid);
 	w->joint_relax = false;
 }
 
 /* One joint's relax iteration (f2d_joints_relax). A revolute joint reads no softness triple
  * (its rows are rigid: bias, motor and limits), so only its point bias is swapped. */
-static void joint_relax(f2d_world *w, f2d_joint *j, const fix16_t rigid[3])
+void f2d_joint_relax(f2d_world *w, f2d_joint *j, const fix16_t rigid[3])
 {
 	static const fix16_t relax[3] = {0, F2D_ONE, 0};
 	f2d_vec2 bias = j->bias;
@@ -2086,7 +1192,7 @@ static inline void project_body(f2d_world *w, f2d_body *body, f2d_vec2 r, f2d_ve
  * feeding that error back as a velocity bias (which puts energy into fast chains), each pass
  * moves the bodies directly: with C = (c_b + r_b) - (c_a + r_a) and the same K as above,
  * P = -K^-1 C, c_a -= P / m_a, angle_a -= (r_a x P) / I_a, c_b += P / m_b,
- * angle_b += (r_b x P) / I_b. A gap within joint_tolerance is left to the velocity bias.
+ * angle_b += (r_b x P) / I_b. A gap within f2d_joint_tolerance is left to the velocity bias.
  * Returns |C| before the correction (for the iteration stop). */
 fix16_t f2d_joint_solve_position(f2d_world *w, f2d_joint *j)
 {
@@ -2099,7 +1205,7 @@ fix16_t f2d_joint_solve_position(f2d_world *w, f2d_joint *j)
 	f2d_vec2 rb = f2d_rotate(b->q, f2d_sub(j->local_b, b->local_center));
 	f2d_vec2 c = anchor_gap(a, b, ra, rb);
 	fix16_t err = f2d_max(f2d_abs(c.x), f2d_abs(c.y));
-	if (err <= joint_tolerance(w)) {
+	if (err <= f2d_joint_tolerance(w)) {
 		return err;
 	}
 	/* One pass corrects at most 0.5 m per axis (as Box2D's max linear correction): a joint

@@ -1,6 +1,7 @@
 /* fix2d joints other than the revolute joint: what src/joint_common.c and the per-type files
  * (joint_distance.c, joint_prismatic.c, joint_weld.c, joint_wheel.c, joint_motor.c,
  * joint_mouse.c) share. src/joint.c only dispatches to f2d_joint_ext_* when j->type != 0.
+ * At the end, what src/joint.c shares with src/joint_lanes.c (the revolute joints in SIMD lanes).
  * SPDX-License-Identifier: MIT
  *
  * Arithmetic: every value is computed in 64 bits and saturated to the fix16 range with the
@@ -423,5 +424,65 @@ const char *f2d_joint_ext_check(const f2d_joint *j, f2d_body_type ta, f2d_body_t
  *  allocates the joint and copies proto into it (as f2d_create_revolute_joint does). */
 f2d_result f2d_joint_ext_create(f2d_world *w, const f2d_joint *proto, f2d_body_id a, f2d_body_id b,
                                 const char *what, f2d_joint_id *out);
+
+/* ---- the revolute joint's passes and lanes (joint.c, joint_lanes.c) ----
+ * What a pass over the coloured joints does: the warm start, a velocity iteration, or the soft
+ * step's relax iteration (f2d_joints_relax). */
+typedef enum f2d_joint_pass { F2D_PASS_WARM, F2D_PASS_SOLVE, F2D_PASS_RELAX } f2d_joint_pass;
+
+/** One joint's relax iteration (joint.c; rigid: f2d_rigid_soft's triple). */
+void f2d_joint_relax(f2d_world *w, f2d_joint *j, const fix16_t rigid[3]);
+
+/* One joint by the scalar code: its warm start, one velocity iteration or its relax
+ * iteration (rigid: read by F2D_PASS_RELAX only). */
+static inline void f2d_joint_pass_scalar(f2d_world *w, f2d_joint *j, f2d_joint_pass pass,
+                                         const fix16_t rigid[3])
+{
+	if (pass == F2D_PASS_WARM) {
+		f2d_joint_warm_start(w, j);
+	} else if (pass == F2D_PASS_SOLVE) {
+		f2d_joint_solve(w, j);
+	} else {
+		f2d_joint_relax(w, j, rigid);
+	}
+}
+
+/** K^-1 of the revolute point constraint's K (entries in Q16; joint.c's point_inverse). */
+void f2d_revolute_inverse(f2d_world *w, int64_t k11, int64_t k12, int64_t k22, fix16_t *m11,
+                          fix16_t *m12, fix16_t *m22);
+
+/* The gap the revolute joint's position passes leave to the velocity bias: linear_slop / 16
+ * (0.6 mm by default). A projection of a gap that small is mostly rounding (a 2 m arm turns
+ * 3e-5 m per LSB of its rotation), and moving a light, small-inertia body by it every step
+ * takes its energy: a 2 m pendulum with an r 0.05 m bob lost 5-25 % of its amplitude in 30 s.
+ * Below the tolerance the Baumgarte bias of the velocity solve closes the gap (a bias no
+ * larger than beta / h * tol, 7 mm/s, which feeds no measurable energy into chains); above
+ * it, a pass moves the bodies. */
+static inline fix16_t f2d_joint_tolerance(const f2d_world *w)
+{
+	return w->def.linear_slop / 16;
+}
+
+/* The revolute joint's test-only path counters (F2D_JOINT_COUNT_PATHS, see joint.c's "fast
+ * path"): warm start fast, warm start exact, solve fast, solve exact (joint.c); the substep
+ * geometry in lanes: lanes done in lanes, lanes whose bias check failed (f2d_joint_substep
+ * instead), lanes whose K^-1 was inverted again (joint_lanes.c). Not thread-safe. */
+#ifdef F2D_JOINT_COUNT_PATHS
+extern uint64_t f2d_joint_path_counts[4];
+extern uint64_t f2d_joint_substep_counts[3];
+#define JR_COUNT_PATH(i) (f2d_joint_path_counts[i]++)
+#define JR_COUNT_SUBSTEP(i) (f2d_joint_substep_counts[i]++)
+#else
+#define JR_COUNT_PATH(i) ((void)0)
+#define JR_COUNT_SUBSTEP(i) ((void)0)
+#endif
+
+/* The coloured joints' batches in SIMD lanes (joint_lanes.c): f2d_joints_prestep (kept: the
+ * colouring is the last one's, so are the batches' layout), f2d_joints_substep and one pass
+ * over the joints (last: the lanes' impulses go back to their joints). Each returns false,
+ * having done nothing, where no SIMD kernel runs: then the caller runs the scalar code. */
+bool f2d_joint_lanes_prestep(f2d_world *w, int32_t n, bool kept);
+bool f2d_joint_lanes_substep(f2d_world *w);
+bool f2d_joint_lanes_pass(f2d_world *w, f2d_joint_pass pass, bool last, const fix16_t rigid[3]);
 
 #endif

@@ -1042,6 +1042,63 @@ f2d_result f2d_world_overlap_shape(f2d_world *w, const f2d_query_shape *shape, f
 	return F2D_OK;
 }
 
+/* world_cast_shape's checks after the arguments': the shape, the transform (into *t), the end
+ * of the cast inside the query range, the tree; F2D_OK, or the first error, set. */
+static f2d_result check_cast_shape(f2d_world *w, const f2d_query_shape *shape, f2d_transform xf,
+                                   f2d_vec2 translation, f2d_transform *t)
+{
+	f2d_result r = check_query_shape(w, shape, "world_cast_shape");
+	if (r == F2D_OK) {
+		r = check_xf(w, xf, "world_cast_shape", t);
+	}
+	if (r == F2D_OK &&
+	    !in_range((int64_t)xf.p.x + translation.x, (int64_t)xf.p.y + translation.y)) {
+		r = f2d_set_error(
+		    w, F2D_ERROR_INVALID_VALUE,
+		    "world_cast_shape: xf.p + translation outside |x|, |y| <= 16384 m");
+	}
+	if (r == F2D_OK) {
+		r = ensure_tree(w, "world_cast_shape");
+	}
+	return r;
+}
+
+/* The exact cast of the query core a (at t) along translation against each of the n shapes
+ * that collect left in w->query.hits, in their order: the hits kept at the front of the array
+ * (a shape the query starts inside at fraction 0, zero normal, the point t.p); returns how
+ * many. */
+static int32_t cast_shape_hits(f2d_world *w, const q_core *a, f2d_transform t, f2d_vec2 translation,
+                               int32_t n)
+{
+	q_hit *hits = w->query.hits;
+	q_rat one = {1, 1};
+	q_core b;
+	q_mink mk;
+	q_toi toi;
+	int32_t m = 0;
+	for (int32_t i = 0; i < n; ++i) {
+		int32_t si = hits[i].shape;
+		f2d_core_of_shape(w, &w->shapes[si], &b);
+		f2d_minkowski(&b, a, &mk);
+		int32_t k = f2d_mink_cast(&mk, translation.x, translation.y, one, &toi);
+		q_hit h;
+		if (k == Q_MISS) {
+			continue;
+		}
+		if (k == Q_INSIDE) {
+			h.t32 = 0;
+			h.fraction = 0;
+			h.normal = f2d_v(0, 0);
+			h.point = t.p;
+		} else {
+			f2d_make_hit(&mk, &b, a, translation.x, translation.y, &toi, &h);
+		}
+		h.shape = si;
+		hits[m++] = h;
+	}
+	return m;
+}
+
 f2d_result f2d_world_cast_shape(f2d_world *w, const f2d_query_shape *shape, f2d_transform xf,
                                 f2d_vec2 translation, f2d_query_filter filter, f2d_cast_fcn *fcn,
                                 void *context)
@@ -1054,60 +1111,25 @@ f2d_result f2d_world_cast_shape(f2d_world *w, const f2d_query_shape *shape, f2d_
 		                     "world_cast_shape: shape and fcn are required");
 	}
 	f2d_transform t;
-	f2d_result r = check_query_shape(w, shape, "world_cast_shape");
-	if (r == F2D_OK) {
-		r = check_xf(w, xf, "world_cast_shape", &t);
-	}
-	if (r == F2D_OK &&
-	    !in_range((int64_t)xf.p.x + translation.x, (int64_t)xf.p.y + translation.y)) {
-		r = f2d_set_error(
-		    w, F2D_ERROR_INVALID_VALUE,
-		    "world_cast_shape: xf.p + translation outside |x|, |y| <= 16384 m");
-	}
-	if (r == F2D_OK) {
-		r = ensure_tree(w, "world_cast_shape");
-	}
+	f2d_result r = check_cast_shape(w, shape, xf, translation, &t);
 	if (r != F2D_OK) {
 		return r;
 	}
-	q_core a, b;
-	q_mink mk;
-	q_toi toi;
+	q_core a;
 	f2d_aabb box;
 	query_core(shape, t, &a, &box);
 	/* the box's lower corner swept against boxes grown by the query box's size */
 	q_seg seg =
 	    make_seg(box.lower.x, box.lower.y, translation.x, translation.y,
 	             (int64_t)box.upper.x - box.lower.x, (int64_t)box.upper.y - box.lower.y);
-	int32_t n = 0, m = 0;
+	int32_t n = 0;
 	if (!collect(w, 1, NULL, &seg, filter, &n)) {
 		return f2d_set_error(w, F2D_ERROR_OUT_OF_MEMORY,
 		                     "world_cast_shape: allocator returned NULL");
 	}
-	q_hit *hits = w->query.hits;
-	q_rat one = {1, 1};
-	for (int32_t i = 0; i < n; ++i) {
-		int32_t si = hits[i].shape;
-		f2d_core_of_shape(w, &w->shapes[si], &b);
-		f2d_minkowski(&b, &a, &mk);
-		int32_t k = f2d_mink_cast(&mk, translation.x, translation.y, one, &toi);
-		q_hit h;
-		if (k == Q_MISS) {
-			continue;
-		}
-		if (k == Q_INSIDE) {
-			h.t32 = 0;
-			h.fraction = 0;
-			h.normal = f2d_v(0, 0);
-			h.point = t.p;
-		} else {
-			f2d_make_hit(&mk, &b, &a, translation.x, translation.y, &toi, &h);
-		}
-		h.shape = si;
-		hits[m++] = h;
-	}
+	int32_t m = cast_shape_hits(w, &a, t, translation, n);
 	if (m > 1) {
-		qsort(hits, (size_t)m, sizeof(q_hit), cmp_by_fraction);
+		qsort(w->query.hits, (size_t)m, sizeof(q_hit), cmp_by_fraction);
 	}
 	deliver_casts(w, m, fcn, context);
 	return F2D_OK;

@@ -200,6 +200,61 @@ static void encode_pool_tail(encoder *e, const f2d_id_pool *pool)
  * from the previous live body's, the origin only when it is not centre - rotate(q, local
  * centre) (what the step and body.c make it), velocities, forces and the mass record zigzag
  * coded. At most 5 + 2 + 11 * 5 + 8 + 2 * 5 bytes a record. */
+/* A live body's flags (BF_*): prev is the previous live dynamic body (NULL before the first) */
+static uint32_t body_flags(const f2d_body *b, const f2d_body *prev)
+{
+	bool dynamic = b->type == F2D_DYNAMIC_BODY;
+	bool moving = b->v.x != 0 || b->v.y != 0 || b->w != 0;
+	bool force = b->force.x != 0 || b->force.y != 0 || b->torque != 0;
+	bool same = dynamic && prev != NULL && mass_equal(b, prev);
+	/* the usual sleep state (awake, may sleep, no time below the tolerances) is implied */
+	bool sleep = !b->awake || !b->enable_sleep || b->sleep_time != 0;
+	f2d_vec2 lc = dynamic ? b->local_center : f2d_v(0, 0);
+	bool origin = !f2d_snapshot_origin_derived(b->origin, b->center, b->q, lc);
+	return BF_ALIVE | ((uint32_t)b->type << BF_TYPE_SHIFT) | (moving ? BF_MOVING : 0u) |
+	       (same ? BF_SAME_MASS : 0u) | (sleep ? BF_SLEEP : 0u) | (origin ? BF_ORIGIN : 0u) |
+	       (force ? BF_FORCE : 0u) | (b->user_data != 0 ? BF_USER : 0u);
+}
+
+/* A live body's record after its generation: its flags, then the fields they say are there
+ * (the centre and rotation as deltas from pc and pq, the previous live body's) */
+static uint8_t *put_body(uint8_t *p, const f2d_body *b, uint32_t flags, f2d_vec2 pc, f2d_rot pq)
+{
+	p = put_var(p, flags);
+	p = put_delta(p, b->center.x, pc.x);
+	p = put_delta(p, b->center.y, pc.y);
+	p = put_delta(p, b->q.c, pq.c);
+	p = put_delta(p, b->q.s, pq.s);
+	if (flags & BF_ORIGIN) {
+		p = put_delta(p, b->origin.x, b->center.x);
+		p = put_delta(p, b->origin.y, b->center.y);
+	}
+	if (flags & BF_MOVING) {
+		p = put_zz(p, b->v.x);
+		p = put_zz(p, b->v.y);
+		p = put_zz(p, b->w);
+	}
+	if (flags & BF_FORCE) {
+		p = put_zz(p, b->force.x);
+		p = put_zz(p, b->force.y);
+		p = put_zz(p, b->torque);
+	}
+	if (b->type == F2D_DYNAMIC_BODY && !(flags & BF_SAME_MASS)) {
+		p = put_zz(p, b->mass);
+		p = put_zz(p, b->inertia);
+		p = put_zz(p, b->local_center.x);
+		p = put_zz(p, b->local_center.y);
+	}
+	if (flags & BF_USER) {
+		p = put_u64(p, b->user_data);
+	}
+	if (flags & BF_SLEEP) {
+		p = put_u8(p, (b->awake ? 0u : 1u) | (b->enable_sleep ? 0u : 2u));
+		p = put_zz(p, b->sleep_time);
+	}
+	return p;
+}
+
 static void encode_bodies(encoder *e, const f2d_world *w)
 {
 	put_word(e, (uint32_t)w->body_ids.next);
@@ -213,52 +268,8 @@ static void encode_bodies(encoder *e, const f2d_world *w)
 			rec_end(e, s, put_u8(p, 0));
 			continue;
 		}
-		bool dynamic = b->type == F2D_DYNAMIC_BODY;
-		bool moving = b->v.x != 0 || b->v.y != 0 || b->w != 0;
-		bool force = b->force.x != 0 || b->force.y != 0 || b->torque != 0;
-		bool same = dynamic && prev != NULL && mass_equal(b, prev);
-		/* the usual sleep state (awake, may sleep, no time below the tolerances) is implied
-		 */
-		bool sleep = !b->awake || !b->enable_sleep || b->sleep_time != 0;
-		f2d_vec2 lc = dynamic ? b->local_center : f2d_v(0, 0);
-		bool origin = !f2d_snapshot_origin_derived(b->origin, b->center, b->q, lc);
-		uint32_t flags = BF_ALIVE | ((uint32_t)b->type << BF_TYPE_SHIFT) |
-		                 (moving ? BF_MOVING : 0u) | (same ? BF_SAME_MASS : 0u) |
-		                 (sleep ? BF_SLEEP : 0u) | (origin ? BF_ORIGIN : 0u) |
-		                 (force ? BF_FORCE : 0u) | (b->user_data != 0 ? BF_USER : 0u);
-		p = put_var(p, flags);
-		p = put_delta(p, b->center.x, pc.x);
-		p = put_delta(p, b->center.y, pc.y);
-		p = put_delta(p, b->q.c, pq.c);
-		p = put_delta(p, b->q.s, pq.s);
-		if (origin) {
-			p = put_delta(p, b->origin.x, b->center.x);
-			p = put_delta(p, b->origin.y, b->center.y);
-		}
-		if (moving) {
-			p = put_zz(p, b->v.x);
-			p = put_zz(p, b->v.y);
-			p = put_zz(p, b->w);
-		}
-		if (force) {
-			p = put_zz(p, b->force.x);
-			p = put_zz(p, b->force.y);
-			p = put_zz(p, b->torque);
-		}
-		if (dynamic && !same) {
-			p = put_zz(p, b->mass);
-			p = put_zz(p, b->inertia);
-			p = put_zz(p, b->local_center.x);
-			p = put_zz(p, b->local_center.y);
-		}
-		if (b->user_data != 0) {
-			p = put_u64(p, b->user_data);
-		}
-		if (sleep) {
-			p = put_u8(p, (b->awake ? 0u : 1u) | (b->enable_sleep ? 0u : 2u));
-			p = put_zz(p, b->sleep_time);
-		}
-		if (dynamic) {
+		p = put_body(p, b, body_flags(b, prev), pc, pq);
+		if (b->type == F2D_DYNAMIC_BODY) {
 			prev = b;
 		}
 		pc = b->center;

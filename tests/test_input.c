@@ -9,6 +9,7 @@
 #include "fix2d/fix2d.h"
 #include "fix2d/input.h"
 #include "fix2d/scenes.h"
+#include "test_rng.h"
 
 static f2d_world *scene(const char *name)
 {
@@ -269,14 +270,6 @@ END_TEST
 
 /* ---- canonical encodings: one byte string per command ---- */
 
-static uint64_t splitmix(uint64_t *state)
-{
-	uint64_t z = (*state += 0x9E3779B97F4A7C15ull);
-	z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-	z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-	return z ^ (z >> 31);
-}
-
 /* Offsets of the bytes that decide the structure of a command (input.h): the type byte of a
  * create-body command and the payload length (4), a motor's enable flag, a set-body-type's
  * type and a set-fixed-rotation's flag (12), the spawn kind
@@ -300,14 +293,14 @@ START_TEST(decode_accepts_only_canonical_bytes)
 	int64_t motor_off = 0, motor_on = 0, asleep = 0;
 	int64_t extended = 0, sensors = 0, fixed_on = 0, fixed_off = 0, body_types[3] = {0};
 	for (int32_t it = 0; it < 250000; ++it) {
-		size_t len = (size_t)(splitmix(&rng) % sizeof x);
+		size_t len = (size_t)(test_splitmix(&rng) % sizeof x);
 		for (size_t i = 0; i < len; i += 8) {
-			uint64_t v = splitmix(&rng);
+			uint64_t v = test_splitmix(&rng);
 			for (size_t k = i; k < i + 8 && k < len; ++k, v >>= 8) {
 				x[k] = (uint8_t)v;
 			}
 		}
-		uint64_t bias = splitmix(&rng);
+		uint64_t bias = test_splitmix(&rng);
 		if (len > 0 && (bias & 7u) != 0) {
 			/* a format-1 or format-2 type, mostly (format 3: test_input_joints.c) */
 			x[0] = (uint8_t)(1 + (bias >> 3) % F2D_CMD_SET_FIXED_ROTATION);
@@ -399,19 +392,19 @@ START_TEST(encode_then_decode)
 	int64_t encoded = 0;
 	for (int32_t it = 0; it < 40000; ++it) {
 		f2d_command c = f2d_default_command(
-		    (f2d_command_type)(1 + splitmix(&rng) % F2D_CMD_SET_FIXED_ROTATION),
-		    (uint8_t)splitmix(&rng),
-		    (uint16_t)splitmix(&rng));
+		    (f2d_command_type)(1 + test_splitmix(&rng) % F2D_CMD_SET_FIXED_ROTATION),
+		    (uint8_t)test_splitmix(&rng),
+		    (uint16_t)test_splitmix(&rng));
 		uint8_t noise[sizeof c.u];
 		for (size_t i = 0; i < sizeof noise; i += 8) {
-			uint64_t v = splitmix(&rng);
+			uint64_t v = test_splitmix(&rng);
 			for (size_t k = i; k < i + 8 && k < sizeof noise; ++k, v >>= 8) {
 				noise[k] = (uint8_t)v;
 			}
 		}
 		memcpy(&c.u, noise, sizeof noise); /* the bools are set below */
 		/* the fields encode validates, in range half of the time */
-		uint64_t bias = splitmix(&rng);
+		uint64_t bias = test_splitmix(&rng);
 		if (c.type == F2D_CMD_CREATE_BODY) {
 			c.u.create.body.type = (f2d_body_type)((bias & 1u) ? (bias >> 1) % 3
 			                                                   : (bias >> 1) % 20);

@@ -15,6 +15,7 @@
 #include "fix2d/input.h"
 #include "fix2d/scenes.h"
 #include "fix2d/snapshot.h"
+#include "test_rng.h"
 
 static f2d_world *scene(const char *name)
 {
@@ -29,14 +30,6 @@ static f2d_body_id body_n(f2d_world *w, int32_t n)
 	f2d_body_id ids[64];
 	ck_assert_int_gt(f2d_world_get_bodies(w, ids, 64), n);
 	return ids[n];
-}
-
-static uint64_t splitmix(uint64_t *state)
-{
-	uint64_t z = (*state += 0x9E3779B97F4A7C15ull);
-	z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-	z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-	return z ^ (z >> 31);
 }
 
 /* One create command per joint type, valid in random_stack (the bodies of w). */
@@ -296,14 +289,14 @@ START_TEST(random_bytes_decode_canonically)
 	int64_t accepted[F2D_CMD_LAST + 1] = {0}, jtypes[7] = {0}, flag_bits[16] = {0};
 	int64_t segments = 0, chains = 0, loops = 0, enabled = 0, bad_flags = 0;
 	for (int32_t it = 0; it < 200000; ++it) {
-		size_t len = (size_t)(splitmix(&rng) % sizeof x);
+		size_t len = (size_t)(test_splitmix(&rng) % sizeof x);
 		for (size_t i = 0; i < len; i += 8) {
-			uint64_t v = splitmix(&rng);
+			uint64_t v = test_splitmix(&rng);
 			for (size_t k = i; k < i + 8 && k < len; ++k, v >>= 8) {
 				x[k] = (uint8_t)v;
 			}
 		}
-		uint64_t bias = splitmix(&rng);
+		uint64_t bias = test_splitmix(&rng);
 		if (len > 0) {
 			x[0] = (bias & 7u) == 0 ? (uint8_t)F2D_CMD_CREATE_BODY
 			                         : (uint8_t)(F2D_CMD_CREATE_JOINT + (bias >> 3) % 13);
@@ -380,8 +373,8 @@ START_TEST(random_commands_encode_canonically)
 	int64_t encoded = 0;
 	for (int32_t it = 0; it < 30000; ++it) {
 		f2d_command_type type =
-		    (f2d_command_type)(F2D_CMD_CREATE_JOINT + splitmix(&rng) % 12);
-		uint64_t bias = splitmix(&rng);
+		    (f2d_command_type)(F2D_CMD_CREATE_JOINT + test_splitmix(&rng) % 12);
+		uint64_t bias = test_splitmix(&rng);
 		f2d_command c = type == F2D_CMD_CREATE_JOINT
 		                    ? f2d_default_joint_command((f2d_joint_type)(bias % 8), 1, 2)
 		                    : f2d_default_command(type, 1, 2);
@@ -389,7 +382,7 @@ START_TEST(random_commands_encode_canonically)
 		f2d_command r = c;
 		uint8_t *p = (uint8_t *)&r.u;
 		for (size_t i = 0; i < sizeof r.u; ++i) {
-			p[i] = (uint8_t)splitmix(&rng);
+			p[i] = (uint8_t)test_splitmix(&rng);
 		}
 		if (type == F2D_CMD_CREATE_JOINT) {
 			f2d_joint_spawn *js = &c.u.create_joint, *rs = &r.u.create_joint;

@@ -30,6 +30,7 @@
 #include <string.h>
 
 #include "fix2d/fix2d.h"
+#include "test_rng.h"
 
 /* BOUNDARY_WORLDS boundary worlds (1..8 substeps), then WORLDS random worlds */
 enum { WORLDS = 48, BOUNDARY_WORLDS = 8, STEPS = 90, BODIES = 40 };
@@ -43,10 +44,7 @@ typedef struct rng {
 
 static uint64_t next_u64(rng *r)
 {
-	uint64_t z = (r->s += 0x9E3779B97F4A7C15ull);
-	z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-	z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-	return z ^ (z >> 31);
+	return test_splitmix(&r->s);
 }
 
 /* uniform in [lo, hi] */

@@ -18,6 +18,7 @@
 #include "fix2d/fix2d.h"
 #include "fix2d/snapshot.h"
 #include "joint_internal.h" /* f2d_div31_fast */
+#include "test_rng.h"
 
 #define CHECK_OK(call)                                                                             \
 	do {                                                                                       \
@@ -1271,18 +1272,10 @@ START_TEST(spring_coefficients)
 END_TEST
 
 /* ---- f2d_div31_fast == f2d_u128_div31 (the pre-step's 2x2 inverses and softness) ---- */
-static uint64_t div_rng(uint64_t *s)
-{
-	uint64_t z = (*s += 0x9E3779B97F4A7C15ull);
-	z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-	z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-	return z ^ (z >> 31);
-}
-
 /* a random value of exactly `bits` bits (0..128) */
 static f2d_u128 div_bits(uint64_t *s, int bits)
 {
-	f2d_u128 v = {div_rng(s), div_rng(s)};
+	f2d_u128 v = {test_splitmix(s), test_splitmix(s)};
 	if (bits <= 0) {
 		v.hi = v.lo = 0;
 	} else if (bits <= 64) {
@@ -1310,20 +1303,20 @@ START_TEST(div31_fast_is_div31)
 	uint64_t s = 14;
 	for (int i = 0; i < 400000; ++i) {
 		/* d of 1..97 bits (d << 31 stays below 2^128), n of 0..128 bits */
-		f2d_u128 dd = div_bits(&s, 1 + (int)(div_rng(&s) % 97));
-		f2d_u128 n = div_bits(&s, (int)(div_rng(&s) % 129));
+		f2d_u128 dd = div_bits(&s, 1 + (int)(test_splitmix(&s) % 97));
+		f2d_u128 n = div_bits(&s, (int)(test_splitmix(&s) % 129));
 		div_check(n, dd);
 		/* n = q d + r near the quotient's ends (q 0, 1, 2^31 - 1, 2^31 +- ...) and
 		 * r in {0, d - 1, random}: the correction steps */
 		static const uint64_t qs[] = {0, 1, 2, 0x7FFFFFFEu, 0x7FFFFFFFu, 0x80000000u};
-		uint64_t q = i % 7 < 6 ? qs[i % 7] : (div_rng(&s) & 0x7FFFFFFFu);
+		uint64_t q = i % 7 < 6 ? qs[i % 7] : (test_splitmix(&s) & 0x7FFFFFFFu);
 		f2d_u128 qd = f2d_u128_mul(q, dd.lo);
 		qd.hi += q * dd.hi;
 		f2d_u128 r = i % 3 == 0 ? f2d_u128_from(0)
 		                        : (i % 3 == 1 ? f2d_u128_sub(dd, f2d_u128_from(1)) : dd);
 		if (i % 3 == 2) { /* random r < d */
-			r.lo = div_rng(&s);
-			r.hi = dd.hi != 0 ? div_rng(&s) % dd.hi : 0;
+			r.lo = test_splitmix(&s);
+			r.hi = dd.hi != 0 ? test_splitmix(&s) % dd.hi : 0;
 			if (dd.hi == 0) {
 				r.lo %= dd.lo;
 			}

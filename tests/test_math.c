@@ -20,6 +20,7 @@
 #include "fix2d/convert.h"
 #include "fix2d/fix2d.h"
 #include "fmath.h"
+#include "test_rng.h"
 
 /* Check's ck_assert_* records a mark point (a write to the parent) on every success: hot
  * loops use REQUIRE, which only acts on failure. */
@@ -35,19 +36,11 @@
 
 /* ---- deterministic PRNG ---- */
 
-static uint64_t rng_next(uint64_t *state)
-{
-	uint64_t z = (*state += 0x9E3779B97F4A7C15ull);
-	z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-	z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-	return z ^ (z >> 31);
-}
-
 /** A fix16 with a random magnitude: 31 random bits shifted right by 0..30, random sign, so
  *  tiny, medium and huge values are all common. Never INT32_MIN. */
 static fix16_t draw_fix(uint64_t *state)
 {
-	uint64_t r = rng_next(state);
+	uint64_t r = test_splitmix(state);
 	uint32_t mag = (uint32_t)(r & 0x7FFFFFFFu) >> (unsigned)((r >> 32) % 31u);
 	return (r >> 63) ? -(fix16_t)mag : (fix16_t)mag;
 }
@@ -55,7 +48,7 @@ static fix16_t draw_fix(uint64_t *state)
 /** A uniformly random int32 (the whole range, INT32_MIN included). */
 static fix16_t draw_uniform(uint64_t *state)
 {
-	uint32_t u = (uint32_t)(rng_next(state) >> 32);
+	uint32_t u = (uint32_t)(test_splitmix(state) >> 32);
 	return u <= (uint32_t)INT32_MAX ? (fix16_t)u : (fix16_t)(u - 0x80000000u) + INT32_MIN;
 }
 
@@ -290,7 +283,7 @@ START_TEST(div_big_divisor)
 	uint64_t s = 0x6469760002ull;
 	long compared = 0;
 	for (long i = 0; i < 3000000; ++i) {
-		uint64_t r = rng_next(&s);
+		uint64_t r = test_splitmix(&s);
 		uint32_t mag = 0x100000u + (uint32_t)((r & 0x7FFFFFFFu) >> ((r >> 32) % 12u));
 		if (mag > (uint32_t)INT32_MAX - 1) {
 			mag = (uint32_t)INT32_MAX - 1;
@@ -329,11 +322,11 @@ START_TEST(div_half_way)
 	uint64_t s = 0x6469760003ull;
 	long compared = 0, ties = 0;
 	for (long i = 0; i < 1000000; ++i) {
-		uint64_t r = rng_next(&s);
+		uint64_t r = test_splitmix(&s);
 		int64_t d = (int64_t)(1 + ((r & 0x3FFFu) >> ((r >> 16) % 14u)) % 0x3FFFu);
 		int64_t nmax = (((int64_t)INT32_MAX - 1) / d - 1) / 2;
-		int64_t n = (int64_t)((rng_next(&s) >> 33) % (uint64_t)(nmax + 1));
-		n >>= (rng_next(&s) >> 40) % 31u;
+		int64_t n = (int64_t)((test_splitmix(&s) >> 33) % (uint64_t)(nmax + 1));
+		n >>= (test_splitmix(&s) >> 40) % 31u;
 		int64_t a = d * (2 * n + 1);
 		int64_t b = d << 17;
 		REQUIRE(a < INT32_MAX && b < INT32_MAX, "tie operands %lld / %lld", (long long)a,
@@ -511,16 +504,16 @@ START_TEST(isqrt64_round)
 {
 	uint64_t s = 0x6973717201ull;
 	for (long i = 0; i < 1000000; ++i) {
-		uint64_t r = rng_next(&s);
+		uint64_t r = test_splitmix(&s);
 		check_isqrt(r);
-		check_isqrt(r >> (rng_next(&s) % 64u));
+		check_isqrt(r >> (test_splitmix(&s) % 64u));
 	}
 	for (uint64_t n = 0; n < 100000; ++n) {
 		check_isqrt(n);
 	}
 	/* Around squares and the half-way points k^2 + k, k^2 + k + 1. */
 	for (long i = 0; i < 200000; ++i) {
-		uint64_t k = (rng_next(&s) >> 32) >> (rng_next(&s) % 32u);
+		uint64_t k = (test_splitmix(&s) >> 32) >> (test_splitmix(&s) % 32u);
 		if (i < 64) {
 			k = ((uint64_t)1 << 32) - 1 - (uint64_t)i;
 		}
@@ -573,10 +566,10 @@ START_TEST(normalize)
 	uint64_t s = 0x6E726D01ull;
 	const fix16_t limit = F2D_FIX(8192);
 	for (long i = 0; i < 1000000; ++i) {
-		uint64_t r = rng_next(&s);
+		uint64_t r = test_splitmix(&s);
 		unsigned shift = (unsigned)(r % 29u);
-		fix16_t x = (fix16_t)((rng_next(&s) >> 34) % ((uint64_t)limit + 1)) >> shift;
-		fix16_t y = (fix16_t)((rng_next(&s) >> 34) % ((uint64_t)limit + 1)) >> shift;
+		fix16_t x = (fix16_t)((test_splitmix(&s) >> 34) % ((uint64_t)limit + 1)) >> shift;
+		fix16_t y = (fix16_t)((test_splitmix(&s) >> 34) % ((uint64_t)limit + 1)) >> shift;
 		check_normalize((r >> 62) & 1 ? -x : x, (r >> 63) ? -y : y);
 	}
 	check_normalize(0, 0);
@@ -713,8 +706,8 @@ START_TEST(sincos_shortcuts)
 	const int64_t half_pi_q30 = 1686629713;
 	uint64_t state = 0x51AC05ull;
 	for (long i = 0; i < 2000000; ++i) {
-		int64_t t =
-		    (int64_t)(rng_next(&state) % (uint64_t)(2 * half_pi_q30 + 1)) - half_pi_q30;
+		int64_t t = (int64_t)(test_splitmix(&state) % (uint64_t)(2 * half_pi_q30 + 1)) -
+		            half_pi_q30;
 		check_sincos(t);
 	}
 }
@@ -733,8 +726,8 @@ START_TEST(integrate_rotation_small)
 		if (k % 3 == 1) {
 			q.c += (k & 4) ? 1 : -1;
 		} else if (k % 3 == 2) {
-			q.c += (fix16_t)(rng_next(&state) % 65) - 32;
-			q.s += (fix16_t)(rng_next(&state) % 65) - 32;
+			q.c += (fix16_t)(test_splitmix(&state) % 65) - 32;
+			q.s += (fix16_t)(test_splitmix(&state) % 65) - 32;
 		}
 		for (int64_t hw = -4096; hw <= 4096; ++hw) {
 			f2d_rot a = f2d_integrate_rotation_small(q, (fix16_t)hw);

@@ -22,14 +22,12 @@
 #include "fix2d/fix2d.h"
 #include "fix2d/scenes.h"
 #include "fix2d/snapshot.h"
+#include "test_rng.h"
 
 static uint64_t rng_state;
 static uint64_t next_u64(void)
 {
-	uint64_t z = (rng_state += 0x9E3779B97F4A7C15ull);
-	z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-	z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-	return z ^ (z >> 31);
+	return test_splitmix(&rng_state);
 }
 /* uniform fix16 in [lo, hi] */
 static fix16_t rnd(fix16_t lo, fix16_t hi)

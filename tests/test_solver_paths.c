@@ -55,6 +55,7 @@
 
 #include "fix2d/fix2d.h"
 #include "fix2d/scenes.h"
+#include "test_rng.h"
 
 #define F2D_SOFT_MAX 8 /* f2d_world_def.substep_count's range */
 
@@ -78,10 +79,7 @@ typedef struct rng {
 
 static uint64_t next_u64(rng *r)
 {
-	uint64_t z = (r->s += 0x9E3779B97F4A7C15ull);
-	z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-	z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-	return z ^ (z >> 31);
+	return test_splitmix(&r->s);
 }
 
 /* uniform in [lo, hi] */
@@ -590,9 +588,9 @@ static void stress_actions(f2d_world *w, uint64_t seed, int32_t step, bool gentl
 
 /* ---- the joint-gap worlds ----
  * The soft step's substep geometry of revolute joints without motor and limits runs on 8
- * AVX-512 lanes (src/joint.c, joint_substep_avx512) and checks each lane's bias the way the
- * fast paths check: p = jr16(beta_h * gap) in [-2^30, 2^30) per axis, gap the anchors' gap
- * (clamped to the tolerance only with joint position passes, so here
+ * AVX-512 lanes or 4 AVX2 lanes (src/joint_kernel.h, J(substep_group)) and checks each lane's
+ * bias the way the fast paths check: p = round16(beta_h * gap) in [-2^30, 2^30) per axis, gap
+ * the anchors' gap (clamped to the tolerance only with joint position passes, so here
  * joint_position_iterations = 0), else the lane runs f2d_joint_substep. These worlds put
  * lanes on both sides of that boundary, mixed in each batch of 8 with ordinary lanes, and
  * choose the substep and bias factor so that beta_h is a power of two and the boundary exact:
@@ -759,8 +757,8 @@ extern uint64_t f2d_joint_ext_path_counts[7][4];
 extern uint64_t f2d_soft_path_counts[3]; /* fast, exact (range), exact (bounce pending) */
 /* contact colourings kept, built; lanes whose constants were kept, computed (solver.c) */
 extern uint64_t f2d_coloring_counts[4];
-/* the AVX-512 substep geometry of revolute joints: lanes on 8 lanes, bias-check fallbacks,
- * K^-1 inverted again (joint.c) */
+/* the substep geometry of revolute joints in SIMD lanes: lanes done in lanes, bias-check
+ * fallbacks, K^-1 inverted again (joint_lanes.c) */
 extern uint64_t f2d_joint_substep_counts[3];
 
 /* counter i of the "e" line */

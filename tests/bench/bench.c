@@ -10,6 +10,7 @@
 #include "fix2d/fix2d.h"
 #include "fix2d/scenes.h"
 #include "fix2d/snapshot.h"
+#include "../test_rng.h"
 
 #include "core.h" /* f2d_contact_lcp_points: the measurement hook of --residual */
 
@@ -474,17 +475,9 @@ static bool bench_snapshot(const char *scene, f2d_world *world, const alloc_coun
 #define QUERY_BATCHES 7
 #define QUERY_RAYS 2000
 
-static uint64_t bench_rng(uint64_t *s)
-{
-	uint64_t z = (*s += 0x9E3779B97F4A7C15ull);
-	z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-	z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-	return z ^ (z >> 31);
-}
-
 static fix16_t bench_between(uint64_t *s, fix16_t lo, fix16_t hi)
 {
-	return lo + (fix16_t)(bench_rng(s) % ((uint64_t)((int64_t)hi - lo) + 1));
+	return lo + (fix16_t)(test_splitmix(s) % ((uint64_t)((int64_t)hi - lo) + 1));
 }
 
 static bool count_shape(f2d_shape_id shape, void *context)

@@ -17,6 +17,7 @@
 #include "auth.h"
 #include "link.h"
 #include "packet.h"
+#include "../test_rng.h"
 
 #include <arpa/inet.h>
 #include <poll.h>
@@ -30,10 +31,7 @@ static uint64_t rng = 0x1D7B0DE5u;
 
 static uint64_t next(void)
 {
-	uint64_t z = (rng += 0x9E3779B97F4A7C15ull);
-	z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-	z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-	return z ^ (z >> 31);
+	return test_splitmix(&rng);
 }
 
 static int fd;
