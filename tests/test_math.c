@@ -793,8 +793,8 @@ START_TEST(integrate_rotation_256)
 		if (k % 3 == 1) {
 			qs[k].c += (k & 4) ? 1 : -1;
 		} else if (k % 3 == 2) {
-			qs[k].c += (fix16_t)(rng_next(&state) % 65) - 32;
-			qs[k].s += (fix16_t)(rng_next(&state) % 65) - 32;
+			qs[k].c += (fix16_t)(test_splitmix(&state) % 65) - 32;
+			qs[k].s += (fix16_t)(test_splitmix(&state) % 65) - 32;
 		}
 	}
 	const fix16_t far[] = {1023,        1024,          1025,      -1024,      -1025,
