@@ -761,7 +761,7 @@ static inline void set_ex(int32_t *e, const f2d_aabb *a)
 	e[3] = ~a->upper.y;
 }
 
-#if F2D_X86_SIMD
+#if F2D_X86_SIMD && defined(__SSE2__) /* not under gcc -mgeneral-regs-only (no_float.sh) */
 #include <emmintrin.h> /* SSE2, the x86-64 baseline */
 
 static inline bool ex_overlap(const int32_t *a, const int32_t *b)
