@@ -29,15 +29,10 @@ uint64_t f2d_joint_substep_counts[3];
 #include <immintrin.h>
 #include <stddef.h>
 
-/* ---- AVX-512: 8 lanes, one group per batch ---- */
-#define AVX512 __attribute__((target("avx512f,avx512dq,avx2")))
+#include "simd_x86.h"
 
-AVX512 static inline __m512i jr16_512(__m512i p)
-{
-	__m512i r = _mm512_add_epi64(_mm512_add_epi64(p, _mm512_set1_epi64(0x8000)),
-	                             _mm512_srai_epi64(p, 63));
-	return _mm512_srai_epi64(r, 16);
-}
+/* ---- AVX-512: 8 lanes, one group per batch ---- */
+#define AVX512 F2D_TARGET_AVX512
 
 /* The lanes' fields straight from the bodies (instead of 8 scalar stores to a staging array
  * and a vector load of it, which stalls on the store forwarding): a masked 8-byte gather per
@@ -98,7 +93,7 @@ AVX512 static inline void jfields_512(const f2d_joint_batch *x, const f2d_body *
 #define J_OR(a, b) _mm512_or_si512(a, b)
 #define J_OR3(a, b, c) _mm512_ternarylogic_epi64(a, b, c, 0xFE)
 #define J_MUL(a, b) _mm512_mul_epi32(a, b)
-#define J_R16(p) jr16_512(p)
+#define J_R16(p) f2d_round16_512(p)
 #define J_TRUNC32(v) _mm512_cvtepi32_epi64(_mm512_cvtepi64_epi32(v))
 #define J_MIN(a, b) _mm512_min_epi64(a, b)
 #define J_MAX(a, b) _mm512_max_epi64(a, b)
@@ -152,18 +147,8 @@ AVX512 static inline void jfields_512(const f2d_joint_batch *x, const f2d_body *
  * vpmuldq (_mm256_mul_epi32) is the same product. AVX2 has no 64-bit arithmetic shift, min,
  * max, absolute value or unsigned compare: built from compares and blends, all integer
  * instructions. The bodies' fields by scalar loads into the vectors (0 in lanes not live). */
-#define AVX2 __attribute__((target("avx2")))
+#define AVX2 F2D_TARGET_AVX2
 
-/* round16 (f2d_round16: (p + 2^15 + (p >> 63)) >> 16, arithmetic): the arithmetic shift of t
- * as the logical shift of t + 2^63 (in [0, 2^64) for every 64-bit t, the addition modulo
- * 2^64), less 2^47: the same bits as the arithmetic shift for every lane value */
-AVX2 static inline __m256i jr16_256(__m256i p)
-{
-	__m256i sign = _mm256_cmpgt_epi64(_mm256_setzero_si256(), p);
-	__m256i t =
-	    _mm256_add_epi64(_mm256_add_epi64(p, _mm256_set1_epi64x(INT64_MIN + 0x8000)), sign);
-	return _mm256_sub_epi64(_mm256_srli_epi64(t, 16), _mm256_set1_epi64x((int64_t)1 << 47));
-}
 /* the low 32 bits sign-extended: the high half of each lane from the low half's sign (srai by
  * 31 and a dword shuffle) */
 AVX2 static inline __m256i jtrunc32_256(__m256i v)
@@ -183,16 +168,6 @@ AVX2 static inline __m256i jle_u_256(__m256i a, __m256i b)
 	__m256i top = _mm256_set1_epi64x(INT64_MIN);
 	__m256i gt = _mm256_cmpgt_epi64(_mm256_xor_si256(a, top), _mm256_xor_si256(b, top));
 	return _mm256_xor_si256(gt, _mm256_set1_epi64x(-1));
-}
-/* the top bit of each 64-bit lane (vmovmskpd: a move of bits, no floating-point arithmetic;
- * the lanes are all-ones or zero) */
-AVX2 static inline unsigned jbits_256(__m256i p)
-{
-	return (unsigned)_mm256_movemask_pd(_mm256_castsi256_pd(p));
-}
-AVX2 static inline unsigned jokbits_256(__m256i acc)
-{
-	return jbits_256(_mm256_cmpeq_epi64(_mm256_srli_epi64(acc, 31), _mm256_setzero_si256()));
 }
 AVX2 static inline void jstore_bits_256(int64_t *p, unsigned bits, __m256i v)
 {
@@ -242,7 +217,7 @@ AVX2 static inline void jfields_256(const f2d_joint_batch *x, const f2d_body *bo
 #define J_OR(a, b) _mm256_or_si256(a, b)
 #define J_OR3(a, b, c) _mm256_or_si256(_mm256_or_si256(a, b), c)
 #define J_MUL(a, b) _mm256_mul_epi32(a, b)
-#define J_R16(p) jr16_256(p)
+#define J_R16(p) f2d_round16_256(p)
 #define J_TRUNC32(v) jtrunc32_256(v)
 #define J_MIN(a, b) _mm256_blendv_epi8(a, b, _mm256_cmpgt_epi64(a, b))
 #define J_MAX(a, b) _mm256_blendv_epi8(a, b, _mm256_cmpgt_epi64(b, a))
@@ -253,8 +228,8 @@ AVX2 static inline void jfields_256(const f2d_joint_batch *x, const f2d_body *bo
 #define J_PAND(p, q) _mm256_and_si256(p, q)
 #define J_POR(p, q) _mm256_or_si256(p, q)
 #define J_PANDNOT(p, q) _mm256_andnot_si256(p, q)
-#define J_PBITS(p) jbits_256(p)
-#define J_OKBITS(acc) jokbits_256(acc)
+#define J_PBITS(p) f2d_bits_256(p)
+#define J_OKBITS(acc) f2d_okbits_256(acc)
 #define J_STORE_BITS(p, bits, v) jstore_bits_256(p, bits, v)
 #define J_VEL(x, bodies, idx, o, out) jfields_256(x, bodies, idx, o, false, out)
 #define J_POSE(x, bodies, idx, o, out) jfields_256(x, bodies, idx, o, true, out)

@@ -636,8 +636,10 @@ static void solve_lane(f2d_world *w, f2d_contact_batch *bt, int32_t l, int32_t f
 #if F2D_HAVE_SIMD
 #include <immintrin.h>
 
+#include "simd_x86.h"
+
 /* AVX-512 (F, DQ): 8 lanes */
-#define AVX512 __attribute__((target("avx512f,avx512dq,avx2")))
+#define AVX512 F2D_TARGET_AVX512
 
 typedef __m512i vq;
 
@@ -660,12 +662,6 @@ AVX512 static inline vq vadd(vq a, vq b)
 AVX512 static inline vq vsub(vq a, vq b)
 {
 	return _mm512_sub_epi64(a, b);
-}
-AVX512 static inline vq vround16(vq p)
-{
-	vq r = _mm512_add_epi64(_mm512_add_epi64(p, _mm512_set1_epi64(0x8000)),
-	                        _mm512_srai_epi64(p, 63));
-	return _mm512_srai_epi64(r, 16);
 }
 
 /* The velocity rows of 8 bodies, transposed: row l = (v.x, v.y, w, -) of lane l's body.
@@ -793,21 +789,10 @@ AVX512 static inline void rows_store_512(int64_t (*rows)[4], const int32_t *body
 
 /* AVX2: 4 lanes. No 64-bit arithmetic shift, min, max or unsigned compare: built from
  * compares and blends (vpblendvb), all integer instructions. */
-#define AVX2 __attribute__((target("avx2")))
-
-/* round16 (f2d_round16: (p + 2^15 + (p >> 63)) >> 16, arithmetic) in five instructions: the
- * arithmetic shift of t as the logical shift of t + 2^63 (in [0, 2^64) for every 64-bit t, the
- * addition modulo 2^64), less 2^47: the same bits as the arithmetic shift for every lane value */
-AVX2 static inline __m256i rnd16_avx2(__m256i p)
-{
-	__m256i sign = _mm256_cmpgt_epi64(_mm256_setzero_si256(), p);
-	__m256i t =
-	    _mm256_add_epi64(_mm256_add_epi64(p, _mm256_set1_epi64x(INT64_MIN + 0x8000)), sign);
-	return _mm256_sub_epi64(_mm256_srli_epi64(t, 16), _mm256_set1_epi64x((int64_t)1 << 47));
-}
+#define AVX2 F2D_TARGET_AVX2
 
 /* p / 8 truncating toward 0 (C's division) for |p| < 2^59: (p + (p < 0 ? 7 : 0)) >> 3,
- * the arithmetic shift of t as the logical shift of t + 2^63 less 2^60 (as rnd16_avx2) */
+ * the arithmetic shift of t as the logical shift of t + 2^63 less 2^60 (as f2d_round16_256) */
 AVX2 static inline __m256i div8_avx2(__m256i p)
 {
 	__m256i sign = _mm256_cmpgt_epi64(_mm256_setzero_si256(), p);
@@ -815,14 +800,6 @@ AVX2 static inline __m256i div8_avx2(__m256i p)
 	    _mm256_add_epi64(_mm256_add_epi64(p, _mm256_and_si256(sign, _mm256_set1_epi64x(7))),
 	                     _mm256_set1_epi64x(INT64_MIN));
 	return _mm256_sub_epi64(_mm256_srli_epi64(t, 3), _mm256_set1_epi64x((int64_t)1 << 60));
-}
-
-AVX2 static inline unsigned okbits_256(__m256i acc)
-{
-	__m256i ok = _mm256_cmpeq_epi64(_mm256_srli_epi64(acc, 31), _mm256_setzero_si256());
-	/* the top bit of each 64-bit lane (vmovmskpd: a move of bits, no floating-point
-	 * arithmetic; the lanes are all-ones or zero) */
-	return (unsigned)_mm256_movemask_pd(_mm256_castsi256_pd(ok));
 }
 
 /* the low halves of the 4 lanes (the fix16 values), stored where bits says */
@@ -899,10 +876,10 @@ AVX2 static inline void rows_store_256(int64_t (*rows)[4], const int32_t *body, 
 #define K_MIN(a, b) _mm256_blendv_epi8(a, b, _mm256_cmpgt_epi64(a, b))
 #define K_MAX(a, b) _mm256_blendv_epi8(b, a, _mm256_cmpgt_epi64(a, b))
 #define K_ANY(p) (_mm256_movemask_epi8(p) != 0)
-#define K_ROUND16(p) rnd16_avx2(p)
+#define K_ROUND16(p) f2d_round16_256(p)
 #define K_ROUND16_NN(p) _mm256_srli_epi64(K_ADD(p, K_SET1(0x8000)), 16)
 #define K_DIV8(p) div8_avx2(p)
-#define K_OKBITS(acc) okbits_256(acc)
+#define K_OKBITS(acc) f2d_okbits_256(acc)
 #define K_STORE_BITS(p, bits, v) store_bits_256(p, bits, v)
 #define K_ROWS_LOAD rows_load_256
 #define K_ROWS_STORE rows_store_256
@@ -1024,8 +1001,8 @@ AVX512 static inline vq vsat_flag(vq x, __mmask8 *sat)
 /* kn of prestep_lane: ima + imb + mul64(iia, round16(ra ra')) + mul64(iib, round16(rb rb')) */
 AVX512 static inline vq vk(vq m, vq iia, vq iib, vq ra1, vq ra2, vq rb1, vq rb2)
 {
-	vq ta = vround16(_mm512_mullo_epi64(iia, vround16(vmul(ra1, ra2))));
-	vq tb = vround16(_mm512_mullo_epi64(iib, vround16(vmul(rb1, rb2))));
+	vq ta = f2d_round16_512(_mm512_mullo_epi64(iia, f2d_round16_512(vmul(ra1, ra2))));
+	vq tb = f2d_round16_512(_mm512_mullo_epi64(iib, f2d_round16_512(vmul(rb1, rb2))));
 	return vadd(vadd(m, ta), tb);
 }
 
@@ -1117,10 +1094,10 @@ AVX512 static __mmask8 geometry_avx512(f2d_world *w, f2d_contact_batch *bt, pres
 	vst(bt->points, vld64(st->points));
 	vq ima = vst(bt->ima, vld64(st->ima)), imb = vst(bt->imb, vld64(st->imb));
 	vq iia = vst(bt->iia, vld64(st->iia)), iib = vst(bt->iib, vld64(st->iib));
-	vst(bt->dva_x, vround16(vmul(ima, nx)));
-	vst(bt->dva_y, vround16(vmul(ima, ny)));
-	vst(bt->dvb_x, vround16(vmul(imb, nx)));
-	vst(bt->dvb_y, vround16(vmul(imb, ny)));
+	vst(bt->dva_x, f2d_round16_512(vmul(ima, nx)));
+	vst(bt->dva_y, f2d_round16_512(vmul(ima, ny)));
+	vst(bt->dvb_x, f2d_round16_512(vmul(imb, nx)));
+	vst(bt->dvb_y, f2d_round16_512(vmul(imb, ny)));
 	vq m = vadd(ima, imb);
 	__mmask8 two = _mm512_test_epi64_mask(vld64(st->two), vld64(st->two));
 	__mmask8 has[2] = {0xFF, two};
@@ -1132,20 +1109,20 @@ AVX512 static __mmask8 geometry_avx512(f2d_world *w, f2d_contact_batch *bt, pres
 		vq rax = vst(pl->rax, vld64(st->p[i].rax)), ray = vst(pl->ray, vld64(st->p[i].ray));
 		vq rbx = vst(pl->rbx, vld64(st->p[i].rbx)), rby = vst(pl->rby, vld64(st->p[i].rby));
 		/* r x n = r.x n.y - r.y n.x;  r x t = r.x (-n.x) - r.y n.y */
-		vq rna = vtrunc32(vround16(vsub(vmul(rax, ny), vmul(ray, nx))));
-		vq rnb = vtrunc32(vround16(vsub(vmul(rbx, ny), vmul(rby, nx))));
+		vq rna = vtrunc32(f2d_round16_512(vsub(vmul(rax, ny), vmul(ray, nx))));
+		vq rnb = vtrunc32(f2d_round16_512(vsub(vmul(rbx, ny), vmul(rby, nx))));
 		vq rta = vtrunc32(
-		    vround16(vsub(vmul(rax, vsub(_mm512_setzero_si512(), nx)), vmul(ray, ny))));
+		    f2d_round16_512(vsub(vmul(rax, vsub(_mm512_setzero_si512(), nx)), vmul(ray, ny))));
 		vq rtb = vtrunc32(
-		    vround16(vsub(vmul(rbx, vsub(_mm512_setzero_si512(), nx)), vmul(rby, ny))));
+		    f2d_round16_512(vsub(vmul(rbx, vsub(_mm512_setzero_si512(), nx)), vmul(rby, ny))));
 		rn[i][0] = vst(pl->rn_a, rna);
 		rn[i][1] = vst(pl->rn_b, rnb);
 		rt[i][0] = vst(pl->rt_a, rta);
 		rt[i][1] = vst(pl->rt_b, rtb);
-		vst(pl->wn_a, vsat_flag(vround16(vmul(iia, rna)), &sat));
-		vst(pl->wn_b, vsat_flag(vround16(vmul(iib, rnb)), &sat));
-		vst(pl->wt_a, vsat_flag(vround16(vmul(iia, rta)), &sat));
-		vst(pl->wt_b, vsat_flag(vround16(vmul(iib, rtb)), &sat));
+		vst(pl->wn_a, vsat_flag(f2d_round16_512(vmul(iia, rna)), &sat));
+		vst(pl->wn_b, vsat_flag(f2d_round16_512(vmul(iib, rnb)), &sat));
+		vst(pl->wt_a, vsat_flag(f2d_round16_512(vmul(iia, rta)), &sat));
+		vst(pl->wt_b, vsat_flag(f2d_round16_512(vmul(iib, rtb)), &sat));
 		vq kn = vk(m, iia, iib, rna, rna, rnb, rnb), kt = vk(m, iia, iib, rta, rta, rtb, rtb);
 		_mm512_storeu_si512(st->kn[i], kn);
 		_mm512_storeu_si512(st->kt[i], kt);
@@ -1204,11 +1181,11 @@ AVX512 static unsigned prestep_batch_avx512(f2d_world *w, const prestep_consts *
 		/* bias: s > 0: -s / h; else beta / h max(0, -s - slop); restitution */
 		vq s = vld64(st.p[i].sep);
 		vq zero = _mm512_setzero_si512();
-		vq spec = vsub(zero, vround16(vmul(s, _mm512_set1_epi64(k->inv_h))));
+		vq spec = vsub(zero, f2d_round16_512(vmul(s, _mm512_set1_epi64(k->inv_h))));
 		vq pen = vsub(vsub(zero, s), _mm512_set1_epi64(k->slop));
 		vq push =
 		    _mm512_maskz_mov_epi64(_mm512_cmpgt_epi64_mask(pen, zero),
-		                           vround16(vmul(_mm512_set1_epi64(k->beta_inv_h), pen)));
+		                           f2d_round16_512(vmul(_mm512_set1_epi64(k->beta_inv_h), pen)));
 		vq bias = _mm512_mask_mov_epi64(push, _mm512_cmpgt_epi64_mask(s, zero), spec);
 		if (k->soft) {
 			vst(pl->sep, s); /* 0 past the points and in padded lanes (stage_zero) */
@@ -1219,7 +1196,7 @@ AVX512 static unsigned prestep_batch_avx512(f2d_world *w, const prestep_consts *
 			continue;
 		}
 		vq rna = vld(pl->rn_a), rnb = vld(pl->rn_b);
-		vq vn = vsat(vround16(
+		vq vn = vsat(f2d_round16_512(
 		    vsub(vadd(lin, _mm512_mullo_epi64(wb, rnb)), _mm512_mullo_epi64(wa, rna))));
 		vq rest = vld64(st.rest);
 		vq closing =
@@ -1230,7 +1207,7 @@ AVX512 static unsigned prestep_batch_avx512(f2d_world *w, const prestep_consts *
 		if (!k->soft) {
 			bounce &= _mm512_cmplt_epi64_mask(vadd(closing, closing), vsub(zero, vn));
 		}
-		vq rb = vsub(zero, vtrunc32(vround16(vmul(rest, vn))));
+		vq rb = vsub(zero, vtrunc32(f2d_round16_512(vmul(rest, vn))));
 		vst(pl->bounce, _mm512_maskz_mov_epi64(has[i] & bounce, rb));
 	}
 	/* moving_lanes on 8 lanes: inverse mass or inverse inertia not 0 */
@@ -1287,16 +1264,12 @@ AVX2 static inline __m256i mullo_avx2(__m256i a, __m256i b)
 	                                 _mm256_mul_epu32(_mm256_srli_epi64(a, 32), b));
 	return _mm256_add_epi64(_mm256_mul_epu32(a, b), _mm256_slli_epi64(cross, 32));
 }
-AVX2 static inline unsigned bits_avx2(__m256i p)
-{
-	return (unsigned)_mm256_movemask_pd(_mm256_castsi256_pd(p)); /* a move of sign bits */
-}
 /* vk */
 AVX2 static inline __m256i k_avx2(__m256i m, __m256i iia, __m256i iib, __m256i ra1, __m256i ra2,
                                   __m256i rb1, __m256i rb2)
 {
-	__m256i ta = rnd16_avx2(mullo_avx2(iia, rnd16_avx2(_mm256_mul_epi32(ra1, ra2))));
-	__m256i tb = rnd16_avx2(mullo_avx2(iib, rnd16_avx2(_mm256_mul_epi32(rb1, rb2))));
+	__m256i ta = f2d_round16_256(mullo_avx2(iia, f2d_round16_256(_mm256_mul_epi32(ra1, ra2))));
+	__m256i tb = f2d_round16_256(mullo_avx2(iib, f2d_round16_256(_mm256_mul_epi32(rb1, rb2))));
 	return _mm256_add_epi64(_mm256_add_epi64(m, ta), tb);
 }
 
@@ -1317,10 +1290,10 @@ inverse_masses_avx2(f2d_world *w, const int64_t *k, f2d_lane *m, unsigned on, un
 	    range,
 	    _mm256_andnot_si256(gt_avx2(_mm256_mul_epu32(_mm256_sub_epi64(h2, one), kq), n),
 	                        gt_avx2(_mm256_mul_epu32(_mm256_add_epi64(h2, one), kq), n)));
-	unsigned todo = on & ~bits_avx2(ok);
+	unsigned todo = on & ~f2d_bits_256(ok);
 	if (todo != 0) {
 		/* newton_inverse on the 4 lanes, as inverse_masses_avx512; the arithmetic shift by
-		 * 32 as the logical one of t + 2^63, less 2^31 (rnd16_avx2's way) */
+		 * 32 as the logical one of t + 2^63, less 2^31 (f2d_round16_256's way) */
 		const __m256i p31 = _mm256_set1_epi64x((int64_t)1 << 31);
 		__m256i e = _mm256_sub_epi64(_mm256_set1_epi64x((int64_t)1 << 32),
 		                             _mm256_mul_epu32(hint, kq));
@@ -1343,7 +1316,7 @@ inverse_masses_avx2(f2d_world *w, const int64_t *k, f2d_lane *m, unsigned on, un
 		c = _mm256_add_epi64(_mm256_sub_epi64(c, _mm256_xor_si256(gt_avx2(k2, r),
 		                                                          _mm256_set1_epi64x(-1))),
 		                     gt_avx2(zero, r));
-		unsigned inb = bits_avx2(in) & todo;
+		unsigned inb = f2d_bits_256(in) & todo;
 		int32_t cv[4];
 		_mm_storeu_si128((__m128i *)(void *)cv, lows_avx2(c));
 		for (unsigned t = inb; t != 0; t &= t - 1) {
@@ -1388,7 +1361,7 @@ AVX2 static unsigned kept_avx2(const f2d_contact_batch *bt, const prestep_stage 
 			    e, _mm256_and_si256(same_avx2(pl->rbx + o, st->p[i].rbx + o),
 			                        same_avx2(pl->rby + o, st->p[i].rby + o)));
 		}
-		same |= bits_avx2(e) << o;
+		same |= f2d_bits_256(e) << o;
 	}
 	return same & lanes & bt->kept;
 }
@@ -1406,10 +1379,10 @@ AVX2 static unsigned geometry_avx2(f2d_world *w, f2d_contact_batch *bt, prestep_
 	__m256i imb = st32_avx2(bt->imb + o, ld64_avx2(st->imb + o));
 	__m256i iia = st32_avx2(bt->iia + o, ld64_avx2(st->iia + o));
 	__m256i iib = st32_avx2(bt->iib + o, ld64_avx2(st->iib + o));
-	st32_avx2(bt->dva_x + o, rnd16_avx2(_mm256_mul_epi32(ima, nx)));
-	st32_avx2(bt->dva_y + o, rnd16_avx2(_mm256_mul_epi32(ima, ny)));
-	st32_avx2(bt->dvb_x + o, rnd16_avx2(_mm256_mul_epi32(imb, nx)));
-	st32_avx2(bt->dvb_y + o, rnd16_avx2(_mm256_mul_epi32(imb, ny)));
+	st32_avx2(bt->dva_x + o, f2d_round16_256(_mm256_mul_epi32(ima, nx)));
+	st32_avx2(bt->dva_y + o, f2d_round16_256(_mm256_mul_epi32(ima, ny)));
+	st32_avx2(bt->dvb_x + o, f2d_round16_256(_mm256_mul_epi32(imb, nx)));
+	st32_avx2(bt->dvb_y + o, f2d_round16_256(_mm256_mul_epi32(imb, ny)));
 	__m256i m = _mm256_add_epi64(ima, imb);
 	__m256i two = ld64_avx2(st->two + o); /* -1 or 0 */
 	__m256i has[2] = {_mm256_set1_epi64x(-1), two};
@@ -1422,13 +1395,13 @@ AVX2 static unsigned geometry_avx2(f2d_world *w, f2d_contact_batch *bt, prestep_
 		__m256i rbx = st32_avx2(pl->rbx + o, ld64_avx2(st->p[i].rbx + o));
 		__m256i rby = st32_avx2(pl->rby + o, ld64_avx2(st->p[i].rby + o));
 		__m256i mnx = _mm256_sub_epi64(zero, nx);
-		__m256i rna = trunc32_avx2(rnd16_avx2(
+		__m256i rna = trunc32_avx2(f2d_round16_256(
 		    _mm256_sub_epi64(_mm256_mul_epi32(rax, ny), _mm256_mul_epi32(ray, nx))));
-		__m256i rnb = trunc32_avx2(rnd16_avx2(
+		__m256i rnb = trunc32_avx2(f2d_round16_256(
 		    _mm256_sub_epi64(_mm256_mul_epi32(rbx, ny), _mm256_mul_epi32(rby, nx))));
-		__m256i rta = trunc32_avx2(rnd16_avx2(
+		__m256i rta = trunc32_avx2(f2d_round16_256(
 		    _mm256_sub_epi64(_mm256_mul_epi32(rax, mnx), _mm256_mul_epi32(ray, ny))));
-		__m256i rtb = trunc32_avx2(rnd16_avx2(
+		__m256i rtb = trunc32_avx2(f2d_round16_256(
 		    _mm256_sub_epi64(_mm256_mul_epi32(rbx, mnx), _mm256_mul_epi32(rby, ny))));
 		rn[i][0] = st32_avx2(pl->rn_a + o, rna);
 		rn[i][1] = st32_avx2(pl->rn_b + o, rnb);
@@ -1438,7 +1411,7 @@ AVX2 static unsigned geometry_avx2(f2d_world *w, f2d_contact_batch *bt, prestep_
 		                 _mm256_mul_epi32(iia, rta), _mm256_mul_epi32(iib, rtb)};
 		f2d_lane *wd[4] = {pl->wn_a + o, pl->wn_b + o, pl->wt_a + o, pl->wt_b + o};
 		for (int32_t j = 0; j < 4; ++j) {
-			__m256i r = rnd16_avx2(wv[j]), q = sat_avx2(r);
+			__m256i r = f2d_round16_256(wv[j]), q = sat_avx2(r);
 			sat = _mm256_or_si256(sat, _mm256_xor_si256(_mm256_cmpeq_epi64(q, r),
 			                                            _mm256_set1_epi64x(-1)));
 			st32_avx2(wd[j], q);
@@ -1457,16 +1430,16 @@ AVX2 static unsigned geometry_avx2(f2d_world *w, f2d_contact_batch *bt, prestep_
 	st32_avx2(bt->k12_t + o,
 	          _mm256_and_si256(two, sat_avx2(k_avx2(m, iia, iib, rt[0][0], rt[1][0], rt[0][1],
 	                                                rt[1][1]))));
-	unsigned sat_bits = bits_avx2(sat);
+	unsigned sat_bits = f2d_bits_256(sat);
 	if (sat_bits & lanes) {
 		w->saturated = true;
 	}
 	for (int32_t i = 0; i < 2; ++i) {
-		unsigned on = bits_avx2(has[i]) & lanes;
+		unsigned on = f2d_bits_256(has[i]) & lanes;
 		inverse_masses_avx2(w, st->kn[i] + o, bt->p[i].mass_n + o, on, lanes);
 		inverse_masses_avx2(w, st->kt[i] + o, bt->p[i].mass_t + o, on, lanes);
 	}
-	return lanes & ~(sat_bits | bits_avx2(tiny));
+	return lanes & ~(sat_bits | f2d_bits_256(tiny));
 }
 
 /* the motion part of prestep_batch_avx512 on the group at o */
@@ -1491,11 +1464,11 @@ AVX2 static unsigned motion_avx2(const prestep_consts *k, f2d_contact_batch *bt,
 		f2d_point_lanes *pl = &bt->p[i];
 		__m256i s = ld64_avx2(st->p[i].sep + o);
 		__m256i spec = _mm256_sub_epi64(
-		    zero, rnd16_avx2(_mm256_mul_epi32(s, _mm256_set1_epi64x(k->inv_h))));
+		    zero, f2d_round16_256(_mm256_mul_epi32(s, _mm256_set1_epi64x(k->inv_h))));
 		__m256i pen = _mm256_sub_epi64(_mm256_sub_epi64(zero, s), _mm256_set1_epi64x(k->slop));
 		__m256i push = _mm256_and_si256(
 		    gt_avx2(pen, zero),
-		    rnd16_avx2(_mm256_mul_epi32(_mm256_set1_epi64x(k->beta_inv_h), pen)));
+		    f2d_round16_256(_mm256_mul_epi32(_mm256_set1_epi64x(k->beta_inv_h), pen)));
 		__m256i gap = gt_avx2(s, zero);
 		__m256i bias = _mm256_blendv_epi8(push, spec, gap);
 		if (k->soft) {
@@ -1508,7 +1481,7 @@ AVX2 static unsigned motion_avx2(const prestep_consts *k, f2d_contact_batch *bt,
 		}
 		/* wa, wb, rna, rnb are fix16 values: vpmuldq is vpmullq's product */
 		__m256i rna = ld32_avx2(pl->rn_a + o), rnb = ld32_avx2(pl->rn_b + o);
-		__m256i vn = sat_avx2(rnd16_avx2(_mm256_sub_epi64(
+		__m256i vn = sat_avx2(f2d_round16_256(_mm256_sub_epi64(
 		    _mm256_add_epi64(lin, _mm256_mul_epi32(wb, rnb)), _mm256_mul_epi32(wa, rna))));
 		__m256i closing = _mm256_and_si256(gap, _mm256_sub_epi64(zero, spec));
 		__m256i bounce =
@@ -1520,10 +1493,10 @@ AVX2 static unsigned motion_avx2(const prestep_consts *k, f2d_contact_batch *bt,
 			                    _mm256_add_epi64(closing, closing)));
 		}
 		__m256i rb = _mm256_sub_epi64(
-		    zero, trunc32_avx2(rnd16_avx2(_mm256_mul_epi32(rest, vn))));
+		    zero, trunc32_avx2(f2d_round16_256(_mm256_mul_epi32(rest, vn))));
 		st32_avx2(pl->bounce + o, _mm256_and_si256(_mm256_and_si256(has[i], bounce), rb));
 	}
-	return bits_avx2(gt_avx2(rest, zero));
+	return f2d_bits_256(gt_avx2(rest, zero));
 }
 
 /* Returns the lanes whose arbiter has restitution (landed_bounces). */
