@@ -1123,6 +1123,8 @@ static f2d_result find_pairs(f2d_world *w)
 				}
 				return r;
 			}
+			/* it may have grown w->pairs before it gave up: c's pointers into it anew */
+			bp_point(&c, false);
 		}
 	} else {
 		w->bpc.plain_left = 0;
