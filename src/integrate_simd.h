@@ -21,14 +21,9 @@
 #if F2D_X86_SIMD
 #include <immintrin.h>
 
-#define F2D_AVX2 __attribute__((target("avx2")))
+#include "simd_x86.h"
 
-/* each lane's low 32 bits, sign-extended */
-F2D_AVX2 static inline __m256i f2d_sext32_256(__m256i x)
-{
-	__m256i sign = _mm256_shuffle_epi32(_mm256_srai_epi32(x, 31), _MM_SHUFFLE(2, 2, 0, 0));
-	return _mm256_blend_epi32(x, sign, 0xAA);
-}
+#define F2D_AVX2 F2D_TARGET_AVX2 /* world.c, tests/test_math.c */
 
 /* (fix16_t)((p + half + (p >> 63)) >> shift), 0 < shift < 32 */
 F2D_AVX2 static inline __m256i f2d_round_shift_256(__m256i p, __m256i half, int shift)

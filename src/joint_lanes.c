@@ -149,13 +149,6 @@ AVX512 static inline void jfields_512(const f2d_joint_batch *x, const f2d_body *
  * instructions. The bodies' fields by scalar loads into the vectors (0 in lanes not live). */
 #define AVX2 F2D_TARGET_AVX2
 
-/* the low 32 bits sign-extended: the high half of each lane from the low half's sign (srai by
- * 31 and a dword shuffle) */
-AVX2 static inline __m256i jtrunc32_256(__m256i v)
-{
-	__m256i sign = _mm256_shuffle_epi32(_mm256_srai_epi32(v, 31), _MM_SHUFFLE(2, 2, 0, 0));
-	return _mm256_blend_epi32(v, sign, 0xAA);
-}
 /* |x| as (x ^ s) - s with s the sign */
 AVX2 static inline __m256i jabs_256(__m256i x)
 {
@@ -218,7 +211,7 @@ AVX2 static inline void jfields_256(const f2d_joint_batch *x, const f2d_body *bo
 #define J_OR3(a, b, c) _mm256_or_si256(_mm256_or_si256(a, b), c)
 #define J_MUL(a, b) _mm256_mul_epi32(a, b)
 #define J_R16(p) f2d_round16_256(p)
-#define J_TRUNC32(v) jtrunc32_256(v)
+#define J_TRUNC32(v) f2d_sext32_256(v)
 #define J_MIN(a, b) _mm256_blendv_epi8(a, b, _mm256_cmpgt_epi64(a, b))
 #define J_MAX(a, b) _mm256_blendv_epi8(a, b, _mm256_cmpgt_epi64(b, a))
 #define J_ABS(a) jabs_256(a)

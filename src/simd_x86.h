@@ -1,7 +1,8 @@
-/* x86 integer SIMD helpers shared by the contact kernels (solver.c) and the joint lanes
- * (joint_lanes.c): included only inside their F2D_HAVE_SIMD / F2D_X86_SIMD sections. Each
- * function carries its own target attribute, so the including file needs no -m flag; every
- * instruction is an integer one (tests/matrix/no_float.sh).
+/* x86 integer SIMD helpers shared by the contact kernels (solver.c), the joint lanes
+ * (joint_lanes.c) and the body loops (integrate_simd.h): included only inside their
+ * F2D_HAVE_SIMD / F2D_X86_SIMD sections. Each function carries its own target attribute, so
+ * the including file needs no -m flag; every instruction is an integer one
+ * (tests/matrix/no_float.sh).
  * SPDX-License-Identifier: MIT
  */
 #ifndef FIX2D_SIMD_X86_H
@@ -29,6 +30,14 @@ F2D_TARGET_AVX2 static inline __m256i f2d_round16_256(__m256i p)
 	__m256i t =
 	    _mm256_add_epi64(_mm256_add_epi64(p, _mm256_set1_epi64x(INT64_MIN + 0x8000)), sign);
 	return _mm256_sub_epi64(_mm256_srli_epi64(t, 16), _mm256_set1_epi64x((int64_t)1 << 47));
+}
+
+/* each lane's low 32 bits sign-extended (the value a (fix16_t) cast of the lane gives): the
+ * high half from the low half's sign (srai by 31 and a dword shuffle) */
+F2D_TARGET_AVX2 static inline __m256i f2d_sext32_256(__m256i x)
+{
+	__m256i sign = _mm256_shuffle_epi32(_mm256_srai_epi32(x, 31), _MM_SHUFFLE(2, 2, 0, 0));
+	return _mm256_blend_epi32(x, sign, 0xAA);
 }
 
 /* the top bit of each 64-bit lane (vmovmskpd: a move of bits, no floating-point arithmetic;
