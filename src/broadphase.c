@@ -731,24 +731,6 @@ static inline bool boxes_overlap(const f2d_aabb *a, const f2d_aabb *b)
 	       (a->lower.y <= b->upper.y) & (b->lower.y <= a->upper.y);
 }
 
-/* report's filter for shapes a and b, from the shapes and bodies */
-static bool may_pair(const f2d_world *w, int32_t a, int32_t b)
-{
-	const f2d_shape *sa = &w->shapes[a], *sb = &w->shapes[b];
-	if (sa->body == sb->body) {
-		return false;
-	}
-	const f2d_body *ba = &w->bodies[sa->body], *bb = &w->bodies[sb->body];
-	if (ba->type != F2D_DYNAMIC_BODY && bb->type != F2D_DYNAMIC_BODY) {
-		return false;
-	}
-	if (f2d_shape_special(sa) || f2d_shape_special(sb) ||
-	    (ba->joint_count > 0 && bb->joint_count > 0)) {
-		return f2d_should_collide(w, a, b);
-	}
-	return true;
-}
-
 /* A shape's AABB for the candidates' filter: lower x, y, ~upper x, ~upper y (~u = -1 - u
  * reverses the order without overflow), so that boxes a and b overlap iff every lane of
  * (a.lx, a.ly, ~a.ux, ~a.uy) is <= the lane of (b.ux, b.uy, ~b.lx, ~b.ly), which is b's four
@@ -851,7 +833,7 @@ static inline bool try_pair(f2d_world *w, int32_t i, int32_t j, const f2d_aabb *
                             int64_t n_at, int32_t *nc)
 {
 	if (j == i || (j < i && bit_of(w->pairs + eb_at, j)) || !boxes_overlap(q, &w->bpc.fat[j]) ||
-	    !may_pair(w, i, j)) {
+	    !f2d_should_collide(w, i, j)) {
 		return true;
 	}
 	int64_t need = n_at + 2 * ((int64_t)*nc + 1);
