@@ -372,7 +372,8 @@ static inline fix16_t box_best(int32_t *edge, const int64_t s[4])
 }
 
 #if F2D_X86_SIMD
-/* box_separations of A against B (s[0..3]) and of B against A (s[4..7]) at once, AVX2: the 16
+/* box_separations of A against B and of B against A at once, and box_best of each (separation
+ * and edge, A's then B's), AVX2: the 16
  * dot products are four vectors of four, one 64-bit lane per normal (A's n0, n1, B's n0, n1).
  * A lane holds a vector's (x, y) as two int32; _mm256_mul_epi32 multiplies the low (x) halves
  * to their exact 64-bit product, and a 32-bit right shift brings the y halves down, so each
@@ -380,8 +381,9 @@ static inline fix16_t box_best(int32_t *edge, const int64_t s[4])
  * exact too: the same integers as box_separations, whatever the CPU (tests/test_narrow.c
  * compares the two paths). Needs |dx|, |dy| <= INT32_MAX (c's operand is a lane's int32). */
 __attribute__((target("avx2"))) static inline void
-box_separations_avx2(int64_t s[8], const f2d_polygon *pa, const f2d_vec2 *fa,
-                     const f2d_polygon *pb, const f2d_vec2 *fb, int32_t dx, int32_t dy)
+box_sat_avx2(const f2d_polygon *pa, const f2d_vec2 *fa, const f2d_polygon *pb, const f2d_vec2 *fb,
+             int32_t dx, int32_t dy, fix16_t *sep_a, int32_t *edge_a, fix16_t *sep_b,
+             int32_t *edge_b)
 {
 	/* normals: A's n0 n1, B's n0 n1; r: rA0 rA1 rB0 rB1 (forms' slots 1, 2) */
 	__m256i n = _mm256_inserti128_si256(
@@ -410,11 +412,24 @@ box_separations_avx2(int64_t s[8], const f2d_polygon *pa, const f2d_vec2 *fa,
 	__m256i e = _mm256_add_epi64(_mm256_blendv_epi8(e1, e0, _mm256_cmpgt_epi64(e0, e1)), f);
 	__m256i lo = _mm256_sub_epi64(c, e);                          /* s[k] */
 	__m256i hi = _mm256_sub_epi64(_mm256_sub_epi64(zero, c), e); /* s[k + 2] */
-	/* lanes (A0, A1, B0, B1) of lo and hi -> A's s[0..3], B's s[0..3] */
-	_mm256_storeu_si256((__m256i *)(void *)s,
-	                    _mm256_permute2x128_si256(lo, hi, 0x20)); /* lo A, hi A */
-	_mm256_storeu_si256((__m256i *)(void *)(s + 4),
-	                    _mm256_permute2x128_si256(lo, hi, 0x31)); /* lo B, hi B */
+	/* box_best of A (lanes 0, 1 of lo and hi) and of B (lanes 2, 3) in the registers (the
+	 * separations stored and read back as scalars waited on the stores): the tournament's
+	 * first round takes s[0] against s[1] and s[2] against s[3] (X = s0 s2, Y = s1 s3 per
+	 * box, Y > X: up01, up23), the second the winners (v23 > v01: up), as box_best */
+	__m256i x = _mm256_unpacklo_epi64(lo, hi), y = _mm256_unpackhi_epi64(lo, hi);
+	__m256i up1 = _mm256_cmpgt_epi64(y, x);
+	__m256i v = _mm256_blendv_epi8(x, y, up1);                     /* v01 v23 per box */
+	__m256i vs = _mm256_shuffle_epi32(v, _MM_SHUFFLE(1, 0, 3, 2)); /* v23 v01 per box */
+	__m256i up2 = _mm256_cmpgt_epi64(vs, v);
+	__m256i best = _mm256_blendv_epi8(v, vs, up2); /* lane 0: A's, lane 2: B's */
+	int32_t k1 = _mm256_movemask_pd(_mm256_castsi256_pd(up1)); /* up01, up23 of A, of B */
+	int32_t k2 = _mm256_movemask_pd(_mm256_castsi256_pd(up2)); /* bit 0: A's up, 2: B's */
+	int32_t ua = k2 & 1, ub = (k2 >> 2) & 1;
+	/* up ? 2 + up23 : up01 */
+	*edge_a = (ua << 1) | ((k1 >> ua) & 1);
+	*edge_b = (ub << 1) | ((k1 >> (2 + ub)) & 1);
+	*sep_a = f2d_sat(f2d_round16(_mm_cvtsi128_si64(_mm256_castsi256_si128(best))));
+	*sep_b = f2d_sat(f2d_round16(_mm_cvtsi128_si64(_mm256_extracti128_si256(best, 1))));
 }
 #endif
 
@@ -467,11 +482,13 @@ static F2D_ALWAYS_INLINE void collide_boxes(const f2d_polygon *pa, const f2d_vec
 {
 	int64_t dx = (int64_t)fb[0].x - fa[0].x, dy = (int64_t)fb[0].y - fa[0].y;
 	int32_t edge_a, edge_b;
-	int64_t s[8]; /* A's edges, then B's */
+	fix16_t sep_a, sep_b;
+	int64_t s[4];
 	bool both = false;
 #if F2D_X86_SIMD
 	if (simd && dx >= -INT32_MAX && dx <= INT32_MAX && dy >= -INT32_MAX && dy <= INT32_MAX) {
-		box_separations_avx2(s, pa, fa, pb, fb, (int32_t)dx, (int32_t)dy);
+		box_sat_avx2(pa, fa, pb, fb, (int32_t)dx, (int32_t)dy, &sep_a, &edge_a, &sep_b,
+		             &edge_b);
 		both = true;
 	}
 #else
@@ -479,15 +496,15 @@ static F2D_ALWAYS_INLINE void collide_boxes(const f2d_polygon *pa, const f2d_vec
 #endif
 	if (!both) {
 		box_separations(s, pa, fa, fb, dx, dy);
+		sep_a = box_best(&edge_a, s);
 	}
-	fix16_t sep_a = box_best(&edge_a, s);
 	if (sep_a > speculative) {
 		return;
 	}
 	if (!both) {
-		box_separations(s + 4, pb, fb, fa, -dx, -dy);
+		box_separations(s, pb, fb, fa, -dx, -dy);
+		sep_b = box_best(&edge_b, s);
 	}
-	fix16_t sep_b = box_best(&edge_b, s + 4);
 	if (sep_b > speculative) {
 		return;
 	}
