@@ -372,7 +372,8 @@ static inline fix16_t box_best(int32_t *edge, const int64_t s[4])
 }
 
 #if F2D_X86_SIMD
-/* box_separations of A against B (s[0..3]) and of B against A (s[4..7]) at once, AVX2: the 16
+/* box_separations of A against B and of B against A at once, and box_best of each (separation
+ * and edge, A's then B's), AVX2: the 16
  * dot products are four vectors of four, one 64-bit lane per normal (A's n0, n1, B's n0, n1).
  * A lane holds a vector's (x, y) as two int32; _mm256_mul_epi32 multiplies the low (x) halves
  * to their exact 64-bit product, and a 32-bit right shift brings the y halves down, so each
@@ -380,8 +381,9 @@ static inline fix16_t box_best(int32_t *edge, const int64_t s[4])
  * exact too: the same integers as box_separations, whatever the CPU (tests/test_narrow.c
  * compares the two paths). Needs |dx|, |dy| <= INT32_MAX (c's operand is a lane's int32). */
 __attribute__((target("avx2"))) static inline void
-box_separations_avx2(int64_t s[8], const f2d_polygon *pa, const f2d_vec2 *fa,
-                     const f2d_polygon *pb, const f2d_vec2 *fb, int32_t dx, int32_t dy)
+box_sat_avx2(const f2d_polygon *pa, const f2d_vec2 *fa, const f2d_polygon *pb, const f2d_vec2 *fb,
+             int32_t dx, int32_t dy, fix16_t *sep_a, int32_t *edge_a, fix16_t *sep_b,
+             int32_t *edge_b)
 {
 	/* normals: A's n0 n1, B's n0 n1; r: rA0 rA1 rB0 rB1 (forms' slots 1, 2) */
 	__m256i n = _mm256_inserti128_si256(
@@ -410,13 +412,64 @@ box_separations_avx2(int64_t s[8], const f2d_polygon *pa, const f2d_vec2 *fa,
 	__m256i e = _mm256_add_epi64(_mm256_blendv_epi8(e1, e0, _mm256_cmpgt_epi64(e0, e1)), f);
 	__m256i lo = _mm256_sub_epi64(c, e);                          /* s[k] */
 	__m256i hi = _mm256_sub_epi64(_mm256_sub_epi64(zero, c), e); /* s[k + 2] */
-	/* lanes (A0, A1, B0, B1) of lo and hi -> A's s[0..3], B's s[0..3] */
-	_mm256_storeu_si256((__m256i *)(void *)s,
-	                    _mm256_permute2x128_si256(lo, hi, 0x20)); /* lo A, hi A */
-	_mm256_storeu_si256((__m256i *)(void *)(s + 4),
-	                    _mm256_permute2x128_si256(lo, hi, 0x31)); /* lo B, hi B */
+	/* box_best of A (lanes 0, 1 of lo and hi) and of B (lanes 2, 3) in the registers (the
+	 * separations stored and read back as scalars waited on the stores): the tournament's
+	 * first round takes s[0] against s[1] and s[2] against s[3] (X = s0 s2, Y = s1 s3 per
+	 * box, Y > X: up01, up23), the second the winners (v23 > v01: up), as box_best */
+	__m256i x = _mm256_unpacklo_epi64(lo, hi), y = _mm256_unpackhi_epi64(lo, hi);
+	__m256i up1 = _mm256_cmpgt_epi64(y, x);
+	__m256i v = _mm256_blendv_epi8(x, y, up1);                     /* v01 v23 per box */
+	__m256i vs = _mm256_shuffle_epi32(v, _MM_SHUFFLE(1, 0, 3, 2)); /* v23 v01 per box */
+	__m256i up2 = _mm256_cmpgt_epi64(vs, v);
+	__m256i best = _mm256_blendv_epi8(v, vs, up2); /* lane 0: A's, lane 2: B's */
+	int32_t k1 = _mm256_movemask_pd(_mm256_castsi256_pd(up1)); /* up01, up23 of A, of B */
+	int32_t k2 = _mm256_movemask_pd(_mm256_castsi256_pd(up2)); /* bit 0: A's up, 2: B's */
+	int32_t ua = k2 & 1, ub = (k2 >> 2) & 1;
+	/* up ? 2 + up23 : up01 */
+	*edge_a = (ua << 1) | ((k1 >> ua) & 1);
+	*edge_b = (ub << 1) | ((k1 >> (2 + ub)) & 1);
+	*sep_a = f2d_sat(f2d_round16(_mm_cvtsi128_si64(_mm256_castsi256_si128(best))));
+	*sep_b = f2d_sat(f2d_round16(_mm_cvtsi128_si64(_mm256_extracti128_si256(best, 1))));
 }
 #endif
+
+/* clip_segment's cut for one side plane of a box pair: the distances x0, x1 of the ends (not
+ * both > 0); the end with x_i > 0, if any, becomes cut_point(c0, c1, x0, x1) and t_i its tangent
+ * dot, the values clip_segment gives. Branches: a cut made always and kept by a select costs a
+ * second division per pair, which was slower (the 100-row pyramid's step x1.08, paired wall
+ * clock) than the mispredictions of these branches. */
+static inline void box_clip_end(f2d_vec2 *c0, f2d_vec2 *c1, fix16_t *t0, fix16_t *t1, fix16_t x0,
+                                fix16_t x1, f2d_vec2 tangent)
+{
+	if (x0 > 0) {
+		*c0 = cut_point(*c0, *c1, x0, x1);
+		*t0 = f2d_dot(tangent, *c0);
+	} else if (x1 > 0) {
+		*c1 = cut_point(*c0, *c1, x0, x1);
+		*t1 = f2d_dot(tangent, *c1);
+	}
+}
+
+/* emit_points for the ends c0 (id base | 0) and c1 (base | 1), without branches: both points
+ * are made; c0's is written at index 0, c1's at index [c0 kept] (over c0's when c0 is not
+ * kept), and count is the number kept: the same first count points. */
+static inline void box_emit_points(f2d_manifold *m, f2d_vec2 c0, f2d_vec2 c1, uint32_t base,
+                                   f2d_vec2 n1, f2d_vec2 v11, bool flip, fix16_t speculative)
+{
+	m->normal = flip ? f2d_neg(n1) : n1;
+	fix16_t s0 = f2d_dot(n1, f2d_sub(c0, v11)), s1 = f2d_dot(n1, f2d_sub(c1, v11));
+	/* sep / 2 (toward zero) without a division instruction */
+	fix16_t h0 = (fix16_t)(((int64_t)s0 + (s0 < 0 ? 1 : 0)) >> 1);
+	fix16_t h1 = (fix16_t)(((int64_t)s1 + (s1 < 0 ? 1 : 0)) >> 1);
+	int32_t k0 = s0 <= speculative ? 1 : 0, k1 = s1 <= speculative ? 1 : 0;
+	m->points[0].point = f2d_mul_sub(c0, h0, n1);
+	m->points[0].separation = s0;
+	m->points[0].id = base;
+	m->points[k0].point = f2d_mul_sub(c1, h1, n1);
+	m->points[k0].separation = s1;
+	m->points[k0].id = base | 1u;
+	m->count = k0 + k1;
+}
 
 /* collide_polygons for two boxes: the separations as above; the incident edge from two
  * dots (p2's opposite normals are exact negatives and f2d_dot is odd, so the four dots are d0,
@@ -429,11 +482,13 @@ static F2D_ALWAYS_INLINE void collide_boxes(const f2d_polygon *pa, const f2d_vec
 {
 	int64_t dx = (int64_t)fb[0].x - fa[0].x, dy = (int64_t)fb[0].y - fa[0].y;
 	int32_t edge_a, edge_b;
-	int64_t s[8]; /* A's edges, then B's */
+	fix16_t sep_a, sep_b;
+	int64_t s[4];
 	bool both = false;
 #if F2D_X86_SIMD
 	if (simd && dx >= -INT32_MAX && dx <= INT32_MAX && dy >= -INT32_MAX && dy <= INT32_MAX) {
-		box_separations_avx2(s, pa, fa, pb, fb, (int32_t)dx, (int32_t)dy);
+		box_sat_avx2(pa, fa, pb, fb, (int32_t)dx, (int32_t)dy, &sep_a, &edge_a, &sep_b,
+		             &edge_b);
 		both = true;
 	}
 #else
@@ -441,15 +496,15 @@ static F2D_ALWAYS_INLINE void collide_boxes(const f2d_polygon *pa, const f2d_vec
 #endif
 	if (!both) {
 		box_separations(s, pa, fa, fb, dx, dy);
+		sep_a = box_best(&edge_a, s);
 	}
-	fix16_t sep_a = box_best(&edge_a, s);
 	if (sep_a > speculative) {
 		return;
 	}
 	if (!both) {
-		box_separations(s + 4, pb, fb, fa, -dx, -dy);
+		box_separations(s, pb, fb, fa, -dx, -dy);
+		sep_b = box_best(&edge_b, s);
 	}
-	fix16_t sep_b = box_best(&edge_b, s + 4);
 	if (sep_b > speculative) {
 		return;
 	}
@@ -465,40 +520,28 @@ static F2D_ALWAYS_INLINE void collide_boxes(const f2d_polygon *pa, const f2d_vec
 	fix16_t m01 = dn01 ? d1 : d0, m23 = dn23 ? -d1 : -d0;
 	int32_t edge2 = m23 < m01 ? 2 + (int32_t)dn23 : (int32_t)dn01;
 	uint32_t base = (flip ? ID_FLIP : 0u) | ((uint32_t)edge1 << 8) | ((uint32_t)edge2 << 4);
-	clip_vertex c[2];
-	c[0].v = p2->vertices[edge2];
-	c[0].id = base | 0u;
-	c[1].v = p2->vertices[(edge2 + 1) & 3];
-	c[1].id = base | 1u;
+	/* the incident edge's ends in locals (an array went through memory, and a point written
+	 * as two int32 and read back as one 64-bit vector missed the store forwarding) */
+	f2d_vec2 c0 = p2->vertices[edge2], c1 = p2->vertices[(edge2 + 1) & 3];
 
 	f2d_vec2 v11 = p1->vertices[edge1];
 	f2d_vec2 tangent = f2d_left_perp(n1); /* along v11 -> v12 */
 	fix16_t lo = f2d_dot(tangent, v11), hi = f2d_dot(tangent, p1->vertices[(edge1 + 1) & 3]);
-	fix16_t t0 = f2d_dot(tangent, c[0].v), t1 = f2d_dot(tangent, c[1].v);
+	fix16_t t0 = f2d_dot(tangent, c0), t1 = f2d_dot(tangent, c1);
 	/* keep dot(t, v) >= lo (clip_segment's distances for the plane (-t, -lo) are lo - t_i) */
 	fix16_t x0 = lo - t0, x1 = lo - t1;
 	if (x0 > 0 && x1 > 0) {
 		return;
 	}
-	if (x0 > 0) {
-		c[0].v = cut_point(c[0].v, c[1].v, x0, x1);
-		t0 = f2d_dot(tangent, c[0].v);
-	} else if (x1 > 0) {
-		c[1].v = cut_point(c[0].v, c[1].v, x0, x1);
-		t1 = f2d_dot(tangent, c[1].v);
-	}
+	box_clip_end(&c0, &c1, &t0, &t1, x0, x1, tangent);
 	/* keep dot(t, v) <= hi */
 	x0 = t0 - hi;
 	x1 = t1 - hi;
 	if (x0 > 0 && x1 > 0) {
 		return;
 	}
-	if (x0 > 0) {
-		c[0].v = cut_point(c[0].v, c[1].v, x0, x1);
-	} else if (x1 > 0) {
-		c[1].v = cut_point(c[0].v, c[1].v, x0, x1);
-	}
-	emit_points(m, c, n1, v11, flip, speculative);
+	box_clip_end(&c0, &c1, &t0, &t1, x0, x1, tangent);
+	box_emit_points(m, c0, c1, base, n1, v11, flip, speculative);
 }
 
 /* collide_boxes as two functions: the scalar one, and one compiled for AVX2 (the separations

@@ -61,13 +61,15 @@ static int32_t fill_arbiter(const f2d_world *w, const f2d_arbiter *prev, int32_t
 	const f2d_body *bb = &w->bodies[sb->body];
 	/* What the new points inherit from prev: ids and impulses only, read before arb is
 	 * written (prev may be arb itself: a frozen arbiter refreshed in place). */
-	uint32_t old_id[2] = {0, 0};
+	/* an old point past old_count gets the id UINT32_MAX, which no manifold makes (feature ids
+	 * are below 2^19: collision.c, shapes.c), so it never matches: the match below is the
+	 * first old point with the id, without a loop */
+	uint32_t old_id[2] = {UINT32_MAX, UINT32_MAX};
 	fix16_t old_pn[2] = {0, 0}, old_pt[2] = {0, 0};
-	int32_t old_count = 0;
 	if (prev != NULL) {
-		old_count = w->def.warm_starting ? prev->count : 0;
-		for (int32_t k = 0; k < old_count; ++k) {
-			old_id[k] = prev->points[k].id;
+		int32_t old_count = w->def.warm_starting ? prev->count : 0;
+		for (int32_t k = 0; k < 2; ++k) {
+			old_id[k] = k < old_count ? prev->points[k].id : UINT32_MAX;
 			old_pn[k] = prev->points[k].pn;
 			old_pt[k] = prev->points[k].pt;
 		}
@@ -93,12 +95,9 @@ static int32_t fill_arbiter(const f2d_world *w, const f2d_arbiter *prev, int32_t
 		cp->r_a = f2d_sub(m->points[i].point, ba->center);
 		cp->r_b = f2d_sub(m->points[i].point, bb->center);
 		/* the first old point made by the same features (none without warm starting) */
-		int32_t k = 0;
-		while (k < old_count && old_id[k] != id) {
-			++k;
-		}
-		cp->pn = k < old_count ? old_pn[k] : 0;
-		cp->pt = k < old_count ? old_pt[k] : 0;
+		bool k0 = old_id[0] == id, k1 = old_id[1] == id;
+		cp->pn = k0 ? old_pn[0] : (k1 ? old_pn[1] : 0);
+		cp->pt = k0 ? old_pt[0] : (k1 ? old_pt[1] : 0);
 	}
 	for (int32_t i = m->count; i < 2; ++i) {
 		memset(&arb->points[i], 0, sizeof arb->points[i]);
