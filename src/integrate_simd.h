@@ -69,5 +69,65 @@ F2D_AVX2 static inline __m256i f2d_turn_256(__m256i qc, __m256i qs, __m256i hw, 
 	return _mm256_andnot_si256(still, out);
 }
 
+/* ---- the same on 8 lanes (AVX-512F/DQ: 8 x 64-bit lanes; integrate_positions_8 in world.c)
+ * AVX-512 has the 64-bit arithmetic shift: (fix16_t)((p + half + (p >> 63)) >> shift) is the
+ * arithmetic shift of the sum, then its low 32 bits sign-extended (f2d_sext32_512: the value
+ * the scalar code casts to fix16; the arithmetic and the logical shift of the 256-bit form
+ * differ only above bit 63 - shift, so their low 32 bits agree). Compares give masks. */
+#define F2D_AVX512 F2D_TARGET_AVX512 /* world.c, tests/test_math.c */
+
+/* each lane's low 32 bits sign-extended */
+F2D_AVX512 static inline __m512i f2d_sext32_512(__m512i x)
+{
+	return _mm512_srai_epi64(_mm512_slli_epi64(x, 32), 32);
+}
+
+/* (fix16_t)((p + 2^15 + (p >> 63)) >> 16) */
+F2D_AVX512 static inline __m512i f2d_round16s_512(__m512i p)
+{
+	__m512i x = _mm512_add_epi64(_mm512_add_epi64(p, _mm512_set1_epi64(0x8000)),
+	                             _mm512_srai_epi64(p, 63));
+	return f2d_sext32_512(_mm512_srai_epi64(x, 16));
+}
+
+/* (fix16_t)((p + 2^29 + (p >> 63)) >> 30) */
+F2D_AVX512 static inline __m512i f2d_round30s_512(__m512i p)
+{
+	__m512i x = _mm512_add_epi64(_mm512_add_epi64(p, _mm512_set1_epi64((int64_t)1 << 29)),
+	                             _mm512_srai_epi64(p, 63));
+	return f2d_sext32_512(_mm512_srai_epi64(x, 30));
+}
+
+/* f2d_turn_256 on 8 lanes: the same operations (see there); returns the mask of the lanes it
+ * does not cover */
+F2D_AVX512 static inline __mmask8 f2d_turn_512(__m512i qc, __m512i qs, __m512i hw, __m512i *oc,
+                                               __m512i *os)
+{
+	const __m512i q30 = _mm512_set1_epi64((int64_t)1 << 30),
+	              half30 = _mm512_set1_epi64((int64_t)1 << 29);
+	__mmask8 still = _mm512_cmpeq_epi64_mask(hw, _mm512_setzero_si512());
+	__mmask8 out = (__mmask8)(_mm512_cmpgt_epi64_mask(hw, _mm512_set1_epi64(1024)) |
+	                          _mm512_cmpgt_epi64_mask(_mm512_set1_epi64(-1024), hw));
+	__m512i t = _mm512_slli_epi64(hw, 14); /* hw 16384: |t| <= 2^24 where used */
+	__m512i t2 = _mm512_srli_epi64(_mm512_add_epi64(_mm512_mul_epi32(t, t), half30), 30);
+	out |= _mm512_cmpgt_epi64_mask(t2, _mm512_set1_epi64(F2D_ROT_CLOSED_MAX));
+	__m512i sixth = _mm512_srli_epi64(_mm512_mul_epu32(t2, _mm512_set1_epi64(715827883)), 32);
+	__m512i sa = f2d_round30s_512(_mm512_mul_epi32(_mm512_sub_epi64(q30, sixth), t));
+	__m512i ca = _mm512_sub_epi64(q30, _mm512_srli_epi64(t2, 1));
+	/* f2d_rot_turn_q30 */
+	__m512i c = f2d_round30s_512(
+	    _mm512_sub_epi64(_mm512_mul_epi32(qc, ca), _mm512_mul_epi32(qs, sa)));
+	__m512i s = f2d_round30s_512(
+	    _mm512_add_epi64(_mm512_mul_epi32(qs, ca), _mm512_mul_epi32(qc, sa)));
+	__m512i len2 =
+	    _mm512_sub_epi64(_mm512_add_epi64(_mm512_mul_epi32(c, c), _mm512_mul_epi32(s, s)),
+	                     _mm512_set1_epi64((int64_t)1 << 32));
+	out |= _mm512_cmpgt_epi64_mask(len2, _mm512_set1_epi64((int64_t)1 << 18));
+	out |= _mm512_cmpgt_epi64_mask(_mm512_set1_epi64(-((int64_t)1 << 18)), len2);
+	*oc = _mm512_mask_blend_epi64(still, c, qc);
+	*os = _mm512_mask_blend_epi64(still, s, qs);
+	return (__mmask8)(out & ~still);
+}
+
 #endif
 #endif
