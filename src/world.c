@@ -843,221 +843,6 @@ AVX2 static int32_t integrate_positions_avx2(f2d_world *w, int64_t (*rows)[4], i
 	return k;
 }
 
-/* ---- integrate_positions_lists across 8 bodies (AVX-512F/DQ: 8 x 64-bit lanes) ----
- * integrate_positions_4 on 8 lanes, operation for operation (integrate_simd.h: the rounding
- * shifts and the turn, f2d_turn_512), on CPUs where f2d_kernel_level() is F2D_KERNEL_AVX512 (the
- * contact kernels' dispatch); what is left of a list (fewer than 8) takes integrate_positions_4
- * and the scalar code. The loads and stores are integrate_positions_4's transposed 8 ways: the
- * 16 bytes at &q (q, centre) and at &v (v, w, force.x) of bodies 0..3 and 4..7 in two registers,
- * their 32-bit words picked by two-source permutes and sign-extended; the velocity rows as the
- * contact kernels' rows_load_512 (solver.c) reads them. tests/test_integrate_paths.c runs this
- * kernel on a CPU with AVX-512 (its helpers run the AVX2, scalar and exact-only builds);
- * tests/test_math.c compares f2d_turn_512 with f2d_integrate_rotation_small. */
-#define AVX512 F2D_AVX512
-_Static_assert(sizeof(f2d_body) == 16 * 8, "integrate_positions_8 gathers local_center by id 16");
-
-/* the 16 bytes at p0 .. p3, one per 128-bit lane */
-AVX512 static inline __m512i load4x128_512(const void *p0, const void *p1, const void *p2,
-                                           const void *p3)
-{
-	__m512i z = _mm512_castsi128_si512(_mm_loadu_si128((const __m128i *)p0));
-	z = _mm512_inserti32x4(z, _mm_loadu_si128((const __m128i *)p1), 1);
-	z = _mm512_inserti32x4(z, _mm_loadu_si128((const __m128i *)p2), 2);
-	return _mm512_inserti32x4(z, _mm_loadu_si128((const __m128i *)p3), 3);
-}
-
-/* The 4 x int32 at offset off of bodies ids[0 .. 7] (q and centre at &q, or v and w at &v) as
- * 4 vectors of 8 sign-extended 64-bit lanes: x[k] holds the k-th value of each body */
-AVX512 static inline void load8x4_512(const f2d_body *bodies, const int32_t *ids, size_t off,
-                                      __m512i x[4])
-{
-	const char *base = (const char *)(const void *)bodies + off;
-	__m512i z0 = load4x128_512(base + (size_t)ids[0] * sizeof(f2d_body),
-	                           base + (size_t)ids[1] * sizeof(f2d_body),
-	                           base + (size_t)ids[2] * sizeof(f2d_body),
-	                           base + (size_t)ids[3] * sizeof(f2d_body));
-	__m512i z1 = load4x128_512(base + (size_t)ids[4] * sizeof(f2d_body),
-	                           base + (size_t)ids[5] * sizeof(f2d_body),
-	                           base + (size_t)ids[6] * sizeof(f2d_body),
-	                           base + (size_t)ids[7] * sizeof(f2d_body));
-	/* words 0 and 1 of the 8 bodies, then words 2 and 3 */
-	const __m512i i01 =
-	    _mm512_setr_epi32(0, 4, 8, 12, 16, 20, 24, 28, 1, 5, 9, 13, 17, 21, 25, 29);
-	const __m512i i23 =
-	    _mm512_setr_epi32(2, 6, 10, 14, 18, 22, 26, 30, 3, 7, 11, 15, 19, 23, 27, 31);
-	__m512i a = _mm512_permutex2var_epi32(z0, i01, z1);
-	__m512i b = _mm512_permutex2var_epi32(z0, i23, z1);
-	x[0] = _mm512_cvtepi32_epi64(_mm512_castsi512_si256(a));
-	x[1] = _mm512_cvtepi32_epi64(_mm512_extracti64x4_epi64(a, 1));
-	x[2] = _mm512_cvtepi32_epi64(_mm512_castsi512_si256(b));
-	x[3] = _mm512_cvtepi32_epi64(_mm512_extracti64x4_epi64(b, 1));
-}
-
-/* rows[a], rows[b] in one register */
-AVX512 static inline __m512i load2rows_512(int64_t (*rows)[4], int32_t a, int32_t b)
-{
-	__m256i lo = _mm256_loadu_si256((const __m256i *)(const void *)rows[a]);
-	__m256i hi = _mm256_loadu_si256((const __m256i *)(const void *)rows[b]);
-	return _mm512_inserti64x4(_mm512_castsi256_si512(lo), hi, 1);
-}
-
-/* The bodies ids[0 .. 7]: integrate_positions_4's operations on 8 lanes */
-AVX512 static inline __attribute__((always_inline)) void
-integrate_positions_8(f2d_world *w, int64_t (*rows)[4], int64_t (*disp)[4], const int32_t *ids,
-                      fix16_t h, int64_t max_t, int64_t max_t2, fix16_t max_r, const bool in_rows,
-                      const bool origins)
-{
-	f2d_body *bodies = w->bodies;
-	__m512i x4[4];
-	load8x4_512(bodies, ids, offsetof(f2d_body, q), x4);
-	__m512i qc = x4[0], qs = x4[1], cx = x4[2], cy = x4[3];
-	__m512i vx, vy, vw;
-	if (in_rows) { /* the velocity rows (vx, vy, w, -) transposed (rows_load_512) */
-		__m512i z0 = load2rows_512(rows, ids[0], ids[1]), z1 = load2rows_512(rows, ids[2], ids[3]);
-		__m512i z2 = load2rows_512(rows, ids[4], ids[5]), z3 = load2rows_512(rows, ids[6], ids[7]);
-		const __m512i ixy = _mm512_set_epi64(13, 9, 5, 1, 12, 8, 4, 0);
-		const __m512i iw = _mm512_set_epi64(15, 11, 7, 3, 14, 10, 6, 2);
-		__m512i a = _mm512_permutex2var_epi64(z0, ixy, z1); /* x0..x3 y0..y3 */
-		__m512i b = _mm512_permutex2var_epi64(z2, ixy, z3); /* x4..x7 y4..y7 */
-		__m512i c = _mm512_permutex2var_epi64(z0, iw, z1);  /* w0..w3 -    */
-		__m512i d = _mm512_permutex2var_epi64(z2, iw, z3);  /* w4..w7 -    */
-		vx = _mm512_shuffle_i64x2(a, b, _MM_SHUFFLE(1, 0, 1, 0));
-		vy = _mm512_shuffle_i64x2(a, b, _MM_SHUFFLE(3, 2, 3, 2));
-		vw = _mm512_shuffle_i64x2(c, d, _MM_SHUFFLE(1, 0, 1, 0));
-	} else { /* the bodies' v and w (core.h: w follows v) */
-		__m512i x[4];
-		load8x4_512(bodies, ids, offsetof(f2d_body, v), x);
-		vx = x[0];
-		vy = x[1];
-		vw = x[2];
-	}
-	/* d = h v, dr = h w (f2d_mul; _mm512_mul_epi32 reads each lane's low 32 bits, signed: the
-	 * (fix16_t) of a row's word) */
-	const __m512i hh = _mm512_set1_epi64(h);
-	__m512i dx = f2d_round16s_512(_mm512_mul_epi32(hh, vx));
-	__m512i dy = f2d_round16s_512(_mm512_mul_epi32(hh, vy));
-	__m512i dr = f2d_round16s_512(_mm512_mul_epi32(hh, vw));
-	/* integrate_position_list's tests */
-	__m512i d2 = _mm512_add_epi64(_mm512_mul_epi32(dx, dx), _mm512_mul_epi32(dy, dy));
-	unsigned bad = _mm512_cmpgt_epi64_mask(d2, _mm512_set1_epi64(max_t2));
-	bad |= _mm512_cmpgt_epi64_mask(dr, _mm512_set1_epi64(max_r));
-	bad |= _mm512_cmpgt_epi64_mask(_mm512_set1_epi64(-(int64_t)max_r), dr);
-	cx = _mm512_add_epi64(cx, dx);
-	cy = _mm512_add_epi64(cy, dy);
-	const __m512i lim = _mm512_set1_epi64(F2D_WORLD_LIMIT),
-	              nlim = _mm512_set1_epi64(-(int64_t)F2D_WORLD_LIMIT);
-	bad |= _mm512_cmpgt_epi64_mask(cx, lim);
-	bad |= _mm512_cmpgt_epi64_mask(nlim, cx);
-	bad |= _mm512_cmpgt_epi64_mask(cy, lim);
-	bad |= _mm512_cmpgt_epi64_mask(nlim, cy);
-	__m512i oc = qc, os = qs; /* no turn in any lane (a body at rest): q stays */
-	if (_mm512_test_epi64_mask(dr, dr) != 0) {
-		bad |= f2d_turn_512(qc, qs, dr, &oc, &os);
-	}
-	unsigned fast = ~bad & 0xFFu;
-	/* the displacement rows (dx, dy, dr, 0), two bodies per register (rows_store_512) */
-	const __m512i zero = _mm512_setzero_si512();
-	__m512i a = _mm512_shuffle_i64x2(dx, dy, _MM_SHUFFLE(1, 0, 1, 0)); /* x0..x3 y0..y3 */
-	__m512i b = _mm512_shuffle_i64x2(dx, dy, _MM_SHUFFLE(3, 2, 3, 2)); /* x4..x7 y4..y7 */
-	__m512i c = _mm512_shuffle_i64x2(dr, zero, _MM_SHUFFLE(1, 0, 1, 0)); /* r0..r3 0 */
-	__m512i d = _mm512_shuffle_i64x2(dr, zero, _MM_SHUFFLE(1, 0, 3, 2)); /* r4..r7 0 */
-	const __m512i r01 = _mm512_set_epi64(13, 9, 5, 1, 12, 8, 4, 0);
-	const __m512i r23 = _mm512_set_epi64(15, 11, 7, 3, 14, 10, 6, 2);
-	__m256i add[8];
-	{
-		__m512i z0 = _mm512_permutex2var_epi64(a, r01, c), z1 = _mm512_permutex2var_epi64(a, r23, c);
-		__m512i z2 = _mm512_permutex2var_epi64(b, r01, d), z3 = _mm512_permutex2var_epi64(b, r23, d);
-		add[0] = _mm512_castsi512_si256(z0);
-		add[1] = _mm512_extracti64x4_epi64(z0, 1);
-		add[2] = _mm512_castsi512_si256(z1);
-		add[3] = _mm512_extracti64x4_epi64(z1, 1);
-		add[4] = _mm512_castsi512_si256(z2);
-		add[5] = _mm512_extracti64x4_epi64(z2, 1);
-		add[6] = _mm512_castsi512_si256(z3);
-		add[7] = _mm512_extracti64x4_epi64(z3, 1);
-	}
-	/* q and centre, 4 x int32 per body (the low 32 bits of each lane) */
-	__m128i out[8];
-	{
-		__m512i qq = _mm512_inserti64x4(_mm512_castsi256_si512(_mm512_cvtepi64_epi32(oc)),
-		                                _mm512_cvtepi64_epi32(os), 1);
-		__m512i cc = _mm512_inserti64x4(_mm512_castsi256_si512(_mm512_cvtepi64_epi32(cx)),
-		                                _mm512_cvtepi64_epi32(cy), 1);
-		const __m512i o0 =
-		    _mm512_setr_epi32(0, 8, 16, 24, 1, 9, 17, 25, 2, 10, 18, 26, 3, 11, 19, 27);
-		const __m512i o1 =
-		    _mm512_setr_epi32(4, 12, 20, 28, 5, 13, 21, 29, 6, 14, 22, 30, 7, 15, 23, 31);
-		__m512i u0 = _mm512_permutex2var_epi32(qq, o0, cc);
-		__m512i u1 = _mm512_permutex2var_epi32(qq, o1, cc);
-		out[0] = _mm512_castsi512_si128(u0);
-		out[1] = _mm512_extracti32x4_epi32(u0, 1);
-		out[2] = _mm512_extracti32x4_epi32(u0, 2);
-		out[3] = _mm512_extracti32x4_epi32(u0, 3);
-		out[4] = _mm512_castsi512_si128(u1);
-		out[5] = _mm512_extracti32x4_epi32(u1, 1);
-		out[6] = _mm512_extracti32x4_epi32(u1, 2);
-		out[7] = _mm512_extracti32x4_epi32(u1, 3);
-	}
-	/* origin = c - rotate(q', lc) (f2d_rotate, f2d_sub), (x, y) as one 64-bit word */
-	int64_t org[8];
-	if (origins) {
-		__m256i idx = _mm256_slli_epi32(_mm256_loadu_si256((const __m256i *)(const void *)ids),
-		                                4); /* sizeof(f2d_body) / 8 */
-		__m512i lc = _mm512_i32gather_epi64(idx, (const void *)&bodies[0].local_center, 8);
-		__m512i lx = f2d_sext32_512(lc), ly = _mm512_srai_epi64(lc, 32);
-		__m512i rx = f2d_round16s_512(
-		    _mm512_sub_epi64(_mm512_mul_epi32(oc, lx), _mm512_mul_epi32(os, ly)));
-		__m512i ry = f2d_round16s_512(
-		    _mm512_add_epi64(_mm512_mul_epi32(os, lx), _mm512_mul_epi32(oc, ly)));
-		__m512i ox = _mm512_sub_epi64(cx, rx), oy = _mm512_sub_epi64(cy, ry);
-		_mm512_storeu_si512((void *)org,
-		                    _mm512_mask_blend_epi32(0xAAAA, ox, _mm512_slli_epi64(oy, 32)));
-	}
-	for (int32_t j = 0; j < 8; ++j) {
-		int32_t i = ids[j];
-		if (fast & (1u << j)) {
-			__m256i *dp = (__m256i *)(void *)disp[i];
-			_mm256_storeu_si256(dp, _mm256_add_epi64(_mm256_loadu_si256(dp), add[j]));
-			_mm_storeu_si128((__m128i *)(void *)&bodies[i].q, out[j]);
-			if (origins) {
-				memcpy(&bodies[i].origin, &org[j], sizeof org[j]);
-			}
-		} else if (in_rows) {
-			integrate_position_list(w, &bodies[i], rows[i], disp[i], h, max_t, max_t2,
-			                        max_r, origins);
-		} else {
-			integrate_position_body(w, &bodies[i], disp[i], max_t, max_t2, max_r);
-		}
-	}
-}
-
-/* integrate_positions_avx2 by 8: returns how many it took, a multiple of 8 */
-AVX512 static int32_t integrate_positions_avx512(f2d_world *w, int64_t (*rows)[4],
-                                                 int64_t (*disp)[4], const int32_t *ids,
-                                                 int32_t n, fix16_t h, int64_t max_t,
-                                                 int64_t max_t2, fix16_t max_r, bool origins)
-{
-	int32_t k = 0;
-	if (rows != NULL && !origins) { /* three loops: each a copy of integrate_positions_8 */
-		for (; k + 8 <= n; k += 8) {
-			integrate_positions_8(w, rows, disp, &ids[k], h, max_t, max_t2, max_r, true,
-			                      false);
-		}
-	} else if (rows != NULL) {
-		for (; k + 8 <= n; k += 8) {
-			integrate_positions_8(w, rows, disp, &ids[k], h, max_t, max_t2, max_r, true,
-			                      true);
-		}
-	} else {
-		for (; k + 8 <= n; k += 8) {
-			integrate_positions_8(w, NULL, disp, &ids[k], h, max_t, max_t2, max_r, false,
-			                      true);
-		}
-	}
-	return k;
-}
-#undef AVX512
-
 /* ---- integrate_velocities_lists' plain bodies on the rows (AVX2: a row, (v.x, v.y, w, -), is
  * one register of 4 x 64-bit lanes) ----
  * integrate_plain_row's operations on each lane: the low 32 bits sign-extended ((fix16_t) r[k],
@@ -1157,13 +942,9 @@ static bool integrate_positions_lists(f2d_world *w, fix16_t max_translation, fix
 	f2d_body *bodies = w->bodies;
 	int32_t k = 0;
 #if F2D_INTEGRATE_SIMD
-	if (kernel == F2D_KERNEL_AVX512) {
-		k = integrate_positions_avx512(w, rows, disp, l->moving, l->nm, h, max_t, max_t2,
-		                               max_r, origins);
-	}
 	if (kernel != F2D_KERNEL_SCALAR) {
-		k += integrate_positions_avx2(w, rows, disp, l->moving + k, l->nm - k, h, max_t,
-		                              max_t2, max_r, origins);
+		k = integrate_positions_avx2(w, rows, disp, l->moving, l->nm, h, max_t, max_t2,
+		                             max_r, origins);
 	}
 #else
 	(void)kernel;
@@ -1187,13 +968,9 @@ static bool integrate_positions_bodies_lists(f2d_world *w, fix16_t max_translati
 	fix16_t max_r = max_rotation;
 	int32_t k = 0;
 #if F2D_INTEGRATE_SIMD
-	if (kernel == F2D_KERNEL_AVX512) { /* 8 at a time, rows NULL: the bodies */
-		k = integrate_positions_avx512(w, NULL, disp, l->moving, l->nm, w->h, max_t, max_t2,
-		                               max_r, true);
-	}
-	if (kernel != F2D_KERNEL_SCALAR) { /* 4 at a time */
-		k += integrate_positions_avx2(w, NULL, disp, l->moving + k, l->nm - k, w->h, max_t,
-		                              max_t2, max_r, true);
+	if (kernel != F2D_KERNEL_SCALAR) { /* 4 at a time, rows NULL: the bodies */
+		k = integrate_positions_avx2(w, NULL, disp, l->moving, l->nm, w->h, max_t, max_t2,
+		                             max_r, true);
 	}
 #else
 	(void)kernel;
