@@ -1,6 +1,7 @@
 /* fix2d internal: the step's body loops across 4 bodies (AVX2, 4 x 64-bit lanes): the helpers
  * and the turn of src/world.c's integrate_positions_4, here so that tests/test_math.c can
- * compare the turn with f2d_integrate_rotation_small for every small angle.
+ * compare the turn with f2d_integrate_rotation_small for every small angle, and the plain
+ * bodies' velocity row (f2d_plain_row_256, tested by tests/test_integrate_paths.c).
  * SPDX-License-Identifier: MIT
  *
  * The same bits as the scalar code, lane by lane:
@@ -67,6 +68,29 @@ F2D_AVX2 static inline __m256i f2d_turn_256(__m256i qc, __m256i qs, __m256i hw, 
 	*oc = _mm256_blendv_epi8(c, qc, still);
 	*os = _mm256_blendv_epi8(s, qs, still);
 	return _mm256_andnot_si256(still, out);
+}
+
+/* integrate_velocities_lists' plain body (world.c integrate_plain_row: v += h g, saturated,
+ * w unchanged) on its row (v.x, v.y, w, -), one register of 4 x 64-bit lanes; add is
+ * (hg.x, hg.y, 0, 0). Each lane's low 32 bits sign-extended ((fix16_t) r[k], f2d_sext32_256)
+ * plus add: lanes 0 and 1 are the exact 64-bit sums f2d_sat_flag tests. When lane 0 or 1 is
+ * outside [-INT32_MAX, INT32_MAX] (f2d_sat_flag would saturate) returns false and writes
+ * nothing (the caller runs the scalar code, which sets the flag); else lanes 0 and 1 are
+ * f2d_sat_flag's results, lane 2 is (fix16_t) r[2] and lane 3, which the scalar code leaves, is
+ * stored back as it was. tests/test_integrate_paths.c (plain_row_256) checks both cases at the
+ * bounds to the LSB. */
+F2D_AVX2 static inline bool f2d_plain_row_256(int64_t *r, __m256i add)
+{
+	const __m256i hi = _mm256_set1_epi64x(INT32_MAX), lo = _mm256_set1_epi64x(-INT32_MAX);
+	const __m256i xy = _mm256_setr_epi64x(-1, -1, 0, 0);
+	__m256i x = _mm256_loadu_si256((const __m256i *)(const void *)r);
+	__m256i v = _mm256_add_epi64(f2d_sext32_256(x), add);
+	__m256i out = _mm256_or_si256(_mm256_cmpgt_epi64(v, hi), _mm256_cmpgt_epi64(lo, v));
+	if (!_mm256_testz_si256(out, xy)) {
+		return false;
+	}
+	_mm256_storeu_si256((__m256i *)(void *)r, _mm256_blend_epi32(v, x, 0xC0));
+	return true;
 }
 
 #endif

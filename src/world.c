@@ -843,28 +843,16 @@ AVX2 static int32_t integrate_positions_avx2(f2d_world *w, int64_t (*rows)[4], i
 	return k;
 }
 
-/* ---- integrate_velocities_lists' plain bodies on the rows (AVX2: a row, (v.x, v.y, w, -), is
- * one register of 4 x 64-bit lanes) ----
- * integrate_plain_row's operations on each lane: the low 32 bits sign-extended ((fix16_t) r[k],
- * f2d_sext32_256) plus (hg.x, hg.y, 0, 0), the exact 64-bit sums f2d_sat_flag tests. When lane
- * 0 or 1 is outside [-INT32_MAX, INT32_MAX] the body takes integrate_plain_row itself (which
- * saturates and sets the flag; nothing written before). Else lanes 0 and 1 are f2d_sat_flag's
- * unsaturated results, lane 2 is (fix16_t) r[2] and lane 3, which the scalar code leaves, is
- * stored back as it was. Each body's row is its own: the order of the bodies does not matter. */
+/* integrate_velocities_lists' plain bodies on the rows (f2d_plain_row_256, integrate_simd.h:
+ * the rows it leaves, whose velocity saturates, take integrate_plain_row). Each body's row is
+ * its own: the order of the bodies does not matter. */
 AVX2 static void integrate_plain_rows_avx2(f2d_world *w, int64_t (*rows)[4], const int32_t *ids,
                                            int32_t n, f2d_vec2 hg)
 {
 	const __m256i add = _mm256_setr_epi64x(hg.x, hg.y, 0, 0);
-	const __m256i hi = _mm256_set1_epi64x(INT32_MAX), lo = _mm256_set1_epi64x(-INT32_MAX);
-	const __m256i xy = _mm256_setr_epi64x(-1, -1, 0, 0);
 	for (int32_t k = 0; k < n; ++k) {
 		int64_t *r = rows[ids[k]];
-		__m256i x = _mm256_loadu_si256((const __m256i *)(const void *)r);
-		__m256i v = _mm256_add_epi64(f2d_sext32_256(x), add);
-		__m256i out = _mm256_or_si256(_mm256_cmpgt_epi64(v, hi), _mm256_cmpgt_epi64(lo, v));
-		if (_mm256_testz_si256(out, xy)) {
-			_mm256_storeu_si256((__m256i *)(void *)r, _mm256_blend_epi32(v, x, 0xC0));
-		} else {
+		if (!f2d_plain_row_256(r, add)) {
 			integrate_plain_row(w, r, hg);
 		}
 	}
