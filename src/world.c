@@ -738,10 +738,32 @@ integrate_positions_4(f2d_world *w, int64_t (*rows)[4], int64_t (*disp)[4], cons
 	bad = _mm256_or_si256(bad, _mm256_cmpgt_epi64(cy, lim));
 	bad = _mm256_or_si256(bad, _mm256_cmpgt_epi64(nlim, cy));
 	__m256i oc = qc, os = qs; /* no turn in any lane (a body at rest): q stays */
+	unsigned fast = ~f2d_bits_256(bad) & 15u;
 	if (!_mm256_testz_si256(dr, dr)) {
-		bad = _mm256_or_si256(bad, f2d_turn_256(qc, qs, dr, &oc, &os));
+		/* a lane whose move and centre are the fast case but whose turn the closed forms
+		 * do not cover (a turn of more than ~0.0086 rad: the chain's swinging links) takes
+		 * the scalar turn, f2d_integrate_rotation, whose value integrate_rotation gives for
+		 * every turn (fmath.h), into its lane; the rest of the body stays in the lanes */
+		unsigned rest = f2d_bits_256(f2d_turn_256(qc, qs, dr, &oc, &os)) & fast;
+		if (rest != 0) {
+			int64_t tc[4], ts[4], q0[4], q1[4], r[4];
+			_mm256_storeu_si256((__m256i *)(void *)tc, oc);
+			_mm256_storeu_si256((__m256i *)(void *)ts, os);
+			_mm256_storeu_si256((__m256i *)(void *)q0, qc);
+			_mm256_storeu_si256((__m256i *)(void *)q1, qs);
+			_mm256_storeu_si256((__m256i *)(void *)r, dr);
+			for (int32_t j = 0; j < 4; ++j) {
+				if (rest & (1u << j)) {
+					f2d_rot q = {(fix16_t)q0[j], (fix16_t)q1[j]};
+					f2d_rot t = f2d_integrate_rotation(q, (fix16_t)r[j]);
+					tc[j] = t.c;
+					ts[j] = t.s;
+				}
+			}
+			oc = _mm256_loadu_si256((const __m256i *)(const void *)tc);
+			os = _mm256_loadu_si256((const __m256i *)(const void *)ts);
+		}
 	}
-	unsigned fast = ~(unsigned)_mm256_movemask_pd(_mm256_castsi256_pd(bad)) & 15u;
 	/* the fast lanes' displacement rows (dx, dy, dr, 0) and their q and centre */
 	a = _mm256_unpacklo_epi64(dx, dy);
 	b = _mm256_unpackhi_epi64(dx, dy);
