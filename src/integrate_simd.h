@@ -93,5 +93,75 @@ F2D_AVX2 static inline bool f2d_plain_row_256(int64_t *r, __m256i add)
 	return true;
 }
 
+/* floor(x / d) for 0 <= x < 2^31 in each lane: (x m) >> (31 + L) with L = ceil(log2 d) and
+ * m = ceil(2^(31 + L) / d) < 2^32 (Granlund and Montgomery: m d - 2^(31 + L) < d <= 2^L makes
+ * the quotient exact for every 31-bit x; x m < 2^63). The divisors of math.c's Horner steps;
+ * tests/test_integrate_paths.c checks m < 2^32 and the quotients at the range's ends. */
+#define F2D_DIV_MAGIC(d, l) ((((uint64_t)1 << (31 + (l))) + (uint64_t)(d) - 1u) / (uint64_t)(d))
+#define F2D_DIV31_256(x, d, l)                                                                    \
+	_mm256_srli_epi64(_mm256_mul_epu32((x), _mm256_set1_epi64x((int64_t)F2D_DIV_MAGIC(d, l))),   \
+	                  31 + (l))
+
+/* One Horner step of math.c's horner_sum: Q30 - floor(round30(s t2) / d) for 0 < s <= Q30,
+ * 0 <= t2 < 2^31 (the product < 2^61, its round30 <= t2 < 2^31: mul_q30_nonneg) */
+#define F2D_HORNER_256(s, t2, d, l)                                                               \
+	_mm256_sub_epi64(                                                                            \
+	    q30, F2D_DIV31_256(_mm256_srli_epi64(_mm256_add_epi64(_mm256_mul_epu32((s), (t2)),        \
+	                                                          half30),                          \
+	                                         30),                                               \
+	                       d, l))
+
+/* f2d_integrate_rotation(q, hw) on 4 lanes for every turn with t2 = round30((hw 2^14)^2) <
+ * 2^31 (|hw| < ~1.41 rad: every substep's turn under the default caps): math.c's sincos_q30
+ * step for step (the full Horner sums, which equal its closed forms where it takes them: math.c
+ * proves the shortcut), then f2d_rot_turn_q30. Returns the mask of the lanes it does not cover:
+ * hw = 0 (q stays: the caller's), |hw| > pi/2 (f2d_integrate_rotation's clamp; also keeps t within
+ * 32 bits), t2 >= 2^31, a result
+ * that renormalises. tests/test_integrate_paths.c compares it with f2d_integrate_rotation for
+ * every turn up to pi/2. */
+F2D_AVX2 static inline __m256i f2d_turn_full_256(__m256i qc, __m256i qs, __m256i hw, __m256i *oc,
+                                                 __m256i *os)
+{
+	const __m256i q30 = _mm256_set1_epi64x((int64_t)1 << 30),
+	              half30 = _mm256_set1_epi64x((int64_t)1 << 29);
+	__m256i out = _mm256_cmpeq_epi64(hw, _mm256_setzero_si256());
+	out = _mm256_or_si256(out, _mm256_cmpgt_epi64(hw, _mm256_set1_epi64x(F2D_HALF_PI)));
+	out = _mm256_or_si256(out, _mm256_cmpgt_epi64(_mm256_set1_epi64x(-F2D_HALF_PI), hw));
+	__m256i t = _mm256_slli_epi64(hw, 14); /* |t| <= 2^31 where used */
+	__m256i t2 = _mm256_srli_epi64(_mm256_add_epi64(_mm256_mul_epi32(t, t), half30), 30);
+	out = _mm256_or_si256(out,
+	                      _mm256_cmpgt_epi64(t2, _mm256_set1_epi64x(((int64_t)1 << 31) - 1)));
+	/* sine: k = 11, 9, 7, 5, 3 (d = 110, 72, 42, 20, 6) */
+	__m256i hs = _mm256_sub_epi64(q30, F2D_DIV31_256(t2, 110, 7));
+	hs = F2D_HORNER_256(hs, t2, 72, 7);
+	hs = F2D_HORNER_256(hs, t2, 42, 6);
+	hs = F2D_HORNER_256(hs, t2, 20, 5);
+	hs = F2D_HORNER_256(hs, t2, 6, 3);
+	/* cosine: k = 12, 10, 8, 6, 4, 2 (d = 132, 90, 56, 30, 12, 2) */
+	__m256i hc = _mm256_sub_epi64(q30, F2D_DIV31_256(t2, 132, 8));
+	hc = F2D_HORNER_256(hc, t2, 90, 7);
+	hc = F2D_HORNER_256(hc, t2, 56, 6);
+	hc = F2D_HORNER_256(hc, t2, 30, 5);
+	hc = F2D_HORNER_256(hc, t2, 12, 4);
+	hc = _mm256_sub_epi64(
+	    q30, _mm256_srli_epi64(
+	             _mm256_srli_epi64(_mm256_add_epi64(_mm256_mul_epu32(hc, t2), half30), 30), 1));
+	/* sa = mul_q30(hs, t) (signed: the sign term), ca = hc */
+	__m256i sa = f2d_round_shift_256(_mm256_mul_epi32(hs, t), half30, 30);
+	__m256i c = f2d_round_shift_256(
+	    _mm256_sub_epi64(_mm256_mul_epi32(qc, hc), _mm256_mul_epi32(qs, sa)), half30, 30);
+	__m256i s = f2d_round_shift_256(
+	    _mm256_add_epi64(_mm256_mul_epi32(qs, hc), _mm256_mul_epi32(qc, sa)), half30, 30);
+	__m256i len2 =
+	    _mm256_sub_epi64(_mm256_add_epi64(_mm256_mul_epi32(c, c), _mm256_mul_epi32(s, s)),
+	                     _mm256_set1_epi64x((int64_t)1 << 32));
+	out = _mm256_or_si256(out, _mm256_cmpgt_epi64(len2, _mm256_set1_epi64x((int64_t)1 << 18)));
+	out =
+	    _mm256_or_si256(out, _mm256_cmpgt_epi64(_mm256_set1_epi64x(-((int64_t)1 << 18)), len2));
+	*oc = c;
+	*os = s;
+	return out;
+}
+
 #endif
 #endif

@@ -745,6 +745,17 @@ integrate_positions_4(f2d_world *w, int64_t (*rows)[4], int64_t (*disp)[4], cons
 		 * the scalar turn, f2d_integrate_rotation, whose value integrate_rotation gives for
 		 * every turn (fmath.h), into its lane; the rest of the body stays in the lanes */
 		unsigned rest = f2d_bits_256(f2d_turn_256(qc, qs, dr, &oc, &os)) & fast;
+		if (rest != 0) { /* math.c's whole polynomial on the lanes (f2d_turn_full_256) */
+			__m256i fc, fs;
+			__m256i left = f2d_turn_full_256(qc, qs, dr, &fc, &fs);
+			unsigned full = rest & ~f2d_bits_256(left);
+			__m256i m = _mm256_cmpgt_epi64(
+			    _mm256_and_si256(_mm256_setr_epi64x(1, 2, 4, 8), _mm256_set1_epi64x(full)),
+			    _mm256_setzero_si256());
+			oc = _mm256_blendv_epi8(oc, fc, m);
+			os = _mm256_blendv_epi8(os, fs, m);
+			rest &= ~full;
+		}
 		if (rest != 0) {
 			int64_t tc[4], ts[4], q0[4], q1[4], r[4];
 			_mm256_storeu_si256((__m256i *)(void *)tc, oc);

@@ -569,6 +569,24 @@ END_TEST
 
 #include "integrate_simd.h" /* core.h: F2D_X86_SIMD */
 #if F2D_X86_SIMD
+/* f2d_turn_full_256 on 4 lanes: the covered lanes' rotations into out, the mask of the others */
+F2D_AVX2 static unsigned turn_full_4(const f2d_rot q[4], const fix16_t hw[4], f2d_rot out[4])
+{
+	__m256i qc = _mm256_setr_epi64x(q[0].c, q[1].c, q[2].c, q[3].c);
+	__m256i qs = _mm256_setr_epi64x(q[0].s, q[1].s, q[2].s, q[3].s);
+	__m256i h = _mm256_setr_epi64x(hw[0], hw[1], hw[2], hw[3]);
+	__m256i oc, os;
+	unsigned rest = f2d_bits_256(f2d_turn_full_256(qc, qs, h, &oc, &os));
+	int64_t c[4], sn[4];
+	_mm256_storeu_si256((__m256i *)(void *)c, oc);
+	_mm256_storeu_si256((__m256i *)(void *)sn, os);
+	for (int j = 0; j < 4; ++j) {
+		out[j].c = (fix16_t)c[j];
+		out[j].s = (fix16_t)sn[j];
+	}
+	return rest;
+}
+
 /* f2d_plain_row_256 with add = (hx, hy, 0, 0) */
 F2D_AVX2 static bool plain_row(int64_t r[4], fix16_t hx, fix16_t hy)
 {
@@ -655,6 +673,74 @@ START_TEST(plain_row_256)
 }
 END_TEST
 
+/* f2d_turn_full_256 (src/integrate_simd.h: math.c's whole sine and cosine polynomial on 4
+ * lanes, the turns integrate_positions_4 does not take in closed form) equals
+ * f2d_integrate_rotation in every lane it covers: every turn hw from -pi/2 - 8 to pi/2 + 8 LSB on
+ * 4 rotations at a time (unit ones around the circle, 1 LSB off, up to 32 LSB off), and the
+ * magic divisions its Horner steps use are exact at both ends of their range. It must cover
+ * every turn up to 1.4 rad of a unit rotation (t2 < 2^31). */
+START_TEST(turn_full_256)
+{
+#if F2D_X86_SIMD
+	__builtin_cpu_init();
+	if (!__builtin_cpu_supports("avx2")) {
+		return;
+	}
+	static const uint64_t divs[][2] = {{110, 7}, {72, 7}, {42, 6}, {20, 5}, {6, 3},
+	                                   {132, 8}, {90, 7}, {56, 6}, {30, 5}, {12, 4}};
+	for (size_t k = 0; k < sizeof divs / sizeof divs[0]; ++k) {
+		uint64_t d = divs[k][0], l = divs[k][1], m = F2D_DIV_MAGIC(d, l);
+		ck_assert(m < ((uint64_t)1 << 32) && (d << 1) > ((uint64_t)1 << l) &&
+		          d <= ((uint64_t)1 << l) && m * d - ((uint64_t)1 << (31 + l)) < d);
+		for (uint64_t x = 0; x < 4096; ++x) { /* both ends of [0, 2^31) */
+			uint64_t y = ((uint64_t)1 << 31) - 1 - x;
+			ck_assert_uint_eq((x * m) >> (31 + l), x / d);
+			ck_assert_uint_eq((y * m) >> (31 + l), y / d);
+		}
+	}
+	uint64_t state = 0x70A11ull;
+	f2d_rot qs[16];
+	for (int k = 0; k < 16; ++k) {
+		qs[k] = f2d_make_rot((fix16_t)((int64_t)k * 411775 / 16 - F2D_PI));
+		if (k % 3 == 1) {
+			qs[k].c += (k & 4) ? 1 : -1;
+		} else if (k % 3 == 2) {
+			qs[k].c += (fix16_t)(test_splitmix(&state) % 65) - 32;
+			qs[k].s += (fix16_t)(test_splitmix(&state) % 65) - 32;
+		}
+	}
+	int64_t covered = 0, unit_big = 0;
+	for (int k = 0; k < 16; k += 4) {
+		f2d_rot q[4] = {qs[k], qs[k + 1], qs[k + 2], qs[k + 3]};
+		for (int64_t h0 = -F2D_HALF_PI - 8; h0 <= F2D_HALF_PI + 8; ++h0) {
+			fix16_t hw[4] = {(fix16_t)h0, (fix16_t)-h0, (fix16_t)(h0 / 3), (fix16_t)(h0 / 7)};
+			f2d_rot out[4];
+			unsigned rest = turn_full_4(q, hw, out);
+			for (int j = 0; j < 4; ++j) {
+				if (rest & (1u << j)) {
+					continue;
+				}
+				++covered;
+				f2d_rot e = f2d_integrate_rotation(q[j], hw[j]);
+				if (out[j].c != e.c || out[j].s != e.s) {
+					ck_abort_msg("q (%d, %d), hw %d: 4 lanes (%d, %d), "
+					             "f2d_integrate_rotation (%d, %d)",
+					             q[j].c, q[j].s, hw[j], out[j].c, out[j].s, e.c,
+					             e.s);
+				}
+				unit_big += (k + j) % 3 == 0 && hw[j] >= 92000 ? 1 : 0;
+			}
+		}
+	}
+	printf("turns by the whole polynomial across 4 lanes: %lld covered, %lld of more than 1.4 "
+	       "rad on unit rotations\n",
+	       (long long)covered, (long long)unit_big);
+	ck_assert_int_ge(covered, 16 * 140000); /* of 16 x 205,903 */
+	ck_assert_int_ge(unit_big, 1);
+#endif
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("integrate_paths");
@@ -664,6 +750,7 @@ int main(void)
 	tcase_add_test(tc, scalar_kernel_matches);
 	tcase_add_test(tc, avx2_kernel_matches);
 	tcase_add_test(tc, plain_row_256);
+	tcase_add_test(tc, turn_full_256);
 	suite_add_tcase(s, tc);
 	SRunner *sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
