@@ -1,6 +1,7 @@
 /* fix2d internal: the step's body loops across 4 bodies (AVX2, 4 x 64-bit lanes): the helpers
  * and the turn of src/world.c's integrate_positions_4, here so that tests/test_math.c can
- * compare the turn with f2d_integrate_rotation_small for every small angle.
+ * compare the turn with f2d_integrate_rotation_small for every small angle, and the plain
+ * bodies' velocity row (f2d_plain_row_256, tested by tests/test_integrate_paths.c).
  * SPDX-License-Identifier: MIT
  *
  * The same bits as the scalar code, lane by lane:
@@ -67,6 +68,99 @@ F2D_AVX2 static inline __m256i f2d_turn_256(__m256i qc, __m256i qs, __m256i hw, 
 	*oc = _mm256_blendv_epi8(c, qc, still);
 	*os = _mm256_blendv_epi8(s, qs, still);
 	return _mm256_andnot_si256(still, out);
+}
+
+/* integrate_velocities_lists' plain body (world.c integrate_plain_row: v += h g, saturated,
+ * w unchanged) on its row (v.x, v.y, w, -), one register of 4 x 64-bit lanes; add is
+ * (hg.x, hg.y, 0, 0). Each lane's low 32 bits sign-extended ((fix16_t) r[k], f2d_sext32_256)
+ * plus add: lanes 0 and 1 are the exact 64-bit sums f2d_sat_flag tests. When lane 0 or 1 is
+ * outside [-INT32_MAX, INT32_MAX] (f2d_sat_flag would saturate) returns false and writes
+ * nothing (the caller runs the scalar code, which sets the flag); else lanes 0 and 1 are
+ * f2d_sat_flag's results, lane 2 is (fix16_t) r[2] and lane 3, which the scalar code leaves, is
+ * stored back as it was. tests/test_integrate_paths.c (plain_row_256) checks both cases at the
+ * bounds to the LSB. */
+F2D_AVX2 static inline bool f2d_plain_row_256(int64_t *r, __m256i add)
+{
+	const __m256i hi = _mm256_set1_epi64x(INT32_MAX), lo = _mm256_set1_epi64x(-INT32_MAX);
+	const __m256i xy = _mm256_setr_epi64x(-1, -1, 0, 0);
+	__m256i x = _mm256_loadu_si256((const __m256i *)(const void *)r);
+	__m256i v = _mm256_add_epi64(f2d_sext32_256(x), add);
+	__m256i out = _mm256_or_si256(_mm256_cmpgt_epi64(v, hi), _mm256_cmpgt_epi64(lo, v));
+	if (!_mm256_testz_si256(out, xy)) {
+		return false;
+	}
+	_mm256_storeu_si256((__m256i *)(void *)r, _mm256_blend_epi32(v, x, 0xC0));
+	return true;
+}
+
+/* floor(x / d) for 0 <= x < 2^31 in each lane: (x m) >> (31 + L) with L = ceil(log2 d) and
+ * m = ceil(2^(31 + L) / d) < 2^32 (Granlund and Montgomery: m d - 2^(31 + L) < d <= 2^L makes
+ * the quotient exact for every 31-bit x; x m < 2^63). The divisors of math.c's Horner steps;
+ * tests/test_integrate_paths.c checks m < 2^32 and the quotients at the range's ends. */
+#define F2D_DIV_MAGIC(d, l) ((((uint64_t)1 << (31 + (l))) + (uint64_t)(d) - 1u) / (uint64_t)(d))
+#define F2D_DIV31_256(x, d, l)                                                                    \
+	_mm256_srli_epi64(_mm256_mul_epu32((x), _mm256_set1_epi64x((int64_t)F2D_DIV_MAGIC(d, l))),   \
+	                  31 + (l))
+
+/* One Horner step of math.c's horner_sum: Q30 - floor(round30(s t2) / d) for 0 < s <= Q30,
+ * 0 <= t2 < 2^31 (the product < 2^61, its round30 <= t2 < 2^31: mul_q30_nonneg) */
+#define F2D_HORNER_256(s, t2, d, l)                                                               \
+	_mm256_sub_epi64(                                                                            \
+	    q30, F2D_DIV31_256(_mm256_srli_epi64(_mm256_add_epi64(_mm256_mul_epu32((s), (t2)),        \
+	                                                          half30),                          \
+	                                         30),                                               \
+	                       d, l))
+
+/* f2d_integrate_rotation(q, hw) on 4 lanes for every turn with t2 = round30((hw 2^14)^2) <
+ * 2^31 (|hw| < ~1.41 rad: every substep's turn under the default caps): math.c's sincos_q30
+ * step for step (the full Horner sums, which equal its closed forms where it takes them: math.c
+ * proves the shortcut), then f2d_rot_turn_q30. Returns the mask of the lanes it does not cover:
+ * hw = 0 (q stays: the caller's), |hw| > pi/2 (f2d_integrate_rotation's clamp; also keeps t within
+ * 32 bits), t2 >= 2^31, a result
+ * that renormalises. tests/test_integrate_paths.c compares it with f2d_integrate_rotation for
+ * every turn up to pi/2. */
+F2D_AVX2 static inline __m256i f2d_turn_full_256(__m256i qc, __m256i qs, __m256i hw, __m256i *oc,
+                                                 __m256i *os)
+{
+	const __m256i q30 = _mm256_set1_epi64x((int64_t)1 << 30),
+	              half30 = _mm256_set1_epi64x((int64_t)1 << 29);
+	__m256i out = _mm256_cmpeq_epi64(hw, _mm256_setzero_si256());
+	out = _mm256_or_si256(out, _mm256_cmpgt_epi64(hw, _mm256_set1_epi64x(F2D_HALF_PI)));
+	out = _mm256_or_si256(out, _mm256_cmpgt_epi64(_mm256_set1_epi64x(-F2D_HALF_PI), hw));
+	__m256i t = _mm256_slli_epi64(hw, 14); /* |t| <= 2^31 where used */
+	__m256i t2 = _mm256_srli_epi64(_mm256_add_epi64(_mm256_mul_epi32(t, t), half30), 30);
+	out = _mm256_or_si256(out,
+	                      _mm256_cmpgt_epi64(t2, _mm256_set1_epi64x(((int64_t)1 << 31) - 1)));
+	/* sine: k = 11, 9, 7, 5, 3 (d = 110, 72, 42, 20, 6) */
+	__m256i hs = _mm256_sub_epi64(q30, F2D_DIV31_256(t2, 110, 7));
+	hs = F2D_HORNER_256(hs, t2, 72, 7);
+	hs = F2D_HORNER_256(hs, t2, 42, 6);
+	hs = F2D_HORNER_256(hs, t2, 20, 5);
+	hs = F2D_HORNER_256(hs, t2, 6, 3);
+	/* cosine: k = 12, 10, 8, 6, 4, 2 (d = 132, 90, 56, 30, 12, 2) */
+	__m256i hc = _mm256_sub_epi64(q30, F2D_DIV31_256(t2, 132, 8));
+	hc = F2D_HORNER_256(hc, t2, 90, 7);
+	hc = F2D_HORNER_256(hc, t2, 56, 6);
+	hc = F2D_HORNER_256(hc, t2, 30, 5);
+	hc = F2D_HORNER_256(hc, t2, 12, 4);
+	hc = _mm256_sub_epi64(
+	    q30, _mm256_srli_epi64(
+	             _mm256_srli_epi64(_mm256_add_epi64(_mm256_mul_epu32(hc, t2), half30), 30), 1));
+	/* sa = mul_q30(hs, t) (signed: the sign term), ca = hc */
+	__m256i sa = f2d_round_shift_256(_mm256_mul_epi32(hs, t), half30, 30);
+	__m256i c = f2d_round_shift_256(
+	    _mm256_sub_epi64(_mm256_mul_epi32(qc, hc), _mm256_mul_epi32(qs, sa)), half30, 30);
+	__m256i s = f2d_round_shift_256(
+	    _mm256_add_epi64(_mm256_mul_epi32(qs, hc), _mm256_mul_epi32(qc, sa)), half30, 30);
+	__m256i len2 =
+	    _mm256_sub_epi64(_mm256_add_epi64(_mm256_mul_epi32(c, c), _mm256_mul_epi32(s, s)),
+	                     _mm256_set1_epi64x((int64_t)1 << 32));
+	out = _mm256_or_si256(out, _mm256_cmpgt_epi64(len2, _mm256_set1_epi64x((int64_t)1 << 18)));
+	out =
+	    _mm256_or_si256(out, _mm256_cmpgt_epi64(_mm256_set1_epi64x(-((int64_t)1 << 18)), len2));
+	*oc = c;
+	*os = s;
+	return out;
 }
 
 #endif

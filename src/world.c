@@ -578,51 +578,21 @@ typedef struct body_lists {
 	int32_t nm, np, ng;
 } body_lists;
 
-/* integrate_velocities_rows over the lists: the same operations (order does not matter: each
- * body's row is its own, and the saturation flag is only ever set) */
-static void integrate_velocities_lists(f2d_world *w, int64_t (*rows)[4], const body_lists *l)
+/* A plain body's velocity integration (gravity_only: v += h g, saturated; w unchanged) on its
+ * row: integrate_velocity's operations with F = 0, scale 1, no damping. */
+static inline void integrate_plain_row(f2d_world *w, int64_t *r, f2d_vec2 hg)
 {
-	f2d_vec2 hg = f2d_v(f2d_mul(w->h, w->gravity.x), f2d_mul(w->h, w->gravity.y));
-	for (int32_t k = 0; k < l->np; ++k) {
-		int64_t *r = rows[l->plain[k]];
-		r[0] = f2d_sat_flag((int64_t)(fix16_t)r[0] + hg.x, &w->saturated);
-		r[1] = f2d_sat_flag((int64_t)(fix16_t)r[1] + hg.y, &w->saturated);
-		r[2] = (fix16_t)r[2];
-	}
-	for (int32_t k = 0; k < l->ng; ++k) {
-		int32_t i = l->general[k];
-		int64_t *r = rows[i];
-		vel3 v = integrate_velocity(w, &w->bodies[i], hg,
-		                            (vel3){(fix16_t)r[0], (fix16_t)r[1], (fix16_t)r[2]});
-		r[0] = v.x;
-		r[1] = v.y;
-		r[2] = v.w;
-	}
-}
-
-/* integrate_velocities over the lists, on the bodies (a step with joints, whose velocities
- * live in the bodies): the same operations as integrate_velocities' on each body (whose
- * velocity is its own; the saturation flag is only ever set), without its tests per id */
-static void integrate_velocities_bodies_lists(f2d_world *w, const body_lists *l)
-{
-	f2d_vec2 hg = f2d_v(f2d_mul(w->h, w->gravity.x), f2d_mul(w->h, w->gravity.y));
-	for (int32_t k = 0; k < l->np; ++k) {
-		f2d_body *b = &w->bodies[l->plain[k]];
-		b->v.x = f2d_sat_flag((int64_t)b->v.x + hg.x, &w->saturated);
-		b->v.y = f2d_sat_flag((int64_t)b->v.y + hg.y, &w->saturated);
-	}
-	for (int32_t k = 0; k < l->ng; ++k) {
-		f2d_body *b = &w->bodies[l->general[k]];
-		vel3 v = integrate_velocity(w, b, hg, (vel3){b->v.x, b->v.y, b->w});
-		b->v = f2d_v(v.x, v.y);
-		b->w = v.w;
-	}
+	r[0] = f2d_sat_flag((int64_t)(fix16_t)r[0] + hg.x, &w->saturated);
+	r[1] = f2d_sat_flag((int64_t)(fix16_t)r[1] + hg.y, &w->saturated);
+	r[2] = (fix16_t)r[2];
 }
 
 /* One moving body of integrate_positions_lists (below): the common body's operations, else
- * integrate_position from the start. */
+ * integrate_position from the start. origin: the origin too (the step's last substep:
+ * integrate_position's set_origin, the same expression). */
 static inline void integrate_position_list(f2d_world *w, f2d_body *b, int64_t *r, int64_t *dp,
-                                           fix16_t h, int64_t max_t, int64_t max_t2, fix16_t max_r)
+                                           fix16_t h, int64_t max_t, int64_t max_t2, fix16_t max_r,
+                                           bool origin)
 {
 	vel3 v = {(fix16_t)r[0], (fix16_t)r[1], (fix16_t)r[2]};
 	/* The common body, no cap and inside the world: integrate_position's operations
@@ -636,7 +606,7 @@ static inline void integrate_position_list(f2d_world *w, f2d_body *b, int64_t *r
 	if (f2d_dot64(d, d) > max_t2 || (uint32_t)dr + (uint32_t)max_r > 2u * (uint32_t)max_r ||
 	    (uint64_t)(cx + F2D_WORLD_LIMIT) > 2u * (uint64_t)F2D_WORLD_LIMIT ||
 	    (uint64_t)(cy + F2D_WORLD_LIMIT) > 2u * (uint64_t)F2D_WORLD_LIMIT) {
-		if (integrate_position(w, b, &v, max_t, max_t2, max_r, dp, false)) {
+		if (integrate_position(w, b, &v, max_t, max_t2, max_r, dp, origin)) {
 			r[0] = v.x;
 			r[1] = v.y;
 			r[2] = v.w;
@@ -646,8 +616,14 @@ static inline void integrate_position_list(f2d_world *w, f2d_body *b, int64_t *r
 	dp[0] += d.x;
 	dp[1] += d.y;
 	dp[2] += dr;
-	b->center = f2d_v((fix16_t)cx, (fix16_t)cy);
-	b->q = integrate_rotation(b->q, dr);
+	f2d_vec2 c = f2d_v((fix16_t)cx, (fix16_t)cy);
+	f2d_rot q = integrate_rotation(b->q, dr);
+	b->center = c;
+	b->q = q;
+	if (origin) {
+		f2d_vec2 lc = b->local_center;
+		b->origin = (lc.x | lc.y) == 0 ? c : f2d_sub(c, f2d_rotate(q, lc));
+	}
 }
 
 /* integrate_positions_bodies_lists' body (a step with joints: the velocity in the body, the
@@ -709,10 +685,12 @@ AVX2 static inline void load4x4_256(const void *p0, const void *p1, const void *
 
 /* The bodies ids[0 .. 3]: writes the fast lanes, runs the others. rows NULL: a step with
  * joints, the velocities in the bodies and the origins set too (integrate_position with
- * set_origin: lc = 0 needs no test, rotate(q, 0) = 0). */
+ * set_origin: lc = 0 needs no test, rotate(q, 0) = 0); origins: the origins set (with rows: the
+ * step's last substep). */
 AVX2 static inline __attribute__((always_inline)) void
 integrate_positions_4(f2d_world *w, int64_t (*rows)[4], int64_t (*disp)[4], const int32_t *ids,
-                      fix16_t h, int64_t max_t, int64_t max_t2, fix16_t max_r, const bool in_rows)
+                      fix16_t h, int64_t max_t, int64_t max_t2, fix16_t max_r, const bool in_rows,
+                      const bool origins)
 {
 	f2d_body *bodies = w->bodies;
 	int32_t i0 = ids[0], i1 = ids[1], i2 = ids[2], i3 = ids[3];
@@ -760,10 +738,43 @@ integrate_positions_4(f2d_world *w, int64_t (*rows)[4], int64_t (*disp)[4], cons
 	bad = _mm256_or_si256(bad, _mm256_cmpgt_epi64(cy, lim));
 	bad = _mm256_or_si256(bad, _mm256_cmpgt_epi64(nlim, cy));
 	__m256i oc = qc, os = qs; /* no turn in any lane (a body at rest): q stays */
+	unsigned fast = ~f2d_bits_256(bad) & 15u;
 	if (!_mm256_testz_si256(dr, dr)) {
-		bad = _mm256_or_si256(bad, f2d_turn_256(qc, qs, dr, &oc, &os));
+		/* a lane whose move and centre are the fast case but whose turn the closed forms
+		 * do not cover (a turn of more than ~0.0086 rad: the chain's swinging links) takes
+		 * the scalar turn, f2d_integrate_rotation, whose value integrate_rotation gives for
+		 * every turn (fmath.h), into its lane; the rest of the body stays in the lanes */
+		unsigned rest = f2d_bits_256(f2d_turn_256(qc, qs, dr, &oc, &os)) & fast;
+		if (rest != 0) { /* math.c's whole polynomial on the lanes (f2d_turn_full_256) */
+			__m256i fc, fs;
+			__m256i left = f2d_turn_full_256(qc, qs, dr, &fc, &fs);
+			unsigned full = rest & ~f2d_bits_256(left);
+			__m256i m = _mm256_cmpgt_epi64(
+			    _mm256_and_si256(_mm256_setr_epi64x(1, 2, 4, 8), _mm256_set1_epi64x(full)),
+			    _mm256_setzero_si256());
+			oc = _mm256_blendv_epi8(oc, fc, m);
+			os = _mm256_blendv_epi8(os, fs, m);
+			rest &= ~full;
+		}
+		if (rest != 0) {
+			int64_t tc[4], ts[4], q0[4], q1[4], r[4];
+			_mm256_storeu_si256((__m256i *)(void *)tc, oc);
+			_mm256_storeu_si256((__m256i *)(void *)ts, os);
+			_mm256_storeu_si256((__m256i *)(void *)q0, qc);
+			_mm256_storeu_si256((__m256i *)(void *)q1, qs);
+			_mm256_storeu_si256((__m256i *)(void *)r, dr);
+			for (int32_t j = 0; j < 4; ++j) {
+				if (rest & (1u << j)) {
+					f2d_rot q = {(fix16_t)q0[j], (fix16_t)q1[j]};
+					f2d_rot t = f2d_integrate_rotation(q, (fix16_t)r[j]);
+					tc[j] = t.c;
+					ts[j] = t.s;
+				}
+			}
+			oc = _mm256_loadu_si256((const __m256i *)(const void *)tc);
+			os = _mm256_loadu_si256((const __m256i *)(const void *)ts);
+		}
 	}
-	unsigned fast = ~(unsigned)_mm256_movemask_pd(_mm256_castsi256_pd(bad)) & 15u;
 	/* the fast lanes' displacement rows (dx, dy, dr, 0) and their q and centre */
 	a = _mm256_unpacklo_epi64(dx, dy);
 	b = _mm256_unpackhi_epi64(dx, dy);
@@ -782,7 +793,7 @@ integrate_positions_4(f2d_world *w, int64_t (*rows)[4], int64_t (*disp)[4], cons
 	__m128i out[4] = {_mm_unpacklo_epi64(t0, t2), _mm_unpackhi_epi64(t0, t2),
 	                  _mm_unpacklo_epi64(t1, t3), _mm_unpackhi_epi64(t1, t3)};
 	__m128i org[4] = {zero128, zero128, zero128, zero128};
-	if (!in_rows) { /* origin = c - rotate(q', lc) (f2d_rotate, f2d_sub) */
+	if (origins) { /* origin = c - rotate(q', lc) (f2d_rotate, f2d_sub) */
 		__m128i l01 = _mm_unpacklo_epi64(
 		    _mm_loadl_epi64((const __m128i *)(const void *)&bodies[i0].local_center),
 		    _mm_loadl_epi64((const __m128i *)(const void *)&bodies[i1].local_center));
@@ -812,7 +823,7 @@ integrate_positions_4(f2d_world *w, int64_t (*rows)[4], int64_t (*disp)[4], cons
 			__m256i *dp = (__m256i *)(void *)disp[ids[j]];
 			_mm256_storeu_si256(dp, _mm256_add_epi64(_mm256_loadu_si256(dp), add[j]));
 			_mm_storeu_si128((__m128i *)(void *)&bodies[ids[j]].q, out[j]);
-			if (!in_rows) {
+			if (origins) {
 				_mm_storel_epi64((__m128i *)(void *)&bodies[ids[j]].origin, org[j]);
 			}
 		}
@@ -824,12 +835,12 @@ integrate_positions_4(f2d_world *w, int64_t (*rows)[4], int64_t (*disp)[4], cons
 			__m256i *dp = (__m256i *)(void *)disp[i];
 			_mm256_storeu_si256(dp, _mm256_add_epi64(_mm256_loadu_si256(dp), add[j]));
 			_mm_storeu_si128((__m128i *)(void *)&bodies[i].q, out[j]);
-			if (!in_rows) {
+			if (origins) {
 				_mm_storel_epi64((__m128i *)(void *)&bodies[i].origin, org[j]);
 			}
 		} else if (in_rows) {
 			integrate_position_list(w, &bodies[i], rows[i], disp[i], h, max_t, max_t2,
-			                        max_r);
+			                        max_r, origins);
 		} else {
 			integrate_position_body(w, &bodies[i], disp[i], max_t, max_t2, max_r);
 		}
@@ -838,38 +849,112 @@ integrate_positions_4(f2d_world *w, int64_t (*rows)[4], int64_t (*disp)[4], cons
 
 /* The moving bodies ids[0 .. n - 1] by 4 (one call per substep: the loop inside the AVX2
  * code), their velocities in the rows or, rows NULL, in the bodies (then the origins too: a
- * step with joints); returns how many it took, a multiple of 4. */
+ * step with joints); origins: the origins too with the rows; returns how many it took, a
+ * multiple of 4. */
 AVX2 static int32_t integrate_positions_avx2(f2d_world *w, int64_t (*rows)[4], int64_t (*disp)[4],
                                              const int32_t *ids, int32_t n, fix16_t h,
-                                             int64_t max_t, int64_t max_t2, fix16_t max_r)
+                                             int64_t max_t, int64_t max_t2, fix16_t max_r,
+                                             bool origins)
 {
 	int32_t k = 0;
-	if (rows != NULL) { /* two loops: each a copy of integrate_positions_4 for its case */
+	if (rows != NULL && !origins) { /* three loops: each a copy of integrate_positions_4 */
 		for (; k + 4 <= n; k += 4) {
-			integrate_positions_4(w, rows, disp, &ids[k], h, max_t, max_t2, max_r,
+			integrate_positions_4(w, rows, disp, &ids[k], h, max_t, max_t2, max_r, true,
+			                      false);
+		}
+	} else if (rows != NULL) {
+		for (; k + 4 <= n; k += 4) {
+			integrate_positions_4(w, rows, disp, &ids[k], h, max_t, max_t2, max_r, true,
 			                      true);
 		}
 	} else {
 		for (; k + 4 <= n; k += 4) {
-			integrate_positions_4(w, NULL, disp, &ids[k], h, max_t, max_t2, max_r,
-			                      false);
+			integrate_positions_4(w, NULL, disp, &ids[k], h, max_t, max_t2, max_r, false,
+			                      true);
 		}
 	}
 	return k;
+}
+
+/* integrate_velocities_lists' plain bodies on the rows (f2d_plain_row_256, integrate_simd.h:
+ * the rows it leaves, whose velocity saturates, take integrate_plain_row). Each body's row is
+ * its own: the order of the bodies does not matter. */
+AVX2 static void integrate_plain_rows_avx2(f2d_world *w, int64_t (*rows)[4], const int32_t *ids,
+                                           int32_t n, f2d_vec2 hg)
+{
+	const __m256i add = _mm256_setr_epi64x(hg.x, hg.y, 0, 0);
+	for (int32_t k = 0; k < n; ++k) {
+		int64_t *r = rows[ids[k]];
+		if (!f2d_plain_row_256(r, add)) {
+			integrate_plain_row(w, r, hg);
+		}
+	}
 }
 #undef AVX2
 #else
 #define F2D_INTEGRATE_SIMD 0
 #endif
 
+/* integrate_velocities_rows over the lists: the same operations (order does not matter: each
+ * body's row is its own, and the saturation flag is only ever set). plain false: the plain
+ * bodies are left out (the first substep's, which soft_step integrates as it makes the lists). */
+static void integrate_velocities_lists(f2d_world *w, int64_t (*rows)[4], const body_lists *l,
+                                       bool plain, int kernel)
+{
+	f2d_vec2 hg = f2d_v(f2d_mul(w->h, w->gravity.x), f2d_mul(w->h, w->gravity.y));
+	int32_t k = plain ? 0 : l->np;
+#if F2D_INTEGRATE_SIMD
+	if (kernel != F2D_KERNEL_SCALAR && k < l->np) {
+		integrate_plain_rows_avx2(w, rows, l->plain, l->np, hg);
+		k = l->np;
+	}
+#else
+	(void)kernel;
+#endif
+	for (; k < l->np; ++k) {
+		integrate_plain_row(w, rows[l->plain[k]], hg);
+	}
+	for (k = 0; k < l->ng; ++k) {
+		int32_t i = l->general[k];
+		int64_t *r = rows[i];
+		vel3 v = integrate_velocity(w, &w->bodies[i], hg,
+		                            (vel3){(fix16_t)r[0], (fix16_t)r[1], (fix16_t)r[2]});
+		r[0] = v.x;
+		r[1] = v.y;
+		r[2] = v.w;
+	}
+}
+
+/* integrate_velocities over the lists, on the bodies (a step with joints, whose velocities
+ * live in the bodies): the same operations as integrate_velocities' on each body (whose
+ * velocity is its own; the saturation flag is only ever set), without its tests per id. plain
+ * false: as integrate_velocities_lists. */
+static void integrate_velocities_bodies_lists(f2d_world *w, const body_lists *l, bool plain)
+{
+	f2d_vec2 hg = f2d_v(f2d_mul(w->h, w->gravity.x), f2d_mul(w->h, w->gravity.y));
+	for (int32_t k = 0; k < l->np && plain; ++k) {
+		f2d_body *b = &w->bodies[l->plain[k]];
+		b->v.x = f2d_sat_flag((int64_t)b->v.x + hg.x, &w->saturated);
+		b->v.y = f2d_sat_flag((int64_t)b->v.y + hg.y, &w->saturated);
+	}
+	for (int32_t k = 0; k < l->ng; ++k) {
+		f2d_body *b = &w->bodies[l->general[k]];
+		vel3 v = integrate_velocity(w, b, hg, (vel3){b->v.x, b->v.y, b->w});
+		b->v = f2d_v(v.x, v.y);
+		b->w = v.w;
+	}
+}
+
 /* integrate_positions_soft on the rows over the moving bodies, in id order (f2d_stop_at_edge
- * keeps the last body it stopped); the origins are left to soft_step's end (origins_lists):
+ * keeps the last body it stopped); the origins only in the step's last substep (origins):
  * nothing reads them during the substeps of a step without joints (the contact passes read
- * the rows and the displacement rows only), and an origin is a function of the final centre
- * and rotation alone. */
+ * the rows and the displacement rows only, and the last relax pass changes no centre or
+ * rotation), and an origin is a function of the final centre and rotation alone (the
+ * expression of integrate_position's set_origin; before, a pass over the moving bodies after
+ * the substeps, origins_lists, computed it). */
 static bool integrate_positions_lists(f2d_world *w, fix16_t max_translation, fix16_t max_rotation,
                                       int64_t (*rows)[4], int64_t (*disp)[4], const body_lists *l,
-                                      int kernel)
+                                      int kernel, bool origins)
 {
 	int64_t max_t = max_translation;
 	int64_t max_t2 = max_t * max_t;
@@ -880,14 +965,15 @@ static bool integrate_positions_lists(f2d_world *w, fix16_t max_translation, fix
 #if F2D_INTEGRATE_SIMD
 	if (kernel != F2D_KERNEL_SCALAR) {
 		k = integrate_positions_avx2(w, rows, disp, l->moving, l->nm, h, max_t, max_t2,
-		                             max_r);
+		                             max_r, origins);
 	}
 #else
 	(void)kernel;
 #endif
 	for (; k < l->nm; ++k) {
 		int32_t i = l->moving[k];
-		integrate_position_list(w, &bodies[i], rows[i], disp[i], h, max_t, max_t2, max_r);
+		integrate_position_list(w, &bodies[i], rows[i], disp[i], h, max_t, max_t2, max_r,
+		                        origins);
 	}
 	return w->stopped_at_edge;
 }
@@ -905,7 +991,7 @@ static bool integrate_positions_bodies_lists(f2d_world *w, fix16_t max_translati
 #if F2D_INTEGRATE_SIMD
 	if (kernel != F2D_KERNEL_SCALAR) { /* 4 at a time, rows NULL: the bodies */
 		k = integrate_positions_avx2(w, NULL, disp, l->moving, l->nm, w->h, max_t, max_t2,
-		                             max_r);
+		                             max_r, true);
 	}
 #else
 	(void)kernel;
@@ -923,17 +1009,6 @@ static void cap_speeds_lists(f2d_world *w, int64_t max_t, fix16_t max_r, const b
 	int64_t max_t2 = max_t * max_t;
 	for (int32_t k = 0; k < l->nm; ++k) {
 		cap_speed_soft(w, &w->bodies[l->moving[k]], max_t, max_t2, max_r);
-	}
-}
-
-/* The origins integrate_position leaves out with set_origin false, from the final centres
- * and rotations: the same expression. */
-static void origins_lists(f2d_world *w, const body_lists *l)
-{
-	for (int32_t k = 0; k < l->nm; ++k) {
-		f2d_body *b = &w->bodies[l->moving[k]];
-		f2d_vec2 lc = b->local_center, c = b->center;
-		b->origin = (lc.x | lc.y) == 0 ? c : f2d_sub(c, f2d_rotate(b->q, lc));
 	}
 }
 
@@ -1079,10 +1154,14 @@ static bool soft_step(f2d_world *w, int32_t nj)
 	const bool lists = true;
 #endif
 	int32_t *moving = w->integ_list, *plain = moving + nb, *general = plain + nb;
-	const int kernel = f2d_kernel_level(); /* integrate_positions_lists' */
+	const int kernel = f2d_kernel_level(); /* integrate_*_lists' */
 	body_lists bl = {moving, plain, general, 0, 0, 0};
+	/* integrate_velocities_*lists' h g: the first substep's plain bodies (v += h g) are
+	 * integrated here, as the lists are made (nothing reads their velocities in between), and
+	 * the first substep's integrate_velocities_*lists leaves them out */
+	f2d_vec2 hg = f2d_v(f2d_mul(w->h, w->gravity.x), f2d_mul(w->h, w->gravity.y));
 	for (int32_t i = 0; i < nb; ++i) {
-		const f2d_body *b = &w->bodies[i];
+		f2d_body *b = &w->bodies[i];
 		int64_t *r = w->solver_disp[i];
 		r[0] = r[1] = r[2] = r[3] = 0;
 		if (rows != NULL) {
@@ -1096,6 +1175,15 @@ static bool soft_step(f2d_world *w, int32_t nj)
 			if (b->type == F2D_DYNAMIC_BODY) {
 				if (gravity_only(b)) {
 					plain[bl.np++] = i;
+					/* integrate_plain_row, or integrate_velocities_bodies_lists' */
+					fix16_t vx = f2d_sat_flag((int64_t)b->v.x + hg.x, &w->saturated);
+					fix16_t vy = f2d_sat_flag((int64_t)b->v.y + hg.y, &w->saturated);
+					if (rows != NULL) {
+						rows[i][0] = vx;
+						rows[i][1] = vy;
+					} else {
+						b->v = f2d_v(vx, vy);
+					}
 				} else {
 					general[bl.ng++] = i;
 				}
@@ -1104,9 +1192,9 @@ static bool soft_step(f2d_world *w, int32_t nj)
 	}
 	for (int32_t s = 0; s < n; ++s) {
 		if (lists && rows != NULL) {
-			integrate_velocities_lists(w, rows, &bl);
+			integrate_velocities_lists(w, rows, &bl, s > 0, kernel);
 		} else if (lists) {
-			integrate_velocities_bodies_lists(w, &bl);
+			integrate_velocities_bodies_lists(w, &bl, s > 0);
 		} else if (rows != NULL) {
 			integrate_velocities_rows(w, rows);
 		} else {
@@ -1125,8 +1213,8 @@ static bool soft_step(f2d_world *w, int32_t nj)
 		f2d_joints_solve(w, nj,
 		                 w->def.iterations - 1); /* the last: impulses to the joints */
 		if (lists && rows != NULL) {
-			out_of_range |= integrate_positions_lists(w, max_t, max_r, rows,
-			                                          w->solver_disp, &bl, kernel);
+			out_of_range |= integrate_positions_lists(
+			    w, max_t, max_r, rows, w->solver_disp, &bl, kernel, s == n - 1);
 		} else if (lists) {
 			out_of_range |= integrate_positions_bodies_lists(
 			    w, max_t, max_r, w->solver_disp, &bl, kernel);
@@ -1151,9 +1239,6 @@ static bool soft_step(f2d_world *w, int32_t nj)
 				b->w = (fix16_t)rows[i][2];
 			}
 		}
-	}
-	if (lists && rows != NULL) {
-		origins_lists(w, &bl);
 	}
 	w->h = h;
 	w->inv_h = inv_h;

@@ -32,8 +32,10 @@
 #include "fix2d/fix2d.h"
 #include "test_rng.h"
 
-/* BOUNDARY_WORLDS boundary worlds (1..8 substeps), then WORLDS random worlds */
-enum { WORLDS = 48, BOUNDARY_WORLDS = 8, STEPS = 90, BODIES = 40 };
+/* BOUNDARY_WORLDS boundary worlds (1..8 substeps), SAT_WORLDS saturation worlds, then WORLDS
+ * random worlds */
+enum { WORLDS = 48, BOUNDARY_WORLDS = 8, SAT_WORLDS = 4, STEPS = 90, BODIES = 40 };
+enum { ALL_WORLDS = BOUNDARY_WORLDS + SAT_WORLDS + WORLDS, SAT_PUSH = 6 };
 
 #define EDGE F2D_FIX(8192)
 
@@ -62,6 +64,9 @@ static bool chance(rng *r, int32_t num, int32_t den)
 /* What the worlds reached (summed over the steps of the normal build). */
 typedef struct reach {
 	int64_t out_of_range, overflow, plain, general, list_steps;
+	/* the saturation worlds: steps that saturated a plain body's velocity, and steps that
+	 * left one exactly on the bound (+-INT32_MAX) without saturating */
+	int64_t sat_steps, bound_steps;
 } reach;
 
 /* A speed near the cap: max_translation / h per substep is the cap on |v|; +-2 % around it */
@@ -232,7 +237,10 @@ static f2d_world *build_boundary_world(int32_t i)
 	def.substep_count = 1 + i;
 	def.gravity = (f2d_vec2){0, 0};
 	def.max_translation = F2D_MILLI(500) + i;
-	def.max_rotation = F2D_MILLI(200) + 3 * i;
+	/* odd worlds: a turn cap of at most 330 LSB per substep, inside the closed forms of
+	 * f2d_integrate_rotation_small (|h w| <= 1024 LSB), so that the fast path's own turn meets
+	 * the cap's bound (a larger cap leaves the turns at it to the scalar code anyway) */
+	def.max_rotation = i % 2 == 0 ? F2D_MILLI(200) + 3 * i : F2D_MILLI(10) + 3 * i;
 	def.enable_sleep = false;
 	f2d_world *w = NULL;
 	if (f2d_create_world(&def, &w) != F2D_OK) {
@@ -280,6 +288,69 @@ static f2d_world *build_boundary_world(int32_t i)
 	return w;
 }
 
+/* The saturation worlds: one substep (the speed cap max_translation / time_step is then above
+ * the fix16 range: 64 m in at most 128 LSB of time), light circles far apart (no contacts)
+ * pushed by forces of 2^30 LSB in the first steps to velocities of +-INT32_MAX, then plain
+ * bodies (gravity only) whose v + h g lands on, 1-2 LSB inside and 1-2 LSB past the bound
+ * +-INT32_MAX: sat_actions sets the gravity of each step so that h g is -2..2 LSB per axis. */
+static f2d_world *build_saturation_world(int32_t i)
+{
+	f2d_world_def def = f2d_default_world_def();
+	static const fix16_t steps[SAT_WORLDS] = {65, 80, 101, 128};
+	def.substep_count = 1;
+	def.time_step = steps[i % SAT_WORLDS];
+	def.gravity = (f2d_vec2){0, 0};
+	def.max_translation = F2D_FIX(64);
+	def.enable_sleep = false;
+	f2d_world *w = NULL;
+	if (f2d_create_world(&def, &w) != F2D_OK) {
+		return NULL;
+	}
+	f2d_shape_def sd = f2d_default_shape_def();
+	sd.density = F2D_ONE >> 5; /* 0.0043 kg, near the least mass and inertia a body may have */
+	f2d_circle circle = {{0, 0}, F2D_MILLI(210)};
+	f2d_shape_id sid;
+	for (int32_t k = 0; k < 16; ++k) { /* 4 per direction (sx, sy), from the far corner */
+		int32_t sx = (k & 1) ? 1 : -1, sy = (k & 2) ? 1 : -1, j = k >> 2;
+		f2d_body_def bd = f2d_default_body_def();
+		bd.type = F2D_DYNAMIC_BODY;
+		bd.position = (f2d_vec2){-sx * F2D_FIX(7000) + F2D_FIX(30) * j,
+		                         -sy * F2D_FIX(7000) - F2D_FIX(30) * j};
+		f2d_body_id b;
+		if (f2d_create_body(w, &bd, &b) != F2D_OK ||
+		    f2d_create_circle_shape(w, b, &sd, &circle, &sid) != F2D_OK) {
+			f2d_destroy_world(w);
+			return NULL;
+		}
+	}
+	return w;
+}
+
+/* A gravity component g with mul(h, g) == target */
+static fix16_t gravity_for(fix16_t h, int32_t target)
+{
+	fix16_t g = target < 0 ? -speed_for(h, -target) : speed_for(h, target);
+	return target == 0 ? 0 : g;
+}
+
+static void sat_actions(f2d_world *w, int32_t index, int32_t step)
+{
+	rng r = {0x5A7ull * (uint64_t)(index + 1) + (uint64_t)step};
+	f2d_body_id ids[16];
+	int32_t n = f2d_world_get_bodies(w, ids, 16);
+	if (step <= SAT_PUSH) { /* to +-INT32_MAX: h F / m >= 6800 m/s per step */
+		for (int32_t k = 0; k < n && k < 16; ++k) {
+			fix16_t f = 0x7FFF0000, fx = (k & 1) ? f : -f, fy = (k & 2) ? f : -f;
+			f2d_body_apply_force_to_center(w, ids[k], (f2d_vec2){fx, fy});
+		}
+		return;
+	}
+	static const fix16_t steps[SAT_WORLDS] = {65, 80, 101, 128};
+	fix16_t h = steps[index % SAT_WORLDS];
+	f2d_world_set_gravity(w, (f2d_vec2){gravity_for(h, rnd(&r, -2, 2)),
+	                                    gravity_for(h, rnd(&r, -2, 2))});
+}
+
 /* Before a step: forces and torques up to 2^30 (light bodies saturate), velocities at the caps */
 static void actions(f2d_world *w, int32_t index, int32_t step)
 {
@@ -317,14 +388,18 @@ typedef bool (*step_fn)(void *ctx, int32_t step, f2d_result r, uint64_t hash, in
 static bool run_world(int32_t index, step_fn fn, void *ctx, reach *out)
 {
 	bool boundary = index < BOUNDARY_WORLDS;
-	f2d_world *w =
-	    boundary ? build_boundary_world(index) : build_world(index - BOUNDARY_WORLDS, out);
+	bool sat = !boundary && index < BOUNDARY_WORLDS + SAT_WORLDS;
+	f2d_world *w = boundary ? build_boundary_world(index)
+	               : sat    ? build_saturation_world(index - BOUNDARY_WORLDS)
+	                        : build_world(index - BOUNDARY_WORLDS - SAT_WORLDS, out);
 	if (w == NULL) {
 		return false;
 	}
 	for (int32_t s = 1; s <= STEPS; ++s) {
-		if (!boundary) {
-			actions(w, index, s);
+		if (sat) {
+			sat_actions(w, index - BOUNDARY_WORLDS, s);
+		} else if (!boundary) {
+			actions(w, index - SAT_WORLDS, s); /* the random worlds as before */
 		}
 		if (out != NULL) {
 			f2d_world_stats st;
@@ -334,6 +409,18 @@ static bool run_world(int32_t index, step_fn fn, void *ctx, reach *out)
 		f2d_result res = f2d_world_step(w);
 		f2d_world_stats st;
 		f2d_world_get_stats(w, &st);
+		if (sat && out != NULL && s > SAT_PUSH) { /* the plain steps */
+			f2d_body_id ids[16];
+			int32_t n = f2d_world_get_bodies(w, ids, 16);
+			bool on_bound = false;
+			for (int32_t k = 0; k < n && k < 16; ++k) {
+				f2d_vec2 v = f2d_body_get_linear_velocity(w, ids[k]);
+				on_bound |= v.x == INT32_MAX || v.x == -INT32_MAX || v.y == INT32_MAX ||
+				            v.y == -INT32_MAX;
+			}
+			out->sat_steps += res == F2D_ERROR_OVERFLOW ? 1 : 0;
+			out->bound_steps += res == F2D_OK && on_bound ? 1 : 0;
+		}
 		if (!fn(ctx, s, res, f2d_world_hash(w), st.last_out_of_range_body.index1)) {
 			break;
 		}
@@ -359,7 +446,7 @@ static bool print_step(void *ctx, int32_t step, f2d_result r, uint64_t hash, int
 
 int main(void)
 {
-	for (int32_t c = 0; c < WORLDS + BOUNDARY_WORLDS; ++c) {
+	for (int32_t c = 0; c < ALL_WORLDS; ++c) {
 		printf("c %d\n", (int)c);
 		if (!run_world(c, print_step, NULL, NULL)) {
 			printf("x cannot build world %d\n", (int)c);
@@ -411,7 +498,7 @@ START_TEST(lists_match_loops_over_ids)
 	ck_assert_msg(x.f != NULL, "cannot run %s", F2D_INTEGRATE_PATHS_EXACT);
 	reach seen;
 	memset(&seen, 0, sizeof seen);
-	for (int32_t c = 0; c < WORLDS + BOUNDARY_WORLDS; ++c) {
+	for (int32_t c = 0; c < ALL_WORLDS; ++c) {
 		int hc = -1;
 		ck_assert_msg(fgets(x.line, sizeof x.line, x.f) != NULL &&
 		                  sscanf(x.line, "c %d", &hc) == 1 && hc == c,
@@ -424,8 +511,11 @@ START_TEST(lists_match_loops_over_ids)
 	ck_assert_int_eq(pclose(x.f), 0);
 	printf("integration edges: %" PRId64 " stops at the world's edge, %" PRId64
 	       " saturating steps, %" PRId64 " dynamic bodies with the default options and %" PRId64
-	       " other dynamic bodies, %" PRId64 " joint-free steps\n",
-	       seen.out_of_range, seen.overflow, seen.plain, seen.general, seen.list_steps);
+	       " other dynamic bodies, %" PRId64 " joint-free steps; saturation worlds: %" PRId64
+	       " steps saturating a plain body's velocity, %" PRId64
+	       " leaving one on the bound without saturating\n",
+	       seen.out_of_range, seen.overflow, seen.plain, seen.general, seen.list_steps,
+	       seen.sat_steps, seen.bound_steps);
 	/* the worlds reach what they are for */
 	fflush(stdout);
 	ck_assert_int_ge(seen.out_of_range, 100);
@@ -433,7 +523,9 @@ START_TEST(lists_match_loops_over_ids)
 	ck_assert_int_ge(seen.plain, 200);
 	ck_assert_int_ge(seen.general, 200);
 	ck_assert_int_ge(seen.list_steps, (int64_t)WORLDS * STEPS * 3 / 4);
-	ck_assert_int_lt(seen.list_steps, (int64_t)(WORLDS + BOUNDARY_WORLDS) * STEPS);
+	ck_assert_int_lt(seen.list_steps, (int64_t)ALL_WORLDS * STEPS);
+	ck_assert_int_ge(seen.sat_steps, 40);
+	ck_assert_int_ge(seen.bound_steps, 20);
 }
 END_TEST
 
@@ -459,8 +551,8 @@ static void compare_helpers(const char *variant, const char *name)
 	ck_assert_msg(fgets(lv, sizeof lv, v) == NULL, "%s: more lines than the exact build", name);
 	ck_assert_int_eq(pclose(e), 0);
 	ck_assert_int_eq(pclose(v), 0);
-	ck_assert_int_eq(worlds, WORLDS + BOUNDARY_WORLDS);
-	ck_assert_int_eq(lines, (int64_t)(WORLDS + BOUNDARY_WORLDS) * (STEPS + 1));
+	ck_assert_int_eq(worlds, ALL_WORLDS);
+	ck_assert_int_eq(lines, (int64_t)ALL_WORLDS * (STEPS + 1));
 }
 
 START_TEST(scalar_kernel_matches)
@@ -475,6 +567,180 @@ START_TEST(avx2_kernel_matches)
 }
 END_TEST
 
+#include "integrate_simd.h" /* core.h: F2D_X86_SIMD */
+#if F2D_X86_SIMD
+/* f2d_turn_full_256 on 4 lanes: the covered lanes' rotations into out, the mask of the others */
+F2D_AVX2 static unsigned turn_full_4(const f2d_rot q[4], const fix16_t hw[4], f2d_rot out[4])
+{
+	__m256i qc = _mm256_setr_epi64x(q[0].c, q[1].c, q[2].c, q[3].c);
+	__m256i qs = _mm256_setr_epi64x(q[0].s, q[1].s, q[2].s, q[3].s);
+	__m256i h = _mm256_setr_epi64x(hw[0], hw[1], hw[2], hw[3]);
+	__m256i oc, os;
+	unsigned rest = f2d_bits_256(f2d_turn_full_256(qc, qs, h, &oc, &os));
+	int64_t c[4], sn[4];
+	_mm256_storeu_si256((__m256i *)(void *)c, oc);
+	_mm256_storeu_si256((__m256i *)(void *)sn, os);
+	for (int j = 0; j < 4; ++j) {
+		out[j].c = (fix16_t)c[j];
+		out[j].s = (fix16_t)sn[j];
+	}
+	return rest;
+}
+
+/* f2d_plain_row_256 with add = (hx, hy, 0, 0) */
+F2D_AVX2 static bool plain_row(int64_t r[4], fix16_t hx, fix16_t hy)
+{
+	return f2d_plain_row_256(r, _mm256_setr_epi64x(hx, hy, 0, 0));
+}
+#endif
+
+/* f2d_plain_row_256 (src/integrate_simd.h, the plain bodies' velocity rows of the AVX2 build)
+ * against integrate_plain_row's operations on every pair of row values at and around the
+ * bounds +-INT32_MAX (INT32_MIN, 1-2 LSB inside, words whose high 32 bits are not the sign of
+ * the low ones) with h g of 0, 1, 2 LSB and the largest (h g <= 1000 m/s^2 x 0.1 s) of either
+ * sign: it writes the scalar code's row exactly when no velocity saturates, else nothing. The
+ * saturation worlds cannot reach this path (with 2 or more substeps the speed cap stays below
+ * the fix16 range), so the bounds are tested here. */
+START_TEST(plain_row_256)
+{
+#if F2D_X86_SIMD
+	__builtin_cpu_init();
+	if (!__builtin_cpu_supports("avx2")) {
+		return;
+	}
+	const int64_t vals[] = {0,
+	                        1,
+	                        -1,
+	                        INT32_MAX,
+	                        INT32_MAX - 1,
+	                        INT32_MAX - 2,
+	                        -INT32_MAX,
+	                        -INT32_MAX + 1,
+	                        -INT32_MAX + 2,
+	                        INT32_MIN,
+	                        6553600,
+	                        -6553600,
+	                        (int64_t)0x12345678 << 32 | 0x7FFFFFFF,
+	                        (int64_t)-5 * ((int64_t)1 << 32) + 7,
+	                        (int64_t)0x7FFFFFFF << 32 | 0x80000001u};
+	const fix16_t hgs[] = {0, 1, 2, -1, -2, 6553600, -6553600};
+	const int nv = (int)(sizeof vals / sizeof vals[0]), nh = (int)(sizeof hgs / sizeof hgs[0]);
+	int64_t written = 0, left = 0, on_bound = 0;
+	for (int a = 0; a < nv; ++a) {
+		for (int b = 0; b < nv; ++b) {
+			for (int ha = 0; ha < nh; ++ha) {
+				for (int hb = 0; hb < nh; ++hb) {
+					int64_t r[4] = {vals[a], vals[b], vals[(a + b) % nv],
+					                vals[(a * 7 + b) % nv] ^ 0x5555};
+					int64_t before[4] = {r[0], r[1], r[2], r[3]};
+					int64_t s0 = (int64_t)(fix16_t)r[0] + hgs[ha];
+					int64_t s1 = (int64_t)(fix16_t)r[1] + hgs[hb];
+					bool sat = s0 > INT32_MAX || s0 < -INT32_MAX || s1 > INT32_MAX ||
+					           s1 < -INT32_MAX;
+					bool wrote = plain_row(r, hgs[ha], hgs[hb]);
+					ck_assert_msg(wrote == !sat,
+					              "rows %lld %lld, h g %d %d: wrote %d, saturates %d",
+					              (long long)before[0], (long long)before[1], hgs[ha],
+					              hgs[hb], (int)wrote, (int)sat);
+					int64_t want[4] = {sat ? before[0] : s0, sat ? before[1] : s1,
+					                   sat ? before[2] : (int64_t)(fix16_t)before[2],
+					                   before[3]};
+					for (int k = 0; k < 4; ++k) {
+						ck_assert_msg(r[k] == want[k],
+						              "rows %lld %lld, h g %d %d: lane %d %lld, "
+						              "the scalar code's %lld",
+						              (long long)before[0], (long long)before[1],
+						              hgs[ha], hgs[hb], k, (long long)r[k],
+						              (long long)want[k]);
+					}
+					written += wrote ? 1 : 0;
+					left += wrote ? 0 : 1;
+					on_bound += !sat && (s0 == INT32_MAX || s0 == -INT32_MAX ||
+					                     s1 == INT32_MAX || s1 == -INT32_MAX)
+					                ? 1
+					                : 0;
+				}
+			}
+		}
+	}
+	printf("plain rows: %lld written, %lld left to the scalar code (saturating), %lld "
+	       "written on the bound\n",
+	       (long long)written, (long long)left, (long long)on_bound);
+	ck_assert_int_ge(written, 1000);
+	ck_assert_int_ge(left, 1000);
+	ck_assert_int_ge(on_bound, 100);
+#endif
+}
+END_TEST
+
+/* f2d_turn_full_256 (src/integrate_simd.h: math.c's whole sine and cosine polynomial on 4
+ * lanes, the turns integrate_positions_4 does not take in closed form) equals
+ * f2d_integrate_rotation in every lane it covers: every turn hw from -pi/2 - 8 to pi/2 + 8 LSB on
+ * 4 rotations at a time (unit ones around the circle, 1 LSB off, up to 32 LSB off), and the
+ * magic divisions its Horner steps use are exact at both ends of their range. It must cover
+ * every turn up to 1.4 rad of a unit rotation (t2 < 2^31). */
+START_TEST(turn_full_256)
+{
+#if F2D_X86_SIMD
+	__builtin_cpu_init();
+	if (!__builtin_cpu_supports("avx2")) {
+		return;
+	}
+	static const uint64_t divs[][2] = {{110, 7}, {72, 7}, {42, 6}, {20, 5}, {6, 3},
+	                                   {132, 8}, {90, 7}, {56, 6}, {30, 5}, {12, 4}};
+	for (size_t k = 0; k < sizeof divs / sizeof divs[0]; ++k) {
+		uint64_t d = divs[k][0], l = divs[k][1], m = F2D_DIV_MAGIC(d, l);
+		ck_assert(m < ((uint64_t)1 << 32) && (d << 1) > ((uint64_t)1 << l) &&
+		          d <= ((uint64_t)1 << l) && m * d - ((uint64_t)1 << (31 + l)) < d);
+		for (uint64_t x = 0; x < 4096; ++x) { /* both ends of [0, 2^31) */
+			uint64_t y = ((uint64_t)1 << 31) - 1 - x;
+			ck_assert_uint_eq((x * m) >> (31 + l), x / d);
+			ck_assert_uint_eq((y * m) >> (31 + l), y / d);
+		}
+	}
+	uint64_t state = 0x70A11ull;
+	f2d_rot qs[16];
+	for (int k = 0; k < 16; ++k) {
+		qs[k] = f2d_make_rot((fix16_t)((int64_t)k * 411775 / 16 - F2D_PI));
+		if (k % 3 == 1) {
+			qs[k].c += (k & 4) ? 1 : -1;
+		} else if (k % 3 == 2) {
+			qs[k].c += (fix16_t)(test_splitmix(&state) % 65) - 32;
+			qs[k].s += (fix16_t)(test_splitmix(&state) % 65) - 32;
+		}
+	}
+	int64_t covered = 0, unit_big = 0;
+	for (int k = 0; k < 16; k += 4) {
+		f2d_rot q[4] = {qs[k], qs[k + 1], qs[k + 2], qs[k + 3]};
+		for (int64_t h0 = -F2D_HALF_PI - 8; h0 <= F2D_HALF_PI + 8; ++h0) {
+			fix16_t hw[4] = {(fix16_t)h0, (fix16_t)-h0, (fix16_t)(h0 / 3), (fix16_t)(h0 / 7)};
+			f2d_rot out[4];
+			unsigned rest = turn_full_4(q, hw, out);
+			for (int j = 0; j < 4; ++j) {
+				if (rest & (1u << j)) {
+					continue;
+				}
+				++covered;
+				f2d_rot e = f2d_integrate_rotation(q[j], hw[j]);
+				if (out[j].c != e.c || out[j].s != e.s) {
+					ck_abort_msg("q (%d, %d), hw %d: 4 lanes (%d, %d), "
+					             "f2d_integrate_rotation (%d, %d)",
+					             q[j].c, q[j].s, hw[j], out[j].c, out[j].s, e.c,
+					             e.s);
+				}
+				unit_big += (k + j) % 3 == 0 && hw[j] >= 92000 ? 1 : 0;
+			}
+		}
+	}
+	printf("turns by the whole polynomial across 4 lanes: %lld covered, %lld of more than 1.4 "
+	       "rad on unit rotations\n",
+	       (long long)covered, (long long)unit_big);
+	ck_assert_int_ge(covered, 16 * 140000); /* of 16 x 205,903 */
+	ck_assert_int_ge(unit_big, 1);
+#endif
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("integrate_paths");
@@ -483,6 +749,8 @@ int main(void)
 	tcase_add_test(tc, lists_match_loops_over_ids);
 	tcase_add_test(tc, scalar_kernel_matches);
 	tcase_add_test(tc, avx2_kernel_matches);
+	tcase_add_test(tc, plain_row_256);
+	tcase_add_test(tc, turn_full_256);
 	suite_add_tcase(s, tc);
 	SRunner *sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
