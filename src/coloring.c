@@ -209,7 +209,8 @@ uint64_t f2d_coloring_counts[4];
 #endif
 
 /* Colours the active arbiters and lays the batches out: colour after colour, key order inside
- * a colour; fills body_a, body_b, arbiter and lanes (the rest is the pre-step's). In the soft
+ * a colour; fills body_a, body_b, arbiter, lanes and, in the soft step, stiff (the rest is the
+ * pre-step's). In the soft
  * step an arbiter with one body that cannot move takes its colour from the end
  * (take_color_from_end). Records each arbiter's key (same_keys).
  * One read of each arbiter and of its bodies' types: the key is made first and the colouring
@@ -269,32 +270,38 @@ static void build_coloring(f2d_world *w, bool soft)
 	}
 	w->body_list_count = nl;
 	w->colored_count = n;
-	/* first batch of each colour */
-	int32_t first[64], fill[64];
+	/* The batches of each colour, in colour order: every one full but the colour's last (its
+	 * count's rest); next[c] is the slot (batch * F2D_LANES + lane) colour c's next arbiter
+	 * takes, so that the packing below fills them in key order as counting lanes would. */
+	uint32_t next[64];
 	int32_t nb = 0;
 	for (int32_t c = 0; c < 64; ++c) {
-		first[c] = nb;
-		fill[c] = 0;
-		nb += (count[c] + F2D_LANES - 1) / F2D_LANES;
+		next[c] = (uint32_t)nb * F2D_LANES;
+		for (int32_t left = count[c]; left > 0; left -= F2D_LANES) {
+			f2d_contact_batch *bt = &w->batches[nb++];
+			bt->lanes = left < F2D_LANES ? left : F2D_LANES;
+			bt->kept = 0; /* a new layout: no lane's constants are known */
+			bt->sequential = c == OVERFLOW_COLOR;
+		}
 	}
 	w->batch_count = nb;
-	for (int32_t b = 0; b < nb; ++b) {
-		w->batches[b].lanes = 0;
-		w->batches[b].kept = 0; /* a new layout: no lane's constants are known */
-		w->batches[b].sequential = b >= first[OVERFLOW_COLOR];
-	}
 	for (int32_t i = 0; i < n; ++i) {
 		const uint64_t key = color[i];
 		if (key == 0) {
 			continue;
 		}
-		int32_t c = (int32_t)(key & KEY_COLOR_MASK);
-		f2d_contact_batch *bt = &w->batches[first[c] + fill[c] / F2D_LANES];
-		int32_t l = bt->lanes++;
-		fill[c]++;
+		uint32_t slot = next[key & KEY_COLOR_MASK]++;
+		f2d_contact_batch *bt = &w->batches[slot / F2D_LANES];
+		uint32_t l = slot % F2D_LANES;
 		bt->arbiter[l] = i;
 		bt->body_a[l] = (int32_t)(key >> 8 & KEY_BODY_MASK);
 		bt->body_b[l] = (int32_t)(key >> 34 & KEY_BODY_MASK);
+		/* the soft step's stiff lane (solver.c, "the soft step's lanes"): a body that
+		 * cannot move, from the key's dynamic flags (bits 61, 60), which a kept layout
+		 * keeps */
+		if (soft) {
+			bt->stiff[l] = (key >> 60 & 3u) != 3u;
+		}
 	}
 }
 
@@ -303,7 +310,7 @@ static void build_coloring(f2d_world *w, bool soft)
 static void check_kept_coloring(f2d_world *w, bool soft)
 {
 	int32_t nb = w->batch_count, nl = w->body_list_count;
-	size_t bytes = sizeof(int32_t) * ((size_t)nb * (3 * F2D_LANES + 2) + (size_t)nl + 1);
+	size_t bytes = sizeof(int32_t) * ((size_t)nb * (4 * F2D_LANES + 2) + (size_t)nl + 1);
 	int32_t *old = malloc(bytes);
 	if (old == NULL) {
 		fprintf(stderr, "fix2d: F2D_HASH_CHECK: out of memory\n");
@@ -318,6 +325,7 @@ static void check_kept_coloring(f2d_world *w, bool soft)
 			*o++ = l < bt->lanes ? bt->arbiter[l] : -1;
 			*o++ = l < bt->lanes ? bt->body_a[l] : -1;
 			*o++ = l < bt->lanes ? bt->body_b[l] : -1;
+			*o++ = l < bt->lanes && soft ? bt->stiff[l] : -1;
 		}
 	}
 	for (int32_t i = 0; i < nl; ++i) {
@@ -344,7 +352,8 @@ static void check_kept_coloring(f2d_world *w, bool soft)
 		for (int32_t l = 0; same && l < F2D_LANES; ++l) {
 			same = *o++ == (l < bt->lanes ? bt->arbiter[l] : -1) &&
 			       *o++ == (l < bt->lanes ? bt->body_a[l] : -1) &&
-			       *o++ == (l < bt->lanes ? bt->body_b[l] : -1);
+			       *o++ == (l < bt->lanes ? bt->body_b[l] : -1) &&
+			       *o++ == (l < bt->lanes && soft ? bt->stiff[l] : -1);
 		}
 	}
 	for (int32_t i = 0; same && i < nl; ++i) {

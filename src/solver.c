@@ -153,8 +153,8 @@ static fix16_t inverse_mass_hinted(f2d_world *w, int64_t k, fix16_t hint)
 }
 
 /* soft: the soft step's pre-step (f2d_world_def.substep_count >= 1), which also writes the
- * lanes' separations and stiff flags and takes restitution's targets by the soft step's rule
- * (see "The soft step's lanes" below). */
+ * lanes' separations and takes restitution's targets by the soft step's rule (see "The soft
+ * step's lanes" below). */
 typedef struct prestep_consts {
 	fix16_t inv_h, slop, threshold, beta_inv_h;
 	bool soft;
@@ -163,14 +163,16 @@ typedef struct prestep_consts {
 /* ---- the soft step's lanes ----
  * The soft passes (solver_soft.c) read per lane the manifold's separation s0 of each point
  * (p[i].sep, 0 past the arbiter's points and in padded lanes) and whether a body cannot move
- * (stiff: 1 when body a or body b is not dynamic, else 0; 0 in padded lanes). Restitution's
+ * (stiff: 1 when body a or body b is not dynamic, else 0; 0 in padded lanes: written by the
+ * colouring, coloring.c, from the arbiter's key, which holds both bodies' dynamic flags, so it
+ * holds as long as the layout is kept; the pad here). Restitution's
  * targets are those of the pre-step without its rule for gaps (a gap that takes more than half
  * the step to close lands and bounces the next step): in the soft step a point bounces in the
  * substep in which it touches (f2d_soft_solve), so bounce = -e vn where vn < -threshold and
  * e > 0, else 0, and landed_bounces does not apply. vn is the pre-step's own (the velocities
- * before the step, those the soft step starts its substeps from). The pre-step writes these
- * on its pass over the lanes (it reads the same arbiters and bodies); a separate pass after it
- * read them all again (f2d_soft_begin, until issue 16). */
+ * before the step, those the soft step starts its substeps from). The pre-step writes the
+ * separations and targets on its pass over the lanes (it reads the same arbiters and bodies);
+ * a separate pass after it read them all again (f2d_soft_begin, until issue 16). */
 
 /* ---- kept lanes ----
  * The geometric constants of a lane (n, n / m, r x n, r x t, (r x d) / I, the effective masses
@@ -297,9 +299,6 @@ static void prestep_lane(f2d_world *w, const prestep_consts *k, f2d_contact_batc
 	const f2d_body *a = &w->bodies[arb->body_a];
 	const f2d_body *b = &w->bodies[arb->body_b];
 	bt->friction[l] = arb->friction;
-	if (k->soft) {
-		bt->stiff[l] = a->type != F2D_DYNAMIC_BODY || b->type != F2D_DYNAMIC_BODY;
-	}
 	if (!KEEP_LANES || !lane_inputs_same(bt, l, arb, a, b)) {
 		bool ok = prestep_geometry(w, bt, l, arb, a, b);
 		bt->kept = (bt->kept & ~(1u << l)) | (KEEP_LANES && ok ? 1u << l : 0u);
@@ -920,16 +919,19 @@ static void stage_zero(prestep_stage *st, int32_t l, int32_t from_point)
 	}
 }
 
-static void stage_lanes(const f2d_world *w, f2d_contact_batch *bt, prestep_stage *st, bool soft)
+static void stage_lanes(const f2d_world *w, f2d_contact_batch *bt, prestep_stage *st)
 {
 	for (int32_t l = bt->lanes; l < F2D_LANES; ++l) {
 		stage_zero(st, l, 0);
 	}
 	bool any_rest = false;
+	/* the bodies by the layout's indices, which are the arbiter's (coloring.c packs them from
+	 * its key, which holds them, and keeps a layout only while every key is the same): their
+	 * loads need not wait for the arbiter's */
 	for (int32_t l = 0; l < bt->lanes; ++l) {
 		const f2d_arbiter *arb = &w->arbiters[bt->arbiter[l]];
-		const f2d_body *a = &w->bodies[arb->body_a];
-		const f2d_body *b = &w->bodies[arb->body_b];
+		const f2d_body *a = &w->bodies[bt->body_a[l]];
+		const f2d_body *b = &w->bodies[bt->body_b[l]];
 		st->nx[l] = arb->normal.x;
 		st->ny[l] = arb->normal.y;
 		st->points[l] = arb->count;
@@ -941,9 +943,6 @@ static void stage_lanes(const f2d_world *w, f2d_contact_batch *bt, prestep_stage
 		st->rest[l] = arb->restitution;
 		any_rest |= arb->restitution > 0;
 		st->two[l] = arb->count == 2 ? -1 : 0;
-		if (soft) {
-			bt->stiff[l] = a->type != F2D_DYNAMIC_BODY || b->type != F2D_DYNAMIC_BODY;
-		}
 		for (int32_t i = 0; i < arb->count; ++i) {
 			const f2d_contact_point *cp = &arb->points[i];
 			st->p[i].rax[l] = cp->r_a.x;
@@ -964,9 +963,8 @@ static void stage_lanes(const f2d_world *w, f2d_contact_batch *bt, prestep_stage
 	 * whatever vn. A batch without restitution does not stage them (nor compute vn); one with
 	 * it stages every lane's, as before (stage_zero: 0 in padded lanes). */
 	for (int32_t l = 0; any_rest && l < bt->lanes; ++l) {
-		const f2d_arbiter *arb = &w->arbiters[bt->arbiter[l]];
-		const f2d_body *a = &w->bodies[arb->body_a];
-		const f2d_body *b = &w->bodies[arb->body_b];
+		const f2d_body *a = &w->bodies[bt->body_a[l]];
+		const f2d_body *b = &w->bodies[bt->body_b[l]];
 		st->vax[l] = a->v.x;
 		st->vay[l] = a->v.y;
 		st->wa[l] = a->w;
@@ -1152,7 +1150,7 @@ AVX512 static unsigned prestep_batch_avx512(f2d_world *w, const prestep_consts *
                                             f2d_contact_batch *bt)
 {
 	prestep_stage st;
-	stage_lanes(w, bt, &st, k->soft);
+	stage_lanes(w, bt, &st);
 	__mmask8 lanes = (__mmask8)((1u << bt->lanes) - 1u);
 	/* a batch whose every lane is kept keeps its constants; any other computes all of them
 	 * (8 lanes cost what one does) */
@@ -1317,12 +1315,7 @@ inverse_masses_avx2(f2d_world *w, const int64_t *k, f2d_lane *m, unsigned on, un
 		                                                          _mm256_set1_epi64x(-1))),
 		                     gt_avx2(zero, r));
 		unsigned inb = f2d_bits_256(in) & todo;
-		int32_t cv[4];
-		_mm_storeu_si128((__m128i *)(void *)cv, lows_avx2(c));
-		for (unsigned t = inb; t != 0; t &= t - 1) {
-			int32_t l = f2d_ctz64(t);
-			m[l] = cv[l];
-		}
+		store_bits_256(m, inb, c); /* vpmaskmovd: no loop over the lanes */
 		todo &= ~inb;
 		COUNT_NEWTON(f2d_popcount(inb));
 	}
@@ -1504,7 +1497,7 @@ AVX2 static unsigned prestep_batch_avx2(f2d_world *w, const prestep_consts *k,
                                         f2d_contact_batch *bt)
 {
 	prestep_stage st;
-	stage_lanes(w, bt, &st, k->soft);
+	stage_lanes(w, bt, &st);
 	unsigned lanes = (1u << bt->lanes) - 1u;
 	/* a group (4 lanes) whose every lane is kept keeps its constants; any other computes all
 	 * of them (as prestep_batch_avx512 does per batch) */
@@ -1828,9 +1821,15 @@ void f2d_contacts_prestep(f2d_world *w)
 	                    f2d_mul(w->def.bias_factor, w->inv_h), w->def.substep_count > 0};
 	int kernel = F2D_HAVE_SIMD ? f2d_kernel_level() : F2D_KERNEL_SCALAR;
 	bool any = false;
+	if (w->batch_count > 0) {
+		prefetch_arbiters(w, &w->batches[0]);
+	}
 	for (int32_t b = 0; b < w->batch_count; ++b) {
 		f2d_contact_batch *bt = &w->batches[b];
 		unsigned rest;
+		if (b + 1 < w->batch_count) {
+			prefetch_arbiters(w, bt + 1); /* solver_internal.h */
+		}
 #ifdef F2D_HASH_CHECK
 		if (bt->kept != 0) {
 			rest = check_kept_batch(w, &k, bt, kernel);
@@ -1843,9 +1842,11 @@ void f2d_contacts_prestep(f2d_world *w)
 			/* the soft step's bounces: see its lanes above */
 			landed_bounces(w, &k, bt, rest);
 		}
-		/* padded lanes have no bounce */
+		/* padded lanes have no bounce; nor has a lane outside rest (the SIMD paths give
+		 * those lanes whose arbiter has no restitution bounce 0, and landed_bounces
+		 * skips them), so a batch whose rest is 0 has none */
 		f2d_lane or = 0;
-		for (int32_t l = 0; l < F2D_LANES; ++l) {
+		for (int32_t l = 0; rest != 0 && l < F2D_LANES; ++l) {
 			or |= bt->p[0].bounce[l] | bt->p[1].bounce[l];
 		}
 		bt->bounce = or != 0;
