@@ -890,14 +890,16 @@ AVX2 static inline void rows_store_256(int64_t (*rows)[4], const int32_t *body, 
  * the casts to fix16 of f2d_cross and f2d_mul are truncations here too. The effective masses
  * need a division: inverse_mass, per lane. */
 typedef struct prestep_stage {
-	int64_t ima[F2D_LANES], imb[F2D_LANES], iia[F2D_LANES], iib[F2D_LANES];
-	int64_t vax[F2D_LANES], vay[F2D_LANES], wa[F2D_LANES];
-	int64_t vbx[F2D_LANES], vby[F2D_LANES], wb[F2D_LANES];
-	int64_t rest[F2D_LANES], two[F2D_LANES];
-	int64_t nx[F2D_LANES], ny[F2D_LANES], points[F2D_LANES];
+	/* fix16 values (and two: -1 or 0), as the batch holds them: compared with the batch's
+	 * inputs 8 lanes to a 256-bit word (kept_lanes8) and widened as they are loaded */
+	f2d_lane ima[F2D_LANES], imb[F2D_LANES], iia[F2D_LANES], iib[F2D_LANES];
+	f2d_lane vax[F2D_LANES], vay[F2D_LANES], wa[F2D_LANES];
+	f2d_lane vbx[F2D_LANES], vby[F2D_LANES], wb[F2D_LANES];
+	f2d_lane rest[F2D_LANES], two[F2D_LANES];
+	f2d_lane nx[F2D_LANES], ny[F2D_LANES], points[F2D_LANES];
 	struct {
-		int64_t rax[F2D_LANES], ray[F2D_LANES], rbx[F2D_LANES], rby[F2D_LANES];
-		int64_t sep[F2D_LANES];
+		f2d_lane rax[F2D_LANES], ray[F2D_LANES], rbx[F2D_LANES], rby[F2D_LANES];
+		f2d_lane sep[F2D_LANES];
 	} p[2];
 	int64_t kn[2][F2D_LANES], kt[2][F2D_LANES];
 	/* whether a lane's arbiter has restitution: the velocities (vax .. wb) are staged only
@@ -972,6 +974,128 @@ static void stage_lanes(const f2d_world *w, f2d_contact_batch *bt, prestep_stage
 		st->vby[l] = b->v.y;
 		st->wb[l] = b->w;
 	}
+}
+
+/* stage_lanes by gathers, 8 lanes a field (either kernel: vpgatherdd is AVX2): the same
+ * values in the same places. Lanes past bt->lanes and fields where stage_lanes writes 0
+ * (stage_zero: every input of an arbiter without points, point 1's of a one-point arbiter)
+ * are masked out of the gathers (0); the batch's friction, impulses and stiff are stored under
+ * the lanes stage_lanes writes them for (vpmaskmovd). The gathers index the arbiters and the
+ * bodies in 8-byte units from the fields' addresses: an index below 2^31 needs fewer than
+ * 2^27 arbiters (16 GiB of them) and bodies (F2D_MAX_OBJECTS = 2^20); stage_lanes serves a
+ * world with more arbiters. */
+_Static_assert(sizeof(f2d_arbiter) % 8 == 0 && sizeof(f2d_body) % 8 == 0,
+               "stage_gather indexes arbiters and bodies in 8-byte units");
+#define GATHER_MAX_ARBITERS ((int32_t)1 << 27)
+AVX2 static inline __m256i gather8(const void *base, size_t offset, __m256i idx, __m256i on)
+{
+	return _mm256_mask_i32gather_epi32(_mm256_setzero_si256(),
+	                                   (const int *)(const void *)((const char *)base + offset),
+	                                   idx, on, 8);
+}
+AVX2 static inline void put8(f2d_lane *p, __m256i v)
+{
+	_mm256_storeu_si256((__m256i *)(void *)p, v);
+}
+AVX2 static void stage_gather(const f2d_world *w, f2d_contact_batch *bt, prestep_stage *st)
+{
+	const __m256i zero = _mm256_setzero_si256();
+	const __m256i live = _mm256_cmpgt_epi32(_mm256_set1_epi32(bt->lanes),
+	                                        _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+	const __m256i ia = _mm256_mullo_epi32(
+	    _mm256_loadu_si256((const __m256i *)(const void *)bt->arbiter),
+	    _mm256_set1_epi32((int)(sizeof(f2d_arbiter) / 8)));
+	const __m256i words = _mm256_set1_epi32((int)(sizeof(f2d_body) / 8));
+	const __m256i ib_a =
+	    _mm256_mullo_epi32(_mm256_loadu_si256((const __m256i *)(const void *)bt->body_a), words);
+	const __m256i ib_b =
+	    _mm256_mullo_epi32(_mm256_loadu_si256((const __m256i *)(const void *)bt->body_b), words);
+	const f2d_arbiter *arb = w->arbiters;
+	const f2d_body *bd = w->bodies;
+	__m256i count = gather8(arb, offsetof(f2d_arbiter, count), ia, live);
+	/* has[i]: lanes in use whose arbiter has point i (every input 0 without points) */
+	__m256i has[2] = {_mm256_and_si256(live, _mm256_cmpgt_epi32(count, zero)),
+	                  _mm256_and_si256(live, _mm256_cmpeq_epi32(count, _mm256_set1_epi32(2)))};
+	_mm256_maskstore_epi32((int *)(void *)bt->friction, live,
+	                       gather8(arb, offsetof(f2d_arbiter, friction), ia, live));
+	put8(st->nx, gather8(arb, offsetof(f2d_arbiter, normal.x), ia, has[0]));
+	put8(st->ny, gather8(arb, offsetof(f2d_arbiter, normal.y), ia, has[0]));
+	put8(st->points, _mm256_and_si256(count, has[0]));
+	put8(st->two, has[1]);
+	/* restitution: staged where the arbiter has points; any_rest (stage_lanes') from every
+	 * lane in use */
+	__m256i rest = gather8(arb, offsetof(f2d_arbiter, restitution), ia, live);
+	put8(st->rest, _mm256_and_si256(rest, has[0]));
+	const bool any_rest = _mm256_movemask_epi8(_mm256_cmpgt_epi32(rest, zero)) != 0;
+	put8(st->ima, gather8(bd, offsetof(f2d_body, inv_mass), ib_a, has[0]));
+	put8(st->imb, gather8(bd, offsetof(f2d_body, inv_mass), ib_b, has[0]));
+	put8(st->iia, gather8(bd, offsetof(f2d_body, inv_inertia), ib_a, has[0]));
+	put8(st->iib, gather8(bd, offsetof(f2d_body, inv_inertia), ib_b, has[0]));
+	for (int32_t i = 0; i < 2; ++i) {
+		const size_t pt = offsetof(f2d_arbiter, points) + (size_t)i * sizeof(f2d_contact_point);
+		put8(st->p[i].rax, gather8(arb, pt + offsetof(f2d_contact_point, r_a.x), ia, has[i]));
+		put8(st->p[i].ray, gather8(arb, pt + offsetof(f2d_contact_point, r_a.y), ia, has[i]));
+		put8(st->p[i].rbx, gather8(arb, pt + offsetof(f2d_contact_point, r_b.x), ia, has[i]));
+		put8(st->p[i].rby, gather8(arb, pt + offsetof(f2d_contact_point, r_b.y), ia, has[i]));
+		put8(st->p[i].sep,
+		     gather8(arb, pt + offsetof(f2d_contact_point, separation), ia, has[i]));
+		/* point 0's impulses where the arbiter has it; point 1's in every lane in use
+		 * (0 without it) */
+		__m256i on = i == 0 ? has[0] : live;
+		_mm256_maskstore_epi32((int *)(void *)bt->p[i].pn, on,
+		                       gather8(arb, pt + offsetof(f2d_contact_point, pn), ia, has[i]));
+		_mm256_maskstore_epi32((int *)(void *)bt->p[i].pt, on,
+		                       gather8(arb, pt + offsetof(f2d_contact_point, pt), ia, has[i]));
+	}
+	/* with restitution, the velocities of every lane in use (0 in padded lanes) */
+	st->any_rest = any_rest;
+	if (any_rest) {
+		put8(st->vax, gather8(bd, offsetof(f2d_body, v.x), ib_a, live));
+		put8(st->vay, gather8(bd, offsetof(f2d_body, v.y), ib_a, live));
+		put8(st->wa, gather8(bd, offsetof(f2d_body, w), ib_a, live));
+		put8(st->vbx, gather8(bd, offsetof(f2d_body, v.x), ib_b, live));
+		put8(st->vby, gather8(bd, offsetof(f2d_body, v.y), ib_b, live));
+		put8(st->wb, gather8(bd, offsetof(f2d_body, w), ib_b, live));
+	}
+}
+
+/* The staging of a batch for the SIMD pre-steps: by gathers, or lane by lane in a world with
+ * too many arbiters for their indices. */
+static inline void stage_simd(const f2d_world *w, f2d_contact_batch *bt, prestep_stage *st)
+{
+	if (w->arbiter_count < GATHER_MAX_ARBITERS) {
+		stage_gather(w, bt, st);
+	} else {
+		stage_lanes(w, bt, st);
+	}
+}
+
+/* The lanes (in use) whose staged inputs equal those their constants came from (kept_lanes):
+ * the inputs' differences or-ed together, 8 lanes of 32 bits to a 256-bit word (either
+ * kernel; a lane is kept when all 15 are equal) */
+AVX2 static inline __m256i diff8(const f2d_lane *a, const f2d_lane *b)
+{
+	return _mm256_xor_si256(_mm256_loadu_si256((const __m256i *)(const void *)a),
+	                        _mm256_loadu_si256((const __m256i *)(const void *)b));
+}
+AVX2 static unsigned kept_lanes8(const f2d_contact_batch *bt, const prestep_stage *st,
+                                 unsigned lanes)
+{
+	__m256i d = _mm256_or_si256(diff8(bt->nx, st->nx), diff8(bt->ny, st->ny));
+	d = _mm256_or_si256(d, diff8(bt->points, st->points));
+	d = _mm256_or_si256(d, _mm256_or_si256(diff8(bt->ima, st->ima), diff8(bt->imb, st->imb)));
+	d = _mm256_or_si256(d, _mm256_or_si256(diff8(bt->iia, st->iia), diff8(bt->iib, st->iib)));
+	for (int32_t i = 0; i < 2; ++i) {
+		const f2d_point_lanes *pl = &bt->p[i];
+		d = _mm256_or_si256(
+		    d, _mm256_or_si256(diff8(pl->rax, st->p[i].rax), diff8(pl->ray, st->p[i].ray)));
+		d = _mm256_or_si256(
+		    d, _mm256_or_si256(diff8(pl->rbx, st->p[i].rbx), diff8(pl->rby, st->p[i].rby)));
+	}
+	/* vmovmskps moves the compare's sign bits, a bit per lane */
+	unsigned same = (unsigned)_mm256_movemask_ps(
+	    _mm256_castsi256_ps(_mm256_cmpeq_epi32(d, _mm256_setzero_si256())));
+	return same & lanes & bt->kept;
 }
 
 AVX512 static inline vq vtrunc32(vq x)
@@ -1060,52 +1184,30 @@ inverse_masses_avx512(f2d_world *w, const int64_t *k, f2d_lane *m, __mmask8 on, 
 	}
 }
 
-/* The lanes (in use) whose staged inputs equal those their constants came from (kept_lanes). */
-AVX512 static __mmask8 kept_avx512(const f2d_contact_batch *bt, const prestep_stage *st,
-                                   __mmask8 lanes)
-{
-	__mmask8 same = lanes & (__mmask8)bt->kept;
-	same &= _mm512_cmpeq_epi64_mask(vld(bt->nx), vld64(st->nx)) &
-	        _mm512_cmpeq_epi64_mask(vld(bt->ny), vld64(st->ny)) &
-	        _mm512_cmpeq_epi64_mask(vld(bt->points), vld64(st->points)) &
-	        _mm512_cmpeq_epi64_mask(vld(bt->ima), vld64(st->ima)) &
-	        _mm512_cmpeq_epi64_mask(vld(bt->imb), vld64(st->imb)) &
-	        _mm512_cmpeq_epi64_mask(vld(bt->iia), vld64(st->iia)) &
-	        _mm512_cmpeq_epi64_mask(vld(bt->iib), vld64(st->iib));
-	for (int32_t i = 0; i < 2; ++i) {
-		const f2d_point_lanes *pl = &bt->p[i];
-		same &= _mm512_cmpeq_epi64_mask(vld(pl->rax), vld64(st->p[i].rax)) &
-		        _mm512_cmpeq_epi64_mask(vld(pl->ray), vld64(st->p[i].ray)) &
-		        _mm512_cmpeq_epi64_mask(vld(pl->rbx), vld64(st->p[i].rbx)) &
-		        _mm512_cmpeq_epi64_mask(vld(pl->rby), vld64(st->p[i].rby));
-	}
-	return same;
-}
-
 /* The geometric constants of the batch (prestep_geometry on 8 lanes) and their inputs; returns
  * the lanes in use whose constants did not saturate. */
 AVX512 static __mmask8 geometry_avx512(f2d_world *w, f2d_contact_batch *bt, prestep_stage *st,
                                        __mmask8 lanes)
 {
 	__mmask8 sat = 0;
-	vq nx = vst(bt->nx, vld64(st->nx)), ny = vst(bt->ny, vld64(st->ny));
-	vst(bt->points, vld64(st->points));
-	vq ima = vst(bt->ima, vld64(st->ima)), imb = vst(bt->imb, vld64(st->imb));
-	vq iia = vst(bt->iia, vld64(st->iia)), iib = vst(bt->iib, vld64(st->iib));
+	vq nx = vst(bt->nx, vld(st->nx)), ny = vst(bt->ny, vld(st->ny));
+	vst(bt->points, vld(st->points));
+	vq ima = vst(bt->ima, vld(st->ima)), imb = vst(bt->imb, vld(st->imb));
+	vq iia = vst(bt->iia, vld(st->iia)), iib = vst(bt->iib, vld(st->iib));
 	vst(bt->dva_x, f2d_round16_512(vmul(ima, nx)));
 	vst(bt->dva_y, f2d_round16_512(vmul(ima, ny)));
 	vst(bt->dvb_x, f2d_round16_512(vmul(imb, nx)));
 	vst(bt->dvb_y, f2d_round16_512(vmul(imb, ny)));
 	vq m = vadd(ima, imb);
-	__mmask8 two = _mm512_test_epi64_mask(vld64(st->two), vld64(st->two));
+	__mmask8 two = _mm512_test_epi64_mask(vld(st->two), vld(st->two));
 	__mmask8 has[2] = {0xFF, two};
 	/* 0 < k < 2 saturates in inverse_mass: such a lane is not kept */
 	__mmask8 tiny = 0;
 	vq rn[2][2], rt[2][2]; /* [point][body] */
 	for (int32_t i = 0; i < 2; ++i) {
 		f2d_point_lanes *pl = &bt->p[i];
-		vq rax = vst(pl->rax, vld64(st->p[i].rax)), ray = vst(pl->ray, vld64(st->p[i].ray));
-		vq rbx = vst(pl->rbx, vld64(st->p[i].rbx)), rby = vst(pl->rby, vld64(st->p[i].rby));
+		vq rax = vst(pl->rax, vld(st->p[i].rax)), ray = vst(pl->ray, vld(st->p[i].ray));
+		vq rbx = vst(pl->rbx, vld(st->p[i].rbx)), rby = vst(pl->rby, vld(st->p[i].rby));
 		/* r x n = r.x n.y - r.y n.x;  r x t = r.x (-n.x) - r.y n.y */
 		vq rna = vtrunc32(f2d_round16_512(vsub(vmul(rax, ny), vmul(ray, nx))));
 		vq rnb = vtrunc32(f2d_round16_512(vsub(vmul(rbx, ny), vmul(rby, nx))));
@@ -1150,11 +1252,11 @@ AVX512 static unsigned prestep_batch_avx512(f2d_world *w, const prestep_consts *
                                             f2d_contact_batch *bt)
 {
 	prestep_stage st;
-	stage_lanes(w, bt, &st);
+	stage_simd(w, bt, &st);
 	__mmask8 lanes = (__mmask8)((1u << bt->lanes) - 1u);
 	/* a batch whose every lane is kept keeps its constants; any other computes all of them
 	 * (8 lanes cost what one does) */
-	if (!KEEP_LANES || kept_avx512(bt, &st, lanes) != lanes) {
+	if (!KEEP_LANES || kept_lanes8(bt, &st, lanes) != lanes) {
 		__mmask8 ok = geometry_avx512(w, bt, &st, lanes);
 		bt->kept = KEEP_LANES ? ok : 0u;
 		COUNT_LANES(false, bt->lanes);
@@ -1167,17 +1269,17 @@ AVX512 static unsigned prestep_batch_avx512(f2d_world *w, const prestep_consts *
 	vq nx = vld(bt->nx), ny = vld(bt->ny), lin = _mm512_setzero_si512();
 	vq wa = lin, wb = lin;
 	if (any_rest) {
-		lin = vadd(_mm512_mullo_epi64(vsub(vld64(st.vbx), vld64(st.vax)), nx),
-		           _mm512_mullo_epi64(vsub(vld64(st.vby), vld64(st.vay)), ny));
-		wa = vld64(st.wa);
-		wb = vld64(st.wb);
+		lin = vadd(_mm512_mullo_epi64(vsub(vld(st.vbx), vld(st.vax)), nx),
+		           _mm512_mullo_epi64(vsub(vld(st.vby), vld(st.vay)), ny));
+		wa = vld(st.wa);
+		wb = vld(st.wb);
 	}
-	__mmask8 two = _mm512_test_epi64_mask(vld64(st.two), vld64(st.two));
+	__mmask8 two = _mm512_test_epi64_mask(vld(st.two), vld(st.two));
 	__mmask8 has[2] = {0xFF, two};
 	for (int32_t i = 0; i < 2; ++i) {
 		f2d_point_lanes *pl = &bt->p[i];
 		/* bias: s > 0: -s / h; else beta / h max(0, -s - slop); restitution */
-		vq s = vld64(st.p[i].sep);
+		vq s = vld(st.p[i].sep);
 		vq zero = _mm512_setzero_si512();
 		vq spec = vsub(zero, f2d_round16_512(vmul(s, _mm512_set1_epi64(k->inv_h))));
 		vq pen = vsub(vsub(zero, s), _mm512_set1_epi64(k->slop));
@@ -1196,7 +1298,7 @@ AVX512 static unsigned prestep_batch_avx512(f2d_world *w, const prestep_consts *
 		vq rna = vld(pl->rn_a), rnb = vld(pl->rn_b);
 		vq vn = vsat(f2d_round16_512(
 		    vsub(vadd(lin, _mm512_mullo_epi64(wb, rnb)), _mm512_mullo_epi64(wa, rna))));
-		vq rest = vld64(st.rest);
+		vq rest = vld(st.rest);
 		vq closing =
 		    _mm512_maskz_mov_epi64(_mm512_cmpgt_epi64_mask(s, zero), vsub(zero, spec));
 		__mmask8 bounce =
@@ -1213,7 +1315,7 @@ AVX512 static unsigned prestep_batch_avx512(f2d_world *w, const prestep_consts *
 	vq mb = _mm512_or_si512(vld(bt->imb), vld(bt->iib));
 	bt->moves_a = _mm512_test_epi64_mask(ma, ma) & lanes;
 	bt->moves_b = _mm512_test_epi64_mask(mb, mb) & lanes;
-	return _mm512_cmpgt_epi64_mask(vld64(st.rest), _mm512_setzero_si512()) & lanes;
+	return _mm512_cmpgt_epi64_mask(vld(st.rest), _mm512_setzero_si512()) & lanes;
 }
 
 /* prestep_batch_avx512 on the AVX2 kernel's 4 lanes, group after group, operation for
@@ -1328,65 +1430,34 @@ inverse_masses_avx2(f2d_world *w, const int64_t *k, f2d_lane *m, unsigned on, un
 	}
 }
 
-/* kept_avx512 */
-AVX2 static inline __m256i same_avx2(const f2d_lane *a, const int64_t *b)
-{
-	return _mm256_cmpeq_epi64(ld32_avx2(a), ld64_avx2(b));
-}
-AVX2 static unsigned kept_avx2(const f2d_contact_batch *bt, const prestep_stage *st,
-                               unsigned lanes)
-{
-	unsigned same = 0;
-	for (int32_t o = 0; o < bt->lanes; o += 4) {
-		__m256i e = _mm256_and_si256(same_avx2(bt->nx + o, st->nx + o),
-		                             same_avx2(bt->ny + o, st->ny + o));
-		e = _mm256_and_si256(e, same_avx2(bt->points + o, st->points + o));
-		e = _mm256_and_si256(e, _mm256_and_si256(same_avx2(bt->ima + o, st->ima + o),
-		                                         same_avx2(bt->imb + o, st->imb + o)));
-		e = _mm256_and_si256(e, _mm256_and_si256(same_avx2(bt->iia + o, st->iia + o),
-		                                         same_avx2(bt->iib + o, st->iib + o)));
-		for (int32_t i = 0; i < 2; ++i) {
-			const f2d_point_lanes *pl = &bt->p[i];
-			e = _mm256_and_si256(
-			    e, _mm256_and_si256(same_avx2(pl->rax + o, st->p[i].rax + o),
-			                        same_avx2(pl->ray + o, st->p[i].ray + o)));
-			e = _mm256_and_si256(
-			    e, _mm256_and_si256(same_avx2(pl->rbx + o, st->p[i].rbx + o),
-			                        same_avx2(pl->rby + o, st->p[i].rby + o)));
-		}
-		same |= f2d_bits_256(e) << o;
-	}
-	return same & lanes & bt->kept;
-}
-
 /* geometry_avx512 on the group at o (lanes: its lanes in use, bits 0..3) */
 AVX2 static unsigned geometry_avx2(f2d_world *w, f2d_contact_batch *bt, prestep_stage *st,
                                    int32_t o, unsigned lanes)
 {
 	const __m256i zero = _mm256_setzero_si256();
 	__m256i sat = zero;
-	__m256i nx = st32_avx2(bt->nx + o, ld64_avx2(st->nx + o));
-	__m256i ny = st32_avx2(bt->ny + o, ld64_avx2(st->ny + o));
-	st32_avx2(bt->points + o, ld64_avx2(st->points + o));
-	__m256i ima = st32_avx2(bt->ima + o, ld64_avx2(st->ima + o));
-	__m256i imb = st32_avx2(bt->imb + o, ld64_avx2(st->imb + o));
-	__m256i iia = st32_avx2(bt->iia + o, ld64_avx2(st->iia + o));
-	__m256i iib = st32_avx2(bt->iib + o, ld64_avx2(st->iib + o));
+	__m256i nx = st32_avx2(bt->nx + o, ld32_avx2(st->nx + o));
+	__m256i ny = st32_avx2(bt->ny + o, ld32_avx2(st->ny + o));
+	st32_avx2(bt->points + o, ld32_avx2(st->points + o));
+	__m256i ima = st32_avx2(bt->ima + o, ld32_avx2(st->ima + o));
+	__m256i imb = st32_avx2(bt->imb + o, ld32_avx2(st->imb + o));
+	__m256i iia = st32_avx2(bt->iia + o, ld32_avx2(st->iia + o));
+	__m256i iib = st32_avx2(bt->iib + o, ld32_avx2(st->iib + o));
 	st32_avx2(bt->dva_x + o, f2d_round16_256(_mm256_mul_epi32(ima, nx)));
 	st32_avx2(bt->dva_y + o, f2d_round16_256(_mm256_mul_epi32(ima, ny)));
 	st32_avx2(bt->dvb_x + o, f2d_round16_256(_mm256_mul_epi32(imb, nx)));
 	st32_avx2(bt->dvb_y + o, f2d_round16_256(_mm256_mul_epi32(imb, ny)));
 	__m256i m = _mm256_add_epi64(ima, imb);
-	__m256i two = ld64_avx2(st->two + o); /* -1 or 0 */
+	__m256i two = ld32_avx2(st->two + o); /* -1 or 0 */
 	__m256i has[2] = {_mm256_set1_epi64x(-1), two};
 	__m256i tiny = zero, two_q = _mm256_set1_epi64x(2);
 	__m256i rn[2][2], rt[2][2]; /* [point][body] */
 	for (int32_t i = 0; i < 2; ++i) {
 		f2d_point_lanes *pl = &bt->p[i];
-		__m256i rax = st32_avx2(pl->rax + o, ld64_avx2(st->p[i].rax + o));
-		__m256i ray = st32_avx2(pl->ray + o, ld64_avx2(st->p[i].ray + o));
-		__m256i rbx = st32_avx2(pl->rbx + o, ld64_avx2(st->p[i].rbx + o));
-		__m256i rby = st32_avx2(pl->rby + o, ld64_avx2(st->p[i].rby + o));
+		__m256i rax = st32_avx2(pl->rax + o, ld32_avx2(st->p[i].rax + o));
+		__m256i ray = st32_avx2(pl->ray + o, ld32_avx2(st->p[i].ray + o));
+		__m256i rbx = st32_avx2(pl->rbx + o, ld32_avx2(st->p[i].rbx + o));
+		__m256i rby = st32_avx2(pl->rby + o, ld32_avx2(st->p[i].rby + o));
 		__m256i mnx = _mm256_sub_epi64(zero, nx);
 		__m256i rna = trunc32_avx2(f2d_round16_256(
 		    _mm256_sub_epi64(_mm256_mul_epi32(rax, ny), _mm256_mul_epi32(ray, nx))));
@@ -1446,16 +1517,16 @@ AVX2 static unsigned motion_avx2(const prestep_consts *k, f2d_contact_batch *bt,
 	__m256i wa = zero, wb = zero;
 	if (any_rest) {
 		lin = _mm256_add_epi64(
-		    mullo_avx2(_mm256_sub_epi64(ld64_avx2(st->vbx + o), ld64_avx2(st->vax + o)), nx),
-		    mullo_avx2(_mm256_sub_epi64(ld64_avx2(st->vby + o), ld64_avx2(st->vay + o)), ny));
-		wa = ld64_avx2(st->wa + o);
-		wb = ld64_avx2(st->wb + o);
+		    mullo_avx2(_mm256_sub_epi64(ld32_avx2(st->vbx + o), ld32_avx2(st->vax + o)), nx),
+		    mullo_avx2(_mm256_sub_epi64(ld32_avx2(st->vby + o), ld32_avx2(st->vay + o)), ny));
+		wa = ld32_avx2(st->wa + o);
+		wb = ld32_avx2(st->wb + o);
 	}
-	__m256i rest = ld64_avx2(st->rest + o);
-	__m256i has[2] = {_mm256_set1_epi64x(-1), ld64_avx2(st->two + o)};
+	__m256i rest = ld32_avx2(st->rest + o);
+	__m256i has[2] = {_mm256_set1_epi64x(-1), ld32_avx2(st->two + o)};
 	for (int32_t i = 0; i < 2; ++i) {
 		f2d_point_lanes *pl = &bt->p[i];
-		__m256i s = ld64_avx2(st->p[i].sep + o);
+		__m256i s = ld32_avx2(st->p[i].sep + o);
 		__m256i spec = _mm256_sub_epi64(
 		    zero, f2d_round16_256(_mm256_mul_epi32(s, _mm256_set1_epi64x(k->inv_h))));
 		__m256i pen = _mm256_sub_epi64(_mm256_sub_epi64(zero, s), _mm256_set1_epi64x(k->slop));
@@ -1497,11 +1568,11 @@ AVX2 static unsigned prestep_batch_avx2(f2d_world *w, const prestep_consts *k,
                                         f2d_contact_batch *bt)
 {
 	prestep_stage st;
-	stage_lanes(w, bt, &st);
+	stage_simd(w, bt, &st);
 	unsigned lanes = (1u << bt->lanes) - 1u;
 	/* a group (4 lanes) whose every lane is kept keeps its constants; any other computes all
 	 * of them (as prestep_batch_avx512 does per batch) */
-	unsigned same = KEEP_LANES ? kept_avx2(bt, &st, lanes) : 0u, kept = 0;
+	unsigned same = KEEP_LANES ? kept_lanes8(bt, &st, lanes) : 0u, kept = 0;
 	for (int32_t o = 0; o < bt->lanes; o += 4) {
 		unsigned g = (lanes >> o) & 15u;
 		if (((same >> o) & 15u) != g) {

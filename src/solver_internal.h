@@ -57,14 +57,16 @@ static inline int64_t mul64(fix16_t a, int64_t b)
  * (tcc). */
 #if (defined(__GNUC__) || defined(__clang__)) && !defined(__TINYC__)
 #define F2D_PREFETCH(p) __builtin_prefetch(p)
+#define F2D_PREFETCH_W(p) __builtin_prefetch(p, 1)
 #else
 #define F2D_PREFETCH(p) ((void)(p))
+#define F2D_PREFETCH_W(p) ((void)(p))
 #endif
 
 /* The arbiters of a batch, both cache lines of each (128 bytes, 64-byte aligned: core.h): the
- * pre-step and store_impulses visit them in batch order (colour after colour), which no
- * hardware prefetcher follows; asked one batch ahead, their lines arrive while the batch
- * before is worked on. A hint only: no value changes. */
+ * pre-step visits them in batch order (colour after colour), which no hardware prefetcher
+ * follows; asked one batch ahead, their lines arrive while the batch before is worked on. A
+ * hint only: no value changes. */
 static inline void prefetch_arbiters(const f2d_world *w, const f2d_contact_batch *bt)
 {
 	for (int32_t l = 0; l < bt->lanes; ++l) {
@@ -74,17 +76,29 @@ static inline void prefetch_arbiters(const f2d_world *w, const f2d_contact_batch
 	}
 }
 
-/* The accumulated impulses go back to the arbiters (warm starting, hash, snapshots). */
+/* The accumulated impulses go back to the arbiters (warm starting, hash, snapshots). The point
+ * count is the batch's (bt->points: the pre-step wrote the arbiter's count there, or found it
+ * there for a kept lane, and nothing changes the arbiters between the pre-step and here), so
+ * the arbiters are only written, in their first line (the points' impulses lie in bytes 0..63),
+ * asked for one batch ahead. */
+_Static_assert(offsetof(f2d_arbiter, points) + sizeof(f2d_contact_point) +
+                       offsetof(f2d_contact_point, pn) + 4 <= 64 &&
+                   offsetof(f2d_arbiter, points) + sizeof(f2d_contact_point) +
+                           offsetof(f2d_contact_point, pt) + 4 <= 64,
+               "store_impulses writes the first line of an arbiter");
 static inline void store_impulses(f2d_world *w)
 {
 	for (int32_t b = 0; b < w->batch_count; ++b) {
 		const f2d_contact_batch *bt = &w->batches[b];
 		if (b + 1 < w->batch_count) {
-			prefetch_arbiters(w, bt + 1);
+			const f2d_contact_batch *next = bt + 1;
+			for (int32_t l = 0; l < next->lanes; ++l) {
+				F2D_PREFETCH_W(&w->arbiters[next->arbiter[l]]);
+			}
 		}
 		for (int32_t l = 0; l < bt->lanes; ++l) {
 			f2d_arbiter *arb = &w->arbiters[bt->arbiter[l]];
-			for (int32_t i = 0; i < arb->count; ++i) {
+			for (int32_t i = 0; i < bt->points[l]; ++i) {
 				arb->points[i].pn = bt->p[i].pn[l];
 				arb->points[i].pt = bt->p[i].pt[l];
 			}
