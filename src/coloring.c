@@ -242,28 +242,29 @@ static void build_coloring(f2d_world *w, bool soft)
 			color[i] = 0;
 			continue;
 		}
-		int32_t ia = arb->body_a, ib = arb->body_b;
-		if ((used[ia] & listed) == 0) {
-			used[ia] |= listed;
+		int32_t ia = arb->body_a, ib = arb->body_b; /* never the same body */
+		/* each body's word read once and written once (listed, and the colour taken) */
+		const uint64_t ua = used[ia], ub = used[ib];
+		if ((ua & listed) == 0) {
 			w->body_list[nl++] = ia;
 		}
-		if ((used[ib] & listed) == 0) {
-			used[ib] |= listed;
+		if ((ub & listed) == 0) {
 			w->body_list[nl++] = ib;
 		}
 		const bool ma = (key >> 61 & 1u) != 0, mb = (key >> 60 & 1u) != 0;
 		int32_t c;
 		if (soft && ma != mb) {
+			used[ia] = ua | listed;
+			used[ib] = ub | listed;
 			c = take_color_from_end(used, ma ? ia : ib);
 		} else {
-			/* f2d_take_color with the flags from the key */
-			uint64_t taken = (ma ? used[ia] : 0) | (mb ? used[ib] : 0);
+			/* f2d_take_color with the flags from the key; the overflow colour's bit is
+			 * listed's, which both words get anyway (nothing else is marked then) */
+			uint64_t taken = (ma ? ua : 0) | (mb ? ub : 0);
 			c = f2d_ctz64(~taken | listed);
-			if (c != OVERFLOW_COLOR) {
-				uint64_t bit = (uint64_t)1 << c;
-				used[ia] |= ma ? bit : 0;
-				used[ib] |= mb ? bit : 0;
-			}
+			uint64_t bit = (uint64_t)1 << c;
+			used[ia] = ua | listed | (ma ? bit : 0);
+			used[ib] = ub | listed | (mb ? bit : 0);
 		}
 		color[i] = key | (uint64_t)c;
 		count[c]++;
