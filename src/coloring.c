@@ -114,11 +114,16 @@ static bool same_keys_from(const f2d_world *w, bool soft, int32_t from)
 
 #define AVX2 __attribute__((target("avx2")))
 
-/* same_keys on the arbiters 4 at a time, up to the last multiple of 4: the same key as
+/* same_keys on the arbiters 8 at a time, up to the last multiple of 8: the same key as
  * color_key from the same fields, by gathers (the arbiters' active flag, body_a, body_b; the
- * bodies' types: a masked gather, inactive arbiters read no body). Returns how many arbiters
- * have their keys, or -1 at the first group with one that differs. Little-endian (x86): the
- * flag is byte offsetof % 4 of its 32-bit word. */
+ * bodies' types: a masked gather, inactive arbiters read no body), compared as its two 32-bit
+ * words in 8 lanes each:
+ *   high word (key bits 32..63): 1 << 31 | soft << 30 | da << 29 | db << 28 | body_b << 2
+ *                                | body_a >> 24
+ *   low word (bits 0..31): body_a << 8 (mod 2^32), the stored colour (bits 0..7) masked off
+ * (body indices below 2^26), both 0 for an inactive arbiter. Returns how many arbiters have
+ * their keys, or -1 at the first group with one that differs. Little-endian (x86): the flag is
+ * byte offsetof % 4 of its 32-bit word, a key's low word the first of its two. */
 _Static_assert(offsetof(f2d_arbiter, body_a) % 4 == 0 && offsetof(f2d_arbiter, body_b) % 4 == 0 &&
                    sizeof(f2d_arbiter) % 4 == 0 && sizeof(bool) == 1,
                "same_keys_avx2 gathers 32-bit words of an arbiter");
@@ -130,39 +135,45 @@ AVX2 static int32_t same_keys_avx2(const f2d_world *w, bool soft)
 	const int32_t aw = (int32_t)(sizeof(f2d_arbiter) / 4), bw = (int32_t)(sizeof(f2d_body) / 4);
 	const int32_t act_word = (int32_t)(offsetof(f2d_arbiter, active) / 4);
 	const int32_t act_shift = (int32_t)(offsetof(f2d_arbiter, active) % 4 * 8);
-	const __m128i idx = _mm_setr_epi32(0, aw, 2 * aw, 3 * aw);
-	const __m128i zero = _mm_setzero_si128(), dyn = _mm_set1_epi32(F2D_DYNAMIC_BODY);
-	const __m128i words = _mm_set1_epi32(bw), type = _mm_set1_epi32(offsetof(f2d_body, type) / 4);
-	const __m256i top =
-	    _mm256_set1_epi64x((int64_t)((uint64_t)1 << 63 | (uint64_t)soft << 62));
-	const __m256i nocolor = _mm256_set1_epi64x((int64_t)~KEY_COLOR_MASK);
+	const __m256i idx = _mm256_setr_epi32(0, aw, 2 * aw, 3 * aw, 4 * aw, 5 * aw, 6 * aw, 7 * aw);
+	const __m256i zero = _mm256_setzero_si256(), dyn = _mm256_set1_epi32(F2D_DYNAMIC_BODY);
+	const __m256i words = _mm256_set1_epi32(bw);
+	const __m256i type = _mm256_set1_epi32(offsetof(f2d_body, type) / 4);
+	const __m256i top = _mm256_set1_epi32((int32_t)(0x80000000u | (uint32_t)soft << 30));
+	const __m256i bit_da = _mm256_set1_epi32(1 << 29), bit_db = _mm256_set1_epi32(1 << 28);
+	const __m256i nocolor = _mm256_set1_epi32((int32_t)~(uint32_t)KEY_COLOR_MASK);
+	/* a key pair's words: the low ones to lanes 0..3, the high ones to 4..7 */
+	const __m256i split = _mm256_setr_epi32(0, 2, 4, 6, 1, 3, 5, 7);
 	const int *bodies = (const int *)(const void *)w->bodies;
 	const uint64_t *key = w->arbiter_colors;
-	int32_t n = w->arbiter_count & ~3;
-	for (int32_t i = 0; i < n; i += 4) {
+	int32_t n = w->arbiter_count & ~7;
+	for (int32_t i = 0; i < n; i += 8) {
 		const int *a = (const int *)(const void *)&w->arbiters[i];
-		__m128i act = _mm_i32gather_epi32(a + act_word, idx, 4);
-		act = _mm_and_si128(_mm_srli_epi32(act, act_shift), _mm_set1_epi32(0xFF));
-		__m128i on = _mm_xor_si128(_mm_cmpeq_epi32(act, zero), _mm_set1_epi32(-1));
-		__m128i ba = _mm_i32gather_epi32(a + offsetof(f2d_arbiter, body_a) / 4, idx, 4);
-		__m128i bb = _mm_i32gather_epi32(a + offsetof(f2d_arbiter, body_b) / 4, idx, 4);
-		__m128i ta = _mm_mask_i32gather_epi32(
-		    zero, bodies, _mm_add_epi32(_mm_mullo_epi32(ba, words), type), on, 4);
-		__m128i tb = _mm_mask_i32gather_epi32(
-		    zero, bodies, _mm_add_epi32(_mm_mullo_epi32(bb, words), type), on, 4);
-		/* da << 61, db << 60: the compare's all-ones lane shifted */
-		__m256i da = _mm256_slli_epi64(
-		    _mm256_srli_epi64(_mm256_cvtepi32_epi64(_mm_cmpeq_epi32(ta, dyn)), 63), 61);
-		__m256i db = _mm256_slli_epi64(
-		    _mm256_srli_epi64(_mm256_cvtepi32_epi64(_mm_cmpeq_epi32(tb, dyn)), 63), 60);
-		__m256i k = _mm256_or_si256(
-		    _mm256_or_si256(top, _mm256_slli_epi64(_mm256_cvtepu32_epi64(bb), 34)),
-		    _mm256_or_si256(_mm256_slli_epi64(_mm256_cvtepu32_epi64(ba), 8),
-		                    _mm256_or_si256(da, db)));
-		k = _mm256_and_si256(k, _mm256_cvtepi32_epi64(on)); /* inactive: key 0 */
-		__m256i old = _mm256_and_si256(
-		    _mm256_loadu_si256((const __m256i *)(const void *)(key + i)), nocolor);
-		if (_mm256_movemask_pd(_mm256_castsi256_pd(_mm256_cmpeq_epi64(k, old))) != 0xF) {
+		__m256i act = _mm256_i32gather_epi32(a + act_word, idx, 4);
+		act = _mm256_and_si256(_mm256_srli_epi32(act, act_shift), _mm256_set1_epi32(0xFF));
+		__m256i on = _mm256_xor_si256(_mm256_cmpeq_epi32(act, zero), _mm256_set1_epi32(-1));
+		__m256i ba = _mm256_i32gather_epi32(a + offsetof(f2d_arbiter, body_a) / 4, idx, 4);
+		__m256i bb = _mm256_i32gather_epi32(a + offsetof(f2d_arbiter, body_b) / 4, idx, 4);
+		__m256i ta = _mm256_mask_i32gather_epi32(
+		    zero, bodies, _mm256_add_epi32(_mm256_mullo_epi32(ba, words), type), on, 4);
+		__m256i tb = _mm256_mask_i32gather_epi32(
+		    zero, bodies, _mm256_add_epi32(_mm256_mullo_epi32(bb, words), type), on, 4);
+		__m256i hi = _mm256_or_si256(
+		    _mm256_or_si256(top, _mm256_slli_epi32(bb, 2)),
+		    _mm256_or_si256(_mm256_srli_epi32(ba, 24),
+		                    _mm256_or_si256(_mm256_and_si256(_mm256_cmpeq_epi32(ta, dyn), bit_da),
+		                                    _mm256_and_si256(_mm256_cmpeq_epi32(tb, dyn), bit_db))));
+		__m256i lo = _mm256_slli_epi32(ba, 8);
+		hi = _mm256_and_si256(hi, on); /* inactive: key 0 */
+		lo = _mm256_and_si256(lo, on);
+		__m256i k0 = _mm256_permutevar8x32_epi32(
+		    _mm256_loadu_si256((const __m256i *)(const void *)(key + i)), split);
+		__m256i k1 = _mm256_permutevar8x32_epi32(
+		    _mm256_loadu_si256((const __m256i *)(const void *)(key + i + 4)), split);
+		__m256i old_lo = _mm256_and_si256(_mm256_permute2x128_si256(k0, k1, 0x20), nocolor);
+		__m256i old_hi = _mm256_permute2x128_si256(k0, k1, 0x31);
+		__m256i eq = _mm256_and_si256(_mm256_cmpeq_epi32(lo, old_lo), _mm256_cmpeq_epi32(hi, old_hi));
+		if (_mm256_movemask_epi8(eq) != -1) {
 			return -1;
 		}
 	}
@@ -171,8 +182,8 @@ AVX2 static int32_t same_keys_avx2(const f2d_world *w, bool soft)
 #endif
 
 /* Whether every arbiter has the key it had at the last colouring (and there are as many). With
- * the AVX2 kernel (or AVX-512) the arbiters go by 4 (same_keys_avx2: the same keys, by
- * gathers), the last count % 4 by the scalar loop; the sanitizer builds (F2D_HASH_CHECK) check
+ * the AVX2 kernel (or AVX-512) the arbiters go by 8 (same_keys_avx2: the same keys, by
+ * gathers), the last count % 8 by the scalar loop; the sanitizer builds (F2D_HASH_CHECK) check
  * a difference the gathers found against the scalar loop (an equality leads to
  * check_kept_coloring). */
 static bool same_keys(const f2d_world *w, bool soft)
