@@ -135,13 +135,14 @@ AVX2 static int32_t same_keys_avx2(const f2d_world *w, bool soft)
 	const int32_t aw = (int32_t)(sizeof(f2d_arbiter) / 4), bw = (int32_t)(sizeof(f2d_body) / 4);
 	const int32_t act_word = (int32_t)(offsetof(f2d_arbiter, active) / 4);
 	const int32_t act_shift = (int32_t)(offsetof(f2d_arbiter, active) % 4 * 8);
-	const __m256i idx = _mm256_setr_epi32(0, aw, 2 * aw, 3 * aw, 4 * aw, 5 * aw, 6 * aw, 7 * aw);
+	const __m256i idx =
+	    _mm256_setr_epi32(0, aw, 2 * aw, 3 * aw, 4 * aw, 5 * aw, 6 * aw, 7 * aw);
 	const __m256i zero = _mm256_setzero_si256(), dyn = _mm256_set1_epi32(F2D_DYNAMIC_BODY);
 	const __m256i words = _mm256_set1_epi32(bw);
 	const __m256i type = _mm256_set1_epi32(offsetof(f2d_body, type) / 4);
 	const __m256i top = _mm256_set1_epi32((int32_t)(0x80000000u | (uint32_t)soft << 30));
 	const __m256i bit_da = _mm256_set1_epi32(1 << 29), bit_db = _mm256_set1_epi32(1 << 28);
-	const __m256i nocolor = _mm256_set1_epi32((int32_t)~(uint32_t)KEY_COLOR_MASK);
+	const __m256i nocolor = _mm256_set1_epi32((int32_t) ~(uint32_t)KEY_COLOR_MASK);
 	/* a key pair's words: the low ones to lanes 0..3, the high ones to 4..7 */
 	const __m256i split = _mm256_setr_epi32(0, 2, 4, 6, 1, 3, 5, 7);
 	const int *bodies = (const int *)(const void *)w->bodies;
@@ -160,9 +161,10 @@ AVX2 static int32_t same_keys_avx2(const f2d_world *w, bool soft)
 		    zero, bodies, _mm256_add_epi32(_mm256_mullo_epi32(bb, words), type), on, 4);
 		__m256i hi = _mm256_or_si256(
 		    _mm256_or_si256(top, _mm256_slli_epi32(bb, 2)),
-		    _mm256_or_si256(_mm256_srli_epi32(ba, 24),
-		                    _mm256_or_si256(_mm256_and_si256(_mm256_cmpeq_epi32(ta, dyn), bit_da),
-		                                    _mm256_and_si256(_mm256_cmpeq_epi32(tb, dyn), bit_db))));
+		    _mm256_or_si256(
+		        _mm256_srli_epi32(ba, 24),
+		        _mm256_or_si256(_mm256_and_si256(_mm256_cmpeq_epi32(ta, dyn), bit_da),
+		                        _mm256_and_si256(_mm256_cmpeq_epi32(tb, dyn), bit_db))));
 		__m256i lo = _mm256_slli_epi32(ba, 8);
 		hi = _mm256_and_si256(hi, on); /* inactive: key 0 */
 		lo = _mm256_and_si256(lo, on);
@@ -172,7 +174,8 @@ AVX2 static int32_t same_keys_avx2(const f2d_world *w, bool soft)
 		    _mm256_loadu_si256((const __m256i *)(const void *)(key + i + 4)), split);
 		__m256i old_lo = _mm256_and_si256(_mm256_permute2x128_si256(k0, k1, 0x20), nocolor);
 		__m256i old_hi = _mm256_permute2x128_si256(k0, k1, 0x31);
-		__m256i eq = _mm256_and_si256(_mm256_cmpeq_epi32(lo, old_lo), _mm256_cmpeq_epi32(hi, old_hi));
+		__m256i eq = _mm256_and_si256(_mm256_cmpeq_epi32(lo, old_lo),
+		                              _mm256_cmpeq_epi32(hi, old_hi));
 		if (_mm256_movemask_epi8(eq) != -1) {
 			return -1;
 		}

@@ -1002,14 +1002,14 @@ AVX2 static void stage_gather(const f2d_world *w, f2d_contact_batch *bt, prestep
 	const __m256i zero = _mm256_setzero_si256();
 	const __m256i live = _mm256_cmpgt_epi32(_mm256_set1_epi32(bt->lanes),
 	                                        _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
-	const __m256i ia = _mm256_mullo_epi32(
-	    _mm256_loadu_si256((const __m256i *)(const void *)bt->arbiter),
-	    _mm256_set1_epi32((int)(sizeof(f2d_arbiter) / 8)));
+	const __m256i ia =
+	    _mm256_mullo_epi32(_mm256_loadu_si256((const __m256i *)(const void *)bt->arbiter),
+	                       _mm256_set1_epi32((int)(sizeof(f2d_arbiter) / 8)));
 	const __m256i words = _mm256_set1_epi32((int)(sizeof(f2d_body) / 8));
-	const __m256i ib_a =
-	    _mm256_mullo_epi32(_mm256_loadu_si256((const __m256i *)(const void *)bt->body_a), words);
-	const __m256i ib_b =
-	    _mm256_mullo_epi32(_mm256_loadu_si256((const __m256i *)(const void *)bt->body_b), words);
+	const __m256i ib_a = _mm256_mullo_epi32(
+	    _mm256_loadu_si256((const __m256i *)(const void *)bt->body_a), words);
+	const __m256i ib_b = _mm256_mullo_epi32(
+	    _mm256_loadu_si256((const __m256i *)(const void *)bt->body_b), words);
 	const f2d_arbiter *arb = w->arbiters;
 	const f2d_body *bd = w->bodies;
 	__m256i count = gather8(arb, offsetof(f2d_arbiter, count), ia, live);
@@ -1032,20 +1032,27 @@ AVX2 static void stage_gather(const f2d_world *w, f2d_contact_batch *bt, prestep
 	put8(st->iia, gather8(bd, offsetof(f2d_body, inv_inertia), ib_a, has[0]));
 	put8(st->iib, gather8(bd, offsetof(f2d_body, inv_inertia), ib_b, has[0]));
 	for (int32_t i = 0; i < 2; ++i) {
-		const size_t pt = offsetof(f2d_arbiter, points) + (size_t)i * sizeof(f2d_contact_point);
-		put8(st->p[i].rax, gather8(arb, pt + offsetof(f2d_contact_point, r_a.x), ia, has[i]));
-		put8(st->p[i].ray, gather8(arb, pt + offsetof(f2d_contact_point, r_a.y), ia, has[i]));
-		put8(st->p[i].rbx, gather8(arb, pt + offsetof(f2d_contact_point, r_b.x), ia, has[i]));
-		put8(st->p[i].rby, gather8(arb, pt + offsetof(f2d_contact_point, r_b.y), ia, has[i]));
+		const size_t pt =
+		    offsetof(f2d_arbiter, points) + (size_t)i * sizeof(f2d_contact_point);
+		put8(st->p[i].rax,
+		     gather8(arb, pt + offsetof(f2d_contact_point, r_a.x), ia, has[i]));
+		put8(st->p[i].ray,
+		     gather8(arb, pt + offsetof(f2d_contact_point, r_a.y), ia, has[i]));
+		put8(st->p[i].rbx,
+		     gather8(arb, pt + offsetof(f2d_contact_point, r_b.x), ia, has[i]));
+		put8(st->p[i].rby,
+		     gather8(arb, pt + offsetof(f2d_contact_point, r_b.y), ia, has[i]));
 		put8(st->p[i].sep,
 		     gather8(arb, pt + offsetof(f2d_contact_point, separation), ia, has[i]));
 		/* point 0's impulses where the arbiter has it; point 1's in every lane in use
 		 * (0 without it) */
 		__m256i on = i == 0 ? has[0] : live;
-		_mm256_maskstore_epi32((int *)(void *)bt->p[i].pn, on,
-		                       gather8(arb, pt + offsetof(f2d_contact_point, pn), ia, has[i]));
-		_mm256_maskstore_epi32((int *)(void *)bt->p[i].pt, on,
-		                       gather8(arb, pt + offsetof(f2d_contact_point, pt), ia, has[i]));
+		_mm256_maskstore_epi32(
+		    (int *)(void *)bt->p[i].pn, on,
+		    gather8(arb, pt + offsetof(f2d_contact_point, pn), ia, has[i]));
+		_mm256_maskstore_epi32(
+		    (int *)(void *)bt->p[i].pt, on,
+		    gather8(arb, pt + offsetof(f2d_contact_point, pt), ia, has[i]));
 	}
 	/* with restitution, the velocities of every lane in use (0 in padded lanes) */
 	st->any_rest = any_rest;
@@ -1517,8 +1524,10 @@ AVX2 static unsigned motion_avx2(const prestep_consts *k, f2d_contact_batch *bt,
 	__m256i wa = zero, wb = zero;
 	if (any_rest) {
 		lin = _mm256_add_epi64(
-		    mullo_avx2(_mm256_sub_epi64(ld32_avx2(st->vbx + o), ld32_avx2(st->vax + o)), nx),
-		    mullo_avx2(_mm256_sub_epi64(ld32_avx2(st->vby + o), ld32_avx2(st->vay + o)), ny));
+		    mullo_avx2(_mm256_sub_epi64(ld32_avx2(st->vbx + o), ld32_avx2(st->vax + o)),
+		               nx),
+		    mullo_avx2(_mm256_sub_epi64(ld32_avx2(st->vby + o), ld32_avx2(st->vay + o)),
+		               ny));
 		wa = ld32_avx2(st->wa + o);
 		wb = ld32_avx2(st->wb + o);
 	}

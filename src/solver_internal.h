@@ -82,9 +82,11 @@ static inline void prefetch_arbiters(const f2d_world *w, const f2d_contact_batch
  * the arbiters are only written, in their first line (the points' impulses lie in bytes 0..63),
  * asked for one batch ahead. */
 _Static_assert(offsetof(f2d_arbiter, points) + sizeof(f2d_contact_point) +
-                       offsetof(f2d_contact_point, pn) + 4 <= 64 &&
+                           offsetof(f2d_contact_point, pn) + 4 <=
+                       64 &&
                    offsetof(f2d_arbiter, points) + sizeof(f2d_contact_point) +
-                           offsetof(f2d_contact_point, pt) + 4 <= 64,
+                           offsetof(f2d_contact_point, pt) + 4 <=
+                       64,
                "store_impulses writes the first line of an arbiter");
 static inline void store_impulses(f2d_world *w)
 {
@@ -294,8 +296,8 @@ int32_t f2d_soft_simd_run(f2d_world *w, int32_t i, int kernel, int32_t flip, boo
                           const f2d_soft_consts *k, unsigned *rest);
 
 /* coloring.c: the layout of this step's batches (body_a, body_b, arbiter, lanes, sequential,
- * body_list, the soft step's stiff; kept = 0 on a new layout): the last one when every arbiter's colouring key is the
- * same, else a new colouring. Called by the pre-step. */
+ * body_list, the soft step's stiff; kept = 0 on a new layout): the last one when every arbiter's
+ * colouring key is the same, else a new colouring. Called by the pre-step. */
 void f2d_color_arbiters(f2d_world *w);
 #ifdef F2D_CONTACT_COUNT_PATHS
 /* colourings kept, colourings built, lanes whose constants were kept, lanes computed */
