@@ -921,6 +921,9 @@ static void stage_zero(prestep_stage *st, int32_t l, int32_t from_point)
 	}
 }
 
+/* The SIMD pre-steps' inputs of a batch, lane after lane. (Staged by gathers instead, 8 lanes a
+ * field with vpgatherdd, the step took 3 % fewer instructions but 1-3 % more CPU time on the
+ * AVX-512 machine of issue 16, AMD Zen 4, with either kernel: measured and left out.) */
 static void stage_lanes(const f2d_world *w, f2d_contact_batch *bt, prestep_stage *st)
 {
 	for (int32_t l = bt->lanes; l < F2D_LANES; ++l) {
@@ -973,107 +976,6 @@ static void stage_lanes(const f2d_world *w, f2d_contact_batch *bt, prestep_stage
 		st->vbx[l] = b->v.x;
 		st->vby[l] = b->v.y;
 		st->wb[l] = b->w;
-	}
-}
-
-/* stage_lanes by gathers, 8 lanes a field (either kernel: vpgatherdd is AVX2): the same
- * values in the same places. Lanes past bt->lanes and fields where stage_lanes writes 0
- * (stage_zero: every input of an arbiter without points, point 1's of a one-point arbiter)
- * are masked out of the gathers (0); the batch's friction, impulses and stiff are stored under
- * the lanes stage_lanes writes them for (vpmaskmovd). The gathers index the arbiters and the
- * bodies in 8-byte units from the fields' addresses: an index below 2^31 needs fewer than
- * 2^27 arbiters (16 GiB of them) and bodies (F2D_MAX_OBJECTS = 2^20); stage_lanes serves a
- * world with more arbiters. */
-_Static_assert(sizeof(f2d_arbiter) % 8 == 0 && sizeof(f2d_body) % 8 == 0,
-               "stage_gather indexes arbiters and bodies in 8-byte units");
-#define GATHER_MAX_ARBITERS ((int32_t)1 << 27)
-AVX2 static inline __m256i gather8(const void *base, size_t offset, __m256i idx, __m256i on)
-{
-	return _mm256_mask_i32gather_epi32(_mm256_setzero_si256(),
-	                                   (const int *)(const void *)((const char *)base + offset),
-	                                   idx, on, 8);
-}
-AVX2 static inline void put8(f2d_lane *p, __m256i v)
-{
-	_mm256_storeu_si256((__m256i *)(void *)p, v);
-}
-AVX2 static void stage_gather(const f2d_world *w, f2d_contact_batch *bt, prestep_stage *st)
-{
-	const __m256i zero = _mm256_setzero_si256();
-	const __m256i live = _mm256_cmpgt_epi32(_mm256_set1_epi32(bt->lanes),
-	                                        _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
-	const __m256i ia =
-	    _mm256_mullo_epi32(_mm256_loadu_si256((const __m256i *)(const void *)bt->arbiter),
-	                       _mm256_set1_epi32((int)(sizeof(f2d_arbiter) / 8)));
-	const __m256i words = _mm256_set1_epi32((int)(sizeof(f2d_body) / 8));
-	const __m256i ib_a = _mm256_mullo_epi32(
-	    _mm256_loadu_si256((const __m256i *)(const void *)bt->body_a), words);
-	const __m256i ib_b = _mm256_mullo_epi32(
-	    _mm256_loadu_si256((const __m256i *)(const void *)bt->body_b), words);
-	const f2d_arbiter *arb = w->arbiters;
-	const f2d_body *bd = w->bodies;
-	__m256i count = gather8(arb, offsetof(f2d_arbiter, count), ia, live);
-	/* has[i]: lanes in use whose arbiter has point i (every input 0 without points) */
-	__m256i has[2] = {_mm256_and_si256(live, _mm256_cmpgt_epi32(count, zero)),
-	                  _mm256_and_si256(live, _mm256_cmpeq_epi32(count, _mm256_set1_epi32(2)))};
-	_mm256_maskstore_epi32((int *)(void *)bt->friction, live,
-	                       gather8(arb, offsetof(f2d_arbiter, friction), ia, live));
-	put8(st->nx, gather8(arb, offsetof(f2d_arbiter, normal.x), ia, has[0]));
-	put8(st->ny, gather8(arb, offsetof(f2d_arbiter, normal.y), ia, has[0]));
-	put8(st->points, _mm256_and_si256(count, has[0]));
-	put8(st->two, has[1]);
-	/* restitution: staged where the arbiter has points; any_rest (stage_lanes') from every
-	 * lane in use */
-	__m256i rest = gather8(arb, offsetof(f2d_arbiter, restitution), ia, live);
-	put8(st->rest, _mm256_and_si256(rest, has[0]));
-	const bool any_rest = _mm256_movemask_epi8(_mm256_cmpgt_epi32(rest, zero)) != 0;
-	put8(st->ima, gather8(bd, offsetof(f2d_body, inv_mass), ib_a, has[0]));
-	put8(st->imb, gather8(bd, offsetof(f2d_body, inv_mass), ib_b, has[0]));
-	put8(st->iia, gather8(bd, offsetof(f2d_body, inv_inertia), ib_a, has[0]));
-	put8(st->iib, gather8(bd, offsetof(f2d_body, inv_inertia), ib_b, has[0]));
-	for (int32_t i = 0; i < 2; ++i) {
-		const size_t pt =
-		    offsetof(f2d_arbiter, points) + (size_t)i * sizeof(f2d_contact_point);
-		put8(st->p[i].rax,
-		     gather8(arb, pt + offsetof(f2d_contact_point, r_a.x), ia, has[i]));
-		put8(st->p[i].ray,
-		     gather8(arb, pt + offsetof(f2d_contact_point, r_a.y), ia, has[i]));
-		put8(st->p[i].rbx,
-		     gather8(arb, pt + offsetof(f2d_contact_point, r_b.x), ia, has[i]));
-		put8(st->p[i].rby,
-		     gather8(arb, pt + offsetof(f2d_contact_point, r_b.y), ia, has[i]));
-		put8(st->p[i].sep,
-		     gather8(arb, pt + offsetof(f2d_contact_point, separation), ia, has[i]));
-		/* point 0's impulses where the arbiter has it; point 1's in every lane in use
-		 * (0 without it) */
-		__m256i on = i == 0 ? has[0] : live;
-		_mm256_maskstore_epi32(
-		    (int *)(void *)bt->p[i].pn, on,
-		    gather8(arb, pt + offsetof(f2d_contact_point, pn), ia, has[i]));
-		_mm256_maskstore_epi32(
-		    (int *)(void *)bt->p[i].pt, on,
-		    gather8(arb, pt + offsetof(f2d_contact_point, pt), ia, has[i]));
-	}
-	/* with restitution, the velocities of every lane in use (0 in padded lanes) */
-	st->any_rest = any_rest;
-	if (any_rest) {
-		put8(st->vax, gather8(bd, offsetof(f2d_body, v.x), ib_a, live));
-		put8(st->vay, gather8(bd, offsetof(f2d_body, v.y), ib_a, live));
-		put8(st->wa, gather8(bd, offsetof(f2d_body, w), ib_a, live));
-		put8(st->vbx, gather8(bd, offsetof(f2d_body, v.x), ib_b, live));
-		put8(st->vby, gather8(bd, offsetof(f2d_body, v.y), ib_b, live));
-		put8(st->wb, gather8(bd, offsetof(f2d_body, w), ib_b, live));
-	}
-}
-
-/* The staging of a batch for the SIMD pre-steps: by gathers, or lane by lane in a world with
- * too many arbiters for their indices. */
-static inline void stage_simd(const f2d_world *w, f2d_contact_batch *bt, prestep_stage *st)
-{
-	if (w->arbiter_count < GATHER_MAX_ARBITERS) {
-		stage_gather(w, bt, st);
-	} else {
-		stage_lanes(w, bt, st);
 	}
 }
 
@@ -1259,7 +1161,7 @@ AVX512 static unsigned prestep_batch_avx512(f2d_world *w, const prestep_consts *
                                             f2d_contact_batch *bt)
 {
 	prestep_stage st;
-	stage_simd(w, bt, &st);
+	stage_lanes(w, bt, &st);
 	__mmask8 lanes = (__mmask8)((1u << bt->lanes) - 1u);
 	/* a batch whose every lane is kept keeps its constants; any other computes all of them
 	 * (8 lanes cost what one does) */
@@ -1577,7 +1479,7 @@ AVX2 static unsigned prestep_batch_avx2(f2d_world *w, const prestep_consts *k,
                                         f2d_contact_batch *bt)
 {
 	prestep_stage st;
-	stage_simd(w, bt, &st);
+	stage_lanes(w, bt, &st);
 	unsigned lanes = (1u << bt->lanes) - 1u;
 	/* a group (4 lanes) whose every lane is kept keeps its constants; any other computes all
 	 * of them (as prestep_batch_avx512 does per batch) */
