@@ -114,11 +114,16 @@ static bool same_keys_from(const f2d_world *w, bool soft, int32_t from)
 
 #define AVX2 __attribute__((target("avx2")))
 
-/* same_keys on the arbiters 4 at a time, up to the last multiple of 4: the same key as
+/* same_keys on the arbiters 8 at a time, up to the last multiple of 8: the same key as
  * color_key from the same fields, by gathers (the arbiters' active flag, body_a, body_b; the
- * bodies' types: a masked gather, inactive arbiters read no body). Returns how many arbiters
- * have their keys, or -1 at the first group with one that differs. Little-endian (x86): the
- * flag is byte offsetof % 4 of its 32-bit word. */
+ * bodies' types: a masked gather, inactive arbiters read no body), compared as its two 32-bit
+ * words in 8 lanes each:
+ *   high word (key bits 32..63): 1 << 31 | soft << 30 | da << 29 | db << 28 | body_b << 2
+ *                                | body_a >> 24
+ *   low word (bits 0..31): body_a << 8 (mod 2^32), the stored colour (bits 0..7) masked off
+ * (body indices below 2^26), both 0 for an inactive arbiter. Returns how many arbiters have
+ * their keys, or -1 at the first group with one that differs. Little-endian (x86): the flag is
+ * byte offsetof % 4 of its 32-bit word, a key's low word the first of its two. */
 _Static_assert(offsetof(f2d_arbiter, body_a) % 4 == 0 && offsetof(f2d_arbiter, body_b) % 4 == 0 &&
                    sizeof(f2d_arbiter) % 4 == 0 && sizeof(bool) == 1,
                "same_keys_avx2 gathers 32-bit words of an arbiter");
@@ -130,39 +135,48 @@ AVX2 static int32_t same_keys_avx2(const f2d_world *w, bool soft)
 	const int32_t aw = (int32_t)(sizeof(f2d_arbiter) / 4), bw = (int32_t)(sizeof(f2d_body) / 4);
 	const int32_t act_word = (int32_t)(offsetof(f2d_arbiter, active) / 4);
 	const int32_t act_shift = (int32_t)(offsetof(f2d_arbiter, active) % 4 * 8);
-	const __m128i idx = _mm_setr_epi32(0, aw, 2 * aw, 3 * aw);
-	const __m128i zero = _mm_setzero_si128(), dyn = _mm_set1_epi32(F2D_DYNAMIC_BODY);
-	const __m128i words = _mm_set1_epi32(bw), type = _mm_set1_epi32(offsetof(f2d_body, type) / 4);
-	const __m256i top =
-	    _mm256_set1_epi64x((int64_t)((uint64_t)1 << 63 | (uint64_t)soft << 62));
-	const __m256i nocolor = _mm256_set1_epi64x((int64_t)~KEY_COLOR_MASK);
+	const __m256i idx =
+	    _mm256_setr_epi32(0, aw, 2 * aw, 3 * aw, 4 * aw, 5 * aw, 6 * aw, 7 * aw);
+	const __m256i zero = _mm256_setzero_si256(), dyn = _mm256_set1_epi32(F2D_DYNAMIC_BODY);
+	const __m256i words = _mm256_set1_epi32(bw);
+	const __m256i type = _mm256_set1_epi32(offsetof(f2d_body, type) / 4);
+	const __m256i top = _mm256_set1_epi32((int32_t)(0x80000000u | (uint32_t)soft << 30));
+	const __m256i bit_da = _mm256_set1_epi32(1 << 29), bit_db = _mm256_set1_epi32(1 << 28);
+	const __m256i nocolor = _mm256_set1_epi32((int32_t) ~(uint32_t)KEY_COLOR_MASK);
+	/* a key pair's words: the low ones to lanes 0..3, the high ones to 4..7 */
+	const __m256i split = _mm256_setr_epi32(0, 2, 4, 6, 1, 3, 5, 7);
 	const int *bodies = (const int *)(const void *)w->bodies;
 	const uint64_t *key = w->arbiter_colors;
-	int32_t n = w->arbiter_count & ~3;
-	for (int32_t i = 0; i < n; i += 4) {
+	int32_t n = w->arbiter_count & ~7;
+	for (int32_t i = 0; i < n; i += 8) {
 		const int *a = (const int *)(const void *)&w->arbiters[i];
-		__m128i act = _mm_i32gather_epi32(a + act_word, idx, 4);
-		act = _mm_and_si128(_mm_srli_epi32(act, act_shift), _mm_set1_epi32(0xFF));
-		__m128i on = _mm_xor_si128(_mm_cmpeq_epi32(act, zero), _mm_set1_epi32(-1));
-		__m128i ba = _mm_i32gather_epi32(a + offsetof(f2d_arbiter, body_a) / 4, idx, 4);
-		__m128i bb = _mm_i32gather_epi32(a + offsetof(f2d_arbiter, body_b) / 4, idx, 4);
-		__m128i ta = _mm_mask_i32gather_epi32(
-		    zero, bodies, _mm_add_epi32(_mm_mullo_epi32(ba, words), type), on, 4);
-		__m128i tb = _mm_mask_i32gather_epi32(
-		    zero, bodies, _mm_add_epi32(_mm_mullo_epi32(bb, words), type), on, 4);
-		/* da << 61, db << 60: the compare's all-ones lane shifted */
-		__m256i da = _mm256_slli_epi64(
-		    _mm256_srli_epi64(_mm256_cvtepi32_epi64(_mm_cmpeq_epi32(ta, dyn)), 63), 61);
-		__m256i db = _mm256_slli_epi64(
-		    _mm256_srli_epi64(_mm256_cvtepi32_epi64(_mm_cmpeq_epi32(tb, dyn)), 63), 60);
-		__m256i k = _mm256_or_si256(
-		    _mm256_or_si256(top, _mm256_slli_epi64(_mm256_cvtepu32_epi64(bb), 34)),
-		    _mm256_or_si256(_mm256_slli_epi64(_mm256_cvtepu32_epi64(ba), 8),
-		                    _mm256_or_si256(da, db)));
-		k = _mm256_and_si256(k, _mm256_cvtepi32_epi64(on)); /* inactive: key 0 */
-		__m256i old = _mm256_and_si256(
-		    _mm256_loadu_si256((const __m256i *)(const void *)(key + i)), nocolor);
-		if (_mm256_movemask_pd(_mm256_castsi256_pd(_mm256_cmpeq_epi64(k, old))) != 0xF) {
+		__m256i act = _mm256_i32gather_epi32(a + act_word, idx, 4);
+		act = _mm256_and_si256(_mm256_srli_epi32(act, act_shift), _mm256_set1_epi32(0xFF));
+		__m256i on = _mm256_xor_si256(_mm256_cmpeq_epi32(act, zero), _mm256_set1_epi32(-1));
+		__m256i ba = _mm256_i32gather_epi32(a + offsetof(f2d_arbiter, body_a) / 4, idx, 4);
+		__m256i bb = _mm256_i32gather_epi32(a + offsetof(f2d_arbiter, body_b) / 4, idx, 4);
+		__m256i ta = _mm256_mask_i32gather_epi32(
+		    zero, bodies, _mm256_add_epi32(_mm256_mullo_epi32(ba, words), type), on, 4);
+		__m256i tb = _mm256_mask_i32gather_epi32(
+		    zero, bodies, _mm256_add_epi32(_mm256_mullo_epi32(bb, words), type), on, 4);
+		__m256i hi = _mm256_or_si256(
+		    _mm256_or_si256(top, _mm256_slli_epi32(bb, 2)),
+		    _mm256_or_si256(
+		        _mm256_srli_epi32(ba, 24),
+		        _mm256_or_si256(_mm256_and_si256(_mm256_cmpeq_epi32(ta, dyn), bit_da),
+		                        _mm256_and_si256(_mm256_cmpeq_epi32(tb, dyn), bit_db))));
+		__m256i lo = _mm256_slli_epi32(ba, 8);
+		hi = _mm256_and_si256(hi, on); /* inactive: key 0 */
+		lo = _mm256_and_si256(lo, on);
+		__m256i k0 = _mm256_permutevar8x32_epi32(
+		    _mm256_loadu_si256((const __m256i *)(const void *)(key + i)), split);
+		__m256i k1 = _mm256_permutevar8x32_epi32(
+		    _mm256_loadu_si256((const __m256i *)(const void *)(key + i + 4)), split);
+		__m256i old_lo = _mm256_and_si256(_mm256_permute2x128_si256(k0, k1, 0x20), nocolor);
+		__m256i old_hi = _mm256_permute2x128_si256(k0, k1, 0x31);
+		__m256i eq = _mm256_and_si256(_mm256_cmpeq_epi32(lo, old_lo),
+		                              _mm256_cmpeq_epi32(hi, old_hi));
+		if (_mm256_movemask_epi8(eq) != -1) {
 			return -1;
 		}
 	}
@@ -171,8 +185,8 @@ AVX2 static int32_t same_keys_avx2(const f2d_world *w, bool soft)
 #endif
 
 /* Whether every arbiter has the key it had at the last colouring (and there are as many). With
- * the AVX2 kernel (or AVX-512) the arbiters go by 4 (same_keys_avx2: the same keys, by
- * gathers), the last count % 4 by the scalar loop; the sanitizer builds (F2D_HASH_CHECK) check
+ * the AVX2 kernel (or AVX-512) the arbiters go by 8 (same_keys_avx2: the same keys, by
+ * gathers), the last count % 8 by the scalar loop; the sanitizer builds (F2D_HASH_CHECK) check
  * a difference the gathers found against the scalar loop (an equality leads to
  * check_kept_coloring). */
 static bool same_keys(const f2d_world *w, bool soft)
@@ -209,7 +223,8 @@ uint64_t f2d_coloring_counts[4];
 #endif
 
 /* Colours the active arbiters and lays the batches out: colour after colour, key order inside
- * a colour; fills body_a, body_b, arbiter and lanes (the rest is the pre-step's). In the soft
+ * a colour; fills body_a, body_b, arbiter, lanes and, in the soft step, stiff (the rest is the
+ * pre-step's). In the soft
  * step an arbiter with one body that cannot move takes its colour from the end
  * (take_color_from_end). Records each arbiter's key (same_keys).
  * One read of each arbiter and of its bodies' types: the key is made first and the colouring
@@ -241,60 +256,67 @@ static void build_coloring(f2d_world *w, bool soft)
 			color[i] = 0;
 			continue;
 		}
-		int32_t ia = arb->body_a, ib = arb->body_b;
-		if ((used[ia] & listed) == 0) {
-			used[ia] |= listed;
+		int32_t ia = arb->body_a, ib = arb->body_b; /* never the same body */
+		/* each body's word read once and written once (listed, and the colour taken) */
+		const uint64_t ua = used[ia], ub = used[ib];
+		if ((ua & listed) == 0) {
 			w->body_list[nl++] = ia;
 		}
-		if ((used[ib] & listed) == 0) {
-			used[ib] |= listed;
+		if ((ub & listed) == 0) {
 			w->body_list[nl++] = ib;
 		}
 		const bool ma = (key >> 61 & 1u) != 0, mb = (key >> 60 & 1u) != 0;
 		int32_t c;
 		if (soft && ma != mb) {
+			used[ia] = ua | listed;
+			used[ib] = ub | listed;
 			c = take_color_from_end(used, ma ? ia : ib);
 		} else {
-			/* f2d_take_color with the flags from the key */
-			uint64_t taken = (ma ? used[ia] : 0) | (mb ? used[ib] : 0);
+			/* f2d_take_color with the flags from the key; the overflow colour's bit is
+			 * listed's, which both words get anyway (nothing else is marked then) */
+			uint64_t taken = (ma ? ua : 0) | (mb ? ub : 0);
 			c = f2d_ctz64(~taken | listed);
-			if (c != OVERFLOW_COLOR) {
-				uint64_t bit = (uint64_t)1 << c;
-				used[ia] |= ma ? bit : 0;
-				used[ib] |= mb ? bit : 0;
-			}
+			uint64_t bit = (uint64_t)1 << c;
+			used[ia] = ua | listed | (ma ? bit : 0);
+			used[ib] = ub | listed | (mb ? bit : 0);
 		}
 		color[i] = key | (uint64_t)c;
 		count[c]++;
 	}
 	w->body_list_count = nl;
 	w->colored_count = n;
-	/* first batch of each colour */
-	int32_t first[64], fill[64];
+	/* The batches of each colour, in colour order: every one full but the colour's last (its
+	 * count's rest); next[c] is the slot (batch * F2D_LANES + lane) colour c's next arbiter
+	 * takes, so that the packing below fills them in key order as counting lanes would. */
+	uint32_t next[64];
 	int32_t nb = 0;
 	for (int32_t c = 0; c < 64; ++c) {
-		first[c] = nb;
-		fill[c] = 0;
-		nb += (count[c] + F2D_LANES - 1) / F2D_LANES;
+		next[c] = (uint32_t)nb * F2D_LANES;
+		for (int32_t left = count[c]; left > 0; left -= F2D_LANES) {
+			f2d_contact_batch *bt = &w->batches[nb++];
+			bt->lanes = left < F2D_LANES ? left : F2D_LANES;
+			bt->kept = 0; /* a new layout: no lane's constants are known */
+			bt->sequential = c == OVERFLOW_COLOR;
+		}
 	}
 	w->batch_count = nb;
-	for (int32_t b = 0; b < nb; ++b) {
-		w->batches[b].lanes = 0;
-		w->batches[b].kept = 0; /* a new layout: no lane's constants are known */
-		w->batches[b].sequential = b >= first[OVERFLOW_COLOR];
-	}
 	for (int32_t i = 0; i < n; ++i) {
 		const uint64_t key = color[i];
 		if (key == 0) {
 			continue;
 		}
-		int32_t c = (int32_t)(key & KEY_COLOR_MASK);
-		f2d_contact_batch *bt = &w->batches[first[c] + fill[c] / F2D_LANES];
-		int32_t l = bt->lanes++;
-		fill[c]++;
+		uint32_t slot = next[key & KEY_COLOR_MASK]++;
+		f2d_contact_batch *bt = &w->batches[slot / F2D_LANES];
+		uint32_t l = slot % F2D_LANES;
 		bt->arbiter[l] = i;
 		bt->body_a[l] = (int32_t)(key >> 8 & KEY_BODY_MASK);
 		bt->body_b[l] = (int32_t)(key >> 34 & KEY_BODY_MASK);
+		/* the soft step's stiff lane (solver.c, "the soft step's lanes"): a body that
+		 * cannot move, from the key's dynamic flags (bits 61, 60), which a kept layout
+		 * keeps */
+		if (soft) {
+			bt->stiff[l] = (key >> 60 & 3u) != 3u;
+		}
 	}
 }
 
@@ -303,7 +325,7 @@ static void build_coloring(f2d_world *w, bool soft)
 static void check_kept_coloring(f2d_world *w, bool soft)
 {
 	int32_t nb = w->batch_count, nl = w->body_list_count;
-	size_t bytes = sizeof(int32_t) * ((size_t)nb * (3 * F2D_LANES + 2) + (size_t)nl + 1);
+	size_t bytes = sizeof(int32_t) * ((size_t)nb * (4 * F2D_LANES + 2) + (size_t)nl + 1);
 	int32_t *old = malloc(bytes);
 	if (old == NULL) {
 		fprintf(stderr, "fix2d: F2D_HASH_CHECK: out of memory\n");
@@ -318,6 +340,7 @@ static void check_kept_coloring(f2d_world *w, bool soft)
 			*o++ = l < bt->lanes ? bt->arbiter[l] : -1;
 			*o++ = l < bt->lanes ? bt->body_a[l] : -1;
 			*o++ = l < bt->lanes ? bt->body_b[l] : -1;
+			*o++ = l < bt->lanes && soft ? bt->stiff[l] : -1;
 		}
 	}
 	for (int32_t i = 0; i < nl; ++i) {
@@ -344,7 +367,8 @@ static void check_kept_coloring(f2d_world *w, bool soft)
 		for (int32_t l = 0; same && l < F2D_LANES; ++l) {
 			same = *o++ == (l < bt->lanes ? bt->arbiter[l] : -1) &&
 			       *o++ == (l < bt->lanes ? bt->body_a[l] : -1) &&
-			       *o++ == (l < bt->lanes ? bt->body_b[l] : -1);
+			       *o++ == (l < bt->lanes ? bt->body_b[l] : -1) &&
+			       *o++ == (l < bt->lanes && soft ? bt->stiff[l] : -1);
 		}
 	}
 	for (int32_t i = 0; same && i < nl; ++i) {

@@ -153,8 +153,8 @@ static fix16_t inverse_mass_hinted(f2d_world *w, int64_t k, fix16_t hint)
 }
 
 /* soft: the soft step's pre-step (f2d_world_def.substep_count >= 1), which also writes the
- * lanes' separations and stiff flags and takes restitution's targets by the soft step's rule
- * (see "The soft step's lanes" below). */
+ * lanes' separations and takes restitution's targets by the soft step's rule (see "The soft
+ * step's lanes" below). */
 typedef struct prestep_consts {
 	fix16_t inv_h, slop, threshold, beta_inv_h;
 	bool soft;
@@ -163,14 +163,16 @@ typedef struct prestep_consts {
 /* ---- the soft step's lanes ----
  * The soft passes (solver_soft.c) read per lane the manifold's separation s0 of each point
  * (p[i].sep, 0 past the arbiter's points and in padded lanes) and whether a body cannot move
- * (stiff: 1 when body a or body b is not dynamic, else 0; 0 in padded lanes). Restitution's
+ * (stiff: 1 when body a or body b is not dynamic, else 0; 0 in padded lanes: written by the
+ * colouring, coloring.c, from the arbiter's key, which holds both bodies' dynamic flags, so it
+ * holds as long as the layout is kept; the pad here). Restitution's
  * targets are those of the pre-step without its rule for gaps (a gap that takes more than half
  * the step to close lands and bounces the next step): in the soft step a point bounces in the
  * substep in which it touches (f2d_soft_solve), so bounce = -e vn where vn < -threshold and
  * e > 0, else 0, and landed_bounces does not apply. vn is the pre-step's own (the velocities
- * before the step, those the soft step starts its substeps from). The pre-step writes these
- * on its pass over the lanes (it reads the same arbiters and bodies); a separate pass after it
- * read them all again (f2d_soft_begin, until issue 16). */
+ * before the step, those the soft step starts its substeps from). The pre-step writes the
+ * separations and targets on its pass over the lanes (it reads the same arbiters and bodies);
+ * a separate pass after it read them all again (f2d_soft_begin, until issue 16). */
 
 /* ---- kept lanes ----
  * The geometric constants of a lane (n, n / m, r x n, r x t, (r x d) / I, the effective masses
@@ -297,9 +299,6 @@ static void prestep_lane(f2d_world *w, const prestep_consts *k, f2d_contact_batc
 	const f2d_body *a = &w->bodies[arb->body_a];
 	const f2d_body *b = &w->bodies[arb->body_b];
 	bt->friction[l] = arb->friction;
-	if (k->soft) {
-		bt->stiff[l] = a->type != F2D_DYNAMIC_BODY || b->type != F2D_DYNAMIC_BODY;
-	}
 	if (!KEEP_LANES || !lane_inputs_same(bt, l, arb, a, b)) {
 		bool ok = prestep_geometry(w, bt, l, arb, a, b);
 		bt->kept = (bt->kept & ~(1u << l)) | (KEEP_LANES && ok ? 1u << l : 0u);
@@ -891,14 +890,16 @@ AVX2 static inline void rows_store_256(int64_t (*rows)[4], const int32_t *body, 
  * the casts to fix16 of f2d_cross and f2d_mul are truncations here too. The effective masses
  * need a division: inverse_mass, per lane. */
 typedef struct prestep_stage {
-	int64_t ima[F2D_LANES], imb[F2D_LANES], iia[F2D_LANES], iib[F2D_LANES];
-	int64_t vax[F2D_LANES], vay[F2D_LANES], wa[F2D_LANES];
-	int64_t vbx[F2D_LANES], vby[F2D_LANES], wb[F2D_LANES];
-	int64_t rest[F2D_LANES], two[F2D_LANES];
-	int64_t nx[F2D_LANES], ny[F2D_LANES], points[F2D_LANES];
+	/* fix16 values (and two: -1 or 0), as the batch holds them: compared with the batch's
+	 * inputs 8 lanes to a 256-bit word (kept_lanes8) and widened as they are loaded */
+	f2d_lane ima[F2D_LANES], imb[F2D_LANES], iia[F2D_LANES], iib[F2D_LANES];
+	f2d_lane vax[F2D_LANES], vay[F2D_LANES], wa[F2D_LANES];
+	f2d_lane vbx[F2D_LANES], vby[F2D_LANES], wb[F2D_LANES];
+	f2d_lane rest[F2D_LANES], two[F2D_LANES];
+	f2d_lane nx[F2D_LANES], ny[F2D_LANES], points[F2D_LANES];
 	struct {
-		int64_t rax[F2D_LANES], ray[F2D_LANES], rbx[F2D_LANES], rby[F2D_LANES];
-		int64_t sep[F2D_LANES];
+		f2d_lane rax[F2D_LANES], ray[F2D_LANES], rbx[F2D_LANES], rby[F2D_LANES];
+		f2d_lane sep[F2D_LANES];
 	} p[2];
 	int64_t kn[2][F2D_LANES], kt[2][F2D_LANES];
 	/* whether a lane's arbiter has restitution: the velocities (vax .. wb) are staged only
@@ -920,16 +921,22 @@ static void stage_zero(prestep_stage *st, int32_t l, int32_t from_point)
 	}
 }
 
-static void stage_lanes(const f2d_world *w, f2d_contact_batch *bt, prestep_stage *st, bool soft)
+/* The SIMD pre-steps' inputs of a batch, lane after lane. (Staged by gathers instead, 8 lanes a
+ * field with vpgatherdd, the step took 3 % fewer instructions but 1-3 % more CPU time on the
+ * AVX-512 machine of issue 16, AMD Zen 4, with either kernel: measured and left out.) */
+static void stage_lanes(const f2d_world *w, f2d_contact_batch *bt, prestep_stage *st)
 {
 	for (int32_t l = bt->lanes; l < F2D_LANES; ++l) {
 		stage_zero(st, l, 0);
 	}
 	bool any_rest = false;
+	/* the bodies by the layout's indices, which are the arbiter's (coloring.c packs them from
+	 * its key, which holds them, and keeps a layout only while every key is the same): their
+	 * loads need not wait for the arbiter's */
 	for (int32_t l = 0; l < bt->lanes; ++l) {
 		const f2d_arbiter *arb = &w->arbiters[bt->arbiter[l]];
-		const f2d_body *a = &w->bodies[arb->body_a];
-		const f2d_body *b = &w->bodies[arb->body_b];
+		const f2d_body *a = &w->bodies[bt->body_a[l]];
+		const f2d_body *b = &w->bodies[bt->body_b[l]];
 		st->nx[l] = arb->normal.x;
 		st->ny[l] = arb->normal.y;
 		st->points[l] = arb->count;
@@ -941,9 +948,6 @@ static void stage_lanes(const f2d_world *w, f2d_contact_batch *bt, prestep_stage
 		st->rest[l] = arb->restitution;
 		any_rest |= arb->restitution > 0;
 		st->two[l] = arb->count == 2 ? -1 : 0;
-		if (soft) {
-			bt->stiff[l] = a->type != F2D_DYNAMIC_BODY || b->type != F2D_DYNAMIC_BODY;
-		}
 		for (int32_t i = 0; i < arb->count; ++i) {
 			const f2d_contact_point *cp = &arb->points[i];
 			st->p[i].rax[l] = cp->r_a.x;
@@ -964,9 +968,8 @@ static void stage_lanes(const f2d_world *w, f2d_contact_batch *bt, prestep_stage
 	 * whatever vn. A batch without restitution does not stage them (nor compute vn); one with
 	 * it stages every lane's, as before (stage_zero: 0 in padded lanes). */
 	for (int32_t l = 0; any_rest && l < bt->lanes; ++l) {
-		const f2d_arbiter *arb = &w->arbiters[bt->arbiter[l]];
-		const f2d_body *a = &w->bodies[arb->body_a];
-		const f2d_body *b = &w->bodies[arb->body_b];
+		const f2d_body *a = &w->bodies[bt->body_a[l]];
+		const f2d_body *b = &w->bodies[bt->body_b[l]];
 		st->vax[l] = a->v.x;
 		st->vay[l] = a->v.y;
 		st->wa[l] = a->w;
@@ -974,6 +977,34 @@ static void stage_lanes(const f2d_world *w, f2d_contact_batch *bt, prestep_stage
 		st->vby[l] = b->v.y;
 		st->wb[l] = b->w;
 	}
+}
+
+/* The lanes (in use) whose staged inputs equal those their constants came from (kept_lanes):
+ * the inputs' differences or-ed together, 8 lanes of 32 bits to a 256-bit word (either
+ * kernel; a lane is kept when all 15 are equal) */
+AVX2 static inline __m256i diff8(const f2d_lane *a, const f2d_lane *b)
+{
+	return _mm256_xor_si256(_mm256_loadu_si256((const __m256i *)(const void *)a),
+	                        _mm256_loadu_si256((const __m256i *)(const void *)b));
+}
+AVX2 static unsigned kept_lanes8(const f2d_contact_batch *bt, const prestep_stage *st,
+                                 unsigned lanes)
+{
+	__m256i d = _mm256_or_si256(diff8(bt->nx, st->nx), diff8(bt->ny, st->ny));
+	d = _mm256_or_si256(d, diff8(bt->points, st->points));
+	d = _mm256_or_si256(d, _mm256_or_si256(diff8(bt->ima, st->ima), diff8(bt->imb, st->imb)));
+	d = _mm256_or_si256(d, _mm256_or_si256(diff8(bt->iia, st->iia), diff8(bt->iib, st->iib)));
+	for (int32_t i = 0; i < 2; ++i) {
+		const f2d_point_lanes *pl = &bt->p[i];
+		d = _mm256_or_si256(
+		    d, _mm256_or_si256(diff8(pl->rax, st->p[i].rax), diff8(pl->ray, st->p[i].ray)));
+		d = _mm256_or_si256(
+		    d, _mm256_or_si256(diff8(pl->rbx, st->p[i].rbx), diff8(pl->rby, st->p[i].rby)));
+	}
+	/* vmovmskps moves the compare's sign bits, a bit per lane */
+	unsigned same = (unsigned)_mm256_movemask_ps(
+	    _mm256_castsi256_ps(_mm256_cmpeq_epi32(d, _mm256_setzero_si256())));
+	return same & lanes & bt->kept;
 }
 
 AVX512 static inline vq vtrunc32(vq x)
@@ -1062,52 +1093,30 @@ inverse_masses_avx512(f2d_world *w, const int64_t *k, f2d_lane *m, __mmask8 on, 
 	}
 }
 
-/* The lanes (in use) whose staged inputs equal those their constants came from (kept_lanes). */
-AVX512 static __mmask8 kept_avx512(const f2d_contact_batch *bt, const prestep_stage *st,
-                                   __mmask8 lanes)
-{
-	__mmask8 same = lanes & (__mmask8)bt->kept;
-	same &= _mm512_cmpeq_epi64_mask(vld(bt->nx), vld64(st->nx)) &
-	        _mm512_cmpeq_epi64_mask(vld(bt->ny), vld64(st->ny)) &
-	        _mm512_cmpeq_epi64_mask(vld(bt->points), vld64(st->points)) &
-	        _mm512_cmpeq_epi64_mask(vld(bt->ima), vld64(st->ima)) &
-	        _mm512_cmpeq_epi64_mask(vld(bt->imb), vld64(st->imb)) &
-	        _mm512_cmpeq_epi64_mask(vld(bt->iia), vld64(st->iia)) &
-	        _mm512_cmpeq_epi64_mask(vld(bt->iib), vld64(st->iib));
-	for (int32_t i = 0; i < 2; ++i) {
-		const f2d_point_lanes *pl = &bt->p[i];
-		same &= _mm512_cmpeq_epi64_mask(vld(pl->rax), vld64(st->p[i].rax)) &
-		        _mm512_cmpeq_epi64_mask(vld(pl->ray), vld64(st->p[i].ray)) &
-		        _mm512_cmpeq_epi64_mask(vld(pl->rbx), vld64(st->p[i].rbx)) &
-		        _mm512_cmpeq_epi64_mask(vld(pl->rby), vld64(st->p[i].rby));
-	}
-	return same;
-}
-
 /* The geometric constants of the batch (prestep_geometry on 8 lanes) and their inputs; returns
  * the lanes in use whose constants did not saturate. */
 AVX512 static __mmask8 geometry_avx512(f2d_world *w, f2d_contact_batch *bt, prestep_stage *st,
                                        __mmask8 lanes)
 {
 	__mmask8 sat = 0;
-	vq nx = vst(bt->nx, vld64(st->nx)), ny = vst(bt->ny, vld64(st->ny));
-	vst(bt->points, vld64(st->points));
-	vq ima = vst(bt->ima, vld64(st->ima)), imb = vst(bt->imb, vld64(st->imb));
-	vq iia = vst(bt->iia, vld64(st->iia)), iib = vst(bt->iib, vld64(st->iib));
+	vq nx = vst(bt->nx, vld(st->nx)), ny = vst(bt->ny, vld(st->ny));
+	vst(bt->points, vld(st->points));
+	vq ima = vst(bt->ima, vld(st->ima)), imb = vst(bt->imb, vld(st->imb));
+	vq iia = vst(bt->iia, vld(st->iia)), iib = vst(bt->iib, vld(st->iib));
 	vst(bt->dva_x, f2d_round16_512(vmul(ima, nx)));
 	vst(bt->dva_y, f2d_round16_512(vmul(ima, ny)));
 	vst(bt->dvb_x, f2d_round16_512(vmul(imb, nx)));
 	vst(bt->dvb_y, f2d_round16_512(vmul(imb, ny)));
 	vq m = vadd(ima, imb);
-	__mmask8 two = _mm512_test_epi64_mask(vld64(st->two), vld64(st->two));
+	__mmask8 two = _mm512_test_epi64_mask(vld(st->two), vld(st->two));
 	__mmask8 has[2] = {0xFF, two};
 	/* 0 < k < 2 saturates in inverse_mass: such a lane is not kept */
 	__mmask8 tiny = 0;
 	vq rn[2][2], rt[2][2]; /* [point][body] */
 	for (int32_t i = 0; i < 2; ++i) {
 		f2d_point_lanes *pl = &bt->p[i];
-		vq rax = vst(pl->rax, vld64(st->p[i].rax)), ray = vst(pl->ray, vld64(st->p[i].ray));
-		vq rbx = vst(pl->rbx, vld64(st->p[i].rbx)), rby = vst(pl->rby, vld64(st->p[i].rby));
+		vq rax = vst(pl->rax, vld(st->p[i].rax)), ray = vst(pl->ray, vld(st->p[i].ray));
+		vq rbx = vst(pl->rbx, vld(st->p[i].rbx)), rby = vst(pl->rby, vld(st->p[i].rby));
 		/* r x n = r.x n.y - r.y n.x;  r x t = r.x (-n.x) - r.y n.y */
 		vq rna = vtrunc32(f2d_round16_512(vsub(vmul(rax, ny), vmul(ray, nx))));
 		vq rnb = vtrunc32(f2d_round16_512(vsub(vmul(rbx, ny), vmul(rby, nx))));
@@ -1152,11 +1161,11 @@ AVX512 static unsigned prestep_batch_avx512(f2d_world *w, const prestep_consts *
                                             f2d_contact_batch *bt)
 {
 	prestep_stage st;
-	stage_lanes(w, bt, &st, k->soft);
+	stage_lanes(w, bt, &st);
 	__mmask8 lanes = (__mmask8)((1u << bt->lanes) - 1u);
 	/* a batch whose every lane is kept keeps its constants; any other computes all of them
 	 * (8 lanes cost what one does) */
-	if (!KEEP_LANES || kept_avx512(bt, &st, lanes) != lanes) {
+	if (!KEEP_LANES || kept_lanes8(bt, &st, lanes) != lanes) {
 		__mmask8 ok = geometry_avx512(w, bt, &st, lanes);
 		bt->kept = KEEP_LANES ? ok : 0u;
 		COUNT_LANES(false, bt->lanes);
@@ -1169,17 +1178,17 @@ AVX512 static unsigned prestep_batch_avx512(f2d_world *w, const prestep_consts *
 	vq nx = vld(bt->nx), ny = vld(bt->ny), lin = _mm512_setzero_si512();
 	vq wa = lin, wb = lin;
 	if (any_rest) {
-		lin = vadd(_mm512_mullo_epi64(vsub(vld64(st.vbx), vld64(st.vax)), nx),
-		           _mm512_mullo_epi64(vsub(vld64(st.vby), vld64(st.vay)), ny));
-		wa = vld64(st.wa);
-		wb = vld64(st.wb);
+		lin = vadd(_mm512_mullo_epi64(vsub(vld(st.vbx), vld(st.vax)), nx),
+		           _mm512_mullo_epi64(vsub(vld(st.vby), vld(st.vay)), ny));
+		wa = vld(st.wa);
+		wb = vld(st.wb);
 	}
-	__mmask8 two = _mm512_test_epi64_mask(vld64(st.two), vld64(st.two));
+	__mmask8 two = _mm512_test_epi64_mask(vld(st.two), vld(st.two));
 	__mmask8 has[2] = {0xFF, two};
 	for (int32_t i = 0; i < 2; ++i) {
 		f2d_point_lanes *pl = &bt->p[i];
 		/* bias: s > 0: -s / h; else beta / h max(0, -s - slop); restitution */
-		vq s = vld64(st.p[i].sep);
+		vq s = vld(st.p[i].sep);
 		vq zero = _mm512_setzero_si512();
 		vq spec = vsub(zero, f2d_round16_512(vmul(s, _mm512_set1_epi64(k->inv_h))));
 		vq pen = vsub(vsub(zero, s), _mm512_set1_epi64(k->slop));
@@ -1198,7 +1207,7 @@ AVX512 static unsigned prestep_batch_avx512(f2d_world *w, const prestep_consts *
 		vq rna = vld(pl->rn_a), rnb = vld(pl->rn_b);
 		vq vn = vsat(f2d_round16_512(
 		    vsub(vadd(lin, _mm512_mullo_epi64(wb, rnb)), _mm512_mullo_epi64(wa, rna))));
-		vq rest = vld64(st.rest);
+		vq rest = vld(st.rest);
 		vq closing =
 		    _mm512_maskz_mov_epi64(_mm512_cmpgt_epi64_mask(s, zero), vsub(zero, spec));
 		__mmask8 bounce =
@@ -1215,7 +1224,7 @@ AVX512 static unsigned prestep_batch_avx512(f2d_world *w, const prestep_consts *
 	vq mb = _mm512_or_si512(vld(bt->imb), vld(bt->iib));
 	bt->moves_a = _mm512_test_epi64_mask(ma, ma) & lanes;
 	bt->moves_b = _mm512_test_epi64_mask(mb, mb) & lanes;
-	return _mm512_cmpgt_epi64_mask(vld64(st.rest), _mm512_setzero_si512()) & lanes;
+	return _mm512_cmpgt_epi64_mask(vld(st.rest), _mm512_setzero_si512()) & lanes;
 }
 
 /* prestep_batch_avx512 on the AVX2 kernel's 4 lanes, group after group, operation for
@@ -1317,12 +1326,7 @@ inverse_masses_avx2(f2d_world *w, const int64_t *k, f2d_lane *m, unsigned on, un
 		                                                          _mm256_set1_epi64x(-1))),
 		                     gt_avx2(zero, r));
 		unsigned inb = f2d_bits_256(in) & todo;
-		int32_t cv[4];
-		_mm_storeu_si128((__m128i *)(void *)cv, lows_avx2(c));
-		for (unsigned t = inb; t != 0; t &= t - 1) {
-			int32_t l = f2d_ctz64(t);
-			m[l] = cv[l];
-		}
+		store_bits_256(m, inb, c); /* vpmaskmovd: no loop over the lanes */
 		todo &= ~inb;
 		COUNT_NEWTON(f2d_popcount(inb));
 	}
@@ -1335,65 +1339,34 @@ inverse_masses_avx2(f2d_world *w, const int64_t *k, f2d_lane *m, unsigned on, un
 	}
 }
 
-/* kept_avx512 */
-AVX2 static inline __m256i same_avx2(const f2d_lane *a, const int64_t *b)
-{
-	return _mm256_cmpeq_epi64(ld32_avx2(a), ld64_avx2(b));
-}
-AVX2 static unsigned kept_avx2(const f2d_contact_batch *bt, const prestep_stage *st,
-                               unsigned lanes)
-{
-	unsigned same = 0;
-	for (int32_t o = 0; o < bt->lanes; o += 4) {
-		__m256i e = _mm256_and_si256(same_avx2(bt->nx + o, st->nx + o),
-		                             same_avx2(bt->ny + o, st->ny + o));
-		e = _mm256_and_si256(e, same_avx2(bt->points + o, st->points + o));
-		e = _mm256_and_si256(e, _mm256_and_si256(same_avx2(bt->ima + o, st->ima + o),
-		                                         same_avx2(bt->imb + o, st->imb + o)));
-		e = _mm256_and_si256(e, _mm256_and_si256(same_avx2(bt->iia + o, st->iia + o),
-		                                         same_avx2(bt->iib + o, st->iib + o)));
-		for (int32_t i = 0; i < 2; ++i) {
-			const f2d_point_lanes *pl = &bt->p[i];
-			e = _mm256_and_si256(
-			    e, _mm256_and_si256(same_avx2(pl->rax + o, st->p[i].rax + o),
-			                        same_avx2(pl->ray + o, st->p[i].ray + o)));
-			e = _mm256_and_si256(
-			    e, _mm256_and_si256(same_avx2(pl->rbx + o, st->p[i].rbx + o),
-			                        same_avx2(pl->rby + o, st->p[i].rby + o)));
-		}
-		same |= f2d_bits_256(e) << o;
-	}
-	return same & lanes & bt->kept;
-}
-
 /* geometry_avx512 on the group at o (lanes: its lanes in use, bits 0..3) */
 AVX2 static unsigned geometry_avx2(f2d_world *w, f2d_contact_batch *bt, prestep_stage *st,
                                    int32_t o, unsigned lanes)
 {
 	const __m256i zero = _mm256_setzero_si256();
 	__m256i sat = zero;
-	__m256i nx = st32_avx2(bt->nx + o, ld64_avx2(st->nx + o));
-	__m256i ny = st32_avx2(bt->ny + o, ld64_avx2(st->ny + o));
-	st32_avx2(bt->points + o, ld64_avx2(st->points + o));
-	__m256i ima = st32_avx2(bt->ima + o, ld64_avx2(st->ima + o));
-	__m256i imb = st32_avx2(bt->imb + o, ld64_avx2(st->imb + o));
-	__m256i iia = st32_avx2(bt->iia + o, ld64_avx2(st->iia + o));
-	__m256i iib = st32_avx2(bt->iib + o, ld64_avx2(st->iib + o));
+	__m256i nx = st32_avx2(bt->nx + o, ld32_avx2(st->nx + o));
+	__m256i ny = st32_avx2(bt->ny + o, ld32_avx2(st->ny + o));
+	st32_avx2(bt->points + o, ld32_avx2(st->points + o));
+	__m256i ima = st32_avx2(bt->ima + o, ld32_avx2(st->ima + o));
+	__m256i imb = st32_avx2(bt->imb + o, ld32_avx2(st->imb + o));
+	__m256i iia = st32_avx2(bt->iia + o, ld32_avx2(st->iia + o));
+	__m256i iib = st32_avx2(bt->iib + o, ld32_avx2(st->iib + o));
 	st32_avx2(bt->dva_x + o, f2d_round16_256(_mm256_mul_epi32(ima, nx)));
 	st32_avx2(bt->dva_y + o, f2d_round16_256(_mm256_mul_epi32(ima, ny)));
 	st32_avx2(bt->dvb_x + o, f2d_round16_256(_mm256_mul_epi32(imb, nx)));
 	st32_avx2(bt->dvb_y + o, f2d_round16_256(_mm256_mul_epi32(imb, ny)));
 	__m256i m = _mm256_add_epi64(ima, imb);
-	__m256i two = ld64_avx2(st->two + o); /* -1 or 0 */
+	__m256i two = ld32_avx2(st->two + o); /* -1 or 0 */
 	__m256i has[2] = {_mm256_set1_epi64x(-1), two};
 	__m256i tiny = zero, two_q = _mm256_set1_epi64x(2);
 	__m256i rn[2][2], rt[2][2]; /* [point][body] */
 	for (int32_t i = 0; i < 2; ++i) {
 		f2d_point_lanes *pl = &bt->p[i];
-		__m256i rax = st32_avx2(pl->rax + o, ld64_avx2(st->p[i].rax + o));
-		__m256i ray = st32_avx2(pl->ray + o, ld64_avx2(st->p[i].ray + o));
-		__m256i rbx = st32_avx2(pl->rbx + o, ld64_avx2(st->p[i].rbx + o));
-		__m256i rby = st32_avx2(pl->rby + o, ld64_avx2(st->p[i].rby + o));
+		__m256i rax = st32_avx2(pl->rax + o, ld32_avx2(st->p[i].rax + o));
+		__m256i ray = st32_avx2(pl->ray + o, ld32_avx2(st->p[i].ray + o));
+		__m256i rbx = st32_avx2(pl->rbx + o, ld32_avx2(st->p[i].rbx + o));
+		__m256i rby = st32_avx2(pl->rby + o, ld32_avx2(st->p[i].rby + o));
 		__m256i mnx = _mm256_sub_epi64(zero, nx);
 		__m256i rna = trunc32_avx2(f2d_round16_256(
 		    _mm256_sub_epi64(_mm256_mul_epi32(rax, ny), _mm256_mul_epi32(ray, nx))));
@@ -1453,16 +1426,18 @@ AVX2 static unsigned motion_avx2(const prestep_consts *k, f2d_contact_batch *bt,
 	__m256i wa = zero, wb = zero;
 	if (any_rest) {
 		lin = _mm256_add_epi64(
-		    mullo_avx2(_mm256_sub_epi64(ld64_avx2(st->vbx + o), ld64_avx2(st->vax + o)), nx),
-		    mullo_avx2(_mm256_sub_epi64(ld64_avx2(st->vby + o), ld64_avx2(st->vay + o)), ny));
-		wa = ld64_avx2(st->wa + o);
-		wb = ld64_avx2(st->wb + o);
+		    mullo_avx2(_mm256_sub_epi64(ld32_avx2(st->vbx + o), ld32_avx2(st->vax + o)),
+		               nx),
+		    mullo_avx2(_mm256_sub_epi64(ld32_avx2(st->vby + o), ld32_avx2(st->vay + o)),
+		               ny));
+		wa = ld32_avx2(st->wa + o);
+		wb = ld32_avx2(st->wb + o);
 	}
-	__m256i rest = ld64_avx2(st->rest + o);
-	__m256i has[2] = {_mm256_set1_epi64x(-1), ld64_avx2(st->two + o)};
+	__m256i rest = ld32_avx2(st->rest + o);
+	__m256i has[2] = {_mm256_set1_epi64x(-1), ld32_avx2(st->two + o)};
 	for (int32_t i = 0; i < 2; ++i) {
 		f2d_point_lanes *pl = &bt->p[i];
-		__m256i s = ld64_avx2(st->p[i].sep + o);
+		__m256i s = ld32_avx2(st->p[i].sep + o);
 		__m256i spec = _mm256_sub_epi64(
 		    zero, f2d_round16_256(_mm256_mul_epi32(s, _mm256_set1_epi64x(k->inv_h))));
 		__m256i pen = _mm256_sub_epi64(_mm256_sub_epi64(zero, s), _mm256_set1_epi64x(k->slop));
@@ -1504,11 +1479,11 @@ AVX2 static unsigned prestep_batch_avx2(f2d_world *w, const prestep_consts *k,
                                         f2d_contact_batch *bt)
 {
 	prestep_stage st;
-	stage_lanes(w, bt, &st, k->soft);
+	stage_lanes(w, bt, &st);
 	unsigned lanes = (1u << bt->lanes) - 1u;
 	/* a group (4 lanes) whose every lane is kept keeps its constants; any other computes all
 	 * of them (as prestep_batch_avx512 does per batch) */
-	unsigned same = KEEP_LANES ? kept_avx2(bt, &st, lanes) : 0u, kept = 0;
+	unsigned same = KEEP_LANES ? kept_lanes8(bt, &st, lanes) : 0u, kept = 0;
 	for (int32_t o = 0; o < bt->lanes; o += 4) {
 		unsigned g = (lanes >> o) & 15u;
 		if (((same >> o) & 15u) != g) {
@@ -1828,9 +1803,15 @@ void f2d_contacts_prestep(f2d_world *w)
 	                    f2d_mul(w->def.bias_factor, w->inv_h), w->def.substep_count > 0};
 	int kernel = F2D_HAVE_SIMD ? f2d_kernel_level() : F2D_KERNEL_SCALAR;
 	bool any = false;
+	if (w->batch_count > 0) {
+		prefetch_arbiters(w, &w->batches[0]);
+	}
 	for (int32_t b = 0; b < w->batch_count; ++b) {
 		f2d_contact_batch *bt = &w->batches[b];
 		unsigned rest;
+		if (b + 1 < w->batch_count) {
+			prefetch_arbiters(w, bt + 1); /* solver_internal.h */
+		}
 #ifdef F2D_HASH_CHECK
 		if (bt->kept != 0) {
 			rest = check_kept_batch(w, &k, bt, kernel);
@@ -1843,9 +1824,11 @@ void f2d_contacts_prestep(f2d_world *w)
 			/* the soft step's bounces: see its lanes above */
 			landed_bounces(w, &k, bt, rest);
 		}
-		/* padded lanes have no bounce */
+		/* padded lanes have no bounce; nor has a lane outside rest (the SIMD paths give
+		 * those lanes whose arbiter has no restitution bounce 0, and landed_bounces
+		 * skips them), so a batch whose rest is 0 has none */
 		f2d_lane or = 0;
-		for (int32_t l = 0; l < F2D_LANES; ++l) {
+		for (int32_t l = 0; rest != 0 && l < F2D_LANES; ++l) {
 			or |= bt->p[0].bounce[l] | bt->p[1].bounce[l];
 		}
 		bt->bounce = or != 0;

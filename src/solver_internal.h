@@ -53,14 +53,54 @@ static inline int64_t mul64(fix16_t a, int64_t b)
 	return f2d_round16((int64_t)a * b);
 }
 
-/* The accumulated impulses go back to the arbiters (warm starting, hash, snapshots). */
+/* A hint to the cache (no effect on any value): gcc and clang's prefetch, nothing elsewhere
+ * (tcc). */
+#if (defined(__GNUC__) || defined(__clang__)) && !defined(__TINYC__)
+#define F2D_PREFETCH(p) __builtin_prefetch(p)
+#define F2D_PREFETCH_W(p) __builtin_prefetch(p, 1)
+#else
+#define F2D_PREFETCH(p) ((void)(p))
+#define F2D_PREFETCH_W(p) ((void)(p))
+#endif
+
+/* The arbiters of a batch, both cache lines of each (128 bytes, 64-byte aligned: core.h): the
+ * pre-step visits them in batch order (colour after colour), which no hardware prefetcher
+ * follows; asked one batch ahead, their lines arrive while the batch before is worked on. A
+ * hint only: no value changes. */
+static inline void prefetch_arbiters(const f2d_world *w, const f2d_contact_batch *bt)
+{
+	for (int32_t l = 0; l < bt->lanes; ++l) {
+		const char *arb = (const char *)(const void *)&w->arbiters[bt->arbiter[l]];
+		F2D_PREFETCH(arb);
+		F2D_PREFETCH(arb + 64);
+	}
+}
+
+/* The accumulated impulses go back to the arbiters (warm starting, hash, snapshots). The point
+ * count is the batch's (bt->points: the pre-step wrote the arbiter's count there, or found it
+ * there for a kept lane, and nothing changes the arbiters between the pre-step and here), so
+ * the arbiters are only written, in their first line (the points' impulses lie in bytes 0..63),
+ * asked for one batch ahead. */
+_Static_assert(offsetof(f2d_arbiter, points) + sizeof(f2d_contact_point) +
+                           offsetof(f2d_contact_point, pn) + 4 <=
+                       64 &&
+                   offsetof(f2d_arbiter, points) + sizeof(f2d_contact_point) +
+                           offsetof(f2d_contact_point, pt) + 4 <=
+                       64,
+               "store_impulses writes the first line of an arbiter");
 static inline void store_impulses(f2d_world *w)
 {
 	for (int32_t b = 0; b < w->batch_count; ++b) {
 		const f2d_contact_batch *bt = &w->batches[b];
+		if (b + 1 < w->batch_count) {
+			const f2d_contact_batch *next = bt + 1;
+			for (int32_t l = 0; l < next->lanes; ++l) {
+				F2D_PREFETCH_W(&w->arbiters[next->arbiter[l]]);
+			}
+		}
 		for (int32_t l = 0; l < bt->lanes; ++l) {
 			f2d_arbiter *arb = &w->arbiters[bt->arbiter[l]];
-			for (int32_t i = 0; i < arb->count; ++i) {
+			for (int32_t i = 0; i < bt->points[l]; ++i) {
 				arb->points[i].pn = bt->p[i].pn[l];
 				arb->points[i].pt = bt->p[i].pt[l];
 			}
@@ -256,8 +296,8 @@ int32_t f2d_soft_simd_run(f2d_world *w, int32_t i, int kernel, int32_t flip, boo
                           const f2d_soft_consts *k, unsigned *rest);
 
 /* coloring.c: the layout of this step's batches (body_a, body_b, arbiter, lanes, sequential,
- * body_list; kept = 0 on a new layout): the last one when every arbiter's colouring key is the
- * same, else a new colouring. Called by the pre-step. */
+ * body_list, the soft step's stiff; kept = 0 on a new layout): the last one when every arbiter's
+ * colouring key is the same, else a new colouring. Called by the pre-step. */
 void f2d_color_arbiters(f2d_world *w);
 #ifdef F2D_CONTACT_COUNT_PATHS
 /* colourings kept, colourings built, lanes whose constants were kept, lanes computed */
