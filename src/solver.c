@@ -665,59 +665,60 @@ AVX512 static inline vq vsub(vq a, vq b)
 }
 
 /* The velocity rows of 8 bodies, transposed: row l = (v.x, v.y, w, -) of lane l's body.
- * Two rows per register, then two 2-source permutes and three 128-bit shuffles. */
-AVX512 static inline void rows_load_512(int64_t (*rows)[4], const int32_t *body, vq *vx, vq *vy,
-                                        vq *vw)
+ * Rows l and l + 2 per register (lanes 0, 2 | 1, 3 | 4, 6 | 5, 7), then in-lane unpacks of
+ * 64-bit words (x and w pairs, y pairs) and three 128-bit shuffles: 7 shuffles as before, but
+ * the unpacks stay within 128-bit lanes and leave their sources intact (no register copies),
+ * against the two-source permutes with an index register (paired runs of the soft passes on
+ * this machine's AVX-512: -2 % a pass). */
+AVX512 static inline __attribute__((always_inline)) void
+rows_load_512(int64_t (*rows)[4], const int32_t *body, vq *vx, vq *vy, vq *vw)
 {
 	vq z[4];
 	for (int32_t i = 0; i < 4; ++i) {
-		__m256i lo = _mm256_loadu_si256((const __m256i *)(const void *)rows[body[2 * i]]);
-		__m256i hi =
-		    _mm256_loadu_si256((const __m256i *)(const void *)rows[body[2 * i + 1]]);
+		/* rows j and j + 2, j = 0, 1, 4, 5 */
+		int32_t j = (i & 1) + (i & 2) * 2;
+		__m256i lo = _mm256_loadu_si256((const __m256i *)(const void *)rows[body[j]]);
+		__m256i hi = _mm256_loadu_si256((const __m256i *)(const void *)rows[body[j + 2]]);
 		z[i] = _mm512_inserti64x4(_mm512_castsi256_si512(lo), hi, 1);
 	}
-	const vq ixy = _mm512_set_epi64(13, 9, 5, 1, 12, 8, 4, 0);
-	const vq iw = _mm512_set_epi64(15, 11, 7, 3, 14, 10, 6, 2);
-	vq a = _mm512_permutex2var_epi64(z[0], ixy, z[1]); /* x0..x3 y0..y3 */
-	vq b = _mm512_permutex2var_epi64(z[2], ixy, z[3]); /* x4..x7 y4..y7 */
-	vq c = _mm512_permutex2var_epi64(z[0], iw, z[1]);  /* w0..w3 -    */
-	vq d = _mm512_permutex2var_epi64(z[2], iw, z[3]);  /* w4..w7 -    */
-	*vx = _mm512_shuffle_i64x2(a, b, _MM_SHUFFLE(1, 0, 1, 0));
-	*vy = _mm512_shuffle_i64x2(a, b, _MM_SHUFFLE(3, 2, 3, 2));
-	*vw = _mm512_shuffle_i64x2(c, d, _MM_SHUFFLE(1, 0, 1, 0));
+	vq t0 = _mm512_unpacklo_epi64(z[0], z[1]); /* x0 x1 | w0 w1 | x2 x3 | w2 w3 */
+	vq t1 = _mm512_unpackhi_epi64(z[0], z[1]); /* y0 y1 | -     | y2 y3 | -     */
+	vq t2 = _mm512_unpacklo_epi64(z[2], z[3]); /* x4 x5 | w4 w5 | x6 x7 | w6 w7 */
+	vq t3 = _mm512_unpackhi_epi64(z[2], z[3]); /* y4 y5 | -     | y6 y7 | -     */
+	*vx = _mm512_shuffle_i64x2(t0, t2, _MM_SHUFFLE(2, 0, 2, 0));
+	*vy = _mm512_shuffle_i64x2(t1, t3, _MM_SHUFFLE(2, 0, 2, 0));
+	*vw = _mm512_shuffle_i64x2(t0, t2, _MM_SHUFFLE(3, 1, 3, 1));
 }
 
 /* The inverse of rows_load_512, for the lanes whose bit is set only (the 4th word of a row is
- * junk). */
-AVX512 static inline void rows_store_512(int64_t (*rows)[4], const int32_t *body, unsigned m, vq vx,
-                                         vq vy, vq vw)
+ * junk): the (x, y) pairs by in-lane unpacks, then each row's two 128-bit halves joined by a
+ * 256-bit permute (vperm2i128, half the cost of a 512-bit shuffle on a CPU that splits those in
+ * two; paired runs of the soft passes: -2 % a pass against two-source 512-bit permutes) */
+AVX512 static inline __attribute__((always_inline)) void
+rows_store_512(int64_t (*rows)[4], const int32_t *body, unsigned m, vq vx, vq vy, vq vw)
 {
-	vq a = _mm512_shuffle_i64x2(vx, vy, _MM_SHUFFLE(1, 0, 1, 0)); /* x0..x3 y0..y3 */
-	vq b = _mm512_shuffle_i64x2(vx, vy, _MM_SHUFFLE(3, 2, 3, 2)); /* x4..x7 y4..y7 */
-	vq c = _mm512_shuffle_i64x2(vw, vw, _MM_SHUFFLE(1, 0, 1, 0)); /* w0..w3 w0..w3 */
-	vq d = _mm512_shuffle_i64x2(vw, vw, _MM_SHUFFLE(3, 2, 3, 2)); /* w4..w7 w4..w7 */
-	const vq i01 = _mm512_set_epi64(13, 9, 5, 1, 12, 8, 4, 0);
-	const vq i23 = _mm512_set_epi64(15, 11, 7, 3, 14, 10, 6, 2);
-	vq z[4] = {_mm512_permutex2var_epi64(a, i01, c), _mm512_permutex2var_epi64(a, i23, c),
-	           _mm512_permutex2var_epi64(b, i01, d), _mm512_permutex2var_epi64(b, i23, d)};
+	vq p = _mm512_unpacklo_epi64(vx, vy);  /* x0 y0 | x2 y2 | x4 y4 | x6 y6 */
+	vq q = _mm512_unpackhi_epi64(vx, vy);  /* x1 y1 | x3 y3 | x5 y5 | x7 y7 */
+	vq wo = _mm512_unpackhi_epi64(vw, vw); /* w1 w1 | w3 w3 | w5 w5 | w7 w7 */
+	/* vw itself is w0 w1 | w2 w3 | ...: the even rows' w in the low word of each 128 bits */
+	__m256i pl = _mm512_castsi512_si256(p), ph = _mm512_extracti64x4_epi64(p, 1);
+	__m256i ql = _mm512_castsi512_si256(q), qh = _mm512_extracti64x4_epi64(q, 1);
+	__m256i el = _mm512_castsi512_si256(vw), eh = _mm512_extracti64x4_epi64(vw, 1);
+	__m256i ol = _mm512_castsi512_si256(wo), oh = _mm512_extracti64x4_epi64(wo, 1);
+	__m256i r[8] = {_mm256_permute2x128_si256(pl, el, 0x20), _mm256_permute2x128_si256(ql, ol, 0x20),
+	                _mm256_permute2x128_si256(pl, el, 0x31), _mm256_permute2x128_si256(ql, ol, 0x31),
+	                _mm256_permute2x128_si256(ph, eh, 0x20), _mm256_permute2x128_si256(qh, oh, 0x20),
+	                _mm256_permute2x128_si256(ph, eh, 0x31), _mm256_permute2x128_si256(qh, oh, 0x31)};
 	if ((m & 0xFFu) == 0xFFu) {
 		/* every lane (the common case): no test per lane */
-		for (int32_t i = 0; i < 4; ++i) {
-			_mm256_storeu_si256((__m256i *)(void *)rows[body[2 * i]],
-			                    _mm512_castsi512_si256(z[i]));
-			_mm256_storeu_si256((__m256i *)(void *)rows[body[2 * i + 1]],
-			                    _mm512_extracti64x4_epi64(z[i], 1));
+		for (int32_t i = 0; i < 8; ++i) {
+			_mm256_storeu_si256((__m256i *)(void *)rows[body[i]], r[i]);
 		}
 		return;
 	}
-	for (int32_t i = 0; i < 4; ++i) {
-		if (m & (1u << (2 * i))) {
-			_mm256_storeu_si256((__m256i *)(void *)rows[body[2 * i]],
-			                    _mm512_castsi512_si256(z[i]));
-		}
-		if (m & (1u << (2 * i + 1))) {
-			_mm256_storeu_si256((__m256i *)(void *)rows[body[2 * i + 1]],
-			                    _mm512_extracti64x4_epi64(z[i], 1));
+	for (int32_t i = 0; i < 8; ++i) {
+		if (m & (1u << i)) {
+			_mm256_storeu_si256((__m256i *)(void *)rows[body[i]], r[i]);
 		}
 	}
 }
