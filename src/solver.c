@@ -752,8 +752,11 @@ rows_store_512(int64_t (*rows)[4], const int32_t *body, unsigned m, vq vx, vq vy
 #define K_ANY(p) ((unsigned)(p) != 0u)
 #define K_ROUND16(p) K_SRA(K_ADD(K_ADD(p, K_SET1(0x8000)), K_SRA(p, 63)), 16)
 #define K_ROUND16_NN(p) _mm512_srli_epi64(K_ADD(p, K_SET1(0x8000)), 16)
-/* p / 8 truncating: (p + (p < 0 ? 7 : 0)) >> 3, arithmetic */
-#define K_DIV8(p) K_SRA(K_ADD(p, _mm512_and_si512(K_SRA(p, 63), K_SET1(7))), 3)
+#define K_ROUND16_NN_NEG(p) _mm512_srli_epi64(K_SUB(K_SET1(0x8000), p), 16)
+/* round16(p) / 8 truncating, in one rounding shift (solver_kernel.h, K_ROUND16_DIV8):
+ * (p + 2^15 + (p < 0 ? 7 2^16 - 1 : 0)) >> 19, arithmetic */
+#define K_ROUND16_DIV8(p)                                                                          \
+	K_SRA(K_ADD(K_ADD(p, K_SET1(0x8000)), _mm512_and_si512(K_SRA(p, 63), K_SET1(0x6FFFF))), 19)
 #define K_OKBITS(acc)                                                                              \
 	((unsigned)_mm512_cmplt_epu64_mask(acc, _mm512_set1_epi64((int64_t)FAST_LIMIT)))
 #define K_STORE_BITS(p, bits, v) _mm512_mask_cvtepi64_storeu_epi32(p, (__mmask8)(bits), v)
@@ -783,7 +786,8 @@ rows_store_512(int64_t (*rows)[4], const int32_t *body, unsigned m, vq vx, vq vy
 #undef K_ANY
 #undef K_ROUND16
 #undef K_ROUND16_NN
-#undef K_DIV8
+#undef K_ROUND16_NN_NEG
+#undef K_ROUND16_DIV8
 #undef K_STORE_BITS
 #undef K_ROWS_LOAD
 #undef K_ROWS_STORE
@@ -792,15 +796,16 @@ rows_store_512(int64_t (*rows)[4], const int32_t *body, unsigned m, vq vx, vq vy
  * compares and blends (vpblendvb), all integer instructions. */
 #define AVX2 F2D_TARGET_AVX2
 
-/* p / 8 truncating toward 0 (C's division) for |p| < 2^59: (p + (p < 0 ? 7 : 0)) >> 3,
- * the arithmetic shift of t as the logical shift of t + 2^63 less 2^60 (as f2d_round16_256) */
-AVX2 static inline __m256i div8_avx2(__m256i p)
+/* round16(p) / 8 truncating toward 0 (C's division) for |p| < 2^62 (solver_kernel.h,
+ * K_ROUND16_DIV8): t = p + 2^15 + (p < 0 ? 7 2^16 - 1 : 0) shifted right by 19, arithmetic,
+ * as the logical shift of t + 2^63 less 2^44 (as f2d_round16_256); six instructions, against
+ * eleven for the rounding and the division apart */
+AVX2 static inline __m256i round16_div8_avx2(__m256i p)
 {
 	__m256i sign = _mm256_cmpgt_epi64(_mm256_setzero_si256(), p);
-	__m256i t =
-	    _mm256_add_epi64(_mm256_add_epi64(p, _mm256_and_si256(sign, _mm256_set1_epi64x(7))),
-	                     _mm256_set1_epi64x(INT64_MIN));
-	return _mm256_sub_epi64(_mm256_srli_epi64(t, 3), _mm256_set1_epi64x((int64_t)1 << 60));
+	__m256i t = _mm256_add_epi64(_mm256_add_epi64(p, _mm256_set1_epi64x(INT64_MIN + 0x8000)),
+	                             _mm256_and_si256(sign, _mm256_set1_epi64x(0x6FFFF)));
+	return _mm256_sub_epi64(_mm256_srli_epi64(t, 19), _mm256_set1_epi64x((int64_t)1 << 44));
 }
 
 /* the low halves of the 4 lanes (the fix16 values), stored where bits says */
@@ -879,7 +884,8 @@ AVX2 static inline void rows_store_256(int64_t (*rows)[4], const int32_t *body, 
 #define K_ANY(p) (_mm256_movemask_epi8(p) != 0)
 #define K_ROUND16(p) f2d_round16_256(p)
 #define K_ROUND16_NN(p) _mm256_srli_epi64(K_ADD(p, K_SET1(0x8000)), 16)
-#define K_DIV8(p) div8_avx2(p)
+#define K_ROUND16_NN_NEG(p) _mm256_srli_epi64(K_SUB(K_SET1(0x8000), p), 16)
+#define K_ROUND16_DIV8(p) round16_div8_avx2(p)
 #define K_OKBITS(acc) f2d_okbits_256(acc)
 #define K_STORE_BITS(p, bits, v) store_bits_256(p, bits, v)
 #define K_ROWS_LOAD rows_load_256
