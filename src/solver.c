@@ -1611,6 +1611,33 @@ void f2d_test_inverse_masses(int kernel, const int64_t *k, int32_t *m)
 }
 #endif
 
+#ifdef F2D_CONTACT_COUNT_PATHS
+/* test_solver_paths' check of the kernels' rounding shortcuts ("roundings"): for the kernel
+ * (F2D_KERNEL_AVX2 or F2D_KERNEL_AVX512, at most f2d_kernel_level()) on 8 values p, out[0]
+ * round16, out[1] the rounding of p >= 0, out[2] of -p for p <= 0, out[3] round16(p) / 8
+ * (solver_kernel.h, K(test_roundings)); false (out untouched) for any other kernel or without
+ * the SIMD kernels */
+bool f2d_test_kernel_roundings(int kernel, const int64_t *p, int64_t (*out)[8]);
+bool f2d_test_kernel_roundings(int kernel, const int64_t *p, int64_t (*out)[8])
+{
+#if F2D_HAVE_SIMD
+	if (kernel == F2D_KERNEL_AVX512 && kernel <= f2d_kernel_level()) {
+		test_roundings_512(p, out);
+		return true;
+	}
+	if (kernel == F2D_KERNEL_AVX2 && kernel <= f2d_kernel_level()) {
+		test_roundings_256(p, out);
+		return true;
+	}
+#else
+	(void)p;
+	(void)out;
+#endif
+	(void)kernel;
+	return false;
+}
+#endif
+
 /* A Gauss-Seidel pass by the SIMD kernel from batch i on (K(solve_run_f*) in solver_kernel.h,
  * flip a constant there), as simd_warm_run below */
 static int32_t simd_solve_run(f2d_world *w, int32_t i, int kernel, int32_t flip, unsigned *rest)

@@ -86,7 +86,10 @@ K_ATTR static inline kv K(normal)(const f2d_point_lanes *p, int32_t o, kv vn, kv
 	kv e = K_SUB(K_LD(p->bias + o), vn);
 	kv q = K_MAX(K_ADD(pn, K(mul16)(K_LD(p->mass_n + o), e)), K_ZERO);
 	kv d = K_SUB(q, pn);
-	*acc = K_OR3(*acc, K(chk)(e), K_OR(K(chk)(q), K(chk)(d)));
+	/* q >= 0 (the clamp) goes into the check as it is: below 2^31 it is a fix16 value, which
+	 * is all the exact path's clamp at INT32_MAX and the uses of q ask (a product operand,
+	 * d in (-2^31, 2^31)); the scalar path's [0, 2^30) is stricter, with the same bits */
+	*acc = K_OR3(*acc, K(chk)(e), K_OR(q, K(chk)(d)));
 	*pn_out = q;
 	return d;
 }
@@ -354,9 +357,11 @@ K_ATTR static inline __attribute__((always_inline)) unsigned K(soft)(int64_t (*r
 			}
 			q = K_SUB(pn0, K(mul16)(mn, y));
 		}
-		/* the clamp at INT32_MAX is the check's: a q above it fails */
+		/* the clamp at INT32_MAX is the check's: a q above it fails. q >= 0 goes in as it
+		 * is (K(normal)): below 2^31 it is a fix16 value, all the exact path's clamp and
+		 * the uses below ask */
 		q = K_MAX(q, K_ZERO);
-		acc = K_OR(acc, K(chk)(q));
+		acc = K_OR(acc, q);
 		pn[i] = q;
 		dp[i] = K_SUB(q, pn0);
 	}
@@ -525,6 +530,27 @@ K_SOFT_RUN(f1b0, 1, 0)
 K_SOFT_RUN(f1b1, 1, 1)
 #undef K_SOFT_RUN
 #undef K_SOFT_GROUPS
+
+#ifdef F2D_CONTACT_COUNT_PATHS
+/* test_solver_paths' check of this width's rounding shortcuts ("roundings"; solver.c,
+ * f2d_test_kernel_roundings) on the 8 values p, K_W at a time: out[0] K(round16), out[1]
+ * K_ROUND16_NN (f2d_round16 for p >= 0), out[2] K_ROUND16_NN_NEG (f2d_round16(-p) for p <= 0),
+ * out[3] K_ROUND16_DIV8 (f2d_round16(p) / 8, |p| < 2^62) */
+K_ATTR static void K(test_roundings)(const int64_t *p, int64_t (*out)[8])
+{
+	for (int32_t o = 0; o < 8; o += K_W) {
+		kv x, r[4];
+		memcpy(&x, p + o, sizeof x);
+		r[0] = K(round16)(x);
+		r[1] = K_ROUND16_NN(x);
+		r[2] = K_ROUND16_NN_NEG(x);
+		r[3] = K_ROUND16_DIV8(x);
+		for (int32_t i = 0; i < 4; ++i) {
+			memcpy(out[i] + o, &r[i], sizeof r[i]);
+		}
+	}
+}
+#endif
 
 /* The soft pass's run (K_SOFT_RUN) of the variant of (flip, use_bias) (no target attribute:
  * inlined into its caller) */
