@@ -726,9 +726,10 @@ rows_store_512(int64_t (*rows)[4], const int32_t *body, unsigned m, vq vx, vq vy
 /* AVX-512: one group is a batch (no group loop); the group kernels are inlined into the runs
  * of batches (K(solve_run_f*), K(warm_run), K(soft_run_*)), flip and use_bias constants there
  * (measured on pyramid20, per-step minimum over 5 runs: the soft step 0.0850 -> 0.0794 ms, the
- * Gauss-Seidel step 0.0796 -> 0.0790 ms) */
+ * Gauss-Seidel step 0.0796 -> 0.0790 ms); K(warm) too (the compiler kept it a call: paired
+ * runs of the warm start on settled batches, pyramid20 and rain1000: -2 % and -4 % a batch) */
 #define K_BATCH 0
-#define K_INLINE
+#define K_INLINE __attribute__((always_inline))
 
 #define K(name) name##_512
 #define K_ATTR AVX512
