@@ -664,59 +664,60 @@ AVX512 static inline vq vsub(vq a, vq b)
 }
 
 /* The velocity rows of 8 bodies, transposed: row l = (v.x, v.y, w, -) of lane l's body.
- * Two rows per register, then two 2-source permutes and three 128-bit shuffles. */
-AVX512 static inline void rows_load_512(int64_t (*rows)[4], const int32_t *body, vq *vx, vq *vy,
-                                        vq *vw)
+ * Rows l and l + 2 per register (lanes 0, 2 | 1, 3 | 4, 6 | 5, 7), then in-lane unpacks of
+ * 64-bit words (x and w pairs, y pairs) and three 128-bit shuffles: 7 shuffles as before, but
+ * the unpacks stay within 128-bit lanes and leave their sources intact (no register copies),
+ * against the two-source permutes with an index register (paired runs of the soft passes on
+ * this machine's AVX-512: -2 % a pass). */
+AVX512 static inline __attribute__((always_inline)) void
+rows_load_512(int64_t (*rows)[4], const int32_t *body, vq *vx, vq *vy, vq *vw)
 {
 	vq z[4];
 	for (int32_t i = 0; i < 4; ++i) {
-		__m256i lo = _mm256_loadu_si256((const __m256i *)(const void *)rows[body[2 * i]]);
-		__m256i hi =
-		    _mm256_loadu_si256((const __m256i *)(const void *)rows[body[2 * i + 1]]);
+		/* rows j and j + 2, j = 0, 1, 4, 5 */
+		int32_t j = (i & 1) + (i & 2) * 2;
+		__m256i lo = _mm256_loadu_si256((const __m256i *)(const void *)rows[body[j]]);
+		__m256i hi = _mm256_loadu_si256((const __m256i *)(const void *)rows[body[j + 2]]);
 		z[i] = _mm512_inserti64x4(_mm512_castsi256_si512(lo), hi, 1);
 	}
-	const vq ixy = _mm512_set_epi64(13, 9, 5, 1, 12, 8, 4, 0);
-	const vq iw = _mm512_set_epi64(15, 11, 7, 3, 14, 10, 6, 2);
-	vq a = _mm512_permutex2var_epi64(z[0], ixy, z[1]); /* x0..x3 y0..y3 */
-	vq b = _mm512_permutex2var_epi64(z[2], ixy, z[3]); /* x4..x7 y4..y7 */
-	vq c = _mm512_permutex2var_epi64(z[0], iw, z[1]);  /* w0..w3 -    */
-	vq d = _mm512_permutex2var_epi64(z[2], iw, z[3]);  /* w4..w7 -    */
-	*vx = _mm512_shuffle_i64x2(a, b, _MM_SHUFFLE(1, 0, 1, 0));
-	*vy = _mm512_shuffle_i64x2(a, b, _MM_SHUFFLE(3, 2, 3, 2));
-	*vw = _mm512_shuffle_i64x2(c, d, _MM_SHUFFLE(1, 0, 1, 0));
+	vq t0 = _mm512_unpacklo_epi64(z[0], z[1]); /* x0 x1 | w0 w1 | x2 x3 | w2 w3 */
+	vq t1 = _mm512_unpackhi_epi64(z[0], z[1]); /* y0 y1 | -     | y2 y3 | -     */
+	vq t2 = _mm512_unpacklo_epi64(z[2], z[3]); /* x4 x5 | w4 w5 | x6 x7 | w6 w7 */
+	vq t3 = _mm512_unpackhi_epi64(z[2], z[3]); /* y4 y5 | -     | y6 y7 | -     */
+	*vx = _mm512_shuffle_i64x2(t0, t2, _MM_SHUFFLE(2, 0, 2, 0));
+	*vy = _mm512_shuffle_i64x2(t1, t3, _MM_SHUFFLE(2, 0, 2, 0));
+	*vw = _mm512_shuffle_i64x2(t0, t2, _MM_SHUFFLE(3, 1, 3, 1));
 }
 
 /* The inverse of rows_load_512, for the lanes whose bit is set only (the 4th word of a row is
- * junk). */
-AVX512 static inline void rows_store_512(int64_t (*rows)[4], const int32_t *body, unsigned m, vq vx,
-                                         vq vy, vq vw)
+ * junk): the (x, y) pairs by in-lane unpacks, then each row's two 128-bit halves joined by a
+ * 256-bit permute (vperm2i128, half the cost of a 512-bit shuffle on a CPU that splits those in
+ * two; paired runs of the soft passes: -2 % a pass against two-source 512-bit permutes) */
+AVX512 static inline __attribute__((always_inline)) void
+rows_store_512(int64_t (*rows)[4], const int32_t *body, unsigned m, vq vx, vq vy, vq vw)
 {
-	vq a = _mm512_shuffle_i64x2(vx, vy, _MM_SHUFFLE(1, 0, 1, 0)); /* x0..x3 y0..y3 */
-	vq b = _mm512_shuffle_i64x2(vx, vy, _MM_SHUFFLE(3, 2, 3, 2)); /* x4..x7 y4..y7 */
-	vq c = _mm512_shuffle_i64x2(vw, vw, _MM_SHUFFLE(1, 0, 1, 0)); /* w0..w3 w0..w3 */
-	vq d = _mm512_shuffle_i64x2(vw, vw, _MM_SHUFFLE(3, 2, 3, 2)); /* w4..w7 w4..w7 */
-	const vq i01 = _mm512_set_epi64(13, 9, 5, 1, 12, 8, 4, 0);
-	const vq i23 = _mm512_set_epi64(15, 11, 7, 3, 14, 10, 6, 2);
-	vq z[4] = {_mm512_permutex2var_epi64(a, i01, c), _mm512_permutex2var_epi64(a, i23, c),
-	           _mm512_permutex2var_epi64(b, i01, d), _mm512_permutex2var_epi64(b, i23, d)};
+	vq p = _mm512_unpacklo_epi64(vx, vy);  /* x0 y0 | x2 y2 | x4 y4 | x6 y6 */
+	vq q = _mm512_unpackhi_epi64(vx, vy);  /* x1 y1 | x3 y3 | x5 y5 | x7 y7 */
+	vq wo = _mm512_unpackhi_epi64(vw, vw); /* w1 w1 | w3 w3 | w5 w5 | w7 w7 */
+	/* vw itself is w0 w1 | w2 w3 | ...: the even rows' w in the low word of each 128 bits */
+	__m256i pl = _mm512_castsi512_si256(p), ph = _mm512_extracti64x4_epi64(p, 1);
+	__m256i ql = _mm512_castsi512_si256(q), qh = _mm512_extracti64x4_epi64(q, 1);
+	__m256i el = _mm512_castsi512_si256(vw), eh = _mm512_extracti64x4_epi64(vw, 1);
+	__m256i ol = _mm512_castsi512_si256(wo), oh = _mm512_extracti64x4_epi64(wo, 1);
+	__m256i r[8] = {_mm256_permute2x128_si256(pl, el, 0x20), _mm256_permute2x128_si256(ql, ol, 0x20),
+	                _mm256_permute2x128_si256(pl, el, 0x31), _mm256_permute2x128_si256(ql, ol, 0x31),
+	                _mm256_permute2x128_si256(ph, eh, 0x20), _mm256_permute2x128_si256(qh, oh, 0x20),
+	                _mm256_permute2x128_si256(ph, eh, 0x31), _mm256_permute2x128_si256(qh, oh, 0x31)};
 	if ((m & 0xFFu) == 0xFFu) {
 		/* every lane (the common case): no test per lane */
-		for (int32_t i = 0; i < 4; ++i) {
-			_mm256_storeu_si256((__m256i *)(void *)rows[body[2 * i]],
-			                    _mm512_castsi512_si256(z[i]));
-			_mm256_storeu_si256((__m256i *)(void *)rows[body[2 * i + 1]],
-			                    _mm512_extracti64x4_epi64(z[i], 1));
+		for (int32_t i = 0; i < 8; ++i) {
+			_mm256_storeu_si256((__m256i *)(void *)rows[body[i]], r[i]);
 		}
 		return;
 	}
-	for (int32_t i = 0; i < 4; ++i) {
-		if (m & (1u << (2 * i))) {
-			_mm256_storeu_si256((__m256i *)(void *)rows[body[2 * i]],
-			                    _mm512_castsi512_si256(z[i]));
-		}
-		if (m & (1u << (2 * i + 1))) {
-			_mm256_storeu_si256((__m256i *)(void *)rows[body[2 * i + 1]],
-			                    _mm512_extracti64x4_epi64(z[i], 1));
+	for (int32_t i = 0; i < 8; ++i) {
+		if (m & (1u << i)) {
+			_mm256_storeu_si256((__m256i *)(void *)rows[body[i]], r[i]);
 		}
 	}
 }
@@ -724,9 +725,10 @@ AVX512 static inline void rows_store_512(int64_t (*rows)[4], const int32_t *body
 /* AVX-512: one group is a batch (no group loop); the group kernels are inlined into the runs
  * of batches (K(solve_run_f*), K(warm_run), K(soft_run_*)), flip and use_bias constants there
  * (measured on pyramid20, per-step minimum over 5 runs: the soft step 0.0850 -> 0.0794 ms, the
- * Gauss-Seidel step 0.0796 -> 0.0790 ms) */
+ * Gauss-Seidel step 0.0796 -> 0.0790 ms); K(warm) too (the compiler kept it a call: paired
+ * runs of the warm start on settled batches, pyramid20 and rain1000: -2 % and -4 % a batch) */
 #define K_BATCH 0
-#define K_INLINE
+#define K_INLINE __attribute__((always_inline))
 
 #define K(name) name##_512
 #define K_ATTR AVX512
@@ -750,8 +752,11 @@ AVX512 static inline void rows_store_512(int64_t (*rows)[4], const int32_t *body
 #define K_ANY(p) ((unsigned)(p) != 0u)
 #define K_ROUND16(p) K_SRA(K_ADD(K_ADD(p, K_SET1(0x8000)), K_SRA(p, 63)), 16)
 #define K_ROUND16_NN(p) _mm512_srli_epi64(K_ADD(p, K_SET1(0x8000)), 16)
-/* p / 8 truncating: (p + (p < 0 ? 7 : 0)) >> 3, arithmetic */
-#define K_DIV8(p) K_SRA(K_ADD(p, _mm512_and_si512(K_SRA(p, 63), K_SET1(7))), 3)
+#define K_ROUND16_NN_NEG(p) _mm512_srli_epi64(K_SUB(K_SET1(0x8000), p), 16)
+/* round16(p) / 8 truncating, in one rounding shift (solver_kernel.h, K_ROUND16_DIV8):
+ * (p + 2^15 + (p < 0 ? 7 2^16 - 1 : 0)) >> 19, arithmetic */
+#define K_ROUND16_DIV8(p)                                                                          \
+	K_SRA(K_ADD(K_ADD(p, K_SET1(0x8000)), _mm512_and_si512(K_SRA(p, 63), K_SET1(0x6FFFF))), 19)
 #define K_OKBITS(acc)                                                                              \
 	((unsigned)_mm512_cmplt_epu64_mask(acc, _mm512_set1_epi64((int64_t)FAST_LIMIT)))
 #define K_STORE_BITS(p, bits, v) _mm512_mask_cvtepi64_storeu_epi32(p, (__mmask8)(bits), v)
@@ -781,7 +786,8 @@ AVX512 static inline void rows_store_512(int64_t (*rows)[4], const int32_t *body
 #undef K_ANY
 #undef K_ROUND16
 #undef K_ROUND16_NN
-#undef K_DIV8
+#undef K_ROUND16_NN_NEG
+#undef K_ROUND16_DIV8
 #undef K_STORE_BITS
 #undef K_ROWS_LOAD
 #undef K_ROWS_STORE
@@ -790,15 +796,16 @@ AVX512 static inline void rows_store_512(int64_t (*rows)[4], const int32_t *body
  * compares and blends (vpblendvb), all integer instructions. */
 #define AVX2 F2D_TARGET_AVX2
 
-/* p / 8 truncating toward 0 (C's division) for |p| < 2^59: (p + (p < 0 ? 7 : 0)) >> 3,
- * the arithmetic shift of t as the logical shift of t + 2^63 less 2^60 (as f2d_round16_256) */
-AVX2 static inline __m256i div8_avx2(__m256i p)
+/* round16(p) / 8 truncating toward 0 (C's division) for |p| < 2^62 (solver_kernel.h,
+ * K_ROUND16_DIV8): t = p + 2^15 + (p < 0 ? 7 2^16 - 1 : 0) shifted right by 19, arithmetic,
+ * as the logical shift of t + 2^63 less 2^44 (as f2d_round16_256); six instructions, against
+ * eleven for the rounding and the division apart */
+AVX2 static inline __m256i round16_div8_avx2(__m256i p)
 {
 	__m256i sign = _mm256_cmpgt_epi64(_mm256_setzero_si256(), p);
-	__m256i t =
-	    _mm256_add_epi64(_mm256_add_epi64(p, _mm256_and_si256(sign, _mm256_set1_epi64x(7))),
-	                     _mm256_set1_epi64x(INT64_MIN));
-	return _mm256_sub_epi64(_mm256_srli_epi64(t, 3), _mm256_set1_epi64x((int64_t)1 << 60));
+	__m256i t = _mm256_add_epi64(_mm256_add_epi64(p, _mm256_set1_epi64x(INT64_MIN + 0x8000)),
+	                             _mm256_and_si256(sign, _mm256_set1_epi64x(0x6FFFF)));
+	return _mm256_sub_epi64(_mm256_srli_epi64(t, 19), _mm256_set1_epi64x((int64_t)1 << 44));
 }
 
 /* the low halves of the 4 lanes (the fix16 values), stored where bits says */
@@ -877,7 +884,8 @@ AVX2 static inline void rows_store_256(int64_t (*rows)[4], const int32_t *body, 
 #define K_ANY(p) (_mm256_movemask_epi8(p) != 0)
 #define K_ROUND16(p) f2d_round16_256(p)
 #define K_ROUND16_NN(p) _mm256_srli_epi64(K_ADD(p, K_SET1(0x8000)), 16)
-#define K_DIV8(p) div8_avx2(p)
+#define K_ROUND16_NN_NEG(p) _mm256_srli_epi64(K_SUB(K_SET1(0x8000), p), 16)
+#define K_ROUND16_DIV8(p) round16_div8_avx2(p)
 #define K_OKBITS(acc) f2d_okbits_256(acc)
 #define K_STORE_BITS(p, bits, v) store_bits_256(p, bits, v)
 #define K_ROWS_LOAD rows_load_256
@@ -1576,6 +1584,33 @@ void f2d_test_inverse_masses(int kernel, const int64_t *k, int32_t *m)
 		}
 	}
 	free(w);
+}
+#endif
+
+#ifdef F2D_CONTACT_COUNT_PATHS
+/* test_solver_paths' check of the kernels' rounding shortcuts ("roundings"): for the kernel
+ * (F2D_KERNEL_AVX2 or F2D_KERNEL_AVX512, at most f2d_kernel_level()) on 8 values p, out[0]
+ * round16, out[1] the rounding of p >= 0, out[2] of -p for p <= 0, out[3] round16(p) / 8
+ * (solver_kernel.h, K(test_roundings)); false (out untouched) for any other kernel or without
+ * the SIMD kernels */
+bool f2d_test_kernel_roundings(int kernel, const int64_t *p, int64_t (*out)[8]);
+bool f2d_test_kernel_roundings(int kernel, const int64_t *p, int64_t (*out)[8])
+{
+#if F2D_HAVE_SIMD
+	if (kernel == F2D_KERNEL_AVX512 && kernel <= f2d_kernel_level()) {
+		test_roundings_512(p, out);
+		return true;
+	}
+	if (kernel == F2D_KERNEL_AVX2 && kernel <= f2d_kernel_level()) {
+		test_roundings_256(p, out);
+		return true;
+	}
+#else
+	(void)p;
+	(void)out;
+#endif
+	(void)kernel;
+	return false;
 }
 #endif
 

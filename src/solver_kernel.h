@@ -15,7 +15,14 @@
  *   K_ROUND16(p)   f2d_round16 of each lane (arithmetic shift)
  *   K_ROUND16_NN(p)  the same for a lane p >= 0: (p + 2^15) >> 16, logical (any other lane's
  *                  result is not f2d_round16's)
- *   K_DIV8(p)      C's p / 8 of each lane (truncating toward 0), |p| < 2^59
+ *   K_ROUND16_NN_NEG(p)  f2d_round16(-p) for a lane p <= 0: (2^15 - p) >> 16, logical
+ *   K_ROUND16_DIV8(p)  C's f2d_round16(p) / 8 of each lane (the division truncating toward 0),
+ *                  |p| < 2^62: for p >= 0 round16(p) = floor((p + 2^15) / 2^16) >= 0, and its
+ *                  floor(/ 8) is floor((p + 2^15) / 2^19); for p < 0 round16(p) =
+ *                  floor((p + 2^15 - 1) / 2^16) <= 0, whose truncated division by 8 is
+ *                  floor((round16(p) + 7) / 8) = floor((p + 2^15 - 1 + 7 2^16) / 2^19)
+ *                  (floor(floor(x / a) / b) = floor(x / (a b)) for integers, a, b > 0): one
+ *                  rounding shift by 19 with the addend 2^15 or 0x77FFF by the sign
  *   K_STORE_BITS(p, bits, v)  stores the lanes of v whose bit is set
  *   K_ROWS_LOAD / K_ROWS_STORE  the velocity rows of the lanes' bodies, transposed
  *   K_BATCH        1: a batch is several groups (a loop over them); 0: a batch is one group
@@ -65,9 +72,8 @@ K_ATTR static inline kv K(friction)(const f2d_point_lanes *p, int32_t o, kv vt, 
 	kv max_pt = K_MIN(K(mul16nn)(mu, K_LD(p->pn + o)), K_SET1(INT32_MAX));
 	kv neg = K_SUB(K_ZERO, max_pt);
 	kv q = K_SUB(pt, K(mul16)(K_LD(p->mass_t + o), vt));
-	/* q < -max ? -max : (q > max ? max : q) */
-	kv r = K_SEL(K_GT(q, max_pt), max_pt, q);
-	r = K_SEL(K_LT(q, neg), neg, r);
+	/* q < -max ? -max : (q > max ? max : q), that is max(min(q, max), -max) as max >= 0 >= -max */
+	kv r = K_MAX(K_MIN(q, max_pt), neg);
 	kv d = K_SUB(r, pt);
 	*acc = K_OR(*acc, K(chk)(d));
 	return d;
@@ -80,7 +86,10 @@ K_ATTR static inline kv K(normal)(const f2d_point_lanes *p, int32_t o, kv vn, kv
 	kv e = K_SUB(K_LD(p->bias + o), vn);
 	kv q = K_MAX(K_ADD(pn, K(mul16)(K_LD(p->mass_n + o), e)), K_ZERO);
 	kv d = K_SUB(q, pn);
-	*acc = K_OR3(*acc, K(chk)(e), K_OR(K(chk)(q), K(chk)(d)));
+	/* q >= 0 (the clamp) goes into the check as it is: below 2^31 it is a fix16 value, which
+	 * is all the exact path's clamp at INT32_MAX and the uses of q ask (a product operand,
+	 * d in (-2^31, 2^31)); the scalar path's [0, 2^30) is stricter, with the same bits */
+	*acc = K_OR3(*acc, K(chk)(e), K_OR(q, K(chk)(d)));
 	*pn_out = q;
 	return d;
 }
@@ -274,8 +283,8 @@ K_ATTR static inline __attribute__((always_inline)) unsigned K(soft)(int64_t (*r
 		acc = K_OR(acc, K(chk)(sv[i]));
 	}
 	/* the friction anchors (soft_slip, soft_anchor: round16(slip inv_h) / 8, the slip a product
-	 * operand, checked; the division truncating, K_DIV8), which do not depend on the velocities
-	 * either: the displacements are not needed past here */
+	 * operand, checked; the division truncating, both in K_ROUND16_DIV8), which do not depend
+	 * on the velocities either: the displacements are not needed past here */
 	kv a8[2] = {K_ZERO, K_ZERO};
 	if (use_bias) {
 		/* the linear part, shared: (ddx, ddy) . (ny, -nx); ddx, ddy checked above */
@@ -286,7 +295,7 @@ K_ATTR static inline __attribute__((always_inline)) unsigned K(soft)(int64_t (*r
 			    K_SUB(K_MUL(dtb, K_LD(p->rt_b + o)), K_MUL(dta, K_LD(p->rt_a + o))));
 			kv slip = K_ADD(lin_t, ang_t);
 			acc = K_OR(acc, K(chk)(slip));
-			a8[i] = K_DIV8(K(mul16)(slip, K_SET1(k->inv_h)));
+			a8[i] = K_ROUND16_DIV8(K_MUL(slip, K_SET1(k->inv_h)));
 		}
 	}
 	bool gaps = K_ANY(K_GT(sv[0], K_ZERO)) || K_ANY(K_GT(sv[1], K_ZERO));
@@ -305,32 +314,54 @@ K_ATTR static inline __attribute__((always_inline)) unsigned K(soft)(int64_t (*r
 			vn = K_ADD(vn, K(mul16)(dp[0], K_LD(bt->k12_n + o)));
 		}
 		acc = K_OR(acc, K(chk)(vn));
-		/* s > 0: m_n sat(-s / h - vn) */
-		kv lam = K_ZERO, lam_gap = K_ZERO;
-		if (gaps) {
-			kv gap = K(mul16)(s, K_SET1(k->inv_h));
-			kv e = K_SUB(K_SUB(K_ZERO, gap), vn);
-			acc = K_OR(acc, K(chk)(e));
-			lam_gap = K(mul16)(mn, e);
+		/* s > 0: m_n sat(-s / h - vn). One product by m_n per point: a gap's error and a
+		 * depth's are selected before it (the selected lanes' products are the ones
+		 * computed apart before), and only when the group has both kinds */
+		kv q;
+		if (use_bias) {
+			kv e = K_ZERO;
+			if (depths) {
+				/* e needs no check: where it is used (s <= 0) the target is in
+				 * [0, max_push] (br >= 0, -s >= 0), |vn| < 2^30 (checked) and
+				 * 0 <= ms <= 2^16 (make_soft: a2 / (1 + a2)), so |ms vn| <= 2^30
+				 * and e is in (-2^30 - 1, 2^30 + 3 2^16]: the exact path's f2d_sat
+				 * is the identity there, and e is a 32-bit product operand */
+				/* br >= 0 and, where e is used (s <= 0), -s >= 0: round16 of
+				 * br (-s) = -(br s) >= 0, K_ROUND16_NN_NEG of br s (s checked: a
+				 * 32-bit operand, as -s) */
+				kv target = K_MIN(K_ROUND16_NN_NEG(K_MUL(br, s)), K_SET1(k->max_push));
+				e = K_SUB(target, K(mul16)(ms, vn));
+			}
+			/* P_n >= 0 and is >= 0: K(mul16nn); a depth's only */
+			kv isp = K(mul16nn)(is, pn0);
+			if (gaps) {
+				kv gap = K(mul16)(s, K_SET1(k->inv_h));
+				kv eg = K_SUB(K_SUB(K_ZERO, gap), vn);
+				acc = K_OR(acc, K(chk)(eg));
+				kp g = K_GT(s, K_ZERO);
+				e = K_SEL(g, eg, e);
+				isp = K_SEL(g, K_ZERO, isp);
+			}
+			q = K_ADD(pn0, K_SUB(K(mul16)(mn, e), isp));
+		} else {
+			/* the relax pass: lam = m_n (-y), y = vn at a depth, gap + vn at a gap;
+			 * round16 is odd (round16(-p) = -round16(p)), so lam = -round16(m_n y),
+			 * subtracted: no negation (and where the check of e = -y passes, y is a
+			 * 32-bit operand as -y) */
+			kv y = vn;
+			if (gaps) {
+				kv yg = K_ADD(K(mul16)(s, K_SET1(k->inv_h)), vn);
+				/* the check of e = -yg: e + 2^30 = 2^30 - yg */
+				acc = K_OR(acc, K_SUB(K_SET1((int64_t)FAST_BIAS), yg));
+				y = K_SEL(K_GT(s, K_ZERO), yg, vn);
+			}
+			q = K_SUB(pn0, K(mul16)(mn, y));
 		}
-		if (depths && use_bias) {
-			/* e needs no check: where it is used (s <= 0) the target is in
-			 * [0, max_push] (br >= 0, -s >= 0), |vn| < 2^30 (checked) and
-			 * 0 <= ms <= 2^16 (make_soft: a2 / (1 + a2)), so |ms vn| <= 2^30 and
-			 * e is in (-2^30 - 1, 2^30 + 3 2^16]: the exact path's f2d_sat is the
-			 * identity there, and e is a 32-bit product operand */
-			/* br >= 0 and, where lam is used (s <= 0), -s >= 0; P_n >= 0 and
-			 * is >= 0: K(mul16nn) (a lane with s > 0 gets lam_gap instead) */
-			kv target = K_MIN(K(mul16nn)(br, K_SUB(K_ZERO, s)), K_SET1(k->max_push));
-			kv e = K_SUB(target, K(mul16)(ms, vn));
-			lam = K_SUB(K(mul16)(mn, e), K(mul16nn)(is, pn0));
-		} else if (depths) {
-			lam = K(mul16)(mn, K_SUB(K_ZERO, vn));
-		}
-		lam = K_SEL(K_GT(s, K_ZERO), lam_gap, lam);
-		/* the clamp at INT32_MAX is the check's: a q above it fails */
-		kv q = K_MAX(K_ADD(pn0, lam), K_ZERO);
-		acc = K_OR(acc, K(chk)(q));
+		/* the clamp at INT32_MAX is the check's: a q above it fails. q >= 0 goes in as it
+		 * is (K(normal)): below 2^31 it is a fix16 value, all the exact path's clamp and
+		 * the uses below ask */
+		q = K_MAX(q, K_ZERO);
+		acc = K_OR(acc, q);
 		pn[i] = q;
 		dp[i] = K_SUB(q, pn0);
 	}
@@ -362,8 +393,8 @@ K_ATTR static inline __attribute__((always_inline)) unsigned K(soft)(int64_t (*r
 		kv max_pt = K_MIN(K(mul16nn)(mu, pn[i]), hi);
 		kv neg = K_SUB(K_ZERO, max_pt);
 		kv q = K_SUB(pt0, K(mul16)(K_LD(p->mass_t + o), vt));
-		kv r = K_SEL(K_GT(q, max_pt), max_pt, q);
-		r = K_SEL(K_LT(q, neg), neg, r);
+		/* clamped to [-max, max] (K(friction)) */
+		kv r = K_MAX(K_MIN(q, max_pt), neg);
 		kv d = K_SUB(r, pt0);
 		acc = K_OR(acc, K(chk)(d));
 		pt[i] = r;
@@ -499,6 +530,27 @@ K_SOFT_RUN(f1b0, 1, 0)
 K_SOFT_RUN(f1b1, 1, 1)
 #undef K_SOFT_RUN
 #undef K_SOFT_GROUPS
+
+#ifdef F2D_CONTACT_COUNT_PATHS
+/* test_solver_paths' check of this width's rounding shortcuts ("roundings"; solver.c,
+ * f2d_test_kernel_roundings) on the 8 values p, K_W at a time: out[0] K(round16), out[1]
+ * K_ROUND16_NN (f2d_round16 for p >= 0), out[2] K_ROUND16_NN_NEG (f2d_round16(-p) for p <= 0),
+ * out[3] K_ROUND16_DIV8 (f2d_round16(p) / 8, |p| < 2^62) */
+K_ATTR static void K(test_roundings)(const int64_t *p, int64_t (*out)[8])
+{
+	for (int32_t o = 0; o < 8; o += K_W) {
+		kv x, r[4];
+		memcpy(&x, p + o, sizeof x);
+		r[0] = K(round16)(x);
+		r[1] = K_ROUND16_NN(x);
+		r[2] = K_ROUND16_NN_NEG(x);
+		r[3] = K_ROUND16_DIV8(x);
+		for (int32_t i = 0; i < 4; ++i) {
+			memcpy(out[i] + o, &r[i], sizeof r[i]);
+		}
+	}
+}
+#endif
 
 /* The soft pass's run (K_SOFT_RUN) of the variant of (flip, use_bias) (no target attribute:
  * inlined into its caller) */

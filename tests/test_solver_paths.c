@@ -890,11 +890,83 @@ static int inverse_main(void)
 	return fflush(stdout) == 0 ? 0 : 1;
 }
 
+/* ---- "roundings": the SIMD kernels' rounding shortcuts (solver_kernel.h) ----
+ * Prints "r <kernel> <checked> <wrong>" for every SIMD kernel this build runs: K(round16),
+ * K_ROUND16_NN (p >= 0), K_ROUND16_NN_NEG (p <= 0) and K_ROUND16_DIV8 (round16(p) / 8,
+ * truncating, |p| < 2^62) against the reference f2d_round16 ((p + 2^15 + (p >> 63)) >> 16) and
+ * C's division, at the edges: k 2^16 + d for k in [-40, 40] (the division's steps by 8 around
+ * 0) and d at the ties (+-2^15, +-2^15 +- 1, 0, +-1), the same around 2^30, 2^46, 2^61 and
+ * 2^62 - 2^20 and their negatives, and 20,000 values of a fixed LCG spread over every
+ * magnitude below 2^62. */
+bool f2d_test_kernel_roundings(int kernel, const int64_t *p, int64_t (*out)[8]);
+
+static int64_t round16_ref(int64_t p)
+{
+	return (p + 0x8000 + (p >> 63)) >> 16;
+}
+
+static int roundings_main(void)
+{
+	static const int64_t ds[] = {0,      1,          -1,         0x7FFF,     0x8000, 0x8001,
+	                             -0x7FFF, -0x8000,   -0x8001,    0xFFFF,     -0xFFFF};
+	static const int64_t bases[] = {(int64_t)1 << 30, (int64_t)1 << 46, (int64_t)1 << 61,
+	                                ((int64_t)1 << 62) - ((int64_t)1 << 20)};
+	const int32_t n_d = (int32_t)(sizeof ds / sizeof ds[0]);
+	enum { N = 20000 };
+	static int64_t vals[2 * 81 * 11 + 2 * 4 * 11 + N];
+	int32_t n = 0;
+	for (int64_t k = -40; k <= 40; ++k) {
+		for (int32_t j = 0; j < n_d; ++j) {
+			vals[n++] = k * 65536 + ds[j];
+			vals[n++] = (k * 8 + 4) * 65536 + ds[j];
+		}
+	}
+	for (int32_t b = 0; b < 4; ++b) {
+		for (int32_t j = 0; j < n_d; ++j) {
+			vals[n++] = bases[b] + ds[j];
+			vals[n++] = -bases[b] + ds[j];
+		}
+	}
+	uint64_t lcg = 0x2545F4914F6CDD1Du;
+	for (int32_t i = 0; i < N; ++i) {
+		lcg = lcg * 6364136223846793005u + 1442695040888963407u;
+		int64_t m = (int64_t)((lcg >> 2) >> (lcg % 61)); /* below 2^62 */
+		vals[n++] = (lcg >> 1) & 1 ? m : -m;
+	}
+	for (int kernel = 1; kernel <= f2d_kernel_level(); ++kernel) {
+		uint64_t checked = 0, wrong = 0;
+		for (int32_t i = 0; i < n; i += 8) {
+			int64_t p[8], out[4][8];
+			for (int32_t l = 0; l < 8; ++l) {
+				p[l] = vals[i + l < n ? i + l : 0];
+			}
+			if (!f2d_test_kernel_roundings(kernel, p, out)) {
+				break;
+			}
+			for (int32_t l = 0; l < 8; ++l) {
+				int64_t r = round16_ref(p[l]);
+				wrong += out[0][l] != r;
+				wrong += p[l] >= 0 && out[1][l] != r;
+				wrong += p[l] <= 0 && out[2][l] != round16_ref(-p[l]);
+				wrong += out[3][l] != r / 8;
+				checked++;
+			}
+		}
+		if (checked > 0) {
+			printf("r %d %" PRIu64 " %" PRIu64 "\n", kernel, checked, wrong);
+		}
+	}
+	return fflush(stdout) == 0 ? 0 : 1;
+}
+
 int main(int argc, char **argv)
 {
 	int32_t first = 0, last = case_count() - 1;
 	if (argc > 1 && strcmp(argv[1], "inverse") == 0) {
 		return inverse_main();
+	}
+	if (argc > 1 && strcmp(argv[1], "roundings") == 0) {
+		return roundings_main();
 	}
 	if (argc > 1) {
 		first = last = atoi(argv[1]);
@@ -1280,12 +1352,53 @@ START_TEST(hinted_inverse_masses)
 }
 END_TEST
 
+/* The SIMD kernels' rounding shortcuts against the reference (the helpers' "roundings"): the
+ * path-counting and AVX2 helpers run every SIMD kernel of this CPU (the AVX2 helper AVX2 only);
+ * the exact-only and scalar builds have none */
+START_TEST(kernel_roundings)
+{
+	static const char *const names[2] = {"path-counting", "avx2-kernel"};
+	static const char *const paths[2] = {F2D_SOLVER_PATHS_COUNTED, F2D_SOLVER_PATHS_AVX2};
+	const int simd = strcmp(f2d_solver_kernel(), "avx512") == 0   ? 2
+	                 : strcmp(f2d_solver_kernel(), "avx2") == 0 ? 1
+	                                                               : 0;
+	for (int i = 0; i < 2; ++i) {
+		char cmd[4096];
+		snprintf(cmd, sizeof cmd, "'%s' roundings", paths[i]);
+		FILE *f = popen(cmd, "r");
+		ck_assert_msg(f != NULL, "cannot run %s", paths[i]);
+		char line[256];
+		int kernels = 0;
+		while (fgets(line, sizeof line, f) != NULL) {
+			int kernel = -1;
+			uint64_t checked = 0, wrong = 1;
+			ck_assert_msg(sscanf(line, "r %d %" SCNu64 " %" SCNu64, &kernel, &checked,
+			                     &wrong) == 3,
+			              "%s: bad line \"%s\"", names[i], line);
+			printf("kernel roundings, %s build, kernel %d: %" PRIu64 " values, %" PRIu64
+			       " wrong\n",
+			       names[i], kernel, checked, wrong);
+			ck_assert_msg(wrong == 0, "%s kernel %d: %" PRIu64 " wrong roundings", names[i],
+			              kernel, wrong);
+			ck_assert_msg(checked > 20000, "%s kernel %d: too few values", names[i], kernel);
+			kernels++;
+		}
+		ck_assert_int_eq(pclose(f), 0);
+		/* the AVX2 build stops at AVX2 */
+		int want = i == 1 && simd > 1 ? 1 : simd;
+		ck_assert_msg(kernels == want, "%s: %d kernels checked, expected %d", names[i], kernels,
+		              want);
+	}
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("solver_paths");
 	TCase *tc = tcase_create("core");
 	tcase_set_timeout(tc, 600);
 	tcase_add_test(tc, hinted_inverse_masses);
+	tcase_add_test(tc, kernel_roundings);
 	tcase_add_test(tc, fast_path_matches_exact_path);
 	suite_add_tcase(s, tc);
 	SRunner *sr = srunner_create(s);
