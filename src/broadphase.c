@@ -538,7 +538,7 @@ static inline f2d_vec2 body_sweep(const sweep_k *k, const f2d_body *b)
 		}
 		vx = (int64_t)b->v.x + gx;
 		vy = (int64_t)b->v.y + gy;
-		if (b->force.x != 0 || b->force.y != 0) {
+		if ((b->force.x | b->force.y) != 0) {
 			/* the step's force too: |F| / m < 2^55 before its round, times h < 2^52 */
 			vx += f2d_round16(k->h * f2d_round16((int64_t)b->force.x * b->inv_mass));
 			vy += f2d_round16(k->h * f2d_round16((int64_t)b->force.y * b->inv_mass));
@@ -550,8 +550,15 @@ static inline f2d_vec2 body_sweep(const sweep_k *k, const f2d_body *b)
 	} else {
 		return f2d_v(0, 0);
 	}
-	return f2d_v(sweep_component(f2d_round16(k->h * vx), dead, k->max_t),
-	             sweep_component(f2d_round16(k->h * vy), dead, k->max_t));
+	int64_t dx = f2d_round16(k->h * vx), dy = f2d_round16(k->h * vy);
+	/* both in the dead zone, the common case (a body at rest or slow): -dead <= d <= dead is
+	 * d + dead in [0, 2 dead], one unsigned compare each (|d| < 2^45, 0 < dead < 2^31: no
+	 * overflow), and one branch for the two */
+	if (((uint64_t)(dx + dead) <= (uint64_t)(2 * dead)) &
+	    ((uint64_t)(dy + dead) <= (uint64_t)(2 * dead))) {
+		return f2d_v(0, 0);
+	}
+	return f2d_v(sweep_component(dx, dead, k->max_t), sweep_component(dy, dead, k->max_t));
 }
 
 f2d_vec2 f2d_body_sweep(const f2d_world *w, const f2d_body *b, f2d_vec2 gh, int64_t dead1)
@@ -849,8 +856,8 @@ static inline bool try_pair(f2d_world *w, int32_t i, int32_t j, const f2d_aabb *
  * is false when the sweep must run instead (nothing the sweep reads was changed then).
  * Scratch in w->pairs behind the moved-shape bitmap (at moved_at) and its marker: the escaped
  * shapes' bitmap (mw) and list, the new keys (then as many again to sort them); then, beyond
- * the longest result, copies of the two bitmaps and the sorted new keys, as the result is
- * written straight to the front. */
+ * the longest result, copies of the moved-shape bitmap and the sorted new keys and a byte per
+ * shape id (escaped or not), as the result is written straight to the front. */
 static f2d_result incremental_pairs(f2d_world *w, int64_t moved_at, int64_t mw, int32_t ec,
                                     bool *done)
 {
@@ -960,11 +967,13 @@ static f2d_result incremental_pairs(f2d_world *w, int64_t moved_at, int64_t mw, 
 	}
 	uint64_t *nkeys;
 	/* the merge into cand2 and the result straight to the front, which may run over the
-	 * scratch: the bitmaps and the sorted new keys are copied beyond its longest extent */
+	 * scratch: the moved-shape bitmap and the sorted new keys are copied beyond its longest
+	 * extent, followed by a byte per shape id, 1 for the escaped ones (the merge's test) */
 	const int32_t oc = w->bpc.cand_count;
 	int64_t sv_at = n_at + 2 * (int64_t)nc;
 	sv_at = sv_at > (int64_t)oc + nc ? sv_at : (int64_t)oc + nc;
-	if (!pairs_reserve(w, sv_at + 2 * mw + nc + 1) ||
+	const int64_t esc_at = sv_at + mw + nc + 1;
+	if (!pairs_reserve(w, esc_at + (ids + 7) / 8) ||
 	    !f2d_grow(w, (void **)&w->bpc.cand2, &w->bpc.cand2_capacity, oc + nc,
 	              sizeof(uint64_t))) {
 		return F2D_ERROR_OUT_OF_MEMORY;
@@ -981,27 +990,39 @@ static f2d_result incremental_pairs(f2d_world *w, int64_t moved_at, int64_t mw, 
 		if (radix_sort(nkeys, nkeys + nc, nc, bits, bits)) {
 			nkeys += nc;
 		}
-		memcpy(saved + mw, w->pairs + eb_at, (size_t)mw * sizeof *saved);
-		memcpy(saved + 2 * mw, nkeys, (size_t)nc * sizeof *saved);
-		ebit = saved + mw;
-		nkeys = saved + 2 * mw;
+		memcpy(saved + mw, nkeys, (size_t)nc * sizeof *saved);
+		nkeys = saved + mw;
+		/* the escaped shapes' bytes, from the list (at el_at, which the result may overwrite
+		 * only from the merge on) */
+		uint8_t *esc = (uint8_t *)(void *)(w->pairs + esc_at);
+		memset(esc, 0, (size_t)ids);
+		for (int32_t k = 0; k < ec; ++k) {
+			esc[((const int32_t *)(const void *)(w->pairs + el_at))[k]] = 1;
+		}
 		const uint64_t *old = w->bpc.cand;
 		uint64_t *merged = w->bpc.cand2;
-		int32_t a = 0, b = 0, m = 0;
+		int32_t a = 0, m = 0;
 		count = 0;
-		while (a < oc || b < nc) {
-			uint64_t key;
-			if (b == nc || (a < oc && old[a] < nkeys[b])) {
-				key = old[a++];
-				if (bit_of(ebit, (int32_t)(key >> 32)) || bit_of(ebit, (int32_t)(uint32_t)key)) {
-					continue; /* re-queried */
+		for (int32_t b = 0; b <= nc; ++b) {
+			/* the old keys below the next new key (after the last one: the rest), without
+			 * those of an escaped shape (re-queried: an old key equal to a new one is one
+			 * of them); then the new key */
+			const uint64_t lim = b < nc ? nkeys[b] : UINT64_MAX; /* keys < 2^63 */
+			for (; a < oc && old[a] < lim; ++a) {
+				const uint64_t key = old[a];
+				if ((esc[key >> 32] | esc[(uint32_t)key]) != 0) {
+					continue;
 				}
-			} else {
-				key = nkeys[b++];
+				merged[m++] = key;
+				out[count] = key;
+				count += ex_overlap(ex[key >> 32], ex[(uint32_t)key]) ? 1 : 0;
 			}
-			merged[m++] = key;
-			out[count] = key;
-			count += ex_overlap(ex[key >> 32], ex[(uint32_t)key]) ? 1 : 0;
+			if (b < nc) {
+				const uint64_t key = nkeys[b];
+				merged[m++] = key;
+				out[count] = key;
+				count += ex_overlap(ex[key >> 32], ex[(uint32_t)key]) ? 1 : 0;
+			}
 		}
 		w->bpc.cand2 = w->bpc.cand;
 		w->bpc.cand = merged;
