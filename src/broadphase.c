@@ -606,10 +606,18 @@ static bool previous_call_was_last_step(const f2d_world *w, int64_t mw)
 	       w->pairs[at] == (STEP_MARK ^ (w->step_count - 1));
 }
 
+static inline void set_ex(int32_t *e, const f2d_aabb *a);
+static inline bool contains(const f2d_aabb *f, const f2d_aabb *a);
+static inline f2d_aabb fatten(f2d_aabb a);
+
 /* Remakes the caches that need it, marking their shapes in moved[] (and counting them in
- * *remade); returns the live count. */
+ * *remade); returns the live count. With ebit (a step whose call follows last step's, the fat
+ * boxes and ex valid, and not waiting: see find_pairs) it also finds the escaped shapes while
+ * the remade AABB is at hand: ex updated for every remade cache, and those whose AABB left
+ * the fat box listed in id order (elist, *ec of them) and marked (ebit, mw words), their fat
+ * boxes refitted. */
 static int32_t update_caches(f2d_world *w, uint64_t *moved, int64_t mw, bool incremental,
-                             int32_t *remade)
+                             int32_t *remade, uint64_t *ebit, int32_t *elist, int32_t *ec)
 {
 	int32_t n = 0, r = 0;
 	fix16_t margin = w->def.speculative_distance / 2;
@@ -626,6 +634,10 @@ static int32_t update_caches(f2d_world *w, uint64_t *moved, int64_t mw, bool inc
 	f2d_vec2 sweep = {0, 0};
 	int64_t turn = 0;
 	memset(moved, 0, (size_t)mw * sizeof *moved);
+	int32_t e = 0;
+	if (ebit != NULL) {
+		memset(ebit, 0, (size_t)mw * sizeof *ebit);
+	}
 	for (int32_t i = 0; i < shape_count; ++i) {
 		f2d_shape *s = &w->shapes[i];
 		if (!s->alive) {
@@ -656,11 +668,20 @@ static int32_t update_caches(f2d_world *w, uint64_t *moved, int64_t mw, bool inc
 			s->aabb.upper.y += sweep.y > 0 ? sweep.y : 0;
 			moved[i >> 6] |= (uint64_t)1 << (i & 63);
 			++r;
+			if (ebit != NULL) {
+				set_ex(w->bpc.ex[i], &s->aabb);
+				if (!contains(&w->bpc.fat[i], &s->aabb)) {
+					w->bpc.fat[i] = fatten(s->aabb);
+					elist[e++] = i;
+					ebit[i >> 6] |= (uint64_t)1 << (i & 63);
+				}
+			}
 		}
 		/* every step (w is not in the cache's key): turn <= 2^18, reach <= 2^19 */
 		s->turn = (fix16_t)(turn * s->reach >> 16);
 	}
 	*remade = r;
+	*ec = e;
 	return n;
 }
 
@@ -701,7 +722,7 @@ static void finish(f2d_world *w, uint64_t *sorted, int32_t count, const uint64_t
  * filters only (test_broadphase compares every step with brute force). */
 #define FAT_MARGIN (F2D_ONE / 10) /* Box2D's aabbMargin, 0.1 m */
 /* The three ways, each step (find_pairs): with last step's fat boxes valid, the escaped shapes
- * are counted first (scan_escapes, over the remade caches only); up to escape_limit of them
+ * are counted first (update_caches, over the remade caches only); up to escape_limit of them
  * and valid candidates: the merge; up to the limit without: the sweep over the fat boxes;
  * more: the sweep over the AABBs, and the fat boxes dropped for 2, 4, .. 32 steps (doubling
  * while the escapes stay many), after which fresh ones are swept. Without valid
@@ -807,32 +828,6 @@ static inline int32_t escape_limit(int32_t ids)
 	return ids / 8 + 16;
 }
 
-/* The escaped shapes of a step whose call follows last step's (the fat boxes and ex valid):
- * of the remade caches (update_caches marks only live shapes), those whose AABB left the fat
- * box, listed in id order (elist) and marked (ebit, mw words), their fat boxes refitted; ex
- * updated for every remade cache. Returns their count. */
-static int32_t scan_escapes(f2d_world *w, const uint64_t *moved, int64_t mw, uint64_t *ebit,
-                            int32_t *elist)
-{
-	f2d_aabb *fat = w->bpc.fat;
-	int32_t(*ex)[4] = w->bpc.ex;
-	memset(ebit, 0, (size_t)mw * sizeof *ebit);
-	int32_t ec = 0;
-	for (int64_t wd = 0; wd < mw; ++wd) {
-		for (uint64_t bits = moved[wd]; bits != 0; bits &= bits - 1) {
-			int32_t i = (int32_t)(wd * 64 + f2d_ctz64(bits));
-			const f2d_aabb *a = &w->shapes[i].aabb;
-			set_ex(ex[i], a);
-			if (!contains(&fat[i], a)) {
-				fat[i] = fatten(*a);
-				elist[ec++] = i;
-				ebit[wd] |= bits & (~bits + 1);
-			}
-		}
-	}
-	return ec;
-}
-
 /* Escaped shape i (fat box q) against shape j: the key, if their fat boxes overlap and they may
  * collide, appended to the new keys at w->pairs + n_at (*nc of them; w->pairs may grow). An
  * escaped j (ebit at w->pairs + eb_at) below i asked for the pair itself. False: no memory. */
@@ -852,7 +847,7 @@ static inline bool try_pair(f2d_world *w, int32_t i, int32_t j, const f2d_aabb *
 	return true;
 }
 
-/* The incremental step (see above) for the ec escaped shapes that scan_escapes listed: *done
+/* The incremental step (see above) for the ec escaped shapes that update_caches listed: *done
  * is false when the sweep must run instead (nothing the sweep reads was changed then).
  * Scratch in w->pairs behind the moved-shape bitmap (at moved_at) and its marker: the escaped
  * shapes' bitmap (mw) and list, the new keys (then as many again to sort them); then, beyond
@@ -1077,8 +1072,14 @@ static f2d_result find_pairs(f2d_world *w)
 	if (!bp_reserve(&c, 7 * (int64_t)w->shape_ids.next + 4, false)) {
 		return F2D_ERROR_OUT_OF_MEMORY;
 	}
-	int32_t remade = 0;
-	int32_t n = update_caches(w, w->pairs + moved_at, mw, incremental, &remade);
+	/* the escaped shapes are found by update_caches when the step will look for them (the
+	 * fat boxes valid and not waiting, below): their bitmap and list in the scratch
+	 * (incremental_pairs' layout; mw + ids / 2 words of the 7 ids reserved) */
+	const bool scan = fat_ok && w->bpc.plain_left == 0;
+	uint64_t *ebit = scan ? w->pairs + c.hdr : NULL;
+	int32_t ec = 0, remade = 0;
+	int32_t n = update_caches(w, w->pairs + moved_at, mw, incremental, &remade, ebit,
+	                          scan ? (int32_t *)(void *)(ebit + mw) : NULL, &ec);
 	if (incremental && remade == 0) {
 		/* No box changed, and nothing else the pairs depend on (the shapes alive, their
 		 * bodies' types, joints: sweep_dirty and contacts_stale are clear): the pairs, and
@@ -1105,10 +1106,7 @@ static f2d_result find_pairs(f2d_world *w)
 		w->bpc.plain_left--;
 		use_fat = fat_kept = false;
 	} else if (fat_ok) {
-		/* scratch: the escaped shapes' bitmap and list (incremental_pairs' layout) */
-		uint64_t *ebit = w->pairs + c.hdr;
-		int32_t ec = scan_escapes(w, w->pairs + moved_at, mw, ebit,
-		                          (int32_t *)(void *)(ebit + mw));
+		/* (scan: update_caches found the ec escaped shapes) */
 		if (ec > escape_limit((int32_t)ids)) {
 			/* The fat boxes are dropped for 2, 4, .. 32 steps (the scene may be moving
 			 * fast for a while: a swinging chain, a falling rain), then tried again with
