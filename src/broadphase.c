@@ -493,7 +493,9 @@ static inline bool cache_key_equal(const f2d_shape *s, f2d_transform xf, f2d_vec
  * from zero to the quantum. */
 static inline fix16_t sweep_component(int64_t d, int64_t dead, int64_t max_t)
 {
-	if (d <= dead && d >= -dead) {
+	/* -dead <= d <= dead is d + dead in [0, 2 dead]: one unsigned compare, one branch (|d| <
+	 * 2^45, 0 < dead < 2^31: no overflow) */
+	if ((uint64_t)(d + dead) <= (uint64_t)(2 * dead)) {
 		return 0;
 	}
 	d = d > max_t ? max_t : (d < -max_t ? -max_t : d);
@@ -550,15 +552,8 @@ static inline f2d_vec2 body_sweep(const sweep_k *k, const f2d_body *b)
 	} else {
 		return f2d_v(0, 0);
 	}
-	int64_t dx = f2d_round16(k->h * vx), dy = f2d_round16(k->h * vy);
-	/* both in the dead zone, the common case (a body at rest or slow): -dead <= d <= dead is
-	 * d + dead in [0, 2 dead], one unsigned compare each (|d| < 2^45, 0 < dead < 2^31: no
-	 * overflow), and one branch for the two */
-	if (((uint64_t)(dx + dead) <= (uint64_t)(2 * dead)) &
-	    ((uint64_t)(dy + dead) <= (uint64_t)(2 * dead))) {
-		return f2d_v(0, 0);
-	}
-	return f2d_v(sweep_component(dx, dead, k->max_t), sweep_component(dy, dead, k->max_t));
+	return f2d_v(sweep_component(f2d_round16(k->h * vx), dead, k->max_t),
+	             sweep_component(f2d_round16(k->h * vy), dead, k->max_t));
 }
 
 f2d_vec2 f2d_body_sweep(const f2d_world *w, const f2d_body *b, f2d_vec2 gh, int64_t dead1)
