@@ -493,7 +493,9 @@ static inline bool cache_key_equal(const f2d_shape *s, f2d_transform xf, f2d_vec
  * from zero to the quantum. */
 static inline fix16_t sweep_component(int64_t d, int64_t dead, int64_t max_t)
 {
-	if (d <= dead && d >= -dead) {
+	/* -dead <= d <= dead is d + dead in [0, 2 dead]: one unsigned compare, one branch (|d| <
+	 * 2^45, 0 < dead < 2^31: no overflow) */
+	if ((uint64_t)(d + dead) <= (uint64_t)(2 * dead)) {
 		return 0;
 	}
 	d = d > max_t ? max_t : (d < -max_t ? -max_t : d);
@@ -538,7 +540,7 @@ static inline f2d_vec2 body_sweep(const sweep_k *k, const f2d_body *b)
 		}
 		vx = (int64_t)b->v.x + gx;
 		vy = (int64_t)b->v.y + gy;
-		if (b->force.x != 0 || b->force.y != 0) {
+		if ((b->force.x | b->force.y) != 0) {
 			/* the step's force too: |F| / m < 2^55 before its round, times h < 2^52 */
 			vx += f2d_round16(k->h * f2d_round16((int64_t)b->force.x * b->inv_mass));
 			vy += f2d_round16(k->h * f2d_round16((int64_t)b->force.y * b->inv_mass));
@@ -599,10 +601,18 @@ static bool previous_call_was_last_step(const f2d_world *w, int64_t mw)
 	       w->pairs[at] == (STEP_MARK ^ (w->step_count - 1));
 }
 
+static inline void set_ex(int32_t *e, const f2d_aabb *a);
+static inline bool contains(const f2d_aabb *f, const f2d_aabb *a);
+static inline f2d_aabb fatten(f2d_aabb a);
+
 /* Remakes the caches that need it, marking their shapes in moved[] (and counting them in
- * *remade); returns the live count. */
+ * *remade); returns the live count. With ebit (a step whose call follows last step's, the fat
+ * boxes and ex valid, and not waiting: see find_pairs) it also finds the escaped shapes while
+ * the remade AABB is at hand: ex updated for every remade cache, and those whose AABB left
+ * the fat box listed in id order (elist, *ec of them) and marked (ebit, mw words), their fat
+ * boxes refitted. */
 static int32_t update_caches(f2d_world *w, uint64_t *moved, int64_t mw, bool incremental,
-                             int32_t *remade)
+                             int32_t *remade, uint64_t *ebit, int32_t *elist, int32_t *ec)
 {
 	int32_t n = 0, r = 0;
 	fix16_t margin = w->def.speculative_distance / 2;
@@ -619,6 +629,10 @@ static int32_t update_caches(f2d_world *w, uint64_t *moved, int64_t mw, bool inc
 	f2d_vec2 sweep = {0, 0};
 	int64_t turn = 0;
 	memset(moved, 0, (size_t)mw * sizeof *moved);
+	int32_t e = 0;
+	if (ebit != NULL) {
+		memset(ebit, 0, (size_t)mw * sizeof *ebit);
+	}
 	for (int32_t i = 0; i < shape_count; ++i) {
 		f2d_shape *s = &w->shapes[i];
 		if (!s->alive) {
@@ -649,11 +663,20 @@ static int32_t update_caches(f2d_world *w, uint64_t *moved, int64_t mw, bool inc
 			s->aabb.upper.y += sweep.y > 0 ? sweep.y : 0;
 			moved[i >> 6] |= (uint64_t)1 << (i & 63);
 			++r;
+			if (ebit != NULL) {
+				set_ex(w->bpc.ex[i], &s->aabb);
+				if (!contains(&w->bpc.fat[i], &s->aabb)) {
+					w->bpc.fat[i] = fatten(s->aabb);
+					elist[e++] = i;
+					ebit[i >> 6] |= (uint64_t)1 << (i & 63);
+				}
+			}
 		}
 		/* every step (w is not in the cache's key): turn <= 2^18, reach <= 2^19 */
 		s->turn = (fix16_t)(turn * s->reach >> 16);
 	}
 	*remade = r;
+	*ec = e;
 	return n;
 }
 
@@ -694,7 +717,7 @@ static void finish(f2d_world *w, uint64_t *sorted, int32_t count, const uint64_t
  * filters only (test_broadphase compares every step with brute force). */
 #define FAT_MARGIN (F2D_ONE / 10) /* Box2D's aabbMargin, 0.1 m */
 /* The three ways, each step (find_pairs): with last step's fat boxes valid, the escaped shapes
- * are counted first (scan_escapes, over the remade caches only); up to escape_limit of them
+ * are counted first (update_caches, over the remade caches only); up to escape_limit of them
  * and valid candidates: the merge; up to the limit without: the sweep over the fat boxes;
  * more: the sweep over the AABBs, and the fat boxes dropped for 2, 4, .. 32 steps (doubling
  * while the escapes stay many), after which fresh ones are swept. Without valid
@@ -800,32 +823,6 @@ static inline int32_t escape_limit(int32_t ids)
 	return ids / 8 + 16;
 }
 
-/* The escaped shapes of a step whose call follows last step's (the fat boxes and ex valid):
- * of the remade caches (update_caches marks only live shapes), those whose AABB left the fat
- * box, listed in id order (elist) and marked (ebit, mw words), their fat boxes refitted; ex
- * updated for every remade cache. Returns their count. */
-static int32_t scan_escapes(f2d_world *w, const uint64_t *moved, int64_t mw, uint64_t *ebit,
-                            int32_t *elist)
-{
-	f2d_aabb *fat = w->bpc.fat;
-	int32_t(*ex)[4] = w->bpc.ex;
-	memset(ebit, 0, (size_t)mw * sizeof *ebit);
-	int32_t ec = 0;
-	for (int64_t wd = 0; wd < mw; ++wd) {
-		for (uint64_t bits = moved[wd]; bits != 0; bits &= bits - 1) {
-			int32_t i = (int32_t)(wd * 64 + f2d_ctz64(bits));
-			const f2d_aabb *a = &w->shapes[i].aabb;
-			set_ex(ex[i], a);
-			if (!contains(&fat[i], a)) {
-				fat[i] = fatten(*a);
-				elist[ec++] = i;
-				ebit[wd] |= bits & (~bits + 1);
-			}
-		}
-	}
-	return ec;
-}
-
 /* Escaped shape i (fat box q) against shape j: the key, if their fat boxes overlap and they may
  * collide, appended to the new keys at w->pairs + n_at (*nc of them; w->pairs may grow). An
  * escaped j (ebit at w->pairs + eb_at) below i asked for the pair itself. False: no memory. */
@@ -845,12 +842,12 @@ static inline bool try_pair(f2d_world *w, int32_t i, int32_t j, const f2d_aabb *
 	return true;
 }
 
-/* The incremental step (see above) for the ec escaped shapes that scan_escapes listed: *done
+/* The incremental step (see above) for the ec escaped shapes that update_caches listed: *done
  * is false when the sweep must run instead (nothing the sweep reads was changed then).
  * Scratch in w->pairs behind the moved-shape bitmap (at moved_at) and its marker: the escaped
  * shapes' bitmap (mw) and list, the new keys (then as many again to sort them); then, beyond
- * the longest result, copies of the two bitmaps and the sorted new keys, as the result is
- * written straight to the front. */
+ * the longest result, copies of the moved-shape bitmap and the sorted new keys and a byte per
+ * shape id (escaped or not), as the result is written straight to the front. */
 static f2d_result incremental_pairs(f2d_world *w, int64_t moved_at, int64_t mw, int32_t ec,
                                     bool *done)
 {
@@ -960,11 +957,13 @@ static f2d_result incremental_pairs(f2d_world *w, int64_t moved_at, int64_t mw, 
 	}
 	uint64_t *nkeys;
 	/* the merge into cand2 and the result straight to the front, which may run over the
-	 * scratch: the bitmaps and the sorted new keys are copied beyond its longest extent */
+	 * scratch: the moved-shape bitmap and the sorted new keys are copied beyond its longest
+	 * extent, followed by a byte per shape id, 1 for the escaped ones (the merge's test) */
 	const int32_t oc = w->bpc.cand_count;
 	int64_t sv_at = n_at + 2 * (int64_t)nc;
 	sv_at = sv_at > (int64_t)oc + nc ? sv_at : (int64_t)oc + nc;
-	if (!pairs_reserve(w, sv_at + 2 * mw + nc + 1) ||
+	const int64_t esc_at = sv_at + mw + nc + 1;
+	if (!pairs_reserve(w, esc_at + (ids + 7) / 8) ||
 	    !f2d_grow(w, (void **)&w->bpc.cand2, &w->bpc.cand2_capacity, oc + nc,
 	              sizeof(uint64_t))) {
 		return F2D_ERROR_OUT_OF_MEMORY;
@@ -981,27 +980,39 @@ static f2d_result incremental_pairs(f2d_world *w, int64_t moved_at, int64_t mw, 
 		if (radix_sort(nkeys, nkeys + nc, nc, bits, bits)) {
 			nkeys += nc;
 		}
-		memcpy(saved + mw, w->pairs + eb_at, (size_t)mw * sizeof *saved);
-		memcpy(saved + 2 * mw, nkeys, (size_t)nc * sizeof *saved);
-		ebit = saved + mw;
-		nkeys = saved + 2 * mw;
+		memcpy(saved + mw, nkeys, (size_t)nc * sizeof *saved);
+		nkeys = saved + mw;
+		/* the escaped shapes' bytes, from the list (at el_at, which the result may overwrite
+		 * only from the merge on) */
+		uint8_t *esc = (uint8_t *)(void *)(w->pairs + esc_at);
+		memset(esc, 0, (size_t)ids);
+		for (int32_t k = 0; k < ec; ++k) {
+			esc[((const int32_t *)(const void *)(w->pairs + el_at))[k]] = 1;
+		}
 		const uint64_t *old = w->bpc.cand;
 		uint64_t *merged = w->bpc.cand2;
-		int32_t a = 0, b = 0, m = 0;
+		int32_t a = 0, m = 0;
 		count = 0;
-		while (a < oc || b < nc) {
-			uint64_t key;
-			if (b == nc || (a < oc && old[a] < nkeys[b])) {
-				key = old[a++];
-				if (bit_of(ebit, (int32_t)(key >> 32)) || bit_of(ebit, (int32_t)(uint32_t)key)) {
-					continue; /* re-queried */
+		for (int32_t b = 0; b <= nc; ++b) {
+			/* the old keys below the next new key (after the last one: the rest), without
+			 * those of an escaped shape (re-queried: an old key equal to a new one is one
+			 * of them); then the new key */
+			const uint64_t lim = b < nc ? nkeys[b] : UINT64_MAX; /* keys < 2^63 */
+			for (; a < oc && old[a] < lim; ++a) {
+				const uint64_t key = old[a];
+				if ((esc[key >> 32] | esc[(uint32_t)key]) != 0) {
+					continue;
 				}
-			} else {
-				key = nkeys[b++];
+				merged[m++] = key;
+				out[count] = key;
+				count += ex_overlap(ex[key >> 32], ex[(uint32_t)key]) ? 1 : 0;
 			}
-			merged[m++] = key;
-			out[count] = key;
-			count += ex_overlap(ex[key >> 32], ex[(uint32_t)key]) ? 1 : 0;
+			if (b < nc) {
+				const uint64_t key = nkeys[b];
+				merged[m++] = key;
+				out[count] = key;
+				count += ex_overlap(ex[key >> 32], ex[(uint32_t)key]) ? 1 : 0;
+			}
 		}
 		w->bpc.cand2 = w->bpc.cand;
 		w->bpc.cand = merged;
@@ -1056,8 +1067,14 @@ static f2d_result find_pairs(f2d_world *w)
 	if (!bp_reserve(&c, 7 * (int64_t)w->shape_ids.next + 4, false)) {
 		return F2D_ERROR_OUT_OF_MEMORY;
 	}
-	int32_t remade = 0;
-	int32_t n = update_caches(w, w->pairs + moved_at, mw, incremental, &remade);
+	/* the escaped shapes are found by update_caches when the step will look for them (the
+	 * fat boxes valid and not waiting, below): their bitmap and list in the scratch
+	 * (incremental_pairs' layout; mw + ids / 2 words of the 7 ids reserved) */
+	const bool scan = fat_ok && w->bpc.plain_left == 0;
+	uint64_t *ebit = scan ? w->pairs + c.hdr : NULL;
+	int32_t ec = 0, remade = 0;
+	int32_t n = update_caches(w, w->pairs + moved_at, mw, incremental, &remade, ebit,
+	                          scan ? (int32_t *)(void *)(ebit + mw) : NULL, &ec);
 	if (incremental && remade == 0) {
 		/* No box changed, and nothing else the pairs depend on (the shapes alive, their
 		 * bodies' types, joints: sweep_dirty and contacts_stale are clear): the pairs, and
@@ -1084,10 +1101,7 @@ static f2d_result find_pairs(f2d_world *w)
 		w->bpc.plain_left--;
 		use_fat = fat_kept = false;
 	} else if (fat_ok) {
-		/* scratch: the escaped shapes' bitmap and list (incremental_pairs' layout) */
-		uint64_t *ebit = w->pairs + c.hdr;
-		int32_t ec = scan_escapes(w, w->pairs + moved_at, mw, ebit,
-		                          (int32_t *)(void *)(ebit + mw));
+		/* (scan: update_caches found the ec escaped shapes) */
 		if (ec > escape_limit((int32_t)ids)) {
 			/* The fat boxes are dropped for 2, 4, .. 32 steps (the scene may be moving
 			 * fast for a while: a swinging chain, a falling rain), then tried again with
