@@ -672,41 +672,17 @@ static bool unit_axis(f2d_vec2 a)
 	return d >= -((int64_t)1 << 20) && d <= ((int64_t)1 << 20);
 }
 
-const char *f2d_joint_ext_check(const f2d_joint *j, f2d_body_type ta, f2d_body_type tb)
+/* The fields of one type only (lengths, axes, translations, offsets, the mouse target): NULL
+ * when valid, else the sentence for the message. tb: body B's type. */
+static const char *type_fields_problem(const f2d_joint *j, f2d_body_type tb)
 {
-	uint32_t u = used_fields(j->type);
-	if (u == 0) {
-		return "unknown joint type";
-	}
-	if (!unused_zero(j, u)) {
-		return "a field this joint type does not use is not zero";
-	}
 	const fix16_t L = F2D_JOINT_MAX_LENGTH;
-	if (!in(j->reference_angle, -F2D_PI, F2D_PI)) {
-		return "reference angle (angular offset) must be in [-pi, pi]";
-	}
-	if (!in(j->hertz, 0, F2D_JOINT_MAX_HERTZ) ||
-	    !in(j->angular_hertz, 0, F2D_JOINT_MAX_HERTZ) ||
-	    !in(j->damping_ratio, 0, F2D_JOINT_MAX_DAMPING_RATIO) ||
-	    !in(j->angular_damping_ratio, 0, F2D_JOINT_MAX_DAMPING_RATIO)) {
-		return "spring frequency must be in [0, 1000] Hz, damping ratio in [0, 100]";
-	}
-	if (!in(j->motor_speed, F2D_FIX(-1000), F2D_FIX(1000)) || j->max_motor_torque < 0 ||
-	    j->max_force < 0) {
-		return "motor speed must be within +-1000, forces and torques >= 0";
-	}
-	if (j->lower_impulse < 0 || j->upper_impulse < 0 || j->impulse.x == INT32_MIN ||
-	    j->impulse.y == INT32_MIN || j->motor_impulse == INT32_MIN ||
-	    j->spring_impulse == INT32_MIN || j->angular_impulse == INT32_MIN) {
-		return "an accumulated impulse is out of range";
-	}
 	switch (j->type) {
 	case F2D_DISTANCE_JOINT:
 		if (!in(j->length, F2D_MIN_SHAPE_SIZE, L) || !in(j->lower, 0, L) ||
 		    !in(j->upper, 0, L) || j->lower > j->upper) {
-			return "length must be in [0.005, 16384] m, 0 <= min_length <= max_length "
-			       "<= "
-			       "16384 m";
+			return "length must be in [0.005, 16384] m, "
+			       "0 <= min_length <= max_length <= 16384 m";
 		}
 		break;
 	case F2D_PRISMATIC_JOINT:
@@ -736,8 +712,38 @@ const char *f2d_joint_ext_check(const f2d_joint *j, f2d_body_type ta, f2d_body_t
 		break;
 	default: break;
 	}
-	(void)ta;
 	return NULL;
+}
+
+const char *f2d_joint_ext_check(const f2d_joint *j, f2d_body_type ta, f2d_body_type tb)
+{
+	uint32_t u = used_fields(j->type);
+	if (u == 0) {
+		return "unknown joint type";
+	}
+	if (!unused_zero(j, u)) {
+		return "a field this joint type does not use is not zero";
+	}
+	if (!in(j->reference_angle, -F2D_PI, F2D_PI)) {
+		return "reference angle (angular offset) must be in [-pi, pi]";
+	}
+	if (!in(j->hertz, 0, F2D_JOINT_MAX_HERTZ) ||
+	    !in(j->angular_hertz, 0, F2D_JOINT_MAX_HERTZ) ||
+	    !in(j->damping_ratio, 0, F2D_JOINT_MAX_DAMPING_RATIO) ||
+	    !in(j->angular_damping_ratio, 0, F2D_JOINT_MAX_DAMPING_RATIO)) {
+		return "spring frequency must be in [0, 1000] Hz, damping ratio in [0, 100]";
+	}
+	if (!in(j->motor_speed, F2D_FIX(-1000), F2D_FIX(1000)) || j->max_motor_torque < 0 ||
+	    j->max_force < 0) {
+		return "motor speed must be within +-1000, forces and torques >= 0";
+	}
+	if (j->lower_impulse < 0 || j->upper_impulse < 0 || j->impulse.x == INT32_MIN ||
+	    j->impulse.y == INT32_MIN || j->motor_impulse == INT32_MIN ||
+	    j->spring_impulse == INT32_MIN || j->angular_impulse == INT32_MIN) {
+		return "an accumulated impulse is out of range";
+	}
+	(void)ta;
+	return type_fields_problem(j, tb);
 }
 
 /* ---- creation ---- */
