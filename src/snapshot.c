@@ -270,6 +270,31 @@ static void encode_bodies(encoder *e, const f2d_world *w)
 	encode_pool_tail(e, &w->body_ids);
 }
 
+/* A shape's geometry record: polygon: u8 count, the vertices; circle: centre, radius; capsule:
+ * centres, radius; segment: points; chain segment: points, ghosts */
+static uint8_t *put_geometry(uint8_t *p, const f2d_shape *sh)
+{
+	if (sh->type == F2D_POLYGON_SHAPE) {
+		p = put_u8(p, (uint32_t)sh->polygon.count);
+		for (int32_t k = 0; k < sh->polygon.count; ++k) {
+			p = put_vec(p, sh->polygon.vertices[k]);
+		}
+	} else if (sh->type == F2D_CIRCLE_SHAPE) {
+		p = put_vec(p, sh->circle.center);
+		p = put_i32(p, sh->circle.radius);
+	} else {
+		p = put_vec(p, sh->capsule.center1);
+		p = put_vec(p, sh->capsule.center2);
+		if (sh->type == F2D_CAPSULE_SHAPE) {
+			p = put_i32(p, sh->capsule.radius);
+		} else if (sh->type == F2D_CHAIN_SEGMENT_SHAPE) {
+			p = put_vec(p, sh->ghost1);
+			p = put_vec(p, sh->ghost2);
+		}
+	}
+	return p;
+}
+
 static void encode_shapes(encoder *e, const f2d_world *w)
 {
 	put_word(e, (uint32_t)w->shape_ids.next);
@@ -303,24 +328,7 @@ static void encode_shapes(encoder *e, const f2d_world *w)
 			p = put_i32(p, sh->restitution);
 		}
 		if (!same_geometry) {
-			if (sh->type == F2D_POLYGON_SHAPE) {
-				p = put_u8(p, (uint32_t)sh->polygon.count);
-				for (int32_t k = 0; k < sh->polygon.count; ++k) {
-					p = put_vec(p, sh->polygon.vertices[k]);
-				}
-			} else if (sh->type == F2D_CIRCLE_SHAPE) {
-				p = put_vec(p, sh->circle.center);
-				p = put_i32(p, sh->circle.radius);
-			} else {
-				p = put_vec(p, sh->capsule.center1);
-				p = put_vec(p, sh->capsule.center2);
-				if (sh->type == F2D_CAPSULE_SHAPE) {
-					p = put_i32(p, sh->capsule.radius);
-				} else if (sh->type == F2D_CHAIN_SEGMENT_SHAPE) {
-					p = put_vec(p, sh->ghost1);
-					p = put_vec(p, sh->ghost2);
-				}
-			}
+			p = put_geometry(p, sh);
 		}
 		if (sh->user_data != 0) {
 			p = put_u64(p, sh->user_data);
