@@ -452,6 +452,22 @@ static int64_t closest_on_segment(f2d_vec2 p, f2d_vec2 a, f2d_vec2 b, f2d_vec2 *
 	return f2d_dot64(e, e);
 }
 
+/* The incident edge of p2 for a reference normal n1: the edge whose normal is most
+ * anti-parallel to n1 (the first of equals) */
+static inline int32_t incident_edge(const f2d_polygon *p2, f2d_vec2 n1)
+{
+	int32_t edge = 0;
+	fix16_t min_dot = INT32_MAX;
+	for (int32_t i = 0; i < p2->count; ++i) {
+		fix16_t d = f2d_dot(n1, p2->normals[i]);
+		if (d < min_dot) {
+			min_dot = d;
+			edge = i;
+		}
+	}
+	return edge;
+}
+
 /* Reference face edge1 of p1 (radius r1), incident edge of p2 (radius r2): the clipped points
  * within the speculative distance, each midway between the two surfaces. Normal n1 from p1 to
  * p2 (negated when flip: the manifold's normal goes from A to B). */
@@ -459,15 +475,7 @@ static void clip_and_emit(const f2d_polygon *p1, int32_t edge1, fix16_t r1, cons
                           fix16_t r2, bool flip, fix16_t speculative, f2d_manifold *m)
 {
 	f2d_vec2 n1 = p1->normals[edge1];
-	int32_t edge2 = 0;
-	fix16_t min_dot = INT32_MAX;
-	for (int32_t i = 0; i < p2->count; ++i) {
-		fix16_t d = f2d_dot(n1, p2->normals[i]);
-		if (d < min_dot) {
-			min_dot = d;
-			edge2 = i;
-		}
-	}
+	int32_t edge2 = incident_edge(p2, n1);
 	uint32_t base = (flip ? ID_FLIP : 0u) | ((uint32_t)edge1 << 8) | ((uint32_t)edge2 << 4);
 	clip_vertex inc[2], c1[2], c2[2];
 	inc[0].v = p2->vertices[edge2];
@@ -548,16 +556,7 @@ static bool segments_cross(const f2d_polygon *a, const f2d_polygon *b)
 static bool closest_vertices(const f2d_polygon *p1, int32_t e1, const f2d_polygon *p2, f2d_vec2 *q1,
                              f2d_vec2 *q2, int32_t *k1, int32_t *k2)
 {
-	f2d_vec2 n1 = p1->normals[e1];
-	int32_t e2 = 0;
-	fix16_t min_dot = INT32_MAX;
-	for (int32_t i = 0; i < p2->count; ++i) {
-		fix16_t d = f2d_dot(n1, p2->normals[i]);
-		if (d < min_dot) {
-			min_dot = d;
-			e2 = i;
-		}
-	}
+	int32_t e2 = incident_edge(p2, p1->normals[e1]);
 	int32_t i1[2] = {e1, next_of(p1, e1)}, i2[2] = {e2, next_of(p2, e2)};
 	int64_t best = INT64_MAX;
 	*q1 = p1->vertices[e1], *q2 = p2->vertices[e2];
