@@ -241,7 +241,8 @@ static f2d_result check_centre_velocity(f2d_world *w, const f2d_body *b, const b
 
 /* ---- bodies ---- */
 
-static f2d_result check_body_def(f2d_world *w, const f2d_body_def *def)
+/* The def's values: type, position, rotation, velocity, gravity scale, damping in range */
+static f2d_result check_body_values(f2d_world *w, const f2d_body_def *def)
 {
 	if (def->type != F2D_STATIC_BODY && def->type != F2D_KINEMATIC_BODY &&
 	    def->type != F2D_DYNAMIC_BODY) {
@@ -263,12 +264,6 @@ static f2d_result check_body_def(f2d_world *w, const f2d_body_def *def)
 		return f2d_set_error(w, F2D_ERROR_INVALID_VALUE,
 		                     "create_body: velocity components must be within +-4096");
 	}
-	/* One rule for a state a body cannot have (fix2d.h, "Bodies"): a static body has no
-	 * velocity and no sleep state, a kinematic body is awake, a dynamic body sleeps only where
-	 * sleeping is enabled and at rest. A def that asks for another state is refused, as the
-	 * setters are (f2d_body_set_linear_velocity, _angular_velocity and f2d_body_set_awake
-	 * refuse a static body whatever the value); a def's fields at their defaults (zero
-	 * velocity, awake) ask for nothing. Box2D v3 ignores these fields silently instead. */
 	if (def->gravity_scale < F2D_FIX(-16) || def->gravity_scale > F2D_FIX(16)) {
 		return f2d_set_error(w, F2D_ERROR_INVALID_VALUE,
 		                     "create_body: gravity_scale must be in [-16, 16]");
@@ -279,6 +274,17 @@ static f2d_result check_body_def(f2d_world *w, const f2d_body_def *def)
 		    w, F2D_ERROR_INVALID_VALUE,
 		    "create_body: linear and angular damping must be in [0, 1000] 1/s");
 	}
+	return F2D_OK;
+}
+
+/* One rule for a state a body cannot have (fix2d.h, "Bodies"): a static body has no velocity
+ * and no sleep state, a kinematic body is awake, a dynamic body sleeps only where sleeping is
+ * enabled and at rest. A def that asks for another state is refused, as the setters are
+ * (f2d_body_set_linear_velocity, _angular_velocity and f2d_body_set_awake refuse a static body
+ * whatever the value); a def's fields at their defaults (zero velocity, awake) ask for nothing.
+ * Box2D v3 ignores these fields silently instead. */
+static f2d_result check_body_state(f2d_world *w, const f2d_body_def *def)
+{
 	bool moving = def->linear_velocity.x != 0 || def->linear_velocity.y != 0 ||
 	              def->angular_velocity != 0;
 	if (def->type == F2D_STATIC_BODY && moving) {
@@ -311,6 +317,12 @@ static f2d_result check_body_def(f2d_world *w, const f2d_body_def *def)
 		}
 	}
 	return F2D_OK;
+}
+
+static f2d_result check_body_def(f2d_world *w, const f2d_body_def *def)
+{
+	f2d_result r = check_body_values(w, def);
+	return r != F2D_OK ? r : check_body_state(w, def);
 }
 
 f2d_result f2d_create_body(f2d_world *w, const f2d_body_def *def, f2d_body_id *out)

@@ -884,27 +884,6 @@ static bool angle_ok(fix16_t a)
 	return a >= -F2D_PI && a <= F2D_PI;
 }
 
-static bool anchor_ok(f2d_vec2 p, f2d_body_type type)
-{
-	fix16_t lim =
-	    type == F2D_STATIC_BODY ? 2 * F2D_WORLD_LIMIT : 2 * F2D_MAX_DYNAMIC_SHAPE_EXTENT;
-	return p.x >= -lim && p.x <= lim && p.y >= -lim && p.y <= lim;
-}
-
-/* One body's part of tr(K) for the point constraint (see point_mass): 1/m + |r|^2 / I, Q16 in
- * 64 bits, with r the anchor's arm from the centre of mass (its length does not change as the
- * body turns). K's largest eigenvalue is at most its trace, so 1/trace is a lower bound of the
- * effective mass in every direction. A body that cannot turn adds nothing (1/m = 1/I = 0). */
-static int64_t point_mass_trace(const f2d_body *b, f2d_vec2 local_anchor)
-{
-	if (b->inv_inertia == 0) {
-		return b->inv_mass;
-	}
-	f2d_vec2 r = f2d_sub(local_anchor, b->local_center); /* dynamic: |r| < 2^7.1 m */
-	int64_t r2 = f2d_round16((int64_t)r.x * r.x + (int64_t)r.y * r.y); /* < 2^30.2 */
-	return (int64_t)b->inv_mass + f2d_round16((int64_t)b->inv_inertia * r2);
-}
-
 f2d_result f2d_init_revolute_joint_def(const f2d_world *w, f2d_body_id a, f2d_body_id b,
                                        f2d_vec2 anchor, f2d_revolute_joint_def *def)
 {
@@ -929,40 +908,13 @@ f2d_result f2d_init_revolute_joint_def(const f2d_world *w, f2d_body_id a, f2d_bo
 	return F2D_OK;
 }
 
-f2d_result f2d_create_revolute_joint(f2d_world *w, const f2d_revolute_joint_def *def,
-                                     f2d_joint_id *out)
+/* The revolute def's own checks, after f2d_joint_check_bodies: the effective mass at the
+ * anchors, the angles, the motor. */
+static f2d_result check_revolute_def(f2d_world *w, const f2d_revolute_joint_def *def,
+                                     const f2d_body *ba, const f2d_body *bb)
 {
-	if (w == NULL) {
-		return F2D_ERROR_NULL_ARGUMENT;
-	}
-	if (def == NULL || out == NULL) {
-		return f2d_set_error(w, F2D_ERROR_NULL_ARGUMENT,
-		                     "create_revolute_joint: def and out are required");
-	}
-	const f2d_body *ba = f2d_get_body(w, def->body_a);
-	const f2d_body *bb = f2d_get_body(w, def->body_b);
-	if (ba == NULL || bb == NULL) {
-		return f2d_set_error(w, F2D_ERROR_INVALID_HANDLE,
-		                     "create_revolute_joint: null, stale or foreign body handle");
-	}
-	if (ba == bb) {
-		return f2d_set_error(w, F2D_ERROR_INVALID_VALUE,
-		                     "create_revolute_joint: a joint needs two different bodies");
-	}
-	if (ba->type != F2D_DYNAMIC_BODY && bb->type != F2D_DYNAMIC_BODY) {
-		return f2d_set_error(w, F2D_ERROR_INVALID_VALUE,
-		                     "create_revolute_joint: at least one body must be dynamic");
-	}
-	/* anchors within 64 m of a moving body's origin, within 16384 m of a static one's */
-	if (!anchor_ok(def->local_anchor_a, ba->type) ||
-	    !anchor_ok(def->local_anchor_b, bb->type)) {
-		return f2d_set_error(
-		    w, F2D_ERROR_INVALID_VALUE,
-		    "create_revolute_joint: local anchors must lie within 64 m of a "
-		    "moving body's origin (16384 m of a static one)");
-	}
-	int64_t trace =
-	    point_mass_trace(ba, def->local_anchor_a) + point_mass_trace(bb, def->local_anchor_b);
+	int64_t trace = f2d_joint_mass_trace(ba, def->local_anchor_a) +
+	                f2d_joint_mass_trace(bb, def->local_anchor_b);
 	if (trace > F2D_JOINT_MAX_TRACE) {
 		return f2d_set_error(
 		    w, F2D_ERROR_INVALID_VALUE,
@@ -987,40 +939,43 @@ f2d_result f2d_create_revolute_joint(f2d_world *w, const f2d_revolute_joint_def 
 		    w, F2D_ERROR_INVALID_VALUE,
 		    "create_revolute_joint: motor speed within +-1000 rad/s, torque >= 0");
 	}
-	if (!def->collide_connected &&
-	    !f2d_events_reserve_pending(
-	        w, f2d_joined_contacts(w, def->body_a.index1 - 1, def->body_b.index1 - 1))) {
-		return f2d_set_error(w, F2D_ERROR_OUT_OF_MEMORY,
-		                     "create_revolute_joint: allocator returned NULL");
+	return F2D_OK;
+}
+
+f2d_result f2d_create_revolute_joint(f2d_world *w, const f2d_revolute_joint_def *def,
+                                     f2d_joint_id *out)
+{
+	if (w == NULL) {
+		return F2D_ERROR_NULL_ARGUMENT;
 	}
-	int32_t id;
-	f2d_result r = f2d_pool_alloc(w, &w->joint_ids, (void **)&w->joints, &w->joint_capacity,
-	                              sizeof(f2d_joint), &id);
+	if (def == NULL || out == NULL) {
+		return f2d_set_error(w, F2D_ERROR_NULL_ARGUMENT,
+		                     "create_revolute_joint: def and out are required");
+	}
+	const f2d_body *ba = NULL, *bb = NULL;
+	f2d_result r =
+	    f2d_joint_check_bodies(w, def->body_a, def->body_b, def->local_anchor_a,
+	                           def->local_anchor_b, "create_revolute_joint", &ba, &bb);
+	if (r == F2D_OK) {
+		r = check_revolute_def(w, def, ba, bb);
+	}
 	if (r != F2D_OK) {
 		return r;
 	}
-	f2d_joint *j = &w->joints[id];
-	uint32_t gen = j->generation == 0 ? 1 : j->generation;
-	memset(j, 0, sizeof *j);
-	j->generation = gen;
-	j->alive = true;
-	j->body_a = def->body_a.index1 - 1;
-	j->body_b = def->body_b.index1 - 1;
-	j->local_a = def->local_anchor_a;
-	j->local_b = def->local_anchor_b;
-	j->reference_angle = def->reference_angle;
-	j->enable_limit = def->enable_limit;
-	j->lower = def->lower_angle;
-	j->upper = def->upper_angle;
-	j->enable_motor = def->enable_motor;
-	j->motor_speed = def->motor_speed;
-	j->max_motor_torque = def->max_motor_torque;
-	j->collide_connected = def->collide_connected;
-	j->user_data = def->user_data;
-	f2d_joint_attached(w, j);
-	out->index1 = id + 1;
-	out->generation = gen;
-	return F2D_OK;
+	f2d_joint j; /* type 0: revolute; every other field zero */
+	memset(&j, 0, sizeof j);
+	j.local_a = def->local_anchor_a;
+	j.local_b = def->local_anchor_b;
+	j.reference_angle = def->reference_angle;
+	j.enable_limit = def->enable_limit;
+	j.lower = def->lower_angle;
+	j.upper = def->upper_angle;
+	j.enable_motor = def->enable_motor;
+	j.motor_speed = def->motor_speed;
+	j.max_motor_torque = def->max_motor_torque;
+	j.collide_connected = def->collide_connected;
+	j.user_data = def->user_data;
+	return f2d_joint_insert(w, &j, def->body_a, def->body_b, "create_revolute_joint", out);
 }
 
 f2d_result f2d_destroy_joint(f2d_world *w, f2d_joint_id id)

@@ -672,41 +672,17 @@ static bool unit_axis(f2d_vec2 a)
 	return d >= -((int64_t)1 << 20) && d <= ((int64_t)1 << 20);
 }
 
-const char *f2d_joint_ext_check(const f2d_joint *j, f2d_body_type ta, f2d_body_type tb)
+/* The fields of one type only (lengths, axes, translations, offsets, the mouse target): NULL
+ * when valid, else the sentence for the message. tb: body B's type. */
+static const char *type_fields_problem(const f2d_joint *j, f2d_body_type tb)
 {
-	uint32_t u = used_fields(j->type);
-	if (u == 0) {
-		return "unknown joint type";
-	}
-	if (!unused_zero(j, u)) {
-		return "a field this joint type does not use is not zero";
-	}
 	const fix16_t L = F2D_JOINT_MAX_LENGTH;
-	if (!in(j->reference_angle, -F2D_PI, F2D_PI)) {
-		return "reference angle (angular offset) must be in [-pi, pi]";
-	}
-	if (!in(j->hertz, 0, F2D_JOINT_MAX_HERTZ) ||
-	    !in(j->angular_hertz, 0, F2D_JOINT_MAX_HERTZ) ||
-	    !in(j->damping_ratio, 0, F2D_JOINT_MAX_DAMPING_RATIO) ||
-	    !in(j->angular_damping_ratio, 0, F2D_JOINT_MAX_DAMPING_RATIO)) {
-		return "spring frequency must be in [0, 1000] Hz, damping ratio in [0, 100]";
-	}
-	if (!in(j->motor_speed, F2D_FIX(-1000), F2D_FIX(1000)) || j->max_motor_torque < 0 ||
-	    j->max_force < 0) {
-		return "motor speed must be within +-1000, forces and torques >= 0";
-	}
-	if (j->lower_impulse < 0 || j->upper_impulse < 0 || j->impulse.x == INT32_MIN ||
-	    j->impulse.y == INT32_MIN || j->motor_impulse == INT32_MIN ||
-	    j->spring_impulse == INT32_MIN || j->angular_impulse == INT32_MIN) {
-		return "an accumulated impulse is out of range";
-	}
 	switch (j->type) {
 	case F2D_DISTANCE_JOINT:
 		if (!in(j->length, F2D_MIN_SHAPE_SIZE, L) || !in(j->lower, 0, L) ||
 		    !in(j->upper, 0, L) || j->lower > j->upper) {
-			return "length must be in [0.005, 16384] m, 0 <= min_length <= max_length "
-			       "<= "
-			       "16384 m";
+			return "length must be in [0.005, 16384] m, "
+			       "0 <= min_length <= max_length <= 16384 m";
 		}
 		break;
 	case F2D_PRISMATIC_JOINT:
@@ -736,11 +712,43 @@ const char *f2d_joint_ext_check(const f2d_joint *j, f2d_body_type ta, f2d_body_t
 		break;
 	default: break;
 	}
-	(void)ta;
 	return NULL;
 }
 
+const char *f2d_joint_ext_check(const f2d_joint *j, f2d_body_type ta, f2d_body_type tb)
+{
+	uint32_t u = used_fields(j->type);
+	if (u == 0) {
+		return "unknown joint type";
+	}
+	if (!unused_zero(j, u)) {
+		return "a field this joint type does not use is not zero";
+	}
+	if (!in(j->reference_angle, -F2D_PI, F2D_PI)) {
+		return "reference angle (angular offset) must be in [-pi, pi]";
+	}
+	if (!in(j->hertz, 0, F2D_JOINT_MAX_HERTZ) ||
+	    !in(j->angular_hertz, 0, F2D_JOINT_MAX_HERTZ) ||
+	    !in(j->damping_ratio, 0, F2D_JOINT_MAX_DAMPING_RATIO) ||
+	    !in(j->angular_damping_ratio, 0, F2D_JOINT_MAX_DAMPING_RATIO)) {
+		return "spring frequency must be in [0, 1000] Hz, damping ratio in [0, 100]";
+	}
+	if (!in(j->motor_speed, F2D_FIX(-1000), F2D_FIX(1000)) || j->max_motor_torque < 0 ||
+	    j->max_force < 0) {
+		return "motor speed must be within +-1000, forces and torques >= 0";
+	}
+	if (j->lower_impulse < 0 || j->upper_impulse < 0 || j->impulse.x == INT32_MIN ||
+	    j->impulse.y == INT32_MIN || j->motor_impulse == INT32_MIN ||
+	    j->spring_impulse == INT32_MIN || j->angular_impulse == INT32_MIN) {
+		return "an accumulated impulse is out of range";
+	}
+	(void)ta;
+	return type_fields_problem(j, tb);
+}
+
 /* ---- creation ---- */
+
+/* anchors within 64 m of a moving body's origin, within 16384 m of a static one's */
 static bool anchor_in(f2d_vec2 p, f2d_body_type type)
 {
 	fix16_t lim =
@@ -748,55 +756,51 @@ static bool anchor_in(f2d_vec2 p, f2d_body_type type)
 	return in(p.x, -lim, lim) && in(p.y, -lim, lim);
 }
 
-/* as joint.c's point_mass_trace: 1/m + |r|^2 / I of one body */
-static int64_t mass_trace(const f2d_body *b, f2d_vec2 local_anchor)
+f2d_result f2d_joint_check_bodies(f2d_world *w, f2d_body_id a, f2d_body_id b, f2d_vec2 local_a,
+                                  f2d_vec2 local_b, const char *what, const f2d_body **ba,
+                                  const f2d_body **bb)
 {
-	if (b->inv_inertia == 0) {
-		return b->inv_mass;
-	}
-	f2d_vec2 r = f2d_sub(local_anchor, b->local_center);
-	int64_t r2 = f2d_round16((int64_t)r.x * r.x + (int64_t)r.y * r.y);
-	return (int64_t)b->inv_mass + f2d_round16((int64_t)b->inv_inertia * r2);
-}
-
-f2d_result f2d_joint_ext_create(f2d_world *w, const f2d_joint *proto, f2d_body_id a, f2d_body_id b,
-                                const char *what, f2d_joint_id *out)
-{
-	const f2d_body *ba = f2d_get_body(w, a);
-	const f2d_body *bb = f2d_get_body(w, b);
-	if (ba == NULL || bb == NULL) {
+	*ba = f2d_get_body(w, a);
+	*bb = f2d_get_body(w, b);
+	if (*ba == NULL || *bb == NULL) {
 		return f2d_set_error(w, F2D_ERROR_INVALID_HANDLE,
 		                     "%s: null, stale or foreign body handle", what);
 	}
-	if (ba == bb) {
+	if (*ba == *bb) {
 		return f2d_set_error(w, F2D_ERROR_INVALID_VALUE,
 		                     "%s: a joint needs two different bodies", what);
 	}
-	if (ba->type != F2D_DYNAMIC_BODY && bb->type != F2D_DYNAMIC_BODY) {
+	if ((*ba)->type != F2D_DYNAMIC_BODY && (*bb)->type != F2D_DYNAMIC_BODY) {
 		return f2d_set_error(w, F2D_ERROR_INVALID_VALUE,
 		                     "%s: at least one body must be dynamic", what);
 	}
-	if (!anchor_in(proto->local_a, ba->type) || !anchor_in(proto->local_b, bb->type)) {
+	if (!anchor_in(local_a, (*ba)->type) || !anchor_in(local_b, (*bb)->type)) {
 		return f2d_set_error(w, F2D_ERROR_INVALID_VALUE,
 		                     "%s: local anchors must lie within 64 m of a moving body's "
 		                     "origin (16384 m of a static one)",
 		                     what);
 	}
-	/* the mouse joint moves B only */
-	int64_t trace = mass_trace(bb, proto->local_b) +
-	                (proto->type == F2D_MOUSE_JOINT ? 0 : mass_trace(ba, proto->local_a));
-	if (trace > F2D_JOINT_MAX_TRACE) {
-		return f2d_set_error(
-		    w, F2D_ERROR_INVALID_VALUE,
-		    "%s: an anchor too far from a body this light: the effective mass at the "
-		    "anchor, 1 / (1/m_a + r_a^2/I_a + 1/m_b + r_b^2/I_b) = 1/%d kg, is below 2 LSB "
-		    "of fix16 (1/32768 kg)",
-		    what, (int)(trace >> 16));
+	return F2D_OK;
+}
+
+/* One body's part of tr(K) for the point constraint (see joint.c's point_mass): 1/m + |r|^2 / I,
+ * Q16 in 64 bits, with r the anchor's arm from the centre of mass (its length does not change
+ * as the body turns). K's largest eigenvalue is at most its trace, so 1/trace is a lower bound
+ * of the effective mass in every direction. A body that cannot turn adds nothing (1/m = 1/I =
+ * 0). */
+int64_t f2d_joint_mass_trace(const f2d_body *b, f2d_vec2 local_anchor)
+{
+	if (b->inv_inertia == 0) {
+		return b->inv_mass;
 	}
-	const char *bad = f2d_joint_ext_check(proto, ba->type, bb->type);
-	if (bad != NULL) {
-		return f2d_set_error(w, F2D_ERROR_INVALID_VALUE, "%s: %s", what, bad);
-	}
+	f2d_vec2 r = f2d_sub(local_anchor, b->local_center); /* dynamic: |r| < 2^7.1 m */
+	int64_t r2 = f2d_round16((int64_t)r.x * r.x + (int64_t)r.y * r.y); /* < 2^30.2 */
+	return (int64_t)b->inv_mass + f2d_round16((int64_t)b->inv_inertia * r2);
+}
+
+f2d_result f2d_joint_insert(f2d_world *w, const f2d_joint *proto, f2d_body_id a, f2d_body_id b,
+                            const char *what, f2d_joint_id *out)
+{
 	if (!proto->collide_connected &&
 	    !f2d_events_reserve_pending(w, f2d_joined_contacts(w, a.index1 - 1, b.index1 - 1))) {
 		return f2d_set_error(w, F2D_ERROR_OUT_OF_MEMORY, "%s: allocator returned NULL",
@@ -810,7 +814,7 @@ f2d_result f2d_joint_ext_create(f2d_world *w, const f2d_joint *proto, f2d_body_i
 	}
 	f2d_joint *j = &w->joints[id];
 	uint32_t gen = j->generation == 0 ? 1 : j->generation;
-	*j = *proto;
+	memcpy(j, proto, sizeof *j); /* every byte of the proto, padding included */
 	j->generation = gen;
 	j->alive = true;
 	j->body_a = a.index1 - 1;
@@ -819,6 +823,34 @@ f2d_result f2d_joint_ext_create(f2d_world *w, const f2d_joint *proto, f2d_body_i
 	out->index1 = id + 1;
 	out->generation = gen;
 	return F2D_OK;
+}
+
+f2d_result f2d_joint_ext_create(f2d_world *w, const f2d_joint *proto, f2d_body_id a, f2d_body_id b,
+                                const char *what, f2d_joint_id *out)
+{
+	const f2d_body *ba = NULL, *bb = NULL;
+	f2d_result checked =
+	    f2d_joint_check_bodies(w, a, b, proto->local_a, proto->local_b, what, &ba, &bb);
+	if (checked != F2D_OK) {
+		return checked;
+	}
+	/* the mouse joint moves B only */
+	int64_t trace =
+	    f2d_joint_mass_trace(bb, proto->local_b) +
+	    (proto->type == F2D_MOUSE_JOINT ? 0 : f2d_joint_mass_trace(ba, proto->local_a));
+	if (trace > F2D_JOINT_MAX_TRACE) {
+		return f2d_set_error(
+		    w, F2D_ERROR_INVALID_VALUE,
+		    "%s: an anchor too far from a body this light: the effective mass at the "
+		    "anchor, 1 / (1/m_a + r_a^2/I_a + 1/m_b + r_b^2/I_b) = 1/%d kg, is below 2 LSB "
+		    "of fix16 (1/32768 kg)",
+		    what, (int)(trace >> 16));
+	}
+	const char *bad = f2d_joint_ext_check(proto, ba->type, bb->type);
+	if (bad != NULL) {
+		return f2d_set_error(w, F2D_ERROR_INVALID_VALUE, "%s: %s", what, bad);
+	}
+	return f2d_joint_insert(w, proto, a, b, what, out);
 }
 
 /* a zeroed record of the type (every per-step and unused field zero) */

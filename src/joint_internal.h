@@ -421,9 +421,22 @@ void f2d_joint_ext_reaction(const f2d_world *w, const f2d_joint *j, f2d_vec2 *li
  *  the type does not use must be zero (one state, one encoding). */
 const char *f2d_joint_ext_check(const f2d_joint *j, f2d_body_type ta, f2d_body_type tb);
 /** Validates the common part (bodies, anchors, effective mass) and the type's fields, then
- *  allocates the joint and copies proto into it (as f2d_create_revolute_joint does). */
+ *  allocates the joint and copies proto into it (f2d_joint_insert). */
 f2d_result f2d_joint_ext_create(f2d_world *w, const f2d_joint *proto, f2d_body_id a, f2d_body_id b,
                                 const char *what, f2d_joint_id *out);
+/** The checks every joint's creation starts with, in this order, each with its message
+ *  ("<what>: ..."): live handles, two different bodies, one of them dynamic, local anchors in
+ *  range. Sets *ba and *bb on success. */
+f2d_result f2d_joint_check_bodies(f2d_world *w, f2d_body_id a, f2d_body_id b, f2d_vec2 local_a,
+                                  f2d_vec2 local_b, const char *what, const f2d_body **ba,
+                                  const f2d_body **bb);
+/** One body's part of tr(K) for a point constraint at local_anchor: 1/m + |r|^2 / I. */
+int64_t f2d_joint_mass_trace(const f2d_body *b, f2d_vec2 local_anchor);
+/** The end of every joint's creation, once its def is checked: room for the end events of the
+ *  contacts it turns off (unless collide_connected), an id from the pool, the slot set to
+ *  proto (alive, bodies a and b, the slot's generation or 1), attached to its bodies. */
+f2d_result f2d_joint_insert(f2d_world *w, const f2d_joint *proto, f2d_body_id a, f2d_body_id b,
+                            const char *what, f2d_joint_id *out);
 
 /* ---- the revolute joint's passes and lanes (joint.c, joint_lanes.c) ----
  * What a pass over the coloured joints does: the warm start, a velocity iteration, or the soft

@@ -756,12 +756,42 @@ static f2d_result build_elevator(f2d_world *world)
 	return F2D_OK;
 }
 
+/* A car: a 5 kg chassis (2 x 0.5 m box, friction 0.6) centred at (x, y) mm on two 1 kg wheels
+ * (radius 0.4 m, friction 0.9) 0.7 m either side and 0.45 m below, on wheel joints (vertical
+ * axis, 4 Hz, damping 0.7, motors at speed rad/s, 20 N m); chassis, then each wheel and its
+ * joint, rear first. */
+static f2d_result add_car(f2d_world *world, int32_t x, int32_t y, fix16_t speed)
+{
+	f2d_body_id chassis, wheel;
+	f2d_shape_def cs = shape_def(F2D_FIX(5), F2D_MILLI(600));
+	TRY(add_box(world, F2D_DYNAMIC_BODY, vm(x, y), 0, F2D_FIX(1), F2D_MILLI(250), &cs,
+	            &chassis));
+	f2d_shape_def ws = shape_def(F2D_MILLI(1989), F2D_MILLI(900));
+	for (int32_t i = 0; i < 2; ++i) {
+		int32_t dx = i == 0 ? -700 : 700;
+		f2d_body_def wd = body_def(F2D_DYNAMIC_BODY, vm(x + dx, y - 450), 0);
+		TRY(add_circle_body(world, &wd, F2D_MILLI(400), &ws, &wheel));
+		f2d_wheel_joint_def jd = f2d_default_wheel_joint_def();
+		jd.body_a = chassis;
+		jd.body_b = wheel;
+		jd.local_anchor_a = vm(dx, -450);
+		jd.hertz = F2D_FIX(4);
+		jd.damping_ratio = F2D_MILLI(700);
+		jd.enable_motor = true;
+		jd.motor_speed = speed;
+		jd.max_motor_torque = F2D_FIX(20);
+		f2d_joint_id j;
+		TRY(f2d_create_wheel_joint(world, &jd, &j));
+	}
+	return F2D_OK;
+}
+
 /* Car on a slope: a flat static strip, a 15 degree ramp and a plateau made of static polygons;
  * a 5 kg chassis on two 1 kg wheels (wheel joints: vertical axis, 4 Hz, damping 0.7, motors
  * -10 rad/s, 20 N m) drives up it. */
 static f2d_result build_car_slope(f2d_world *world)
 {
-	f2d_body_id ground, chassis, wheel;
+	f2d_body_id ground;
 	f2d_body_def gd = body_def(F2D_STATIC_BODY, vm(0, 0), 0);
 	TRY(f2d_create_body(world, &gd, &ground));
 	f2d_shape_def gs = shape_def(F2D_ONE, F2D_MILLI(900));
@@ -776,27 +806,7 @@ static f2d_result build_car_slope(f2d_world *world)
 		TRY(f2d_make_polygon(parts[i], 4, &poly));
 		TRY(f2d_create_polygon_shape(world, ground, &gs, &poly, &s));
 	}
-	f2d_shape_def cs = shape_def(F2D_FIX(5), F2D_MILLI(600));
-	TRY(add_box(world, F2D_DYNAMIC_BODY, vm(-10000, 1000), 0, F2D_FIX(1), F2D_MILLI(250), &cs,
-	            &chassis));
-	f2d_shape_def ws = shape_def(F2D_MILLI(1989), F2D_MILLI(900));
-	for (int32_t i = 0; i < 2; ++i) {
-		int32_t x = i == 0 ? -700 : 700;
-		f2d_body_def wd = body_def(F2D_DYNAMIC_BODY, vm(-10000 + x, 550), 0);
-		TRY(add_circle_body(world, &wd, F2D_MILLI(400), &ws, &wheel));
-		f2d_wheel_joint_def jd = f2d_default_wheel_joint_def();
-		jd.body_a = chassis;
-		jd.body_b = wheel;
-		jd.local_anchor_a = vm(x, -450);
-		jd.hertz = F2D_FIX(4);
-		jd.damping_ratio = F2D_MILLI(700);
-		jd.enable_motor = true;
-		jd.motor_speed = F2D_FIX(-10);
-		jd.max_motor_torque = F2D_FIX(20);
-		f2d_joint_id j;
-		TRY(f2d_create_wheel_joint(world, &jd, &j));
-	}
-	return F2D_OK;
+	return add_car(world, -10000, 1000, F2D_FIX(-10));
 }
 
 /* Ragdoll of boxes: torso and head welded (soft angular 4 Hz), arms and legs on revolute
@@ -1196,11 +1206,8 @@ static f2d_result build_capsule_ragdolls(f2d_world *world)
 	return F2D_OK;
 }
 
-/* Chain terrain (one chain, listed right to left so its solid side is below): flat 2 m
- * edges from x = -40 to 0, then rolling hills to x = 60; a box sliding at 8 m/s across the flat
- * edges' vertices (friction 0.1), a car on wheel joints driving over the hills, boxes and
- * capsules dropped on them, and a static loop chain (a rock) the car meets. */
-static f2d_result build_chain_terrain(f2d_world *world)
+/* chain_terrain's statics: the terrain chain on a static body at the origin, then the rock */
+static f2d_result terrain_chains(f2d_world *world)
 {
 	f2d_body_id ground;
 	f2d_body_def gd = body_def(F2D_STATIC_BODY, vm(0, 0), 0);
@@ -1230,8 +1237,16 @@ static f2d_result build_chain_terrain(f2d_world *world)
 	cd.points = loop;
 	cd.count = 5;
 	cd.loop = true;
-	TRY(f2d_create_chain(world, rock, &cd, NULL, 0));
+	return f2d_create_chain(world, rock, &cd, NULL, 0);
+}
 
+/* Chain terrain (one chain, listed right to left so its solid side is below): flat 2 m
+ * edges from x = -40 to 0, then rolling hills to x = 60; a box sliding at 8 m/s across the flat
+ * edges' vertices (friction 0.1), a car on wheel joints driving over the hills, boxes and
+ * capsules dropped on them, and a static loop chain (a rock) the car meets. */
+static f2d_result build_chain_terrain(f2d_world *world)
+{
+	TRY(terrain_chains(world));
 	/* the slider: starts on the flat part at 8 m/s, crosses ten vertices */
 	f2d_shape_def slick = shape_def(F2D_ONE, F2D_MILLI(100));
 	f2d_body_def sd = body_def(F2D_DYNAMIC_BODY, vm(-38000, 500), 0);
@@ -1240,27 +1255,7 @@ static f2d_result build_chain_terrain(f2d_world *world)
 	TRY(add_box_body(world, &sd, F2D_MILLI(500), F2D_MILLI(500), &slick, &slider));
 
 	/* the car (car_slope's), at x = 4 */
-	f2d_body_id chassis, wheel;
-	f2d_shape_def cs = shape_def(F2D_FIX(5), F2D_MILLI(600));
-	TRY(add_box(world, F2D_DYNAMIC_BODY, vm(4000, 1600), 0, F2D_FIX(1), F2D_MILLI(250), &cs,
-	            &chassis));
-	f2d_shape_def ws = shape_def(F2D_MILLI(1989), F2D_MILLI(900));
-	for (int32_t i = 0; i < 2; ++i) {
-		int32_t x = i == 0 ? -700 : 700;
-		f2d_body_def wd = body_def(F2D_DYNAMIC_BODY, vm(4000 + x, 1150), 0);
-		TRY(add_circle_body(world, &wd, F2D_MILLI(400), &ws, &wheel));
-		f2d_wheel_joint_def jd = f2d_default_wheel_joint_def();
-		jd.body_a = chassis;
-		jd.body_b = wheel;
-		jd.local_anchor_a = vm(x, -450);
-		jd.hertz = F2D_FIX(4);
-		jd.damping_ratio = F2D_MILLI(700);
-		jd.enable_motor = true;
-		jd.motor_speed = F2D_FIX(-8);
-		jd.max_motor_torque = F2D_FIX(20);
-		f2d_joint_id j;
-		TRY(f2d_create_wheel_joint(world, &jd, &j));
-	}
+	TRY(add_car(world, 4000, 1600, F2D_FIX(-8)));
 	/* boxes and capsules dropped on the hills */
 	f2d_shape_def bs = shape_def(F2D_ONE, F2D_MILLI(600));
 	for (int32_t i = 0; i < 8; ++i) {

@@ -452,6 +452,22 @@ static int64_t closest_on_segment(f2d_vec2 p, f2d_vec2 a, f2d_vec2 b, f2d_vec2 *
 	return f2d_dot64(e, e);
 }
 
+/* The incident edge of p2 for a reference normal n1: the edge whose normal is most
+ * anti-parallel to n1 (the first of equals) */
+static inline int32_t incident_edge(const f2d_polygon *p2, f2d_vec2 n1)
+{
+	int32_t edge = 0;
+	fix16_t min_dot = INT32_MAX;
+	for (int32_t i = 0; i < p2->count; ++i) {
+		fix16_t d = f2d_dot(n1, p2->normals[i]);
+		if (d < min_dot) {
+			min_dot = d;
+			edge = i;
+		}
+	}
+	return edge;
+}
+
 /* Reference face edge1 of p1 (radius r1), incident edge of p2 (radius r2): the clipped points
  * within the speculative distance, each midway between the two surfaces. Normal n1 from p1 to
  * p2 (negated when flip: the manifold's normal goes from A to B). */
@@ -459,15 +475,7 @@ static void clip_and_emit(const f2d_polygon *p1, int32_t edge1, fix16_t r1, cons
                           fix16_t r2, bool flip, fix16_t speculative, f2d_manifold *m)
 {
 	f2d_vec2 n1 = p1->normals[edge1];
-	int32_t edge2 = 0;
-	fix16_t min_dot = INT32_MAX;
-	for (int32_t i = 0; i < p2->count; ++i) {
-		fix16_t d = f2d_dot(n1, p2->normals[i]);
-		if (d < min_dot) {
-			min_dot = d;
-			edge2 = i;
-		}
-	}
+	int32_t edge2 = incident_edge(p2, n1);
 	uint32_t base = (flip ? ID_FLIP : 0u) | ((uint32_t)edge1 << 8) | ((uint32_t)edge2 << 4);
 	clip_vertex inc[2], c1[2], c2[2];
 	inc[0].v = p2->vertices[edge2];
@@ -541,6 +549,40 @@ static bool segments_cross(const f2d_polygon *a, const f2d_polygon *b)
 	return s1 * s2 < 0 && s3 * s4 < 0;
 }
 
+/* The closest features of p1's reference edge e1 and p2's incident edge (the edge of p2 whose
+ * normal is most anti-parallel to e1's): the least of the four vertex-to-edge distances (Box2D
+ * v3 uses these two edges). True when they are two vertices: q1 on p1 (index k1), q2 on p2
+ * (index k2). */
+static bool closest_vertices(const f2d_polygon *p1, int32_t e1, const f2d_polygon *p2, f2d_vec2 *q1,
+                             f2d_vec2 *q2, int32_t *k1, int32_t *k2)
+{
+	int32_t e2 = incident_edge(p2, p1->normals[e1]);
+	int32_t i1[2] = {e1, next_of(p1, e1)}, i2[2] = {e2, next_of(p2, e2)};
+	int64_t best = INT64_MAX;
+	*q1 = p1->vertices[e1], *q2 = p2->vertices[e2];
+	*k1 = 0, *k2 = 0;
+	bool vertex_vertex = false;
+	for (int32_t k = 0; k < 2; ++k) {
+		f2d_vec2 q;
+		int32_t end;
+		int64_t d2 = closest_on_segment(p1->vertices[i1[k]], p2->vertices[i2[0]],
+		                                p2->vertices[i2[1]], &q, &end);
+		if (d2 < best) {
+			best = d2, *q1 = p1->vertices[i1[k]], *q2 = q, *k1 = i1[k];
+			*k2 = end < 0 ? 0 : i2[end];
+			vertex_vertex = end >= 0;
+		}
+		d2 = closest_on_segment(p2->vertices[i2[k]], p1->vertices[i1[0]],
+		                        p1->vertices[i1[1]], &q, &end);
+		if (d2 < best) {
+			best = d2, *q1 = q, *q2 = p2->vertices[i2[k]], *k2 = i2[k];
+			*k1 = end < 0 ? 0 : i1[end];
+			vertex_vertex = end >= 0;
+		}
+	}
+	return vertex_vertex;
+}
+
 /* Rounded convex cores A (pa, radius ra) and B: SAT over A's first edges_a edges and all of
  * B's (edges_a = 1: A is a one-sided segment, only its front face counts), the reference face
  * chosen as collision.c does; when the cores are apart by more than CLOSEST_RULE_MIN and the
@@ -565,52 +607,18 @@ static void collide_rounded(const f2d_polygon *pa, int32_t edges_a, fix16_t ra,
 	 * capsules end to end are apart along neither normal), so the closest features decide
 	 * whenever the cores do not cross. */
 	bool two_segments = pa->count == 2 && pb->count == 2 && !segments_cross(pa, pb);
-	if (rsum > 0 && (sep > CLOSEST_RULE_MIN || two_segments)) {
-		/* the cores are apart: their distance is the least of the four vertex-to-edge
-		 * distances of the reference and incident edges (Box2D v3 uses these two edges) */
-		const f2d_polygon *p1 = flip ? pb : pa, *p2 = flip ? pa : pb;
-		int32_t e1 = flip ? edge_b : edge_a;
-		f2d_vec2 n1 = p1->normals[e1];
-		int32_t e2 = 0;
-		fix16_t min_dot = INT32_MAX;
-		for (int32_t i = 0; i < p2->count; ++i) {
-			fix16_t d = f2d_dot(n1, p2->normals[i]);
-			if (d < min_dot) {
-				min_dot = d;
-				e2 = i;
-			}
-		}
-		int32_t i1[2] = {e1, next_of(p1, e1)}, i2[2] = {e2, next_of(p2, e2)};
-		int64_t best = INT64_MAX;
-		f2d_vec2 q1 = p1->vertices[e1], q2 = p2->vertices[e2];
-		int32_t k1 = 0, k2 = 0;
-		bool vertex_vertex = false;
-		for (int32_t k = 0; k < 2; ++k) {
-			f2d_vec2 q;
-			int32_t end;
-			int64_t d2 = closest_on_segment(p1->vertices[i1[k]], p2->vertices[i2[0]],
-			                                p2->vertices[i2[1]], &q, &end);
-			if (d2 < best) {
-				best = d2, q1 = p1->vertices[i1[k]], q2 = q, k1 = i1[k];
-				k2 = end < 0 ? 0 : i2[end];
-				vertex_vertex = end >= 0;
-			}
-			d2 = closest_on_segment(p2->vertices[i2[k]], p1->vertices[i1[0]],
-			                        p1->vertices[i1[1]], &q, &end);
-			if (d2 < best) {
-				best = d2, q1 = q, q2 = p2->vertices[i2[k]], k2 = i2[k];
-				k1 = end < 0 ? 0 : i1[end];
-				vertex_vertex = end >= 0;
-			}
-		}
-		if (vertex_vertex) {
-			/* q1 on p1, q2 on p2: back to A and B */
-			uint32_t id =
-			    ID_CLOSEST | (flip ? ID_FLIP : 0u) | ((uint32_t)k1 << 4) | (uint32_t)k2;
-			if (flip ? emit_closest(q2, ra, q1, rb, id, speculative, m)
-			         : emit_closest(q1, ra, q2, rb, id, speculative, m)) {
-				return;
-			}
+	/* the cores are apart: their distance is that of the closest features */
+	f2d_vec2 q1, q2;
+	int32_t k1, k2;
+	if (rsum > 0 && (sep > CLOSEST_RULE_MIN || two_segments) &&
+	    closest_vertices(flip ? pb : pa, flip ? edge_b : edge_a, flip ? pa : pb, &q1, &q2, &k1,
+	                     &k2)) {
+		/* q1 on p1, q2 on p2: back to A and B */
+		uint32_t id =
+		    ID_CLOSEST | (flip ? ID_FLIP : 0u) | ((uint32_t)k1 << 4) | (uint32_t)k2;
+		if (flip ? emit_closest(q2, ra, q1, rb, id, speculative, m)
+		         : emit_closest(q1, ra, q2, rb, id, speculative, m)) {
+			return;
 		}
 	}
 	if (flip) {

@@ -169,21 +169,12 @@ static void encode_world(encoder *e, const f2d_world *w)
 	p = put_u64(p, w->step_count);
 	p = put_vec(p, w->gravity);
 	p = put_i32(p, w->h);
-	p = put_i32(p, d->iterations);
-	p = put_i32(p, d->joint_position_iterations);
-	p = put_i32(p, d->bias_factor);
-	p = put_i32(p, d->linear_slop);
-	p = put_i32(p, d->speculative_distance);
-	p = put_i32(p, d->restitution_threshold);
-	p = put_i32(p, d->max_translation);
-	p = put_i32(p, d->max_rotation);
+#define PUT(kind, field) p = put_##kind(p, d->field);
+	WORLD_DEF_HEAD(PUT)
 	p = put_u8(p, d->warm_starting ? 1u : 0u);
 	p = put_u8(p, d->enable_sleep ? 1u : 0u);
-	p = put_i32(p, d->linear_sleep_tolerance);
-	p = put_i32(p, d->angular_sleep_tolerance);
-	p = put_i32(p, d->time_to_sleep);
-	p = put_i32(p, d->body_capacity);
-	p = put_i32(p, d->contact_capacity);
+	WORLD_DEF_TAIL(PUT)
+#undef PUT
 	p = put_u64(p, w->out_of_range_events);
 	p = put_u64(p, w->overflow_events);
 	p = put_i32(p, w->last_out_of_range_body);
@@ -279,6 +270,31 @@ static void encode_bodies(encoder *e, const f2d_world *w)
 	encode_pool_tail(e, &w->body_ids);
 }
 
+/* A shape's geometry record: polygon: u8 count, the vertices; circle: centre, radius; capsule:
+ * centres, radius; segment: points; chain segment: points, ghosts */
+static uint8_t *put_geometry(uint8_t *p, const f2d_shape *sh)
+{
+	if (sh->type == F2D_POLYGON_SHAPE) {
+		p = put_u8(p, (uint32_t)sh->polygon.count);
+		for (int32_t k = 0; k < sh->polygon.count; ++k) {
+			p = put_vec(p, sh->polygon.vertices[k]);
+		}
+	} else if (sh->type == F2D_CIRCLE_SHAPE) {
+		p = put_vec(p, sh->circle.center);
+		p = put_i32(p, sh->circle.radius);
+	} else {
+		p = put_vec(p, sh->capsule.center1);
+		p = put_vec(p, sh->capsule.center2);
+		if (sh->type == F2D_CAPSULE_SHAPE) {
+			p = put_i32(p, sh->capsule.radius);
+		} else if (sh->type == F2D_CHAIN_SEGMENT_SHAPE) {
+			p = put_vec(p, sh->ghost1);
+			p = put_vec(p, sh->ghost2);
+		}
+	}
+	return p;
+}
+
 static void encode_shapes(encoder *e, const f2d_world *w)
 {
 	put_word(e, (uint32_t)w->shape_ids.next);
@@ -312,24 +328,7 @@ static void encode_shapes(encoder *e, const f2d_world *w)
 			p = put_i32(p, sh->restitution);
 		}
 		if (!same_geometry) {
-			if (sh->type == F2D_POLYGON_SHAPE) {
-				p = put_u8(p, (uint32_t)sh->polygon.count);
-				for (int32_t k = 0; k < sh->polygon.count; ++k) {
-					p = put_vec(p, sh->polygon.vertices[k]);
-				}
-			} else if (sh->type == F2D_CIRCLE_SHAPE) {
-				p = put_vec(p, sh->circle.center);
-				p = put_i32(p, sh->circle.radius);
-			} else {
-				p = put_vec(p, sh->capsule.center1);
-				p = put_vec(p, sh->capsule.center2);
-				if (sh->type == F2D_CAPSULE_SHAPE) {
-					p = put_i32(p, sh->capsule.radius);
-				} else if (sh->type == F2D_CHAIN_SEGMENT_SHAPE) {
-					p = put_vec(p, sh->ghost1);
-					p = put_vec(p, sh->ghost2);
-				}
-			}
+			p = put_geometry(p, sh);
 		}
 		if (sh->user_data != 0) {
 			p = put_u64(p, sh->user_data);
@@ -355,33 +354,14 @@ static void encode_joints(encoder *e, const f2d_world *w)
 		                 (j->collide_connected ? JF_COLLIDE : 0u) |
 		                 (j->user_data != 0 ? JF_USER : 0u) | (j->type != 0 ? JF_TYPE : 0u);
 		p = put_u8(p, flags);
-		p = put_i32(p, j->body_a);
-		p = put_i32(p, j->body_b);
-		p = put_vec(p, j->local_a);
-		p = put_vec(p, j->local_b);
-		p = put_i32(p, j->reference_angle);
-		p = put_i32(p, j->lower);
-		p = put_i32(p, j->upper);
-		p = put_i32(p, j->motor_speed);
-		p = put_i32(p, j->max_motor_torque);
-		p = put_vec(p, j->impulse);
-		p = put_i32(p, j->motor_impulse);
-		p = put_i32(p, j->lower_impulse);
-		p = put_i32(p, j->upper_impulse);
+#define PUT(kind, field) p = put_##kind(p, j->field);
+		JOINT_RECORD(PUT)
 		if (j->type != 0) {
-			p = put_u8(p, j->type);
-			p = put_vec(p, j->axis);
-			p = put_i32(p, j->length);
+			JOINT_EXT_HEAD(PUT)
 			p = put_u8(p, j->enable_spring ? 1u : 0u);
-			p = put_i32(p, j->hertz);
-			p = put_i32(p, j->damping_ratio);
-			p = put_i32(p, j->angular_hertz);
-			p = put_i32(p, j->angular_damping_ratio);
-			p = put_i32(p, j->max_force);
-			p = put_i32(p, j->correction_factor);
-			p = put_i32(p, j->spring_impulse);
-			p = put_i32(p, j->angular_impulse);
+			JOINT_EXT_TAIL(PUT)
 		}
+#undef PUT
 		if (j->user_data != 0) {
 			p = put_u64(p, j->user_data);
 		}
@@ -448,9 +428,9 @@ static void encode_options(encoder *e, const f2d_world *w)
 		const f2d_body *b = &w->bodies[i];
 		if (b->alive && !f2d_body_default_options(b)) {
 			uint8_t *st = rec_begin(e), *p = put_i32(st, i);
-			p = put_i32(p, b->gravity_scale);
-			p = put_i32(p, b->linear_damping);
-			p = put_i32(p, b->angular_damping);
+#define PUT(kind, field) p = put_##kind(p, b->field);
+			BODY_OPTIONS_RECORD(PUT)
+#undef PUT
 			rec_end(e, st, put_u8(p, b->fixed_rotation ? 1u : 0u));
 		}
 	}
@@ -463,9 +443,9 @@ static void encode_options(encoder *e, const f2d_world *w)
 		const f2d_shape *sh = &w->shapes[i];
 		if (sh->alive && !f2d_shape_default_options(sh)) {
 			uint8_t *st = rec_begin(e), *p = put_i32(st, i);
-			p = put_u64(p, sh->filter.category_bits);
-			p = put_u64(p, sh->filter.mask_bits);
-			p = put_i32(p, sh->filter.group_index);
+#define PUT(kind, field) p = put_##kind(p, sh->filter.field);
+			FILTER_RECORD(PUT)
+#undef PUT
 			rec_end(e, st, put_u8(p, f2d_shape_option_flags(sh)));
 		}
 	}
@@ -478,11 +458,11 @@ static void encode_options(encoder *e, const f2d_world *w)
 	put_word(e, (uint32_t)ev->pending_count);
 	for (int32_t i = 0; i < ev->pending_count; ++i) {
 		const f2d_pending_end *pe = &ev->pending[i];
-		uint8_t *st = rec_begin(e), *p = put_u8(st, pe->sensor);
-		p = put_i32(p, pe->a);
-		p = put_u32(p, pe->gen_a);
-		p = put_i32(p, pe->b);
-		rec_end(e, st, put_u32(p, pe->gen_b));
+		uint8_t *st = rec_begin(e), *p = st;
+#define PUT(kind, field) p = put_##kind(p, pe->field);
+		PENDING_END_RECORD(PUT)
+#undef PUT
+		rec_end(e, st, p);
 	}
 	/* the solver (f2d_world_def.substep_count), in both forms always (portable format 6; in 5
 	 * it was left out when 0, so a payload cut just before it, header and checksum rewritten,

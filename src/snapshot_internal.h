@@ -37,6 +37,99 @@
 #define JF_TYPE 32u   /* a joint of another type than revolute: its record follows (JOINT_EXT) */
 #define JOINT_EXT 46u /* u8 type, axis, length, u8 spring, 6 fix16 settings, 2 impulses */
 
+/* ---- the fixed-size parts of the records, one description for both sides ----
+ * Each list names a record's fields in byte order as X(kind, field): kind u8 (1 byte), u32 or
+ * i32 (4), u64 (8), vec (8: x, then y), little-endian. The encoder (snapshot.c) writes each as
+ * p = put_<kind>(p, object->field), the decoder (snapshot_load*.c) reads each as
+ * object.field = rd_<kind>(d), so the two cannot drift apart; SNAP_BYTES sums a list's bytes.
+ * Flags stored as bytes (the decoder checks them for 0/1 before it takes them) and values the
+ * encoder takes from elsewhere than the object stay written out by hand next to a list. */
+#define SNAP_BYTES_u8 1
+#define SNAP_BYTES_u32 4
+#define SNAP_BYTES_i32 4
+#define SNAP_BYTES_u64 8
+#define SNAP_BYTES_vec 8
+#define SNAP_BYTES(kind, field) +SNAP_BYTES_##kind
+
+/* The world record (f2d_world_def): after the u64 step count, the world's gravity and time
+ * step, these; then u8 warm_starting, u8 enable_sleep; then WORLD_DEF_TAIL; then the u64
+ * out-of-range and overflow event counts and the i32 last out-of-range body. */
+#define WORLD_DEF_HEAD(X)                                                                          \
+	X(i32, iterations)                                                                         \
+	X(i32, joint_position_iterations)                                                          \
+	X(i32, bias_factor)                                                                        \
+	X(i32, linear_slop)                                                                        \
+	X(i32, speculative_distance)                                                               \
+	X(i32, restitution_threshold)                                                              \
+	X(i32, max_translation)                                                                    \
+	X(i32, max_rotation)
+#define WORLD_DEF_TAIL(X)                                                                          \
+	X(i32, linear_sleep_tolerance)                                                             \
+	X(i32, angular_sleep_tolerance)                                                            \
+	X(i32, time_to_sleep)                                                                      \
+	X(i32, body_capacity)                                                                      \
+	X(i32, contact_capacity)
+
+/* A live joint's record after its generation (u32) and flags (u8): these (every type);
+ * with JF_TYPE then JOINT_EXT_HEAD, u8 enable_spring, JOINT_EXT_TAIL (JOINT_EXT bytes);
+ * with JF_USER then the u64 user data. */
+#define JOINT_RECORD(X)                                                                            \
+	X(i32, body_a)                                                                             \
+	X(i32, body_b)                                                                             \
+	X(vec, local_a)                                                                            \
+	X(vec, local_b)                                                                            \
+	X(i32, reference_angle)                                                                    \
+	X(i32, lower)                                                                              \
+	X(i32, upper)                                                                              \
+	X(i32, motor_speed)                                                                        \
+	X(i32, max_motor_torque)                                                                   \
+	X(vec, impulse)                                                                            \
+	X(i32, motor_impulse)                                                                      \
+	X(i32, lower_impulse)                                                                      \
+	X(i32, upper_impulse)
+#define JOINT_EXT_HEAD(X)                                                                          \
+	X(u8, type)                                                                                \
+	X(vec, axis)                                                                               \
+	X(i32, length)
+#define JOINT_EXT_TAIL(X)                                                                          \
+	X(i32, hertz)                                                                              \
+	X(i32, damping_ratio)                                                                      \
+	X(i32, angular_hertz)                                                                      \
+	X(i32, angular_damping_ratio)                                                              \
+	X(i32, max_force)                                                                          \
+	X(i32, correction_factor)                                                                  \
+	X(i32, spring_impulse)                                                                     \
+	X(i32, angular_impulse)
+#define JOINT_RECORD_BYTES (0 JOINT_RECORD(SNAP_BYTES))
+_Static_assert(JOINT_RECORD_BYTES == 64, "a joint record is 64 bytes (include/fix2d/snapshot.h)");
+_Static_assert(0 JOINT_EXT_HEAD(SNAP_BYTES) + 1 JOINT_EXT_TAIL(SNAP_BYTES) == JOINT_EXT,
+               "the record of a joint of another type is JOINT_EXT bytes");
+
+/* A body option record after its body id (u32): these (f2d_body), then u8 fixed_rotation */
+#define BODY_OPTIONS_RECORD(X)                                                                     \
+	X(i32, gravity_scale)                                                                      \
+	X(i32, linear_damping)                                                                     \
+	X(i32, angular_damping)
+#define BODY_OPTIONS_BYTES (4 + (0 BODY_OPTIONS_RECORD(SNAP_BYTES)) + 1)
+
+/* A shape option record after its shape id (u32): the filter (f2d_filter), then u8 flags */
+#define FILTER_RECORD(X)                                                                           \
+	X(u64, category_bits)                                                                      \
+	X(u64, mask_bits)                                                                          \
+	X(i32, group_index)
+#define SHAPE_OPTIONS_BYTES (4 + (0 FILTER_RECORD(SNAP_BYTES)) + 1)
+
+/* A pending end event (f2d_pending_end): the whole record */
+#define PENDING_END_RECORD(X)                                                                      \
+	X(u8, sensor)                                                                              \
+	X(i32, a)                                                                                  \
+	X(u32, gen_a)                                                                              \
+	X(i32, b)                                                                                  \
+	X(u32, gen_b)
+#define PENDING_END_BYTES (0 PENDING_END_RECORD(SNAP_BYTES))
+_Static_assert(BODY_OPTIONS_BYTES == 17 && SHAPE_OPTIONS_BYTES == 25 && PENDING_END_BYTES == 17,
+               "the option and pending end records' sizes (include/fix2d/snapshot.h)");
+
 /* ---- little-endian reading (the caller has checked the length) ---- */
 
 static inline uint32_t get_u32(const uint8_t *p)

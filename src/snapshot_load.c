@@ -79,7 +79,10 @@ static bool world_settings_ok(decoder *d, const f2d_world_def *def, uint32_t war
 
 static bool decode_world(decoder *d)
 {
-	const size_t len = 8 + 4 * 13 + 1 + 13 + 8 + 8 + 4;
+	/* step count, gravity, time step; the def's fields and two flags; the event counters and
+	 * the last out-of-range body (94 bytes) */
+	const size_t len = 8 + 8 + 4 + (0 WORLD_DEF_HEAD(SNAP_BYTES)) + 2 +
+	                   (0 WORLD_DEF_TAIL(SNAP_BYTES)) + 8 + 8 + 4;
 	if (!avail(d, len)) {
 		return truncated(d, "the world settings");
 	}
@@ -94,23 +97,14 @@ static bool decode_world(decoder *d)
 	def.allocator.context = NULL;
 	def.gravity = rd_vec(d);
 	def.time_step = rd_i32(d);
-	def.iterations = rd_i32(d);
-	def.joint_position_iterations = rd_i32(d);
-	def.bias_factor = rd_i32(d);
-	def.linear_slop = rd_i32(d);
-	def.speculative_distance = rd_i32(d);
-	def.restitution_threshold = rd_i32(d);
-	def.max_translation = rd_i32(d);
-	def.max_rotation = rd_i32(d);
+#define GET(kind, field) def.field = rd_##kind(d);
+	WORLD_DEF_HEAD(GET)
 	uint32_t warm = rd_u8(d);
 	def.warm_starting = warm != 0;
 	uint32_t sleep = rd_u8(d);
 	def.enable_sleep = sleep != 0;
-	def.linear_sleep_tolerance = rd_i32(d);
-	def.angular_sleep_tolerance = rd_i32(d);
-	def.time_to_sleep = rd_i32(d);
-	def.body_capacity = rd_i32(d);
-	def.contact_capacity = rd_i32(d);
+	WORLD_DEF_TAIL(GET)
+#undef GET
 	uint64_t oor = rd_u64(d), ovf = rd_u64(d);
 	int32_t last = rd_i32(d);
 	if (!d->apply) {
@@ -142,16 +136,22 @@ static bool decode_body_options(decoder *d)
 {
 	f2d_world *w = d->w;
 	uint32_t n = rd_u32(d);
-	if (!d->apply && (size_t)n > (size_t)(d->end - d->p) / 17) {
+	if (!d->apply && (size_t)n > (size_t)(d->end - d->p) / BODY_OPTIONS_BYTES) {
 		return truncated(d, "the body options");
 	}
 	int64_t prev = -1;
 	for (uint32_t i = 0; i < n; ++i) {
-		if (!avail(d, 17)) {
+		if (!avail(d, BODY_OPTIONS_BYTES)) {
 			return truncated(d, "the body options");
 		}
 		uint32_t id = rd_u32(d);
-		fix16_t g = rd_i32(d), lin = rd_i32(d), ang = rd_i32(d);
+		struct { /* the record's fields, named as f2d_body's (BODY_OPTIONS_RECORD) */
+			fix16_t gravity_scale, linear_damping, angular_damping;
+		} o;
+#define GET(kind, field) o.field = rd_##kind(d);
+		BODY_OPTIONS_RECORD(GET)
+#undef GET
+		fix16_t g = o.gravity_scale, lin = o.linear_damping, ang = o.angular_damping;
 		uint32_t fixed = rd_u8(d);
 		if (d->apply) {
 			f2d_body *b = &w->bodies[id];
@@ -190,19 +190,19 @@ static bool decode_shape_options(decoder *d)
 {
 	f2d_world *w = d->w;
 	uint32_t n = rd_u32(d);
-	if (!d->apply && (size_t)n > (size_t)(d->end - d->p) / 25) {
+	if (!d->apply && (size_t)n > (size_t)(d->end - d->p) / SHAPE_OPTIONS_BYTES) {
 		return truncated(d, "the shape options");
 	}
 	int64_t prev = -1;
 	for (uint32_t i = 0; i < n; ++i) {
-		if (!avail(d, 25)) {
+		if (!avail(d, SHAPE_OPTIONS_BYTES)) {
 			return truncated(d, "the shape options");
 		}
 		uint32_t id = rd_u32(d);
 		f2d_filter f;
-		f.category_bits = rd_u64(d);
-		f.mask_bits = rd_u64(d);
-		f.group_index = rd_i32(d);
+#define GET(kind, field) f.field = rd_##kind(d);
+		FILTER_RECORD(GET)
+#undef GET
 		uint32_t flags = rd_u8(d);
 		if (d->apply) {
 			f2d_shape *sh = &w->shapes[id];
@@ -282,7 +282,7 @@ static bool decode_pending(decoder *d)
 	f2d_world *w = d->w;
 	f2d_events *e = &w->events;
 	uint32_t n = rd_u32(d);
-	if ((size_t)n > (size_t)(d->end - d->p) / 17) {
+	if ((size_t)n > (size_t)(d->end - d->p) / PENDING_END_BYTES) {
 		return truncated(d, "the pending end events");
 	}
 	if (!d->apply && !f2d_grow(w, (void **)&e->pending, &e->pending_capacity, (int32_t)n,
@@ -291,11 +291,9 @@ static bool decode_pending(decoder *d)
 	}
 	for (uint32_t i = 0; i < n; ++i) {
 		f2d_pending_end p;
-		p.sensor = (uint8_t)rd_u8(d);
-		p.a = rd_i32(d);
-		p.gen_a = rd_u32(d);
-		p.b = rd_i32(d);
-		p.gen_b = rd_u32(d);
+#define GET(kind, field) p.field = rd_##kind(d);
+		PENDING_END_RECORD(GET)
+#undef GET
 		if (d->apply) {
 			e->pending[i] = p;
 			continue;

@@ -903,43 +903,23 @@ bool f2d_decode_shapes(decoder *d)
 
 /* ---- joints ---- */
 
-/* A live joint's fixed fields (revolute, then JOINT_EXT for the other types, then user data);
- * the caller has checked the length. */
-static void read_joint_fields(decoder *d, f2d_joint *j, uint32_t flags, uint32_t *ba, uint32_t *bb,
-                              uint32_t *spring)
+/* A live joint's fixed fields (JOINT_RECORD, then JOINT_EXT for the other types, then user
+ * data); the caller has checked the length. */
+static void read_joint_fields(decoder *d, f2d_joint *j, uint32_t flags, uint32_t *spring)
 {
 	j->alive = true;
 	j->enable_limit = (flags & JF_LIMIT) != 0;
 	j->enable_motor = (flags & JF_MOTOR) != 0;
 	j->collide_connected = (flags & JF_COLLIDE) != 0;
-	*ba = rd_u32(d);
-	*bb = rd_u32(d);
-	j->local_a = rd_vec(d);
-	j->local_b = rd_vec(d);
-	j->reference_angle = rd_i32(d);
-	j->lower = rd_i32(d);
-	j->upper = rd_i32(d);
-	j->motor_speed = rd_i32(d);
-	j->max_motor_torque = rd_i32(d);
-	j->impulse = rd_vec(d);
-	j->motor_impulse = rd_i32(d);
-	j->lower_impulse = rd_i32(d);
-	j->upper_impulse = rd_i32(d);
+#define GET(kind, field) j->field = rd_##kind(d);
+	JOINT_RECORD(GET)
 	if (flags & JF_TYPE) {
-		j->type = (uint8_t)rd_u8(d);
-		j->axis = rd_vec(d);
-		j->length = rd_i32(d);
+		JOINT_EXT_HEAD(GET)
 		*spring = rd_u8(d);
 		j->enable_spring = *spring == 1u;
-		j->hertz = rd_i32(d);
-		j->damping_ratio = rd_i32(d);
-		j->angular_hertz = rd_i32(d);
-		j->angular_damping_ratio = rd_i32(d);
-		j->max_force = rd_i32(d);
-		j->correction_factor = rd_i32(d);
-		j->spring_impulse = rd_i32(d);
-		j->angular_impulse = rd_i32(d);
+		JOINT_EXT_TAIL(GET)
 	}
+#undef GET
 	if (flags & JF_USER) {
 		j->user_data = rd_u64(d);
 	}
@@ -1021,22 +1001,21 @@ static bool decode_joint(decoder *d, int32_t i)
 	memset(&j, 0, sizeof j);
 	j.generation = gen;
 	if (alive) {
-		const size_t len = 8 + 16 + 20 + 8 + 12;
-		size_t need =
-		    len + ((flags & JF_USER) ? 8 : 0) + ((flags & JF_TYPE) ? JOINT_EXT : 0);
+		size_t need = JOINT_RECORD_BYTES + ((flags & JF_USER) ? 8 : 0) +
+		              ((flags & JF_TYPE) ? JOINT_EXT : 0);
 		if (!avail(d, need)) {
 			return truncated(d, "a joint");
 		}
-		uint32_t ba = 0, bb = 0, spring = 0;
-		read_joint_fields(d, &j, flags, &ba, &bb, &spring);
+		uint32_t spring = 0;
+		read_joint_fields(d, &j, flags, &spring);
 		if (!d->apply) {
+			/* the body ids as stored (u32) */
+			uint32_t ba = (uint32_t)j.body_a, bb = (uint32_t)j.body_b;
 			if (!joint_ok(d, i, &j, flags, ba, bb, spring)) {
 				return false;
 			}
 			scratch(d, d->joint_off)[i] = 1;
 		}
-		j.body_a = (int32_t)ba;
-		j.body_b = (int32_t)bb;
 		d->alive[2]++;
 	}
 	if (d->apply) {

@@ -82,22 +82,19 @@ static f2d_vec2 start_center(const f2d_world *w, const f2d_body *b)
 	return f2d_xf_point(xf, b->local_center);
 }
 
-void f2d_solve_continuous(f2d_world *w)
+/* 1. fast bodies: toi = TOI_ONE (no touch yet), the rest TOI_NONE; whether there is one. The
+ * step moved the centre by h v (integrate_positions; a joint's position pass may add a little):
+ * fast is h max(|v.x|, |v.y|) >= half the inner radius, as Box2D's |v| h >= minExtent / 2, and a
+ * body that moved at most linear_slop is never fast. That test comes first, as a bound on the
+ * speed: for p = h max(|v.x|, |v.y|) >= 0, round16(p) <= slop iff p + 2^15 < (slop + 1) 2^16,
+ * i.e. p < lim, iff max(|v.x|, |v.y|) < ceil(lim / h) (h > 0; slop <= 2^15 and lim < 2^32). */
+static bool mark_fast_bodies(f2d_world *w, uint64_t *toi)
 {
-	uint64_t *toi = w->toi;
-	int32_t n = w->body_ids.next;
 	bool any = false;
-	/* 1. fast bodies: toi = TOI_ONE (no touch yet), the rest TOI_NONE. The step moved the
-	 * centre by h v (integrate_positions; a joint's position pass may add a little): fast is
-	 * h max(|v.x|, |v.y|) >= half the inner radius, as Box2D's |v| h >= minExtent / 2, and a
-	 * body that moved at most linear_slop is never fast. That test comes first, as a bound on
-	 * the speed: for p = h max(|v.x|, |v.y|) >= 0, round16(p) <= slop iff p + 2^15 <
-	 * (slop + 1) 2^16, i.e. p < lim, iff max(|v.x|, |v.y|) < ceil(lim / h) (h > 0; slop <=
-	 * 2^15 and lim < 2^32). */
 	const int64_t h = w->h;
 	const int64_t lim = ((int64_t)w->def.linear_slop + 1) * 65536 - 32768;
 	const int64_t vlim = (lim + h - 1) / h;
-	for (int32_t i = 0; i < n; ++i) {
+	for (int32_t i = 0; i < w->body_ids.next; ++i) {
 		const f2d_body *b = &w->bodies[i];
 		toi[i] = TOI_NONE;
 		int64_t vx = b->v.x < 0 ? -(int64_t)b->v.x : b->v.x;
@@ -113,7 +110,43 @@ void f2d_solve_continuous(f2d_world *w)
 			any = true;
 		}
 	}
-	if (!any) {
+	return any;
+}
+
+/* 2. one pair of a fast body's shape and a static shape: the fast body's time of impact
+ * lowered to the sweep's when the sweep touches first */
+static void sweep_pair(f2d_world *w, uint64_t *toi, const f2d_shape *fast, const f2d_shape *wall)
+{
+	const f2d_body *b = &w->bodies[fast->body];
+	f2d_vec2 c0 = start_center(w, b);
+	f2d_vec2 d = f2d_sub(b->center, c0); /* |d| <= max_translation: exact */
+	f2d_transform xf0 = {f2d_sub(c0, f2d_rotate(b->q, b->local_center)), b->q};
+	/* starting within linear_slop of the wall: in contact, not swept */
+	if (f2d_sweep_shapes(w, fast, xf0, f2d_v(0, 0), wall, w->def.linear_slop) == -2) {
+		return;
+	}
+	/* only a body whose core would cross into the wall (a disc of a quarter of its inner
+	 * radius about its centre of mass, Box2D's centroid test) is put back: one the contacts
+	 * stopped at the surface, or that grazes the wall, keeps the solver's pose (no
+	 * "pausing") */
+	f2d_shape core;
+	memset(&core, 0, sizeof core);
+	core.type = F2D_CIRCLE_SHAPE;
+	core.circle.center = b->local_center;
+	core.circle.radius = f2d_max(body_inner(w, b) / 4, 1);
+	if (f2d_sweep_shapes(w, &core, xf0, d, wall, 0) < 0) {
+		return;
+	}
+	int64_t t = f2d_sweep_shapes(w, fast, xf0, d, wall, 0);
+	if (t >= 0 && (uint64_t)t < toi[fast->body]) {
+		toi[fast->body] = (uint64_t)t;
+	}
+}
+
+void f2d_solve_continuous(f2d_world *w)
+{
+	uint64_t *toi = w->toi;
+	if (!mark_fast_bodies(w, toi)) {
 		return;
 	}
 	/* 2. each pair of a fast body's shape and a static shape, in key order */
@@ -124,42 +157,15 @@ void f2d_solve_continuous(f2d_world *w)
 		if (sa->is_sensor || sb->is_sensor) {
 			continue;
 		}
-		const f2d_shape *fast, *wall;
 		if (toi[sa->body] != TOI_NONE && w->bodies[sb->body].type == F2D_STATIC_BODY) {
-			fast = sa, wall = sb;
+			sweep_pair(w, toi, sa, sb);
 		} else if (toi[sb->body] != TOI_NONE &&
 		           w->bodies[sa->body].type == F2D_STATIC_BODY) {
-			fast = sb, wall = sa;
-		} else {
-			continue;
-		}
-		const f2d_body *b = &w->bodies[fast->body];
-		f2d_vec2 c0 = start_center(w, b);
-		f2d_vec2 d = f2d_sub(b->center, c0); /* |d| <= max_translation: exact */
-		f2d_transform xf0 = {f2d_sub(c0, f2d_rotate(b->q, b->local_center)), b->q};
-		/* starting within linear_slop of the wall: in contact, not swept */
-		if (f2d_sweep_shapes(w, fast, xf0, f2d_v(0, 0), wall, w->def.linear_slop) == -2) {
-			continue;
-		}
-		/* only a body whose core would cross into the wall (a disc of a quarter of its
-		 * inner radius about its centre of mass, Box2D's centroid test) is put back: one
-		 * the contacts stopped at the surface, or that grazes the wall, keeps the solver's
-		 * pose (no "pausing") */
-		f2d_shape core;
-		memset(&core, 0, sizeof core);
-		core.type = F2D_CIRCLE_SHAPE;
-		core.circle.center = b->local_center;
-		core.circle.radius = f2d_max(body_inner(w, b) / 4, 1);
-		if (f2d_sweep_shapes(w, &core, xf0, d, wall, 0) < 0) {
-			continue;
-		}
-		int64_t t = f2d_sweep_shapes(w, fast, xf0, d, wall, 0);
-		if (t >= 0 && (uint64_t)t < toi[fast->body]) {
-			toi[fast->body] = (uint64_t)t;
+			sweep_pair(w, toi, sb, sa);
 		}
 	}
 	/* 3. back to the first touch, velocity kept */
-	for (int32_t i = 0; i < n; ++i) {
+	for (int32_t i = 0; i < w->body_ids.next; ++i) {
 		if (toi[i] >= TOI_ONE) {
 			continue;
 		}

@@ -16,12 +16,7 @@
 
 /* ---- helpers ---- */
 
-#define CHECK_OK(call)                                                                             \
-	do {                                                                                       \
-		f2d_result r_ = (call);                                                            \
-		ck_assert_msg(r_ == F2D_OK, "%s failed: %d (%s)", #call, (int)r_,                  \
-		              f2d_error_string(r_));                                               \
-	} while (0)
+#include "test_common.h"
 
 static inline void check_failure(f2d_world *w, uint64_t hash_before, f2d_result got,
                                  f2d_result want, const char *what, int line)
@@ -92,7 +87,7 @@ static inline f2d_world *make_world(void)
 	return w;
 }
 
-static inline f2d_body_id add_body(f2d_world *w, f2d_body_type type, fix16_t x, fix16_t y)
+static inline f2d_body_id add_body_xy(f2d_world *w, f2d_body_type type, fix16_t x, fix16_t y)
 {
 	f2d_body_def bd = f2d_default_body_def();
 	bd.type = type;
@@ -136,15 +131,15 @@ static inline scene make_scene(void)
 {
 	scene s;
 	s.w = make_world();
-	s.ground = add_body(s.w, F2D_STATIC_BODY, 0, F2D_MILLI(-500));
+	s.ground = add_body_xy(s.w, F2D_STATIC_BODY, 0, F2D_MILLI(-500));
 	add_box(s.w, s.ground, F2D_FIX(20), F2D_MILLI(500));
-	s.a = add_body(s.w, F2D_DYNAMIC_BODY, F2D_FIX(-2), F2D_MILLI(500));
+	s.a = add_body_xy(s.w, F2D_DYNAMIC_BODY, F2D_FIX(-2), F2D_MILLI(500));
 	s.box_a = add_box(s.w, s.a, F2D_MILLI(500), F2D_MILLI(500));
-	s.b = add_body(s.w, F2D_DYNAMIC_BODY, F2D_FIX(0), F2D_MILLI(500));
+	s.b = add_body_xy(s.w, F2D_DYNAMIC_BODY, F2D_FIX(0), F2D_MILLI(500));
 	add_box(s.w, s.b, F2D_MILLI(500), F2D_MILLI(500));
-	s.c = add_body(s.w, F2D_DYNAMIC_BODY, F2D_FIX(2), F2D_MILLI(500));
+	s.c = add_body_xy(s.w, F2D_DYNAMIC_BODY, F2D_FIX(2), F2D_MILLI(500));
 	add_box(s.w, s.c, F2D_MILLI(500), F2D_MILLI(500));
-	s.wheel = add_body(s.w, F2D_DYNAMIC_BODY, F2D_FIX(4), F2D_MILLI(500));
+	s.wheel = add_body_xy(s.w, F2D_DYNAMIC_BODY, F2D_FIX(4), F2D_MILLI(500));
 	add_circle(s.w, s.wheel, F2D_MILLI(500));
 
 	f2d_revolute_joint_def jd = f2d_default_revolute_joint_def();

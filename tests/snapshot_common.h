@@ -21,12 +21,7 @@
 
 /* ---- helpers ---- */
 
-#define CHECK_OK(call)                                                                             \
-	do {                                                                                       \
-		f2d_result r_ = (call);                                                            \
-		ck_assert_msg(r_ == F2D_OK, "%s failed: %d (%s)", #call, (int)r_,                  \
-		              f2d_error_string(r_));                                               \
-	} while (0)
+#include "test_common.h"
 
 static inline uint32_t rng_next(uint32_t *s)
 {

@@ -837,7 +837,7 @@ START_TEST(test_mass_range)
 	scene s = make_scene();
 	f2d_world *w = s.w;
 	/* a fresh dynamic body without shapes */
-	f2d_body_id body = add_body(w, F2D_DYNAMIC_BODY, F2D_FIX(10), F2D_FIX(5));
+	f2d_body_id body = add_body_xy(w, F2D_DYNAMIC_BODY, F2D_FIX(10), F2D_FIX(5));
 	f2d_shape_def sd = f2d_default_shape_def();
 	f2d_shape_id sid = sentinel_shape;
 	f2d_polygon p;

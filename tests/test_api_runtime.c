@@ -133,7 +133,7 @@ START_TEST(test_stale_handles)
 	expect_bad_body_handle(w, victim, "destroyed body after a step");
 
 	/* the slot is reused (LIFO), with a new generation; the old handle stays dead */
-	f2d_body_id fresh = add_body(w, F2D_DYNAMIC_BODY, F2D_FIX(2), F2D_MILLI(500));
+	f2d_body_id fresh = add_body_xy(w, F2D_DYNAMIC_BODY, F2D_FIX(2), F2D_MILLI(500));
 	ck_assert_int_eq(fresh.index1, victim.index1);
 	ck_assert_uint_ne(fresh.generation, victim.generation);
 	ck_assert(f2d_body_is_valid(w, fresh));
@@ -184,7 +184,7 @@ START_TEST(test_foreign_handles)
 	f2d_world *big = make_world();
 	f2d_body_id last = {0, 0};
 	for (int i = 0; i < 12; ++i) {
-		last = add_body(big, F2D_DYNAMIC_BODY, F2D_FIX(i), 0);
+		last = add_body_xy(big, F2D_DYNAMIC_BODY, F2D_FIX(i), 0);
 	}
 	ck_assert_int_gt(last.index1, s.w->body_ids.next);
 	expect_bad_body_handle(s.w, last, "handle from a bigger world");
@@ -206,20 +206,20 @@ END_TEST
 static void id_sequence(f2d_world *w, f2d_body_id *ids, int n)
 {
 	for (int i = 0; i < n; ++i) {
-		ids[i] = add_body(w, F2D_DYNAMIC_BODY, F2D_FIX(i), F2D_FIX(i % 3));
+		ids[i] = add_body_xy(w, F2D_DYNAMIC_BODY, F2D_FIX(i), F2D_FIX(i % 3));
 		add_box(w, ids[i], F2D_MILLI(400), F2D_MILLI(400));
 	}
 	CHECK_OK(f2d_destroy_body(w, ids[1]));
 	CHECK_OK(f2d_destroy_body(w, ids[4]));
 	CHECK_OK(f2d_destroy_body(w, ids[2]));
-	ids[n] = add_body(w, F2D_DYNAMIC_BODY, 0, F2D_FIX(-3));     /* reuses 2 (last freed) */
-	ids[n + 1] = add_body(w, F2D_DYNAMIC_BODY, 0, F2D_FIX(-6)); /* reuses 4 */
+	ids[n] = add_body_xy(w, F2D_DYNAMIC_BODY, 0, F2D_FIX(-3));     /* reuses 2 (last freed) */
+	ids[n + 1] = add_body_xy(w, F2D_DYNAMIC_BODY, 0, F2D_FIX(-6)); /* reuses 4 */
 	add_circle(w, ids[n + 1], F2D_MILLI(300));
 	CHECK_OK(f2d_world_step(w));
 	CHECK_OK(f2d_destroy_body(w, ids[0]));
-	ids[n + 2] = add_body(w, F2D_KINEMATIC_BODY, F2D_FIX(3), 0); /* reuses 0 */
-	ids[n + 3] = add_body(w, F2D_STATIC_BODY, F2D_FIX(3), 0);    /* reuses 1 */
-	ids[n + 4] = add_body(w, F2D_STATIC_BODY, F2D_FIX(3), 0);    /* new */
+	ids[n + 2] = add_body_xy(w, F2D_KINEMATIC_BODY, F2D_FIX(3), 0); /* reuses 0 */
+	ids[n + 3] = add_body_xy(w, F2D_STATIC_BODY, F2D_FIX(3), 0);    /* reuses 1 */
+	ids[n + 4] = add_body_xy(w, F2D_STATIC_BODY, F2D_FIX(3), 0);    /* new */
 }
 
 START_TEST(test_deterministic_ids)
@@ -264,8 +264,8 @@ START_TEST(test_bad_joints)
 {
 	scene s = make_scene();
 	f2d_world *w = s.w;
-	f2d_body_id ground2 = add_body(w, F2D_STATIC_BODY, F2D_FIX(30), 0);
-	f2d_body_id dead = add_body(w, F2D_DYNAMIC_BODY, F2D_FIX(-30), 0);
+	f2d_body_id ground2 = add_body_xy(w, F2D_STATIC_BODY, F2D_FIX(30), 0);
+	f2d_body_id dead = add_body_xy(w, F2D_DYNAMIC_BODY, F2D_FIX(-30), 0);
 	CHECK_OK(f2d_destroy_body(w, dead));
 	f2d_revolute_joint_def base = f2d_default_revolute_joint_def();
 	CHECK_OK(f2d_init_revolute_joint_def(w, s.b, s.c, vec(F2D_ONE, F2D_ONE), &base));
@@ -396,7 +396,7 @@ START_TEST(test_force_impulse_overflow)
 	scene s = make_scene();
 	f2d_world *w = s.w;
 	/* a light body: 0.2 m x 0.2 m at density 1, 0.04 kg */
-	f2d_body_id light = add_body(w, F2D_DYNAMIC_BODY, F2D_FIX(-8), F2D_FIX(3));
+	f2d_body_id light = add_body_xy(w, F2D_DYNAMIC_BODY, F2D_FIX(-8), F2D_FIX(3));
 	add_box(w, light, F2D_MILLI(100), F2D_MILLI(100));
 	ck_assert_int_ge(f2d_body_get_mass(w, light), F2D_MILLI(39));
 	ck_assert_int_le(f2d_body_get_mass(w, light), F2D_MILLI(41));
@@ -495,7 +495,7 @@ START_TEST(test_step_with_large_accepted_force)
 	for (int i = 0; i < 4; ++i) {
 		f2d_world *w = make_world();
 		CHECK_OK(f2d_world_set_gravity(w, vec(0, 0)));
-		f2d_body_id light = add_body(w, F2D_DYNAMIC_BODY, 0, 0);
+		f2d_body_id light = add_body_xy(w, F2D_DYNAMIC_BODY, 0, 0);
 		add_box(w, light, F2D_MILLI(100), F2D_MILLI(100));
 		CHECK_OK(f2d_body_apply_force_to_center(w, light, vec(forces[i], 0)));
 		f2d_result r = f2d_world_step(w);
@@ -520,7 +520,7 @@ START_TEST(test_step_with_large_accepted_torque)
 	for (int i = 0; i < 3; ++i) {
 		f2d_world *w = make_world();
 		CHECK_OK(f2d_world_set_gravity(w, vec(0, 0)));
-		f2d_body_id light = add_body(w, F2D_DYNAMIC_BODY, 0, 0);
+		f2d_body_id light = add_body_xy(w, F2D_DYNAMIC_BODY, 0, 0);
 		add_box(w, light, F2D_MILLI(100), F2D_MILLI(100));
 		CHECK_OK(f2d_body_apply_torque(w, light, torques[i]));
 		f2d_result r = f2d_world_step(w);
@@ -544,7 +544,7 @@ START_TEST(test_out_of_range_step)
 {
 	f2d_world *w = make_world();
 	CHECK_OK(f2d_world_set_gravity(w, vec(0, 0)));
-	f2d_body_id filler = add_body(w, F2D_DYNAMIC_BODY, 0, 0); /* so the runner is not id 1 */
+	f2d_body_id filler = add_body_xy(w, F2D_DYNAMIC_BODY, 0, 0); /* so the runner is not id 1 */
 	add_box(w, filler, F2D_MILLI(500), F2D_MILLI(500));
 	f2d_body_def bd = f2d_default_body_def();
 	bd.type = F2D_DYNAMIC_BODY;

@@ -248,20 +248,28 @@ static void add_mover(rworld *r, fix16_t cx, fix16_t cy, fix16_t spread)
 	}
 }
 
-static void build_random(rworld *r, uint32_t seed)
+/* What build_random and build_grid start with: a world of def, the generator seeded, the 80 m
+ * ground and two 200 m walls (bodies 0..2). */
+static void build_ground(rworld *r, uint32_t seed, const f2d_world_def *def)
 {
 	memset(r, 0, sizeof *r);
 	r->rng = seed;
-	f2d_world_def def = f2d_default_world_def();
-	ck_assert_int_eq(f2d_create_world(&def, &r->w), F2D_OK);
+	ck_assert_int_eq(f2d_create_world(def, &r->w), F2D_OK);
 	f2d_vec2 zero = {0, 0};
-	/* the 80 m ground, 200 m walls, a 1 km pillar far away, statics in far corners */
 	add_box_shape(r, add_body(r, F2D_STATIC_BODY, 0, -F2D_MILLI(500), 0), F2D_FIX(40),
 	              F2D_MILLI(500), zero);
 	add_box_shape(r, add_body(r, F2D_STATIC_BODY, -F2D_MILLI(40500), F2D_FIX(100), 0),
 	              F2D_MILLI(500), F2D_FIX(100), zero);
 	add_box_shape(r, add_body(r, F2D_STATIC_BODY, F2D_MILLI(40500), F2D_FIX(100), 0),
 	              F2D_MILLI(500), F2D_FIX(100), zero);
+}
+
+static void build_random(rworld *r, uint32_t seed)
+{
+	f2d_world_def def = f2d_default_world_def();
+	build_ground(r, seed, &def);
+	f2d_vec2 zero = {0, 0};
+	/* after the ground and walls: a 1 km pillar far away, statics in far corners */
 	add_box_shape(r, add_body(r, F2D_STATIC_BODY, F2D_FIX(6000), F2D_FIX(-7000), 0), F2D_FIX(3),
 	              F2D_FIX(512), zero);
 	add_box_shape(r, add_body(r, F2D_STATIC_BODY, F2D_FIX(-7600), F2D_FIX(7600), 0),
@@ -356,22 +364,13 @@ START_TEST(random_worlds_match_brute_force)
 }
 END_TEST
 
-/* A calm random world: build_random's statics, then movers on a 7 m grid (none touching), no
- * gravity. */
+/* A calm random world: the ground and walls (build_ground), then movers on a 7 m grid (none
+ * touching), no gravity. */
 static void build_grid(rworld *r, uint32_t seed)
 {
-	memset(r, 0, sizeof *r);
-	r->rng = seed;
 	f2d_world_def def = f2d_default_world_def();
 	def.gravity.y = 0;
-	ck_assert_int_eq(f2d_create_world(&def, &r->w), F2D_OK);
-	f2d_vec2 zero = {0, 0};
-	add_box_shape(r, add_body(r, F2D_STATIC_BODY, 0, -F2D_MILLI(500), 0), F2D_FIX(40),
-	              F2D_MILLI(500), zero);
-	add_box_shape(r, add_body(r, F2D_STATIC_BODY, -F2D_MILLI(40500), F2D_FIX(100), 0),
-	              F2D_MILLI(500), F2D_FIX(100), zero);
-	add_box_shape(r, add_body(r, F2D_STATIC_BODY, F2D_MILLI(40500), F2D_FIX(100), 0),
-	              F2D_MILLI(500), F2D_FIX(100), zero);
+	build_ground(r, seed, &def);
 	for (int i = 0; i < 240; ++i) {
 		add_mover(r, F2D_FIX(-52 + 7 * (i % 16)), F2D_FIX(6 + 7 * (i / 16)), 0);
 	}

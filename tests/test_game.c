@@ -10,12 +10,7 @@
 #include "fix2d/fix2d.h"
 #include "fix2d/snapshot.h"
 
-#define CHECK_OK(call)                                                                             \
-	do {                                                                                       \
-		f2d_result r_ = (call);                                                            \
-		ck_assert_msg(r_ == F2D_OK, "%s failed: %d (%s)", #call, (int)r_,                  \
-		              f2d_error_string(r_));                                               \
-	} while (0)
+#include "test_common.h"
 
 static f2d_vec2 V(fix16_t x, fix16_t y)
 {

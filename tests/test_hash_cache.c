@@ -26,15 +26,10 @@ static f2d_world *new_world(void)
 	return w;
 }
 
-static f2d_body_id add_body(f2d_world *w, f2d_body_type type, fix16_t x, fix16_t y)
+/* test_common.h's add_body at (x, y) */
+static f2d_body_id add_body_xy(f2d_world *w, f2d_body_type type, fix16_t x, fix16_t y)
 {
-	f2d_body_def bd = f2d_default_body_def();
-	bd.type = type;
-	bd.position.x = x;
-	bd.position.y = y;
-	f2d_body_id b;
-	CHECK_OK(f2d_create_body(w, &bd, &b));
-	return b;
+	return add_body(w, type, v2(x, y));
 }
 
 static f2d_shape_id add_box(f2d_world *w, f2d_body_id b, fix16_t hx, fix16_t hy)
@@ -63,14 +58,14 @@ START_TEST(every_mutation_keeps_digests_fresh)
 {
 	f2d_world *w = new_world();
 	FRESH(w);
-	f2d_body_id ground = add_body(w, F2D_STATIC_BODY, 0, 0);
+	f2d_body_id ground = add_body_xy(w, F2D_STATIC_BODY, 0, 0);
 	add_box(w, ground, F2D_FIX(10), F2D_ONE);
 	FRESH(w);
-	f2d_body_id a = add_body(w, F2D_DYNAMIC_BODY, 0, F2D_FIX(3));
+	f2d_body_id a = add_body_xy(w, F2D_DYNAMIC_BODY, 0, F2D_FIX(3));
 	f2d_shape_id a1 = add_box(w, a, (F2D_ONE / 2), (F2D_ONE / 2));
 	f2d_shape_id a2 = add_circle(w, a, (F2D_ONE / 2), F2D_ONE);
 	f2d_shape_id a3 = add_box(w, a, (F2D_ONE / 4), (F2D_ONE / 4));
-	f2d_body_id b = add_body(w, F2D_DYNAMIC_BODY, F2D_FIX(2), F2D_FIX(3));
+	f2d_body_id b = add_body_xy(w, F2D_DYNAMIC_BODY, F2D_FIX(2), F2D_FIX(3));
 	add_box(w, b, (F2D_ONE / 2), (F2D_ONE / 2));
 	FRESH(w);
 	/* material setters, accepted and refused */
@@ -131,7 +126,7 @@ START_TEST(every_mutation_keeps_digests_fresh)
 	CHECK_OK(f2d_shape_set_friction(w, a3, (F2D_ONE * 9 / 10)));
 	CHECK_OK(f2d_destroy_body(w, b));
 	FRESH(w);
-	f2d_body_id c = add_body(w, F2D_DYNAMIC_BODY, F2D_FIX(-3), F2D_FIX(3));
+	f2d_body_id c = add_body_xy(w, F2D_DYNAMIC_BODY, F2D_FIX(-3), F2D_FIX(3));
 	add_box(w, c, (F2D_ONE * 2 / 5), (F2D_ONE / 5));
 	add_box(w, c, (F2D_ONE / 5), (F2D_ONE * 2 / 5));
 	FRESH(w);
@@ -286,14 +281,14 @@ START_TEST(fast_encoders_write_the_reference_bytes)
 		}
 	}
 	f2d_world *w = new_world();
-	f2d_body_id ground = add_body(w, F2D_STATIC_BODY, 0, 0);
+	f2d_body_id ground = add_body_xy(w, F2D_STATIC_BODY, 0, 0);
 	add_box(w, ground, F2D_FIX(20), F2D_ONE);
 	f2d_body_id bodies[24];
 	for (int i = 0; i < 24; ++i) {
 		f2d_body_type type = i % 7 == 3   ? F2D_KINEMATIC_BODY
 		                     : i % 5 == 4 ? F2D_STATIC_BODY
 		                                  : F2D_DYNAMIC_BODY;
-		bodies[i] = add_body(w, type, F2D_FIX(i - 12), F2D_FIX(2 + i % 3));
+		bodies[i] = add_body_xy(w, type, F2D_FIX(i - 12), F2D_FIX(2 + i % 3));
 		if (i % 2 == 0) {
 			add_box(w, bodies[i], F2D_ONE / 2, F2D_ONE / 2);
 		} else {
@@ -315,7 +310,7 @@ START_TEST(fast_encoders_write_the_reference_bytes)
 		CHECK_OK(f2d_world_step(w));
 		SAME(w, "steps");
 	}
-	f2d_body_id last = add_body(w, F2D_DYNAMIC_BODY, 0, F2D_FIX(6)); /* a reused slot */
+	f2d_body_id last = add_body_xy(w, F2D_DYNAMIC_BODY, 0, F2D_FIX(6)); /* a reused slot */
 	add_box(w, last, F2D_ONE / 2, F2D_ONE / 2);
 	SAME(w, "reused slot");
 	for (int i = 0; i < 60; ++i) {
@@ -358,7 +353,7 @@ START_TEST(xxh3_loop_at_every_length)
 	int32_t n = 0;
 	for (int32_t i = 0; i < 260; ++i) {
 		f2d_body_type type = i % 3 == 0 ? F2D_STATIC_BODY : F2D_DYNAMIC_BODY;
-		ids[n++] = add_body(w, type, F2D_FIX(i % 40 - 20), F2D_FIX(i / 40 * 3));
+		ids[n++] = add_body_xy(w, type, F2D_FIX(i % 40 - 20), F2D_FIX(i / 40 * 3));
 		if (i % 4 == 0) {
 			add_box(w, ids[n - 1], F2D_ONE / 2, F2D_ONE / 2);
 		}
@@ -366,7 +361,7 @@ START_TEST(xxh3_loop_at_every_length)
 		if (i % 11 == 5) { /* a dead slot (5 bytes) and a free id in the pool */
 			CHECK_OK(f2d_destroy_body(w, ids[i / 2]));
 			SAME(w, "a dead slot");
-			ids[i / 2] = add_body(w, F2D_DYNAMIC_BODY, 0, F2D_FIX(30));
+			ids[i / 2] = add_body_xy(w, F2D_DYNAMIC_BODY, 0, F2D_FIX(30));
 			SAME(w, "the slot again");
 			CHECK_OK(f2d_destroy_body(w, ids[i / 3]));
 			SAME(w, "another dead slot");
@@ -421,9 +416,9 @@ static f2d_world *still_world(const still_props *p, f2d_shape_id *target, f2d_sh
 	d.enable_sleep = false;
 	f2d_world *w = NULL;
 	CHECK_OK(f2d_create_world(&d, &w));
-	f2d_body_id ground = add_body(w, F2D_STATIC_BODY, 0, 0);
+	f2d_body_id ground = add_body_xy(w, F2D_STATIC_BODY, 0, 0);
 	add_box(w, ground, F2D_FIX(10), F2D_ONE);
-	*dyn = add_body(w, F2D_DYNAMIC_BODY, 0, F2D_FIX(5));
+	*dyn = add_body_xy(w, F2D_DYNAMIC_BODY, 0, F2D_FIX(5));
 	f2d_shape_def sd = f2d_default_shape_def();
 	sd.friction = p->friction;
 	sd.restitution = p->restitution;
@@ -553,7 +548,8 @@ START_TEST(each_body_mutation_refreshes_the_mass_section)
 		CHECK_OK(f2d_body_set_damping(w, dyn, F2D_ONE / 10, 0));
 		break;
 	case B_CREATE:
-		add_circle(w, add_body(w, F2D_DYNAMIC_BODY, F2D_FIX(-5), F2D_FIX(5)), F2D_ONE / 3, 0);
+		add_circle(w, add_body_xy(w, F2D_DYNAMIC_BODY, F2D_FIX(-5), F2D_FIX(5)),
+		           F2D_ONE / 3, 0);
 		break;
 	case B_DESTROY:
 	default:

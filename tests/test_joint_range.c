@@ -23,12 +23,7 @@
 #include "fix2d/fix2d.h"
 #include "fix2d/snapshot.h"
 
-#define CHECK_OK(call)                                                                             \
-	do {                                                                                       \
-		f2d_result r_ = (call);                                                            \
-		ck_assert_msg(r_ == F2D_OK, "%s failed: %d (%s)", #call, (int)r_,                  \
-		              f2d_error_string(r_));                                               \
-	} while (0)
+#include "test_common.h"
 
 static f2d_vec2 f2d_v(fix16_t x, fix16_t y)
 {
@@ -71,16 +66,6 @@ static f2d_world *new_world(bool sleep)
 	f2d_world *w = NULL;
 	CHECK_OK(f2d_create_world(&wd, &w));
 	return w;
-}
-
-static f2d_body_id add_body(f2d_world *w, f2d_body_type type, f2d_vec2 p)
-{
-	f2d_body_def bd = f2d_default_body_def();
-	bd.type = type;
-	bd.position = p;
-	f2d_body_id id;
-	CHECK_OK(f2d_create_body(w, &bd, &id));
-	return id;
 }
 
 static void add_circle(f2d_world *w, f2d_body_id b, fix16_t radius, fix16_t density)

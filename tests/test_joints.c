@@ -20,18 +20,7 @@
 #include "joint_internal.h" /* f2d_div31_fast */
 #include "test_rng.h"
 
-#define CHECK_OK(call)                                                                             \
-	do {                                                                                       \
-		f2d_result r_ = (call);                                                            \
-		ck_assert_msg(r_ == F2D_OK, "%s failed: %d (%s)", #call, (int)r_,                  \
-		              f2d_error_string(r_));                                               \
-	} while (0)
-
-static f2d_vec2 v2(fix16_t x, fix16_t y)
-{
-	f2d_vec2 v = {x, y};
-	return v;
-}
+#include "test_common.h"
 
 static double d(fix16_t x)
 {
@@ -54,16 +43,6 @@ static f2d_world *new_world(fix16_t gravity_y, fix16_t h)
 	f2d_world *w = NULL;
 	CHECK_OK(f2d_create_world(&wd, &w));
 	return w;
-}
-
-static f2d_body_id add_body(f2d_world *w, f2d_body_type type, f2d_vec2 p)
-{
-	f2d_body_def bd = f2d_default_body_def();
-	bd.type = type;
-	bd.position = p;
-	f2d_body_id id;
-	CHECK_OK(f2d_create_body(w, &bd, &id));
-	return id;
 }
 
 static f2d_body_id add_box(f2d_world *w, f2d_body_type type, f2d_vec2 p, fix16_t hx, fix16_t hy,

@@ -21,18 +21,7 @@
 #define M_PI 3.14159265358979323846
 #endif
 
-#define CHECK_OK(call)                                                                             \
-	do {                                                                                       \
-		f2d_result r_ = (call);                                                            \
-		ck_assert_msg(r_ == F2D_OK, "%s failed: %d (%s)", #call, (int)r_,                  \
-		              f2d_error_string(r_));                                               \
-	} while (0)
-
-static f2d_vec2 v2(fix16_t x, fix16_t y)
-{
-	f2d_vec2 v = {x, y};
-	return v;
-}
+#include "test_common.h"
 
 static double d(fix16_t x)
 {
@@ -46,16 +35,6 @@ static f2d_world *new_world(void)
 	f2d_world *w = NULL;
 	CHECK_OK(f2d_create_world(&wd, &w));
 	return w;
-}
-
-static f2d_body_id add_body(f2d_world *w, f2d_body_type type, f2d_vec2 p)
-{
-	f2d_body_def bd = f2d_default_body_def();
-	bd.type = type;
-	bd.position = p;
-	f2d_body_id id;
-	CHECK_OK(f2d_create_body(w, &bd, &id));
-	return id;
 }
 
 static f2d_shape_id add_capsule(f2d_world *w, f2d_body_id b, f2d_vec2 c1, f2d_vec2 c2, fix16_t r)

@@ -11,11 +11,7 @@
 #include "fix2d/scenes.h"
 #include "fix2d/snapshot.h"
 
-static f2d_vec2 v2(fix16_t x, fix16_t y)
-{
-	f2d_vec2 v = {x, y};
-	return v;
-}
+#include "test_common.h"
 
 static f2d_world_stats stats(const f2d_world *w)
 {

@@ -589,135 +589,151 @@ static void expect_bodies_refused(target *t, const slot *good, const spec *sp,
 	free(b);
 }
 
+/* What the corruption tests start from: w (small_world), its portable bytes (good) and their
+ * parse (sp), and the target: a pyramid stepped 40 times, with its hash */
+static f2d_world *corrupt_setup(slot *good, spec *sp, target *t)
+{
+	f2d_world *w = small_world();
+	portable_save(w, good);
+	spec_parse(good->bytes + 40, good->size - 40, sp);
+	t->w = make_scene("pyramid");
+	for (int i = 0; i < 40; ++i) {
+		f2d_world_step(t->w);
+	}
+	t->hash = f2d_world_hash(t->w);
+	return w;
+}
+
 /* the bodies of sp with body `index` changed by the caller (x), encoded by the spec */
 #define BODY_CASE(index, field_changes, want, needle, what)                                        \
 	do {                                                                                       \
 		struct spec_body body_[SPEC_MAX];                                                  \
-		memcpy(body_, sp.body, sizeof body_);                                              \
+		memcpy(body_, sp->body, sizeof body_);                                             \
 		struct spec_body *x = &body_[index];                                               \
 		field_changes;                                                                     \
-		size_t len_ = spec_encode_bodies(body_, sp.bodies, bsec);                          \
-		expect_bodies_refused(&t, &good, &sp, bsec, len_, want, needle, what);             \
+		size_t len_ = spec_encode_bodies(body_, sp->bodies, bsec);                         \
+		expect_bodies_refused(t, good, sp, bsec, len_, want, needle, what);                \
 	} while (0)
 
 /* the arbiters of sp with one changed by the caller, encoded by the spec */
 #define ARB_CASE(field_changes, want, needle, what)                                                \
 	do {                                                                                       \
 		struct spec_arb arb_[SPEC_MAX];                                                    \
-		memcpy(arb_, sp.arb, sizeof arb_);                                                 \
+		memcpy(arb_, sp->arb, sizeof arb_);                                                \
 		struct spec_arb *x = &arb_[0];                                                     \
 		field_changes;                                                                     \
-		size_t len_ = spec_encode_arbiters(arb_, sp.arbiter_count, sec);                  \
-		expect_arbiters_refused(&t, &good, &sp, sec, len_, want, needle, what);            \
+		size_t len_ = spec_encode_arbiters(arb_, sp->arbiter_count, sec);                  \
+		expect_arbiters_refused(t, good, sp, sec, len_, want, needle, what);               \
 	} while (0)
 
-START_TEST(corrupt_portable_snapshots_are_refused)
+/* The header and the payload's ends: truncations, trailing bytes, the substep_count word,
+ * magic, version, reserved word, fingerprint, checksum, an in-process snapshot */
+static void corrupt_header(target *t, const slot *good, const spec *sp, uint8_t *b, f2d_world *w)
 {
-	f2d_world *w = small_world();
-	slot good = {0};
-	portable_save(w, &good);
-	spec sp;
-	spec_parse(good.bytes + 40, good.size - 40, &sp);
-	target t;
-	t.w = make_scene("pyramid");
-	for (int i = 0; i < 40; ++i) {
-		f2d_world_step(t.w);
-	}
-	t.hash = f2d_world_hash(t.w);
-	uint8_t *b = malloc(good.size + 16);
-	ck_assert_ptr_nonnull(b);
-
+	(void)sp;
 	/* truncated anywhere (header says more) */
-	for (size_t n = 0; n < good.size; ++n) {
-		expect_refused(&t, good.bytes, n, F2D_ERROR_INVALID_VALUE, "truncated",
+	for (size_t n = 0; n < good->size; ++n) {
+		expect_refused(t, good->bytes, n, F2D_ERROR_INVALID_VALUE, "truncated",
 		               "truncated");
 	}
 	/* truncated payload with a consistent header: the parser meets the end */
-	for (size_t n = 40; n < good.size; ++n) {
-		memcpy(b, good.bytes, n);
+	for (size_t n = 40; n < good->size; ++n) {
+		memcpy(b, good->bytes, n);
 		fix_checksum(b, n);
-		expect_refused(&t, b, n, F2D_OK, NULL, "truncated payload");
+		expect_refused(t, b, n, F2D_OK, NULL, "truncated payload");
 	}
 	/* trailing bytes */
-	memcpy(b, good.bytes, good.size);
-	b[good.size] = 0;
-	expect_refused(&t, b, good.size + 1, F2D_ERROR_INVALID_VALUE, "trailing", "trailing");
+	memcpy(b, good->bytes, good->size);
+	b[good->size] = 0;
+	expect_refused(t, b, good->size + 1, F2D_ERROR_INVALID_VALUE, "trailing", "trailing");
 	/* the substep_count word (the payload's last, always there in version 6): cut just
 	 * before it (header and checksum rewritten) is a truncation, not a world of the
 	 * Gauss-Seidel solver; beyond 8, or substeps shorter than 1/1000 s, refused */
-	ck_assert_uint_eq(le32(good.bytes + good.size - 4),
+	ck_assert_uint_eq(le32(good->bytes + good->size - 4),
 	                  (uint32_t)f2d_default_world_def().substep_count); /* the default */
-	memcpy(b, good.bytes, good.size - 4);
-	fix_checksum(b, good.size - 4);
-	expect_refused(&t, b, good.size - 4, F2D_ERROR_INVALID_VALUE, "truncated in the options",
+	memcpy(b, good->bytes, good->size - 4);
+	fix_checksum(b, good->size - 4);
+	expect_refused(t, b, good->size - 4, F2D_ERROR_INVALID_VALUE, "truncated in the options",
 	               "cut before substep_count");
-	expect_patch_refused(&t, &good, good.size - 44, 9, F2D_ERROR_INVALID_VALUE,
-	                     "substep_count", "substep_count 9");
-	memcpy(b, good.bytes, good.size);
+	expect_patch_refused(t, good, good->size - 44, 9, F2D_ERROR_INVALID_VALUE, "substep_count",
+	                     "substep_count 9");
+	memcpy(b, good->bytes, good->size);
 	put_le32(b + 40 + 16, 100); /* time step 100 LSB: valid for 0 or 1 substep, not for 8 */
-	put_le32(b + good.size - 4, 8);
-	fix_checksum(b, good.size);
-	expect_refused(&t, b, good.size, F2D_ERROR_INVALID_VALUE, "1/1000 s",
+	put_le32(b + good->size - 4, 8);
+	fix_checksum(b, good->size);
+	expect_refused(t, b, good->size, F2D_ERROR_INVALID_VALUE, "1/1000 s",
 	               "8 substeps of 12 LSB");
-	put_le32(b + good.size - 4, 1);
-	fix_checksum(b, good.size);
+	put_le32(b + good->size - 4, 1);
+	fix_checksum(b, good->size);
 	{
 		f2d_world *one = NULL;
-		ck_assert_int_eq(f2d_snapshot_load_new(b, good.size, NULL, &one), F2D_OK);
+		ck_assert_int_eq(f2d_snapshot_load_new(b, good->size, NULL, &one), F2D_OK);
 		ck_assert_int_eq(one->def.substep_count, 1);
 		ck_assert_int_eq(one->def.time_step, 100);
 		f2d_destroy_world(one);
 	}
 	/* magic, version, reserved, fingerprint, checksum */
-	memcpy(b, good.bytes, good.size);
+	memcpy(b, good->bytes, good->size);
 	b[0] = 'F';
-	expect_refused(&t, b, good.size, F2D_ERROR_INVALID_VALUE, "magic", "magic");
-	memcpy(b, good.bytes, good.size);
+	expect_refused(t, b, good->size, F2D_ERROR_INVALID_VALUE, "magic", "magic");
+	memcpy(b, good->bytes, good->size);
 	put_le32(b + 8, F2D_SNAPSHOT_FORMAT_VERSION + 1);
-	expect_refused(&t, b, good.size, F2D_ERROR_INVALID_VALUE, "version", "version");
-	memcpy(b, good.bytes, good.size);
+	expect_refused(t, b, good->size, F2D_ERROR_INVALID_VALUE, "version", "version");
+	memcpy(b, good->bytes, good->size);
 	put_le32(b + 12, 1);
-	expect_refused(&t, b, good.size, F2D_ERROR_INVALID_VALUE, "reserved", "reserved");
-	memcpy(b, good.bytes, good.size);
+	expect_refused(t, b, good->size, F2D_ERROR_INVALID_VALUE, "reserved", "reserved");
+	memcpy(b, good->bytes, good->size);
 	b[16] ^= 1;
-	expect_refused(&t, b, good.size, F2D_ERROR_INVALID_VALUE, "fingerprint", "fingerprint");
-	for (size_t at = 40; at < good.size; at += 7) {
-		memcpy(b, good.bytes, good.size);
+	expect_refused(t, b, good->size, F2D_ERROR_INVALID_VALUE, "fingerprint", "fingerprint");
+	for (size_t at = 40; at < good->size; at += 7) {
+		memcpy(b, good->bytes, good->size);
 		b[at] ^= 0x10;
-		expect_refused(&t, b, good.size, F2D_ERROR_INVALID_VALUE, "checksum", "checksum");
+		expect_refused(t, b, good->size, F2D_ERROR_INVALID_VALUE, "checksum", "checksum");
 	}
 	/* an in-process snapshot given to the portable loader */
 	slot mem = {0};
 	slot_save(w, &mem);
-	expect_refused(&t, mem.bytes, mem.size, F2D_ERROR_INVALID_VALUE, "in-process", "kind");
+	expect_refused(t, mem.bytes, mem.size, F2D_ERROR_INVALID_VALUE, "in-process", "kind");
 
+	free(mem.bytes);
+}
+
+/* The world settings out of range and absurd counts */
+static void corrupt_settings(target *t, const slot *good, const spec *sp, uint8_t *b)
+{
+	(void)b;
 	/* settings out of range */
-	expect_patch_refused(&t, &good, 20, 0, F2D_ERROR_INVALID_VALUE, "iterations",
-	                     "iterations 0");
-	expect_patch_refused(&t, &good, 16, 1, F2D_ERROR_INVALID_VALUE, "time_step", "time step");
-	expect_byte_refused(&t, &good, 8 + 11 * 4, 2, F2D_ERROR_INVALID_VALUE, "warm",
+	expect_patch_refused(t, good, 20, 0, F2D_ERROR_INVALID_VALUE, "iterations", "iterations 0");
+	expect_patch_refused(t, good, 16, 1, F2D_ERROR_INVALID_VALUE, "time_step", "time step");
+	expect_byte_refused(t, good, 8 + 11 * 4, 2, F2D_ERROR_INVALID_VALUE, "warm",
 	                    "warm starting 2");
-	expect_byte_refused(&t, &good, 8 + 11 * 4 + 1, 2, F2D_ERROR_INVALID_VALUE, "enable_sleep",
+	expect_byte_refused(t, good, 8 + 11 * 4 + 1, 2, F2D_ERROR_INVALID_VALUE, "enable_sleep",
 	                    "enable_sleep 2");
-	expect_patch_refused(&t, &good, 8 + 11 * 4 + 2 + 8, 0, F2D_ERROR_INVALID_VALUE,
+	expect_patch_refused(t, good, 8 + 11 * 4 + 2 + 8, 0, F2D_ERROR_INVALID_VALUE,
 	                     "time_to_sleep", "time_to_sleep 0");
-	expect_patch_refused(&t, &good, 90, 6, F2D_ERROR_INVALID_HANDLE, "out-of-range",
+	expect_patch_refused(t, good, 90, 6, F2D_ERROR_INVALID_HANDLE, "out-of-range",
 	                     "last out-of-range body past the ids");
 	/* absurd counts */
-	expect_patch_refused(&t, &good, sp.body_next, F2D_MAX_OBJECTS + 1, F2D_ERROR_CAPACITY,
+	expect_patch_refused(t, good, sp->body_next, F2D_MAX_OBJECTS + 1, F2D_ERROR_CAPACITY,
 	                     "F2D_MAX_OBJECTS", "bodies > max");
-	expect_patch_refused(&t, &good, sp.body_next, 0xFFFFFFFFu, F2D_ERROR_CAPACITY,
+	expect_patch_refused(t, good, sp->body_next, 0xFFFFFFFFu, F2D_ERROR_CAPACITY,
 	                     "F2D_MAX_OBJECTS", "bodies 2^32-1");
-	expect_patch_refused(&t, &good, sp.body_next, F2D_MAX_OBJECTS, F2D_ERROR_INVALID_VALUE,
+	expect_patch_refused(t, good, sp->body_next, F2D_MAX_OBJECTS, F2D_ERROR_INVALID_VALUE,
 	                     "cannot fit", "bodies beyond the bytes");
-	expect_patch_refused(&t, &good, sp.shape_next, 1000000, F2D_ERROR_INVALID_VALUE,
+	expect_patch_refused(t, good, sp->shape_next, 1000000, F2D_ERROR_INVALID_VALUE,
 	                     "cannot fit", "shapes beyond the bytes");
-	expect_patch_refused(&t, &good, sp.joint_next, 5000, F2D_ERROR_INVALID_VALUE, "cannot fit",
+	expect_patch_refused(t, good, sp->joint_next, 5000, F2D_ERROR_INVALID_VALUE, "cannot fit",
 	                     "joints beyond the bytes");
-	expect_patch_refused(&t, &good, sp.arbiters, 0x7FFFFFFFu, F2D_ERROR_INVALID_VALUE,
+	expect_patch_refused(t, good, sp->arbiters, 0x7FFFFFFFu, F2D_ERROR_INVALID_VALUE,
 	                     "cannot fit", "arbiters beyond the bytes");
-	expect_patch_refused(&t, &good, sp.body_free, 3, F2D_ERROR_INVALID_HANDLE, "free list",
+	expect_patch_refused(t, good, sp->body_free, 3, F2D_ERROR_INVALID_HANDLE, "free list",
 	                     "free count");
+}
+
+/* Body records (re-encoded by the spec with one value changed) and the free lists */
+static void corrupt_bodies(target *t, const slot *good, const spec *sp, uint8_t *b)
+{
+	(void)b;
 	/* body values (version 5: the records re-encoded by the spec with one value changed) */
 	uint8_t bsec[4 + 110 * SPEC_MAX];
 	BODY_CASE(1, x->gen = 0, F2D_ERROR_INVALID_VALUE, "generation", "generation 0");
@@ -735,7 +751,7 @@ START_TEST(corrupt_portable_snapshots_are_refused)
 	BODY_CASE(1, x->q[0] = INT32_MIN, F2D_ERROR_INVALID_VALUE, "rotation",
 	          "rotation INT32_MIN");
 	{
-		uint32_t f = sp.body[1].flags;
+		uint32_t f = sp->body[1].flags;
 		ck_assert(f & 8); /* moving */
 		/* a velocity beyond the Gauss-Seidel step's bound (2 max_translation / h) is a
 		 * state the soft step leaves (its relax pass follows the last capped
@@ -747,11 +763,11 @@ START_TEST(corrupt_portable_snapshots_are_refused)
 		          "angular velocity INT32_MIN");
 		{
 			struct spec_body fast[SPEC_MAX];
-			memcpy(fast, sp.body, sizeof fast);
+			memcpy(fast, sp->body, sizeof fast);
 			fast[1].v[0] = F2D_FIX(30000);
 			fast[1].v[2] = INT32_MAX;
-			size_t fsize, flen = spec_encode_bodies(fast, sp.bodies, bsec);
-			uint8_t *fb = bodies_replaced(&good, &sp, bsec, flen, &fsize);
+			size_t fsize, flen = spec_encode_bodies(fast, sp->bodies, bsec);
+			uint8_t *fb = bodies_replaced(good, sp, bsec, flen, &fsize);
 			ck_assert_uint_eq(le32(fb + fsize - 4),
 			                  (uint32_t)f2d_default_world_def().substep_count);
 			put_le32(fb + fsize - 4, 4); /* made a world of 4 substeps */
@@ -764,7 +780,7 @@ START_TEST(corrupt_portable_snapshots_are_refused)
 			f2d_destroy_world(fw);
 			put_le32(fb + fsize - 4, 0);
 			fix_checksum(fb, fsize);
-			expect_refused(&t, fb, fsize, F2D_ERROR_INVALID_VALUE, "Gauss-Seidel",
+			expect_refused(t, fb, fsize, F2D_ERROR_INVALID_VALUE, "Gauss-Seidel",
 			               "velocity 30000 in a world of substep_count 0");
 			free(fb);
 		}
@@ -779,124 +795,142 @@ START_TEST(corrupt_portable_snapshots_are_refused)
 		BODY_CASE(1, x->m[1] = 1, F2D_ERROR_MASS_RANGE, "mass", "inertia tiny");
 		BODY_CASE(1, x->m[2] = F2D_FIX(40), F2D_ERROR_MASS_RANGE, "mass",
 		          "centre of mass far away");
-		expect_byte_refused(&t, &good, sp.body_flag[1], (uint8_t)(good.bytes[40 + sp.body_flag[1]] | 6),
+		expect_byte_refused(t, good, sp->body_flag[1],
+		                    (uint8_t)(good->bytes[40 + sp->body_flag[1]] | 6),
 		                    F2D_ERROR_INVALID_VALUE, "type", "body type 3");
 		BODY_CASE(1, x->flags |= 32u; x->sleep = 0; x->sleep_time = 0,
 		          F2D_ERROR_INVALID_VALUE, "sleep",
 		          "sleep flag without a valid sleep record");
 	}
 	/* a dead body with flags */
-	expect_byte_refused(&t, &good, sp.body_flag[4], 8, F2D_ERROR_INVALID_VALUE, "flags",
+	expect_byte_refused(t, good, sp->body_flag[4], 8, F2D_ERROR_INVALID_VALUE, "flags",
 	                    "dead body flags");
 	/* static body flagged moving: refused */
-	expect_byte_refused(&t, &good, sp.body_flag[0], 1 | 8, F2D_ERROR_INVALID_VALUE, NULL,
+	expect_byte_refused(t, good, sp->body_flag[0], 1 | 8, F2D_ERROR_INVALID_VALUE, NULL,
 	                    "static moving");
 	/* a varint that is not minimal: body 0's generation (one byte) as two */
 	{
-		size_t at = 40 + sp.body_rec[0];
-		ck_assert_uint_lt(good.bytes[at], 0x80u);
-		uint8_t *c = malloc(good.size + 1);
+		size_t at = 40 + sp->body_rec[0];
+		ck_assert_uint_lt(good->bytes[at], 0x80u);
+		uint8_t *c = malloc(good->size + 1);
 		ck_assert_ptr_nonnull(c);
-		memcpy(c, good.bytes, at);
-		c[at] = (uint8_t)(good.bytes[at] | 0x80u);
+		memcpy(c, good->bytes, at);
+		c[at] = (uint8_t)(good->bytes[at] | 0x80u);
 		c[at + 1] = 0;
-		memcpy(c + at + 2, good.bytes + at + 1, good.size - at - 1);
-		fix_checksum(c, good.size + 1);
-		expect_refused(&t, c, good.size + 1, F2D_ERROR_INVALID_VALUE, "not minimal",
+		memcpy(c + at + 2, good->bytes + at + 1, good->size - at - 1);
+		fix_checksum(c, good->size + 1);
+		expect_refused(t, c, good->size + 1, F2D_ERROR_INVALID_VALUE, "not minimal",
 		               "generation varint not minimal");
 		free(c);
 	}
 	/* free lists: live id, repeated id, never handed out */
-	expect_patch_refused(&t, &good, sp.body_free + 4, 1, F2D_ERROR_INVALID_HANDLE, "free list",
+	expect_patch_refused(t, good, sp->body_free + 4, 1, F2D_ERROR_INVALID_HANDLE, "free list",
 	                     "live id in free list");
-	expect_patch_refused(&t, &good, sp.body_free + 8, le32(good.bytes + 40 + sp.body_free + 4),
+	expect_patch_refused(t, good, sp->body_free + 8, le32(good->bytes + 40 + sp->body_free + 4),
 	                     F2D_ERROR_INVALID_HANDLE, "repeated", "repeated free id");
-	expect_patch_refused(&t, &good, sp.body_free + 4, 99, F2D_ERROR_INVALID_HANDLE, "free list",
+	expect_patch_refused(t, good, sp->body_free + 4, 99, F2D_ERROR_INVALID_HANDLE, "free list",
 	                     "free id out of range");
-	expect_patch_refused(&t, &good, sp.shape_free + 4, 0, F2D_ERROR_INVALID_HANDLE, "free list",
+	expect_patch_refused(t, good, sp->shape_free + 4, 0, F2D_ERROR_INVALID_HANDLE, "free list",
 	                     "live shape id in free list");
-	expect_patch_refused(&t, &good, sp.joint_free + 4, 0, F2D_ERROR_INVALID_HANDLE, "free list",
+	expect_patch_refused(t, good, sp->joint_free + 4, 0, F2D_ERROR_INVALID_HANDLE, "free list",
 	                     "live joint id in free list");
+}
+
+/* Shape records: dangling body, bad polygon, circle, material */
+static void corrupt_shapes(target *t, const slot *good, const spec *sp, uint8_t *b)
+{
+	(void)b;
 	/* shapes: dangling body, bad polygon, circle, material */
 	/* shape 1's body (one varint byte: body - shape 0's body - 1, zigzag coded; shape 0 is
 	 * on body 0) */
-	ck_assert_uint_eq(sp.shape_mat[1], sp.shape_body[1] + 1);
-	expect_byte_refused(&t, &good, sp.shape_body[1], 2 * (4 - 1), F2D_ERROR_INVALID_HANDLE,
+	ck_assert_uint_eq(sp->shape_mat[1], sp->shape_body[1] + 1);
+	expect_byte_refused(t, good, sp->shape_body[1], 2 * (4 - 1), F2D_ERROR_INVALID_HANDLE,
 	                    "not alive", "shape on a dead body");
-	expect_byte_refused(&t, &good, sp.shape_body[1], 2 * (50 - 1), F2D_ERROR_INVALID_HANDLE,
+	expect_byte_refused(t, good, sp->shape_body[1], 2 * (50 - 1), F2D_ERROR_INVALID_HANDLE,
 	                    "not alive", "shape on no body");
 	{
-		size_t s1 = sp.shape_rec[1];
-		uint8_t f = good.bytes[40 + sp.shape_flag[1]];
+		size_t s1 = sp->shape_rec[1];
+		uint8_t f = good->bytes[40 + sp->shape_flag[1]];
 		ck_assert(f & 2);    /* polygon */
 		ck_assert(f & 16);   /* same material as the ground */
 		ck_assert(!(f & 8)); /* own geometry: count after the body */
-		size_t count_at = sp.shape_mat[1];
+		size_t count_at = sp->shape_mat[1];
 		size_t v = count_at + 1; /* vertex 0 */
 		(void)s1;
-		uint8_t *c = malloc(good.size);
+		uint8_t *c = malloc(good->size);
 		ck_assert_ptr_nonnull(c);
-		memcpy(c, good.bytes, good.size); /* swap vertices 0 and 2: not CCW/convex */
-		memcpy(c + 40 + v, good.bytes + 40 + v + 16, 8);
-		memcpy(c + 40 + v + 16, good.bytes + 40 + v, 8);
-		fix_checksum(c, good.size);
-		expect_refused(&t, c, good.size, F2D_ERROR_BAD_POLYGON, "polygon", "not convex");
+		memcpy(c, good->bytes, good->size); /* swap vertices 0 and 2: not CCW/convex */
+		memcpy(c + 40 + v, good->bytes + 40 + v + 16, 8);
+		memcpy(c + 40 + v + 16, good->bytes + 40 + v, 8);
+		fix_checksum(c, good->size);
+		expect_refused(t, c, good->size, F2D_ERROR_BAD_POLYGON, "polygon", "not convex");
 		free(c);
-		expect_byte_refused(&t, &good, count_at, 2, F2D_ERROR_BAD_POLYGON, "polygon",
+		expect_byte_refused(t, good, count_at, 2, F2D_ERROR_BAD_POLYGON, "polygon",
 		                    "2 vertices");
-		expect_byte_refused(&t, &good, count_at, 200, F2D_ERROR_BAD_POLYGON, "polygon",
+		expect_byte_refused(t, good, count_at, 200, F2D_ERROR_BAD_POLYGON, "polygon",
 		                    "200 vertices");
-		expect_patch_refused(&t, &good, v, (uint32_t)F2D_FIX(600), F2D_ERROR_BAD_POLYGON,
+		expect_patch_refused(t, good, v, (uint32_t)F2D_FIX(600), F2D_ERROR_BAD_POLYGON,
 		                     "polygon", "vertex beyond 512 m");
-		expect_patch_refused(&t, &good, v, (uint32_t)-F2D_FIX(40), F2D_ERROR_MASS_RANGE,
+		expect_patch_refused(t, good, v, (uint32_t)-F2D_FIX(40), F2D_ERROR_MASS_RANGE,
 		                     "dynamic", "dynamic shape beyond 32 m");
 		/* shape 2 (triangle) has its own material: density, friction after the body */
-		size_t s2 = sp.shape_mat[2];
-		ck_assert(!(good.bytes[40 + sp.shape_flag[2]] & 16));
-		expect_patch_refused(&t, &good, s2 + 4, (uint32_t)F2D_FIX(5),
-		                     F2D_ERROR_INVALID_VALUE, "friction", "friction 5");
-		expect_patch_refused(&t, &good, s2, 0, F2D_ERROR_INVALID_VALUE, "density",
+		size_t s2 = sp->shape_mat[2];
+		ck_assert(!(good->bytes[40 + sp->shape_flag[2]] & 16));
+		expect_patch_refused(t, good, s2 + 4, (uint32_t)F2D_FIX(5), F2D_ERROR_INVALID_VALUE,
+		                     "friction", "friction 5");
+		expect_patch_refused(t, good, s2, 0, F2D_ERROR_INVALID_VALUE, "density",
 		                     "density 0");
 		/* shape 3: a circle with shape 2's material: centre, radius after the body */
-		size_t s3 = sp.shape_mat[3];
-		uint8_t f3 = good.bytes[40 + sp.shape_flag[3]];
+		size_t s3 = sp->shape_mat[3];
+		uint8_t f3 = good->bytes[40 + sp->shape_flag[3]];
 		ck_assert(!(f3 & 2));
 		ck_assert(f3 & 16);
-		expect_patch_refused(&t, &good, s3 + 8, 1, F2D_ERROR_INVALID_VALUE, "circle",
+		expect_patch_refused(t, good, s3 + 8, 1, F2D_ERROR_INVALID_VALUE, "circle",
 		                     "radius 1 LSB");
-		expect_byte_refused(&t, &good, sp.shape_flag[3], f3 | 8,
-		                    F2D_ERROR_INVALID_VALUE, "another type",
-		                    "circle same geometry as a triangle");
-		expect_byte_refused(&t, &good, sp.shape_flag[0], 1 | 2 | 16,
-		                    F2D_ERROR_INVALID_VALUE, "does not exist",
-		                    "first shape same as previous");
+		expect_byte_refused(t, good, sp->shape_flag[3], f3 | 8, F2D_ERROR_INVALID_VALUE,
+		                    "another type", "circle same geometry as a triangle");
+		expect_byte_refused(t, good, sp->shape_flag[0], 1 | 2 | 16, F2D_ERROR_INVALID_VALUE,
+		                    "does not exist", "first shape same as previous");
 	}
+}
+
+/* Joint records: dangling and bad values */
+static void corrupt_joints(target *t, const slot *good, const spec *sp, uint8_t *b)
+{
+	(void)b;
 	/* joints: dangling and bad values */
 	{
-		size_t j0 = sp.joint_rec[0];
-		expect_patch_refused(&t, &good, j0 + 5, 4, F2D_ERROR_INVALID_HANDLE, "live bodies",
+		size_t j0 = sp->joint_rec[0];
+		expect_patch_refused(t, good, j0 + 5, 4, F2D_ERROR_INVALID_HANDLE, "live bodies",
 		                     "joint on a dead body");
-		expect_patch_refused(&t, &good, j0 + 9, 1, F2D_ERROR_INVALID_HANDLE, "live bodies",
+		expect_patch_refused(t, good, j0 + 9, 1, F2D_ERROR_INVALID_HANDLE, "live bodies",
 		                     "joint on one body twice");
-		expect_patch_refused(&t, &good, j0 + 13, (uint32_t)F2D_FIX(100),
+		expect_patch_refused(t, good, j0 + 13, (uint32_t)F2D_FIX(100),
 		                     F2D_ERROR_INVALID_VALUE, "anchor", "anchor 100 m");
-		expect_patch_refused(&t, &good, j0 + 29, (uint32_t)F2D_FIX(4),
+		expect_patch_refused(t, good, j0 + 29, (uint32_t)F2D_FIX(4),
 		                     F2D_ERROR_INVALID_VALUE, "angle", "reference angle 4");
-		expect_patch_refused(&t, &good, j0 + 33, (uint32_t)F2D_MILLI(600),
+		expect_patch_refused(t, good, j0 + 33, (uint32_t)F2D_MILLI(600),
 		                     F2D_ERROR_INVALID_VALUE, "angle", "lower > upper");
-		expect_patch_refused(&t, &good, j0 + 45, (uint32_t)-1, F2D_ERROR_INVALID_VALUE,
+		expect_patch_refused(t, good, j0 + 45, (uint32_t)-1, F2D_ERROR_INVALID_VALUE,
 		                     "motor", "negative torque");
-		expect_patch_refused(&t, &good, j0 + 61, (uint32_t)-1, F2D_ERROR_INVALID_VALUE,
+		expect_patch_refused(t, good, j0 + 61, (uint32_t)-1, F2D_ERROR_INVALID_VALUE,
 		                     "impulse", "negative lower impulse");
 	}
+}
+
+/* Arbiter records: dangling, values, canonical varints */
+static void corrupt_arbiters(target *t, const slot *good, const spec *sp, uint8_t *b)
+{
+	(void)b;
 	/* arbiters: dangling, values, canonical varints */
 	{
-		ck_assert_uint_le(sp.arbiter_count, SPEC_MAX);
+		ck_assert_uint_le(sp->arbiter_count, SPEC_MAX);
 		uint8_t sec[4 + 50 * SPEC_MAX];
 		/* the spec's encoder gives the library's bytes: a changed case is that change only */
-		ck_assert_uint_eq(spec_encode_arbiters(sp.arb, sp.arbiter_count, sec),
-		                  sp.options - sp.arbiters);
-		ck_assert(memcmp(sec, good.bytes + 40 + sp.arbiters, sp.options - sp.arbiters) == 0);
+		ck_assert_uint_eq(spec_encode_arbiters(sp->arb, sp->arbiter_count, sec),
+		                  sp->options - sp->arbiters);
+		ck_assert(
+		    memcmp(sec, good->bytes + 40 + sp->arbiters, sp->options - sp->arbiters) == 0);
 		ARB_CASE(x->b = 4, F2D_ERROR_INVALID_HANDLE, "live shapes", "arbiter on a dead shape");
 		ARB_CASE(x->b = 1000, F2D_ERROR_INVALID_HANDLE, "live shapes",
 		         "arbiter on no shape");
@@ -909,9 +943,9 @@ START_TEST(corrupt_portable_snapshots_are_refused)
 		ARB_CASE(x->pn[0] = 0x80000000u, F2D_ERROR_INVALID_VALUE, "impulse",
 		         "negative normal impulse");
 		/* the first record claims the previous material: there is none */
-		size_t len = spec_encode_arbiters(sp.arb, sp.arbiter_count, sec);
+		size_t len = spec_encode_arbiters(sp->arb, sp->arbiter_count, sec);
 		sec[4] |= 1u;
-		expect_arbiters_refused(&t, &good, &sp, sec, len, F2D_OK, NULL,
+		expect_arbiters_refused(t, good, sp, sec, len, F2D_OK, NULL,
 		                        "first arbiter with the previous material");
 		/* a varint with a zero last byte (not minimal) */
 		uint8_t *big = malloc(len + 1);
@@ -921,13 +955,13 @@ START_TEST(corrupt_portable_snapshots_are_refused)
 		big[5] = 0;
 		ck_assert(sec[4] < 0x80u);
 		memcpy(big + 6, sec + 5, len - 5);
-		expect_arbiters_refused(&t, &good, &sp, big, len + 1, F2D_ERROR_INVALID_VALUE,
+		expect_arbiters_refused(t, good, sp, big, len + 1, F2D_ERROR_INVALID_VALUE,
 		                        "minimal", "non-minimal varint");
 		free(big);
 		/* the material written again when it equals the previous one */
-		if (sp.arbiter_count >= 2 && sp.arb[1].friction == sp.arb[0].friction &&
-		    sp.arb[1].restitution == sp.arb[0].restitution) {
-			size_t a1 = sp.arb_rec[1] - sp.arbiters;
+		if (sp->arbiter_count >= 2 && sp->arb[1].friction == sp->arb[0].friction &&
+		    sp->arb[1].restitution == sp->arb[0].restitution) {
+			size_t a1 = sp->arb_rec[1] - sp->arbiters;
 			uint8_t *c = malloc(len + 10);
 			ck_assert_ptr_nonnull(c);
 			ck_assert(sec[a1] & 1u);
@@ -942,11 +976,11 @@ START_TEST(corrupt_portable_snapshots_are_refused)
 			}
 			memcpy(c + o, sec + gap_at, gap_len);
 			o += gap_len;
-			o += spec_put_var(c + o, sp.arb[0].friction);
-			o += spec_put_var(c + o, sp.arb[0].restitution);
+			o += spec_put_var(c + o, sp->arb[0].friction);
+			o += spec_put_var(c + o, sp->arb[0].restitution);
 			memcpy(c + o, sec + gap_at + gap_len, len - gap_at - gap_len);
 			o += len - gap_at - gap_len;
-			expect_arbiters_refused(&t, &good, &sp, c, o, F2D_ERROR_INVALID_VALUE,
+			expect_arbiters_refused(t, good, sp, c, o, F2D_ERROR_INVALID_VALUE,
 			                        "canonical", "material repeated");
 			free(c);
 		}
@@ -954,17 +988,17 @@ START_TEST(corrupt_portable_snapshots_are_refused)
 		 * save again to the same bytes */
 		{
 			struct spec_arb arb[SPEC_MAX];
-			memcpy(arb, sp.arb, sizeof arb);
+			memcpy(arb, sp->arb, sizeof arb);
 			arb[0].id[0] = 0xDEADBEEFu;
 			arb[0].id[1] = 0x0000000Eu;
-			size_t alen = spec_encode_arbiters(arb, sp.arbiter_count, sec);
-			size_t head = 40 + sp.arbiters, tail = good.size - 40 - sp.options;
+			size_t alen = spec_encode_arbiters(arb, sp->arbiter_count, sec);
+			size_t head = 40 + sp->arbiters, tail = good->size - 40 - sp->options;
 			size_t size = head + alen + tail;
 			uint8_t *b2 = malloc(size), *b3 = malloc(size + 64);
 			ck_assert(b2 != NULL && b3 != NULL);
-			memcpy(b2, good.bytes, head);
+			memcpy(b2, good->bytes, head);
 			memcpy(b2 + head, sec, alen);
-			memcpy(b2 + head + alen, good.bytes + 40 + sp.options, tail);
+			memcpy(b2 + head + alen, good->bytes + 40 + sp->options, tail);
 			fix_checksum(b2, size);
 			f2d_world *l = NULL;
 			CHECK_OK(f2d_snapshot_load_new(b2, size, NULL, &l));
@@ -982,35 +1016,59 @@ START_TEST(corrupt_portable_snapshots_are_refused)
 		}
 		/* more arbiters than the bytes hold */
 		put_le32(sec, 0x7FFFFFFFu);
-		expect_arbiters_refused(&t, &good, &sp, sec, len, F2D_ERROR_INVALID_VALUE,
+		expect_arbiters_refused(t, good, sp, sec, len, F2D_ERROR_INVALID_VALUE,
 		                        "cannot fit", "arbiters beyond the bytes");
 	}
+}
+
+/* Random damage with a fixed checksum */
+static void corrupt_random(target *t, const slot *good, const spec *sp, uint8_t *b)
+{
+	(void)sp;
 	/* random damage with a fixed checksum: never accepted silently unless canonical */
 	uint32_t rng = 99;
 	for (int i = 0; i < 3000; ++i) {
-		memcpy(b, good.bytes, good.size);
-		size_t at = 40 + rng_next(&rng) % (good.size - 40);
+		memcpy(b, good->bytes, good->size);
+		size_t at = 40 + rng_next(&rng) % (good->size - 40);
 		b[at] = (uint8_t)rng_next(&rng);
-		fix_checksum(b, good.size);
-		t.w->error[0] = '\0';
-		f2d_result r = f2d_snapshot_load(t.w, b, good.size);
+		fix_checksum(b, good->size);
+		t->w->error[0] = '\0';
+		f2d_result r = f2d_snapshot_load(t->w, b, good->size);
 		if (r != F2D_OK) {
-			ck_assert(f2d_world_last_error(t.w)[0] != '\0');
-			ck_assert_uint_eq(f2d_world_hash(t.w), t.hash);
+			ck_assert(f2d_world_last_error(t->w)[0] != '\0');
+			ck_assert_uint_eq(f2d_world_hash(t->w), t->hash);
 			continue;
 		}
 		/* accepted: canonical, so re-saving gives the bytes back; then restore t */
 		slot again = {0};
-		portable_save(t.w, &again);
-		ck_assert(again.size == good.size && memcmp(again.bytes, b, good.size) == 0);
+		portable_save(t->w, &again);
+		ck_assert(again.size == good->size && memcmp(again.bytes, b, good->size) == 0);
 		free(again.bytes);
-		f2d_destroy_world(t.w);
-		t.w = make_scene("pyramid");
+		f2d_destroy_world(t->w);
+		t->w = make_scene("pyramid");
 		for (int k = 0; k < 40; ++k) {
-			f2d_world_step(t.w);
+			f2d_world_step(t->w);
 		}
-		ck_assert_uint_eq(f2d_world_hash(t.w), t.hash);
+		ck_assert_uint_eq(f2d_world_hash(t->w), t->hash);
 	}
+}
+
+START_TEST(corrupt_portable_snapshots_are_refused)
+{
+	slot good = {0};
+	spec sp;
+	target t;
+	f2d_world *w = corrupt_setup(&good, &sp, &t);
+	uint8_t *b = malloc(good.size + 16);
+	ck_assert_ptr_nonnull(b);
+
+	corrupt_header(&t, &good, &sp, b, w);
+	corrupt_settings(&t, &good, &sp, b);
+	corrupt_bodies(&t, &good, &sp, b);
+	corrupt_shapes(&t, &good, &sp, b);
+	corrupt_joints(&t, &good, &sp, b);
+	corrupt_arbiters(&t, &good, &sp, b);
+	corrupt_random(&t, &good, &sp, b);
 	/* NULL arguments */
 	ck_assert_int_eq(f2d_snapshot_load(NULL, good.bytes, good.size), F2D_ERROR_NULL_ARGUMENT);
 	ck_assert_int_eq(f2d_snapshot_load(t.w, NULL, good.size), F2D_ERROR_NULL_ARGUMENT);
@@ -1021,7 +1079,6 @@ START_TEST(corrupt_portable_snapshots_are_refused)
 	CHECK_OK(f2d_snapshot_load(t.w, good.bytes, good.size));
 	ck_assert_uint_eq(f2d_world_hash(t.w), f2d_world_hash(w));
 	free(b);
-	free(mem.bytes);
 	free(good.bytes);
 	f2d_destroy_world(t.w);
 	f2d_destroy_world(w);
@@ -1030,22 +1087,12 @@ END_TEST
 
 /* The portable loader recomputes every dynamic body's mass from its shapes (as body.c does) and
  * bounds the stored friction impulses by what the solver can produce. */
-START_TEST(portable_mass_and_friction_impulse_are_checked)
+/* The mass records against the shapes and the friction impulses against the friction */
+static void mass_and_friction_cases(target *t, const slot *good, const spec *sp, const f2d_world *w)
 {
-	f2d_world *w = small_world();
-	slot good = {0};
-	portable_save(w, &good);
-	spec sp;
-	spec_parse(good.bytes + 40, good.size - 40, &sp);
-	target t;
-	t.w = make_scene("pyramid");
-	for (int i = 0; i < 40; ++i) {
-		f2d_world_step(t.w);
-	}
-	t.hash = f2d_world_hash(t.w);
 	/* body 1: moving, with a force, then its own mass record (see the test above) */
-	ck_assert(!(sp.body[1].flags & 16u));
-	ck_assert_int_eq(sp.body[1].m[0], w->bodies[1].mass);
+	ck_assert(!(sp->body[1].flags & 16u));
+	ck_assert_int_eq(sp->body[1].m[0], w->bodies[1].mass);
 	uint8_t bsec[4 + 110 * SPEC_MAX];
 	BODY_CASE(1, x->m[0] = w->bodies[1].mass + 1, F2D_ERROR_MASS_RANGE, "differ",
 	          "mass + 1 LSB");
@@ -1062,7 +1109,7 @@ START_TEST(portable_mass_and_friction_impulse_are_checked)
 	BODY_CASE(1, x->m[0] = F2D_ONE; x->m[1] = 0; x->m[2] = x->m[3] = 0, F2D_ERROR_MASS_RANGE,
 	          "differ", "fallback mass on a body with shapes");
 	/* friction impulses: |pt| <= round16(friction INT32_MAX), 0 without friction */
-	ck_assert_uint_le(sp.arbiter_count, SPEC_MAX);
+	ck_assert_uint_le(sp->arbiter_count, SPEC_MAX);
 	uint8_t sec[4 + 50 * SPEC_MAX];
 	ARB_CASE(x->friction = 0; x->pt[0] = 1, F2D_ERROR_INVALID_VALUE, "impulse",
 	         "friction impulse without friction");
@@ -1072,6 +1119,15 @@ START_TEST(portable_mass_and_friction_impulse_are_checked)
 	ARB_CASE(x->friction = (uint32_t)F2D_MILLI(500); x->pt[0] = -INT32_MAX,
 	         F2D_ERROR_INVALID_VALUE, "impulse",
 	         "negative friction impulse beyond friction x INT32_MAX");
+}
+
+START_TEST(portable_mass_and_friction_impulse_are_checked)
+{
+	slot good = {0};
+	spec sp;
+	target t;
+	f2d_world *w = corrupt_setup(&good, &sp, &t);
+	mass_and_friction_cases(&t, &good, &sp, w);
 	ck_assert_uint_eq(f2d_world_hash(t.w), t.hash);
 	free(good.bytes);
 	f2d_destroy_world(t.w);

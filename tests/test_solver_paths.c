@@ -136,6 +136,18 @@ static int32_t stressed_scene_count(void)
 	return n;
 }
 
+/* the scene index of the c-th small scene (c < stressed_scene_count()) */
+static int32_t nth_small_scene(int32_t c)
+{
+	int32_t s = 0;
+	for (int32_t seen = -1;; ++s) {
+		seen += small_scene(s) ? 1 : 0;
+		if (seen == c) {
+			return s;
+		}
+	}
+}
+
 static int32_t case_count(void)
 {
 	return f2d_scene_count() + 2 * stressed_scene_count() + STRESS_WORLDS + SOFT_WORLDS +
@@ -167,13 +179,7 @@ static world_case describe_case(int32_t c)
 	}
 	c -= scenes;
 	if (c < stressed) {
-		int32_t s = 0;
-		for (int32_t seen = -1;; ++s) {
-			seen += small_scene(s) ? 1 : 0;
-			if (seen == c) {
-				break;
-			}
-		}
+		int32_t s = nth_small_scene(c);
 		k.kind = KIND_STRESSED_SCENE;
 		k.index = s;
 		k.steps = STRESSED_SCENE_STEPS;
@@ -190,13 +196,7 @@ static world_case describe_case(int32_t c)
 	}
 	c -= STRESS_WORLDS;
 	if (c < stressed) {
-		int32_t s = 0;
-		for (int32_t seen = -1;; ++s) {
-			seen += small_scene(s) ? 1 : 0;
-			if (seen == c) {
-				break;
-			}
-		}
+		int32_t s = nth_small_scene(c);
 		k.kind = KIND_SOFT_SCENE;
 		k.index = s;
 		k.steps = SOFT_SCENE_STEPS;
