@@ -481,8 +481,10 @@ static F2D_ALWAYS_INLINE void collide_boxes(const f2d_polygon *pa, const f2d_vec
                                             fix16_t speculative, f2d_manifold *m, bool simd)
 {
 	int64_t dx = (int64_t)fb[0].x - fa[0].x, dy = (int64_t)fb[0].y - fa[0].y;
-	int32_t edge_a, edge_b;
-	fix16_t sep_a, sep_b;
+	/* set by box_sat_avx2 or by box_best below (initialised for the compilers that cannot
+	 * see that each path sets them before their use) */
+	int32_t edge_a = 0, edge_b = 0;
+	fix16_t sep_a = 0, sep_b = 0;
 	int64_t s[4];
 	bool both = false;
 #if F2D_X86_SIMD
