@@ -40,8 +40,9 @@ typedef struct f2d_id_pool {
 /* ---- objects ---- */
 typedef struct f2d_body {
 	/* first cache line (64 bytes; the body array is 64-byte aligned): the state a step
-	 * changes and the hash reads every step (hash format 6: generation, the flags, then
-	 * sleep_time .. torque as one run; hash.c checks this layout at compile time) */
+	 * changes and the hash reads every step (hash format 7: this line is the body's record,
+	 * one 64-byte stripe taken by one masked load; hash.c checks this layout at compile time
+	 * and falls back to writing the record field by field when it does not hold) */
 	uint32_t generation; /* bumped on destroy; live iff alive */
 	bool alive;
 	/* sleeping (island.c): state, hashed and in snapshots */
@@ -162,7 +163,8 @@ typedef struct f2d_joint {
 } f2d_joint;
 
 /* The fields the state hash reads come first (hash.c: id, pn, pt of a point; shape_a ..
- * count and both points' of an arbiter), so that they lie in an arbiter's first 44 bytes. */
+ * count and both points' of an arbiter), so that they lie in an arbiter's first 64 bytes
+ * (hash format 7: the record is that line with r_a, r_b and separation masked out). */
 typedef struct f2d_contact_point {
 	uint32_t id;       /* feature id: which edges/vertices made this point */
 	fix16_t pn, pt;    /* accumulated normal and tangent impulses */
@@ -171,7 +173,7 @@ typedef struct f2d_contact_point {
 } f2d_contact_point; /* the solver's data of a point are in f2d_contact_batch */
 
 /* 128 bytes, and the arrays of them (w->arbiters, w->arbiters_next) 64-byte aligned
- * (f2d_grow_aligned): the hashed fields (the first 44 bytes) are one cache line an arbiter
+ * (f2d_grow_aligned): the hashed fields (in the first 64 bytes) are one cache line an arbiter
  * (issue 16; they were two or three). */
 typedef struct f2d_arbiter {
 	int32_t shape_a, shape_b; /* key, shape_a < shape_b */
@@ -779,7 +781,8 @@ uint64_t f2d_hash_world(const f2d_world *w);
  *  stale when this equals f2d_hash_world). */
 uint64_t f2d_hash_world_reference(const f2d_world *w);
 /** The fast hash (f2d_hash_world's bytes and function) with the x86 SIMD paths capped at level:
- *  0 none (XXH3_update's default loop, no gathers), 1 AVX2, 2 AVX-512 (and the VBMI gathers);
+ *  0 none (XXH3_update's default loop, the records written), 1 AVX2, 2 AVX-512 (the sections
+ *  from registers: hash.c bodies_512, arbiters_512, joints_vbmi);
  *  the CPU's own level caps it too (tests: every path gives the reference's hash). */
 uint64_t f2d_hash_world_level(const f2d_world *w, int level);
 /** Recomputes s->digest; call after any change to the shape's hash record (see hash.c). Also

@@ -2,72 +2,64 @@
  * determines the future of the world. Never raw struct memory (padding, endianness).
  * SPDX-License-Identifier: MIT
  *
- * Encoding (format 6; README "Determinism", "The state hash"), every integer little-endian,
- * fix16 as int32:
+ * Encoding (format 7; README "Determinism", "The state hash"), every integer little-endian,
+ * fix16 as int32. The hash is XXH3-64 (seed 0) of the top encoding:
  *   u32 format, u64 step_count,
  *   settings: gravity.x, gravity.y, h, iterations, joint_position_iterations, bias_factor,
  *             linear_slop, speculative_distance, restitution_threshold, max_translation,
  *             max_rotation, u8 warm_starting, u8 enable_sleep, linear and angular sleep
  *             tolerances, time_to_sleep
- *   for bodies, shapes, joints: the id pool (next, free_count, free ids in stack order), then
- *   for each slot in [0, next):
- *     body:  u32 generation, u8 flags (0 dead; alive: 1 | type << 1 | 8 awake | 16 sleep
- *            enabled), and when alive 13 i32: sleep_time, origin, q.c, q.s, center, v, w,
- *            force, torque; after the last slot one u64 (format 6, masses_section): XXH3-64
- *            (seed 0) of the live bodies' mass, inertia, local_center in id order. Derived
- *            values are left out: inverse mass and inertia (of mass, inertia and the
- *            fixed-rotation option), the shape list (of the shapes' bodies, in id order) and
- *            the joint count (of the joints' bodies), as the snapshots leave them out.
- *     shapes (format 5): not one record a slot but, after the pool, one u64: XXH3-64 (seed
- *            0) of the slots' u64 digests in id order (shapes_section), where a slot's digest
- *            = XXH3-64 (seed 0) of the shape's record: u32 generation, u8 alive, and when
- *            alive type, body, density, friction, restitution, polygon (count, vertices,
- *            normals, centroid), circle (center, radius) or capsule, segment, chain segment
- *            (centers, radius, ghosts) (put_shape_record)
- *     joint: u32 generation, u8 alive, and when alive bodies, anchors, reference angle, flags,
- *            limits, motor, accumulated impulses; a joint of another type than revolute has
- *            flag 8 and its fields after (put_joint)
- *   u32 arbiter count; per arbiter: shape_a, shape_b, friction, restitution, u8 count (format
- *   6; u32 before), and per point: u32 id, pn, pt; then the options (put_options).
+ *   the body id pool (next, free_count, free ids in stack order), u64 bodies section, u64
+ *   masses section; the shape id pool, u64 shapes section; the joint id pool, u64 joints
+ *   section; u32 arbiter count, u64 arbiters section; then the options (put_options).
+ * A section (format 7) is XXH3-64 (seed 0) of its records, each one or two 64-byte stripes:
+ *   bodies:   per slot in [0, body_ids.next) 64 bytes (put_body_record): u32 generation, u8
+ *             alive, and when alive u8 awake, u8 enable_sleep, u8 fixed_rotation, u32 type,
+ *             13 i32 sleep_time, origin, q.c, q.s, center, v, w, force, torque; a dead slot
+ *             is its generation and 60 zero bytes.
+ *   masses:   XXH3-64 of the live bodies' mass, inertia, local_center in id order (format 6,
+ *             cached between changes with the shapes section). Derived values are left out:
+ *             inverse mass and inertia (of mass, inertia and fixed_rotation), the shape list
+ *             (of the shapes' bodies, in id order) and the joint count (of the joints' bodies),
+ *             as the snapshots leave them out.
+ *   shapes:   XXH3-64 of the slots' u64 digests in id order (format 5, cached), a slot's digest
+ *             = XXH3-64 of the shape's record: u32 generation, u8 alive, and when alive type,
+ *             body, density, friction, restitution, polygon (count, vertices, normals,
+ *             centroid), circle (center, radius) or capsule, segment, chain segment (centers,
+ *             radius, ghosts) (put_shape_record).
+ *   joints:   per slot in [0, joint_ids.next) 128 bytes (put_joint_record): u32 generation, u8
+ *             alive, 3 zero bytes, body_a, body_b, local_a, local_b, reference_angle, u8
+ *             enable_limit, enable_motor, collide_connected, 0, lower, upper, motor_speed,
+ *             max_motor_torque, u8 type, u8 enable_spring, 6 zero bytes; impulse,
+ *             motor_impulse, lower_impulse, upper_impulse, axis, length, hertz, damping_ratio,
+ *             angular_hertz, angular_damping_ratio, max_force, correction_factor,
+ *             spring_impulse, angular_impulse; a dead slot is its generation and 124 zero bytes.
+ *   arbiters: per arbiter 64 bytes (put_arbiter_record): shape_a, shape_b, friction,
+ *             restitution, u32 count (0..2), point 0 (u32 id, pn, pt), 20 zero bytes, point 1
+ *             (u32 id, pn, pt); an absent point's 12 bytes are zero.
  * User data is not part of the hash (it does not change the simulation).
  *
- * Format 4 against 3 (issue 16): the body record drops the four derived values and packs its
- * flags into one byte (91 -> 73 bytes), a shape slot drops its list link (derived as well), the
- * 15 consecutive fix16 fields of a body are copied as one run on little-endian hosts (whose
- * memory order is then the encoding, checked at compile time; byte by byte elsewhere), and
- * the bytes go through XXH3's AVX2 or AVX-512 loop where the CPU has one (the same function:
- * XXH3's vector paths give the scalar one's result).
+ * Format 7 against 6 (issue 16): the same values covered (fixed_rotation is now also in the
+ * body record, the joint type and spring flag in every joint record), in fixed-size records
+ * of one or two 64-byte stripes, each section hashed on its own. A record's layout is its
+ * struct's cache line (core.h, checked at compile time), so that on x86-64 with AVX-512 a body
+ * or arbiter stripe is one masked load (the mask zeroes a dead slot, an absent point and the
+ * fields that are not state) and a joint's two stripes two byte permutations (VBMI), fed to
+ * XXH3-64's accumulator straight from the register: no buffer, no stores (bodies_512,
+ * arbiters_512, joints_vbmi). A record used to be written into a buffer and read back by XXH3
+ * (its stripes loaded soon after their bytes were stored), about half of the hash's time.
+ * Elsewhere the records are written into a buffer (a body's and an arbiter's line copied and
+ * masked on little-endian hosts) and hashed by XXH3 (its AVX2 or AVX-512 loop where the CPU has
+ * one); the reference (f2d_hash_world_reference) writes every field: the same bytes, the same
+ * function.
  *
- * Format 5 against 4 (issue 16): the shapes section is one u64 instead of a digest a slot, so
- * that it can be cached in the world (f2d_world.shapes_digest, with the count of shapes with
- * options for put_options): shapes do not change in a step, and reading every shape's cache
- * line for its 8-byte digest was a third of the hash's memory traffic on pyramid20. The cache
- * is cleared by every change to a shape (f2d_shape_refresh_digest, f2d_hash_shapes_changed)
- * and refilled at the start of a step (f2d_hash_cache_shapes); a hash taken before that folds
- * the digests as it goes. Same content covered.
+ * Older formats: 3 a shape slot is its record's digest; 4 fewer bytes for bodies and shape
+ * slots; 5 the shapes section one cached u64; 6 the mass data one cached u64, a body record
+ * one cache line, an arbiter's count a byte. Each covered the same content.
  *
- * Format 6 against 5 (issue 16): core.h puts a body's hashed per-step fields in its first 64
- * bytes (generation, the flag bools, type, then sleep_time .. torque), and the body record is
- * those (57 bytes, was 73): one cache line read a body, one load and one permutation with VBMI.
- * mass, inertia and local_center change only with the shapes, the body type and fixed
- * rotation, and snapshots: they are one u64 for all bodies, cached in the world with the
- * shapes section (f2d_world.masses_digest), as is the count of bodies with options
- * (bodies_options: counting it every hash read each body's second line). An arbiter's count
- * (0..2) is one byte. Same content covered: every hashed value of format 5 is still hashed,
- * the mass data through its digest.
- *
- * Speed, same bytes (issue 16, after format 4): on x86-64 CPUs with AVX-512 VBMI the body,
- * joint and arbiter records are gathered by byte permutations (put_bodies_vbmi,
- * put_joints_vbmi, put_arbiters_vbmi), and
- * the shape loop reads a shape's alive flag only when its options are not the defaults (one
- * cache line a shape). F2D_HASH_CHECK builds compare every hash with the portable encoder's
- * (f2d_hash_world_reference: every record field by field, every digest and the shapes section
- * recomputed). core.h lays out an arbiter so that its record lies in its first 64 bytes, and
- * keeps bodies, shapes, joints and arbiters in 64-byte aligned arrays (one line an arbiter,
- * two a body). On x86-64 with AVX2 or AVX-512, an encoding of more than 240 bytes goes through
- * XXH3-64's long loop run here on the 64-byte aligned buffer (fs_consume, fs_finish) instead of
- * XXH3_update: the same operations on the accumulators, the same hash (f2d_hash_world_level
- * lets test_hash_cache check each path against the reference). */
+ * F2D_HASH_CHECK builds compare every hash with the portable encoder's (every record field by
+ * field, every digest and the shapes section recomputed); f2d_hash_world_level lets
+ * test_hash_cache check each SIMD level against the reference. */
 #include "core.h"
 
 #include <stddef.h>
@@ -91,15 +83,11 @@
 #include <stdlib.h>
 #endif
 
-/* Format 3: a shape slot is its record's digest (cached in f2d_shape.digest, refreshed by
- * f2d_shape_refresh_digest whenever the record changes) instead of the record itself:
- * re-encoding every polygon every step was most of the hash's cost (issue 16). Format 4: fewer
- * bytes for bodies and shape slots. Format 5: the shapes section is one cached u64. Format 6:
- * the bodies' mass data one cached u64, a body record one cache line, an arbiter's count a byte
- * (see the top of the file). Same content covered. */
-#define F2D_HASH_FORMAT 6u
+/* Format 7: fixed-size records of whole 64-byte stripes, a section digest each for bodies,
+ * joints and arbiters (see the top of the file). Same content covered. */
+#define F2D_HASH_FORMAT 7u
 
-/* the buffer on a cache line's start: the 64-byte stripe loads never straddle two lines */
+/* the buffer on a cache line's start */
 #if defined(__GNUC__) || defined(__TINYC__)
 #define F2D_ALIGN64 __attribute__((aligned(64)))
 #else
@@ -108,22 +96,19 @@
 
 typedef struct encoder {
 	uint8_t buf[8192] F2D_ALIGN64;
-	XXH3_state_t *state;
-	struct fstream *fs; /* not NULL: flush runs XXH3's long loop here (fs_consume), not state */
-	int simd;           /* 0 XXH3's default loop, 1 AVX2, 2 AVX-512 */
+	XXH3_state_t *state; /* reset at the first flush (a short encoding is hashed in one call) */
+	int simd;            /* XXH3's loop: 0 its default, 1 AVX2, 2 AVX-512 */
+	bool streamed;       /* bytes went to state */
 	size_t len;
 } encoder;
 
-/* XXH3-64's long loop run by fs_consume (x86-64 with AVX-512, a hash of more than 240 bytes) */
-typedef struct fstream {
-	uint64_t acc[8] F2D_ALIGN64; /* XXH3's accumulators */
-	uint64_t n;                  /* bytes of the input before the buffer's first */
-	uint64_t done;               /* stripes accumulated */
-} fstream;
-
-#if F2D_X86_SIMD
-static void fs_consume(fstream *fs, encoder *e);
-#endif
+static void enc_init(encoder *e, XXH3_state_t *state, int simd)
+{
+	e->state = state;
+	e->simd = simd;
+	e->streamed = false;
+	e->len = 0;
+}
 
 #if F2D_X86_SIMD
 static XXH_TARGET_AVX2 void update_avx2(XXH3_state_t *state, const uint8_t *p, size_t n)
@@ -134,6 +119,18 @@ static XXH_TARGET_AVX2 void update_avx2(XXH3_state_t *state, const uint8_t *p, s
 static XXH_TARGET_AVX512 void update_avx512(XXH3_state_t *state, const uint8_t *p, size_t n)
 {
 	(void)XXH3_update(state, p, n, XXH3_accumulate_512_avx512, XXH3_scrambleAcc_avx512);
+}
+/* XXH3-64 of a whole buffer with the AVX2 or AVX-512 loop (the same function as XXH3_64bits) */
+static XXH_TARGET_AVX2 uint64_t oneshot_avx2(const uint8_t *p, size_t n)
+{
+	return XXH3_hashLong_64b_internal(p, n, XXH3_kSecret, sizeof XXH3_kSecret,
+	                                  XXH3_accumulate_512_avx2, XXH3_scrambleAcc_avx2);
+}
+
+static XXH_TARGET_AVX512 uint64_t oneshot_avx512(const uint8_t *p, size_t n)
+{
+	return XXH3_hashLong_64b_internal(p, n, XXH3_kSecret, sizeof XXH3_kSecret,
+	                                  XXH3_accumulate_512_avx512, XXH3_scrambleAcc_avx512);
 }
 #endif
 
@@ -156,11 +153,11 @@ static int simd_level(void)
 
 static void flush(encoder *e)
 {
-#if F2D_X86_SIMD
-	if (e->fs != NULL) {
-		fs_consume(e->fs, e);
-		return;
+	if (!e->streamed) {
+		XXH3_64bits_reset(e->state);
+		e->streamed = true;
 	}
+#if F2D_X86_SIMD
 	if (e->simd == 2) {
 		update_avx512(e->state, e->buf, e->len);
 	} else if (e->simd == 1) {
@@ -171,6 +168,24 @@ static void flush(encoder *e)
 		XXH3_64bits_update(e->state, e->buf, e->len);
 	}
 	e->len = 0;
+}
+
+/* XXH3-64 of everything written (one call when nothing was flushed: the same value) */
+static uint64_t enc_digest(encoder *e)
+{
+	if (!e->streamed) {
+#if F2D_X86_SIMD
+		if (e->len > XXH3_MIDSIZE_MAX && e->simd == 2) {
+			return oneshot_avx512(e->buf, e->len);
+		}
+		if (e->len > XXH3_MIDSIZE_MAX && e->simd == 1) {
+			return oneshot_avx2(e->buf, e->len);
+		}
+#endif
+		return XXH3_64bits(e->buf, e->len);
+	}
+	flush(e);
+	return XXH3_64bits_digest(e->state);
 }
 
 static inline void need(encoder *e, size_t n)
@@ -261,13 +276,6 @@ static inline uint8_t *w_vec(uint8_t *p, f2d_vec2 v)
 	return w_i32(w_i32(p, v.x), v.y);
 }
 
-/* reserve n bytes (flushing when needed) and return where to write */
-static inline uint8_t *begin(encoder *e, size_t n)
-{
-	need(e, n);
-	return e->buf + e->len;
-}
-
 static inline void end(encoder *e, const uint8_t *p)
 {
 	e->len = (size_t)(p - e->buf);
@@ -296,44 +304,40 @@ static void put_pool(encoder *e, const f2d_id_pool *p)
 	}
 }
 
-/* The body's 13 consecutive fix16 fields sleep_time .. torque (core.h, the body's first cache
- * line): when they lie in memory as 13 int32 one after the other (checked here at compile
- * time), a little-endian host's bytes of them are their encoding and are copied as one run. */
-#define BODY_RUN 13
-#define BODY_RUN_CONTIGUOUS                                                                        \
-	(offsetof(f2d_body, origin) == offsetof(f2d_body, sleep_time) + 4 &&                       \
-	 offsetof(f2d_body, q) == offsetof(f2d_body, sleep_time) + 12 &&                           \
-	 offsetof(f2d_body, center) == offsetof(f2d_body, sleep_time) + 20 &&                      \
-	 offsetof(f2d_body, v) == offsetof(f2d_body, sleep_time) + 28 &&                           \
-	 offsetof(f2d_body, w) == offsetof(f2d_body, sleep_time) + 36 &&                           \
-	 offsetof(f2d_body, force) == offsetof(f2d_body, sleep_time) + 40 &&                       \
-	 offsetof(f2d_body, torque) == offsetof(f2d_body, sleep_time) + 48 &&                      \
-	 sizeof(f2d_vec2) == 8 && sizeof(f2d_rot) == 8 && offsetof(f2d_rot, s) == 4 &&             \
-	 offsetof(f2d_vec2, y) == 4 && sizeof(fix16_t) == 4)
+/* ---- the records of format 7 (64-byte stripes) ----
+ * Each record is written field by field by the put_*_record functions (the reference, any
+ * host); on x86-64 with AVX-512 the same bytes are taken from the struct's cache lines by
+ * masked loads and byte permutations (bodies_512, arbiters_512, joints_vbmi), which core.h's
+ * layouts allow: the *_LINE conditions below check them at compile time, and a layout that
+ * fails them takes the field-by-field path. */
 
-/* The arbiter's runs: shape_a, shape_b; friction, restitution, count; a point's pn, pt. An
- * arbiter has at most 2 points. */
-#define ARBITER_RUNS                                                                               \
-	(offsetof(f2d_arbiter, shape_a) == 0 && offsetof(f2d_arbiter, shape_b) == 4 &&             \
-	 offsetof(f2d_arbiter, restitution) == offsetof(f2d_arbiter, friction) + 4 &&              \
-	 offsetof(f2d_arbiter, count) == offsetof(f2d_arbiter, friction) + 8 &&                    \
-	 offsetof(f2d_contact_point, pt) == offsetof(f2d_contact_point, pn) + 4 &&                 \
-	 sizeof(int32_t) == 4 && sizeof(fix16_t) == 4 && sizeof(uint32_t) == 4)
+/* a body record: its struct's first cache line (core.h) */
+#define BODY_LINE                                                                                  \
+	(offsetof(f2d_body, generation) == 0 && offsetof(f2d_body, alive) == 4 &&                  \
+	 offsetof(f2d_body, awake) == 5 && offsetof(f2d_body, enable_sleep) == 6 &&                \
+	 offsetof(f2d_body, fixed_rotation) == 7 && offsetof(f2d_body, type) == 8 &&               \
+	 sizeof(f2d_body_type) == 4 && offsetof(f2d_body, sleep_time) == 12 &&                     \
+	 offsetof(f2d_body, origin) == 16 && offsetof(f2d_body, q) == 24 &&                        \
+	 offsetof(f2d_body, center) == 32 && offsetof(f2d_body, v) == 40 &&                        \
+	 offsetof(f2d_body, w) == 48 && offsetof(f2d_body, force) == 52 &&                         \
+	 offsetof(f2d_body, torque) == 60 && sizeof(f2d_body) >= 64 && sizeof(bool) == 1 &&        \
+	 sizeof(f2d_vec2) == 8 && offsetof(f2d_vec2, y) == 4 && sizeof(f2d_rot) == 8 &&            \
+	 offsetof(f2d_rot, s) == 4 && sizeof(fix16_t) == 4)
 
-/* a live body's flags byte: 1 | type << 1 | 8 awake | 16 sleep enabled */
-static inline uint8_t body_flags(const f2d_body *b)
+/* u32 generation, u8 alive, u8 awake, u8 enable_sleep, u8 fixed_rotation, u32 type, 13 i32;
+ * a dead slot: generation and 60 zero bytes (its other fields are not state) */
+static uint8_t *put_body_record(uint8_t *p, const f2d_body *b)
 {
-	return (uint8_t)(1u | (uint32_t)b->type << 1 | (b->awake ? 8u : 0u) |
-	                 (b->enable_sleep ? 16u : 0u));
-}
-
-/* after the flags: the run sleep_time .. torque */
-static uint8_t *put_body(uint8_t *p, const f2d_body *b, bool runs)
-{
-	if (HOST_LE && BODY_RUN_CONTIGUOUS && runs) {
-		memcpy(p, (const unsigned char *)b + offsetof(f2d_body, sleep_time), 4 * BODY_RUN);
-		return p + 4 * BODY_RUN;
+	p = w_u32(p, b->generation);
+	if (!b->alive) {
+		memset(p, 0, 60);
+		return p + 60;
 	}
+	p = w_u8(p, 1);
+	p = w_u8(p, b->awake ? 1 : 0);
+	p = w_u8(p, b->enable_sleep ? 1 : 0);
+	p = w_u8(p, b->fixed_rotation ? 1 : 0);
+	p = w_u32(p, (uint32_t)b->type);
 	p = w_i32(p, b->sleep_time);
 	p = w_vec(p, b->origin);
 	p = w_i32(p, b->q.c);
@@ -345,205 +349,147 @@ static uint8_t *put_body(uint8_t *p, const f2d_body *b, bool runs)
 	return w_i32(p, b->torque);
 }
 
-/* ---- AVX-512 VBMI gathers of the body, joint and arbiter records (x86-64 with VBMI, chosen at run
- * time; the same bytes as put_body and the arbiter runs below, checked against the portable
- * encoder in every hash of the F2D_HASH_CHECK builds) ----
- * A record's bytes lie in the first 128 bytes of its struct (checked at compile time): the
- * struct is loaded as two 64-byte vectors (the second masked to the struct's size, so the
- * last element of an array is never read past) and one byte permutation (vpermt2b) puts
- * each byte of the record where the encoding wants it; the record is written with unmasked
- * stores (64 + 16 bytes a body, 64 an arbiter; room() reserves them) and the next record
- * overwrites the tail. The permutation's indices are built in registers from offsetof
- * constants (no table). The scalar copy was most of the hash's time (issue 16): a body record
- * took 12 loads and stores, an arbiter's 13 with a length that depends on its count; now two
- * loads, one or two permutes and stores. */
-#define GATHER_BODY                                                                                \
-	(HOST_LE && BODY_RUN_CONTIGUOUS && offsetof(f2d_body, generation) + 4 <= 64 &&             \
-	 offsetof(f2d_body, sleep_time) + 4 * BODY_RUN <= 64 && sizeof(f2d_body) >= 64 &&          \
-	 sizeof(uint32_t) == 4)
-#define GATHER_ARBITER                                                                             \
-	(HOST_LE && ARBITER_RUNS && sizeof(f2d_arbiter) > 64 &&                                    \
-	 offsetof(f2d_arbiter, points) + sizeof(f2d_contact_point) +                               \
-	         offsetof(f2d_contact_point, pt) + 4 <=                                            \
-	     128 &&                                                                                \
-	 offsetof(f2d_contact_point, id) + 4 <= sizeof(f2d_contact_point))
+/* an arbiter record: its struct's first cache line with the point's solver data (r_a, r_b,
+ * separation: not state) zeroed */
+#define ARBITER_LINE                                                                               \
+	(offsetof(f2d_arbiter, shape_a) == 0 && offsetof(f2d_arbiter, shape_b) == 4 &&             \
+	 offsetof(f2d_arbiter, friction) == 8 && offsetof(f2d_arbiter, restitution) == 12 &&       \
+	 offsetof(f2d_arbiter, count) == 16 && offsetof(f2d_arbiter, points) == 20 &&              \
+	 sizeof(f2d_contact_point) == 32 && offsetof(f2d_contact_point, id) == 0 &&                \
+	 offsetof(f2d_contact_point, pn) == 4 && offsetof(f2d_contact_point, pt) == 8 &&           \
+	 sizeof(f2d_arbiter) >= 64 && sizeof(fix16_t) == 4)
 
-/* every byte of an arbiter's record in its first 64 bytes (core.h orders the fields so) */
-#define ARBITER_ONE_LINE                                                                           \
-	(offsetof(f2d_arbiter, points) + sizeof(f2d_contact_point) +                               \
-	     offsetof(f2d_contact_point, pt) + 4 <=                                                \
-	 64)
+/* an arbiter's point count as its record writes it (0..2 in a valid world; never more than 2
+ * points are read) */
+static inline int32_t arbiter_points(const f2d_arbiter *a)
+{
+	return a->count < 0 ? 0 : (a->count > 2 ? 2 : a->count);
+}
 
-static uint8_t *put_joint_other(uint8_t *p, const f2d_joint *j);
+/* shape_a, shape_b, friction, restitution, u32 count, point 0 (u32 id, pn, pt), 20 zero bytes,
+ * point 1; an absent point zero */
+static uint8_t *put_arbiter_record(uint8_t *p, const f2d_arbiter *a)
+{
+	const int32_t n = arbiter_points(a);
+	p = w_i32(p, a->shape_a);
+	p = w_i32(p, a->shape_b);
+	p = w_i32(p, a->friction);
+	p = w_i32(p, a->restitution);
+	p = w_i32(p, a->count);
+	memset(p, 0, 44);
+	for (int32_t k = 0; k < n; ++k) {
+		uint8_t *q = p + 32 * k;
+		q = w_u32(q, a->points[k].id);
+		q = w_i32(q, a->points[k].pn);
+		(void)w_i32(q, a->points[k].pt);
+	}
+	return p + 44;
+}
 
-/* the revolute part of a joint record: runs body_a .. reference_angle, lower ..
- * max_motor_torque, impulse .. upper_impulse, in the first 128 bytes */
-#define GATHER_JOINT                                                                               \
-	(HOST_LE && sizeof(f2d_joint) > 64 && offsetof(f2d_joint, generation) + 4 <= 128 &&        \
-	 offsetof(f2d_joint, body_b) == offsetof(f2d_joint, body_a) + 4 &&                         \
-	 offsetof(f2d_joint, local_a) == offsetof(f2d_joint, body_a) + 8 &&                        \
-	 offsetof(f2d_joint, local_b) == offsetof(f2d_joint, body_a) + 16 &&                       \
-	 offsetof(f2d_joint, reference_angle) == offsetof(f2d_joint, body_a) + 24 &&               \
-	 offsetof(f2d_joint, upper) == offsetof(f2d_joint, lower) + 4 &&                           \
-	 offsetof(f2d_joint, motor_speed) == offsetof(f2d_joint, lower) + 8 &&                     \
-	 offsetof(f2d_joint, max_motor_torque) == offsetof(f2d_joint, lower) + 12 &&               \
-	 offsetof(f2d_joint, motor_impulse) == offsetof(f2d_joint, impulse) + 8 &&                 \
-	 offsetof(f2d_joint, lower_impulse) == offsetof(f2d_joint, impulse) + 12 &&                \
-	 offsetof(f2d_joint, upper_impulse) == offsetof(f2d_joint, impulse) + 16 &&                \
-	 offsetof(f2d_joint, reference_angle) + 4 <= 128 &&                                        \
-	 offsetof(f2d_joint, max_motor_torque) + 4 <= 128 &&                                       \
-	 offsetof(f2d_joint, upper_impulse) + 4 <= 128 && sizeof(f2d_vec2) == 8 &&                 \
-	 offsetof(f2d_vec2, y) == 4 && sizeof(fix16_t) == 4)
+/* a joint record's 128 bytes (see the top of the file); a dead slot: generation and zeros */
+static uint8_t *put_joint_record(uint8_t *p, const f2d_joint *j)
+{
+	p = w_u32(p, j->generation);
+	if (!j->alive) {
+		memset(p, 0, 124);
+		return p + 124;
+	}
+	memset(p, 0, 124);
+	p = w_u8(p, 1);
+	p += 3;
+	p = w_i32(p, j->body_a);
+	p = w_i32(p, j->body_b);
+	p = w_vec(p, j->local_a);
+	p = w_vec(p, j->local_b);
+	p = w_i32(p, j->reference_angle);
+	p = w_u8(p, j->enable_limit ? 1 : 0);
+	p = w_u8(p, j->enable_motor ? 1 : 0);
+	p = w_u8(p, j->collide_connected ? 1 : 0);
+	p += 1;
+	p = w_i32(p, j->lower);
+	p = w_i32(p, j->upper);
+	p = w_i32(p, j->motor_speed);
+	p = w_i32(p, j->max_motor_torque);
+	p = w_u8(p, j->type);
+	p = w_u8(p, j->enable_spring ? 1 : 0);
+	p += 6;
+	p = w_vec(p, j->impulse);
+	p = w_i32(p, j->motor_impulse);
+	p = w_i32(p, j->lower_impulse);
+	p = w_i32(p, j->upper_impulse);
+	p = w_vec(p, j->axis);
+	p = w_i32(p, j->length);
+	p = w_i32(p, j->hertz);
+	p = w_i32(p, j->damping_ratio);
+	p = w_i32(p, j->angular_hertz);
+	p = w_i32(p, j->angular_damping_ratio);
+	p = w_i32(p, j->max_force);
+	p = w_i32(p, j->correction_factor);
+	p = w_i32(p, j->spring_impulse);
+	return w_i32(p, j->angular_impulse);
+}
+
+/* The joint record from the struct's lines 0..2: stripe 0 from lines 0 and 2, stripe 1 from
+ * lines 1 and 2 (one two-source byte permutation each). Every source field in its line: */
+#define J_IN(f, line)                                                                              \
+	(offsetof(f2d_joint, f) / 64 == (line) &&                                                  \
+	 (offsetof(f2d_joint, f) + sizeof(((f2d_joint *)0)->f) - 1) / 64 == (line))
+#define JOINT_LINES                                                                                \
+	(J_IN(generation, 0) && J_IN(alive, 0) && J_IN(body_a, 0) && J_IN(body_b, 0) &&            \
+	 J_IN(local_a, 0) && J_IN(local_b, 0) && J_IN(reference_angle, 0) &&                       \
+	 J_IN(enable_limit, 0) && J_IN(enable_motor, 0) && J_IN(collide_connected, 0) &&           \
+	 J_IN(lower, 0) && J_IN(upper, 0) && J_IN(motor_speed, 0) && J_IN(max_motor_torque, 0) &&  \
+	 J_IN(type, 2) && J_IN(enable_spring, 2) && J_IN(impulse, 1) && J_IN(motor_impulse, 1) &&  \
+	 J_IN(lower_impulse, 1) && J_IN(upper_impulse, 1) && J_IN(axis, 2) && J_IN(length, 2) &&   \
+	 J_IN(hertz, 2) && J_IN(damping_ratio, 2) && J_IN(angular_hertz, 2) &&                     \
+	 J_IN(angular_damping_ratio, 2) && J_IN(max_force, 2) && J_IN(correction_factor, 2) &&     \
+	 J_IN(spring_impulse, 2) && J_IN(angular_impulse, 2) && sizeof(f2d_joint) >= 192 &&        \
+	 sizeof(bool) == 1 && sizeof(f2d_vec2) == 8 && offsetof(f2d_vec2, y) == 4 &&               \
+	 sizeof(fix16_t) == 4)
 
 #if F2D_X86_SIMD
+/* ---- XXH3-64 of a section straight from registers (x86-64 with AVX-512) ----
+ * XXH3-64 (seed 0, the default secret) of an input of 64 n > 240 bytes is: stripe i (bytes
+ * [64 i, 64 i + 64)) accumulated with the secret at 8 (i mod 16) for i < n - 1, the
+ * accumulators scrambled after each 16th of those, the last stripe accumulated with the secret
+ * at 121 (192 - 64 - 7), and the accumulators merged with 64 n * PRIME64_1 (xxhash.h's
+ * XXH3_hashLong_64b: its blocks are 16 stripes, nb_blocks = (64 n - 1) / 1024 = (n - 1) / 16,
+ * so a block's scramble comes after each 16th stripe of the n - 1). The operations are
+ * XXH3_accumulate_512_avx512's and XXH3_scrambleAcc_avx512's, on a register. */
+#define AVX512_TARGET __attribute__((target("avx512f")))
 #define VBMI_TARGET __attribute__((target("avx512f,avx512bw,avx512vbmi")))
+#define X_INLINE static inline __attribute__((always_inline))
 
-/* the struct's first 128 bytes, or its size when smaller (the mask keeps the load inside) */
-#define HI_MASK(T) (sizeof(T) >= 128 ? ~(__mmask64)0 : (((__mmask64)1 << (sizeof(T) - 64)) - 1))
-
-/* indices r + base for the bytes r in [from, 64) */
-static VBMI_TARGET __m512i idx_from(__m512i idx, int from, int base)
-{
-	__mmask64 m = from >= 64 ? 0 : ~(__mmask64)0 << from;
-	__m512i iota = _mm512_set_epi8(
-	    63, 62, 61, 60, 59, 58, 57, 56, 55, 54, 53, 52, 51, 50, 49, 48, 47, 46, 45, 44, 43, 42,
-	    41, 40, 39, 38, 37, 36, 35, 34, 33, 32, 31, 30, 29, 28, 27, 26, 25, 24, 23, 22, 21, 20,
-	    19, 18, 17, 16, 15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0);
-	return _mm512_mask_add_epi8(idx, m, iota, _mm512_set1_epi8((char)base));
-}
-
-/* The body records of slots [0, n) from p on (room() before each), as the portable loop in
- * put_bodies writes them (one line read a body: the options are counted by masses_section). */
-static VBMI_TARGET uint8_t *put_bodies_vbmi(encoder *e, uint8_t *p, const f2d_body *bodies,
-                                            int32_t n)
-{
-	/* record bytes 0..3 generation, 4 flags (written after), 5..56 the run sleep_time ..
-	 * torque: all in the body's first 64 bytes (core.h), one line read a body */
-	const int run = (int)offsetof(f2d_body, sleep_time);
-	__m512i idx = idx_from(_mm512_setzero_si512(), 0, (int)offsetof(f2d_body, generation));
-	idx = idx_from(idx, 5, run - 5);
-	for (int32_t i = 0; i < n; ++i) {
-		const f2d_body *b = &bodies[i];
-		p = room(e, p, 64);
-		__m512i lo = _mm512_loadu_si512((const void *)b);
-		_mm512_storeu_si512((void *)p, _mm512_permutexvar_epi8(idx, lo));
-		const bool alive = b->alive;
-		p[4] = alive ? body_flags(b) : 0;
-		p += alive ? 57 : 5; /* a dead slot: generation and 0 (the rest is overwritten) */
-	}
-	return p;
-}
-
-/* The arbiter records of arbiters [0, n), as the portable loop in put_arbiters writes them. */
-static VBMI_TARGET uint8_t *put_arbiters_vbmi(encoder *e, uint8_t *p, const f2d_arbiter *arbiters,
-                                              int32_t n)
-{
-	/* record bytes 0..7 shape_a, shape_b; 8..15 friction, restitution, 16 count (its low
-	 * byte); per point k (17 + 12 k) id, (21 + 12 k) pn, pt */
-	const int pts = (int)offsetof(f2d_arbiter, points);
-	const int ps = (int)sizeof(f2d_contact_point);
-	const int id = (int)offsetof(f2d_contact_point, id);
-	const int pn = (int)offsetof(f2d_contact_point, pn);
-	__m512i idx = idx_from(_mm512_setzero_si512(), 0, (int)offsetof(f2d_arbiter, shape_a));
-	idx = idx_from(idx, 8, (int)offsetof(f2d_arbiter, friction) - 8);
-	idx = idx_from(idx, 17, pts + id - 17);
-	idx = idx_from(idx, 21, pts + pn - 21);
-	idx = idx_from(idx, 29, pts + ps + id - 29);
-	idx = idx_from(idx, 33, pts + ps + pn - 33);
-	const __mmask64 hi = HI_MASK(f2d_arbiter);
-	for (int32_t i = 0; i < n; ++i) {
-		const f2d_arbiter *a = &arbiters[i];
-		p = room(e, p, 64);
-		__m512i lo = _mm512_loadu_si512((const void *)a);
-		/* the record in the first 64 bytes (core.h's layout): one line read an arbiter */
-		__m512i up = ARBITER_ONE_LINE
-		                 ? lo
-		                 : _mm512_maskz_loadu_epi8(hi, (const unsigned char *)a + 64);
-		_mm512_storeu_si512((void *)p, _mm512_permutex2var_epi8(lo, idx, up));
-		p += 17 + 12 * a->count; /* an absent second point is overwritten next */
-	}
-	return p;
-}
-
-/* The joint records of slots [0, n), as the portable loop in put_joints writes them: the
- * revolute part gathered (record bytes 0..3 generation, 4 alive, 5..32 body_a, body_b,
- * local_a, local_b, reference_angle, 33 flags, 34..49 lower, upper, motor_speed,
- * max_motor_torque, 50..69 impulse, motor, lower and upper impulses), the other types' fields
- * after it by put_joint_other. */
-static VBMI_TARGET uint8_t *put_joints_vbmi(encoder *e, uint8_t *p, const f2d_joint *joints,
-                                            int32_t n)
-{
-	__m512i idx0 = idx_from(_mm512_setzero_si512(), 0, (int)offsetof(f2d_joint, generation));
-	idx0 = idx_from(idx0, 5, (int)offsetof(f2d_joint, body_a) - 5);
-	idx0 = idx_from(idx0, 34, (int)offsetof(f2d_joint, lower) - 34);
-	idx0 = idx_from(idx0, 50, (int)offsetof(f2d_joint, impulse) - 50);
-	__m512i idx1 = idx_from(_mm512_setzero_si512(), 0, (int)offsetof(f2d_joint, impulse) + 14);
-	const __mmask64 hi = HI_MASK(f2d_joint);
-	for (int32_t i = 0; i < n; ++i) {
-		const f2d_joint *j = &joints[i];
-		p = room(e, p, 192); /* 80 bytes gathered, + 46 for a joint of another type */
-		__m512i lo = _mm512_loadu_si512((const void *)j);
-		__m512i up = _mm512_maskz_loadu_epi8(hi, (const unsigned char *)j + 64);
-		_mm512_storeu_si512((void *)p, _mm512_permutex2var_epi8(lo, idx0, up));
-		_mm_storeu_si128((void *)(p + 64),
-		                 _mm512_castsi512_si128(_mm512_permutex2var_epi8(lo, idx1, up)));
-		if (!j->alive) {
-			p[4] = 0;
-			p += 5;
-			continue;
-		}
-		p[4] = 1;
-		p[33] = (uint8_t)((j->enable_limit ? 1 : 0) | (j->enable_motor ? 2 : 0) |
-		                  (j->collide_connected ? 4 : 0) | (j->type != 0 ? 8 : 0));
-		p += 70;
-		if (j->type != 0) {
-			p = put_joint_other(p, j);
-		}
-	}
-	return p;
-}
-
-/* VBMI on this CPU (asked at every hash, as simd_level) */
-static bool have_vbmi(void)
-{
-#ifndef F2D_NO_AVX512
-	__builtin_cpu_init();
-	return __builtin_cpu_supports("avx512vbmi") && __builtin_cpu_supports("avx512bw");
-#else
-	return false;
-#endif
-}
-
-/* ---- XXH3's long loop on the encoder's buffer (AVX-512; a hash of more than 240 bytes) ----
- * XXH3-64 (seed 0, the default secret) of an input longer than 240 bytes is: stripe i (bytes
- * [64 i, 64 i + 64)) accumulated with the secret at 8 (i mod 16) for every stripe that ends
- * before the input's last byte, the accumulators scrambled after each 16th such stripe, then
- * the input's last 64 bytes accumulated with the secret at 121 and the accumulators merged
- * with len * PRIME64_1 (xxhash.h's XXH3_hashLong_64b, whose streaming form gives the same).
- * fs_consume runs that loop on the buffer's stripes that end before its last byte whenever the
- * encoder flushes (an 8 KB buffer, 64-byte aligned) and keeps the last stripe taken and the
- * bytes after it at the buffer's start (65..128 bytes, so the input's last 64 bytes are in the
- * buffer at the end, for fs_finish). Against XXH3_update on the same buffer: no copy of every
- * flush's tail into XXH3's state, no per-call bookkeeping, aligned stripe loads; the same
- * operations on the accumulators (XXH3_accumulate_512_avx512, XXH3_scrambleAcc_avx512,
- * XXH3_mergeAccs), so the same hash (checked against the portable encoder and XXH3_update in
- * every F2D_HASH_CHECK hash and by test_hash_cache). Flushing smaller chunks to overlap the
- * records' loads with the arithmetic was slower (256 bytes 2.3x, 1 KB 1.02x the old hash on
- * pyramid20): a stripe loaded soon after its bytes were stored waits for the stores. */
-#define FS_INLINE static inline __attribute__((always_inline))
-
-/* XXH3_accumulate_512_avx512 and XXH3_scrambleAcc_avx512 on a register */
-FS_INLINE XXH_TARGET_AVX512 __m512i fs_accumulate(__m512i acc, __m512i data, const uint8_t *secret)
+/* acc + swap(data) + lo(dk) * hi(dk), dk = data ^ key (the sum reassociated: the same value
+ * mod 2^64, one add on the accumulator's chain instead of two) */
+X_INLINE AVX512_TARGET __m512i x_acc(__m512i acc, __m512i data, const uint8_t *secret)
 {
 	const __m512i key = _mm512_loadu_si512((const void *)secret);
 	const __m512i dk = _mm512_xor_si512(data, key);
 	const __m512i dk_lo = _mm512_shuffle_epi32(dk, (_MM_PERM_ENUM)_MM_SHUFFLE(0, 3, 0, 1));
 	const __m512i product = _mm512_mul_epu32(dk, dk_lo);
 	const __m512i swap = _mm512_shuffle_epi32(data, (_MM_PERM_ENUM)_MM_SHUFFLE(1, 0, 3, 2));
-	return _mm512_add_epi64(product, _mm512_add_epi64(acc, swap));
+	return _mm512_add_epi64(acc, _mm512_add_epi64(product, swap));
 }
 
-FS_INLINE XXH_TARGET_AVX512 __m512i fs_scramble(__m512i acc)
+/* x_acc split in two (the same sum mod 2^64): acc += lo(dk) * hi(dk), the high half brought
+ * down by a shift (vpmuludq reads the low 32 bits of each 64-bit lane: the shuffle's other
+ * half is never read), and the data summed unswapped into ds; the swap is linear, so a block's
+ * swap(data) terms are one swap of their sum, added before the scramble (x_fold). One shuffle
+ * a block instead of two a stripe: the shuffles were the loop's narrowest port. */
+X_INLINE AVX512_TARGET __m512i x_prod(__m512i acc, __m512i data, const uint8_t *secret)
+{
+	const __m512i dk = _mm512_xor_si512(data, _mm512_loadu_si512((const void *)secret));
+	return _mm512_add_epi64(acc, _mm512_mul_epu32(dk, _mm512_srli_epi64(dk, 32)));
+}
+
+X_INLINE AVX512_TARGET __m512i x_fold(__m512i acc, __m512i ds)
+{
+	return _mm512_add_epi64(acc,
+	                        _mm512_shuffle_epi32(ds, (_MM_PERM_ENUM)_MM_SHUFFLE(1, 0, 3, 2)));
+}
+
+X_INLINE AVX512_TARGET __m512i x_scramble(__m512i acc)
 {
 	const __m512i prime32 = _mm512_set1_epi32((int)XXH_PRIME32_1);
 	const __m512i data = _mm512_xor_si512(acc, _mm512_srli_epi64(acc, 47));
@@ -556,87 +502,225 @@ FS_INLINE XXH_TARGET_AVX512 __m512i fs_scramble(__m512i acc)
 	return _mm512_add_epi64(lo, _mm512_slli_epi64(hi, 32));
 }
 
-static void fs_init(fstream *fs)
+X_INLINE AVX512_TARGET __m512i x_init(void)
 {
 	static const uint64_t init[8] = XXH3_INIT_ACC;
-	memcpy(fs->acc, init, sizeof init);
-	fs->n = 0;
-	fs->done = 0;
+	return _mm512_loadu_si512((const void *)init);
 }
 
-/* stripes [from, k) of the buffer into fs->acc, the scramble after each 16th */
-static XXH_TARGET_AVX512 void fs_stripes_avx512(fstream *fs, const uint8_t *buf, size_t from,
-                                                size_t k)
+static AVX512_TARGET uint64_t x_finish(__m512i acc, __m512i last, uint64_t stripes)
 {
-	__m512i acc = _mm512_loadu_si512((const void *)fs->acc);
-	uint64_t done = fs->done;
-	for (size_t i = from; i < k; ++i) {
-		const __m512i data = _mm512_loadu_si512((const void *)(buf + 64 * i));
-		acc = fs_accumulate(acc, data, XXH3_kSecret + 8 * (done & 15));
-		if ((++done & 15) == 0) {
-			acc = fs_scramble(acc);
-		}
+	uint64_t a[8] F2D_ALIGN64;
+	acc = x_acc(acc, last,
+	            XXH3_kSecret + XXH_SECRET_DEFAULT_SIZE - 64 - XXH_SECRET_LASTACC_START);
+	_mm512_store_si512((void *)a, acc);
+	return XXH3_mergeAccs(a, XXH3_kSecret + XXH_SECRET_MERGEACCS_START,
+	                      64 * stripes * XXH_PRIME64_1);
+}
+
+/* a body's stripe: its first line, only the generation of a dead slot */
+X_INLINE AVX512_TARGET __m512i body_stripe(const f2d_body *b)
+{
+	return _mm512_maskz_loadu_epi32(b->alive ? (__mmask16)0xffff : (__mmask16)0x0001,
+	                                (const void *)b);
+}
+
+/* 16 stripes of a whole block with the secret at constant offsets, then the scramble (the
+ * block has stripes after it): STRIPE(k) is the block's stripe k */
+#define X_BLOCK(acc, STRIPE)                                                                       \
+	do {                                                                                       \
+		__m512i ds_ = _mm512_setzero_si512(), d_;                                          \
+		d_ = STRIPE(0);                                                                    \
+		acc = x_prod(acc, d_, XXH3_kSecret + 0);                                           \
+		ds_ = _mm512_add_epi64(ds_, d_);                                                   \
+		d_ = STRIPE(1);                                                                    \
+		acc = x_prod(acc, d_, XXH3_kSecret + 8);                                           \
+		ds_ = _mm512_add_epi64(ds_, d_);                                                   \
+		d_ = STRIPE(2);                                                                    \
+		acc = x_prod(acc, d_, XXH3_kSecret + 16);                                          \
+		ds_ = _mm512_add_epi64(ds_, d_);                                                   \
+		d_ = STRIPE(3);                                                                    \
+		acc = x_prod(acc, d_, XXH3_kSecret + 24);                                          \
+		ds_ = _mm512_add_epi64(ds_, d_);                                                   \
+		d_ = STRIPE(4);                                                                    \
+		acc = x_prod(acc, d_, XXH3_kSecret + 32);                                          \
+		ds_ = _mm512_add_epi64(ds_, d_);                                                   \
+		d_ = STRIPE(5);                                                                    \
+		acc = x_prod(acc, d_, XXH3_kSecret + 40);                                          \
+		ds_ = _mm512_add_epi64(ds_, d_);                                                   \
+		d_ = STRIPE(6);                                                                    \
+		acc = x_prod(acc, d_, XXH3_kSecret + 48);                                          \
+		ds_ = _mm512_add_epi64(ds_, d_);                                                   \
+		d_ = STRIPE(7);                                                                    \
+		acc = x_prod(acc, d_, XXH3_kSecret + 56);                                          \
+		ds_ = _mm512_add_epi64(ds_, d_);                                                   \
+		d_ = STRIPE(8);                                                                    \
+		acc = x_prod(acc, d_, XXH3_kSecret + 64);                                          \
+		ds_ = _mm512_add_epi64(ds_, d_);                                                   \
+		d_ = STRIPE(9);                                                                    \
+		acc = x_prod(acc, d_, XXH3_kSecret + 72);                                          \
+		ds_ = _mm512_add_epi64(ds_, d_);                                                   \
+		d_ = STRIPE(10);                                                                   \
+		acc = x_prod(acc, d_, XXH3_kSecret + 80);                                          \
+		ds_ = _mm512_add_epi64(ds_, d_);                                                   \
+		d_ = STRIPE(11);                                                                   \
+		acc = x_prod(acc, d_, XXH3_kSecret + 88);                                          \
+		ds_ = _mm512_add_epi64(ds_, d_);                                                   \
+		d_ = STRIPE(12);                                                                   \
+		acc = x_prod(acc, d_, XXH3_kSecret + 96);                                          \
+		ds_ = _mm512_add_epi64(ds_, d_);                                                   \
+		d_ = STRIPE(13);                                                                   \
+		acc = x_prod(acc, d_, XXH3_kSecret + 104);                                         \
+		ds_ = _mm512_add_epi64(ds_, d_);                                                   \
+		d_ = STRIPE(14);                                                                   \
+		acc = x_prod(acc, d_, XXH3_kSecret + 112);                                         \
+		ds_ = _mm512_add_epi64(ds_, d_);                                                   \
+		d_ = STRIPE(15);                                                                   \
+		acc = x_prod(acc, d_, XXH3_kSecret + 120);                                         \
+		ds_ = _mm512_add_epi64(ds_, d_);                                                   \
+		acc = x_scramble(x_fold(acc, ds_));                                                \
+	} while (0)
+
+/* the bodies section of n > 3 slots: whole blocks while a stripe follows them, the rest of
+ * the n - 1 stripes, the last */
+static AVX512_TARGET uint64_t bodies_512(const f2d_body *b, int32_t n)
+{
+	__m512i acc = x_init();
+	int32_t i = 0;
+	for (; i + 16 < n; i += 16) {
+#define BODY_K(k) body_stripe(&b[i + (k)])
+		X_BLOCK(acc, BODY_K);
+#undef BODY_K
 	}
-	_mm512_storeu_si512((void *)fs->acc, acc);
-	fs->done = done;
-}
-
-static XXH_TARGET_AVX2 void fs_stripes_avx2(fstream *fs, const uint8_t *buf, size_t from, size_t k)
-{
-	uint64_t done = fs->done;
-	for (size_t i = from; i < k; ++i) {
-		XXH3_accumulate_512_avx2(fs->acc, buf + 64 * i, XXH3_kSecret + 8 * (done & 15));
-		if ((++done & 15) == 0) {
-			XXH3_scrambleAcc_avx2(fs->acc, XXH3_kSecret + XXH_SECRET_DEFAULT_SIZE - 64);
-		}
+	for (; i < n - 1; ++i) {
+		acc = x_acc(acc, body_stripe(&b[i]), XXH3_kSecret + 8 * (i & 15));
 	}
-	fs->done = done;
+	return x_finish(acc, body_stripe(&b[n - 1]), (uint64_t)n);
 }
 
-static void fs_consume(fstream *fs, encoder *e)
+/* an arbiter's stripe: its first line's dwords 0..4 (shape_a .. count), 5..7 (point 0) when
+ * count >= 1, 13..15 (point 1) when count == 2 */
+X_INLINE AVX512_TARGET __m512i arbiter_stripe(const f2d_arbiter *a)
 {
-	const size_t len = e->len;
-	if (len <= 64) {
-		return; /* no stripe ends before the last byte */
+	const int32_t n = arbiter_points(a);
+	const __mmask16 m = (__mmask16)(n == 0 ? 0x001f : (n == 1 ? 0x00ff : 0xe0ff));
+	return _mm512_maskz_loadu_epi32(m, (const void *)a);
+}
+
+/* the arbiters section of n > 3 arbiters (as bodies_512) */
+static AVX512_TARGET uint64_t arbiters_512(const f2d_arbiter *a, int32_t n)
+{
+	__m512i acc = x_init();
+	int32_t i = 0;
+	for (; i + 16 < n; i += 16) {
+#define ARBITER_K(k) arbiter_stripe(&a[i + (k)])
+		X_BLOCK(acc, ARBITER_K);
+#undef ARBITER_K
 	}
-	const size_t k = (len - 1) / 64; /* stripes that end before the last byte */
-	/* the buffer's first stripe is the last one taken when bytes were kept before */
-	const size_t from = (size_t)(fs->done - fs->n / 64);
-	if (e->simd == 2) {
-		fs_stripes_avx512(fs, e->buf, from, k);
-	} else {
-		fs_stripes_avx2(fs, e->buf, from, k);
+	for (; i < n - 1; ++i) {
+		acc = x_acc(acc, arbiter_stripe(&a[i]), XXH3_kSecret + 8 * (i & 15));
 	}
-	fs->n += 64 * (k - 1);
-	memmove(e->buf, e->buf + 64 * (k - 1), len - 64 * (k - 1));
-	e->len = len - 64 * (k - 1);
+	return x_finish(acc, arbiter_stripe(&a[n - 1]), (uint64_t)n);
 }
 
-static XXH_TARGET_AVX512 void fs_last_avx512(fstream *fs, const uint8_t *last)
-{
-	__m512i acc = _mm512_loadu_si512((const void *)fs->acc);
-	acc = fs_accumulate(acc, _mm512_loadu_si512((const void *)last),
-	                    XXH3_kSecret + XXH_SECRET_DEFAULT_SIZE - 64 - XXH_SECRET_LASTACC_START);
-	_mm512_storeu_si512((void *)fs->acc, acc);
-}
+/* the joint record's permutations: record byte r of stripe k takes byte idx[k][r] of (line k,
+ * line 2) (0..63 the first, 64..127 the second) where mask[k] has bit r */
+typedef struct joint_perm {
+	uint8_t idx[2][64];
+	uint64_t mask[2];
+} joint_perm;
 
-static XXH_TARGET_AVX2 void fs_last_avx2(fstream *fs, const uint8_t *last)
+static void jp_put(joint_perm *jp, int stripe, int at, size_t off, size_t size)
 {
-	XXH3_accumulate_512_avx2(
-	    fs->acc, last, XXH3_kSecret + XXH_SECRET_DEFAULT_SIZE - 64 - XXH_SECRET_LASTACC_START);
-}
-
-/* the hash: the stripes left, the last 64 bytes with the secret at 121, the merge */
-static uint64_t fs_finish(fstream *fs, encoder *e)
-{
-	fs_consume(fs, e); /* the buffer then holds the input's last 65..128 bytes */
-	if (e->simd == 2) {
-		fs_last_avx512(fs, e->buf + e->len - 64);
-	} else {
-		fs_last_avx2(fs, e->buf + e->len - 64);
+	for (size_t i = 0; i < size; ++i) {
+		size_t o = off + i;
+		jp->idx[stripe][at + (int)i] = (uint8_t)(o / 64 == 2 ? 64 + o % 64 : o % 64);
+		jp->mask[stripe] |= (uint64_t)1 << (at + (int)i);
 	}
-	return XXH3_mergeAccs(fs->acc, XXH3_kSecret + XXH_SECRET_MERGEACCS_START,
-	                      (uint64_t)(fs->n + e->len) * XXH_PRIME64_1);
+}
+
+#define JP(stripe, at, f)                                                                          \
+	jp_put(jp, stripe, at, offsetof(f2d_joint, f), sizeof(((f2d_joint *)0)->f))
+
+static void joint_perm_make(joint_perm *jp)
+{
+	memset(jp, 0, sizeof *jp);
+	JP(0, 0, generation);
+	JP(0, 4, alive);
+	JP(0, 8, body_a);
+	JP(0, 12, body_b);
+	JP(0, 16, local_a);
+	JP(0, 24, local_b);
+	JP(0, 32, reference_angle);
+	JP(0, 36, enable_limit);
+	JP(0, 37, enable_motor);
+	JP(0, 38, collide_connected);
+	JP(0, 40, lower);
+	JP(0, 44, upper);
+	JP(0, 48, motor_speed);
+	JP(0, 52, max_motor_torque);
+	JP(0, 56, type);
+	JP(0, 57, enable_spring);
+	JP(1, 0, impulse);
+	JP(1, 8, motor_impulse);
+	JP(1, 12, lower_impulse);
+	JP(1, 16, upper_impulse);
+	JP(1, 20, axis);
+	JP(1, 28, length);
+	JP(1, 32, hertz);
+	JP(1, 36, damping_ratio);
+	JP(1, 40, angular_hertz);
+	JP(1, 44, angular_damping_ratio);
+	JP(1, 48, max_force);
+	JP(1, 52, correction_factor);
+	JP(1, 56, spring_impulse);
+	JP(1, 60, angular_impulse);
+}
+#undef JP
+
+/* joint stripe k (0 or 1) of a slot: line k and line 2 permuted, masked (a dead slot keeps its
+ * generation) */
+X_INLINE VBMI_TARGET __m512i joint_stripe(const f2d_joint *j, int k, __m512i idx, uint64_t mask)
+{
+	const unsigned char *p = (const unsigned char *)j;
+	const __m512i line = _mm512_loadu_si512((const void *)(p + 64 * k));
+	const __m512i l2 = _mm512_loadu_si512((const void *)(p + 128));
+	return _mm512_maskz_permutex2var_epi8(j->alive ? mask : (k == 0 ? 0xf : 0), line, idx, l2);
+}
+
+/* the joints section of n > 1 slots (two stripes a slot; as bodies_512) */
+static VBMI_TARGET uint64_t joints_vbmi(const f2d_joint *j, int32_t n)
+{
+	joint_perm jp;
+	joint_perm_make(&jp);
+	const __m512i i0 = _mm512_loadu_si512((const void *)jp.idx[0]);
+	const __m512i i1 = _mm512_loadu_si512((const void *)jp.idx[1]);
+	const uint64_t m0 = jp.mask[0], m1 = jp.mask[1];
+	const int32_t stripes = 2 * n;
+	__m512i acc = x_init();
+	int32_t t = 0;
+	for (; t + 16 < stripes; t += 16) {
+#define JOINT_K(k) joint_stripe(&j[t / 2 + (k) / 2], (k)&1, (k)&1 ? i1 : i0, (k)&1 ? m1 : m0)
+		X_BLOCK(acc, JOINT_K);
+#undef JOINT_K
+	}
+	for (; t < stripes - 1; ++t) {
+		const int k = t & 1;
+		acc = x_acc(acc, joint_stripe(&j[t / 2], k, k ? i1 : i0, k ? m1 : m0),
+		            XXH3_kSecret + 8 * (t & 15));
+	}
+	return x_finish(acc, joint_stripe(&j[n - 1], 1, i1, m1), (uint64_t)stripes);
+}
+
+/* VBMI on this CPU (asked at every hash, as simd_level) */
+static bool have_vbmi(void)
+{
+#ifndef F2D_NO_AVX512
+	__builtin_cpu_init();
+	return __builtin_cpu_supports("avx512vbmi") && __builtin_cpu_supports("avx512bw");
+#else
+	return false;
+#endif
 }
 #endif
 
@@ -675,53 +759,12 @@ static void put_shape_record(encoder *e, const f2d_shape *s)
 	}
 }
 
-static uint8_t *put_joint(uint8_t *p, const f2d_joint *j)
-{
-	p = w_i32(p, j->body_a);
-	p = w_i32(p, j->body_b);
-	p = w_vec(p, j->local_a);
-	p = w_vec(p, j->local_b);
-	p = w_i32(p, j->reference_angle);
-	p = w_u8(p, (uint8_t)((j->enable_limit ? 1 : 0) | (j->enable_motor ? 2 : 0) |
-	                      (j->collide_connected ? 4 : 0) | (j->type != 0 ? 8 : 0)));
-	p = w_i32(p, j->lower);
-	p = w_i32(p, j->upper);
-	p = w_i32(p, j->motor_speed);
-	p = w_i32(p, j->max_motor_torque);
-	p = w_vec(p, j->impulse);
-	p = w_i32(p, j->motor_impulse);
-	p = w_i32(p, j->lower_impulse);
-	p = w_i32(p, j->upper_impulse);
-	return j->type != 0 ? put_joint_other(p, j) : p;
-}
-
-/* the other joint types (flag 8, never set for a revolute joint, whose encoding is
- * unchanged): u8 type, axis, length, u8 spring, hertz, damping ratio, angular hertz and
- * damping ratio, max force, correction factor, spring and angular impulses */
-static uint8_t *put_joint_other(uint8_t *p, const f2d_joint *j)
-{
-	p = w_u8(p, j->type);
-	p = w_vec(p, j->axis);
-	p = w_i32(p, j->length);
-	p = w_u8(p, j->enable_spring ? 1 : 0);
-	p = w_i32(p, j->hertz);
-	p = w_i32(p, j->damping_ratio);
-	p = w_i32(p, j->angular_hertz);
-	p = w_i32(p, j->angular_damping_ratio);
-	p = w_i32(p, j->max_force);
-	p = w_i32(p, j->correction_factor);
-	p = w_i32(p, j->spring_impulse);
-	return w_i32(p, j->angular_impulse);
-}
-
 /* XXH3-64 of the shape's record, from scratch. */
 static uint64_t shape_digest(const f2d_shape *s)
 {
 	encoder e;
-	e.state = NULL; /* a record (< 256 bytes) never fills the buffer: nothing is flushed */
-	e.fs = NULL;
-	e.simd = 0;
-	e.len = 0;
+	enc_init(&e, NULL,
+	         0); /* a record (< 256 bytes) never fills the buffer: nothing is flushed */
 	need(&e, 256);
 	put_shape_record(&e, s);
 	return XXH3_64bits(e.buf, e.len);
@@ -837,11 +880,7 @@ static uint64_t shapes_section(const f2d_world *w, bool fresh_digests, int simd,
 {
 	XXH3_state_t state;
 	encoder e;
-	e.state = &state;
-	e.fs = NULL;
-	e.simd = simd;
-	e.len = 0;
-	XXH3_64bits_reset(&state);
+	enc_init(&e, &state, simd);
 	int32_t count = 0;
 	const int32_t n = w->shape_ids.next;
 	uint8_t *p = e.buf;
@@ -852,9 +891,8 @@ static uint64_t shapes_section(const f2d_world *w, bool fresh_digests, int simd,
 		p = w_u64(p, fresh_digests ? shape_digest(s) : s->digest);
 	}
 	end(&e, p);
-	flush(&e);
 	*ns = count;
-	return XXH3_64bits_digest(&state);
+	return enc_digest(&e);
 }
 
 /* The bodies' mass section's digest (format 6): XXH3-64 (seed 0) of, per live body slot in
@@ -865,11 +903,7 @@ static uint64_t masses_section(const f2d_world *w, int simd, int32_t *nb)
 	int32_t count = 0;
 	XXH3_state_t state;
 	encoder e;
-	e.state = &state;
-	e.fs = NULL;
-	e.simd = simd;
-	e.len = 0;
-	XXH3_64bits_reset(&state);
+	enc_init(&e, &state, simd);
 	const int32_t n = w->body_ids.next;
 	uint8_t *p = e.buf;
 	for (int32_t i = 0; i < n; ++i) {
@@ -883,9 +917,8 @@ static uint64_t masses_section(const f2d_world *w, int simd, int32_t *nb)
 		}
 	}
 	end(&e, p);
-	flush(&e);
 	*nb = count;
-	return XXH3_64bits_digest(&state);
+	return enc_digest(&e);
 }
 
 void f2d_hash_shapes_changed(f2d_world *w)
@@ -927,32 +960,6 @@ static void put_settings(encoder *e, const f2d_world *w)
 	put_i32(e, d->time_to_sleep);
 }
 
-/* The body slots [0, body_ids.next): u32 generation, u8 flags (0 for a dead slot, whose other
- * fields are not state), and when alive the run sleep_time .. torque (57 bytes); gathered with
- * VBMI when gather is set, copied as one run unless fresh. */
-static void put_bodies(encoder *e, const f2d_world *w, bool fresh, bool gather)
-{
-	uint8_t *p = e->buf + e->len;
-#if F2D_X86_SIMD
-	if (GATHER_BODY && gather) {
-		end(e, put_bodies_vbmi(e, p, w->bodies, w->body_ids.next));
-		return;
-	}
-#else
-	(void)gather;
-#endif
-	for (int32_t i = 0; i < w->body_ids.next; ++i) {
-		const f2d_body *b = &w->bodies[i];
-		p = room(e, p, 64);
-		p = w_u32(p, b->generation);
-		p = w_u8(p, b->alive ? body_flags(b) : 0u);
-		if (b->alive) {
-			p = put_body(p, b, !fresh);
-		}
-	}
-	end(e, p);
-}
-
 /* format 6: the bodies' mass data, one u64 (cached between changes, recomputed when fresh);
  * returns the live bodies with options (for put_options) */
 static int32_t put_masses(encoder *e, const f2d_world *w, bool fresh)
@@ -983,134 +990,173 @@ static int32_t put_shapes(encoder *e, const f2d_world *w, bool fresh, bool fresh
 	return ns;
 }
 
-/* The joint slots [0, joint_ids.next): u32 generation, u8 alive, and when alive put_joint's
- * record (gathered with VBMI when gather is set). */
-static void put_joints(encoder *e, const f2d_world *w, bool gather)
+/* ---- the sections written record by record (the reference, and hosts without AVX-512) ---- */
+/* copy: on a little-endian host whose layout is the record's (BODY_LINE, ARBITER_LINE), a
+ * live body's record is a copy of its first line, an arbiter's a copy of its first line with
+ * the gap and an absent point zeroed (not in the reference, which writes every field) */
+static uint64_t bodies_written(const f2d_world *w, int simd, bool copy)
 {
-#if F2D_X86_SIMD
-	if (GATHER_JOINT && gather) {
-		end(e, put_joints_vbmi(e, e->buf + e->len, w->joints, w->joint_ids.next));
-		return;
+	XXH3_state_t state;
+	encoder e;
+	enc_init(&e, &state, simd);
+	uint8_t *p = e.buf;
+	for (int32_t i = 0; i < w->body_ids.next; ++i) {
+		const f2d_body *b = &w->bodies[i];
+		p = room(&e, p, 64);
+		if (BODY_LINE && HOST_LE && copy && b->alive) {
+			memcpy(p, b, 64);
+			p += 64;
+		} else {
+			p = put_body_record(p, b);
+		}
 	}
-#else
-	(void)gather;
-#endif
+	end(&e, p);
+	return enc_digest(&e);
+}
+
+/* a joint's record as runs of its struct (core.h): bytes 0..55 of line 0 (the pads zeroed),
+ * impulse .. upper_impulse, axis .. angular_impulse */
+#define JOINT_RUNS                                                                                 \
+	(offsetof(f2d_joint, generation) == 0 && offsetof(f2d_joint, alive) == 4 &&                \
+	 offsetof(f2d_joint, body_a) == 8 && offsetof(f2d_joint, body_b) == 12 &&                  \
+	 offsetof(f2d_joint, local_a) == 16 && offsetof(f2d_joint, local_b) == 24 &&               \
+	 offsetof(f2d_joint, reference_angle) == 32 && offsetof(f2d_joint, enable_limit) == 36 &&  \
+	 offsetof(f2d_joint, enable_motor) == 37 &&                                                \
+	 offsetof(f2d_joint, collide_connected) == 38 && offsetof(f2d_joint, lower) == 40 &&       \
+	 offsetof(f2d_joint, upper) == 44 && offsetof(f2d_joint, motor_speed) == 48 &&             \
+	 offsetof(f2d_joint, max_motor_torque) == 52 &&                                            \
+	 offsetof(f2d_joint, motor_impulse) == offsetof(f2d_joint, impulse) + 8 &&                 \
+	 offsetof(f2d_joint, lower_impulse) == offsetof(f2d_joint, impulse) + 12 &&                \
+	 offsetof(f2d_joint, upper_impulse) == offsetof(f2d_joint, impulse) + 16 &&                \
+	 offsetof(f2d_joint, length) == offsetof(f2d_joint, axis) + 8 &&                           \
+	 offsetof(f2d_joint, hertz) == offsetof(f2d_joint, axis) + 12 &&                           \
+	 offsetof(f2d_joint, damping_ratio) == offsetof(f2d_joint, axis) + 16 &&                   \
+	 offsetof(f2d_joint, angular_hertz) == offsetof(f2d_joint, axis) + 20 &&                   \
+	 offsetof(f2d_joint, angular_damping_ratio) == offsetof(f2d_joint, axis) + 24 &&           \
+	 offsetof(f2d_joint, max_force) == offsetof(f2d_joint, axis) + 28 &&                       \
+	 offsetof(f2d_joint, correction_factor) == offsetof(f2d_joint, axis) + 32 &&               \
+	 offsetof(f2d_joint, spring_impulse) == offsetof(f2d_joint, axis) + 36 &&                  \
+	 offsetof(f2d_joint, angular_impulse) == offsetof(f2d_joint, axis) + 40 &&                 \
+	 sizeof(bool) == 1 && sizeof(f2d_vec2) == 8 && offsetof(f2d_vec2, y) == 4)
+
+static uint64_t joints_written(const f2d_world *w, int simd, bool copy)
+{
+	XXH3_state_t state;
+	encoder e;
+	enc_init(&e, &state, simd);
+	uint8_t *p = e.buf;
 	for (int32_t i = 0; i < w->joint_ids.next; ++i) {
 		const f2d_joint *j = &w->joints[i];
-		uint8_t *q = begin(e, 192); /* 78 bytes, + 46 for a joint of another type */
-		q = w_u32(q, j->generation);
-		q = w_u8(q, j->alive ? 1 : 0);
-		if (j->alive) {
-			q = put_joint(q, j);
+		p = room(&e, p, 128);
+		if (JOINT_RUNS && HOST_LE && copy && j->alive) {
+			memcpy(p, j, 56);
+			memset(p + 5, 0, 3);
+			p[39] = 0;
+			p[56] = j->type;
+			p[57] = j->enable_spring ? 1 : 0;
+			memset(p + 58, 0, 6);
+			memcpy(p + 64, &j->impulse, 20);
+			memcpy(p + 84, &j->axis, 44);
+			p += 128;
+		} else {
+			p = put_joint_record(p, j);
 		}
-		end(e, q);
 	}
+	end(&e, p);
+	return enc_digest(&e);
 }
 
-/* an arbiter's record field by field: shape_a, shape_b, friction, restitution, u8 count (0, 1
- * or 2), per point u32 id, pn, pt */
-static inline uint8_t *put_arbiter(uint8_t *p, const f2d_arbiter *a)
+static uint64_t arbiters_written(const f2d_world *w, int simd, bool copy)
 {
-	p = w_i32(p, a->shape_a);
-	p = w_i32(p, a->shape_b);
-	p = w_i32(p, a->friction);
-	p = w_i32(p, a->restitution);
-	p = w_u8(p, (uint32_t)a->count);
-	for (int32_t k = 0; k < a->count; ++k) {
-		p = w_u32(p, a->points[k].id);
-		p = w_i32(p, a->points[k].pn);
-		p = w_i32(p, a->points[k].pt);
-	}
-	return p;
-}
-
-/* the same bytes copied in runs (little-endian hosts, ARBITER_RUNS); 41 bytes written */
-static inline uint8_t *put_arbiter_runs(uint8_t *p, const f2d_arbiter *a)
-{
-	memcpy(p, a, 8);
-	memcpy(p + 8, &a->friction, 9); /* count's low byte last */
-	memcpy(p + 17, &a->points[0].id, 4);
-	memcpy(p + 21, &a->points[0].pn, 8);
-	memcpy(p + 29, &a->points[1].id, 4);
-	memcpy(p + 33, &a->points[1].pn, 8);
-	return p + 17 + 12 * a->count; /* an absent second point is overwritten next */
-}
-
-/* u32 arbiter count, then the arbiters' records (gathered with VBMI when gather is set, copied
- * in runs unless fresh) */
-static void put_arbiters(encoder *e, const f2d_world *w, bool fresh, bool gather)
-{
-	need(e, 4);
-	put_i32(e, w->arbiter_count);
-	uint8_t *p = e->buf + e->len;
-#if F2D_X86_SIMD
-	if (GATHER_ARBITER && gather) {
-		end(e, put_arbiters_vbmi(e, p, w->arbiters, w->arbiter_count));
-		return;
-	}
-#else
-	(void)gather;
-#endif
+	XXH3_state_t state;
+	encoder e;
+	enc_init(&e, &state, simd);
+	uint8_t *p = e.buf;
 	for (int32_t i = 0; i < w->arbiter_count; ++i) {
 		const f2d_arbiter *a = &w->arbiters[i];
-		p = room(e, p, 64);
-		p = HOST_LE && ARBITER_RUNS && !fresh ? put_arbiter_runs(p, a) : put_arbiter(p, a);
+		p = room(&e, p, 64);
+		if (ARBITER_LINE && HOST_LE && copy) {
+			const int32_t n = arbiter_points(a);
+			memcpy(p, a, 64);
+			memset(p + 32, 0, 20);
+			if (n < 2) {
+				memset(p + 52, 0, 12);
+			}
+			if (n < 1) {
+				memset(p + 20, 0, 12);
+			}
+			p += 64;
+		} else {
+			p = put_arbiter_record(p, a);
+		}
 	}
-	end(e, p);
+	end(&e, p);
+	return enc_digest(&e);
 }
 
-#if F2D_X86_SIMD
-/* the fewest bytes the world's encoding can have: the settings (70), three pools (24), 5 a body
- * or joint slot, the masses and shapes sections (16), the arbiter count and 17 an arbiter */
-static uint64_t min_bytes(const f2d_world *w)
+/* The bodies, joints and arbiters sections: from registers when regs is set, the
+ * CPU has AVX-512 and the section is long enough for XXH3's long form (more than 240 bytes);
+ * else written record by record. */
+static uint64_t bodies_section(const f2d_world *w, int simd, bool regs)
 {
-	return 70u + 24u + 16u + 4u + 5u * (uint64_t)w->body_ids.next +
-	       5u * (uint64_t)w->joint_ids.next + 17u * (uint64_t)w->arbiter_count;
-}
+#if F2D_X86_SIMD
+	if (BODY_LINE && HOST_LE && regs && simd == 2 && w->body_ids.next > 3) {
+		return bodies_512(w->bodies, w->body_ids.next);
+	}
+#else
+	(void)regs;
 #endif
+	return bodies_written(w, simd, regs);
+}
 
-/* fresh: every record written field by field by the portable encoder (no runs, no gathers);
- * fresh_digests: the shape digests computed from the records instead of the cached ones (both:
- * the reference) */
+static uint64_t joints_section(const f2d_world *w, int simd, bool regs)
+{
+#if F2D_X86_SIMD
+	if (JOINT_LINES && HOST_LE && regs && simd == 2 && w->joint_ids.next > 1 && have_vbmi()) {
+		return joints_vbmi(w->joints, w->joint_ids.next);
+	}
+#else
+	(void)regs;
+#endif
+	return joints_written(w, simd, regs);
+}
+
+static uint64_t arbiters_section(const f2d_world *w, int simd, bool regs)
+{
+#if F2D_X86_SIMD
+	if (ARBITER_LINE && HOST_LE && regs && simd == 2 && w->arbiter_count > 3) {
+		return arbiters_512(w->arbiters, w->arbiter_count);
+	}
+#else
+	(void)regs;
+#endif
+	return arbiters_written(w, simd, regs);
+}
+
+/* fresh: every record written field by field and the cached sections (masses, shapes)
+ * recomputed; fresh_digests: the shape digests computed from the records instead of the cached
+ * ones (both: the reference) */
 static uint64_t hash_world(const f2d_world *w, bool fresh, bool fresh_digests, int level)
 {
 	XXH3_state_t state;
 	encoder e;
-	e.state = &state;
-	e.simd = level;
-	e.len = 0;
-	bool gather = false; /* the VBMI gathers */
-#if F2D_X86_SIMD
-	gather = !fresh && e.simd == 2 && have_vbmi();
-#endif
-	e.fs = NULL;
-#if F2D_X86_SIMD
-	fstream fs;
-	if (e.simd >= 1 && !fresh && min_bytes(w) > XXH3_MIDSIZE_MAX) { /* see fs_consume */
-		fs_init(&fs);
-		e.fs = &fs;
-	}
-#endif
-	if (e.fs == NULL) {
-		XXH3_64bits_reset(&state);
-	}
+	enc_init(&e, &state, level);
+	const bool regs = !fresh;
 	put_settings(&e, w);
 	put_pool(&e, &w->body_ids);
-	put_bodies(&e, w, fresh, gather);
+	need(&e, 8);
+	put_u64(&e, bodies_section(w, level, regs));
 	int32_t nb = put_masses(&e, w, fresh); /* for put_options */
 	put_pool(&e, &w->shape_ids);
 	int32_t ns = put_shapes(&e, w, fresh, fresh_digests);
 	put_pool(&e, &w->joint_ids);
-	put_joints(&e, w, gather);
-	put_arbiters(&e, w, fresh, gather);
+	need(&e, 8);
+	put_u64(&e, joints_section(w, level, regs));
+	need(&e, 12);
+	put_i32(&e, w->arbiter_count);
+	put_u64(&e, arbiters_section(w, level, regs));
 	put_options(&e, w, nb, ns);
-	flush(&e);
-#if F2D_X86_SIMD
-	if (e.fs != NULL) {
-		return fs_finish(&fs, &e);
-	}
-#endif
-	return XXH3_64bits_digest(&state);
+	return enc_digest(&e);
 }
 
 uint64_t f2d_hash_world(const f2d_world *w)
@@ -1130,7 +1176,7 @@ uint64_t f2d_hash_world(const f2d_world *w)
 		fprintf(stderr, "fix2d: F2D_HASH_CHECK: a body's joint list is stale\n");
 		abort();
 	}
-	/* and the fast encoders (the cached digests, the copied runs, the VBMI gathers) give the
+	/* and the fast encoders (the cached digests, the sections from registers) give the
 	 * portable encoder's bytes: a record they miss or misplace changes the hash */
 	uint64_t h = hash_world(w, false, false, simd_level());
 	/* the shapes section recomputed from scratch */
@@ -1172,18 +1218,13 @@ uint64_t f2d_hash_world_level(const f2d_world *w, int level)
  *               u32 id, u8 (1 awake, 2 sleep enabled), sleep_time */
 static void phase_begin(encoder *e, XXH3_state_t *state, f2d_phase phase)
 {
-	e->state = state;
-	e->fs = NULL;
-	e->simd = 0;
-	e->len = 0;
-	XXH3_64bits_reset(state);
+	enc_init(e, state, 0);
 	put_u8(e, (uint8_t)phase);
 }
 
 static uint64_t phase_end(encoder *e)
 {
-	flush(e);
-	return XXH3_64bits_digest(e->state);
+	return enc_digest(e);
 }
 
 /* pairs: u32 pair count, the u64 pair keys in order */

@@ -1,5 +1,7 @@
 /* fix2d tests: the state hash's cached shape digests (hash format 3), shapes section (hash
- * format 5), bodies' mass section and option count (hash format 6) are never stale.
+ * format 5), bodies' mass section and option count (hash format 6) are never stale, and the
+ * sections hashed from registers (hash format 7: bodies, joints, arbiters) equal the written
+ * records at every count, with the int32 range's edges in every field, and cover every field.
  * SPDX-License-Identifier: MIT
  *
  * f2d_world_hash folds each shape's cached digest (f2d_shape.digest); f2d_hash_world_reference
@@ -326,14 +328,14 @@ START_TEST(fast_encoders_write_the_reference_bytes)
 }
 END_TEST
 
-/* ---- XXH3's long loop run by hash.c on its buffer (fs_consume, x86-64 with AVX-512) ----
- * The fast hash runs XXH3-64's long loop itself when the encoding has more than 240 bytes; the
- * reference (f2d_hash_world_reference) goes through XXH3_update. Bodies are added one at a
- * time (a live body slot is 57 bytes, coprime to 64, a dead one 5): the encoding's length takes
- * every value mod 64 (the last stripe's overlap), passes 240 (XXH3's short and long forms),
- * whole 1 KB blocks (the scramble) and the 8 KB buffer (flushes that keep the tail); the body
- * fields hold the int32 range's edges (0x80000000, 0x7fffffff, -1, 0: no arithmetic is done on
- * them, the bytes must pass through unchanged), and some slots die and come back. */
+/* ---- XXH3's long loop run by hash.c from registers (x86-64 with AVX-512, hash format 7) ----
+ * The fast hash runs XXH3-64's long loop itself on the bodies section (64 bytes a slot) when it
+ * has more than 240 bytes; the reference (f2d_hash_world_reference) writes the records and goes
+ * through XXH3_update. Bodies are added one at a time: the section takes every slot count from
+ * 0 to 260 (every count mod 64: XXH3's short and long forms, whole and partial 16-stripe blocks
+ * and their scrambles, the 8 KB buffer of the written path); the body fields hold the int32
+ * range's edges (0x80000000, 0x7fffffff, -1, 0: no arithmetic is done on them, the bytes must
+ * pass through unchanged), and some slots die and come back. */
 static void edge_fields(f2d_body *b, int32_t k)
 {
 	static const int32_t edges[4] = {INT32_MIN, INT32_MAX, -1, 0};
@@ -358,7 +360,7 @@ START_TEST(xxh3_loop_at_every_length)
 			add_box(w, ids[n - 1], F2D_ONE / 2, F2D_ONE / 2);
 		}
 		SAME(w, "a body more");
-		if (i % 11 == 5) { /* a dead slot (5 bytes) and a free id in the pool */
+		if (i % 11 == 5) { /* a dead slot and a free id in the pool */
 			CHECK_OK(f2d_destroy_body(w, ids[i / 2]));
 			SAME(w, "a dead slot");
 			ids[i / 2] = add_body_xy(w, F2D_DYNAMIC_BODY, 0, F2D_FIX(30));
@@ -575,6 +577,321 @@ START_TEST(each_body_mutation_refreshes_the_mass_section)
 }
 END_TEST
 
+/* ---- hash format 7: the sections of fixed-size records (bodies 64 bytes a slot, joints 128,
+ * arbiters 64), hashed from registers on x86-64 with AVX-512 (hash.c section_512) ---- */
+
+/* every SIMD level and the reference (without f2d_world_hash's F2D_HASH_CHECK, which would
+ * refuse the hand-made states below: a joint moved to another body, an arbiter of no shapes) */
+static uint64_t levels_agree(const f2d_world *w, const char *what, int32_t at)
+{
+	const uint64_t ref = f2d_hash_world_reference(w);
+	for (int level = 0; level <= 2; ++level) {
+		ck_assert_msg(f2d_hash_world_level(w, level) == ref,
+		              "level %d's hash differs from the reference: %s (%d)", level, what,
+		              (int)at);
+	}
+	return ref;
+}
+
+static const int32_t edges32[4] = {INT32_MIN, INT32_MAX, -1, 0};
+
+/* a world of n dynamic bodies jointed to a ground body: revolute joints, and every third one a
+ * distance joint with a spring (the record's second part) */
+static f2d_world *jointed_world(int32_t n, f2d_joint_id *joints)
+{
+	f2d_world *w = new_world();
+	f2d_body_id ground = add_body_xy(w, F2D_STATIC_BODY, 0, 0);
+	add_box(w, ground, F2D_FIX(30), F2D_ONE);
+	for (int32_t i = 0; i < n; ++i) {
+		f2d_body_id b = add_body_xy(w, F2D_DYNAMIC_BODY, F2D_FIX(i % 20 - 10), F2D_FIX(3 + i / 20));
+		add_box(w, b, F2D_ONE / 4, F2D_ONE / 4);
+		if (i % 3 == 2) {
+			f2d_distance_joint_def d = f2d_default_distance_joint_def();
+			d.body_a = ground;
+			d.body_b = b;
+			d.length = F2D_FIX(2);
+			d.enable_spring = true;
+			d.hertz = F2D_FIX(3);
+			d.damping_ratio = F2D_ONE / 2;
+			CHECK_OK(f2d_create_distance_joint(w, &d, &joints[i]));
+		} else {
+			f2d_revolute_joint_def d;
+			CHECK_OK(f2d_init_revolute_joint_def(w, ground, b,
+			                                     (f2d_vec2){F2D_FIX(i % 20 - 10), F2D_FIX(2)},
+			                                     &d));
+			d.enable_limit = i % 2 == 0;
+			CHECK_OK(f2d_create_revolute_joint(w, &d, &joints[i]));
+		}
+	}
+	return w;
+}
+
+/* pointers to every i32 field of a joint's record (the u8 fields are below) */
+static int32_t joint_fields(f2d_joint *j, int32_t **f)
+{
+	int32_t n = 0;
+	f[n++] = (int32_t *)&j->generation;
+	f[n++] = &j->body_a;
+	f[n++] = &j->body_b;
+	f[n++] = &j->local_a.x;
+	f[n++] = &j->local_a.y;
+	f[n++] = &j->local_b.x;
+	f[n++] = &j->local_b.y;
+	f[n++] = &j->reference_angle;
+	f[n++] = &j->lower;
+	f[n++] = &j->upper;
+	f[n++] = &j->motor_speed;
+	f[n++] = &j->max_motor_torque;
+	f[n++] = &j->impulse.x;
+	f[n++] = &j->impulse.y;
+	f[n++] = &j->motor_impulse;
+	f[n++] = &j->lower_impulse;
+	f[n++] = &j->upper_impulse;
+	f[n++] = &j->axis.x;
+	f[n++] = &j->axis.y;
+	f[n++] = &j->length;
+	f[n++] = &j->hertz;
+	f[n++] = &j->damping_ratio;
+	f[n++] = &j->angular_hertz;
+	f[n++] = &j->angular_damping_ratio;
+	f[n++] = &j->max_force;
+	f[n++] = &j->correction_factor;
+	f[n++] = &j->spring_impulse;
+	f[n++] = &j->angular_impulse;
+	return n;
+}
+
+static int32_t body_fields(f2d_body *b, int32_t **f)
+{
+	int32_t n = 0;
+	f[n++] = (int32_t *)&b->generation;
+	f[n++] = &b->sleep_time;
+	f[n++] = &b->origin.x;
+	f[n++] = &b->origin.y;
+	f[n++] = &b->q.c;
+	f[n++] = &b->q.s;
+	f[n++] = &b->center.x;
+	f[n++] = &b->center.y;
+	f[n++] = &b->v.x;
+	f[n++] = &b->v.y;
+	f[n++] = &b->w;
+	f[n++] = &b->force.x;
+	f[n++] = &b->force.y;
+	f[n++] = &b->torque;
+	return n;
+}
+
+static int32_t arbiter_fields(f2d_arbiter *a, int32_t **f)
+{
+	int32_t n = 0;
+	f[n++] = &a->shape_a;
+	f[n++] = &a->shape_b;
+	f[n++] = &a->friction;
+	f[n++] = &a->restitution;
+	for (int32_t k = 0; k < a->count; ++k) {
+		f[n++] = (int32_t *)&a->points[k].id;
+		f[n++] = &a->points[k].pn;
+		f[n++] = &a->points[k].pt;
+	}
+	return n;
+}
+
+/* Joint records: the joints section at every slot count 0..70 (2 to 140 stripes: every count
+ * of XXH3's 16-stripe blocks, short and long forms), dead slots, and the int32 range's edges in
+ * every field of every record. */
+START_TEST(joints_section_at_every_count)
+{
+	enum { N = 70 };
+	f2d_joint_id joints[N];
+	f2d_world *w = jointed_world(0, joints);
+	levels_agree(w, "no joint", 0);
+	f2d_destroy_world(w);
+	for (int32_t n = 1; n <= N; ++n) {
+		w = jointed_world(n, joints);
+		levels_agree(w, "joints", n);
+		if (n % 9 == 4) {
+			CHECK_OK(f2d_destroy_joint(w, joints[n / 2]));
+			levels_agree(w, "a dead joint slot", n);
+		}
+		if (n == N) {
+			for (int32_t i = 0; i < w->joint_ids.next; ++i) {
+				int32_t *f[40];
+				f2d_joint *j = &w->joints[i];
+				const int32_t nf = joint_fields(j, f);
+				for (int32_t k = 0; k < nf; ++k) {
+					*f[k] = edges32[(i + k) & 3];
+				}
+				j->type = (uint8_t)(i % 7);
+				j->enable_spring = i % 2 == 1;
+				j->enable_limit = i % 3 == 1;
+				j->enable_motor = i % 5 == 1;
+				j->collide_connected = i % 4 == 1;
+				j->user_data = 0x0123456789abcdefu * (uint64_t)i; /* not hashed */
+				j->k11 = edges32[i & 3];                          /* not state */
+				levels_agree(w, "edge values in a joint", i);
+			}
+		}
+		f2d_destroy_world(w);
+	}
+}
+END_TEST
+
+/* Arbiter records: the arbiters section at every count 0 .. pyramid20's (about 400: every
+ * count mod 64), the int32 edges in every hashed field, counts 0, 1 and 2 and the fields that
+ * are not state (the points' r_a, r_b, separation, the normal) holding anything. */
+START_TEST(arbiters_section_at_every_count)
+{
+	f2d_world_def def = f2d_default_world_def();
+	def.enable_sleep = false;
+	f2d_world *w = NULL;
+	CHECK_OK(f2d_scene_create("pyramid20", &def, &w));
+	for (int i = 0; i < 20; ++i) {
+		CHECK_OK(f2d_world_step(w));
+	}
+	const int32_t count = w->arbiter_count;
+	ck_assert_int_gt(count, 300);
+	f2d_arbiter *saved = malloc(sizeof(f2d_arbiter) * (size_t)count);
+	ck_assert_ptr_nonnull(saved);
+	memcpy(saved, w->arbiters, sizeof(f2d_arbiter) * (size_t)count);
+	for (int32_t n = 0; n <= count; ++n) {
+		w->arbiter_count = n;
+		levels_agree(w, "arbiters", n);
+	}
+	for (int32_t i = 0; i < count; ++i) {
+		f2d_arbiter *a = &w->arbiters[i];
+		a->count = i % 3;
+		int32_t *f[12];
+		const int32_t nf = arbiter_fields(a, f);
+		for (int32_t k = 0; k < nf; ++k) {
+			*f[k] = edges32[(i + k) & 3];
+		}
+		for (int32_t k = 0; k < 2; ++k) { /* not state */
+			a->points[k].r_a.x = a->points[k].separation = edges32[(i + k + 1) & 3];
+		}
+		/* a point past the count is not state either */
+		for (int32_t k = a->count; k < 2; ++k) {
+			a->points[k].pn = edges32[(i + k + 2) & 3];
+			a->points[k].id = 0xffffffffu;
+		}
+		a->normal.x = edges32[(i + 3) & 3];
+		if (i % 16 == 0) {
+			levels_agree(w, "edge values in an arbiter", i);
+		}
+	}
+	levels_agree(w, "edge values in every arbiter", count);
+	memcpy(w->arbiters, saved, sizeof(f2d_arbiter) * (size_t)count);
+	free(saved);
+	levels_agree(w, "restored", count);
+	f2d_destroy_world(w);
+}
+END_TEST
+
+/* The hash changes when any single covered field of a body, joint or arbiter record changes by
+ * one LSB (or a flag flips), at every level, and does not change with a field it does not cover
+ * (user data, the solver's per-step data, a point past the count). */
+static void lsb_changes(f2d_world *w, int32_t *field, const char *what, int32_t at)
+{
+	const uint64_t before = levels_agree(w, what, at);
+	*field = (int32_t)((uint32_t)*field + 1u);
+	f2d_hash_shapes_changed(w);
+	ck_assert_msg(levels_agree(w, what, at) != before, "+1 LSB does not change the hash: %s %d",
+	              what, (int)at);
+	*field = (int32_t)((uint32_t)*field - 1u);
+	f2d_hash_shapes_changed(w);
+	ck_assert_msg(levels_agree(w, what, at) == before, "restored: %s %d", what, (int)at);
+}
+
+static void flag_changes(f2d_world *w, bool *flag, bool covered, const char *what, int32_t at)
+{
+	const uint64_t before = levels_agree(w, what, at);
+	*flag = !*flag;
+	f2d_hash_shapes_changed(w);
+	ck_assert_msg((levels_agree(w, what, at) != before) == covered, "a flipped flag: %s %d",
+	              what, (int)at);
+	*flag = !*flag;
+	f2d_hash_shapes_changed(w);
+	ck_assert(levels_agree(w, what, at) == before);
+}
+
+static void not_covered(f2d_world *w, int32_t *field, const char *what)
+{
+	const uint64_t before = levels_agree(w, what, 0);
+	const int32_t old = *field;
+	*field = (int32_t)((uint32_t)*field + 12345u);
+	ck_assert_msg(levels_agree(w, what, 0) == before, "not covered, yet hashed: %s", what);
+	*field = old;
+}
+
+START_TEST(one_lsb_of_every_covered_field_changes_the_hash)
+{
+	enum { N = 12 };
+	f2d_joint_id joints[N];
+	f2d_world *w = jointed_world(N, joints);
+	for (int32_t i = 0; i < 8; ++i) { /* boxes on the ground: arbiters */
+		f2d_body_id extra =
+		    add_body_xy(w, F2D_DYNAMIC_BODY, F2D_FIX(3 * i - 12), F2D_FIX(1) + F2D_ONE / 2);
+		add_box(w, extra, F2D_ONE / 2, F2D_ONE / 2);
+	}
+	for (int i = 0; i < 30; ++i) {
+		CHECK_OK(f2d_world_step(w));
+	}
+	ck_assert_int_gt(w->arbiter_count, 3);
+	for (int32_t i = 0; i < w->body_ids.next; i += 3) {
+		f2d_body *b = &w->bodies[i];
+		int32_t *f[20];
+		const int32_t nf = body_fields(b, f);
+		for (int32_t k = 0; k < nf; ++k) {
+			lsb_changes(w, f[k], "body field", k);
+		}
+		lsb_changes(w, (int32_t *)&b->type, "body type", i);
+		flag_changes(w, &b->awake, true, "awake", i);
+		flag_changes(w, &b->enable_sleep, true, "enable_sleep", i);
+		flag_changes(w, &b->fixed_rotation, true, "fixed_rotation", i);
+		flag_changes(w, &b->alive, true, "alive", i);
+		not_covered(w, &b->inv_mass, "inv_mass");
+		not_covered(w, &b->joint_list, "joint_list");
+	}
+	for (int32_t i = 0; i < w->joint_ids.next; ++i) {
+		f2d_joint *j = &w->joints[i];
+		int32_t *f[40];
+		const int32_t nf = joint_fields(j, f);
+		for (int32_t k = 0; k < nf; ++k) {
+			lsb_changes(w, f[k], "joint field", k);
+		}
+		flag_changes(w, &j->alive, true, "joint alive", i);
+		flag_changes(w, &j->enable_limit, true, "enable_limit", i);
+		flag_changes(w, &j->enable_motor, true, "enable_motor", i);
+		flag_changes(w, &j->collide_connected, true, "collide_connected", i);
+		flag_changes(w, &j->enable_spring, true, "enable_spring", i);
+		const uint64_t before = levels_agree(w, "joint type", i);
+		j->type = (uint8_t)(j->type + 1);
+		ck_assert(levels_agree(w, "joint type", i) != before);
+		j->type = (uint8_t)(j->type - 1);
+		not_covered(w, &j->k11, "joint k11");
+		not_covered(w, &j->r_a.x, "joint r_a");
+		not_covered(w, &j->next_a, "joint next_a");
+	}
+	for (int32_t i = 0; i < w->arbiter_count; ++i) {
+		f2d_arbiter *a = &w->arbiters[i];
+		int32_t *f[12];
+		const int32_t nf = arbiter_fields(a, f);
+		for (int32_t k = 0; k < nf; ++k) {
+			lsb_changes(w, f[k], "arbiter field", k);
+		}
+		lsb_changes(w, &a->count, "arbiter count", i);
+		not_covered(w, &a->points[0].r_a.x, "r_a");
+		not_covered(w, &a->points[0].r_b.y, "r_b");
+		not_covered(w, &a->points[0].separation, "separation");
+		not_covered(w, &a->normal.x, "normal");
+		not_covered(w, &a->body_a, "body_a");
+		if (a->count < 2) {
+			not_covered(w, &a->points[1].pn, "a point past the count");
+		}
+	}
+	f2d_destroy_world(w);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("hash_cache");
@@ -584,6 +901,9 @@ int main(void)
 	tcase_add_test(tc, scenes_and_rollbacks_keep_digests_fresh);
 	tcase_add_test(tc, fast_encoders_write_the_reference_bytes);
 	tcase_add_test(tc, xxh3_loop_at_every_length);
+	tcase_add_test(tc, joints_section_at_every_count);
+	tcase_add_test(tc, arbiters_section_at_every_count);
+	tcase_add_test(tc, one_lsb_of_every_covered_field_changes_the_hash);
 	tcase_add_loop_test(tc, each_shape_property_changes_the_hash_as_a_fresh_world, 0,
 	                    MUTATION_COUNT);
 	tcase_add_loop_test(tc, each_body_mutation_refreshes_the_mass_section, 0,
