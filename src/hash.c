@@ -581,22 +581,27 @@ X_INLINE AVX512_TARGET __m512i body_stripe(const f2d_body *b)
 		acc = x_scramble(x_fold(acc, ds_));                                                \
 	} while (0)
 
-/* the bodies section of n > 3 slots: whole blocks while a stripe follows them, the rest of
- * the n - 1 stripes, the last */
-static AVX512_TARGET uint64_t bodies_512(const f2d_body *b, int32_t n)
-{
-	__m512i acc = x_init();
-	int32_t i = 0;
-	for (; i + 16 < n; i += 16) {
-#define BODY_K(k) body_stripe(&b[i + (k)])
-		X_BLOCK(acc, BODY_K);
-#undef BODY_K
+/* A section of n > 3 records, STRIPE(p) the stripe of the record at p: whole 16-stripe blocks
+ * while a stripe follows them, the rest of the n - 1 stripes, then the last (XXH3's final
+ * stripe); one definition for the bodies' and the arbiters' sections */
+#define X_SECTION_512(name, type, STRIPE)                                                         \
+	static AVX512_TARGET uint64_t name(const type *r, int32_t n)                              \
+	{                                                                                         \
+		__m512i acc = x_init();                                                           \
+		int32_t i = 0;                                                                    \
+		for (; i + 16 < n; i += 16) {                                                     \
+			X_BLOCK(acc, X_SECTION_K);                                                \
+		}                                                                                 \
+		for (; i < n - 1; ++i) {                                                          \
+			acc = x_acc(acc, STRIPE(&r[i]), XXH3_kSecret + 8 * (i & 15));             \
+		}                                                                                 \
+		return x_finish(acc, STRIPE(&r[n - 1]), (uint64_t)n);                             \
 	}
-	for (; i < n - 1; ++i) {
-		acc = x_acc(acc, body_stripe(&b[i]), XXH3_kSecret + 8 * (i & 15));
-	}
-	return x_finish(acc, body_stripe(&b[n - 1]), (uint64_t)n);
-}
+
+/* the bodies section of n > 3 slots */
+#define X_SECTION_K(k) body_stripe(&r[i + (k)])
+X_SECTION_512(bodies_512, f2d_body, body_stripe)
+#undef X_SECTION_K
 
 /* an arbiter's stripe: its first line's dwords 0..4 (shape_a .. count), 5..7 (point 0) when
  * count >= 1, 13..15 (point 1) when count == 2 */
@@ -607,21 +612,10 @@ X_INLINE AVX512_TARGET __m512i arbiter_stripe(const f2d_arbiter *a)
 	return _mm512_maskz_loadu_epi32(m, (const void *)a);
 }
 
-/* the arbiters section of n > 3 arbiters (as bodies_512) */
-static AVX512_TARGET uint64_t arbiters_512(const f2d_arbiter *a, int32_t n)
-{
-	__m512i acc = x_init();
-	int32_t i = 0;
-	for (; i + 16 < n; i += 16) {
-#define ARBITER_K(k) arbiter_stripe(&a[i + (k)])
-		X_BLOCK(acc, ARBITER_K);
-#undef ARBITER_K
-	}
-	for (; i < n - 1; ++i) {
-		acc = x_acc(acc, arbiter_stripe(&a[i]), XXH3_kSecret + 8 * (i & 15));
-	}
-	return x_finish(acc, arbiter_stripe(&a[n - 1]), (uint64_t)n);
-}
+/* the arbiters section of n > 3 arbiters */
+#define X_SECTION_K(k) arbiter_stripe(&r[i + (k)])
+X_SECTION_512(arbiters_512, f2d_arbiter, arbiter_stripe)
+#undef X_SECTION_K
 
 /* the joint record's permutations: record byte r of stripe k takes byte idx[k][r] of (line k,
  * line 2) (0..63 the first, 64..127 the second) where mask[k] has bit r */

@@ -34,6 +34,25 @@ F2D_AVX2 static inline __m256i f2d_round_shift_256(__m256i p, __m256i half, int 
 	return f2d_sext32_256(_mm256_srli_epi64(x, shift));
 }
 
+/* f2d_rot_turn_q30 on 4 lanes: q = (qc, qs) turned by (ca, sa) (Q30 lanes) into *c, *s;
+ * returns the mask (all ones) of the lanes whose result renormalises (|c^2 + s^2 - 2^32| >
+ * 2^18), which the callers leave to the scalar code. Shared by the closed forms and the full
+ * polynomial below. */
+F2D_AVX2 static inline __m256i f2d_turn_q30_256(__m256i qc, __m256i qs, __m256i ca, __m256i sa,
+                                                __m256i *c, __m256i *s)
+{
+	const __m256i half30 = _mm256_set1_epi64x((int64_t)1 << 29);
+	*c = f2d_round_shift_256(
+	    _mm256_sub_epi64(_mm256_mul_epi32(qc, ca), _mm256_mul_epi32(qs, sa)), half30, 30);
+	*s = f2d_round_shift_256(
+	    _mm256_add_epi64(_mm256_mul_epi32(qs, ca), _mm256_mul_epi32(qc, sa)), half30, 30);
+	__m256i len2 =
+	    _mm256_sub_epi64(_mm256_add_epi64(_mm256_mul_epi32(*c, *c), _mm256_mul_epi32(*s, *s)),
+	                     _mm256_set1_epi64x((int64_t)1 << 32));
+	return _mm256_or_si256(_mm256_cmpgt_epi64(len2, _mm256_set1_epi64x((int64_t)1 << 18)),
+	                       _mm256_cmpgt_epi64(_mm256_set1_epi64x(-((int64_t)1 << 18)), len2));
+}
+
 /* f2d_integrate_rotation_small(q, hw) on 4 lanes (q = (qc, qs), hw: fix16 values, sign-extended
  * 64-bit lanes): into *oc, *os where the closed forms hold; returns the mask (all ones) of the
  * lanes it does not cover, which the caller computes with the scalar code: |hw| > 1024
@@ -54,17 +73,8 @@ F2D_AVX2 static inline __m256i f2d_turn_256(__m256i qc, __m256i qs, __m256i hw, 
 	__m256i sa =
 	    f2d_round_shift_256(_mm256_mul_epi32(_mm256_sub_epi64(q30, sixth), t), half30, 30);
 	__m256i ca = _mm256_sub_epi64(q30, _mm256_srli_epi64(t2, 1));
-	/* f2d_rot_turn_q30 */
-	__m256i c = f2d_round_shift_256(
-	    _mm256_sub_epi64(_mm256_mul_epi32(qc, ca), _mm256_mul_epi32(qs, sa)), half30, 30);
-	__m256i s = f2d_round_shift_256(
-	    _mm256_add_epi64(_mm256_mul_epi32(qs, ca), _mm256_mul_epi32(qc, sa)), half30, 30);
-	__m256i len2 =
-	    _mm256_sub_epi64(_mm256_add_epi64(_mm256_mul_epi32(c, c), _mm256_mul_epi32(s, s)),
-	                     _mm256_set1_epi64x((int64_t)1 << 32));
-	out = _mm256_or_si256(out, _mm256_cmpgt_epi64(len2, _mm256_set1_epi64x((int64_t)1 << 18)));
-	out =
-	    _mm256_or_si256(out, _mm256_cmpgt_epi64(_mm256_set1_epi64x(-((int64_t)1 << 18)), len2));
+	__m256i c, s;
+	out = _mm256_or_si256(out, f2d_turn_q30_256(qc, qs, ca, sa, &c, &s));
 	*oc = _mm256_blendv_epi8(c, qc, still);
 	*os = _mm256_blendv_epi8(s, qs, still);
 	return _mm256_andnot_si256(still, out);
@@ -148,18 +158,7 @@ F2D_AVX2 static inline __m256i f2d_turn_full_256(__m256i qc, __m256i qs, __m256i
 	             _mm256_srli_epi64(_mm256_add_epi64(_mm256_mul_epu32(hc, t2), half30), 30), 1));
 	/* sa = mul_q30(hs, t) (signed: the sign term), ca = hc */
 	__m256i sa = f2d_round_shift_256(_mm256_mul_epi32(hs, t), half30, 30);
-	__m256i c = f2d_round_shift_256(
-	    _mm256_sub_epi64(_mm256_mul_epi32(qc, hc), _mm256_mul_epi32(qs, sa)), half30, 30);
-	__m256i s = f2d_round_shift_256(
-	    _mm256_add_epi64(_mm256_mul_epi32(qs, hc), _mm256_mul_epi32(qc, sa)), half30, 30);
-	__m256i len2 =
-	    _mm256_sub_epi64(_mm256_add_epi64(_mm256_mul_epi32(c, c), _mm256_mul_epi32(s, s)),
-	                     _mm256_set1_epi64x((int64_t)1 << 32));
-	out = _mm256_or_si256(out, _mm256_cmpgt_epi64(len2, _mm256_set1_epi64x((int64_t)1 << 18)));
-	out =
-	    _mm256_or_si256(out, _mm256_cmpgt_epi64(_mm256_set1_epi64x(-((int64_t)1 << 18)), len2));
-	*oc = c;
-	*os = s;
+	out = _mm256_or_si256(out, f2d_turn_q30_256(qc, qs, hc, sa, oc, os));
 	return out;
 }
 
