@@ -529,7 +529,14 @@ f2d_result f2d_set_error(f2d_world *w, f2d_result r, const char *fmt, ...);
 
 /** A moving body reached the world limit (its centre was clamped to it): it stops (velocity
  *  zeroed), the world counts the event and the step reports F2D_ERROR_OUT_OF_RANGE. */
-void f2d_stop_at_edge(f2d_world *w, f2d_body *b);
+static inline void f2d_stop_at_edge(f2d_world *w, f2d_body *b)
+{
+	b->v = f2d_v(0, 0);
+	b->w = 0;
+	w->out_of_range_events++;
+	w->last_out_of_range_body = (int32_t)(b - w->bodies);
+	w->stopped_at_edge = true;
+}
 
 /** base.c: takes an id (reusing the most recently freed one first) and grows the object array to
  * hold it; new slots are zeroed. The world is unchanged on failure. */

@@ -386,15 +386,6 @@ static void integrate_velocities_rows(f2d_world *w, int64_t (*rows)[4])
 	}
 }
 
-void f2d_stop_at_edge(f2d_world *w, f2d_body *b)
-{
-	b->v = f2d_v(0, 0);
-	b->w = 0;
-	w->out_of_range_events++;
-	w->last_out_of_range_body = (int32_t)(b - w->bodies);
-	w->stopped_at_edge = true;
-}
-
 /* integrate_positions' operations on one body, for the soft step (the default step keeps its
  * own loop, whose code it leaves as it was; the same operations, so the same bits).
  * One body's positions from its velocity v (the body's own or its solver row's; capped here,
