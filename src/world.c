@@ -386,6 +386,20 @@ static void integrate_velocities_rows(f2d_world *w, int64_t (*rows)[4])
 	}
 }
 
+/* A body's new pose: centre c, its rotation turned by dr, and the origin when asked, from the
+ * local c and q (not read back from the body, which would wait for the store; a zero local
+ * centre rotates to (0, 0)). The one form of every positions loop. */
+static inline void set_pose(f2d_body *b, f2d_vec2 c, fix16_t dr, bool set_origin)
+{
+	f2d_rot q = integrate_rotation(b->q, dr);
+	b->center = c;
+	b->q = q;
+	if (set_origin) {
+		f2d_vec2 lc = b->local_center;
+		b->origin = (lc.x | lc.y) == 0 ? c : f2d_sub(c, f2d_rotate(q, lc));
+	}
+}
+
 /* integrate_positions' operations on one body, for the soft step (the default step keeps its
  * own loop, whose code it leaves as it was; the same operations, so the same bits).
  * One body's positions from its velocity v (the body's own or its solver row's; capped here,
@@ -429,15 +443,7 @@ static inline bool integrate_position(f2d_world *w, f2d_body *b, vel3 *v, int64_
 		disp[1] += (int64_t)c.y - b->center.y;
 		disp[2] += dr;
 	}
-	/* the origin from the local c (not read back from the body, which would wait for
-	 * the store); a zero local centre rotates to (0, 0) */
-	f2d_rot q = integrate_rotation(b->q, dr);
-	b->center = c;
-	b->q = q;
-	if (set_origin) {
-		f2d_vec2 lc = b->local_center;
-		b->origin = (lc.x | lc.y) == 0 ? c : f2d_sub(c, f2d_rotate(q, lc));
-	}
+	set_pose(b, c, dr, set_origin);
 	return changed;
 }
 
@@ -506,13 +512,7 @@ static bool integrate_positions(f2d_world *w, fix16_t max_translation, fix16_t m
 			c.y = f2d_clamp(c.y, -F2D_WORLD_LIMIT, F2D_WORLD_LIMIT);
 			f2d_stop_at_edge(w, b);
 		}
-		/* the origin from the local c (not read back from the body, which would wait for
-		 * the store); a zero local centre rotates to (0, 0) */
-		f2d_rot q = integrate_rotation(b->q, dr);
-		f2d_vec2 lc = b->local_center;
-		b->center = c;
-		b->q = q;
-		b->origin = (lc.x | lc.y) == 0 ? c : f2d_sub(c, f2d_rotate(q, lc));
+		set_pose(b, c, dr, true);
 	}
 	return w->stopped_at_edge;
 }
@@ -607,14 +607,7 @@ static inline void integrate_position_list(f2d_world *w, f2d_body *b, int64_t *r
 	dp[0] += d.x;
 	dp[1] += d.y;
 	dp[2] += dr;
-	f2d_vec2 c = f2d_v((fix16_t)cx, (fix16_t)cy);
-	f2d_rot q = integrate_rotation(b->q, dr);
-	b->center = c;
-	b->q = q;
-	if (origin) {
-		f2d_vec2 lc = b->local_center;
-		b->origin = (lc.x | lc.y) == 0 ? c : f2d_sub(c, f2d_rotate(q, lc));
-	}
+	set_pose(b, f2d_v((fix16_t)cx, (fix16_t)cy), dr, origin);
 }
 
 /* integrate_positions_bodies_lists' body (a step with joints: the velocity in the body, the
