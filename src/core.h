@@ -199,12 +199,17 @@ typedef char f2d_arbiter_is_128_bytes[sizeof(f2d_arbiter) == 128 ? 1 : -1];
 
 /* fix16 values (the SIMD kernels widen them to 64-bit lanes as they load them) */
 typedef int32_t f2d_lane;
+/* Two arrays of fix16 lanes in one: lane l's two values side by side, x[l][0] then x[l][1],
+ * one 64-bit word a lane (x[l][0] its low half on the x86 CPUs the kernels run on). The SIMD
+ * kernels take only products of these (vpmuldq, which reads the low half of a 64-bit lane as
+ * a signed 32-bit value): they load 8 (AVX-512) or 4 (AVX2) words as they are for the first
+ * values and shift them down by 32 bits for the second, against a sign-extending load
+ * (vpmovsxdq) of each (solver_kernel.h, K_LO and K_HI; issue 16). */
+typedef int32_t f2d_lane2[F2D_LANES][2];
 
 typedef struct f2d_point_lanes {
-	f2d_lane rn_a[F2D_LANES], rn_b[F2D_LANES], rt_a[F2D_LANES],
-	    rt_b[F2D_LANES]; /* r x n, r x t */
-	f2d_lane wn_a[F2D_LANES], wn_b[F2D_LANES], wt_a[F2D_LANES],
-	    wt_b[F2D_LANES]; /* (r x d) / I */
+	f2d_lane2 rn, rt; /* r x n, r x t: [l][0] of body a, [l][1] of body b */
+	f2d_lane2 wn, wt; /* (r x d) / I: [l][0] of body a, [l][1] of body b */
 	f2d_lane mass_n[F2D_LANES], mass_t[F2D_LANES], bias[F2D_LANES];
 	f2d_lane pn[F2D_LANES], pt[F2D_LANES]; /* accumulated impulses */
 	/* restitution's target normal velocity -e vn0 (vn0: the relative normal velocity before
@@ -212,7 +217,7 @@ typedef struct f2d_point_lanes {
 	f2d_lane bounce[F2D_LANES];
 	/* the soft step: the manifold's separation s0 (0 past the arbiter's points) */
 	f2d_lane sep[F2D_LANES];
-	/* the lever arms r_a, r_b the pre-step computed rn_a .. mass_t from (0 past the
+	/* the lever arms r_a, r_b the pre-step computed rn .. mass_t from (0 past the
 	 * arbiter's points; solver.c, kept_lanes) */
 	f2d_lane rax[F2D_LANES], ray[F2D_LANES], rbx[F2D_LANES], rby[F2D_LANES];
 } f2d_point_lanes;
@@ -220,9 +225,10 @@ typedef struct f2d_point_lanes {
 typedef struct f2d_contact_batch {
 	int32_t body_a[F2D_LANES], body_b[F2D_LANES];
 	int32_t arbiter[F2D_LANES]; /* index in w->arbiters */
-	f2d_lane nx[F2D_LANES], ny[F2D_LANES], friction[F2D_LANES];
-	f2d_lane k12_n[F2D_LANES], k12_t[F2D_LANES];
-	f2d_lane dva_x[F2D_LANES], dva_y[F2D_LANES], dvb_x[F2D_LANES], dvb_y[F2D_LANES]; /* n / m */
+	f2d_lane2 n;                /* the normal: [l][0] x, [l][1] y */
+	f2d_lane friction[F2D_LANES];
+	f2d_lane2 k12;      /* [l][0] along n, [l][1] along t */
+	f2d_lane2 dva, dvb; /* n / m of body a, of body b: [l][0] x, [l][1] y */
 	f2d_point_lanes p[2];
 	/* the soft step: 1 where a body cannot move (the stiffer softness), else 0 */
 	f2d_lane stiff[F2D_LANES];

@@ -95,6 +95,7 @@ static fix16_t inverse_mass(f2d_world *w, int64_t k)
  * costs the division. Not in the reference build (F2D_CONTACT_EXACT_ONLY), which
  * test_solver_paths compares with this one. */
 #define HINT_K_MAX ((int64_t)1 << 30)
+#ifndef F2D_CONTACT_EXACT_ONLY /* (unused there: clang's -Wunused-function) */
 static inline bool hint_is_inverse(int64_t k, fix16_t hint)
 {
 	const uint64_t n = (uint64_t)1 << 33;
@@ -134,6 +135,7 @@ static inline bool newton_inverse(int64_t k, fix16_t hint, fix16_t *m)
 	*m = (fix16_t)(c + (r >= 2 * k) - (r < 0));
 	return true;
 }
+#endif
 
 static fix16_t inverse_mass_hinted(f2d_world *w, int64_t k, fix16_t hint)
 {
@@ -199,8 +201,8 @@ typedef struct prestep_consts {
 static bool lane_inputs_same(const f2d_contact_batch *bt, int32_t l, const f2d_arbiter *arb,
                              const f2d_body *a, const f2d_body *b)
 {
-	if (((bt->kept >> l) & 1u) == 0 || bt->nx[l] != arb->normal.x ||
-	    bt->ny[l] != arb->normal.y || bt->points[l] != arb->count ||
+	if (((bt->kept >> l) & 1u) == 0 || bt->n[l][0] != arb->normal.x ||
+	    bt->n[l][1] != arb->normal.y || bt->points[l] != arb->count ||
 	    bt->ima[l] != a->inv_mass || bt->imb[l] != b->inv_mass ||
 	    bt->iia[l] != a->inv_inertia || bt->iib[l] != b->inv_inertia) {
 		return false;
@@ -225,8 +227,8 @@ static bool prestep_geometry(f2d_world *w, f2d_contact_batch *bt, int32_t l,
 	w->saturated = false;
 	f2d_vec2 n = arb->normal;
 	f2d_vec2 t = f2d_right_perp(n);
-	bt->nx[l] = n.x;
-	bt->ny[l] = n.y;
+	bt->n[l][0] = n.x;
+	bt->n[l][1] = n.y;
 	bt->points[l] = arb->count;
 	bt->ima[l] = a->inv_mass;
 	bt->imb[l] = b->inv_mass;
@@ -234,15 +236,15 @@ static bool prestep_geometry(f2d_world *w, f2d_contact_batch *bt, int32_t l,
 	bt->iib[l] = b->inv_inertia;
 	/* the tangent response t / m = (n.y, -n.x) / m is (dv.y, -dv.x) exactly (round16 is odd
 	 * and |f2d_mul(m, n.x)| <= m), so only n / m is kept */
-	bt->dva_x[l] = f2d_mul(a->inv_mass, n.x);
-	bt->dva_y[l] = f2d_mul(a->inv_mass, n.y);
-	bt->dvb_x[l] = f2d_mul(b->inv_mass, n.x);
-	bt->dvb_y[l] = f2d_mul(b->inv_mass, n.y);
+	bt->dva[l][0] = f2d_mul(a->inv_mass, n.x);
+	bt->dva[l][1] = f2d_mul(a->inv_mass, n.y);
+	bt->dvb[l][0] = f2d_mul(b->inv_mass, n.x);
+	bt->dvb[l][1] = f2d_mul(b->inv_mass, n.y);
 	for (int32_t i = 0; i < 2; ++i) {
 		f2d_point_lanes *pl = &bt->p[i];
 		if (i >= arb->count) {
-			pl->rn_a[l] = pl->rn_b[l] = pl->rt_a[l] = pl->rt_b[l] = 0;
-			pl->wn_a[l] = pl->wn_b[l] = pl->wt_a[l] = pl->wt_b[l] = 0;
+			pl->rn[l][0] = pl->rn[l][1] = pl->rt[l][0] = pl->rt[l][1] = 0;
+			pl->wn[l][0] = pl->wn[l][1] = pl->wt[l][0] = pl->wt[l][1] = 0;
 			pl->mass_n[l] = pl->mass_t[l] = 0;
 			pl->rax[l] = pl->ray[l] = pl->rbx[l] = pl->rby[l] = 0;
 			continue;
@@ -254,14 +256,14 @@ static bool prestep_geometry(f2d_world *w, f2d_contact_batch *bt, int32_t l,
 		pl->rby[l] = cp->r_b.y;
 		fix16_t rna = f2d_cross(cp->r_a, n), rnb = f2d_cross(cp->r_b, n);
 		fix16_t rta = f2d_cross(cp->r_a, t), rtb = f2d_cross(cp->r_b, t);
-		pl->rn_a[l] = rna;
-		pl->rn_b[l] = rnb;
-		pl->rt_a[l] = rta;
-		pl->rt_b[l] = rtb;
-		pl->wn_a[l] = sat_mul(w, a->inv_inertia, rna);
-		pl->wn_b[l] = sat_mul(w, b->inv_inertia, rnb);
-		pl->wt_a[l] = sat_mul(w, a->inv_inertia, rta);
-		pl->wt_b[l] = sat_mul(w, b->inv_inertia, rtb);
+		pl->rn[l][0] = rna;
+		pl->rn[l][1] = rnb;
+		pl->rt[l][0] = rta;
+		pl->rt[l][1] = rtb;
+		pl->wn[l][0] = sat_mul(w, a->inv_inertia, rna);
+		pl->wn[l][1] = sat_mul(w, b->inv_inertia, rnb);
+		pl->wt[l][0] = sat_mul(w, a->inv_inertia, rta);
+		pl->wt[l][1] = sat_mul(w, b->inv_inertia, rtb);
 		int64_t kn = (int64_t)a->inv_mass + b->inv_mass +
 		             mul64(a->inv_inertia, f2d_round16((int64_t)rna * rna)) +
 		             mul64(b->inv_inertia, f2d_round16((int64_t)rnb * rnb));
@@ -278,15 +280,15 @@ static bool prestep_geometry(f2d_world *w, f2d_contact_batch *bt, int32_t l,
 		const f2d_point_lanes *p1 = &bt->p[0], *p2 = &bt->p[1];
 		int64_t m = (int64_t)a->inv_mass + b->inv_mass;
 		int64_t kn =
-		    m + mul64(a->inv_inertia, f2d_round16((int64_t)p1->rn_a[l] * p2->rn_a[l])) +
-		    mul64(b->inv_inertia, f2d_round16((int64_t)p1->rn_b[l] * p2->rn_b[l]));
+		    m + mul64(a->inv_inertia, f2d_round16((int64_t)p1->rn[l][0] * p2->rn[l][0])) +
+		    mul64(b->inv_inertia, f2d_round16((int64_t)p1->rn[l][1] * p2->rn[l][1]));
 		int64_t kt =
-		    m + mul64(a->inv_inertia, f2d_round16((int64_t)p1->rt_a[l] * p2->rt_a[l])) +
-		    mul64(b->inv_inertia, f2d_round16((int64_t)p1->rt_b[l] * p2->rt_b[l]));
-		bt->k12_n[l] = f2d_sat(kn);
-		bt->k12_t[l] = f2d_sat(kt);
+		    m + mul64(a->inv_inertia, f2d_round16((int64_t)p1->rt[l][0] * p2->rt[l][0])) +
+		    mul64(b->inv_inertia, f2d_round16((int64_t)p1->rt[l][1] * p2->rt[l][1]));
+		bt->k12[l][0] = f2d_sat(kn);
+		bt->k12[l][1] = f2d_sat(kt);
 	} else {
-		bt->k12_n[l] = bt->k12_t[l] = 0;
+		bt->k12[l][0] = bt->k12[l][1] = 0;
 	}
 	bool ok = !w->saturated;
 	w->saturated = saturated || !ok;
@@ -321,7 +323,7 @@ static void prestep_lane(f2d_world *w, const prestep_consts *k, f2d_contact_batc
 			continue;
 		}
 		const f2d_contact_point *cp = &arb->points[i];
-		fix16_t rna = pl->rn_a[l], rnb = pl->rn_b[l];
+		fix16_t rna = pl->rn[l][0], rnb = pl->rn[l][1];
 		fix16_t s = cp->separation;
 		int64_t bias;
 		if (s > 0) {
@@ -358,13 +360,13 @@ static void pad_lanes(f2d_contact_batch *bt)
 		bt->arbiter[l] = bt->arbiter[0];
 		bt->body_a[l] = bt->body_a[0];
 		bt->body_b[l] = bt->body_b[0];
-		bt->nx[l] = bt->ny[l] = bt->friction[l] = bt->k12_n[l] = bt->k12_t[l] = 0;
-		bt->dva_x[l] = bt->dva_y[l] = bt->dvb_x[l] = bt->dvb_y[l] = 0;
+		bt->n[l][0] = bt->n[l][1] = bt->friction[l] = bt->k12[l][0] = bt->k12[l][1] = 0;
+		bt->dva[l][0] = bt->dva[l][1] = bt->dvb[l][0] = bt->dvb[l][1] = 0;
 		bt->stiff[l] = 0;
 		for (int32_t i = 0; i < 2; ++i) {
 			f2d_point_lanes *pl = &bt->p[i];
-			pl->rn_a[l] = pl->rn_b[l] = pl->rt_a[l] = pl->rt_b[l] = 0;
-			pl->wn_a[l] = pl->wn_b[l] = pl->wt_a[l] = pl->wt_b[l] = 0;
+			pl->rn[l][0] = pl->rn[l][1] = pl->rt[l][0] = pl->rt[l][1] = 0;
+			pl->wn[l][0] = pl->wn[l][1] = pl->wt[l][0] = pl->wt[l][1] = 0;
 			pl->mass_n[l] = pl->mass_t[l] = pl->bias[l] = pl->pn[l] = pl->pt[l] = 0;
 			pl->bounce[l] = pl->sep[l] = 0;
 		}
@@ -494,7 +496,7 @@ static inline void apply_fast(vel64 *v, int64_t l1, int64_t l2, const f2d_contac
                               int dir_t, uint64_t *acc)
 {
 	int64_t s = f2d_wadd(l1, l2);
-	int64_t dax = bt->dva_x[l], day = bt->dva_y[l], dbx = bt->dvb_x[l], dby = bt->dvb_y[l];
+	int64_t dax = bt->dva[l][0], day = bt->dva[l][1], dbx = bt->dvb[l][0], dby = bt->dvb[l][1];
 	if (dir_t) {
 		v->vax = f2d_wsub(v->vax, wmul16(s, day));
 		v->vay = f2d_wadd(v->vay, wmul16(s, dax));
@@ -549,10 +551,10 @@ static inline bool warm_start_fast(const f2d_contact_batch *bt, int32_t l, int64
 	vel64 v;
 	uint64_t acc = 0;
 	load_vel64(&v, a, b, &acc);
-	apply_fast(&v, p1->pn[l], p2->pn[l], bt, l, p1->wn_a[l], p1->wn_b[l], p2->wn_a[l],
-	           p2->wn_b[l], 0, &acc);
-	apply_fast(&v, p1->pt[l], p2->pt[l], bt, l, p1->wt_a[l], p1->wt_b[l], p2->wt_a[l],
-	           p2->wt_b[l], 1, &acc);
+	apply_fast(&v, p1->pn[l], p2->pn[l], bt, l, p1->wn[l][0], p1->wn[l][1], p2->wn[l][0],
+	           p2->wn[l][1], 0, &acc);
+	apply_fast(&v, p1->pt[l], p2->pt[l], bt, l, p1->wt[l][0], p1->wt[l][1], p2->wt[l][0],
+	           p2->wt[l][1], 1, &acc);
 	if (!F2D_FAST_OK(acc)) {
 		return false;
 	}
@@ -565,29 +567,29 @@ static inline bool warm_start_fast(const f2d_contact_batch *bt, int32_t l, int64
 static inline bool solve_fast(f2d_contact_batch *bt, int32_t l, int64_t *a, int64_t *b,
                               int32_t flip)
 {
-	f2d_vec2 n = f2d_v((fix16_t)bt->nx[l], (fix16_t)bt->ny[l]);
+	f2d_vec2 n = f2d_v((fix16_t)bt->n[l][0], (fix16_t)bt->n[l][1]);
 	f2d_point_lanes *p1 = &bt->p[flip], *p2 = &bt->p[flip ^ 1];
 	int64_t mu = bt->friction[l];
 	uint64_t acc = 0;
 	vel64 v;
 	load_vel64(&v, a, b, &acc);
 	int64_t lt = lin_t(&v, n);
-	int64_t v1 = point_vel(&v, lt, (fix16_t)p1->rt_a[l], (fix16_t)p1->rt_b[l]);
-	int64_t v2 = point_vel(&v, lt, (fix16_t)p2->rt_a[l], (fix16_t)p2->rt_b[l]);
+	int64_t v1 = point_vel(&v, lt, (fix16_t)p1->rt[l][0], (fix16_t)p1->rt[l][1]);
+	int64_t v2 = point_vel(&v, lt, (fix16_t)p2->rt[l][0], (fix16_t)p2->rt[l][1]);
 	acc |= f2d_fast_chk(v1) | f2d_fast_chk(v2);
 	int64_t d1 = friction_fast(p1, l, v1, mu, &acc);
-	v2 = f2d_wadd(v2, wmul16(d1, bt->k12_t[l]));
+	v2 = f2d_wadd(v2, wmul16(d1, bt->k12[l][1]));
 	acc |= f2d_fast_chk(v2);
 	int64_t d2 = friction_fast(p2, l, v2, mu, &acc);
-	apply_fast(&v, d1, d2, bt, l, p1->wt_a[l], p1->wt_b[l], p2->wt_a[l], p2->wt_b[l], 1, &acc);
+	apply_fast(&v, d1, d2, bt, l, p1->wt[l][0], p1->wt[l][1], p2->wt[l][0], p2->wt[l][1], 1, &acc);
 
 	int64_t ln = lin_n(&v, n);
-	int64_t n1 = point_vel(&v, ln, (fix16_t)p1->rn_a[l], (fix16_t)p1->rn_b[l]);
-	int64_t n2 = point_vel(&v, ln, (fix16_t)p2->rn_a[l], (fix16_t)p2->rn_b[l]);
+	int64_t n1 = point_vel(&v, ln, (fix16_t)p1->rn[l][0], (fix16_t)p1->rn[l][1]);
+	int64_t n2 = point_vel(&v, ln, (fix16_t)p2->rn[l][0], (fix16_t)p2->rn[l][1]);
 	int64_t pn1, pn2;
 	int64_t dn1 = normal_fast(p1, l, n1, &pn1, &acc);
-	int64_t dn2 = normal_fast(p2, l, f2d_wadd(n2, wmul16(dn1, bt->k12_n[l])), &pn2, &acc);
-	apply_fast(&v, dn1, dn2, bt, l, p1->wn_a[l], p1->wn_b[l], p2->wn_a[l], p2->wn_b[l], 0,
+	int64_t dn2 = normal_fast(p2, l, f2d_wadd(n2, wmul16(dn1, bt->k12[l][0])), &pn2, &acc);
+	apply_fast(&v, dn1, dn2, bt, l, p1->wn[l][0], p1->wn[l][1], p2->wn[l][0], p2->wn[l][1], 0,
 	           &acc);
 	if (!F2D_FAST_OK(acc)) {
 		return false;
@@ -736,6 +738,8 @@ rows_store_512(int64_t (*rows)[4], const int32_t *body, unsigned m, vq vx, vq vy
 #define kv __m512i
 #define kp __mmask8
 #define K_LD(p) vld(p)
+#define K_LD64(p) _mm512_loadu_si512(p)
+#define K_SRL32(x) _mm512_srli_epi64(x, 32)
 #define K_SET1(c) _mm512_set1_epi64(c)
 #define K_ZERO _mm512_setzero_si512()
 #define K_ADD(a, b) _mm512_add_epi64(a, b)
@@ -769,6 +773,8 @@ rows_store_512(int64_t (*rows)[4], const int32_t *body, unsigned m, vq vx, vq vy
 #undef kv
 #undef kp
 #undef K_LD
+#undef K_LD64
+#undef K_SRL32
 #undef K_SET1
 #undef K_ZERO
 #undef K_ADD
@@ -869,6 +875,8 @@ AVX2 static inline void rows_store_256(int64_t (*rows)[4], const int32_t *body, 
 #define kv __m256i
 #define kp __m256i
 #define K_LD(p) _mm256_cvtepi32_epi64(_mm_loadu_si128((const __m128i *)(const void *)(p)))
+#define K_LD64(p) _mm256_loadu_si256((const __m256i *)(p))
+#define K_SRL32(x) _mm256_srli_epi64(x, 32)
 #define K_SET1(c) _mm256_set1_epi64x(c)
 #define K_ZERO _mm256_setzero_si256()
 #define K_ADD(a, b) _mm256_add_epi64(a, b)
@@ -995,10 +1003,29 @@ AVX2 static inline __m256i diff8(const f2d_lane *a, const f2d_lane *b)
 	return _mm256_xor_si256(_mm256_loadu_si256((const __m256i *)(const void *)a),
 	                        _mm256_loadu_si256((const __m256i *)(const void *)b));
 }
+/* diff8 of a pair of lanes (f2d_lane2) and the two staged arrays a, b: the staged ones
+ * interleaved as the pair is, the differences of each lane's two values or-ed into its
+ * first, and the 8 first ones packed (either kernel) */
+AVX2 static inline __m256i diff_pair8(const void *p, const f2d_lane *a, const f2d_lane *b)
+{
+	__m256i sa = _mm256_loadu_si256((const __m256i *)(const void *)a);
+	__m256i sb = _mm256_loadu_si256((const __m256i *)(const void *)b);
+	__m256i lo = _mm256_unpacklo_epi32(sa, sb); /* lanes 0 1 | 4 5 */
+	__m256i hi = _mm256_unpackhi_epi32(sa, sb); /* lanes 2 3 | 6 7 */
+	__m256i d0 = _mm256_xor_si256(_mm256_loadu_si256((const __m256i *)p),
+	                              _mm256_permute2x128_si256(lo, hi, 0x20));
+	__m256i d1 = _mm256_xor_si256(_mm256_loadu_si256((const __m256i *)p + 1),
+	                              _mm256_permute2x128_si256(lo, hi, 0x31));
+	d0 = _mm256_or_si256(d0, _mm256_srli_epi64(d0, 32));
+	d1 = _mm256_or_si256(d1, _mm256_srli_epi64(d1, 32));
+	const __m256i first = _mm256_setr_epi32(0, 2, 4, 6, 0, 2, 4, 6);
+	return _mm256_permute2x128_si256(_mm256_permutevar8x32_epi32(d0, first),
+	                                 _mm256_permutevar8x32_epi32(d1, first), 0x20);
+}
 AVX2 static unsigned kept_lanes8(const f2d_contact_batch *bt, const prestep_stage *st,
                                  unsigned lanes)
 {
-	__m256i d = _mm256_or_si256(diff8(bt->nx, st->nx), diff8(bt->ny, st->ny));
+	__m256i d = diff_pair8(bt->n, st->nx, st->ny);
 	d = _mm256_or_si256(d, diff8(bt->points, st->points));
 	d = _mm256_or_si256(d, _mm256_or_si256(diff8(bt->ima, st->ima), diff8(bt->imb, st->imb)));
 	d = _mm256_or_si256(d, _mm256_or_si256(diff8(bt->iia, st->iia), diff8(bt->iib, st->iib)));
@@ -1023,6 +1050,20 @@ AVX512 static inline vq vst(f2d_lane *p, vq x)
 {
 	_mm256_storeu_si256((__m256i *)(void *)p, _mm512_cvtepi64_epi32(x));
 	return x;
+}
+/* a pair of lanes (f2d_lane2): the low halves of a and b side by side (vst's truncation) */
+AVX512 static inline void vst2(void *p, vq a, vq b)
+{
+	_mm512_storeu_si512(p, _mm512_mask_blend_epi32(0xAAAA, a, _mm512_slli_epi64(b, 32)));
+}
+/* the first and the second values of a pair of lanes, sign-extended (any use) */
+AVX512 static inline vq vld2_lo(const void *p)
+{
+	return _mm512_srai_epi64(_mm512_slli_epi64(_mm512_loadu_si512(p), 32), 32);
+}
+AVX512 static inline vq vld2_hi(const void *p)
+{
+	return _mm512_srai_epi64(_mm512_loadu_si512(p), 32);
 }
 /* f2d_sat: into [-INT32_MAX, INT32_MAX]; with *sat: also reports a saturation */
 AVX512 static inline vq vsat(vq x)
@@ -1107,14 +1148,13 @@ AVX512 static __mmask8 geometry_avx512(f2d_world *w, f2d_contact_batch *bt, pres
                                        __mmask8 lanes)
 {
 	__mmask8 sat = 0;
-	vq nx = vst(bt->nx, vld(st->nx)), ny = vst(bt->ny, vld(st->ny));
+	vq nx = vld(st->nx), ny = vld(st->ny);
+	vst2(bt->n, nx, ny);
 	vst(bt->points, vld(st->points));
 	vq ima = vst(bt->ima, vld(st->ima)), imb = vst(bt->imb, vld(st->imb));
 	vq iia = vst(bt->iia, vld(st->iia)), iib = vst(bt->iib, vld(st->iib));
-	vst(bt->dva_x, f2d_round16_512(vmul(ima, nx)));
-	vst(bt->dva_y, f2d_round16_512(vmul(ima, ny)));
-	vst(bt->dvb_x, f2d_round16_512(vmul(imb, nx)));
-	vst(bt->dvb_y, f2d_round16_512(vmul(imb, ny)));
+	vst2(bt->dva, f2d_round16_512(vmul(ima, nx)), f2d_round16_512(vmul(ima, ny)));
+	vst2(bt->dvb, f2d_round16_512(vmul(imb, nx)), f2d_round16_512(vmul(imb, ny)));
 	vq m = vadd(ima, imb);
 	__mmask8 two = _mm512_test_epi64_mask(vld(st->two), vld(st->two));
 	__mmask8 has[2] = {0xFF, two};
@@ -1132,14 +1172,16 @@ AVX512 static __mmask8 geometry_avx512(f2d_world *w, f2d_contact_batch *bt, pres
 		    f2d_round16_512(vsub(vmul(rax, vsub(_mm512_setzero_si512(), nx)), vmul(ray, ny))));
 		vq rtb = vtrunc32(
 		    f2d_round16_512(vsub(vmul(rbx, vsub(_mm512_setzero_si512(), nx)), vmul(rby, ny))));
-		rn[i][0] = vst(pl->rn_a, rna);
-		rn[i][1] = vst(pl->rn_b, rnb);
-		rt[i][0] = vst(pl->rt_a, rta);
-		rt[i][1] = vst(pl->rt_b, rtb);
-		vst(pl->wn_a, vsat_flag(f2d_round16_512(vmul(iia, rna)), &sat));
-		vst(pl->wn_b, vsat_flag(f2d_round16_512(vmul(iib, rnb)), &sat));
-		vst(pl->wt_a, vsat_flag(f2d_round16_512(vmul(iia, rta)), &sat));
-		vst(pl->wt_b, vsat_flag(f2d_round16_512(vmul(iib, rtb)), &sat));
+		rn[i][0] = rna;
+		rn[i][1] = rnb;
+		rt[i][0] = rta;
+		rt[i][1] = rtb;
+		vst2(pl->rn, rna, rnb);
+		vst2(pl->rt, rta, rtb);
+		vst2(pl->wn, vsat_flag(f2d_round16_512(vmul(iia, rna)), &sat),
+		     vsat_flag(f2d_round16_512(vmul(iib, rnb)), &sat));
+		vst2(pl->wt, vsat_flag(f2d_round16_512(vmul(iia, rta)), &sat),
+		     vsat_flag(f2d_round16_512(vmul(iib, rtb)), &sat));
 		vq kn = vk(m, iia, iib, rna, rna, rnb, rnb), kt = vk(m, iia, iib, rta, rta, rtb, rtb);
 		_mm512_storeu_si512(st->kn[i], kn);
 		_mm512_storeu_si512(st->kt[i], kt);
@@ -1149,10 +1191,9 @@ AVX512 static __mmask8 geometry_avx512(f2d_world *w, f2d_contact_batch *bt, pres
 		                  (_mm512_cmpgt_epi64_mask(kt, zero) &
 		                   _mm512_cmplt_epi64_mask(kt, two_q)));
 	}
-	vst(bt->k12_n, _mm512_maskz_mov_epi64(
-	                   two, vsat(vk(m, iia, iib, rn[0][0], rn[1][0], rn[0][1], rn[1][1]))));
-	vst(bt->k12_t, _mm512_maskz_mov_epi64(
-	                   two, vsat(vk(m, iia, iib, rt[0][0], rt[1][0], rt[0][1], rt[1][1]))));
+	vst2(bt->k12,
+	     _mm512_maskz_mov_epi64(two, vsat(vk(m, iia, iib, rn[0][0], rn[1][0], rn[0][1], rn[1][1]))),
+	     _mm512_maskz_mov_epi64(two, vsat(vk(m, iia, iib, rt[0][0], rt[1][0], rt[0][1], rt[1][1]))));
 	if (sat & lanes) {
 		w->saturated = true;
 	}
@@ -1183,7 +1224,7 @@ AVX512 static unsigned prestep_batch_avx512(f2d_world *w, const prestep_consts *
 	/* the motion part (prestep_lane's), on the constants; vn only with restitution (stage_lanes:
 	 * without it bounce is 0 whatever vn) */
 	const bool any_rest = st.any_rest;
-	vq nx = vld(bt->nx), ny = vld(bt->ny), lin = _mm512_setzero_si512();
+	vq nx = vld2_lo(bt->n), ny = vld2_hi(bt->n), lin = _mm512_setzero_si512();
 	vq wa = lin, wb = lin;
 	if (any_rest) {
 		lin = vadd(_mm512_mullo_epi64(vsub(vld(st.vbx), vld(st.vax)), nx),
@@ -1212,7 +1253,7 @@ AVX512 static unsigned prestep_batch_avx512(f2d_world *w, const prestep_consts *
 			vst(pl->bounce, zero);
 			continue;
 		}
-		vq rna = vld(pl->rn_a), rnb = vld(pl->rn_b);
+		vq rna = vld2_lo(pl->rn), rnb = vld2_hi(pl->rn);
 		vq vn = vsat(f2d_round16_512(
 		    vsub(vadd(lin, _mm512_mullo_epi64(wb, rnb)), _mm512_mullo_epi64(wa, rna))));
 		vq rest = vld(st.rest);
@@ -1262,6 +1303,22 @@ AVX2 static inline __m256i st32_avx2(f2d_lane *p, __m256i x)
 AVX2 static inline __m256i trunc32_avx2(__m256i x)
 {
 	return _mm256_cvtepi32_epi64(lows_avx2(x));
+}
+/* vst2 on 4 lanes */
+AVX2 static inline void st2_avx2(void *p, __m256i a, __m256i b)
+{
+	_mm256_storeu_si256((__m256i *)p, _mm256_blend_epi32(a, _mm256_slli_epi64(b, 32), 0xAA));
+}
+/* vld2_lo, vld2_hi on 4 lanes: the value in the low half, its sign (vpsrad by 31) in the high */
+AVX2 static inline __m256i ld2_lo_avx2(const void *p)
+{
+	__m256i x = _mm256_loadu_si256((const __m256i *)p);
+	return _mm256_blend_epi32(x, _mm256_srai_epi32(_mm256_shuffle_epi32(x, 0xA0), 31), 0xAA);
+}
+AVX2 static inline __m256i ld2_hi_avx2(const void *p)
+{
+	__m256i x = _mm256_loadu_si256((const __m256i *)p);
+	return _mm256_blend_epi32(_mm256_shuffle_epi32(x, 0xF5), _mm256_srai_epi32(x, 31), 0xAA);
 }
 AVX2 static inline __m256i gt_avx2(__m256i a, __m256i b)
 {
@@ -1353,17 +1410,17 @@ AVX2 static unsigned geometry_avx2(f2d_world *w, f2d_contact_batch *bt, prestep_
 {
 	const __m256i zero = _mm256_setzero_si256();
 	__m256i sat = zero;
-	__m256i nx = st32_avx2(bt->nx + o, ld32_avx2(st->nx + o));
-	__m256i ny = st32_avx2(bt->ny + o, ld32_avx2(st->ny + o));
+	__m256i nx = ld32_avx2(st->nx + o), ny = ld32_avx2(st->ny + o);
+	st2_avx2(bt->n + o, nx, ny);
 	st32_avx2(bt->points + o, ld32_avx2(st->points + o));
 	__m256i ima = st32_avx2(bt->ima + o, ld32_avx2(st->ima + o));
 	__m256i imb = st32_avx2(bt->imb + o, ld32_avx2(st->imb + o));
 	__m256i iia = st32_avx2(bt->iia + o, ld32_avx2(st->iia + o));
 	__m256i iib = st32_avx2(bt->iib + o, ld32_avx2(st->iib + o));
-	st32_avx2(bt->dva_x + o, f2d_round16_256(_mm256_mul_epi32(ima, nx)));
-	st32_avx2(bt->dva_y + o, f2d_round16_256(_mm256_mul_epi32(ima, ny)));
-	st32_avx2(bt->dvb_x + o, f2d_round16_256(_mm256_mul_epi32(imb, nx)));
-	st32_avx2(bt->dvb_y + o, f2d_round16_256(_mm256_mul_epi32(imb, ny)));
+	st2_avx2(bt->dva + o, f2d_round16_256(_mm256_mul_epi32(ima, nx)),
+	         f2d_round16_256(_mm256_mul_epi32(ima, ny)));
+	st2_avx2(bt->dvb + o, f2d_round16_256(_mm256_mul_epi32(imb, nx)),
+	         f2d_round16_256(_mm256_mul_epi32(imb, ny)));
 	__m256i m = _mm256_add_epi64(ima, imb);
 	__m256i two = ld32_avx2(st->two + o); /* -1 or 0 */
 	__m256i has[2] = {_mm256_set1_epi64x(-1), two};
@@ -1384,19 +1441,23 @@ AVX2 static unsigned geometry_avx2(f2d_world *w, f2d_contact_batch *bt, prestep_
 		    _mm256_sub_epi64(_mm256_mul_epi32(rax, mnx), _mm256_mul_epi32(ray, ny))));
 		__m256i rtb = trunc32_avx2(f2d_round16_256(
 		    _mm256_sub_epi64(_mm256_mul_epi32(rbx, mnx), _mm256_mul_epi32(rby, ny))));
-		rn[i][0] = st32_avx2(pl->rn_a + o, rna);
-		rn[i][1] = st32_avx2(pl->rn_b + o, rnb);
-		rt[i][0] = st32_avx2(pl->rt_a + o, rta);
-		rt[i][1] = st32_avx2(pl->rt_b + o, rtb);
+		rn[i][0] = rna;
+		rn[i][1] = rnb;
+		rt[i][0] = rta;
+		rt[i][1] = rtb;
+		st2_avx2(pl->rn + o, rna, rnb);
+		st2_avx2(pl->rt + o, rta, rtb);
 		__m256i wv[4] = {_mm256_mul_epi32(iia, rna), _mm256_mul_epi32(iib, rnb),
 		                 _mm256_mul_epi32(iia, rta), _mm256_mul_epi32(iib, rtb)};
-		f2d_lane *wd[4] = {pl->wn_a + o, pl->wn_b + o, pl->wt_a + o, pl->wt_b + o};
+		__m256i wq[4];
 		for (int32_t j = 0; j < 4; ++j) {
-			__m256i r = f2d_round16_256(wv[j]), q = sat_avx2(r);
-			sat = _mm256_or_si256(sat, _mm256_xor_si256(_mm256_cmpeq_epi64(q, r),
+			__m256i r = f2d_round16_256(wv[j]);
+			wq[j] = sat_avx2(r);
+			sat = _mm256_or_si256(sat, _mm256_xor_si256(_mm256_cmpeq_epi64(wq[j], r),
 			                                            _mm256_set1_epi64x(-1)));
-			st32_avx2(wd[j], q);
 		}
+		st2_avx2(pl->wn + o, wq[0], wq[1]);
+		st2_avx2(pl->wt + o, wq[2], wq[3]);
 		__m256i kn = k_avx2(m, iia, iib, rna, rna, rnb, rnb);
 		__m256i kt = k_avx2(m, iia, iib, rta, rta, rtb, rtb);
 		_mm256_storeu_si256((__m256i *)(void *)(st->kn[i] + o), kn);
@@ -1405,12 +1466,11 @@ AVX2 static unsigned geometry_avx2(f2d_world *w, f2d_contact_batch *bt, prestep_
 		__m256i tt = _mm256_and_si256(gt_avx2(kt, zero), gt_avx2(two_q, kt));
 		tiny = _mm256_or_si256(tiny, _mm256_and_si256(has[i], _mm256_or_si256(tn, tt)));
 	}
-	st32_avx2(bt->k12_n + o,
-	          _mm256_and_si256(two, sat_avx2(k_avx2(m, iia, iib, rn[0][0], rn[1][0], rn[0][1],
-	                                                rn[1][1]))));
-	st32_avx2(bt->k12_t + o,
-	          _mm256_and_si256(two, sat_avx2(k_avx2(m, iia, iib, rt[0][0], rt[1][0], rt[0][1],
-	                                                rt[1][1]))));
+	st2_avx2(bt->k12 + o,
+	         _mm256_and_si256(two, sat_avx2(k_avx2(m, iia, iib, rn[0][0], rn[1][0], rn[0][1],
+	                                               rn[1][1]))),
+	         _mm256_and_si256(two, sat_avx2(k_avx2(m, iia, iib, rt[0][0], rt[1][0], rt[0][1],
+	                                               rt[1][1]))));
 	unsigned sat_bits = f2d_bits_256(sat);
 	if (sat_bits & lanes) {
 		w->saturated = true;
@@ -1430,7 +1490,7 @@ AVX2 static unsigned motion_avx2(const prestep_consts *k, f2d_contact_batch *bt,
 {
 	const __m256i zero = _mm256_setzero_si256();
 	const bool any_rest = st->any_rest; /* vn only with restitution, as prestep_batch_avx512 */
-	__m256i nx = ld32_avx2(bt->nx + o), ny = ld32_avx2(bt->ny + o), lin = zero;
+	__m256i nx = ld2_lo_avx2(bt->n + o), ny = ld2_hi_avx2(bt->n + o), lin = zero;
 	__m256i wa = zero, wb = zero;
 	if (any_rest) {
 		lin = _mm256_add_epi64(
@@ -1463,7 +1523,7 @@ AVX2 static unsigned motion_avx2(const prestep_consts *k, f2d_contact_batch *bt,
 			continue;
 		}
 		/* wa, wb, rna, rnb are fix16 values: vpmuldq is vpmullq's product */
-		__m256i rna = ld32_avx2(pl->rn_a + o), rnb = ld32_avx2(pl->rn_b + o);
+		__m256i rna = ld2_lo_avx2(pl->rn + o), rnb = ld2_hi_avx2(pl->rn + o);
 		__m256i vn = sat_avx2(f2d_round16_256(_mm256_sub_epi64(
 		    _mm256_add_epi64(lin, _mm256_mul_epi32(wb, rnb)), _mm256_mul_epi32(wa, rna))));
 		__m256i closing = _mm256_and_si256(gap, _mm256_sub_epi64(zero, spec));
@@ -1614,6 +1674,71 @@ bool f2d_test_kernel_roundings(int kernel, const int64_t *p, int64_t (*out)[8])
 }
 #endif
 
+#ifdef F2D_CONTACT_COUNT_PATHS
+/* test_solver_paths' check of the pairs of lanes ("pairs"): for the kernel (as
+ * f2d_test_kernel_roundings) the pre-step's store of the 8 values a, b as a pair (vst2 or
+ * st2_avx2), then out[0], out[1] K_LO, K_HI of it times c (c a fix16 value), out[2], out[3]
+ * its exact loads (vld2_lo, vld2_hi or the AVX2 ones), out[4], out[5] the pair as the scalar
+ * paths read it; false (out untouched) for any other kernel or without the SIMD kernels */
+bool f2d_test_kernel_pairs(int kernel, const int64_t *a, const int64_t *b, const int64_t *c,
+                           int64_t (*out)[8]);
+#if F2D_HAVE_SIMD
+AVX512 static void test_pairs_512(const int64_t *a, const int64_t *b, const int64_t *c,
+                                  int64_t (*out)[8])
+{
+	f2d_lane2 pr;
+	vst2(pr, _mm512_loadu_si512(a), _mm512_loadu_si512(b));
+	vq cv = _mm512_loadu_si512(c);
+	_mm512_storeu_si512(out[0], _mm512_mul_epi32(test_lo_512(pr), cv));
+	_mm512_storeu_si512(out[1], _mm512_mul_epi32(test_hi_512(pr), cv));
+	_mm512_storeu_si512(out[2], vld2_lo(pr));
+	_mm512_storeu_si512(out[3], vld2_hi(pr));
+	for (int32_t l = 0; l < F2D_LANES; ++l) {
+		out[4][l] = pr[l][0];
+		out[5][l] = pr[l][1];
+	}
+}
+AVX2 static void test_pairs_256(const int64_t *a, const int64_t *b, const int64_t *c,
+                                int64_t (*out)[8])
+{
+	f2d_lane2 pr;
+	for (int32_t o = 0; o < F2D_LANES; o += 4) {
+		st2_avx2(pr + o, ld64_avx2(a + o), ld64_avx2(b + o));
+		__m256i cv = ld64_avx2(c + o);
+		_mm256_storeu_si256((__m256i *)(void *)(out[0] + o), _mm256_mul_epi32(test_lo_256(pr + o), cv));
+		_mm256_storeu_si256((__m256i *)(void *)(out[1] + o), _mm256_mul_epi32(test_hi_256(pr + o), cv));
+		_mm256_storeu_si256((__m256i *)(void *)(out[2] + o), ld2_lo_avx2(pr + o));
+		_mm256_storeu_si256((__m256i *)(void *)(out[3] + o), ld2_hi_avx2(pr + o));
+	}
+	for (int32_t l = 0; l < F2D_LANES; ++l) {
+		out[4][l] = pr[l][0];
+		out[5][l] = pr[l][1];
+	}
+}
+#endif
+bool f2d_test_kernel_pairs(int kernel, const int64_t *a, const int64_t *b, const int64_t *c,
+                           int64_t (*out)[8])
+{
+#if F2D_HAVE_SIMD
+	if (kernel == F2D_KERNEL_AVX512 && kernel <= f2d_kernel_level()) {
+		test_pairs_512(a, b, c, out);
+		return true;
+	}
+	if (kernel == F2D_KERNEL_AVX2 && kernel <= f2d_kernel_level()) {
+		test_pairs_256(a, b, c, out);
+		return true;
+	}
+#else
+	(void)a;
+	(void)b;
+	(void)c;
+	(void)out;
+#endif
+	(void)kernel;
+	return false;
+}
+#endif
+
 /* A Gauss-Seidel pass by the SIMD kernel from batch i on (K(solve_run_f*) in solver_kernel.h,
  * flip a constant there), as simd_warm_run below */
 static int32_t simd_solve_run(f2d_world *w, int32_t i, int kernel, int32_t flip, unsigned *rest)
@@ -1709,7 +1834,7 @@ static void landed_bounces(f2d_world *w, const prestep_consts *k, f2d_contact_ba
 				continue;
 			}
 			f2d_point_lanes *pl = &bt->p[i];
-			fix16_t rna = pl->rn_a[l], rnb = pl->rn_b[l];
+			fix16_t rna = pl->rn[l][0], rnb = pl->rn[l][1];
 			int64_t lin =
 			    ((int64_t)b->v.x - a->v.x) * n.x + ((int64_t)b->v.y - a->v.y) * n.y;
 			fix16_t vn =
@@ -2054,7 +2179,7 @@ int32_t f2d_contact_lcp_points(const f2d_world *w, f2d_lcp_point *out, int32_t c
 			const f2d_body *a = &w->bodies[bt->body_a[l]];
 			const f2d_body *b = &w->bodies[bt->body_b[l]];
 			vel64 v = {a->v.x, a->v.y, a->w, b->v.x, b->v.y, b->w};
-			f2d_vec2 nrm = f2d_v(bt->nx[l], bt->ny[l]);
+			f2d_vec2 nrm = f2d_v(bt->n[l][0], bt->n[l][1]);
 			f2d_vec2 t = f2d_right_perp(nrm);
 			for (int32_t k = 0; k < arb->count; ++k, ++n) {
 				const f2d_point_lanes *pl = &bt->p[k];
@@ -2062,8 +2187,8 @@ int32_t f2d_contact_lcp_points(const f2d_world *w, f2d_lcp_point *out, int32_t c
 					continue;
 				}
 				f2d_lcp_point *o = &out[n];
-				o->vn = rel_vel(&v, nrm, pl->rn_a[l], pl->rn_b[l]);
-				o->vt = rel_vel(&v, t, pl->rt_a[l], pl->rt_b[l]);
+				o->vn = rel_vel(&v, nrm, pl->rn[l][0], pl->rn[l][1]);
+				o->vt = rel_vel(&v, t, pl->rt[l][0], pl->rt[l][1]);
 				o->target = pl->bias[l];
 				o->pn = pl->pn[l];
 				o->pt = pl->pt[l];

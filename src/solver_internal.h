@@ -124,23 +124,23 @@ typedef struct clane {
 
 static inline void load_lane(const f2d_contact_batch *bt, int32_t l, clane *c)
 {
-	c->n = f2d_v(bt->nx[l], bt->ny[l]);
-	c->dva = f2d_v(bt->dva_x[l], bt->dva_y[l]);
-	c->dvb = f2d_v(bt->dvb_x[l], bt->dvb_y[l]);
+	c->n = f2d_v(bt->n[l][0], bt->n[l][1]);
+	c->dva = f2d_v(bt->dva[l][0], bt->dva[l][1]);
+	c->dvb = f2d_v(bt->dvb[l][0], bt->dvb[l][1]);
 	c->friction = bt->friction[l];
-	c->k12_n = bt->k12_n[l];
-	c->k12_t = bt->k12_t[l];
+	c->k12_n = bt->k12[l][0];
+	c->k12_t = bt->k12[l][1];
 	for (int32_t i = 0; i < 2; ++i) {
 		const f2d_point_lanes *pl = &bt->p[i];
 		cpoint *p = &c->p[i];
-		p->rn_a = pl->rn_a[l];
-		p->rn_b = pl->rn_b[l];
-		p->rt_a = pl->rt_a[l];
-		p->rt_b = pl->rt_b[l];
-		p->wn_a = pl->wn_a[l];
-		p->wn_b = pl->wn_b[l];
-		p->wt_a = pl->wt_a[l];
-		p->wt_b = pl->wt_b[l];
+		p->rn_a = pl->rn[l][0];
+		p->rn_b = pl->rn[l][1];
+		p->rt_a = pl->rt[l][0];
+		p->rt_b = pl->rt[l][1];
+		p->wn_a = pl->wn[l][0];
+		p->wn_b = pl->wn[l][1];
+		p->wt_a = pl->wt[l][0];
+		p->wt_b = pl->wt[l][1];
 		p->mass_n = pl->mass_n[l];
 		p->mass_t = pl->mass_t[l];
 		p->bias = pl->bias[l];

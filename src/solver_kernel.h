@@ -7,6 +7,7 @@
  *   K_W            lanes per vector (8 or 4) and the vector ops below, on K_W 64-bit lanes:
  *   kv             the vector type; kp a lane predicate (mask register or all-ones lanes)
  *   K_LD(p) K_SET1(c) K_ZERO K_ADD K_SUB K_OR K_OR3(a, b, c)
+ *   K_LD64(p)      K_W 64-bit words as they are;  K_SRL32(x)  each lane shifted right by 32
  *   K_MUL(a, b)    signed 32 x 32 -> 64 of the low halves (vpmuldq)
  *   K_GT(a, b) K_LT(a, b)  signed compares -> kp;  K_SEL(p, a, b)  p ? a : b
  *   K_MIN(a, b) K_MAX(a, b)  signed
@@ -32,6 +33,17 @@
  * there and at "---- SIMD ----" why the products are exact when a lane's check passes. A lane
  * group is K_W lanes of a batch from lane o.
  */
+
+/* The first and the second values of the pairs of lanes from p (f2d_lane2, core.h), for
+ * products only (K_MUL): 64-bit lanes whose low halves are those values, the high halves
+ * anything (vpmuldq reads the low halves as signed 32-bit values, which is the whole value):
+ * the words as loaded, and shifted down (a logical shift: the second value's bits in the low
+ * half). Every use below is a K_MUL operand, through K(mul16), K(point_vel), K(apply) and
+ * the lin_* sums. */
+#ifndef K_LO
+#define K_LO(p) K_LD64((const void *)(p))
+#define K_HI(p) K_SRL32(K_LD64((const void *)(p)))
+#endif
 
 typedef struct K(vvel) {
 	kv vax, vay, wa, vbx, vby, wb;
@@ -143,10 +155,10 @@ K_ATTR static inline void K(load)(int64_t (*rows)[4], const f2d_contact_batch *b
 {
 	K_ROWS_LOAD(rows, bt->body_a + o, &v->vax, &v->vay, &v->wa);
 	K_ROWS_LOAD(rows, bt->body_b + o, &v->vbx, &v->vby, &v->wb);
-	dv[0] = K_LD(bt->dva_x + o);
-	dv[1] = K_LD(bt->dva_y + o);
-	dv[2] = K_LD(bt->dvb_x + o);
-	dv[3] = K_LD(bt->dvb_y + o);
+	dv[0] = K_LO(bt->dva + o);
+	dv[1] = K_HI(bt->dva + o);
+	dv[2] = K_LO(bt->dvb + o);
+	dv[3] = K_HI(bt->dvb + o);
 }
 
 /* The lanes of the group that are in use */
@@ -166,32 +178,32 @@ K_ATTR static inline __attribute__((always_inline)) unsigned K(solve)(int64_t (*
 	K(load)(rows, bt, o, &v, dv);
 	kv acc = K_ZERO;
 	f2d_point_lanes *l1 = &bt->p[flip], *l2 = &bt->p[flip ^ 1];
-	kv nx = K_LD(bt->nx + o), ny = K_LD(bt->ny + o), mu = K_LD(bt->friction + o);
+	kv nx = K_LO(bt->n + o), ny = K_HI(bt->n + o), mu = K_LD(bt->friction + o);
 
 	/* friction; the rows as loaded (K(lin_rows)) */
 	kv lt = K(lin_t_rows)(&v, nx, ny);
-	kv v1 = K(point_vel)(&v, lt, K_LD(l1->rt_a + o), K_LD(l1->rt_b + o));
-	kv v2 = K(point_vel)(&v, lt, K_LD(l2->rt_a + o), K_LD(l2->rt_b + o));
+	kv v1 = K(point_vel)(&v, lt, K_LO(l1->rt + o), K_HI(l1->rt + o));
+	kv v2 = K(point_vel)(&v, lt, K_LO(l2->rt + o), K_HI(l2->rt + o));
 	acc = K_OR3(acc, K(chk)(v1), K(chk)(v2));
 	kv d1 = K(friction)(l1, o, v1, mu, &acc);
-	v2 = K_ADD(v2, K(mul16)(d1, K_LD(bt->k12_t + o)));
+	v2 = K_ADD(v2, K(mul16)(d1, K_HI(bt->k12 + o)));
 	acc = K_OR(acc, K(chk)(v2));
 	kv d2 = K(friction)(l2, o, v2, mu, &acc);
 	K(apply)
-	(&v, d1, d2, dv, K_LD(l1->wt_a + o), K_LD(l1->wt_b + o), K_LD(l2->wt_a + o),
-	 K_LD(l2->wt_b + o), 1, &acc);
+	(&v, d1, d2, dv, K_LO(l1->wt + o), K_HI(l1->wt + o), K_LO(l2->wt + o),
+	 K_HI(l2->wt + o), 1, &acc);
 
 	/* normal */
 	kv dx = K_SUB(v.vbx, v.vax), dy = K_SUB(v.vby, v.vay);
 	kv ln = K_ADD(K_MUL(dx, nx), K_MUL(dy, ny));
-	kv n1 = K(point_vel)(&v, ln, K_LD(l1->rn_a + o), K_LD(l1->rn_b + o));
-	kv n2 = K(point_vel)(&v, ln, K_LD(l2->rn_a + o), K_LD(l2->rn_b + o));
+	kv n1 = K(point_vel)(&v, ln, K_LO(l1->rn + o), K_HI(l1->rn + o));
+	kv n2 = K(point_vel)(&v, ln, K_LO(l2->rn + o), K_HI(l2->rn + o));
 	kv pn1, pn2;
 	kv dn1 = K(normal)(l1, o, n1, &pn1, &acc);
-	kv dn2 = K(normal)(l2, o, K_ADD(n2, K(mul16)(dn1, K_LD(bt->k12_n + o))), &pn2, &acc);
+	kv dn2 = K(normal)(l2, o, K_ADD(n2, K(mul16)(dn1, K_LO(bt->k12 + o))), &pn2, &acc);
 	K(apply)
-	(&v, dn1, dn2, dv, K_LD(l1->wn_a + o), K_LD(l1->wn_b + o), K_LD(l2->wn_a + o),
-	 K_LD(l2->wn_b + o), 0, &acc);
+	(&v, dn1, dn2, dv, K_LO(l1->wn + o), K_HI(l1->wn + o), K_LO(l2->wn + o),
+	 K_HI(l2->wn + o), 0, &acc);
 
 	unsigned live = K(live)(bt, o);
 	unsigned ok = K_OKBITS(acc) & live;
@@ -219,11 +231,11 @@ K_ATTR static inline K_INLINE unsigned K(warm)(int64_t (*rows)[4], const f2d_con
 	 * results are checked) and are fix16 values: no check */
 	kv acc = K_OR(K(chk)(K_ADD(pn1, pn2)), K(chk)(K_ADD(pt1, pt2)));
 	K(apply)
-	(&v, pn1, pn2, dv, K_LD(p1->wn_a + o), K_LD(p1->wn_b + o), K_LD(p2->wn_a + o),
-	 K_LD(p2->wn_b + o), 0, &acc);
+	(&v, pn1, pn2, dv, K_LO(p1->wn + o), K_HI(p1->wn + o), K_LO(p2->wn + o),
+	 K_HI(p2->wn + o), 0, &acc);
 	K(apply)
-	(&v, pt1, pt2, dv, K_LD(p1->wt_a + o), K_LD(p1->wt_b + o), K_LD(p2->wt_a + o),
-	 K_LD(p2->wt_b + o), 1, &acc);
+	(&v, pt1, pt2, dv, K_LO(p1->wt + o), K_HI(p1->wt + o), K_LO(p2->wt + o),
+	 K_HI(p2->wt + o), 1, &acc);
 	unsigned live = K(live)(bt, o);
 	unsigned ok = K_OKBITS(acc) & live;
 	K_ROWS_STORE(rows, bt->body_a + o, ok & (bt->moves_a >> o), v.vax, v.vay, v.wa);
@@ -261,7 +273,7 @@ K_ATTR static inline __attribute__((always_inline)) unsigned K(soft)(int64_t (*r
 	 * |dtheta| < 2^17 always (solver_soft.c, soft_separation), a 32-bit operand as it is.
 	 * Nor do the velocities as loaded (K(lin_n_rows)) */
 	kv acc = K_OR(K(chk)(ddx), K(chk)(ddy));
-	kv nx = K_LD(bt->nx + o), ny = K_LD(bt->ny + o);
+	kv nx = K_LO(bt->n + o), ny = K_HI(bt->n + o);
 	kv lin = K(round16)(K_ADD(K_MUL(ddx, nx), K_MUL(ddy, ny)));
 	const kv hi = K_SET1(INT32_MAX);
 	kv br = K_ZERO, ms = K_ZERO, is = K_ZERO;
@@ -278,7 +290,7 @@ K_ATTR static inline __attribute__((always_inline)) unsigned K(soft)(int64_t (*r
 	for (int32_t i = 0; i < 2; ++i) {
 		f2d_point_lanes *p = pp[i];
 		kv ang =
-		    K(round16)(K_SUB(K_MUL(dtb, K_LD(p->rn_b + o)), K_MUL(dta, K_LD(p->rn_a + o))));
+		    K(round16)(K_SUB(K_MUL(dtb, K_HI(p->rn + o)), K_MUL(dta, K_LO(p->rn + o))));
 		sv[i] = K_ADD(K_ADD(K_LD(p->sep + o), lin), ang);
 		acc = K_OR(acc, K(chk)(sv[i]));
 	}
@@ -292,7 +304,7 @@ K_ATTR static inline __attribute__((always_inline)) unsigned K(soft)(int64_t (*r
 		for (int32_t i = 0; i < 2; ++i) {
 			f2d_point_lanes *p = pp[i];
 			kv ang_t = K(round16)(
-			    K_SUB(K_MUL(dtb, K_LD(p->rt_b + o)), K_MUL(dta, K_LD(p->rt_a + o))));
+			    K_SUB(K_MUL(dtb, K_HI(p->rt + o)), K_MUL(dta, K_LO(p->rt + o))));
 			kv slip = K_ADD(lin_t, ang_t);
 			acc = K_OR(acc, K(chk)(slip));
 			a8[i] = K_ROUND16_DIV8(K_MUL(slip, K_SET1(k->inv_h)));
@@ -306,12 +318,12 @@ K_ATTR static inline __attribute__((always_inline)) unsigned K(soft)(int64_t (*r
 	kv ln = K(lin_n_rows)(&v, nx, ny);
 	for (int32_t i = 0; i < 2; ++i) {
 		f2d_point_lanes *p = pp[i];
-		kv rna = K_LD(p->rn_a + o), rnb = K_LD(p->rn_b + o);
+		kv rna = K_LO(p->rn + o), rnb = K_HI(p->rn + o);
 		kv pn0 = K_LD(p->pn + o), mn = K_LD(p->mass_n + o);
 		kv s = sv[i];
 		kv vn = K(point_vel)(&v, ln, rna, rnb);
 		if (i == 1) {
-			vn = K_ADD(vn, K(mul16)(dp[0], K_LD(bt->k12_n + o)));
+			vn = K_ADD(vn, K(mul16)(dp[0], K_LO(bt->k12 + o)));
 		}
 		acc = K_OR(acc, K(chk)(vn));
 		/* s > 0: m_n sat(-s / h - vn). One product by m_n per point: a gap's error and a
@@ -369,8 +381,8 @@ K_ATTR static inline __attribute__((always_inline)) unsigned K(soft)(int64_t (*r
 	 * K(apply), may not fit 32 bits (a stored impulse near INT32_MAX that drops): checked */
 	acc = K_OR(acc, K(chk)(K_ADD(dp[0], dp[1])));
 	K(apply)
-	(&v, dp[0], dp[1], dv, K_LD(pp[0]->wn_a + o), K_LD(pp[0]->wn_b + o), K_LD(pp[1]->wn_a + o),
-	 K_LD(pp[1]->wn_b + o), 0, &acc);
+	(&v, dp[0], dp[1], dv, K_LO(pp[0]->wn + o), K_HI(pp[0]->wn + o), K_LO(pp[1]->wn + o),
+	 K_HI(pp[1]->wn + o), 0, &acc);
 	kv mu = K_LD(bt->friction + o);
 	/* the friction block, as the normal one (k12_t) */
 	kv dx = K_SUB(v.vbx, v.vax), dy = K_SUB(v.vby, v.vay);
@@ -378,10 +390,10 @@ K_ATTR static inline __attribute__((always_inline)) unsigned K(soft)(int64_t (*r
 	for (int32_t i = 0; i < 2; ++i) {
 		f2d_point_lanes *p = pp[i];
 		kv pt0 = K_LD(p->pt + o);
-		kv rta = K_LD(p->rt_a + o), rtb = K_LD(p->rt_b + o);
+		kv rta = K_LO(p->rt + o), rtb = K_HI(p->rt + o);
 		kv vt = K(point_vel)(&v, lt, rta, rtb);
 		if (i == 1) {
-			vt = K_ADD(vt, K(mul16)(dp[0], K_LD(bt->k12_t + o)));
+			vt = K_ADD(vt, K(mul16)(dp[0], K_HI(bt->k12 + o)));
 		}
 		acc = K_OR(acc, K(chk)(vt));
 		if (use_bias) {
@@ -401,8 +413,8 @@ K_ATTR static inline __attribute__((always_inline)) unsigned K(soft)(int64_t (*r
 		dp[i] = d;
 	}
 	K(apply)
-	(&v, dp[0], dp[1], dv, K_LD(pp[0]->wt_a + o), K_LD(pp[0]->wt_b + o), K_LD(pp[1]->wt_a + o),
-	 K_LD(pp[1]->wt_b + o), 1, &acc);
+	(&v, dp[0], dp[1], dv, K_LO(pp[0]->wt + o), K_HI(pp[0]->wt + o), K_LO(pp[1]->wt + o),
+	 K_HI(pp[1]->wt + o), 1, &acc);
 	unsigned live = K(live)(bt, o);
 	unsigned ok = K_OKBITS(acc) & live & ~skip;
 	K_STORE_BITS(pp[0]->pn + o, ok, pn[0]);
@@ -532,6 +544,17 @@ K_SOFT_RUN(f1b1, 1, 1)
 #undef K_SOFT_GROUPS
 
 #ifdef F2D_CONTACT_COUNT_PATHS
+/* test_solver_paths' check of the pairs of lanes ("pairs"; solver.c, f2d_test_kernel_pairs):
+ * K_LO and K_HI of the pairs from p */
+K_ATTR static inline kv K(test_lo)(const void *p)
+{
+	return K_LO(p);
+}
+K_ATTR static inline kv K(test_hi)(const void *p)
+{
+	return K_HI(p);
+}
+
 /* test_solver_paths' check of this width's rounding shortcuts ("roundings"; solver.c,
  * f2d_test_kernel_roundings) on the 8 values p, K_W at a time: out[0] K(round16), out[1]
  * K_ROUND16_NN (f2d_round16 for p >= 0), out[2] K_ROUND16_NN_NEG (f2d_round16(-p) for p <= 0),

@@ -156,8 +156,8 @@ static inline fix16_t soft_separation(const f2d_contact_batch *bt, int32_t l, in
 {
 	int64_t dx = db[0] - da[0];
 	int64_t dy = db[1] - da[1];
-	int64_t lin = f2d_round16(dx * bt->nx[l] + dy * bt->ny[l]);
-	int64_t ang = f2d_round16(db[2] * bt->p[k].rn_b[l] - da[2] * bt->p[k].rn_a[l]);
+	int64_t lin = f2d_round16(dx * bt->n[l][0] + dy * bt->n[l][1]);
+	int64_t ang = f2d_round16(db[2] * bt->p[k].rn[l][1] - da[2] * bt->p[k].rn[l][0]);
 	return f2d_sat((int64_t)bt->p[k].sep[l] + lin + ang);
 }
 
@@ -172,8 +172,8 @@ static inline fix16_t soft_slip(const f2d_contact_batch *bt, int32_t l, int32_t 
 {
 	int64_t dx = db[0] - da[0];
 	int64_t dy = db[1] - da[1];
-	int64_t lin = f2d_round16(dx * bt->ny[l] - dy * bt->nx[l]);
-	int64_t ang = f2d_round16(db[2] * bt->p[k].rt_b[l] - da[2] * bt->p[k].rt_a[l]);
+	int64_t lin = f2d_round16(dx * bt->n[l][1] - dy * bt->n[l][0]);
+	int64_t ang = f2d_round16(db[2] * bt->p[k].rt[l][1] - da[2] * bt->p[k].rt[l][0]);
 	return f2d_sat(lin + ang);
 }
 
@@ -331,6 +331,7 @@ static F2D_NOINLINE void soft_lane_exact(f2d_world *w, const f2d_softness *k, f2
  * the coupling of a zero impulse is round16(0) = 0, and an impulse of 0 changes no velocity:
  * the exact path's one point. */
 
+#ifndef F2D_CONTACT_EXACT_ONLY /* (unused there: clang's -Wunused-function) */
 /* apply2 without saturation (apply_fast in solver.c): the impulses d1 at point 1 and d2 at
  * point 2 along n (dv, the lane's n / m; wa1..wb2 the points' angular responses), or along t
  * (dv = (dv.y, -dv.x), wt). Wrapping: the sums are the exact path's when the increments are
@@ -366,8 +367,8 @@ static inline bool soft_lane_fast(const f2d_softness *k, f2d_contact_batch *bt, 
 {
 	int32_t q1 = flip, q2 = flip ^ 1;
 	f2d_point_lanes *p1 = &bt->p[q1], *p2 = &bt->p[q2];
-	f2d_vec2 n = f2d_v(bt->nx[l], bt->ny[l]);
-	int64_t dax = bt->dva_x[l], day = bt->dva_y[l], dbx = bt->dvb_x[l], dby = bt->dvb_y[l];
+	f2d_vec2 n = f2d_v(bt->n[l][0], bt->n[l][1]);
+	int64_t dax = bt->dva[l][0], day = bt->dva[l][1], dbx = bt->dvb[l][0], dby = bt->dvb[l][1];
 	int32_t st = bt->stiff[l];
 	uint64_t acc = 0;
 	vel64 v = load_vel(a, b);
@@ -379,11 +380,11 @@ static inline bool soft_lane_fast(const f2d_softness *k, f2d_contact_batch *bt, 
 	for (int32_t i = 0; i < 2; ++i) {
 		const f2d_point_lanes *p = i == 0 ? p1 : p2;
 		int64_t pn0 = p->pn[l];
-		int64_t ang = f2d_round16(db[2] * p->rn_b[l] - da[2] * p->rn_a[l]);
+		int64_t ang = f2d_round16(db[2] * p->rn[l][1] - da[2] * p->rn[l][0]);
 		fix16_t s = f2d_sat((int64_t)p->sep[l] + lin + ang);
-		int64_t vn = f2d_round16(soft_point_sum(&v, ln, p->rn_a[l], p->rn_b[l]));
+		int64_t vn = f2d_round16(soft_point_sum(&v, ln, p->rn[l][0], p->rn[l][1]));
 		if (i == 1) {
-			vn += f2d_round16(dp[0] * bt->k12_n[l]); /* point 1's, not applied */
+			vn += f2d_round16(dp[0] * bt->k12[l][0]); /* point 1's, not applied */
 		}
 		vn = f2d_sat(vn);
 		int64_t lam;
@@ -404,8 +405,8 @@ static inline bool soft_lane_fast(const f2d_softness *k, f2d_contact_batch *bt, 
 		pn[i] = q;
 		dp[i] = q - pn0;
 	}
-	soft_apply2(&v, dp[0], dp[1], dax, day, dbx, dby, p1->wn_a[l], p1->wn_b[l], p2->wn_a[l],
-	            p2->wn_b[l], &acc);
+	soft_apply2(&v, dp[0], dp[1], dax, day, dbx, dby, p1->wn[l][0], p1->wn[l][1], p2->wn[l][0],
+	            p2->wn[l][1], &acc);
 	f2d_vec2 t = f2d_right_perp(n);
 	int64_t mu = bt->friction[l];
 	/* the linear part of the slips (soft_slip), shared */
@@ -416,9 +417,9 @@ static inline bool soft_lane_fast(const f2d_softness *k, f2d_contact_batch *bt, 
 	for (int32_t i = 0; i < 2; ++i) {
 		const f2d_point_lanes *p = i == 0 ? p1 : p2;
 		int64_t pt0 = p->pt[l];
-		int64_t vt = f2d_wround16(soft_point_sum(&v, lt, p->rt_a[l], p->rt_b[l]));
+		int64_t vt = f2d_wround16(soft_point_sum(&v, lt, p->rt[l][0], p->rt[l][1]));
 		if (i == 1) {
-			vt = f2d_wadd(vt, wmul16(dp[0], bt->k12_t[l])); /* point 1's, not applied */
+			vt = f2d_wadd(vt, wmul16(dp[0], bt->k12[l][1])); /* point 1's, not applied */
 		}
 		vt = f2d_sat(vt);
 		if (use_bias) {
@@ -426,7 +427,7 @@ static inline bool soft_lane_fast(const f2d_softness *k, f2d_contact_batch *bt, 
 			 * soft_anchor's ranges: from the displacement rows and fix16 lane values
 			 * only, no velocity): the exact path's bits; a one-point arbiter's zero
 			 * point gets a slip, but its mass_t, cone and increment stay 0 */
-			int64_t ang_t = f2d_round16(db[2] * p->rt_b[l] - da[2] * p->rt_a[l]);
+			int64_t ang_t = f2d_round16(db[2] * p->rt[l][1] - da[2] * p->rt[l][0]);
 			vt = soft_anchor(vt, f2d_sat(lin_t + ang_t), k);
 		}
 		int64_t max_pt = mul64((fix16_t)mu, pn[i]);
@@ -437,8 +438,8 @@ static inline bool soft_lane_fast(const f2d_softness *k, f2d_contact_batch *bt, 
 		pt[i] = q;
 		dp[i] = q - pt0;
 	}
-	soft_apply2(&v, dp[0], dp[1], day, -dax, dby, -dbx, p1->wt_a[l], p1->wt_b[l], p2->wt_a[l],
-	            p2->wt_b[l], &acc);
+	soft_apply2(&v, dp[0], dp[1], day, -dax, dby, -dbx, p1->wt[l][0], p1->wt[l][1], p2->wt[l][0],
+	            p2->wt[l][1], &acc);
 	if (!F2D_FAST_OK(acc)) {
 		return false;
 	}
@@ -449,6 +450,8 @@ static inline bool soft_lane_fast(const f2d_softness *k, f2d_contact_batch *bt, 
 	store_vel(a, b, &v);
 	return true;
 }
+
+#endif
 
 /* One soft pass: the batches in order (colour after colour); a batch of one colour by the SIMD
  * kernel where the CPU has one (lanes of one colour share no body that moves: any order gives

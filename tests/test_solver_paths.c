@@ -959,9 +959,64 @@ static int roundings_main(void)
 	return fflush(stdout) == 0 ? 0 : 1;
 }
 
+/* ---- "pairs": the pairs of lanes (f2d_lane2, src/core.h) ----
+ * Prints "p <kernel> <checked> <wrong>": for every kernel this build runs, the pre-step's store
+ * of two 64-bit values a, b as a pair (their low halves: the truncation to fix16), its exact
+ * loads (sign-extended), the kernels' K_LO / K_HI as product operands (times c, vpmuldq) and
+ * the scalar paths' reads, for a, b with the int32 extremes and around 0 and +-1.0 in their
+ * low halves and junk (any sign) in their high halves, and c at the int32 extremes. */
+bool f2d_test_kernel_pairs(int kernel, const int64_t *a, const int64_t *b, const int64_t *c,
+                           int64_t (*out)[8]);
+
+static int pairs_main(void)
+{
+	static const int64_t lows[] = {INT32_MIN, INT32_MIN + 1, -65536, -1, 0,
+	                               1,         65536,         INT32_MAX - 1, INT32_MAX};
+	static const int64_t highs[] = {0, 1, -1, 0x7FFFFFFF, -0x80000000LL};
+	static const int64_t cs[] = {INT32_MIN, INT32_MIN + 1, -65536, -1, 0, 1, 65536, INT32_MAX};
+	enum { NL = 9, NH = 5, NC = 8 };
+	for (int kernel = 1; kernel <= f2d_kernel_level(); ++kernel) {
+		uint64_t checked = 0, wrong = 0;
+		int64_t a[8], b[8], c[8], want[2][8];
+		int32_t l = 0;
+		/* every (a, b, c) of the values, a and b with every high half; 8 at a time */
+		for (int32_t i = 0; i < NL * NH * NL * NC; ++i) {
+			int32_t ia = i % NL, ih = i / NL % NH, ib = i / (NL * NH) % NL, ic = i / (NL * NH * NL);
+			int64_t ha = highs[ih], hb = highs[(ih + ib) % NH];
+			a[l] = (int64_t)((uint64_t)ha << 32 | (uint32_t)lows[ia]);
+			b[l] = (int64_t)((uint64_t)hb << 32 | (uint32_t)lows[ib]);
+			c[l] = cs[ic];
+			want[0][l] = lows[ia];
+			want[1][l] = lows[ib];
+			if (++l < 8 && i < NL * NH * NL * NC - 1) {
+				continue;
+			}
+			int64_t out[6][8];
+			if (!f2d_test_kernel_pairs(kernel, a, b, c, out)) {
+				break;
+			}
+			for (int32_t k = 0; k < l; ++k) {
+				wrong += out[0][k] != want[0][k] * c[k];
+				wrong += out[1][k] != want[1][k] * c[k];
+				wrong += out[2][k] != want[0][k] || out[3][k] != want[1][k];
+				wrong += out[4][k] != want[0][k] || out[5][k] != want[1][k];
+				checked++;
+			}
+			l = 0;
+		}
+		if (checked > 0) {
+			printf("p %d %" PRIu64 " %" PRIu64 "\n", kernel, checked, wrong);
+		}
+	}
+	return fflush(stdout) == 0 ? 0 : 1;
+}
+
 int main(int argc, char **argv)
 {
 	int32_t first = 0, last = case_count() - 1;
+	if (argc > 1 && strcmp(argv[1], "pairs") == 0) {
+		return pairs_main();
+	}
 	if (argc > 1 && strcmp(argv[1], "inverse") == 0) {
 		return inverse_main();
 	}
@@ -1355,16 +1410,21 @@ END_TEST
 /* The SIMD kernels' rounding shortcuts against the reference (the helpers' "roundings"): the
  * path-counting and AVX2 helpers run every SIMD kernel of this CPU (the AVX2 helper AVX2 only);
  * the exact-only and scalar builds have none */
-START_TEST(kernel_roundings)
+/* Runs the helpers (path-counting, AVX2) in a check mode ("roundings", "pairs") and checks
+ * each kernel's line "<tag> <kernel> <checked> <wrong>": nothing wrong, at least min_checked
+ * values, every SIMD kernel of the helper's build. */
+static void check_kernel_mode(const char *mode, char tag, uint64_t min_checked)
 {
 	static const char *const names[2] = {"path-counting", "avx2-kernel"};
 	static const char *const paths[2] = {F2D_SOLVER_PATHS_COUNTED, F2D_SOLVER_PATHS_AVX2};
 	const int simd = strcmp(f2d_solver_kernel(), "avx512") == 0   ? 2
 	                 : strcmp(f2d_solver_kernel(), "avx2") == 0 ? 1
 	                                                               : 0;
+	char fmt[64];
+	snprintf(fmt, sizeof fmt, "%c %%d %%%s %%%s", tag, SCNu64, SCNu64);
 	for (int i = 0; i < 2; ++i) {
 		char cmd[4096];
-		snprintf(cmd, sizeof cmd, "'%s' roundings", paths[i]);
+		snprintf(cmd, sizeof cmd, "'%s' %s", paths[i], mode);
 		FILE *f = popen(cmd, "r");
 		ck_assert_msg(f != NULL, "cannot run %s", paths[i]);
 		char line[256];
@@ -1372,23 +1432,35 @@ START_TEST(kernel_roundings)
 		while (fgets(line, sizeof line, f) != NULL) {
 			int kernel = -1;
 			uint64_t checked = 0, wrong = 1;
-			ck_assert_msg(sscanf(line, "r %d %" SCNu64 " %" SCNu64, &kernel, &checked,
-			                     &wrong) == 3,
+			ck_assert_msg(sscanf(line, fmt, &kernel, &checked, &wrong) == 3,
 			              "%s: bad line \"%s\"", names[i], line);
-			printf("kernel roundings, %s build, kernel %d: %" PRIu64 " values, %" PRIu64
+			printf("kernel %s, %s build, kernel %d: %" PRIu64 " values, %" PRIu64
 			       " wrong\n",
-			       names[i], kernel, checked, wrong);
-			ck_assert_msg(wrong == 0, "%s kernel %d: %" PRIu64 " wrong roundings", names[i],
-			              kernel, wrong);
-			ck_assert_msg(checked > 20000, "%s kernel %d: too few values", names[i], kernel);
+			       mode, names[i], kernel, checked, wrong);
+			ck_assert_msg(wrong == 0, "%s kernel %d: %" PRIu64 " wrong (%s)", names[i],
+			              kernel, wrong, mode);
+			ck_assert_msg(checked >= min_checked, "%s kernel %d: too few values (%s)",
+			              names[i], kernel, mode);
 			kernels++;
 		}
 		ck_assert_int_eq(pclose(f), 0);
 		/* the AVX2 build stops at AVX2 */
 		int want = i == 1 && simd > 1 ? 1 : simd;
-		ck_assert_msg(kernels == want, "%s: %d kernels checked, expected %d", names[i], kernels,
-		              want);
+		ck_assert_msg(kernels == want, "%s: %d kernels checked, expected %d (%s)", names[i],
+		              kernels, want, mode);
 	}
+}
+
+START_TEST(kernel_roundings)
+{
+	check_kernel_mode("roundings", 'r', 20001);
+}
+END_TEST
+
+/* the pairs of lanes at the int32 extremes (pairs_main) */
+START_TEST(kernel_pairs)
+{
+	check_kernel_mode("pairs", 'p', 9 * 5 * 9 * 8);
 }
 END_TEST
 
@@ -1399,6 +1471,7 @@ int main(void)
 	tcase_set_timeout(tc, 600);
 	tcase_add_test(tc, hinted_inverse_masses);
 	tcase_add_test(tc, kernel_roundings);
+	tcase_add_test(tc, kernel_pairs);
 	tcase_add_test(tc, fast_path_matches_exact_path);
 	suite_add_tcase(s, tc);
 	SRunner *sr = srunner_create(s);
