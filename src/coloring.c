@@ -315,7 +315,8 @@ static void build_coloring(f2d_world *w, bool soft)
 		if ((ub & listed) == 0) {
 			w->body_list[nl++] = ib;
 		}
-		const bool ma = (key >> 61 & 1u) != 0, mb = (key >> 60 & 1u) != 0;
+		/* the dynamic flags (bits 61, 60) as masks of all ones */
+		const uint64_t ma = (uint64_t)0 - (key >> 61 & 1u), mb = (uint64_t)0 - (key >> 60 & 1u);
 		int32_t c;
 		if (soft && ma != mb) {
 			used[ia] = ua | listed;
@@ -324,11 +325,10 @@ static void build_coloring(f2d_world *w, bool soft)
 		} else {
 			/* f2d_take_color with the flags from the key; the overflow colour's bit is
 			 * listed's, which both words get anyway (nothing else is marked then) */
-			uint64_t taken = (ma ? ua : 0) | (mb ? ub : 0);
-			c = f2d_ctz64(~taken | listed);
+			c = f2d_ctz64(~((ua & ma) | (ub & mb)) | listed);
 			uint64_t bit = (uint64_t)1 << c;
-			used[ia] = ua | listed | (ma ? bit : 0);
-			used[ib] = ub | listed | (mb ? bit : 0);
+			used[ia] = ua | listed | (bit & ma);
+			used[ib] = ub | listed | (bit & mb);
 		}
 		color[i] = key | (uint64_t)c;
 		count[c]++;
