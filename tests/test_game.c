@@ -942,7 +942,9 @@ static int32_t contact_pairs(const f2d_world *w, int64_t **out, int32_t *cap)
 		ck_assert_uint_eq(c[i].shape_b.generation, NEW_GENERATION);
 	}
 	free(c);
-	qsort(*out, (size_t)n, sizeof **out, compare_pairs);
+	if (n > 1) {
+		qsort(*out, (size_t)n, sizeof **out, compare_pairs);
+	}
 	return n;
 }
 
