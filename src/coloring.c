@@ -252,12 +252,14 @@ uint64_t f2d_coloring_counts[4];
  * pre-step's). In the soft
  * step an arbiter with one body that cannot move takes its colour from the end
  * (take_color_from_end). Records each arbiter's key (same_keys).
- * One read of each arbiter and of its bodies' types: the key is made first and the colouring
- * reads the bodies' dynamic flags from it (bits 61, 60: what f2d_take_color and the soft rule
- * read from the types); the packing reads the body indices and the colour back from the keys
- * (bits 8..33, 34..59, 0..7), not from the arbiters. The same colours and layout as colouring
- * with f2d_take_color (the joints' colouring keeps it): test_solver_paths' reference build
- * and the sanitizer builds' check_kept_coloring compare. */
+ * One read of each arbiter and of its bodies' types: every key is made first (keys_avx2 8 at
+ * a time by gathers with the SIMD kernels, color_key for the rest; the sanitizer builds check
+ * them against color_key, check_keys) and stored in arbiter_colors; the colouring then reads
+ * the body indices and dynamic flags from the keys (bits 8..33, 34..59; 61, 60: what
+ * f2d_take_color and the soft rule read from the types) and the packing the colour too (bits
+ * 0..7), not the arbiters. The same colours and layout as colouring with f2d_take_color (the
+ * joints' colouring keeps it): test_solver_paths' reference build and the sanitizer builds'
+ * check_kept_coloring compare. */
 #define KEY_BODY_MASK (((uint64_t)1 << 26) - 1)
 #ifdef F2D_HASH_CHECK
 /* The keys build_coloring made (by gathers) against color_key's (sanitizer builds). */
