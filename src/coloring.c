@@ -130,7 +130,12 @@ _Static_assert(offsetof(f2d_arbiter, body_a) % 4 == 0 && offsetof(f2d_arbiter, b
 _Static_assert(offsetof(f2d_body, type) % 4 == 0 && sizeof(f2d_body_type) == 4 &&
                    sizeof(f2d_body) % 4 == 0 && sizeof(f2d_body) / 4 < 64,
                "same_keys_avx2 gathers a body's type (index body * words < 2^26)");
-AVX2 static int32_t same_keys_avx2(const f2d_world *w, bool soft)
+/* The keys of arbiters i .. i + 7 as their two 32-bit words (above), in 8 lanes each. */
+typedef struct key8 {
+	__m256i lo, hi;
+} key8;
+
+AVX2 static inline key8 keys8_avx2(const f2d_world *w, bool soft, int32_t i)
 {
 	const int32_t aw = (int32_t)(sizeof(f2d_arbiter) / 4), bw = (int32_t)(sizeof(f2d_body) / 4);
 	const int32_t act_word = (int32_t)(offsetof(f2d_arbiter, active) / 4);
@@ -142,43 +147,63 @@ AVX2 static int32_t same_keys_avx2(const f2d_world *w, bool soft)
 	const __m256i type = _mm256_set1_epi32(offsetof(f2d_body, type) / 4);
 	const __m256i top = _mm256_set1_epi32((int32_t)(0x80000000u | (uint32_t)soft << 30));
 	const __m256i bit_da = _mm256_set1_epi32(1 << 29), bit_db = _mm256_set1_epi32(1 << 28);
+	const int *bodies = (const int *)(const void *)w->bodies;
+	const int *a = (const int *)(const void *)&w->arbiters[i];
+	__m256i act = _mm256_i32gather_epi32(a + act_word, idx, 4);
+	act = _mm256_and_si256(_mm256_srli_epi32(act, act_shift), _mm256_set1_epi32(0xFF));
+	__m256i on = _mm256_xor_si256(_mm256_cmpeq_epi32(act, zero), _mm256_set1_epi32(-1));
+	__m256i ba = _mm256_i32gather_epi32(a + offsetof(f2d_arbiter, body_a) / 4, idx, 4);
+	__m256i bb = _mm256_i32gather_epi32(a + offsetof(f2d_arbiter, body_b) / 4, idx, 4);
+	__m256i ta = _mm256_mask_i32gather_epi32(
+	    zero, bodies, _mm256_add_epi32(_mm256_mullo_epi32(ba, words), type), on, 4);
+	__m256i tb = _mm256_mask_i32gather_epi32(
+	    zero, bodies, _mm256_add_epi32(_mm256_mullo_epi32(bb, words), type), on, 4);
+	__m256i hi = _mm256_or_si256(
+	    _mm256_or_si256(top, _mm256_slli_epi32(bb, 2)),
+	    _mm256_or_si256(_mm256_srli_epi32(ba, 24),
+	                    _mm256_or_si256(_mm256_and_si256(_mm256_cmpeq_epi32(ta, dyn), bit_da),
+	                                    _mm256_and_si256(_mm256_cmpeq_epi32(tb, dyn), bit_db))));
+	key8 k = {_mm256_and_si256(_mm256_slli_epi32(ba, 8), on), /* inactive: key 0 */
+	          _mm256_and_si256(hi, on)};
+	return k;
+}
+
+AVX2 static int32_t same_keys_avx2(const f2d_world *w, bool soft)
+{
 	const __m256i nocolor = _mm256_set1_epi32((int32_t) ~(uint32_t)KEY_COLOR_MASK);
 	/* a key pair's words: the low ones to lanes 0..3, the high ones to 4..7 */
 	const __m256i split = _mm256_setr_epi32(0, 2, 4, 6, 1, 3, 5, 7);
-	const int *bodies = (const int *)(const void *)w->bodies;
 	const uint64_t *key = w->arbiter_colors;
 	int32_t n = w->arbiter_count & ~7;
 	for (int32_t i = 0; i < n; i += 8) {
-		const int *a = (const int *)(const void *)&w->arbiters[i];
-		__m256i act = _mm256_i32gather_epi32(a + act_word, idx, 4);
-		act = _mm256_and_si256(_mm256_srli_epi32(act, act_shift), _mm256_set1_epi32(0xFF));
-		__m256i on = _mm256_xor_si256(_mm256_cmpeq_epi32(act, zero), _mm256_set1_epi32(-1));
-		__m256i ba = _mm256_i32gather_epi32(a + offsetof(f2d_arbiter, body_a) / 4, idx, 4);
-		__m256i bb = _mm256_i32gather_epi32(a + offsetof(f2d_arbiter, body_b) / 4, idx, 4);
-		__m256i ta = _mm256_mask_i32gather_epi32(
-		    zero, bodies, _mm256_add_epi32(_mm256_mullo_epi32(ba, words), type), on, 4);
-		__m256i tb = _mm256_mask_i32gather_epi32(
-		    zero, bodies, _mm256_add_epi32(_mm256_mullo_epi32(bb, words), type), on, 4);
-		__m256i hi = _mm256_or_si256(
-		    _mm256_or_si256(top, _mm256_slli_epi32(bb, 2)),
-		    _mm256_or_si256(
-		        _mm256_srli_epi32(ba, 24),
-		        _mm256_or_si256(_mm256_and_si256(_mm256_cmpeq_epi32(ta, dyn), bit_da),
-		                        _mm256_and_si256(_mm256_cmpeq_epi32(tb, dyn), bit_db))));
-		__m256i lo = _mm256_slli_epi32(ba, 8);
-		hi = _mm256_and_si256(hi, on); /* inactive: key 0 */
-		lo = _mm256_and_si256(lo, on);
+		key8 k = keys8_avx2(w, soft, i);
 		__m256i k0 = _mm256_permutevar8x32_epi32(
 		    _mm256_loadu_si256((const __m256i *)(const void *)(key + i)), split);
 		__m256i k1 = _mm256_permutevar8x32_epi32(
 		    _mm256_loadu_si256((const __m256i *)(const void *)(key + i + 4)), split);
 		__m256i old_lo = _mm256_and_si256(_mm256_permute2x128_si256(k0, k1, 0x20), nocolor);
 		__m256i old_hi = _mm256_permute2x128_si256(k0, k1, 0x31);
-		__m256i eq = _mm256_and_si256(_mm256_cmpeq_epi32(lo, old_lo),
-		                              _mm256_cmpeq_epi32(hi, old_hi));
+		__m256i eq = _mm256_and_si256(_mm256_cmpeq_epi32(k.lo, old_lo),
+		                              _mm256_cmpeq_epi32(k.hi, old_hi));
 		if (_mm256_movemask_epi8(eq) != -1) {
 			return -1;
 		}
+	}
+	return n;
+}
+
+/* The keys of arbiters 0 .. arbiter_count - 1 rounded down to a multiple of 8 into key[] (colour
+ * bits 0): keys8_avx2's words interleaved back into 64-bit keys (unpack: keys 0, 1, 4, 5 and
+ * 2, 3, 6, 7; the 128-bit halves put them in order). Returns how many. */
+AVX2 static int32_t keys_avx2(const f2d_world *w, bool soft, uint64_t *key)
+{
+	int32_t n = w->arbiter_count & ~7;
+	for (int32_t i = 0; i < n; i += 8) {
+		key8 k = keys8_avx2(w, soft, i);
+		__m256i a = _mm256_unpacklo_epi32(k.lo, k.hi), b = _mm256_unpackhi_epi32(k.lo, k.hi);
+		_mm256_storeu_si256((__m256i *)(void *)(key + i), _mm256_permute2x128_si256(a, b, 0x20));
+		_mm256_storeu_si256((__m256i *)(void *)(key + i + 4),
+		                    _mm256_permute2x128_si256(a, b, 0x31));
 	}
 	return n;
 }
@@ -227,13 +252,28 @@ uint64_t f2d_coloring_counts[4];
  * pre-step's). In the soft
  * step an arbiter with one body that cannot move takes its colour from the end
  * (take_color_from_end). Records each arbiter's key (same_keys).
- * One read of each arbiter and of its bodies' types: the key is made first and the colouring
- * reads the bodies' dynamic flags from it (bits 61, 60: what f2d_take_color and the soft rule
- * read from the types); the packing reads the body indices and the colour back from the keys
- * (bits 8..33, 34..59, 0..7), not from the arbiters. The same colours and layout as colouring
- * with f2d_take_color (the joints' colouring keeps it): test_solver_paths' reference build
- * and the sanitizer builds' check_kept_coloring compare. */
+ * One read of each arbiter and of its bodies' types: every key is made first (keys_avx2 8 at
+ * a time by gathers with the SIMD kernels, color_key for the rest; the sanitizer builds check
+ * them against color_key, check_keys) and stored in arbiter_colors; the colouring then reads
+ * the body indices and dynamic flags from the keys (bits 8..33, 34..59; 61, 60: what
+ * f2d_take_color and the soft rule read from the types) and the packing the colour too (bits
+ * 0..7), not the arbiters. The same colours and layout as colouring with f2d_take_color (the
+ * joints' colouring keeps it): test_solver_paths' reference build and the sanitizer builds'
+ * check_kept_coloring compare. */
 #define KEY_BODY_MASK (((uint64_t)1 << 26) - 1)
+#ifdef F2D_HASH_CHECK
+/* The keys build_coloring made (by gathers) against color_key's (sanitizer builds). */
+static void check_keys(const f2d_world *w, bool soft)
+{
+	for (int32_t i = 0; i < w->arbiter_count; ++i) {
+		if (w->arbiter_colors[i] != color_key(w, &w->arbiters[i], soft)) {
+			fprintf(stderr, "fix2d: F2D_HASH_CHECK: colouring key %d differs from "
+			                "color_key's\n", (int)i);
+			abort();
+		}
+	}
+}
+#endif
 static void build_coloring(f2d_world *w, bool soft)
 {
 	uint64_t *used = w->body_colors;
@@ -249,14 +289,26 @@ static void build_coloring(f2d_world *w, bool soft)
 	const uint64_t listed = (uint64_t)1 << OVERFLOW_COLOR;
 	int32_t nl = 0;
 	const int32_t n = w->arbiter_count;
-	for (int32_t i = 0; i < n; ++i) {
-		const f2d_arbiter *arb = &w->arbiters[i];
-		uint64_t key = color_key(w, arb, soft);
+	int32_t i = 0;
+#if F2D_X86_SIMD && !defined(F2D_CONTACT_EXACT_ONLY)
+	if (f2d_kernel_level() != F2D_KERNEL_SCALAR) {
+		i = keys_avx2(w, soft, color); /* the keys first, 8 at a time */
+	}
+#endif
+	for (; i < n; ++i) {
+		color[i] = color_key(w, &w->arbiters[i], soft);
+	}
+#ifdef F2D_HASH_CHECK
+	check_keys(w, soft);
+#endif
+	for (i = 0; i < n; ++i) {
+		const uint64_t key = color[i];
 		if (key == 0) {
-			color[i] = 0;
 			continue;
 		}
-		int32_t ia = arb->body_a, ib = arb->body_b; /* never the same body */
+		/* never the same body */
+		const int32_t ia = (int32_t)(key >> 8 & KEY_BODY_MASK);
+		const int32_t ib = (int32_t)(key >> 34 & KEY_BODY_MASK);
 		/* each body's word read once and written once (listed, and the colour taken) */
 		const uint64_t ua = used[ia], ub = used[ib];
 		if ((ua & listed) == 0) {
@@ -265,7 +317,8 @@ static void build_coloring(f2d_world *w, bool soft)
 		if ((ub & listed) == 0) {
 			w->body_list[nl++] = ib;
 		}
-		const bool ma = (key >> 61 & 1u) != 0, mb = (key >> 60 & 1u) != 0;
+		/* the dynamic flags (bits 61, 60) as masks of all ones */
+		const uint64_t ma = (uint64_t)0 - (key >> 61 & 1u), mb = (uint64_t)0 - (key >> 60 & 1u);
 		int32_t c;
 		if (soft && ma != mb) {
 			used[ia] = ua | listed;
@@ -274,11 +327,10 @@ static void build_coloring(f2d_world *w, bool soft)
 		} else {
 			/* f2d_take_color with the flags from the key; the overflow colour's bit is
 			 * listed's, which both words get anyway (nothing else is marked then) */
-			uint64_t taken = (ma ? ua : 0) | (mb ? ub : 0);
-			c = f2d_ctz64(~taken | listed);
+			c = f2d_ctz64(~((ua & ma) | (ub & mb)) | listed);
 			uint64_t bit = (uint64_t)1 << c;
-			used[ia] = ua | listed | (ma ? bit : 0);
-			used[ib] = ub | listed | (mb ? bit : 0);
+			used[ia] = ua | listed | (bit & ma);
+			used[ib] = ub | listed | (bit & mb);
 		}
 		color[i] = key | (uint64_t)c;
 		count[c]++;
@@ -300,7 +352,7 @@ static void build_coloring(f2d_world *w, bool soft)
 		}
 	}
 	w->batch_count = nb;
-	for (int32_t i = 0; i < n; ++i) {
+	for (i = 0; i < n; ++i) {
 		const uint64_t key = color[i];
 		if (key == 0) {
 			continue;

@@ -69,11 +69,66 @@ void f2d_events_clear_output(f2d_world *w)
 	e->sensor_begin_count = e->sensor_end_count = 0;
 }
 
+/* ---- the arbiters' pair keys, 4 at a time (AVX2) ----
+ * An arbiter's first 8 bytes are shape_a then shape_b (core.h), so its little-endian 64-bit
+ * word is shape_b << 32 | shape_a: the dword swap of f2d_pair_key(shape_a, shape_b) (the same
+ * bits, without the compiler's sign or zero extension: both are the 32-bit words themselves).
+ * keys4_avx2 gathers the words of arbiters k .. k + 3 and swaps them. */
+#if F2D_X86_SIMD
+#include "simd_x86.h"
+
+#include <stddef.h>
+
+_Static_assert(offsetof(f2d_arbiter, shape_a) == 0 && offsetof(f2d_arbiter, shape_b) == 4 &&
+                   sizeof(f2d_arbiter) % 8 == 0,
+               "keys4_avx2 reads an arbiter's shapes as its first 64-bit word");
+F2D_TARGET_AVX2 static inline __m256i keys4_avx2(const f2d_arbiter *arb)
+{
+	const int32_t q = (int32_t)(sizeof(f2d_arbiter) / 8);
+	const __m128i idx = _mm_setr_epi32(0, q, 2 * q, 3 * q);
+	__m256i x = _mm256_i32gather_epi64((const long long *)(const void *)arb, idx, 8);
+	return _mm256_shuffle_epi32(x, _MM_SHUFFLE(2, 3, 0, 1));
+}
+
+/* f2d_events_begin_step's keys of arbiters 0 .. n - 1 rounded down to a multiple of 4 into
+ * key[]; returns how many */
+F2D_TARGET_AVX2 static int32_t start_keys_avx2(const f2d_arbiter *arb, int32_t n, uint64_t *key)
+{
+	int32_t k = 0;
+	for (; k + 4 <= n; k += 4) {
+		_mm256_storeu_si256((__m256i *)(void *)(key + k), keys4_avx2(arb + k));
+	}
+	return k;
+}
+
+/* contact_diff's run of equal keys from old[i] and arbiter k on, by 4: how many (a multiple
+ * of 4, at most the smaller of n_old - i and n_new - k rounded down) match */
+F2D_TARGET_AVX2 static int32_t same_run_avx2(const uint64_t *old, int32_t n_old,
+                                             const f2d_arbiter *arb, int32_t n_new)
+{
+	int32_t j = 0;
+	for (; j + 4 <= n_old && j + 4 <= n_new; j += 4) {
+		__m256i eq = _mm256_cmpeq_epi64(
+		    _mm256_loadu_si256((const __m256i *)(const void *)(old + j)), keys4_avx2(arb + j));
+		if (f2d_bits_256(eq) != 15u) {
+			break;
+		}
+	}
+	return j;
+}
+#endif
+
 /* The arbiter keys at the start of the step (before f2d_update_contacts replaces them). */
 void f2d_events_begin_step(f2d_world *w)
 {
 	f2d_events *e = &w->events;
-	for (int32_t i = 0; i < w->arbiter_count; ++i) {
+	int32_t i = 0;
+#if F2D_X86_SIMD
+	if (f2d_kernel_level() != F2D_KERNEL_SCALAR) {
+		i = start_keys_avx2(w->arbiters, w->arbiter_count, e->start_keys);
+	}
+#endif
+	for (; i < w->arbiter_count; ++i) {
 		e->start_keys[i] = f2d_pair_key(w->arbiters[i].shape_a, w->arbiters[i].shape_b);
 	}
 	e->start_count = w->arbiter_count;
@@ -218,7 +273,21 @@ static void contact_diff(f2d_world *w)
 	f2d_events *e = &w->events;
 	int32_t i = 0, k = 0;
 	const int32_t n_old = e->start_count, n_new = w->arbiter_count;
+#if F2D_X86_SIMD
+	const bool simd = f2d_kernel_level() != F2D_KERNEL_SCALAR;
+#endif
 	while (i < n_old || k < n_new) {
+#if F2D_X86_SIMD
+		if (simd) { /* the equal keys by 4 first: no event there */
+			int32_t run = same_run_avx2(e->start_keys + i, n_old - i, w->arbiters + k,
+			                            n_new - k);
+			i += run;
+			k += run;
+			if (i >= n_old && k >= n_new) {
+				break;
+			}
+		}
+#endif
 		uint64_t ko = i < n_old ? e->start_keys[i] : UINT64_MAX;
 		uint64_t kn = k < n_new
 		                  ? f2d_pair_key(w->arbiters[k].shape_a, w->arbiters[k].shape_b)

@@ -89,14 +89,21 @@ F2D_AVX2 static inline __m256i f2d_turn_256(__m256i qc, __m256i qs, __m256i hw, 
  * f2d_sat_flag's results, lane 2 is (fix16_t) r[2] and lane 3, which the scalar code leaves, is
  * stored back as it was. tests/test_integrate_paths.c (plain_row_256) checks both cases at the
  * bounds to the LSB. */
-F2D_AVX2 static inline bool f2d_plain_row_256(int64_t *r, __m256i add)
+/* The sum of f2d_plain_row_256 on a row already sign-extended (lanes 0..2 fix16 values): x +
+ * add into *v; false (and *v not to be used) when lane 0 or 1 leaves [-INT32_MAX, INT32_MAX]. */
+F2D_AVX2 static inline bool f2d_plain_sum_256(__m256i x, __m256i add, __m256i *v)
 {
 	const __m256i hi = _mm256_set1_epi64x(INT32_MAX), lo = _mm256_set1_epi64x(-INT32_MAX);
 	const __m256i xy = _mm256_setr_epi64x(-1, -1, 0, 0);
-	__m256i x = _mm256_loadu_si256((const __m256i *)(const void *)r);
-	__m256i v = _mm256_add_epi64(f2d_sext32_256(x), add);
-	__m256i out = _mm256_or_si256(_mm256_cmpgt_epi64(v, hi), _mm256_cmpgt_epi64(lo, v));
-	if (!_mm256_testz_si256(out, xy)) {
+	*v = _mm256_add_epi64(x, add);
+	__m256i out = _mm256_or_si256(_mm256_cmpgt_epi64(*v, hi), _mm256_cmpgt_epi64(lo, *v));
+	return _mm256_testz_si256(out, xy) != 0;
+}
+
+F2D_AVX2 static inline bool f2d_plain_row_256(int64_t *r, __m256i add)
+{
+	__m256i x = _mm256_loadu_si256((const __m256i *)(const void *)r), v;
+	if (!f2d_plain_sum_256(f2d_sext32_256(x), add, &v)) {
 		return false;
 	}
 	_mm256_storeu_si256((__m256i *)(void *)r, _mm256_blend_epi32(v, x, 0xC0));

@@ -874,6 +874,53 @@ AVX2 static void integrate_plain_rows_avx2(f2d_world *w, int64_t (*rows)[4], con
 		}
 	}
 }
+
+/* soft_step's first loop over the bodies with the rows and the lists: the same writes. A row
+ * (v.x, v.y, w, 0) is the 16 bytes at &b->v (v, w, force.x: the _Static_assert above)
+ * sign-extended to 64 bits with lane 3 zeroed; a plain body's first substep is
+ * f2d_plain_sum_256 on that row (v += h g where no lane saturates: lane 2 w + 0, lane 3 0 + 0,
+ * as f2d_plain_row_256), else integrate_plain_row on the stored row (the scalar loop's
+ * f2d_sat_flag sums: the same expressions on the same values); the displacement row is
+ * zeroed by one store. Returns the lists' counts in *bl. */
+AVX2 static void start_rows_avx2(f2d_world *w, int64_t (*rows)[4], int64_t (*disp)[4],
+                                 body_lists *bl, f2d_vec2 hg)
+{
+	const __m256i zero = _mm256_setzero_si256();
+	const __m256i add = _mm256_setr_epi64x(hg.x, hg.y, 0, 0);
+	const int32_t nb = w->body_ids.next;
+	/* soft_step's lists (bl's arrays) */
+	int32_t *moving = w->integ_list, *plain = moving + nb, *general = plain + nb;
+	int32_t nm = 0, np = 0, ng = 0;
+	const f2d_body *bodies = w->bodies;
+	for (int32_t i = 0; i < nb; ++i) {
+		const f2d_body *b = &bodies[i];
+		_mm256_storeu_si256((__m256i *)(void *)disp[i], zero);
+		__m256i row = _mm256_blend_epi32(
+		    _mm256_cvtepi32_epi64(_mm_loadu_si128((const __m128i *)(const void *)&b->v)), zero,
+		    0xC0);
+		if (b->alive && b->type != F2D_STATIC_BODY && b->awake) {
+			moving[nm++] = i;
+			if (b->type == F2D_DYNAMIC_BODY) {
+				if (gravity_only(b)) {
+					plain[np++] = i;
+					__m256i v;
+					if (!f2d_plain_sum_256(row, add, &v)) {
+						_mm256_storeu_si256((__m256i *)(void *)rows[i], row);
+						integrate_plain_row(w, rows[i], hg);
+						continue;
+					}
+					row = v;
+				} else {
+					general[ng++] = i;
+				}
+			}
+		}
+		_mm256_storeu_si256((__m256i *)(void *)rows[i], row);
+	}
+	bl->nm = nm;
+	bl->np = np;
+	bl->ng = ng;
+}
 #undef AVX2
 #else
 #define F2D_INTEGRATE_SIMD 0
@@ -1144,7 +1191,14 @@ static bool soft_step(f2d_world *w, int32_t nj)
 	 * integrated here, as the lists are made (nothing reads their velocities in between), and
 	 * the first substep's integrate_velocities_*lists leaves them out */
 	f2d_vec2 hg = f2d_v(f2d_mul(w->h, w->gravity.x), f2d_mul(w->h, w->gravity.y));
-	for (int32_t i = 0; i < nb; ++i) {
+	int32_t i0 = 0;
+#if F2D_INTEGRATE_SIMD
+	if (lists && rows != NULL && kernel != F2D_KERNEL_SCALAR) {
+		start_rows_avx2(w, rows, w->solver_disp, &bl, hg);
+		i0 = nb;
+	}
+#endif
+	for (int32_t i = i0; i < nb; ++i) {
 		f2d_body *b = &w->bodies[i];
 		int64_t *r = w->solver_disp[i];
 		r[0] = r[1] = r[2] = r[3] = 0;
