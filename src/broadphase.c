@@ -1416,11 +1416,11 @@ static f2d_result find_pairs(f2d_world *w)
  * writes back exactly what was read, so the world's caches are the saved world's, which held
  * for its state. Layout: u32 pair_count, flags (1 fat boxes valid, 2 candidates valid),
  * band_k, plain_left, backoff, order_count, wide_count, cand_count; u64 wide_limit,
- * height_limit; u64 keys and bitmap (pair_count + mw); per live shape 46 words (the cache);
+ * height_limit; u64 keys and bitmap (pair_count + mw); per live shape 45 words (the cache);
  * with 1: per live shape fat box and ex (8 words); with 1 or 2: order (u64), oid, wide; with
  * 2: the candidates (u64). */
 #define BPC_HEAD 48
-#define BPC_SHAPE 184 /* 46 words */
+#define BPC_SHAPE 180 /* 45 words */
 #define BPC_FAT 32
 
 bool f2d_bp_chain_holds(const f2d_world *w)
@@ -1478,7 +1478,7 @@ static const uint8_t *get_aabb(const uint8_t *p, f2d_aabb *a)
 	return get_vecs(get_vecs(p, &a->lower, 1), &a->upper, 1);
 }
 
-/* a shape's world cache: 46 words */
+/* a shape's world cache: 45 words */
 static uint8_t *put_shape_cache(uint8_t *p, const f2d_shape *s)
 {
 	const f2d_polygon *wp = &s->world_polygon;
@@ -1553,6 +1553,21 @@ uint8_t *f2d_bp_cache_put(const f2d_world *w, uint8_t *p)
 	return p;
 }
 
+/* n increasing keys a << 32 | b at p, a < b < ids */
+static bool keys_ok(const uint8_t *p, uint32_t n, int32_t ids)
+{
+	uint64_t prev = 0;
+	for (uint32_t i = 0; i < n; ++i, p += 8) {
+		uint64_t key = get_u64(p);
+		uint32_t a = (uint32_t)(key >> 32), b = (uint32_t)key;
+		if ((i > 0 && key <= prev) || a >= b || b >= (uint32_t)ids) {
+			return false;
+		}
+		prev = key;
+	}
+	return true;
+}
+
 size_t f2d_bp_cache_parse(const uint8_t *p, size_t avail, int32_t live, int32_t ids,
                           f2d_bp_cache_need *need)
 {
@@ -1576,6 +1591,24 @@ size_t f2d_bp_cache_parse(const uint8_t *p, size_t avail, int32_t live, int32_t 
 	n += 8 * (uint64_t)cn;
 	if (n > avail) {
 		return 0;
+	}
+	/* the ids the step indexes arrays with (pairs, candidates: increasing keys a < b; the x
+	 * order's and the wide shapes' ids) below ids, whatever the seal says */
+	const uint8_t *q = p + BPC_HEAD;
+	const uint8_t *cq = q + (n - 8 * (uint64_t)cn) - BPC_HEAD;
+	if (!keys_ok(q, pc, ids) || !keys_ok(cq, cn, ids)) {
+		return 0;
+	}
+	if (flags & 1u) {
+		const uint8_t *o = q + 8 * ((uint64_t)pc + mw) +
+		                   (uint64_t)(BPC_SHAPE + BPC_FAT) * (uint64_t)live;
+		for (uint32_t i = 0; i < on + wn; ++i) {
+			uint32_t id = i < on ? get_u32(o + 12 * (size_t)i + 8)
+			                     : get_u32(o + 12 * (size_t)on + 4 * (size_t)(i - on));
+			if (id >= (uint32_t)ids) {
+				return 0;
+			}
+		}
 	}
 	need->pair_words = (int32_t)(pc + mw + 1);
 	need->order = (int32_t)on;
