@@ -1416,11 +1416,11 @@ static f2d_result find_pairs(f2d_world *w)
  * writes back exactly what was read, so the world's caches are the saved world's, which held
  * for its state. Layout: u32 pair_count, flags (1 fat boxes valid, 2 candidates valid),
  * band_k, plain_left, backoff, order_count, wide_count, cand_count; u64 wide_limit,
- * height_limit; u64 keys and bitmap (pair_count + mw); per live shape 45 words (the cache);
+ * height_limit; u64 keys and bitmap (pair_count + mw); per live shape 8 words (the cache's key);
  * with 1: per live shape fat box and ex (8 words); with 1 or 2: order (u64), oid, wide; with
  * 2: the candidates (u64). */
 #define BPC_HEAD 48
-#define BPC_SHAPE 180 /* 45 words */
+#define BPC_SHAPE 32 /* 8 words: the key (put_shape_cache) */
 #define BPC_FAT 32
 
 bool f2d_bp_chain_holds(const f2d_world *w)
@@ -1478,36 +1478,41 @@ static const uint8_t *get_aabb(const uint8_t *p, f2d_aabb *a)
 	return get_vecs(get_vecs(p, &a->lower, 1), &a->upper, 1);
 }
 
-/* a shape's world cache: 45 words */
+/* A shape's world cache as its key (8 words): the transform it was made from, the sweep, the
+ * turn and the reach. The rest (world polygon or centre, AABB) is made again from the key as
+ * update_caches made it: f2d_shape_update_world_kernel's output is a function of the geometry
+ * (fixed while the shape lives), the transform and the margin (half the speculative distance,
+ * a setting: a change breaks the chain), then the AABB stretched by the sweep; the reach was
+ * taken from the body's centre of that time, so it is stored. The same bits, and the slots the
+ * kernel leaves alone are those every full step leaves alone too. */
 static uint8_t *put_shape_cache(uint8_t *p, const f2d_shape *s)
 {
-	const f2d_polygon *wp = &s->world_polygon;
+	f2d_transform xf = f2d_shape_cache_xf(s);
+	p = put_vecs(p, &xf.p, 1);
+	p = put_i32(put_i32(p, xf.q.c), xf.q.s);
 	p = put_vecs(p, &s->sweep, 1);
 	p = put_i32(p, s->turn);
-	p = put_vecs(p, wp->vertices, F2D_MAX_POLYGON_VERTICES);
-	p = put_vecs(p, wp->normals, F2D_MAX_POLYGON_VERTICES);
-	p = put_vecs(p, &wp->centroid, 1);
-	p = put_i32(p, wp->count);
-	p = put_vecs(p, &s->world_center, 1);
-	p = put_aabb(p, &s->aabb);
 	return put_i32(p, s->reach);
 }
 
-static const uint8_t *get_shape_cache(const uint8_t *p, f2d_shape *s)
+static const uint8_t *get_shape_cache(const uint8_t *p, f2d_shape *s, fix16_t margin, int kernel)
 {
-	f2d_polygon *wp = &s->world_polygon;
-	p = get_vecs(p, &s->sweep, 1);
+	f2d_transform xf;
+	p = get_vecs(p, &xf.p, 1);
+	xf.q.c = u2i(get_u32(p));
+	xf.q.s = u2i(get_u32(p + 4));
+	p = get_vecs(p + 8, &s->sweep, 1);
 	s->turn = u2i(get_u32(p));
-	p = get_vecs(p + 4, wp->vertices, F2D_MAX_POLYGON_VERTICES);
-	p = get_vecs(p, wp->normals, F2D_MAX_POLYGON_VERTICES);
-	p = get_vecs(p, &wp->centroid, 1);
-	wp->count = u2i(get_u32(p));
-	p = get_vecs(p + 4, &s->world_center, 1);
-	p = get_aabb(p, &s->aabb);
-	s->reach = u2i(get_u32(p));
-	return p + 4;
+	s->reach = u2i(get_u32(p + 4));
+	f2d_shape_update_world_kernel(s, xf, margin, kernel);
+	set_cache_key(s, xf);
+	const f2d_vec2 sweep = s->sweep;
+	s->aabb.lower.x += sweep.x < 0 ? sweep.x : 0;
+	s->aabb.lower.y += sweep.y < 0 ? sweep.y : 0;
+	s->aabb.upper.x += sweep.x > 0 ? sweep.x : 0;
+	s->aabb.upper.y += sweep.y > 0 ? sweep.y : 0;
+	return p + 8;
 }
-_Static_assert(F2D_MAX_POLYGON_VERTICES == 8, "BPC_SHAPE counts 8 vertices and 8 normals");
 
 uint8_t *f2d_bp_cache_put(const f2d_world *w, uint8_t *p)
 {
@@ -1656,9 +1661,11 @@ void f2d_bp_cache_get(f2d_world *w, const uint8_t *p)
 	/* the marker of a call in the previous step: the chain holds, as it did when saved */
 	const uint64_t prev = STEP_MARK ^ (w->step_count - 1);
 	w->pairs[(int64_t)pc + mw] = prev;
+	const fix16_t margin = w->def.speculative_distance / 2;
+	const int kernel = f2d_kernel_level();
 	for (int32_t i = 0; i < w->shape_ids.next; ++i) {
 		if (w->shapes[i].alive) {
-			p = get_shape_cache(p, &w->shapes[i]);
+			p = get_shape_cache(p, &w->shapes[i], margin, kernel);
 		}
 	}
 	if (flags & 1u) {
