@@ -36,34 +36,18 @@ static uint64_t snapshot_fingerprint(void)
 
 #define PORTABLE_MAGIC "fix2dsnp"
 #define MEMORY_MAGIC "fix2dmem"
-#define MEMORY_VERSION 5u /* 4: the bodies and shapes of portable version 5; 5: substep_count */
+/* 4: the bodies and shapes of portable version 5; 5: substep_count; 6: the chain of caches
+ * (the broad phase's state, world caches, manifolds) and the seal */
+#define MEMORY_VERSION 6u
 #define PORTABLE_HEADER 40
-#define MEMORY_HEADER 40
+#define MEMORY_HEADER 48
+/* The seal of the in-process form: XXH3-64 of the payload with this seed, in the header. The
+ * chain of caches is restored as written (its values are not range checked: they are what the
+ * saving world's steps computed), so only bytes this encoder wrote are taken: damaged or
+ * foreign bytes are refused. */
+#define MEMORY_SEAL_SEED 0xF2D5EA1C0C4E5EEDull
 #define MAX_RECORD 160 /* longest record below: a joint of another type, 5 + 72 + 46 + 8 */
 
-/* ---- little-endian writing ---- */
-
-static inline uint8_t *put_u8(uint8_t *p, uint32_t v)
-{
-	*p = (uint8_t)v;
-	return p + 1;
-}
-static inline uint8_t *put_u32(uint8_t *p, uint32_t v)
-{
-	p[0] = (uint8_t)v;
-	p[1] = (uint8_t)(v >> 8);
-	p[2] = (uint8_t)(v >> 16);
-	p[3] = (uint8_t)(v >> 24);
-	return p + 4;
-}
-static inline uint8_t *put_i32(uint8_t *p, int32_t v)
-{
-	return put_u32(p, (uint32_t)v);
-}
-static inline uint8_t *put_u64(uint8_t *p, uint64_t v)
-{
-	return put_u32(put_u32(p, (uint32_t)v), (uint32_t)(v >> 32));
-}
 static inline uint8_t *put_vec(uint8_t *p, f2d_vec2 v)
 {
 	return put_i32(put_i32(p, v.x), v.y);
@@ -470,12 +454,63 @@ static void encode_options(encoder *e, const f2d_world *w)
 	put_word(e, (uint32_t)w->def.substep_count);
 }
 
+/* A block of len bytes at the encoder's position, NULL when measuring or when it does not fit
+ * (then measuring). */
+static uint8_t *block_begin(encoder *e, size_t len)
+{
+	e->n += len;
+	if (e->p == NULL) {
+		return NULL;
+	}
+	if ((size_t)(e->end - e->p) < len) {
+		e->overflow = true;
+		e->p = NULL;
+		return NULL;
+	}
+	uint8_t *s = e->p;
+	e->p += len;
+	return s;
+}
+
+/* The arbiters' manifolds (in-process chain of caches): per arbiter its normal, speculative
+ * distance, u8 frozen | active << 1, then per point below count r_a, r_b, separation, and per
+ * point past count (never read, kept exactly) its id, impulses, r_a, r_b, separation. */
+static uint8_t *put_arbiter_cache(uint8_t *p, const f2d_arbiter *a)
+{
+	p = put_vec(p, a->normal);
+	p = put_i32(p, a->speculative);
+	p = put_u8(p, (a->frozen ? 1u : 0u) | (a->active ? 2u : 0u));
+	for (int32_t k = 0; k < 2; ++k) {
+		const f2d_contact_point *cp = &a->points[k];
+		if (k >= a->count) {
+			p = put_u32(put_i32(put_i32(p, (int32_t)cp->id), cp->pn), (uint32_t)cp->pt);
+		}
+		p = put_i32(put_vec(put_vec(p, cp->r_a), cp->r_b), cp->separation);
+	}
+	return p;
+}
+
+/* The caches of the in-process form: the sweep order; u32 1 and the chain of caches when it
+ * holds (the broad phase's block, broadphase.c, and the arbiters' manifolds), else u32 0. */
 static void encode_caches(encoder *e, const f2d_world *w)
 {
 	bool valid = !w->sweep_dirty && w->sweep_count == w->shape_count;
 	put_word(e, valid ? (uint32_t)w->sweep_count : NO_SWEEP);
 	if (valid) {
 		put_ids(e, w->sweep, w->sweep_count);
+	}
+	bool chain = valid && f2d_bp_chain_holds(w);
+	put_word(e, chain ? 1u : 0u);
+	if (!chain) {
+		return;
+	}
+	uint8_t *b = block_begin(e, f2d_bp_cache_size(w));
+	if (b != NULL) {
+		f2d_bp_cache_put(w, b);
+	}
+	for (int32_t i = 0; i < w->arbiter_count; ++i) {
+		uint8_t *s = rec_begin(e);
+		rec_end(e, s, put_arbiter_cache(s, &w->arbiters[i]));
 	}
 }
 
@@ -552,7 +587,8 @@ static size_t encode_all(const f2d_world *w, bool portable, uint8_t *buffer, siz
 		p = put_u32(p, (uint32_t)w->body_ids.next);
 		p = put_u32(p, (uint32_t)w->shape_ids.next);
 		p = put_u32(p, (uint32_t)w->joint_ids.next);
-		put_u32(p, 0);
+		p = put_u32(p, 0);
+		put_u64(p, XXH3_64bits_withSeed(buffer + header, e.n, MEMORY_SEAL_SEED));
 	}
 	return total;
 }
@@ -651,6 +687,12 @@ f2d_result f2d_snapshot_restore(f2d_world *w, const void *snapshot, size_t size)
 	if (get_u32(b + 36) != 0) {
 		return f2d_set_error(w, F2D_ERROR_INVALID_VALUE,
 		                     "snapshot_restore: reserved header field is not 0");
+	}
+	if (get_u64(b + 40) !=
+	    XXH3_64bits_withSeed(b + MEMORY_HEADER, (size_t)len, MEMORY_SEAL_SEED)) {
+		return f2d_set_error(w, F2D_ERROR_INVALID_VALUE,
+		                     "snapshot_restore: seal mismatch (damaged, or not written by "
+		                     "f2d_snapshot_save of this library)");
 	}
 	return f2d_snapshot_load_payload(w, b + MEMORY_HEADER, (size_t)len, counts,
 	                                 "snapshot_restore");

@@ -49,6 +49,11 @@ typedef struct decoder {
 	int32_t next[3], alive[3];
 	int32_t arbiter_count;
 	uint32_t sweep; /* NO_SWEEP or the sweep length */
+	/* in-process: the chain of caches is there (decode_chain), the broad phase's block length
+	 * and room, the arbiters' block length */
+	bool chain;
+	size_t bp_len, arb_len;
+	f2d_bp_cache_need bp_need;
 	/* running state of both passes */
 	bool have_mass;                /* a previous live dynamic body, */
 	fix16_t mass_prev[4];          /* its mass, inertia, local centre */

@@ -130,7 +130,29 @@ _Static_assert(0 JOINT_EXT_HEAD(SNAP_BYTES) + 1 JOINT_EXT_TAIL(SNAP_BYTES) == JO
 _Static_assert(BODY_OPTIONS_BYTES == 17 && SHAPE_OPTIONS_BYTES == 25 && PENDING_END_BYTES == 17,
                "the option and pending end records' sizes (include/fix2d/snapshot.h)");
 
-/* ---- little-endian reading (the caller has checked the length) ---- */
+/* ---- little-endian writing and reading (the caller has checked the length) ---- */
+
+static inline uint8_t *put_u8(uint8_t *p, uint32_t v)
+{
+	*p = (uint8_t)v;
+	return p + 1;
+}
+static inline uint8_t *put_u32(uint8_t *p, uint32_t v)
+{
+	p[0] = (uint8_t)v;
+	p[1] = (uint8_t)(v >> 8);
+	p[2] = (uint8_t)(v >> 16);
+	p[3] = (uint8_t)(v >> 24);
+	return p + 4;
+}
+static inline uint8_t *put_i32(uint8_t *p, int32_t v)
+{
+	return put_u32(p, (uint32_t)v);
+}
+static inline uint8_t *put_u64(uint8_t *p, uint64_t v)
+{
+	return put_u32(put_u32(p, (uint32_t)v), (uint32_t)(v >> 32));
+}
 
 static inline uint32_t get_u32(const uint8_t *p)
 {
@@ -255,6 +277,31 @@ static inline bool anchor_ok(f2d_vec2 p, uint32_t body_type)
 	return vec_within(p, body_type == 1 + F2D_STATIC_BODY ? 2 * F2D_WORLD_LIMIT
 	                                                      : 2 * F2D_MAX_DYNAMIC_SHAPE_EXTENT);
 }
+
+/* ---- the in-process snapshot's chain of caches (issue 16) ----
+ * What the first step after a restore needs to be an ordinary incremental step: the broad
+ * phase's result, bitmap and candidates and the shapes' world caches (broadphase.c), the
+ * arbiters' manifolds (snapshot.c, snapshot_load.c). Only written when the chain of the world
+ * holds (f2d_bp_chain_holds); the bytes are trusted only under the in-process seal. */
+typedef struct f2d_bp_cache_need {
+	int32_t pair_words, order, wide, cand, ids; /* what the broad phase's arrays must hold */
+	bool fat;
+} f2d_bp_cache_need;
+/** The broad phase's chain holds: the next step may be incremental (no shape created or
+ *  destroyed, nothing stale, the previous call ran in the previous step). */
+bool f2d_bp_chain_holds(const f2d_world *w);
+/** Bytes of the broad phase's cache block of w (the chain holds). */
+size_t f2d_bp_cache_size(const f2d_world *w);
+/** Writes that block at p (f2d_bp_cache_size(w) bytes); returns its end. */
+uint8_t *f2d_bp_cache_put(const f2d_world *w, uint8_t *p);
+/** The length of a block at p (at most avail bytes) for a world of live shapes and shape ids
+ *  ids, and the room it needs; 0 when it does not fit or its counts are out of range. */
+size_t f2d_bp_cache_parse(const uint8_t *p, size_t avail, int32_t live, int32_t ids,
+                          f2d_bp_cache_need *need);
+/** Grows the broad phase's arrays to need; false on OOM. */
+bool f2d_bp_cache_grow(f2d_world *w, const f2d_bp_cache_need *need);
+/** Applies a parsed block (shapes restored, arrays grown); the chain holds after it. */
+void f2d_bp_cache_get(f2d_world *w, const uint8_t *p);
 
 /* Validates the payload, makes room, applies it (snapshot_load.c). counts: the id counts of the
  * in-process header, NULL for the portable form. The world is unchanged unless it returns OK

@@ -52,13 +52,17 @@ START_TEST(portable_round_trip_every_scene)
 			ck_assert_msg(f2d_world_hash(l) == h && f2d_world_hash(v) == h,
 			              "%s: loaded world parts at frame %d", name, f + 1);
 		}
-		/* the in-process bytes are a function of the state too */
+		/* the in-process bytes of the state are a function of the state too (the header but
+		 * its seal, the payload but the caches: the chain of caches, the broad phase's fat
+		 * boxes and candidates, depends on the history) */
 		slot m1 = {0}, m2 = {0};
 		slot_save(w, &m1);
 		slot_save(l, &m2);
-		ck_assert(m1.size == m2.size && memcmp(m1.bytes, m2.bytes, m1.size) == 0);
-		/* measure adds up */
 		f2d_snapshot_layout lay;
+		CHECK_OK(f2d_snapshot_measure(w, false, &lay));
+		ck_assert(m1.size == m2.size && memcmp(m1.bytes, m2.bytes, 40) == 0 &&
+		          memcmp(m1.bytes + 48, m2.bytes + 48, m1.size - 48 - lay.caches) == 0);
+		/* measure adds up */
 		CHECK_OK(f2d_snapshot_measure(w, true, &lay));
 		ck_assert_uint_eq(lay.total, f2d_snapshot_portable_size(w));
 		ck_assert_uint_eq(lay.header + lay.world + lay.bodies + lay.shapes + lay.joints +
@@ -1171,6 +1175,17 @@ START_TEST(portable_fallback_mass_round_trip)
 }
 END_TEST
 
+/* The in-process header (48 bytes) and its seal: XXH3-64 of the payload with snapshot.c's
+ * MEMORY_SEAL_SEED, at byte 40. Resealing damaged bytes tests the validation behind the seal. */
+#define MEM_HEADER 48
+static void reseal(uint8_t *b, size_t size)
+{
+	if (size >= MEM_HEADER) {
+		put_le64(b + 40, XXH3_64bits_withSeed(b + MEM_HEADER, size - MEM_HEADER,
+		                                      0xF2D5EA1C0C4E5EEDull));
+	}
+}
+
 START_TEST(corrupt_in_process_snapshots_are_refused)
 {
 	f2d_world *w = small_world();
@@ -1187,6 +1202,9 @@ START_TEST(corrupt_in_process_snapshots_are_refused)
 #define EXPECT_RESTORE_FAILS(bytes, size, want, needle)                                            \
 	do {                                                                                       \
 		t->error[0] = '\0';                                                                \
+		if ((const uint8_t *)(bytes) == b) {                                               \
+			reseal(b, size);                                                           \
+		}                                                                                  \
 		f2d_result r_ = f2d_snapshot_restore(t, bytes, size);                              \
 		ck_assert_msg(r_ == (want), "restore returned %d (%s)", (int)r_,                   \
 		              f2d_world_last_error(t));                                            \
@@ -1201,9 +1219,10 @@ START_TEST(corrupt_in_process_snapshots_are_refused)
 		ck_assert_uint_eq(f2d_world_hash(t), h);
 	}
 	/* payload cut short with a consistent length field */
-	for (size_t n = 40; n < good.size; ++n) {
+	for (size_t n = MEM_HEADER; n < good.size; ++n) {
 		memcpy(b, good.bytes, n);
-		put_le64(b + 16, n - 40);
+		put_le64(b + 16, n - MEM_HEADER);
+		reseal(b, n);
 		t->error[0] = '\0';
 		ck_assert_int_ne(f2d_snapshot_restore(t, b, n), F2D_OK);
 		ck_assert_uint_eq(f2d_world_hash(t), h);
@@ -1231,30 +1250,38 @@ START_TEST(corrupt_in_process_snapshots_are_refused)
 	memcpy(b, good.bytes, good.size);
 	put_le32(b + 36, 1);
 	EXPECT_RESTORE_FAILS(b, good.size, F2D_ERROR_INVALID_VALUE, "reserved");
-	/* the payload is validated like the portable one (same offsets, 40-byte header) */
+	/* the seal: one payload byte changed, not resealed */
+	memcpy(b, good.bytes, good.size);
+	b[good.size - 1] ^= 1;
+	t->error[0] = '\0';
+	ck_assert_int_eq(f2d_snapshot_restore(t, b, good.size), F2D_ERROR_INVALID_VALUE);
+	ck_assert(strstr(f2d_world_last_error(t), "seal") != NULL);
+	ck_assert_uint_eq(f2d_world_hash(t), h);
+	/* the payload is validated like the portable one (same offsets after the 48-byte header;
+	 * each damaged payload below resealed, as EXPECT_RESTORE_FAILS does) */
 	spec sp;
 	spec_parse(port.bytes + 40, port.size - 40, &sp);
 	memcpy(b, good.bytes, good.size);
-	b[40 + sp.shape_body[1]] = 2 * (4 - 1); /* body 4 (dead) */
+	b[MEM_HEADER + sp.shape_body[1]] = 2 * (4 - 1); /* body 4 (dead) */
 	EXPECT_RESTORE_FAILS(b, good.size, F2D_ERROR_INVALID_HANDLE, "not alive");
 	memcpy(b, good.bytes, good.size);
 	{ /* body 0's rotation c: its delta from 0 (2^16, three varint bytes) made 0 */
-		size_t q = 40 + sp.body_flag[0] + 1;
-		size_t o = q - 40;
-		(void)spec_var(good.bytes + 40, &o); /* centre x */
-		(void)spec_var(good.bytes + 40, &o); /* centre y */
-		ck_assert_uint_eq(good.bytes[40 + o], 0x80);
-		ck_assert_uint_eq(good.bytes[40 + o + 1], 0x80);
-		ck_assert_uint_eq(good.bytes[40 + o + 2], 0x08); /* zigzag(65536) = 2^17 */
-		b[40 + o + 2] = 0x01;                            /* 2^14: 0.25 */
+		size_t q = MEM_HEADER + sp.body_flag[0] + 1;
+		size_t o = q - MEM_HEADER;
+		(void)spec_var(good.bytes + MEM_HEADER, &o); /* centre x */
+		(void)spec_var(good.bytes + MEM_HEADER, &o); /* centre y */
+		ck_assert_uint_eq(good.bytes[MEM_HEADER + o], 0x80);
+		ck_assert_uint_eq(good.bytes[MEM_HEADER + o + 1], 0x80);
+		ck_assert_uint_eq(good.bytes[MEM_HEADER + o + 2], 0x08); /* zigzag(65536) = 2^17 */
+		b[MEM_HEADER + o + 2] = 0x01;                            /* 2^14: 0.25 */
 	}
 	EXPECT_RESTORE_FAILS(b, good.size, F2D_ERROR_INVALID_VALUE, "rotation");
 	memcpy(b, good.bytes, good.size);
-	put_le32(b + 40 + sp.body_free + 8, le32(b + 40 + sp.body_free + 4));
+	put_le32(b + MEM_HEADER + sp.body_free + 8, le32(b + MEM_HEADER + sp.body_free + 4));
 	EXPECT_RESTORE_FAILS(b, good.size, F2D_ERROR_INVALID_HANDLE, "repeated");
 	/* the sweep order (in-process only): after the options and their substep_count word
 	 * (always in the in-process form; sp.end is the options' end, before the word) */
-	size_t sweep = 40 + sp.end + 4;
+	size_t sweep = MEM_HEADER + sp.end + 4;
 	uint32_t n_sweep = le32(good.bytes + sweep);
 	if (n_sweep != 0xFFFFFFFFu) {
 		ck_assert_uint_eq(n_sweep, 4);

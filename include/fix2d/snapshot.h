@@ -7,7 +7,8 @@
  * contact arbiters with feature ids and accumulated impulses (warm starting), the id pools with
  * their free lists, user data and the run-time event counters. After a restore the world steps
  * to exactly the states (and f2d_world_hash values) the original stepped to. Per-step caches
- * (bounding boxes, world-space polygons, solver data) are not stored: the step recomputes them.
+ * (bounding boxes, world-space polygons, solver data) are not in the portable form: the step
+ * recomputes them; the in-process form keeps those the next step reuses (below).
  *
  * Handles: a handle taken before the snapshot is valid after restoring it exactly when its
  * object was alive at the snapshot; handles of objects created after the snapshot are rejected
@@ -86,10 +87,16 @@
  *       generation a, shape b, generation b; u32 substep_count (0..8; 0: the Gauss-Seidel
  *       solver; version 6: always there, in version 5 only when not 0, so a payload cut just
  *       before it was a valid world of the other solver)
- * The in-process form is a 40-byte header ("fix2dmem", u32 version, u32 reserved, u64 payload
- * length, u32 ids handed out of bodies, shapes and joints, u32 reserved) and the same payload,
- * whose substep_count word is always there, followed by the pair-sweep order (u32 n or 0xFFFFFFFF,
- * n shape ids), a cache kept so that the first step after a restore costs what a normal step costs.
+ * The in-process form (version 6) is a 48-byte header ("fix2dmem", u32 version, u32 reserved,
+ * u64 payload length, u32 ids handed out of bodies, shapes and joints, u32 reserved, u64 seal:
+ * XXH3-64 of the payload with a fixed seed) and the same payload, whose substep_count word is
+ * always there, followed by caches kept so that the first step after a restore costs what a
+ * normal step costs: the pair-sweep order (u32 n or 0xFFFFFFFF, n shape ids), then u32 0, or
+ * u32 1 and the chain of caches of a world whose next step would have been incremental (the
+ * broad phase's pairs, bitmap, fat boxes and candidates, every live shape's world cache, every
+ * arbiter's manifold). The chain is restored as written, so only sealed bytes are taken: a
+ * damaged in-process snapshot is refused ("seal mismatch"). The state part is a function of the
+ * state; the chain depends on the world's history too (the fat boxes, the candidates).
  */
 #ifndef FIX2D_SNAPSHOT_H
 #define FIX2D_SNAPSHOT_H
@@ -158,7 +165,7 @@ f2d_result f2d_snapshot_check(const void *bytes, size_t size, const f2d_world_de
 typedef struct f2d_snapshot_layout {
 	size_t total; /**< f2d_snapshot_size or f2d_snapshot_portable_size */
 	size_t header, world, bodies, shapes, joints, arbiters;
-	size_t caches; /**< in-process only: the pair-sweep order */
+	size_t caches; /**< in-process only: the pair-sweep order and the chain of caches */
 } f2d_snapshot_layout;
 
 /** Size of each section of the in-process (portable = false) or portable snapshot. */
