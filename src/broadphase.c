@@ -480,14 +480,23 @@ static inline int64_t moved_words(const f2d_world *w)
 	return ((int64_t)w->shape_ids.next + 63) / 64;
 }
 
-/* The transform (and the sweep, f2d_body_sweep) a shape's cache was made from. */
+/* Two fix16 words as one 64-bit word: equal words iff both halves are equal. */
+static inline uint64_t pair_bits(fix16_t lo, fix16_t hi)
+{
+	return (uint64_t)(uint32_t)lo | ((uint64_t)(uint32_t)hi << 32);
+}
+
+/* The transform (and the sweep, f2d_body_sweep) a shape's cache was made from: the six
+ * equalities as three 64-bit ones (the result is their conjunction either way), a branch
+ * only after the origin's (a moving body fails there). */
 static inline bool cache_key_equal(const f2d_shape *s, f2d_transform xf, f2d_vec2 sweep)
 {
 	const f2d_vec2 *o = &s->world_polygon.centroid;
 	const f2d_vec2 *q =
 	    s->type == F2D_CIRCLE_SHAPE ? &s->world_polygon.vertices[0] : &s->world_center;
-	return o->x == xf.p.x && o->y == xf.p.y && q->x == xf.q.c && q->y == xf.q.s &&
-	       s->sweep.x == sweep.x && s->sweep.y == sweep.y;
+	return pair_bits(o->x, o->y) == pair_bits(xf.p.x, xf.p.y) &&
+	       ((pair_bits(q->x, q->y) ^ pair_bits(xf.q.c, xf.q.s)) |
+	        (pair_bits(s->sweep.x, s->sweep.y) ^ pair_bits(sweep.x, sweep.y))) == 0;
 }
 
 /* One component of f2d_body_sweep: 0 within the dead zone, else |d| <= max_t, rounded away
