@@ -278,7 +278,9 @@ static void contact_diff(f2d_world *w)
 #endif
 	while (i < n_old || k < n_new) {
 #if F2D_X86_SIMD
-		if (simd) { /* the equal keys by 4 first: no event there */
+		/* the equal keys by 4 first: no event there (only where 4 are left on both sides,
+		 * which also keeps a null array with no arbiters out of the pointer arithmetic) */
+		if (simd && i + 4 <= n_old && k + 4 <= n_new) {
 			int32_t run = same_run_avx2(e->start_keys + i, n_old - i, w->arbiters + k,
 			                            n_new - k);
 			i += run;
