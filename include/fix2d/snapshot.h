@@ -95,8 +95,10 @@
  * u32 1 and the chain of caches of a world whose next step would have been incremental (the
  * broad phase's pairs, bitmap, fat boxes and candidates, every live shape's world cache, every
  * arbiter's manifold). The chain is restored as written, so only sealed bytes are taken: a
- * damaged in-process snapshot is refused ("seal mismatch"). The state part is a function of the
- * state; the chain depends on the world's history too (the fat boxes, the candidates).
+ * damaged in-process snapshot is refused ("seal mismatch"). The seal is a check, not an
+ * authentication (its seed is public): bytes from outside the process belong in the portable
+ * form, which validates every value. The state part is a function of the state; the chain
+ * depends on the world's history too (the fat boxes, the candidates).
  */
 #ifndef FIX2D_SNAPSHOT_H
 #define FIX2D_SNAPSHOT_H
