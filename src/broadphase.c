@@ -499,6 +499,17 @@ static inline bool cache_key_equal(const f2d_shape *s, f2d_transform xf, f2d_vec
 	        (pair_bits(s->sweep.x, s->sweep.y) ^ pair_bits(sweep.x, sweep.y))) == 0;
 }
 
+/* A remade AABB stretched along the shape's sweep (the predicted motion), as update_caches
+ * and the snapshot's restore of a cache (get_shape_cache) make it. */
+static inline void stretch_by_sweep(f2d_shape *s)
+{
+	const f2d_vec2 sweep = s->sweep;
+	s->aabb.lower.x += sweep.x < 0 ? sweep.x : 0;
+	s->aabb.lower.y += sweep.y < 0 ? sweep.y : 0;
+	s->aabb.upper.x += sweep.x > 0 ? sweep.x : 0;
+	s->aabb.upper.y += sweep.y > 0 ? sweep.y : 0;
+}
+
 /* One component of f2d_body_sweep: 0 within the dead zone, else |d| <= max_t, rounded away
  * from zero to the quantum. */
 static inline fix16_t sweep_component(int64_t d, int64_t dead, int64_t max_t)
@@ -667,10 +678,7 @@ static int32_t update_caches(f2d_world *w, uint64_t *moved, int64_t mw, bool inc
 			/* stretched along the predicted motion (the box stays within the world
 			 * range plus 512 m of shape and 64 m of motion: fix16) */
 			s->sweep = sweep;
-			s->aabb.lower.x += sweep.x < 0 ? sweep.x : 0;
-			s->aabb.lower.y += sweep.y < 0 ? sweep.y : 0;
-			s->aabb.upper.x += sweep.x > 0 ? sweep.x : 0;
-			s->aabb.upper.y += sweep.y > 0 ? sweep.y : 0;
+			stretch_by_sweep(s);
 			moved[i >> 6] |= (uint64_t)1 << (i & 63);
 			++r;
 			if (ebit != NULL) {
@@ -1460,31 +1468,16 @@ size_t f2d_bp_cache_size(const f2d_world *w)
 	return n;
 }
 
-static uint8_t *put_vecs(uint8_t *p, const f2d_vec2 *v, int32_t n)
-{
-	for (int32_t i = 0; i < n; ++i) {
-		p = put_i32(put_i32(p, v[i].x), v[i].y);
-	}
-	return p;
-}
-
-static const uint8_t *get_vecs(const uint8_t *p, f2d_vec2 *v, int32_t n)
-{
-	for (int32_t i = 0; i < n; ++i, p += 8) {
-		v[i].x = u2i(get_u32(p));
-		v[i].y = u2i(get_u32(p + 4));
-	}
-	return p;
-}
-
 static uint8_t *put_aabb(uint8_t *p, const f2d_aabb *a)
 {
-	return put_vecs(put_vecs(p, &a->lower, 1), &a->upper, 1);
+	return put_vec(put_vec(p, a->lower), a->upper);
 }
 
 static const uint8_t *get_aabb(const uint8_t *p, f2d_aabb *a)
 {
-	return get_vecs(get_vecs(p, &a->lower, 1), &a->upper, 1);
+	a->lower = get_vec(p);
+	a->upper = get_vec(p + 8);
+	return p + 16;
 }
 
 /* A shape's world cache as its key (8 words): the transform it was made from, the sweep, the
@@ -1497,9 +1490,9 @@ static const uint8_t *get_aabb(const uint8_t *p, f2d_aabb *a)
 static uint8_t *put_shape_cache(uint8_t *p, const f2d_shape *s)
 {
 	f2d_transform xf = f2d_shape_cache_xf(s);
-	p = put_vecs(p, &xf.p, 1);
+	p = put_vec(p, xf.p);
 	p = put_i32(put_i32(p, xf.q.c), xf.q.s);
-	p = put_vecs(p, &s->sweep, 1);
+	p = put_vec(p, s->sweep);
 	p = put_i32(p, s->turn);
 	return put_i32(p, s->reach);
 }
@@ -1507,20 +1500,16 @@ static uint8_t *put_shape_cache(uint8_t *p, const f2d_shape *s)
 static const uint8_t *get_shape_cache(const uint8_t *p, f2d_shape *s, fix16_t margin, int kernel)
 {
 	f2d_transform xf;
-	p = get_vecs(p, &xf.p, 1);
-	xf.q.c = u2i(get_u32(p));
-	xf.q.s = u2i(get_u32(p + 4));
-	p = get_vecs(p + 8, &s->sweep, 1);
-	s->turn = u2i(get_u32(p));
-	s->reach = u2i(get_u32(p + 4));
+	xf.p = get_vec(p);
+	xf.q.c = u2i(get_u32(p + 8));
+	xf.q.s = u2i(get_u32(p + 12));
+	s->sweep = get_vec(p + 16);
+	s->turn = u2i(get_u32(p + 24));
+	s->reach = u2i(get_u32(p + 28));
 	f2d_shape_update_world_kernel(s, xf, margin, kernel);
 	set_cache_key(s, xf);
-	const f2d_vec2 sweep = s->sweep;
-	s->aabb.lower.x += sweep.x < 0 ? sweep.x : 0;
-	s->aabb.lower.y += sweep.y < 0 ? sweep.y : 0;
-	s->aabb.upper.x += sweep.x > 0 ? sweep.x : 0;
-	s->aabb.upper.y += sweep.y > 0 ? sweep.y : 0;
-	return p + 8;
+	stretch_by_sweep(s);
+	return p + 32;
 }
 
 uint8_t *f2d_bp_cache_put(const f2d_world *w, uint8_t *p)

@@ -48,10 +48,6 @@ static uint64_t snapshot_fingerprint(void)
 #define MEMORY_SEAL_SEED 0xF2D5EA1C0C4E5EEDull
 #define MAX_RECORD 160 /* longest record below: a joint of another type, 5 + 72 + 46 + 8 */
 
-static inline uint8_t *put_vec(uint8_t *p, f2d_vec2 v)
-{
-	return put_i32(put_i32(p, v.x), v.y);
-}
 
 /* ---- encoder ---- */
 

@@ -168,6 +168,14 @@ static inline int32_t u2i(uint32_t u)
 {
 	return u <= (uint32_t)INT32_MAX ? (int32_t)u : (int32_t)(u - 2147483648u) - INT32_MAX - 1;
 }
+static inline uint8_t *put_vec(uint8_t *p, f2d_vec2 v)
+{
+	return put_i32(put_i32(p, v.x), v.y);
+}
+static inline f2d_vec2 get_vec(const uint8_t *p)
+{
+	return f2d_v(u2i(get_u32(p)), u2i(get_u32(p + 4)));
+}
 
 static inline bool geometry_equal(const f2d_shape *a, const f2d_shape *b)
 {
