@@ -609,7 +609,9 @@ X_INLINE AVX512_TARGET __m512i arbiter_stripe(const f2d_arbiter *a)
 {
 	const int32_t n = arbiter_points(a);
 	const __mmask16 m = (__mmask16)(n == 0 ? 0x001f : (n == 1 ? 0x00ff : 0xe0ff));
-	return _mm512_maskz_loadu_epi32(m, (const void *)a);
+	/* dword 4: the count byte only (the per-step flags beside it are not hashed) */
+	const __m512i keep = _mm512_mask_set1_epi32(_mm512_set1_epi32(-1), 0x0010, 0xff);
+	return _mm512_and_si512(_mm512_maskz_loadu_epi32(m, (const void *)a), keep);
 }
 
 /* the arbiters section of n > 3 arbiters */
@@ -1072,6 +1074,7 @@ static uint64_t arbiters_written(const f2d_world *w, int simd, bool copy)
 		if (ARBITER_LINE && HOST_LE && copy) {
 			const int32_t n = arbiter_points(a);
 			memcpy(p, a, 64);
+			memset(p + 17, 0, 3); /* the count is a byte, the flags beside it not hashed */
 			memset(p + 32, 0, 20);
 			if (n < 2) {
 				memset(p + 52, 0, 12);
