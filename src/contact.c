@@ -170,6 +170,12 @@ static void set_recycle_cache(const f2d_world *w, f2d_arbiter *arb, int32_t n, f
  * below 2^35: exact in int64; the result's components are below 2^18. */
 static inline f2d_rot turn_since(f2d_rot q, f2d_rot c)
 {
+	/* no turn is exactly none (c.c^2 + c.s^2 may round off one): with poses unchanged since the
+	 * build, dp = (c_b - c_a) + r_b - r_a = 0 exactly (r = point - centre, exact differences)
+	 * and the separations are the built ones, which f2d_update_contacts relies on */
+	if (q.c == c.c && q.s == c.s) {
+		return (f2d_rot){F2D_ONE, 0};
+	}
 	f2d_rot d;
 	d.c = (fix16_t)f2d_round16((int64_t)q.c * c.c + (int64_t)q.s * c.s);
 	d.s = (fix16_t)f2d_round16((int64_t)q.s * c.c - (int64_t)q.c * c.s);
@@ -183,6 +189,8 @@ static inline void turned(f2d_rot d, f2d_vec2 r, int64_t *x, int64_t *y)
 	*x = f2d_round16((int64_t)d.c * r.x - (int64_t)d.s * r.y);
 	*y = f2d_round16((int64_t)d.s * r.x + (int64_t)d.c * r.y);
 }
+
+static int32_t reuse_arbiter(const f2d_world *w, const f2d_arbiter *prev, f2d_arbiter *arb);
 
 /* The rule (include/fix2d/types.h, contact_recycle_distance): true when prev's manifold is kept
  * (written to arb, which may be prev) with the points' separations updated; false leaves arb
@@ -225,16 +233,10 @@ static bool recycle_arbiter(const f2d_world *w, const f2d_arbiter *prev, f2d_arb
 		sep[i] = prev->base_separation[i] +
 		         f2d_round16(dx * prev->normal.x + dy * prev->normal.y);
 	}
-	if (arb != prev) {
-		*arb = *prev;
-	}
-	arb->frozen = false;
+	(void)reuse_arbiter(w, prev, arb); /* prev's manifold and impulses, as a kept one */
 	arb->speculative = spec;
 	for (int32_t i = 0; i < arb->count; ++i) {
 		arb->points[i].separation = f2d_sat(sep[i]);
-		if (!w->def.warm_starting) {
-			arb->points[i].pn = arb->points[i].pt = 0;
-		}
 	}
 	return true;
 }
@@ -398,28 +400,26 @@ f2d_result f2d_update_contacts(f2d_world *w)
 		 * or a transform set, makes the broad phase remake every cache), the speculative
 		 * distance (changed only by loading a snapshot, likewise), friction and
 		 * restitution (prev's in both cases). */
-		/* Recycling first (when on): a function of the arbiter's state and the bodies'
-		 * poses only (not of the bitmap or of frozen, which a restored world does not
-		 * share), so a rolled-back world recycles the same pairs. When it declines, keep
-		 * is still a build's result: a manifold recycled last step with unchanged poses
-		 * and speculative distance would be recycled again. */
-		if (prev != NULL && prev->recycle &&
-		    recycle_arbiter(w, prev, arb,
-		                    f2d_pair_speculative(w, &w->shapes[ia], &w->shapes[ib]))) {
-			count++;
-			if (all_active) {
-				arb->active = true;
-			}
-			continue;
+		/* Then keep (unmoved shapes) before recycling (when on) or a build. Recycling is a
+		 * function of the arbiter's state and the bodies' poses only, not of the bitmap or
+		 * of frozen (which a restored world does not share), and where keep applies to a
+		 * recycled arbiter it gives what recycling would: the poses and the speculative
+		 * distance are those prev was recycled (or built: turn_since's exact no-turn) with,
+		 * so the same separations. A rolled-back world recycles the same pairs. */
+		const bool unmoved = prev != NULL && !prev->frozen && !shape_moved(moved, ia) &&
+		                     !shape_moved(moved, ib);
+		const fix16_t spec = unmoved || (prev != NULL && prev->recycle)
+		                         ? f2d_pair_speculative(w, &w->shapes[ia], &w->shapes[ib])
+		                         : 0;
+		int32_t n;
+		if (unmoved && prev->speculative == spec) {
+			n = reuse_arbiter(w, prev, arb);
+		} else if (prev != NULL && prev->recycle && recycle_arbiter(w, prev, arb, spec)) {
+			n = 1;
+		} else {
+			n = build_arbiter(w, prev, ia, ib, arb, kernel);
 		}
-		bool keep =
-		    prev != NULL && !prev->frozen && !shape_moved(moved, ia) &&
-		    !shape_moved(moved, ib) &&
-		    prev->speculative == f2d_pair_speculative(w, &w->shapes[ia], &w->shapes[ib]);
-		count +=
-		    (keep ? reuse_arbiter(w, prev, arb) : build_arbiter(w, prev, ia, ib, arb, kernel)) > 0
-		        ? 1
-		        : 0;
+		count += n > 0 ? 1 : 0;
 		if (all_active) {
 			arb->active = true;
 		}

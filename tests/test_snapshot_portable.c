@@ -103,8 +103,9 @@ typedef struct spec {
 	size_t body_flag[SPEC_MAX];
 	size_t shape_flag[SPEC_MAX], shape_body[SPEC_MAX], shape_mat[SPEC_MAX];
 	struct spec_arb {
-		uint32_t a, b, friction, restitution, count, id[2], pn[2];
+		uint32_t a, b, friction, restitution, count, id[2], pn[2], recycled;
 		int32_t pt[2];
+		int32_t manifold[18]; /* recycled: normal, 6 a point, the cached rotations */
 	} arb[SPEC_MAX]; /* the first SPEC_MAX arbiters, decoded */
 } spec;
 
@@ -359,7 +360,8 @@ static void spec_parse(const uint8_t *pl, size_t len, spec *s)
 			s->arb_rec[i] = o;
 		}
 		uint32_t head = spec_var(pl, &o), gap = spec_var(pl, &o);
-		x.a = prev.a + (head >> 2);
+		x.a = prev.a + (head >> 3);
+		x.recycled = (head >> 2) & 1u; /* version 7 */
 		x.b = (i > 0 && x.a == prev.a ? prev.b : x.a) + 1 + gap;
 		x.count = 1 + ((head >> 1) & 1u);
 		x.friction = prev.friction;
@@ -376,6 +378,12 @@ static void spec_parse(const uint8_t *pl, size_t len, spec *s)
 			uint32_t z = spec_var(pl, &o);
 			x.pt[k] = (z & 1u) ? -(int32_t)(z >> 1) - 1 : (int32_t)(z >> 1);
 		}
+		/* a recycled manifold: normal, per point r_a, r_b, separation, base separation,
+		 * the two cached rotations (zigzag varints) */
+		for (uint32_t k = 0; x.recycled && k < 2 + 6 * x.count + 4; ++k) {
+			uint32_t z = spec_var(pl, &o);
+			x.manifold[k] = (z & 1u) ? -(int32_t)(z >> 1) - 1 : (int32_t)(z >> 1);
+		}
 		if (i < SPEC_MAX) {
 			s->arb[i] = x;
 		}
@@ -388,6 +396,9 @@ static void spec_parse(const uint8_t *pl, size_t len, spec *s)
 	o += 4 + 25 * (size_t)le32(pl + o);
 	o += 4 + 8 * (size_t)le32(pl + o);
 	o += 4 + 17 * (size_t)le32(pl + o);
+	/* u32 contact_recycle_distance (version 7) */
+	ck_assert_uint_le(le32(pl + o), (uint32_t)F2D_MILLI(250));
+	o += 4;
 	s->end = o;
 	/* u32 substep_count (0..8), always there (version 6) */
 	ck_assert_uint_le(o + 4, len);
