@@ -200,8 +200,8 @@ static int32_t reuse_arbiter(const f2d_world *w, const f2d_arbiter *prev, f2d_ar
  * |sin turn| < 2^18, so their product is below 2^37 and the sum tested below 2^38: int64. A
  * separation is updated only when |dp.x| + |dp.y| < distance <= 2^14 (0.25 m), so
  * |dot(dp, n)| < 2^14 (2^16 + 2^8) < 2^31, and base + that is saturated to fix16. */
-static bool recycle_arbiter(const f2d_world *w, const f2d_arbiter *prev, f2d_arbiter *arb,
-                            fix16_t spec)
+bool f2d_recycle_arbiter(const f2d_world *w, const f2d_arbiter *prev, f2d_arbiter *arb,
+                         fix16_t spec)
 {
 	const int64_t dist = w->def.contact_recycle_distance;
 	if (!prev->recycle || dist <= 0 || spec != w->def.speculative_distance || prev->count < 1) {
@@ -414,7 +414,7 @@ f2d_result f2d_update_contacts(f2d_world *w)
 		int32_t n;
 		if (unmoved && prev->speculative == spec) {
 			n = reuse_arbiter(w, prev, arb);
-		} else if (prev != NULL && prev->recycle && recycle_arbiter(w, prev, arb, spec)) {
+		} else if (prev != NULL && prev->recycle && f2d_recycle_arbiter(w, prev, arb, spec)) {
 			n = 1;
 		} else {
 			n = build_arbiter(w, prev, ia, ib, arb, kernel);

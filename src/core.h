@@ -176,7 +176,7 @@ typedef struct f2d_contact_point {
  * (f2d_grow_aligned): the hashed fields of format 7 (in the first 64 bytes) are one cache line
  * an arbiter (issue 16; they were two or three). The count is a byte and the per-step flags
  * share its dword (hash.c masks them out), which leaves room for the recycling cache (issue 16,
- * contact.c recycle_arbiter): state while `recycle` is set. */
+ * contact.c f2d_recycle_arbiter): state while `recycle` is set. */
 typedef struct f2d_arbiter {
 	int32_t shape_a, shape_b; /* key, shape_a < shape_b */
 	fix16_t friction, restitution;
@@ -573,7 +573,7 @@ f2d_result f2d_find_pairs(f2d_world *w);
 /* the most a pair's speculative distance grows by (keeps s / h inside fix16 at h = 1/1000) */
 #define F2D_MAX_CLOSING F2D_FIX(8)
 
-/** Contact recycling (contact.c recycle_arbiter): the default distance (Box2D v3's
+/** Contact recycling (contact.c f2d_recycle_arbiter): the default distance (Box2D v3's
  *  B2_CONTACT_RECYCLE_DISTANCE, 10 linear slops of 0.005 m = 0.05 m; 0 = off) and the least
  *  cosine of a body's rotation since the manifold's build (Box2D's 0.98, 64225.28 LSB: a
  *  recycled rotation has dq.c >= 64226). */
@@ -654,6 +654,11 @@ static inline bool f2d_shape_special(const f2d_shape *s)
 }
 void f2d_remove_arbiters_of_shape(f2d_world *w, int32_t shape);
 void f2d_refresh_arbiters(f2d_world *w);
+/** Contact recycling (issue 16; the rule: include/fix2d/types.h contact_recycle_distance):
+ *  true when prev's manifold is kept, written to arb (may be prev) with its separations
+ *  updated; spec is the pair's speculative distance this step. */
+bool f2d_recycle_arbiter(const f2d_world *w, const f2d_arbiter *prev, f2d_arbiter *arb,
+                         fix16_t spec);
 
 /* the contact solver (solver.c) */
 /** Grows the contact solver's scratch (batches and colouring for up to `arbiters` arbiters,

@@ -382,7 +382,7 @@ static inline uint32_t id_perm(uint32_t id)
 /* Arbiters (version 7, include/fix2d/snapshot.h): varints, shape ids delta-coded in key
  * order, the material only when it differs from the previous arbiter's, the second feature id
  * as its xor with the first, impulses as varints (pn >= 0) and zigzag varints (pt); a recycled
- * manifold (contact.c recycle_arbiter: state) its normal, points' anchors, separations and base
+ * manifold (contact.c f2d_recycle_arbiter: state) its normal, points' anchors, separations and base
  * separations, and the cached rotations, zigzag coded. At most 5 * (4 + 3 * 2 + 2 + 6 * 2 + 4)
  * = 140 bytes a record (MAX_RECORD). */
 static void encode_arbiters(encoder *e, const f2d_world *w)

@@ -145,7 +145,7 @@ typedef struct f2d_world_def {
 	 *  this distance, reach the larger shape reach of a body that is not static and turn the
 	 *  relative rotation dq_b conj(dq_a); the narrow phase is then skipped and each point's
 	 *  separation is its separation at the build + dot(dp, normal). All in Q16.16 integers
-	 *  (src/contact.c recycle_arbiter). */
+	 *  (src/contact.c f2d_recycle_arbiter). */
 	fix16_t contact_recycle_distance;
 	/** The solver (issue 15). 1..8 (default 4): Box2D v3's soft step, the step cut into this
 	 *  many substeps of time_step / substep_count, each: gravity and forces, the joints'
