@@ -438,7 +438,13 @@ void f2d_refresh_arbiters(f2d_world *w)
 	const int kernel = f2d_kernel_level();
 	for (int32_t i = 0; i < w->arbiter_count; ++i) {
 		f2d_arbiter *arb = &w->arbiters[i];
+		/* recycled when the rule allows (as f2d_update_contacts would have, had the bodies
+		 * been awake: a woken pair's manifold does not depend on when it woke), else built */
 		if (arb->frozen && arb->active &&
+		    !(arb->recycle &&
+		      f2d_recycle_arbiter(w, arb, arb,
+		                          f2d_pair_speculative(w, &w->shapes[arb->shape_a],
+		                                               &w->shapes[arb->shape_b]))) &&
 		    build_arbiter(w, arb, arb->shape_a, arb->shape_b, arb, kernel) == 0) {
 			continue;
 		}

@@ -577,7 +577,7 @@ f2d_result f2d_find_pairs(f2d_world *w);
  *  B2_CONTACT_RECYCLE_DISTANCE, 10 linear slops of 0.005 m = 0.05 m; 0 = off) and the least
  *  cosine of a body's rotation since the manifold's build (Box2D's 0.98, 64225.28 LSB: a
  *  recycled rotation has dq.c >= 64226). */
-#define F2D_RECYCLE_DEFAULT 0
+#define F2D_RECYCLE_DEFAULT F2D_MILLI(50)
 #define F2D_RECYCLE_COS 64226
 /** The predicted motion of b; gh = h g (rounded), dead1 its dead zone at gravity_scale 1. */
 f2d_vec2 f2d_body_sweep(const f2d_world *w, const f2d_body *b, f2d_vec2 gh, int64_t dead1);

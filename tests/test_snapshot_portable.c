@@ -220,8 +220,8 @@ static size_t spec_encode_arbiters(const struct spec_arb *arb, uint32_t n, uint8
 		const struct spec_arb *x = &arb[i], *p = i > 0 ? &arb[i - 1] : NULL;
 		bool same = p != NULL && x->friction == p->friction &&
 		            x->restitution == p->restitution;
-		o += spec_put_var(out + o, (x->a - (p ? p->a : 0)) << 2 | (x->count - 1) << 1 |
-		                               (same ? 1u : 0u));
+		o += spec_put_var(out + o, (x->a - (p ? p->a : 0)) << 3 | x->recycled << 2 |
+		                               (x->count - 1) << 1 | (same ? 1u : 0u));
 		o += spec_put_var(out + o, p != NULL && x->a == p->a ? x->b - p->b - 1 : x->b - x->a - 1);
 		if (!same) {
 			o += spec_put_var(out + o, x->friction);
@@ -233,6 +233,10 @@ static size_t spec_encode_arbiters(const struct spec_arb *arb, uint32_t n, uint8
 			o += spec_put_var(out + o, x->pn[k]);
 			o += spec_put_var(out + o, ((uint32_t)x->pt[k] << 1) ^
 			                               (x->pt[k] < 0 ? 0xFFFFFFFFu : 0u));
+		}
+		for (uint32_t k = 0; x->recycled && k < 2 + 6 * x->count + 4; ++k) {
+			const int32_t v = x->manifold[k];
+			o += spec_put_var(out + o, ((uint32_t)v << 1) ^ (v < 0 ? 0xFFFFFFFFu : 0u));
 		}
 	}
 	return o;
@@ -446,7 +450,7 @@ START_TEST(portable_layout_matches_spec)
 	}
 	/* re-encoding the decoded section by the spec gives the library's bytes */
 	if (sp.arbiter_count <= SPEC_MAX) {
-		uint8_t sec[4 + 50 * SPEC_MAX];
+		uint8_t sec[4 + 140 * SPEC_MAX];
 		size_t len = spec_encode_arbiters(sp.arb, sp.arbiter_count, sec);
 		ck_assert_uint_eq(len, sp.options - sp.arbiters);
 		ck_assert(memcmp(sec, pl + sp.arbiters, len) == 0);
@@ -936,7 +940,7 @@ static void corrupt_arbiters(target *t, const slot *good, const spec *sp, uint8_
 	/* arbiters: dangling, values, canonical varints */
 	{
 		ck_assert_uint_le(sp->arbiter_count, SPEC_MAX);
-		uint8_t sec[4 + 50 * SPEC_MAX];
+		uint8_t sec[4 + 140 * SPEC_MAX];
 		/* the spec's encoder gives the library's bytes: a changed case is that change only */
 		ck_assert_uint_eq(spec_encode_arbiters(sp->arb, sp->arbiter_count, sec),
 		                  sp->options - sp->arbiters);
@@ -1121,7 +1125,7 @@ static void mass_and_friction_cases(target *t, const slot *good, const spec *sp,
 	          "differ", "fallback mass on a body with shapes");
 	/* friction impulses: |pt| <= round16(friction INT32_MAX), 0 without friction */
 	ck_assert_uint_le(sp->arbiter_count, SPEC_MAX);
-	uint8_t sec[4 + 50 * SPEC_MAX];
+	uint8_t sec[4 + 140 * SPEC_MAX];
 	ARB_CASE(x->friction = 0; x->pt[0] = 1, F2D_ERROR_INVALID_VALUE, "impulse",
 	         "friction impulse without friction");
 	ARB_CASE(x->friction = (uint32_t)F2D_MILLI(500); x->pt[0] = INT32_MAX,
