@@ -196,15 +196,23 @@ static int32_t reuse_arbiter(const f2d_world *w, const f2d_arbiter *prev, f2d_ar
  * (written to arb, which may be prev) with the points' separations updated; false leaves arb
  * alone. spec is the pair's speculative distance this step. Ranges (no overflow): centres are
  * within the world range (|c| < 2^31), so dc = c_b - c_a < 2^32; the turned anchors are below
- * 2^32 (turned); dp < 2^34 and its L1 norm below 2^35; reach <= F2D_MAX_CLOSING = 2^19 and
- * |sin turn| < 2^18, so their product is below 2^37 and the sum tested below 2^38: int64. A
- * separation is updated only when |dp.x| + |dp.y| < distance <= 2^14 (0.25 m), so
- * |dot(dp, n)| < 2^14 (2^16 + 2^8) < 2^31, and base + that is saturated to fix16. */
+ * 2^32 (turned); dp < 2^34 and its L1 norm below 2^35; reach <= F2D_MAX_CLOSING = 2^19
+ * (f2d_shape_reach clamps it) and |sin turn| < 2^18, so their product is below 2^37 and the
+ * sum tested below 2^38: int64. A separation is updated only when |dp.x| + |dp.y| < distance
+ * <= 2^14 (0.25 m), so |dot(dp, n)| < 2^14 (2^16 + 2^8) < 2^31, and base + that is saturated
+ * to fix16.
+ * Order of the work (the same answer as testing each point's |dp|_1 + sweep in turn: the
+ * rule holds when it holds for the largest |dp|_1, l1, and the sweep is >= 0): the points'
+ * dp first, then the sweep only when it can decide. l1 >= distance fails whatever the sweep;
+ * the sweep is at most ub = (2^19 |sin| + 0xFFFF) >> 16 (the reach's clamp), so l1 + ub <
+ * distance holds whatever the reach, and the shapes' reaches and the bodies' types (two more
+ * cache lines) are read only in between (a resting stack: almost never). */
 bool f2d_recycle_arbiter(const f2d_world *w, const f2d_arbiter *prev, f2d_arbiter *arb,
                          fix16_t spec)
 {
 	const int64_t dist = w->def.contact_recycle_distance;
-	if (!prev->recycle || dist <= 0 || spec != w->def.speculative_distance || prev->count < 1) {
+	const int32_t count = prev->count;
+	if (!prev->recycle || dist <= 0 || spec != w->def.speculative_distance || count < 1) {
 		return false;
 	}
 	const f2d_body *ba = &w->bodies[prev->body_a], *bb = &w->bodies[prev->body_b];
@@ -213,30 +221,37 @@ bool f2d_recycle_arbiter(const f2d_world *w, const f2d_arbiter *prev, f2d_arbite
 	if (da.c < F2D_RECYCLE_COS || db.c < F2D_RECYCLE_COS) {
 		return false;
 	}
-	/* sin of the relative turn db conj(da), and the reach of the shapes that can turn */
-	int64_t sin_rel = f2d_round16((int64_t)db.s * da.c - (int64_t)db.c * da.s);
-	sin_rel = sin_rel < 0 ? -sin_rel : sin_rel;
-	int64_t reach_a = ba->type == F2D_STATIC_BODY ? 0 : w->shapes[prev->shape_a].reach;
-	int64_t reach_b = bb->type == F2D_STATIC_BODY ? 0 : w->shapes[prev->shape_b].reach;
-	int64_t sweep = ((reach_a > reach_b ? reach_a : reach_b) * sin_rel + 0xFFFF) >> 16;
 	int64_t dcx = (int64_t)bb->center.x - ba->center.x;
 	int64_t dcy = (int64_t)bb->center.y - ba->center.y;
-	int64_t sep[2] = {0, 0};
-	for (int32_t i = 0; i < prev->count; ++i) {
+	int64_t dx[2] = {0, 0}, dy[2] = {0, 0}, l1 = 0;
+	for (int32_t i = 0; i < count; ++i) {
 		int64_t ax, ay, bx, by;
 		turned(da, prev->points[i].r_a, &ax, &ay);
 		turned(db, prev->points[i].r_b, &bx, &by);
-		int64_t dx = dcx + bx - ax, dy = dcy + by - ay;
-		if ((dx < 0 ? -dx : dx) + (dy < 0 ? -dy : dy) + sweep >= dist) {
+		dx[i] = dcx + bx - ax;
+		dy[i] = dcy + by - ay;
+		int64_t n1 = abs64(dx[i]) + abs64(dy[i]);
+		l1 = n1 > l1 ? n1 : l1;
+	}
+	if (l1 >= dist) {
+		return false;
+	}
+	/* |sin| of the relative turn db conj(da), and the reach of the shapes that can turn */
+	int64_t sin_rel = abs64(f2d_round16((int64_t)db.s * da.c - (int64_t)db.c * da.s));
+	if (l1 + ((F2D_MAX_CLOSING * sin_rel + 0xFFFF) >> 16) >= dist) {
+		int64_t reach_a = ba->type == F2D_STATIC_BODY ? 0 : w->shapes[prev->shape_a].reach;
+		int64_t reach_b = bb->type == F2D_STATIC_BODY ? 0 : w->shapes[prev->shape_b].reach;
+		int64_t sweep = ((reach_a > reach_b ? reach_a : reach_b) * sin_rel + 0xFFFF) >> 16;
+		if (l1 + sweep >= dist) {
 			return false;
 		}
-		sep[i] = prev->base_separation[i] +
-		         f2d_round16(dx * prev->normal.x + dy * prev->normal.y);
 	}
 	(void)reuse_arbiter(w, prev, arb); /* prev's manifold and impulses, as a kept one */
 	arb->speculative = spec;
-	for (int32_t i = 0; i < arb->count; ++i) {
-		arb->points[i].separation = f2d_sat(sep[i]);
+	for (int32_t i = 0; i < count; ++i) {
+		arb->points[i].separation =
+		    f2d_sat(prev->base_separation[i] +
+		            f2d_round16(dx[i] * prev->normal.x + dy[i] * prev->normal.y));
 	}
 	return true;
 }
