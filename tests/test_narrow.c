@@ -451,6 +451,106 @@ START_TEST(recycle_rule_behaves_and_has_no_overflow_at_range_edges)
 }
 END_TEST
 
+/* The rule as written before the sweep was read lazily (integ4): each point's |dp|_1 + sweep in
+ * turn, the sweep always from the reaches. f2d_recycle_arbiter must give the same answer and
+ * separations. */
+static f2d_rot ref_turn(f2d_rot q, f2d_rot c)
+{
+	if (q.c == c.c && q.s == c.s) {
+		return (f2d_rot){F2D_ONE, 0};
+	}
+	return (f2d_rot){(fix16_t)f2d_round16((int64_t)q.c * c.c + (int64_t)q.s * c.s),
+	                 (fix16_t)f2d_round16((int64_t)q.s * c.c - (int64_t)q.c * c.s)};
+}
+
+static bool ref_recycle(const f2d_world *w, const f2d_arbiter *prev, fix16_t *sep)
+{
+	const int64_t dist = w->def.contact_recycle_distance;
+	const f2d_body *ba = &w->bodies[prev->body_a], *bb = &w->bodies[prev->body_b];
+	f2d_rot da = ref_turn(ba->q, prev->cached_q_a), db = ref_turn(bb->q, prev->cached_q_b);
+	if (da.c < F2D_RECYCLE_COS || db.c < F2D_RECYCLE_COS) {
+		return false;
+	}
+	int64_t sin_rel = llabs(f2d_round16((int64_t)db.s * da.c - (int64_t)db.c * da.s));
+	int64_t ra = ba->type == F2D_STATIC_BODY ? 0 : w->shapes[prev->shape_a].reach;
+	int64_t rb = bb->type == F2D_STATIC_BODY ? 0 : w->shapes[prev->shape_b].reach;
+	int64_t sweep = ((ra > rb ? ra : rb) * sin_rel + 0xFFFF) >> 16;
+	for (int32_t i = 0; i < prev->count; ++i) {
+		f2d_vec2 r = prev->points[i].r_a, s2 = prev->points[i].r_b;
+		int64_t ax = f2d_round16((int64_t)da.c * r.x - (int64_t)da.s * r.y);
+		int64_t ay = f2d_round16((int64_t)da.s * r.x + (int64_t)da.c * r.y);
+		int64_t bx = f2d_round16((int64_t)db.c * s2.x - (int64_t)db.s * s2.y);
+		int64_t by = f2d_round16((int64_t)db.s * s2.x + (int64_t)db.c * s2.y);
+		int64_t dx = (int64_t)bb->center.x - ba->center.x + bx - ax;
+		int64_t dy = (int64_t)bb->center.y - ba->center.y + by - ay;
+		if (llabs(dx) + llabs(dy) + sweep >= dist) {
+			return false;
+		}
+		sep[i] = f2d_sat(prev->base_separation[i] +
+		                 f2d_round16(dx * prev->normal.x + dy * prev->normal.y));
+	}
+	return true;
+}
+
+/* Poses around the rule's edges: offsets along and across the normal through the distance,
+ * turns of either body from none to past acos 0.98, reaches 0, 1 m and the clamp, one or two
+ * points, a static A: every outcome of the lazy sweep (l1 >= distance, l1 + its bound below
+ * the distance, and the reaches deciding either way) is met, and each answer is the
+ * reference's. */
+START_TEST(recycle_rule_matches_reference)
+{
+	f2d_arbiter prev, out;
+	f2d_world *w = recycle_world(&prev);
+	const fix16_t spec = w->def.speculative_distance;
+	static const int32_t off[] = {0, 1, 3000, 9000, 16383, 16384, 16385, 20000};
+	static const int32_t ang[] = {0, 1, 7, 100, 1000, 6000, 13000, 14000};
+	static const int32_t reach[] = {0, F2D_ONE, F2D_MAX_CLOSING};
+	int32_t outcome[4] = {0, 0, 0, 0}; /* fail by l1, fast accept, exact accept, exact fail */
+	for (int32_t i = 0; i < 8 * 8 * 8 * 8 * 3 * 4; ++i) {
+		f2d_arbiter p = prev;
+		p.count = (i & 1) ? 2 : 1;
+		w->bodies[0].type = (i & 2) ? F2D_STATIC_BODY : F2D_DYNAMIC_BODY;
+		w->shapes[0].reach = w->shapes[1].reach = reach[i / 4 / 4096 % 3];
+		w->shapes[(i / 4) & 1].reach = F2D_ONE / 2;
+		w->bodies[0].center = f2d_v(0, 0);
+		w->bodies[1].center = f2d_v(F2D_ONE + off[i / 4 % 8] * ((i & 2) ? -1 : 1) / 2,
+		                            off[i / 32 % 8]);
+		w->bodies[0].q = f2d_make_rot(-ang[i / 256 % 8]);
+		w->bodies[1].q = f2d_make_rot(ang[i / 2048 % 8] * ((i & 1) ? 1 : -1));
+		fix16_t sep[2] = {0, 0};
+		bool want = ref_recycle(w, &p, sep);
+		bool got = f2d_recycle_arbiter(w, &p, &out, spec);
+		ck_assert_int_eq(got, want);
+		for (int32_t k = 0; got && k < p.count; ++k) {
+			ck_assert_int_eq(out.points[k].separation, sep[k]);
+		}
+		/* which branch of the lazy sweep decided (the same arithmetic as contact.c) */
+		f2d_rot da = ref_turn(w->bodies[0].q, p.cached_q_a);
+		f2d_rot db = ref_turn(w->bodies[1].q, p.cached_q_b);
+		if (da.c < F2D_RECYCLE_COS || db.c < F2D_RECYCLE_COS) {
+			continue;
+		}
+		fix16_t none[2];
+		const int32_t ra = w->shapes[0].reach, rb = w->shapes[1].reach;
+		w->shapes[0].reach = w->shapes[1].reach = 0;
+		bool by_l1 = ref_recycle(w, &p, none); /* l1 < distance (sweep 0 or no turn) */
+		w->shapes[0].reach = ra;
+		w->shapes[1].reach = rb;
+		int64_t sin_rel = llabs(f2d_round16((int64_t)db.s * da.c - (int64_t)db.c * da.s));
+		int64_t ub = (F2D_MAX_CLOSING * sin_rel + 0xFFFF) >> 16;
+		w->shapes[0].reach = w->shapes[1].reach = F2D_MAX_CLOSING;
+		bool fast = ref_recycle(w, &p, none) && sin_rel > 0 && ub > 0;
+		w->shapes[0].reach = ra;
+		w->shapes[1].reach = rb;
+		outcome[!by_l1 ? 0 : fast ? 1 : want ? 2 : 3]++;
+	}
+	for (int32_t k = 0; k < 4; ++k) {
+		ck_assert_int_gt(outcome[k], 0);
+	}
+	f2d_destroy_world(w);
+}
+END_TEST
+
 static Suite *narrow_suite(void)
 {
 	Suite *s = suite_create("narrow");
@@ -460,6 +560,7 @@ static Suite *narrow_suite(void)
 	tcase_add_test(tc, box_path_at_range_edges);
 	tcase_add_test(tc, box_world_cache_same_on_every_kernel);
 	tcase_add_test(tc, recycle_rule_behaves_and_has_no_overflow_at_range_edges);
+	tcase_add_test(tc, recycle_rule_matches_reference);
 	suite_add_tcase(s, tc);
 	TCase *kept = tcase_create("kept");
 	tcase_add_loop_test(kept, kept_caches_and_manifolds_match_full_recomputation, 0, 24);
