@@ -398,12 +398,13 @@ static void parse_joints(rd *r, st_world *s)
 	skip_free_list(r);
 }
 
-/* arbiters (format 4): varints, shapes delta-coded, material when it changes, the second
- * id xor the first, pt zigzag (include/fix2d/snapshot.h) */
+/* arbiters (format 7): varints, shapes delta-coded, material when it changes, the second
+ * id xor the first, pt zigzag, a recycled manifold's geometry (skipped: not compared)
+ * (include/fix2d/snapshot.h) */
 static void parse_arbiter(rd *r, st_arbiter *a, const st_arbiter *p)
 {
 	uint32_t head = var(r), gap = var(r);
-	a->shape_a = (int32_t)((p != NULL ? (uint32_t)p->shape_a : 0u) + (head >> 2));
+	a->shape_a = (int32_t)((p != NULL ? (uint32_t)p->shape_a : 0u) + (head >> 3));
 	a->shape_b = (int32_t)((p != NULL && a->shape_a == p->shape_a ? (uint32_t)p->shape_b
 	                                                              : (uint32_t)a->shape_a) +
 	                       1u + gap);
@@ -422,6 +423,9 @@ static void parse_arbiter(rd *r, st_arbiter *a, const st_arbiter *p)
 		a->pn[k] = (int32_t)var(r);
 		uint32_t z = var(r);
 		a->pt[k] = (z & 1u) ? -(int32_t)(z >> 1) - 1 : (int32_t)(z >> 1);
+	}
+	for (int32_t k = 0; (head & 4u) != 0 && k < 2 + 6 * a->count + 4; ++k) {
+		(void)var(r); /* normal, per point r_a, r_b, separations, the cached rotations */
 	}
 }
 
@@ -477,6 +481,7 @@ static void parse_tail(rd *r, st_world *s)
 	r->p += r->bad ? 0 : 8 * (size_t)s->overlap_count;
 	s->pending_count = count_of(r, 17);
 	r->p += r->bad ? 0 : 17 * (size_t)s->pending_count;
+	(void)i32(r);              /* contact_recycle_distance (version 7) */
 	s->substep_count = i32(r); /* always there (version 6) */
 }
 
@@ -500,7 +505,7 @@ bool st_parse(const uint8_t *bytes, size_t len, st_world *s, char *err, size_t e
 		return false;
 	}
 	if (r.bad || r.p != r.end) {
-		snprintf(err, err_cap, "not the snapshot format version 6 this tool reads");
+		snprintf(err, err_cap, "not the snapshot format version 7 this tool reads");
 		st_free(s);
 		return false;
 	}

@@ -85,7 +85,7 @@ static int32_t fill_arbiter(const f2d_world *w, const f2d_arbiter *prev, int32_t
 	arb->body_a = sa->body;
 	arb->body_b = sb->body;
 	arb->normal = m->normal;
-	arb->count = m->count;
+	arb->count = (int8_t)m->count; /* 0..2 */
 	arb->frozen = false;
 	for (int32_t i = 0; i < m->count; ++i) {
 		f2d_contact_point *cp = &arb->points[i];
@@ -151,8 +151,113 @@ fix16_t f2d_pair_speculative(const f2d_world *w, const f2d_shape *a, const f2d_s
 	return w->def.speculative_distance + (fix16_t)closing;
 }
 
+/* ---- contact recycling (issue 16; Box2D v3's b2CollideTask, in Q16.16 integers) ----
+ * A manifold built with the fixed speculative distance while recycling is on caches what the
+ * rule reads later: each point's separation and the bodies' rotations at the build (its anchors
+ * r_a, r_b and normal are the manifold's own). Else the cache is zero and recycle is 0. */
+static void set_recycle_cache(const f2d_world *w, f2d_arbiter *arb, int32_t n, fix16_t spec)
+{
+	bool on = n > 0 && w->def.contact_recycle_distance > 0 && spec == w->def.speculative_distance;
+	arb->recycle = on ? 1 : 0;
+	arb->base_separation[0] = on ? arb->points[0].separation : 0;
+	arb->base_separation[1] = on && n == 2 ? arb->points[1].separation : 0;
+	arb->cached_q_a = on ? w->bodies[arb->body_a].q : (f2d_rot){0, 0};
+	arb->cached_q_b = on ? w->bodies[arb->body_b].q : (f2d_rot){0, 0};
+}
+
+/* q conj(c): the turn from c to q. |q.c|, |q.s|, |c.c|, |c.s| <= 2^16 + 2^8 (a rotation's
+ * components, normalised to one within rounding), so each product is below 2^34 and the sums
+ * below 2^35: exact in int64; the result's components are below 2^18. */
+static inline f2d_rot turn_since(f2d_rot q, f2d_rot c)
+{
+	/* no turn is exactly none (c.c^2 + c.s^2 may round off one): with poses unchanged since the
+	 * build, dp = (c_b - c_a) + r_b - r_a = 0 exactly (r = point - centre, exact differences)
+	 * and the separations are the built ones, which f2d_update_contacts relies on */
+	if (q.c == c.c && q.s == c.s) {
+		return (f2d_rot){F2D_ONE, 0};
+	}
+	f2d_rot d;
+	d.c = (fix16_t)f2d_round16((int64_t)q.c * c.c + (int64_t)q.s * c.s);
+	d.s = (fix16_t)f2d_round16((int64_t)q.s * c.c - (int64_t)q.c * c.s);
+	return d;
+}
+
+/* rotate(d, r) - its components: |d| < 2^18, |r| < 2^31, products below 2^49, sums below
+ * 2^50: exact in int64; the result (|r| times about one) is kept in int64. */
+static inline void turned(f2d_rot d, f2d_vec2 r, int64_t *x, int64_t *y)
+{
+	*x = f2d_round16((int64_t)d.c * r.x - (int64_t)d.s * r.y);
+	*y = f2d_round16((int64_t)d.s * r.x + (int64_t)d.c * r.y);
+}
+
+static int32_t reuse_arbiter(const f2d_world *w, const f2d_arbiter *prev, f2d_arbiter *arb);
+
+/* The rule (include/fix2d/types.h, contact_recycle_distance): true when prev's manifold is kept
+ * (written to arb, which may be prev) with the points' separations updated; false leaves arb
+ * alone. spec is the pair's speculative distance this step. Ranges (no overflow): centres are
+ * within the world range (|c| < 2^31), so dc = c_b - c_a < 2^32; the turned anchors are below
+ * 2^32 (turned); dp < 2^34 and its L1 norm below 2^35; reach <= F2D_MAX_CLOSING = 2^19
+ * (f2d_shape_reach clamps it) and |sin turn| < 2^18, so their product is below 2^37 and the
+ * sum tested below 2^38: int64. A separation is updated only when |dp.x| + |dp.y| < distance
+ * <= 2^14 (0.25 m), so |dot(dp, n)| < 2^14 (2^16 + 2^8) < 2^31, and base + that is saturated
+ * to fix16.
+ * Order of the work (the same answer as testing each point's |dp|_1 + sweep in turn: the
+ * rule holds when it holds for the largest |dp|_1, l1, and the sweep is >= 0): the points'
+ * dp first, then the sweep only when it can decide. l1 >= distance fails whatever the sweep;
+ * the sweep is at most ub = (2^19 |sin| + 0xFFFF) >> 16 (the reach's clamp), so l1 + ub <
+ * distance holds whatever the reach, and the shapes' reaches and the bodies' types (two more
+ * cache lines) are read only in between (a resting stack: almost never). */
+bool f2d_recycle_arbiter(const f2d_world *w, const f2d_arbiter *prev, f2d_arbiter *arb,
+                         fix16_t spec)
+{
+	const int64_t dist = w->def.contact_recycle_distance;
+	const int32_t count = prev->count;
+	if (!prev->recycle || dist <= 0 || spec != w->def.speculative_distance || count < 1) {
+		return false;
+	}
+	const f2d_body *ba = &w->bodies[prev->body_a], *bb = &w->bodies[prev->body_b];
+	f2d_rot da = turn_since(ba->q, prev->cached_q_a);
+	f2d_rot db = turn_since(bb->q, prev->cached_q_b);
+	if (da.c < F2D_RECYCLE_COS || db.c < F2D_RECYCLE_COS) {
+		return false;
+	}
+	int64_t dcx = (int64_t)bb->center.x - ba->center.x;
+	int64_t dcy = (int64_t)bb->center.y - ba->center.y;
+	int64_t dx[2] = {0, 0}, dy[2] = {0, 0}, l1 = 0;
+	for (int32_t i = 0; i < count; ++i) {
+		int64_t ax, ay, bx, by;
+		turned(da, prev->points[i].r_a, &ax, &ay);
+		turned(db, prev->points[i].r_b, &bx, &by);
+		dx[i] = dcx + bx - ax;
+		dy[i] = dcy + by - ay;
+		int64_t n1 = abs64(dx[i]) + abs64(dy[i]);
+		l1 = n1 > l1 ? n1 : l1;
+	}
+	if (l1 >= dist) {
+		return false;
+	}
+	/* |sin| of the relative turn db conj(da), and the reach of the shapes that can turn */
+	int64_t sin_rel = abs64(f2d_round16((int64_t)db.s * da.c - (int64_t)db.c * da.s));
+	if (l1 + ((F2D_MAX_CLOSING * sin_rel + 0xFFFF) >> 16) >= dist) {
+		int64_t reach_a = ba->type == F2D_STATIC_BODY ? 0 : w->shapes[prev->shape_a].reach;
+		int64_t reach_b = bb->type == F2D_STATIC_BODY ? 0 : w->shapes[prev->shape_b].reach;
+		int64_t sweep = ((reach_a > reach_b ? reach_a : reach_b) * sin_rel + 0xFFFF) >> 16;
+		if (l1 + sweep >= dist) {
+			return false;
+		}
+	}
+	(void)reuse_arbiter(w, prev, arb); /* prev's manifold and impulses, as a kept one */
+	arb->speculative = spec;
+	for (int32_t i = 0; i < count; ++i) {
+		arb->points[i].separation =
+		    f2d_sat(prev->base_separation[i] +
+		            f2d_round16(dx[i] * prev->normal.x + dy[i] * prev->normal.y));
+	}
+	return true;
+}
+
 /* fill_arbiter with a fresh manifold from the shapes' world caches (kernel: f2d_kernel_level(),
- * asked once per pass). */
+ * asked once per pass), and the recycling cache. */
 static int32_t build_arbiter(const f2d_world *w, const f2d_arbiter *prev, int32_t ia, int32_t ib,
                              f2d_arbiter *arb, int kernel)
 {
@@ -161,6 +266,9 @@ static int32_t build_arbiter(const f2d_world *w, const f2d_arbiter *prev, int32_
 	f2d_collide_kernel(&w->shapes[ia], &w->shapes[ib], spec, &m, kernel);
 	int32_t n = fill_arbiter(w, prev, ia, ib, &m, arb);
 	arb->speculative = spec;
+	if (n > 0) {
+		set_recycle_cache(w, arb, n, spec);
+	}
 	return n;
 }
 
@@ -307,14 +415,26 @@ f2d_result f2d_update_contacts(f2d_world *w)
 		 * or a transform set, makes the broad phase remake every cache), the speculative
 		 * distance (changed only by loading a snapshot, likewise), friction and
 		 * restitution (prev's in both cases). */
-		bool keep =
-		    prev != NULL && !prev->frozen && !shape_moved(moved, ia) &&
-		    !shape_moved(moved, ib) &&
-		    prev->speculative == f2d_pair_speculative(w, &w->shapes[ia], &w->shapes[ib]);
-		count +=
-		    (keep ? reuse_arbiter(w, prev, arb) : build_arbiter(w, prev, ia, ib, arb, kernel)) > 0
-		        ? 1
-		        : 0;
+		/* Then keep (unmoved shapes) before recycling (when on) or a build. Recycling is a
+		 * function of the arbiter's state and the bodies' poses only, not of the bitmap or
+		 * of frozen (which a restored world does not share), and where keep applies to a
+		 * recycled arbiter it gives what recycling would: the poses and the speculative
+		 * distance are those prev was recycled (or built: turn_since's exact no-turn) with,
+		 * so the same separations. A rolled-back world recycles the same pairs. */
+		const bool unmoved = prev != NULL && !prev->frozen && !shape_moved(moved, ia) &&
+		                     !shape_moved(moved, ib);
+		const fix16_t spec = unmoved || (prev != NULL && prev->recycle)
+		                         ? f2d_pair_speculative(w, &w->shapes[ia], &w->shapes[ib])
+		                         : 0;
+		int32_t n;
+		if (unmoved && prev->speculative == spec) {
+			n = reuse_arbiter(w, prev, arb);
+		} else if (prev != NULL && prev->recycle && f2d_recycle_arbiter(w, prev, arb, spec)) {
+			n = 1;
+		} else {
+			n = build_arbiter(w, prev, ia, ib, arb, kernel);
+		}
+		count += n > 0 ? 1 : 0;
 		if (all_active) {
 			arb->active = true;
 		}
@@ -333,7 +453,13 @@ void f2d_refresh_arbiters(f2d_world *w)
 	const int kernel = f2d_kernel_level();
 	for (int32_t i = 0; i < w->arbiter_count; ++i) {
 		f2d_arbiter *arb = &w->arbiters[i];
+		/* recycled when the rule allows (as f2d_update_contacts would have, had the bodies
+		 * been awake: a woken pair's manifold does not depend on when it woke), else built */
 		if (arb->frozen && arb->active &&
+		    !(arb->recycle &&
+		      f2d_recycle_arbiter(w, arb, arb,
+		                          f2d_pair_speculative(w, &w->shapes[arb->shape_a],
+		                                               &w->shapes[arb->shape_b]))) &&
 		    build_arbiter(w, arb, arb->shape_a, arb->shape_b, arb, kernel) == 0) {
 			continue;
 		}

@@ -173,20 +173,27 @@ typedef struct f2d_contact_point {
 } f2d_contact_point; /* the solver's data of a point are in f2d_contact_batch */
 
 /* 128 bytes, and the arrays of them (w->arbiters, w->arbiters_next) 64-byte aligned
- * (f2d_grow_aligned): the hashed fields (in the first 64 bytes) are one cache line an arbiter
- * (issue 16; they were two or three). */
+ * (f2d_grow_aligned): the hashed fields of format 7 (in the first 64 bytes) are one cache line
+ * an arbiter (issue 16; they were two or three). The count is a byte and the per-step flags
+ * share its dword (hash.c masks them out), which leaves room for the recycling cache (issue 16,
+ * contact.c f2d_recycle_arbiter): state while `recycle` is set. */
 typedef struct f2d_arbiter {
 	int32_t shape_a, shape_b; /* key, shape_a < shape_b */
 	fix16_t friction, restitution;
-	int32_t count;
+	int8_t count;   /* 0..2 */
+	bool frozen;    /* per step: copied unchanged because neither body could move */
+	bool active;    /* per step: solved (one body moves); set by f2d_islands_wake */
+	uint8_t recycle; /* state: 1 when the cache below is that of the manifold's build (it was
+	                  * built with the fixed speculative distance and recycling on) */
 	f2d_contact_point points[2];
 	int32_t body_a, body_b;
 	f2d_vec2 normal;     /* from A to B */
-	bool frozen;         /* per step: copied unchanged because neither body could move */
-	bool active;         /* per step: solved (one body moves); set by f2d_islands_wake */
 	fix16_t speculative; /* per step: the gap up to which its manifold kept points
 	                      * (f2d_pair_speculative; contact.c) */
-	uint8_t pad[20];     /* to 128 bytes: two arbiters never share a cache line */
+	/* the recycling cache (state while recycle is 1, else zero): each point's separation when
+	 * the manifold was built, and the bodies' rotations then */
+	fix16_t base_separation[2];
+	f2d_rot cached_q_a, cached_q_b;
 } f2d_arbiter;
 typedef char f2d_arbiter_is_128_bytes[sizeof(f2d_arbiter) == 128 ? 1 : -1];
 
@@ -571,6 +578,13 @@ f2d_result f2d_find_pairs(f2d_world *w);
 #define F2D_SWEEP_QUANTUM 256
 /* the most a pair's speculative distance grows by (keeps s / h inside fix16 at h = 1/1000) */
 #define F2D_MAX_CLOSING F2D_FIX(8)
+
+/** Contact recycling (contact.c f2d_recycle_arbiter): the default distance (Box2D v3's
+ *  B2_CONTACT_RECYCLE_DISTANCE, 10 linear slops of 0.005 m = 0.05 m; 0 = off) and the least
+ *  cosine of a body's rotation since the manifold's build (Box2D's 0.98, 64225.28 LSB: a
+ *  recycled rotation has dq.c >= 64226). */
+#define F2D_RECYCLE_DEFAULT F2D_MILLI(50)
+#define F2D_RECYCLE_COS 64226
 /** The predicted motion of b; gh = h g (rounded), dead1 its dead zone at gravity_scale 1. */
 f2d_vec2 f2d_body_sweep(const f2d_world *w, const f2d_body *b, f2d_vec2 gh, int64_t dead1);
 /** A bound on the distance of a shape (its unstretched AABB) from c (broadphase.c). */
@@ -646,6 +660,11 @@ static inline bool f2d_shape_special(const f2d_shape *s)
 }
 void f2d_remove_arbiters_of_shape(f2d_world *w, int32_t shape);
 void f2d_refresh_arbiters(f2d_world *w);
+/** Contact recycling (issue 16; the rule: include/fix2d/types.h contact_recycle_distance):
+ *  true when prev's manifold is kept, written to arb (may be prev) with its separations
+ *  updated; spec is the pair's speculative distance this step. */
+bool f2d_recycle_arbiter(const f2d_world *w, const f2d_arbiter *prev, f2d_arbiter *arb,
+                         fix16_t spec);
 
 /* the contact solver (solver.c) */
 /** Grows the contact solver's scratch (batches and colouring for up to `arbiters` arbiters,

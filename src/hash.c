@@ -34,11 +34,17 @@
  *             motor_impulse, lower_impulse, upper_impulse, axis, length, hertz, damping_ratio,
  *             angular_hertz, angular_damping_ratio, max_force, correction_factor,
  *             spring_impulse, angular_impulse; a dead slot is its generation and 124 zero bytes.
- *   arbiters: per arbiter 64 bytes (put_arbiter_record): shape_a, shape_b, friction,
- *             restitution, u32 count (0..2), point 0 (u32 id, pn, pt), 20 zero bytes, point 1
- *             (u32 id, pn, pt); an absent point's 12 bytes are zero.
+ *   arbiters: per arbiter 128 bytes (put_arbiter_record, format 8): shape_a, shape_b,
+ *             friction, restitution, u8 count (0..2), 2 zero bytes, u8 recycle; per point (32
+ *             bytes) u32 id, pn, pt and, when recycle, r_a, r_b, separation; 8 zero bytes; when
+ *             recycle the normal, 4 zero bytes, the base separations, cached_q_a, cached_q_b;
+ *             an absent point's bytes and a field not covered are zero.
+ *   settings (format 8): the contact_recycle_distance follows time_to_sleep.
  * User data is not part of the hash (it does not change the simulation).
  *
+ * Format 8 against 7 (issue 16, contact recycling): a recycled manifold is state (it is no
+ * longer rebuilt from the positions), so an arbiter's record is two stripes with its geometry
+ * and the recycling cache when its recycle byte is set; the recycle distance in the settings.
  * Format 7 against 6 (issue 16): the same values covered (fixed_rotation is now also in the
  * body record, the joint type and spring flag in every joint record), in fixed-size records
  * of one or two 64-byte stripes, each section hashed on its own. A record's layout is its
@@ -85,7 +91,7 @@
 
 /* Format 7: fixed-size records of whole 64-byte stripes, a section digest each for bodies,
  * joints and arbiters (see the top of the file). Same content covered. */
-#define F2D_HASH_FORMAT 7u
+#define F2D_HASH_FORMAT 8u
 
 /* the buffer on a cache line's start */
 #if defined(__GNUC__) || defined(__TINYC__)
@@ -349,15 +355,25 @@ static uint8_t *put_body_record(uint8_t *p, const f2d_body *b)
 	return w_i32(p, b->torque);
 }
 
-/* an arbiter record: its struct's first cache line with the point's solver data (r_a, r_b,
- * separation: not state) zeroed */
+/* An arbiter record (format 8): the struct's 128 bytes as 32 dwords, those that are not state
+ * zeroed (arbiter_dwords): dwords 0..3 shape_a, shape_b, friction, restitution; 4 the count
+ * byte and the recycle byte (byte 3; the per-step flags frozen, active zeroed); a present
+ * point k (k < count) at 5 + 8k: id, pn, pt, and when recycle r_a, r_b, separation; 21..22 the
+ * bodies (derived: zero); when recycle 23..24 the normal, 26 + k a present point's base
+ * separation, 28..31 the cached rotations; 25 the speculative distance (per step: zero). A
+ * manifold that is not recycled is derived (rebuilt from the positions), so only a recycled
+ * one's geometry is state. */
 #define ARBITER_LINE                                                                               \
 	(offsetof(f2d_arbiter, shape_a) == 0 && offsetof(f2d_arbiter, shape_b) == 4 &&             \
 	 offsetof(f2d_arbiter, friction) == 8 && offsetof(f2d_arbiter, restitution) == 12 &&       \
-	 offsetof(f2d_arbiter, count) == 16 && offsetof(f2d_arbiter, points) == 20 &&              \
-	 sizeof(f2d_contact_point) == 32 && offsetof(f2d_contact_point, id) == 0 &&                \
-	 offsetof(f2d_contact_point, pn) == 4 && offsetof(f2d_contact_point, pt) == 8 &&           \
-	 sizeof(f2d_arbiter) >= 64 && sizeof(fix16_t) == 4)
+	 offsetof(f2d_arbiter, count) == 16 && offsetof(f2d_arbiter, recycle) == 19 &&             \
+	 offsetof(f2d_arbiter, points) == 20 && sizeof(f2d_contact_point) == 32 &&                 \
+	 offsetof(f2d_contact_point, id) == 0 && offsetof(f2d_contact_point, pn) == 4 &&           \
+	 offsetof(f2d_contact_point, pt) == 8 && offsetof(f2d_contact_point, r_a) == 12 &&         \
+	 offsetof(f2d_contact_point, r_b) == 20 && offsetof(f2d_contact_point, separation) == 28 && \
+	 offsetof(f2d_arbiter, normal) == 92 && offsetof(f2d_arbiter, base_separation) == 104 &&   \
+	 offsetof(f2d_arbiter, cached_q_a) == 112 && offsetof(f2d_arbiter, cached_q_b) == 120 &&   \
+	 sizeof(f2d_arbiter) == 128 && sizeof(fix16_t) == 4)
 
 /* an arbiter's point count as its record writes it (0..2 in a valid world; never more than 2
  * points are read) */
@@ -366,24 +382,51 @@ static inline int32_t arbiter_points(const f2d_arbiter *a)
 	return a->count < 0 ? 0 : (a->count > 2 ? 2 : a->count);
 }
 
-/* shape_a, shape_b, friction, restitution, u32 count, point 0 (u32 id, pn, pt), 20 zero bytes,
- * point 1; an absent point zero */
-static uint8_t *put_arbiter_record(uint8_t *p, const f2d_arbiter *a)
+/* the record's dwords that are state (bit i: dword i; see above) */
+static inline uint32_t arbiter_dwords(const f2d_arbiter *a)
 {
 	const int32_t n = arbiter_points(a);
-	p = w_i32(p, a->shape_a);
-	p = w_i32(p, a->shape_b);
-	p = w_i32(p, a->friction);
-	p = w_i32(p, a->restitution);
-	p = w_i32(p, a->count);
-	memset(p, 0, 44);
-	for (int32_t k = 0; k < n; ++k) {
-		uint8_t *q = p + 32 * k;
-		q = w_u32(q, a->points[k].id);
-		q = w_i32(q, a->points[k].pn);
-		(void)w_i32(q, a->points[k].pt);
+	const bool r = a->recycle != 0;
+	uint32_t m = 0x1fu;
+	m |= n >= 1 ? (r ? 0x1fe0u : 0xe0u) : 0u;
+	m |= n == 2 ? (r ? 0x1fe000u : 0xe000u) : 0u;
+	m |= r ? (0xf1800000u | (n >= 1 ? 1u << 26 : 0u) | (n == 2 ? 1u << 27 : 0u)) : 0u;
+	return m;
+}
+
+/* the record's 128 bytes written field by field (the reference) */
+static uint8_t *put_arbiter_record(uint8_t *p, const f2d_arbiter *a)
+{
+	int32_t d[32] = {0};
+	d[0] = a->shape_a;
+	d[1] = a->shape_b;
+	d[2] = a->friction;
+	d[3] = a->restitution;
+	d[4] = (int32_t)((uint32_t)(uint8_t)a->count | (uint32_t)a->recycle << 24);
+	for (int32_t k = 0; k < 2; ++k) {
+		const f2d_contact_point *c = &a->points[k];
+		int32_t *q = d + 5 + 8 * k;
+		q[0] = (int32_t)c->id;
+		q[1] = c->pn;
+		q[2] = c->pt;
+		q[3] = c->r_a.x;
+		q[4] = c->r_a.y;
+		q[5] = c->r_b.x;
+		q[6] = c->r_b.y;
+		q[7] = c->separation;
+		d[26 + k] = a->base_separation[k];
 	}
-	return p + 44;
+	d[23] = a->normal.x;
+	d[24] = a->normal.y;
+	d[28] = a->cached_q_a.c;
+	d[29] = a->cached_q_a.s;
+	d[30] = a->cached_q_b.c;
+	d[31] = a->cached_q_b.s;
+	const uint32_t m = arbiter_dwords(a);
+	for (int32_t i = 0; i < 32; ++i) {
+		p = w_i32(p, (m >> i & 1u) != 0 ? d[i] : 0);
+	}
+	return p;
 }
 
 /* a joint record's 128 bytes (see the top of the file); a dead slot: generation and zeros */
@@ -603,19 +646,43 @@ X_INLINE AVX512_TARGET __m512i body_stripe(const f2d_body *b)
 X_SECTION_512(bodies_512, f2d_body, body_stripe)
 #undef X_SECTION_K
 
-/* an arbiter's stripe: its first line's dwords 0..4 (shape_a .. count), 5..7 (point 0) when
- * count >= 1, 13..15 (point 1) when count == 2 */
-X_INLINE AVX512_TARGET __m512i arbiter_stripe(const f2d_arbiter *a)
+/* an arbiter's two stripes (masked loads of its record's dwords; dword 4 keeps the count and
+ * recycle bytes), fed in turn */
+X_INLINE AVX512_TARGET __m512i arbiter_lo(const f2d_arbiter *a)
 {
-	const int32_t n = arbiter_points(a);
-	const __mmask16 m = (__mmask16)(n == 0 ? 0x001f : (n == 1 ? 0x00ff : 0xe0ff));
-	return _mm512_maskz_loadu_epi32(m, (const void *)a);
+	const __mmask16 m = (__mmask16)(arbiter_dwords(a) & 0xffffu);
+	const __m512i keep = _mm512_mask_set1_epi32(_mm512_set1_epi32(-1), 0x0010, (int)0xff0000ff);
+	return _mm512_and_si512(_mm512_maskz_loadu_epi32(m, (const void *)a), keep);
 }
 
-/* the arbiters section of n > 3 arbiters */
-#define X_SECTION_K(k) arbiter_stripe(&r[i + (k)])
-X_SECTION_512(arbiters_512, f2d_arbiter, arbiter_stripe)
+X_INLINE AVX512_TARGET __m512i arbiter_hi(const f2d_arbiter *a)
+{
+	const __mmask16 m = (__mmask16)(arbiter_dwords(a) >> 16);
+	return _mm512_maskz_loadu_epi32(m, (const void *)((const uint8_t *)a + 64));
+}
+
+/* stripe i of the records: record i / 2's low or high half */
+X_INLINE AVX512_TARGET __m512i arbiter_stripe(const f2d_arbiter *r, int32_t i)
+{
+	return (i & 1) != 0 ? arbiter_hi(&r[i >> 1]) : arbiter_lo(&r[i >> 1]);
+}
+
+/* the arbiters section of n > 1 arbiters (2n stripes) */
+static AVX512_TARGET uint64_t arbiters_512(const f2d_arbiter *r, int32_t count)
+{
+	const int32_t n = 2 * count;
+	__m512i acc = x_init();
+	int32_t i = 0;
+#define X_SECTION_K(k) arbiter_stripe(r, i + (k))
+	for (; i + 16 < n; i += 16) {
+		X_BLOCK(acc, X_SECTION_K);
+	}
 #undef X_SECTION_K
+	for (; i < n - 1; ++i) {
+		acc = x_acc(acc, arbiter_stripe(r, i), XXH3_kSecret + 8 * (i & 15));
+	}
+	return x_finish(acc, arbiter_stripe(r, n - 1), (uint64_t)n);
+}
 
 /* the joint record's permutations: record byte r of stripe k takes byte idx[k][r] of (line k,
  * line 2) (0..63 the first, 64..127 the second) where mask[k] has bit r */
@@ -952,6 +1019,7 @@ static void put_settings(encoder *e, const f2d_world *w)
 	put_i32(e, d->linear_sleep_tolerance);
 	put_i32(e, d->angular_sleep_tolerance);
 	put_i32(e, d->time_to_sleep);
+	put_i32(e, d->contact_recycle_distance); /* format 8 */
 }
 
 /* format 6: the bodies' mass data, one u64 (cached between changes, recomputed when fresh);
@@ -1068,18 +1136,17 @@ static uint64_t arbiters_written(const f2d_world *w, int simd, bool copy)
 	uint8_t *p = e.buf;
 	for (int32_t i = 0; i < w->arbiter_count; ++i) {
 		const f2d_arbiter *a = &w->arbiters[i];
-		p = room(&e, p, 64);
+		p = room(&e, p, 128);
 		if (ARBITER_LINE && HOST_LE && copy) {
-			const int32_t n = arbiter_points(a);
-			memcpy(p, a, 64);
-			memset(p + 32, 0, 20);
-			if (n < 2) {
-				memset(p + 52, 0, 12);
+			const uint32_t m = arbiter_dwords(a);
+			memcpy(p, a, 128);
+			p[17] = p[18] = 0; /* frozen, active: per step */
+			for (int32_t k = 0; k < 32; ++k) {
+				if ((m >> k & 1u) == 0) {
+					memset(p + 4 * k, 0, 4);
+				}
 			}
-			if (n < 1) {
-				memset(p + 20, 0, 12);
-			}
-			p += 64;
+			p += 128;
 		} else {
 			p = put_arbiter_record(p, a);
 		}
@@ -1118,7 +1185,7 @@ static uint64_t joints_section(const f2d_world *w, int simd, bool regs)
 static uint64_t arbiters_section(const f2d_world *w, int simd, bool regs)
 {
 #if F2D_X86_SIMD
-	if (ARBITER_LINE && HOST_LE && regs && simd == 2 && w->arbiter_count > 3) {
+	if (ARBITER_LINE && HOST_LE && regs && simd == 2 && w->arbiter_count > 1) {
 		return arbiters_512(w->arbiters, w->arbiter_count);
 	}
 #else

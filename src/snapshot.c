@@ -36,8 +36,9 @@ static uint64_t snapshot_fingerprint(void)
 
 #define PORTABLE_MAGIC "fix2dsnp"
 #define MEMORY_MAGIC "fix2dmem"
-/* 4: the bodies and shapes of portable version 5; 5: substep_count; 6: the chain of caches
- * (the broad phase's state, world caches, manifolds) and the seal */
+/* 4: the bodies and shapes of portable version 5; 5: substep_count; 6: recycled manifolds and
+ * the recycle distance (portable 7), the chain of caches (the broad phase's state, world caches,
+ * manifolds) and the seal (both came in one landing: no main had either alone) */
 #define MEMORY_VERSION 6u
 #define PORTABLE_HEADER 40
 #define MEMORY_HEADER 48
@@ -358,10 +359,12 @@ static inline uint32_t id_perm(uint32_t id)
 	return (id & 1u) | ((id >> 4) << 1) | (((id >> 1) & 7u) << 29);
 }
 
-/* Arbiters (version 4, include/fix2d/snapshot.h): varints, shape ids delta-coded in key
+/* Arbiters (version 7, include/fix2d/snapshot.h): varints, shape ids delta-coded in key
  * order, the material only when it differs from the previous arbiter's, the second feature id
- * as its xor with the first, impulses as varints (pn >= 0) and zigzag varints (pt). At most
- * 5 * (4 + 3 * 2) bytes a record. */
+ * as its xor with the first, impulses as varints (pn >= 0) and zigzag varints (pt); a recycled
+ * manifold (contact.c f2d_recycle_arbiter: state) its normal, points' anchors, separations and base
+ * separations, and the cached rotations, zigzag coded. At most 5 * (4 + 3 * 2 + 2 + 6 * 2 + 4)
+ * = 140 bytes a record (MAX_RECORD). */
 static void encode_arbiters(encoder *e, const f2d_world *w)
 {
 	put_word(e, (uint32_t)w->arbiter_count);
@@ -371,9 +374,10 @@ static void encode_arbiters(encoder *e, const f2d_world *w)
 		const f2d_arbiter *a = &w->arbiters[i];
 		uint32_t sa = (uint32_t)a->shape_a, sb = (uint32_t)a->shape_b;
 		bool same = i > 0 && a->friction == prev_f && a->restitution == prev_r;
+		const uint32_t rec = a->recycle != 0 ? 1u : 0u;
 		uint8_t *s = rec_begin(e), *p = s;
-		p = put_var(p,
-		            (sa - prev_a) << 2 | (uint32_t)(a->count - 1) << 1 | (same ? 1u : 0u));
+		p = put_var(p, (sa - prev_a) << 3 | rec << 2 | (uint32_t)(a->count - 1) << 1 |
+		                   (same ? 1u : 0u));
 		p = put_var(p, i > 0 && sa == prev_a ? sb - prev_b - 1 : sb - sa - 1);
 		if (!same) {
 			p = put_var(p, (uint32_t)a->friction);
@@ -383,8 +387,24 @@ static void encode_arbiters(encoder *e, const f2d_world *w)
 			const f2d_contact_point *cp = &a->points[k];
 			p = put_var(p, id_perm(k == 0 ? cp->id : cp->id ^ a->points[0].id));
 			p = put_var(p, (uint32_t)cp->pn);
-			/* zigzag: 0, -1, 1, -2, ... -> 0, 1, 2, 3, ... */
-			p = put_var(p, ((uint32_t)cp->pt << 1) ^ (cp->pt < 0 ? 0xFFFFFFFFu : 0u));
+			p = put_zz(p, cp->pt);
+		}
+		if (rec != 0) {
+			p = put_zz(p, a->normal.x);
+			p = put_zz(p, a->normal.y);
+			for (int32_t k = 0; k < a->count; ++k) {
+				const f2d_contact_point *cp = &a->points[k];
+				p = put_zz(p, cp->r_a.x);
+				p = put_zz(p, cp->r_a.y);
+				p = put_zz(p, cp->r_b.x);
+				p = put_zz(p, cp->r_b.y);
+				p = put_zz(p, cp->separation);
+				p = put_zz(p, a->base_separation[k]);
+			}
+			p = put_zz(p, a->cached_q_a.c);
+			p = put_zz(p, a->cached_q_a.s);
+			p = put_zz(p, a->cached_q_b.c);
+			p = put_zz(p, a->cached_q_b.s);
 		}
 		rec_end(e, s, p);
 		prev_a = sa;
@@ -447,6 +467,7 @@ static void encode_options(encoder *e, const f2d_world *w)
 	/* the solver (f2d_world_def.substep_count), in both forms always (portable format 6; in 5
 	 * it was left out when 0, so a payload cut just before it, header and checksum rewritten,
 	 * loaded as a world of the Gauss-Seidel solver) */
+	put_word(e, (uint32_t)w->def.contact_recycle_distance); /* format 7 */
 	put_word(e, (uint32_t)w->def.substep_count);
 }
 

@@ -347,6 +347,18 @@ static bool decode_options(decoder *d)
 	    !decode_overlaps(d) || !avail(d, 4) || !decode_pending(d)) {
 		return d->result != F2D_OK ? false : truncated(d, "the options");
 	}
+	/* contact_recycle_distance (format 7; contact.c) */
+	if (!avail(d, 4)) {
+		return truncated(d, "the options");
+	}
+	const int32_t recycle = rd_i32(d);
+	if (recycle < 0 || recycle > F2D_MILLI(250)) {
+		return f2d_decode_fail(d, F2D_ERROR_INVALID_VALUE,
+		                       "contact_recycle_distance out of range");
+	}
+	if (d->apply) {
+		w->def.contact_recycle_distance = recycle;
+	}
 	/* substep_count: always there (portable format 6: a payload cut before it is truncated,
 	 * not a world of the Gauss-Seidel solver) */
 	if (!avail(d, 4)) {

@@ -1080,7 +1080,7 @@ static bool arbiter_shapes(decoder *d, uint32_t i, uint32_t head, uint32_t gap,
 	const uint32_t *marks = scratch(d, d->shape_off); /* 1 + body of a live shape */
 	const uint32_t shapes = (uint32_t)d->next[1];
 	bool same = (head & 1u) != 0;
-	uint32_t da = head >> 2;
+	uint32_t da = head >> 3;
 	if (da >= shapes - prev->a || (i == 0 && same)) {
 		return f2d_decode_fail(d, F2D_ERROR_INVALID_HANDLE,
 		                       "arbiter %u: shapes are not two live shapes in order",
@@ -1152,8 +1152,43 @@ static bool arbiter_points(decoder *d, uint32_t i, f2d_arbiter *a)
 	return true;
 }
 
-/* The state of an arbiter; the rest (normal, points, solver data) is recomputed by the step
- * before it is read. */
+/* A recycled manifold (version 7): normal, the points' anchors and separations, the cached
+ * rotations. The rule's arithmetic (contact.c f2d_recycle_arbiter) holds for any int32 anchors
+ * and separations, and for normal and rotation components within +-(2^16 + 2^8). */
+static bool arbiter_manifold(decoder *d, uint32_t i, f2d_arbiter *a)
+{
+	int32_t v[4 + 6 * 2 + 2] = {0};
+	const int32_t n = 2 + 6 * a->count + 4;
+	for (int32_t k = 0; k < n; ++k) {
+		if (!rd_zz(d, &v[k], "an arbiter")) {
+			return false;
+		}
+	}
+	const int32_t lim = 65536 + 256;
+	const int32_t *q = v + 2 + 6 * a->count;
+	for (int32_t k = 0; k < 6; ++k) {
+		const int32_t c = k < 2 ? v[k] : q[k - 2];
+		if (c < -lim || c > lim) {
+			return f2d_decode_fail(d, F2D_ERROR_INVALID_VALUE,
+			                       "arbiter %u: normal or rotation out of range",
+			                       (unsigned)i);
+		}
+	}
+	a->normal = f2d_v(v[0], v[1]);
+	for (int32_t k = 0; k < a->count; ++k) {
+		const int32_t *p = v + 2 + 6 * k;
+		a->points[k].r_a = f2d_v(p[0], p[1]);
+		a->points[k].r_b = f2d_v(p[2], p[3]);
+		a->points[k].separation = p[4];
+		a->base_separation[k] = p[5];
+	}
+	a->cached_q_a = (f2d_rot){q[0], q[1]};
+	a->cached_q_b = (f2d_rot){q[2], q[3]};
+	return true;
+}
+
+/* The state of an arbiter; the rest (the normal and points of a manifold not recycled, solver
+ * data) is recomputed by the step before it is read. */
 static bool decode_arbiter(decoder *d, uint32_t i, arbiter_prev *prev)
 {
 	uint32_t head = 0, gap = 0, sa = 0, sb = 0;
@@ -1170,9 +1205,15 @@ static bool decode_arbiter(decoder *d, uint32_t i, arbiter_prev *prev)
 	a->body_b = (int32_t)(marks[sb] - 1);
 	a->friction = prev->friction;
 	a->restitution = prev->restitution;
-	a->count = (int32_t)(1 + ((head >> 1) & 1u));
-	a->normal = f2d_v(0, 0); /* unknown until a step rebuilds it (f2d_world_get_contacts) */
-	if (!arbiter_points(d, i, a)) {
+	a->count = (int8_t)(1 + ((head >> 1) & 1u));
+	a->recycle = (uint8_t)((head >> 2) & 1u);
+	/* unknown until a step rebuilds it (f2d_world_get_contacts), unless recycled */
+	a->normal = f2d_v(0, 0);
+	memset(a->points, 0, sizeof a->points);
+	a->base_separation[0] = a->base_separation[1] = 0;
+	a->cached_q_a = a->cached_q_b = (f2d_rot){0, 0};
+	a->speculative = 0;
+	if (!arbiter_points(d, i, a) || (a->recycle != 0 && !arbiter_manifold(d, i, a))) {
 		return false;
 	}
 	prev->a = sa;

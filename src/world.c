@@ -32,6 +32,7 @@ f2d_world_def f2d_default_world_def(void)
 	d.angular_sleep_tolerance = F2D_MILLI(50);
 	d.time_to_sleep = F2D_MILLI(500);
 	d.hit_event_threshold = F2D_ONE;
+	d.contact_recycle_distance = F2D_RECYCLE_DEFAULT; /* contact.c */
 	d.allocator = f2d_default_allocator();
 	d.body_capacity = 16;
 	d.contact_capacity = 16;
@@ -62,6 +63,9 @@ static const char *check_world_def(const f2d_world_def *d)
 	}
 	if (d->speculative_distance < 0 || d->speculative_distance > F2D_ONE) {
 		return "speculative_distance must be in [0, 1] m";
+	}
+	if (d->contact_recycle_distance < 0 || d->contact_recycle_distance > F2D_MILLI(250)) {
+		return "contact_recycle_distance must be in [0, 0.25] m";
 	}
 	if (d->restitution_threshold < 0 || d->restitution_threshold > F2D_FIX(1000)) {
 		return "restitution_threshold must be in [0, 1000] m/s";

@@ -774,6 +774,10 @@ START_TEST(arbiters_section_at_every_count)
 			a->points[k].id = 0xffffffffu;
 		}
 		a->normal.x = edges32[(i + 3) & 3];
+		a->recycle = (uint8_t)(i / 3 % 2); /* format 8: the recycled geometry is state */
+		a->base_separation[i & 1] = edges32[(i + 1) & 3];
+		a->cached_q_b.s = edges32[(i + 2) & 3];
+		a->speculative = edges32[i & 3]; /* not state */
 		if (i % 16 == 0) {
 			levels_agree(w, "edge values in an arbiter", i);
 		}
@@ -827,6 +831,7 @@ START_TEST(one_lsb_of_every_covered_field_changes_the_hash)
 	enum { N = 12 };
 	f2d_joint_id joints[N];
 	f2d_world *w = jointed_world(N, joints);
+	w->def.contact_recycle_distance = F2D_MILLI(50); /* recycled manifolds are state */
 	for (int32_t i = 0; i < 8; ++i) { /* boxes on the ground: arbiters */
 		f2d_body_id extra =
 		    add_body_xy(w, F2D_DYNAMIC_BODY, F2D_FIX(3 * i - 12), F2D_FIX(1) + F2D_ONE / 2);
@@ -871,6 +876,7 @@ START_TEST(one_lsb_of_every_covered_field_changes_the_hash)
 		not_covered(w, &j->r_a.x, "joint r_a");
 		not_covered(w, &j->next_a, "joint next_a");
 	}
+	int32_t recycled = 0;
 	for (int32_t i = 0; i < w->arbiter_count; ++i) {
 		f2d_arbiter *a = &w->arbiters[i];
 		int32_t *f[12];
@@ -878,16 +884,57 @@ START_TEST(one_lsb_of_every_covered_field_changes_the_hash)
 		for (int32_t k = 0; k < nf; ++k) {
 			lsb_changes(w, f[k], "arbiter field", k);
 		}
-		lsb_changes(w, &a->count, "arbiter count", i);
-		not_covered(w, &a->points[0].r_a.x, "r_a");
-		not_covered(w, &a->points[0].r_b.y, "r_b");
-		not_covered(w, &a->points[0].separation, "separation");
-		not_covered(w, &a->normal.x, "normal");
+		{ /* the count is a byte; the per-step flags in its dword are not state */
+			const uint64_t before = levels_agree(w, "arbiter count", i);
+			a->count = (int8_t)(a->count - 1);
+			ck_assert(levels_agree(w, "arbiter count", i) != before);
+			a->count = (int8_t)(a->count + 1);
+			ck_assert(levels_agree(w, "arbiter count", i) == before);
+			flag_changes(w, &a->frozen, false, "arbiter frozen", i);
+			flag_changes(w, &a->active, false, "arbiter active", i);
+		}
+		/* a recycled manifold (format 8): its geometry and the recycling cache are state */
+		if (a->recycle == 0) { /* built with a larger speculative distance */
+			not_covered(w, &a->points[0].r_a.x, "r_a not recycled");
+			not_covered(w, &a->normal.y, "normal not recycled");
+			continue;
+		}
+		recycled++;
+		for (int32_t k = 0; k < a->count; ++k) {
+			f2d_contact_point *c = &a->points[k];
+			int32_t *g[6] = {&c->r_a.x, &c->r_a.y, &c->r_b.x, &c->r_b.y, &c->separation,
+			                 &a->base_separation[k]};
+			for (int32_t m = 0; m < 6; ++m) {
+				lsb_changes(w, g[m], "recycled point field", m);
+			}
+		}
+		int32_t *g[6] = {&a->normal.x,     &a->normal.y,     &a->cached_q_a.c,
+		                 &a->cached_q_a.s, &a->cached_q_b.c, &a->cached_q_b.s};
+		for (int32_t m = 0; m < 6; ++m) {
+			lsb_changes(w, g[m], "recycled arbiter field", m);
+		}
+		{
+			const uint64_t before = levels_agree(w, "arbiter recycle", i);
+			a->recycle = 0; /* not recycled: the manifold is derived, not state */
+			ck_assert(levels_agree(w, "arbiter recycle", i) != before);
+			not_covered(w, &a->points[0].r_a.x, "r_a");
+			not_covered(w, &a->points[0].r_b.y, "r_b");
+			not_covered(w, &a->points[0].separation, "separation");
+			not_covered(w, &a->normal.x, "normal");
+			not_covered(w, &a->cached_q_a.s, "cached_q_a");
+			not_covered(w, &a->base_separation[0], "base_separation");
+			a->recycle = 1;
+			ck_assert(levels_agree(w, "arbiter recycle", i) == before);
+		}
 		not_covered(w, &a->body_a, "body_a");
+		not_covered(w, &a->speculative, "speculative");
 		if (a->count < 2) {
 			not_covered(w, &a->points[1].pn, "a point past the count");
+			not_covered(w, &a->points[1].r_a.x, "a recycled point past the count");
+			not_covered(w, &a->base_separation[1], "a base separation past the count");
 		}
 	}
+	ck_assert_int_gt(recycled, 3);
 	f2d_destroy_world(w);
 }
 END_TEST

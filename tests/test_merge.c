@@ -91,6 +91,11 @@ static bool expected_arbiter(const f2d_world *w, int32_t ia, int32_t ib, const f
 		return true;
 	}
 	fix16_t spec = f2d_pair_speculative(w, sa, sb);
+	/* contact recycling (issue 16): prev kept by the rule (test_narrow checks the rule, and
+	 * that keeping a recycled manifold is recycling it again) */
+	if (prev != NULL && prev->recycle && f2d_recycle_arbiter(w, prev, out, spec)) {
+		return true;
+	}
 	f2d_manifold m;
 	f2d_collide(sa, sb, spec, &m);
 	if (m.count == 0) {

@@ -288,10 +288,13 @@ START_TEST(kept_caches_and_manifolds_match_full_recomputation)
 {
 	static const char *const scenes[] = {"pyramid20", "pyramid",  "dominos",
 	                                     "circles",   "polygons", "arena"};
-	const char *scene = scenes[_i / 2];
+	const char *scene = scenes[_i % 12 / 2];
 	bool sleep = _i % 2 == 0;
 	f2d_world_def def = f2d_default_world_def();
 	def.enable_sleep = sleep;
+	/* 12..23 with contact recycling (issue 16): b never keeps a manifold, so it recycles or
+	 * rebuilds where a keeps, and the two must agree (contact.c, turn_since) */
+	def.contact_recycle_distance = _i >= 12 ? F2D_MILLI(50) : 0;
 	f2d_world *a = NULL, *b = NULL;
 	ck_assert_int_eq(f2d_scene_create(scene, &def, &a), F2D_OK);
 	ck_assert_int_eq(f2d_scene_create(scene, &def, &b), F2D_OK);
@@ -328,6 +331,226 @@ START_TEST(kept_caches_and_manifolds_match_full_recomputation)
 }
 END_TEST
 
+/* ---- contact recycling's rule (contact.c f2d_recycle_arbiter) ---- */
+
+/* a world of two dynamic boxes and an arbiter of their shapes, built at identity rotations */
+static f2d_world *recycle_world(f2d_arbiter *arb)
+{
+	f2d_world_def def = f2d_default_world_def();
+	def.contact_recycle_distance = F2D_MILLI(250); /* the range's top */
+	f2d_world *w = NULL;
+	ck_assert_int_eq(f2d_create_world(&def, &w), F2D_OK);
+	for (int32_t i = 0; i < 2; ++i) {
+		f2d_body_def bd = f2d_default_body_def();
+		bd.type = F2D_DYNAMIC_BODY;
+		bd.position = f2d_v(F2D_FIX(i), 0);
+		f2d_body_id b;
+		ck_assert_int_eq(f2d_create_body(w, &bd, &b), F2D_OK);
+		f2d_shape_def sd = f2d_default_shape_def();
+		f2d_polygon box;
+		ck_assert_int_eq(f2d_make_box(F2D_ONE / 2, F2D_ONE / 2, &box), F2D_OK);
+		f2d_shape_id s;
+		ck_assert_int_eq(f2d_create_polygon_shape(w, b, &sd, &box, &s), F2D_OK);
+	}
+	memset(arb, 0, sizeof *arb);
+	arb->shape_a = 0;
+	arb->shape_b = 1;
+	arb->body_a = 0;
+	arb->body_b = 1;
+	arb->count = 2;
+	arb->recycle = 1;
+	arb->normal = f2d_v(F2D_ONE, 0);
+	for (int32_t k = 0; k < 2; ++k) { /* the points on the faces' middle, x = 0.5 */
+		arb->points[k].r_a = f2d_v(F2D_ONE / 2, k == 0 ? -F2D_ONE / 4 : F2D_ONE / 4);
+		arb->points[k].r_b = f2d_v(-F2D_ONE / 2, k == 0 ? -F2D_ONE / 4 : F2D_ONE / 4);
+		arb->points[k].separation = arb->base_separation[k] = -100 * (k + 1);
+		arb->points[k].pn = F2D_ONE;
+	}
+	arb->cached_q_a = arb->cached_q_b = f2d_rot_identity();
+	for (int32_t i = 0; i < 2; ++i) {
+		w->shapes[i].reach = F2D_ONE;
+	}
+	return w;
+}
+
+START_TEST(recycle_rule_behaves_and_has_no_overflow_at_range_edges)
+{
+	f2d_arbiter prev, out;
+	f2d_world *w = recycle_world(&prev);
+	const fix16_t spec = w->def.speculative_distance;
+	f2d_body *bb = &w->bodies[1];
+	/* unmoved: kept, the built separations exactly */
+	ck_assert(f2d_recycle_arbiter(w, &prev, &out, spec));
+	ck_assert_int_eq(out.points[0].separation, -100);
+	ck_assert_int_eq(out.points[1].separation, -200);
+	ck_assert_int_eq(out.points[0].pn, F2D_ONE);
+	/* B 0.1 m away along the normal: separations grow by it exactly */
+	bb->center.x += F2D_MILLI(100);
+	ck_assert(f2d_recycle_arbiter(w, &prev, &out, spec));
+	ck_assert_int_eq(out.points[0].separation, -100 + F2D_MILLI(100));
+	/* sideways: the L1 norm counts, the separation does not change */
+	bb->center.y += F2D_MILLI(100);
+	ck_assert(f2d_recycle_arbiter(w, &prev, &out, spec));
+	ck_assert_int_eq(out.points[1].separation, -200 + F2D_MILLI(100));
+	bb->center.y += F2D_MILLI(60); /* 0.1 + 0.16 >= 0.25 */
+	ck_assert(!f2d_recycle_arbiter(w, &prev, &out, spec));
+	bb->center.y -= F2D_MILLI(160);
+	/* a fast pair (a larger speculative distance), or recycling off: never */
+	ck_assert(!f2d_recycle_arbiter(w, &prev, &out, spec + 1));
+	w->def.contact_recycle_distance = 0;
+	ck_assert(!f2d_recycle_arbiter(w, &prev, &out, spec));
+	w->def.contact_recycle_distance = F2D_MILLI(250);
+	/* a turn past acos 0.98 (0.21 rad: cos 0.978), and one within it (0.1 rad) */
+	bb->center.x -= F2D_MILLI(100);
+	bb->q = f2d_make_rot(F2D_MILLI(210));
+	w->shapes[0].reach = w->shapes[1].reach = 0; /* the points' L1 0.16: only the angle */
+	ck_assert(!f2d_recycle_arbiter(w, &prev, &out, spec));
+	w->shapes[0].reach = w->shapes[1].reach = F2D_ONE;
+	/* within the angle, reach 1 m times sin 0.1 rad ~ 0.1 m plus the points' motion */
+	bb->q = f2d_make_rot(F2D_MILLI(100));
+	ck_assert(f2d_recycle_arbiter(w, &prev, &out, spec)); /* L1 0.08 + 0.1 < 0.25 */
+	w->shapes[1].reach = F2D_MAX_CLOSING; /* 8 m: 0.8 m of sweep */
+	ck_assert(!f2d_recycle_arbiter(w, &prev, &out, spec));
+	/* the range's edges (UBSan): every int32 anchor and separation, rotations and normals
+	 * at +-(2^16 + 2^8), centres at the int32 edges, the largest reach */
+	static const int32_t e32[] = {INT32_MIN, -INT32_MAX, -1, 0, 1, INT32_MAX};
+	static const int32_t eq[] = {-(65536 + 256), -65536, 0, 46341, 65536, 65536 + 256};
+	int32_t recycled = 0;
+	for (int32_t i = 0; i < 6 * 6 * 6; ++i) {
+		f2d_arbiter p = prev;
+		for (int32_t k = 0; k < 2; ++k) {
+			p.points[k].r_a = f2d_v(e32[(i + k) % 6], e32[(i / 6 + k) % 6]);
+			p.points[k].r_b = f2d_v(e32[(i / 36 + k) % 6], e32[(i + 2 * k) % 6]);
+			p.base_separation[k] = e32[(i + 3 * k) % 6];
+		}
+		p.normal = f2d_v(eq[i % 6], eq[i / 6 % 6]);
+		p.cached_q_a = (f2d_rot){eq[i % 6], eq[i / 36]};
+		p.cached_q_b = (f2d_rot){eq[i / 6 % 6], eq[(i + 1) % 6]};
+		w->bodies[0].q = (f2d_rot){eq[(i + 2) % 6], eq[i / 6 % 6]};
+		w->bodies[1].q = (f2d_rot){eq[i % 6], eq[(i + 3) % 6]};
+		w->bodies[0].center = f2d_v(e32[i % 6], e32[(i + 1) % 6]);
+		w->bodies[1].center = f2d_v(e32[(i / 6) % 6], e32[(i + 4) % 6]);
+		w->shapes[0].reach = (i & 1) ? F2D_MAX_CLOSING : 0;
+		recycled += f2d_recycle_arbiter(w, &p, &out, spec) ? 1 : 0;
+		/* unmoved at the edges: kept, the base separations exactly */
+		w->bodies[0].q = p.cached_q_a;
+		w->bodies[1].q = p.cached_q_b;
+		w->bodies[0].center = w->bodies[1].center = f2d_v(e32[i % 6], e32[i / 6 % 6]);
+		for (int32_t k = 0; k < 2; ++k) {
+			p.points[k].r_b = p.points[k].r_a;
+		}
+		ck_assert(f2d_recycle_arbiter(w, &p, &out, spec));
+		for (int32_t k = 0; k < 2; ++k) { /* base + 0, saturated to fix16 */
+			ck_assert_int_eq(out.points[k].separation, p.base_separation[k] == INT32_MIN
+			                                               ? -INT32_MAX
+			                                               : p.base_separation[k]);
+		}
+	}
+	ck_assert_int_lt(recycled, 6 * 6 * 6);
+	f2d_destroy_world(w);
+}
+END_TEST
+
+/* The rule as written before the sweep was read lazily (integ4): each point's |dp|_1 + sweep in
+ * turn, the sweep always from the reaches. f2d_recycle_arbiter must give the same answer and
+ * separations. */
+static f2d_rot ref_turn(f2d_rot q, f2d_rot c)
+{
+	if (q.c == c.c && q.s == c.s) {
+		return (f2d_rot){F2D_ONE, 0};
+	}
+	return (f2d_rot){(fix16_t)f2d_round16((int64_t)q.c * c.c + (int64_t)q.s * c.s),
+	                 (fix16_t)f2d_round16((int64_t)q.s * c.c - (int64_t)q.c * c.s)};
+}
+
+static bool ref_recycle(const f2d_world *w, const f2d_arbiter *prev, fix16_t *sep)
+{
+	const int64_t dist = w->def.contact_recycle_distance;
+	const f2d_body *ba = &w->bodies[prev->body_a], *bb = &w->bodies[prev->body_b];
+	f2d_rot da = ref_turn(ba->q, prev->cached_q_a), db = ref_turn(bb->q, prev->cached_q_b);
+	if (da.c < F2D_RECYCLE_COS || db.c < F2D_RECYCLE_COS) {
+		return false;
+	}
+	int64_t sin_rel = llabs(f2d_round16((int64_t)db.s * da.c - (int64_t)db.c * da.s));
+	int64_t ra = ba->type == F2D_STATIC_BODY ? 0 : w->shapes[prev->shape_a].reach;
+	int64_t rb = bb->type == F2D_STATIC_BODY ? 0 : w->shapes[prev->shape_b].reach;
+	int64_t sweep = ((ra > rb ? ra : rb) * sin_rel + 0xFFFF) >> 16;
+	for (int32_t i = 0; i < prev->count; ++i) {
+		f2d_vec2 r = prev->points[i].r_a, s2 = prev->points[i].r_b;
+		int64_t ax = f2d_round16((int64_t)da.c * r.x - (int64_t)da.s * r.y);
+		int64_t ay = f2d_round16((int64_t)da.s * r.x + (int64_t)da.c * r.y);
+		int64_t bx = f2d_round16((int64_t)db.c * s2.x - (int64_t)db.s * s2.y);
+		int64_t by = f2d_round16((int64_t)db.s * s2.x + (int64_t)db.c * s2.y);
+		int64_t dx = (int64_t)bb->center.x - ba->center.x + bx - ax;
+		int64_t dy = (int64_t)bb->center.y - ba->center.y + by - ay;
+		if (llabs(dx) + llabs(dy) + sweep >= dist) {
+			return false;
+		}
+		sep[i] = f2d_sat(prev->base_separation[i] +
+		                 f2d_round16(dx * prev->normal.x + dy * prev->normal.y));
+	}
+	return true;
+}
+
+/* Poses around the rule's edges: offsets along and across the normal through the distance,
+ * turns of either body from none to past acos 0.98, reaches 0, 1 m and the clamp, one or two
+ * points, a static A: every outcome of the lazy sweep (l1 >= distance, l1 + its bound below
+ * the distance, and the reaches deciding either way) is met, and each answer is the
+ * reference's. */
+START_TEST(recycle_rule_matches_reference)
+{
+	f2d_arbiter prev, out;
+	f2d_world *w = recycle_world(&prev);
+	const fix16_t spec = w->def.speculative_distance;
+	static const int32_t off[] = {0, 1, 3000, 9000, 16383, 16384, 16385, 20000};
+	static const int32_t ang[] = {0, 1, 7, 100, 1000, 6000, 13000, 14000};
+	static const int32_t reach[] = {0, F2D_ONE, F2D_MAX_CLOSING};
+	int32_t outcome[4] = {0, 0, 0, 0}; /* fail by l1, fast accept, exact accept, exact fail */
+	for (int32_t i = 0; i < 8 * 8 * 8 * 8 * 3 * 4; ++i) {
+		f2d_arbiter p = prev;
+		p.count = (i & 1) ? 2 : 1;
+		w->bodies[0].type = (i & 2) ? F2D_STATIC_BODY : F2D_DYNAMIC_BODY;
+		w->shapes[0].reach = w->shapes[1].reach = reach[i / 4 / 4096 % 3];
+		w->shapes[(i / 4) & 1].reach = F2D_ONE / 2;
+		w->bodies[0].center = f2d_v(0, 0);
+		w->bodies[1].center = f2d_v(F2D_ONE + off[i / 4 % 8] * ((i & 2) ? -1 : 1) / 2,
+		                            off[i / 32 % 8]);
+		w->bodies[0].q = f2d_make_rot(-ang[i / 256 % 8]);
+		w->bodies[1].q = f2d_make_rot(ang[i / 2048 % 8] * ((i & 1) ? 1 : -1));
+		fix16_t sep[2] = {0, 0};
+		bool want = ref_recycle(w, &p, sep);
+		bool got = f2d_recycle_arbiter(w, &p, &out, spec);
+		ck_assert_int_eq(got, want);
+		for (int32_t k = 0; got && k < p.count; ++k) {
+			ck_assert_int_eq(out.points[k].separation, sep[k]);
+		}
+		/* which branch of the lazy sweep decided (the same arithmetic as contact.c) */
+		f2d_rot da = ref_turn(w->bodies[0].q, p.cached_q_a);
+		f2d_rot db = ref_turn(w->bodies[1].q, p.cached_q_b);
+		if (da.c < F2D_RECYCLE_COS || db.c < F2D_RECYCLE_COS) {
+			continue;
+		}
+		fix16_t none[2];
+		const int32_t ra = w->shapes[0].reach, rb = w->shapes[1].reach;
+		w->shapes[0].reach = w->shapes[1].reach = 0;
+		bool by_l1 = ref_recycle(w, &p, none); /* l1 < distance (sweep 0 or no turn) */
+		w->shapes[0].reach = ra;
+		w->shapes[1].reach = rb;
+		int64_t sin_rel = llabs(f2d_round16((int64_t)db.s * da.c - (int64_t)db.c * da.s));
+		int64_t ub = (F2D_MAX_CLOSING * sin_rel + 0xFFFF) >> 16;
+		w->shapes[0].reach = w->shapes[1].reach = F2D_MAX_CLOSING;
+		bool fast = ref_recycle(w, &p, none) && sin_rel > 0 && ub > 0;
+		w->shapes[0].reach = ra;
+		w->shapes[1].reach = rb;
+		outcome[!by_l1 ? 0 : fast ? 1 : want ? 2 : 3]++;
+	}
+	for (int32_t k = 0; k < 4; ++k) {
+		ck_assert_int_gt(outcome[k], 0);
+	}
+	f2d_destroy_world(w);
+}
+END_TEST
+
 static Suite *narrow_suite(void)
 {
 	Suite *s = suite_create("narrow");
@@ -336,9 +559,11 @@ static Suite *narrow_suite(void)
 	tcase_add_test(tc, non_boxes_take_the_general_path);
 	tcase_add_test(tc, box_path_at_range_edges);
 	tcase_add_test(tc, box_world_cache_same_on_every_kernel);
+	tcase_add_test(tc, recycle_rule_behaves_and_has_no_overflow_at_range_edges);
+	tcase_add_test(tc, recycle_rule_matches_reference);
 	suite_add_tcase(s, tc);
 	TCase *kept = tcase_create("kept");
-	tcase_add_loop_test(kept, kept_caches_and_manifolds_match_full_recomputation, 0, 12);
+	tcase_add_loop_test(kept, kept_caches_and_manifolds_match_full_recomputation, 0, 24);
 	tcase_set_timeout(kept, 600);
 	suite_add_tcase(s, kept);
 	return s;

@@ -21,8 +21,30 @@
 
 /* ---- rollback exactness ---- */
 
-START_TEST(rollback_resimulation_every_scene)
+/* the scene, with contact recycling at the given distance (< 0: the scene's own setting) */
+static f2d_world *make_recycling(const char *name, fix16_t recycle)
 {
+	f2d_world *w = make_scene(name);
+	if (recycle >= 0) {
+		w->def.contact_recycle_distance = recycle;
+	}
+	return w;
+}
+
+/* the arbiters whose manifold is recycled (state: the snapshots carry it) */
+static int32_t recycled_arbiters(const f2d_world *w)
+{
+	int32_t n = 0;
+	for (int32_t i = 0; i < w->arbiter_count; ++i) {
+		n += w->arbiters[i].recycle != 0 ? 1 : 0;
+	}
+	return n;
+}
+
+/* Returns the recycled arbiters summed over the straight runs' frames. */
+static int64_t rollback_scenes(fix16_t recycle)
+{
+	int64_t recycled = 0;
 	for (int32_t sc = 0; sc < f2d_scene_count(); ++sc) {
 		const char *name = f2d_scene_name(sc);
 		if (large_scene(name)) {
@@ -33,16 +55,17 @@ START_TEST(rollback_resimulation_every_scene)
 		f2d_result *results = malloc((size_t)n * sizeof *results);
 		ck_assert(hashes != NULL && results != NULL);
 		/* the straight run */
-		f2d_world *b = make_scene(name);
+		f2d_world *b = make_recycling(name, recycle);
 		hashes[0] = f2d_world_hash(b);
 		for (int32_t f = 0; f < n; ++f) {
 			results[f] = advance_inputs(b, f, NULL);
 			ck_assert(completed(results[f]));
 			hashes[f + 1] = f2d_world_hash(b);
+			recycled += recycled_arbiters(b);
 		}
 		f2d_destroy_world(b);
 		/* the run with rollbacks: in-process restores, now and then a portable one */
-		f2d_world *a = make_scene(name);
+		f2d_world *a = make_recycling(name, recycle);
 		slot ring[9] = {{0}};
 		slot portable = {0};
 		uint32_t rng = 0x1234567u + (uint32_t)sc * 7919u;
@@ -94,6 +117,20 @@ START_TEST(rollback_resimulation_every_scene)
 		free(hashes);
 		free(results);
 	}
+	return recycled;
+}
+
+START_TEST(rollback_resimulation_every_scene)
+{
+	(void)rollback_scenes(-1);
+}
+END_TEST
+
+/* Contact recycling (issue 16): a recycled manifold is state, so a rollback (in-process or
+ * portable) resimulates the straight run's hashes with recycling on too. */
+START_TEST(rollback_with_contact_recycling)
+{
+	ck_assert_int_gt(rollback_scenes(F2D_MILLI(50)), 1000);
 }
 END_TEST
 
@@ -945,6 +982,7 @@ int main(void)
 	tcase_add_test(tc, struct_sizes_are_known);
 	tcase_add_test(tc, soft_step_velocities_round_trip);
 	tcase_add_test(tc, rollback_resimulation_every_scene);
+	tcase_add_test(tc, rollback_with_contact_recycling);
 	tcase_add_test(tc, sync_test_every_scene);
 	tcase_add_test(tc, sync_test_catches_nondeterminism);
 	tcase_add_test(tc, sync_test_out_of_memory);

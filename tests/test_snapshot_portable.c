@@ -107,8 +107,9 @@ typedef struct spec {
 	size_t body_flag[SPEC_MAX];
 	size_t shape_flag[SPEC_MAX], shape_body[SPEC_MAX], shape_mat[SPEC_MAX];
 	struct spec_arb {
-		uint32_t a, b, friction, restitution, count, id[2], pn[2];
+		uint32_t a, b, friction, restitution, count, id[2], pn[2], recycled;
 		int32_t pt[2];
+		int32_t manifold[18]; /* recycled: normal, 6 a point, the cached rotations */
 	} arb[SPEC_MAX]; /* the first SPEC_MAX arbiters, decoded */
 } spec;
 
@@ -223,8 +224,8 @@ static size_t spec_encode_arbiters(const struct spec_arb *arb, uint32_t n, uint8
 		const struct spec_arb *x = &arb[i], *p = i > 0 ? &arb[i - 1] : NULL;
 		bool same = p != NULL && x->friction == p->friction &&
 		            x->restitution == p->restitution;
-		o += spec_put_var(out + o, (x->a - (p ? p->a : 0)) << 2 | (x->count - 1) << 1 |
-		                               (same ? 1u : 0u));
+		o += spec_put_var(out + o, (x->a - (p ? p->a : 0)) << 3 | x->recycled << 2 |
+		                               (x->count - 1) << 1 | (same ? 1u : 0u));
 		o += spec_put_var(out + o, p != NULL && x->a == p->a ? x->b - p->b - 1 : x->b - x->a - 1);
 		if (!same) {
 			o += spec_put_var(out + o, x->friction);
@@ -236,6 +237,10 @@ static size_t spec_encode_arbiters(const struct spec_arb *arb, uint32_t n, uint8
 			o += spec_put_var(out + o, x->pn[k]);
 			o += spec_put_var(out + o, ((uint32_t)x->pt[k] << 1) ^
 			                               (x->pt[k] < 0 ? 0xFFFFFFFFu : 0u));
+		}
+		for (uint32_t k = 0; x->recycled && k < 2 + 6 * x->count + 4; ++k) {
+			const int32_t v = x->manifold[k];
+			o += spec_put_var(out + o, ((uint32_t)v << 1) ^ (v < 0 ? 0xFFFFFFFFu : 0u));
 		}
 	}
 	return o;
@@ -363,7 +368,8 @@ static void spec_parse(const uint8_t *pl, size_t len, spec *s)
 			s->arb_rec[i] = o;
 		}
 		uint32_t head = spec_var(pl, &o), gap = spec_var(pl, &o);
-		x.a = prev.a + (head >> 2);
+		x.a = prev.a + (head >> 3);
+		x.recycled = (head >> 2) & 1u; /* version 7 */
 		x.b = (i > 0 && x.a == prev.a ? prev.b : x.a) + 1 + gap;
 		x.count = 1 + ((head >> 1) & 1u);
 		x.friction = prev.friction;
@@ -380,6 +386,12 @@ static void spec_parse(const uint8_t *pl, size_t len, spec *s)
 			uint32_t z = spec_var(pl, &o);
 			x.pt[k] = (z & 1u) ? -(int32_t)(z >> 1) - 1 : (int32_t)(z >> 1);
 		}
+		/* a recycled manifold: normal, per point r_a, r_b, separation, base separation,
+		 * the two cached rotations (zigzag varints) */
+		for (uint32_t k = 0; x.recycled && k < 2 + 6 * x.count + 4; ++k) {
+			uint32_t z = spec_var(pl, &o);
+			x.manifold[k] = (z & 1u) ? -(int32_t)(z >> 1) - 1 : (int32_t)(z >> 1);
+		}
 		if (i < SPEC_MAX) {
 			s->arb[i] = x;
 		}
@@ -392,6 +404,9 @@ static void spec_parse(const uint8_t *pl, size_t len, spec *s)
 	o += 4 + 25 * (size_t)le32(pl + o);
 	o += 4 + 8 * (size_t)le32(pl + o);
 	o += 4 + 17 * (size_t)le32(pl + o);
+	/* u32 contact_recycle_distance (version 7) */
+	ck_assert_uint_le(le32(pl + o), (uint32_t)F2D_MILLI(250));
+	o += 4;
 	s->end = o;
 	/* u32 substep_count (0..8), always there (version 6) */
 	ck_assert_uint_le(o + 4, len);
@@ -439,7 +454,7 @@ START_TEST(portable_layout_matches_spec)
 	}
 	/* re-encoding the decoded section by the spec gives the library's bytes */
 	if (sp.arbiter_count <= SPEC_MAX) {
-		uint8_t sec[4 + 50 * SPEC_MAX];
+		uint8_t sec[4 + 140 * SPEC_MAX];
 		size_t len = spec_encode_arbiters(sp.arb, sp.arbiter_count, sec);
 		ck_assert_uint_eq(len, sp.options - sp.arbiters);
 		ck_assert(memcmp(sec, pl + sp.arbiters, len) == 0);
@@ -929,7 +944,7 @@ static void corrupt_arbiters(target *t, const slot *good, const spec *sp, uint8_
 	/* arbiters: dangling, values, canonical varints */
 	{
 		ck_assert_uint_le(sp->arbiter_count, SPEC_MAX);
-		uint8_t sec[4 + 50 * SPEC_MAX];
+		uint8_t sec[4 + 140 * SPEC_MAX];
 		/* the spec's encoder gives the library's bytes: a changed case is that change only */
 		ck_assert_uint_eq(spec_encode_arbiters(sp->arb, sp->arbiter_count, sec),
 		                  sp->options - sp->arbiters);
@@ -1114,7 +1129,7 @@ static void mass_and_friction_cases(target *t, const slot *good, const spec *sp,
 	          "differ", "fallback mass on a body with shapes");
 	/* friction impulses: |pt| <= round16(friction INT32_MAX), 0 without friction */
 	ck_assert_uint_le(sp->arbiter_count, SPEC_MAX);
-	uint8_t sec[4 + 50 * SPEC_MAX];
+	uint8_t sec[4 + 140 * SPEC_MAX];
 	ARB_CASE(x->friction = 0; x->pt[0] = 1, F2D_ERROR_INVALID_VALUE, "impulse",
 	         "friction impulse without friction");
 	ARB_CASE(x->friction = (uint32_t)F2D_MILLI(500); x->pt[0] = INT32_MAX,

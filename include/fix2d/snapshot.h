@@ -28,7 +28,7 @@
  * one (re-saving a loaded snapshot gives the same bytes). A refused snapshot returns an error
  * code, f2d_world_last_error(world) says what was wrong, and the world is unchanged.
  *
- * Portable format, version 6 (every integer little-endian; fix16 values as int32):
+ * Portable format, version 7 (every integer little-endian; fix16 values as int32):
  *   header (40 bytes): "fix2dsnp", u32 format version, u32 reserved (0),
  *     u64 math-flavour fingerprint, u64 payload length, u64 XXH3-64 of the payload (seed 0)
  *   varint: LEB128 (7 bits a byte, low group first, the high bit set when more follow; at
@@ -68,15 +68,20 @@
  *       4 motor, 8 collide connected, 16 user data); if alive: u32 body a, body b; local
  *       anchors a, b; reference angle, lower, upper, motor speed, max motor torque; impulse x, y,
  *       motor, lower and upper impulses; [u64 user data]
- *     arbiters (version 4): u32 n, then n records in (shape a, shape b) order, each a
- *       sequence of varints: head = (a - previous a) << 2 | (point count - 1) << 1 | same,
+ *     arbiters (version 7): u32 n, then n records in (shape a, shape b) order, each a
+ *       sequence of varints: head = (a - previous a) << 3 | recycled << 2 | (point count - 1)
+ *       << 1 | same,
  *       with previous a = 0 for the first record and same = 1 when friction and restitution equal
  * the previous record's (never in the first record; when they are equal, same must be 1); gap = b -
  * previous b - 1 when a equals the previous record's a, else b - a - 1; [friction, restitution]
  * when same = 0; per point (1..2): feature id (the second point: its id xor the first's)
  * bit-permuted (bit 0 stays, bits 4..31 go to 1..28, bits 1..3 to 29..31), normal impulse
  * (0..2^31-1), tangent impulse zigzag coded
- *       ((pt << 1) ^ (pt >> 31): 0, -1, 1, -2 -> 0, 1, 2, 3)
+ *       ((pt << 1) ^ (pt >> 31): 0, -1, 1, -2 -> 0, 1, 2, 3); when recycled (a manifold kept
+ *       by contact recycling, f2d_world_def.contact_recycle_distance), zigzag varints: normal
+ *       x, y; per point r_a x, y, r_b x, y, separation, base separation; the rotations of
+ *       body a and body b at the manifold's build (c, s each); a rotation's and the normal's
+ *       components within +-(2^16 + 2^8)
  *     options (version 3): hit_event_threshold; u32 n, n bodies whose options are not the
  *       defaults, in id order: u32 id, gravity_scale, linear_damping, angular_damping, u8
  *       fixed_rotation; u32 n, n shapes whose filter or flags are not the defaults, in id
@@ -84,7 +89,8 @@
  *       2 contact events, 4 hit events, 8 sensor events); u32 n, n sensor overlaps in
  *       increasing order: u64 (sensor id << 32 | visitor id); u32 n, n end events owed by
  *       destroyed shapes, in destroy order: u8 kind (0 contact, 1 sensor), u32 shape a,
- *       generation a, shape b, generation b; u32 substep_count (0..8; 0: the Gauss-Seidel
+ *       generation a, shape b, generation b; u32 contact_recycle_distance (version 7; 0..0.25
+ *       m); u32 substep_count (0..8; 0: the Gauss-Seidel
  *       solver; version 6: always there, in version 5 only when not 0, so a payload cut just
  *       before it was a valid world of the other solver)
  * The in-process form (version 6) is a 48-byte header ("fix2dmem", u32 version, u32 reserved,
@@ -110,7 +116,7 @@ extern "C" {
 #endif
 
 /** Version of the portable format this build writes and reads. */
-#define F2D_SNAPSHOT_FORMAT_VERSION 6
+#define F2D_SNAPSHOT_FORMAT_VERSION 7
 
 /* ---- In-process snapshots (rollback) ---- */
 

@@ -135,6 +135,18 @@ typedef struct f2d_world_def {
 	/** Approach speed, m/s, above which a contact of a shape with enable_hit_events makes a
 	 *  hit event; default 1; range [0, 32767]. Events only: it never changes the motion. */
 	fix16_t hit_event_threshold;
+	/** Contact recycling (Box2D v3's), m; range [0, 0.25]; 0 turns it off (engine format 15's
+	 *  step). Default 0.05 (Box2D's B2_CONTACT_RECYCLE_DISTANCE). A pair whose manifold was built with the fixed speculative distance
+	 *  keeps it, anchors r_a, r_b and normal unchanged, while each body's rotation since the
+	 *  build, dq = q conj(q_built), has dq.c >= 0.98 (about 11.5 degrees, Box2D's
+	 *  B2_CONTACT_RECYCLE_COS_ANGLE), the pair's speculative distance is still the fixed one
+	 *  (no fast approach: never for fast bodies), and every point's relative displacement
+	 *  dp = (c_b - c_a) + dq_b r_b - dq_a r_a satisfies |dp.x| + |dp.y| + reach |sin turn| <
+	 *  this distance, reach the larger shape reach of a body that is not static and turn the
+	 *  relative rotation dq_b conj(dq_a); the narrow phase is then skipped and each point's
+	 *  separation is its separation at the build + dot(dp, normal). All in Q16.16 integers
+	 *  (src/contact.c f2d_recycle_arbiter). */
+	fix16_t contact_recycle_distance;
 	/** The solver (issue 15). 1..8 (default 4): Box2D v3's soft step, the step cut into this
 	 *  many substeps of time_step / substep_count, each: gravity and forces, the joints'
 	 *  pre-step, warm start, one soft contact pass (min(40 Hz, substep rate / 6) contacts,
