@@ -288,7 +288,7 @@ static inline bool anchor_ok(f2d_vec2 p, uint32_t body_type)
 
 /* ---- the in-process snapshot's chain of caches (issue 16) ----
  * What the first step after a restore needs to be an ordinary incremental step: the broad
- * phase's result, bitmap and candidates and the shapes' world caches (broadphase.c), the
+ * phase's result, bitmap and candidates and the shapes' world caches (broadphase_cache.c), the
  * arbiters' manifolds (snapshot.c, snapshot_load.c). Only written when the chain of the world
  * holds (f2d_bp_chain_holds); the bytes are trusted only under the in-process seal. */
 typedef struct f2d_bp_cache_need {
