@@ -38,8 +38,10 @@ static uint64_t snapshot_fingerprint(void)
 #define MEMORY_MAGIC "fix2dmem"
 /* 4: the bodies and shapes of portable version 5; 5: substep_count; 6: recycled manifolds and
  * the recycle distance (portable 7), the chain of caches (the broad phase's state, world caches,
- * manifolds) and the seal (both came in one landing: no main had either alone) */
-#define MEMORY_VERSION 6u
+ * manifolds) and the seal (both came in one landing: no main had either alone); 7: bodies and
+ * arbiters as fixed-size records (snapshot_fast.c), an arbiter's record with its manifold (the
+ * chain's separate manifolds gone) */
+#define MEMORY_VERSION 7u
 #define PORTABLE_HEADER 40
 #define MEMORY_HEADER 48
 /* The seal of the in-process form: XXH3-64 of the payload with this seed, in the header. The
@@ -489,26 +491,9 @@ static uint8_t *block_begin(encoder *e, size_t len)
 	return s;
 }
 
-/* The arbiters' manifolds (in-process chain of caches): per arbiter its normal, speculative
- * distance, u8 frozen | active << 1, then per point below count r_a, r_b, separation, and per
- * point past count (never read, kept exactly) its id, impulses, r_a, r_b, separation. */
-static uint8_t *put_arbiter_cache(uint8_t *p, const f2d_arbiter *a)
-{
-	p = put_vec(p, a->normal);
-	p = put_i32(p, a->speculative);
-	p = put_u8(p, (a->frozen ? 1u : 0u) | (a->active ? 2u : 0u));
-	for (int32_t k = 0; k < 2; ++k) {
-		const f2d_contact_point *cp = &a->points[k];
-		if (k >= a->count) {
-			p = put_u32(put_i32(put_i32(p, (int32_t)cp->id), cp->pn), (uint32_t)cp->pt);
-		}
-		p = put_i32(put_vec(put_vec(p, cp->r_a), cp->r_b), cp->separation);
-	}
-	return p;
-}
-
 /* The caches of the in-process form: the sweep order; u32 1 and the chain of caches when it
- * holds (the broad phase's block, broadphase.c, and the arbiters' manifolds), else u32 0. */
+ * holds (the broad phase's block, broadphase.c; the arbiters' manifolds are in their records,
+ * snapshot_fast.c), else u32 0. */
 static void encode_caches(encoder *e, const f2d_world *w)
 {
 	bool valid = !w->sweep_dirty && w->sweep_count == w->shape_count;
@@ -525,9 +510,16 @@ static void encode_caches(encoder *e, const f2d_world *w)
 	if (b != NULL) {
 		f2d_bp_cache_put(w, b);
 	}
-	for (int32_t i = 0; i < w->arbiter_count; ++i) {
-		uint8_t *s = rec_begin(e);
-		rec_end(e, s, put_arbiter_cache(s, &w->arbiters[i]));
+}
+
+/* A section of the in-process form's fixed-size records (snapshot_fast.c): its length, then
+ * its bytes when they fit. */
+static void encode_fixed(encoder *e, const f2d_world *w, size_t len,
+                         uint8_t *(*put)(const f2d_world *, uint8_t *))
+{
+	uint8_t *b = block_begin(e, len);
+	if (b != NULL) {
+		put(w, b);
 	}
 }
 
@@ -537,13 +529,21 @@ static void encode_payload(encoder *e, const f2d_world *w, bool portable, f2d_sn
 	size_t n0 = e->n;
 	encode_world(e, w);
 	size_t n1 = e->n;
-	encode_bodies(e, w);
+	if (portable) {
+		encode_bodies(e, w);
+	} else {
+		encode_fixed(e, w, f2d_fast_bodies_size(w), f2d_fast_bodies_put);
+	}
 	size_t n2 = e->n;
 	encode_shapes(e, w);
 	size_t n3 = e->n;
 	encode_joints(e, w);
 	size_t n4 = e->n;
-	encode_arbiters(e, w);
+	if (portable) {
+		encode_arbiters(e, w);
+	} else {
+		encode_fixed(e, w, f2d_fast_arbiters_size(w), f2d_fast_arbiters_put);
+	}
 	size_t n5a = e->n;
 	encode_options(e, w);
 	size_t n5 = e->n;

@@ -311,6 +311,13 @@ bool f2d_bp_cache_grow(f2d_world *w, const f2d_bp_cache_need *need);
 /** Applies a parsed block (shapes restored, arrays grown); the chain holds after it. */
 void f2d_bp_cache_get(f2d_world *w, const uint8_t *p);
 
+/* The in-process form's bodies and arbiters (snapshot_fast.c): the bytes of each section and
+ * its writer (returns the end). */
+size_t f2d_fast_bodies_size(const f2d_world *w);
+uint8_t *f2d_fast_bodies_put(const f2d_world *w, uint8_t *p);
+size_t f2d_fast_arbiters_size(const f2d_world *w);
+uint8_t *f2d_fast_arbiters_put(const f2d_world *w, uint8_t *p);
+
 /* Validates the payload, makes room, applies it (snapshot_load.c). counts: the id counts of the
  * in-process header, NULL for the portable form. The world is unchanged unless it returns OK
  * (grown arrays and scratch are not state). */
