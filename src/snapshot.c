@@ -605,7 +605,7 @@ static size_t encode_all(const f2d_world *w, bool portable, uint8_t *buffer, siz
 		p = put_u32(p, (uint32_t)w->shape_ids.next);
 		p = put_u32(p, (uint32_t)w->joint_ids.next);
 		p = put_u32(p, 0);
-		put_u64(p, XXH3_64bits_withSeed(buffer + header, e.n, MEMORY_SEAL_SEED));
+		put_u64(p, f2d_xxh3_seeded(buffer + header, e.n, MEMORY_SEAL_SEED));
 	}
 	return total;
 }
@@ -705,8 +705,7 @@ f2d_result f2d_snapshot_restore(f2d_world *w, const void *snapshot, size_t size)
 		return f2d_set_error(w, F2D_ERROR_INVALID_VALUE,
 		                     "snapshot_restore: reserved header field is not 0");
 	}
-	if (get_u64(b + 40) !=
-	    XXH3_64bits_withSeed(b + MEMORY_HEADER, (size_t)len, MEMORY_SEAL_SEED)) {
+	if (get_u64(b + 40) != f2d_xxh3_seeded(b + MEMORY_HEADER, (size_t)len, MEMORY_SEAL_SEED)) {
 		return f2d_set_error(w, F2D_ERROR_INVALID_VALUE,
 		                     "snapshot_restore: seal mismatch (damaged, or not written by "
 		                     "f2d_snapshot_save of this library)");
