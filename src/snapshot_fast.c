@@ -20,7 +20,8 @@
 
 /* ---- the records: one description for both sides ----
  * As snapshot_internal.h's lists: X(kind, field), kind u32 / i32 / u64 / vec, written with
- * fput_<kind>(p, object->field) and read with object->field = fget_<kind>(&p). */
+ * put_<kind>(p, object->field) (snapshot_internal.h) and read with object->field =
+ * fget_<kind>(&p). */
 
 /* A body record (every id handed out, dead ones too): u32 flags (FB_*), then FAST_BODY_HEAD,
  * FAST_BODY_MOTION, FAST_BODY_TAIL. The shape and joint lists and the joint count are derived
@@ -116,33 +117,6 @@ static inline f2d_vec2 fget_vec(const uint8_t **p)
 
 /* ---- encoder ---- */
 
-/* Writers of the little-endian bytes of a value. On a little-endian host they are the value's
- * own bytes, copied from the value (not from struct memory): the same bytes as put_u32's shifts
- * (rule 4; test_snapshot in_process_records_are_little_endian reads them back field by field),
- * one store instead of four (the compiler does not merge put_u32's byte stores here: each may
- * alias the object being read). Elsewhere put_u32. */
-static inline uint8_t *fput_u32(uint8_t *p, uint32_t v)
-{
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-	memcpy(p, &v, 4);
-	return p + 4;
-#else
-	return put_u32(p, v);
-#endif
-}
-static inline uint8_t *fput_i32(uint8_t *p, int32_t v)
-{
-	return fput_u32(p, (uint32_t)v);
-}
-static inline uint8_t *fput_u64(uint8_t *p, uint64_t v)
-{
-	return fput_u32(fput_u32(p, (uint32_t)v), (uint32_t)(v >> 32));
-}
-static inline uint8_t *fput_vec(uint8_t *p, f2d_vec2 v)
-{
-	return fput_i32(fput_i32(p, v.x), v.y);
-}
-
 size_t f2d_fast_bodies_size(const f2d_world *w)
 {
 	return 4 + (size_t)w->body_ids.next * FAST_BODY_BYTES + 4 +
@@ -151,20 +125,20 @@ size_t f2d_fast_bodies_size(const f2d_world *w)
 
 uint8_t *f2d_fast_bodies_put(const f2d_world *w, uint8_t *p)
 {
-	p = fput_u32(p, (uint32_t)w->body_ids.next);
+	p = put_u32(p, (uint32_t)w->body_ids.next);
 	for (int32_t i = 0; i < w->body_ids.next; ++i) {
 		const f2d_body *b = &w->bodies[i];
-		p = fput_u32(p, (b->alive ? FB_ALIVE : 0u) | ((uint32_t)b->type << FB_TYPE_SHIFT) |
-		                    (b->awake ? FB_AWAKE : 0u) |
-		                    (b->enable_sleep ? FB_ENABLE_SLEEP : 0u) |
-		                    (b->fixed_rotation ? FB_FIXED_ROTATION : 0u));
-#define PUT(kind, field) p = fput_##kind(p, b->field);
+		p = put_u32(p, (b->alive ? FB_ALIVE : 0u) | ((uint32_t)b->type << FB_TYPE_SHIFT) |
+		                   (b->awake ? FB_AWAKE : 0u) |
+		                   (b->enable_sleep ? FB_ENABLE_SLEEP : 0u) |
+		                   (b->fixed_rotation ? FB_FIXED_ROTATION : 0u));
+#define PUT(kind, field) p = put_##kind(p, b->field);
 		FAST_BODY_RECORD(PUT)
 #undef PUT
 	}
-	p = fput_u32(p, (uint32_t)w->body_ids.free_count);
+	p = put_u32(p, (uint32_t)w->body_ids.free_count);
 	for (int32_t i = 0; i < w->body_ids.free_count; ++i) {
-		p = fput_i32(p, w->body_ids.free_ids[i]);
+		p = put_i32(p, w->body_ids.free_ids[i]);
 	}
 	return p;
 }
@@ -176,18 +150,18 @@ size_t f2d_fast_arbiters_size(const f2d_world *w)
 
 uint8_t *f2d_fast_arbiters_put(const f2d_world *w, uint8_t *p)
 {
-	p = fput_u32(p, (uint32_t)w->arbiter_count);
+	p = put_u32(p, (uint32_t)w->arbiter_count);
 	for (int32_t i = 0; i < w->arbiter_count; ++i) {
 		const f2d_arbiter *a = &w->arbiters[i];
-#define PUT(kind, field) p = fput_##kind(p, a->field);
+#define PUT(kind, field) p = put_##kind(p, a->field);
 		FAST_ARBITER_RECORD(PUT)
 #undef PUT
-		p = fput_u32(p, ((uint32_t)a->count & FA_COUNT) | (a->frozen ? FA_FROZEN : 0u) |
-		                    (a->active ? FA_ACTIVE : 0u) |
-		                    (a->recycle != 0 ? FA_RECYCLE : 0u));
+		p = put_u32(p, ((uint32_t)a->count & FA_COUNT) | (a->frozen ? FA_FROZEN : 0u) |
+		                   (a->active ? FA_ACTIVE : 0u) |
+		                   (a->recycle != 0 ? FA_RECYCLE : 0u));
 		for (int32_t k = 0; k < 2; ++k) {
 			const f2d_contact_point *cp = &a->points[k];
-#define PUT(kind, field) p = fput_##kind(p, cp->field);
+#define PUT(kind, field) p = put_##kind(p, cp->field);
 			FAST_POINT_RECORD(PUT)
 #undef PUT
 		}
