@@ -2,21 +2,23 @@
  * sync test. The format is described in include/fix2d/snapshot.h.
  * SPDX-License-Identifier: MIT
  *
- * One encoding of the state serves both forms: explicit fields, little-endian, never struct
- * memory. Writing never allocates (records go straight into the caller's buffer). Reading runs
- * twice over the bytes: a validating pass that writes nothing into the world (its bookkeeping,
- * one mark per id, lives on the stack for small worlds, else in the world's pair scratch buffer,
+ * One encoding of the state serves both forms (but for the in-process form's bodies and
+ * arbiters, fixed-size records that a restore reads as words: snapshot_fast.c): explicit
+ * fields, little-endian, never struct memory. Writing never allocates (records go straight
+ * into the caller's buffer). Reading runs twice over the bytes: a validating pass that writes
+ * nothing into the world (its bookkeeping, one mark per id, lives on the stack for small
+ * worlds, else in the world's pair scratch buffer,
  * which the next step overwrites anyway; the in-process header carries the id counts so that it
  * is reserved at once), then, once everything is known to be good and the arrays are large
  * enough, an applying pass that cannot fail. So a refused snapshot leaves the world as it was,
  * and a restore into a world whose arrays are large enough allocates nothing.
  *
  * Derived state is not stored but rebuilt: inverse mass and inertia (exactly as body.c computes
- * them), the shape lists of bodies (kept in id order by body.c), the joint counts of bodies,
- * the bodies of arbiters, the object counts, 1/h.
+ * them; the in-process form stores them), the shape lists of bodies (kept in id order by
+ * body.c), the joint counts of bodies, the bodies of arbiters, the object counts, 1/h.
  *
- * When a field is added to a struct in core.h: store it here (encoder and decoder, with its
- * validation), bump F2D_SNAPSHOT_FORMAT_VERSION if it changes the portable payload, and update
+ * When a field is added to a struct in core.h: store it here and, for a body or an arbiter, in
+ * snapshot_fast.c's record lists (encoder and decoder, with its validation), bump F2D_SNAPSHOT_FORMAT_VERSION if it changes the portable payload, and update
  * the sizes recorded in tests/test_snapshot.c (struct_sizes_are_known), which fails until then.
  */
 #include "snapshot_internal.h"

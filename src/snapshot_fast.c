@@ -6,11 +6,12 @@
  * SPDX-License-Identifier: MIT
  *
  * What a restore checks here, as the portable form does: the id counts (the header's), every
- * generation non-zero, flags within their bits, a dead body's record flagged dead, the body free
- * list exactly the dead ids once each, the last out-of-range body an id; every arbiter names two
- * live shapes in strictly increasing key order (a < b) with at most two points, its bodies are
- * those of its shapes. What it takes as written, behind the seal (snapshot.c MEMORY_SEAL_SEED:
- * only bytes this encoder wrote from a world of this process pass it): a body's pose, velocity,
+ * generation non-zero, flags within their bits (a body's type 0..2), the body free list exactly
+ * the dead ids once each, the last out-of-range body an id, no live body beyond the Gauss-Seidel
+ * step's speed bounds in a world of that step; every arbiter names two live shapes in strictly
+ * increasing key order (a < b) with at most two points, its bodies are those of its shapes.
+ * What it takes as written, behind the seal (snapshot.c MEMORY_SEAL_SEED: only bytes this
+ * encoder wrote from a world of this process pass it): a body's pose, velocity,
  * force, mass data and their inverses, sleep state, options and user data (the portable form
  * range checks them and recomputes the inverses); an arbiter's material, feature ids, impulses
  * and manifold (normal, anchors, separations, speculative distance, recycle cache, frozen and

@@ -15,7 +15,7 @@
  * after the restore, and the ids they had are handed out again, in the same order, by the same
  * calls.
  *
- * Two forms, one encoding of the state:
+ * Two forms, one encoding of the state (the in-process bodies and arbiters in fixed-size records):
  *  - in-process (f2d_snapshot_save / f2d_snapshot_restore): for rollback, in the process that
  *    wrote it. Sealed (a check, below); a stable format is not promised between library
  *    versions.
