@@ -19,7 +19,8 @@
  *
  * When a field is added to a struct in core.h: store it here and, for a body or an arbiter, in
  * snapshot_fast.c's record lists (encoder and decoder, with its validation), bump
- * F2D_SNAPSHOT_FORMAT_VERSION if it changes the portable payload, and update the sizes recorded in tests/test_snapshot.c (struct_sizes_are_known), which fails until then.
+ * F2D_SNAPSHOT_FORMAT_VERSION if it changes the portable payload, and update the sizes recorded
+ * in tests/test_snapshot.c (struct_sizes_are_known), which fails until then.
  */
 #include "snapshot_internal.h"
 
