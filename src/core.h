@@ -826,6 +826,10 @@ void f2d_shape_refresh_digest(f2d_world *w, f2d_shape *s);
  *  section) after any change to a body's mass, inertia, local centre or options, and any body
  *  create or destroy. */
 void f2d_hash_shapes_changed(f2d_world *w);
+/** XXH3-64 of n bytes with a seed (the in-process snapshot's seal, snapshot.c) with XXH3's AVX2
+ *  or AVX-512 loop where the CPU has it: the same function as XXH3_64bits_withSeed on every CPU
+ *  (test_snapshot_portable reseals damaged snapshots with that one). */
+uint64_t f2d_xxh3_seeded(const void *p, size_t n, uint64_t seed);
 /** Refills the cache of the shapes and mass sections when it was cleared (f2d_world_step,
  *  before anything). */
 void f2d_hash_cache_shapes(f2d_world *w);

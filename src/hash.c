@@ -138,6 +138,22 @@ static XXH_TARGET_AVX512 uint64_t oneshot_avx512(const uint8_t *p, size_t n)
 	return XXH3_hashLong_64b_internal(p, n, XXH3_kSecret, sizeof XXH3_kSecret,
 	                                  XXH3_accumulate_512_avx512, XXH3_scrambleAcc_avx512);
 }
+
+/* the same with a seed (XXH3_64bits_withSeed's long-input path, its secret derived from the
+ * seed by the same loop) */
+static XXH_TARGET_AVX2 uint64_t seeded_avx2(const uint8_t *p, size_t n, uint64_t seed)
+{
+	return XXH3_hashLong_64b_withSeed_internal(p, n, seed, XXH3_accumulate_512_avx2,
+	                                           XXH3_scrambleAcc_avx2,
+	                                           XXH3_initCustomSecret_avx2);
+}
+
+static XXH_TARGET_AVX512 uint64_t seeded_avx512(const uint8_t *p, size_t n, uint64_t seed)
+{
+	return XXH3_hashLong_64b_withSeed_internal(p, n, seed, XXH3_accumulate_512_avx512,
+	                                           XXH3_scrambleAcc_avx512,
+	                                           XXH3_initCustomSecret_avx512);
+}
 #endif
 
 /* which loop this CPU runs (asked at every hash: a load and a test, no state of ours) */
@@ -155,6 +171,22 @@ static int simd_level(void)
 	}
 #endif
 	return 0;
+}
+
+uint64_t f2d_xxh3_seeded(const void *p, size_t n, uint64_t seed)
+{
+#if F2D_X86_SIMD
+	if (n > XXH3_MIDSIZE_MAX) {
+		const int simd = simd_level();
+		if (simd == 2) {
+			return seeded_avx512(p, n, seed);
+		}
+		if (simd == 1) {
+			return seeded_avx2(p, n, seed);
+		}
+	}
+#endif
+	return XXH3_64bits_withSeed(p, n, seed);
 }
 
 static void flush(encoder *e)

@@ -2,22 +2,25 @@
  * sync test. The format is described in include/fix2d/snapshot.h.
  * SPDX-License-Identifier: MIT
  *
- * One encoding of the state serves both forms: explicit fields, little-endian, never struct
- * memory. Writing never allocates (records go straight into the caller's buffer). Reading runs
- * twice over the bytes: a validating pass that writes nothing into the world (its bookkeeping,
- * one mark per id, lives on the stack for small worlds, else in the world's pair scratch buffer,
+ * One encoding of the state serves both forms (but for the in-process form's bodies and
+ * arbiters, fixed-size records that a restore reads as words: snapshot_fast.c): explicit
+ * fields, little-endian, never struct memory. Writing never allocates (records go straight
+ * into the caller's buffer). Reading runs twice over the bytes: a validating pass that writes
+ * nothing into the world (its bookkeeping, one mark per id, lives on the stack for small
+ * worlds, else in the world's pair scratch buffer,
  * which the next step overwrites anyway; the in-process header carries the id counts so that it
  * is reserved at once), then, once everything is known to be good and the arrays are large
  * enough, an applying pass that cannot fail. So a refused snapshot leaves the world as it was,
  * and a restore into a world whose arrays are large enough allocates nothing.
  *
  * Derived state is not stored but rebuilt: inverse mass and inertia (exactly as body.c computes
- * them), the shape lists of bodies (kept in id order by body.c), the joint counts of bodies,
- * the bodies of arbiters, the object counts, 1/h.
+ * them; the in-process form stores them), the shape lists of bodies (kept in id order by
+ * body.c), the joint counts of bodies, the bodies of arbiters, the object counts, 1/h.
  *
- * When a field is added to a struct in core.h: store it here (encoder and decoder, with its
- * validation), bump F2D_SNAPSHOT_FORMAT_VERSION if it changes the portable payload, and update
- * the sizes recorded in tests/test_snapshot.c (struct_sizes_are_known), which fails until then.
+ * When a field is added to a struct in core.h: store it here and, for a body or an arbiter, in
+ * snapshot_fast.c's record lists (encoder and decoder, with its validation), bump
+ * F2D_SNAPSHOT_FORMAT_VERSION if it changes the portable payload, and update the sizes recorded
+ * in tests/test_snapshot.c (struct_sizes_are_known), which fails until then.
  */
 #include "snapshot_internal.h"
 
@@ -38,8 +41,10 @@ static uint64_t snapshot_fingerprint(void)
 #define MEMORY_MAGIC "fix2dmem"
 /* 4: the bodies and shapes of portable version 5; 5: substep_count; 6: recycled manifolds and
  * the recycle distance (portable 7), the chain of caches (the broad phase's state, world caches,
- * manifolds) and the seal (both came in one landing: no main had either alone) */
-#define MEMORY_VERSION 6u
+ * manifolds) and the seal (both came in one landing: no main had either alone); 7: bodies and
+ * arbiters as fixed-size records (snapshot_fast.c), an arbiter's record with its manifold (the
+ * chain's separate manifolds gone) */
+#define MEMORY_VERSION 7u
 #define PORTABLE_HEADER 40
 #define MEMORY_HEADER 48
 /* The seal of the in-process form: XXH3-64 of the payload with this seed, in the header. The
@@ -489,26 +494,9 @@ static uint8_t *block_begin(encoder *e, size_t len)
 	return s;
 }
 
-/* The arbiters' manifolds (in-process chain of caches): per arbiter its normal, speculative
- * distance, u8 frozen | active << 1, then per point below count r_a, r_b, separation, and per
- * point past count (never read, kept exactly) its id, impulses, r_a, r_b, separation. */
-static uint8_t *put_arbiter_cache(uint8_t *p, const f2d_arbiter *a)
-{
-	p = put_vec(p, a->normal);
-	p = put_i32(p, a->speculative);
-	p = put_u8(p, (a->frozen ? 1u : 0u) | (a->active ? 2u : 0u));
-	for (int32_t k = 0; k < 2; ++k) {
-		const f2d_contact_point *cp = &a->points[k];
-		if (k >= a->count) {
-			p = put_u32(put_i32(put_i32(p, (int32_t)cp->id), cp->pn), (uint32_t)cp->pt);
-		}
-		p = put_i32(put_vec(put_vec(p, cp->r_a), cp->r_b), cp->separation);
-	}
-	return p;
-}
-
 /* The caches of the in-process form: the sweep order; u32 1 and the chain of caches when it
- * holds (the broad phase's block, broadphase.c, and the arbiters' manifolds), else u32 0. */
+ * holds (the broad phase's block, broadphase.c; the arbiters' manifolds are in their records,
+ * snapshot_fast.c), else u32 0. */
 static void encode_caches(encoder *e, const f2d_world *w)
 {
 	bool valid = !w->sweep_dirty && w->sweep_count == w->shape_count;
@@ -525,9 +513,16 @@ static void encode_caches(encoder *e, const f2d_world *w)
 	if (b != NULL) {
 		f2d_bp_cache_put(w, b);
 	}
-	for (int32_t i = 0; i < w->arbiter_count; ++i) {
-		uint8_t *s = rec_begin(e);
-		rec_end(e, s, put_arbiter_cache(s, &w->arbiters[i]));
+}
+
+/* A section of the in-process form's fixed-size records (snapshot_fast.c): its length, then
+ * its bytes when they fit. */
+static void encode_fixed(encoder *e, const f2d_world *w, size_t len,
+                         uint8_t *(*put)(const f2d_world *, uint8_t *))
+{
+	uint8_t *b = block_begin(e, len);
+	if (b != NULL) {
+		put(w, b);
 	}
 }
 
@@ -537,13 +532,21 @@ static void encode_payload(encoder *e, const f2d_world *w, bool portable, f2d_sn
 	size_t n0 = e->n;
 	encode_world(e, w);
 	size_t n1 = e->n;
-	encode_bodies(e, w);
+	if (portable) {
+		encode_bodies(e, w);
+	} else {
+		encode_fixed(e, w, f2d_fast_bodies_size(w), f2d_fast_bodies_put);
+	}
 	size_t n2 = e->n;
 	encode_shapes(e, w);
 	size_t n3 = e->n;
 	encode_joints(e, w);
 	size_t n4 = e->n;
-	encode_arbiters(e, w);
+	if (portable) {
+		encode_arbiters(e, w);
+	} else {
+		encode_fixed(e, w, f2d_fast_arbiters_size(w), f2d_fast_arbiters_put);
+	}
 	size_t n5a = e->n;
 	encode_options(e, w);
 	size_t n5 = e->n;
@@ -605,7 +608,7 @@ static size_t encode_all(const f2d_world *w, bool portable, uint8_t *buffer, siz
 		p = put_u32(p, (uint32_t)w->shape_ids.next);
 		p = put_u32(p, (uint32_t)w->joint_ids.next);
 		p = put_u32(p, 0);
-		put_u64(p, XXH3_64bits_withSeed(buffer + header, e.n, MEMORY_SEAL_SEED));
+		put_u64(p, f2d_xxh3_seeded(buffer + header, e.n, MEMORY_SEAL_SEED));
 	}
 	return total;
 }
@@ -705,8 +708,7 @@ f2d_result f2d_snapshot_restore(f2d_world *w, const void *snapshot, size_t size)
 		return f2d_set_error(w, F2D_ERROR_INVALID_VALUE,
 		                     "snapshot_restore: reserved header field is not 0");
 	}
-	if (get_u64(b + 40) !=
-	    XXH3_64bits_withSeed(b + MEMORY_HEADER, (size_t)len, MEMORY_SEAL_SEED)) {
+	if (get_u64(b + 40) != f2d_xxh3_seeded(b + MEMORY_HEADER, (size_t)len, MEMORY_SEAL_SEED)) {
 		return f2d_set_error(w, F2D_ERROR_INVALID_VALUE,
 		                     "snapshot_restore: seal mismatch (damaged, or not written by "
 		                     "f2d_snapshot_save of this library)");

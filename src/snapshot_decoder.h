@@ -50,9 +50,9 @@ typedef struct decoder {
 	int32_t arbiter_count;
 	uint32_t sweep; /* NO_SWEEP or the sweep length */
 	/* in-process: the chain of caches is there (decode_chain), the broad phase's block length
-	 * and room, the arbiters' block length */
+	 * and room */
 	bool chain;
-	size_t bp_len, arb_len;
+	size_t bp_len;
 	f2d_bp_cache_need bp_need;
 	/* running state of both passes */
 	bool have_mass;                /* a previous live dynamic body, */
@@ -171,5 +171,8 @@ bool f2d_decode_bodies(decoder *d);
 bool f2d_decode_shapes(decoder *d);
 bool f2d_decode_joints(decoder *d);
 bool f2d_decode_arbiters(decoder *d);
+/* the in-process form's bodies and arbiters: fixed-size records (snapshot_fast.c) */
+bool f2d_fast_decode_bodies(decoder *d);
+bool f2d_fast_decode_arbiters(decoder *d);
 
 #endif

@@ -137,12 +137,20 @@ static inline uint8_t *put_u8(uint8_t *p, uint32_t v)
 	*p = (uint8_t)v;
 	return p + 1;
 }
+/* On a little-endian host (known at compile time) an integer's own bytes are its encoding: one
+ * 4-byte store of the value (not of struct memory; rule 4), which the compiler does not make of
+ * the four byte stores when they may alias the object being read. Elsewhere byte by byte. */
 static inline uint8_t *put_u32(uint8_t *p, uint32_t v)
 {
+#if defined(__BYTE_ORDER__) && defined(__ORDER_LITTLE_ENDIAN__) &&                                 \
+    __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	memcpy(p, &v, 4);
+#else
 	p[0] = (uint8_t)v;
 	p[1] = (uint8_t)(v >> 8);
 	p[2] = (uint8_t)(v >> 16);
 	p[3] = (uint8_t)(v >> 24);
+#endif
 	return p + 4;
 }
 static inline uint8_t *put_i32(uint8_t *p, int32_t v)
@@ -310,6 +318,13 @@ size_t f2d_bp_cache_parse(const uint8_t *p, size_t avail, int32_t live, int32_t 
 bool f2d_bp_cache_grow(f2d_world *w, const f2d_bp_cache_need *need);
 /** Applies a parsed block (shapes restored, arrays grown); the chain holds after it. */
 void f2d_bp_cache_get(f2d_world *w, const uint8_t *p);
+
+/* The in-process form's bodies and arbiters (snapshot_fast.c): the bytes of each section and
+ * its writer (returns the end). */
+size_t f2d_fast_bodies_size(const f2d_world *w);
+uint8_t *f2d_fast_bodies_put(const f2d_world *w, uint8_t *p);
+size_t f2d_fast_arbiters_size(const f2d_world *w);
+uint8_t *f2d_fast_arbiters_put(const f2d_world *w, uint8_t *p);
 
 /* Validates the payload, makes room, applies it (snapshot_load.c). counts: the id counts of the
  * in-process header, NULL for the portable form. The world is unchanged unless it returns OK

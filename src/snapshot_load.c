@@ -432,42 +432,11 @@ static bool decode_caches(decoder *d)
 	return true;
 }
 
-/* One arbiter's manifold (snapshot.c, put_arbiter_cache) into a (the validating pass's copy
- * in w->arbiters_next, which the applying pass swaps in). */
-static bool decode_arbiter_cache(decoder *d, f2d_arbiter *a)
-{
-	size_t need = 13 + 20 * 2 + 12 * (size_t)(2 - a->count);
-	if (!avail(d, need)) {
-		return truncated(d, "the manifolds");
-	}
-	a->normal = rd_vec(d);
-	a->speculative = rd_i32(d);
-	uint32_t flags = rd_u8(d);
-	if (flags > 3u) {
-		return f2d_decode_fail(d, F2D_ERROR_INVALID_VALUE, "manifold: bad flags %u",
-		                       (unsigned)flags);
-	}
-	a->frozen = (flags & 1u) != 0;
-	a->active = (flags & 2u) != 0;
-	for (int32_t k = 0; k < 2; ++k) {
-		f2d_contact_point *cp = &a->points[k];
-		if (k >= a->count) {
-			cp->id = rd_u32(d);
-			cp->pn = rd_i32(d);
-			cp->pt = rd_i32(d);
-		}
-		cp->r_a = rd_vec(d);
-		cp->r_b = rd_vec(d);
-		cp->separation = rd_i32(d);
-	}
-	return true;
-}
-
-/* The chain of caches (in-process, snapshot.c encode_caches): u32 0, or u32 1, the broad
- * phase's block (broadphase.c) and the arbiters' manifolds. Its values are taken as written
- * (the seal says this library's encoder wrote them from a world whose caches belonged to its
- * state); the lengths and counts are checked so that reading stays within the bytes and the
- * arrays. */
+/* The chain of caches (in-process, snapshot.c encode_caches): u32 0, or u32 1 and the broad
+ * phase's block (broadphase.c; the arbiters' manifolds are in their records, snapshot_fast.c).
+ * Its values are taken as written (the seal says this library's encoder wrote them from a world
+ * whose caches belonged to its state); the lengths and counts are checked so that reading stays
+ * within the bytes and the arrays. */
 static bool decode_chain(decoder *d)
 {
 	f2d_world *w = d->w;
@@ -475,7 +444,7 @@ static bool decode_chain(decoder *d)
 		if (d->chain) {
 			d->p += 4;
 			f2d_bp_cache_get(w, d->p);
-			d->p += d->bp_len + d->arb_len;
+			d->p += d->bp_len;
 		} else {
 			d->p += 4;
 		}
@@ -501,20 +470,16 @@ static bool decode_chain(decoder *d)
 		                       "the broad phase's caches: truncated or counts out of range");
 	}
 	d->p += d->bp_len;
-	const uint8_t *start = d->p;
-	for (int32_t i = 0; i < d->arbiter_count; ++i) {
-		if (!decode_arbiter_cache(d, &w->arbiters_next[i])) {
-			return false;
-		}
-	}
-	d->arb_len = (size_t)(d->p - start);
 	return true;
 }
 
 static bool decode_payload(decoder *d)
 {
-	if (!decode_world(d) || !f2d_decode_bodies(d) || !f2d_decode_shapes(d) ||
-	    !f2d_decode_joints(d) || !f2d_decode_arbiters(d) || !decode_options(d)) {
+	/* the in-process form (d->caches): bodies and arbiters as fixed-size records */
+	const bool fast = d->caches;
+	if (!decode_world(d) || !(fast ? f2d_fast_decode_bodies(d) : f2d_decode_bodies(d)) ||
+	    !f2d_decode_shapes(d) || !f2d_decode_joints(d) ||
+	    !(fast ? f2d_fast_decode_arbiters(d) : f2d_decode_arbiters(d)) || !decode_options(d)) {
 		return false;
 	}
 	if (d->caches && (!decode_caches(d) || !decode_chain(d))) {
@@ -621,7 +586,6 @@ f2d_result f2d_snapshot_load_payload(f2d_world *w, const uint8_t *payload, size_
 	a.arbiters_end = d.arbiters_end;
 	a.chain = d.chain;
 	a.bp_len = d.bp_len;
-	a.arb_len = d.arb_len;
 	decode_payload(&a); /* cannot fail: every check passed above */
 	f2d_hash_shapes_changed(w); /* shape slots and options were rewritten */
 	if (!caches) {

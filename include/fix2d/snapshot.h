@@ -15,9 +15,10 @@
  * after the restore, and the ids they had are handed out again, in the same order, by the same
  * calls.
  *
- * Two forms, one encoding of the state:
+ * Two forms, one encoding of the state (the in-process bodies and arbiters in fixed-size records):
  *  - in-process (f2d_snapshot_save / f2d_snapshot_restore): for rollback, in the process that
- *    wrote it. No checksum; a stable format is not promised between library versions.
+ *    wrote it. Sealed (a check, below); a stable format is not promised between library
+ *    versions.
  *  - portable (f2d_snapshot_save_portable / f2d_snapshot_load): versioned, little-endian,
  *    with the math-flavour fingerprint and an XXH3-64 checksum; the same world gives the same
  *    bytes on every host. For late join, desync recovery and files.
@@ -93,18 +94,34 @@
  *       m); u32 substep_count (0..8; 0: the Gauss-Seidel
  *       solver; version 6: always there, in version 5 only when not 0, so a payload cut just
  *       before it was a valid world of the other solver)
- * The in-process form (version 6) is a 48-byte header ("fix2dmem", u32 version, u32 reserved,
+ * The in-process form (version 7) is a 48-byte header ("fix2dmem", u32 version, u32 reserved,
  * u64 payload length, u32 ids handed out of bodies, shapes and joints, u32 reserved, u64 seal:
- * XXH3-64 of the payload with a fixed seed) and the same payload, whose substep_count word is
- * always there, followed by caches kept so that the first step after a restore costs what a
- * normal step costs: the pair-sweep order (u32 n or 0xFFFFFFFF, n shape ids), then u32 0, or
- * u32 1 and the chain of caches of a world whose next step would have been incremental (the
- * broad phase's pairs, bitmap, fat boxes and candidates, every live shape's world cache, every
- * arbiter's manifold). The chain is restored as written, so only sealed bytes are taken: a
- * damaged in-process snapshot is refused ("seal mismatch"). The seal is a check, not an
- * authentication (its seed is public): bytes from outside the process belong in the portable
- * form, which validates every value. The state part is a function of the state; the chain
- * depends on the world's history too (the fat boxes, the candidates).
+ * XXH3-64 of the payload with a fixed seed) and the portable payload but for two sections of
+ * fixed-size records (so that a restore reads words, not varints; src/snapshot_fast.c):
+ *     bodies: u32 n, n records of 104 bytes: u32 flags (1 alive, 2-4 type << 1, 8 awake,
+ *       16 enable_sleep, 32 fixed_rotation), u32 generation, sleep_time, origin, q.c, q.s,
+ *       centre, v, w, force, torque, local centre, mass, inv_mass, inertia, inv_inertia, u64
+ *       user data, gravity_scale, linear_damping, angular_damping; u32 free count, free ids
+ *     arbiters: u32 n, n records of 120 bytes: shape a, shape b, friction, restitution,
+ *       normal, speculative distance, base separations, cached_q_a, cached_q_b (c, s each), u32
+ *       flags (0-1 point count, 4 frozen, 8 active, 16 recycled), then two points (the second
+ *       kept as it is when the count is 1): feature id, pn, pt, r_a, r_b, separation
+ *   with the substep_count word always there, followed by caches kept so that the first step
+ *   after a restore costs what a normal step costs: the pair-sweep order (u32 n or 0xFFFFFFFF,
+ *   n shape ids), then u32 0, or u32 1 and the chain of caches of a world whose next step would
+ *   have been incremental (the broad phase's pairs, bitmap, fat boxes and candidates, every live
+ *   shape's world cache; the arbiters' manifolds are in their records). A restore checks what
+ *   the portable form checks of the shared sections, and of the two above: the id counts, non-
+ *   zero generations, flags within their bits, the free list exactly the dead ids, the Gauss-
+ *   Seidel speed bounds; arbiters naming two live shapes in strictly increasing key order with
+ *   at most two points. It takes as written the values a step of the saving world computed:
+ *   a body's pose, velocity, force, mass data and their inverses, sleep state and options, an
+ *   arbiter's material, ids, impulses and manifold, and the chain, so only sealed bytes are
+ *   taken: a damaged in-process snapshot is refused ("seal mismatch"). The seal is a check, not
+ *   an authentication (its seed is public): bytes from outside the process belong in the
+ *   portable form, which validates every value. The state part is a function of the state; the
+ *   chain and the arbiters' per-step fields (speculative distance, frozen, active, a manifold
+ *   not recycled) depend on the world's history too.
  */
 #ifndef FIX2D_SNAPSHOT_H
 #define FIX2D_SNAPSHOT_H
