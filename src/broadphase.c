@@ -591,6 +591,18 @@ f2d_transform f2d_shape_cache_xf(const f2d_shape *s)
 	return xf;
 }
 
+/* f2d_shape_update_world_kernel, its AVX2 box branch called straight (a box, the common shape:
+ * without the general function's entry, whose other branches need the registers it saves) */
+static inline void update_world(f2d_shape *s, f2d_transform xf, fix16_t margin, int kernel)
+{
+#if F2D_X86_SIMD
+	if (kernel != F2D_KERNEL_SCALAR && f2d_box_world_avx2(s, xf, margin)) {
+		return;
+	}
+#endif
+	f2d_shape_update_world_kernel(s, xf, margin, kernel);
+}
+
 static inline void set_ex(int32_t *e, const f2d_aabb *a);
 static inline bool contains(const f2d_aabb *f, const f2d_aabb *a);
 static inline f2d_aabb fatten(f2d_aabb a);
@@ -641,13 +653,15 @@ static int32_t update_caches(f2d_world *w, uint64_t *moved, int64_t mw, bool inc
 			turn = turn > ((int64_t)4 << 16) ? (int64_t)4 << 16 : turn;
 		}
 		if (!incremental || !cache_key_equal(s, xf, sweep)) {
-			f2d_shape_update_world_kernel(s, xf, margin, kernel);
+			update_world(s, xf, margin, kernel);
 			set_cache_key(s, xf);
 			s->reach = f2d_shape_reach(s, b->center);
 			/* stretched along the predicted motion (the box stays within the world
 			 * range plus 512 m of shape and 64 m of motion: fix16) */
 			s->sweep = sweep;
-			stretch_by_sweep(s);
+			if ((sweep.x | sweep.y) != 0) { /* (a zero sweep adds 0 to every side) */
+				stretch_by_sweep(s);
+			}
 			moved[i >> 6] |= (uint64_t)1 << (i & 63);
 			++r;
 			if (ebit != NULL) {

@@ -51,9 +51,13 @@ __attribute__((target("avx2"))) static inline __m256i round16_lo(__m256i p)
  * products of the x halves, the y halves shifted down), rounded as f2d_round16; the sums and
  * differences with p are the int32 ones of f2d_add / f2d_sub. The same bits as the scalar branch
  * (tests/test_narrow.c compares them). */
-__attribute__((target("avx2"))) static bool box_world_avx2(f2d_shape *s, f2d_transform xf,
-                                                           fix16_t margin)
+_Static_assert(sizeof(f2d_aabb) == 16 && offsetof(f2d_aabb, upper) == 8,
+               "box_world_avx2 stores the AABB as 4 x int32");
+__attribute__((target("avx2"))) static inline bool box_world_avx2(f2d_shape *s,
+                                                                  f2d_transform xf,
+                                                                  fix16_t margin)
 {
+	s->world_polygon.count = 4; /* (a 4-gon's, on either return) */
 	const f2d_polygon *p = &s->polygon;
 	f2d_polygon *wp = &s->world_polygon;
 	__m256i v = _mm256_inserti128_si256(
@@ -82,18 +86,34 @@ __attribute__((target("avx2"))) static bool box_world_avx2(f2d_shape *s, f2d_tra
 	wp->vertices[4] = xf.p;
 	_mm_storeu_si128((__m128i *)(void *)&wp->vertices[5], r01);
 	wp->normals[4] = f2d_v(BOX_TAG, BOX_TAG);
-	f2d_vec2 r0 = wp->vertices[5], r1 = wp->vertices[6];
-	fix16_t ex = f2d_max(f2d_abs(r0.x), f2d_abs(r1.x)) + margin;
-	fix16_t ey = f2d_max(f2d_abs(r0.y), f2d_abs(r1.y)) + margin;
-	s->aabb.lower = f2d_v(xf.p.x - ex, xf.p.y - ey);
-	s->aabb.upper = f2d_v(xf.p.x + ex, xf.p.y + ey);
+	/* the scalar branch's ex, ey = max(|r0|, |r1|) + margin per axis and p -+ (ex, ey), as
+	 * int32 lanes: abs, max, add and sub of int32 (|r| <= 2^25, and the branch's sums stay
+	 * in fix16 by the world's range: the same int32 values) */
+	__m128i a = _mm_abs_epi32(r01);                        /* |r0.x| |r0.y| |r1.x| |r1.y| */
+	a = _mm_max_epi32(a, _mm_shuffle_epi32(a, 0x4E));      /* ex' ey' ex' ey' */
+	__m128i e = _mm_add_epi32(a, _mm_set1_epi32(margin));  /* ex ey ex ey */
+	__m128i lu = _mm_unpacklo_epi64(_mm_sub_epi32(pp, e), _mm_add_epi32(pp, e));
+	_mm_storeu_si128((__m128i *)(void *)&s->aabb, lu);      /* lower, upper */
 	return true;
+}
+
+__attribute__((target("avx2"))) bool f2d_box_world_avx2(f2d_shape *s, f2d_transform xf,
+                                                       fix16_t margin)
+{
+	return s->type == F2D_POLYGON_SHAPE && s->polygon.count == 4 && box_world_avx2(s, xf, margin);
 }
 #endif
 
 void f2d_shape_update_world_kernel(f2d_shape *s, f2d_transform xf, fix16_t margin, int kernel)
 {
 	(void)kernel; /* used by the box branch where SIMD is compiled */
+#if F2D_X86_SIMD
+	/* a box about its body origin first (the common shape): the box branch below, in AVX2
+	 * (a 4-gon it does not take goes on to the general branch below) */
+	if (kernel != F2D_KERNEL_SCALAR && f2d_box_world_avx2(s, xf, margin)) {
+		return;
+	}
+#endif
 	if (f2d_shape_is_linear(s)) {
 		f2d_linear_update_world(s, xf, margin); /* shapes.c */
 		return;
@@ -109,11 +129,6 @@ void f2d_shape_update_world_kernel(f2d_shape *s, f2d_transform xf, fix16_t margi
 	const f2d_polygon *p = &s->polygon;
 	f2d_polygon *wp = &s->world_polygon;
 	wp->count = p->count;
-#if F2D_X86_SIMD
-	if (kernel != F2D_KERNEL_SCALAR && p->count == 4 && box_world_avx2(s, xf, margin)) {
-		return; /* the branch below, in AVX2 */
-	}
-#endif
 	if (p->count == 4 && antipodal4(p->vertices) && antipodal4(p->normals)) {
 		/* a box about the body origin: rotate(q, -v) = -rotate(q, v) exactly (round16 is
 		 * odd), so the opposite vertices and normals come from two rotations each, and the

@@ -296,6 +296,12 @@ void f2d_shape_update_world(f2d_shape *s, f2d_transform xf, fix16_t margin);
 /** f2d_shape_update_world with the kernel (F2D_KERNEL_*, at most f2d_kernel_level()) of its box
  *  branch: the same cache from every kernel (tests/test_narrow.c). */
 void f2d_shape_update_world_kernel(f2d_shape *s, f2d_transform xf, fix16_t margin, int kernel);
+/** f2d_shape_update_world_kernel's AVX2 box branch alone (x86 builds only; a kernel of AVX2 or
+ *  more): true when it took the shape (a polygon that is a box about its body origin) and wrote
+ *  its cache, the same as f2d_shape_update_world; false for any other shape, with nothing
+ *  written but a 4-gon's world_polygon.count (4, as f2d_shape_update_world writes it).
+ *  broadphase.c's update_caches calls it first. */
+bool f2d_box_world_avx2(f2d_shape *s, f2d_transform xf, fix16_t margin);
 
 /* ---- geometry (geometry.c) ---- */
 /** Mass properties of one shape, Q16.16 in 64 bits so range checks happen before narrowing. */

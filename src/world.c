@@ -671,6 +671,19 @@ AVX2 static inline void load4x4_256(const void *p0, const void *p1, const void *
 	x[3] = _mm256_cvtepi32_epi64(_mm_unpackhi_epi64(t2, t3));
 }
 
+/* A fast lane's writes: its displacement row plus add, its q and centre (out: 4 x int32 at
+ * &q), its origin (org's low 8 bytes) when origins. */
+AVX2 static inline void put_lane(int64_t *disp, f2d_body *b, __m256i add, __m128i out,
+                                 __m128i org, bool origins)
+{
+	__m256i *dp = (__m256i *)(void *)disp;
+	_mm256_storeu_si256(dp, _mm256_add_epi64(_mm256_loadu_si256(dp), add));
+	_mm_storeu_si128((__m128i *)(void *)&b->q, out);
+	if (origins) {
+		_mm_storel_epi64((__m128i *)(void *)&b->origin, org);
+	}
+}
+
 /* The bodies ids[0 .. 3]: writes the fast lanes, runs the others. rows NULL: a step with
  * joints, the velocities in the bodies and the origins set too (integrate_position with
  * set_origin: lc = 0 needs no test, rotate(q, 0) = 0); origins: the origins set (with rows: the
@@ -770,17 +783,18 @@ integrate_positions_4(f2d_world *w, int64_t (*rows)[4], int64_t (*disp)[4], cons
 	const __m128i zero128 = _mm_setzero_si128();
 	c = _mm256_unpacklo_epi64(dr, zero);
 	d = _mm256_unpackhi_epi64(dr, zero);
-	__m256i add[4] = {
-	    _mm256_permute2x128_si256(a, c, 0x20), _mm256_permute2x128_si256(b, d, 0x20),
-	    _mm256_permute2x128_si256(a, c, 0x31), _mm256_permute2x128_si256(b, d, 0x31)};
+	const __m256i add0 = _mm256_permute2x128_si256(a, c, 0x20),
+	              add1 = _mm256_permute2x128_si256(b, d, 0x20),
+	              add2 = _mm256_permute2x128_si256(a, c, 0x31),
+	              add3 = _mm256_permute2x128_si256(b, d, 0x31);
 	__m128i pc = low32_256(oc), ps = low32_256(os), px = low32_256(cx), py = low32_256(cy);
 	t0 = _mm_unpacklo_epi32(pc, ps);
 	t1 = _mm_unpackhi_epi32(pc, ps);
 	t2 = _mm_unpacklo_epi32(px, py);
 	t3 = _mm_unpackhi_epi32(px, py);
-	__m128i out[4] = {_mm_unpacklo_epi64(t0, t2), _mm_unpackhi_epi64(t0, t2),
-	                  _mm_unpacklo_epi64(t1, t3), _mm_unpackhi_epi64(t1, t3)};
-	__m128i org[4] = {zero128, zero128, zero128, zero128};
+	const __m128i out0 = _mm_unpacklo_epi64(t0, t2), out1 = _mm_unpackhi_epi64(t0, t2),
+	              out2 = _mm_unpacklo_epi64(t1, t3), out3 = _mm_unpackhi_epi64(t1, t3);
+	__m128i org0 = zero128, org1 = zero128, org2 = zero128, org3 = zero128;
 	if (origins) { /* origin = c - rotate(q', lc) (f2d_rotate, f2d_sub) */
 		__m128i l01 = _mm_unpacklo_epi64(
 		    _mm_loadl_epi64((const __m128i *)(const void *)&bodies[i0].local_center),
@@ -801,31 +815,24 @@ integrate_positions_4(f2d_world *w, int64_t (*rows)[4], int64_t (*disp)[4], cons
 		__m128i ox = low32_256(_mm256_sub_epi64(cx, rx)),
 		        oy = low32_256(_mm256_sub_epi64(cy, ry));
 		__m128i o01 = _mm_unpacklo_epi32(ox, oy), o23 = _mm_unpackhi_epi32(ox, oy);
-		org[0] = o01;
-		org[1] = _mm_unpackhi_epi64(o01, o01);
-		org[2] = o23;
-		org[3] = _mm_unpackhi_epi64(o23, o23);
+		org0 = o01;
+		org1 = _mm_unpackhi_epi64(o01, o01);
+		org2 = o23;
+		org3 = _mm_unpackhi_epi64(o23, o23);
 	}
-	if (fast == 15u) { /* the common case, straight */
-		for (int32_t j = 0; j < 4; ++j) {
-			__m256i *dp = (__m256i *)(void *)disp[ids[j]];
-			_mm256_storeu_si256(dp, _mm256_add_epi64(_mm256_loadu_si256(dp), add[j]));
-			_mm_storeu_si128((__m128i *)(void *)&bodies[ids[j]].q, out[j]);
-			if (origins) {
-				_mm_storel_epi64((__m128i *)(void *)&bodies[ids[j]].origin, org[j]);
-			}
-		}
+	if (fast == 15u) { /* the common case, straight (the ids read once, above) */
+		put_lane(disp[i0], &bodies[i0], add0, out0, org0, origins);
+		put_lane(disp[i1], &bodies[i1], add1, out1, org1, origins);
+		put_lane(disp[i2], &bodies[i2], add2, out2, org2, origins);
+		put_lane(disp[i3], &bodies[i3], add3, out3, org3, origins);
 		return;
 	}
+	const __m256i add[4] = {add0, add1, add2, add3};
+	const __m128i out[4] = {out0, out1, out2, out3}, org[4] = {org0, org1, org2, org3};
 	for (int32_t j = 0; j < 4; ++j) {
 		int32_t i = ids[j];
 		if (fast & (1u << j)) {
-			__m256i *dp = (__m256i *)(void *)disp[i];
-			_mm256_storeu_si256(dp, _mm256_add_epi64(_mm256_loadu_si256(dp), add[j]));
-			_mm_storeu_si128((__m128i *)(void *)&bodies[i].q, out[j]);
-			if (origins) {
-				_mm_storel_epi64((__m128i *)(void *)&bodies[i].origin, org[j]);
-			}
+			put_lane(disp[i], &bodies[i], add[j], out[j], org[j], origins);
 		} else if (in_rows) {
 			integrate_position_list(w, &bodies[i], rows[i], disp[i], h, max_t, max_t2,
 			                        max_r, origins);

@@ -26,11 +26,13 @@
 #define f2d_collide_kernel ref_collide_kernel
 #define f2d_shape_update_world ref_shape_update_world
 #define f2d_shape_update_world_kernel ref_shape_update_world_kernel
+#define f2d_box_world_avx2 ref_box_world_avx2
 #include "../src/collision.c"
 #undef f2d_collide
 #undef f2d_collide_kernel
 #undef f2d_shape_update_world
 #undef f2d_shape_update_world_kernel
+#undef f2d_box_world_avx2
 
 /* A value in [lo, hi] from a 64-bit LCG (Knuth's MMIX constants); the top bits are used. */
 static int32_t rng_int(uint64_t *s, int32_t lo, int32_t hi)
