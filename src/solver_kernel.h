@@ -107,10 +107,11 @@ K_ATTR static inline kv K(normal)(const f2d_point_lanes *p, int32_t o, kv vn, kv
 }
 
 /* apply_fast; dva / dvb are n / m (x, y) */
-K_ATTR static inline void K(apply)(K(vvel) * v, kv l1, kv l2, const kv dv[4], kv wa1, kv wb1,
-                                   kv wa2, kv wb2, int dir_t, kv *acc)
+K_ATTR static inline void K(apply)(K(vvel) * v, kv l1, kv l2, const f2d_contact_batch *bt,
+                                   int32_t o, kv wa1, kv wb1, kv wa2, kv wb2, int dir_t, kv *acc)
 {
 	kv l = K_ADD(l1, l2);
+	kv dv[4] = {K_LO(bt->dva + o), K_HI(bt->dva + o), K_LO(bt->dvb + o), K_HI(bt->dvb + o)};
 	if (dir_t) {
 		v->vax = K_SUB(v->vax, K(mul16)(l, dv[1]));
 		v->vay = K_ADD(v->vay, K(mul16)(l, dv[0]));
@@ -151,14 +152,10 @@ K_ATTR static inline kv K(lin_t_rows)(const K(vvel) * v, kv nx, kv ny)
 }
 
 K_ATTR static inline void K(load)(int64_t (*rows)[4], const f2d_contact_batch *bt, int32_t o,
-                                  K(vvel) * v, kv dv[4])
+                                  K(vvel) * v)
 {
 	K_ROWS_LOAD(rows, bt->body_a + o, &v->vax, &v->vay, &v->wa);
 	K_ROWS_LOAD(rows, bt->body_b + o, &v->vbx, &v->vby, &v->wb);
-	dv[0] = K_LO(bt->dva + o);
-	dv[1] = K_HI(bt->dva + o);
-	dv[2] = K_LO(bt->dvb + o);
-	dv[3] = K_HI(bt->dvb + o);
 }
 
 /* The lanes of the group that are in use */
@@ -174,8 +171,7 @@ static inline unsigned K(live)(const f2d_contact_batch *bt, int32_t o)
 K_ATTR static inline __attribute__((always_inline)) unsigned K(solve)(int64_t (*rows)[4], f2d_contact_batch *bt, int32_t o, int32_t flip)
 {
 	K(vvel) v;
-	kv dv[4];
-	K(load)(rows, bt, o, &v, dv);
+	K(load)(rows, bt, o, &v);
 	kv acc = K_ZERO;
 	f2d_point_lanes *l1 = &bt->p[flip], *l2 = &bt->p[flip ^ 1];
 	kv nx = K_LO(bt->n + o), ny = K_HI(bt->n + o), mu = K_LD(bt->friction + o);
@@ -190,7 +186,7 @@ K_ATTR static inline __attribute__((always_inline)) unsigned K(solve)(int64_t (*
 	acc = K_OR(acc, K(chk)(v2));
 	kv d2 = K(friction)(l2, o, v2, mu, &acc);
 	K(apply)
-	(&v, d1, d2, dv, K_LO(l1->wt + o), K_HI(l1->wt + o), K_LO(l2->wt + o),
+	(&v, d1, d2, bt, o, K_LO(l1->wt + o), K_HI(l1->wt + o), K_LO(l2->wt + o),
 	 K_HI(l2->wt + o), 1, &acc);
 
 	/* normal */
@@ -202,7 +198,7 @@ K_ATTR static inline __attribute__((always_inline)) unsigned K(solve)(int64_t (*
 	kv dn1 = K(normal)(l1, o, n1, &pn1, &acc);
 	kv dn2 = K(normal)(l2, o, K_ADD(n2, K(mul16)(dn1, K_LO(bt->k12 + o))), &pn2, &acc);
 	K(apply)
-	(&v, dn1, dn2, dv, K_LO(l1->wn + o), K_HI(l1->wn + o), K_LO(l2->wn + o),
+	(&v, dn1, dn2, bt, o, K_LO(l1->wn + o), K_HI(l1->wn + o), K_LO(l2->wn + o),
 	 K_HI(l2->wn + o), 0, &acc);
 
 	unsigned live = K(live)(bt, o);
@@ -222,8 +218,7 @@ K_ATTR static inline __attribute__((always_inline)) unsigned K(solve)(int64_t (*
 K_ATTR static inline K_INLINE unsigned K(warm)(int64_t (*rows)[4], const f2d_contact_batch *bt, int32_t o)
 {
 	K(vvel) v;
-	kv dv[4];
-	K(load)(rows, bt, o, &v, dv);
+	K(load)(rows, bt, o, &v);
 	const f2d_point_lanes *p1 = &bt->p[0], *p2 = &bt->p[1];
 	kv pn1 = K_LD(p1->pn + o), pn2 = K_LD(p2->pn + o);
 	kv pt1 = K_LD(p1->pt + o), pt2 = K_LD(p2->pt + o);
@@ -231,10 +226,10 @@ K_ATTR static inline K_INLINE unsigned K(warm)(int64_t (*rows)[4], const f2d_con
 	 * results are checked) and are fix16 values: no check */
 	kv acc = K_OR(K(chk)(K_ADD(pn1, pn2)), K(chk)(K_ADD(pt1, pt2)));
 	K(apply)
-	(&v, pn1, pn2, dv, K_LO(p1->wn + o), K_HI(p1->wn + o), K_LO(p2->wn + o),
+	(&v, pn1, pn2, bt, o, K_LO(p1->wn + o), K_HI(p1->wn + o), K_LO(p2->wn + o),
 	 K_HI(p2->wn + o), 0, &acc);
 	K(apply)
-	(&v, pt1, pt2, dv, K_LO(p1->wt + o), K_HI(p1->wt + o), K_LO(p2->wt + o),
+	(&v, pt1, pt2, bt, o, K_LO(p1->wt + o), K_HI(p1->wt + o), K_LO(p2->wt + o),
 	 K_HI(p2->wt + o), 1, &acc);
 	unsigned live = K(live)(bt, o);
 	unsigned ok = K_OKBITS(acc) & live;
@@ -263,8 +258,7 @@ K_ATTR static inline __attribute__((always_inline)) unsigned K(soft)(int64_t (*r
                                unsigned skip)
 {
 	K(vvel) v;
-	kv dv[4];
-	K(load)(rows, bt, o, &v, dv);
+	K(load)(rows, bt, o, &v);
 	kv dxa, dya, dta, dxb, dyb, dtb;
 	K_ROWS_LOAD(disp, bt->body_a + o, &dxa, &dya, &dta);
 	K_ROWS_LOAD(disp, bt->body_b + o, &dxb, &dyb, &dtb);
@@ -381,7 +375,7 @@ K_ATTR static inline __attribute__((always_inline)) unsigned K(soft)(int64_t (*r
 	 * K(apply), may not fit 32 bits (a stored impulse near INT32_MAX that drops): checked */
 	acc = K_OR(acc, K(chk)(K_ADD(dp[0], dp[1])));
 	K(apply)
-	(&v, dp[0], dp[1], dv, K_LO(pp[0]->wn + o), K_HI(pp[0]->wn + o), K_LO(pp[1]->wn + o),
+	(&v, dp[0], dp[1], bt, o, K_LO(pp[0]->wn + o), K_HI(pp[0]->wn + o), K_LO(pp[1]->wn + o),
 	 K_HI(pp[1]->wn + o), 0, &acc);
 	kv mu = K_LD(bt->friction + o);
 	/* the friction block, as the normal one (k12_t) */
@@ -413,7 +407,7 @@ K_ATTR static inline __attribute__((always_inline)) unsigned K(soft)(int64_t (*r
 		dp[i] = d;
 	}
 	K(apply)
-	(&v, dp[0], dp[1], dv, K_LO(pp[0]->wt + o), K_HI(pp[0]->wt + o), K_LO(pp[1]->wt + o),
+	(&v, dp[0], dp[1], bt, o, K_LO(pp[0]->wt + o), K_HI(pp[0]->wt + o), K_LO(pp[1]->wt + o),
 	 K_HI(pp[1]->wt + o), 1, &acc);
 	unsigned live = K(live)(bt, o);
 	unsigned ok = K_OKBITS(acc) & live & ~skip;
