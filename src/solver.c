@@ -755,6 +755,8 @@ rows_store_512(int64_t (*rows)[4], const int32_t *body, unsigned m, vq vx, vq vy
 #define K_MAX(a, b) _mm512_max_epi64(a, b)
 #define K_ANY(p) ((unsigned)(p) != 0u)
 #define K_ROUND16(p) K_SRA(K_ADD(K_ADD(p, K_SET1(0x8000)), K_SRA(p, 63)), 16)
+#define K_ROUND16_B(p) K(round16)(p)
+#define K_RB 0
 #define K_ROUND16_NN(p) _mm512_srli_epi64(K_ADD(p, K_SET1(0x8000)), 16)
 #define K_ROUND16_NN_NEG(p) _mm512_srli_epi64(K_SUB(K_SET1(0x8000), p), 16)
 /* round16(p) / 8 truncating, in one rounding shift (solver_kernel.h, K_ROUND16_DIV8):
@@ -791,6 +793,8 @@ rows_store_512(int64_t (*rows)[4], const int32_t *body, unsigned m, vq vx, vq vy
 #undef K_OKBITS
 #undef K_ANY
 #undef K_ROUND16
+#undef K_ROUND16_B
+#undef K_RB
 #undef K_ROUND16_NN
 #undef K_ROUND16_NN_NEG
 #undef K_ROUND16_DIV8
@@ -812,6 +816,15 @@ AVX2 static inline __m256i round16_div8_avx2(__m256i p)
 	__m256i t = _mm256_add_epi64(_mm256_add_epi64(p, _mm256_set1_epi64x(INT64_MIN + 0x8000)),
 	                             _mm256_and_si256(sign, _mm256_set1_epi64x(0x6FFFF)));
 	return _mm256_sub_epi64(_mm256_srli_epi64(t, 19), _mm256_set1_epi64x((int64_t)1 << 44));
+}
+
+/* f2d_round16_256 without its last subtraction of 2^47: f2d_round16(p) + 2^47 for |p| < 2^62
+ * (solver_kernel.h, K_ROUND16_B) */
+AVX2 static inline __m256i round16_biased_avx2(__m256i p)
+{
+	__m256i sign = _mm256_cmpgt_epi64(_mm256_setzero_si256(), p);
+	return _mm256_srli_epi64(
+	    _mm256_add_epi64(_mm256_add_epi64(p, _mm256_set1_epi64x(INT64_MIN + 0x8000)), sign), 16);
 }
 
 /* the low halves of the 4 lanes (the fix16 values), stored where bits says */
@@ -891,6 +904,8 @@ AVX2 static inline void rows_store_256(int64_t (*rows)[4], const int32_t *body, 
 #define K_MAX(a, b) _mm256_blendv_epi8(b, a, _mm256_cmpgt_epi64(a, b))
 #define K_ANY(p) (_mm256_movemask_epi8(p) != 0)
 #define K_ROUND16(p) f2d_round16_256(p)
+#define K_ROUND16_B(p) round16_biased_avx2(p)
+#define K_RB (INT64_C(1) << 47)
 #define K_ROUND16_NN(p) _mm256_srli_epi64(K_ADD(p, K_SET1(0x8000)), 16)
 #define K_ROUND16_NN_NEG(p) _mm256_srli_epi64(K_SUB(K_SET1(0x8000), p), 16)
 #define K_ROUND16_DIV8(p) round16_div8_avx2(p)

@@ -14,6 +14,10 @@
  *   K_OKBITS(acc)  a bit per lane whose acc is below FAST_LIMIT (unsigned)
  *   K_ANY(p)       whether a lane predicate holds in any lane
  *   K_ROUND16(p)   f2d_round16 of each lane (arithmetic shift)
+ *   K_ROUND16_B(p), K_RB  f2d_round16 of each lane |p| < 2^62 plus K_RB (a multiple of 2^32,
+ *                  the same for every lane: its low half is f2d_round16's), for values whose
+ *                  uses are K_MUL operands and checks that add the bias back (AVX2: 2^47, the
+ *                  last subtraction of its K_ROUND16 left out; AVX-512: 0)
  *   K_ROUND16_NN(p)  the same for a lane p >= 0: (p + 2^15) >> 16, logical (any other lane's
  *                  result is not f2d_round16's)
  *   K_ROUND16_NN_NEG(p)  f2d_round16(-p) for a lane p <= 0: (2^15 - p) >> 16, logical
@@ -294,13 +298,20 @@ K_ATTR static inline __attribute__((always_inline)) unsigned K(soft)(int64_t (*r
 	kv a8[2] = {K_ZERO, K_ZERO};
 	if (use_bias) {
 		/* the linear part, shared: (ddx, ddy) . (ny, -nx); ddx, ddy checked above */
-		kv lin_t = K(round16)(K_SUB(K_MUL(ddx, ny), K_MUL(ddy, nx)));
+		/* lin_t and ang_t each K_RB off (K_ROUND16_B): the slip is 2 K_RB off, a multiple
+		 * of 2^32, so its low half (all K_MUL reads of it) is the slip's, and its check
+		 * adds FAST_BIAS - 2 K_RB: the same sum mod 2^64 as K(chk) of the slip */
+		kv lin_t = K_ROUND16_B(K_SUB(K_MUL(ddx, ny), K_MUL(ddy, nx)));
 		for (int32_t i = 0; i < 2; ++i) {
 			f2d_point_lanes *p = pp[i];
-			kv ang_t = K(round16)(
+			kv ang_t = K_ROUND16_B(
 			    K_SUB(K_MUL(dtb, K_HI(p->rt + o)), K_MUL(dta, K_LO(p->rt + o))));
 			kv slip = K_ADD(lin_t, ang_t);
+#if K_RB == 0
 			acc = K_OR(acc, K(chk)(slip));
+#else
+			acc = K_OR(acc, K_ADD(slip, K_SET1((int64_t)(FAST_BIAS - 2u * (uint64_t)K_RB))));
+#endif
 			a8[i] = K_ROUND16_DIV8(K_MUL(slip, K_SET1(k->inv_h)));
 		}
 	}
