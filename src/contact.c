@@ -296,6 +296,18 @@ bool f2d_recycle_arbiter_kernel(const f2d_world *w, const f2d_arbiter *prev, f2d
 	return recycle_rule(w, prev, arb, spec, kernel);
 }
 
+bool f2d_recycle_dp_kernel(const f2d_arbiter *prev, const f2d_body *ba, const f2d_body *bb,
+                           f2d_rot *da, f2d_rot *db, int64_t d[4], int64_t *l1, int kernel)
+{
+#if F2D_X86_SIMD
+	if (kernel != F2D_KERNEL_SCALAR) {
+		return f2d_recycle_dp_256(prev, ba, bb, da, db, d, l1);
+	}
+#endif
+	(void)kernel;
+	return recycle_dp(prev, ba, bb, da, db, d, l1);
+}
+
 /* fill_arbiter with a fresh manifold from the shapes' world caches (kernel: f2d_kernel_level(),
  * asked once per pass), and the recycling cache. */
 static int32_t build_arbiter(const f2d_world *w, const f2d_arbiter *prev, int32_t ia, int32_t ib,

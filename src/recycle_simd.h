@@ -26,6 +26,11 @@
  * every kernel. f2d_recycle_arbiter is this with f2d_kernel_level(). */
 bool f2d_recycle_arbiter_kernel(const f2d_world *w, const f2d_arbiter *prev, f2d_arbiter *arb,
                                 fix16_t spec, int kernel);
+/* the rule's turns and points' dp alone, with the kernel named (tests): false when a turn's
+ * cosine is below F2D_RECYCLE_COS; else the turns, d = dx0, dy0, dx1, dy1 (the points up to
+ * prev->count) and l1 the largest |dp|_1 */
+bool f2d_recycle_dp_kernel(const f2d_arbiter *prev, const f2d_body *ba, const f2d_body *bb,
+                           f2d_rot *da, f2d_rot *db, int64_t d[4], int64_t *l1, int kernel);
 
 #if F2D_X86_SIMD
 #include <immintrin.h>
