@@ -8,6 +8,7 @@
  * arbiters in key order, whatever the history of the world.
  */
 #include "core.h"
+#include "recycle_simd.h"
 
 /* ---- which pairs may touch ---- */
 
@@ -207,8 +208,49 @@ static int32_t reuse_arbiter(const f2d_world *w, const f2d_arbiter *prev, f2d_ar
  * the sweep is at most ub = (2^19 |sin| + 0xFFFF) >> 16 (the reach's clamp), so l1 + ub <
  * distance holds whatever the reach, and the shapes' reaches and the bodies' types (two more
  * cache lines) are read only in between (a resting stack: almost never). */
+/* the scalar reference of the turns and dp (f2d_recycle_dp_256 is its AVX2 form): false when
+ * a turn's cosine is below F2D_RECYCLE_COS, else the turns, d = dx0, dy0, dx1, dy1 and l1 */
+static bool recycle_dp(const f2d_arbiter *prev, const f2d_body *ba, const f2d_body *bb,
+                       f2d_rot *da, f2d_rot *db, int64_t d[4], int64_t *l1)
+{
+	*da = turn_since(ba->q, prev->cached_q_a);
+	*db = turn_since(bb->q, prev->cached_q_b);
+	if (da->c < F2D_RECYCLE_COS || db->c < F2D_RECYCLE_COS) {
+		return false;
+	}
+	int64_t dcx = (int64_t)bb->center.x - ba->center.x;
+	int64_t dcy = (int64_t)bb->center.y - ba->center.y;
+	*l1 = 0;
+	for (int32_t i = 0; i < prev->count; ++i) {
+		int64_t ax, ay, bx, by;
+		turned(*da, prev->points[i].r_a, &ax, &ay);
+		turned(*db, prev->points[i].r_b, &bx, &by);
+		d[2 * i] = dcx + bx - ax;
+		d[2 * i + 1] = dcy + by - ay;
+		int64_t n1 = abs64(d[2 * i]) + abs64(d[2 * i + 1]);
+		*l1 = n1 > *l1 ? n1 : *l1;
+	}
+	return true;
+}
+
+/* f2d_recycle_dp_256 reads a rotation pair, the two cached rotations and a point's r_a, r_b as
+ * contiguous bytes */
+typedef char f2d_recycle_layout_ok[offsetof(f2d_arbiter, cached_q_b) ==
+                                           offsetof(f2d_arbiter, cached_q_a) + 8 &&
+                                       offsetof(f2d_contact_point, r_b) ==
+                                           offsetof(f2d_contact_point, r_a) + 8 &&
+                                       sizeof(f2d_rot) == 8 && sizeof(f2d_vec2) == 8
+                                   ? 1
+                                   : -1];
+
 bool f2d_recycle_arbiter(const f2d_world *w, const f2d_arbiter *prev, f2d_arbiter *arb,
                          fix16_t spec)
+{
+	return f2d_recycle_arbiter_kernel(w, prev, arb, spec, f2d_kernel_level());
+}
+
+static inline bool recycle_rule(const f2d_world *w, const f2d_arbiter *prev, f2d_arbiter *arb,
+                                fix16_t spec, int kernel)
 {
 	const int64_t dist = w->def.contact_recycle_distance;
 	const int32_t count = prev->count;
@@ -216,24 +258,16 @@ bool f2d_recycle_arbiter(const f2d_world *w, const f2d_arbiter *prev, f2d_arbite
 		return false;
 	}
 	const f2d_body *ba = &w->bodies[prev->body_a], *bb = &w->bodies[prev->body_b];
-	f2d_rot da = turn_since(ba->q, prev->cached_q_a);
-	f2d_rot db = turn_since(bb->q, prev->cached_q_b);
-	if (da.c < F2D_RECYCLE_COS || db.c < F2D_RECYCLE_COS) {
-		return false;
-	}
-	int64_t dcx = (int64_t)bb->center.x - ba->center.x;
-	int64_t dcy = (int64_t)bb->center.y - ba->center.y;
-	int64_t dx[2] = {0, 0}, dy[2] = {0, 0}, l1 = 0;
-	for (int32_t i = 0; i < count; ++i) {
-		int64_t ax, ay, bx, by;
-		turned(da, prev->points[i].r_a, &ax, &ay);
-		turned(db, prev->points[i].r_b, &bx, &by);
-		dx[i] = dcx + bx - ax;
-		dy[i] = dcy + by - ay;
-		int64_t n1 = abs64(dx[i]) + abs64(dy[i]);
-		l1 = n1 > l1 ? n1 : l1;
-	}
-	if (l1 >= dist) {
+	f2d_rot da, db;
+	int64_t d[4] = {0, 0, 0, 0}, l1 = 0;
+#if F2D_X86_SIMD
+	const bool ok = kernel != F2D_KERNEL_SCALAR ? f2d_recycle_dp_256(prev, ba, bb, &da, &db, d, &l1)
+	                                            : recycle_dp(prev, ba, bb, &da, &db, d, &l1);
+#else
+	(void)kernel;
+	const bool ok = recycle_dp(prev, ba, bb, &da, &db, d, &l1);
+#endif
+	if (!ok || l1 >= dist) {
 		return false;
 	}
 	/* |sin| of the relative turn db conj(da), and the reach of the shapes that can turn */
@@ -251,9 +285,27 @@ bool f2d_recycle_arbiter(const f2d_world *w, const f2d_arbiter *prev, f2d_arbite
 	for (int32_t i = 0; i < count; ++i) {
 		arb->points[i].separation =
 		    f2d_sat(prev->base_separation[i] +
-		            f2d_round16(dx[i] * prev->normal.x + dy[i] * prev->normal.y));
+		            f2d_round16(d[2 * i] * prev->normal.x + d[2 * i + 1] * prev->normal.y));
 	}
 	return true;
+}
+
+bool f2d_recycle_arbiter_kernel(const f2d_world *w, const f2d_arbiter *prev, f2d_arbiter *arb,
+                                fix16_t spec, int kernel)
+{
+	return recycle_rule(w, prev, arb, spec, kernel);
+}
+
+bool f2d_recycle_dp_kernel(const f2d_arbiter *prev, const f2d_body *ba, const f2d_body *bb,
+                           f2d_rot *da, f2d_rot *db, int64_t d[4], int64_t *l1, int kernel)
+{
+#if F2D_X86_SIMD
+	if (kernel != F2D_KERNEL_SCALAR) {
+		return f2d_recycle_dp_256(prev, ba, bb, da, db, d, l1);
+	}
+#endif
+	(void)kernel;
+	return recycle_dp(prev, ba, bb, da, db, d, l1);
 }
 
 /* fill_arbiter with a fresh manifold from the shapes' world caches (kernel: f2d_kernel_level(),
@@ -324,6 +376,11 @@ static inline bool shape_moved(const uint64_t *moved, int32_t id)
  * cache, instead of a second array written every step; an old that is removed is not read.
  * The queue never wraps: an old is queued only before a write at its slot, at most one per
  * pair, and w->arbiters_next holds pair_count. */
+static int32_t merge_pairs_scalar(f2d_world *w, int kernel);
+#if F2D_X86_SIMD
+F2D_TARGET_AVX2 static int32_t merge_pairs_avx2(f2d_world *w, int kernel);
+#endif
+
 f2d_result f2d_update_contacts(f2d_world *w)
 {
 	f2d_result r = f2d_find_pairs(w);
@@ -340,8 +397,24 @@ f2d_result f2d_update_contacts(f2d_world *w)
 		return F2D_ERROR_OUT_OF_MEMORY;
 	}
 	f2d_events_begin_step(w);
-	const bool sensors = w->sensor_count > 0;
 	const int kernel = f2d_kernel_level();
+#if F2D_X86_SIMD
+	w->arbiter_count = kernel != F2D_KERNEL_SCALAR ? merge_pairs_avx2(w, kernel)
+	                                               : merge_pairs_scalar(w, kernel);
+#else
+	w->arbiter_count = merge_pairs_scalar(w, kernel);
+#endif
+	return F2D_OK;
+}
+
+/* f2d_update_contacts' merge (see above), compiled twice: rule_kernel a constant, so that the
+ * AVX2 instance has the rule's SIMD helper inlined (its constants loaded once a step, no call
+ * an arbiter) and the scalar one none of it. Returns the new arbiter count (the olds not merged,
+ * keys past the last pair, are removed). */
+static inline __attribute__((always_inline)) int32_t merge_pairs(f2d_world *w, const int kernel,
+                                                                 const int rule_kernel)
+{
+	const bool sensors = w->sensor_count > 0;
 	/* sleeping off: every arbiter is solved (all_active in world.c relies on this), set here
 	 * while the arbiter is in the cache rather than in a pass of its own */
 	const bool all_active = !w->def.enable_sleep;
@@ -429,7 +502,8 @@ f2d_result f2d_update_contacts(f2d_world *w)
 		int32_t n;
 		if (unmoved && prev->speculative == spec) {
 			n = reuse_arbiter(w, prev, arb);
-		} else if (prev != NULL && prev->recycle && f2d_recycle_arbiter(w, prev, arb, spec)) {
+		} else if (prev != NULL && prev->recycle &&
+		           recycle_rule(w, prev, arb, spec, rule_kernel)) {
 			n = 1;
 		} else {
 			n = build_arbiter(w, prev, ia, ib, arb, kernel);
@@ -439,9 +513,20 @@ f2d_result f2d_update_contacts(f2d_world *w)
 			arb->active = true;
 		}
 	}
-	w->arbiter_count = count; /* the olds not merged (keys past the last pair) are removed */
-	return F2D_OK;
+	return count;
 }
+
+static int32_t merge_pairs_scalar(f2d_world *w, int kernel)
+{
+	return merge_pairs(w, kernel, F2D_KERNEL_SCALAR);
+}
+
+#if F2D_X86_SIMD
+F2D_TARGET_AVX2 __attribute__((flatten)) static int32_t merge_pairs_avx2(f2d_world *w, int kernel)
+{
+	return merge_pairs(w, kernel, F2D_KERNEL_AVX2);
+}
+#endif
 
 /* A frozen arbiter kept its manifold from the step it was last computed in (or, after a
  * snapshot restore, none: only keys and impulses are state). When its island wakes, the
@@ -457,9 +542,10 @@ void f2d_refresh_arbiters(f2d_world *w)
 		 * been awake: a woken pair's manifold does not depend on when it woke), else built */
 		if (arb->frozen && arb->active &&
 		    !(arb->recycle &&
-		      f2d_recycle_arbiter(w, arb, arb,
-		                          f2d_pair_speculative(w, &w->shapes[arb->shape_a],
-		                                               &w->shapes[arb->shape_b]))) &&
+		      recycle_rule(w, arb, arb,
+		                   f2d_pair_speculative(w, &w->shapes[arb->shape_a],
+		                                        &w->shapes[arb->shape_b]),
+		                   kernel)) &&
 		    build_arbiter(w, arb, arb->shape_a, arb->shape_b, arb, kernel) == 0) {
 			continue;
 		}

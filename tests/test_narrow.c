@@ -18,6 +18,7 @@
 #include <stdlib.h>
 
 #include "core.h"
+#include "recycle_simd.h"
 #include "fix2d/fix2d.h"
 #include "fix2d/scenes.h"
 
@@ -553,6 +554,96 @@ START_TEST(recycle_rule_matches_reference)
 }
 END_TEST
 
+/* The rule's SIMD path (recycle_simd.h, f2d_recycle_dp_256) against its scalar reference
+ * (f2d_recycle_arbiter_kernel with F2D_KERNEL_SCALAR), for every kernel this machine runs:
+ * anchors at the int32 edges and at the rounding's ties (2^15 odd), rotations and normals at +-(2^16 + 2^8) and between, centres at
+ * the edges, one point with junk in the unused slot or two, unmoved poses (the exact no-turn)
+ * and small moves around them: the same answer and the same output arbiter, byte for byte. */
+START_TEST(recycle_rule_kernels_match_scalar)
+{
+	f2d_arbiter prev;
+	f2d_world *w = recycle_world(&prev);
+	const fix16_t spec = w->def.speculative_distance;
+	static const int32_t e32[] = {INT32_MIN, INT32_MIN + 1, -65536, -1, 0,
+	                              1,         32768,         98304,  65536, INT32_MAX};
+	static const int32_t eq[] = {-(65536 + 256), -65536, -1, 0, 32768, 46341, 65536, 65536 + 256};
+	static const int32_t small[] = {0, 1, -1, 255, -4000, 32768, 16383, -16384};
+	uint64_t checked = 0, kept = 0, kept_moved = 0;
+	for (int kernel = F2D_KERNEL_AVX2; kernel <= f2d_kernel_level(); ++kernel) {
+		for (uint32_t i = 0; i < 8u * 8 * 8 * 8 * 4; ++i) {
+			f2d_arbiter p = prev;
+			uint32_t h = i * 2654435761u; /* a spread of the grid's indices */
+			p.count = (i & 1) ? 2 : 1;
+			for (int32_t k = 0; k < 2; ++k) {
+				p.points[k].r_a = f2d_v(e32[(i + k) % 10], e32[(h >> 8) % 10]);
+				p.points[k].r_b = f2d_v(e32[(i / 8 + k) % 10], e32[(h >> 12) % 10]);
+				p.base_separation[k] = e32[(h >> (16 + k)) % 10];
+				p.points[k].id = h ^ (uint32_t)k;
+			}
+			p.normal = f2d_v(eq[(h >> 4) % 8], eq[(h >> 20) % 8]);
+			p.cached_q_a = (f2d_rot){eq[i % 8], eq[i / 8 % 8]};
+			p.cached_q_b = (f2d_rot){eq[i / 64 % 8], eq[(h >> 24) % 8]};
+			f2d_body *ba = &w->bodies[0], *bb = &w->bodies[1];
+			ba->center = f2d_v(e32[(h >> 3) % 10], e32[(h >> 6) % 10]);
+			bb->center = f2d_v(e32[(h >> 9) % 10], e32[(h >> 27) % 10]);
+			w->shapes[0].reach = (i & 2) ? F2D_MAX_CLOSING : 0;
+			int mode = (int)(i / 512 % 4);
+			if (mode == 0) { /* both unmoved: the exact no-turn, dp from the centres */
+				ba->q = p.cached_q_a;
+				bb->q = p.cached_q_b;
+			} else if (mode == 1) { /* the edges everywhere */
+				ba->q = (f2d_rot){eq[(h >> 5) % 8], eq[(i + 3) % 8]};
+				bb->q = (f2d_rot){eq[(h >> 7) % 8], eq[(i + 5) % 8]};
+			} else { /* near the build: small anchors and turns, some recycled */
+				ba->q = f2d_make_rot(small[i % 8] / 8);
+				bb->q = f2d_make_rot(small[(h >> 10) % 8] / 8);
+				p.cached_q_a = f2d_make_rot(small[(h >> 13) % 8] / 8);
+				p.cached_q_b = mode == 2 ? bb->q : f2d_rot_identity();
+				for (int32_t k = 0; k < 2; ++k) {
+					p.points[k].r_a = f2d_v(small[(h >> (k + 2)) % 8] * 4, small[(i + k) % 8]);
+					p.points[k].r_b = f2d_v(small[(h >> (k + 5)) % 8], small[(h >> 14) % 8] * 4);
+				}
+				ba->center = f2d_v(small[(h >> 17) % 8], small[i / 8 % 8]);
+				bb->center = f2d_v(small[(h >> 19) % 8] + F2D_ONE / 8, small[(h >> 21) % 8]);
+			}
+			if (p.count == 1) { /* junk in the unused point */
+				p.points[1].r_a = f2d_v(e32[h % 10], e32[(h >> 1) % 10]);
+				p.points[1].r_b = f2d_v(e32[(h >> 2) % 10], INT32_MIN);
+			}
+			/* the turns and dp themselves */
+			f2d_rot ta[2], tb[2];
+			int64_t d[2][4] = {{0, 0, 0, 0}, {0, 0, 0, 0}}, l1[2] = {0, 0};
+			bool on0 = f2d_recycle_dp_kernel(&p, ba, bb, &ta[0], &tb[0], d[0], &l1[0],
+			                                 F2D_KERNEL_SCALAR);
+			bool on1 = f2d_recycle_dp_kernel(&p, ba, bb, &ta[1], &tb[1], d[1], &l1[1], kernel);
+			ck_assert_int_eq(on1, on0);
+			if (on0) {
+				ck_assert(ta[0].c == ta[1].c && ta[0].s == ta[1].s);
+				ck_assert(tb[0].c == tb[1].c && tb[0].s == tb[1].s);
+				ck_assert_int_eq(memcmp(d[0], d[1], (size_t)p.count * 2 * sizeof d[0][0]), 0);
+				ck_assert_int_eq(l1[0], l1[1]);
+			}
+			f2d_arbiter want, got;
+			memset(&want, 0xA5, sizeof want);
+			memset(&got, 0xA5, sizeof got);
+			bool ok0 = f2d_recycle_arbiter_kernel(w, &p, &want, spec, F2D_KERNEL_SCALAR);
+			bool ok1 = f2d_recycle_arbiter_kernel(w, &p, &got, spec, kernel);
+			ck_assert_int_eq(ok1, ok0);
+			ck_assert_int_eq(memcmp(&got, &want, sizeof got), 0);
+			checked++;
+			kept += ok0 ? 1 : 0;
+			kept_moved += ok0 && mode >= 2 ? 1 : 0;
+		}
+	}
+	if (f2d_kernel_level() >= F2D_KERNEL_AVX2) { /* both answers met, with moves */
+		ck_assert_uint_gt(kept, 100);
+		ck_assert_uint_gt(kept_moved, 100);
+		ck_assert_uint_gt(checked - kept, 100);
+	}
+	f2d_destroy_world(w);
+}
+END_TEST
+
 static Suite *narrow_suite(void)
 {
 	Suite *s = suite_create("narrow");
@@ -560,6 +651,7 @@ static Suite *narrow_suite(void)
 	tcase_add_loop_test(tc, box_path_matches_general_path, 0, 4);
 	tcase_add_test(tc, non_boxes_take_the_general_path);
 	tcase_add_test(tc, box_path_at_range_edges);
+	tcase_add_test(tc, recycle_rule_kernels_match_scalar);
 	tcase_add_test(tc, box_world_cache_same_on_every_kernel);
 	tcase_add_test(tc, recycle_rule_behaves_and_has_no_overflow_at_range_edges);
 	tcase_add_test(tc, recycle_rule_matches_reference);
