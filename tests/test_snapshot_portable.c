@@ -109,7 +109,9 @@ typedef struct spec {
 	struct spec_arb {
 		uint32_t a, b, friction, restitution, count, id[2], pn[2], recycled;
 		int32_t pt[2];
-		int32_t manifold[18]; /* recycled: normal, 6 a point, the cached rotations */
+		uint32_t mask; /* recycled (version 8): the residual groups written */
+		int32_t manifold[18]; /* their residuals, in order */
+		uint32_t residuals;   /* how many */
 	} arb[SPEC_MAX]; /* the first SPEC_MAX arbiters, decoded */
 } spec;
 
@@ -238,7 +240,10 @@ static size_t spec_encode_arbiters(const struct spec_arb *arb, uint32_t n, uint8
 			o += spec_put_var(out + o, ((uint32_t)x->pt[k] << 1) ^
 			                               (x->pt[k] < 0 ? 0xFFFFFFFFu : 0u));
 		}
-		for (uint32_t k = 0; x->recycled && k < 2 + 6 * x->count + 4; ++k) {
+		if (x->recycled) {
+			o += spec_put_var(out + o, x->mask);
+		}
+		for (uint32_t k = 0; x->recycled && k < x->residuals; ++k) {
 			const int32_t v = x->manifold[k];
 			o += spec_put_var(out + o, ((uint32_t)v << 1) ^ (v < 0 ? 0xFFFFFFFFu : 0u));
 		}
@@ -267,8 +272,10 @@ static void put_le64(uint8_t *p, uint64_t v)
 	put_le32(p + 4, (uint32_t)(v >> 32));
 }
 
-/* Offsets within the payload (the bytes after the 40-byte header). */
-static void spec_parse(const uint8_t *pl, size_t len, spec *s)
+/* Offsets within the payload (the bytes after the 40-byte header); in_process: the in-process
+ * payload (after its 48-byte header), whose recycled manifolds are written as they are (18
+ * zigzag values at most) and which goes on past the substep_count word (its caches). */
+static void spec_parse_form(const uint8_t *pl, size_t len, spec *s, bool in_process)
 {
 	memset(s, 0, sizeof *s);
 	size_t o = 8 + 11 * 4 + 1 + 1 + 3 * 4 + 4 + 4 + 8 + 8 + 4; /* world: 94 bytes */
@@ -386,9 +393,18 @@ static void spec_parse(const uint8_t *pl, size_t len, spec *s)
 			uint32_t z = spec_var(pl, &o);
 			x.pt[k] = (z & 1u) ? -(int32_t)(z >> 1) - 1 : (int32_t)(z >> 1);
 		}
-		/* a recycled manifold: normal, per point r_a, r_b, separation, base separation,
-		 * the two cached rotations (zigzag varints) */
-		for (uint32_t k = 0; x.recycled && k < 2 + 6 * x.count + 4; ++k) {
+		/* a recycled manifold (version 8): a mask, then zigzag residuals of the groups it
+		 * names: cached_q_a, cached_q_b, dc0 (2 each), separations (count), normal (2), r_a
+		 * (2 count), base separations (count), the second point's r_b (2 when count 2) */
+		x.mask = x.recycled && !in_process ? spec_var(pl, &o) : 0u;
+		ck_assert_uint_lt(x.mask, 256);
+		x.residuals = x.recycled && in_process ? 2 + 6 * x.count + 4 : 0u;
+		for (uint32_t g = 0; g < 8; ++g) {
+			uint32_t n = g == 3 || g == 6 ? x.count
+			                             : (g == 5 ? 2 * x.count : (g == 7 ? 2 * (x.count - 1) : 2));
+			x.residuals += (x.mask >> g & 1u) ? n : 0u;
+		}
+		for (uint32_t k = 0; k < x.residuals; ++k) {
 			uint32_t z = spec_var(pl, &o);
 			x.manifold[k] = (z & 1u) ? -(int32_t)(z >> 1) - 1 : (int32_t)(z >> 1);
 		}
@@ -412,7 +428,12 @@ static void spec_parse(const uint8_t *pl, size_t len, spec *s)
 	ck_assert_uint_le(o + 4, len);
 	ck_assert_uint_le(le32(pl + o), 8);
 	o += 4;
-	ck_assert_uint_eq(o, len);
+	ck_assert(in_process || o == len);
+}
+
+static void spec_parse(const uint8_t *pl, size_t len, spec *s)
+{
+	spec_parse_form(pl, len, s, false);
 }
 
 START_TEST(portable_layout_matches_spec)
@@ -1275,7 +1296,7 @@ START_TEST(corrupt_in_process_snapshots_are_refused)
 	/* the payload is validated like the portable one (same offsets after the 48-byte header;
 	 * each damaged payload below resealed, as EXPECT_RESTORE_FAILS does) */
 	spec sp;
-	spec_parse(port.bytes + 40, port.size - 40, &sp);
+	spec_parse_form(good.bytes + MEM_HEADER, good.size - MEM_HEADER, &sp, true);
 	memcpy(b, good.bytes, good.size);
 	b[MEM_HEADER + sp.shape_body[1]] = 2 * (4 - 1); /* body 4 (dead) */
 	EXPECT_RESTORE_FAILS(b, good.size, F2D_ERROR_INVALID_HANDLE, "not alive");

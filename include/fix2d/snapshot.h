@@ -116,7 +116,7 @@ extern "C" {
 #endif
 
 /** Version of the portable format this build writes and reads. */
-#define F2D_SNAPSHOT_FORMAT_VERSION 7
+#define F2D_SNAPSHOT_FORMAT_VERSION 8
 
 /* ---- In-process snapshots (rollback) ---- */
 
