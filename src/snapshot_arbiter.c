@@ -150,15 +150,47 @@ static inline int32_t rot_value(int32_t residual, int32_t predicted)
 	return wrap_lim((int64_t)clamp_lim(predicted) + residual);
 }
 
+/* A cached rotation against the body's rotation now, q: first the component that is the smaller
+ * in q (s when |q.s| <= |q.c|), against q's; then the other against the unit circle through the
+ * first: sign(q's other) round(sqrt(2^32 - first^2)) (0 when first^2 >= 2^32; |first| <= L, so
+ * first^2 < 2^35, exact), which a rotation unit within 2^-14 (the step's) meets within a few
+ * units, whatever the turn since the build. */
+static inline int32_t other_guess(int32_t first, int32_t now_other)
+{
+	const int64_t one = (int64_t)1 << 32, f2 = (int64_t)first * first;
+	int32_t m = (int32_t)f2d_isqrt64_round(f2 < one ? (uint64_t)(one - f2) : 0u); /* <= 2^16 */
+	return now_other < 0 ? -m : m;
+}
+
+static inline bool s_first(f2d_rot q)
+{
+	return abs64(q.s) <= abs64(q.c);
+}
+
+static void rot_residuals(f2d_rot cached, f2d_rot q, int32_t *r)
+{
+	const bool sf = s_first(q);
+	const int32_t first = sf ? cached.s : cached.c, other = sf ? cached.c : cached.s;
+	r[0] = wrap_lim((int64_t)first - clamp_lim(sf ? q.s : q.c));
+	r[1] = wrap_lim((int64_t)other - clamp_lim(other_guess(first, sf ? q.c : q.s)));
+}
+
+static f2d_rot rot_rebuild(const int32_t *r, f2d_rot q)
+{
+	const bool sf = s_first(q);
+	const int32_t first = wrap_lim((int64_t)clamp_lim(sf ? q.s : q.c) + r[0]);
+	const int32_t other =
+	    wrap_lim((int64_t)clamp_lim(other_guess(first, sf ? q.c : q.s)) + r[1]);
+	return sf ? (f2d_rot){other, first} : (f2d_rot){first, other};
+}
+
 void f2d_snapshot_arbiter_residuals(const f2d_world *w, const f2d_arbiter *a,
                                     f2d_arbiter_residuals *r)
 {
 	memset(r, 0, sizeof *r);
 	const f2d_rot qa = w->bodies[a->body_a].q, qb = w->bodies[a->body_b].q;
-	r->v[RS_QA] = rot_residual(a->cached_q_a.c, qa.c);
-	r->v[RS_QA + 1] = rot_residual(a->cached_q_a.s, qa.s);
-	r->v[RS_QB] = rot_residual(a->cached_q_b.c, qb.c);
-	r->v[RS_QB + 1] = rot_residual(a->cached_q_b.s, qb.s);
+	rot_residuals(a->cached_q_a, qa, &r->v[RS_QA]);
+	rot_residuals(a->cached_q_b, qb, &r->v[RS_QB]);
 	const f2d_contact_point *p = a->points;
 	f2d_vec2 dc0 = f2d_v(wsub(p[0].r_a.x, p[0].r_b.x), wsub(p[0].r_a.y, p[0].r_b.y));
 	f2d_vec2 now = centres_now(w, a);
@@ -186,8 +218,8 @@ void f2d_snapshot_arbiter_rebuild(const f2d_world *w, f2d_arbiter *a,
                                   const f2d_arbiter_residuals *r)
 {
 	const f2d_rot qa = w->bodies[a->body_a].q, qb = w->bodies[a->body_b].q;
-	a->cached_q_a = (f2d_rot){rot_value(r->v[RS_QA], qa.c), rot_value(r->v[RS_QA + 1], qa.s)};
-	a->cached_q_b = (f2d_rot){rot_value(r->v[RS_QB], qb.c), rot_value(r->v[RS_QB + 1], qb.s)};
+	a->cached_q_a = rot_rebuild(&r->v[RS_QA], qa);
+	a->cached_q_b = rot_rebuild(&r->v[RS_QB], qb);
 	f2d_vec2 now = centres_now(w, a);
 	f2d_vec2 dc0 = f2d_v(wadd(now.x, r->v[RS_DC]), wadd(now.y, r->v[RS_DC + 1]));
 	guess g;
