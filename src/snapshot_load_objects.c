@@ -1152,8 +1152,8 @@ static bool arbiter_points(decoder *d, uint32_t i, f2d_arbiter *a)
 	return true;
 }
 
-/* A recycled manifold (version 7): normal, the points' anchors and separations, the cached
- * rotations. The rule's arithmetic (contact.c f2d_recycle_arbiter) holds for any int32 anchors
+/* A recycled manifold (in-process form, as portable version 7): normal, the points' anchors and
+ * separations, the cached rotations. The rule's arithmetic (contact.c f2d_recycle_arbiter) holds for any int32 anchors
  * and separations, and for normal and rotation components within +-(2^16 + 2^8). */
 static bool arbiter_manifold(decoder *d, uint32_t i, f2d_arbiter *a)
 {
