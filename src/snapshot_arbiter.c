@@ -101,17 +101,13 @@ static void guess_build(const f2d_world *w, const f2d_arbiter *a, f2d_vec2 dc0, 
 	}
 }
 
-/* contact.c turn_since and turned (f2d_recycle_arbiter's arithmetic, the same ranges: rotation
- * components within +-L, anchors int32, so every product and sum below 2^52 in int64) */
+/* contact.c turn_since: q conj(c) = f2d_inv_mul_rot(c, q) (the same products and rounding),
+ * exactly none when q = c; turned below likewise (f2d_recycle_arbiter's arithmetic, the same
+ * ranges: rotation components within +-L, anchors int32, so every product and sum below 2^52 in
+ * int64) */
 static inline f2d_rot turn_since(f2d_rot q, f2d_rot c)
 {
-	if (q.c == c.c && q.s == c.s) {
-		return (f2d_rot){F2D_ONE, 0};
-	}
-	f2d_rot d;
-	d.c = (fix16_t)f2d_round16((int64_t)q.c * c.c + (int64_t)q.s * c.s);
-	d.s = (fix16_t)f2d_round16((int64_t)q.s * c.c - (int64_t)q.c * c.s);
-	return d;
+	return q.c == c.c && q.s == c.s ? (f2d_rot){F2D_ONE, 0} : f2d_inv_mul_rot(c, q);
 }
 
 /* The separations f2d_recycle_arbiter would give the manifold with the poses now. */
