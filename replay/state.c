@@ -424,8 +424,15 @@ static void parse_arbiter(rd *r, st_arbiter *a, const st_arbiter *p)
 		uint32_t z = var(r);
 		a->pt[k] = (z & 1u) ? -(int32_t)(z >> 1) - 1 : (int32_t)(z >> 1);
 	}
-	for (int32_t k = 0; (head & 4u) != 0 && k < 2 + 6 * a->count + 4; ++k) {
-		(void)var(r); /* normal, per point r_a, r_b, separations, the cached rotations */
+	/* a recycled manifold (version 8): a mask, then the residuals of the groups it names
+	 * (snapshot.h; groups of 2, 2, 2, count, 2, 2 count, count, count 2 ? 2 : 0 values) */
+	uint32_t mask = (head & 4u) != 0 ? var(r) : 0u;
+	for (int32_t g = 0; g < 8; ++g) {
+		int32_t n = g == 3 || g == 6 ? a->count
+		                             : (g == 5 ? 2 * a->count : (g == 7 ? 2 * (a->count - 1) : 2));
+		for (int32_t k = 0; (mask >> g & 1u) != 0 && k < n; ++k) {
+			(void)var(r); /* a residual: the manifold is not compared here */
+		}
 	}
 }
 
@@ -505,7 +512,7 @@ bool st_parse(const uint8_t *bytes, size_t len, st_world *s, char *err, size_t e
 		return false;
 	}
 	if (r.bad || r.p != r.end) {
-		snprintf(err, err_cap, "not the snapshot format version 7 this tool reads");
+		snprintf(err, err_cap, "not the snapshot format version 8 this tool reads");
 		st_free(s);
 		return false;
 	}

@@ -364,12 +364,35 @@ static inline uint32_t id_perm(uint32_t id)
 	return (id & 1u) | ((id >> 4) << 1) | (((id >> 1) & 7u) << 29);
 }
 
-/* Arbiters (version 7, include/fix2d/snapshot.h): varints, shape ids delta-coded in key
- * order, the material only when it differs from the previous arbiter's, the second feature id
- * as its xor with the first, impulses as varints (pn >= 0) and zigzag varints (pt); a recycled
- * manifold (contact.c f2d_recycle_arbiter: state) its normal, points' anchors, separations and base
- * separations, and the cached rotations, zigzag coded. At most 5 * (4 + 3 * 2 + 2 + 6 * 2 + 4)
- * = 140 bytes a record (MAX_RECORD). */
+/* A recycled manifold of the portable form (version 8): varint mask (bit g: residual group g is
+ * written, snapshot_internal.h f2d_rs_group), then the written groups' residuals, zigzag coded
+ * (snapshot_arbiter.c). At most 5 * (1 + 18) bytes. */
+static uint8_t *put_manifold_residuals(uint8_t *p, const f2d_world *w, const f2d_arbiter *a)
+{
+	f2d_arbiter_residuals r;
+	f2d_snapshot_arbiter_residuals(w, a, &r);
+	uint32_t mask = 0;
+	for (int32_t g = 0; g < RS_GROUPS; ++g) {
+		int32_t len = 0, first = f2d_rs_group(g, a->count, &len);
+		for (int32_t k = 0; k < len; ++k) {
+			mask |= r.v[first + k] != 0 ? 1u << g : 0u;
+		}
+	}
+	p = put_var(p, mask);
+	for (int32_t g = 0; g < RS_GROUPS; ++g) {
+		int32_t len = 0, first = f2d_rs_group(g, a->count, &len);
+		for (int32_t k = 0; (mask >> g & 1u) != 0 && k < len; ++k) {
+			p = put_zz(p, r.v[first + k]);
+		}
+	}
+	return p;
+}
+
+/* Arbiters (portable version 8, include/fix2d/snapshot.h): varints, shape ids delta-coded in
+ * key order, the material only when it differs from the previous arbiter's, the second feature
+ * id as its xor with the first, impulses as varints (pn >= 0) and zigzag varints (pt); a
+ * recycled manifold (contact.c f2d_recycle_arbiter: state) as residuals (the in-process form
+ * writes arbiters as fixed-size records instead: snapshot_fast.c). At most 5 * (4 + 3 * 2 + 2 + 6 * 2 + 4) = 140 bytes a record (MAX_RECORD). */
 static void encode_arbiters(encoder *e, const f2d_world *w)
 {
 	put_word(e, (uint32_t)w->arbiter_count);
@@ -395,21 +418,7 @@ static void encode_arbiters(encoder *e, const f2d_world *w)
 			p = put_zz(p, cp->pt);
 		}
 		if (rec != 0) {
-			p = put_zz(p, a->normal.x);
-			p = put_zz(p, a->normal.y);
-			for (int32_t k = 0; k < a->count; ++k) {
-				const f2d_contact_point *cp = &a->points[k];
-				p = put_zz(p, cp->r_a.x);
-				p = put_zz(p, cp->r_a.y);
-				p = put_zz(p, cp->r_b.x);
-				p = put_zz(p, cp->r_b.y);
-				p = put_zz(p, cp->separation);
-				p = put_zz(p, a->base_separation[k]);
-			}
-			p = put_zz(p, a->cached_q_a.c);
-			p = put_zz(p, a->cached_q_a.s);
-			p = put_zz(p, a->cached_q_b.c);
-			p = put_zz(p, a->cached_q_b.s);
+			p = put_manifold_residuals(p, w, a);
 		}
 		rec_end(e, s, p);
 		prev_a = sa;

@@ -332,4 +332,49 @@ uint8_t *f2d_fast_arbiters_put(const f2d_world *w, uint8_t *p);
 f2d_result f2d_snapshot_load_payload(f2d_world *w, const uint8_t *payload, size_t len,
                                      const uint32_t *counts, const char *what);
 
+/* ---- the portable form's recycled manifolds (version 8, snapshot_arbiter.c) ----
+ * A recycled arbiter's cache and manifold as residuals against a prediction from the rest of
+ * the state (include/fix2d/snapshot.h). The residuals, v[], in groups that a bit of the record's
+ * mask says are written (a group not written is all zero; a written one is not): */
+#define RS_QA 0      /* cached_q_a c, s (modulo 2 L + 1: within +-L, L = 2^16 + 2^8) */
+#define RS_QB 2      /* cached_q_b c, s (likewise) */
+#define RS_DC 4      /* dc0 = r_a[0] - r_b[0] against c_b - c_a */
+#define RS_SEP 6     /* the points' separations (count) */
+#define RS_NORMAL 8  /* the normal x, y (modulo 2 L + 1) */
+#define RS_RA 10     /* the points' r_a x, y (2 count) */
+#define RS_BASE 14   /* the base separations (count) */
+#define RS_RB1 16    /* the second point's r_b x, y (count 2) */
+#define RS_VALUES 18
+#define RS_GROUPS 8
+#define RS_LIM (65536 + 256)
+typedef struct f2d_arbiter_residuals {
+	int32_t v[RS_VALUES];
+} f2d_arbiter_residuals;
+
+/* Group g's first value and its length for a manifold of count points (group order is bit
+ * order: the usual ones first, so a mask usually fits one varint byte). */
+static inline int32_t f2d_rs_group(int32_t g, int32_t count, int32_t *len)
+{
+	static const int8_t first[RS_GROUPS] = {RS_QA, RS_QB, RS_DC, RS_SEP,
+	                                        RS_NORMAL, RS_RA, RS_BASE, RS_RB1};
+	static const int8_t per_point[RS_GROUPS] = {0, 0, 0, 1, 0, 2, 1, 0};
+	*len = per_point[g] != 0 ? per_point[g] * count
+	                          : (g == 7 ? (count == 2 ? 2 : 0) : 2);
+	return first[g];
+}
+/* a rotation or normal group (its residuals within +-L) */
+static inline bool f2d_rs_limited(int32_t g)
+{
+	return g == 0 || g == 1 || g == 4;
+}
+
+/* The residuals of a's manifold (a recycled arbiter of the world w). */
+void f2d_snapshot_arbiter_residuals(const f2d_world *w, const f2d_arbiter *a,
+                                    f2d_arbiter_residuals *r);
+/* a's manifold from residuals; a holds its keys, bodies, count and points' ids and impulses,
+ * and w the bodies and shapes of the state (any residuals within the ranges above make a
+ * manifold within the loader's ranges). */
+void f2d_snapshot_arbiter_rebuild(const f2d_world *w, f2d_arbiter *a,
+                                  const f2d_arbiter_residuals *r);
+
 #endif

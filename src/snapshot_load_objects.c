@@ -1152,8 +1152,8 @@ static bool arbiter_points(decoder *d, uint32_t i, f2d_arbiter *a)
 	return true;
 }
 
-/* A recycled manifold (version 7): normal, the points' anchors and separations, the cached
- * rotations. The rule's arithmetic (contact.c f2d_recycle_arbiter) holds for any int32 anchors
+/* A recycled manifold (in-process form, as portable version 7): normal, the points' anchors and
+ * separations, the cached rotations. The rule's arithmetic (contact.c f2d_recycle_arbiter) holds for any int32 anchors
  * and separations, and for normal and rotation components within +-(2^16 + 2^8). */
 static bool arbiter_manifold(decoder *d, uint32_t i, f2d_arbiter *a)
 {
@@ -1187,6 +1187,79 @@ static bool arbiter_manifold(decoder *d, uint32_t i, f2d_arbiter *a)
 	return true;
 }
 
+/* Where the validating pass keeps a portable manifold's residuals until the applying pass
+ * rebuilds it (f2d_decode_arbiters): in the fields they become, the first point's r_b holding
+ * dc0's (r_b[0] itself follows from r_a[0] and dc0). One description for both directions. */
+#define RESIDUAL_SLOTS(X)                                                                          \
+	X(RS_QA, cached_q_a.c) X(RS_QA + 1, cached_q_a.s) X(RS_QB, cached_q_b.c)                   \
+	X(RS_QB + 1, cached_q_b.s) X(RS_DC, points[0].r_b.x) X(RS_DC + 1, points[0].r_b.y)         \
+	X(RS_SEP, points[0].separation) X(RS_SEP + 1, points[1].separation)                        \
+	X(RS_NORMAL, normal.x) X(RS_NORMAL + 1, normal.y) X(RS_RA, points[0].r_a.x)                \
+	X(RS_RA + 1, points[0].r_a.y) X(RS_RA + 2, points[1].r_a.x) X(RS_RA + 3, points[1].r_a.y)  \
+	X(RS_BASE, base_separation[0]) X(RS_BASE + 1, base_separation[1])                          \
+	X(RS_RB1, points[1].r_b.x) X(RS_RB1 + 1, points[1].r_b.y)
+
+/* A recycled manifold (portable version 8): the mask, then the residuals of the groups it names
+ * (snapshot.c put_manifold_residuals). Canonical: no bit past the groups of the point count, a
+ * named group not all zero; a rotation's or the normal's residuals within +-L (then every
+ * residual makes a manifold within range: snapshot_arbiter.c). */
+static bool arbiter_residuals(decoder *d, uint32_t i, f2d_arbiter *a)
+{
+	uint32_t mask = 0;
+	if (!rd_var(d, &mask, "an arbiter")) {
+		return false;
+	}
+	f2d_arbiter_residuals r;
+	memset(&r, 0, sizeof r);
+	for (int32_t g = 0; g < RS_GROUPS; ++g) {
+		int32_t len = 0, first = f2d_rs_group(g, a->count, &len);
+		bool any = false;
+		for (int32_t k = 0; (mask >> g & 1u) != 0 && k < len; ++k) {
+			if (!rd_zz(d, &r.v[first + k], "an arbiter")) {
+				return false;
+			}
+			int32_t v = r.v[first + k];
+			any = any || v != 0;
+			if (f2d_rs_limited(g) && (v < -RS_LIM || v > RS_LIM)) {
+				return f2d_decode_fail(d, F2D_ERROR_INVALID_VALUE,
+				                       "arbiter %u: rotation or normal residual out of "
+				                       "range", (unsigned)i);
+			}
+		}
+		if ((mask >> g & 1u) != 0 && !any) {
+			return f2d_decode_fail(d, F2D_ERROR_INVALID_VALUE,
+			                       "arbiter %u: manifold mask bit %d names zeros (not "
+			                       "canonical)", (unsigned)i, (int)g);
+		}
+	}
+	if (mask >> RS_GROUPS != 0) {
+		return f2d_decode_fail(d, F2D_ERROR_INVALID_VALUE,
+		                       "arbiter %u: manifold mask %u out of range", (unsigned)i,
+		                       (unsigned)mask);
+	}
+#define SLOT(k, field) a->field = r.v[k];
+	RESIDUAL_SLOTS(SLOT)
+#undef SLOT
+	return true;
+}
+
+/* The applying pass: the portable form's recycled manifolds from their residuals, now that the
+ * bodies and shapes are the world's. */
+static void rebuild_manifolds(f2d_world *w)
+{
+	for (int32_t i = 0; i < w->arbiter_count; ++i) {
+		f2d_arbiter *a = &w->arbiters[i];
+		if (a->recycle == 0) {
+			continue;
+		}
+		f2d_arbiter_residuals r;
+#define SLOT(k, field) r.v[k] = a->field;
+		RESIDUAL_SLOTS(SLOT)
+#undef SLOT
+		f2d_snapshot_arbiter_rebuild(w, a, &r);
+	}
+}
+
 /* The state of an arbiter; the rest (the normal and points of a manifold not recycled, solver
  * data) is recomputed by the step before it is read. */
 static bool decode_arbiter(decoder *d, uint32_t i, arbiter_prev *prev)
@@ -1213,7 +1286,9 @@ static bool decode_arbiter(decoder *d, uint32_t i, arbiter_prev *prev)
 	a->base_separation[0] = a->base_separation[1] = 0;
 	a->cached_q_a = a->cached_q_b = (f2d_rot){0, 0};
 	a->speculative = 0;
-	if (!arbiter_points(d, i, a) || (a->recycle != 0 && !arbiter_manifold(d, i, a))) {
+	if (!arbiter_points(d, i, a) ||
+	    (a->recycle != 0 &&
+	     !(d->caches ? arbiter_manifold(d, i, a) : arbiter_residuals(d, i, a)))) {
 		return false;
 	}
 	prev->a = sa;
@@ -1236,6 +1311,9 @@ bool f2d_decode_arbiters(decoder *d)
 		w->arbiter_count = d->arbiter_count;
 		w->arbiters_next = t;
 		w->arbiters_next_capacity = tc;
+		if (!d->caches) {
+			rebuild_manifolds(w);
+		}
 		return true;
 	}
 	if (!avail(d, 4)) {

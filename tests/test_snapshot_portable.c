@@ -114,7 +114,10 @@ typedef struct spec {
 	struct spec_arb {
 		uint32_t a, b, friction, restitution, count, id[2], pn[2], recycled;
 		int32_t pt[2];
-		int32_t manifold[18]; /* recycled: normal, 6 a point, the cached rotations */
+		uint32_t mask; /* recycled (version 8): the residual groups written */
+		int32_t manifold[18]; /* their residuals, in order */
+		uint32_t residuals;   /* how many */
+		bool pad_mask;        /* test only: the mask as a two-byte varint (not minimal) */
 	} arb[SPEC_MAX]; /* the first SPEC_MAX arbiters, decoded */
 } spec;
 
@@ -243,7 +246,13 @@ static size_t spec_encode_arbiters(const struct spec_arb *arb, uint32_t n, uint8
 			o += spec_put_var(out + o, ((uint32_t)x->pt[k] << 1) ^
 			                               (x->pt[k] < 0 ? 0xFFFFFFFFu : 0u));
 		}
-		for (uint32_t k = 0; x->recycled && k < 2 + 6 * x->count + 4; ++k) {
+		if (x->recycled && x->pad_mask) {
+			out[o++] = (uint8_t)(x->mask | 0x80u);
+			out[o++] = 0;
+		} else if (x->recycled) {
+			o += spec_put_var(out + o, x->mask);
+		}
+		for (uint32_t k = 0; x->recycled && k < x->residuals; ++k) {
 			const int32_t v = x->manifold[k];
 			o += spec_put_var(out + o, ((uint32_t)v << 1) ^ (v < 0 ? 0xFFFFFFFFu : 0u));
 		}
@@ -391,9 +400,18 @@ static void spec_parse(const uint8_t *pl, size_t len, spec *s)
 			uint32_t z = spec_var(pl, &o);
 			x.pt[k] = (z & 1u) ? -(int32_t)(z >> 1) - 1 : (int32_t)(z >> 1);
 		}
-		/* a recycled manifold: normal, per point r_a, r_b, separation, base separation,
-		 * the two cached rotations (zigzag varints) */
-		for (uint32_t k = 0; x.recycled && k < 2 + 6 * x.count + 4; ++k) {
+		/* a recycled manifold (version 8): a mask, then zigzag residuals of the groups it
+		 * names: cached_q_a, cached_q_b, dc0 (2 each), separations (count), normal (2), r_a
+		 * (2 count), base separations (count), the second point's r_b (2 when count 2) */
+		x.mask = x.recycled ? spec_var(pl, &o) : 0u;
+		ck_assert_uint_lt(x.mask, 256);
+		x.residuals = 0;
+		for (uint32_t g = 0; g < 8; ++g) {
+			uint32_t n = g == 3 || g == 6 ? x.count
+			                             : (g == 5 ? 2 * x.count : (g == 7 ? 2 * (x.count - 1) : 2));
+			x.residuals += (x.mask >> g & 1u) ? n : 0u;
+		}
+		for (uint32_t k = 0; k < x.residuals; ++k) {
 			uint32_t z = spec_var(pl, &o);
 			x.manifold[k] = (z & 1u) ? -(int32_t)(z >> 1) - 1 : (int32_t)(z >> 1);
 		}
@@ -417,7 +435,7 @@ static void spec_parse(const uint8_t *pl, size_t len, spec *s)
 	ck_assert_uint_le(o + 4, len);
 	ck_assert_uint_le(le32(pl + o), 8);
 	o += 4;
-	ck_assert_uint_eq(o, len);
+	ck_assert(o == len);
 }
 
 START_TEST(portable_layout_matches_spec)
@@ -1145,6 +1163,142 @@ static void mass_and_friction_cases(target *t, const slot *good, const spec *sp,
 	         "negative friction impulse beyond friction x INT32_MAX");
 }
 
+/* ---- the recycled manifolds' residuals (portable version 8) ---- */
+
+/* a group's length (snapshot_internal.h f2d_rs_group) */
+static uint32_t spec_group_len(uint32_t g, uint32_t count)
+{
+	return g == 3 || g == 6 ? count : (g == 5 ? 2 * count : (g == 7 ? 2 * (count - 1) : 2));
+}
+
+/* x's residuals by group (full[g][k]), and back (the groups named by mask) */
+static void spec_expand(const struct spec_arb *x, int32_t full[8][4])
+{
+	memset(full, 0, 8 * sizeof full[0]);
+	uint32_t o = 0;
+	for (uint32_t g = 0; g < 8; ++g) {
+		for (uint32_t k = 0; (x->mask >> g & 1u) != 0 && k < spec_group_len(g, x->count); ++k) {
+			full[g][k] = x->manifold[o++];
+		}
+	}
+}
+static void spec_compress(struct spec_arb *x, int32_t full[8][4], uint32_t mask)
+{
+	x->mask = mask;
+	x->residuals = 0;
+	for (uint32_t g = 0; g < 8; ++g) {
+		for (uint32_t k = 0; (mask >> g & 1u) != 0 && k < spec_group_len(g, x->count); ++k) {
+			x->manifold[x->residuals++] = full[g][k];
+		}
+	}
+}
+
+/* the first recycled arbiter's residuals changed by the caller (full, mask), encoded by the spec */
+#define RESIDUAL_CASE(changes, want, needle, what)                                                 \
+	do {                                                                                       \
+		struct spec_arb arb_[SPEC_MAX];                                                    \
+		memcpy(arb_, sp.arb, sizeof arb_);                                                 \
+		struct spec_arb *x = &arb_[ri];                                                    \
+		int32_t full[8][4];                                                                \
+		spec_expand(x, full);                                                              \
+		uint32_t mask = x->mask;                                                           \
+		changes;                                                                           \
+		spec_compress(x, full, mask);                                                      \
+		size_t len_ = spec_encode_arbiters(arb_, sp.arbiter_count, sec);                   \
+		expect_arbiters_refused(&t, &good, &sp, sec, len_, want, needle, what);            \
+	} while (0)
+
+START_TEST(portable_recycled_manifold_is_canonical)
+{
+	/* a scene (recycling on by default) with recycled arbiters of one and two points, at most
+	 * SPEC_MAX objects of each kind */
+	f2d_world *w = make_scene("arena");
+	for (int i = 0; i < 90; ++i) {
+		f2d_world_step(w);
+	}
+	slot good = {0};
+	portable_save(w, &good);
+	spec sp;
+	spec_parse(good.bytes + 40, good.size - 40, &sp);
+	ck_assert_uint_le(sp.arbiter_count, SPEC_MAX);
+	uint32_t ri = SPEC_MAX, r2 = SPEC_MAX;
+	for (uint32_t i = 0; i < sp.arbiter_count; ++i) {
+		ri = ri == SPEC_MAX && sp.arb[i].recycled ? i : ri;
+		r2 = r2 == SPEC_MAX && sp.arb[i].recycled && sp.arb[i].count == 2 ? i : r2;
+	}
+	ck_assert_uint_lt(ri, SPEC_MAX);
+	ck_assert_uint_lt(r2, SPEC_MAX);
+	uint8_t sec[4 + 140 * SPEC_MAX];
+	ck_assert_uint_eq(spec_encode_arbiters(sp.arb, sp.arbiter_count, sec),
+	                  sp.options - sp.arbiters);
+	ck_assert(memcmp(sec, good.bytes + 40 + sp.arbiters, sp.options - sp.arbiters) == 0);
+	target t;
+	t.w = make_scene("pyramid");
+	for (int i = 0; i < 40; ++i) {
+		f2d_world_step(t.w);
+	}
+	t.hash = f2d_world_hash(t.w);
+	/* a group named by the mask whose residuals are all zero (each group in turn) */
+	for (uint32_t g = 0; g < 8; ++g) {
+		RESIDUAL_CASE(ri = r2; memset(full[g], 0, sizeof full[g]); mask |= 1u << g,
+		              F2D_ERROR_INVALID_VALUE, "names zeros", "a mask bit naming zeros");
+	}
+	/* a one-point manifold's mask naming the second point's r_b (no values) */
+	for (uint32_t i = 0; i < sp.arbiter_count; ++i) {
+		if (sp.arb[i].recycled && sp.arb[i].count == 1) {
+			RESIDUAL_CASE(ri = i; mask |= 1u << 7, F2D_ERROR_INVALID_VALUE, "names zeros",
+			              "r_b of a second point that is not there");
+			break;
+		}
+	}
+	/* a bit past the groups */
+	RESIDUAL_CASE(mask |= 1u << 8, F2D_ERROR_INVALID_VALUE, "mask", "mask bit 8");
+	/* rotation and normal residuals beyond +-L (each would wrap onto a canonical one) */
+	RESIDUAL_CASE(full[0][0] = 65536 + 257; mask |= 1u, F2D_ERROR_INVALID_VALUE, "out of range",
+	              "rotation residual above L");
+	RESIDUAL_CASE(full[1][1] = -(65536 + 257); mask |= 2u, F2D_ERROR_INVALID_VALUE,
+	              "out of range", "rotation residual below -L");
+	RESIDUAL_CASE(full[4][0] = 65536 + 257; mask |= 16u, F2D_ERROR_INVALID_VALUE,
+	              "out of range", "normal residual above L");
+	/* the mask as a non-minimal varint */
+	RESIDUAL_CASE(x->pad_mask = true, F2D_ERROR_INVALID_VALUE, "minimal", "padded mask");
+	/* any residual within range is a canonical manifold: it loads, re-saves to the same bytes,
+	 * and the hash sees it (an anchor, a rotation at +-L, a normal component) */
+	const int32_t changes[4][3] = {{2, 0, 1}, {5, 1, -3}, {0, 0, 65536 + 256}, {4, 1, -7}};
+	for (int c = 0; c < 4; ++c) {
+		struct spec_arb arb_[SPEC_MAX];
+		memcpy(arb_, sp.arb, sizeof arb_);
+		struct spec_arb *x = &arb_[r2];
+		int32_t full[8][4];
+		spec_expand(x, full);
+		full[changes[c][0]][changes[c][1]] += changes[c][2];
+		spec_compress(x, full, x->mask | 1u << changes[c][0]);
+		size_t len = spec_encode_arbiters(arb_, sp.arbiter_count, sec);
+		size_t head = 40 + sp.arbiters, tail = good.size - 40 - sp.options;
+		slot b = {0}, r = {0};
+		b.size = head + len + tail;
+		b.bytes = malloc(b.size);
+		ck_assert_ptr_nonnull(b.bytes);
+		memcpy(b.bytes, good.bytes, head);
+		memcpy(b.bytes + head, sec, len);
+		memcpy(b.bytes + head + len, good.bytes + 40 + sp.options, tail);
+		fix_checksum(b.bytes, b.size);
+		f2d_world *l = NULL;
+		CHECK_OK(f2d_snapshot_load_new(b.bytes, b.size, NULL, &l));
+		ck_assert_uint_ne(f2d_world_hash(l), f2d_world_hash(w));
+		portable_save(l, &r);
+		ck_assert_msg(r.size == b.size && memcmp(r.bytes, b.bytes, b.size) == 0,
+		              "change %d: re-saving changes the bytes", c);
+		free(b.bytes);
+		free(r.bytes);
+		f2d_destroy_world(l);
+	}
+	f2d_destroy_world(t.w);
+	f2d_destroy_world(w);
+	free(good.bytes);
+}
+END_TEST
+
 START_TEST(portable_mass_and_friction_impulse_are_checked)
 {
 	slot good = {0};
@@ -1411,6 +1565,7 @@ int main(void)
 	tcase_add_test(tc, portable_mass_and_friction_impulse_are_checked);
 	tcase_add_test(tc, portable_fallback_mass_round_trip);
 	tcase_add_test(tc, corrupt_in_process_snapshots_are_refused);
+	tcase_add_test(tc, portable_recycled_manifold_is_canonical);
 	suite_add_tcase(s, tc);
 	SRunner *sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);

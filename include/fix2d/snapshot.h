@@ -29,7 +29,7 @@
  * one (re-saving a loaded snapshot gives the same bytes). A refused snapshot returns an error
  * code, f2d_world_last_error(world) says what was wrong, and the world is unchanged.
  *
- * Portable format, version 7 (every integer little-endian; fix16 values as int32):
+ * Portable format, version 8 (every integer little-endian; fix16 values as int32):
  *   header (40 bytes): "fix2dsnp", u32 format version, u32 reserved (0),
  *     u64 math-flavour fingerprint, u64 payload length, u64 XXH3-64 of the payload (seed 0)
  *   varint: LEB128 (7 bits a byte, low group first, the high bit set when more follow; at
@@ -69,20 +69,38 @@
  *       4 motor, 8 collide connected, 16 user data); if alive: u32 body a, body b; local
  *       anchors a, b; reference angle, lower, upper, motor speed, max motor torque; impulse x, y,
  *       motor, lower and upper impulses; [u64 user data]
- *     arbiters (version 7): u32 n, then n records in (shape a, shape b) order, each a
+ *     arbiters (version 8): u32 n, then n records in (shape a, shape b) order, each a
  *       sequence of varints: head = (a - previous a) << 3 | recycled << 2 | (point count - 1)
- *       << 1 | same,
- *       with previous a = 0 for the first record and same = 1 when friction and restitution equal
- * the previous record's (never in the first record; when they are equal, same must be 1); gap = b -
- * previous b - 1 when a equals the previous record's a, else b - a - 1; [friction, restitution]
- * when same = 0; per point (1..2): feature id (the second point: its id xor the first's)
- * bit-permuted (bit 0 stays, bits 4..31 go to 1..28, bits 1..3 to 29..31), normal impulse
- * (0..2^31-1), tangent impulse zigzag coded
- *       ((pt << 1) ^ (pt >> 31): 0, -1, 1, -2 -> 0, 1, 2, 3); when recycled (a manifold kept
- *       by contact recycling, f2d_world_def.contact_recycle_distance), zigzag varints: normal
- *       x, y; per point r_a x, y, r_b x, y, separation, base separation; the rotations of
- *       body a and body b at the manifold's build (c, s each); a rotation's and the normal's
- *       components within +-(2^16 + 2^8)
+ *       << 1 | same, with previous a = 0 for the first record and same = 1 when friction and
+ *       restitution equal the previous record's (never in the first record; when they are
+ *       equal, same must be 1); gap = b - previous b - 1 when a equals the previous record's a,
+ *       else b - a - 1; [friction, restitution] when same = 0; per point (1..2): feature id
+ *       (the second point: its id xor the first's) bit-permuted (bit 0 stays, bits 4..31 go to
+ *       1..28, bits 1..3 to 29..31), normal impulse (0..2^31-1), tangent impulse zigzag coded;
+ *       when recycled (a manifold kept by contact recycling,
+ *       f2d_world_def.contact_recycle_distance): mask (bits 0..7), then for each bit set, in
+ *       bit order, its group of residuals, zigzag varints, not all zero (a group whose bit is
+ *       clear is all zero). A residual is value - prediction, modulo 2^32, except rotation and
+ *       normal components (within +-L, L = 2^16 + 2^8), taken modulo 2L + 1 into [-L, L]
+ *       against the prediction clamped to [-L, L]. With A, B the arbiter's bodies now (centres
+ *       c, rotations q) and dc0 = r_a[0] - r_b[0]:
+ *         0, 1: the cached rotations of A, B at the manifold's build (c, s); with sf = |q.s|
+ *           <= |q.c| of the body's q now, first the component s (sf) or c against q's, then the
+ *           other against sign(q's other) round(sqrt(2^32 - first^2)) (0 when first^2 >= 2^32)
+ *         2: dc0 against c_b - c_a (x, y)
+ *         3: per point its separation against
+ *           sat(base + round16(dp.x n.x + dp.y n.y)), dp = (c_b - c_a) + rotate(turn_b, r_b) -
+ *           rotate(turn_a, r_a), turn = (round16(q.c k.c + q.s k.s), round16(q.s k.c - q.c k.s))
+ *           for q now and k cached ((1, 0) when q = k): contact recycling's update
+ *         4: the normal (x, y), 5: per point r_a (x, y), 6: per point the base separation,
+ *           against the narrow phase's manifold (f2d_collide; point k for k below its count,
+ *           else 0) of shape a with body A at centre c_a, rotation cached_q_a and shape b with
+ *           body B at centre c_a + dc0, rotation cached_q_b (origin = centre - rotate(rotation,
+ *           local centre)), speculative distance the world's, r_a = point - c_a; 0 for all of
+ *           them unless both cached rotations have |c^2 + s^2 - 2^32| <= 2^24 and dc0's
+ *           residual (group 2) is within +-2^16 on both axes
+ *         7: the second point's r_b against r_a[1] - dc0 (count 2 only)
+ *       (r_b[0] is r_a[0] - dc0.)
  *     options (version 3): hit_event_threshold; u32 n, n bodies whose options are not the
  *       defaults, in id order: u32 id, gravity_scale, linear_damping, angular_damping, u8
  *       fixed_rotation; u32 n, n shapes whose filter or flags are not the defaults, in id
@@ -133,7 +151,7 @@ extern "C" {
 #endif
 
 /** Version of the portable format this build writes and reads. */
-#define F2D_SNAPSHOT_FORMAT_VERSION 7
+#define F2D_SNAPSHOT_FORMAT_VERSION 8
 
 /* ---- In-process snapshots (rollback) ---- */
 
