@@ -136,9 +136,10 @@ typedef struct f2d_world_def {
 	 *  hit event; default 1; range [0, 32767]. Events only: it never changes the motion. */
 	fix16_t hit_event_threshold;
 	/** Contact recycling (Box2D v3's), m; range [0, 0.25]; 0 turns it off (engine format 15's
-	 *  step). Default 0.05 (Box2D's B2_CONTACT_RECYCLE_DISTANCE). A pair whose manifold was built with the fixed speculative distance
-	 *  keeps it, anchors r_a, r_b and normal unchanged, while each body's rotation since the
-	 *  build, dq = q conj(q_built), has dq.c >= 0.98 (about 11.5 degrees, Box2D's
+	 *  step). Default 0.05 (Box2D's B2_CONTACT_RECYCLE_DISTANCE). A pair whose manifold was
+	 *  built with the fixed speculative distance keeps it, anchors r_a, r_b and normal
+	 *  unchanged, while each body's rotation since the build, dq = q conj(q_built), has
+	 *  dq.c >= 0.98 (about 11.5 degrees, Box2D's
 	 *  B2_CONTACT_RECYCLE_COS_ANGLE), the pair's speculative distance is still the fixed one
 	 *  (no fast approach: never for fast bodies), and every point's relative displacement
 	 *  dp = (c_b - c_a) + dq_b r_b - dq_a r_a satisfies |dp.x| + |dp.y| + reach |sin turn| <
