@@ -680,23 +680,29 @@ X_SECTION_512(bodies_512, f2d_body, body_stripe)
 
 /* an arbiter's two stripes (masked loads of its record's dwords; dword 4 keeps the count and
  * recycle bytes), fed in turn */
-X_INLINE AVX512_TARGET __m512i arbiter_lo(const f2d_arbiter *a)
+X_INLINE AVX512_TARGET __m512i arbiter_lo(const f2d_arbiter *a, uint32_t dwords)
 {
-	const __mmask16 m = (__mmask16)(arbiter_dwords(a) & 0xffffu);
+	const __mmask16 m = (__mmask16)(dwords & 0xffffu);
 	const __m512i keep = _mm512_mask_set1_epi32(_mm512_set1_epi32(-1), 0x0010, (int)0xff0000ff);
 	return _mm512_and_si512(_mm512_maskz_loadu_epi32(m, (const void *)a), keep);
 }
 
-X_INLINE AVX512_TARGET __m512i arbiter_hi(const f2d_arbiter *a)
+X_INLINE AVX512_TARGET __m512i arbiter_hi(const f2d_arbiter *a, uint32_t dwords)
 {
-	const __mmask16 m = (__mmask16)(arbiter_dwords(a) >> 16);
+	const __mmask16 m = (__mmask16)(dwords >> 16);
 	return _mm512_maskz_loadu_epi32(m, (const void *)((const uint8_t *)a + 64));
 }
 
-/* stripe i of the records: record i / 2's low or high half */
-X_INLINE AVX512_TARGET __m512i arbiter_stripe(const f2d_arbiter *r, int32_t i)
+/* stripe i of the records: record i / 2's low or high half. The stripes are taken in order, so
+ * a record's mask is computed at its low half (even i) into *dwords and used again at its high
+ * half (issue 16: the mask's scalar work was as much as the stripe's vector work). */
+X_INLINE AVX512_TARGET __m512i arbiter_stripe(const f2d_arbiter *r, int32_t i, uint32_t *dwords)
 {
-	return (i & 1) != 0 ? arbiter_hi(&r[i >> 1]) : arbiter_lo(&r[i >> 1]);
+	if ((i & 1) == 0) {
+		*dwords = arbiter_dwords(&r[i >> 1]);
+		return arbiter_lo(&r[i >> 1], *dwords);
+	}
+	return arbiter_hi(&r[i >> 1], *dwords);
 }
 
 /* the arbiters section of n > 1 arbiters (2n stripes) */
@@ -705,15 +711,17 @@ static AVX512_TARGET uint64_t arbiters_512(const f2d_arbiter *r, int32_t count)
 	const int32_t n = 2 * count;
 	__m512i acc = x_init();
 	int32_t i = 0;
-#define X_SECTION_K(k) arbiter_stripe(r, i + (k))
+	uint32_t dwords = 0; /* the mask of the record whose low half was the last even stripe */
+#define X_SECTION_K(k) arbiter_stripe(a, k, &dwords)
 	for (; i + 16 < n; i += 16) {
+		const f2d_arbiter *a = r + (i >> 1); /* the block's 8 records at constant offsets */
 		X_BLOCK(acc, X_SECTION_K);
 	}
 #undef X_SECTION_K
-	for (; i < n - 1; ++i) {
-		acc = x_acc(acc, arbiter_stripe(r, i), XXH3_kSecret + 8 * (i & 15));
+	for (; i < n - 1; ++i) { /* i starts even (a multiple of 16) and ends at n - 2 */
+		acc = x_acc(acc, arbiter_stripe(r, i, &dwords), XXH3_kSecret + 8 * (i & 15));
 	}
-	return x_finish(acc, arbiter_stripe(r, n - 1), (uint64_t)n);
+	return x_finish(acc, arbiter_hi(&r[count - 1], dwords), (uint64_t)n);
 }
 
 /* the joint record's permutations: record byte r of stripe k takes byte idx[k][r] of (line k,
