@@ -304,4 +304,93 @@ void f2d_color_arbiters(f2d_world *w);
 extern uint64_t f2d_coloring_counts[4];
 #endif
 
+/* Whether the SIMD kernels are built (solver.c, solver_prestep.c): x86-64, and not the exact
+ * test build (F2D_CONTACT_EXACT_ONLY, tests/test_solver_paths.c) */
+#if F2D_X86_SIMD && !defined(F2D_CONTACT_EXACT_ONLY)
+#define F2D_HAVE_SIMD 1
+#else
+#define F2D_HAVE_SIMD 0
+#endif
+
+/* ---- the SIMD lane helpers the contact passes (solver.c) and the pre-step (solver_prestep.c)
+ * share; only where F2D_SOLVER_LANES is defined before this header (coloring.c has its own
+ * AVX2) ---- */
+#if F2D_HAVE_SIMD && defined(F2D_SOLVER_LANES)
+#include <immintrin.h>
+
+#include "simd_x86.h"
+
+/* AVX-512 (F, DQ): 8 lanes */
+#define AVX512 F2D_TARGET_AVX512
+
+typedef __m512i vq;
+
+AVX512 static inline vq vld(const f2d_lane *p)
+{
+	return _mm512_cvtepi32_epi64(_mm256_loadu_si256((const __m256i *)(const void *)p));
+}
+AVX512 static inline vq vld64(const int64_t *p)
+{
+	return _mm512_loadu_si512(p);
+}
+AVX512 static inline vq vmul(vq a, vq b)
+{
+	return _mm512_mul_epi32(a, b);
+}
+AVX512 static inline vq vadd(vq a, vq b)
+{
+	return _mm512_add_epi64(a, b);
+}
+AVX512 static inline vq vsub(vq a, vq b)
+{
+	return _mm512_sub_epi64(a, b);
+}
+
+/* AVX2: 4 lanes */
+#define AVX2 F2D_TARGET_AVX2
+
+/* a pair of lanes (f2d_lane2): the low halves of a and b side by side (vst's truncation) */
+AVX512 static inline void vst2(void *p, vq a, vq b)
+{
+	_mm512_storeu_si512(p, _mm512_mask_blend_epi32(0xAAAA, a, _mm512_slli_epi64(b, 32)));
+}
+/* the first and the second values of a pair of lanes, sign-extended (any use) */
+AVX512 static inline vq vld2_lo(const void *p)
+{
+	return _mm512_srai_epi64(_mm512_slli_epi64(_mm512_loadu_si512(p), 32), 32);
+}
+AVX512 static inline vq vld2_hi(const void *p)
+{
+	return _mm512_srai_epi64(_mm512_loadu_si512(p), 32);
+}
+AVX2 static inline __m256i ld64_avx2(const int64_t *p)
+{
+	return _mm256_loadu_si256((const __m256i *)(const void *)p);
+}
+/* vst2 on 4 lanes */
+AVX2 static inline void st2_avx2(void *p, __m256i a, __m256i b)
+{
+	_mm256_storeu_si256((__m256i *)p, _mm256_blend_epi32(a, _mm256_slli_epi64(b, 32), 0xAA));
+}
+/* vld2_lo, vld2_hi on 4 lanes: the value in the low half, its sign (vpsrad by 31) in the high */
+AVX2 static inline __m256i ld2_lo_avx2(const void *p)
+{
+	__m256i x = _mm256_loadu_si256((const __m256i *)p);
+	return _mm256_blend_epi32(x, _mm256_srai_epi32(_mm256_shuffle_epi32(x, 0xA0), 31), 0xAA);
+}
+AVX2 static inline __m256i ld2_hi_avx2(const void *p)
+{
+	__m256i x = _mm256_loadu_si256((const __m256i *)p);
+	return _mm256_blend_epi32(_mm256_shuffle_epi32(x, 0xF5), _mm256_srai_epi32(x, 31), 0xAA);
+}
+/* the low halves of the 4 lanes (the fix16 values), stored where bits says */
+AVX2 static inline void store_bits_256(f2d_lane *p, unsigned bits, __m256i v)
+{
+	const __m128i lane = _mm_setr_epi32(1, 2, 4, 8);
+	__m128i m = _mm_cmpeq_epi32(_mm_and_si128(_mm_set1_epi32((int)bits), lane), lane);
+	__m256i low = _mm256_permutevar8x32_epi32(v, _mm256_setr_epi32(0, 2, 4, 6, 0, 2, 4, 6));
+	_mm_maskstore_epi32((int *)(void *)p, m, _mm256_castsi256_si128(low));
+}
+#endif
+
 #endif
