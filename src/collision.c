@@ -353,11 +353,6 @@ static inline const f2d_vec2 *box_of(const f2d_polygon *p)
 	return p->normals[4].x == BOX_TAG && p->normals[4].y == BOX_TAG ? &p->vertices[4] : NULL;
 }
 
-static inline int64_t abs64(int64_t v)
-{
-	return v < 0 ? -v : v;
-}
-
 /* SAT's separations of the four edges of p1 (form f1) against box f2, (dx, dy) = p of 2 - p of
  * 1, exact: s[k] = c - e and s[k + 2] = -c - e for k = 0, 1 (see above). */
 static inline void box_separations(int64_t s[4], const f2d_polygon *p1, const f2d_vec2 *f1,
@@ -366,7 +361,7 @@ static inline void box_separations(int64_t s[4], const f2d_polygon *p1, const f2
 	for (int32_t k = 0; k < 2; ++k) {
 		f2d_vec2 n = p1->normals[k];
 		int64_t c = n.x * dx + n.y * dy;
-		int64_t e0 = abs64(f2d_dot64(n, f2[1])), e1 = abs64(f2d_dot64(n, f2[2]));
+		int64_t e0 = f2d_abs64(f2d_dot64(n, f2[1])), e1 = f2d_abs64(f2d_dot64(n, f2[2]));
 		int64_t e = (e0 > e1 ? e0 : e1) + f2d_dot64(n, f1[1 + k]);
 		s[k] = c - e;
 		s[k + 2] = -c - e;

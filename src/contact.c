@@ -125,11 +125,6 @@ static int32_t fill_arbiter(const f2d_world *w, const f2d_arbiter *prev, int32_t
  * Every term is state or the broad phase's per-step cache of state, so the pair's value is the
  * same whenever its inputs are: the manifold shortcut below keeps a manifold only when the
  * value is the one it was built with. */
-static inline int64_t abs64(int64_t v)
-{
-	return v < 0 ? -v : v;
-}
-
 static inline int64_t min64(int64_t a, int64_t b)
 {
 	return a < b ? a : b;
@@ -140,8 +135,8 @@ fix16_t f2d_pair_speculative(const f2d_world *w, const f2d_shape *a, const f2d_s
 	/* the sweeps are multiples of the quantum; the turns are rounded down to one (a resting
 	 * body's jitter adds nothing) */
 	int64_t q = F2D_SWEEP_QUANTUM;
-	int64_t closing = abs64((int64_t)b->sweep.x - a->sweep.x) +
-	                  abs64((int64_t)b->sweep.y - a->sweep.y) +
+	int64_t closing = f2d_abs64((int64_t)b->sweep.x - a->sweep.x) +
+	                  f2d_abs64((int64_t)b->sweep.y - a->sweep.y) +
 	                  ((int64_t)a->turn + b->turn) / q * q;
 	/* what the fixed distance covers (an approach of up to half of it per step) keeps the
 	 * fixed distance: slow and resting contacts are those of before */
@@ -227,7 +222,7 @@ static bool recycle_dp(const f2d_arbiter *prev, const f2d_body *ba, const f2d_bo
 		turned(*db, prev->points[i].r_b, &bx, &by);
 		d[2 * i] = dcx + bx - ax;
 		d[2 * i + 1] = dcy + by - ay;
-		int64_t n1 = abs64(d[2 * i]) + abs64(d[2 * i + 1]);
+		int64_t n1 = f2d_abs64(d[2 * i]) + f2d_abs64(d[2 * i + 1]);
 		*l1 = n1 > *l1 ? n1 : *l1;
 	}
 	return true;
@@ -271,7 +266,7 @@ static inline bool recycle_rule(const f2d_world *w, const f2d_arbiter *prev, f2d
 		return false;
 	}
 	/* |sin| of the relative turn db conj(da), and the reach of the shapes that can turn */
-	int64_t sin_rel = abs64(f2d_round16((int64_t)db.s * da.c - (int64_t)db.c * da.s));
+	int64_t sin_rel = f2d_abs64(f2d_round16((int64_t)db.s * da.c - (int64_t)db.c * da.s));
 	if (l1 + ((F2D_MAX_CLOSING * sin_rel + 0xFFFF) >> 16) >= dist) {
 		int64_t reach_a = ba->type == F2D_STATIC_BODY ? 0 : w->shapes[prev->shape_a].reach;
 		int64_t reach_b = bb->type == F2D_STATIC_BODY ? 0 : w->shapes[prev->shape_b].reach;

@@ -43,6 +43,11 @@ static inline fix16_t f2d_abs(fix16_t a)
 {
 	return a < 0 ? -a : a;
 }
+/** |v| of an int64 above INT64_MIN (every caller's range is far inside: see its comment). */
+static inline int64_t f2d_abs64(int64_t v)
+{
+	return v < 0 ? -v : v;
+}
 
 /** Round a Q32.32 (or any <<16 scaled) 64-bit value to Q16.16, half away from zero.
  *  floor((p + 2^15 - [p < 0]) / 2^16) is round-half-away for both signs; p >> 63 is -[p < 0]. */

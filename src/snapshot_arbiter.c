@@ -50,11 +50,6 @@ static inline int32_t wadd(int32_t a, int32_t b)
 	return u2i((uint32_t)a + (uint32_t)b);
 }
 
-static inline int64_t abs64(int64_t v)
-{
-	return v < 0 ? -v : v;
-}
-
 /* The narrow phase at the predicted build poses: body a at its centre now and cached_q_a, body
  * b at c_a + dc0 and cached_q_b (world caches of copies of the shapes; the world is not
  * written). Only when the poses are ordinary (rotations unit within 2^-8, dc0 within 1 m of
@@ -69,14 +64,14 @@ typedef struct guess {
 static bool unit_enough(f2d_rot q)
 {
 	int64_t n = (int64_t)q.c * q.c + (int64_t)q.s * q.s; /* |q| <= 2^17: below 2^35 */
-	return abs64(n - ((int64_t)1 << 32)) <= ((int64_t)1 << 24);
+	return f2d_abs64(n - ((int64_t)1 << 32)) <= ((int64_t)1 << 24);
 }
 
 static void guess_build(const f2d_world *w, const f2d_arbiter *a, f2d_vec2 dc0, f2d_vec2 res_dc,
                         guess *g)
 {
 	memset(g, 0, sizeof *g);
-	if (abs64(res_dc.x) > F2D_ONE || abs64(res_dc.y) > F2D_ONE ||
+	if (f2d_abs64(res_dc.x) > F2D_ONE || f2d_abs64(res_dc.y) > F2D_ONE ||
 	    !unit_enough(a->cached_q_a) || !unit_enough(a->cached_q_b)) {
 		return;
 	}
@@ -160,7 +155,7 @@ static inline int32_t other_guess(int32_t first, int32_t now_other)
 
 static inline bool s_first(f2d_rot q)
 {
-	return abs64(q.s) <= abs64(q.c);
+	return f2d_abs64(q.s) <= f2d_abs64(q.c);
 }
 
 static void rot_residuals(f2d_rot cached, f2d_rot q, int32_t *r)
