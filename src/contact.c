@@ -203,6 +203,34 @@ static int32_t reuse_arbiter(const f2d_world *w, const f2d_arbiter *prev, f2d_ar
  * the sweep is at most ub = (2^19 |sin| + 0xFFFF) >> 16 (the reach's clamp), so l1 + ub <
  * distance holds whatever the reach, and the shapes' reaches and the bodies' types (two more
  * cache lines) are read only in between (a resting stack: almost never). */
+/* each point's dp = (c_b - c_a) + rotate(db, r_b) - rotate(da, r_a) (d = dx0, dy0, dx1, dy1)
+ * and their largest |dp|_1, l1 */
+static inline void points_dp(const f2d_arbiter *prev, const f2d_body *ba, const f2d_body *bb,
+                             f2d_rot da, f2d_rot db, int64_t d[4], int64_t *l1)
+{
+	int64_t dcx = (int64_t)bb->center.x - ba->center.x;
+	int64_t dcy = (int64_t)bb->center.y - ba->center.y;
+	*l1 = 0;
+	for (int32_t i = 0; i < prev->count; ++i) {
+		int64_t ax, ay, bx, by;
+		turned(da, prev->points[i].r_a, &ax, &ay);
+		turned(db, prev->points[i].r_b, &bx, &by);
+		d[2 * i] = dcx + bx - ax;
+		d[2 * i + 1] = dcy + by - ay;
+		int64_t n1 = f2d_abs64(d[2 * i]) + f2d_abs64(d[2 * i + 1]);
+		*l1 = n1 > *l1 ? n1 : *l1;
+	}
+}
+
+/* point i's separation when recycled: base + dot(dp, normal), saturated. With |dp| < 2^34 (the
+ * ranges above; the rule itself keeps only |dp|_1 < distance) and normal components within
+ * 2^16 + 2^8, the dot is below 2^52 and base + its rounding below 2^37: int64. */
+static inline fix16_t recycled_separation(const f2d_arbiter *prev, int32_t i, const int64_t d[4])
+{
+	return f2d_sat(prev->base_separation[i] +
+	               f2d_round16(d[2 * i] * prev->normal.x + d[2 * i + 1] * prev->normal.y));
+}
+
 /* the scalar reference of the turns and dp (f2d_recycle_dp_256 is its AVX2 form): false when
  * a turn's cosine is below F2D_RECYCLE_COS, else the turns, d = dx0, dy0, dx1, dy1 and l1 */
 static bool recycle_dp(const f2d_arbiter *prev, const f2d_body *ba, const f2d_body *bb,
@@ -213,19 +241,19 @@ static bool recycle_dp(const f2d_arbiter *prev, const f2d_body *ba, const f2d_bo
 	if (da->c < F2D_RECYCLE_COS || db->c < F2D_RECYCLE_COS) {
 		return false;
 	}
-	int64_t dcx = (int64_t)bb->center.x - ba->center.x;
-	int64_t dcy = (int64_t)bb->center.y - ba->center.y;
-	*l1 = 0;
-	for (int32_t i = 0; i < prev->count; ++i) {
-		int64_t ax, ay, bx, by;
-		turned(*da, prev->points[i].r_a, &ax, &ay);
-		turned(*db, prev->points[i].r_b, &bx, &by);
-		d[2 * i] = dcx + bx - ax;
-		d[2 * i + 1] = dcy + by - ay;
-		int64_t n1 = f2d_abs64(d[2 * i]) + f2d_abs64(d[2 * i + 1]);
-		*l1 = n1 > *l1 ? n1 : *l1;
-	}
+	points_dp(prev, ba, bb, *da, *db, d, l1);
 	return true;
+}
+
+void f2d_recycled_separations(const f2d_arbiter *a, const f2d_body *ba, const f2d_body *bb,
+                              fix16_t sep[2])
+{
+	int64_t d[4] = {0, 0, 0, 0}, l1;
+	points_dp(a, ba, bb, turn_since(ba->q, a->cached_q_a), turn_since(bb->q, a->cached_q_b), d,
+	          &l1);
+	for (int32_t i = 0; i < a->count; ++i) {
+		sep[i] = recycled_separation(a, i, d);
+	}
 }
 
 /* f2d_recycle_dp_256 reads a rotation pair, the two cached rotations and a point's r_a, r_b as
@@ -278,9 +306,7 @@ static inline bool recycle_rule(const f2d_world *w, const f2d_arbiter *prev, f2d
 	(void)reuse_arbiter(w, prev, arb); /* prev's manifold and impulses, as a kept one */
 	arb->speculative = spec;
 	for (int32_t i = 0; i < count; ++i) {
-		arb->points[i].separation =
-		    f2d_sat(prev->base_separation[i] +
-		            f2d_round16(d[2 * i] * prev->normal.x + d[2 * i + 1] * prev->normal.y));
+		arb->points[i].separation = recycled_separation(prev, i, d);
 	}
 	return true;
 }

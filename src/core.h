@@ -671,6 +671,11 @@ void f2d_refresh_arbiters(f2d_world *w);
  *  updated; spec is the pair's speculative distance this step. */
 bool f2d_recycle_arbiter(const f2d_world *w, const f2d_arbiter *prev, f2d_arbiter *arb,
                          fix16_t spec);
+/** The separations the rule gives a's points (a->count of them) with the bodies' poses now,
+ *  without its tests: the portable snapshot's prediction (snapshot_arbiter.c). Any arbiter
+ *  whose rotations are within +-(2^16 + 2^8) and anchors and centres int32. */
+void f2d_recycled_separations(const f2d_arbiter *a, const f2d_body *ba, const f2d_body *bb,
+                              fix16_t sep[2]);
 
 /* the contact solver (solver.c) */
 /** Grows the contact solver's scratch (batches and colouring for up to `arbiters` arbiters,

@@ -96,34 +96,6 @@ static void guess_build(const f2d_world *w, const f2d_arbiter *a, f2d_vec2 dc0, 
 	}
 }
 
-/* contact.c turn_since: q conj(c) = f2d_inv_mul_rot(c, q) (the same products and rounding),
- * exactly none when q = c; turned below likewise (f2d_recycle_arbiter's arithmetic, the same
- * ranges: rotation components within +-L, anchors int32, so every product and sum below 2^52 in
- * int64) */
-static inline f2d_rot turn_since(f2d_rot q, f2d_rot c)
-{
-	return q.c == c.c && q.s == c.s ? (f2d_rot){F2D_ONE, 0} : f2d_inv_mul_rot(c, q);
-}
-
-/* The separations f2d_recycle_arbiter would give the manifold with the poses now. */
-static void guess_separations(const f2d_world *w, const f2d_arbiter *a, fix16_t sep[2])
-{
-	const f2d_body *ba = &w->bodies[a->body_a], *bb = &w->bodies[a->body_b];
-	f2d_rot da = turn_since(ba->q, a->cached_q_a), db = turn_since(bb->q, a->cached_q_b);
-	int64_t dcx = (int64_t)bb->center.x - ba->center.x;
-	int64_t dcy = (int64_t)bb->center.y - ba->center.y;
-	for (int32_t k = 0; k < a->count; ++k) {
-		f2d_vec2 ra = a->points[k].r_a, rb = a->points[k].r_b;
-		int64_t ax = f2d_round16((int64_t)da.c * ra.x - (int64_t)da.s * ra.y);
-		int64_t ay = f2d_round16((int64_t)da.s * ra.x + (int64_t)da.c * ra.y);
-		int64_t bx = f2d_round16((int64_t)db.c * rb.x - (int64_t)db.s * rb.y);
-		int64_t by = f2d_round16((int64_t)db.s * rb.x + (int64_t)db.c * rb.y);
-		int64_t dx = dcx + bx - ax, dy = dcy + by - ay;
-		sep[k] = f2d_sat(a->base_separation[k] +
-		                 f2d_round16(dx * a->normal.x + dy * a->normal.y));
-	}
-}
-
 /* the relative build centre now: c_b - c_a */
 static inline f2d_vec2 centres_now(const f2d_world *w, const f2d_arbiter *a)
 {
@@ -192,7 +164,7 @@ void f2d_snapshot_arbiter_residuals(const f2d_world *w, const f2d_arbiter *a,
 	r->v[RS_NORMAL] = rot_residual(a->normal.x, g.normal.x);
 	r->v[RS_NORMAL + 1] = rot_residual(a->normal.y, g.normal.y);
 	fix16_t sep[2] = {0, 0};
-	guess_separations(w, a, sep);
+	f2d_recycled_separations(a, &w->bodies[a->body_a], &w->bodies[a->body_b], sep);
 	for (int32_t k = 0; k < a->count; ++k) {
 		r->v[RS_RA + 2 * k] = wsub(p[k].r_a.x, g.r_a[k].x);
 		r->v[RS_RA + 2 * k + 1] = wsub(p[k].r_a.y, g.r_a[k].y);
@@ -226,7 +198,7 @@ void f2d_snapshot_arbiter_rebuild(const f2d_world *w, f2d_arbiter *a,
 		p[1].r_b = f2d_v(wadd(p[1].r_b.x, r->v[RS_RB1]), wadd(p[1].r_b.y, r->v[RS_RB1 + 1]));
 	}
 	fix16_t sep[2] = {0, 0};
-	guess_separations(w, a, sep);
+	f2d_recycled_separations(a, &w->bodies[a->body_a], &w->bodies[a->body_b], sep);
 	for (int32_t k = 0; k < a->count; ++k) {
 		p[k].separation = wadd(sep[k], r->v[RS_SEP + k]);
 	}
