@@ -362,6 +362,38 @@ static inline int32_t f2d_rs_group(int32_t g, int32_t count, int32_t *len)
 	                          : (g == 7 ? (count == 2 ? 2 : 0) : 2);
 	return first[g];
 }
+/* Version 9: groups 0..2 (the cached rotations and dc0: six values) are in every recycled
+ * record, as one block: a byte W | N << 4 (W 0..15, N 0..7), then the four wide values (the
+ * rotations' first components and dc0: f2d_rs_block_index 0..3) zigzag coded in W bits each and
+ * the two narrow ones (the rotations' other components, 4..5) in N bits each, low bit first,
+ * the last byte's unused bits 0; W and N are the bit lengths of the largest wide and narrow
+ * zigzag value. When a wide one needs more than 15 bits or a narrow one more than 7, the byte
+ * is 0x80 and the six follow as zigzag varints in the same order. Then, when the head says so,
+ * a varint mask of the other groups (bit g - 3 for group g, 1..31) and their residuals. */
+#define RS_BLOCK 6
+#define RS_WIDE 4
+#define RS_WIDE_MAX 15
+#define RS_NARROW_MAX 7
+#define RS_BLOCK_ESCAPE 0x80u
+#define RS_MORE_GROUPS 3 /* groups 3..7 follow the block under a mask */
+static inline int32_t f2d_rs_block_index(int32_t k)
+{
+	return k < 2 ? 2 * k : (k < 4 ? RS_DC + k - 2 : 2 * (k - 4) + 1);
+}
+/* the bit length of v (0 for 0) */
+static inline uint32_t f2d_bit_length(uint32_t v)
+{
+#if defined(__GNUC__) || defined(__clang__)
+	return v == 0 ? 0u : 32u - (uint32_t)__builtin_clz(v);
+#else
+	uint32_t n = 0;
+	for (; v != 0; v >>= 1) {
+		++n;
+	}
+	return n;
+#endif
+}
+
 /* a rotation or normal group (its residuals within +-L) */
 static inline bool f2d_rs_limited(int32_t g)
 {

@@ -151,7 +151,7 @@ extern "C" {
 #endif
 
 /** Version of the portable format this build writes and reads. */
-#define F2D_SNAPSHOT_FORMAT_VERSION 8
+#define F2D_SNAPSHOT_FORMAT_VERSION 9
 
 /* ---- In-process snapshots (rollback) ---- */
 
