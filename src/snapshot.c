@@ -200,8 +200,10 @@ static uint8_t *put_body(uint8_t *p, const f2d_body *b, uint32_t flags, f2d_vec2
 	p = put_var(p, flags);
 	p = put_delta(p, b->center.x, pc.x);
 	p = put_delta(p, b->center.y, pc.y);
-	p = put_delta(p, b->q.c, pq.c);
+	/* version 9: q.s, then q.c against the unit circle through q.s on the side of the
+	 * previous live body's q.c (a settled body's rotation is unit within 2^-14) */
 	p = put_delta(p, b->q.s, pq.s);
+	p = put_delta(p, b->q.c, f2d_snapshot_unit_other(b->q.s, pq.c));
 	if (flags & BF_ORIGIN) {
 		p = put_delta(p, b->origin.x, b->center.x);
 		p = put_delta(p, b->origin.y, b->center.y);

@@ -332,7 +332,19 @@ uint8_t *f2d_fast_arbiters_put(const f2d_world *w, uint8_t *p);
 f2d_result f2d_snapshot_load_payload(f2d_world *w, const uint8_t *payload, size_t len,
                                      const uint32_t *counts, const char *what);
 
-/* ---- the portable form's recycled manifolds (version 8, snapshot_arbiter.c) ----
+/* The other component of a unit rotation whose one component is first: sign(sign_of)
+ * round(sqrt(2^32 - first^2)) (0 when first^2 >= 2^32; first^2 < 2^62, exact in int64; + for
+ * sign_of = 0). A rotation unit within 2^-14 (the step's) meets it within a few units where
+ * |first| is well below 1. Bodies (version 9: q.c against it from q.s and the previous live
+ * body's q.c) and recycled manifolds' cached rotations (snapshot_arbiter.c) use it. */
+static inline int32_t f2d_snapshot_unit_other(int32_t first, int32_t sign_of)
+{
+	const int64_t one = (int64_t)1 << 32, f2 = (int64_t)first * first;
+	int32_t m = (int32_t)f2d_isqrt64_round(f2 < one ? (uint64_t)(one - f2) : 0u); /* <= 2^16 */
+	return sign_of < 0 ? -m : m;
+}
+
+/* ---- the portable form's recycled manifolds (version 9, snapshot_arbiter.c) ----
  * A recycled arbiter's cache and manifold as residuals against a prediction from the rest of
  * the state (include/fix2d/snapshot.h). The residuals, v[], in groups that a bit of the record's
  * mask says are written (a group not written is all zero; a written one is not): */

@@ -175,14 +175,16 @@ static void body_init(f2d_body *b, uint32_t gen, bool alive, uint32_t type)
 	}
 }
 
-/* Centre and rotation (deltas from the previous live body's), the stored origin's offset from
- * the centre (od), velocity and force. */
+/* Centre and rotation (deltas from the previous live body's; version 9: q.c against the unit
+ * circle through q.s, snapshot.c put_body), the stored origin's offset from the centre (od),
+ * velocity and force. */
 static bool read_body_motion(decoder *d, f2d_body *b, uint32_t flags, f2d_vec2 *od)
 {
 	const char *rec = "a body";
 	if (!rd_delta(d, &b->center.x, d->center_prev.x, rec) ||
 	    !rd_delta(d, &b->center.y, d->center_prev.y, rec) ||
-	    !rd_delta(d, &b->q.c, d->q_prev.c, rec) || !rd_delta(d, &b->q.s, d->q_prev.s, rec) ||
+	    !rd_delta(d, &b->q.s, d->q_prev.s, rec) ||
+	    !rd_delta(d, &b->q.c, f2d_snapshot_unit_other(b->q.s, d->q_prev.c), rec) ||
 	    ((flags & BF_ORIGIN) &&
 	     (!rd_delta(d, &od->x, 0, rec) || !rd_delta(d, &od->y, 0, rec))) ||
 	    ((flags & BF_MOVING) &&

@@ -173,6 +173,25 @@ static size_t spec_put_delta(uint8_t *p, int32_t v, int32_t prev)
 	return spec_put_var(p, (d << 1) ^ ((d >> 31) != 0 ? 0xFFFFFFFFu : 0u));
 }
 
+/* round(sqrt(n)) for 0 <= n <= 2^32 (no ties for integers): the largest r with r^2 <= n, one
+ * more when n - r^2 > r */
+static int64_t spec_isqrt_round(int64_t n)
+{
+	int64_t r = 0;
+	for (int64_t step = (int64_t)1 << 16; step > 0; step >>= 1) {
+		r += (r + step) * (r + step) <= n ? step : 0;
+	}
+	return n - r * r > r ? r + 1 : r;
+}
+
+/* q.c's prediction (version 9): sign(previous q.c) round(sqrt(2^32 - q.s^2)), 0 past 1 */
+static int32_t spec_unit_c(int32_t s, int32_t prev_c)
+{
+	int64_t rest = ((int64_t)1 << 32) - (int64_t)s * s;
+	int32_t m = (int32_t)spec_isqrt_round(rest > 0 ? rest : 0);
+	return prev_c < 0 ? -m : m;
+}
+
 /* the body records of n decoded bodies, with the u32 count before them, as snapshot.h says
  * (version 5; out: room for 4 + 110 n) */
 static size_t spec_encode_bodies(const struct spec_body *bd, uint32_t n, uint8_t *out)
@@ -193,9 +212,8 @@ static size_t spec_encode_bodies(const struct spec_body *bd, uint32_t n, uint8_t
 		for (int k = 0; k < 2; ++k) {
 			o += spec_put_delta(out + o, x->c[k], pc[k]);
 		}
-		for (int k = 0; k < 2; ++k) {
-			o += spec_put_delta(out + o, x->q[k], pq[k]);
-		}
+		o += spec_put_delta(out + o, x->q[1], pq[1]);
+		o += spec_put_delta(out + o, x->q[0], spec_unit_c(x->q[1], pq[0]));
 		for (int k = 0; k < 2 && (x->flags & 64u); ++k) {
 			o += spec_put_delta(out + o, x->od[k], 0);
 		}
@@ -365,9 +383,10 @@ static void spec_parse(const uint8_t *pl, size_t len, spec *s)
 			for (int k = 0; k < 2; ++k) {
 				x->c[k] = pc[k] = spec_delta(pl, &o, pc[k]);
 			}
-			for (int k = 0; k < 2; ++k) {
-				x->q[k] = pq[k] = spec_delta(pl, &o, pq[k]);
-			}
+			x->q[1] = spec_delta(pl, &o, pq[1]); /* version 9: s, then c on the circle */
+			x->q[0] = spec_delta(pl, &o, spec_unit_c(x->q[1], pq[0]));
+			pq[0] = x->q[0];
+			pq[1] = x->q[1];
 			for (int k = 0; k < 2 && (f & 64u); ++k) {
 				x->od[k] = spec_delta(pl, &o, 0);
 			}
