@@ -1,7 +1,7 @@
-/* fix2d snapshots: the portable form's recycled manifolds (version 8), as residuals against a
- * prediction made from the rest of the state. snapshot.c writes them (encode_arbiters), the
- * loader reads them (snapshot_load_objects.c) and rebuilds the manifolds here once the bodies
- * and shapes are in the world.
+/* fix2d snapshots: the portable form's recycled manifolds (version 9: how they are packed,
+ * snapshot_internal.h), as residuals against a prediction made from the rest of the state.
+ * snapshot.c writes them (encode_arbiters), the loader reads them (snapshot_load_objects.c)
+ * and rebuilds the manifolds here once the bodies and shapes are in the world.
  * SPDX-License-Identifier: MIT
  *
  * A recycled arbiter's manifold (contact.c f2d_recycle_arbiter) is what the narrow phase made

@@ -4,6 +4,7 @@
  * SPDX-License-Identifier: MIT
  */
 #include "snapshot_common.h"
+#include "snapshot_internal.h" /* f2d_snapshot_unit_other */
 
 /* ---- portable form ---- */
 
@@ -1435,6 +1436,27 @@ START_TEST(portable_recycled_manifold_is_canonical)
 }
 END_TEST
 
+/* The unit-circle prediction (bodies' q.c, cached rotations' other component) by Newton's
+ * method equals round(sqrt(2^32 - first^2)) by the digit-by-digit f2d_isqrt64_round for every
+ * first within +-2^17 (past +-L of the rotation range) and at the int32 edges, on both sides. */
+START_TEST(portable_unit_other_is_exact)
+{
+	const int64_t one = (int64_t)1 << 32;
+	const int32_t edges[] = {INT32_MIN, INT32_MIN + 1, -(1 << 24), 1 << 24, INT32_MAX - 1,
+	                         INT32_MAX};
+	for (int64_t f = -(1 << 17) - 8; f <= (1 << 17) + 8 + 6; ++f) {
+		int32_t first = f <= (1 << 17) + 8 ? (int32_t)f : edges[f - (1 << 17) - 9];
+		int64_t f2 = (int64_t)first * first;
+		int32_t want = (int32_t)f2d_isqrt64_round(f2 < one ? (uint64_t)(one - f2) : 0u);
+		int32_t got = f2d_snapshot_unit_other(first, 1), neg = f2d_snapshot_unit_other(first, -5);
+		if (got != want || neg != -want || f2d_snapshot_unit_other(first, 0) != want) {
+			ck_abort_msg("first %d: %d / %d, want %d", (int)first, (int)got, (int)neg,
+			             (int)want);
+		}
+	}
+}
+END_TEST
+
 START_TEST(portable_mass_and_friction_impulse_are_checked)
 {
 	slot good = {0};
@@ -1702,6 +1724,7 @@ int main(void)
 	tcase_add_test(tc, portable_fallback_mass_round_trip);
 	tcase_add_test(tc, corrupt_in_process_snapshots_are_refused);
 	tcase_add_test(tc, portable_recycled_manifold_is_canonical);
+	tcase_add_test(tc, portable_unit_other_is_exact);
 	suite_add_tcase(s, tc);
 	SRunner *sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
