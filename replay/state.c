@@ -88,6 +88,17 @@ static int32_t delta(rd *r, int32_t prev)
 	return as_i32((uint32_t)prev + (uint32_t)zz(r));
 }
 
+/* snapshot.h unit(f, o) (version 9): sign(o) round(sqrt(2^32 - f^2)), 0 when f^2 >= 2^32 */
+static int32_t unit_other(int32_t f, int32_t o)
+{
+	int64_t n = ((int64_t)1 << 32) - (int64_t)f * f, x = 0;
+	for (int64_t step = (int64_t)1 << 16; n > 0 && step > 0; step >>= 1) {
+		x += (x + step) * (x + step) <= n ? step : 0;
+	}
+	x += n > 0 && n - x * x > x ? 1 : 0;
+	return o < 0 ? -(int32_t)x : (int32_t)x;
+}
+
 /* snapshot.h: centre - rotate(q, local centre), rotate rounding half away from zero */
 static int64_t round16(int64_t p)
 {
@@ -207,8 +218,9 @@ static void parse_body(rd *r, st_body *b, body_context *bc)
 	b->type = (int32_t)((f >> 1) & 3u);
 	b->center.x = bc->pc.x = delta(r, bc->pc.x);
 	b->center.y = bc->pc.y = delta(r, bc->pc.y);
-	b->q.c = bc->pq.c = delta(r, bc->pq.c);
-	b->q.s = bc->pq.s = delta(r, bc->pq.s);
+	b->q.s = delta(r, bc->pq.s); /* version 9: q.s, then q.c on the unit circle */
+	b->q.c = delta(r, unit_other(b->q.s, bc->pq.c));
+	bc->pq = b->q;
 	f2d_vec2 od = {0, 0};
 	if (f & 64u) { /* the origin stored */
 		od.x = zz(r);
