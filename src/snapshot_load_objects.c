@@ -1190,7 +1190,7 @@ static bool arbiter_block(decoder *d, uint32_t i, f2d_arbiter_residuals *r)
 		if (!avail(d, bytes)) {
 			return truncated(d, "an arbiter");
 		}
-		/* acc holds fewer than 8 unread bits before a byte is added: below 2^16 */
+		/* a byte is added at bit bits < len <= 15 of acc: acc stays below 2^23 */
 		uint32_t acc = 0, bits = 0;
 		for (int32_t k = 0; k < RS_BLOCK; ++k) {
 			const uint32_t len = k < RS_WIDE ? w : n;
