@@ -88,6 +88,17 @@ static int32_t delta(rd *r, int32_t prev)
 	return as_i32((uint32_t)prev + (uint32_t)zz(r));
 }
 
+/* snapshot.h unit(f, o) (version 9): sign(o) round(sqrt(2^32 - f^2)), 0 when f^2 >= 2^32 */
+static int32_t unit_other(int32_t f, int32_t o)
+{
+	int64_t n = ((int64_t)1 << 32) - (int64_t)f * f, x = 0;
+	for (int64_t step = (int64_t)1 << 16; n > 0 && step > 0; step >>= 1) {
+		x += (x + step) * (x + step) <= n ? step : 0;
+	}
+	x += n > 0 && n - x * x > x ? 1 : 0;
+	return o < 0 ? -(int32_t)x : (int32_t)x;
+}
+
 /* snapshot.h: centre - rotate(q, local centre), rotate rounding half away from zero */
 static int64_t round16(int64_t p)
 {
@@ -207,8 +218,9 @@ static void parse_body(rd *r, st_body *b, body_context *bc)
 	b->type = (int32_t)((f >> 1) & 3u);
 	b->center.x = bc->pc.x = delta(r, bc->pc.x);
 	b->center.y = bc->pc.y = delta(r, bc->pc.y);
-	b->q.c = bc->pq.c = delta(r, bc->pq.c);
-	b->q.s = bc->pq.s = delta(r, bc->pq.s);
+	b->q.s = delta(r, bc->pq.s); /* version 9: q.s, then q.c on the unit circle */
+	b->q.c = delta(r, unit_other(b->q.s, bc->pq.c));
+	bc->pq = b->q;
 	f2d_vec2 od = {0, 0};
 	if (f & 64u) { /* the origin stored */
 		od.x = zz(r);
@@ -398,13 +410,13 @@ static void parse_joints(rd *r, st_world *s)
 	skip_free_list(r);
 }
 
-/* arbiters (format 7): varints, shapes delta-coded, material when it changes, the second
+/* arbiters (format 9): varints, shapes delta-coded, material when it changes, the second
  * id xor the first, pt zigzag, a recycled manifold's geometry (skipped: not compared)
  * (include/fix2d/snapshot.h) */
 static void parse_arbiter(rd *r, st_arbiter *a, const st_arbiter *p)
 {
 	uint32_t head = var(r), gap = var(r);
-	a->shape_a = (int32_t)((p != NULL ? (uint32_t)p->shape_a : 0u) + (head >> 3));
+	a->shape_a = (int32_t)((p != NULL ? (uint32_t)p->shape_a : 0u) + (head >> 4));
 	a->shape_b = (int32_t)((p != NULL && a->shape_a == p->shape_a ? (uint32_t)p->shape_b
 	                                                              : (uint32_t)a->shape_a) +
 	                       1u + gap);
@@ -424,14 +436,26 @@ static void parse_arbiter(rd *r, st_arbiter *a, const st_arbiter *p)
 		uint32_t z = var(r);
 		a->pt[k] = (z & 1u) ? -(int32_t)(z >> 1) - 1 : (int32_t)(z >> 1);
 	}
-	/* a recycled manifold (version 8): a mask, then the residuals of the groups it names
-	 * (snapshot.h; groups of 2, 2, 2, count, 2, 2 count, count, count 2 ? 2 : 0 values) */
-	uint32_t mask = (head & 4u) != 0 ? var(r) : 0u;
-	for (int32_t g = 0; g < 8; ++g) {
+	/* a recycled manifold (version 9, kind = head bits 2-3): a block of six residuals (a
+	 * width byte W | N << 4 and 4 W + 2 N bits, or 0x80 and six varints), then for kind 2 a
+	 * mask of groups 3..7 (bit g - 3) and their residuals (snapshot.h; groups of count, 2,
+	 * 2 count, count, count 2 ? 2 : 0 values) */
+	const uint32_t kind = (head >> 2) & 3u;
+	if (kind != 0) {
+		uint32_t w = u8(r);
+		for (uint32_t k = 0; k < (w >= 0x80u ? 6u : 0u); ++k) {
+			(void)var(r); /* a residual: the manifold is not compared here */
+		}
+		for (uint32_t k = 0; k < (w >= 0x80u ? 0u : (4 * (w & 15u) + 2 * (w >> 4) + 7) / 8); ++k) {
+			(void)u8(r);
+		}
+	}
+	uint32_t mask = kind == 2 ? var(r) : 0u;
+	for (int32_t g = 3; g < 8; ++g) {
 		int32_t n = g == 3 || g == 6 ? a->count
 		                             : (g == 5 ? 2 * a->count : (g == 7 ? 2 * (a->count - 1) : 2));
-		for (int32_t k = 0; (mask >> g & 1u) != 0 && k < n; ++k) {
-			(void)var(r); /* a residual: the manifold is not compared here */
+		for (int32_t k = 0; (mask >> (g - 3) & 1u) != 0 && k < n; ++k) {
+			(void)var(r);
 		}
 	}
 }
@@ -512,7 +536,7 @@ bool st_parse(const uint8_t *bytes, size_t len, st_world *s, char *err, size_t e
 		return false;
 	}
 	if (r.bad || r.p != r.end) {
-		snprintf(err, err_cap, "not the snapshot format version 8 this tool reads");
+		snprintf(err, err_cap, "not the snapshot format version 9 this tool reads");
 		st_free(s);
 		return false;
 	}

@@ -200,8 +200,10 @@ static uint8_t *put_body(uint8_t *p, const f2d_body *b, uint32_t flags, f2d_vec2
 	p = put_var(p, flags);
 	p = put_delta(p, b->center.x, pc.x);
 	p = put_delta(p, b->center.y, pc.y);
-	p = put_delta(p, b->q.c, pq.c);
+	/* version 9: q.s, then q.c against the unit circle through q.s on the side of the
+	 * previous live body's q.c (a settled body's rotation is unit within 2^-14) */
 	p = put_delta(p, b->q.s, pq.s);
+	p = put_delta(p, b->q.c, f2d_snapshot_unit_other(b->q.s, pq.c));
 	if (flags & BF_ORIGIN) {
 		p = put_delta(p, b->origin.x, b->center.x);
 		p = put_delta(p, b->origin.y, b->center.y);
@@ -364,35 +366,80 @@ static inline uint32_t id_perm(uint32_t id)
 	return (id & 1u) | ((id >> 4) << 1) | (((id >> 1) & 7u) << 29);
 }
 
-/* A recycled manifold of the portable form (version 8): varint mask (bit g: residual group g is
- * written, snapshot_internal.h f2d_rs_group), then the written groups' residuals, zigzag coded
- * (snapshot_arbiter.c). At most 5 * (1 + 18) bytes. */
-static uint8_t *put_manifold_residuals(uint8_t *p, const f2d_world *w, const f2d_arbiter *a)
+/* Groups 0..2 of a recycled manifold (portable version 9, snapshot_internal.h RS_BLOCK): the
+ * width byte and the six residuals packed in W and N bits, or the escape byte and six zigzag
+ * varints. At most 1 + 6 * 5 bytes. */
+static uint8_t *put_rs_block(uint8_t *p, const f2d_arbiter_residuals *r)
 {
-	f2d_arbiter_residuals r;
-	f2d_snapshot_arbiter_residuals(w, a, &r);
-	uint32_t mask = 0;
-	for (int32_t g = 0; g < RS_GROUPS; ++g) {
-		int32_t len = 0, first = f2d_rs_group(g, a->count, &len);
-		for (int32_t k = 0; k < len; ++k) {
-			mask |= r.v[first + k] != 0 ? 1u << g : 0u;
+	uint32_t z[RS_BLOCK], wide = 0, narrow = 0;
+	for (int32_t k = 0; k < RS_BLOCK; ++k) {
+		z[k] = zigzag(r->v[f2d_rs_block_index(k)]);
+		uint32_t n = f2d_bit_length(z[k]);
+		wide = k < RS_WIDE && n > wide ? n : wide;
+		narrow = k >= RS_WIDE && n > narrow ? n : narrow;
+	}
+	if (wide > RS_WIDE_MAX || narrow > RS_NARROW_MAX) {
+		*p++ = (uint8_t)RS_BLOCK_ESCAPE;
+		for (int32_t k = 0; k < RS_BLOCK; ++k) {
+			p = put_var(p, z[k]);
+		}
+		return p;
+	}
+	*p++ = (uint8_t)(wide | narrow << 4);
+	/* acc holds fewer than 8 pending bits before a value of at most 15 bits is added */
+	uint32_t acc = 0, bits = 0;
+	for (int32_t k = 0; k < RS_BLOCK; ++k) {
+		acc |= z[k] << bits;
+		bits += k < RS_WIDE ? wide : narrow;
+		for (; bits >= 8; bits -= 8, acc >>= 8) {
+			*p++ = (uint8_t)acc;
 		}
 	}
-	p = put_var(p, mask);
-	for (int32_t g = 0; g < RS_GROUPS; ++g) {
+	if (bits > 0) {
+		*p++ = (uint8_t)acc;
+	}
+	return p;
+}
+
+/* A recycled manifold of the portable form (version 9, snapshot_internal.h): the block of groups
+ * 0..2, then, when the head says so (*more), the varint mask of groups 3..7 (bit g - 3) and the
+ * written groups' residuals, zigzag coded (snapshot_arbiter.c). The residuals come first (r)
+ * since the head (written before) tells whether other groups follow. */
+static uint32_t more_groups(const f2d_arbiter *a, const f2d_arbiter_residuals *r)
+{
+	uint32_t mask = 0;
+	for (int32_t g = RS_MORE_GROUPS; g < RS_GROUPS; ++g) {
 		int32_t len = 0, first = f2d_rs_group(g, a->count, &len);
-		for (int32_t k = 0; (mask >> g & 1u) != 0 && k < len; ++k) {
-			p = put_zz(p, r.v[first + k]);
+		for (int32_t k = 0; k < len; ++k) {
+			mask |= r->v[first + k] != 0 ? 1u << (g - RS_MORE_GROUPS) : 0u;
+		}
+	}
+	return mask;
+}
+
+static uint8_t *put_manifold_residuals(uint8_t *p, const f2d_arbiter *a,
+                                       const f2d_arbiter_residuals *r, uint32_t mask)
+{
+	p = put_rs_block(p, r);
+	if (mask != 0) {
+		p = put_var(p, mask);
+	}
+	for (int32_t g = RS_MORE_GROUPS; g < RS_GROUPS; ++g) {
+		int32_t len = 0, first = f2d_rs_group(g, a->count, &len);
+		for (int32_t k = 0; (mask >> (g - RS_MORE_GROUPS) & 1u) != 0 && k < len; ++k) {
+			p = put_zz(p, r->v[first + k]);
 		}
 	}
 	return p;
 }
 
-/* Arbiters (portable version 8, include/fix2d/snapshot.h): varints, shape ids delta-coded in
+/* Arbiters (portable version 9, include/fix2d/snapshot.h): varints, shape ids delta-coded in
  * key order, the material only when it differs from the previous arbiter's, the second feature
  * id as its xor with the first, impulses as varints (pn >= 0) and zigzag varints (pt); a
- * recycled manifold (contact.c f2d_recycle_arbiter: state) as residuals (the in-process form
- * writes arbiters as fixed-size records instead: snapshot_fast.c). At most 5 * (4 + 3 * 2 + 2 + 6 * 2 + 4) = 140 bytes a record (MAX_RECORD). */
+ * recycled manifold (contact.c f2d_recycle_arbiter: state) as residuals, its kind in the head
+ * (1: groups 0..2 only, 2: other groups follow) (the in-process form writes arbiters as
+ * fixed-size records instead: snapshot_fast.c). At most 5 * (4 + 3 * 2) + 31 + 1 + 5 * 12 =
+ * 142 bytes a record (MAX_RECORD). */
 static void encode_arbiters(encoder *e, const f2d_world *w)
 {
 	put_word(e, (uint32_t)w->arbiter_count);
@@ -402,9 +449,16 @@ static void encode_arbiters(encoder *e, const f2d_world *w)
 		const f2d_arbiter *a = &w->arbiters[i];
 		uint32_t sa = (uint32_t)a->shape_a, sb = (uint32_t)a->shape_b;
 		bool same = i > 0 && a->friction == prev_f && a->restitution == prev_r;
-		const uint32_t rec = a->recycle != 0 ? 1u : 0u;
+		f2d_arbiter_residuals r = {{0}};
+		uint32_t mask = 0, kind = 0;
+		if (a->recycle != 0) {
+			f2d_snapshot_arbiter_residuals(w, a, &r);
+			mask = more_groups(a, &r);
+			kind = mask != 0 ? 2u : 1u;
+		}
 		uint8_t *s = rec_begin(e), *p = s;
-		p = put_var(p, (sa - prev_a) << 3 | rec << 2 | (uint32_t)(a->count - 1) << 1 |
+		/* shape ids below F2D_MAX_OBJECTS = 2^20: the head below 2^24 */
+		p = put_var(p, (sa - prev_a) << 4 | kind << 2 | (uint32_t)(a->count - 1) << 1 |
 		                   (same ? 1u : 0u));
 		p = put_var(p, i > 0 && sa == prev_a ? sb - prev_b - 1 : sb - sa - 1);
 		if (!same) {
@@ -417,8 +471,8 @@ static void encode_arbiters(encoder *e, const f2d_world *w)
 			p = put_var(p, (uint32_t)cp->pn);
 			p = put_zz(p, cp->pt);
 		}
-		if (rec != 0) {
-			p = put_manifold_residuals(p, w, a);
+		if (kind != 0) {
+			p = put_manifold_residuals(p, a, &r, mask);
 		}
 		rec_end(e, s, p);
 		prev_a = sa;

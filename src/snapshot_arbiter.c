@@ -1,7 +1,7 @@
-/* fix2d snapshots: the portable form's recycled manifolds (version 8), as residuals against a
- * prediction made from the rest of the state. snapshot.c writes them (encode_arbiters), the
- * loader reads them (snapshot_load_objects.c) and rebuilds the manifolds here once the bodies
- * and shapes are in the world.
+/* fix2d snapshots: the portable form's recycled manifolds (version 9: how they are packed,
+ * snapshot_internal.h), as residuals against a prediction made from the rest of the state.
+ * snapshot.c writes them (encode_arbiters), the loader reads them (snapshot_load_objects.c)
+ * and rebuilds the manifolds here once the bodies and shapes are in the world.
  * SPDX-License-Identifier: MIT
  *
  * A recycled arbiter's manifold (contact.c f2d_recycle_arbiter) is what the narrow phase made
@@ -115,14 +115,12 @@ static inline int32_t rot_value(int32_t residual, int32_t predicted)
 
 /* A cached rotation against the body's rotation now, q: first the component that is the smaller
  * in q (s when |q.s| <= |q.c|), against q's; then the other against the unit circle through the
- * first: sign(q's other) round(sqrt(2^32 - first^2)) (0 when first^2 >= 2^32; |first| <= L, so
- * first^2 < 2^35, exact), which a rotation unit within 2^-14 (the step's) meets within a few
- * units, whatever the turn since the build. */
+ * first: f2d_snapshot_unit_other(first, q's other) (|first| <= L, so first^2 < 2^35), which a
+ * rotation unit within 2^-14 (the step's) meets within a few units, whatever the turn since
+ * the build. */
 static inline int32_t other_guess(int32_t first, int32_t now_other)
 {
-	const int64_t one = (int64_t)1 << 32, f2 = (int64_t)first * first;
-	int32_t m = (int32_t)f2d_isqrt64_round(f2 < one ? (uint64_t)(one - f2) : 0u); /* <= 2^16 */
-	return now_other < 0 ? -m : m;
+	return f2d_snapshot_unit_other(first, now_other);
 }
 
 static inline bool s_first(f2d_rot q)

@@ -332,12 +332,55 @@ uint8_t *f2d_fast_arbiters_put(const f2d_world *w, uint8_t *p);
 f2d_result f2d_snapshot_load_payload(f2d_world *w, const uint8_t *payload, size_t len,
                                      const uint32_t *counts, const char *what);
 
-/* ---- the portable form's recycled manifolds (version 8, snapshot_arbiter.c) ----
+/* the bit length of v (0 for 0) */
+static inline uint32_t f2d_bit_length(uint32_t v)
+{
+#if defined(__GNUC__) || defined(__clang__)
+	return v == 0 ? 0u : 32u - (uint32_t)__builtin_clz(v);
+#else
+	uint32_t n = 0;
+	for (; v != 0; v >>= 1) {
+		++n;
+	}
+	return n;
+#endif
+}
+
+/* The other component of a unit rotation whose one component is first: sign(sign_of)
+ * round(sqrt(2^32 - first^2)) (0 when first^2 >= 2^32; first^2 < 2^62, exact in int64; + for
+ * sign_of = 0). A rotation unit within 2^-14 (the step's) meets it within a few units where
+ * |first| is well below 1. Bodies (version 9: q.c against it from q.s and the previous live
+ * body's q.c) and recycled manifolds' cached rotations (snapshot_arbiter.c) use it. */
+static inline int32_t f2d_snapshot_unit_other(int32_t first, int32_t sign_of)
+{
+	const int64_t one = (int64_t)1 << 32, f2 = (int64_t)first * first;
+	if (f2 >= one) {
+		return 0;
+	}
+	/* round(sqrt(n)) as f2d_isqrt64_round (tests/test_snapshot_portable.c compares the two for
+	 * every |first| <= 2^17 and the range edges), by Newton's method from x >= floor(sqrt(n)):
+	 * 2^16 (1 - t / 2) >= 2^16 sqrt(1 - t) for t = first^2 / 2^32, and 2^ceil(b / 2) > sqrt(n)
+	 * for n below 2^b. From such an x the integer iteration x' = (x + n / x) / 2 falls until
+	 * it stops at floor(sqrt(n)); a settled rotation's first is small, so x is within a unit
+	 * or two of it. n <= 2^32, x in [1, 2^16]: no overflow. */
+	const uint64_t n = (uint64_t)(one - f2);
+	const uint32_t b = n >> 32 != 0 ? 33u : f2d_bit_length((uint32_t)n);
+	uint64_t x = (uint64_t)(65536 - (f2 >> 17)), p2 = (uint64_t)1 << ((b + 1) / 2);
+	x = p2 < x ? p2 : x;
+	for (uint64_t y = (x + n / x) / 2; y < x; y = (x + n / x) / 2) {
+		x = y;
+	}
+	const int32_t m = (int32_t)(n - x * x > x ? x + 1 : x); /* <= 2^16 */
+	return sign_of < 0 ? -m : m;
+}
+
+/* ---- the portable form's recycled manifolds (version 9, snapshot_arbiter.c) ----
  * A recycled arbiter's cache and manifold as residuals against a prediction from the rest of
- * the state (include/fix2d/snapshot.h). The residuals, v[], in groups that a bit of the record's
- * mask says are written (a group not written is all zero; a written one is not): */
-#define RS_QA 0      /* cached_q_a c, s (modulo 2 L + 1: within +-L, L = 2^16 + 2^8) */
-#define RS_QB 2      /* cached_q_b c, s (likewise) */
+ * the state (include/fix2d/snapshot.h). The residuals, v[], in groups: 0..2 always written (the
+ * block below), 3..7 when a bit of the record's mask says so (a group not written is all zero;
+ * a written one is not): */
+#define RS_QA 0      /* cached_q_a: first, other (modulo 2 L + 1: within +-L, L = 2^16 + 2^8) */
+#define RS_QB 2      /* cached_q_b: first, other (likewise) */
 #define RS_DC 4      /* dc0 = r_a[0] - r_b[0] against c_b - c_a */
 #define RS_SEP 6     /* the points' separations (count) */
 #define RS_NORMAL 8  /* the normal x, y (modulo 2 L + 1) */
@@ -361,6 +404,24 @@ static inline int32_t f2d_rs_group(int32_t g, int32_t count, int32_t *len)
 	*len = per_point[g] != 0 ? per_point[g] * count
 	                          : (g == 7 ? (count == 2 ? 2 : 0) : 2);
 	return first[g];
+}
+/* Version 9: groups 0..2 (the cached rotations and dc0: six values) are in every recycled
+ * record, as one block: a byte W | N << 4 (W 0..15, N 0..7), then the four wide values (the
+ * rotations' first components and dc0: f2d_rs_block_index 0..3) zigzag coded in W bits each and
+ * the two narrow ones (the rotations' other components, 4..5) in N bits each, low bit first,
+ * the last byte's unused bits 0; W and N are the bit lengths of the largest wide and narrow
+ * zigzag value. When a wide one needs more than 15 bits or a narrow one more than 7, the byte
+ * is 0x80 and the six follow as zigzag varints in the same order. Then, when the head says so,
+ * a varint mask of the other groups (bit g - 3 for group g, 1..31) and their residuals. */
+#define RS_BLOCK 6
+#define RS_WIDE 4
+#define RS_WIDE_MAX 15
+#define RS_NARROW_MAX 7
+#define RS_BLOCK_ESCAPE 0x80u
+#define RS_MORE_GROUPS 3 /* groups 3..7 follow the block under a mask */
+static inline int32_t f2d_rs_block_index(int32_t k)
+{
+	return k < 2 ? 2 * k : (k < 4 ? RS_DC + k - 2 : 2 * (k - 4) + 1);
 }
 /* a rotation or normal group (its residuals within +-L) */
 static inline bool f2d_rs_limited(int32_t g)

@@ -175,14 +175,16 @@ static void body_init(f2d_body *b, uint32_t gen, bool alive, uint32_t type)
 	}
 }
 
-/* Centre and rotation (deltas from the previous live body's), the stored origin's offset from
- * the centre (od), velocity and force. */
+/* Centre and rotation (deltas from the previous live body's; version 9: q.c against the unit
+ * circle through q.s, snapshot.c put_body), the stored origin's offset from the centre (od),
+ * velocity and force. */
 static bool read_body_motion(decoder *d, f2d_body *b, uint32_t flags, f2d_vec2 *od)
 {
 	const char *rec = "a body";
 	if (!rd_delta(d, &b->center.x, d->center_prev.x, rec) ||
 	    !rd_delta(d, &b->center.y, d->center_prev.y, rec) ||
-	    !rd_delta(d, &b->q.c, d->q_prev.c, rec) || !rd_delta(d, &b->q.s, d->q_prev.s, rec) ||
+	    !rd_delta(d, &b->q.s, d->q_prev.s, rec) ||
+	    !rd_delta(d, &b->q.c, f2d_snapshot_unit_other(b->q.s, d->q_prev.c), rec) ||
 	    ((flags & BF_ORIGIN) &&
 	     (!rd_delta(d, &od->x, 0, rec) || !rd_delta(d, &od->y, 0, rec))) ||
 	    ((flags & BF_MOVING) &&
@@ -1080,7 +1082,7 @@ static bool arbiter_shapes(decoder *d, uint32_t i, uint32_t head, uint32_t gap,
 	const uint32_t *marks = scratch(d, d->shape_off); /* 1 + body of a live shape */
 	const uint32_t shapes = (uint32_t)d->next[1];
 	bool same = (head & 1u) != 0;
-	uint32_t da = head >> 3;
+	uint32_t da = head >> 4; /* version 9 */
 	if (da >= shapes - prev->a || (i == 0 && same)) {
 		return f2d_decode_fail(d, F2D_ERROR_INVALID_HANDLE,
 		                       "arbiter %u: shapes are not two live shapes in order",
@@ -1152,41 +1154,6 @@ static bool arbiter_points(decoder *d, uint32_t i, f2d_arbiter *a)
 	return true;
 }
 
-/* A recycled manifold (in-process form, as portable version 7): normal, the points' anchors and
- * separations, the cached rotations. The rule's arithmetic (contact.c f2d_recycle_arbiter) holds for any int32 anchors
- * and separations, and for normal and rotation components within +-(2^16 + 2^8). */
-static bool arbiter_manifold(decoder *d, uint32_t i, f2d_arbiter *a)
-{
-	int32_t v[4 + 6 * 2 + 2] = {0};
-	const int32_t n = 2 + 6 * a->count + 4;
-	for (int32_t k = 0; k < n; ++k) {
-		if (!rd_zz(d, &v[k], "an arbiter")) {
-			return false;
-		}
-	}
-	const int32_t lim = 65536 + 256;
-	const int32_t *q = v + 2 + 6 * a->count;
-	for (int32_t k = 0; k < 6; ++k) {
-		const int32_t c = k < 2 ? v[k] : q[k - 2];
-		if (c < -lim || c > lim) {
-			return f2d_decode_fail(d, F2D_ERROR_INVALID_VALUE,
-			                       "arbiter %u: normal or rotation out of range",
-			                       (unsigned)i);
-		}
-	}
-	a->normal = f2d_v(v[0], v[1]);
-	for (int32_t k = 0; k < a->count; ++k) {
-		const int32_t *p = v + 2 + 6 * k;
-		a->points[k].r_a = f2d_v(p[0], p[1]);
-		a->points[k].r_b = f2d_v(p[2], p[3]);
-		a->points[k].separation = p[4];
-		a->base_separation[k] = p[5];
-	}
-	a->cached_q_a = (f2d_rot){q[0], q[1]};
-	a->cached_q_b = (f2d_rot){q[2], q[3]};
-	return true;
-}
-
 /* Where the validating pass keeps a portable manifold's residuals until the applying pass
  * rebuilds it (f2d_decode_arbiters): in the fields they become, the first point's r_b holding
  * dc0's (r_b[0] itself follows from r_a[0] and dc0). One description for both directions. */
@@ -1199,22 +1166,94 @@ static bool arbiter_manifold(decoder *d, uint32_t i, f2d_arbiter *a)
 	X(RS_BASE, base_separation[0]) X(RS_BASE + 1, base_separation[1])                          \
 	X(RS_RB1, points[1].r_b.x) X(RS_RB1 + 1, points[1].r_b.y)
 
-/* A recycled manifold (portable version 8): the mask, then the residuals of the groups it names
- * (snapshot.c put_manifold_residuals). Canonical: no bit past the groups of the point count, a
- * named group not all zero; a rotation's or the normal's residuals within +-L (then every
- * residual makes a manifold within range: snapshot_arbiter.c). */
-static bool arbiter_residuals(decoder *d, uint32_t i, f2d_arbiter *a)
+/* Groups 0..2 of a recycled manifold (portable version 9, snapshot.c put_rs_block): the width
+ * byte, then the packed bits or, after the escape byte, six zigzag varints. Canonical: the
+ * widths the bit lengths of the largest values, unused bits 0, the escape only when the values
+ * do not fit the packed widths, a rotation's residuals within +-L (packed ones are: below
+ * 2^14). */
+static bool arbiter_block(decoder *d, uint32_t i, f2d_arbiter_residuals *r)
 {
-	uint32_t mask = 0;
-	if (!rd_var(d, &mask, "an arbiter")) {
-		return false;
+	if (!avail(d, 1)) {
+		return truncated(d, "an arbiter");
 	}
+	const uint32_t head = rd_u8(d);
+	uint32_t z[RS_BLOCK], wide = 0, narrow = 0;
+	if (head >= RS_BLOCK_ESCAPE) {
+		for (int32_t k = 0; k < RS_BLOCK; ++k) {
+			if (!rd_var(d, &z[k], "an arbiter")) {
+				return false;
+			}
+		}
+	} else {
+		const uint32_t w = head & 15u, n = head >> 4;
+		const size_t bytes = (RS_WIDE * w + (RS_BLOCK - RS_WIDE) * n + 7) / 8;
+		if (!avail(d, bytes)) {
+			return truncated(d, "an arbiter");
+		}
+		/* a byte is added at bit bits < len <= 15 of acc: acc stays below 2^23 */
+		uint32_t acc = 0, bits = 0;
+		for (int32_t k = 0; k < RS_BLOCK; ++k) {
+			const uint32_t len = k < RS_WIDE ? w : n;
+			for (; bits < len; bits += 8) {
+				acc |= rd_u8(d) << bits;
+			}
+			z[k] = acc & ((1u << len) - 1u);
+			acc >>= len;
+			bits -= len;
+		}
+		if (acc != 0) {
+			return f2d_decode_fail(d, F2D_ERROR_INVALID_VALUE,
+			                       "arbiter %u: manifold block padding not 0 (not canonical)",
+			                       (unsigned)i);
+		}
+	}
+	for (int32_t k = 0; k < RS_BLOCK; ++k) {
+		const uint32_t n = f2d_bit_length(z[k]);
+		wide = k < RS_WIDE && n > wide ? n : wide;
+		narrow = k >= RS_WIDE && n > narrow ? n : narrow;
+		r->v[f2d_rs_block_index(k)] = unzigzag(z[k]);
+	}
+	const bool fits = wide <= RS_WIDE_MAX && narrow <= RS_NARROW_MAX;
+	if (head >= RS_BLOCK_ESCAPE ? head != RS_BLOCK_ESCAPE || fits
+	                            : head != (wide | narrow << 4)) {
+		return f2d_decode_fail(d, F2D_ERROR_INVALID_VALUE,
+		                       "arbiter %u: manifold block widths %u not canonical",
+		                       (unsigned)i, (unsigned)head);
+	}
+	for (int32_t g = 0; g < 2; ++g) {
+		const int32_t *v = &r->v[g == 0 ? RS_QA : RS_QB];
+		if (v[0] < -RS_LIM || v[0] > RS_LIM || v[1] < -RS_LIM || v[1] > RS_LIM) {
+			return f2d_decode_fail(d, F2D_ERROR_INVALID_VALUE,
+			                       "arbiter %u: rotation residual out of range",
+			                       (unsigned)i);
+		}
+	}
+	return true;
+}
+
+/* A recycled manifold (portable version 9): the block of groups 0..2, then, when the head's
+ * kind is 2 (more), the mask of groups 3..7 (bit g - 3) and their residuals (snapshot.c
+ * put_manifold_residuals). Canonical: the mask 1..31, a named group not all zero, the normal's
+ * residuals within +-L (then every residual makes a manifold within range:
+ * snapshot_arbiter.c). */
+static bool arbiter_residuals(decoder *d, uint32_t i, f2d_arbiter *a, bool more)
+{
 	f2d_arbiter_residuals r;
 	memset(&r, 0, sizeof r);
-	for (int32_t g = 0; g < RS_GROUPS; ++g) {
+	uint32_t mask = 0;
+	if (!arbiter_block(d, i, &r) || (more && !rd_var(d, &mask, "an arbiter"))) {
+		return false;
+	}
+	if (more && (mask == 0 || mask >> (RS_GROUPS - RS_MORE_GROUPS) != 0)) {
+		return f2d_decode_fail(d, F2D_ERROR_INVALID_VALUE,
+		                       "arbiter %u: manifold mask %u out of range", (unsigned)i,
+		                       (unsigned)mask);
+	}
+	for (int32_t g = RS_MORE_GROUPS; g < RS_GROUPS; ++g) {
+		const bool named = (mask >> (g - RS_MORE_GROUPS) & 1u) != 0;
 		int32_t len = 0, first = f2d_rs_group(g, a->count, &len);
 		bool any = false;
-		for (int32_t k = 0; (mask >> g & 1u) != 0 && k < len; ++k) {
+		for (int32_t k = 0; named && k < len; ++k) {
 			if (!rd_zz(d, &r.v[first + k], "an arbiter")) {
 				return false;
 			}
@@ -1222,20 +1261,15 @@ static bool arbiter_residuals(decoder *d, uint32_t i, f2d_arbiter *a)
 			any = any || v != 0;
 			if (f2d_rs_limited(g) && (v < -RS_LIM || v > RS_LIM)) {
 				return f2d_decode_fail(d, F2D_ERROR_INVALID_VALUE,
-				                       "arbiter %u: rotation or normal residual out of "
-				                       "range", (unsigned)i);
+				                       "arbiter %u: normal residual out of range",
+				                       (unsigned)i);
 			}
 		}
-		if ((mask >> g & 1u) != 0 && !any) {
+		if (named && !any) {
 			return f2d_decode_fail(d, F2D_ERROR_INVALID_VALUE,
 			                       "arbiter %u: manifold mask bit %d names zeros (not "
-			                       "canonical)", (unsigned)i, (int)g);
+			                       "canonical)", (unsigned)i, (int)(g - RS_MORE_GROUPS));
 		}
-	}
-	if (mask >> RS_GROUPS != 0) {
-		return f2d_decode_fail(d, F2D_ERROR_INVALID_VALUE,
-		                       "arbiter %u: manifold mask %u out of range", (unsigned)i,
-		                       (unsigned)mask);
 	}
 #define SLOT(k, field) a->field = r.v[k];
 	RESIDUAL_SLOTS(SLOT)
@@ -1279,16 +1313,19 @@ static bool decode_arbiter(decoder *d, uint32_t i, arbiter_prev *prev)
 	a->friction = prev->friction;
 	a->restitution = prev->restitution;
 	a->count = (int8_t)(1 + ((head >> 1) & 1u));
-	a->recycle = (uint8_t)((head >> 2) & 1u);
+	const uint32_t kind = (head >> 2) & 3u; /* 0 not recycled, 1 recycled, 2 and more groups */
+	a->recycle = (uint8_t)(kind != 0 ? 1u : 0u);
 	/* unknown until a step rebuilds it (f2d_world_get_contacts), unless recycled */
 	a->normal = f2d_v(0, 0);
 	memset(a->points, 0, sizeof a->points);
 	a->base_separation[0] = a->base_separation[1] = 0;
 	a->cached_q_a = a->cached_q_b = (f2d_rot){0, 0};
 	a->speculative = 0;
-	if (!arbiter_points(d, i, a) ||
-	    (a->recycle != 0 &&
-	     !(d->caches ? arbiter_manifold(d, i, a) : arbiter_residuals(d, i, a)))) {
+	if (kind == 3) {
+		return f2d_decode_fail(d, F2D_ERROR_INVALID_VALUE,
+		                       "arbiter %u: recycled kind 3 out of range", (unsigned)i);
+	}
+	if (!arbiter_points(d, i, a) || (kind != 0 && !arbiter_residuals(d, i, a, kind == 2))) {
 		return false;
 	}
 	prev->a = sa;
@@ -1311,7 +1348,7 @@ bool f2d_decode_arbiters(decoder *d)
 		w->arbiter_count = d->arbiter_count;
 		w->arbiters_next = t;
 		w->arbiters_next_capacity = tc;
-		if (!d->caches) {
+		if (!d->caches) { /* the in-process form's applying pass comes here too */
 			rebuild_manifolds(w);
 		}
 		return true;

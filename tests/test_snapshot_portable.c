@@ -4,6 +4,7 @@
  * SPDX-License-Identifier: MIT
  */
 #include "snapshot_common.h"
+#include "snapshot_internal.h" /* f2d_snapshot_unit_other */
 
 /* ---- portable form ---- */
 
@@ -114,10 +115,17 @@ typedef struct spec {
 	struct spec_arb {
 		uint32_t a, b, friction, restitution, count, id[2], pn[2], recycled;
 		int32_t pt[2];
-		uint32_t mask; /* recycled (version 8): the residual groups written */
-		int32_t manifold[18]; /* their residuals, in order */
+		/* recycled (version 9): the block of groups 0..2 (the wide values: the cached
+		 * rotations' first components, dc0 x, y; the narrow: the rotations' others) */
+		int32_t block[6];
+		uint32_t mask;        /* the other groups written (bit g - 3 for group g) */
+		int32_t manifold[12]; /* their residuals, in order */
 		uint32_t residuals;   /* how many */
-		bool pad_mask;        /* test only: the mask as a two-byte varint (not minimal) */
+		/* test only: the mask as a two-byte varint (not minimal); a kind written instead
+		 * of the one the manifold has (0: none); block widths wider than the values need,
+		 * the escape byte plus wide_extra even when the values fit, a padding bit set */
+		bool pad_mask, block_escape, block_pad;
+		uint32_t kind_override, wide_extra, narrow_extra;
 	} arb[SPEC_MAX]; /* the first SPEC_MAX arbiters, decoded */
 } spec;
 
@@ -166,6 +174,25 @@ static size_t spec_put_delta(uint8_t *p, int32_t v, int32_t prev)
 	return spec_put_var(p, (d << 1) ^ ((d >> 31) != 0 ? 0xFFFFFFFFu : 0u));
 }
 
+/* round(sqrt(n)) for 0 <= n <= 2^32 (no ties for integers): the largest r with r^2 <= n, one
+ * more when n - r^2 > r */
+static int64_t spec_isqrt_round(int64_t n)
+{
+	int64_t r = 0;
+	for (int64_t step = (int64_t)1 << 16; step > 0; step >>= 1) {
+		r += (r + step) * (r + step) <= n ? step : 0;
+	}
+	return n - r * r > r ? r + 1 : r;
+}
+
+/* q.c's prediction (version 9): sign(previous q.c) round(sqrt(2^32 - q.s^2)), 0 past 1 */
+static int32_t spec_unit_c(int32_t s, int32_t prev_c)
+{
+	int64_t rest = ((int64_t)1 << 32) - (int64_t)s * s;
+	int32_t m = (int32_t)spec_isqrt_round(rest > 0 ? rest : 0);
+	return prev_c < 0 ? -m : m;
+}
+
 /* the body records of n decoded bodies, with the u32 count before them, as snapshot.h says
  * (version 5; out: room for 4 + 110 n) */
 static size_t spec_encode_bodies(const struct spec_body *bd, uint32_t n, uint8_t *out)
@@ -186,9 +213,8 @@ static size_t spec_encode_bodies(const struct spec_body *bd, uint32_t n, uint8_t
 		for (int k = 0; k < 2; ++k) {
 			o += spec_put_delta(out + o, x->c[k], pc[k]);
 		}
-		for (int k = 0; k < 2; ++k) {
-			o += spec_put_delta(out + o, x->q[k], pq[k]);
-		}
+		o += spec_put_delta(out + o, x->q[1], pq[1]);
+		o += spec_put_delta(out + o, x->q[0], spec_unit_c(x->q[1], pq[0]));
 		for (int k = 0; k < 2 && (x->flags & 64u); ++k) {
 			o += spec_put_delta(out + o, x->od[k], 0);
 		}
@@ -220,6 +246,55 @@ static size_t spec_encode_bodies(const struct spec_body *bd, uint32_t n, uint8_t
 	return o;
 }
 
+static uint32_t spec_bits(uint32_t v)
+{
+	uint32_t n = 0;
+	for (; v != 0; v >>= 1) {
+		++n;
+	}
+	return n;
+}
+
+/* a recycled manifold's block (version 9): W | N << 4 and the six values in 4 W + 2 N bits,
+ * low bit first, or 0x80 and six zigzag varints (a wide value above 15 bits, a narrow one
+ * above 7) */
+static size_t spec_put_block(uint8_t *out, const struct spec_arb *x)
+{
+	uint32_t z[6], w = 0, n = 0;
+	for (int k = 0; k < 6; ++k) {
+		z[k] = spec_zz(x->block[k]);
+		uint32_t b = spec_bits(z[k]);
+		w = k < 4 && b > w ? b : w;
+		n = k >= 4 && b > n ? b : n;
+	}
+	w += x->wide_extra;
+	n += x->narrow_extra;
+	size_t o = 0;
+	if (x->block_escape || w > 15 || n > 7) {
+		out[o++] = (uint8_t)(0x80u + x->wide_extra);
+		for (int k = 0; k < 6; ++k) {
+			o += spec_put_var(out + o, z[k]);
+		}
+		return o;
+	}
+	out[o++] = (uint8_t)(w | n << 4);
+	uint8_t bits[10] = {0};
+	uint32_t pos = 0;
+	for (int k = 0; k < 6; ++k) {
+		uint32_t len = k < 4 ? w : n;
+		for (uint32_t b = 0; b < len; ++b, ++pos) {
+			bits[pos / 8] |= (uint8_t)((z[k] >> b & 1u) << (pos % 8));
+		}
+	}
+	size_t nb = (pos + 7) / 8;
+	if (x->block_pad) {
+		ck_assert_uint_ne(pos % 8, 0);
+		bits[nb - 1] |= 0x80u;
+	}
+	memcpy(out + o, bits, nb);
+	return o + nb;
+}
+
 /* the arbiter section of n decoded arbiters, as snapshot.h says (out: room for 4 + 50 n) */
 static size_t spec_encode_arbiters(const struct spec_arb *arb, uint32_t n, uint8_t *out)
 {
@@ -232,7 +307,9 @@ static size_t spec_encode_arbiters(const struct spec_arb *arb, uint32_t n, uint8
 		const struct spec_arb *x = &arb[i], *p = i > 0 ? &arb[i - 1] : NULL;
 		bool same = p != NULL && x->friction == p->friction &&
 		            x->restitution == p->restitution;
-		o += spec_put_var(out + o, (x->a - (p ? p->a : 0)) << 3 | x->recycled << 2 |
+		uint32_t kind = x->kind_override != 0 ? x->kind_override
+		                                      : (x->recycled ? (x->mask != 0 ? 2u : 1u) : 0u);
+		o += spec_put_var(out + o, (x->a - (p ? p->a : 0)) << 4 | kind << 2 |
 		                               (x->count - 1) << 1 | (same ? 1u : 0u));
 		o += spec_put_var(out + o, p != NULL && x->a == p->a ? x->b - p->b - 1 : x->b - x->a - 1);
 		if (!same) {
@@ -246,10 +323,13 @@ static size_t spec_encode_arbiters(const struct spec_arb *arb, uint32_t n, uint8
 			o += spec_put_var(out + o, ((uint32_t)x->pt[k] << 1) ^
 			                               (x->pt[k] < 0 ? 0xFFFFFFFFu : 0u));
 		}
-		if (x->recycled && x->pad_mask) {
+		if (x->recycled) {
+			o += spec_put_block(out + o, x);
+		}
+		if (kind == 2 && x->pad_mask) {
 			out[o++] = (uint8_t)(x->mask | 0x80u);
 			out[o++] = 0;
-		} else if (x->recycled) {
+		} else if (kind == 2) {
 			o += spec_put_var(out + o, x->mask);
 		}
 		for (uint32_t k = 0; x->recycled && k < x->residuals; ++k) {
@@ -304,9 +384,10 @@ static void spec_parse(const uint8_t *pl, size_t len, spec *s)
 			for (int k = 0; k < 2; ++k) {
 				x->c[k] = pc[k] = spec_delta(pl, &o, pc[k]);
 			}
-			for (int k = 0; k < 2; ++k) {
-				x->q[k] = pq[k] = spec_delta(pl, &o, pq[k]);
-			}
+			x->q[1] = spec_delta(pl, &o, pq[1]); /* version 9: s, then c on the circle */
+			x->q[0] = spec_delta(pl, &o, spec_unit_c(x->q[1], pq[0]));
+			pq[0] = x->q[0];
+			pq[1] = x->q[1];
 			for (int k = 0; k < 2 && (f & 64u); ++k) {
 				x->od[k] = spec_delta(pl, &o, 0);
 			}
@@ -382,8 +463,10 @@ static void spec_parse(const uint8_t *pl, size_t len, spec *s)
 			s->arb_rec[i] = o;
 		}
 		uint32_t head = spec_var(pl, &o), gap = spec_var(pl, &o);
-		x.a = prev.a + (head >> 3);
-		x.recycled = (head >> 2) & 1u; /* version 7 */
+		x.a = prev.a + (head >> 4);             /* version 9 */
+		const uint32_t kind = (head >> 2) & 3u; /* 1: recycled, 2: and more groups */
+		ck_assert_uint_lt(kind, 3);
+		x.recycled = kind != 0;
 		x.b = (i > 0 && x.a == prev.a ? prev.b : x.a) + 1 + gap;
 		x.count = 1 + ((head >> 1) & 1u);
 		x.friction = prev.friction;
@@ -400,16 +483,35 @@ static void spec_parse(const uint8_t *pl, size_t len, spec *s)
 			uint32_t z = spec_var(pl, &o);
 			x.pt[k] = (z & 1u) ? -(int32_t)(z >> 1) - 1 : (int32_t)(z >> 1);
 		}
-		/* a recycled manifold (version 8): a mask, then zigzag residuals of the groups it
-		 * names: cached_q_a, cached_q_b, dc0 (2 each), separations (count), normal (2), r_a
-		 * (2 count), base separations (count), the second point's r_b (2 when count 2) */
-		x.mask = x.recycled ? spec_var(pl, &o) : 0u;
-		ck_assert_uint_lt(x.mask, 256);
+		/* a recycled manifold (version 9): the block (cached_q_a's first component, cached_q_b's,
+		 * dc0 x, y in W bits, the rotations' other components in N bits), then for kind 2 a
+		 * mask of the other groups (bit g - 3) and their zigzag residuals: separations (count),
+		 * normal (2), r_a (2 count), base separations (count), the second point's r_b (2 when
+		 * count 2) */
+		if (x.recycled && pl[o] >= 0x80u) {
+			ck_assert_uint_eq(pl[o++], 0x80u);
+			for (int k = 0; k < 6; ++k) {
+				x.block[k] = spec_unzz(spec_var(pl, &o));
+			}
+		} else if (x.recycled) {
+			uint32_t w = pl[o] & 15u, n = pl[o] >> 4, pos = 0;
+			o += 1;
+			for (int k = 0; k < 6; ++k) {
+				uint32_t bits = k < 4 ? w : n, z = 0;
+				for (uint32_t b = 0; b < bits; ++b, ++pos) {
+					z |= (uint32_t)(pl[o + pos / 8] >> (pos % 8) & 1u) << b;
+				}
+				x.block[k] = spec_unzz(z);
+			}
+			o += (pos + 7) / 8;
+		}
+		x.mask = kind == 2 ? spec_var(pl, &o) : 0u;
+		ck_assert_uint_lt(x.mask, 32);
 		x.residuals = 0;
-		for (uint32_t g = 0; g < 8; ++g) {
+		for (uint32_t g = 3; g < 8; ++g) {
 			uint32_t n = g == 3 || g == 6 ? x.count
 			                             : (g == 5 ? 2 * x.count : (g == 7 ? 2 * (x.count - 1) : 2));
-			x.residuals += (x.mask >> g & 1u) ? n : 0u;
+			x.residuals += (x.mask >> (g - 3) & 1u) ? n : 0u;
 		}
 		for (uint32_t k = 0; k < x.residuals; ++k) {
 			uint32_t z = spec_var(pl, &o);
@@ -1163,7 +1265,7 @@ static void mass_and_friction_cases(target *t, const slot *good, const spec *sp,
 	         "negative friction impulse beyond friction x INT32_MAX");
 }
 
-/* ---- the recycled manifolds' residuals (portable version 8) ---- */
+/* ---- the recycled manifolds' residuals (portable version 9) ---- */
 
 /* a group's length (snapshot_internal.h f2d_rs_group) */
 static uint32_t spec_group_len(uint32_t g, uint32_t count)
@@ -1171,22 +1273,35 @@ static uint32_t spec_group_len(uint32_t g, uint32_t count)
 	return g == 3 || g == 6 ? count : (g == 5 ? 2 * count : (g == 7 ? 2 * (count - 1) : 2));
 }
 
-/* x's residuals by group (full[g][k]), and back (the groups named by mask) */
+/* where the block's values sit by group: group 0 (first, other), 1 (first, other), 2 (x, y) */
+static const int spec_block_at[3][2] = {{0, 4}, {1, 5}, {2, 3}};
+
+/* x's residuals by group (full[g][k]; mask: bit g for group g, groups 0..2 always), and back
+ * (the groups 3..7 named by mask) */
 static void spec_expand(const struct spec_arb *x, int32_t full[8][4])
 {
 	memset(full, 0, 8 * sizeof full[0]);
+	for (int g = 0; g < 3; ++g) {
+		full[g][0] = x->block[spec_block_at[g][0]];
+		full[g][1] = x->block[spec_block_at[g][1]];
+	}
 	uint32_t o = 0;
-	for (uint32_t g = 0; g < 8; ++g) {
-		for (uint32_t k = 0; (x->mask >> g & 1u) != 0 && k < spec_group_len(g, x->count); ++k) {
+	for (uint32_t g = 3; g < 8; ++g) {
+		for (uint32_t k = 0; (x->mask >> (g - 3) & 1u) != 0 && k < spec_group_len(g, x->count);
+		     ++k) {
 			full[g][k] = x->manifold[o++];
 		}
 	}
 }
 static void spec_compress(struct spec_arb *x, int32_t full[8][4], uint32_t mask)
 {
-	x->mask = mask;
+	for (int g = 0; g < 3; ++g) {
+		x->block[spec_block_at[g][0]] = full[g][0];
+		x->block[spec_block_at[g][1]] = full[g][1];
+	}
+	x->mask = mask >> 3;
 	x->residuals = 0;
-	for (uint32_t g = 0; g < 8; ++g) {
+	for (uint32_t g = 3; g < 8; ++g) {
 		for (uint32_t k = 0; (mask >> g & 1u) != 0 && k < spec_group_len(g, x->count); ++k) {
 			x->manifold[x->residuals++] = full[g][k];
 		}
@@ -1201,7 +1316,7 @@ static void spec_compress(struct spec_arb *x, int32_t full[8][4], uint32_t mask)
 		struct spec_arb *x = &arb_[ri];                                                    \
 		int32_t full[8][4];                                                                \
 		spec_expand(x, full);                                                              \
-		uint32_t mask = x->mask;                                                           \
+		uint32_t mask = x->mask << 3;                                                      \
 		changes;                                                                           \
 		spec_compress(x, full, mask);                                                      \
 		size_t len_ = spec_encode_arbiters(arb_, sp.arbiter_count, sec);                   \
@@ -1239,40 +1354,62 @@ START_TEST(portable_recycled_manifold_is_canonical)
 	}
 	t.hash = f2d_world_hash(t.w);
 	/* a group named by the mask whose residuals are all zero (each group in turn) */
-	for (uint32_t g = 0; g < 8; ++g) {
-		RESIDUAL_CASE(ri = r2; memset(full[g], 0, sizeof full[g]); mask |= 1u << g,
+	for (uint32_t g = 3; g < 8; ++g) {
+		RESIDUAL_CASE(ri = r2; x = &arb_[ri]; spec_expand(x, full); mask = x->mask << 3;
+		              memset(full[g], 0, sizeof full[g]); mask |= 1u << g,
 		              F2D_ERROR_INVALID_VALUE, "names zeros", "a mask bit naming zeros");
 	}
 	/* a one-point manifold's mask naming the second point's r_b (no values) */
 	for (uint32_t i = 0; i < sp.arbiter_count; ++i) {
 		if (sp.arb[i].recycled && sp.arb[i].count == 1) {
-			RESIDUAL_CASE(ri = i; mask |= 1u << 7, F2D_ERROR_INVALID_VALUE, "names zeros",
+			RESIDUAL_CASE(x = &arb_[i]; spec_expand(x, full); mask = x->mask << 3 | 1u << 7,
+			              F2D_ERROR_INVALID_VALUE, "names zeros",
 			              "r_b of a second point that is not there");
 			break;
 		}
 	}
-	/* a bit past the groups */
+	/* a bit past the groups; kind 2 (more groups) with an empty mask; kind 3 */
 	RESIDUAL_CASE(mask |= 1u << 8, F2D_ERROR_INVALID_VALUE, "mask", "mask bit 8");
-	/* rotation and normal residuals beyond +-L (each would wrap onto a canonical one) */
-	RESIDUAL_CASE(full[0][0] = 65536 + 257; mask |= 1u, F2D_ERROR_INVALID_VALUE, "out of range",
+	RESIDUAL_CASE(mask &= 7u; x->kind_override = 2, F2D_ERROR_INVALID_VALUE, "mask 0",
+	              "kind 2 with mask 0");
+	RESIDUAL_CASE(x->kind_override = 3, F2D_ERROR_INVALID_VALUE, "kind 3", "kind 3");
+	/* rotation and normal residuals beyond +-L (each would wrap onto a canonical one; the
+	 * rotations' take the escaped block) */
+	RESIDUAL_CASE(full[0][0] = 65536 + 257, F2D_ERROR_INVALID_VALUE, "out of range",
 	              "rotation residual above L");
-	RESIDUAL_CASE(full[1][1] = -(65536 + 257); mask |= 2u, F2D_ERROR_INVALID_VALUE,
-	              "out of range", "rotation residual below -L");
+	RESIDUAL_CASE(full[1][1] = -(65536 + 257), F2D_ERROR_INVALID_VALUE, "out of range",
+	              "rotation residual below -L");
 	RESIDUAL_CASE(full[4][0] = 65536 + 257; mask |= 16u, F2D_ERROR_INVALID_VALUE,
 	              "out of range", "normal residual above L");
+	/* the block not in its one form: a width wider than the values need, the escape for
+	 * values that fit, another escape byte, a padding bit set */
+	RESIDUAL_CASE(x->wide_extra = 1, F2D_ERROR_INVALID_VALUE, "not canonical", "wide + 1");
+	RESIDUAL_CASE(x->narrow_extra = 1, F2D_ERROR_INVALID_VALUE, "not canonical",
+	              "narrow + 1");
+	RESIDUAL_CASE(x->block_escape = true, F2D_ERROR_INVALID_VALUE, "not canonical",
+	              "escaped block that fits");
+	RESIDUAL_CASE(full[2][0] = 1 << 20; x->wide_extra = 1, F2D_ERROR_INVALID_VALUE,
+	              "not canonical", "escape byte 0x81");
+	RESIDUAL_CASE(full[0][0] = 0; full[1][0] = 0; full[2][0] = 0; full[2][1] = -1;
+	              full[0][1] = 0; full[1][1] = 0; x->block_pad = true,
+	              F2D_ERROR_INVALID_VALUE, "padding", "a padding bit set");
 	/* the mask as a non-minimal varint */
-	RESIDUAL_CASE(x->pad_mask = true, F2D_ERROR_INVALID_VALUE, "minimal", "padded mask");
+	RESIDUAL_CASE(mask |= 1u << 3; full[3][0] = 5; x->pad_mask = true, F2D_ERROR_INVALID_VALUE,
+	              "minimal", "padded mask");
 	/* any residual within range is a canonical manifold: it loads, re-saves to the same bytes,
 	 * and the hash sees it (an anchor, a rotation at +-L, a normal component) */
-	const int32_t changes[4][3] = {{2, 0, 1}, {5, 1, -3}, {0, 0, 65536 + 256}, {4, 1, -7}};
-	for (int c = 0; c < 4; ++c) {
+	/* (a rotation at +-L, dc0 far off and a narrow value past 7 bits take the escaped block) */
+	const int32_t changes[7][3] = {{2, 0, 1},       {5, 1, -3},   {0, 0, 65536 + 256},
+	                               {4, 1, -7},      {2, 1, 1 << 20}, {1, 1, 100},
+	                               {0, 1, 30}};
+	for (int c = 0; c < 7; ++c) {
 		struct spec_arb arb_[SPEC_MAX];
 		memcpy(arb_, sp.arb, sizeof arb_);
 		struct spec_arb *x = &arb_[r2];
 		int32_t full[8][4];
 		spec_expand(x, full);
 		full[changes[c][0]][changes[c][1]] += changes[c][2];
-		spec_compress(x, full, x->mask | 1u << changes[c][0]);
+		spec_compress(x, full, x->mask << 3 | 1u << changes[c][0]);
 		size_t len = spec_encode_arbiters(arb_, sp.arbiter_count, sec);
 		size_t head = 40 + sp.arbiters, tail = good.size - 40 - sp.options;
 		slot b = {0}, r = {0};
@@ -1296,6 +1433,27 @@ START_TEST(portable_recycled_manifold_is_canonical)
 	f2d_destroy_world(t.w);
 	f2d_destroy_world(w);
 	free(good.bytes);
+}
+END_TEST
+
+/* The unit-circle prediction (bodies' q.c, cached rotations' other component) by Newton's
+ * method equals round(sqrt(2^32 - first^2)) by the digit-by-digit f2d_isqrt64_round for every
+ * first within +-2^17 (past +-L of the rotation range) and at the int32 edges, on both sides. */
+START_TEST(portable_unit_other_is_exact)
+{
+	const int64_t one = (int64_t)1 << 32;
+	const int32_t edges[] = {INT32_MIN, INT32_MIN + 1, -(1 << 24), 1 << 24, INT32_MAX - 1,
+	                         INT32_MAX};
+	for (int64_t f = -(1 << 17) - 8; f <= (1 << 17) + 8 + 6; ++f) {
+		int32_t first = f <= (1 << 17) + 8 ? (int32_t)f : edges[f - (1 << 17) - 9];
+		int64_t f2 = (int64_t)first * first;
+		int32_t want = (int32_t)f2d_isqrt64_round(f2 < one ? (uint64_t)(one - f2) : 0u);
+		int32_t got = f2d_snapshot_unit_other(first, 1), neg = f2d_snapshot_unit_other(first, -5);
+		if (got != want || neg != -want || f2d_snapshot_unit_other(first, 0) != want) {
+			ck_abort_msg("first %d: %d / %d, want %d", (int)first, (int)got, (int)neg,
+			             (int)want);
+		}
+	}
 }
 END_TEST
 
@@ -1566,6 +1724,7 @@ int main(void)
 	tcase_add_test(tc, portable_fallback_mass_round_trip);
 	tcase_add_test(tc, corrupt_in_process_snapshots_are_refused);
 	tcase_add_test(tc, portable_recycled_manifold_is_canonical);
+	tcase_add_test(tc, portable_unit_other_is_exact);
 	suite_add_tcase(s, tc);
 	SRunner *sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);

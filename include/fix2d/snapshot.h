@@ -29,7 +29,7 @@
  * one (re-saving a loaded snapshot gives the same bytes). A refused snapshot returns an error
  * code, f2d_world_last_error(world) says what was wrong, and the world is unchanged.
  *
- * Portable format, version 8 (every integer little-endian; fix16 values as int32):
+ * Portable format, version 9 (every integer little-endian; fix16 values as int32):
  *   header (40 bytes): "fix2dsnp", u32 format version, u32 reserved (0),
  *     u64 math-flavour fingerprint, u64 payload length, u64 XXH3-64 of the payload (seed 0)
  *   varint: LEB128 (7 bits a byte, low group first, the high bit set when more follow; at
@@ -37,7 +37,9 @@
  *     (v << 1) ^ (v >> 31) (0, -1, 1, -2 -> 0, 1, 2, 3); delta(v, p) = the varint of
  *     zigzag(v - p), the difference taken modulo 2^32 (every value has one encoding);
  *     rotate(q, v) = (round16(q.c v.x - q.s v.y), round16(q.s v.x + q.c v.y)) in 64 bits,
- *     round16(p) = floor((p + 2^15 - (p < 0)) / 2^16) (to nearest, halves away from zero)
+ *     round16(p) = floor((p + 2^15 - (p < 0)) / 2^16) (to nearest, halves away from zero);
+ *     unit(f, o) = sign(o) round(sqrt(2^32 - f^2)) (0 when f^2 >= 2^32; + when o >= 0): the
+ *     other component of a unit rotation whose one component is f
  *   payload:
  *     world: u64 step_count; gravity x, y; time_step; i32 iterations,
  *       joint_position_iterations; bias_factor, linear_slop, speculative_distance,
@@ -50,8 +52,9 @@
  *       record: varint generation, varint flags (1 alive, 2-4 type << 1, 8 moving, 16 same
  *       mass as the previous live dynamic body, 32 sleep record, 64 origin stored, 128 force,
  *       256 user data; a dead record has flags 0); if alive: delta(centre x, previous live
- *       body's centre x), delta(centre y, ...), delta(q.c, previous live body's q.c),
- *       delta(q.s, ...) (0 before the first live body); [delta(origin x, centre x),
+ *       body's centre x), delta(centre y, ...), delta(q.s, previous live body's q.s),
+ *       delta(q.c, unit(q.s, previous live body's q.c)) (version 9; previous q = (0, 0) before
+ *       the first live body); [delta(origin x, centre x),
  *       delta(origin y, centre y): only when the origin is not centre - rotate(q, local
  *       centre), what a step and setting a transform make it; never when it is]; [moving:
  *       zigzag varints v.x, v.y, w]; [force: zigzag varints force x, y, torque]; [dynamic, not
@@ -69,24 +72,34 @@
  *       4 motor, 8 collide connected, 16 user data); if alive: u32 body a, body b; local
  *       anchors a, b; reference angle, lower, upper, motor speed, max motor torque; impulse x, y,
  *       motor, lower and upper impulses; [u64 user data]
- *     arbiters (version 8): u32 n, then n records in (shape a, shape b) order, each a
- *       sequence of varints: head = (a - previous a) << 3 | recycled << 2 | (point count - 1)
- *       << 1 | same, with previous a = 0 for the first record and same = 1 when friction and
- *       restitution equal the previous record's (never in the first record; when they are
- *       equal, same must be 1); gap = b - previous b - 1 when a equals the previous record's a,
- *       else b - a - 1; [friction, restitution] when same = 0; per point (1..2): feature id
- *       (the second point: its id xor the first's) bit-permuted (bit 0 stays, bits 4..31 go to
- *       1..28, bits 1..3 to 29..31), normal impulse (0..2^31-1), tangent impulse zigzag coded;
- *       when recycled (a manifold kept by contact recycling,
- *       f2d_world_def.contact_recycle_distance): mask (bits 0..7), then for each bit set, in
- *       bit order, its group of residuals, zigzag varints, not all zero (a group whose bit is
- *       clear is all zero). A residual is value - prediction, modulo 2^32, except rotation and
- *       normal components (within +-L, L = 2^16 + 2^8), taken modulo 2L + 1 into [-L, L]
- *       against the prediction clamped to [-L, L]. With A, B the arbiter's bodies now (centres
- *       c, rotations q) and dc0 = r_a[0] - r_b[0]:
+ *     arbiters (version 9): u32 n, then n records in (shape a, shape b) order, each a
+ *       sequence of varints: head = (a - previous a) << 4 | kind << 2 | (point count - 1) << 1
+ *       | same, with previous a = 0 for the first record, kind 0 (not recycled), 1 (recycled:
+ *       the block below), 2 (recycled: the block, then more groups), never 3, and same = 1 when
+ *       friction and restitution equal the previous record's (never in the first record; when
+ *       they are equal, same must be 1); gap = b - previous b - 1 when a equals the previous
+ *       record's a, else b - a - 1; [friction, restitution] when same = 0; per point (1..2):
+ *       feature id (the second point: its id xor the first's) bit-permuted (bit 0 stays, bits
+ *       4..31 go to 1..28, bits 1..3 to 29..31), normal impulse (0..2^31-1), tangent impulse
+ *       zigzag coded; when recycled (a manifold kept by contact recycling,
+ *       f2d_world_def.contact_recycle_distance) the residuals of groups 0..7 below:
+ *         the block (groups 0..2, always): a byte W | N << 4 (W 0..15, N 0..7), then the
+ *           zigzag residuals of the four wide values (group 0's first, group 1's first, group
+ *           2's x, y) in W bits each and of the two narrow ones (group 0's other, group 1's
+ *           other) in N bits each, packed low bit first from the low bit of the next byte, the
+ *           last byte's unused high bits 0; W and N are the bit lengths of the largest wide and
+ *           narrow zigzag value (0 when all are 0); when one of them would exceed 15 (wide) or
+ *           7 (narrow), instead the byte 0x80 and the six as zigzag varints in the same order
+ *         kind 2: a mask (1..31, bit g - 3 for group g), then for each bit set, in bit order,
+ *           its group of residuals, zigzag varints, not all zero (a group of 3..7 whose bit is
+ *           clear, or every one for kind 1, is all zero)
+ *       A residual is value - prediction, modulo 2^32, except rotation and normal components
+ *       (within +-L, L = 2^16 + 2^8), taken modulo 2L + 1 into [-L, L] against the prediction
+ *       clamped to [-L, L]. With A, B the arbiter's bodies now (centres c, rotations q) and
+ *       dc0 = r_a[0] - r_b[0]:
  *         0, 1: the cached rotations of A, B at the manifold's build (c, s); with sf = |q.s|
  *           <= |q.c| of the body's q now, first the component s (sf) or c against q's, then the
- *           other against sign(q's other) round(sqrt(2^32 - first^2)) (0 when first^2 >= 2^32)
+ *           other against unit(first, q's other)
  *         2: dc0 against c_b - c_a (x, y)
  *         3: per point its separation against
  *           sat(base + round16(dp.x n.x + dp.y n.y)), dp = (c_b - c_a) + rotate(turn_b, r_b) -
@@ -151,7 +164,7 @@ extern "C" {
 #endif
 
 /** Version of the portable format this build writes and reads. */
-#define F2D_SNAPSHOT_FORMAT_VERSION 8
+#define F2D_SNAPSHOT_FORMAT_VERSION 9
 
 /* ---- In-process snapshots (rollback) ---- */
 
