@@ -630,6 +630,8 @@ static int32_t update_caches(f2d_world *w, uint64_t *moved, int64_t mw, bool inc
 	int32_t last_body = -1;
 	f2d_vec2 sweep = {0, 0};
 	int64_t turn = 0;
+	uint32_t active = 0;
+	f2d_shape_step *step = w->bpc.step;
 	memset(moved, 0, (size_t)mw * sizeof *moved);
 	int32_t e = 0;
 	if (ebit != NULL) {
@@ -646,13 +648,16 @@ static int32_t update_caches(f2d_world *w, uint64_t *moved, int64_t mw, bool inc
 		if (s->body != last_body) {
 			last_body = s->body;
 			sweep = body_sweep(&sk, b);
+			active = f2d_body_active(b) ? F2D_STEP_ACTIVE : 0u;
 			/* the turn per step, rounded up, at most 4 rad (|w| <= 2^31, h <= 6554) */
-			turn = b->w == 0 || !f2d_body_active(b)
+			turn = b->w == 0 || active == 0
 			           ? 0
 			           : (sk.h * (b->w < 0 ? -(int64_t)b->w : b->w) + 0xFFFF) >> 16;
 			turn = turn > ((int64_t)4 << 16) ? (int64_t)4 << 16 : turn;
 		}
+		uint32_t flags = active;
 		if (!incremental || !cache_key_equal(s, xf, sweep)) {
+			flags |= F2D_STEP_MOVED;
 			update_world(s, xf, margin, kernel);
 			set_cache_key(s, xf);
 			s->reach = f2d_shape_reach(s, b->center);
@@ -675,6 +680,8 @@ static int32_t update_caches(f2d_world *w, uint64_t *moved, int64_t mw, bool inc
 		}
 		/* every step (w is not in the cache's key): turn <= 2^18, reach <= 2^19 */
 		s->turn = (fix16_t)(turn * s->reach >> 16);
+		/* the merge's record (core.h): s->sweep is sweep here (remade, or its key held) */
+		step[i] = (f2d_shape_step){sweep, s->turn, flags};
 	}
 	*remade = r;
 	*ec = e;
@@ -1058,7 +1065,9 @@ static f2d_result find_pairs(f2d_world *w)
 	c.w = w;
 	c.hdr = moved_at + mw + 1;
 	/* the bitmap, then 1. the x order (scratch for a rebuild: 2n words; n <= shape_ids.next) */
-	if (!bp_reserve(&c, 7 * (int64_t)w->shape_ids.next + 4, false)) {
+	if (!bp_reserve(&c, 7 * (int64_t)w->shape_ids.next + 4, false) ||
+	    !f2d_grow(w, (void **)&w->bpc.step, &w->bpc.step_capacity, (int32_t)ids,
+	              sizeof(f2d_shape_step))) {
 		return F2D_ERROR_OUT_OF_MEMORY;
 	}
 	/* the escaped shapes are found by update_caches when the step will look for them (the
