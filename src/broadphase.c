@@ -607,6 +607,31 @@ static inline void set_ex(int32_t *e, const f2d_aabb *a);
 static inline bool contains(const f2d_aabb *f, const f2d_aabb *a);
 static inline f2d_aabb fatten(f2d_aabb a);
 
+/* The turn per step of body b, rounded up, at most 4 rad (|w| <= 2^31, h <= 6554); active:
+ * f2d_body_active(b). */
+static inline int64_t body_turn(const sweep_k *k, const f2d_body *b, uint32_t active)
+{
+	int64_t turn = b->w == 0 || active == 0
+	                   ? 0
+	                   : (k->h * (b->w < 0 ? -(int64_t)b->w : b->w) + 0xFFFF) >> 16;
+	return turn > ((int64_t)4 << 16) ? (int64_t)4 << 16 : turn;
+}
+
+/* A shape's cache remade from its body's transform xf, sweep and centre c. */
+static inline void remake_cache(f2d_shape *s, f2d_transform xf, f2d_vec2 sweep, f2d_vec2 c,
+                                fix16_t margin, int kernel)
+{
+	update_world(s, xf, margin, kernel);
+	set_cache_key(s, xf);
+	s->reach = f2d_shape_reach(s, c);
+	/* stretched along the predicted motion (the box stays within the world range plus
+	 * 512 m of shape and 64 m of motion: fix16) */
+	s->sweep = sweep;
+	if ((sweep.x | sweep.y) != 0) { /* (a zero sweep adds 0 to every side) */
+		stretch_by_sweep(s);
+	}
+}
+
 /* Remakes the caches that need it, marking their shapes in moved[] (and counting them in
  * *remade); returns the live count. With ebit (a step whose call follows last step's, the fat
  * boxes and ex valid, and not waiting: see find_pairs) it also finds the escaped shapes while
@@ -630,51 +655,52 @@ static int32_t update_caches(f2d_world *w, uint64_t *moved, int64_t mw, bool inc
 	int32_t last_body = -1;
 	f2d_vec2 sweep = {0, 0};
 	int64_t turn = 0;
-	memset(moved, 0, (size_t)mw * sizeof *moved);
+	uint32_t active = 0;
+	f2d_shape_step *step = w->bpc.step;
 	int32_t e = 0;
 	if (ebit != NULL) {
 		memset(ebit, 0, (size_t)mw * sizeof *ebit);
 	}
-	for (int32_t i = 0; i < shape_count; ++i) {
-		f2d_shape *s = &w->shapes[i];
-		if (!s->alive) {
-			continue;
-		}
-		++n;
-		const f2d_body *b = &w->bodies[s->body];
-		f2d_transform xf = {b->origin, b->q}; /* f2d_body_xf, without the call */
-		if (s->body != last_body) {
-			last_body = s->body;
-			sweep = body_sweep(&sk, b);
-			/* the turn per step, rounded up, at most 4 rad (|w| <= 2^31, h <= 6554) */
-			turn = b->w == 0 || !f2d_body_active(b)
-			           ? 0
-			           : (sk.h * (b->w < 0 ? -(int64_t)b->w : b->w) + 0xFFFF) >> 16;
-			turn = turn > ((int64_t)4 << 16) ? (int64_t)4 << 16 : turn;
-		}
-		if (!incremental || !cache_key_equal(s, xf, sweep)) {
-			update_world(s, xf, margin, kernel);
-			set_cache_key(s, xf);
-			s->reach = f2d_shape_reach(s, b->center);
-			/* stretched along the predicted motion (the box stays within the world
-			 * range plus 512 m of shape and 64 m of motion: fix16) */
-			s->sweep = sweep;
-			if ((sweep.x | sweep.y) != 0) { /* (a zero sweep adds 0 to every side) */
-				stretch_by_sweep(s);
+	/* 64 shapes a word of moved[] (mw = ceil(shape_count / 64): every word is written), its
+	 * bits gathered in a register */
+	for (int32_t base = 0; base < shape_count; base += 64) {
+		const int32_t end = shape_count - base < 64 ? shape_count : base + 64;
+		uint64_t bits = 0;
+		for (int32_t i = base; i < end; ++i) {
+			f2d_shape *s = &w->shapes[i];
+			if (!s->alive) {
+				continue;
 			}
-			moved[i >> 6] |= (uint64_t)1 << (i & 63);
-			++r;
-			if (ebit != NULL) {
-				set_ex(w->bpc.ex[i], &s->aabb);
-				if (!contains(&w->bpc.fat[i], &s->aabb)) {
-					w->bpc.fat[i] = fatten(s->aabb);
-					elist[e++] = i;
-					ebit[i >> 6] |= (uint64_t)1 << (i & 63);
+			++n;
+			const f2d_body *b = &w->bodies[s->body];
+			f2d_transform xf = {b->origin, b->q}; /* f2d_body_xf, without the call */
+			if (s->body != last_body) {
+				last_body = s->body;
+				sweep = body_sweep(&sk, b);
+				active = f2d_body_active(b) ? F2D_STEP_ACTIVE : 0u;
+				turn = body_turn(&sk, b, active);
+			}
+			uint32_t flags = active;
+			if (!incremental || !cache_key_equal(s, xf, sweep)) {
+				flags |= F2D_STEP_MOVED;
+				remake_cache(s, xf, sweep, b->center, margin, kernel);
+				bits |= (uint64_t)1 << (i & 63);
+				++r;
+				if (ebit != NULL) {
+					set_ex(w->bpc.ex[i], &s->aabb);
+					if (!contains(&w->bpc.fat[i], &s->aabb)) {
+						w->bpc.fat[i] = fatten(s->aabb);
+						elist[e++] = i;
+						ebit[i >> 6] |= (uint64_t)1 << (i & 63);
+					}
 				}
 			}
+			/* every step (w is not in the cache's key): turn <= 2^18, reach <= 2^19 */
+			s->turn = (fix16_t)(turn * s->reach >> 16);
+			/* the merge's record (core.h): s->sweep is sweep here (remade, or its key held) */
+			step[i] = (f2d_shape_step){sweep, s->turn, flags};
 		}
-		/* every step (w is not in the cache's key): turn <= 2^18, reach <= 2^19 */
-		s->turn = (fix16_t)(turn * s->reach >> 16);
+		moved[base >> 6] = bits;
 	}
 	*remade = r;
 	*ec = e;
@@ -1058,7 +1084,9 @@ static f2d_result find_pairs(f2d_world *w)
 	c.w = w;
 	c.hdr = moved_at + mw + 1;
 	/* the bitmap, then 1. the x order (scratch for a rebuild: 2n words; n <= shape_ids.next) */
-	if (!bp_reserve(&c, 7 * (int64_t)w->shape_ids.next + 4, false)) {
+	if (!bp_reserve(&c, 7 * (int64_t)w->shape_ids.next + 4, false) ||
+	    !f2d_grow(w, (void **)&w->bpc.step, &w->bpc.step_capacity, (int32_t)ids,
+	              sizeof(f2d_shape_step))) {
 		return F2D_ERROR_OUT_OF_MEMORY;
 	}
 	/* the escaped shapes are found by update_caches when the step will look for them (the

@@ -147,6 +147,28 @@ fix16_t f2d_pair_speculative(const f2d_world *w, const f2d_shape *a, const f2d_s
 	return w->def.speculative_distance + (fix16_t)closing;
 }
 
+/* f2d_pair_speculative from the merge's records of the shapes (core.h f2d_shape_step: their
+ * sweep and turn, copied), spec0 the world's speculative distance: the same value. The turns
+ * are in [0, 2^21] (core.h), so their sum is >= 0 and its multiple of the quantum below it,
+ * (t / q) * q, is t with the low bits cleared (q = 2^8). */
+static inline fix16_t step_speculative(fix16_t spec0, const f2d_shape_step *a,
+                                       const f2d_shape_step *b)
+{
+	int64_t closing = abs64((int64_t)b->sweep.x - a->sweep.x) +
+	                  abs64((int64_t)b->sweep.y - a->sweep.y) +
+	                  (((int64_t)a->turn + b->turn) & -(int64_t)F2D_SWEEP_QUANTUM);
+	if (closing <= spec0 / 2) {
+		return spec0;
+	}
+	closing = min64(closing, F2D_MAX_CLOSING);
+	return spec0 + (fix16_t)closing;
+}
+
+fix16_t f2d_step_speculative(fix16_t spec0, const f2d_shape_step *a, const f2d_shape_step *b)
+{
+	return step_speculative(spec0, a, b);
+}
+
 /* ---- contact recycling (issue 16; Box2D v3's b2CollideTask, in Q16.16 integers) ----
  * A manifold built with the fixed speculative distance while recycling is on caches what the
  * rule reads later: each point's separation and the bodies' rotations at the build (its anchors
@@ -377,12 +399,6 @@ static int32_t reuse_arbiter(const f2d_world *w, const f2d_arbiter *prev, f2d_ar
 	return count;
 }
 
-/* Bit id of the broad phase's bitmap of shapes whose world cache was remade this step. */
-static inline bool shape_moved(const uint64_t *moved, int32_t id)
-{
-	return ((moved[id >> 6] >> (id & 63)) & 1u) != 0;
-}
-
 /* The merge is in place (issue 16): the arbiters are merged into the array they are read
  * from. The new arbiter of a pair is written at index count, the old ones are read at index
  * rd >= count, so a removed pair leaves a slot behind and the rest slide down into it. A new
@@ -439,11 +455,14 @@ static inline __attribute__((always_inline)) int32_t merge_pairs(f2d_world *w, c
 	/* sleeping off: every arbiter is solved (all_active in world.c relies on this), set here
 	 * while the arbiter is in the cache rather than in a pass of its own */
 	const bool all_active = !w->def.enable_sleep;
-	/* after the pair keys, f2d_find_pairs leaves the bitmap of shapes whose cache it remade
-	 * (every shape unless the caches of the previous step could be kept; broadphase.c) */
-	const uint64_t *pairs = w->pairs, *moved = w->pairs + w->pair_count;
+	/* f2d_find_pairs leaves the pair keys and the shapes' records (core.h f2d_shape_step):
+	 * the bodies' f2d_body_active, whether the shape's cache was remade (every shape unless
+	 * the caches of the previous step could be kept; broadphase.c), the shapes' sweeps and
+	 * turns, 16 bytes a shape in one array */
+	const uint64_t *pairs = w->pairs;
 	const int32_t pair_count = w->pair_count;
-	const f2d_body *bodies = w->bodies;
+	const f2d_shape_step *steps = w->bpc.step;
+	const fix16_t spec0 = w->def.speculative_distance;
 	f2d_arbiter *arbs = w->arbiters, *queue = w->arbiters_next;
 	const uint64_t *old_keys = w->events.start_keys;
 	const int32_t old_count = w->arbiter_count;
@@ -485,9 +504,12 @@ static inline __attribute__((always_inline)) int32_t merge_pairs(f2d_world *w, c
 			}
 		}
 		/* Neither body can move (asleep, static or a resting kinematic): the manifold would
-		 * not change, keep the arbiter as it is (frozen; see f2d_refresh_arbiters). */
-		if (prev != NULL && !f2d_body_active(&bodies[prev->body_a]) &&
-		    !f2d_body_active(&bodies[prev->body_b])) {
+		 * not change, keep the arbiter as it is (frozen; see f2d_refresh_arbiters). The
+		 * bodies are prev's: a shape never changes body, and an arbiter's bodies are its
+		 * shapes' (fill_arbiter, the snapshot decoders). */
+		const f2d_shape_step *ra = &steps[ia], *rb = &steps[ib];
+		const uint32_t flags = ra->flags | rb->flags;
+		if (prev != NULL && (flags & F2D_STEP_ACTIVE) == 0) {
 			if (arb != prev) {
 				*arb = *prev;
 			}
@@ -515,11 +537,9 @@ static inline __attribute__((always_inline)) int32_t merge_pairs(f2d_world *w, c
 		 * recycled arbiter it gives what recycling would: the poses and the speculative
 		 * distance are those prev was recycled (or built: turn_since's exact no-turn) with,
 		 * so the same separations. A rolled-back world recycles the same pairs. */
-		const bool unmoved = prev != NULL && !prev->frozen && !shape_moved(moved, ia) &&
-		                     !shape_moved(moved, ib);
-		const fix16_t spec = unmoved || (prev != NULL && prev->recycle)
-		                         ? f2d_pair_speculative(w, &w->shapes[ia], &w->shapes[ib])
-		                         : 0;
+		const bool unmoved = prev != NULL && !prev->frozen && (flags & F2D_STEP_MOVED) == 0;
+		const fix16_t spec =
+		    unmoved || (prev != NULL && prev->recycle) ? step_speculative(spec0, ra, rb) : 0;
 		int32_t n;
 		if (unmoved && prev->speculative == spec) {
 			n = reuse_arbiter(w, prev, arb);

@@ -491,6 +491,8 @@ struct f2d_world {
 	struct {
 		f2d_aabb *fat;
 		int32_t (*ex)[4]; /* per shape id its AABB as lower x, y, ~upper x, ~upper y */
+		struct f2d_shape_step *step; /* per shape id: the merge's record (core.h) */
+		int32_t step_capacity;
 		uint64_t *order, *cand, *cand2;
 		int32_t *wide, *oid; /* oid: order's shape ids */
 		int32_t fat_capacity, ex_capacity, order_capacity, cand_capacity, cand2_capacity;
@@ -599,6 +601,22 @@ fix16_t f2d_shape_reach(const f2d_shape *s, f2d_vec2 c);
 f2d_transform f2d_shape_cache_xf(const f2d_shape *s);
 /** world speculative_distance + the most the two shapes' bodies can close this step. */
 fix16_t f2d_pair_speculative(const f2d_world *w, const f2d_shape *a, const f2d_shape *b);
+/* What the contact merge (contact.c) reads of a shape, 16 bytes a shape id in w->bpc.step
+ * instead of the shape's and its body's cache lines (issue 16): written by every
+ * f2d_find_pairs call for every live shape (update_caches, broadphase.c), after the cache,
+ * from the same values, and read only by the merge that follows it in f2d_update_contacts. A
+ * cache that is never read stale, so nothing (snapshot, load, clone, shape or body changes)
+ * has to invalidate it. */
+typedef struct f2d_shape_step {
+	f2d_vec2 sweep; /* = the shape's sweep (its body's f2d_body_sweep) */
+	fix16_t turn;   /* = the shape's turn: 0 <= turn <= 2^21 (2^18 times a reach <= 2^19, >> 16) */
+	uint32_t flags; /* F2D_STEP_* */
+} f2d_shape_step;
+#define F2D_STEP_ACTIVE 1u /* the shape's body can move this step (f2d_body_active) */
+#define F2D_STEP_MOVED 2u  /* the shape's cache was remade by this call (its bit in the bitmap) */
+/** f2d_pair_speculative of the shapes whose records are a and b, spec0 the world's
+ *  speculative distance (contact.c; the merge's inlined form, for tests). */
+fix16_t f2d_step_speculative(fix16_t spec0, const f2d_shape_step *a, const f2d_shape_step *b);
 /** Grows the continuous collision's scratch (one word per body id); false on OOM. */
 bool f2d_continuous_reserve(f2d_world *w);
 /** After the positions: fast bodies swept against static shapes, moved back to the first

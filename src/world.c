@@ -179,6 +179,7 @@ void f2d_destroy_world(f2d_world *w)
 	f2d_free(w, w->pairs, (size_t)w->pair_capacity * sizeof(uint64_t));
 	f2d_free(w, w->bpc.fat, (size_t)w->bpc.fat_capacity * sizeof(f2d_aabb));
 	f2d_free(w, w->bpc.ex, (size_t)w->bpc.ex_capacity * sizeof(int32_t[4]));
+	f2d_free(w, w->bpc.step, (size_t)w->bpc.step_capacity * sizeof(f2d_shape_step));
 	f2d_free(w, w->bpc.order, (size_t)w->bpc.order_capacity * sizeof(uint64_t));
 	f2d_free(w, w->bpc.cand, (size_t)w->bpc.cand_capacity * sizeof(uint64_t));
 	f2d_free(w, w->bpc.cand2, (size_t)w->bpc.cand2_capacity * sizeof(uint64_t));

@@ -130,7 +130,36 @@ static bool expected_arbiter(const f2d_world *w, int32_t ia, int32_t ib, const f
 
 typedef struct merge_counts {
 	int64_t checked, queued, slid, dropped_in_place, frozen, sensor_pairs;
+	int64_t records, unmoved_records; /* shape records checked, those not remade */
 } merge_counts;
+
+/* The merge's per-shape records (core.h f2d_shape_step) after an f2d_find_pairs call: each live
+ * shape's sweep and turn, whether its cache was remade (the bitmap after the pair keys) and, with
+ * bodies, whether its body can move (bodies false: after a step, which may have put bodies to
+ * sleep since its call). */
+static void check_records(const f2d_world *w, bool bodies, int32_t step, merge_counts *n)
+{
+	const uint64_t *moved = w->pairs + w->pair_count;
+	for (int32_t i = 0; i < w->shape_ids.next; ++i) {
+		const f2d_shape *s = &w->shapes[i];
+		if (!s->alive) {
+			continue;
+		}
+		const f2d_shape_step *r = &w->bpc.step[i];
+		bool bit = ((moved[i >> 6] >> (i & 63)) & 1u) != 0;
+		ck_assert_msg(r->sweep.x == s->sweep.x && r->sweep.y == s->sweep.y &&
+		                  r->turn == s->turn && ((r->flags & F2D_STEP_MOVED) != 0) == bit &&
+		                  (r->flags & ~(F2D_STEP_MOVED | F2D_STEP_ACTIVE)) == 0,
+		              "step %d: shape %d's record differs from the shape", step, i);
+		if (bodies) {
+			ck_assert_msg(((r->flags & F2D_STEP_ACTIVE) != 0) ==
+			                  f2d_body_active(&w->bodies[s->body]),
+			              "step %d: shape %d's record: its body's activity differs", step, i);
+		}
+		n->records++;
+		n->unmoved_records += bit ? 0 : 1;
+	}
+}
 
 /* One f2d_update_contacts on a clone of w, checked against the definition. */
 static void check_merge(f2d_world *w, int32_t step, merge_counts *n)
@@ -142,6 +171,7 @@ static void check_merge(f2d_world *w, int32_t step, merge_counts *n)
 	ck_assert_ptr_nonnull(olds);
 	memcpy(olds, c->arbiters, sizeof(f2d_arbiter) * (size_t)old_count);
 	ck_assert_int_eq(f2d_update_contacts(c), F2D_OK);
+	check_records(c, true, step, n);
 	int32_t k = 0, old = 0, excess = 0;
 	for (int32_t p = 0; p < c->pair_count; ++p) {
 		uint64_t key = c->pairs[p];
@@ -230,16 +260,18 @@ START_TEST(in_place_merge_matches_definition)
 	f2d_world *w = NULL;
 	ck_assert_int_eq(f2d_scene_create(scene, &def, &w), F2D_OK);
 	uint64_t seed = 7u + (uint64_t)_i;
-	merge_counts n = {0, 0, 0, 0, 0, 0};
+	merge_counts n = {0, 0, 0, 0, 0, 0, 0, 0};
 	for (int32_t step = 1; step <= 240; ++step) {
 		if (step > 30) {
 			stir(w, &seed, step);
 		}
 		check_merge(w, step, &n);
 		ck_assert_int_eq(f2d_world_step(w), F2D_OK);
+		check_records(w, false, step, &n);
 	}
 	/* every path of the merge ran */
 	ck_assert_int_gt(n.checked, 1000);
+	ck_assert_int_gt(n.unmoved_records, 0);
 	ck_assert_int_gt(n.queued, 0);
 	ck_assert_int_gt(n.slid, 0);
 	if (strcmp(scene, "sensor_gates") == 0) {
@@ -256,7 +288,7 @@ START_TEST(in_place_merge_rain1000)
 	def.enable_sleep = false;
 	f2d_world *w = NULL;
 	ck_assert_int_eq(f2d_scene_create("rain1000", &def, &w), F2D_OK);
-	merge_counts n = {0, 0, 0, 0, 0, 0};
+	merge_counts n = {0, 0, 0, 0, 0, 0, 0, 0};
 	for (int32_t step = 1; step <= 200; ++step) {
 		if (step % 4 == 0) {
 			check_merge(w, step, &n);
@@ -270,12 +302,51 @@ START_TEST(in_place_merge_rain1000)
 }
 END_TEST
 
+/* The merge's f2d_step_speculative against f2d_pair_speculative over the records' ranges: sweeps
+ * at 0, a quantum, and +-max_translation's most (64 m), turns at 0, the quantum's edges and the
+ * most (2^21), speculative distances small and large. */
+START_TEST(step_speculative_matches_definition)
+{
+	static const fix16_t sw[] = {0, 256, -256, 512, -F2D_FIX(64), F2D_FIX(64), F2D_FIX(3) + 256};
+	static const fix16_t tu[] = {0, 1, 127, 128, 255, 256, 257, 511, 1 << 20, 1 << 21};
+	static const fix16_t spd[] = {F2D_MILLI(40), F2D_MILLI(1), F2D_FIX(1) / 4, 1, F2D_FIX(2)};
+	const int32_t ns = (int32_t)(sizeof sw / sizeof sw[0]), nt = (int32_t)(sizeof tu / sizeof tu[0]);
+	f2d_world_def def = f2d_default_world_def();
+	f2d_world *w = NULL;
+	ck_assert_int_eq(f2d_create_world(&def, &w), F2D_OK);
+	f2d_shape *a = calloc(1, sizeof *a), *b = calloc(1, sizeof *b);
+	ck_assert_ptr_nonnull(a);
+	ck_assert_ptr_nonnull(b);
+	int64_t checked = 0, grown = 0;
+	for (size_t d = 0; d < sizeof spd / sizeof spd[0]; ++d) {
+		w->def.speculative_distance = spd[d];
+		for (int32_t k = 0; k < ns * ns * nt * nt; ++k) {
+			a->sweep = f2d_v(sw[k % ns], sw[(k / ns) % ns]);
+			b->sweep = f2d_v(sw[(k / ns / ns) % ns], sw[(k + 3) % ns]);
+			a->turn = tu[(k / ns / ns / ns) % nt];
+			b->turn = tu[(k / ns / ns / ns / nt) % nt];
+			f2d_shape_step ra = {a->sweep, a->turn, 0}, rb = {b->sweep, b->turn, 0};
+			fix16_t want = f2d_pair_speculative(w, a, b);
+			ck_assert_int_eq(f2d_step_speculative(spd[d], &ra, &rb), want);
+			grown += want != spd[d] ? 1 : 0;
+			++checked;
+		}
+	}
+	ck_assert_int_gt(grown, 0);
+	ck_assert_int_lt(grown, checked);
+	free(a);
+	free(b);
+	f2d_destroy_world(w);
+}
+END_TEST
+
 static Suite *merge_suite(void)
 {
 	Suite *s = suite_create("merge");
 	TCase *tc = tcase_create("merge");
 	tcase_add_loop_test(tc, in_place_merge_matches_definition, 0, 12);
 	tcase_add_test(tc, in_place_merge_rain1000);
+	tcase_add_test(tc, step_speculative_matches_definition);
 	tcase_set_timeout(tc, 600);
 	suite_add_tcase(s, tc);
 	return s;
