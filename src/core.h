@@ -237,11 +237,12 @@ typedef struct f2d_point_lanes {
 } f2d_point_lanes;
 
 /* 1,856 bytes (29 lines), 64-byte aligned (the struct's alignment, and w->batches by
- * f2d_grow_aligned), laid out so that the warm start and the soft passes load 20 of its lines
- * (they loaded all of the 1,812 bytes, unaligned: 29 or 30 lines): a cold head (80 bytes), the
- * hot head (400 bytes: the lines 1..7 with the start of p[0]), p[0] (its hot part ends line
- * 13), p[1] (its hot part from line 17 on, 416 bytes: 7 lines) and the cold tail. The offsets
- * are checked below (F2D_BATCH_LAYOUT). */
+ * f2d_grow_aligned), laid out so that the soft passes load 20 of its lines (their 1,232 bytes)
+ * and the warm start 10 (592 bytes: lines 4..10, 17..19); the 1,812-byte layout before,
+ * unaligned and hot and cold mixed, had them load 24..27 and 13..18 lines a batch. A cold head
+ * (80 bytes), the hot head (400 bytes: lines 1..7 with the start of p[0]), p[0] (its hot part
+ * ends line 13), p[1] (its hot part from line 17 on, 416 bytes: 7 lines) and the cold tail.
+ * The offsets are checked below (and tests/test_soft_step.c, batch_layout). */
 typedef struct f2d_contact_batch {
 	/* cold head */
 	_Alignas(64) int32_t arbiter[F2D_LANES]; /* index in w->arbiters */
@@ -272,7 +273,7 @@ typedef struct f2d_contact_batch {
 	/* cold tail: the kept inputs' inverse masses and inertias */
 	f2d_lane ima[F2D_LANES], imb[F2D_LANES], iia[F2D_LANES], iib[F2D_LANES];
 } f2d_contact_batch;
-/* F2D_BATCH_LAYOUT: the hot parts as described above */
+/* the layout described above */
 _Static_assert(sizeof(f2d_point_lanes) == 608 &&
                    offsetof(f2d_point_lanes, bias) == 416,
                "f2d_point_lanes: 416 hot bytes, then 192 cold");
