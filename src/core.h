@@ -220,7 +220,7 @@ typedef int32_t f2d_lane2[F2D_LANES][2];
  * (cold, 192 bytes), so that a pass's loads touch the hot lines only (f2d_contact_batch). */
 typedef struct f2d_point_lanes {
 	/* hot */
-	f2d_lane2 wn, wt; /* (r x d) / I: [l][0] of body a, [l][1] of body b */
+	f2d_lane2 wn, wt;                      /* (r x d) / I: [l][0] of body a, [l][1] of body b */
 	f2d_lane pn[F2D_LANES], pt[F2D_LANES]; /* accumulated impulses */
 	f2d_lane2 rn, rt; /* r x n, r x t: [l][0] of body a, [l][1] of body b */
 	f2d_lane mass_n[F2D_LANES], mass_t[F2D_LANES];
@@ -274,12 +274,10 @@ typedef struct f2d_contact_batch {
 	f2d_lane ima[F2D_LANES], imb[F2D_LANES], iia[F2D_LANES], iib[F2D_LANES];
 } f2d_contact_batch;
 /* the layout described above */
-_Static_assert(sizeof(f2d_point_lanes) == 608 &&
-                   offsetof(f2d_point_lanes, bias) == 416,
+_Static_assert(sizeof(f2d_point_lanes) == 608 && offsetof(f2d_point_lanes, bias) == 416,
                "f2d_point_lanes: 416 hot bytes, then 192 cold");
 _Static_assert(sizeof(f2d_contact_batch) == 1856 && _Alignof(f2d_contact_batch) == 64 &&
-                   offsetof(f2d_contact_batch, n) == 80 &&
-                   offsetof(f2d_contact_batch, p) == 480 &&
+                   offsetof(f2d_contact_batch, n) == 80 && offsetof(f2d_contact_batch, p) == 480 &&
                    (offsetof(f2d_contact_batch, p) + 416) % 64 == 0 &&
                    (offsetof(f2d_contact_batch, p) + sizeof(f2d_point_lanes)) % 64 == 0,
                "f2d_contact_batch: the hot lines 1..13 and 17..23");

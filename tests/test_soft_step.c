@@ -355,7 +355,10 @@ END_TEST
  * and 17..23 (of 29), and w->batches is 64-byte aligned, so that those are whole cache lines:
  * the cold fields (the pre-step's kept inputs and lever arms, the Gauss-Seidel bias,
  * restitution's targets, the arbiter indices) stay out of the lines every pass streams. */
-#define FIELD(s, f) {offsetof(s, f), sizeof(((s *)0)->f), #f}
+#define FIELD(s, f)                                                                                \
+	{                                                                                          \
+		offsetof(s, f), sizeof(((s *)0)->f), #f                                            \
+	}
 typedef struct field {
 	size_t at, size;
 	const char *name;
@@ -370,12 +373,12 @@ static bool in_hot_lines(size_t at, size_t size)
 START_TEST(batch_hot_lines)
 {
 	static const field head[] = {
-	    FIELD(f2d_contact_batch, n),      FIELD(f2d_contact_batch, friction),
-	    FIELD(f2d_contact_batch, k12),    FIELD(f2d_contact_batch, stiff),
-	    FIELD(f2d_contact_batch, lanes),  FIELD(f2d_contact_batch, sequential),
-	    FIELD(f2d_contact_batch, bounce), FIELD(f2d_contact_batch, moves_a),
+	    FIELD(f2d_contact_batch, n),       FIELD(f2d_contact_batch, friction),
+	    FIELD(f2d_contact_batch, k12),     FIELD(f2d_contact_batch, stiff),
+	    FIELD(f2d_contact_batch, lanes),   FIELD(f2d_contact_batch, sequential),
+	    FIELD(f2d_contact_batch, bounce),  FIELD(f2d_contact_batch, moves_a),
 	    FIELD(f2d_contact_batch, moves_b), FIELD(f2d_contact_batch, body_a),
-	    FIELD(f2d_contact_batch, body_b), FIELD(f2d_contact_batch, dva),
+	    FIELD(f2d_contact_batch, body_b),  FIELD(f2d_contact_batch, dva),
 	    FIELD(f2d_contact_batch, dvb)};
 	static const field point[] = {
 	    FIELD(f2d_point_lanes, wn),     FIELD(f2d_point_lanes, wt),
