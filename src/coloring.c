@@ -29,8 +29,8 @@ bool f2d_solver_reserve(f2d_world *w, int32_t arbiters)
 {
 	int32_t batches = arbiters / F2D_LANES + 64;
 	batches = batches < arbiters ? batches : (arbiters > 0 ? arbiters : 1);
-	return f2d_grow(w, (void **)&w->batches, &w->batch_capacity, batches,
-	                sizeof(f2d_contact_batch)) &&
+	return f2d_grow_aligned(w, (void **)&w->batches, &w->batch_capacity, batches,
+	                        sizeof(f2d_contact_batch)) &&
 	       f2d_grow(w, (void **)&w->body_colors, &w->body_color_capacity, w->body_capacity,
 	                sizeof(uint64_t)) &&
 	       f2d_grow(w, (void **)&w->arbiter_colors, &w->arbiter_color_capacity,

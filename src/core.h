@@ -214,47 +214,73 @@ typedef int32_t f2d_lane;
  * (vpmovsxdq) of each (solver_kernel.h, K_LO and K_HI; issue 16). */
 typedef int32_t f2d_lane2[F2D_LANES][2];
 
+/* The lanes of one point. The warm start and the soft passes stream the batches every pass
+ * (pyramid100: some 2.3 MB, past the 1 MB L2): what they read comes first (hot, 416 bytes),
+ * what only the pre-step, the Gauss-Seidel passes, restitution and f2d_soft_end read after it
+ * (cold, 192 bytes), so that a pass's loads touch the hot lines only (f2d_contact_batch). */
 typedef struct f2d_point_lanes {
-	f2d_lane2 rn, rt; /* r x n, r x t: [l][0] of body a, [l][1] of body b */
-	f2d_lane2 wn, wt; /* (r x d) / I: [l][0] of body a, [l][1] of body b */
-	f2d_lane mass_n[F2D_LANES], mass_t[F2D_LANES], bias[F2D_LANES];
+	/* hot */
+	f2d_lane2 wn, wt;                      /* (r x d) / I: [l][0] of body a, [l][1] of body b */
 	f2d_lane pn[F2D_LANES], pt[F2D_LANES]; /* accumulated impulses */
+	f2d_lane2 rn, rt; /* r x n, r x t: [l][0] of body a, [l][1] of body b */
+	f2d_lane mass_n[F2D_LANES], mass_t[F2D_LANES];
+	/* the soft step: the manifold's separation s0 (0 past the arbiter's points) */
+	f2d_lane sep[F2D_LANES];
+	/* cold */
+	f2d_lane bias[F2D_LANES]; /* the Gauss-Seidel passes' target */
 	/* restitution's target normal velocity -e vn0 (vn0: the relative normal velocity before
 	 * the step's forces and solve), 0 where restitution does not act */
 	f2d_lane bounce[F2D_LANES];
-	/* the soft step: the manifold's separation s0 (0 past the arbiter's points) */
-	f2d_lane sep[F2D_LANES];
 	/* the lever arms r_a, r_b the pre-step computed rn .. mass_t from (0 past the
 	 * arbiter's points; solver.c, kept_lanes) */
 	f2d_lane rax[F2D_LANES], ray[F2D_LANES], rbx[F2D_LANES], rby[F2D_LANES];
 } f2d_point_lanes;
 
+/* 1,856 bytes (29 lines), 64-byte aligned (the struct's alignment, and w->batches by
+ * f2d_grow_aligned), laid out so that the soft passes load 20 of its lines (their 1,232 bytes)
+ * and the warm start 10 (592 bytes: lines 4..10, 17..19); the 1,812-byte layout before,
+ * unaligned and hot and cold mixed, had them load 24..27 and 13..18 lines a batch. A cold head
+ * (80 bytes), the hot head (400 bytes: lines 1..7 with the start of p[0]), p[0] (its hot part
+ * ends line 13), p[1] (its hot part from line 17 on, 416 bytes: 7 lines) and the cold tail.
+ * The offsets are checked below (and tests/test_soft_step.c, batch_layout). */
 typedef struct f2d_contact_batch {
-	int32_t body_a[F2D_LANES], body_b[F2D_LANES];
-	int32_t arbiter[F2D_LANES]; /* index in w->arbiters */
-	f2d_lane2 n;                /* the normal: [l][0] x, [l][1] y */
+	/* cold head */
+	_Alignas(64) int32_t arbiter[F2D_LANES]; /* index in w->arbiters */
+	/* The pre-step's geometric lane constants (n, n / m, r x n, r x t, (r x d) / I, the
+	 * effective masses, k12) are a function of the normal, the points' lever arms (p[]), the
+	 * point count and the bodies' inverse masses: these inputs as they were when the constants
+	 * were computed (points here, the masses in the tail), and the lanes whose constants they
+	 * are (kept: bit l; 0 when the layout is new; solver.c, kept_lanes). */
+	f2d_lane points[F2D_LANES];
+	unsigned kept;
+	int32_t pad_head[3];
+	/* hot head: the soft passes' lane constants, then what the warm start reads too */
+	f2d_lane2 n; /* the normal: [l][0] x, [l][1] y */
 	f2d_lane friction[F2D_LANES];
-	f2d_lane2 k12;      /* [l][0] along n, [l][1] along t */
-	f2d_lane2 dva, dvb; /* n / m of body a, of body b: [l][0] x, [l][1] y */
-	f2d_point_lanes p[2];
+	f2d_lane2 k12; /* [l][0] along n, [l][1] along t */
 	/* the soft step: 1 where a body cannot move (the stiffer softness), else 0 */
 	f2d_lane stiff[F2D_LANES];
 	int32_t lanes;   /* lanes in use, 1..F2D_LANES, the first ones */
 	bool sequential; /* lanes may share bodies (colour overflow): solved in lane order */
 	bool bounce;     /* a lane has a restitution target */
-	/* The pre-step's geometric lane constants (n, n / m, r x n, r x t, (r x d) / I, the
-	 * effective masses, k12) are a function of the normal, the points' lever arms (above), the
-	 * point count and the bodies' inverse masses: these inputs as they were when the constants
-	 * were computed, and the lanes whose constants they are (kept: bit l; 0 when the layout
-	 * is new; solver.c, kept_lanes). */
-	f2d_lane ima[F2D_LANES], imb[F2D_LANES], iia[F2D_LANES], iib[F2D_LANES];
-	f2d_lane points[F2D_LANES];
-	unsigned kept;
 	/* the lanes (in use) whose body a / body b can be moved by a contact impulse (inverse mass
 	 * or inverse inertia not 0); the SIMD kernels store only those rows (solver.c,
 	 * moving_lanes) */
 	unsigned moves_a, moves_b;
+	int32_t body_a[F2D_LANES], body_b[F2D_LANES];
+	f2d_lane2 dva, dvb; /* n / m of body a, of body b: [l][0] x, [l][1] y */
+	f2d_point_lanes p[2];
+	/* cold tail: the kept inputs' inverse masses and inertias */
+	f2d_lane ima[F2D_LANES], imb[F2D_LANES], iia[F2D_LANES], iib[F2D_LANES];
 } f2d_contact_batch;
+/* the layout described above */
+_Static_assert(sizeof(f2d_point_lanes) == 608 && offsetof(f2d_point_lanes, bias) == 416,
+               "f2d_point_lanes: 416 hot bytes, then 192 cold");
+_Static_assert(sizeof(f2d_contact_batch) == 1856 && _Alignof(f2d_contact_batch) == 64 &&
+                   offsetof(f2d_contact_batch, n) == 80 && offsetof(f2d_contact_batch, p) == 480 &&
+                   (offsetof(f2d_contact_batch, p) + 416) % 64 == 0 &&
+                   (offsetof(f2d_contact_batch, p) + sizeof(f2d_point_lanes)) % 64 == 0,
+               "f2d_contact_batch: the hot lines 1..13 and 17..23");
 
 /* Up to 8 joints of one colour for the joint passes in SIMD lanes (joint_lanes.c): their
  * constants for the step and, for the lanes in live, their accumulated point impulses during the

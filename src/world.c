@@ -163,7 +163,7 @@ void f2d_destroy_world(f2d_world *w)
 	f2d_free_aligned(w, w->arbiters, (size_t)w->arbiter_capacity * sizeof(f2d_arbiter));
 	f2d_free_aligned(w, w->arbiters_next,
 	                 (size_t)w->arbiters_next_capacity * sizeof(f2d_arbiter));
-	f2d_free(w, w->batches, (size_t)w->batch_capacity * sizeof(f2d_contact_batch));
+	f2d_free_aligned(w, w->batches, (size_t)w->batch_capacity * sizeof(f2d_contact_batch));
 	f2d_free(w, w->body_colors, (size_t)w->body_color_capacity * sizeof(uint64_t));
 	f2d_free(w, w->arbiter_colors, (size_t)w->arbiter_color_capacity * sizeof(uint64_t));
 	f2d_free(w, w->solver_vel, (size_t)w->solver_vel_capacity * sizeof *w->solver_vel);

@@ -350,6 +350,66 @@ START_TEST(static_contacts_colored_last)
 }
 END_TEST
 
+/* ---- the batches' layout (core.h, f2d_contact_batch) ----
+ * What the warm start and the soft passes' kernels read of a batch lies in its hot lines 1..13
+ * and 17..23 (of 29), and w->batches is 64-byte aligned, so that those are whole cache lines:
+ * the cold fields (the pre-step's kept inputs and lever arms, the Gauss-Seidel bias,
+ * restitution's targets, the arbiter indices) stay out of the lines every pass streams. */
+#define FIELD(s, f)                                                                                \
+	{                                                                                          \
+		offsetof(s, f), sizeof(((s *)0)->f), #f                                            \
+	}
+typedef struct field {
+	size_t at, size;
+	const char *name;
+} field;
+
+static bool in_hot_lines(size_t at, size_t size)
+{
+	size_t first = at / 64, last = (at + size - 1) / 64;
+	return (first >= 1 && last <= 13) || (first >= 17 && last <= 23);
+}
+
+START_TEST(batch_hot_lines)
+{
+	static const field head[] = {
+	    FIELD(f2d_contact_batch, n),       FIELD(f2d_contact_batch, friction),
+	    FIELD(f2d_contact_batch, k12),     FIELD(f2d_contact_batch, stiff),
+	    FIELD(f2d_contact_batch, lanes),   FIELD(f2d_contact_batch, sequential),
+	    FIELD(f2d_contact_batch, bounce),  FIELD(f2d_contact_batch, moves_a),
+	    FIELD(f2d_contact_batch, moves_b), FIELD(f2d_contact_batch, body_a),
+	    FIELD(f2d_contact_batch, body_b),  FIELD(f2d_contact_batch, dva),
+	    FIELD(f2d_contact_batch, dvb)};
+	static const field point[] = {
+	    FIELD(f2d_point_lanes, wn),     FIELD(f2d_point_lanes, wt),
+	    FIELD(f2d_point_lanes, pn),     FIELD(f2d_point_lanes, pt),
+	    FIELD(f2d_point_lanes, rn),     FIELD(f2d_point_lanes, rt),
+	    FIELD(f2d_point_lanes, mass_n), FIELD(f2d_point_lanes, mass_t),
+	    FIELD(f2d_point_lanes, sep)};
+	for (size_t i = 0; i < sizeof head / sizeof head[0]; ++i) {
+		ck_assert_msg(in_hot_lines(head[i].at, head[i].size), "%s at %zu", head[i].name,
+		              head[i].at);
+	}
+	for (size_t k = 0; k < 2; ++k) {
+		for (size_t i = 0; i < sizeof point / sizeof point[0]; ++i) {
+			size_t at = offsetof(f2d_contact_batch, p) + k * sizeof(f2d_point_lanes) +
+			            point[i].at;
+			ck_assert_msg(in_hot_lines(at, point[i].size), "p[%zu].%s at %zu", k,
+			              point[i].name, at);
+		}
+	}
+	ck_assert_uint_eq(sizeof(f2d_contact_batch) % 64, 0);
+	f2d_world *w = pyramid(10, 4);
+	for (int32_t i = 0; i < 3; ++i) {
+		ck_assert_int_eq(f2d_world_step(w), F2D_OK);
+	}
+	ck_assert_int_gt(w->batch_count, 0);
+	ck_assert_uint_eq((uintptr_t)(const void *)w->batches % 64, 0);
+	f2d_destroy_world(w);
+}
+END_TEST
+#undef FIELD
+
 /* ---- the softness rule (f2d_soft_make) ----
  * f = min(40 Hz, rate / 6), 5f/2 against bodies that cannot move, zeta = 7, push at most 3 m/s:
  * each coefficient within 2 LSB of the formula in doubles (Box2D v3's b2MakeSoft:
@@ -408,6 +468,7 @@ static Suite *suite(void)
 	add_case(s, "gauss_seidel_load", gauss_seidel_world_short_step_loads);
 	add_case(s, "colours", static_contacts_colored_last);
 	add_case(s, "softness", softness_rule);
+	add_case(s, "batch_layout", batch_hot_lines);
 	add_case(s, "pyramid20", pyramid20_drop_and_rest);
 	add_case(s, "pyramid40", pyramid40_at_rest);
 	add_case(s, "chain50", chain50_gap);
