@@ -154,8 +154,8 @@ fix16_t f2d_pair_speculative(const f2d_world *w, const f2d_shape *a, const f2d_s
 static inline fix16_t step_speculative(fix16_t spec0, const f2d_shape_step *a,
                                        const f2d_shape_step *b)
 {
-	int64_t closing = abs64((int64_t)b->sweep.x - a->sweep.x) +
-	                  abs64((int64_t)b->sweep.y - a->sweep.y) +
+	int64_t closing = f2d_abs64((int64_t)b->sweep.x - a->sweep.x) +
+	                  f2d_abs64((int64_t)b->sweep.y - a->sweep.y) +
 	                  (((int64_t)a->turn + b->turn) & -(int64_t)F2D_SWEEP_QUANTUM);
 	if (closing <= spec0 / 2) {
 		return spec0;
