@@ -285,6 +285,39 @@ static f2d_world *build_boundary_world(int32_t i)
 			}
 		}
 	}
+	/* The moves' and turns' rounding ties, after the 40 bodies above (groups of 8 and 4 in the
+	 * SIMD paths): 32 bodies whose h v.x, h v.y or h w (every substep: no forces, no contacts)
+	 * lands on the tie of round16, +-0x8000 mod 2^16, and 2^a, 2 2^a either side of it (h = 2^a
+	 * odd: the residues h v reaches), both signs; the last two at rest. */
+	for (int32_t j = 0; j < 32; ++j) {
+		f2d_body_def bd = f2d_default_body_def();
+		bd.type = F2D_DYNAMIC_BODY;
+		bd.position = (f2d_vec2){F2D_FIX(-4000) + F2D_FIX(10) * slot++, F2D_FIX(100)};
+		if (j < 30) {
+			int32_t a = __builtin_ctz((unsigned)hs);
+			uint32_t odd = (uint32_t)hs >> a, inv = odd;
+			for (int32_t k = 0; k < 5; ++k) {
+				inv *= 2u - odd * inv; /* odd * inv = 1 mod 2^32 */
+			}
+			uint32_t r = 0x8000u + (uint32_t)((j % 5 - 2) * (1 << a));
+			uint32_t m = ((uint32_t)1 << (16 - a)) - 1u;
+			fix16_t v = (fix16_t)(((r >> a) * inv) & m); /* hs v = r mod 2^16 */
+			v = (j / 5) % 2 == 0 ? v : -v;
+			if (j / 10 == 0) {
+				bd.linear_velocity.x = v;
+			} else if (j / 10 == 1) {
+				bd.linear_velocity.y = v;
+			} else {
+				bd.angular_velocity = v;
+			}
+		}
+		f2d_body_id b;
+		if (f2d_create_body(w, &bd, &b) != F2D_OK ||
+		    f2d_create_circle_shape(w, b, &sd, &circle, &sid) != F2D_OK) {
+			f2d_destroy_world(w);
+			return NULL;
+		}
+	}
 	return w;
 }
 
