@@ -872,7 +872,7 @@ AVX2 static int32_t integrate_positions_avx2(f2d_world *w, int64_t (*rows)[4], i
 }
 
 /* ---- integrate_positions_4 across 8 bodies (AVX-512: 8 x 64-bit lanes) ----
- * The rows' substeps without the origins (all but a step's last), on this CPU's AVX-512 kernel:
+ * The rows' substeps (the origins too in a step's last), on this CPU's AVX-512 kernel:
  * integrate_positions_4's fast case, the same operations on 8 lanes (the closed-form turn,
  * f2d_turn_512); a group of 8 with any lane outside it (a cap, the world's edge, a turn the
  * closed forms do not cover) writes nothing here and is run by integrate_positions_4, 4 and 4,
@@ -931,11 +931,11 @@ AVX512 static inline void transpose4x8_256(const __m256i y[4], __m256i x[4])
 	x[3] = _mm256_unpackhi_epi64(t2, t3);
 }
 
-/* The bodies ids[0 .. 7] (rows, no origins): true when all 8 took the fast case (written),
- * false when none was written. */
-AVX512 static inline bool integrate_positions_8(f2d_world *w, int64_t (*rows)[4],
-                                                int64_t (*disp)[4], const int32_t *ids,
-                                                fix16_t h, int64_t max_t2, fix16_t max_r)
+/* The bodies ids[0 .. 7] (rows; origins: the origins too): true when all 8 took the fast case
+ * (written), false when none was written. */
+AVX512 static inline __attribute__((always_inline)) bool
+integrate_positions_8(f2d_world *w, int64_t (*rows)[4], int64_t (*disp)[4], const int32_t *ids,
+                      fix16_t h, int64_t max_t2, fix16_t max_r, const bool origins)
 {
 	f2d_body *bodies = w->bodies;
 	__m256i y[4], x[4];
@@ -1005,29 +1005,60 @@ AVX512 static inline bool integrate_positions_8(f2d_world *w, int64_t (*rows)[4]
 		_mm_storeu_si128((__m128i *)(void *)&bodies[i].q,
 		                 j < 4 ? _mm256_castsi256_si128(q) : _mm256_extracti128_si256(q, 1));
 	}
+	if (origins) { /* origin = c - rotate(q', lc) (integrate_positions_4's) */
+		int64_t lc[8];
+		for (int32_t j = 0; j < 8; ++j) {
+			memcpy(&lc[j], &bodies[ids[j]].local_center, sizeof lc[j]);
+		}
+		__m512i l = _mm512_loadu_si512(lc);
+		__m512i lx = _mm512_srai_epi64(_mm512_slli_epi64(l, 32), 32);
+		__m512i ly = _mm512_srai_epi64(l, 32);
+		__m512i rx = round_shift_512(
+		    _mm512_sub_epi64(_mm512_mul_epi32(oc, lx), _mm512_mul_epi32(os, ly)), half16, 16);
+		__m512i ry = round_shift_512(
+		    _mm512_add_epi64(_mm512_mul_epi32(os, lx), _mm512_mul_epi32(oc, ly)), half16, 16);
+		/* (x, y) low 32 bits each, one 64-bit lane a body */
+		__m512i org = _mm512_mask_blend_epi32(0xAAAA, _mm512_sub_epi64(cx, rx),
+		                                      _mm512_slli_epi64(_mm512_sub_epi64(cy, ry), 32));
+		for (int32_t j = 0; j < 8; j += 2) {
+			__m128i o = _mm512_extracti32x4_epi32(org, j / 2);
+			_mm_storel_epi64((__m128i *)(void *)&bodies[ids[j]].origin, o);
+			_mm_storel_epi64((__m128i *)(void *)&bodies[ids[j + 1]].origin,
+			                 _mm_unpackhi_epi64(o, o));
+		}
+	}
 	return true;
 }
 
-/* integrate_positions_avx2's first loop (rows, no origins) by 8, then 4 */
-AVX512 static int32_t integrate_positions_avx512(f2d_world *w, int64_t (*rows)[4],
-                                                 int64_t (*disp)[4], const int32_t *ids,
-                                                 int32_t n, fix16_t h, int64_t max_t,
-                                                 int64_t max_t2, fix16_t max_r)
+/* integrate_positions_avx2 with the rows by 8, then 4 (the groups of 8 integrate_positions_8
+ * leaves: 4 and 4); a copy for each value of origins */
+AVX512 static inline __attribute__((always_inline)) int32_t
+positions_by_8(f2d_world *w, int64_t (*rows)[4], int64_t (*disp)[4], const int32_t *ids, int32_t n,
+               fix16_t h, int64_t max_t, int64_t max_t2, fix16_t max_r, const bool origins)
 {
 	int32_t k = 0;
 	for (; k + 8 <= n; k += 8) {
-		if (!integrate_positions_8(w, rows, disp, &ids[k], h, max_t2, max_r)) {
+		if (!integrate_positions_8(w, rows, disp, &ids[k], h, max_t2, max_r, origins)) {
 			integrate_positions_4(w, rows, disp, &ids[k], h, max_t, max_t2, max_r, true,
-			                      false);
+			                      origins);
 			integrate_positions_4(w, rows, disp, &ids[k + 4], h, max_t, max_t2, max_r,
-			                      true, false);
+			                      true, origins);
 		}
 	}
 	if (k + 4 <= n) {
-		integrate_positions_4(w, rows, disp, &ids[k], h, max_t, max_t2, max_r, true, false);
+		integrate_positions_4(w, rows, disp, &ids[k], h, max_t, max_t2, max_r, true,
+		                      origins);
 		k += 4;
 	}
 	return k;
+}
+AVX512 static int32_t integrate_positions_avx512(f2d_world *w, int64_t (*rows)[4],
+                                                 int64_t (*disp)[4], const int32_t *ids,
+                                                 int32_t n, fix16_t h, int64_t max_t,
+                                                 int64_t max_t2, fix16_t max_r, bool origins)
+{
+	return origins ? positions_by_8(w, rows, disp, ids, n, h, max_t, max_t2, max_r, true)
+	               : positions_by_8(w, rows, disp, ids, n, h, max_t, max_t2, max_r, false);
 }
 #undef AVX512
 
@@ -1165,9 +1196,9 @@ static bool integrate_positions_lists(f2d_world *w, fix16_t max_translation, fix
 	f2d_body *bodies = w->bodies;
 	int32_t k = 0;
 #if F2D_INTEGRATE_SIMD
-	if (kernel == F2D_KERNEL_AVX512 && !origins) {
+	if (kernel == F2D_KERNEL_AVX512) {
 		k = integrate_positions_avx512(w, rows, disp, l->moving, l->nm, h, max_t, max_t2,
-		                               max_r);
+		                               max_r, origins);
 	} else if (kernel != F2D_KERNEL_SCALAR) {
 		k = integrate_positions_avx2(w, rows, disp, l->moving, l->nm, h, max_t, max_t2,
 		                             max_r, origins);
