@@ -110,6 +110,32 @@ F2D_AVX2 static inline bool f2d_plain_row_256(int64_t *r, __m256i add)
 	return true;
 }
 
+#define F2D_AVX512 F2D_TARGET_AVX512 /* world.c, tests/test_integrate_paths.c */
+
+/* f2d_plain_row_256 on two rows at once, r0 and r1 (distinct), in the halves of a 512-bit
+ * register, add2 = (hg.x, hg.y, 0, 0) twice: each lane's low 32 bits sign-extended (a shift
+ * left by 32 and an arithmetic one right) plus add2. When lane 0 or 1 of either row leaves
+ * [-INT32_MAX, INT32_MAX] returns false and writes nothing (the caller takes each row on its
+ * own); else both rows are f2d_plain_row_256's (lane 3 stored back as it was).
+ * tests/test_integrate_paths.c (plain_row_256) checks it with the single row's cases, in
+ * either half. */
+F2D_AVX512 static inline bool f2d_plain_rows_512(int64_t *r0, int64_t *r1, __m512i add2)
+{
+	__m256i *p0 = (__m256i *)(void *)r0, *p1 = (__m256i *)(void *)r1;
+	__m512i x = _mm512_inserti64x4(_mm512_castsi256_si512(_mm256_loadu_si256(p0)),
+	                               _mm256_loadu_si256(p1), 1);
+	__m512i v = _mm512_add_epi64(_mm512_srai_epi64(_mm512_slli_epi64(x, 32), 32), add2);
+	__mmask8 out = _mm512_cmpgt_epi64_mask(v, _mm512_set1_epi64(INT32_MAX)) |
+	               _mm512_cmpgt_epi64_mask(_mm512_set1_epi64(-INT32_MAX), v);
+	if ((out & 0x33) != 0) {
+		return false;
+	}
+	v = _mm512_mask_blend_epi64(0x88, v, x);
+	_mm256_storeu_si256(p0, _mm512_castsi512_si256(v));
+	_mm256_storeu_si256(p1, _mm512_extracti64x4_epi64(v, 1));
+	return true;
+}
+
 /* floor(x / d) for 0 <= x < 2^31 in each lane: (x m) >> (31 + L) with L = ceil(log2 d) and
  * m = ceil(2^(31 + L) / d) < 2^32 (Granlund and Montgomery: m d - 2^(31 + L) < d <= 2^L makes
  * the quotient exact for every 31-bit x; x m < 2^63). The divisors of math.c's Horner steps;

@@ -1030,6 +1030,33 @@ integrate_positions_8(f2d_world *w, int64_t (*rows)[4], int64_t (*disp)[4], cons
 	return true;
 }
 
+/* integrate_plain_rows_avx2 two rows at a time (f2d_plain_rows_512, integrate_simd.h); a pair
+ * it leaves (a velocity that saturates) takes the AVX2 row, then the scalar code, row by row
+ * (each row is its own: the order does not matter, and the saturation flag is only ever
+ * set). */
+AVX512 static void integrate_plain_rows_avx512(f2d_world *w, int64_t (*rows)[4],
+                                               const int32_t *ids, int32_t n, f2d_vec2 hg)
+{
+	const __m256i add = _mm256_setr_epi64x(hg.x, hg.y, 0, 0);
+	const __m512i add2 = _mm512_setr_epi64(hg.x, hg.y, 0, 0, hg.x, hg.y, 0, 0);
+	int32_t k = 0;
+	for (; k + 2 <= n; k += 2) {
+		if (f2d_plain_rows_512(rows[ids[k]], rows[ids[k + 1]], add2)) {
+			continue;
+		}
+		for (int32_t j = k; j < k + 2; ++j) {
+			if (!f2d_plain_row_256(rows[ids[j]], add)) {
+				integrate_plain_row(w, rows[ids[j]], hg);
+			}
+		}
+	}
+	for (; k < n; ++k) {
+		if (!f2d_plain_row_256(rows[ids[k]], add)) {
+			integrate_plain_row(w, rows[ids[k]], hg);
+		}
+	}
+}
+
 /* integrate_positions_avx2 with the rows by 8, then 4 (the groups of 8 integrate_positions_8
  * leaves: 4 and 4); a copy for each value of origins */
 AVX512 static inline __attribute__((always_inline)) int32_t
@@ -1137,7 +1164,10 @@ static void integrate_velocities_lists(f2d_world *w, int64_t (*rows)[4], const b
 	f2d_vec2 hg = f2d_v(f2d_mul(w->h, w->gravity.x), f2d_mul(w->h, w->gravity.y));
 	int32_t k = plain ? 0 : l->np;
 #if F2D_INTEGRATE_SIMD
-	if (kernel != F2D_KERNEL_SCALAR && k < l->np) {
+	if (kernel == F2D_KERNEL_AVX512 && k < l->np) {
+		integrate_plain_rows_avx512(w, rows, l->plain, l->np, hg);
+		k = l->np;
+	} else if (kernel != F2D_KERNEL_SCALAR && k < l->np) {
 		integrate_plain_rows_avx2(w, rows, l->plain, l->np, hg);
 		k = l->np;
 	}
