@@ -1020,11 +1020,13 @@ integrate_positions_8(f2d_world *w, int64_t (*rows)[4], int64_t (*disp)[4], cons
 		/* (x, y) low 32 bits each, one 64-bit lane a body */
 		__m512i org = _mm512_mask_blend_epi32(0xAAAA, _mm512_sub_epi64(cx, rx),
 		                                      _mm512_slli_epi64(_mm512_sub_epi64(cy, ry), 32));
+		const __m128i o[4] = {
+		    _mm512_castsi512_si128(org), _mm512_extracti32x4_epi32(org, 1),
+		    _mm512_extracti32x4_epi32(org, 2), _mm512_extracti32x4_epi32(org, 3)};
 		for (int32_t j = 0; j < 8; j += 2) {
-			__m128i o = _mm512_extracti32x4_epi32(org, j / 2);
-			_mm_storel_epi64((__m128i *)(void *)&bodies[ids[j]].origin, o);
+			_mm_storel_epi64((__m128i *)(void *)&bodies[ids[j]].origin, o[j / 2]);
 			_mm_storel_epi64((__m128i *)(void *)&bodies[ids[j + 1]].origin,
-			                 _mm_unpackhi_epi64(o, o));
+			                 _mm_unpackhi_epi64(o[j / 2], o[j / 2]));
 		}
 	}
 	return true;
