@@ -1,7 +1,8 @@
 /* fix2d internal: the step's body loops across 4 bodies (AVX2, 4 x 64-bit lanes): the helpers
  * and the turn of src/world.c's integrate_positions_4, here so that tests/test_math.c can
  * compare the turn with f2d_integrate_rotation_small for every small angle, and the plain
- * bodies' velocity row (f2d_plain_row_256, tested by tests/test_integrate_paths.c).
+ * bodies' velocity row (f2d_plain_row_256, and two rows at a time on AVX-512,
+ * f2d_plain_rows_512; tested by tests/test_integrate_paths.c).
  * SPDX-License-Identifier: MIT
  *
  * The same bits as the scalar code, lane by lane:
