@@ -1,7 +1,8 @@
 /* fix2d internal: the step's body loops across 4 bodies (AVX2, 4 x 64-bit lanes): the helpers
  * and the turn of src/world.c's integrate_positions_4, here so that tests/test_math.c can
  * compare the turn with f2d_integrate_rotation_small for every small angle, and the plain
- * bodies' velocity row (f2d_plain_row_256, tested by tests/test_integrate_paths.c).
+ * bodies' velocity row (f2d_plain_row_256, and two rows at a time on AVX-512,
+ * f2d_plain_rows_512; tested by tests/test_integrate_paths.c).
  * SPDX-License-Identifier: MIT
  *
  * The same bits as the scalar code, lane by lane:
@@ -107,6 +108,32 @@ F2D_AVX2 static inline bool f2d_plain_row_256(int64_t *r, __m256i add)
 		return false;
 	}
 	_mm256_storeu_si256((__m256i *)(void *)r, _mm256_blend_epi32(v, x, 0xC0));
+	return true;
+}
+
+#define F2D_AVX512 F2D_TARGET_AVX512 /* world.c, tests/test_integrate_paths.c */
+
+/* f2d_plain_row_256 on two rows at once, r0 and r1 (distinct), in the halves of a 512-bit
+ * register, add2 = (hg.x, hg.y, 0, 0) twice: each lane's low 32 bits sign-extended (a shift
+ * left by 32 and an arithmetic one right) plus add2. When lane 0 or 1 of either row leaves
+ * [-INT32_MAX, INT32_MAX] returns false and writes nothing (the caller takes each row on its
+ * own); else both rows are f2d_plain_row_256's (lane 3 stored back as it was).
+ * tests/test_integrate_paths.c (plain_row_256) checks it with the single row's cases, in
+ * either half. */
+F2D_AVX512 static inline bool f2d_plain_rows_512(int64_t *r0, int64_t *r1, __m512i add2)
+{
+	__m256i *p0 = (__m256i *)(void *)r0, *p1 = (__m256i *)(void *)r1;
+	__m512i x = _mm512_inserti64x4(_mm512_castsi256_si512(_mm256_loadu_si256(p0)),
+	                               _mm256_loadu_si256(p1), 1);
+	__m512i v = _mm512_add_epi64(_mm512_srai_epi64(_mm512_slli_epi64(x, 32), 32), add2);
+	__mmask8 out = _mm512_cmpgt_epi64_mask(v, _mm512_set1_epi64(INT32_MAX)) |
+	               _mm512_cmpgt_epi64_mask(_mm512_set1_epi64(-INT32_MAX), v);
+	if ((out & 0x33) != 0) {
+		return false;
+	}
+	v = _mm512_mask_blend_epi64(0x88, v, x);
+	_mm256_storeu_si256(p0, _mm512_castsi512_si256(v));
+	_mm256_storeu_si256(p1, _mm512_extracti64x4_epi64(v, 1));
 	return true;
 }
 

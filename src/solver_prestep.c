@@ -379,6 +379,19 @@ typedef struct prestep_stage {
 	bool any_rest;
 } prestep_stage;
 
+/* ---- staging ----
+ * The inputs of a batch's 8 lanes, each field an array of 8 lanes (prestep_stage), with the
+ * batch's friction and accumulated impulses: stage_lanes_ref lane after lane (the reference,
+ * kept for tests/test_solver_paths.c's "stage" check), stage_lanes by rows and transposes. The
+ * reference's stores are 4 bytes each, and the 256-bit loads that follow (kept_lanes8, the
+ * kernels) of the same bytes cannot be forwarded from them: they waited for all of the batch's
+ * ~200 stores to reach the cache (half of kept_lanes8's time in a pyramid20 profile on Zen 4).
+ * stage_lanes writes each field with one 256-bit store, which its loads forward from.
+ * Staged: past the arbiter's points and in padded lanes 0; the velocities only where a lane has
+ * restitution (any_rest), since they are read only then. (Staged by gathers, 8 lanes a field
+ * with vpgatherdd, the step took 3 % fewer instructions but 1-3 % more CPU time on the
+ * AVX-512 machine of issue 16, AMD Zen 4, with either kernel: measured and left out.) */
+#if defined(F2D_CONTACT_COUNT_PATHS)
 static void stage_zero(prestep_stage *st, int32_t l, int32_t from_point)
 {
 	if (from_point == 0) {
@@ -393,18 +406,12 @@ static void stage_zero(prestep_stage *st, int32_t l, int32_t from_point)
 	}
 }
 
-/* The SIMD pre-steps' inputs of a batch, lane after lane. (Staged by gathers instead, 8 lanes a
- * field with vpgatherdd, the step took 3 % fewer instructions but 1-3 % more CPU time on the
- * AVX-512 machine of issue 16, AMD Zen 4, with either kernel: measured and left out.) */
-static void stage_lanes(const f2d_world *w, f2d_contact_batch *bt, prestep_stage *st)
+static void stage_lanes_ref(const f2d_world *w, f2d_contact_batch *bt, prestep_stage *st)
 {
 	for (int32_t l = bt->lanes; l < F2D_LANES; ++l) {
 		stage_zero(st, l, 0);
 	}
 	bool any_rest = false;
-	/* the bodies by the layout's indices, which are the arbiter's (coloring.c packs them from
-	 * its key, which holds them, and keeps a layout only while every key is the same): their
-	 * loads need not wait for the arbiter's */
 	for (int32_t l = 0; l < bt->lanes; ++l) {
 		const f2d_arbiter *arb = &w->arbiters[bt->arbiter[l]];
 		const f2d_body *a = &w->bodies[bt->body_a[l]];
@@ -420,25 +427,19 @@ static void stage_lanes(const f2d_world *w, f2d_contact_batch *bt, prestep_stage
 		st->rest[l] = arb->restitution;
 		any_rest |= arb->restitution > 0;
 		st->two[l] = arb->count == 2 ? -1 : 0;
-		for (int32_t i = 0; i < arb->count; ++i) {
+		for (int32_t i = 0; i < 2; ++i) {
 			const f2d_contact_point *cp = &arb->points[i];
-			st->p[i].rax[l] = cp->r_a.x;
-			st->p[i].ray[l] = cp->r_a.y;
-			st->p[i].rbx[l] = cp->r_b.x;
-			st->p[i].rby[l] = cp->r_b.y;
-			st->p[i].sep[l] = cp->separation;
-			bt->p[i].pn[l] = cp->pn;
-			bt->p[i].pt[l] = cp->pt;
-		}
-		if (arb->count < 2) {
-			stage_zero(st, l, arb->count);
-			bt->p[1].pn[l] = bt->p[1].pt[l] = 0;
+			const bool on = i < arb->count;
+			st->p[i].rax[l] = on ? cp->r_a.x : 0;
+			st->p[i].ray[l] = on ? cp->r_a.y : 0;
+			st->p[i].rbx[l] = on ? cp->r_b.x : 0;
+			st->p[i].rby[l] = on ? cp->r_b.y : 0;
+			st->p[i].sep[l] = on ? cp->separation : 0;
+			bt->p[i].pn[l] = on ? cp->pn : 0;
+			bt->p[i].pt[l] = on ? cp->pt : 0;
 		}
 	}
 	st->any_rest = any_rest;
-	/* Restitution is the only reader of the velocities: bounce = -e vn where e > 0, else 0
-	 * whatever vn. A batch without restitution does not stage them (nor compute vn); one with
-	 * it stages every lane's, as before (stage_zero: 0 in padded lanes). */
 	for (int32_t l = 0; any_rest && l < bt->lanes; ++l) {
 		const f2d_body *a = &w->bodies[bt->body_a[l]];
 		const f2d_body *b = &w->bodies[bt->body_b[l]];
@@ -448,6 +449,132 @@ static void stage_lanes(const f2d_world *w, f2d_contact_batch *bt, prestep_stage
 		st->vbx[l] = b->v.x;
 		st->vby[l] = b->v.y;
 		st->wb[l] = b->w;
+	}
+}
+#endif
+
+/* stage_lanes reads 8 dwords from each of these and transposes them */
+_Static_assert(offsetof(f2d_arbiter, friction) == 8 && offsetof(f2d_arbiter, restitution) == 12 &&
+                   offsetof(f2d_arbiter, count) == 16 && offsetof(f2d_arbiter, points) == 20 &&
+                   sizeof(f2d_contact_point) == 32 && offsetof(f2d_contact_point, pn) == 4 &&
+                   offsetof(f2d_contact_point, pt) == 8 && offsetof(f2d_contact_point, r_a) == 12 &&
+                   offsetof(f2d_contact_point, r_b) == 20 &&
+                   offsetof(f2d_contact_point, separation) == 28 &&
+                   offsetof(f2d_arbiter, normal) == 92 && sizeof(f2d_arbiter) >= 104,
+               "stage_lanes: the arbiter's dwords 2..25");
+_Static_assert(offsetof(f2d_body, inv_mass) == offsetof(f2d_body, mass) + 4 &&
+                   offsetof(f2d_body, inv_inertia) == offsetof(f2d_body, mass) + 12 &&
+                   offsetof(f2d_body, w) == offsetof(f2d_body, v) + 8 &&
+                   offsetof(f2d_body, v) + 16 <= sizeof(f2d_body) &&
+                   offsetof(f2d_body, mass) + 16 <= sizeof(f2d_body),
+               "stage_lanes: a body's 4 dwords at &mass and at &v");
+
+/* 8 rows of 8 dwords into 8 columns: r[k]'s dword l becomes r[l]'s dword k */
+AVX2 static inline void transpose8_256(__m256i r[8])
+{
+	__m256i t[8], u[8];
+	for (int32_t i = 0; i < 8; i += 2) {
+		t[i] = _mm256_unpacklo_epi32(r[i], r[i + 1]);     /* dwords 0 1 | 4 5 of i, i + 1 */
+		t[i + 1] = _mm256_unpackhi_epi32(r[i], r[i + 1]); /* dwords 2 3 | 6 7 */
+	}
+	for (int32_t i = 0; i < 8; i += 4) {
+		u[i] = _mm256_unpacklo_epi64(t[i], t[i + 2]);     /* dword 0 | 4 of rows i .. i + 3 */
+		u[i + 1] = _mm256_unpackhi_epi64(t[i], t[i + 2]); /* 1 | 5 */
+		u[i + 2] = _mm256_unpacklo_epi64(t[i + 1], t[i + 3]); /* 2 | 6 */
+		u[i + 3] = _mm256_unpackhi_epi64(t[i + 1], t[i + 3]); /* 3 | 7 */
+	}
+	for (int32_t k = 0; k < 4; ++k) {
+		r[k] = _mm256_permute2x128_si256(u[k], u[k + 4], 0x20);
+		r[k + 4] = _mm256_permute2x128_si256(u[k], u[k + 4], 0x31);
+	}
+}
+
+/* rows: the 8 dwords at byte off of each lane's arbiter, transposed into r */
+AVX2 static inline void arbiter_cols(const f2d_world *w, const f2d_contact_batch *bt, size_t off,
+                                     __m256i r[8])
+{
+	for (int32_t l = 0; l < F2D_LANES; ++l) {
+		r[l] = _mm256_loadu_si256(
+		    (const __m256i *)(const void *)((const char *)&w->arbiters[bt->arbiter[l]] + off));
+	}
+	transpose8_256(r);
+}
+
+/* rows: the 4 dwords at byte off of each lane's body a, then of its body b, transposed into r
+ * (r[0 .. 3] body a's, r[4 .. 7] body b's) */
+AVX2 static inline void body_cols(const f2d_world *w, const f2d_contact_batch *bt, size_t off,
+                                  __m256i r[8])
+{
+	for (int32_t l = 0; l < F2D_LANES; ++l) {
+		const char *a = (const char *)&w->bodies[bt->body_a[l]] + off;
+		const char *b = (const char *)&w->bodies[bt->body_b[l]] + off;
+		r[l] = _mm256_inserti128_si256(
+		    _mm256_castsi128_si256(_mm_loadu_si128((const __m128i *)(const void *)a)),
+		    _mm_loadu_si128((const __m128i *)(const void *)b), 1);
+	}
+	transpose8_256(r);
+}
+
+AVX2 static inline void st8(f2d_lane *p, __m256i x)
+{
+	_mm256_storeu_si256((__m256i *)(void *)p, x);
+}
+
+/* The SIMD pre-steps' inputs of a batch (stage_lanes_ref's values). Every lane reads an
+ * arbiter and two bodies: pad_lanes gave the padded lanes lane 0's, whose values the lane mask
+ * then clears. The count is a byte (its dword's other bytes are flags): shifted up and back. */
+AVX2 static void stage_lanes(const f2d_world *w, f2d_contact_batch *bt, prestep_stage *st)
+{
+	const __m256i zero = _mm256_setzero_si256();
+	const __m256i on = _mm256_cmpgt_epi32(_mm256_set1_epi32(bt->lanes),
+	                                      _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+	__m256i r[8];
+	/* dwords 2..9: friction, restitution, count, point 0's id, pn, pt, r_a */
+	arbiter_cols(w, bt, 8, r);
+	const __m256i count = _mm256_and_si256(on, _mm256_srai_epi32(_mm256_slli_epi32(r[2], 24), 24));
+	const __m256i has0 = _mm256_cmpgt_epi32(count, zero);
+	const __m256i has1 = _mm256_cmpgt_epi32(count, _mm256_set1_epi32(1));
+	const __m256i rest = _mm256_and_si256(on, r[1]);
+	st8(bt->friction, _mm256_and_si256(on, r[0]));
+	st8(st->rest, rest);
+	st8(st->points, count);
+	st8(st->two, _mm256_cmpeq_epi32(count, _mm256_set1_epi32(2)));
+	st8(bt->p[0].pn, _mm256_and_si256(has0, r[4]));
+	st8(bt->p[0].pt, _mm256_and_si256(has0, r[5]));
+	st8(st->p[0].rax, _mm256_and_si256(has0, r[6]));
+	st8(st->p[0].ray, _mm256_and_si256(has0, r[7]));
+	/* dwords 10..17: point 0's r_b, separation, point 1's id, pn, pt, r_a */
+	arbiter_cols(w, bt, 40, r);
+	st8(st->p[0].rbx, _mm256_and_si256(has0, r[0]));
+	st8(st->p[0].rby, _mm256_and_si256(has0, r[1]));
+	st8(st->p[0].sep, _mm256_and_si256(has0, r[2]));
+	st8(bt->p[1].pn, _mm256_and_si256(has1, r[4]));
+	st8(bt->p[1].pt, _mm256_and_si256(has1, r[5]));
+	st8(st->p[1].rax, _mm256_and_si256(has1, r[6]));
+	st8(st->p[1].ray, _mm256_and_si256(has1, r[7]));
+	/* dwords 18..25: point 1's r_b, separation, the bodies, the normal, speculative */
+	arbiter_cols(w, bt, 72, r);
+	st8(st->p[1].rbx, _mm256_and_si256(has1, r[0]));
+	st8(st->p[1].rby, _mm256_and_si256(has1, r[1]));
+	st8(st->p[1].sep, _mm256_and_si256(has1, r[2]));
+	st8(st->nx, _mm256_and_si256(on, r[5]));
+	st8(st->ny, _mm256_and_si256(on, r[6]));
+	/* mass, inv_mass, inertia, inv_inertia of body a, then of body b */
+	body_cols(w, bt, offsetof(f2d_body, mass), r);
+	st8(st->ima, _mm256_and_si256(on, r[1]));
+	st8(st->iia, _mm256_and_si256(on, r[3]));
+	st8(st->imb, _mm256_and_si256(on, r[5]));
+	st8(st->iib, _mm256_and_si256(on, r[7]));
+	const bool any_rest = _mm256_movemask_ps(_mm256_castsi256_ps(_mm256_cmpgt_epi32(rest, zero))) != 0;
+	st->any_rest = any_rest;
+	if (any_rest) { /* v, w (and force.x) of body a, then of body b */
+		body_cols(w, bt, offsetof(f2d_body, v), r);
+		st8(st->vax, _mm256_and_si256(on, r[0]));
+		st8(st->vay, _mm256_and_si256(on, r[1]));
+		st8(st->wa, _mm256_and_si256(on, r[2]));
+		st8(st->vbx, _mm256_and_si256(on, r[4]));
+		st8(st->vby, _mm256_and_si256(on, r[5]));
+		st8(st->wb, _mm256_and_si256(on, r[6]));
 	}
 }
 
@@ -1042,6 +1169,100 @@ void f2d_test_inverse_masses(int kernel, const int64_t *k, int32_t *m)
 	}
 	free(w);
 }
+#endif
+
+#ifdef F2D_CONTACT_COUNT_PATHS
+/* test_solver_paths' check of the staging ("stage"): stage_lanes against stage_lanes_ref on a
+ * scratch world of 16 arbiters and 16 bodies whose every dword is drawn by the LCG from the
+ * int32 edges (0, +-1, INT32_MIN, INT32_MAX, +-2^15) or at random, the count byte 0, 1 or 2
+ * (the flag bytes of its dword random), restitution > 0 in no lane half the time, a batch of
+ * 1 .. 8 lanes at random arbiters and bodies (pad_lanes for the rest): *wrong counts the
+ * batches that differ in a staged value, the batch's friction or impulses. Returns false in a
+ * build without the SIMD pre-steps (nothing checked). */
+bool f2d_test_stage(uint64_t seed, int32_t batches, uint64_t *wrong);
+#if !F2D_HAVE_SIMD
+bool f2d_test_stage(uint64_t seed, int32_t batches, uint64_t *wrong)
+{
+	(void)seed;
+	(void)batches;
+	*wrong = 0;
+	return false;
+}
+#else
+static uint32_t stage_draw(uint64_t *lcg)
+{
+	static const uint32_t edges[] = {0u, 1u, 0xFFFFFFFFu, 0x80000000u, 0x7FFFFFFFu, 0x8000u,
+	                                 0xFFFF8000u};
+	*lcg = *lcg * 6364136223846793005u + 1442695040888963407u;
+	uint32_t x = (uint32_t)(*lcg >> 32);
+	return (x & 3u) == 0 ? edges[(x >> 2) % 7u] : x;
+}
+bool f2d_test_stage(uint64_t seed, int32_t batches, uint64_t *wrong_out)
+{
+	enum { N = 16 };
+	f2d_world *w = calloc(1, sizeof *w);
+	f2d_contact_batch *bt = calloc(2, sizeof *bt);
+	if (w == NULL || bt == NULL) {
+		abort();
+	}
+	w->arbiters = calloc(N, sizeof *w->arbiters);
+	w->bodies = calloc(N, sizeof *w->bodies);
+	if (w->arbiters == NULL || w->bodies == NULL) {
+		abort();
+	}
+	uint64_t lcg = seed, wrong = 0;
+	for (int32_t t = 0; t < batches; ++t) {
+		uint32_t *aw = (uint32_t *)(void *)w->arbiters, *bw = (uint32_t *)(void *)w->bodies;
+		for (size_t i = 0; i < N * sizeof *w->arbiters / 4; ++i) {
+			aw[i] = stage_draw(&lcg);
+		}
+		for (size_t i = 0; i < N * sizeof *w->bodies / 4; ++i) {
+			bw[i] = stage_draw(&lcg);
+		}
+		const bool no_rest = (stage_draw(&lcg) & 1u) != 0;
+		for (int32_t i = 0; i < N; ++i) {
+			w->arbiters[i].count = (int8_t)(stage_draw(&lcg) % 3u);
+			if (no_rest && w->arbiters[i].restitution > 0) {
+				w->arbiters[i].restitution = -w->arbiters[i].restitution;
+			}
+		}
+		uint8_t *raw = (uint8_t *)(void *)&bt[0];
+		for (size_t i = 0; i < sizeof *bt; ++i) {
+			raw[i] = (uint8_t)stage_draw(&lcg);
+		}
+		bt[0].lanes = 1 + (int32_t)(stage_draw(&lcg) % F2D_LANES);
+		for (int32_t l = 0; l < F2D_LANES; ++l) {
+			bt[0].arbiter[l] = (int32_t)(stage_draw(&lcg) % N);
+			bt[0].body_a[l] = (int32_t)(stage_draw(&lcg) % N);
+			bt[0].body_b[l] = (int32_t)(stage_draw(&lcg) % N);
+		}
+		pad_lanes(&bt[0]);
+		bt[1] = bt[0];
+		prestep_stage st[2];
+		memset(st, 0x5A, sizeof st);
+		stage_lanes_ref(w, &bt[0], &st[0]);
+		stage_lanes(w, &bt[1], &st[1]);
+		if (!st[0].any_rest) { /* the velocities are not staged (nor read) */
+			for (int32_t i = 0; i < 2; ++i) {
+				memset(st[i].vax, 0, sizeof st[i].vax);
+				memset(st[i].vay, 0, sizeof st[i].vay);
+				memset(st[i].wa, 0, sizeof st[i].wa);
+				memset(st[i].vbx, 0, sizeof st[i].vbx);
+				memset(st[i].vby, 0, sizeof st[i].vby);
+				memset(st[i].wb, 0, sizeof st[i].wb);
+			}
+		}
+		wrong += memcmp(&st[0], &st[1], sizeof st[0]) != 0 ||
+		         memcmp(&bt[0], &bt[1], sizeof bt[0]) != 0;
+	}
+	free(w->arbiters);
+	free(w->bodies);
+	free(w);
+	free(bt);
+	*wrong_out = wrong;
+	return true;
+}
+#endif
 #endif
 
 /* ---- fast impacts (issue 15): the bounce of a body that landed last step ----

@@ -872,6 +872,226 @@ AVX2 static int32_t integrate_positions_avx2(f2d_world *w, int64_t (*rows)[4], i
 	return k;
 }
 
+/* ---- integrate_positions_4 across 8 bodies (AVX-512: 8 x 64-bit lanes) ----
+ * The rows' substeps (the origins too in a step's last), on this CPU's AVX-512 kernel:
+ * integrate_positions_4's fast case, the same operations on 8 lanes (the closed-form turn,
+ * f2d_turn_512); a group of 8 with any lane outside it (a cap, the world's edge, a turn the
+ * closed forms do not cover) writes nothing here and is run by integrate_positions_4, 4 and 4,
+ * which takes each such lane in list order. The rounding shifts are f2d_round_shift_256's:
+ * (p + half + (p >> 63)) shifted logically, its low 32 bits sign-extended, here one shift
+ * left by 32 - shift and one arithmetic right by 32 (bits shift .. shift + 31 of the sum,
+ * sign-extended); the rows' lanes are read by their low 32 bits (vpmovqd), as vpmuldq reads
+ * them. tests/test_integrate_paths.c steps its worlds (40 bodies) on this CPU's kernel against
+ * the exact-only build. */
+#define AVX512 F2D_TARGET_AVX512
+AVX512 static inline __m512i round_shift_512(__m512i p, __m512i half, int shift)
+{
+	__m512i x = _mm512_add_epi64(_mm512_add_epi64(p, half), _mm512_srai_epi64(p, 63));
+	return _mm512_srai_epi64(_mm512_slli_epi64(x, (unsigned)(32 - shift)), 32);
+}
+
+/* f2d_turn_256 on 8 lanes: the lanes it does not cover as a mask */
+AVX512 static inline __mmask8 f2d_turn_512(__m512i qc, __m512i qs, __m512i hw, __m512i *oc,
+                                           __m512i *os)
+{
+	const __m512i q30 = _mm512_set1_epi64((int64_t)1 << 30),
+	              half30 = _mm512_set1_epi64((int64_t)1 << 29);
+	__mmask8 still = _mm512_cmpeq_epi64_mask(hw, _mm512_setzero_si512());
+	__mmask8 out = _mm512_cmpgt_epi64_mask(hw, _mm512_set1_epi64(1024)) |
+	               _mm512_cmpgt_epi64_mask(_mm512_set1_epi64(-1024), hw);
+	__m512i t = _mm512_slli_epi64(hw, 14);
+	__m512i t2 = _mm512_srli_epi64(_mm512_add_epi64(_mm512_mul_epi32(t, t), half30), 30);
+	out |= _mm512_cmpgt_epi64_mask(t2, _mm512_set1_epi64(F2D_ROT_CLOSED_MAX));
+	__m512i sixth = _mm512_srli_epi64(_mm512_mul_epu32(t2, _mm512_set1_epi64(715827883)), 32);
+	__m512i sa = round_shift_512(_mm512_mul_epi32(_mm512_sub_epi64(q30, sixth), t), half30, 30);
+	__m512i ca = _mm512_sub_epi64(q30, _mm512_srli_epi64(t2, 1));
+	/* f2d_turn_q30_256 */
+	__m512i c = round_shift_512(
+	    _mm512_sub_epi64(_mm512_mul_epi32(qc, ca), _mm512_mul_epi32(qs, sa)), half30, 30);
+	__m512i s = round_shift_512(
+	    _mm512_add_epi64(_mm512_mul_epi32(qs, ca), _mm512_mul_epi32(qc, sa)), half30, 30);
+	__m512i len2 =
+	    _mm512_sub_epi64(_mm512_add_epi64(_mm512_mul_epi32(c, c), _mm512_mul_epi32(s, s)),
+	                     _mm512_set1_epi64((int64_t)1 << 32));
+	out |= _mm512_cmpgt_epi64_mask(len2, _mm512_set1_epi64((int64_t)1 << 18)) |
+	       _mm512_cmpgt_epi64_mask(_mm512_set1_epi64(-((int64_t)1 << 18)), len2);
+	*oc = _mm512_mask_mov_epi64(c, still, qc);
+	*os = _mm512_mask_mov_epi64(s, still, qs);
+	return out & (__mmask8)~still;
+}
+
+/* 4 x int32 at each of p[0 .. 7] (the halves of y[0 .. 3]: p[k] low, p[k + 4] high) as 4
+ * vectors of 8 dwords, x[k] the k-th value of each */
+AVX512 static inline void transpose4x8_256(const __m256i y[4], __m256i x[4])
+{
+	__m256i t0 = _mm256_unpacklo_epi32(y[0], y[1]), t1 = _mm256_unpacklo_epi32(y[2], y[3]);
+	__m256i t2 = _mm256_unpackhi_epi32(y[0], y[1]), t3 = _mm256_unpackhi_epi32(y[2], y[3]);
+	x[0] = _mm256_unpacklo_epi64(t0, t1);
+	x[1] = _mm256_unpackhi_epi64(t0, t1);
+	x[2] = _mm256_unpacklo_epi64(t2, t3);
+	x[3] = _mm256_unpackhi_epi64(t2, t3);
+}
+
+/* The bodies ids[0 .. 7] (rows; origins: the origins too): true when all 8 took the fast case
+ * (written), false when none was written. */
+AVX512 static inline __attribute__((always_inline)) bool
+integrate_positions_8(f2d_world *w, int64_t (*rows)[4], int64_t (*disp)[4], const int32_t *ids,
+                      fix16_t h, int64_t max_t2, fix16_t max_r, const bool origins)
+{
+	f2d_body *bodies = w->bodies;
+	__m256i y[4], x[4];
+	for (int32_t k = 0; k < 4; ++k) { /* q and centre: 4 x int32 at &q */
+		y[k] = _mm256_inserti128_si256(
+		    _mm256_castsi128_si256(
+		        _mm_loadu_si128((const __m128i *)(const void *)&bodies[ids[k]].q)),
+		    _mm_loadu_si128((const __m128i *)(const void *)&bodies[ids[k + 4]].q), 1);
+	}
+	transpose4x8_256(y, x);
+	__m512i qc = _mm512_cvtepi32_epi64(x[0]), qs = _mm512_cvtepi32_epi64(x[1]);
+	__m512i cx = _mm512_cvtepi32_epi64(x[2]), cy = _mm512_cvtepi32_epi64(x[3]);
+	for (int32_t k = 0; k < 4; ++k) { /* the rows (vx, vy, w, -), their low 32 bits */
+		y[k] = _mm512_cvtepi64_epi32(_mm512_inserti64x4(
+		    _mm512_castsi256_si512(
+		        _mm256_loadu_si256((const __m256i *)(const void *)rows[ids[k]])),
+		    _mm256_loadu_si256((const __m256i *)(const void *)rows[ids[k + 4]]), 1));
+	}
+	transpose4x8_256(y, x);
+	const __m512i hh = _mm512_set1_epi64(h), half16 = _mm512_set1_epi64(0x8000);
+	__m512i dx = round_shift_512(_mm512_mul_epi32(hh, _mm512_cvtepi32_epi64(x[0])), half16, 16);
+	__m512i dy = round_shift_512(_mm512_mul_epi32(hh, _mm512_cvtepi32_epi64(x[1])), half16, 16);
+	__m512i dr = round_shift_512(_mm512_mul_epi32(hh, _mm512_cvtepi32_epi64(x[2])), half16, 16);
+	__m512i d2 = _mm512_add_epi64(_mm512_mul_epi32(dx, dx), _mm512_mul_epi32(dy, dy));
+	__mmask8 bad = _mm512_cmpgt_epi64_mask(d2, _mm512_set1_epi64(max_t2)) |
+	               _mm512_cmpgt_epi64_mask(dr, _mm512_set1_epi64(max_r)) |
+	               _mm512_cmpgt_epi64_mask(_mm512_set1_epi64(-(int64_t)max_r), dr);
+	cx = _mm512_add_epi64(cx, dx);
+	cy = _mm512_add_epi64(cy, dy);
+	const __m512i lim = _mm512_set1_epi64(F2D_WORLD_LIMIT),
+	              nlim = _mm512_set1_epi64(-(int64_t)F2D_WORLD_LIMIT);
+	bad |= _mm512_cmpgt_epi64_mask(cx, lim) | _mm512_cmpgt_epi64_mask(nlim, cx) |
+	       _mm512_cmpgt_epi64_mask(cy, lim) | _mm512_cmpgt_epi64_mask(nlim, cy);
+	__m512i oc = qc, os = qs;
+	if (_mm512_test_epi64_mask(dr, dr) != 0) {
+		bad |= f2d_turn_512(qc, qs, dr, &oc, &os);
+	}
+	if (bad != 0) {
+		return false;
+	}
+	/* q and centre back: 4 x int32 a body (transpose4x8_256's inverse) */
+	__m256i pc = _mm512_cvtepi64_epi32(oc), ps = _mm512_cvtepi64_epi32(os);
+	__m256i px = _mm512_cvtepi64_epi32(cx), py = _mm512_cvtepi64_epi32(cy);
+	__m256i a0 = _mm256_unpacklo_epi32(pc, ps), a1 = _mm256_unpackhi_epi32(pc, ps);
+	__m256i a2 = _mm256_unpacklo_epi32(px, py), a3 = _mm256_unpackhi_epi32(px, py);
+	y[0] = _mm256_unpacklo_epi64(a0, a2); /* bodies 0 | 4 */
+	y[1] = _mm256_unpackhi_epi64(a0, a2); /* 1 | 5 */
+	y[2] = _mm256_unpacklo_epi64(a1, a3); /* 2 | 6 */
+	y[3] = _mm256_unpackhi_epi64(a1, a3); /* 3 | 7 */
+	/* the displacement rows' additions (dx, dy, dr, 0) */
+	const __m512i zero = _mm512_setzero_si512();
+	__m512i u0 = _mm512_unpacklo_epi64(dx, dy), u1 = _mm512_unpackhi_epi64(dx, dy);
+	__m512i v0 = _mm512_unpacklo_epi64(dr, zero), v1 = _mm512_unpackhi_epi64(dr, zero);
+	const __m512i lo = _mm512_setr_epi64(0, 1, 8, 9, 2, 3, 10, 11),
+	              hi = _mm512_setr_epi64(4, 5, 12, 13, 6, 7, 14, 15);
+	__m512i add[4] = {_mm512_permutex2var_epi64(u0, lo, v0),  /* bodies 0 | 2 */
+	                  _mm512_permutex2var_epi64(u1, lo, v1),  /* 1 | 3 */
+	                  _mm512_permutex2var_epi64(u0, hi, v0),  /* 4 | 6 */
+	                  _mm512_permutex2var_epi64(u1, hi, v1)}; /* 5 | 7 */
+	for (int32_t j = 0; j < 8; ++j) {
+		int32_t i = ids[j];
+		__m256i *dp = (__m256i *)(void *)disp[i];
+		__m512i a = add[(j & 1) | ((j >> 2) << 1)];
+		__m256i d = (j & 2) ? _mm512_extracti64x4_epi64(a, 1) : _mm512_castsi512_si256(a);
+		_mm256_storeu_si256(dp, _mm256_add_epi64(_mm256_loadu_si256(dp), d));
+		__m256i q = y[j & 3];
+		_mm_storeu_si128((__m128i *)(void *)&bodies[i].q,
+		                 j < 4 ? _mm256_castsi256_si128(q) : _mm256_extracti128_si256(q, 1));
+	}
+	if (origins) { /* origin = c - rotate(q', lc) (integrate_positions_4's) */
+		int64_t lc[8];
+		for (int32_t j = 0; j < 8; ++j) {
+			memcpy(&lc[j], &bodies[ids[j]].local_center, sizeof lc[j]);
+		}
+		__m512i l = _mm512_loadu_si512(lc);
+		__m512i lx = _mm512_srai_epi64(_mm512_slli_epi64(l, 32), 32);
+		__m512i ly = _mm512_srai_epi64(l, 32);
+		__m512i rx = round_shift_512(
+		    _mm512_sub_epi64(_mm512_mul_epi32(oc, lx), _mm512_mul_epi32(os, ly)), half16, 16);
+		__m512i ry = round_shift_512(
+		    _mm512_add_epi64(_mm512_mul_epi32(os, lx), _mm512_mul_epi32(oc, ly)), half16, 16);
+		/* (x, y) low 32 bits each, one 64-bit lane a body */
+		__m512i org = _mm512_mask_blend_epi32(0xAAAA, _mm512_sub_epi64(cx, rx),
+		                                      _mm512_slli_epi64(_mm512_sub_epi64(cy, ry), 32));
+		const __m128i o[4] = {
+		    _mm512_castsi512_si128(org), _mm512_extracti32x4_epi32(org, 1),
+		    _mm512_extracti32x4_epi32(org, 2), _mm512_extracti32x4_epi32(org, 3)};
+		for (int32_t j = 0; j < 8; j += 2) {
+			_mm_storel_epi64((__m128i *)(void *)&bodies[ids[j]].origin, o[j / 2]);
+			_mm_storel_epi64((__m128i *)(void *)&bodies[ids[j + 1]].origin,
+			                 _mm_unpackhi_epi64(o[j / 2], o[j / 2]));
+		}
+	}
+	return true;
+}
+
+/* integrate_plain_rows_avx2 two rows at a time (f2d_plain_rows_512, integrate_simd.h); a pair
+ * it leaves (a velocity that saturates) takes the AVX2 row, then the scalar code, row by row
+ * (each row is its own: the order does not matter, and the saturation flag is only ever
+ * set). */
+AVX512 static void integrate_plain_rows_avx512(f2d_world *w, int64_t (*rows)[4],
+                                               const int32_t *ids, int32_t n, f2d_vec2 hg)
+{
+	const __m256i add = _mm256_setr_epi64x(hg.x, hg.y, 0, 0);
+	const __m512i add2 = _mm512_setr_epi64(hg.x, hg.y, 0, 0, hg.x, hg.y, 0, 0);
+	int32_t k = 0;
+	for (; k + 2 <= n; k += 2) {
+		if (f2d_plain_rows_512(rows[ids[k]], rows[ids[k + 1]], add2)) {
+			continue;
+		}
+		for (int32_t j = k; j < k + 2; ++j) {
+			if (!f2d_plain_row_256(rows[ids[j]], add)) {
+				integrate_plain_row(w, rows[ids[j]], hg);
+			}
+		}
+	}
+	for (; k < n; ++k) {
+		if (!f2d_plain_row_256(rows[ids[k]], add)) {
+			integrate_plain_row(w, rows[ids[k]], hg);
+		}
+	}
+}
+
+/* integrate_positions_avx2 with the rows by 8, then 4 (the groups of 8 integrate_positions_8
+ * leaves: 4 and 4); a copy for each value of origins */
+AVX512 static inline __attribute__((always_inline)) int32_t
+positions_by_8(f2d_world *w, int64_t (*rows)[4], int64_t (*disp)[4], const int32_t *ids, int32_t n,
+               fix16_t h, int64_t max_t, int64_t max_t2, fix16_t max_r, const bool origins)
+{
+	int32_t k = 0;
+	for (; k + 8 <= n; k += 8) {
+		if (!integrate_positions_8(w, rows, disp, &ids[k], h, max_t2, max_r, origins)) {
+			integrate_positions_4(w, rows, disp, &ids[k], h, max_t, max_t2, max_r, true,
+			                      origins);
+			integrate_positions_4(w, rows, disp, &ids[k + 4], h, max_t, max_t2, max_r,
+			                      true, origins);
+		}
+	}
+	if (k + 4 <= n) {
+		integrate_positions_4(w, rows, disp, &ids[k], h, max_t, max_t2, max_r, true,
+		                      origins);
+		k += 4;
+	}
+	return k;
+}
+AVX512 static int32_t integrate_positions_avx512(f2d_world *w, int64_t (*rows)[4],
+                                                 int64_t (*disp)[4], const int32_t *ids,
+                                                 int32_t n, fix16_t h, int64_t max_t,
+                                                 int64_t max_t2, fix16_t max_r, bool origins)
+{
+	return origins ? positions_by_8(w, rows, disp, ids, n, h, max_t, max_t2, max_r, true)
+	               : positions_by_8(w, rows, disp, ids, n, h, max_t, max_t2, max_r, false);
+}
+#undef AVX512
+
 /* integrate_velocities_lists' plain bodies on the rows (f2d_plain_row_256, integrate_simd.h:
  * the rows it leaves, whose velocity saturates, take integrate_plain_row). Each body's row is
  * its own: the order of the bodies does not matter. */
@@ -947,7 +1167,10 @@ static void integrate_velocities_lists(f2d_world *w, int64_t (*rows)[4], const b
 	f2d_vec2 hg = f2d_v(f2d_mul(w->h, w->gravity.x), f2d_mul(w->h, w->gravity.y));
 	int32_t k = plain ? 0 : l->np;
 #if F2D_INTEGRATE_SIMD
-	if (kernel != F2D_KERNEL_SCALAR && k < l->np) {
+	if (kernel == F2D_KERNEL_AVX512 && k < l->np) {
+		integrate_plain_rows_avx512(w, rows, l->plain, l->np, hg);
+		k = l->np;
+	} else if (kernel != F2D_KERNEL_SCALAR && k < l->np) {
 		integrate_plain_rows_avx2(w, rows, l->plain, l->np, hg);
 		k = l->np;
 	}
@@ -1006,7 +1229,10 @@ static bool integrate_positions_lists(f2d_world *w, fix16_t max_translation, fix
 	f2d_body *bodies = w->bodies;
 	int32_t k = 0;
 #if F2D_INTEGRATE_SIMD
-	if (kernel != F2D_KERNEL_SCALAR) {
+	if (kernel == F2D_KERNEL_AVX512) {
+		k = integrate_positions_avx512(w, rows, disp, l->moving, l->nm, h, max_t, max_t2,
+		                               max_r, origins);
+	} else if (kernel != F2D_KERNEL_SCALAR) {
 		k = integrate_positions_avx2(w, rows, disp, l->moving, l->nm, h, max_t, max_t2,
 		                             max_r, origins);
 	}

@@ -1011,6 +1011,26 @@ static int pairs_main(void)
 	return fflush(stdout) == 0 ? 0 : 1;
 }
 
+/* ---- "stage": the SIMD pre-steps' staging (solver_prestep.c stage_lanes) ----
+ * Prints "g <kernel> <checked> <wrong>" for every SIMD kernel this build runs (both call the one
+ * AVX2 staging): 4,000 batches of random and int32-edge arbiters and bodies, point counts 0 .. 2
+ * and 1 .. 8 lanes staged by stage_lanes and by the lane-after-lane reference
+ * (f2d_test_stage), compared byte for byte. */
+bool f2d_test_stage(uint64_t seed, int32_t batches, uint64_t *wrong);
+
+static int stage_main(void)
+{
+	for (int kernel = 1; kernel <= f2d_kernel_level(); ++kernel) {
+		const int32_t n = 4000;
+		uint64_t wrong = 0;
+		if (!f2d_test_stage(0x2545F4914F6CDD1Du + (uint64_t)kernel, n, &wrong)) {
+			break; /* no SIMD pre-steps in this build */
+		}
+		printf("g %d %d %" PRIu64 "\n", kernel, (int)n, wrong);
+	}
+	return fflush(stdout) == 0 ? 0 : 1;
+}
+
 int main(int argc, char **argv)
 {
 	int32_t first = 0, last = case_count() - 1;
@@ -1022,6 +1042,9 @@ int main(int argc, char **argv)
 	}
 	if (argc > 1 && strcmp(argv[1], "roundings") == 0) {
 		return roundings_main();
+	}
+	if (argc > 1 && strcmp(argv[1], "stage") == 0) {
+		return stage_main();
 	}
 	if (argc > 1) {
 		first = last = atoi(argv[1]);
@@ -1457,6 +1480,13 @@ START_TEST(kernel_roundings)
 }
 END_TEST
 
+/* the SIMD staging against the lane-after-lane reference (stage_main) */
+START_TEST(kernel_stage)
+{
+	check_kernel_mode("stage", 'g', 4000);
+}
+END_TEST
+
 /* the pairs of lanes at the int32 extremes (pairs_main) */
 START_TEST(kernel_pairs)
 {
@@ -1472,6 +1502,7 @@ int main(void)
 	tcase_add_test(tc, hinted_inverse_masses);
 	tcase_add_test(tc, kernel_roundings);
 	tcase_add_test(tc, kernel_pairs);
+	tcase_add_test(tc, kernel_stage);
 	tcase_add_test(tc, fast_path_matches_exact_path);
 	suite_add_tcase(s, tc);
 	SRunner *sr = srunner_create(s);
