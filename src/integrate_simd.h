@@ -1,5 +1,5 @@
 /* fix2d internal: the step's body loops across 4 bodies (AVX2, 4 x 64-bit lanes): the helpers
- * and the turn of src/world.c's integrate_positions_4, here so that tests/test_math.c can
+ * and the turn of src/integrate_lists.c's integrate_positions_4, here so that tests/test_math.c can
  * compare the turn with f2d_integrate_rotation_small for every small angle, and the plain
  * bodies' velocity row (f2d_plain_row_256, and two rows at a time on AVX-512,
  * f2d_plain_rows_512; tested by tests/test_integrate_paths.c).
@@ -25,7 +25,7 @@
 
 #include "simd_x86.h"
 
-#define F2D_AVX2 F2D_TARGET_AVX2 /* world.c, tests/test_math.c */
+#define F2D_AVX2 F2D_TARGET_AVX2 /* integrate_lists.c, integrate_internal.h, tests/test_math.c */
 
 /* (fix16_t)((p + half + (p >> 63)) >> shift), 0 < shift < 32 */
 F2D_AVX2 static inline __m256i f2d_round_shift_256(__m256i p, __m256i half, int shift)
