@@ -56,9 +56,11 @@
  *  digests); 3: its hash format 4 (compact body records, issue 16); 4: its hash format 5 (the
  *  shapes section one cached u64, issue 16); 5: its hash format 6 (a body's record in its
  *  first cache line, the mass data one cached u64, issue 16); 6: its hash format 7 (sections of
- *  64-byte stripes hashed from registers, issue 16); a replay of another is refused as
- *  recorded by an incompatible fix2d. */
-#define F2R_HASH_FORMAT 6u
+ *  64-byte stripes hashed from registers, issue 16; also its format 8, which came with engine
+ *  format 16's new simulation); 7: its hash format 9 (an arbiter record one stripe, its
+ *  recycled geometry a cached digest, issue 16); a replay of another is refused as recorded
+ *  by an incompatible fix2d. */
+#define F2R_HASH_FORMAT 7u
 /** The fix2d version a header records: major << 16 | minor << 8 | patch (a reader refuses
  *  another major or minor). */
 #define FIX2D_VERSION_WORD                                                                         \

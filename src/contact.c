@@ -428,6 +428,10 @@ f2d_result f2d_update_contacts(f2d_world *w)
 	                      sizeof(f2d_arbiter)) ||
 	    !f2d_grow_aligned(w, (void **)&w->arbiters_next, &w->arbiters_next_capacity,
 	                      w->pair_count, sizeof(f2d_arbiter)) ||
+	    !f2d_grow(w, (void **)&w->arbiter_geo, &w->arbiter_geo_capacity, w->pair_count,
+	              sizeof(uint64_t)) ||
+	    !f2d_grow(w, (void **)&w->arbiter_geo_next, &w->arbiter_geo_next_capacity,
+	              w->pair_count, sizeof(uint64_t)) ||
 	    !f2d_solver_reserve(w, w->pair_count) || !f2d_events_reserve(w, w->pair_count) ||
 	    !f2d_continuous_reserve(w)) {
 		w->contacts_stale = true; /* the caches moved on, the arbiters did not */
@@ -464,6 +468,8 @@ static inline __attribute__((always_inline)) int32_t merge_pairs(f2d_world *w, c
 	const f2d_shape_step *steps = w->bpc.step;
 	const fix16_t spec0 = w->def.speculative_distance;
 	f2d_arbiter *arbs = w->arbiters, *queue = w->arbiters_next;
+	/* each arbiter's geometry digest (core.h arbiter_geo) moves with it, through the queue */
+	uint64_t *geo = w->arbiter_geo, *qgeo = w->arbiter_geo_next;
 	const uint64_t *old_keys = w->events.start_keys;
 	const int32_t old_count = w->arbiter_count;
 	/* merge by key; UINT64_MAX (past the last old arbiter) is above every key, as ids < 2^31 */
@@ -486,20 +492,27 @@ static inline __attribute__((always_inline)) int32_t merge_pairs(f2d_world *w, c
 		}
 		f2d_arbiter *arb = &arbs[count];
 		const f2d_arbiter *prev = NULL;
+		uint64_t prev_geo = 0;
 		if (head == tail) {
 			/* the queue is empty (rd = o, the common case): old o is arbs[o], which is arb
 			 * itself when count == o (rebuilt in place); else it is not this pair's, and
 			 * waits in the queue when it is in the slot */
 			if (old_key == key) {
 				prev = &arbs[o];
+				prev_geo = geo[o];
 			} else if (count == o && o < old_count) {
+				qgeo[tail] = geo[o];
 				queue[tail++] = arbs[o];
 			}
 		} else {
 			/* old o is queue[head]; the slot's old, arbs[rd], is never prev */
 			int32_t rd = o + (tail - head);
-			prev = old_key == key ? &queue[head] : NULL;
+			if (old_key == key) {
+				prev = &queue[head];
+				prev_geo = qgeo[head];
+			}
 			if (count == rd && rd < old_count) {
+				qgeo[tail] = geo[rd];
 				queue[tail++] = arbs[rd];
 			}
 		}
@@ -507,6 +520,8 @@ static inline __attribute__((always_inline)) int32_t merge_pairs(f2d_world *w, c
 		 * not change, keep the arbiter as it is (frozen; see f2d_refresh_arbiters). The
 		 * bodies are prev's: a shape never changes body, and an arbiter's bodies are its
 		 * shapes' (fill_arbiter, the snapshot decoders). */
+		/* prev's geometry, unless a build below makes a new one */
+		geo[count] = prev_geo;
 		const f2d_shape_step *ra = &steps[ia], *rb = &steps[ib];
 		const uint32_t flags = ra->flags | rb->flags;
 		if (prev != NULL && (flags & F2D_STEP_ACTIVE) == 0) {
@@ -545,9 +560,11 @@ static inline __attribute__((always_inline)) int32_t merge_pairs(f2d_world *w, c
 			n = reuse_arbiter(w, prev, arb);
 		} else if (prev != NULL && prev->recycle &&
 		           recycle_rule(w, prev, arb, spec, rule_kernel)) {
-			n = 1;
+			n = 1; /* prev's geometry, new separations */
 		} else {
 			n = build_arbiter(w, prev, ia, ib, arb, kernel);
+			/* a new manifold's (0 unless recycled; an arbiter without points is dropped) */
+			geo[count] = n > 0 && arb->recycle ? f2d_arbiter_geometry_digest(arb) : 0;
 		}
 		count += n > 0 ? 1 : 0;
 		if (all_active) {
@@ -586,12 +603,15 @@ void f2d_refresh_arbiters(f2d_world *w)
 		      recycle_rule(w, arb, arb,
 		                   f2d_pair_speculative(w, &w->shapes[arb->shape_a],
 		                                        &w->shapes[arb->shape_b]),
-		                   kernel)) &&
-		    build_arbiter(w, arb, arb->shape_a, arb->shape_b, arb, kernel) == 0) {
-			continue;
+		                   kernel))) {
+			if (build_arbiter(w, arb, arb->shape_a, arb->shape_b, arb, kernel) == 0) {
+				continue;
+			}
+			w->arbiter_geo[i] = arb->recycle ? f2d_arbiter_geometry_digest(arb) : 0;
 		}
 		if (k != i) {
 			w->arbiters[k] = *arb;
+			w->arbiter_geo[k] = w->arbiter_geo[i];
 		}
 		k++;
 	}
@@ -604,6 +624,7 @@ void f2d_remove_arbiters_of_shape(f2d_world *w, int32_t shape)
 	int32_t k = 0;
 	for (int32_t i = 0; i < w->arbiter_count; ++i) {
 		if (w->arbiters[i].shape_a != shape && w->arbiters[i].shape_b != shape) {
+			w->arbiter_geo[k] = w->arbiter_geo[i];
 			w->arbiters[k++] = w->arbiters[i];
 		} else {
 			f2d_wake_body(w, w->arbiters[i].body_a);

@@ -456,6 +456,16 @@ struct f2d_world {
 	int32_t arbiter_count, arbiter_capacity;
 	f2d_arbiter *arbiters_next;
 	int32_t arbiters_next_capacity;
+	/* per arbiter index, f2d_arbiter_geometry_digest of arbiters[i] (hash format 9: the
+	 * recycled manifold's geometry, which changes only when it is built or loaded, hashed once
+	 * there instead of at every hash). Moved with its arbiter wherever one is moved: the merge
+	 * (arbiter_geo_next its queue's, as arbiters_next), f2d_refresh_arbiters, the removals,
+	 * snapshot restore and load (arbiter_geo_next the loader's second buffer, swapped in),
+	 * clones. F2D_HASH_CHECK builds check every entry at every hash (hash.c). */
+	uint64_t *arbiter_geo;
+	int32_t arbiter_geo_capacity;
+	uint64_t *arbiter_geo_next;
+	int32_t arbiter_geo_next_capacity;
 
 	/* the contact solver's batches and colouring scratch (solver.c), per step */
 	f2d_contact_batch *batches;
@@ -885,6 +895,11 @@ void f2d_hash_shapes_changed(f2d_world *w);
  *  or AVX-512 loop where the CPU has it: the same function as XXH3_64bits_withSeed on every CPU
  *  (test_snapshot_portable reseals damaged snapshots with that one). */
 uint64_t f2d_xxh3_seeded(const void *p, size_t n, uint64_t seed);
+/* The digest of an arbiter's recycled geometry (hash format 9; hash.c): 0 when recycle is 0,
+ *  else XXH3-64 of 64 little-endian bytes: r_a, r_b of point 0, then of point 1 (zero unless
+ *  count is 2), the normal, the two base separations (the second zero unless count is 2),
+ *  cached_q_a, cached_q_b. A pure function of those fields; w->arbiter_geo caches it. */
+uint64_t f2d_arbiter_geometry_digest(const f2d_arbiter *a);
 /** Refills the cache of the shapes and mass sections when it was cleared (f2d_world_step,
  *  before anything). */
 void f2d_hash_cache_shapes(f2d_world *w);

@@ -34,14 +34,22 @@
  *             motor_impulse, lower_impulse, upper_impulse, axis, length, hertz, damping_ratio,
  *             angular_hertz, angular_damping_ratio, max_force, correction_factor,
  *             spring_impulse, angular_impulse; a dead slot is its generation and 124 zero bytes.
- *   arbiters: per arbiter 128 bytes (put_arbiter_record, format 8): shape_a, shape_b,
- *             friction, restitution, u8 count (0..2), 2 zero bytes, u8 recycle; per point (32
- *             bytes) u32 id, pn, pt and, when recycle, r_a, r_b, separation; 8 zero bytes; when
- *             recycle the normal, 4 zero bytes, the base separations, cached_q_a, cached_q_b;
- *             an absent point's bytes and a field not covered are zero.
+ *   arbiters: per arbiter 64 bytes (put_arbiter_record, format 9): shape_a, shape_b,
+ *             friction, restitution, u8 count (0..2), 2 zero bytes, u8 recycle; point 0's
+ *             u32 id, pn, pt; u64 the geometry digest (0 unless recycle), point 1's
+ *             separation when recycle, 4 zero bytes, point 0's separation when recycle; point
+ *             1's u32 id, pn, pt; an absent point's fields are zero. The geometry digest
+ *             (f2d_arbiter_geometry_digest, core.h) is XXH3-64 of the recycled manifold's
+ *             anchors r_a, r_b, normal, base separations and cached rotations.
  *   settings (format 8): the contact_recycle_distance follows time_to_sleep.
  * User data is not part of the hash (it does not change the simulation).
  *
+ * Format 9 against 8 (issue 16, the hash's cost): the same content; an arbiter record is one
+ * stripe instead of two. The recycled geometry (anchors, normal, base separations, cached
+ * rotations: 16 dwords) changes only when a manifold is built or loaded, so its digest is
+ * taken there and kept beside the arbiter (w->arbiter_geo), and the record holds the digest
+ * where format 8 held the geometry itself. Half the stripes, and the masked geometry loads
+ * gone: the arbiters were three quarters of the hash's time on pyramid20.
  * Format 8 against 7 (issue 16, contact recycling): a recycled manifold is state (it is no
  * longer rebuilt from the positions), so an arbiter's record is two stripes with its geometry
  * and the recycling cache when its recycle byte is set; the recycle distance in the settings.
@@ -90,8 +98,9 @@
 #endif
 
 /* Format 7: fixed-size records of whole 64-byte stripes, a section digest each for bodies,
- * joints and arbiters (see the top of the file). Same content covered. */
-#define F2D_HASH_FORMAT 8u
+ * joints and arbiters (see the top of the file). Same content covered. Format 9: an arbiter
+ * record one stripe, its recycled geometry a cached digest. */
+#define F2D_HASH_FORMAT 9u
 
 /* the buffer on a cache line's start */
 #if defined(__GNUC__) || defined(__TINYC__)
@@ -387,14 +396,16 @@ static uint8_t *put_body_record(uint8_t *p, const f2d_body *b)
 	return w_i32(p, b->torque);
 }
 
-/* An arbiter record (format 8): the struct's 128 bytes as 32 dwords, those that are not state
- * zeroed (arbiter_dwords): dwords 0..3 shape_a, shape_b, friction, restitution; 4 the count
- * byte and the recycle byte (byte 3; the per-step flags frozen, active zeroed); a present
- * point k (k < count) at 5 + 8k: id, pn, pt, and when recycle r_a, r_b, separation; 21..22 the
- * bodies (derived: zero); when recycle 23..24 the normal, 26 + k a present point's base
- * separation, 28..31 the cached rotations; 25 the speculative distance (per step: zero). A
- * manifold that is not recycled is derived (rebuilt from the positions), so only a recycled
- * one's geometry is state. */
+/* An arbiter record (format 9): one 64-byte stripe of 16 dwords, those that are not state
+ * zero: 0..3 shape_a, shape_b, friction, restitution; 4 the count byte and the recycle byte
+ * (byte 3; bytes 1 and 2 zero); a present point k (k < count) at 5 + 8k: id, pn, pt, and when
+ * recycle its separation at 12 (point 0) and 10 (point 1); 8..9 the geometry digest (u64; 0
+ * unless recycle: f2d_arbiter_geometry_digest); 11 zero. A manifold that is not recycled is
+ * derived (rebuilt from the positions), so only a recycled one's geometry is state, and that
+ * geometry changes only when the manifold is built or loaded: the digest is taken there
+ * (w->arbiter_geo) instead of at every hash. The stripe is the struct's first line (core.h)
+ * with r_a and r_b of point 0 (dwords 8..11, in the digest) replaced by the digest and point
+ * 1's separation (struct dword 20). */
 #define ARBITER_LINE                                                                               \
 	(offsetof(f2d_arbiter, shape_a) == 0 && offsetof(f2d_arbiter, shape_b) == 4 &&             \
 	 offsetof(f2d_arbiter, friction) == 8 && offsetof(f2d_arbiter, restitution) == 12 &&       \
@@ -403,8 +414,6 @@ static uint8_t *put_body_record(uint8_t *p, const f2d_body *b)
 	 offsetof(f2d_contact_point, id) == 0 && offsetof(f2d_contact_point, pn) == 4 &&           \
 	 offsetof(f2d_contact_point, pt) == 8 && offsetof(f2d_contact_point, r_a) == 12 &&         \
 	 offsetof(f2d_contact_point, r_b) == 20 && offsetof(f2d_contact_point, separation) == 28 && \
-	 offsetof(f2d_arbiter, normal) == 92 && offsetof(f2d_arbiter, base_separation) == 104 &&   \
-	 offsetof(f2d_arbiter, cached_q_a) == 112 && offsetof(f2d_arbiter, cached_q_b) == 120 &&   \
 	 sizeof(f2d_arbiter) == 128 && sizeof(fix16_t) == 4)
 
 /* an arbiter's point count as its record writes it (0..2 in a valid world; never more than 2
@@ -414,22 +423,46 @@ static inline int32_t arbiter_points(const f2d_arbiter *a)
 	return a->count < 0 ? 0 : (a->count > 2 ? 2 : a->count);
 }
 
-/* the record's dwords that are state (bit i: dword i; see above) */
+/* the record's dwords that are state (bit i: dword i; see above): the low 16 bits are those
+ * taken from the struct's first line at the same place, bit 10 point 1's separation, bits 8
+ * and 9 (the digest) always set (the digest is 0 unless recycle) */
 static inline uint32_t arbiter_dwords(const f2d_arbiter *a)
 {
 	const int32_t n = arbiter_points(a);
 	const bool r = a->recycle != 0;
-	uint32_t m = 0x1fu;
-	m |= n >= 1 ? (r ? 0x1fe0u : 0xe0u) : 0u;
-	m |= n == 2 ? (r ? 0x1fe000u : 0xe000u) : 0u;
-	m |= r ? (0xf1800000u | (n >= 1 ? 1u << 26 : 0u) | (n == 2 ? 1u << 27 : 0u)) : 0u;
+	uint32_t m = 0x31fu;
+	m |= n >= 1 ? (r ? 0x10e0u : 0xe0u) : 0u;
+	m |= n == 2 ? (r ? 0xe400u : 0xe000u) : 0u;
 	return m;
 }
 
-/* the record's 128 bytes written field by field (the reference) */
-static uint8_t *put_arbiter_record(uint8_t *p, const f2d_arbiter *a)
+/* the digest's 64 bytes (see core.h) */
+uint64_t f2d_arbiter_geometry_digest(const f2d_arbiter *a)
 {
-	int32_t d[32] = {0};
+	if (a->recycle == 0) {
+		return 0;
+	}
+	const int32_t n = arbiter_points(a);
+	uint8_t buf[64], *p = buf;
+	for (int32_t k = 0; k < 2; ++k) {
+		const bool on = k < n;
+		p = w_vec(p, on ? a->points[k].r_a : f2d_v(0, 0));
+		p = w_vec(p, on ? a->points[k].r_b : f2d_v(0, 0));
+	}
+	p = w_vec(p, a->normal);
+	p = w_i32(p, n >= 1 ? a->base_separation[0] : 0);
+	p = w_i32(p, n == 2 ? a->base_separation[1] : 0);
+	p = w_i32(p, a->cached_q_a.c);
+	p = w_i32(p, a->cached_q_a.s);
+	p = w_i32(p, a->cached_q_b.c);
+	(void)w_i32(p, a->cached_q_b.s);
+	return XXH3_64bits(buf, sizeof buf);
+}
+
+/* the record's 64 bytes written field by field (the reference; geo: the geometry digest) */
+static uint8_t *put_arbiter_record(uint8_t *p, const f2d_arbiter *a, uint64_t geo)
+{
+	int32_t d[16] = {0};
 	d[0] = a->shape_a;
 	d[1] = a->shape_b;
 	d[2] = a->friction;
@@ -441,21 +474,13 @@ static uint8_t *put_arbiter_record(uint8_t *p, const f2d_arbiter *a)
 		q[0] = (int32_t)c->id;
 		q[1] = c->pn;
 		q[2] = c->pt;
-		q[3] = c->r_a.x;
-		q[4] = c->r_a.y;
-		q[5] = c->r_b.x;
-		q[6] = c->r_b.y;
-		q[7] = c->separation;
-		d[26 + k] = a->base_separation[k];
 	}
-	d[23] = a->normal.x;
-	d[24] = a->normal.y;
-	d[28] = a->cached_q_a.c;
-	d[29] = a->cached_q_a.s;
-	d[30] = a->cached_q_b.c;
-	d[31] = a->cached_q_b.s;
+	d[8] = (int32_t)(uint32_t)geo;
+	d[9] = (int32_t)(uint32_t)(geo >> 32);
+	d[10] = a->points[1].separation;
+	d[12] = a->points[0].separation;
 	const uint32_t m = arbiter_dwords(a);
-	for (int32_t i = 0; i < 32; ++i) {
+	for (int32_t i = 0; i < 16; ++i) {
 		p = w_i32(p, (m >> i & 1u) != 0 ? d[i] : 0);
 	}
 	return p;
@@ -678,51 +703,37 @@ X_INLINE AVX512_TARGET __m512i body_stripe(const f2d_body *b)
 X_SECTION_512(bodies_512, f2d_body, body_stripe)
 #undef X_SECTION_K
 
-/* an arbiter's two stripes (masked loads of its record's dwords; dword 4 keeps the count and
- * recycle bytes), fed in turn */
-X_INLINE AVX512_TARGET __m512i arbiter_lo(const f2d_arbiter *a, uint32_t dwords)
+/* an arbiter's stripe (format 9): a masked load of its first line (the mask drops point 0's
+ * r_a, r_b, dwords 8..11, and what is not state; dword 4 keeps the count and recycle bytes),
+ * the geometry digest broadcast into dwords 8..9 and point 1's separation into dword 10 (merge
+ * masked broadcasts from memory) */
+X_INLINE AVX512_TARGET __m512i arbiter_stripe(const f2d_arbiter *a, const uint64_t *geo)
 {
-	const __mmask16 m = (__mmask16)(dwords & 0xffffu);
+	const uint32_t m = arbiter_dwords(a);
 	const __m512i keep = _mm512_mask_set1_epi32(_mm512_set1_epi32(-1), 0x0010, (int)0xff0000ff);
-	return _mm512_and_si512(_mm512_maskz_loadu_epi32(m, (const void *)a), keep);
+	__m512i v = _mm512_maskz_loadu_epi32((__mmask16)(m & 0xf0ffu), (const void *)a);
+	v = _mm512_and_si512(v, keep);
+	v = _mm512_mask_set1_epi64(v, (__mmask8)0x10, (long long)*geo);
+	return _mm512_mask_set1_epi32(v, (__mmask16)(m & 0x0400u), a->points[1].separation);
 }
 
-X_INLINE AVX512_TARGET __m512i arbiter_hi(const f2d_arbiter *a, uint32_t dwords)
+/* the arbiters section of n > 3 arbiters */
+#define X_SECTION_K(k) arbiter_stripe(&r[i + (k)], &geo[i + (k)])
+#define X_ARBITER(p) arbiter_stripe(p, &geo[(p) - r])
+static AVX512_TARGET uint64_t arbiters_512(const f2d_arbiter *r, const uint64_t *geo, int32_t n)
 {
-	const __mmask16 m = (__mmask16)(dwords >> 16);
-	return _mm512_maskz_loadu_epi32(m, (const void *)((const uint8_t *)a + 64));
-}
-
-/* stripe i of the records: record i / 2's low or high half. The stripes are taken in order, so
- * a record's mask is computed at its low half (even i) into *dwords and used again at its high
- * half (issue 16: the mask's scalar work was as much as the stripe's vector work). */
-X_INLINE AVX512_TARGET __m512i arbiter_stripe(const f2d_arbiter *r, int32_t i, uint32_t *dwords)
-{
-	if ((i & 1) == 0) {
-		*dwords = arbiter_dwords(&r[i >> 1]);
-		return arbiter_lo(&r[i >> 1], *dwords);
-	}
-	return arbiter_hi(&r[i >> 1], *dwords);
-}
-
-/* the arbiters section of n > 1 arbiters (2n stripes) */
-static AVX512_TARGET uint64_t arbiters_512(const f2d_arbiter *r, int32_t count)
-{
-	const int32_t n = 2 * count;
 	__m512i acc = x_init();
 	int32_t i = 0;
-	uint32_t dwords = 0; /* the mask of the record whose low half was the last even stripe */
-#define X_SECTION_K(k) arbiter_stripe(a, k, &dwords)
 	for (; i + 16 < n; i += 16) {
-		const f2d_arbiter *a = r + (i >> 1); /* the block's 8 records at constant offsets */
 		X_BLOCK(acc, X_SECTION_K);
 	}
-#undef X_SECTION_K
-	for (; i < n - 1; ++i) { /* i starts even (a multiple of 16) and ends at n - 2 */
-		acc = x_acc(acc, arbiter_stripe(r, i, &dwords), XXH3_kSecret + 8 * (i & 15));
+	for (; i < n - 1; ++i) {
+		acc = x_acc(acc, X_ARBITER(&r[i]), XXH3_kSecret + 8 * (i & 15));
 	}
-	return x_finish(acc, arbiter_hi(&r[count - 1], dwords), (uint64_t)n);
+	return x_finish(acc, X_ARBITER(&r[n - 1]), (uint64_t)n);
 }
+#undef X_ARBITER
+#undef X_SECTION_K
 
 /* the joint record's permutations: record byte r of stripe k takes byte idx[k][r] of (line k,
  * line 2) (0..63 the first, 64..127 the second) where mask[k] has bit r */
@@ -1176,19 +1187,23 @@ static uint64_t arbiters_written(const f2d_world *w, int simd, bool copy)
 	uint8_t *p = e.buf;
 	for (int32_t i = 0; i < w->arbiter_count; ++i) {
 		const f2d_arbiter *a = &w->arbiters[i];
-		p = room(&e, p, 128);
+		p = room(&e, p, 64);
 		if (ARBITER_LINE && HOST_LE && copy) {
 			const uint32_t m = arbiter_dwords(a);
-			memcpy(p, a, 128);
+			const uint64_t geo = w->arbiter_geo[i];
+			memcpy(p, a, 64);
 			p[17] = p[18] = 0; /* frozen, active: per step */
-			for (int32_t k = 0; k < 32; ++k) {
+			memcpy(p + 32, &geo, 8);
+			memcpy(p + 40, &a->points[1].separation, 4);
+			for (int32_t k = 0; k < 16; ++k) {
 				if ((m >> k & 1u) == 0) {
 					memset(p + 4 * k, 0, 4);
 				}
 			}
-			p += 128;
+			p += 64;
 		} else {
-			p = put_arbiter_record(p, a);
+			p = put_arbiter_record(p, a,
+			                       copy ? w->arbiter_geo[i] : f2d_arbiter_geometry_digest(a));
 		}
 	}
 	end(&e, p);
@@ -1225,8 +1240,8 @@ static uint64_t joints_section(const f2d_world *w, int simd, bool regs)
 static uint64_t arbiters_section(const f2d_world *w, int simd, bool regs)
 {
 #if F2D_X86_SIMD
-	if (ARBITER_LINE && HOST_LE && regs && simd == 2 && w->arbiter_count > 1) {
-		return arbiters_512(w->arbiters, w->arbiter_count);
+	if (ARBITER_LINE && HOST_LE && regs && simd == 2 && w->arbiter_count > 3) {
+		return arbiters_512(w->arbiters, w->arbiter_geo, w->arbiter_count);
 	}
 #else
 	(void)regs;
@@ -1268,6 +1283,15 @@ uint64_t f2d_hash_world(const f2d_world *w)
 		if (w->shapes[i].digest != shape_digest(&w->shapes[i])) {
 			fprintf(stderr,
 			        "fix2d: F2D_HASH_CHECK: shape %d's cached digest is stale\n",
+			        (int)i);
+			abort();
+		}
+	}
+	/* and every arbiter's cached geometry digest is its arbiter's (format 9) */
+	for (int32_t i = 0; i < w->arbiter_count; ++i) {
+		if (w->arbiter_geo[i] != f2d_arbiter_geometry_digest(&w->arbiters[i])) {
+			fprintf(stderr,
+			        "fix2d: F2D_HASH_CHECK: arbiter %d's geometry digest is stale\n",
 			        (int)i);
 			abort();
 		}

@@ -89,6 +89,7 @@ void f2d_forget_joined_contacts(f2d_world *w, int32_t a, int32_t b)
 		if (between(ar, a, b)) {
 			f2d_events_contact_removed(w, ar);
 		} else {
+			w->arbiter_geo[k] = w->arbiter_geo[i];
 			w->arbiters[k++] = *ar;
 		}
 	}

@@ -43,8 +43,9 @@ static uint64_t snapshot_fingerprint(void)
  * the recycle distance (portable 7), the chain of caches (the broad phase's state, world caches,
  * manifolds) and the seal (both came in one landing: no main had either alone); 7: bodies and
  * arbiters as fixed-size records (snapshot_fast.c), an arbiter's record with its manifold (the
- * chain's separate manifolds gone) */
-#define MEMORY_VERSION 7u
+ * chain's separate manifolds gone); 8: an arbiter record ends with its geometry digest (state
+ * hash format 9) */
+#define MEMORY_VERSION 8u
 #define PORTABLE_HEADER 40
 #define MEMORY_HEADER 48
 /* The seal of the in-process form: XXH3-64 of the payload with this seed, in the header. The
@@ -950,6 +951,9 @@ static void clone_clear(f2d_world *c, const f2d_world *src)
 	c->joint_ids.free_ids = NULL;
 	c->arbiters = NULL;
 	c->arbiters_next = NULL;
+	c->arbiter_geo = NULL;
+	c->arbiter_geo_next = NULL;
+	c->arbiter_geo_capacity = c->arbiter_geo_next_capacity = 0;
 	c->sweep = NULL;
 	c->pairs = NULL;
 	memset(&c->bpc, 0, sizeof c->bpc); /* the broad phase's candidates (broadphase.c) */
@@ -1009,6 +1013,8 @@ static bool clone_arrays(f2d_world *c, const f2d_world *src)
 	                 ji->free_ids, ji->free_capacity, sizeof(int32_t), false) &&
 	       dup_block(c, (void **)&c->arbiters, &c->arbiter_capacity, src->arbiters,
 	                 src->arbiter_capacity, sizeof(f2d_arbiter), true) &&
+	       dup_block(c, (void **)&c->arbiter_geo, &c->arbiter_geo_capacity, src->arbiter_geo,
+	                 src->arbiter_geo_capacity, sizeof(uint64_t), false) &&
 	       dup_block(c, (void **)&c->sweep, &c->sweep_capacity, src->sweep, src->sweep_capacity,
 	                 sizeof(int32_t), false) &&
 	       dup_block(c, (void **)&c->events.overlaps, &c->events.overlap_capacity, ev->overlaps,

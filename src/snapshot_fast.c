@@ -1,4 +1,4 @@
-/* fix2d snapshots: the in-process form's bodies and arbiters (in-process version 7) as fixed-size
+/* fix2d snapshots: the in-process form's bodies and arbiters (in-process version 8) as fixed-size
  * little-endian records, so that a restore (rollback) decodes straight-line words instead of the
  * portable form's varints. The portable form keeps its codec (snapshot.c, snapshot_load*.c);
  * snapshot.c's encode_payload and snapshot_load.c's decode_payload dispatch here for the
@@ -62,7 +62,9 @@
 _Static_assert(FAST_BODY_BYTES == 104, "an in-process body record is 104 bytes (snapshot.h)");
 
 /* An arbiter record: these, u32 flags (FA_*), then both points (FAST_POINT_RECORD each, the
- * second kept exactly when count < 2). The bodies are derived from the shapes. */
+ * second kept exactly when count < 2), then the u64 geometry digest (core.h arbiter_geo;
+ * version 8: taken as written, as the manifold it digests). The bodies are derived from the
+ * shapes. */
 #define FAST_ARBITER_RECORD(X)                                                                     \
 	X(i32, shape_a)                                                                            \
 	X(i32, shape_b)                                                                            \
@@ -89,8 +91,8 @@ _Static_assert(FAST_BODY_BYTES == 104, "an in-process body record is 104 bytes (
 #define FA_RECYCLE 16u
 #define FA_ALL 31u
 #define FAST_ARBITER_BYTES                                                                         \
-	((0 FAST_ARBITER_RECORD(SNAP_BYTES)) + 4 + 2 * (0 FAST_POINT_RECORD(SNAP_BYTES)))
-_Static_assert(FAST_ARBITER_BYTES == 120, "an in-process arbiter record is 120 bytes (snapshot.h)");
+	((0 FAST_ARBITER_RECORD(SNAP_BYTES)) + 4 + 2 * (0 FAST_POINT_RECORD(SNAP_BYTES)) + 8)
+_Static_assert(FAST_ARBITER_BYTES == 128, "an in-process arbiter record is 128 bytes (snapshot.h)");
 
 /* little-endian readers that advance a local pointer (the caller has checked the length) */
 static inline uint32_t fget_u32(const uint8_t **p)
@@ -166,6 +168,7 @@ uint8_t *f2d_fast_arbiters_put(const f2d_world *w, uint8_t *p)
 			FAST_POINT_RECORD(PUT)
 #undef PUT
 		}
+		p = put_u64(p, w->arbiter_geo[i]);
 	}
 	return p;
 }
@@ -316,7 +319,7 @@ bool f2d_fast_decode_bodies(decoder *d)
 }
 
 /* One arbiter record at p into a (the validating pass's copy in w->arbiters_next); its flags. */
-static uint32_t fast_read_arbiter(const uint8_t *p, f2d_arbiter *a)
+static uint32_t fast_read_arbiter(const uint8_t *p, f2d_arbiter *a, uint64_t *geo)
 {
 #define GET(kind, field) a->field = fget_##kind(&p);
 	FAST_ARBITER_RECORD(GET)
@@ -332,6 +335,7 @@ static uint32_t fast_read_arbiter(const uint8_t *p, f2d_arbiter *a)
 		FAST_POINT_RECORD(GET)
 #undef GET
 	}
+	*geo = fget_u64(&p);
 	return flags;
 }
 
@@ -352,7 +356,9 @@ bool f2d_fast_decode_arbiters(decoder *d)
 		return truncated(d, "the arbiters");
 	}
 	if (!f2d_grow_aligned(w, (void **)&w->arbiters_next, &w->arbiters_next_capacity, (int32_t)n,
-	                      sizeof(f2d_arbiter))) {
+	                      sizeof(f2d_arbiter)) ||
+	    !f2d_grow(w, (void **)&w->arbiter_geo_next, &w->arbiter_geo_next_capacity, (int32_t)n,
+	              sizeof(uint64_t))) {
 		return f2d_decode_fail(d, F2D_ERROR_OUT_OF_MEMORY, "allocator returned NULL");
 	}
 	const uint32_t *marks = scratch(d, d->shape_off); /* 1 + body of a live shape */
@@ -360,7 +366,7 @@ bool f2d_fast_decode_arbiters(decoder *d)
 	uint64_t prev = 0;
 	for (uint32_t i = 0; i < n; ++i, d->p += FAST_ARBITER_BYTES) {
 		f2d_arbiter *a = &w->arbiters_next[i];
-		uint32_t flags = fast_read_arbiter(d->p, a);
+		uint32_t flags = fast_read_arbiter(d->p, a, &w->arbiter_geo_next[i]);
 		uint32_t sa = (uint32_t)a->shape_a, sb = (uint32_t)a->shape_b;
 		uint64_t key = (uint64_t)sa << 32 | sb;
 		if (sa >= sb || sb >= shapes || !shape_live(marks[sa]) || !shape_live(marks[sb]) ||

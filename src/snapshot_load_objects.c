@@ -1348,8 +1348,17 @@ bool f2d_decode_arbiters(decoder *d)
 		w->arbiter_count = d->arbiter_count;
 		w->arbiters_next = t;
 		w->arbiters_next_capacity = tc;
+		uint64_t *tg = w->arbiter_geo; /* the geometry digests with them (core.h) */
+		int32_t tgc = w->arbiter_geo_capacity;
+		w->arbiter_geo = w->arbiter_geo_next;
+		w->arbiter_geo_capacity = w->arbiter_geo_next_capacity;
+		w->arbiter_geo_next = tg;
+		w->arbiter_geo_next_capacity = tgc;
 		if (!d->caches) { /* the in-process form's applying pass comes here too */
 			rebuild_manifolds(w);
+			for (int32_t i = 0; i < w->arbiter_count; ++i) {
+				w->arbiter_geo[i] = f2d_arbiter_geometry_digest(&w->arbiters[i]);
+			}
 		}
 		return true;
 	}
@@ -1364,7 +1373,9 @@ bool f2d_decode_arbiters(decoder *d)
 		                       (unsigned)n, (size_t)(d->end - d->p));
 	}
 	if (!f2d_grow_aligned(w, (void **)&w->arbiters_next, &w->arbiters_next_capacity,
-	                      (int32_t)n, sizeof(f2d_arbiter))) {
+	                      (int32_t)n, sizeof(f2d_arbiter)) ||
+	    !f2d_grow(w, (void **)&w->arbiter_geo_next, &w->arbiter_geo_next_capacity, (int32_t)n,
+	              sizeof(uint64_t))) {
 		return f2d_decode_fail(d, F2D_ERROR_OUT_OF_MEMORY, "allocator returned NULL");
 	}
 	d->arbiter_count = (int32_t)n;

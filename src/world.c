@@ -135,7 +135,9 @@ f2d_result f2d_create_world(const f2d_world_def *def, f2d_world **out)
 	if (!f2d_grow_aligned(w, (void **)&w->bodies, &w->body_capacity, bc, sizeof(f2d_body)) ||
 	    !f2d_grow_aligned(w, (void **)&w->shapes, &w->shape_capacity, bc, sizeof(f2d_shape)) ||
 	    !f2d_grow_aligned(w, (void **)&w->arbiters, &w->arbiter_capacity, def->contact_capacity,
-	                      sizeof(f2d_arbiter))) {
+	                      sizeof(f2d_arbiter)) ||
+	    !f2d_grow(w, (void **)&w->arbiter_geo, &w->arbiter_geo_capacity, def->contact_capacity,
+	              sizeof(uint64_t))) {
 		f2d_destroy_world(w);
 		return F2D_ERROR_OUT_OF_MEMORY;
 	}
@@ -164,6 +166,8 @@ void f2d_destroy_world(f2d_world *w)
 	f2d_free_aligned(w, w->arbiters, (size_t)w->arbiter_capacity * sizeof(f2d_arbiter));
 	f2d_free_aligned(w, w->arbiters_next,
 	                 (size_t)w->arbiters_next_capacity * sizeof(f2d_arbiter));
+	f2d_free(w, w->arbiter_geo, (size_t)w->arbiter_geo_capacity * sizeof(uint64_t));
+	f2d_free(w, w->arbiter_geo_next, (size_t)w->arbiter_geo_next_capacity * sizeof(uint64_t));
 	f2d_free_aligned(w, w->batches, (size_t)w->batch_capacity * sizeof(f2d_contact_batch));
 	f2d_free(w, w->body_colors, (size_t)w->body_color_capacity * sizeof(uint64_t));
 	f2d_free(w, w->arbiter_colors, (size_t)w->arbiter_color_capacity * sizeof(uint64_t));

@@ -582,10 +582,21 @@ END_TEST
 /* ---- hash format 7: the sections of fixed-size records (bodies 64 bytes a slot, joints 128,
  * arbiters 64), hashed from registers on x86-64 with AVX-512 (hash.c section_512) ---- */
 
-/* every SIMD level and the reference (without f2d_world_hash's F2D_HASH_CHECK, which would
- * refuse the hand-made states below: a joint moved to another body, an arbiter of no shapes) */
-static uint64_t levels_agree(const f2d_world *w, const char *what, int32_t at)
+/* The arbiters' geometry digests (hash format 9, core.h arbiter_geo) retaken, as the engine
+ * does where it makes a manifold: the tests below edit arbiter fields behind its back. */
+static void retake_geo(f2d_world *w)
 {
+	for (int32_t i = 0; i < w->arbiter_count; ++i) {
+		w->arbiter_geo[i] = f2d_arbiter_geometry_digest(&w->arbiters[i]);
+	}
+}
+
+/* every SIMD level and the reference (without f2d_world_hash's F2D_HASH_CHECK, which would
+ * refuse the hand-made states below: a joint moved to another body, an arbiter of no shapes),
+ * the geometry digests retaken first */
+static uint64_t levels_agree(f2d_world *w, const char *what, int32_t at)
+{
+	retake_geo(w);
 	const uint64_t ref = f2d_hash_world_reference(w);
 	for (int level = 0; level <= 2; ++level) {
 		ck_assert_msg(f2d_hash_world_level(w, level) == ref,
@@ -735,6 +746,104 @@ START_TEST(joints_section_at_every_count)
 		}
 		f2d_destroy_world(w);
 	}
+}
+END_TEST
+
+/* Hash format 9: every arbiter's cached geometry digest (core.h arbiter_geo) is its arbiter's,
+ * after each way an arbiter is made, moved or dropped: the merge (insertions through its queue
+ * and removals: rain1000's falling bodies), a woken island's refresh, a destroyed body's
+ * removal, a joint that stops its bodies colliding, in-process restore, portable load and clone.
+ * Returns how many arbiters hold a recycled manifold (digest not 0). */
+static int32_t geo_follows(const f2d_world *w, const char *what)
+{
+	int32_t recycled = 0;
+	for (int32_t i = 0; i < w->arbiter_count; ++i) {
+		const uint64_t d = f2d_arbiter_geometry_digest(&w->arbiters[i]);
+		ck_assert_msg(w->arbiter_geo[i] == d, "%s: arbiter %d's geometry digest is stale", what,
+		              (int)i);
+		recycled += d != 0 ? 1 : 0;
+	}
+	return recycled;
+}
+
+static f2d_body_id body_of(const f2d_world *w, int32_t index)
+{
+	return (f2d_body_id){index + 1, w->bodies[index].generation};
+}
+
+START_TEST(geometry_digests_follow_their_arbiters)
+{
+	f2d_world_def def = f2d_default_world_def();
+	f2d_world *w = NULL;
+	CHECK_OK(f2d_scene_create("rain1000", &def, &w));
+	int32_t recycled = 0;
+	for (int i = 0; i < 120; ++i) {
+		CHECK_OK(f2d_world_step(w));
+		recycled += geo_follows(w, "rain1000 step");
+	}
+	ck_assert_int_gt(recycled, 1000);
+	f2d_destroy_world(w);
+	CHECK_OK(f2d_scene_create("pyramid20", &def, &w)); /* sleep on */
+	for (int i = 0; i < 400; ++i) {
+		CHECK_OK(f2d_world_step(w));
+		geo_follows(w, "pyramid20 step");
+	}
+	ck_assert_int_gt(geo_follows(w, "pyramid20 at rest"), 100);
+	/* the pyramid's bodies: the last ones are the top; wake one and step (the refresh) */
+	const int32_t top = w->body_ids.next - 1;
+	CHECK_OK(f2d_body_set_awake(w, body_of(w, top), true));
+	CHECK_OK(f2d_world_step(w));
+	geo_follows(w, "woken");
+	/* a body in the middle destroyed (its arbiters removed), then steps */
+	CHECK_OK(f2d_destroy_body(w, body_of(w, top - 30)));
+	geo_follows(w, "body destroyed");
+	for (int i = 0; i < 5; ++i) {
+		CHECK_OK(f2d_world_step(w));
+		geo_follows(w, "after the destroy");
+	}
+	/* a joint between two touching boxes: their contacts go */
+	int32_t a = -1, b = -1;
+	for (int32_t i = 0; i < w->arbiter_count && a < 0; ++i) {
+		const f2d_arbiter *ar = &w->arbiters[i];
+		if (w->bodies[ar->body_a].type == F2D_DYNAMIC_BODY &&
+		    w->bodies[ar->body_b].type == F2D_DYNAMIC_BODY) {
+			a = ar->body_a;
+			b = ar->body_b;
+		}
+	}
+	ck_assert_int_ge(a, 0);
+	f2d_revolute_joint_def jd;
+	CHECK_OK(f2d_init_revolute_joint_def(w, body_of(w, a), body_of(w, b), w->bodies[a].center,
+	                                     &jd));
+	const int32_t before = w->arbiter_count;
+	f2d_joint_id j;
+	CHECK_OK(f2d_create_revolute_joint(w, &jd, &j));
+	ck_assert_int_lt(w->arbiter_count, before);
+	geo_follows(w, "joined");
+	/* restore, load and clone */
+	size_t cap = f2d_snapshot_size(w) * 2 + f2d_snapshot_portable_size(w) * 2 + 65536, n = 0;
+	uint8_t *buf = malloc(cap);
+	ck_assert(buf != NULL);
+	CHECK_OK(f2d_snapshot_save(w, buf, cap, &n));
+	for (int i = 0; i < 30; ++i) {
+		CHECK_OK(f2d_world_step(w));
+	}
+	CHECK_OK(f2d_snapshot_restore(w, buf, n));
+	ck_assert_int_gt(geo_follows(w, "restored"), 100);
+	CHECK_OK(f2d_snapshot_save_portable(w, buf, cap, &n));
+	for (int i = 0; i < 30; ++i) {
+		CHECK_OK(f2d_world_step(w));
+	}
+	CHECK_OK(f2d_snapshot_load(w, buf, n));
+	ck_assert_int_gt(geo_follows(w, "loaded"), 100);
+	f2d_world *c = NULL;
+	CHECK_OK(f2d_world_clone(w, &c));
+	ck_assert_int_gt(geo_follows(c, "cloned"), 100);
+	CHECK_OK(f2d_world_step(c));
+	geo_follows(c, "clone stepped");
+	free(buf);
+	f2d_destroy_world(c);
+	f2d_destroy_world(w);
 }
 END_TEST
 
@@ -952,6 +1061,7 @@ int main(void)
 	tcase_add_test(tc, xxh3_loop_at_every_length);
 	tcase_add_test(tc, joints_section_at_every_count);
 	tcase_add_test(tc, arbiters_section_at_every_count);
+	tcase_add_test(tc, geometry_digests_follow_their_arbiters);
 	tcase_add_test(tc, one_lsb_of_every_covered_field_changes_the_hash);
 	tcase_add_loop_test(tc, each_shape_property_changes_the_hash_as_a_fresh_world, 0,
 	                    MUTATION_COUNT);

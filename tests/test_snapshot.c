@@ -954,10 +954,11 @@ START_TEST(struct_sizes_are_known)
 	    {"f2d_contact_point", sizeof(f2d_contact_point), 32},
 	    {"f2d_id_pool", sizeof(f2d_id_pool), 24},
 	    {"f2d_world", sizeof(struct f2d_world),
-	     1304}, /* + query cache, events, toi, def.substep_count, solver_disp (scratch), the
+	     1336}, /* + query cache, events, toi, def.substep_count, solver_disp (scratch), the
 	            * hash's cache of its shapes and mass sections and option counts, the joint
 	            * colouring's key and the soft step's body lists (scratch),
-	            * the broad phase's candidates (bpc, a cache) */
+	            * the broad phase's candidates (bpc, a cache), the arbiters' geometry
+	            * digests (saved with them, cloned) */
 	    {"f2d_world_def", sizeof(f2d_world_def), 104}, /* + substep_count (options) */
 	    {"f2d_polygon", sizeof(f2d_polygon), 140},
 	};

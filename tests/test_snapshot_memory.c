@@ -103,10 +103,10 @@ START_TEST(corrupt_in_process_snapshots_are_refused)
 	const size_t free_list = body0 + 6 * 104;
 	const size_t shift = lm.bodies - lp.bodies; /* of the shapes and joints sections */
 	const size_t arbiters = bodies + lm.bodies + lm.shapes + lm.joints;
-	const size_t arb0 = arbiters + 4; /* records of 120 bytes: shapes a, b, .., flags at 52 */
+	const size_t arb0 = arbiters + 4; /* records of 128 bytes: shapes a, b, .., flags at 52 */
 	const size_t options_shift = shift + lm.arbiters - lp.arbiters;
 	ck_assert_uint_eq(lm.bodies, 4 + 6 * 104 + 4 + 2 * 4);
-	ck_assert_uint_eq(lm.arbiters, 4 + (size_t)w->arbiter_count * 120);
+	ck_assert_uint_eq(lm.arbiters, 4 + (size_t)w->arbiter_count * 128);
 	ck_assert_uint_eq(le32(good.bytes + bodies), 6);
 	/* little-endian fields, read back as the bytes say (rule 4: written from values) */
 	const f2d_body *b0 = &w->bodies[0];
@@ -122,6 +122,9 @@ START_TEST(corrupt_in_process_snapshots_are_refused)
 	ck_assert_uint_eq(le32(good.bytes + arb0 + 16), (uint32_t)a0->normal.x);
 	ck_assert_uint_eq(le32(good.bytes + arb0 + 52) & 3u, (uint32_t)a0->count);
 	ck_assert_uint_eq(le32(good.bytes + arb0 + 56 + 4), (uint32_t)a0->points[0].pn);
+	/* version 8: the record ends with the geometry digest (hash format 9) */
+	ck_assert_uint_eq(le32(good.bytes + arb0 + 120), (uint32_t)w->arbiter_geo[0]);
+	ck_assert_uint_eq(le32(good.bytes + arb0 + 124), (uint32_t)(w->arbiter_geo[0] >> 32));
 	/* a shape on a dead body (the shapes section: the portable codec) */
 	memcpy(b, good.bytes, good.size);
 	b[MEM_HEADER + sp.shape_body[1] + shift] = 2 * (4 - 1); /* body 4 (dead) */
@@ -170,7 +173,7 @@ START_TEST(corrupt_in_process_snapshots_are_refused)
 	EXPECT_RESTORE_FAILS(b, good.size, F2D_ERROR_INVALID_HANDLE, "two live shapes");
 	if (w->arbiter_count >= 2) { /* the second record a copy of the first */
 		memcpy(b, good.bytes, good.size);
-		memcpy(b + arb0 + 120, b + arb0, 120);
+		memcpy(b + arb0 + 128, b + arb0, 128);
 		EXPECT_RESTORE_FAILS(b, good.size, F2D_ERROR_INVALID_HANDLE, "in order");
 	}
 	memcpy(b, good.bytes, good.size);
@@ -180,7 +183,7 @@ START_TEST(corrupt_in_process_snapshots_are_refused)
 	b[arb0 + 52] |= 32;
 	EXPECT_RESTORE_FAILS(b, good.size, F2D_ERROR_INVALID_VALUE, "bad flags");
 	memcpy(b, good.bytes, good.size);
-	put_le32(b + arbiters, (uint32_t)(good.size / 120));
+	put_le32(b + arbiters, (uint32_t)(good.size / 128));
 	EXPECT_RESTORE_FAILS(b, good.size, F2D_ERROR_INVALID_VALUE, "truncated in the arbiters");
 	/* the sweep order (in-process only): after the options and their substep_count word
 	 * (always in the in-process form; sp.end is the options' end, before the word) */

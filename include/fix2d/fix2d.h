@@ -34,8 +34,9 @@ const char *f2d_solver_kernel(void);
  * round half away from zero, overflow gives fix16_overflow, fix16_sqrt as that version).
  * F2D_ENGINE_FORMAT is bumped by any change that makes a step compute different bits or the
  * state hash different values (15: hash format 7, the same simulation; 16: contact recycling
- * on by default, f2d_world_def.contact_recycle_distance 0.05 m, hash format 8). */
-#define F2D_ENGINE_FORMAT 16
+ * on by default, f2d_world_def.contact_recycle_distance 0.05 m, hash format 8; 17: hash format
+ * 9, an arbiter's recycled geometry hashed as a cached digest, the same simulation). */
+#define F2D_ENGINE_FORMAT 17
 /** F2D_OK when the linked libfixmath (and fix2d's own inline copy of its operations) give
  *  exactly the expected results on a set of probes, else F2D_ERROR_MATH_FLAVOUR.
  *  f2d_create_world refuses with F2D_ERROR_MATH_FLAVOUR when this fails. */

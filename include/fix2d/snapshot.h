@@ -125,7 +125,7 @@
  *       m); u32 substep_count (0..8; 0: the Gauss-Seidel
  *       solver; version 6: always there, in version 5 only when not 0, so a payload cut just
  *       before it was a valid world of the other solver)
- * The in-process form (version 7) is a 48-byte header ("fix2dmem", u32 version, u32 reserved,
+ * The in-process form (version 8) is a 48-byte header ("fix2dmem", u32 version, u32 reserved,
  * u64 payload length, u32 ids handed out of bodies, shapes and joints, u32 reserved, u64 seal:
  * XXH3-64 of the payload with a fixed seed) and the portable payload but for two sections of
  * fixed-size records (so that a restore reads words, not varints; src/snapshot_fast.c):
@@ -133,10 +133,11 @@
  *       16 enable_sleep, 32 fixed_rotation), u32 generation, sleep_time, origin, q.c, q.s,
  *       centre, v, w, force, torque, local centre, mass, inv_mass, inertia, inv_inertia, u64
  *       user data, gravity_scale, linear_damping, angular_damping; u32 free count, free ids
- *     arbiters: u32 n, n records of 120 bytes: shape a, shape b, friction, restitution,
+ *     arbiters: u32 n, n records of 128 bytes: shape a, shape b, friction, restitution,
  *       normal, speculative distance, base separations, cached_q_a, cached_q_b (c, s each), u32
  *       flags (0-1 point count, 4 frozen, 8 active, 16 recycled), then two points (the second
- *       kept as it is when the count is 1): feature id, pn, pt, r_a, r_b, separation
+ *       kept as it is when the count is 1): feature id, pn, pt, r_a, r_b, separation; then the
+ *       u64 digest of the recycled geometry (version 8; the state hash's, format 9)
  *   with the substep_count word always there, followed by caches kept so that the first step
  *   after a restore costs what a normal step costs: the pair-sweep order (u32 n or 0xFFFFFFFF,
  *   n shape ids), then u32 0, or u32 1 and the chain of caches of a world whose next step would
