@@ -516,12 +516,11 @@ static inline __attribute__((always_inline)) int32_t merge_pairs(f2d_world *w, c
 				queue[tail++] = arbs[rd];
 			}
 		}
+		geo[count] = prev_geo; /* prev's geometry, unless a build below makes a new one */
 		/* Neither body can move (asleep, static or a resting kinematic): the manifold would
 		 * not change, keep the arbiter as it is (frozen; see f2d_refresh_arbiters). The
 		 * bodies are prev's: a shape never changes body, and an arbiter's bodies are its
 		 * shapes' (fill_arbiter, the snapshot decoders). */
-		/* prev's geometry, unless a build below makes a new one */
-		geo[count] = prev_geo;
 		const f2d_shape_step *ra = &steps[ia], *rb = &steps[ib];
 		const uint32_t flags = ra->flags | rb->flags;
 		if (prev != NULL && (flags & F2D_STEP_ACTIVE) == 0) {
