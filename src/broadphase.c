@@ -721,6 +721,30 @@ static int32_t update_caches(f2d_world *w, int kernel, uint64_t *moved, int64_t 
 	return update_caches_scalar(w, moved, mw, incremental, remade, ebit, elist, ec);
 }
 
+/* update_caches with a given kernel, for tests/test_broadphase.c (cache_paths; declared in
+ * broadphase_internal.h) */
+bool f2d_update_caches_kernel(f2d_world *w, int kernel, bool incremental, const f2d_aabb *fat_in,
+                              uint64_t *moved, uint64_t *ebit, int32_t *elist, int32_t out[3])
+{
+	const int32_t ids = w->shape_ids.next;
+	if ((kernel != F2D_KERNEL_SCALAR && (!F2D_X86_SIMD || kernel > f2d_kernel_level())) ||
+	    !f2d_grow(w, (void **)&w->bpc.step, &w->bpc.step_capacity, ids,
+	              sizeof(f2d_shape_step))) {
+		return false;
+	}
+	if (fat_in != NULL) {
+		if (!f2d_grow(w, (void **)&w->bpc.fat, &w->bpc.fat_capacity, ids, sizeof(f2d_aabb)) ||
+		    !f2d_grow(w, (void **)&w->bpc.ex, &w->bpc.ex_capacity, ids, sizeof(int32_t[4]))) {
+			return false;
+		}
+		memcpy(w->bpc.fat, fat_in, (size_t)ids * sizeof *fat_in);
+		memset(w->bpc.ex, 0, (size_t)ids * sizeof *w->bpc.ex);
+	}
+	out[0] = update_caches(w, kernel, moved, moved_words(w), incremental, &out[1],
+	                       fat_in != NULL ? ebit : NULL, elist, &out[2]);
+	return true;
+}
+
 /* The result in place: the pair keys (count of them, at sorted) at the front of w->pairs, then
  * the bitmap (mw words at moved, before sorted) and the marker. The caller reserved room for
  * the bitmap and marker after the keys at sorted. */

@@ -37,7 +37,13 @@ C_ATTR static int32_t C(update_caches)(f2d_world *w, uint64_t *moved, int64_t mw
 	f2d_vec2 sweep = {0, 0};
 	int64_t turn = 0;
 	uint32_t active = 0;
-	f2d_shape_step *step = w->bpc.step;
+	/* the arrays, read once (the loop's stores to the shapes would otherwise make the compiler
+	 * read them again for every shape) */
+	f2d_shape *const shapes = w->shapes;
+	const f2d_body *const bodies = w->bodies;
+	f2d_shape_step *const step = w->bpc.step;
+	f2d_aabb *const fat = w->bpc.fat;
+	int32_t(*const exs)[4] = w->bpc.ex;
 	int32_t e = 0;
 	if (ebit != NULL) {
 		memset(ebit, 0, (size_t)mw * sizeof *ebit);
@@ -48,12 +54,12 @@ C_ATTR static int32_t C(update_caches)(f2d_world *w, uint64_t *moved, int64_t mw
 		const int32_t end = shape_count - base < 64 ? shape_count : base + 64;
 		uint64_t bits = 0;
 		for (int32_t i = base; i < end; ++i) {
-			f2d_shape *s = &w->shapes[i];
+			f2d_shape *s = &shapes[i];
 			if (!s->alive) {
 				continue;
 			}
 			++n;
-			const f2d_body *b = &w->bodies[s->body];
+			const f2d_body *b = &bodies[s->body];
 			f2d_transform xf = {b->origin, b->q}; /* f2d_body_xf, without the call */
 			if (s->body != last_body) {
 				last_body = s->body;
@@ -75,15 +81,15 @@ C_ATTR static int32_t C(update_caches)(f2d_world *w, uint64_t *moved, int64_t mw
 					    EX_FLIP);
 				}
 				if (ebit != NULL) {
-					_mm_storeu_si128((__m128i *)(void *)w->bpc.ex[i], ex);
-					if (!ex_contains(&w->bpc.fat[i], ex)) {
+					_mm_storeu_si128((__m128i *)(void *)exs[i], ex);
+					if (!ex_contains(&fat[i], ex)) {
 #else
 				remake_cache(s, xf, sweep, b->center, margin, kernel);
 				if (ebit != NULL) {
-					set_ex(w->bpc.ex[i], &s->aabb);
-					if (!contains(&w->bpc.fat[i], &s->aabb)) {
+					set_ex(exs[i], &s->aabb);
+					if (!contains(&fat[i], &s->aabb)) {
 #endif
-						w->bpc.fat[i] = fatten(s->aabb);
+						fat[i] = fatten(s->aabb);
 						elist[e++] = i;
 						ebit[i >> 6] |= (uint64_t)1 << (i & 63);
 					}
