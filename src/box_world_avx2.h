@@ -21,8 +21,8 @@
 __attribute__((target("avx2"))) static inline __m256i round16_lo(__m256i p)
 {
 	__m256i neg = _mm256_cmpgt_epi64(_mm256_setzero_si256(), p); /* p >> 63 */
-	return _mm256_srli_epi64(_mm256_add_epi64(_mm256_add_epi64(p, _mm256_set1_epi64x(0x8000)), neg),
-	                         16);
+	return _mm256_srli_epi64(
+	    _mm256_add_epi64(_mm256_add_epi64(p, _mm256_set1_epi64x(0x8000)), neg), 16);
 }
 
 /* The box branch of f2d_shape_update_world, AVX2 (false, nothing written, for a 4-gon that is
@@ -34,8 +34,7 @@ __attribute__((target("avx2"))) static inline __m256i round16_lo(__m256i p)
  * not stored. */
 _Static_assert(sizeof(f2d_aabb) == 16 && offsetof(f2d_aabb, upper) == 8,
                "box_world_avx2 stores the AABB as 4 x int32");
-__attribute__((target("avx2"))) static inline bool box_world_avx2(f2d_shape *s,
-                                                                  f2d_transform xf,
+__attribute__((target("avx2"))) static inline bool box_world_avx2(f2d_shape *s, f2d_transform xf,
                                                                   fix16_t margin, __m128i *aabb)
 {
 	s->world_polygon.count = 4; /* (a 4-gon's, on either return) */
@@ -49,8 +48,8 @@ __attribute__((target("avx2"))) static inline bool box_world_avx2(f2d_shape *s,
 	__m256i w = _mm256_inserti128_si256(
 	    _mm256_castsi128_si256(_mm_loadu_si128((const __m128i *)(const void *)&p->vertices[2])),
 	    _mm_loadu_si128((const __m128i *)(const void *)&p->normals[2]), 1);
-	if (_mm256_movemask_epi8(_mm256_cmpeq_epi32(w, _mm256_sub_epi32(_mm256_setzero_si256(), v))) !=
-	    -1) {
+	if (_mm256_movemask_epi8(
+	        _mm256_cmpeq_epi32(w, _mm256_sub_epi32(_mm256_setzero_si256(), v))) != -1) {
 		return false;
 	}
 	__m256i vy = _mm256_srli_epi64(v, 32);
@@ -63,16 +62,17 @@ __attribute__((target("avx2"))) static inline bool box_world_avx2(f2d_shape *s,
 	_mm_storeu_si128((__m128i *)(void *)&wp->vertices[0], _mm_add_epi32(r01, pp));
 	_mm_storeu_si128((__m128i *)(void *)&wp->vertices[2], _mm_sub_epi32(pp, r01));
 	_mm_storeu_si128((__m128i *)(void *)&wp->normals[0], n01);
-	_mm_storeu_si128((__m128i *)(void *)&wp->normals[2], _mm_sub_epi32(_mm_setzero_si128(), n01));
+	_mm_storeu_si128((__m128i *)(void *)&wp->normals[2],
+	                 _mm_sub_epi32(_mm_setzero_si128(), n01));
 	wp->vertices[4] = xf.p;
 	_mm_storeu_si128((__m128i *)(void *)&wp->vertices[5], r01);
 	wp->normals[4] = f2d_v(BOX_TAG, BOX_TAG);
 	/* the scalar branch's ex, ey = max(|r0|, |r1|) + margin per axis and p -+ (ex, ey), as
 	 * int32 lanes: abs, max, add and sub of int32 (|r| <= 2^25, and the branch's sums stay
 	 * in fix16 by the world's range: the same int32 values) */
-	__m128i a = _mm_abs_epi32(r01);                        /* |r0.x| |r0.y| |r1.x| |r1.y| */
-	a = _mm_max_epi32(a, _mm_shuffle_epi32(a, 0x4E));      /* ex' ey' ex' ey' */
-	__m128i e = _mm_add_epi32(a, _mm_set1_epi32(margin));  /* ex ey ex ey */
+	__m128i a = _mm_abs_epi32(r01);                       /* |r0.x| |r0.y| |r1.x| |r1.y| */
+	a = _mm_max_epi32(a, _mm_shuffle_epi32(a, 0x4E));     /* ex' ey' ex' ey' */
+	__m128i e = _mm_add_epi32(a, _mm_set1_epi32(margin)); /* ex ey ex ey */
 	__m128i lu = _mm_unpacklo_epi64(_mm_sub_epi32(pp, e), _mm_add_epi32(pp, e));
 	*aabb = lu; /* lower, upper: the caller stores it (or stretches it first) */
 	return true;

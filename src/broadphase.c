@@ -591,18 +591,6 @@ f2d_transform f2d_shape_cache_xf(const f2d_shape *s)
 	return xf;
 }
 
-/* f2d_shape_update_world_kernel, its AVX2 box branch called straight (a box, the common shape:
- * without the general function's entry, whose other branches need the registers it saves) */
-static inline void update_world(f2d_shape *s, f2d_transform xf, fix16_t margin, int kernel)
-{
-#if F2D_X86_SIMD
-	if (kernel != F2D_KERNEL_SCALAR && f2d_box_world_avx2(s, xf, margin)) {
-		return;
-	}
-#endif
-	f2d_shape_update_world_kernel(s, xf, margin, kernel);
-}
-
 static inline void set_ex(int32_t *e, const f2d_aabb *a);
 static inline bool contains(const f2d_aabb *f, const f2d_aabb *a);
 static inline f2d_aabb fatten(f2d_aabb a);
@@ -617,11 +605,13 @@ static inline int64_t body_turn(const sweep_k *k, const f2d_body *b, uint32_t ac
 	return turn > ((int64_t)4 << 16) ? (int64_t)4 << 16 : turn;
 }
 
-/* A shape's cache remade from its body's transform xf, sweep and centre c. */
+/* A shape's cache remade from its body's transform xf, sweep and centre c: the scalar
+ * reference (the AVX2 loop remakes a box itself, box_cache_avx2, and any other shape by this:
+ * f2d_shape_update_world_kernel's AVX2 box branch would not take it either) */
 static inline void remake_cache(f2d_shape *s, f2d_transform xf, f2d_vec2 sweep, f2d_vec2 c,
-                                fix16_t margin, int kernel)
+                                fix16_t margin)
 {
-	update_world(s, xf, margin, kernel);
+	f2d_shape_update_world_kernel(s, xf, margin, F2D_KERNEL_SCALAR);
 	set_cache_key(s, xf);
 	s->reach = f2d_shape_reach(s, c);
 	/* stretched along the predicted motion (the box stays within the world range plus
@@ -654,9 +644,8 @@ F2D_TARGET_AVX2 static inline __m256i max_epi64_256(__m256i a, __m256i b)
  * lanes (stretch_by_sweep's int32 sums, which stay in fix16 by the world's range; a zero
  * sweep adds 0 to every lane, as the scalar path that skips it). *ex gets the stretched AABB in
  * set_ex's form. The same bits as remake_cache (tests/test_broadphase.c, cache_paths). */
-F2D_TARGET_AVX2 static inline bool box_cache_avx2(f2d_shape *s, f2d_transform xf,
-                                                  f2d_vec2 sweep, f2d_vec2 c, fix16_t margin,
-                                                  __m128i *ex)
+F2D_TARGET_AVX2 static inline bool box_cache_avx2(f2d_shape *s, f2d_transform xf, f2d_vec2 sweep,
+                                                  f2d_vec2 c, fix16_t margin, __m128i *ex)
 {
 	__m128i lu;
 	if (s->type != F2D_POLYGON_SHAPE || s->polygon.count != 4 ||
@@ -666,7 +655,8 @@ F2D_TARGET_AVX2 static inline bool box_cache_avx2(f2d_shape *s, f2d_transform xf
 	set_cache_key(s, xf);
 	__m256i b = _mm256_cvtepi32_epi64(lu); /* lower.x lower.y upper.x upper.y */
 	__m256i cc = _mm256_cvtepi32_epi64(_mm_set_epi32(c.y, c.x, c.y, c.x));
-	__m256i d = _mm256_sub_epi64(_mm256_blend_epi32(cc, b, 0xF0), _mm256_blend_epi32(b, cc, 0xF0));
+	__m256i d =
+	    _mm256_sub_epi64(_mm256_blend_epi32(cc, b, 0xF0), _mm256_blend_epi32(b, cc, 0xF0));
 	d = max_epi64_256(d, _mm256_permute4x64_epi64(d, 0x4E));
 	d = max_epi64_256(d, _mm256_shuffle_epi32(d, 0x4E));
 	int64_t e = _mm_cvtsi128_si64(_mm256_castsi256_si128(d));
@@ -733,8 +723,10 @@ bool f2d_update_caches_kernel(f2d_world *w, int kernel, bool incremental, const 
 		return false;
 	}
 	if (fat_in != NULL) {
-		if (!f2d_grow(w, (void **)&w->bpc.fat, &w->bpc.fat_capacity, ids, sizeof(f2d_aabb)) ||
-		    !f2d_grow(w, (void **)&w->bpc.ex, &w->bpc.ex_capacity, ids, sizeof(int32_t[4]))) {
+		if (!f2d_grow(w, (void **)&w->bpc.fat, &w->bpc.fat_capacity, ids,
+		              sizeof(f2d_aabb)) ||
+		    !f2d_grow(w, (void **)&w->bpc.ex, &w->bpc.ex_capacity, ids,
+		              sizeof(int32_t[4]))) {
 			return false;
 		}
 		memcpy(w->bpc.fat, fat_in, (size_t)ids * sizeof *fat_in);
@@ -1133,8 +1125,8 @@ static f2d_result find_pairs(f2d_world *w)
 	const bool scan = fat_ok && w->bpc.plain_left == 0;
 	uint64_t *ebit = scan ? w->pairs + c.hdr : NULL;
 	int32_t ec = 0, remade = 0;
-	int32_t n = update_caches(w, f2d_kernel_level(), w->pairs + moved_at, mw, incremental, &remade, ebit,
-	                          scan ? (int32_t *)(void *)(ebit + mw) : NULL, &ec);
+	int32_t n = update_caches(w, f2d_kernel_level(), w->pairs + moved_at, mw, incremental,
+	                          &remade, ebit, scan ? (int32_t *)(void *)(ebit + mw) : NULL, &ec);
 	if (incremental && remade == 0) {
 		/* No box changed, and nothing else the pairs depend on (the shapes alive, their
 		 * bodies' types, joints: sweep_dirty and contacts_stale are clear): the pairs, and

@@ -16,9 +16,8 @@
  * the remade AABB is at hand: ex updated for every remade cache, and those whose AABB left
  * the fat box listed in id order (elist, *ec of them) and marked (ebit, mw words), their fat
  * boxes refitted. */
-C_ATTR static int32_t C(update_caches)(f2d_world *w, uint64_t *moved, int64_t mw,
-                                       bool incremental, int32_t *remade, uint64_t *ebit,
-                                       int32_t *elist, int32_t *ec)
+C_ATTR static int32_t C(update_caches)(f2d_world *w, uint64_t *moved, int64_t mw, bool incremental,
+                                       int32_t *remade, uint64_t *ebit, int32_t *elist, int32_t *ec)
 {
 	int32_t n = 0, r = 0;
 	fix16_t margin = w->def.speculative_distance / 2;
@@ -29,9 +28,6 @@ C_ATTR static int32_t C(update_caches)(f2d_world *w, uint64_t *moved, int64_t mw
 	                                             f2d_abs(gh.y))) +
 	                1;
 	const sweep_k sk = sweep_constants(w, gh, dead1);
-	/* the shapes the loop does not remake itself: the scalar kernel (the AVX2 loop tried the
-	 * box branch already) */
-	const int kernel = F2D_KERNEL_SCALAR;
 	const int32_t shape_count = w->shape_ids.next;
 	int32_t last_body = -1;
 	f2d_vec2 sweep = {0, 0};
@@ -75,16 +71,17 @@ C_ATTR static int32_t C(update_caches)(f2d_world *w, uint64_t *moved, int64_t mw
 #if C_SIMD
 				__m128i ex;
 				if (!box_cache_avx2(s, xf, sweep, b->center, margin, &ex)) {
-					remake_cache(s, xf, sweep, b->center, margin, kernel);
+					remake_cache(s, xf, sweep, b->center, margin);
 					ex = _mm_xor_si128(
-					    _mm_loadu_si128((const __m128i *)(const void *)&s->aabb),
+					    _mm_loadu_si128(
+					        (const __m128i *)(const void *)&s->aabb),
 					    EX_FLIP);
 				}
 				if (ebit != NULL) {
 					_mm_storeu_si128((__m128i *)(void *)exs[i], ex);
 					if (!ex_contains(&fat[i], ex)) {
 #else
-				remake_cache(s, xf, sweep, b->center, margin, kernel);
+				remake_cache(s, xf, sweep, b->center, margin);
 				if (ebit != NULL) {
 					set_ex(exs[i], &s->aabb);
 					if (!contains(&fat[i], &s->aabb)) {
@@ -97,7 +94,8 @@ C_ATTR static int32_t C(update_caches)(f2d_world *w, uint64_t *moved, int64_t mw
 			}
 			/* every step (w is not in the cache's key): turn <= 2^18, reach <= 2^19 */
 			s->turn = (fix16_t)(turn * s->reach >> 16);
-			/* the merge's record (core.h): s->sweep is sweep here (remade, or its key held) */
+			/* the merge's record (core.h): s->sweep is sweep here (remade, or its key
+			 * held) */
 			step[i] = (f2d_shape_step){sweep, s->turn, flags};
 		}
 		moved[base >> 6] = bits;

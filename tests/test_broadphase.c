@@ -749,20 +749,21 @@ static void compare_cache_paths(f2d_world *w, bool incremental, bool escapes, ui
 	run_caches(w, F2D_KERNEL_SCALAR, incremental, before, fat, &want);
 	run_caches(w, f2d_kernel_level(), incremental, before, fat, &got);
 	ck_assert_msg(memcmp(want.out, got.out, sizeof want.out) == 0,
-	              "%s: counts %d %d %d, want %d %d %d", what, got.out[0], got.out[1], got.out[2],
-	              want.out[0], want.out[1], want.out[2]);
+	              "%s: counts %d %d %d, want %d %d %d", what, got.out[0], got.out[1],
+	              got.out[2], want.out[0], want.out[1], want.out[2]);
 	ck_assert_msg(memcmp(want.moved, got.moved, mw * sizeof *want.moved) == 0 &&
 	                  memcmp(want.ebit, got.ebit, mw * sizeof *want.ebit) == 0 &&
-	                  memcmp(want.elist, got.elist, (size_t)want.out[2] * sizeof *want.elist) == 0,
+	                  memcmp(want.elist, got.elist, (size_t)want.out[2] * sizeof *want.elist) ==
+	                      0,
 	              "%s: the moved or escape bitmaps or list differ", what);
 	for (int32_t i = 0; i < ids; ++i) {
 		const f2d_shape *a = &want.shapes[i], *b = &got.shapes[i];
 		ck_assert_msg(memcmp(a, b, sizeof *a) == 0,
 		              "%s: shape %d (type %d) differs: aabb %d %d %d %d, want %d %d %d %d, "
 		              "reach %d want %d",
-		              what, i, (int)a->type, b->aabb.lower.x, b->aabb.lower.y, b->aabb.upper.x,
-		              b->aabb.upper.y, a->aabb.lower.x, a->aabb.lower.y, a->aabb.upper.x,
-		              a->aabb.upper.y, b->reach, a->reach);
+		              what, i, (int)a->type, b->aabb.lower.x, b->aabb.lower.y,
+		              b->aabb.upper.x, b->aabb.upper.y, a->aabb.lower.x, a->aabb.lower.y,
+		              a->aabb.upper.x, a->aabb.upper.y, b->reach, a->reach);
 		if (!a->alive) {
 			continue;
 		}
@@ -777,10 +778,10 @@ static void compare_cache_paths(f2d_world *w, bool incremental, bool escapes, ui
 		n->boxes += box && a->type == F2D_POLYGON_SHAPE ? 1 : 0;
 		n->others += box && a->type == F2D_POLYGON_SHAPE ? 0 : 1;
 		n->swept += (a->sweep.x | a->sweep.y) != 0 ? 1 : 0;
-		n->clamped += a->sweep.x == w->def.max_translation ||
-		                      a->sweep.y == -w->def.max_translation
-		                  ? 1
-		                  : 0;
+		n->clamped +=
+		    a->sweep.x == w->def.max_translation || a->sweep.y == -w->def.max_translation
+		        ? 1
+		        : 0;
 		if (fat != NULL) {
 			bool esc = ((want.ebit[i >> 6] >> (i & 63)) & 1u) != 0;
 			n->escaped += esc ? 1 : 0;
@@ -812,8 +813,8 @@ static void edge_poses(f2d_world *w, uint32_t *g)
 			continue;
 		}
 		b->origin.x = pos[rng_int(g, 0, 3)];
-		b->origin.y = rng_int(g, 0, 1) ? pos[rng_int(g, 0, 3)] : rng_int(g, -F2D_FIX(8000),
-		                                                                   F2D_FIX(8000));
+		b->origin.y = rng_int(g, 0, 1) ? pos[rng_int(g, 0, 3)]
+		                               : rng_int(g, -F2D_FIX(8000), F2D_FIX(8000));
 		b->q = rng_int(g, 0, 3) != 0 ? rots[rng_int(g, 0, 3)]
 		                             : f2d_make_rot(rng_int(g, -F2D_FIX(4), F2D_FIX(4)));
 		b->center.x = b->origin.x + rng_int(g, -F2D_MILLI(100), F2D_MILLI(100));
@@ -823,14 +824,15 @@ static void edge_poses(f2d_world *w, uint32_t *g)
 		b->v.y = rng_int(g, 0, 1) ? (rng_int(g, 0, 1) ? big : -big) : rng_int(g, -64, 64);
 		b->w = rng_int(g, 0, 3) == 0 ? INT32_MAX : rng_int(g, -F2D_FIX(100), F2D_FIX(100));
 		b->force.x = rng_int(g, 0, 3) == 0 ? rng_int(g, -F2D_FIX(1000), F2D_FIX(1000)) : 0;
-		b->gravity_scale = rng_int(g, 0, 3) == 0 ? rng_int(g, -F2D_FIX(3), F2D_FIX(3)) : F2D_ONE;
+		b->gravity_scale =
+		    rng_int(g, 0, 3) == 0 ? rng_int(g, -F2D_FIX(3), F2D_FIX(3)) : F2D_ONE;
 		b->awake = b->awake && rng_int(g, 0, 7) != 0;
 	}
 }
 
 /* Boxes at the shape limits on bodies of every type: the smallest box, a box of
- * F2D_MAX_SHAPE_EXTENT's diagonal, long thin ones (half-extents F2D_MIN_SHAPE_SIZE), off-centre ones (the general branch),
- * circles of both sizes. */
+ * F2D_MAX_SHAPE_EXTENT's diagonal, long thin ones (half-extents F2D_MIN_SHAPE_SIZE), off-centre
+ * ones (the general branch), circles of both sizes. */
 static void build_edge_shapes(rworld *r, uint32_t seed)
 {
 	f2d_world_def def = f2d_default_world_def();
@@ -842,8 +844,9 @@ static void build_edge_shapes(rworld *r, uint32_t seed)
 	                            {F2D_MIN_SHAPE_SIZE, F2D_FIX(100)},
 	                            {F2D_ONE, F2D_MILLI(500)}};
 	for (int k = 0; k < 60; ++k) {
-		f2d_body_type type = k % 7 == 0 ? F2D_KINEMATIC_BODY
-		                                : (k % 11 == 0 ? F2D_STATIC_BODY : F2D_DYNAMIC_BODY);
+		f2d_body_type type = k % 7 == 0
+		                         ? F2D_KINEMATIC_BODY
+		                         : (k % 11 == 0 ? F2D_STATIC_BODY : F2D_DYNAMIC_BODY);
 		f2d_body_id b = add_body(r, type, F2D_FIX(3 * k), F2D_FIX(10), F2D_MILLI(100 * k));
 		const fix16_t *sz = sizes[k % 5];
 		/* (a dynamic body's shapes lie within 32 m of its origin, and have a mass in range:
@@ -872,9 +875,9 @@ START_TEST(cache_paths)
 	if (f2d_kernel_level() == F2D_KERNEL_SCALAR) {
 		return; /* (no AVX2 form here: the step runs the reference) */
 	}
-	static const char *const names[] = {"pyramid20",   "rain1000",         "circles",
-	                                    "polygons",    "capsule_ragdolls", "chain_terrain",
-	                                    "sensor_gates", "arena"};
+	static const char *const names[] = {
+	    "pyramid20",        "rain1000",      "circles",      "polygons",
+	    "capsule_ragdolls", "chain_terrain", "sensor_gates", "arena"};
 	const int worlds = (int)(sizeof names / sizeof names[0]) + 3;
 	cache_counts n = {0};
 	uint32_t g = 0x5EED;
