@@ -32,6 +32,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "box_world_avx2.h" /* BOX_TAG */
 #include "broadphase_internal.h"
 #include "core.h"
 #include "fix2d/fix2d.h"
@@ -774,7 +775,7 @@ static void compare_cache_paths(f2d_world *w, bool incremental, bool escapes, ui
 			n->kept++;
 			continue;
 		}
-		bool box = a->world_polygon.normals[4].x == 0x7F2DB0C5; /* BOX_TAG */
+		bool box = a->world_polygon.normals[4].x == BOX_TAG;
 		n->boxes += box && a->type == F2D_POLYGON_SHAPE ? 1 : 0;
 		n->others += box && a->type == F2D_POLYGON_SHAPE ? 0 : 1;
 		n->swept += (a->sweep.x | a->sweep.y) != 0 ? 1 : 0;
