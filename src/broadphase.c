@@ -591,18 +591,6 @@ f2d_transform f2d_shape_cache_xf(const f2d_shape *s)
 	return xf;
 }
 
-/* f2d_shape_update_world_kernel, its AVX2 box branch called straight (a box, the common shape:
- * without the general function's entry, whose other branches need the registers it saves) */
-static inline void update_world(f2d_shape *s, f2d_transform xf, fix16_t margin, int kernel)
-{
-#if F2D_X86_SIMD
-	if (kernel != F2D_KERNEL_SCALAR && f2d_box_world_avx2(s, xf, margin)) {
-		return;
-	}
-#endif
-	f2d_shape_update_world_kernel(s, xf, margin, kernel);
-}
-
 static inline void set_ex(int32_t *e, const f2d_aabb *a);
 static inline bool contains(const f2d_aabb *f, const f2d_aabb *a);
 static inline f2d_aabb fatten(f2d_aabb a);
@@ -617,11 +605,13 @@ static inline int64_t body_turn(const sweep_k *k, const f2d_body *b, uint32_t ac
 	return turn > ((int64_t)4 << 16) ? (int64_t)4 << 16 : turn;
 }
 
-/* A shape's cache remade from its body's transform xf, sweep and centre c. */
+/* A shape's cache remade from its body's transform xf, sweep and centre c: the scalar
+ * reference (the AVX2 loop remakes a box itself, box_cache_avx2, and any other shape by this:
+ * f2d_shape_update_world_kernel's AVX2 box branch would not take it either) */
 static inline void remake_cache(f2d_shape *s, f2d_transform xf, f2d_vec2 sweep, f2d_vec2 c,
-                                fix16_t margin, int kernel)
+                                fix16_t margin)
 {
-	update_world(s, xf, margin, kernel);
+	f2d_shape_update_world_kernel(s, xf, margin, F2D_KERNEL_SCALAR);
 	set_cache_key(s, xf);
 	s->reach = f2d_shape_reach(s, c);
 	/* stretched along the predicted motion (the box stays within the world range plus
@@ -632,79 +622,119 @@ static inline void remake_cache(f2d_shape *s, f2d_transform xf, f2d_vec2 sweep, 
 	}
 }
 
-/* Remakes the caches that need it, marking their shapes in moved[] (and counting them in
- * *remade); returns the live count. With ebit (a step whose call follows last step's, the fat
- * boxes and ex valid, and not waiting: see find_pairs) it also finds the escaped shapes while
- * the remade AABB is at hand: ex updated for every remade cache, and those whose AABB left
- * the fat box listed in id order (elist, *ec of them) and marked (ebit, mw words), their fat
- * boxes refitted. */
-static int32_t update_caches(f2d_world *w, uint64_t *moved, int64_t mw, bool incremental,
-                             int32_t *remade, uint64_t *ebit, int32_t *elist, int32_t *ec)
+#if F2D_X86_SIMD
+#include "box_world_avx2.h"
+#include "simd_x86.h"
+
+/* The lanes 2, 3 of an AABB's (lower, upper) inverted: set_ex's form */
+#define EX_FLIP _mm_set_epi32(-1, -1, 0, 0)
+
+/* The larger of two 64-bit lanes, each lane (AVX2 has no vpmaxsq) */
+F2D_TARGET_AVX2 static inline __m256i max_epi64_256(__m256i a, __m256i b)
 {
-	int32_t n = 0, r = 0;
-	fix16_t margin = w->def.speculative_distance / 2;
-	/* f2d_body_sweep's constants: a step of gravity (|g| h < 2^31) and its dead zone */
-	f2d_vec2 gh = {(fix16_t)f2d_round16((int64_t)w->h * w->gravity.x),
-	               (fix16_t)f2d_round16((int64_t)w->h * w->gravity.y)};
-	int64_t dead1 = f2d_round16((int64_t)w->h * (w->def.linear_sleep_tolerance + f2d_abs(gh.x) +
-	                                             f2d_abs(gh.y))) +
-	                1;
-	const sweep_k sk = sweep_constants(w, gh, dead1);
-	const int kernel = f2d_kernel_level();
-	const int32_t shape_count = w->shape_ids.next;
-	int32_t last_body = -1;
-	f2d_vec2 sweep = {0, 0};
-	int64_t turn = 0;
-	uint32_t active = 0;
-	f2d_shape_step *step = w->bpc.step;
-	int32_t e = 0;
-	if (ebit != NULL) {
-		memset(ebit, 0, (size_t)mw * sizeof *ebit);
+	return _mm256_blendv_epi8(a, b, _mm256_cmpgt_epi64(b, a));
+}
+
+/* remake_cache of a box about its body origin in AVX2 (false, and only world_polygon.count
+ * written, for any other shape: the caller remakes it by remake_cache): box_world_avx2's world
+ * polygon and AABB (lower, upper as int32 lanes, kept in a register), the key, the reach as
+ * f2d_shape_reach takes it (64-bit lanes: c.x - lower.x, c.y - lower.y, upper.x - c.x,
+ * upper.y - c.y, their maximum e, then the scalar tail e + e / 2 clamped: the same expression),
+ * then the AABB stretched by the sweep: lower + min(sweep, 0), upper + max(sweep, 0) as int32
+ * lanes (stretch_by_sweep's int32 sums, which stay in fix16 by the world's range; a zero
+ * sweep adds 0 to every lane, as the scalar path that skips it). *ex gets the stretched AABB in
+ * set_ex's form. The same bits as remake_cache (tests/test_broadphase.c, cache_paths). */
+F2D_TARGET_AVX2 static inline bool box_cache_avx2(f2d_shape *s, f2d_transform xf, f2d_vec2 sweep,
+                                                  f2d_vec2 c, fix16_t margin, __m128i *ex)
+{
+	__m128i lu;
+	if (s->type != F2D_POLYGON_SHAPE || s->polygon.count != 4 ||
+	    !box_world_avx2(s, xf, margin, &lu)) {
+		return false;
 	}
-	/* 64 shapes a word of moved[] (mw = ceil(shape_count / 64): every word is written), its
-	 * bits gathered in a register */
-	for (int32_t base = 0; base < shape_count; base += 64) {
-		const int32_t end = shape_count - base < 64 ? shape_count : base + 64;
-		uint64_t bits = 0;
-		for (int32_t i = base; i < end; ++i) {
-			f2d_shape *s = &w->shapes[i];
-			if (!s->alive) {
-				continue;
-			}
-			++n;
-			const f2d_body *b = &w->bodies[s->body];
-			f2d_transform xf = {b->origin, b->q}; /* f2d_body_xf, without the call */
-			if (s->body != last_body) {
-				last_body = s->body;
-				sweep = body_sweep(&sk, b);
-				active = f2d_body_active(b) ? F2D_STEP_ACTIVE : 0u;
-				turn = body_turn(&sk, b, active);
-			}
-			uint32_t flags = active;
-			if (!incremental || !cache_key_equal(s, xf, sweep)) {
-				flags |= F2D_STEP_MOVED;
-				remake_cache(s, xf, sweep, b->center, margin, kernel);
-				bits |= (uint64_t)1 << (i & 63);
-				++r;
-				if (ebit != NULL) {
-					set_ex(w->bpc.ex[i], &s->aabb);
-					if (!contains(&w->bpc.fat[i], &s->aabb)) {
-						w->bpc.fat[i] = fatten(s->aabb);
-						elist[e++] = i;
-						ebit[i >> 6] |= (uint64_t)1 << (i & 63);
-					}
-				}
-			}
-			/* every step (w is not in the cache's key): turn <= 2^18, reach <= 2^19 */
-			s->turn = (fix16_t)(turn * s->reach >> 16);
-			/* the merge's record (core.h): s->sweep is sweep here (remade, or its key held) */
-			step[i] = (f2d_shape_step){sweep, s->turn, flags};
+	set_cache_key(s, xf);
+	__m256i b = _mm256_cvtepi32_epi64(lu); /* lower.x lower.y upper.x upper.y */
+	__m256i cc = _mm256_cvtepi32_epi64(_mm_set_epi32(c.y, c.x, c.y, c.x));
+	__m256i d =
+	    _mm256_sub_epi64(_mm256_blend_epi32(cc, b, 0xF0), _mm256_blend_epi32(b, cc, 0xF0));
+	d = max_epi64_256(d, _mm256_permute4x64_epi64(d, 0x4E));
+	d = max_epi64_256(d, _mm256_shuffle_epi32(d, 0x4E));
+	int64_t e = _mm_cvtsi128_si64(_mm256_castsi256_si128(d));
+	e += e / 2;
+	s->reach = (fix16_t)(e < 0 ? 0 : (e > F2D_MAX_CLOSING ? F2D_MAX_CLOSING : e));
+	s->sweep = sweep;
+	__m128i sw = _mm_set_epi32(sweep.y, sweep.x, sweep.y, sweep.x);
+	__m128i z = _mm_setzero_si128();
+	lu = _mm_add_epi32(lu, _mm_blend_epi32(_mm_min_epi32(sw, z), _mm_max_epi32(sw, z), 0xC));
+	_mm_storeu_si128((__m128i *)(void *)&s->aabb, lu);
+	*ex = _mm_xor_si128(lu, EX_FLIP);
+	return true;
+}
+
+/* The escape test (contains) on set_ex forms: ~ reverses the order, so the fat box f contains
+ * the AABB a iff every lane of ex(f) is <= the lane of ex(a) */
+F2D_TARGET_AVX2 static inline bool ex_contains(const f2d_aabb *f, __m128i ex)
+{
+	__m128i fx = _mm_xor_si128(_mm_loadu_si128((const __m128i *)(const void *)f), EX_FLIP);
+	return _mm_movemask_epi8(_mm_cmpgt_epi32(fx, ex)) == 0;
+}
+
+#define C(name) name##_avx2
+#define C_ATTR F2D_TARGET_AVX2
+#define C_SIMD 1
+#include "broadphase_caches.h"
+#undef C
+#undef C_ATTR
+#undef C_SIMD
+#endif
+
+#define C(name) name##_scalar
+#define C_ATTR
+#define C_SIMD 0
+#include "broadphase_caches.h"
+#undef C
+#undef C_ATTR
+#undef C_SIMD
+
+/* update_caches (broadphase_caches.h) for the kernel: AVX2 for either SIMD kernel (the loop
+ * has no use for 8-lane vectors: a shape at a time), else the scalar reference */
+static int32_t update_caches(f2d_world *w, int kernel, uint64_t *moved, int64_t mw,
+                             bool incremental, int32_t *remade, uint64_t *ebit, int32_t *elist,
+                             int32_t *ec)
+{
+#if F2D_X86_SIMD
+	if (kernel != F2D_KERNEL_SCALAR) {
+		return update_caches_avx2(w, moved, mw, incremental, remade, ebit, elist, ec);
+	}
+#endif
+	(void)kernel;
+	return update_caches_scalar(w, moved, mw, incremental, remade, ebit, elist, ec);
+}
+
+/* update_caches with a given kernel, for tests/test_broadphase.c (cache_paths; declared in
+ * broadphase_internal.h) */
+bool f2d_update_caches_kernel(f2d_world *w, int kernel, bool incremental, const f2d_aabb *fat_in,
+                              uint64_t *moved, uint64_t *ebit, int32_t *elist, int32_t out[3])
+{
+	const int32_t ids = w->shape_ids.next;
+	if ((kernel != F2D_KERNEL_SCALAR && (!F2D_X86_SIMD || kernel > f2d_kernel_level())) ||
+	    !f2d_grow(w, (void **)&w->bpc.step, &w->bpc.step_capacity, ids,
+	              sizeof(f2d_shape_step))) {
+		return false;
+	}
+	if (fat_in != NULL) {
+		if (!f2d_grow(w, (void **)&w->bpc.fat, &w->bpc.fat_capacity, ids,
+		              sizeof(f2d_aabb)) ||
+		    !f2d_grow(w, (void **)&w->bpc.ex, &w->bpc.ex_capacity, ids,
+		              sizeof(int32_t[4]))) {
+			return false;
 		}
-		moved[base >> 6] = bits;
+		memcpy(w->bpc.fat, fat_in, (size_t)ids * sizeof *fat_in);
+		memset(w->bpc.ex, 0, (size_t)ids * sizeof *w->bpc.ex);
 	}
-	*remade = r;
-	*ec = e;
-	return n;
+	out[0] = update_caches(w, kernel, moved, moved_words(w), incremental, &out[1],
+	                       fat_in != NULL ? ebit : NULL, elist, &out[2]);
+	return true;
 }
 
 /* The result in place: the pair keys (count of them, at sorted) at the front of w->pairs, then
@@ -1095,8 +1125,8 @@ static f2d_result find_pairs(f2d_world *w)
 	const bool scan = fat_ok && w->bpc.plain_left == 0;
 	uint64_t *ebit = scan ? w->pairs + c.hdr : NULL;
 	int32_t ec = 0, remade = 0;
-	int32_t n = update_caches(w, w->pairs + moved_at, mw, incremental, &remade, ebit,
-	                          scan ? (int32_t *)(void *)(ebit + mw) : NULL, &ec);
+	int32_t n = update_caches(w, f2d_kernel_level(), w->pairs + moved_at, mw, incremental,
+	                          &remade, ebit, scan ? (int32_t *)(void *)(ebit + mw) : NULL, &ec);
 	if (incremental && remade == 0) {
 		/* No box changed, and nothing else the pairs depend on (the shapes alive, their
 		 * bodies' types, joints: sweep_dirty and contacts_stale are clear): the pairs, and

@@ -55,4 +55,13 @@ static inline bool pairs_reserve(f2d_world *w, int64_t words)
 	                                      (int32_t)words, sizeof(uint64_t));
 }
 
+/* update_caches (broadphase.c) run with the kernel given (F2D_KERNEL_SCALAR: the scalar
+ * reference; F2D_KERNEL_AVX2 or _AVX512: the AVX2 form), for tests: the moved bitmap to moved
+ * (moved_words(w) words), and with fat_in (shape_ids.next boxes, copied to the fat boxes, ex
+ * zeroed first) the escapes to ebit (moved_words(w) words) and elist (up to shape_ids.next);
+ * out: the live count, the remade count and the escaped count. False (nothing run) on OOM or
+ * for a kernel this build or CPU does not run. */
+bool f2d_update_caches_kernel(f2d_world *w, int kernel, bool incremental, const f2d_aabb *fat_in,
+                              uint64_t *moved, uint64_t *ebit, int32_t *elist, int32_t out[3]);
+
 #endif

@@ -18,7 +18,13 @@
  *    three ways of a step: merge, fat-box sweep, AABB sweep, counted), in the scenes and the
  *    crowded pile; a kinematic box creeping 1 LSB a step lands exactly on its fat box's edge
  *    (kept), 1 LSB beyond it (refitted), exactly onto another box's AABB (paired), then moves
- *    out of and into the pair.
+ *    out of and into the pair;
+ *  - the world caches' loop (update_caches) gives in its AVX2 form the bits of its scalar
+ *    reference: every shape byte, record, moved and escape bitmap word, escape list entry, fat
+ *    box and ex, in scenes and random worlds along their runs, kept and remade caches, and at
+ *    the range edges (bodies at the world limit, rotations of +-1, sweeps at max_translation,
+ *    the smallest boxes, off-centre boxes and the other shapes, fat boxes of the whole range
+ *    and of none).
  */
 #include <check.h>
 #include <inttypes.h>
@@ -26,9 +32,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "box_world_avx2.h" /* BOX_TAG */
+#include "broadphase_internal.h"
 #include "core.h"
 #include "fix2d/fix2d.h"
 #include "fix2d/scenes.h"
+#include "fix2d/snapshot.h"
 
 #define FAT_MARGIN_LSB (F2D_ONE / 10) /* broadphase.c FAT_MARGIN */
 
@@ -648,6 +657,273 @@ START_TEST(stepped_scenes_match_brute_force)
 }
 END_TEST
 
+/* ---- the cache loop's AVX2 form against its scalar reference ---- */
+
+/* What one update_caches run leaves: the shapes (every byte), the records, the fat boxes and
+ * ex, the moved and escape bitmaps and list, the counts. */
+typedef struct cache_run {
+	f2d_shape *shapes;
+	f2d_shape_step *step;
+	f2d_aabb *fat;
+	int32_t (*ex)[4];
+	uint64_t *moved, *ebit;
+	int32_t *elist;
+	int32_t out[3];
+} cache_run;
+
+static void *dup_bytes(const void *p, size_t n)
+{
+	void *q = malloc(n > 0 ? n : 1);
+	ck_assert_ptr_nonnull(q);
+	memcpy(q, p, n);
+	return q;
+}
+
+/* update_caches of kernel on w, from the shapes before (restored first) and fat (or none) */
+static void run_caches(f2d_world *w, int kernel, bool incremental, const f2d_shape *before,
+                       const f2d_aabb *fat, cache_run *r)
+{
+	const size_t ids = (size_t)w->shape_ids.next, mw = (size_t)moved_words(w);
+	memcpy(w->shapes, before, ids * sizeof *before);
+	r->moved = calloc(mw + 1, sizeof *r->moved);
+	r->ebit = calloc(mw + 1, sizeof *r->ebit);
+	r->elist = calloc(ids + 1, sizeof *r->elist);
+	ck_assert(r->moved != NULL && r->ebit != NULL && r->elist != NULL);
+	ck_assert(f2d_update_caches_kernel(w, kernel, incremental, fat, r->moved, r->ebit, r->elist,
+	                                   r->out));
+	r->shapes = dup_bytes(w->shapes, ids * sizeof *w->shapes);
+	r->step = dup_bytes(w->bpc.step, ids * sizeof *w->bpc.step);
+	r->fat = fat != NULL ? dup_bytes(w->bpc.fat, ids * sizeof *w->bpc.fat) : NULL;
+	r->ex = fat != NULL ? dup_bytes(w->bpc.ex, ids * sizeof *w->bpc.ex) : NULL;
+}
+
+static void free_run(cache_run *r)
+{
+	free(r->shapes);
+	free(r->step);
+	free(r->fat);
+	free(r->ex);
+	free(r->moved);
+	free(r->ebit);
+	free(r->elist);
+}
+
+/* what the comparisons covered (cache_paths asserts every kind was seen) */
+typedef struct cache_counts {
+	int64_t kept, boxes, others, escaped, contained, swept, clamped;
+} cache_counts;
+
+/* A fat box for every shape id from its current AABB (last step's cache): each side moved by
+ * -0.1 .. +0.4 m (some AABBs will leave it), a few the whole range (contains any AABB) or an
+ * empty box at the range's ends (contains none). */
+static f2d_aabb *make_fat(const f2d_world *w, uint32_t *g)
+{
+	f2d_aabb *fat = calloc((size_t)w->shape_ids.next + 1, sizeof *fat);
+	ck_assert_ptr_nonnull(fat);
+	for (int32_t i = 0; i < w->shape_ids.next; ++i) {
+		const f2d_aabb *a = &w->shapes[i].aabb;
+		int32_t k = rng_int(g, 0, 15);
+		if (k == 0) {
+			fat[i] = (f2d_aabb){{INT32_MIN, INT32_MIN}, {INT32_MAX, INT32_MAX}};
+		} else if (k == 1) {
+			fat[i] = (f2d_aabb){{INT32_MAX, INT32_MAX}, {INT32_MIN, INT32_MIN}};
+		} else {
+			fat[i].lower.x = a->lower.x - rng_int(g, -F2D_MILLI(100), F2D_MILLI(400));
+			fat[i].lower.y = a->lower.y - rng_int(g, -F2D_MILLI(100), F2D_MILLI(400));
+			fat[i].upper.x = a->upper.x + rng_int(g, -F2D_MILLI(100), F2D_MILLI(400));
+			fat[i].upper.y = a->upper.y + rng_int(g, -F2D_MILLI(100), F2D_MILLI(400));
+		}
+	}
+	return fat;
+}
+
+/* The scalar and the AVX2 form on w (incremental or not, with escapes or not): the same bits
+ * in everything they write. */
+static void compare_cache_paths(f2d_world *w, bool incremental, bool escapes, uint32_t *g,
+                                const char *what, cache_counts *n)
+{
+	const int32_t ids = w->shape_ids.next;
+	const size_t mw = (size_t)moved_words(w);
+	f2d_shape *before = dup_bytes(w->shapes, (size_t)ids * sizeof *w->shapes);
+	f2d_aabb *fat = escapes ? make_fat(w, g) : NULL;
+	cache_run want = {0}, got = {0};
+	run_caches(w, F2D_KERNEL_SCALAR, incremental, before, fat, &want);
+	run_caches(w, f2d_kernel_level(), incremental, before, fat, &got);
+	ck_assert_msg(memcmp(want.out, got.out, sizeof want.out) == 0,
+	              "%s: counts %d %d %d, want %d %d %d", what, got.out[0], got.out[1],
+	              got.out[2], want.out[0], want.out[1], want.out[2]);
+	ck_assert_msg(memcmp(want.moved, got.moved, mw * sizeof *want.moved) == 0 &&
+	                  memcmp(want.ebit, got.ebit, mw * sizeof *want.ebit) == 0 &&
+	                  memcmp(want.elist, got.elist, (size_t)want.out[2] * sizeof *want.elist) ==
+	                      0,
+	              "%s: the moved or escape bitmaps or list differ", what);
+	for (int32_t i = 0; i < ids; ++i) {
+		const f2d_shape *a = &want.shapes[i], *b = &got.shapes[i];
+		ck_assert_msg(memcmp(a, b, sizeof *a) == 0,
+		              "%s: shape %d (type %d) differs: aabb %d %d %d %d, want %d %d %d %d, "
+		              "reach %d want %d",
+		              what, i, (int)a->type, b->aabb.lower.x, b->aabb.lower.y,
+		              b->aabb.upper.x, b->aabb.upper.y, a->aabb.lower.x, a->aabb.lower.y,
+		              a->aabb.upper.x, a->aabb.upper.y, b->reach, a->reach);
+		if (!a->alive) {
+			continue;
+		}
+		ck_assert_msg(memcmp(&want.step[i], &got.step[i], sizeof want.step[i]) == 0,
+		              "%s: shape %d's record differs", what, i);
+		bool moved = ((want.moved[i >> 6] >> (i & 63)) & 1u) != 0;
+		if (!moved) {
+			n->kept++;
+			continue;
+		}
+		bool box = a->world_polygon.normals[4].x == BOX_TAG;
+		n->boxes += box && a->type == F2D_POLYGON_SHAPE ? 1 : 0;
+		n->others += box && a->type == F2D_POLYGON_SHAPE ? 0 : 1;
+		n->swept += (a->sweep.x | a->sweep.y) != 0 ? 1 : 0;
+		n->clamped +=
+		    a->sweep.x == w->def.max_translation || a->sweep.y == -w->def.max_translation
+		        ? 1
+		        : 0;
+		if (fat != NULL) {
+			bool esc = ((want.ebit[i >> 6] >> (i & 63)) & 1u) != 0;
+			n->escaped += esc ? 1 : 0;
+			n->contained += esc ? 0 : 1;
+		}
+	}
+	if (fat != NULL) {
+		ck_assert_msg(memcmp(want.fat, got.fat, (size_t)ids * sizeof *fat) == 0 &&
+		                  memcmp(want.ex, got.ex, (size_t)ids * sizeof *want.ex) == 0,
+		              "%s: the fat boxes or ex differ", what);
+	}
+	free_run(&want);
+	free_run(&got);
+	free(fat);
+	free(before);
+}
+
+/* Poses and motions at the range edges for a share of w's bodies, as the step may leave them:
+ * origins at +-F2D_WORLD_LIMIT or 0, rotations of +-1 (or any), velocities up to 2^28 (the
+ * sweep clamped at max_translation) or tiny (the dead zone), spin up to 2^31 - 1, forces,
+ * gravity scales, sleeping bodies; the centre at the origin plus a small offset. */
+static void edge_poses(f2d_world *w, uint32_t *g)
+{
+	static const fix16_t pos[] = {F2D_WORLD_LIMIT, -F2D_WORLD_LIMIT, 0, F2D_WORLD_LIMIT - 1};
+	static const f2d_rot rots[] = {{F2D_ONE, 0}, {-F2D_ONE, 0}, {0, F2D_ONE}, {0, -F2D_ONE}};
+	for (int32_t i = 0; i < w->body_ids.next; ++i) {
+		f2d_body *b = &w->bodies[i];
+		if (rng_int(g, 0, 2) == 0) {
+			continue;
+		}
+		b->origin.x = pos[rng_int(g, 0, 3)];
+		b->origin.y = rng_int(g, 0, 1) ? pos[rng_int(g, 0, 3)]
+		                               : rng_int(g, -F2D_FIX(8000), F2D_FIX(8000));
+		b->q = rng_int(g, 0, 3) != 0 ? rots[rng_int(g, 0, 3)]
+		                             : f2d_make_rot(rng_int(g, -F2D_FIX(4), F2D_FIX(4)));
+		b->center.x = b->origin.x + rng_int(g, -F2D_MILLI(100), F2D_MILLI(100));
+		b->center.y = b->origin.y + rng_int(g, -F2D_MILLI(100), F2D_MILLI(100));
+		const int32_t big = (int32_t)1 << 28;
+		b->v.x = rng_int(g, 0, 1) ? rng_int(g, -big, big) : rng_int(g, -64, 64);
+		b->v.y = rng_int(g, 0, 1) ? (rng_int(g, 0, 1) ? big : -big) : rng_int(g, -64, 64);
+		b->w = rng_int(g, 0, 3) == 0 ? INT32_MAX : rng_int(g, -F2D_FIX(100), F2D_FIX(100));
+		b->force.x = rng_int(g, 0, 3) == 0 ? rng_int(g, -F2D_FIX(1000), F2D_FIX(1000)) : 0;
+		b->gravity_scale =
+		    rng_int(g, 0, 3) == 0 ? rng_int(g, -F2D_FIX(3), F2D_FIX(3)) : F2D_ONE;
+		b->awake = b->awake && rng_int(g, 0, 7) != 0;
+	}
+}
+
+/* Boxes at the shape limits on bodies of every type: the smallest box, a box of
+ * F2D_MAX_SHAPE_EXTENT's diagonal, long thin ones (half-extents F2D_MIN_SHAPE_SIZE), off-centre
+ * ones (the general branch), circles of both sizes. */
+static void build_edge_shapes(rworld *r, uint32_t seed)
+{
+	f2d_world_def def = f2d_default_world_def();
+	build_ground(r, seed, &def);
+	const fix16_t big = F2D_FIX(362); /* sqrt(2) 362 < 512 */
+	const fix16_t sizes[][2] = {{F2D_MIN_SHAPE_SIZE, F2D_MIN_SHAPE_SIZE},
+	                            {big, big},
+	                            {F2D_FIX(500), F2D_MIN_SHAPE_SIZE},
+	                            {F2D_MIN_SHAPE_SIZE, F2D_FIX(100)},
+	                            {F2D_ONE, F2D_MILLI(500)}};
+	for (int k = 0; k < 60; ++k) {
+		f2d_body_type type = k % 7 == 0
+		                         ? F2D_KINEMATIC_BODY
+		                         : (k % 11 == 0 ? F2D_STATIC_BODY : F2D_DYNAMIC_BODY);
+		f2d_body_id b = add_body(r, type, F2D_FIX(3 * k), F2D_FIX(10), F2D_MILLI(100 * k));
+		const fix16_t *sz = sizes[k % 5];
+		/* (a dynamic body's shapes lie within 32 m of its origin, and have a mass in range:
+		 * 5 cm .. 22 m there) */
+		const bool dyn = type == F2D_DYNAMIC_BODY;
+		const fix16_t lim = dyn ? F2D_FIX(22) : F2D_MAX_SHAPE_EXTENT;
+		const fix16_t low = dyn ? F2D_MILLI(50) : F2D_MIN_SHAPE_SIZE;
+		fix16_t hx = sz[0] < lim ? (sz[0] > low ? sz[0] : low) : lim;
+		fix16_t hy = sz[1] < lim ? (sz[1] > low ? sz[1] : low) : lim;
+		f2d_vec2 off = {k % 3 == 0 ? F2D_MILLI(7) : 0, 0};
+		add_box_shape(r, b, hx, hy, off);
+		if (k % 4 == 0) {
+			f2d_circle c = {{0, 0}, k % 8 == 0 ? low : lim / 2};
+			f2d_shape_def sd = f2d_default_shape_def();
+			f2d_shape_id s;
+			ck_assert_int_eq(f2d_create_circle_shape(r->w, b, &sd, &c, &s), F2D_OK);
+		}
+	}
+}
+
+/* Scenes and random worlds stepped; every few steps both forms on the world as the step left
+ * it and on a copy with edge poses, incremental (kept and remade caches) or not, with the
+ * escapes or without. */
+START_TEST(cache_paths)
+{
+	if (f2d_kernel_level() == F2D_KERNEL_SCALAR) {
+		return; /* (no AVX2 form here: the step runs the reference) */
+	}
+	static const char *const names[] = {
+	    "pyramid20",        "rain1000",      "circles",      "polygons",
+	    "capsule_ragdolls", "chain_terrain", "sensor_gates", "arena"};
+	const int worlds = (int)(sizeof names / sizeof names[0]) + 3;
+	cache_counts n = {0};
+	uint32_t g = 0x5EED;
+	for (int k = 0; k < worlds; ++k) {
+		rworld r;
+		f2d_world *w = NULL;
+		if (k < worlds - 3) {
+			ck_assert_int_eq(f2d_scene_create(names[k], NULL, &w), F2D_OK);
+		} else {
+			if (k == worlds - 1) {
+				build_edge_shapes(&r, 77);
+			} else {
+				build_random(&r, 1234u + (uint32_t)k);
+			}
+			w = r.w;
+		}
+		for (int s = 0; s < 40; ++s) {
+			f2d_world_step(w);
+			if (s % 8 != 7) {
+				continue;
+			}
+			char what[96];
+			for (int v = 0; v < 4; ++v) {
+				snprintf(what, sizeof what, "world %d step %d variant %d", k, s, v);
+				compare_cache_paths(w, (v & 1) != 0, (v & 2) != 0, &g, what, &n);
+			}
+			f2d_world *c = NULL;
+			ck_assert_int_eq(f2d_world_clone(w, &c), F2D_OK);
+			edge_poses(c, &g);
+			for (int v = 0; v < 4; ++v) {
+				snprintf(what, sizeof what, "world %d step %d edges %d", k, s, v);
+				compare_cache_paths(c, (v & 1) != 0, (v & 2) != 0, &g, what, &n);
+			}
+			f2d_destroy_world(c);
+		}
+		f2d_destroy_world(w);
+	}
+	ck_assert_msg(n.kept > 1000 && n.boxes > 10000 && n.others > 1000 && n.escaped > 1000 &&
+	                  n.contained > 1000 && n.swept > 1000 && n.clamped > 100,
+	              "kept %" PRId64 " boxes %" PRId64 " others %" PRId64 " escaped %" PRId64
+	              " contained %" PRId64 " swept %" PRId64 " clamped %" PRId64,
+	              n.kept, n.boxes, n.others, n.escaped, n.contained, n.swept, n.clamped);
+}
+END_TEST
+
 /* ---- no allocation at steady state ---- */
 
 static void *counting_alloc(size_t size, void *context)
@@ -700,6 +976,7 @@ static Suite *broadphase_suite(void)
 	tcase_add_test(tc, stepped_random_worlds_match_brute_force);
 	tcase_add_test(tc, stepped_scenes_match_brute_force);
 	tcase_add_test(tc, fat_margin_edges);
+	tcase_add_test(tc, cache_paths);
 	suite_add_tcase(s, tc);
 	return s;
 }
