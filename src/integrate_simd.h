@@ -196,5 +196,79 @@ F2D_AVX2 static inline __m256i f2d_turn_full_256(__m256i qc, __m256i qs, __m256i
 	return out;
 }
 
+
+/* ---- the turns across 8 bodies (AVX-512: 8 x 64-bit lanes), integrate_lists.c's
+ * integrate_positions_8 ---- */
+
+/* f2d_round_shift_256 on 8 lanes, 0 < shift < 32: (p + half + (p >> 63)) (the same sum), then
+ * bits shift .. shift + 31 of it sign-extended, by a shift left by 32 - shift and an arithmetic
+ * one right by 32: the low 32 bits of the logical shift, sign-extended, as f2d_sext32_256
+ * makes them. */
+F2D_AVX512 static inline __m512i f2d_round_shift_512(__m512i p, __m512i half, int shift)
+{
+	__m512i x = _mm512_add_epi64(_mm512_add_epi64(p, half), _mm512_srai_epi64(p, 63));
+	return _mm512_srai_epi64(_mm512_slli_epi64(x, (unsigned)(32 - shift)), 32);
+}
+
+/* f2d_turn_q30_256 on 8 lanes: the lanes whose result renormalises as a mask */
+F2D_AVX512 static inline __mmask8 f2d_turn_q30_512(__m512i qc, __m512i qs, __m512i ca, __m512i sa,
+                                                   __m512i *c, __m512i *s)
+{
+	const __m512i half30 = _mm512_set1_epi64((int64_t)1 << 29);
+	*c = f2d_round_shift_512(
+	    _mm512_sub_epi64(_mm512_mul_epi32(qc, ca), _mm512_mul_epi32(qs, sa)), half30, 30);
+	*s = f2d_round_shift_512(
+	    _mm512_add_epi64(_mm512_mul_epi32(qs, ca), _mm512_mul_epi32(qc, sa)), half30, 30);
+	__m512i len2 =
+	    _mm512_sub_epi64(_mm512_add_epi64(_mm512_mul_epi32(*c, *c), _mm512_mul_epi32(*s, *s)),
+	                     _mm512_set1_epi64((int64_t)1 << 32));
+	return _mm512_cmpgt_epi64_mask(len2, _mm512_set1_epi64((int64_t)1 << 18)) |
+	       _mm512_cmpgt_epi64_mask(_mm512_set1_epi64(-((int64_t)1 << 18)), len2);
+}
+
+/* F2D_DIV31_256 and F2D_HORNER_256 on 8 lanes (the same operations) */
+#define F2D_DIV31_512(x, d, l)                                                                    \
+	_mm512_srli_epi64(_mm512_mul_epu32((x), _mm512_set1_epi64((int64_t)F2D_DIV_MAGIC(d, l))),    \
+	                  31 + (l))
+#define F2D_HORNER_512(s, t2, d, l)                                                               \
+	_mm512_sub_epi64(                                                                            \
+	    q30, F2D_DIV31_512(_mm512_srli_epi64(_mm512_add_epi64(_mm512_mul_epu32((s), (t2)),        \
+	                                                          half30),                          \
+	                                         30),                                               \
+	                       d, l))
+
+/* f2d_turn_full_256 on 8 lanes, operation for operation (the same lanes left: hw = 0,
+ * |hw| > pi/2, t2 >= 2^31, a result that renormalises). tests/test_integrate_paths.c
+ * (turn_full_512) compares it with f2d_turn_full_256 and f2d_integrate_rotation lane by lane. */
+F2D_AVX512 static inline __mmask8 f2d_turn_full_512(__m512i qc, __m512i qs, __m512i hw,
+                                                    __m512i *oc, __m512i *os)
+{
+	const __m512i q30 = _mm512_set1_epi64((int64_t)1 << 30),
+	              half30 = _mm512_set1_epi64((int64_t)1 << 29);
+	__mmask8 out = _mm512_cmpeq_epi64_mask(hw, _mm512_setzero_si512()) |
+	               _mm512_cmpgt_epi64_mask(hw, _mm512_set1_epi64(F2D_HALF_PI)) |
+	               _mm512_cmpgt_epi64_mask(_mm512_set1_epi64(-F2D_HALF_PI), hw);
+	__m512i t = _mm512_slli_epi64(hw, 14); /* |t| <= 2^31 where used */
+	__m512i t2 = _mm512_srli_epi64(_mm512_add_epi64(_mm512_mul_epi32(t, t), half30), 30);
+	out |= _mm512_cmpgt_epi64_mask(t2, _mm512_set1_epi64(((int64_t)1 << 31) - 1));
+	/* sine: k = 11, 9, 7, 5, 3 (d = 110, 72, 42, 20, 6) */
+	__m512i hs = _mm512_sub_epi64(q30, F2D_DIV31_512(t2, 110, 7));
+	hs = F2D_HORNER_512(hs, t2, 72, 7);
+	hs = F2D_HORNER_512(hs, t2, 42, 6);
+	hs = F2D_HORNER_512(hs, t2, 20, 5);
+	hs = F2D_HORNER_512(hs, t2, 6, 3);
+	/* cosine: k = 12, 10, 8, 6, 4, 2 (d = 132, 90, 56, 30, 12, 2) */
+	__m512i hc = _mm512_sub_epi64(q30, F2D_DIV31_512(t2, 132, 8));
+	hc = F2D_HORNER_512(hc, t2, 90, 7);
+	hc = F2D_HORNER_512(hc, t2, 56, 6);
+	hc = F2D_HORNER_512(hc, t2, 30, 5);
+	hc = F2D_HORNER_512(hc, t2, 12, 4);
+	hc = _mm512_sub_epi64(
+	    q30, _mm512_srli_epi64(
+	             _mm512_srli_epi64(_mm512_add_epi64(_mm512_mul_epu32(hc, t2), half30), 30), 1));
+	__m512i sa = f2d_round_shift_512(_mm512_mul_epi32(hs, t), half30, 30);
+	return out | f2d_turn_q30_512(qc, qs, hc, sa, oc, os);
+}
+
 #endif
 #endif

@@ -620,6 +620,27 @@ F2D_AVX2 static unsigned turn_full_4(const f2d_rot q[4], const fix16_t hw[4], f2
 	return rest;
 }
 
+/* f2d_turn_full_512 on 8 lanes: out as turn_full_4's, the mask of the lanes it leaves */
+F2D_AVX512 static unsigned turn_full_8(const f2d_rot q[8], const fix16_t hw[8], f2d_rot out[8])
+{
+	int64_t c[8], sn[8], h[8];
+	for (int j = 0; j < 8; ++j) {
+		c[j] = q[j].c;
+		sn[j] = q[j].s;
+		h[j] = hw[j];
+	}
+	__m512i oc, os;
+	unsigned rest = f2d_turn_full_512(_mm512_loadu_si512(c), _mm512_loadu_si512(sn),
+	                                  _mm512_loadu_si512(h), &oc, &os);
+	_mm512_storeu_si512(c, oc);
+	_mm512_storeu_si512(sn, os);
+	for (int j = 0; j < 8; ++j) {
+		out[j].c = (fix16_t)c[j];
+		out[j].s = (fix16_t)sn[j];
+	}
+	return rest;
+}
+
 /* f2d_plain_row_256 with add = (hx, hy, 0, 0) */
 F2D_AVX2 static bool plain_row(int64_t r[4], fix16_t hx, fix16_t hy)
 {
@@ -813,6 +834,150 @@ START_TEST(turn_full_256)
 }
 END_TEST
 
+/* Whether round30 of p (f2d_rot_turn_q30's (p + 2^29 + (p >> 63)) >> 30) is a tie: p = k 2^30
+ * + 2^29, where the sign term decides */
+static bool round30_tie(int64_t p)
+{
+	return (p & (((int64_t)1 << 30) - 1)) == ((int64_t)1 << 29);
+}
+
+/* f2d_turn_full_512 (src/integrate_simd.h: f2d_turn_full_256 on 8 lanes, the turns
+ * integrate_positions_8 does not take in closed form) leaves the lanes f2d_turn_full_256 leaves
+ * and gives its values in every lane, and f2d_integrate_rotation's in every lane it covers:
+ * every turn hw from -pi/2 - 8 to pi/2 + 8 LSB (the fast case's limit, t2 < 2^31, is hw = 92681,
+ * inside) on 8 rotations at a time (unit ones around the circle, 1 LSB off, up to 32 LSB off, and
+ * ones on whose turn by hw = +-2 a rounding of f2d_rot_turn_q30 is a tie, of either sign); then
+ * the int32 edges of each input it reads (q's two words, hw) in every lane. */
+START_TEST(turn_full_512)
+{
+#if F2D_X86_SIMD
+	__builtin_cpu_init();
+	if (!__builtin_cpu_supports("avx512f") || !__builtin_cpu_supports("avx512dq")) {
+		return;
+	}
+	enum { NQ = 32 };
+	uint64_t state = 0x70A12ull;
+	f2d_rot qs[NQ];
+	for (int k = 0; k < 24; ++k) {
+		qs[k] = f2d_make_rot((fix16_t)((int64_t)k * 411775 / 24 - F2D_PI));
+		if (k % 3 == 1) {
+			qs[k].c += (k & 4) ? 1 : -1;
+		} else if (k % 3 == 2) {
+			qs[k].c += (fix16_t)(test_splitmix(&state) % 65) - 32;
+			qs[k].s += (fix16_t)(test_splitmix(&state) % 65) - 32;
+		}
+	}
+	/* hw = +-2: t2 = 1, ca = 2^30, sa = 2^15, so c = qc 2^30 - qs 2^15 is a tie for qs = 2^14
+	 * mod 2^15 (and s for qc = 2^14 mod 2^15); 63455^2 + 16384^2 is 2^32 + 5185 */
+	for (int k = 0; k < 8; ++k) {
+		fix16_t a = (k & 1) ? -63455 : 63455, b = (k & 2) ? -16384 : 16384;
+		qs[24 + k] = (k & 4) ? (f2d_rot){b, a} : (f2d_rot){a, b};
+	}
+	int64_t covered = 0, unit_big = 0, ties_pos = 0, ties_neg = 0;
+	for (int k = 0; k < NQ; k += 8) {
+		const f2d_rot *q = &qs[k];
+		for (int64_t h0 = -F2D_HALF_PI - 8; h0 <= F2D_HALF_PI + 8; ++h0) {
+			fix16_t hw[8] = {(fix16_t)h0,       (fix16_t)-h0,      (fix16_t)(h0 / 3),
+			                 (fix16_t)(h0 / 7), (fix16_t)(h0 / 2), (fix16_t)(-h0 / 5),
+			                 (fix16_t)(h0 % 5), (fix16_t)(h0 / 11)};
+			if (k == 24) { /* the ties' rotations: hw = +-2 in half the lanes */
+				hw[0] = hw[3] = hw[5] = hw[6] = (h0 & 1) ? -2 : 2;
+			}
+			f2d_rot out[8], o4[8];
+			unsigned rest = turn_full_8(q, hw, out);
+			unsigned rest4 = turn_full_4(q, hw, o4) | turn_full_4(&q[4], &hw[4], &o4[4]) << 4;
+			ck_assert_msg(rest == rest4, "q[%d..], hw %lld: lanes left %#x, 4 lanes %#x", k,
+			              (long long)h0, rest, rest4);
+			for (int j = 0; j < 8; ++j) {
+				ck_assert_msg(out[j].c == o4[j].c && out[j].s == o4[j].s,
+				              "q (%d, %d), hw %d: 8 lanes (%d, %d), 4 lanes (%d, %d)",
+				              q[j].c, q[j].s, hw[j], out[j].c, out[j].s, o4[j].c,
+				              o4[j].s);
+				if (rest & (1u << j)) {
+					continue;
+				}
+				++covered;
+				f2d_rot e = f2d_integrate_rotation(q[j], hw[j]);
+				if (out[j].c != e.c || out[j].s != e.s) {
+					ck_abort_msg("q (%d, %d), hw %d: 8 lanes (%d, %d), "
+					             "f2d_integrate_rotation (%d, %d)",
+					             q[j].c, q[j].s, hw[j], out[j].c, out[j].s, e.c,
+					             e.s);
+				}
+				int64_t sa, ca;
+				f2d_sincos_q30((int64_t)hw[j] * 16384, &sa, &ca);
+				int64_t pc = (int64_t)q[j].c * ca - (int64_t)q[j].s * sa;
+				int64_t ps = (int64_t)q[j].s * ca + (int64_t)q[j].c * sa;
+				ties_pos += (round30_tie(pc) && pc > 0) + (round30_tie(ps) && ps > 0);
+				ties_neg += (round30_tie(pc) && pc < 0) + (round30_tie(ps) && ps < 0);
+				unit_big += (k + j) % 3 == 0 && k < 24 && hw[j] >= 92000 ? 1 : 0;
+			}
+		}
+	}
+	/* the int32 edges of q.c, q.s and hw, and hw around the limits (pi/2, t2 = 2^31 between
+	 * 92681 and 92682, hw 2^14 leaving 32 bits at 2^17), in every lane */
+	static const int64_t edges[] = {INT32_MIN,  INT32_MIN + 1, -INT32_MAX + 1, INT32_MAX,
+	                                INT32_MAX - 1, 0,          1,
+	                                -1,         65536,         -65536,
+	                                F2D_HALF_PI, F2D_HALF_PI + 1, -F2D_HALF_PI,
+	                                -F2D_HALF_PI - 1, 92681,    92682,
+	                                -92681,     -92682,        131072,
+	                                -131072,    131071,        -131073};
+	const int ne = (int)(sizeof edges / sizeof edges[0]);
+	int64_t edge_calls = 0, edge_covered = 0;
+	for (int a = 0; a < ne; ++a) {
+		for (int b = 0; b < ne; ++b) {
+			for (int c = 0; c < ne; ++c) {
+				f2d_rot q[8];
+				fix16_t hw[8];
+				for (int j = 0; j < 8; ++j) { /* (a, b, c) in lane j, others mixed */
+					int ja = (a + j * 5) % ne, jb = (b + j * 3) % ne,
+					    jc = (c + j * 7) % ne;
+					q[j] = (f2d_rot){(fix16_t)edges[ja], (fix16_t)edges[jb]};
+					hw[j] = (fix16_t)edges[jc];
+					if (j >= 4 && j < 6) { /* a unit rotation with the edge turns */
+						q[j] = qs[(a + b + j) % 24];
+					}
+				}
+				f2d_rot out[8], o4[8];
+				unsigned rest = turn_full_8(q, hw, out);
+				unsigned rest4 =
+				    turn_full_4(q, hw, o4) | turn_full_4(&q[4], &hw[4], &o4[4]) << 4;
+				ck_assert_msg(rest == rest4, "edges %d %d %d: lanes left %#x, 4 lanes %#x",
+				              a, b, c, rest, rest4);
+				++edge_calls;
+				for (int j = 0; j < 8; ++j) {
+					ck_assert_msg(out[j].c == o4[j].c && out[j].s == o4[j].s,
+					              "edges %d %d %d, lane %d: 8 lanes (%d, %d), 4 lanes "
+					              "(%d, %d)",
+					              a, b, c, j, out[j].c, out[j].s, o4[j].c, o4[j].s);
+					if (rest & (1u << j)) {
+						continue;
+					}
+					++edge_covered;
+					f2d_rot e = f2d_integrate_rotation(q[j], hw[j]);
+					ck_assert_msg(out[j].c == e.c && out[j].s == e.s,
+					              "q (%d, %d), hw %d: 8 lanes (%d, %d), "
+					              "f2d_integrate_rotation (%d, %d)",
+					              q[j].c, q[j].s, hw[j], out[j].c, out[j].s, e.c, e.s);
+				}
+			}
+		}
+	}
+	printf("turns by the whole polynomial across 8 lanes: %lld covered, %lld of more than 1.4 "
+	       "rad on unit rotations, rounding ties %lld positive %lld negative; edges: %lld "
+	       "calls, %lld lanes covered\n",
+	       (long long)covered, (long long)unit_big, (long long)ties_pos, (long long)ties_neg,
+	       (long long)edge_calls, (long long)edge_covered);
+	ck_assert_int_ge(covered, 24 * 140000); /* of 24 x 205,903, and the ties' half */
+	ck_assert_int_ge(unit_big, 1);
+	ck_assert_int_ge(ties_pos, 1000);
+	ck_assert_int_ge(ties_neg, 1000);
+	ck_assert_int_ge(edge_covered, 1000);
+#endif
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("integrate_paths");
@@ -823,6 +988,7 @@ int main(void)
 	tcase_add_test(tc, avx2_kernel_matches);
 	tcase_add_test(tc, plain_row_256);
 	tcase_add_test(tc, turn_full_256);
+	tcase_add_test(tc, turn_full_512);
 	suite_add_tcase(s, tc);
 	SRunner *sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
