@@ -914,6 +914,35 @@ START_TEST(turn_full_512)
 			}
 		}
 	}
+	/* the sine and cosine themselves, every rounding of them included: q = (2^30, 0) turns
+	 * into (ca, sa) exactly (c = 2^30 ca, s = 2^30 sa: f2d_rot_turn_q30's rounding shift is
+	 * exact there; the lane renormalises, so it is left, but its value is still the
+	 * polynomial's), for every hw the polynomial takes (hw != 0, |hw| <= pi/2, t2 < 2^31) */
+	int64_t sincos_lanes = 0;
+	for (int64_t h0 = -F2D_HALF_PI - 8; h0 <= F2D_HALF_PI + 8; h0 += 8) {
+		f2d_rot q[8];
+		fix16_t hw[8];
+		for (int j = 0; j < 8; ++j) {
+			q[j] = (f2d_rot){(fix16_t)1 << 30, 0};
+			hw[j] = (fix16_t)(h0 + j);
+		}
+		f2d_rot out[8];
+		(void)turn_full_8(q, hw, out);
+		for (int j = 0; j < 8; ++j) {
+			int64_t t = (int64_t)hw[j] * 16384, t2 = (t * t + ((int64_t)1 << 29)) >> 30;
+			if (hw[j] == 0 || hw[j] > F2D_HALF_PI || hw[j] < -F2D_HALF_PI ||
+			    t2 >= ((int64_t)1 << 31)) {
+				continue;
+			}
+			int64_t sa, ca;
+			f2d_sincos_q30(t, &sa, &ca);
+			ck_assert_msg(out[j].c == ca && out[j].s == sa,
+			              "hw %d: 8 lanes' cosine, sine %d %d, f2d_sincos_q30 %lld %lld",
+			              hw[j], out[j].c, out[j].s, (long long)ca, (long long)sa);
+			++sincos_lanes;
+		}
+	}
+	ck_assert_int_ge(sincos_lanes, 180000);
 	/* the int32 edges of q.c, q.s and hw, and hw around the limits (pi/2, t2 = 2^31 between
 	 * 92681 and 92682, hw 2^14 leaving 32 bits at 2^17), in every lane */
 	static const int64_t edges[] = {INT32_MIN,  INT32_MIN + 1, -INT32_MAX + 1, INT32_MAX,
