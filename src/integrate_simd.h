@@ -155,6 +155,29 @@ F2D_AVX512 static inline bool f2d_plain_rows_512(int64_t *r0, int64_t *r1, __m51
 	                                         30),                                               \
 	                       d, l))
 
+/* math.c's sincos_q30 Horner sums on the lanes of a width W (256: F2D_DIV31_256,
+ * F2D_HORNER_256, _mm256_* ; 512 the same), from t2 into hs (the sine's, k = 11, 9, 7, 5, 3: d =
+ * 110, 72, 42, 20, 6) and hc (the cosine's, k = 12, 10, 8, 6, 4, 2: d = 132, 90, 56, 30, 12, 2,
+ * the last a shift: hc t2 rounded is >= 0); q30 and half30 in scope */
+#define F2D_HORNER_SUMS(W, t2, hs, hc)                                                            \
+	do {                                                                                         \
+		(hs) = _mm##W##_sub_epi64(q30, F2D_DIV31_##W((t2), 110, 7));                         \
+		(hs) = F2D_HORNER_##W((hs), (t2), 72, 7);                                            \
+		(hs) = F2D_HORNER_##W((hs), (t2), 42, 6);                                            \
+		(hs) = F2D_HORNER_##W((hs), (t2), 20, 5);                                            \
+		(hs) = F2D_HORNER_##W((hs), (t2), 6, 3);                                             \
+		(hc) = _mm##W##_sub_epi64(q30, F2D_DIV31_##W((t2), 132, 8));                         \
+		(hc) = F2D_HORNER_##W((hc), (t2), 90, 7);                                            \
+		(hc) = F2D_HORNER_##W((hc), (t2), 56, 6);                                            \
+		(hc) = F2D_HORNER_##W((hc), (t2), 30, 5);                                            \
+		(hc) = F2D_HORNER_##W((hc), (t2), 12, 4);                                            \
+		(hc) = _mm##W##_sub_epi64(                                                           \
+		    q30, _mm##W##_srli_epi64(                                                        \
+		             _mm##W##_srli_epi64(                                                    \
+		                 _mm##W##_add_epi64(_mm##W##_mul_epu32((hc), (t2)), half30), 30),    \
+		             1));                                                                    \
+	} while (0)
+
 /* f2d_integrate_rotation(q, hw) on 4 lanes for every turn with t2 = round30((hw 2^14)^2) <
  * 2^31 (|hw| < ~1.41 rad: every substep's turn under the default caps): math.c's sincos_q30
  * step for step (the full Horner sums, which equal its closed forms where it takes them: math.c
@@ -175,21 +198,8 @@ F2D_AVX2 static inline __m256i f2d_turn_full_256(__m256i qc, __m256i qs, __m256i
 	__m256i t2 = _mm256_srli_epi64(_mm256_add_epi64(_mm256_mul_epi32(t, t), half30), 30);
 	out = _mm256_or_si256(out,
 	                      _mm256_cmpgt_epi64(t2, _mm256_set1_epi64x(((int64_t)1 << 31) - 1)));
-	/* sine: k = 11, 9, 7, 5, 3 (d = 110, 72, 42, 20, 6) */
-	__m256i hs = _mm256_sub_epi64(q30, F2D_DIV31_256(t2, 110, 7));
-	hs = F2D_HORNER_256(hs, t2, 72, 7);
-	hs = F2D_HORNER_256(hs, t2, 42, 6);
-	hs = F2D_HORNER_256(hs, t2, 20, 5);
-	hs = F2D_HORNER_256(hs, t2, 6, 3);
-	/* cosine: k = 12, 10, 8, 6, 4, 2 (d = 132, 90, 56, 30, 12, 2) */
-	__m256i hc = _mm256_sub_epi64(q30, F2D_DIV31_256(t2, 132, 8));
-	hc = F2D_HORNER_256(hc, t2, 90, 7);
-	hc = F2D_HORNER_256(hc, t2, 56, 6);
-	hc = F2D_HORNER_256(hc, t2, 30, 5);
-	hc = F2D_HORNER_256(hc, t2, 12, 4);
-	hc = _mm256_sub_epi64(
-	    q30, _mm256_srli_epi64(
-	             _mm256_srli_epi64(_mm256_add_epi64(_mm256_mul_epu32(hc, t2), half30), 30), 1));
+	__m256i hs, hc;
+	F2D_HORNER_SUMS(256, t2, hs, hc);
 	/* sa = mul_q30(hs, t) (signed: the sign term), ca = hc */
 	__m256i sa = f2d_round_shift_256(_mm256_mul_epi32(hs, t), half30, 30);
 	out = _mm256_or_si256(out, f2d_turn_q30_256(qc, qs, hc, sa, oc, os));
@@ -251,21 +261,8 @@ F2D_AVX512 static inline __mmask8 f2d_turn_full_512(__m512i qc, __m512i qs, __m5
 	__m512i t = _mm512_slli_epi64(hw, 14); /* |t| <= 2^31 where used */
 	__m512i t2 = _mm512_srli_epi64(_mm512_add_epi64(_mm512_mul_epi32(t, t), half30), 30);
 	out |= _mm512_cmpgt_epi64_mask(t2, _mm512_set1_epi64(((int64_t)1 << 31) - 1));
-	/* sine: k = 11, 9, 7, 5, 3 (d = 110, 72, 42, 20, 6) */
-	__m512i hs = _mm512_sub_epi64(q30, F2D_DIV31_512(t2, 110, 7));
-	hs = F2D_HORNER_512(hs, t2, 72, 7);
-	hs = F2D_HORNER_512(hs, t2, 42, 6);
-	hs = F2D_HORNER_512(hs, t2, 20, 5);
-	hs = F2D_HORNER_512(hs, t2, 6, 3);
-	/* cosine: k = 12, 10, 8, 6, 4, 2 (d = 132, 90, 56, 30, 12, 2) */
-	__m512i hc = _mm512_sub_epi64(q30, F2D_DIV31_512(t2, 132, 8));
-	hc = F2D_HORNER_512(hc, t2, 90, 7);
-	hc = F2D_HORNER_512(hc, t2, 56, 6);
-	hc = F2D_HORNER_512(hc, t2, 30, 5);
-	hc = F2D_HORNER_512(hc, t2, 12, 4);
-	hc = _mm512_sub_epi64(
-	    q30, _mm512_srli_epi64(
-	             _mm512_srli_epi64(_mm512_add_epi64(_mm512_mul_epu32(hc, t2), half30), 30), 1));
+	__m512i hs, hc;
+	F2D_HORNER_SUMS(512, t2, hs, hc);
 	__m512i sa = f2d_round_shift_512(_mm512_mul_epi32(hs, t), half30, 30);
 	return out | f2d_turn_q30_512(qc, qs, hc, sa, oc, os);
 }

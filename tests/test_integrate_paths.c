@@ -766,6 +766,31 @@ START_TEST(plain_row_256)
 }
 END_TEST
 
+/* n rotations around the circle: unit ones, every third 1 LSB off, every third up to 32 LSB
+ * off in each word (from seed) */
+static void around_circle(f2d_rot *qs, int n, uint64_t seed)
+{
+	for (int k = 0; k < n; ++k) {
+		qs[k] = f2d_make_rot((fix16_t)((int64_t)k * 411775 / n - F2D_PI));
+		if (k % 3 == 1) {
+			qs[k].c += (k & 4) ? 1 : -1;
+		} else if (k % 3 == 2) {
+			qs[k].c += (fix16_t)(test_splitmix(&seed) % 65) - 32;
+			qs[k].s += (fix16_t)(test_splitmix(&seed) % 65) - 32;
+		}
+	}
+}
+
+/* A lane a turn kernel of lanes lanes covered: its rotation out is f2d_integrate_rotation's */
+static void check_covered(f2d_rot q, fix16_t hw, f2d_rot out, int lanes)
+{
+	f2d_rot e = f2d_integrate_rotation(q, hw);
+	if (out.c != e.c || out.s != e.s) {
+		ck_abort_msg("q (%d, %d), hw %d: %d lanes (%d, %d), f2d_integrate_rotation (%d, %d)",
+		             q.c, q.s, hw, lanes, out.c, out.s, e.c, e.s);
+	}
+}
+
 /* f2d_turn_full_256 (src/integrate_simd.h: math.c's whole sine and cosine polynomial on 4
  * lanes, the turns integrate_positions_4 does not take in closed form) equals
  * f2d_integrate_rotation in every lane it covers: every turn hw from -pi/2 - 8 to pi/2 + 8 LSB on
@@ -791,17 +816,8 @@ START_TEST(turn_full_256)
 			ck_assert_uint_eq((y * m) >> (31 + l), y / d);
 		}
 	}
-	uint64_t state = 0x70A11ull;
 	f2d_rot qs[16];
-	for (int k = 0; k < 16; ++k) {
-		qs[k] = f2d_make_rot((fix16_t)((int64_t)k * 411775 / 16 - F2D_PI));
-		if (k % 3 == 1) {
-			qs[k].c += (k & 4) ? 1 : -1;
-		} else if (k % 3 == 2) {
-			qs[k].c += (fix16_t)(test_splitmix(&state) % 65) - 32;
-			qs[k].s += (fix16_t)(test_splitmix(&state) % 65) - 32;
-		}
-	}
+	around_circle(qs, 16, 0x70A11ull);
 	int64_t covered = 0, unit_big = 0;
 	for (int k = 0; k < 16; k += 4) {
 		f2d_rot q[4] = {qs[k], qs[k + 1], qs[k + 2], qs[k + 3]};
@@ -814,13 +830,7 @@ START_TEST(turn_full_256)
 					continue;
 				}
 				++covered;
-				f2d_rot e = f2d_integrate_rotation(q[j], hw[j]);
-				if (out[j].c != e.c || out[j].s != e.s) {
-					ck_abort_msg("q (%d, %d), hw %d: 4 lanes (%d, %d), "
-					             "f2d_integrate_rotation (%d, %d)",
-					             q[j].c, q[j].s, hw[j], out[j].c, out[j].s, e.c,
-					             e.s);
-				}
+				check_covered(q[j], hw[j], out[j], 4);
 				unit_big += (k + j) % 3 == 0 && hw[j] >= 92000 ? 1 : 0;
 			}
 		}
@@ -856,17 +866,8 @@ START_TEST(turn_full_512)
 		return;
 	}
 	enum { NQ = 32 };
-	uint64_t state = 0x70A12ull;
 	f2d_rot qs[NQ];
-	for (int k = 0; k < 24; ++k) {
-		qs[k] = f2d_make_rot((fix16_t)((int64_t)k * 411775 / 24 - F2D_PI));
-		if (k % 3 == 1) {
-			qs[k].c += (k & 4) ? 1 : -1;
-		} else if (k % 3 == 2) {
-			qs[k].c += (fix16_t)(test_splitmix(&state) % 65) - 32;
-			qs[k].s += (fix16_t)(test_splitmix(&state) % 65) - 32;
-		}
-	}
+	around_circle(qs, 24, 0x70A12ull);
 	/* hw = +-2: t2 = 1, ca = 2^30, sa = 2^15, so c = qc 2^30 - qs 2^15 is a tie for qs = 2^14
 	 * mod 2^15 (and s for qc = 2^14 mod 2^15); 63455^2 + 16384^2 is 2^32 + 5185 */
 	for (int k = 0; k < 8; ++k) {
@@ -897,13 +898,7 @@ START_TEST(turn_full_512)
 					continue;
 				}
 				++covered;
-				f2d_rot e = f2d_integrate_rotation(q[j], hw[j]);
-				if (out[j].c != e.c || out[j].s != e.s) {
-					ck_abort_msg("q (%d, %d), hw %d: 8 lanes (%d, %d), "
-					             "f2d_integrate_rotation (%d, %d)",
-					             q[j].c, q[j].s, hw[j], out[j].c, out[j].s, e.c,
-					             e.s);
-				}
+				check_covered(q[j], hw[j], out[j], 8);
 				int64_t sa, ca;
 				f2d_sincos_q30((int64_t)hw[j] * 16384, &sa, &ca);
 				int64_t pc = (int64_t)q[j].c * ca - (int64_t)q[j].s * sa;
@@ -984,11 +979,7 @@ START_TEST(turn_full_512)
 						continue;
 					}
 					++edge_covered;
-					f2d_rot e = f2d_integrate_rotation(q[j], hw[j]);
-					ck_assert_msg(out[j].c == e.c && out[j].s == e.s,
-					              "q (%d, %d), hw %d: 8 lanes (%d, %d), "
-					              "f2d_integrate_rotation (%d, %d)",
-					              q[j].c, q[j].s, hw[j], out[j].c, out[j].s, e.c, e.s);
+					check_covered(q[j], hw[j], out[j], 8);
 				}
 			}
 		}
