@@ -115,6 +115,19 @@ AVX2 static inline void put_lane(int64_t *disp, f2d_body *b, __m256i add, __m128
 	}
 }
 
+/* The turn of a lane (q, hw != 0) that f2d_turn_full_256 or _512 left, whose lanes hold (c, s):
+ * f2d_integrate_rotation(q, hw). For 0 < |hw| <= F2D_TURN_FULL_HW the lane was left because
+ * the turned rotation (c, s) renormalises (integrate_simd.h): f2d_integrate_rotation's value is
+ * f2d_rot_normalize(c, s), here f2d_rot_normalize_near (the same value, without the scalar
+ * polynomial and the bit-by-bit root). */
+static inline f2d_rot turn_left(fix16_t qc, fix16_t qs, fix16_t hw, fix16_t c, fix16_t s)
+{
+	if ((uint32_t)hw + (uint32_t)F2D_TURN_FULL_HW <= 2u * (uint32_t)F2D_TURN_FULL_HW) {
+		return f2d_rot_normalize_near(c, s);
+	}
+	return f2d_integrate_rotation((f2d_rot){qc, qs}, hw);
+}
+
 /* The bodies ids[0 .. 3]: writes the fast lanes, runs the others. rows NULL: a step with
  * joints, the velocities in the bodies and the origins set too (integrate_position with
  * set_origin: lc = 0 needs no test, rotate(q, 0) = 0); origins: the origins set (with rows: the
@@ -174,19 +187,21 @@ integrate_positions_4(f2d_world *w, int64_t (*rows)[4], int64_t (*disp)[4], cons
 	if (!_mm256_testz_si256(dr, dr)) {
 		/* a lane whose move and centre are the fast case but whose turn the closed forms
 		 * do not cover (a turn of more than ~0.0086 rad: the chain's swinging links) takes
-		 * the scalar turn, f2d_integrate_rotation, whose value integrate_rotation gives for
-		 * every turn (fmath.h), into its lane; the rest of the body stays in the lanes */
+		 * f2d_integrate_rotation's value, which integrate_rotation gives for every turn
+		 * (fmath.h), into its lane: f2d_turn_full_256's, else turn_left's; the rest of the
+		 * body stays in the lanes */
 		unsigned rest = f2d_bits_256(f2d_turn_256(qc, qs, dr, &oc, &os)) & fast;
 		if (rest != 0) { /* math.c's whole polynomial on the lanes (f2d_turn_full_256) */
 			__m256i fc, fs;
 			__m256i left = f2d_turn_full_256(qc, qs, dr, &fc, &fs);
-			unsigned full = rest & ~f2d_bits_256(left);
+			/* every such lane takes the polynomial's values: the turn, or the turned
+			 * rotation turn_left renormalises */
 			__m256i m = _mm256_cmpgt_epi64(
-			    _mm256_and_si256(_mm256_setr_epi64x(1, 2, 4, 8), _mm256_set1_epi64x(full)),
+			    _mm256_and_si256(_mm256_setr_epi64x(1, 2, 4, 8), _mm256_set1_epi64x(rest)),
 			    _mm256_setzero_si256());
 			oc = _mm256_blendv_epi8(oc, fc, m);
 			os = _mm256_blendv_epi8(os, fs, m);
-			rest &= ~full;
+			rest &= f2d_bits_256(left);
 		}
 		if (rest != 0) {
 			int64_t tc[4], ts[4], q0[4], q1[4], r[4];
@@ -197,8 +212,9 @@ integrate_positions_4(f2d_world *w, int64_t (*rows)[4], int64_t (*disp)[4], cons
 			_mm256_storeu_si256((__m256i *)(void *)r, dr);
 			for (int32_t j = 0; j < 4; ++j) {
 				if (rest & (1u << j)) {
-					f2d_rot q = {(fix16_t)q0[j], (fix16_t)q1[j]};
-					f2d_rot t = f2d_integrate_rotation(q, (fix16_t)r[j]);
+					f2d_rot t = turn_left((fix16_t)q0[j], (fix16_t)q1[j],
+					                      (fix16_t)r[j], (fix16_t)tc[j],
+					                      (fix16_t)ts[j]);
 					tc[j] = t.c;
 					ts[j] = t.s;
 				}
@@ -352,9 +368,9 @@ AVX512 static inline void transpose4x8_256(const __m256i y[4], __m256i x[4])
 /* The lanes rest of a group of 8 whose move and centre are the fast case but whose turn
  * f2d_turn_512's closed forms do not cover: integrate_positions_4's turn of such a lane, into
  * oc and os. math.c's whole polynomial on 8 lanes (f2d_turn_full_512), then, for a lane it
- * leaves (one whose result renormalises; hw = 0 and |hw| > max_r never come here), the scalar
- * f2d_integrate_rotation, whose value integrate_rotation gives for every turn (fmath.h). A
- * turn reads and writes nothing else: the lanes' order does not matter. */
+ * leaves (hw = 0 never comes here), turn_left (f2d_integrate_rotation's value, which
+ * integrate_rotation gives for every turn: fmath.h). A turn reads and writes nothing else: the
+ * lanes' order does not matter. */
 AVX512 static void turn_rest_8(__m512i qc, __m512i qs, __m512i dr, __mmask8 rest, __m512i *oc,
                                __m512i *os)
 {
@@ -373,8 +389,8 @@ AVX512 static void turn_rest_8(__m512i qc, __m512i qs, __m512i dr, __mmask8 rest
 	_mm512_storeu_si512(r, dr);
 	for (int32_t j = 0; j < 8; ++j) {
 		if (left & (1u << j)) {
-			f2d_rot t = f2d_integrate_rotation((f2d_rot){(fix16_t)q0[j], (fix16_t)q1[j]},
-			                                   (fix16_t)r[j]);
+			f2d_rot t = turn_left((fix16_t)q0[j], (fix16_t)q1[j], (fix16_t)r[j],
+			                      (fix16_t)tc[j], (fix16_t)ts[j]);
 			tc[j] = t.c;
 			ts[j] = t.s;
 		}

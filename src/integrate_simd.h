@@ -81,6 +81,46 @@ F2D_AVX2 static inline __m256i f2d_turn_256(__m256i qc, __m256i qs, __m256i hw, 
 	return _mm256_andnot_si256(still, out);
 }
 
+/* The largest |hw| whose turn f2d_turn_full_256 (and _512) take by the polynomial: t2 =
+ * round30((hw 2^14)^2) < 2^31 (92682 gives 2^31 + 4633) and |hw| <= pi/2. A lane they leave
+ * with 0 < |hw| <= F2D_TURN_FULL_HW is one whose turn renormalises: its lanes hold the turned
+ * rotation f2d_integrate_rotation renormalises (f2d_rot_normalize_near below). */
+#define F2D_TURN_FULL_HW 92681
+
+/* f2d_rot_normalize(c, s), the same value, for the turns that renormalise (|c^2 + s^2 - 2^32|
+ * just above 2^18): for n = c^2 + s^2 within 2^26 of 2^32, f2d_isqrt64_round(n) from r =
+ * floor(sqrt(n)), the one r with r^2 <= n < (r + 1)^2, found by exact steps from one Newton
+ * step from 2^16, (2^16 + floor(n / 2^16)) / 2 (within 3 of sqrt(n) there: (2^16 - sqrt n)^2 /
+ * 2^17 <= 2.01, less the floors), rounded up when n - r^2 > r (math.c's rule); then
+ * f2d_normalize's divisions and f2d_rot_normalize's zero test. Other n: f2d_rot_normalize.
+ * n is summed unsigned (< 2^63 + 1 for every int32 pair). tests/test_integrate_paths.c
+ * (normalize_near) compares it with f2d_rot_normalize. */
+#define F2D_NEAR_BAND ((uint64_t)1 << 26)
+/* f2d_isqrt64_round(n) for n within F2D_NEAR_BAND of 2^32 (f2d_rot_normalize_near's root) */
+static inline uint64_t f2d_isqrt_near(uint64_t n)
+{
+	uint64_t r = (65536u + (n >> 16)) >> 1; /* r < 2^17: r^2 exact */
+	while (r * r > n) {
+		--r;
+	}
+	while ((r + 1u) * (r + 1u) <= n) {
+		++r;
+	}
+	return n - r * r > r ? r + 1u : r;
+}
+
+static inline f2d_rot f2d_rot_normalize_near(fix16_t c, fix16_t s)
+{
+	const uint64_t low = ((uint64_t)1 << 32) - F2D_NEAR_BAND;
+	uint64_t n = (uint64_t)((int64_t)c * c) + (uint64_t)((int64_t)s * s);
+	if (n - low > 2u * F2D_NEAR_BAND) {
+		return f2d_rot_normalize(c, s);
+	}
+	int64_t len = (int64_t)f2d_isqrt_near(n);
+	f2d_rot q = {f2d_div_exact(c, len), f2d_div_exact(s, len)};
+	return q.c == 0 && q.s == 0 ? f2d_rot_identity() : q;
+}
+
 /* integrate_velocities_lists' plain body (world.c integrate_plain_row: v += h g, saturated,
  * w unchanged) on its row (v.x, v.y, w, -), one register of 4 x 64-bit lanes; add is
  * (hg.x, hg.y, 0, 0). Each lane's low 32 bits sign-extended ((fix16_t) r[k], f2d_sext32_256)

@@ -766,6 +766,7 @@ START_TEST(plain_row_256)
 }
 END_TEST
 
+#if F2D_X86_SIMD
 /* n rotations around the circle: unit ones, every third 1 LSB off, every third up to 32 LSB
  * off in each word (from seed) */
 static void around_circle(f2d_rot *qs, int n, uint64_t seed)
@@ -781,15 +782,26 @@ static void around_circle(f2d_rot *qs, int n, uint64_t seed)
 	}
 }
 
-/* A lane a turn kernel of lanes lanes covered: its rotation out is f2d_integrate_rotation's */
-static void check_covered(f2d_rot q, fix16_t hw, f2d_rot out, int lanes)
+/* A lane of a turn kernel of lanes lanes: covered (not left), its rotation out is
+ * f2d_integrate_rotation's; left with 0 < |hw| <= F2D_TURN_FULL_HW (a turn that renormalises,
+ * integrate_lists.c's turn_left), f2d_rot_normalize_near of out is. Returns whether it checked
+ * a left lane. */
+static bool check_lane(f2d_rot q, fix16_t hw, f2d_rot out, bool left, int lanes)
 {
-	f2d_rot e = f2d_integrate_rotation(q, hw);
-	if (out.c != e.c || out.s != e.s) {
-		ck_abort_msg("q (%d, %d), hw %d: %d lanes (%d, %d), f2d_integrate_rotation (%d, %d)",
-		             q.c, q.s, hw, lanes, out.c, out.s, e.c, e.s);
+	bool renorm = left && hw != 0 && hw <= F2D_TURN_FULL_HW && hw >= -F2D_TURN_FULL_HW;
+	if (left && !renorm) {
+		return false;
 	}
+	f2d_rot e = f2d_integrate_rotation(q, hw);
+	f2d_rot o = renorm ? f2d_rot_normalize_near(out.c, out.s) : out;
+	if (o.c != e.c || o.s != e.s) {
+		ck_abort_msg("q (%d, %d), hw %d: %d lanes (%d, %d)%s, f2d_integrate_rotation (%d, %d)",
+		             q.c, q.s, hw, lanes, out.c, out.s, renorm ? " renormalised" : "", e.c,
+		             e.s);
+	}
+	return renorm;
 }
+#endif
 
 /* f2d_turn_full_256 (src/integrate_simd.h: math.c's whole sine and cosine polynomial on 4
  * lanes, the turns integrate_positions_4 does not take in closed form) equals
@@ -826,11 +838,11 @@ START_TEST(turn_full_256)
 			f2d_rot out[4];
 			unsigned rest = turn_full_4(q, hw, out);
 			for (int j = 0; j < 4; ++j) {
-				if (rest & (1u << j)) {
+				if (check_lane(q[j], hw[j], out[j], rest & (1u << j), 4) ||
+				    (rest & (1u << j))) {
 					continue;
 				}
 				++covered;
-				check_covered(q[j], hw[j], out[j], 4);
 				unit_big += (k + j) % 3 == 0 && hw[j] >= 92000 ? 1 : 0;
 			}
 		}
@@ -874,7 +886,7 @@ START_TEST(turn_full_512)
 		fix16_t a = (k & 1) ? -63455 : 63455, b = (k & 2) ? -16384 : 16384;
 		qs[24 + k] = (k & 4) ? (f2d_rot){b, a} : (f2d_rot){a, b};
 	}
-	int64_t covered = 0, unit_big = 0, ties_pos = 0, ties_neg = 0;
+	int64_t covered = 0, unit_big = 0, ties_pos = 0, ties_neg = 0, renormalised = 0;
 	for (int k = 0; k < NQ; k += 8) {
 		const f2d_rot *q = &qs[k];
 		for (int64_t h0 = -F2D_HALF_PI - 8; h0 <= F2D_HALF_PI + 8; ++h0) {
@@ -894,11 +906,13 @@ START_TEST(turn_full_512)
 				              "q (%d, %d), hw %d: 8 lanes (%d, %d), 4 lanes (%d, %d)",
 				              q[j].c, q[j].s, hw[j], out[j].c, out[j].s, o4[j].c,
 				              o4[j].s);
+				if (check_lane(q[j], hw[j], out[j], rest & (1u << j), 8)) {
+					++renormalised;
+				}
 				if (rest & (1u << j)) {
 					continue;
 				}
 				++covered;
-				check_covered(q[j], hw[j], out[j], 8);
 				int64_t sa, ca;
 				f2d_sincos_q30((int64_t)hw[j] * 16384, &sa, &ca);
 				int64_t pc = (int64_t)q[j].c * ca - (int64_t)q[j].s * sa;
@@ -975,25 +989,117 @@ START_TEST(turn_full_512)
 					              "edges %d %d %d, lane %d: 8 lanes (%d, %d), 4 lanes "
 					              "(%d, %d)",
 					              a, b, c, j, out[j].c, out[j].s, o4[j].c, o4[j].s);
-					if (rest & (1u << j)) {
+					/* f2d_integrate_rotation on the int32 edges of q could
+					 * overflow its length test: the left lanes of the unit
+					 * rotations only */
+					bool unit = j >= 4 && j < 6;
+					if ((rest & (1u << j)) && !unit) {
 						continue;
 					}
-					++edge_covered;
-					check_covered(q[j], hw[j], out[j], 8);
+					if (check_lane(q[j], hw[j], out[j], rest & (1u << j), 8)) {
+						++renormalised;
+					}
+					edge_covered += (rest & (1u << j)) ? 0 : 1;
 				}
 			}
 		}
 	}
 	printf("turns by the whole polynomial across 8 lanes: %lld covered, %lld of more than 1.4 "
 	       "rad on unit rotations, rounding ties %lld positive %lld negative; edges: %lld "
-	       "calls, %lld lanes covered\n",
+	       "calls, %lld lanes covered; %lld left lanes renormalised\n",
 	       (long long)covered, (long long)unit_big, (long long)ties_pos, (long long)ties_neg,
-	       (long long)edge_calls, (long long)edge_covered);
+	       (long long)edge_calls, (long long)edge_covered, (long long)renormalised);
 	ck_assert_int_ge(covered, 24 * 140000); /* of 24 x 205,903, and the ties' half */
 	ck_assert_int_ge(unit_big, 1);
 	ck_assert_int_ge(ties_pos, 1000);
 	ck_assert_int_ge(ties_neg, 1000);
 	ck_assert_int_ge(edge_covered, 1000);
+	ck_assert_int_ge(renormalised, 1000);
+#endif
+}
+END_TEST
+
+/* f2d_rot_normalize_near (src/integrate_simd.h) equals f2d_rot_normalize: on rotations around
+ * the circle up to 40 LSB off in each word; on (c, s) for c across both ends of its band (n =
+ * c^2 + s^2 within 2^26 of 2^32: c from 64900 to 66200, s from 0 to 300, so n crosses each end
+ * at many s), where the rounding of the length turns (n - r^2 = r and r + 1); and on the int32
+ * edges (outside the band: f2d_rot_normalize itself). */
+START_TEST(normalize_near)
+{
+#if F2D_X86_SIMD
+	int64_t inside = 0, below = 0, above = 0, turns = 0;
+	const uint64_t band = (uint64_t)1 << 26, one = (uint64_t)1 << 32;
+	for (int k = 0; k < 2048; ++k) {
+		f2d_rot u = f2d_make_rot((fix16_t)((int64_t)k * 411775 / 2048 - F2D_PI));
+		for (int dc = -40; dc <= 40; dc += 3) {
+			for (int ds = -40; ds <= 40; ds += 7) {
+				fix16_t c = u.c + dc, sn = u.s + ds;
+				f2d_rot a = f2d_rot_normalize_near(c, sn), e = f2d_rot_normalize(c, sn);
+				ck_assert_msg(a.c == e.c && a.s == e.s, "(%d, %d): (%d, %d), f2d_rot_normalize "
+				              "(%d, %d)", c, sn, a.c, a.s, e.c, e.s);
+			}
+		}
+	}
+	for (int64_t c = 64900; c <= 66200; ++c) {
+		for (int64_t sn = 0; sn <= 300; ++sn) {
+			fix16_t x = (fix16_t)((c & 1) ? -c : c), y = (fix16_t)((c & 2) ? -sn : sn);
+			f2d_rot a = f2d_rot_normalize_near(x, y), e = f2d_rot_normalize(x, y);
+			ck_assert_msg(a.c == e.c && a.s == e.s, "(%d, %d): (%d, %d), f2d_rot_normalize "
+			              "(%d, %d)", x, y, a.c, a.s, e.c, e.s);
+			uint64_t n = (uint64_t)(c * c + sn * sn);
+			inside += n >= one - band && n <= one + band ? 1 : 0;
+			below += n < one - band ? 1 : 0;
+			above += n > one + band ? 1 : 0;
+			uint64_t r = f2d_isqrt64_round(n), fl = n < r * r ? r - 1 : r;
+			turns += n - fl * fl == fl || n - fl * fl == fl + 1 ? 1 : 0;
+		}
+	}
+	static const fix16_t edges[] = {INT32_MIN, INT32_MIN + 1, INT32_MAX, INT32_MAX - 1, 0, 1, -1,
+	                                65536, -65536};
+	const int ne = (int)(sizeof edges / sizeof edges[0]);
+	for (int a = 0; a < ne; ++a) {
+		for (int b = 0; b < ne; ++b) {
+			if (edges[a] == INT32_MIN && edges[b] == INT32_MIN) {
+				continue; /* f2d_rot_normalize's c^2 + s^2 overflows int64 */
+			}
+			f2d_rot x = f2d_rot_normalize_near(edges[a], edges[b]);
+			f2d_rot e = f2d_rot_normalize(edges[a], edges[b]);
+			ck_assert_msg(x.c == e.c && x.s == e.s, "edges (%d, %d)", edges[a], edges[b]);
+		}
+	}
+	printf("normalize_near: band %lld inside, %lld below, %lld above, %lld on the rounding's "
+	       "turn\n",
+	       (long long)inside, (long long)below, (long long)above, (long long)turns);
+	ck_assert_int_ge(inside, 100000);
+	ck_assert_int_ge(below, 1000);
+	ck_assert_int_ge(above, 1000);
+	ck_assert_int_ge(turns, 1);
+	/* the root alone (f2d_isqrt_near) against f2d_isqrt64_round: every n within 2^14 of the
+	 * band's ends and of 2^32, and for every r in the band n = r^2 - 1 .. r^2 + 1 and the
+	 * rounding's turn r^2 + r, r^2 + r + 1 */
+	static const int64_t ends[] = {-(int64_t)F2D_NEAR_BAND, 0, (int64_t)F2D_NEAR_BAND};
+	int64_t roots = 0;
+	for (int k = 0; k < 3; ++k) {
+		for (int64_t d = -16384; d <= 16384; ++d) {
+			uint64_t n = (uint64_t)((int64_t)one + ends[k] + d);
+			if (n < one - band || n > one + band) {
+				continue;
+			}
+			ck_assert_uint_eq(f2d_isqrt_near(n), f2d_isqrt64_round(n));
+			++roots;
+		}
+	}
+	for (uint64_t r = 65000; r <= 66100; ++r) {
+		const uint64_t ns[] = {r * r - 1, r * r, r * r + 1, r * r + r, r * r + r + 1};
+		for (int k = 0; k < 5; ++k) {
+			if (ns[k] >= one - band && ns[k] <= one + band) {
+				ck_assert_uint_eq(f2d_isqrt_near(ns[k]), f2d_isqrt64_round(ns[k]));
+				++roots;
+			}
+		}
+	}
+	printf("normalize_near: %lld roots\n", (long long)roots);
+	ck_assert_int_ge(roots, 60000);
 #endif
 }
 END_TEST
@@ -1009,6 +1115,7 @@ int main(void)
 	tcase_add_test(tc, plain_row_256);
 	tcase_add_test(tc, turn_full_256);
 	tcase_add_test(tc, turn_full_512);
+	tcase_add_test(tc, normalize_near);
 	suite_add_tcase(s, tc);
 	SRunner *sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
