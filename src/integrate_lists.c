@@ -196,9 +196,10 @@ integrate_positions_4(f2d_world *w, int64_t (*rows)[4], int64_t (*disp)[4], cons
 			__m256i left = f2d_turn_full_256(qc, qs, dr, &fc, &fs);
 			/* every such lane takes the polynomial's values: the turn, or the turned
 			 * rotation turn_left renormalises */
-			__m256i m = _mm256_cmpgt_epi64(
-			    _mm256_and_si256(_mm256_setr_epi64x(1, 2, 4, 8), _mm256_set1_epi64x(rest)),
-			    _mm256_setzero_si256());
+			__m256i m =
+			    _mm256_cmpgt_epi64(_mm256_and_si256(_mm256_setr_epi64x(1, 2, 4, 8),
+			                                        _mm256_set1_epi64x(rest)),
+			                       _mm256_setzero_si256());
 			oc = _mm256_blendv_epi8(oc, fc, m);
 			os = _mm256_blendv_epi8(os, fs, m);
 			rest &= f2d_bits_256(left);
@@ -212,9 +213,9 @@ integrate_positions_4(f2d_world *w, int64_t (*rows)[4], int64_t (*disp)[4], cons
 			_mm256_storeu_si256((__m256i *)(void *)r, dr);
 			for (int32_t j = 0; j < 4; ++j) {
 				if (rest & (1u << j)) {
-					f2d_rot t = turn_left((fix16_t)q0[j], (fix16_t)q1[j],
-					                      (fix16_t)r[j], (fix16_t)tc[j],
-					                      (fix16_t)ts[j]);
+					f2d_rot t =
+					    turn_left((fix16_t)q0[j], (fix16_t)q1[j], (fix16_t)r[j],
+					              (fix16_t)tc[j], (fix16_t)ts[j]);
 					tc[j] = t.c;
 					ts[j] = t.s;
 				}
@@ -324,12 +325,12 @@ AVX2 static int32_t integrate_positions_avx2(f2d_world *w, int64_t (*rows)[4], i
  * f2d_turn_512; a turn it does not cover takes turn_rest_8, integrate_positions_4's turn of
  * such a lane: the whole polynomial on 8 lanes, f2d_turn_full_512, else the scalar turn); a
  * group of 8 with any lane outside it (a cap, the world's edge) writes nothing here and is run
- * by integrate_positions_4, 4 and 4, which takes each such lane in list order. The rounding shifts are f2d_round_shift_256's:
- * (p + half + (p >> 63)) shifted logically, its low 32 bits sign-extended, here one shift
- * left by 32 - shift and one arithmetic right by 32 (bits shift .. shift + 31 of the sum,
- * sign-extended); the rows' lanes are read by their low 32 bits (vpmovqd), as vpmuldq reads
- * them. tests/test_integrate_paths.c steps its worlds (40 bodies) on this CPU's kernel against
- * the exact-only build. */
+ * by integrate_positions_4, 4 and 4, which takes each such lane in list order. The rounding shifts
+ * are f2d_round_shift_256's: (p + half + (p >> 63)) shifted logically, its low 32 bits
+ * sign-extended, here one shift left by 32 - shift and one arithmetic right by 32 (bits shift ..
+ * shift + 31 of the sum, sign-extended); the rows' lanes are read by their low 32 bits (vpmovqd),
+ * as vpmuldq reads them. tests/test_integrate_paths.c steps its worlds (40 bodies) on this CPU's
+ * kernel against the exact-only build. */
 #define AVX512 F2D_TARGET_AVX512
 /* f2d_turn_256 on 8 lanes: the lanes it does not cover as a mask */
 AVX512 static inline __mmask8 f2d_turn_512(__m512i qc, __m512i qs, __m512i hw, __m512i *oc,
@@ -344,7 +345,8 @@ AVX512 static inline __mmask8 f2d_turn_512(__m512i qc, __m512i qs, __m512i hw, _
 	__m512i t2 = _mm512_srli_epi64(_mm512_add_epi64(_mm512_mul_epi32(t, t), half30), 30);
 	out |= _mm512_cmpgt_epi64_mask(t2, _mm512_set1_epi64(F2D_ROT_CLOSED_MAX));
 	__m512i sixth = _mm512_srli_epi64(_mm512_mul_epu32(t2, _mm512_set1_epi64(715827883)), 32);
-	__m512i sa = f2d_round_shift_512(_mm512_mul_epi32(_mm512_sub_epi64(q30, sixth), t), half30, 30);
+	__m512i sa =
+	    f2d_round_shift_512(_mm512_mul_epi32(_mm512_sub_epi64(q30, sixth), t), half30, 30);
 	__m512i ca = _mm512_sub_epi64(q30, _mm512_srli_epi64(t2, 1));
 	__m512i c, s;
 	out |= f2d_turn_q30_512(qc, qs, ca, sa, &c, &s);
@@ -424,9 +426,12 @@ integrate_positions_8(f2d_world *w, int64_t (*rows)[4], int64_t (*disp)[4], cons
 	}
 	transpose4x8_256(y, x);
 	const __m512i hh = _mm512_set1_epi64(h), half16 = _mm512_set1_epi64(0x8000);
-	__m512i dx = f2d_round_shift_512(_mm512_mul_epi32(hh, _mm512_cvtepi32_epi64(x[0])), half16, 16);
-	__m512i dy = f2d_round_shift_512(_mm512_mul_epi32(hh, _mm512_cvtepi32_epi64(x[1])), half16, 16);
-	__m512i dr = f2d_round_shift_512(_mm512_mul_epi32(hh, _mm512_cvtepi32_epi64(x[2])), half16, 16);
+	__m512i dx =
+	    f2d_round_shift_512(_mm512_mul_epi32(hh, _mm512_cvtepi32_epi64(x[0])), half16, 16);
+	__m512i dy =
+	    f2d_round_shift_512(_mm512_mul_epi32(hh, _mm512_cvtepi32_epi64(x[1])), half16, 16);
+	__m512i dr =
+	    f2d_round_shift_512(_mm512_mul_epi32(hh, _mm512_cvtepi32_epi64(x[2])), half16, 16);
 	__m512i d2 = _mm512_add_epi64(_mm512_mul_epi32(dx, dx), _mm512_mul_epi32(dy, dy));
 	__mmask8 bad = _mm512_cmpgt_epi64_mask(d2, _mm512_set1_epi64(max_t2)) |
 	               _mm512_cmpgt_epi64_mask(dr, _mm512_set1_epi64(max_r)) |
@@ -485,9 +490,11 @@ integrate_positions_8(f2d_world *w, int64_t (*rows)[4], int64_t (*disp)[4], cons
 		__m512i lx = _mm512_srai_epi64(_mm512_slli_epi64(l, 32), 32);
 		__m512i ly = _mm512_srai_epi64(l, 32);
 		__m512i rx = f2d_round_shift_512(
-		    _mm512_sub_epi64(_mm512_mul_epi32(oc, lx), _mm512_mul_epi32(os, ly)), half16, 16);
+		    _mm512_sub_epi64(_mm512_mul_epi32(oc, lx), _mm512_mul_epi32(os, ly)), half16,
+		    16);
 		__m512i ry = f2d_round_shift_512(
-		    _mm512_add_epi64(_mm512_mul_epi32(os, lx), _mm512_mul_epi32(oc, ly)), half16, 16);
+		    _mm512_add_epi64(_mm512_mul_epi32(os, lx), _mm512_mul_epi32(oc, ly)), half16,
+		    16);
 		/* (x, y) low 32 bits each, one 64-bit lane a body */
 		__m512i org = _mm512_mask_blend_epi32(0xAAAA, _mm512_sub_epi64(cx, rx),
 		                                      _mm512_slli_epi64(_mm512_sub_epi64(cy, ry), 32));

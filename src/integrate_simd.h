@@ -199,23 +199,23 @@ F2D_AVX512 static inline bool f2d_plain_rows_512(int64_t *r0, int64_t *r1, __m51
  * F2D_HORNER_256, _mm256_* ; 512 the same), from t2 into hs (the sine's, k = 11, 9, 7, 5, 3: d =
  * 110, 72, 42, 20, 6) and hc (the cosine's, k = 12, 10, 8, 6, 4, 2: d = 132, 90, 56, 30, 12, 2,
  * the last a shift: hc t2 rounded is >= 0); q30 and half30 in scope */
-#define F2D_HORNER_SUMS(W, t2, hs, hc)                                                            \
-	do {                                                                                         \
-		(hs) = _mm##W##_sub_epi64(q30, F2D_DIV31_##W((t2), 110, 7));                         \
-		(hs) = F2D_HORNER_##W((hs), (t2), 72, 7);                                            \
-		(hs) = F2D_HORNER_##W((hs), (t2), 42, 6);                                            \
-		(hs) = F2D_HORNER_##W((hs), (t2), 20, 5);                                            \
-		(hs) = F2D_HORNER_##W((hs), (t2), 6, 3);                                             \
-		(hc) = _mm##W##_sub_epi64(q30, F2D_DIV31_##W((t2), 132, 8));                         \
-		(hc) = F2D_HORNER_##W((hc), (t2), 90, 7);                                            \
-		(hc) = F2D_HORNER_##W((hc), (t2), 56, 6);                                            \
-		(hc) = F2D_HORNER_##W((hc), (t2), 30, 5);                                            \
-		(hc) = F2D_HORNER_##W((hc), (t2), 12, 4);                                            \
-		(hc) = _mm##W##_sub_epi64(                                                           \
-		    q30, _mm##W##_srli_epi64(                                                        \
-		             _mm##W##_srli_epi64(                                                    \
-		                 _mm##W##_add_epi64(_mm##W##_mul_epu32((hc), (t2)), half30), 30),    \
-		             1));                                                                    \
+#define F2D_HORNER_SUMS(W, t2, hs, hc)                                                             \
+	do {                                                                                       \
+		(hs) = _mm##W##_sub_epi64(q30, F2D_DIV31_##W((t2), 110, 7));                       \
+		(hs) = F2D_HORNER_##W((hs), (t2), 72, 7);                                          \
+		(hs) = F2D_HORNER_##W((hs), (t2), 42, 6);                                          \
+		(hs) = F2D_HORNER_##W((hs), (t2), 20, 5);                                          \
+		(hs) = F2D_HORNER_##W((hs), (t2), 6, 3);                                           \
+		(hc) = _mm##W##_sub_epi64(q30, F2D_DIV31_##W((t2), 132, 8));                       \
+		(hc) = F2D_HORNER_##W((hc), (t2), 90, 7);                                          \
+		(hc) = F2D_HORNER_##W((hc), (t2), 56, 6);                                          \
+		(hc) = F2D_HORNER_##W((hc), (t2), 30, 5);                                          \
+		(hc) = F2D_HORNER_##W((hc), (t2), 12, 4);                                          \
+		(hc) = _mm##W##_sub_epi64(                                                         \
+		    q30, _mm##W##_srli_epi64(                                                      \
+		             _mm##W##_srli_epi64(                                                  \
+		                 _mm##W##_add_epi64(_mm##W##_mul_epu32((hc), (t2)), half30), 30),  \
+		             1));                                                                  \
 	} while (0)
 
 /* f2d_integrate_rotation(q, hw) on 4 lanes for every turn with t2 = round30((hw 2^14)^2) <
@@ -245,7 +245,6 @@ F2D_AVX2 static inline __m256i f2d_turn_full_256(__m256i qc, __m256i qs, __m256i
 	out = _mm256_or_si256(out, f2d_turn_q30_256(qc, qs, hc, sa, oc, os));
 	return out;
 }
-
 
 /* ---- the turns across 8 bodies (AVX-512: 8 x 64-bit lanes), integrate_lists.c's
  * integrate_positions_8 ---- */
@@ -277,21 +276,20 @@ F2D_AVX512 static inline __mmask8 f2d_turn_q30_512(__m512i qc, __m512i qs, __m51
 }
 
 /* F2D_DIV31_256 and F2D_HORNER_256 on 8 lanes (the same operations) */
-#define F2D_DIV31_512(x, d, l)                                                                    \
-	_mm512_srli_epi64(_mm512_mul_epu32((x), _mm512_set1_epi64((int64_t)F2D_DIV_MAGIC(d, l))),    \
+#define F2D_DIV31_512(x, d, l)                                                                     \
+	_mm512_srli_epi64(_mm512_mul_epu32((x), _mm512_set1_epi64((int64_t)F2D_DIV_MAGIC(d, l))),  \
 	                  31 + (l))
-#define F2D_HORNER_512(s, t2, d, l)                                                               \
-	_mm512_sub_epi64(                                                                            \
-	    q30, F2D_DIV31_512(_mm512_srli_epi64(_mm512_add_epi64(_mm512_mul_epu32((s), (t2)),        \
-	                                                          half30),                          \
-	                                         30),                                               \
-	                       d, l))
+#define F2D_HORNER_512(s, t2, d, l)                                                                \
+	_mm512_sub_epi64(                                                                          \
+	    q30, F2D_DIV31_512(                                                                    \
+	             _mm512_srli_epi64(_mm512_add_epi64(_mm512_mul_epu32((s), (t2)), half30), 30), \
+	             d, l))
 
 /* f2d_turn_full_256 on 8 lanes, operation for operation (the same lanes left: hw = 0,
  * |hw| > pi/2, t2 >= 2^31, a result that renormalises). tests/test_integrate_paths.c
  * (turn_full_512) compares it with f2d_turn_full_256 and f2d_integrate_rotation lane by lane. */
-F2D_AVX512 static inline __mmask8 f2d_turn_full_512(__m512i qc, __m512i qs, __m512i hw,
-                                                    __m512i *oc, __m512i *os)
+F2D_AVX512 static inline __mmask8 f2d_turn_full_512(__m512i qc, __m512i qs, __m512i hw, __m512i *oc,
+                                                    __m512i *os)
 {
 	const __m512i q30 = _mm512_set1_epi64((int64_t)1 << 30),
 	              half30 = _mm512_set1_epi64((int64_t)1 << 29);

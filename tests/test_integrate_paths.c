@@ -795,9 +795,9 @@ static bool check_lane(f2d_rot q, fix16_t hw, f2d_rot out, bool left, int lanes)
 	f2d_rot e = f2d_integrate_rotation(q, hw);
 	f2d_rot o = renorm ? f2d_rot_normalize_near(out.c, out.s) : out;
 	if (o.c != e.c || o.s != e.s) {
-		ck_abort_msg("q (%d, %d), hw %d: %d lanes (%d, %d)%s, f2d_integrate_rotation (%d, %d)",
-		             q.c, q.s, hw, lanes, out.c, out.s, renorm ? " renormalised" : "", e.c,
-		             e.s);
+		ck_abort_msg(
+		    "q (%d, %d), hw %d: %d lanes (%d, %d)%s, f2d_integrate_rotation (%d, %d)", q.c,
+		    q.s, hw, lanes, out.c, out.s, renorm ? " renormalised" : "", e.c, e.s);
 	}
 	return renorm;
 }
@@ -898,14 +898,16 @@ START_TEST(turn_full_512)
 			}
 			f2d_rot out[8], o4[8];
 			unsigned rest = turn_full_8(q, hw, out);
-			unsigned rest4 = turn_full_4(q, hw, o4) | turn_full_4(&q[4], &hw[4], &o4[4]) << 4;
-			ck_assert_msg(rest == rest4, "q[%d..], hw %lld: lanes left %#x, 4 lanes %#x", k,
+			unsigned rest4 = turn_full_4(q, hw, o4) | turn_full_4(&q[4], &hw[4], &o4[4])
+			                                              << 4;
+			ck_assert_msg(rest == rest4,
+			              "q[%d..], hw %lld: lanes left %#x, 4 lanes %#x", k,
 			              (long long)h0, rest, rest4);
 			for (int j = 0; j < 8; ++j) {
-				ck_assert_msg(out[j].c == o4[j].c && out[j].s == o4[j].s,
-				              "q (%d, %d), hw %d: 8 lanes (%d, %d), 4 lanes (%d, %d)",
-				              q[j].c, q[j].s, hw[j], out[j].c, out[j].s, o4[j].c,
-				              o4[j].s);
+				ck_assert_msg(
+				    out[j].c == o4[j].c && out[j].s == o4[j].s,
+				    "q (%d, %d), hw %d: 8 lanes (%d, %d), 4 lanes (%d, %d)", q[j].c,
+				    q[j].s, hw[j], out[j].c, out[j].s, o4[j].c, o4[j].s);
 				if (check_lane(q[j], hw[j], out[j], rest & (1u << j), 8)) {
 					++renormalised;
 				}
@@ -917,8 +919,10 @@ START_TEST(turn_full_512)
 				f2d_sincos_q30((int64_t)hw[j] * 16384, &sa, &ca);
 				int64_t pc = (int64_t)q[j].c * ca - (int64_t)q[j].s * sa;
 				int64_t ps = (int64_t)q[j].s * ca + (int64_t)q[j].c * sa;
-				ties_pos += (round30_tie(pc) && pc > 0) + (round30_tie(ps) && ps > 0);
-				ties_neg += (round30_tie(pc) && pc < 0) + (round30_tie(ps) && ps < 0);
+				ties_pos +=
+				    (round30_tie(pc) && pc > 0) + (round30_tie(ps) && ps > 0);
+				ties_neg +=
+				    (round30_tie(pc) && pc < 0) + (round30_tie(ps) && ps < 0);
 				unit_big += (k + j) % 3 == 0 && k < 24 && hw[j] >= 92000 ? 1 : 0;
 			}
 		}
@@ -945,22 +949,38 @@ START_TEST(turn_full_512)
 			}
 			int64_t sa, ca;
 			f2d_sincos_q30(t, &sa, &ca);
-			ck_assert_msg(out[j].c == ca && out[j].s == sa,
-			              "hw %d: 8 lanes' cosine, sine %d %d, f2d_sincos_q30 %lld %lld",
-			              hw[j], out[j].c, out[j].s, (long long)ca, (long long)sa);
+			ck_assert_msg(
+			    out[j].c == ca && out[j].s == sa,
+			    "hw %d: 8 lanes' cosine, sine %d %d, f2d_sincos_q30 %lld %lld", hw[j],
+			    out[j].c, out[j].s, (long long)ca, (long long)sa);
 			++sincos_lanes;
 		}
 	}
 	ck_assert_int_ge(sincos_lanes, 180000);
 	/* the int32 edges of q.c, q.s and hw, and hw around the limits (pi/2, t2 = 2^31 between
 	 * 92681 and 92682, hw 2^14 leaving 32 bits at 2^17), in every lane */
-	static const int64_t edges[] = {INT32_MIN,  INT32_MIN + 1, -INT32_MAX + 1, INT32_MAX,
-	                                INT32_MAX - 1, 0,          1,
-	                                -1,         65536,         -65536,
-	                                F2D_HALF_PI, F2D_HALF_PI + 1, -F2D_HALF_PI,
-	                                -F2D_HALF_PI - 1, 92681,    92682,
-	                                -92681,     -92682,        131072,
-	                                -131072,    131071,        -131073};
+	static const int64_t edges[] = {INT32_MIN,
+	                                INT32_MIN + 1,
+	                                -INT32_MAX + 1,
+	                                INT32_MAX,
+	                                INT32_MAX - 1,
+	                                0,
+	                                1,
+	                                -1,
+	                                65536,
+	                                -65536,
+	                                F2D_HALF_PI,
+	                                F2D_HALF_PI + 1,
+	                                -F2D_HALF_PI,
+	                                -F2D_HALF_PI - 1,
+	                                92681,
+	                                92682,
+	                                -92681,
+	                                -92682,
+	                                131072,
+	                                -131072,
+	                                131071,
+	                                -131073};
 	const int ne = (int)(sizeof edges / sizeof edges[0]);
 	int64_t edge_calls = 0, edge_covered = 0;
 	for (int a = 0; a < ne; ++a) {
@@ -968,27 +988,31 @@ START_TEST(turn_full_512)
 			for (int c = 0; c < ne; ++c) {
 				f2d_rot q[8];
 				fix16_t hw[8];
-				for (int j = 0; j < 8; ++j) { /* (a, b, c) in lane j, others mixed */
+				for (int j = 0; j < 8;
+				     ++j) { /* (a, b, c) in lane j, others mixed */
 					int ja = (a + j * 5) % ne, jb = (b + j * 3) % ne,
 					    jc = (c + j * 7) % ne;
 					q[j] = (f2d_rot){(fix16_t)edges[ja], (fix16_t)edges[jb]};
 					hw[j] = (fix16_t)edges[jc];
-					if (j >= 4 && j < 6) { /* a unit rotation with the edge turns */
+					if (j >= 4 &&
+					    j < 6) { /* a unit rotation with the edge turns */
 						q[j] = qs[(a + b + j) % 24];
 					}
 				}
 				f2d_rot out[8], o4[8];
 				unsigned rest = turn_full_8(q, hw, out);
-				unsigned rest4 =
-				    turn_full_4(q, hw, o4) | turn_full_4(&q[4], &hw[4], &o4[4]) << 4;
-				ck_assert_msg(rest == rest4, "edges %d %d %d: lanes left %#x, 4 lanes %#x",
-				              a, b, c, rest, rest4);
+				unsigned rest4 = turn_full_4(q, hw, o4) |
+				                 turn_full_4(&q[4], &hw[4], &o4[4]) << 4;
+				ck_assert_msg(rest == rest4,
+				              "edges %d %d %d: lanes left %#x, 4 lanes %#x", a, b,
+				              c, rest, rest4);
 				++edge_calls;
 				for (int j = 0; j < 8; ++j) {
-					ck_assert_msg(out[j].c == o4[j].c && out[j].s == o4[j].s,
-					              "edges %d %d %d, lane %d: 8 lanes (%d, %d), 4 lanes "
-					              "(%d, %d)",
-					              a, b, c, j, out[j].c, out[j].s, o4[j].c, o4[j].s);
+					ck_assert_msg(
+					    out[j].c == o4[j].c && out[j].s == o4[j].s,
+					    "edges %d %d %d, lane %d: 8 lanes (%d, %d), 4 lanes "
+					    "(%d, %d)",
+					    a, b, c, j, out[j].c, out[j].s, o4[j].c, o4[j].s);
 					/* f2d_integrate_rotation on the int32 edges of q could
 					 * overflow its length test: the left lanes of the unit
 					 * rotations only */
@@ -1034,9 +1058,12 @@ START_TEST(normalize_near)
 		for (int dc = -40; dc <= 40; dc += 3) {
 			for (int ds = -40; ds <= 40; ds += 7) {
 				fix16_t c = u.c + dc, sn = u.s + ds;
-				f2d_rot a = f2d_rot_normalize_near(c, sn), e = f2d_rot_normalize(c, sn);
-				ck_assert_msg(a.c == e.c && a.s == e.s, "(%d, %d): (%d, %d), f2d_rot_normalize "
-				              "(%d, %d)", c, sn, a.c, a.s, e.c, e.s);
+				f2d_rot a = f2d_rot_normalize_near(c, sn),
+				        e = f2d_rot_normalize(c, sn);
+				ck_assert_msg(a.c == e.c && a.s == e.s,
+				              "(%d, %d): (%d, %d), f2d_rot_normalize "
+				              "(%d, %d)",
+				              c, sn, a.c, a.s, e.c, e.s);
 			}
 		}
 	}
@@ -1044,8 +1071,10 @@ START_TEST(normalize_near)
 		for (int64_t sn = 0; sn <= 300; ++sn) {
 			fix16_t x = (fix16_t)((c & 1) ? -c : c), y = (fix16_t)((c & 2) ? -sn : sn);
 			f2d_rot a = f2d_rot_normalize_near(x, y), e = f2d_rot_normalize(x, y);
-			ck_assert_msg(a.c == e.c && a.s == e.s, "(%d, %d): (%d, %d), f2d_rot_normalize "
-			              "(%d, %d)", x, y, a.c, a.s, e.c, e.s);
+			ck_assert_msg(a.c == e.c && a.s == e.s,
+			              "(%d, %d): (%d, %d), f2d_rot_normalize "
+			              "(%d, %d)",
+			              x, y, a.c, a.s, e.c, e.s);
 			uint64_t n = (uint64_t)(c * c + sn * sn);
 			inside += n >= one - band && n <= one + band ? 1 : 0;
 			below += n < one - band ? 1 : 0;
@@ -1054,8 +1083,8 @@ START_TEST(normalize_near)
 			turns += n - fl * fl == fl || n - fl * fl == fl + 1 ? 1 : 0;
 		}
 	}
-	static const fix16_t edges[] = {INT32_MIN, INT32_MIN + 1, INT32_MAX, INT32_MAX - 1, 0, 1, -1,
-	                                65536, -65536};
+	static const fix16_t edges[] = {INT32_MIN, INT32_MIN + 1, INT32_MAX, INT32_MAX - 1, 0, 1,
+	                                -1,        65536,         -65536};
 	const int ne = (int)(sizeof edges / sizeof edges[0]);
 	for (int a = 0; a < ne; ++a) {
 		for (int b = 0; b < ne; ++b) {
@@ -1064,7 +1093,8 @@ START_TEST(normalize_near)
 			}
 			f2d_rot x = f2d_rot_normalize_near(edges[a], edges[b]);
 			f2d_rot e = f2d_rot_normalize(edges[a], edges[b]);
-			ck_assert_msg(x.c == e.c && x.s == e.s, "edges (%d, %d)", edges[a], edges[b]);
+			ck_assert_msg(x.c == e.c && x.s == e.s, "edges (%d, %d)", edges[a],
+			              edges[b]);
 		}
 	}
 	printf("normalize_near: band %lld inside, %lld below, %lld above, %lld on the rounding's "
