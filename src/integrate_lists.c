@@ -115,6 +115,19 @@ AVX2 static inline void put_lane(int64_t *disp, f2d_body *b, __m256i add, __m128
 	}
 }
 
+/* The turn of a lane (q, hw != 0) that f2d_turn_full_256 or _512 left, whose lanes hold (c, s):
+ * f2d_integrate_rotation(q, hw). For 0 < |hw| <= F2D_TURN_FULL_HW the lane was left because
+ * the turned rotation (c, s) renormalises (integrate_simd.h): f2d_integrate_rotation's value is
+ * f2d_rot_normalize(c, s), here f2d_rot_normalize_near (the same value, without the scalar
+ * polynomial and the bit-by-bit root). */
+static inline f2d_rot turn_left(fix16_t qc, fix16_t qs, fix16_t hw, fix16_t c, fix16_t s)
+{
+	if ((uint32_t)hw + (uint32_t)F2D_TURN_FULL_HW <= 2u * (uint32_t)F2D_TURN_FULL_HW) {
+		return f2d_rot_normalize_near(c, s);
+	}
+	return f2d_integrate_rotation((f2d_rot){qc, qs}, hw);
+}
+
 /* The bodies ids[0 .. 3]: writes the fast lanes, runs the others. rows NULL: a step with
  * joints, the velocities in the bodies and the origins set too (integrate_position with
  * set_origin: lc = 0 needs no test, rotate(q, 0) = 0); origins: the origins set (with rows: the
@@ -174,19 +187,22 @@ integrate_positions_4(f2d_world *w, int64_t (*rows)[4], int64_t (*disp)[4], cons
 	if (!_mm256_testz_si256(dr, dr)) {
 		/* a lane whose move and centre are the fast case but whose turn the closed forms
 		 * do not cover (a turn of more than ~0.0086 rad: the chain's swinging links) takes
-		 * the scalar turn, f2d_integrate_rotation, whose value integrate_rotation gives for
-		 * every turn (fmath.h), into its lane; the rest of the body stays in the lanes */
+		 * f2d_integrate_rotation's value, which integrate_rotation gives for every turn
+		 * (fmath.h), into its lane: f2d_turn_full_256's, else turn_left's; the rest of the
+		 * body stays in the lanes */
 		unsigned rest = f2d_bits_256(f2d_turn_256(qc, qs, dr, &oc, &os)) & fast;
 		if (rest != 0) { /* math.c's whole polynomial on the lanes (f2d_turn_full_256) */
 			__m256i fc, fs;
 			__m256i left = f2d_turn_full_256(qc, qs, dr, &fc, &fs);
-			unsigned full = rest & ~f2d_bits_256(left);
-			__m256i m = _mm256_cmpgt_epi64(
-			    _mm256_and_si256(_mm256_setr_epi64x(1, 2, 4, 8), _mm256_set1_epi64x(full)),
-			    _mm256_setzero_si256());
+			/* every such lane takes the polynomial's values: the turn, or the turned
+			 * rotation turn_left renormalises */
+			__m256i m =
+			    _mm256_cmpgt_epi64(_mm256_and_si256(_mm256_setr_epi64x(1, 2, 4, 8),
+			                                        _mm256_set1_epi64x(rest)),
+			                       _mm256_setzero_si256());
 			oc = _mm256_blendv_epi8(oc, fc, m);
 			os = _mm256_blendv_epi8(os, fs, m);
-			rest &= ~full;
+			rest &= f2d_bits_256(left);
 		}
 		if (rest != 0) {
 			int64_t tc[4], ts[4], q0[4], q1[4], r[4];
@@ -197,8 +213,9 @@ integrate_positions_4(f2d_world *w, int64_t (*rows)[4], int64_t (*disp)[4], cons
 			_mm256_storeu_si256((__m256i *)(void *)r, dr);
 			for (int32_t j = 0; j < 4; ++j) {
 				if (rest & (1u << j)) {
-					f2d_rot q = {(fix16_t)q0[j], (fix16_t)q1[j]};
-					f2d_rot t = f2d_integrate_rotation(q, (fix16_t)r[j]);
+					f2d_rot t =
+					    turn_left((fix16_t)q0[j], (fix16_t)q1[j], (fix16_t)r[j],
+					              (fix16_t)tc[j], (fix16_t)ts[j]);
 					tc[j] = t.c;
 					ts[j] = t.s;
 				}
@@ -305,21 +322,16 @@ AVX2 static int32_t integrate_positions_avx2(f2d_world *w, int64_t (*rows)[4], i
 /* ---- integrate_positions_4 across 8 bodies (AVX-512: 8 x 64-bit lanes) ----
  * The rows' substeps (the origins too in a step's last), on this CPU's AVX-512 kernel:
  * integrate_positions_4's fast case, the same operations on 8 lanes (the closed-form turn,
- * f2d_turn_512); a group of 8 with any lane outside it (a cap, the world's edge, a turn the
- * closed forms do not cover) writes nothing here and is run by integrate_positions_4, 4 and 4,
- * which takes each such lane in list order. The rounding shifts are f2d_round_shift_256's:
- * (p + half + (p >> 63)) shifted logically, its low 32 bits sign-extended, here one shift
- * left by 32 - shift and one arithmetic right by 32 (bits shift .. shift + 31 of the sum,
- * sign-extended); the rows' lanes are read by their low 32 bits (vpmovqd), as vpmuldq reads
- * them. tests/test_integrate_paths.c steps its worlds (40 bodies) on this CPU's kernel against
- * the exact-only build. */
+ * f2d_turn_512; a turn it does not cover takes turn_rest_8, integrate_positions_4's turn of
+ * such a lane: the whole polynomial on 8 lanes, f2d_turn_full_512, else the scalar turn); a
+ * group of 8 with any lane outside it (a cap, the world's edge) writes nothing here and is run
+ * by integrate_positions_4, 4 and 4, which takes each such lane in list order. The rounding shifts
+ * are f2d_round_shift_256's: (p + half + (p >> 63)) shifted logically, its low 32 bits
+ * sign-extended, here one shift left by 32 - shift and one arithmetic right by 32 (bits shift ..
+ * shift + 31 of the sum, sign-extended); the rows' lanes are read by their low 32 bits (vpmovqd),
+ * as vpmuldq reads them. tests/test_integrate_paths.c steps its worlds (40 bodies) on this CPU's
+ * kernel against the exact-only build. */
 #define AVX512 F2D_TARGET_AVX512
-AVX512 static inline __m512i round_shift_512(__m512i p, __m512i half, int shift)
-{
-	__m512i x = _mm512_add_epi64(_mm512_add_epi64(p, half), _mm512_srai_epi64(p, 63));
-	return _mm512_srai_epi64(_mm512_slli_epi64(x, (unsigned)(32 - shift)), 32);
-}
-
 /* f2d_turn_256 on 8 lanes: the lanes it does not cover as a mask */
 AVX512 static inline __mmask8 f2d_turn_512(__m512i qc, __m512i qs, __m512i hw, __m512i *oc,
                                            __m512i *os)
@@ -333,18 +345,11 @@ AVX512 static inline __mmask8 f2d_turn_512(__m512i qc, __m512i qs, __m512i hw, _
 	__m512i t2 = _mm512_srli_epi64(_mm512_add_epi64(_mm512_mul_epi32(t, t), half30), 30);
 	out |= _mm512_cmpgt_epi64_mask(t2, _mm512_set1_epi64(F2D_ROT_CLOSED_MAX));
 	__m512i sixth = _mm512_srli_epi64(_mm512_mul_epu32(t2, _mm512_set1_epi64(715827883)), 32);
-	__m512i sa = round_shift_512(_mm512_mul_epi32(_mm512_sub_epi64(q30, sixth), t), half30, 30);
+	__m512i sa =
+	    f2d_round_shift_512(_mm512_mul_epi32(_mm512_sub_epi64(q30, sixth), t), half30, 30);
 	__m512i ca = _mm512_sub_epi64(q30, _mm512_srli_epi64(t2, 1));
-	/* f2d_turn_q30_256 */
-	__m512i c = round_shift_512(
-	    _mm512_sub_epi64(_mm512_mul_epi32(qc, ca), _mm512_mul_epi32(qs, sa)), half30, 30);
-	__m512i s = round_shift_512(
-	    _mm512_add_epi64(_mm512_mul_epi32(qs, ca), _mm512_mul_epi32(qc, sa)), half30, 30);
-	__m512i len2 =
-	    _mm512_sub_epi64(_mm512_add_epi64(_mm512_mul_epi32(c, c), _mm512_mul_epi32(s, s)),
-	                     _mm512_set1_epi64((int64_t)1 << 32));
-	out |= _mm512_cmpgt_epi64_mask(len2, _mm512_set1_epi64((int64_t)1 << 18)) |
-	       _mm512_cmpgt_epi64_mask(_mm512_set1_epi64(-((int64_t)1 << 18)), len2);
+	__m512i c, s;
+	out |= f2d_turn_q30_512(qc, qs, ca, sa, &c, &s);
 	*oc = _mm512_mask_mov_epi64(c, still, qc);
 	*os = _mm512_mask_mov_epi64(s, still, qs);
 	return out & (__mmask8)~still;
@@ -360,6 +365,40 @@ AVX512 static inline void transpose4x8_256(const __m256i y[4], __m256i x[4])
 	x[1] = _mm256_unpackhi_epi64(t0, t1);
 	x[2] = _mm256_unpacklo_epi64(t2, t3);
 	x[3] = _mm256_unpackhi_epi64(t2, t3);
+}
+
+/* The lanes rest of a group of 8 whose move and centre are the fast case but whose turn
+ * f2d_turn_512's closed forms do not cover: integrate_positions_4's turn of such a lane, into
+ * oc and os. math.c's whole polynomial on 8 lanes (f2d_turn_full_512), then, for a lane it
+ * leaves (hw = 0 never comes here), turn_left (f2d_integrate_rotation's value, which
+ * integrate_rotation gives for every turn: fmath.h). A turn reads and writes nothing else: the
+ * lanes' order does not matter. */
+AVX512 static void turn_rest_8(__m512i qc, __m512i qs, __m512i dr, __mmask8 rest, __m512i *oc,
+                               __m512i *os)
+{
+	__m512i fc, fs;
+	__mmask8 left = f2d_turn_full_512(qc, qs, dr, &fc, &fs) & rest;
+	*oc = _mm512_mask_mov_epi64(*oc, rest, fc);
+	*os = _mm512_mask_mov_epi64(*os, rest, fs);
+	if (left == 0) {
+		return;
+	}
+	int64_t tc[8], ts[8], q0[8], q1[8], r[8];
+	_mm512_storeu_si512(tc, *oc);
+	_mm512_storeu_si512(ts, *os);
+	_mm512_storeu_si512(q0, qc);
+	_mm512_storeu_si512(q1, qs);
+	_mm512_storeu_si512(r, dr);
+	for (int32_t j = 0; j < 8; ++j) {
+		if (left & (1u << j)) {
+			f2d_rot t = turn_left((fix16_t)q0[j], (fix16_t)q1[j], (fix16_t)r[j],
+			                      (fix16_t)tc[j], (fix16_t)ts[j]);
+			tc[j] = t.c;
+			ts[j] = t.s;
+		}
+	}
+	*oc = _mm512_loadu_si512(tc);
+	*os = _mm512_loadu_si512(ts);
 }
 
 /* The bodies ids[0 .. 7] (rows; origins: the origins too): true when all 8 took the fast case
@@ -387,9 +426,12 @@ integrate_positions_8(f2d_world *w, int64_t (*rows)[4], int64_t (*disp)[4], cons
 	}
 	transpose4x8_256(y, x);
 	const __m512i hh = _mm512_set1_epi64(h), half16 = _mm512_set1_epi64(0x8000);
-	__m512i dx = round_shift_512(_mm512_mul_epi32(hh, _mm512_cvtepi32_epi64(x[0])), half16, 16);
-	__m512i dy = round_shift_512(_mm512_mul_epi32(hh, _mm512_cvtepi32_epi64(x[1])), half16, 16);
-	__m512i dr = round_shift_512(_mm512_mul_epi32(hh, _mm512_cvtepi32_epi64(x[2])), half16, 16);
+	__m512i dx =
+	    f2d_round_shift_512(_mm512_mul_epi32(hh, _mm512_cvtepi32_epi64(x[0])), half16, 16);
+	__m512i dy =
+	    f2d_round_shift_512(_mm512_mul_epi32(hh, _mm512_cvtepi32_epi64(x[1])), half16, 16);
+	__m512i dr =
+	    f2d_round_shift_512(_mm512_mul_epi32(hh, _mm512_cvtepi32_epi64(x[2])), half16, 16);
 	__m512i d2 = _mm512_add_epi64(_mm512_mul_epi32(dx, dx), _mm512_mul_epi32(dy, dy));
 	__mmask8 bad = _mm512_cmpgt_epi64_mask(d2, _mm512_set1_epi64(max_t2)) |
 	               _mm512_cmpgt_epi64_mask(dr, _mm512_set1_epi64(max_r)) |
@@ -400,12 +442,15 @@ integrate_positions_8(f2d_world *w, int64_t (*rows)[4], int64_t (*disp)[4], cons
 	              nlim = _mm512_set1_epi64(-(int64_t)F2D_WORLD_LIMIT);
 	bad |= _mm512_cmpgt_epi64_mask(cx, lim) | _mm512_cmpgt_epi64_mask(nlim, cx) |
 	       _mm512_cmpgt_epi64_mask(cy, lim) | _mm512_cmpgt_epi64_mask(nlim, cy);
-	__m512i oc = qc, os = qs;
-	if (_mm512_test_epi64_mask(dr, dr) != 0) {
-		bad |= f2d_turn_512(qc, qs, dr, &oc, &os);
-	}
 	if (bad != 0) {
 		return false;
+	}
+	__m512i oc = qc, os = qs;
+	if (_mm512_test_epi64_mask(dr, dr) != 0) {
+		__mmask8 rest = f2d_turn_512(qc, qs, dr, &oc, &os);
+		if (rest != 0) {
+			turn_rest_8(qc, qs, dr, rest, &oc, &os);
+		}
 	}
 	/* q and centre back: 4 x int32 a body (transpose4x8_256's inverse) */
 	__m256i pc = _mm512_cvtepi64_epi32(oc), ps = _mm512_cvtepi64_epi32(os);
@@ -444,10 +489,12 @@ integrate_positions_8(f2d_world *w, int64_t (*rows)[4], int64_t (*disp)[4], cons
 		__m512i l = _mm512_loadu_si512(lc);
 		__m512i lx = _mm512_srai_epi64(_mm512_slli_epi64(l, 32), 32);
 		__m512i ly = _mm512_srai_epi64(l, 32);
-		__m512i rx = round_shift_512(
-		    _mm512_sub_epi64(_mm512_mul_epi32(oc, lx), _mm512_mul_epi32(os, ly)), half16, 16);
-		__m512i ry = round_shift_512(
-		    _mm512_add_epi64(_mm512_mul_epi32(os, lx), _mm512_mul_epi32(oc, ly)), half16, 16);
+		__m512i rx = f2d_round_shift_512(
+		    _mm512_sub_epi64(_mm512_mul_epi32(oc, lx), _mm512_mul_epi32(os, ly)), half16,
+		    16);
+		__m512i ry = f2d_round_shift_512(
+		    _mm512_add_epi64(_mm512_mul_epi32(os, lx), _mm512_mul_epi32(oc, ly)), half16,
+		    16);
 		/* (x, y) low 32 bits each, one 64-bit lane a body */
 		__m512i org = _mm512_mask_blend_epi32(0xAAAA, _mm512_sub_epi64(cx, rx),
 		                                      _mm512_slli_epi64(_mm512_sub_epi64(cy, ry), 32));

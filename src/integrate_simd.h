@@ -81,6 +81,46 @@ F2D_AVX2 static inline __m256i f2d_turn_256(__m256i qc, __m256i qs, __m256i hw, 
 	return _mm256_andnot_si256(still, out);
 }
 
+/* The largest |hw| whose turn f2d_turn_full_256 (and _512) take by the polynomial: t2 =
+ * round30((hw 2^14)^2) < 2^31 (92682 gives 2^31 + 4633) and |hw| <= pi/2. A lane they leave
+ * with 0 < |hw| <= F2D_TURN_FULL_HW is one whose turn renormalises: its lanes hold the turned
+ * rotation f2d_integrate_rotation renormalises (f2d_rot_normalize_near below). */
+#define F2D_TURN_FULL_HW 92681
+
+/* f2d_rot_normalize(c, s), the same value, for the turns that renormalise (|c^2 + s^2 - 2^32|
+ * just above 2^18): for n = c^2 + s^2 within 2^26 of 2^32, f2d_isqrt64_round(n) from r =
+ * floor(sqrt(n)), the one r with r^2 <= n < (r + 1)^2, found by exact steps from one Newton
+ * step from 2^16, (2^16 + floor(n / 2^16)) / 2 (within 3 of sqrt(n) there: (2^16 - sqrt n)^2 /
+ * 2^17 <= 2.01, less the floors), rounded up when n - r^2 > r (math.c's rule); then
+ * f2d_normalize's divisions and f2d_rot_normalize's zero test. Other n: f2d_rot_normalize.
+ * n is summed unsigned (< 2^63 + 1 for every int32 pair). tests/test_integrate_paths.c
+ * (normalize_near) compares it with f2d_rot_normalize. */
+#define F2D_NEAR_BAND ((uint64_t)1 << 26)
+/* f2d_isqrt64_round(n) for n within F2D_NEAR_BAND of 2^32 (f2d_rot_normalize_near's root) */
+static inline uint64_t f2d_isqrt_near(uint64_t n)
+{
+	uint64_t r = (65536u + (n >> 16)) >> 1; /* r < 2^17: r^2 exact */
+	while (r * r > n) {
+		--r;
+	}
+	while ((r + 1u) * (r + 1u) <= n) {
+		++r;
+	}
+	return n - r * r > r ? r + 1u : r;
+}
+
+static inline f2d_rot f2d_rot_normalize_near(fix16_t c, fix16_t s)
+{
+	const uint64_t low = ((uint64_t)1 << 32) - F2D_NEAR_BAND;
+	uint64_t n = (uint64_t)((int64_t)c * c) + (uint64_t)((int64_t)s * s);
+	if (n - low > 2u * F2D_NEAR_BAND) {
+		return f2d_rot_normalize(c, s);
+	}
+	int64_t len = (int64_t)f2d_isqrt_near(n);
+	f2d_rot q = {f2d_div_exact(c, len), f2d_div_exact(s, len)};
+	return q.c == 0 && q.s == 0 ? f2d_rot_identity() : q;
+}
+
 /* integrate_velocities_lists' plain body (world.c integrate_plain_row: v += h g, saturated,
  * w unchanged) on its row (v.x, v.y, w, -), one register of 4 x 64-bit lanes; add is
  * (hg.x, hg.y, 0, 0). Each lane's low 32 bits sign-extended ((fix16_t) r[k], f2d_sext32_256)
@@ -155,6 +195,29 @@ F2D_AVX512 static inline bool f2d_plain_rows_512(int64_t *r0, int64_t *r1, __m51
 	                                         30),                                               \
 	                       d, l))
 
+/* math.c's sincos_q30 Horner sums on the lanes of a width W (256: F2D_DIV31_256,
+ * F2D_HORNER_256, _mm256_* ; 512 the same), from t2 into hs (the sine's, k = 11, 9, 7, 5, 3: d =
+ * 110, 72, 42, 20, 6) and hc (the cosine's, k = 12, 10, 8, 6, 4, 2: d = 132, 90, 56, 30, 12, 2,
+ * the last a shift: hc t2 rounded is >= 0); q30 and half30 in scope */
+#define F2D_HORNER_SUMS(W, t2, hs, hc)                                                             \
+	do {                                                                                       \
+		(hs) = _mm##W##_sub_epi64(q30, F2D_DIV31_##W((t2), 110, 7));                       \
+		(hs) = F2D_HORNER_##W((hs), (t2), 72, 7);                                          \
+		(hs) = F2D_HORNER_##W((hs), (t2), 42, 6);                                          \
+		(hs) = F2D_HORNER_##W((hs), (t2), 20, 5);                                          \
+		(hs) = F2D_HORNER_##W((hs), (t2), 6, 3);                                           \
+		(hc) = _mm##W##_sub_epi64(q30, F2D_DIV31_##W((t2), 132, 8));                       \
+		(hc) = F2D_HORNER_##W((hc), (t2), 90, 7);                                          \
+		(hc) = F2D_HORNER_##W((hc), (t2), 56, 6);                                          \
+		(hc) = F2D_HORNER_##W((hc), (t2), 30, 5);                                          \
+		(hc) = F2D_HORNER_##W((hc), (t2), 12, 4);                                          \
+		(hc) = _mm##W##_sub_epi64(                                                         \
+		    q30, _mm##W##_srli_epi64(                                                      \
+		             _mm##W##_srli_epi64(                                                  \
+		                 _mm##W##_add_epi64(_mm##W##_mul_epu32((hc), (t2)), half30), 30),  \
+		             1));                                                                  \
+	} while (0)
+
 /* f2d_integrate_rotation(q, hw) on 4 lanes for every turn with t2 = round30((hw 2^14)^2) <
  * 2^31 (|hw| < ~1.41 rad: every substep's turn under the default caps): math.c's sincos_q30
  * step for step (the full Horner sums, which equal its closed forms where it takes them: math.c
@@ -175,25 +238,71 @@ F2D_AVX2 static inline __m256i f2d_turn_full_256(__m256i qc, __m256i qs, __m256i
 	__m256i t2 = _mm256_srli_epi64(_mm256_add_epi64(_mm256_mul_epi32(t, t), half30), 30);
 	out = _mm256_or_si256(out,
 	                      _mm256_cmpgt_epi64(t2, _mm256_set1_epi64x(((int64_t)1 << 31) - 1)));
-	/* sine: k = 11, 9, 7, 5, 3 (d = 110, 72, 42, 20, 6) */
-	__m256i hs = _mm256_sub_epi64(q30, F2D_DIV31_256(t2, 110, 7));
-	hs = F2D_HORNER_256(hs, t2, 72, 7);
-	hs = F2D_HORNER_256(hs, t2, 42, 6);
-	hs = F2D_HORNER_256(hs, t2, 20, 5);
-	hs = F2D_HORNER_256(hs, t2, 6, 3);
-	/* cosine: k = 12, 10, 8, 6, 4, 2 (d = 132, 90, 56, 30, 12, 2) */
-	__m256i hc = _mm256_sub_epi64(q30, F2D_DIV31_256(t2, 132, 8));
-	hc = F2D_HORNER_256(hc, t2, 90, 7);
-	hc = F2D_HORNER_256(hc, t2, 56, 6);
-	hc = F2D_HORNER_256(hc, t2, 30, 5);
-	hc = F2D_HORNER_256(hc, t2, 12, 4);
-	hc = _mm256_sub_epi64(
-	    q30, _mm256_srli_epi64(
-	             _mm256_srli_epi64(_mm256_add_epi64(_mm256_mul_epu32(hc, t2), half30), 30), 1));
+	__m256i hs, hc;
+	F2D_HORNER_SUMS(256, t2, hs, hc);
 	/* sa = mul_q30(hs, t) (signed: the sign term), ca = hc */
 	__m256i sa = f2d_round_shift_256(_mm256_mul_epi32(hs, t), half30, 30);
 	out = _mm256_or_si256(out, f2d_turn_q30_256(qc, qs, hc, sa, oc, os));
 	return out;
+}
+
+/* ---- the turns across 8 bodies (AVX-512: 8 x 64-bit lanes), integrate_lists.c's
+ * integrate_positions_8 ---- */
+
+/* f2d_round_shift_256 on 8 lanes, 0 < shift < 32: (p + half + (p >> 63)) (the same sum), then
+ * bits shift .. shift + 31 of it sign-extended, by a shift left by 32 - shift and an arithmetic
+ * one right by 32: the low 32 bits of the logical shift, sign-extended, as f2d_sext32_256
+ * makes them. */
+F2D_AVX512 static inline __m512i f2d_round_shift_512(__m512i p, __m512i half, int shift)
+{
+	__m512i x = _mm512_add_epi64(_mm512_add_epi64(p, half), _mm512_srai_epi64(p, 63));
+	return _mm512_srai_epi64(_mm512_slli_epi64(x, (unsigned)(32 - shift)), 32);
+}
+
+/* f2d_turn_q30_256 on 8 lanes: the lanes whose result renormalises as a mask */
+F2D_AVX512 static inline __mmask8 f2d_turn_q30_512(__m512i qc, __m512i qs, __m512i ca, __m512i sa,
+                                                   __m512i *c, __m512i *s)
+{
+	const __m512i half30 = _mm512_set1_epi64((int64_t)1 << 29);
+	*c = f2d_round_shift_512(
+	    _mm512_sub_epi64(_mm512_mul_epi32(qc, ca), _mm512_mul_epi32(qs, sa)), half30, 30);
+	*s = f2d_round_shift_512(
+	    _mm512_add_epi64(_mm512_mul_epi32(qs, ca), _mm512_mul_epi32(qc, sa)), half30, 30);
+	__m512i len2 =
+	    _mm512_sub_epi64(_mm512_add_epi64(_mm512_mul_epi32(*c, *c), _mm512_mul_epi32(*s, *s)),
+	                     _mm512_set1_epi64((int64_t)1 << 32));
+	return _mm512_cmpgt_epi64_mask(len2, _mm512_set1_epi64((int64_t)1 << 18)) |
+	       _mm512_cmpgt_epi64_mask(_mm512_set1_epi64(-((int64_t)1 << 18)), len2);
+}
+
+/* F2D_DIV31_256 and F2D_HORNER_256 on 8 lanes (the same operations) */
+#define F2D_DIV31_512(x, d, l)                                                                     \
+	_mm512_srli_epi64(_mm512_mul_epu32((x), _mm512_set1_epi64((int64_t)F2D_DIV_MAGIC(d, l))),  \
+	                  31 + (l))
+#define F2D_HORNER_512(s, t2, d, l)                                                                \
+	_mm512_sub_epi64(                                                                          \
+	    q30, F2D_DIV31_512(                                                                    \
+	             _mm512_srli_epi64(_mm512_add_epi64(_mm512_mul_epu32((s), (t2)), half30), 30), \
+	             d, l))
+
+/* f2d_turn_full_256 on 8 lanes, operation for operation (the same lanes left: hw = 0,
+ * |hw| > pi/2, t2 >= 2^31, a result that renormalises). tests/test_integrate_paths.c
+ * (turn_full_512) compares it with f2d_turn_full_256 and f2d_integrate_rotation lane by lane. */
+F2D_AVX512 static inline __mmask8 f2d_turn_full_512(__m512i qc, __m512i qs, __m512i hw, __m512i *oc,
+                                                    __m512i *os)
+{
+	const __m512i q30 = _mm512_set1_epi64((int64_t)1 << 30),
+	              half30 = _mm512_set1_epi64((int64_t)1 << 29);
+	__mmask8 out = _mm512_cmpeq_epi64_mask(hw, _mm512_setzero_si512()) |
+	               _mm512_cmpgt_epi64_mask(hw, _mm512_set1_epi64(F2D_HALF_PI)) |
+	               _mm512_cmpgt_epi64_mask(_mm512_set1_epi64(-F2D_HALF_PI), hw);
+	__m512i t = _mm512_slli_epi64(hw, 14); /* |t| <= 2^31 where used */
+	__m512i t2 = _mm512_srli_epi64(_mm512_add_epi64(_mm512_mul_epi32(t, t), half30), 30);
+	out |= _mm512_cmpgt_epi64_mask(t2, _mm512_set1_epi64(((int64_t)1 << 31) - 1));
+	__m512i hs, hc;
+	F2D_HORNER_SUMS(512, t2, hs, hc);
+	__m512i sa = f2d_round_shift_512(_mm512_mul_epi32(hs, t), half30, 30);
+	return out | f2d_turn_q30_512(qc, qs, hc, sa, oc, os);
 }
 
 #endif

@@ -620,6 +620,27 @@ F2D_AVX2 static unsigned turn_full_4(const f2d_rot q[4], const fix16_t hw[4], f2
 	return rest;
 }
 
+/* f2d_turn_full_512 on 8 lanes: out as turn_full_4's, the mask of the lanes it leaves */
+F2D_AVX512 static unsigned turn_full_8(const f2d_rot q[8], const fix16_t hw[8], f2d_rot out[8])
+{
+	int64_t c[8], sn[8], h[8];
+	for (int j = 0; j < 8; ++j) {
+		c[j] = q[j].c;
+		sn[j] = q[j].s;
+		h[j] = hw[j];
+	}
+	__m512i oc, os;
+	unsigned rest = f2d_turn_full_512(_mm512_loadu_si512(c), _mm512_loadu_si512(sn),
+	                                  _mm512_loadu_si512(h), &oc, &os);
+	_mm512_storeu_si512(c, oc);
+	_mm512_storeu_si512(sn, os);
+	for (int j = 0; j < 8; ++j) {
+		out[j].c = (fix16_t)c[j];
+		out[j].s = (fix16_t)sn[j];
+	}
+	return rest;
+}
+
 /* f2d_plain_row_256 with add = (hx, hy, 0, 0) */
 F2D_AVX2 static bool plain_row(int64_t r[4], fix16_t hx, fix16_t hy)
 {
@@ -745,6 +766,43 @@ START_TEST(plain_row_256)
 }
 END_TEST
 
+#if F2D_X86_SIMD
+/* n rotations around the circle: unit ones, every third 1 LSB off, every third up to 32 LSB
+ * off in each word (from seed) */
+static void around_circle(f2d_rot *qs, int n, uint64_t seed)
+{
+	for (int k = 0; k < n; ++k) {
+		qs[k] = f2d_make_rot((fix16_t)((int64_t)k * 411775 / n - F2D_PI));
+		if (k % 3 == 1) {
+			qs[k].c += (k & 4) ? 1 : -1;
+		} else if (k % 3 == 2) {
+			qs[k].c += (fix16_t)(test_splitmix(&seed) % 65) - 32;
+			qs[k].s += (fix16_t)(test_splitmix(&seed) % 65) - 32;
+		}
+	}
+}
+
+/* A lane of a turn kernel of lanes lanes: covered (not left), its rotation out is
+ * f2d_integrate_rotation's; left with 0 < |hw| <= F2D_TURN_FULL_HW (a turn that renormalises,
+ * integrate_lists.c's turn_left), f2d_rot_normalize_near of out is. Returns whether it checked
+ * a left lane. */
+static bool check_lane(f2d_rot q, fix16_t hw, f2d_rot out, bool left, int lanes)
+{
+	bool renorm = left && hw != 0 && hw <= F2D_TURN_FULL_HW && hw >= -F2D_TURN_FULL_HW;
+	if (left && !renorm) {
+		return false;
+	}
+	f2d_rot e = f2d_integrate_rotation(q, hw);
+	f2d_rot o = renorm ? f2d_rot_normalize_near(out.c, out.s) : out;
+	if (o.c != e.c || o.s != e.s) {
+		ck_abort_msg(
+		    "q (%d, %d), hw %d: %d lanes (%d, %d)%s, f2d_integrate_rotation (%d, %d)", q.c,
+		    q.s, hw, lanes, out.c, out.s, renorm ? " renormalised" : "", e.c, e.s);
+	}
+	return renorm;
+}
+#endif
+
 /* f2d_turn_full_256 (src/integrate_simd.h: math.c's whole sine and cosine polynomial on 4
  * lanes, the turns integrate_positions_4 does not take in closed form) equals
  * f2d_integrate_rotation in every lane it covers: every turn hw from -pi/2 - 8 to pi/2 + 8 LSB on
@@ -770,17 +828,8 @@ START_TEST(turn_full_256)
 			ck_assert_uint_eq((y * m) >> (31 + l), y / d);
 		}
 	}
-	uint64_t state = 0x70A11ull;
 	f2d_rot qs[16];
-	for (int k = 0; k < 16; ++k) {
-		qs[k] = f2d_make_rot((fix16_t)((int64_t)k * 411775 / 16 - F2D_PI));
-		if (k % 3 == 1) {
-			qs[k].c += (k & 4) ? 1 : -1;
-		} else if (k % 3 == 2) {
-			qs[k].c += (fix16_t)(test_splitmix(&state) % 65) - 32;
-			qs[k].s += (fix16_t)(test_splitmix(&state) % 65) - 32;
-		}
-	}
+	around_circle(qs, 16, 0x70A11ull);
 	int64_t covered = 0, unit_big = 0;
 	for (int k = 0; k < 16; k += 4) {
 		f2d_rot q[4] = {qs[k], qs[k + 1], qs[k + 2], qs[k + 3]};
@@ -789,17 +838,11 @@ START_TEST(turn_full_256)
 			f2d_rot out[4];
 			unsigned rest = turn_full_4(q, hw, out);
 			for (int j = 0; j < 4; ++j) {
-				if (rest & (1u << j)) {
+				if (check_lane(q[j], hw[j], out[j], rest & (1u << j), 4) ||
+				    (rest & (1u << j))) {
 					continue;
 				}
 				++covered;
-				f2d_rot e = f2d_integrate_rotation(q[j], hw[j]);
-				if (out[j].c != e.c || out[j].s != e.s) {
-					ck_abort_msg("q (%d, %d), hw %d: 4 lanes (%d, %d), "
-					             "f2d_integrate_rotation (%d, %d)",
-					             q[j].c, q[j].s, hw[j], out[j].c, out[j].s, e.c,
-					             e.s);
-				}
 				unit_big += (k + j) % 3 == 0 && hw[j] >= 92000 ? 1 : 0;
 			}
 		}
@@ -809,6 +852,284 @@ START_TEST(turn_full_256)
 	       (long long)covered, (long long)unit_big);
 	ck_assert_int_ge(covered, 16 * 140000); /* of 16 x 205,903 */
 	ck_assert_int_ge(unit_big, 1);
+#endif
+}
+END_TEST
+
+/* Whether round30 of p (f2d_rot_turn_q30's (p + 2^29 + (p >> 63)) >> 30) is a tie: p = k 2^30
+ * + 2^29, where the sign term decides */
+static bool round30_tie(int64_t p)
+{
+	return (p & (((int64_t)1 << 30) - 1)) == ((int64_t)1 << 29);
+}
+
+/* f2d_turn_full_512 (src/integrate_simd.h: f2d_turn_full_256 on 8 lanes, the turns
+ * integrate_positions_8 does not take in closed form) leaves the lanes f2d_turn_full_256 leaves
+ * and gives its values in every lane, and f2d_integrate_rotation's in every lane it covers:
+ * every turn hw from -pi/2 - 8 to pi/2 + 8 LSB (the fast case's limit, t2 < 2^31, is hw = 92681,
+ * inside) on 8 rotations at a time (unit ones around the circle, 1 LSB off, up to 32 LSB off, and
+ * ones on whose turn by hw = +-2 a rounding of f2d_rot_turn_q30 is a tie, of either sign); then
+ * the int32 edges of each input it reads (q's two words, hw) in every lane. */
+START_TEST(turn_full_512)
+{
+#if F2D_X86_SIMD
+	__builtin_cpu_init();
+	if (!__builtin_cpu_supports("avx512f") || !__builtin_cpu_supports("avx512dq")) {
+		return;
+	}
+	enum { NQ = 32 };
+	f2d_rot qs[NQ];
+	around_circle(qs, 24, 0x70A12ull);
+	/* hw = +-2: t2 = 1, ca = 2^30, sa = 2^15, so c = qc 2^30 - qs 2^15 is a tie for qs = 2^14
+	 * mod 2^15 (and s for qc = 2^14 mod 2^15); 63455^2 + 16384^2 is 2^32 + 5185 */
+	for (int k = 0; k < 8; ++k) {
+		fix16_t a = (k & 1) ? -63455 : 63455, b = (k & 2) ? -16384 : 16384;
+		qs[24 + k] = (k & 4) ? (f2d_rot){b, a} : (f2d_rot){a, b};
+	}
+	int64_t covered = 0, unit_big = 0, ties_pos = 0, ties_neg = 0, renormalised = 0;
+	for (int k = 0; k < NQ; k += 8) {
+		const f2d_rot *q = &qs[k];
+		for (int64_t h0 = -F2D_HALF_PI - 8; h0 <= F2D_HALF_PI + 8; ++h0) {
+			fix16_t hw[8] = {(fix16_t)h0,       (fix16_t)-h0,      (fix16_t)(h0 / 3),
+			                 (fix16_t)(h0 / 7), (fix16_t)(h0 / 2), (fix16_t)(-h0 / 5),
+			                 (fix16_t)(h0 % 5), (fix16_t)(h0 / 11)};
+			if (k == 24) { /* the ties' rotations: hw = +-2 in half the lanes */
+				hw[0] = hw[3] = hw[5] = hw[6] = (h0 & 1) ? -2 : 2;
+			}
+			f2d_rot out[8], o4[8];
+			unsigned rest = turn_full_8(q, hw, out);
+			unsigned rest4 = turn_full_4(q, hw, o4) | turn_full_4(&q[4], &hw[4], &o4[4])
+			                                              << 4;
+			ck_assert_msg(rest == rest4,
+			              "q[%d..], hw %lld: lanes left %#x, 4 lanes %#x", k,
+			              (long long)h0, rest, rest4);
+			for (int j = 0; j < 8; ++j) {
+				ck_assert_msg(
+				    out[j].c == o4[j].c && out[j].s == o4[j].s,
+				    "q (%d, %d), hw %d: 8 lanes (%d, %d), 4 lanes (%d, %d)", q[j].c,
+				    q[j].s, hw[j], out[j].c, out[j].s, o4[j].c, o4[j].s);
+				if (check_lane(q[j], hw[j], out[j], rest & (1u << j), 8)) {
+					++renormalised;
+				}
+				if (rest & (1u << j)) {
+					continue;
+				}
+				++covered;
+				int64_t sa, ca;
+				f2d_sincos_q30((int64_t)hw[j] * 16384, &sa, &ca);
+				int64_t pc = (int64_t)q[j].c * ca - (int64_t)q[j].s * sa;
+				int64_t ps = (int64_t)q[j].s * ca + (int64_t)q[j].c * sa;
+				ties_pos +=
+				    (round30_tie(pc) && pc > 0) + (round30_tie(ps) && ps > 0);
+				ties_neg +=
+				    (round30_tie(pc) && pc < 0) + (round30_tie(ps) && ps < 0);
+				unit_big += (k + j) % 3 == 0 && k < 24 && hw[j] >= 92000 ? 1 : 0;
+			}
+		}
+	}
+	/* the sine and cosine themselves, every rounding of them included: q = (2^30, 0) turns
+	 * into (ca, sa) exactly (c = 2^30 ca, s = 2^30 sa: f2d_rot_turn_q30's rounding shift is
+	 * exact there; the lane renormalises, so it is left, but its value is still the
+	 * polynomial's), for every hw the polynomial takes (hw != 0, |hw| <= pi/2, t2 < 2^31) */
+	int64_t sincos_lanes = 0;
+	for (int64_t h0 = -F2D_HALF_PI - 8; h0 <= F2D_HALF_PI + 8; h0 += 8) {
+		f2d_rot q[8];
+		fix16_t hw[8];
+		for (int j = 0; j < 8; ++j) {
+			q[j] = (f2d_rot){(fix16_t)1 << 30, 0};
+			hw[j] = (fix16_t)(h0 + j);
+		}
+		f2d_rot out[8];
+		(void)turn_full_8(q, hw, out);
+		for (int j = 0; j < 8; ++j) {
+			int64_t t = (int64_t)hw[j] * 16384, t2 = (t * t + ((int64_t)1 << 29)) >> 30;
+			if (hw[j] == 0 || hw[j] > F2D_HALF_PI || hw[j] < -F2D_HALF_PI ||
+			    t2 >= ((int64_t)1 << 31)) {
+				continue;
+			}
+			int64_t sa, ca;
+			f2d_sincos_q30(t, &sa, &ca);
+			ck_assert_msg(
+			    out[j].c == ca && out[j].s == sa,
+			    "hw %d: 8 lanes' cosine, sine %d %d, f2d_sincos_q30 %lld %lld", hw[j],
+			    out[j].c, out[j].s, (long long)ca, (long long)sa);
+			++sincos_lanes;
+		}
+	}
+	ck_assert_int_ge(sincos_lanes, 180000);
+	/* the int32 edges of q.c, q.s and hw, and hw around the limits (pi/2, t2 = 2^31 between
+	 * 92681 and 92682, hw 2^14 leaving 32 bits at 2^17), in every lane */
+	static const int64_t edges[] = {INT32_MIN,
+	                                INT32_MIN + 1,
+	                                -INT32_MAX + 1,
+	                                INT32_MAX,
+	                                INT32_MAX - 1,
+	                                0,
+	                                1,
+	                                -1,
+	                                65536,
+	                                -65536,
+	                                F2D_HALF_PI,
+	                                F2D_HALF_PI + 1,
+	                                -F2D_HALF_PI,
+	                                -F2D_HALF_PI - 1,
+	                                92681,
+	                                92682,
+	                                -92681,
+	                                -92682,
+	                                131072,
+	                                -131072,
+	                                131071,
+	                                -131073};
+	const int ne = (int)(sizeof edges / sizeof edges[0]);
+	int64_t edge_calls = 0, edge_covered = 0;
+	for (int a = 0; a < ne; ++a) {
+		for (int b = 0; b < ne; ++b) {
+			for (int c = 0; c < ne; ++c) {
+				f2d_rot q[8];
+				fix16_t hw[8];
+				for (int j = 0; j < 8;
+				     ++j) { /* (a, b, c) in lane j, others mixed */
+					int ja = (a + j * 5) % ne, jb = (b + j * 3) % ne,
+					    jc = (c + j * 7) % ne;
+					q[j] = (f2d_rot){(fix16_t)edges[ja], (fix16_t)edges[jb]};
+					hw[j] = (fix16_t)edges[jc];
+					if (j >= 4 &&
+					    j < 6) { /* a unit rotation with the edge turns */
+						q[j] = qs[(a + b + j) % 24];
+					}
+				}
+				f2d_rot out[8], o4[8];
+				unsigned rest = turn_full_8(q, hw, out);
+				unsigned rest4 = turn_full_4(q, hw, o4) |
+				                 turn_full_4(&q[4], &hw[4], &o4[4]) << 4;
+				ck_assert_msg(rest == rest4,
+				              "edges %d %d %d: lanes left %#x, 4 lanes %#x", a, b,
+				              c, rest, rest4);
+				++edge_calls;
+				for (int j = 0; j < 8; ++j) {
+					ck_assert_msg(
+					    out[j].c == o4[j].c && out[j].s == o4[j].s,
+					    "edges %d %d %d, lane %d: 8 lanes (%d, %d), 4 lanes "
+					    "(%d, %d)",
+					    a, b, c, j, out[j].c, out[j].s, o4[j].c, o4[j].s);
+					/* f2d_integrate_rotation on the int32 edges of q could
+					 * overflow its length test: the left lanes of the unit
+					 * rotations only */
+					bool unit = j >= 4 && j < 6;
+					if ((rest & (1u << j)) && !unit) {
+						continue;
+					}
+					if (check_lane(q[j], hw[j], out[j], rest & (1u << j), 8)) {
+						++renormalised;
+					}
+					edge_covered += (rest & (1u << j)) ? 0 : 1;
+				}
+			}
+		}
+	}
+	printf("turns by the whole polynomial across 8 lanes: %lld covered, %lld of more than 1.4 "
+	       "rad on unit rotations, rounding ties %lld positive %lld negative; edges: %lld "
+	       "calls, %lld lanes covered; %lld left lanes renormalised\n",
+	       (long long)covered, (long long)unit_big, (long long)ties_pos, (long long)ties_neg,
+	       (long long)edge_calls, (long long)edge_covered, (long long)renormalised);
+	ck_assert_int_ge(covered, 24 * 140000); /* of 24 x 205,903, and the ties' half */
+	ck_assert_int_ge(unit_big, 1);
+	ck_assert_int_ge(ties_pos, 1000);
+	ck_assert_int_ge(ties_neg, 1000);
+	ck_assert_int_ge(edge_covered, 1000);
+	ck_assert_int_ge(renormalised, 1000);
+#endif
+}
+END_TEST
+
+/* f2d_rot_normalize_near (src/integrate_simd.h) equals f2d_rot_normalize: on rotations around
+ * the circle up to 40 LSB off in each word; on (c, s) for c across both ends of its band (n =
+ * c^2 + s^2 within 2^26 of 2^32: c from 64900 to 66200, s from 0 to 300, so n crosses each end
+ * at many s), where the rounding of the length turns (n - r^2 = r and r + 1); and on the int32
+ * edges (outside the band: f2d_rot_normalize itself). */
+START_TEST(normalize_near)
+{
+#if F2D_X86_SIMD
+	int64_t inside = 0, below = 0, above = 0, turns = 0;
+	const uint64_t band = (uint64_t)1 << 26, one = (uint64_t)1 << 32;
+	for (int k = 0; k < 2048; ++k) {
+		f2d_rot u = f2d_make_rot((fix16_t)((int64_t)k * 411775 / 2048 - F2D_PI));
+		for (int dc = -40; dc <= 40; dc += 3) {
+			for (int ds = -40; ds <= 40; ds += 7) {
+				fix16_t c = u.c + dc, sn = u.s + ds;
+				f2d_rot a = f2d_rot_normalize_near(c, sn),
+				        e = f2d_rot_normalize(c, sn);
+				ck_assert_msg(a.c == e.c && a.s == e.s,
+				              "(%d, %d): (%d, %d), f2d_rot_normalize "
+				              "(%d, %d)",
+				              c, sn, a.c, a.s, e.c, e.s);
+			}
+		}
+	}
+	for (int64_t c = 64900; c <= 66200; ++c) {
+		for (int64_t sn = 0; sn <= 300; ++sn) {
+			fix16_t x = (fix16_t)((c & 1) ? -c : c), y = (fix16_t)((c & 2) ? -sn : sn);
+			f2d_rot a = f2d_rot_normalize_near(x, y), e = f2d_rot_normalize(x, y);
+			ck_assert_msg(a.c == e.c && a.s == e.s,
+			              "(%d, %d): (%d, %d), f2d_rot_normalize "
+			              "(%d, %d)",
+			              x, y, a.c, a.s, e.c, e.s);
+			uint64_t n = (uint64_t)(c * c + sn * sn);
+			inside += n >= one - band && n <= one + band ? 1 : 0;
+			below += n < one - band ? 1 : 0;
+			above += n > one + band ? 1 : 0;
+			uint64_t r = f2d_isqrt64_round(n), fl = n < r * r ? r - 1 : r;
+			turns += n - fl * fl == fl || n - fl * fl == fl + 1 ? 1 : 0;
+		}
+	}
+	static const fix16_t edges[] = {INT32_MIN, INT32_MIN + 1, INT32_MAX, INT32_MAX - 1, 0, 1,
+	                                -1,        65536,         -65536};
+	const int ne = (int)(sizeof edges / sizeof edges[0]);
+	for (int a = 0; a < ne; ++a) {
+		for (int b = 0; b < ne; ++b) {
+			if (edges[a] == INT32_MIN && edges[b] == INT32_MIN) {
+				continue; /* f2d_rot_normalize's c^2 + s^2 overflows int64 */
+			}
+			f2d_rot x = f2d_rot_normalize_near(edges[a], edges[b]);
+			f2d_rot e = f2d_rot_normalize(edges[a], edges[b]);
+			ck_assert_msg(x.c == e.c && x.s == e.s, "edges (%d, %d)", edges[a],
+			              edges[b]);
+		}
+	}
+	printf("normalize_near: band %lld inside, %lld below, %lld above, %lld on the rounding's "
+	       "turn\n",
+	       (long long)inside, (long long)below, (long long)above, (long long)turns);
+	ck_assert_int_ge(inside, 100000);
+	ck_assert_int_ge(below, 1000);
+	ck_assert_int_ge(above, 1000);
+	ck_assert_int_ge(turns, 1);
+	/* the root alone (f2d_isqrt_near) against f2d_isqrt64_round: every n within 2^14 of the
+	 * band's ends and of 2^32, and for every r in the band n = r^2 - 1 .. r^2 + 1 and the
+	 * rounding's turn r^2 + r, r^2 + r + 1 */
+	static const int64_t ends[] = {-(int64_t)F2D_NEAR_BAND, 0, (int64_t)F2D_NEAR_BAND};
+	int64_t roots = 0;
+	for (int k = 0; k < 3; ++k) {
+		for (int64_t d = -16384; d <= 16384; ++d) {
+			uint64_t n = (uint64_t)((int64_t)one + ends[k] + d);
+			if (n < one - band || n > one + band) {
+				continue;
+			}
+			ck_assert_uint_eq(f2d_isqrt_near(n), f2d_isqrt64_round(n));
+			++roots;
+		}
+	}
+	for (uint64_t r = 65000; r <= 66100; ++r) {
+		const uint64_t ns[] = {r * r - 1, r * r, r * r + 1, r * r + r, r * r + r + 1};
+		for (int k = 0; k < 5; ++k) {
+			if (ns[k] >= one - band && ns[k] <= one + band) {
+				ck_assert_uint_eq(f2d_isqrt_near(ns[k]), f2d_isqrt64_round(ns[k]));
+				++roots;
+			}
+		}
+	}
+	printf("normalize_near: %lld roots\n", (long long)roots);
+	ck_assert_int_ge(roots, 60000);
 #endif
 }
 END_TEST
@@ -823,6 +1144,8 @@ int main(void)
 	tcase_add_test(tc, avx2_kernel_matches);
 	tcase_add_test(tc, plain_row_256);
 	tcase_add_test(tc, turn_full_256);
+	tcase_add_test(tc, turn_full_512);
+	tcase_add_test(tc, normalize_near);
 	suite_add_tcase(s, tc);
 	SRunner *sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
