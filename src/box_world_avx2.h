@@ -25,8 +25,8 @@ __attribute__((target("avx2"))) static inline __m256i round16_lo(__m256i p)
 	    _mm256_add_epi64(_mm256_add_epi64(p, _mm256_set1_epi64x(0x8000)), neg), 16);
 }
 
-/* The box branch of f2d_shape_update_world, AVX2 (false, nothing written, for a 4-gon that is
- * not a box about its body origin): the four rotations f2d_rotate(q, v) of v0, v1,
+/* The box branch of f2d_shape_update_world, AVX2 (false for any other shape: nothing written,
+ * but a 4-gon's world_polygon.count, 4, as f2d_shape_update_world writes it): the four rotations f2d_rotate(q, v) of v0, v1,
  * n0, n1 as one vector of four lanes (x, y as int32; _mm256_mul_epi32 takes the exact 64-bit
  * products of the x halves, the y halves shifted down), rounded as f2d_round16; the sums and
  * differences with p are the int32 ones of f2d_add / f2d_sub. The same bits as the scalar branch
@@ -37,6 +37,9 @@ _Static_assert(sizeof(f2d_aabb) == 16 && offsetof(f2d_aabb, upper) == 8,
 __attribute__((target("avx2"))) static inline bool box_world_avx2(f2d_shape *s, f2d_transform xf,
                                                                   fix16_t margin, __m128i *aabb)
 {
+	if (s->type != F2D_POLYGON_SHAPE || s->polygon.count != 4) {
+		return false;
+	}
 	s->world_polygon.count = 4; /* (a 4-gon's, on either return) */
 	const f2d_polygon *p = &s->polygon;
 	f2d_polygon *wp = &s->world_polygon;

@@ -648,8 +648,7 @@ F2D_TARGET_AVX2 static inline bool box_cache_avx2(f2d_shape *s, f2d_transform xf
                                                   f2d_vec2 c, fix16_t margin, __m128i *ex)
 {
 	__m128i lu;
-	if (s->type != F2D_POLYGON_SHAPE || s->polygon.count != 4 ||
-	    !box_world_avx2(s, xf, margin, &lu)) {
+	if (!box_world_avx2(s, xf, margin, &lu)) {
 		return false;
 	}
 	set_cache_key(s, xf);

@@ -34,8 +34,7 @@ __attribute__((target("avx2"))) bool f2d_box_world_avx2(f2d_shape *s, f2d_transf
                                                        fix16_t margin)
 {
 	__m128i lu;
-	if (s->type == F2D_POLYGON_SHAPE && s->polygon.count == 4 &&
-	    box_world_avx2(s, xf, margin, &lu)) {
+	if (box_world_avx2(s, xf, margin, &lu)) {
 		_mm_storeu_si128((__m128i *)(void *)&s->aabb, lu); /* lower, upper */
 		return true;
 	}

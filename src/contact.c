@@ -562,8 +562,8 @@ static inline __attribute__((always_inline)) int32_t merge_pairs(f2d_world *w, c
 			n = 1; /* prev's geometry, new separations */
 		} else {
 			n = build_arbiter(w, prev, ia, ib, arb, kernel);
-			/* a new manifold's (0 unless recycled; an arbiter without points is dropped) */
-			geo[count] = n > 0 && arb->recycle ? f2d_arbiter_geometry_digest(arb) : 0;
+			/* a new manifold's (a pair without points is dropped: arb is not an arbiter) */
+			geo[count] = n > 0 ? f2d_arbiter_geometry_digest(arb) : 0;
 		}
 		count += n > 0 ? 1 : 0;
 		if (all_active) {
@@ -606,7 +606,7 @@ void f2d_refresh_arbiters(f2d_world *w)
 			if (build_arbiter(w, arb, arb->shape_a, arb->shape_b, arb, kernel) == 0) {
 				continue;
 			}
-			w->arbiter_geo[i] = arb->recycle ? f2d_arbiter_geometry_digest(arb) : 0;
+			w->arbiter_geo[i] = f2d_arbiter_geometry_digest(arb);
 		}
 		if (k != i) {
 			w->arbiters[k] = *arb;

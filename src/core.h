@@ -326,7 +326,8 @@ void f2d_shape_update_world_kernel(f2d_shape *s, f2d_transform xf, fix16_t margi
  *  more): true when it took the shape (a polygon that is a box about its body origin) and wrote
  *  its cache, the same as f2d_shape_update_world; false for any other shape, with nothing
  *  written but a 4-gon's world_polygon.count (4, as f2d_shape_update_world writes it).
- *  broadphase.c's update_caches calls it first. */
+ *  f2d_shape_update_world_kernel calls it first (broadphase.c's AVX2 cache loop inlines the
+ *  same branch, box_world_avx2.h). */
 bool f2d_box_world_avx2(f2d_shape *s, f2d_transform xf, fix16_t margin);
 
 /* ---- geometry (geometry.c) ---- */
@@ -895,11 +896,19 @@ void f2d_hash_shapes_changed(f2d_world *w);
  *  or AVX-512 loop where the CPU has it: the same function as XXH3_64bits_withSeed on every CPU
  *  (test_snapshot_portable reseals damaged snapshots with that one). */
 uint64_t f2d_xxh3_seeded(const void *p, size_t n, uint64_t seed);
-/* The digest of an arbiter's recycled geometry (hash format 9; hash.c): 0 when recycle is 0,
- *  else XXH3-64 of 64 little-endian bytes: r_a, r_b of point 0, then of point 1 (zero unless
- *  count is 2), the normal, the two base separations (the second zero unless count is 2),
- *  cached_q_a, cached_q_b. A pure function of those fields; w->arbiter_geo caches it. */
-uint64_t f2d_arbiter_geometry_digest(const f2d_arbiter *a);
+/* The digest of a recycled arbiter's geometry (hash format 9; hash.c): XXH3-64 of 64
+ *  little-endian bytes: r_a, r_b of point 0, then of point 1 (zero unless count is 2), the
+ *  normal, the two base separations (the second zero unless count is 2), cached_q_a,
+ *  cached_q_b. */
+uint64_t f2d_recycled_geometry_digest(const f2d_arbiter *a);
+/* An arbiter's geometry digest: 0 when recycle is 0 (a manifold that is not recycled is derived,
+ *  not state), else f2d_recycled_geometry_digest. A pure function of the arbiter's fields;
+ *  w->arbiter_geo caches it. Inline, so that the builds of manifolds that are not recycled
+ *  (most of rain1000's) pay a test, not a call. */
+static inline uint64_t f2d_arbiter_geometry_digest(const f2d_arbiter *a)
+{
+	return a->recycle != 0 ? f2d_recycled_geometry_digest(a) : 0;
+}
 /** Refills the cache of the shapes and mass sections when it was cleared (f2d_world_step,
  *  before anything). */
 void f2d_hash_cache_shapes(f2d_world *w);

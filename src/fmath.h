@@ -249,6 +249,19 @@ static inline uint32_t f2d_u128_div31(f2d_u128 n, f2d_u128 d)
 /** Integer square root of a 64-bit value, rounded to nearest (ties cannot occur). */
 uint64_t f2d_isqrt64_round(uint64_t n);
 
+/* f2d_isqrt64_round(n) from a start x with floor(sqrt(n)) <= x < 2^32 (x >= 1), for callers
+ * that know one close to the root (a rotation's length near one: the snapshot's unit circle,
+ * the integration's renormalising turns). Newton's integer iteration x' = (x + n / x) / 2
+ * falls from such an x until it stops (x' >= x) at floor(sqrt(n)); then math.c's rounding:
+ * up when n - x^2 > x. x^2 <= n < 2^64 at the end. */
+static inline uint64_t f2d_isqrt64_round_from(uint64_t n, uint64_t x)
+{
+	for (uint64_t y = (x + n / x) / 2; y < x; y = (x + n / x) / 2) {
+		x = y;
+	}
+	return n - x * x > x ? x + 1u : x;
+}
+
 /** sqrt, == fix16_sqrt for every input (negative x gives -sqrt(-x), as libfixmath does).
  *  Not exactly rounded above 16384.0; f2d_isqrt64_round is, and is what the step uses. */
 fix16_t f2d_sqrt(fix16_t x);

@@ -437,11 +437,8 @@ static inline uint32_t arbiter_dwords(const f2d_arbiter *a)
 }
 
 /* the digest's 64 bytes (see core.h) */
-uint64_t f2d_arbiter_geometry_digest(const f2d_arbiter *a)
+uint64_t f2d_recycled_geometry_digest(const f2d_arbiter *a)
 {
-	if (a->recycle == 0) {
-		return 0;
-	}
 	const int32_t n = arbiter_points(a);
 	uint8_t buf[64], *p = buf;
 	for (int32_t k = 0; k < 2; ++k) {
@@ -681,27 +678,30 @@ X_INLINE AVX512_TARGET __m512i body_stripe(const f2d_body *b)
 		acc = x_scramble(x_fold(acc, ds_));                                                \
 	} while (0)
 
-/* A section of n > 3 records, STRIPE(p) the stripe of the record at p: whole 16-stripe blocks
- * while a stripe follows them, the rest of the n - 1 stripes, then the last (XXH3's final
- * stripe); one definition for the bodies' and the arbiters' sections */
-#define X_SECTION_512(name, type, STRIPE)                                                         \
-	static AVX512_TARGET uint64_t name(const type *r, int32_t n)                              \
+/* A section of n > 3 records, X_AT(j) the stripe of record j (r the records, aux the
+ * arbiters' geometry digests, NULL for the bodies): whole 16-stripe blocks while a stripe
+ * follows them, the rest of the n - 1 stripes, then the last (XXH3's final stripe); one
+ * definition for the bodies' and the arbiters' sections */
+#define X_SECTION_K(k) X_AT(i + (k))
+#define X_SECTION_512(name, type)                                                                  \
+	static AVX512_TARGET uint64_t name(const type *r, const uint64_t *aux, int32_t n)         \
 	{                                                                                         \
+		(void)aux;                                                                        \
 		__m512i acc = x_init();                                                           \
 		int32_t i = 0;                                                                    \
 		for (; i + 16 < n; i += 16) {                                                     \
 			X_BLOCK(acc, X_SECTION_K);                                                \
 		}                                                                                 \
 		for (; i < n - 1; ++i) {                                                          \
-			acc = x_acc(acc, STRIPE(&r[i]), XXH3_kSecret + 8 * (i & 15));             \
+			acc = x_acc(acc, X_AT(i), XXH3_kSecret + 8 * (i & 15));                   \
 		}                                                                                 \
-		return x_finish(acc, STRIPE(&r[n - 1]), (uint64_t)n);                             \
+		return x_finish(acc, X_AT(n - 1), (uint64_t)n);                                   \
 	}
 
 /* the bodies section of n > 3 slots */
-#define X_SECTION_K(k) body_stripe(&r[i + (k)])
-X_SECTION_512(bodies_512, f2d_body, body_stripe)
-#undef X_SECTION_K
+#define X_AT(j) body_stripe(&r[j])
+X_SECTION_512(bodies_512, f2d_body)
+#undef X_AT
 
 /* an arbiter's stripe (format 9): a masked load of its first line (the mask drops point 0's
  * r_a, r_b, dwords 8..11, and what is not state; dword 4 keeps the count and recycle bytes),
@@ -718,21 +718,9 @@ X_INLINE AVX512_TARGET __m512i arbiter_stripe(const f2d_arbiter *a, const uint64
 }
 
 /* the arbiters section of n > 3 arbiters */
-#define X_SECTION_K(k) arbiter_stripe(&r[i + (k)], &geo[i + (k)])
-#define X_ARBITER(p) arbiter_stripe(p, &geo[(p) - r])
-static AVX512_TARGET uint64_t arbiters_512(const f2d_arbiter *r, const uint64_t *geo, int32_t n)
-{
-	__m512i acc = x_init();
-	int32_t i = 0;
-	for (; i + 16 < n; i += 16) {
-		X_BLOCK(acc, X_SECTION_K);
-	}
-	for (; i < n - 1; ++i) {
-		acc = x_acc(acc, X_ARBITER(&r[i]), XXH3_kSecret + 8 * (i & 15));
-	}
-	return x_finish(acc, X_ARBITER(&r[n - 1]), (uint64_t)n);
-}
-#undef X_ARBITER
+#define X_AT(j) arbiter_stripe(&r[j], &aux[j])
+X_SECTION_512(arbiters_512, f2d_arbiter)
+#undef X_AT
 #undef X_SECTION_K
 
 /* the joint record's permutations: record byte r of stripe k takes byte idx[k][r] of (line k,
@@ -1217,7 +1205,7 @@ static uint64_t bodies_section(const f2d_world *w, int simd, bool regs)
 {
 #if F2D_X86_SIMD
 	if (BODY_LINE && HOST_LE && regs && simd == 2 && w->body_ids.next > 3) {
-		return bodies_512(w->bodies, w->body_ids.next);
+		return bodies_512(w->bodies, NULL, w->body_ids.next);
 	}
 #else
 	(void)regs;

@@ -88,10 +88,10 @@ F2D_AVX2 static inline __m256i f2d_turn_256(__m256i qc, __m256i qs, __m256i hw, 
 #define F2D_TURN_FULL_HW 92681
 
 /* f2d_rot_normalize(c, s), the same value, for the turns that renormalise (|c^2 + s^2 - 2^32|
- * just above 2^18): for n = c^2 + s^2 within 2^26 of 2^32, f2d_isqrt64_round(n) from r =
- * floor(sqrt(n)), the one r with r^2 <= n < (r + 1)^2, found by exact steps from one Newton
- * step from 2^16, (2^16 + floor(n / 2^16)) / 2 (within 3 of sqrt(n) there: (2^16 - sqrt n)^2 /
- * 2^17 <= 2.01, less the floors), rounded up when n - r^2 > r (math.c's rule); then
+ * just above 2^18): for n = c^2 + s^2 within 2^26 of 2^32, f2d_isqrt64_round(n) by
+ * f2d_isqrt64_round_from from one Newton step from 2^16, floor((2^16 + floor(n / 2^16)) / 2) =
+ * floor((2^16 + n / 2^16) / 2) >= floor(sqrt(n)) (the mean of 2^16 and n / 2^16 is at least
+ * their geometric mean sqrt(n); within 3 of it there: (2^16 - sqrt n)^2 / 2^17 <= 2.01); then
  * f2d_normalize's divisions and f2d_rot_normalize's zero test. Other n: f2d_rot_normalize.
  * n is summed unsigned (< 2^63 + 1 for every int32 pair). tests/test_integrate_paths.c
  * (normalize_near) compares it with f2d_rot_normalize. */
@@ -99,14 +99,7 @@ F2D_AVX2 static inline __m256i f2d_turn_256(__m256i qc, __m256i qs, __m256i hw, 
 /* f2d_isqrt64_round(n) for n within F2D_NEAR_BAND of 2^32 (f2d_rot_normalize_near's root) */
 static inline uint64_t f2d_isqrt_near(uint64_t n)
 {
-	uint64_t r = (65536u + (n >> 16)) >> 1; /* r < 2^17: r^2 exact */
-	while (r * r > n) {
-		--r;
-	}
-	while ((r + 1u) * (r + 1u) <= n) {
-		++r;
-	}
-	return n - r * r > r ? r + 1u : r;
+	return f2d_isqrt64_round_from(n, (65536u + (n >> 16)) >> 1); /* < 2^17 */
 }
 
 static inline f2d_rot f2d_rot_normalize_near(fix16_t c, fix16_t s)

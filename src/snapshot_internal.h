@@ -358,19 +358,14 @@ static inline int32_t f2d_snapshot_unit_other(int32_t first, int32_t sign_of)
 		return 0;
 	}
 	/* round(sqrt(n)) as f2d_isqrt64_round (tests/test_snapshot_portable.c compares the two for
-	 * every |first| <= 2^17 and the range edges), by Newton's method from x >= floor(sqrt(n)):
-	 * 2^16 (1 - t / 2) >= 2^16 sqrt(1 - t) for t = first^2 / 2^32, and 2^ceil(b / 2) > sqrt(n)
-	 * for n below 2^b. From such an x the integer iteration x' = (x + n / x) / 2 falls until
-	 * it stops at floor(sqrt(n)); a settled rotation's first is small, so x is within a unit
-	 * or two of it. n <= 2^32, x in [1, 2^16]: no overflow. */
+	 * every |first| <= 2^17 and the range edges), by f2d_isqrt64_round_from from x >=
+	 * floor(sqrt(n)): 2^16 (1 - t / 2) >= 2^16 sqrt(1 - t) for t = first^2 / 2^32, and
+	 * 2^ceil(b / 2) > sqrt(n) for n below 2^b; a settled rotation's first is small, so x is
+	 * within a unit or two of the root. n <= 2^32, x in [1, 2^16]. */
 	const uint64_t n = (uint64_t)(one - f2);
 	const uint32_t b = n >> 32 != 0 ? 33u : f2d_bit_length((uint32_t)n);
 	uint64_t x = (uint64_t)(65536 - (f2 >> 17)), p2 = (uint64_t)1 << ((b + 1) / 2);
-	x = p2 < x ? p2 : x;
-	for (uint64_t y = (x + n / x) / 2; y < x; y = (x + n / x) / 2) {
-		x = y;
-	}
-	const int32_t m = (int32_t)(n - x * x > x ? x + 1 : x); /* <= 2^16 */
+	const int32_t m = (int32_t)f2d_isqrt64_round_from(n, p2 < x ? p2 : x); /* <= 2^16 */
 	return sign_of < 0 ? -m : m;
 }
 
